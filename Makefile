@@ -1,0 +1,44 @@
+# shrec-score: `make demo` and `make test` work on a fresh machine (they create .venv).
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
+
+.PHONY: help install demo test lint bench samples clean
+
+help:
+	@echo "make demo     install the tool into $(VENV) and score sample_runs/"
+	@echo "make test     install the test extras and run the whole suite"
+	@echo "make lint     ruff and mypy"
+	@echo "make bench    speed benchmark against peers (bench extra)"
+	@echo "make samples  regenerate sample_runs/ (deterministic)"
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(PIP) install -e .
+	@touch $@
+
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(PIP) install -e '.[test]'
+	@touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+
+demo: $(VENV)/.installed
+	$(BIN)/shrec-score sample_runs/psb-like/runs --relevance sample_runs/psb-like/classes.cla --sort AP --out results/psb-like --format table
+
+test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.installed-test
+	$(PIP) install -e '.[lint]'
+	$(BIN)/ruff check shrec_score tests
+	$(BIN)/mypy shrec_score
+
+samples: $(VENV)/.installed
+	$(BIN)/python sample_runs/make_samples.py
+
+clean:
+	rm -rf $(VENV) results .pytest_cache

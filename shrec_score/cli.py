@@ -1,0 +1,125 @@
+"""Command line: parse, call one API function, render.  No arithmetic here.
+
+``shrec-score RUNS... --relevance CLA`` is short for ``shrec-score score ...``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+
+import click
+
+from . import __version__
+from .errors import InputError
+
+
+class BadInput(click.ClickException):
+    """Bad input: one line on stderr, exit status 2."""
+
+    exit_code = 2
+
+
+class DefaultGroup(click.Group):
+    """A group that runs ``score`` when the first argument is no command."""
+
+    default_command = "score"
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+            args = [self.default_command, *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="shrec-score")
+def cli() -> None:
+    """Score retrieval runs of SHREC tracks and the Princeton Shape Benchmark.
+
+    \b
+    shrec-score RUNS... --relevance CLASSES.cla [--queries QUERIES.cla] [--out DIR]
+    shrec-score measures        list the measures and their definitions
+    """
+
+
+@cli.command("score")
+@click.argument("runs", nargs=-1, required=True, type=click.Path())
+@click.option("-r", "--relevance", required=True, type=click.Path(), help="Target classification (PSB .cla).")
+@click.option("-q", "--queries", type=click.Path(), help="Separate query classification (.cla); default: all-against-all.")
+@click.option("-m", "--measures", help="Comma-separated measures to compute (default NN,FT,ST,E,DCG,AP).")
+@click.option("--sort", help="Measure the leaderboard is sorted by (default: the first measure).")
+@click.option("-o", "--out", type=click.Path(file_okay=False), help="Write per_query.csv, per_run.csv and pr_curve.csv here.")
+@click.option("--per-query", is_flag=True, help="Also print per-query values (machine formats: print them instead of the leaderboard).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", "table", "csv", "json", "markdown"]),
+    default="auto",
+    show_default=True,
+    help="auto = a table on a terminal, CSV otherwise.",
+)
+@click.option("--quiet", is_flag=True, help="No warnings on stderr.")
+def score_command(runs, relevance, queries, measures, sort, out, per_query, fmt, quiet) -> None:
+    """Score every run in RUNS and print the leaderboard.
+
+    RUNS is a folder holding one sub-folder per run, or a single run folder
+    (one ranked-list file per query, named after the query id).  The E column
+    is the value SHREC and the PSB publish as "E-measure": F1 of precision and
+    recall over the first 32 results (higher is better).
+    """
+    from .api import score
+
+    names = [m.strip() for m in measures.split(",") if m.strip()] if measures else None
+    try:
+        report = score(list(runs), relevance, queries=queries, measures=names, sort=sort)
+        if out:
+            report.to_csv_files(out)
+    except InputError as exc:
+        raise BadInput(str(exc)) from None
+    if not quiet:
+        for w in report.warnings:
+            click.echo(f"warning: {w}", err=True)
+    if fmt == "auto":
+        fmt = "table" if sys.stdout.isatty() else "csv"
+    if fmt == "table":
+        from rich.console import Console
+
+        report.to_rich(Console(), per_query=per_query)
+    elif fmt == "csv":
+        click.echo(report.to_csv(per_query=per_query), nl=False)
+    elif fmt == "json":
+        click.echo(report.to_json(per_query=per_query), nl=False)
+    else:
+        click.echo(report.to_markdown(), nl=False)
+
+
+@cli.command("measures")
+def measures_command() -> None:
+    """List the measures with a one-line definition each."""
+    from .measures import get_measure, known_measures
+
+    for name in known_measures():
+        m = get_measure(name.replace("@k", "@10"))
+        click.echo(f"{name:<6} {m.summary}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: exit 0 ok, 2 bad input, 1 internal error."""
+    try:
+        cli.main(args=argv, prog_name="shrec-score", standalone_mode=True)
+    except SystemExit:
+        raise
+    except Exception as exc:  # an internal error: say so in one line
+        if os.environ.get("SHREC_SCORE_DEBUG"):
+            traceback.print_exc()
+        click.echo(
+            f"shrec-score: internal error: {type(exc).__name__}: {exc} "
+            "(please report it; SHREC_SCORE_DEBUG=1 shows the traceback)",
+            err=True,
+        )
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Readers (text, binary) and atomic writers."""

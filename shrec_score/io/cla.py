@@ -1,0 +1,104 @@
+"""Reader of Princeton Shape Benchmark ``.cla`` classification files.
+
+Format (PSB 1)::
+
+    PSB 1
+    numClasses numModels
+    <blank>
+    className parentClassName numModelsInClass
+    modelId
+    modelId
+    ...
+
+Parent ``0`` is the root.  White space is free (blank lines, CRLF, trailing
+spaces).  Classes may hold no models (pure parents) or models and children.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..errors import InputError
+from ..model import Classification
+from .text import read_text_lines
+
+
+def read_classification(path: str | os.PathLike[str]) -> Classification:
+    """Read a PSB ``.cla`` file, checking it against its header.
+
+    Raises
+    ------
+    InputError
+        On a missing ``PSB 1`` header, counts that disagree with the header, a
+        model id listed twice, a duplicate class or an undefined parent class.
+    """
+    path = os.fspath(path)
+    lines = [(n, line.split()) for n, line in read_text_lines(path)]
+    lines = [(n, f) for n, f in lines if f]
+    if not lines:
+        raise InputError(path, None, 'expected a PSB classification starting with "PSB 1"', "an empty file")
+    n, fields = lines[0]
+    if fields[:1] != ["PSB"] or len(fields) != 2:
+        raise InputError(path, n, 'expected the header "PSB 1"', repr(" ".join(fields)))
+    if len(lines) < 2:
+        raise InputError(path, None, 'expected a line "numClasses numModels" after the header', "end of file")
+    n, fields = lines[1]
+    if len(fields) != 2 or not all(_is_count(f) for f in fields):
+        raise InputError(path, n, 'expected "numClasses numModels" (two whole numbers)', repr(" ".join(fields)))
+    n_classes_declared, n_models_declared = int(fields[0]), int(fields[1])
+
+    class_names: list[str] = []
+    class_parents: list[str] = []
+    class_lines: list[int] = []
+    class_at: dict[str, int] = {}
+    ids: list[str] = []
+    labels: list[int] = []
+    seen: dict[str, tuple[str, int]] = {}
+
+    i = 2
+    while i < len(lines):
+        n, fields = lines[i]
+        if len(fields) != 3 or not _is_count(fields[2]):
+            raise InputError(
+                path, n, 'expected a class line "name parent count"', f"{len(fields)} field(s) {' '.join(fields)!r}"
+            )
+        name, parent, count = fields[0], fields[1], int(fields[2])
+        if name in class_at:
+            raise InputError(path, n, f"expected each class once; class {name!r} is already defined at line {class_lines[class_at[name]]}")
+        class_at[name] = len(class_names)
+        class_names.append(name)
+        class_parents.append(parent)
+        class_lines.append(n)
+        label = class_at[name]
+        for k in range(count):
+            i += 1
+            if i >= len(lines):
+                raise InputError(path, None, f"expected {count} model ids for class {name!r} (line {n})", f"end of file after {k}")
+            m, f = lines[i]
+            if len(f) != 1:
+                raise InputError(
+                    path, m, f"expected a model id (class {name!r} at line {n} declares {count} models)", f"{len(f)} fields {' '.join(f)!r}"
+                )
+            model = f[0]
+            if model in seen:
+                other_class, other_line = seen[model]
+                raise InputError(path, m, f"expected each model id once; {model!r} is already listed in class {other_class!r} at line {other_line}")
+            seen[model] = (name, m)
+            ids.append(model)
+            labels.append(label)
+        i += 1
+
+    for name, parent, line in zip(class_names, class_parents, class_lines):
+        if parent != "0" and parent not in class_at:
+            raise InputError(path, line, f"expected parent class {parent!r} of class {name!r} to be defined in the file (or 0 for the root)")
+    if len(class_names) != n_classes_declared:
+        raise InputError(path, lines[1][0], f"header declares {n_classes_declared} classes", f"{len(class_names)} class lines")
+    if len(ids) != n_models_declared:
+        raise InputError(path, lines[1][0], f"header declares {n_models_declared} models", f"{len(ids)} model ids")
+    return Classification(path, class_names, class_parents, ids, np.asarray(labels, dtype=np.int32))
+
+
+def _is_count(text: str) -> bool:
+    return text.isdigit()

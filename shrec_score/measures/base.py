@@ -1,0 +1,52 @@
+"""The input every binary measure works on: ranks of the relevant items."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class RankBlock:
+    """Where the relevant items of a block of queries landed.
+
+    Attributes
+    ----------
+    rel_ranks : ndarray of float64, shape (n_queries, k_max)
+        Row q holds the 1-based ranks of the relevant items retrieved for
+        query q, ascending, padded with ``inf`` (unretrieved relevant items and
+        the columns past the query's K are ``inf``).  ``k_max >= 1``.
+    n_relevant : ndarray of int64, shape (n_queries,)
+        K: relevant items in the collection (the query itself excluded).
+    n_retrieved : ndarray of int64, shape (n_queries,)
+        Va: length of the ranked list.
+    """
+
+    rel_ranks: np.ndarray
+    n_relevant: np.ndarray
+    n_retrieved: np.ndarray
+
+    @classmethod
+    def from_ranks(cls, ranks: list[list[int]], n_relevant, n_retrieved) -> RankBlock:
+        """Build a block from Python lists (tests, doctests, small inputs)."""
+        k = np.asarray(n_relevant, dtype=np.int64)
+        width = max([1, int(k.max(initial=0))] + [len(r) for r in ranks])
+        out = np.full((len(ranks), width), np.inf)
+        for i, r in enumerate(ranks):
+            out[i, : len(r)] = sorted(r)
+        return cls(out, k, np.asarray(n_retrieved, dtype=np.int64))
+
+
+def hits_within(rel_ranks: np.ndarray, depth) -> np.ndarray:
+    """Number of relevant items ranked at or above ``depth`` (scalar or per row)."""
+    depth = np.asarray(depth, dtype=np.float64)
+    if depth.ndim == 1:
+        depth = depth[:, None]
+    return (rel_ranks <= depth).sum(axis=1)
+
+
+def undefined_without_relevant(values: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
+    """Queries with no relevant item (K = 0) get NaN: listed, left out of means."""
+    values = np.asarray(values, dtype=np.float64)
+    return np.where(n_relevant > 0, values, np.nan)

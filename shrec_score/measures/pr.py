@@ -1,0 +1,65 @@
+"""Precision-recall curve at fixed recall levels, PSB convention.
+
+Source: the PSB utilities (psbPlot), Shilane et al. 2004; SHREC 2018
+(seed 000, "Precision-Recall").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: The 20 recall levels 0.05, 0.10, ..., 1.00.
+PR_LEVELS = np.round(np.arange(1, 21) * 0.05, 10)
+
+_EPS = 1e-9
+
+
+def precision_at_hits(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
+    """Precision at the k-th relevant item, k / rank_k (0 if not retrieved).
+
+    Returns an array shaped like ``rel_ranks``; columns past K are NaN.
+    """
+    k = np.arange(1, rel_ranks.shape[1] + 1, dtype=np.float64)
+    prec = k[None, :] / rel_ranks
+    return np.where(k[None, :] <= n_relevant[:, None], prec, np.nan)
+
+
+def pr_curve(
+    rel_ranks: np.ndarray, *, n_relevant: np.ndarray, levels: np.ndarray = PR_LEVELS
+) -> np.ndarray:
+    """Per-query precision at the given recall levels, PSB convention.
+
+    The precision at the k-th hit is k / rank_k.  At recall level r the
+    position p = r K among the hits is taken and the precision is interpolated
+    linearly between the hits on either side of p:
+
+    .. math::
+        P(r) = P_{\\lfloor p \\rfloor} + (p - \\lfloor p \\rfloor)
+               (P_{\\lceil p \\rceil} - P_{\\lfloor p \\rfloor}), \\quad p = rK
+
+    A query does not contribute to levels below 1/K (p < 1): those cells are
+    NaN, and so is every cell of a query with K = 0.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_queries, len(levels))
+
+    >>> import numpy as np
+    >>> r = np.array([[1.0, 4.0, 10.0, 41.0, 44.0]])
+    >>> pr_curve(r, n_relevant=np.array([5]), levels=np.array([0.1, 0.2, 0.3, 1.0])).round(6).tolist()
+    [[nan, 1.0, 0.75, 0.113636]]
+    """
+    prec = precision_at_hits(rel_ranks, n_relevant=n_relevant)
+    k = n_relevant.astype(np.float64)[:, None]
+    pos = np.asarray(levels, dtype=np.float64)[None, :] * k
+    lo = np.floor(pos + _EPS)
+    frac = np.where(pos - lo > _EPS, pos - lo, 0.0)
+    hi = np.where(frac > 0, lo + 1, lo)
+    width = prec.shape[1]
+    lo_i = np.clip(lo.astype(np.int64) - 1, 0, width - 1)
+    hi_i = np.clip(hi.astype(np.int64) - 1, 0, width - 1)
+    p_lo = np.take_along_axis(prec, lo_i, axis=1)
+    p_hi = np.take_along_axis(prec, hi_i, axis=1)
+    out = p_lo + frac * (p_hi - p_lo)
+    valid = (lo >= 1) & (k > 0)
+    return np.where(valid, out, np.nan)

@@ -1,0 +1,77 @@
+"""Average precision, precision and recall at a cutoff, reciprocal rank.
+
+Sources: PSB (Shilane et al. 2004) and trec_eval (``map``, ``P_k``,
+``recall_k``, ``recip_rank``).  These are the trec_eval forms: AP divides by
+all K relevant items, so unretrieved relevant items contribute 0.  The SHREC
+2006 form of AP (divide by the retrieved relevant items) is ``AP_highly`` /
+``AP_relevant`` (seeds/README.md, erratum 4).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import hits_within, undefined_without_relevant
+
+
+def average_precision(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
+    """Average precision over all K relevant items (trec_eval ``map`` per query).
+
+    .. math:: AP = \\frac{1}{K} \\sum_{k=1}^{V_r} \\frac{k}{\\text{rank}_k}
+
+    where rank_k is the rank of the k-th relevant item retrieved; relevant
+    items that were not retrieved contribute 0.  Its mean over queries is mAP.
+    NaN when K = 0.
+
+    >>> import numpy as np
+    >>> round(float(average_precision(np.array([[1.0, 4.0, 10.0, 41.0, 44.0]]),
+    ...                               n_relevant=np.array([5]))[0]), 6)
+    0.402239
+    """
+    k = n_relevant
+    order = np.arange(1, rel_ranks.shape[1] + 1, dtype=np.float64)
+    prec = order[None, :] / rel_ranks  # inf rank -> 0
+    return undefined_without_relevant(prec.sum(axis=1) / np.maximum(k, 1), k)
+
+
+def precision_at(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, k: int) -> np.ndarray:
+    """Precision at cutoff k: relevant items in the first k results, divided by k.
+
+    .. math:: P@k = |\\{\\text{relevant in top } k\\}| / k
+
+    As trec_eval's ``P_k``: the divisor is k even when fewer items were
+    retrieved.  NaN when K = 0.
+
+    >>> import numpy as np
+    >>> precision_at(np.array([[1.0, 4.0, 10.0]]), n_relevant=np.array([3]), k=5).tolist()
+    [0.4]
+    """
+    return undefined_without_relevant(hits_within(rel_ranks, k) / k, n_relevant)
+
+
+def recall_at(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, k: int) -> np.ndarray:
+    """Recall at cutoff k: relevant items in the first k results, divided by K.
+
+    .. math:: R@k = |\\{\\text{relevant in top } k\\}| / K
+
+    NaN when K = 0.
+
+    >>> import numpy as np
+    >>> recall_at(np.array([[1.0, 4.0, 10.0]]), n_relevant=np.array([4]), k=5).tolist()
+    [0.5]
+    """
+    return undefined_without_relevant(hits_within(rel_ranks, k) / np.maximum(n_relevant, 1), n_relevant)
+
+
+def reciprocal_rank(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
+    """Reciprocal rank of the first relevant item (0 if none is retrieved).
+
+    .. math:: RR = 1 / \\text{rank}_1
+
+    As trec_eval's ``recip_rank``.  NaN when K = 0.
+
+    >>> import numpy as np
+    >>> reciprocal_rank(np.array([[4.0, 10.0], [np.inf, np.inf]]), n_relevant=np.array([2, 2])).tolist()
+    [0.25, 0.0]
+    """
+    return undefined_without_relevant(1.0 / rel_ranks[:, 0], n_relevant)

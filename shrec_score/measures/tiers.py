@@ -1,0 +1,86 @@
+"""Nearest Neighbor, First Tier, Second Tier and the E-measure (PSB / SHREC 2018).
+
+Source: seeds 000/001 (SHREC 2018 evaluation pages) with the conventions of
+seeds/README.md, errata 5 and 6; Shilane et al., "The Princeton Shape
+Benchmark", SMI 2004.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import hits_within, undefined_without_relevant
+
+#: Depth of the E-measure: "only the first 32 retrieved objects".
+E_DEPTH = 32
+
+
+def nearest_neighbor(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
+    """Nearest Neighbor: 1 if the first result is relevant, else 0.
+
+    .. math:: NN = [\\text{rank}_1 = 1]
+
+    Returns NaN for a query with no relevant item (K = 0).
+
+    >>> import numpy as np
+    >>> nearest_neighbor(np.array([[1.0, 4.0], [2.0, np.inf]]), n_relevant=np.array([2, 2])).tolist()
+    [1.0, 0.0]
+    """
+    return undefined_without_relevant(rel_ranks[:, 0] == 1, n_relevant)
+
+
+def first_tier(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
+    """First Tier: share of the K relevant items found in the first K results.
+
+    .. math:: FT = |\\{\\text{relevant in top } K\\}| / K
+
+    K = |C| - 1 all-against-all, |C| with separate queries (erratum 6).  Equal
+    to trec_eval's R-precision.  NaN when K = 0.
+
+    >>> import numpy as np
+    >>> first_tier(np.array([[1.0, 4.0, 10.0, 41.0, 44.0]]), n_relevant=np.array([5])).tolist()
+    [0.4]
+    """
+    k = n_relevant
+    return undefined_without_relevant(hits_within(rel_ranks, k) / np.maximum(k, 1), k)
+
+
+def second_tier(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
+    """Second Tier: relevant items in the first 2K results, divided by K.
+
+    .. math:: ST = |\\{\\text{relevant in top } 2K\\}| / K
+
+    This is the PSB / SHREC 2018 recall form (at most 1).  NaN when K = 0.
+
+    >>> import numpy as np
+    >>> second_tier(np.array([[1.0, 4.0, 10.0, 41.0, 44.0]]), n_relevant=np.array([5])).tolist()
+    [0.6]
+    """
+    k = n_relevant
+    return undefined_without_relevant(hits_within(rel_ranks, 2 * k) / np.maximum(k, 1), k)
+
+
+def e_measure(
+    rel_ranks: np.ndarray, *, n_relevant: np.ndarray, n_retrieved: np.ndarray, depth: int = E_DEPTH
+) -> np.ndarray:
+    """E-measure as published by SHREC and the PSB: F1 over the first 32 results.
+
+    .. math::
+        P = h / \\min(32, V_a), \\quad R = h / K, \\quad
+        E = \\frac{2PR}{P + R} = \\frac{2h}{\\min(32, V_a) + K}
+
+    with h the relevant items in the first ``depth`` results.  The SHREC 2018
+    pages define E = 1 - F but publish F ("higher values indicate better
+    results"); this is that published number (seeds/README.md, erratum 5).
+    A query with h = 0 scores 0; NaN when K = 0.
+
+    >>> import numpy as np
+    >>> e_measure(np.array([[1.0, 4.0, 10.0, 41.0, 44.0]]), n_relevant=np.array([5]),
+    ...           n_retrieved=np.array([100])).tolist() == [2 * 3 / (32 + 5)]
+    True
+    """
+    k = n_relevant
+    h = hits_within(rel_ranks, depth)
+    retrieved = np.minimum(depth, n_retrieved)
+    denom = np.maximum(retrieved + k, 1)
+    return undefined_without_relevant(2.0 * h / denom, k)

@@ -1,0 +1,88 @@
+"""Typed records passed between the readers, the relevance model and the engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: Name of the PSB "miscellaneous" class: never a query, never relevant.
+MISC_CLASS = "-1"
+
+
+@dataclass(frozen=True)
+class Classification:
+    """A PSB ``.cla`` classification.
+
+    Attributes
+    ----------
+    path : str
+        File it was read from (for messages).
+    class_names : list of str
+        Class names in file order.
+    class_parents : list of str
+        Parent class name of each class, ``"0"`` for the root.
+    ids : list of str
+        Model ids in listing order (the order of the file).
+    labels : ndarray of int32, shape (n_models,)
+        Index into ``class_names`` of each model, in listing order.
+    """
+
+    path: str
+    class_names: list[str]
+    class_parents: list[str]
+    ids: list[str]
+    labels: np.ndarray
+    index: dict[str, int] = field(repr=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.index:
+            self.index.update({m: i for i, m in enumerate(self.ids)})
+
+    @property
+    def n_models(self) -> int:
+        return len(self.ids)
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.class_names)
+
+    def class_of(self, model_id: str) -> str:
+        return self.class_names[self.labels[self.index[model_id]]]
+
+    def class_sizes(self) -> dict[str, int]:
+        counts = np.bincount(self.labels, minlength=self.n_classes)
+        return {name: int(c) for name, c in zip(self.class_names, counts)}
+
+
+@dataclass
+class RankedRun:
+    """One run: for every query, the ranked target indices (best first).
+
+    The lists are stored in CSR form: the ranked list of ``query_ids[i]`` is
+    ``targets[offsets[i]:offsets[i + 1]]``, indices into the target collection.
+    """
+
+    name: str
+    query_ids: list[str]
+    targets: np.ndarray
+    offsets: np.ndarray
+    sources: list[str] = field(default_factory=list)
+
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    def ranked_list(self, i: int) -> np.ndarray:
+        return self.targets[self.offsets[i] : self.offsets[i + 1]]
+
+    @classmethod
+    def from_lists(
+        cls, name: str, lists: dict[str, np.ndarray], sources: list[str] | None = None
+    ) -> RankedRun:
+        qids = list(lists)
+        arrays = [np.asarray(lists[q], dtype=np.int64) for q in qids]
+        lengths = np.fromiter((a.size for a in arrays), dtype=np.int64, count=len(arrays))
+        offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        targets = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
+        return cls(name, qids, targets.astype(np.int64), offsets, sources or [])

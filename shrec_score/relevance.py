@@ -1,0 +1,157 @@
+"""Relevance: which targets are relevant to which query, and how much.
+
+Everything downstream asks two questions of a :class:`Relevance`:
+
+* ``gains(query_rows, targets)``: the gain (0 = not relevant, 1 = relevant or
+  marginally relevant, 2 = highly relevant) of each target for each query row;
+* ``n_relevant(level)``: per query, how many targets of the collection have a
+  gain of at least ``level`` (K in the SHREC texts), the query itself excluded.
+
+Conventions (seeds/README.md, erratum 6):
+
+* all-against-all (no separate query set): every classified model is a query,
+  a model is never relevant to itself and is dropped from its own ranked
+  list, so K = |C| - 1;
+* separate queries (``--queries``): a query is relevant to the targets of the
+  target class with the same name, and K = |C|;
+* models in a class named ``-1`` (PSB "miscellaneous") are never queries and
+  never relevant;
+* graded "sister" relevance (SHREC 2006): the query's own class is highly
+  relevant (2), classes with the same parent (parent not ``0``) are marginally
+  relevant (1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from .model import MISC_CLASS, Classification
+
+Grades = Literal["binary", "sister"]
+
+
+@dataclass
+class Relevance:
+    """Relevance of a target collection for a set of queries.
+
+    Attributes
+    ----------
+    query_ids : list of str
+        The scored queries, in output order.
+    query_classes : list of str
+        Class name of each query (shown in per-query tables).
+    target_ids : list of str
+        The collection, in listing order (matrix columns in ``listing`` order).
+    self_index : ndarray of int64, shape (n_queries,)
+        Index of each query in the collection (all-against-all), else -1.
+    ignorable_queries : list of str
+        Ids whose ranked lists may be present but are not scored (class -1).
+    mode : str
+        ``"all-against-all"`` or ``"separate queries"``.
+    max_grade : int
+        1 for binary relevance, 2 for graded (highly relevant = 2).
+    """
+
+    query_ids: list[str]
+    query_classes: list[str]
+    target_ids: list[str]
+    self_index: np.ndarray
+    ignorable_queries: list[str]
+    mode: str
+    max_grade: int
+    _query_label: np.ndarray = field(repr=False)
+    _target_label: np.ndarray = field(repr=False)
+    _table: np.ndarray = field(repr=False)
+    target_index: dict[str, int] = field(repr=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.target_index:
+            self.target_index.update({t: i for i, t in enumerate(self.target_ids)})
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+    @property
+    def collection_size(self) -> int:
+        return len(self.target_ids)
+
+    @property
+    def graded(self) -> bool:
+        return self.max_grade > 1
+
+    def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
+        """Gain of ``targets[i]`` for query row ``query_rows[i]`` (broadcasting)."""
+        return self._table[self._query_label[query_rows], self._target_label[targets]]
+
+    def n_relevant(self, level: int = 1) -> np.ndarray:
+        """Number of targets with gain >= ``level`` per query, itself excluded."""
+        per_class = np.bincount(self._target_label, minlength=self._table.shape[1])
+        counts = ((self._table >= level) * per_class[None, :]).sum(axis=1)
+        k = counts[self._query_label].astype(np.int64)
+        has_self = self.self_index >= 0
+        if has_self.any():
+            rows = np.flatnonzero(has_self)
+            k[rows] -= self.gains(rows, self.self_index[rows]) >= level
+        return k
+
+    @classmethod
+    def from_classification(
+        cls,
+        targets: Classification,
+        queries: Classification | None = None,
+        *,
+        grades: Grades = "binary",
+    ) -> Relevance:
+        """Relevance from a target ``.cla`` and, optionally, a query ``.cla``."""
+        t_names = targets.class_names
+        t_parent = dict(zip(t_names, targets.class_parents))
+        q_source = targets if queries is None else queries
+        # Query classes are matched to target classes by name; a query class
+        # unknown to the targets gets its own row (nothing relevant, K = 0).
+        q_names = list(t_names)
+        q_parent = dict(t_parent)
+        for name, parent in zip(q_source.class_names, q_source.class_parents):
+            if name not in t_parent:
+                q_names.append(name)
+                q_parent[name] = parent
+        q_pos = {n: i for i, n in enumerate(q_names)}
+        table = np.zeros((len(q_names), len(t_names)), dtype=np.int8)
+        top = 2 if grades == "sister" else 1
+        for i, qn in enumerate(q_names):
+            if qn == MISC_CLASS:
+                continue
+            for j, tn in enumerate(t_names):
+                if tn == MISC_CLASS:
+                    continue
+                if qn == tn:
+                    table[i, j] = top
+                elif grades == "sister" and q_parent[qn] != "0" and q_parent[qn] == t_parent[tn]:
+                    table[i, j] = 1
+        src_label_to_q = np.asarray([q_pos[n] for n in q_source.class_names], dtype=np.int64)
+        keep = [i for i, lab in enumerate(q_source.labels) if q_source.class_names[lab] != MISC_CLASS]
+        ignorable = [q_source.ids[i] for i, lab in enumerate(q_source.labels) if q_source.class_names[lab] == MISC_CLASS]
+        query_ids = [q_source.ids[i] for i in keep]
+        query_label = src_label_to_q[q_source.labels[keep]] if keep else np.zeros(0, dtype=np.int64)
+        if queries is None:
+            self_index = np.asarray(keep, dtype=np.int64)
+            mode = "all-against-all"
+        else:
+            self_index = np.full(len(keep), -1, dtype=np.int64)
+            mode = "separate queries"
+        return cls(
+            query_ids=query_ids,
+            query_classes=[q_names[lab] for lab in query_label],
+            target_ids=list(targets.ids),
+            self_index=self_index,
+            ignorable_queries=ignorable,
+            mode=mode,
+            max_grade=top,
+            _query_label=np.asarray(query_label, dtype=np.int64),
+            _target_label=targets.labels.astype(np.int64),
+            _table=table,
+            target_index=dict(targets.index),
+        )
