@@ -36,3 +36,19 @@ def leaderboard(per_run: pd.DataFrame, sort: str) -> pd.DataFrame:
     board = board.reset_index(drop=True)
     board.insert(0, "rank", range(1, len(board) + 1))
     return board
+
+
+def per_query_ranking(per_query: pd.DataFrame, measure: str) -> pd.DataFrame:
+    """For each query, the runs ranked by ``measure`` (Table 2 of SHREC 2006).
+
+    Columns query, rank, run, value; best first, ties by run name, undefined
+    values last.  Queries keep their input order.
+    """
+    frame = per_query[["query", "run", measure]].rename(columns={measure: "value"})
+    order = {q: i for i, q in enumerate(dict.fromkeys(frame["query"]))}
+    frame = frame.assign(_q=frame["query"].map(order))
+    frame = frame.sort_values("run", kind="mergesort")
+    frame = frame.sort_values("value", ascending=False, kind="mergesort", na_position="last")
+    frame = frame.sort_values("_q", kind="mergesort")
+    frame["rank"] = frame.groupby("_q").cumcount() + 1
+    return frame[["query", "rank", "run", "value"]].reset_index(drop=True)

@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
+
+import numpy as np
 
 from . import __version__
-from .aggregate import leaderboard, per_run_means
+from .aggregate import leaderboard, per_query_ranking, per_run_means
 from .engine import evaluate
 from .errors import InputError
 from .io.cla import read_classification
 from .io.lists import discover_runs, read_list_run
-from .measures import DEFAULT_BINARY, PR_LEVELS, Settings, get_measure
+from .io.text import read_text
+from .io.trec import read_qrels
+from .measures import DEFAULT_BINARY, DEFAULT_GRADED, PR_LEVELS, SHOWN_GRADED, Settings, get_measure
 from .model import Classification, RankedRun
 from .relevance import Relevance
 from .report import Report
@@ -25,18 +30,40 @@ from .report import Report
 PathLike = str | os.PathLike[str]
 
 
+def is_classification_file(path: PathLike) -> bool:
+    """True for a PSB ``.cla`` (first word ``PSB``), False for TREC qrels."""
+    words = read_text(path).split(None, 1)
+    return bool(words) and words[0] == "PSB"
+
+
 def load_relevance(
     relevance: PathLike | Classification,
     queries: PathLike | Classification | None = None,
     *,
     grades: str = "binary",
+    collection: PathLike | Classification | None = None,
+    collection_size: int | None = None,
 ) -> Relevance:
-    """Build the relevance model from a target ``.cla`` and an optional query ``.cla``."""
-    targets = relevance if isinstance(relevance, Classification) else read_classification(relevance)
-    qcla = None
+    """Build the relevance model.
+
+    ``relevance`` is a target ``.cla`` (relevance by class; ``grades="sister"``
+    for SHREC 2006 graded relevance) or a TREC qrels file (grades from the
+    file; Ds from ``collection`` or ``collection_size``).
+    """
+    if isinstance(relevance, Classification) or is_classification_file(relevance):
+        targets = relevance if isinstance(relevance, Classification) else read_classification(relevance)
+        qcla = None
+        if queries is not None:
+            qcla = queries if isinstance(queries, Classification) else read_classification(queries)
+        return Relevance.from_classification(targets, qcla, grades=grades)  # type: ignore[arg-type]
+    if grades != "binary":
+        raise InputError(relevance, None, "expected a PSB .cla with --grades sister (qrels carry their own grades)")
     if queries is not None:
-        qcla = queries if isinstance(queries, Classification) else read_classification(queries)
-    return Relevance.from_classification(targets, qcla, grades=grades)  # type: ignore[arg-type]
+        raise InputError(relevance, None, "expected no --queries with qrels (the qrels name the queries)")
+    coll = None
+    if collection is not None:
+        coll = collection if isinstance(collection, Classification) else read_classification(collection)
+    return Relevance.from_qrels(read_qrels(relevance), collection=coll, collection_size=collection_size)
 
 
 def load_runs(paths: Sequence[PathLike], relevance: Relevance) -> tuple[list[RankedRun], list[str]]:
@@ -61,8 +88,12 @@ def score(
     relevance: PathLike | Classification | Relevance,
     *,
     queries: PathLike | Classification | None = None,
+    grades: str = "binary",
+    collection: PathLike | Classification | None = None,
+    collection_size: int | None = None,
     measures: Sequence[str] | None = None,
     sort: str | None = None,
+    rank_by: str | None = None,
     settings: Settings = Settings(),
 ) -> Report:
     """Score runs and return a :class:`~shrec_score.report.Report`.
@@ -72,31 +103,53 @@ def score(
     runs : paths or RankedRun objects
         Folders of runs (one sub-folder per run), run folders, or runs already read.
     relevance : path, Classification or Relevance
-        The target classification (``.cla``) or a ready relevance model.
+        Target classification (``.cla``), TREC qrels, or a ready relevance model.
     queries : path or Classification, optional
         A separate query classification; by default the classified models are
         the queries (all-against-all).
+    grades : {"binary", "sister"}
+        ``"sister"``: SHREC 2006 graded relevance from the class hierarchy.
+    collection, collection_size : optional
+        Ds for qrels relevance (a target ``.cla`` or a number).
     measures : list of str, optional
-        Measure names (default NN FT ST E DCG AP).
+        Measure names.  Default: NN FT ST E DCG AP (binary relevance), every
+        SHREC 2006 measure (graded relevance).
     sort : str, optional
-        Leaderboard measure (default: the first measure).
+        Leaderboard measure (default: ADR when graded, else the first measure).
+    rank_by : str, optional
+        Measure of the per-query ranking of runs (Table 2 of SHREC 2006;
+        default CG@100 when graded, else the sort measure).
     """
-    rel = relevance if isinstance(relevance, Relevance) else load_relevance(relevance, queries)
-    names = list(measures) if measures else list(DEFAULT_BINARY)
-    try:
-        resolved = [get_measure(n) for n in names]
-    except KeyError as exc:
-        raise InputError(None, None, f"unknown measure {exc.args[0]!r}; see 'shrec-score measures'") from None
-    sort_name = resolved[0].name if sort is None else _resolve_sort(sort, resolved)
+    if isinstance(relevance, Relevance):
+        rel = relevance
+    else:
+        rel = load_relevance(relevance, queries, grades=grades, collection=collection, collection_size=collection_size)
+    graded = rel.graded
+    if measures:
+        names = list(measures)
+        shown = names
+    elif graded:
+        names, shown = list(DEFAULT_GRADED), list(SHOWN_GRADED)
+    else:
+        names = shown = list(DEFAULT_BINARY)
+    resolved = _resolve(names)
+    mnames = [m.name for m in resolved]
+    shown = [get_measure(n).name for n in shown]
+    default_sort = "ADR" if graded and "ADR" in mnames else mnames[0]
+    sort_name = default_sort if sort is None else _resolve_in(sort, mnames, "--sort")
+    default_rank = "CG@100" if graded and "CG@100" in mnames else sort_name
+    rank_name = default_rank if rank_by is None else _resolve_in(rank_by, mnames, "--rank-by")
+
     notes: list[str] = []
     if runs and not isinstance(runs[0], RankedRun):
         run_objs, notes = load_runs(runs, rel)  # type: ignore[arg-type]
     else:
         run_objs = list(runs)  # type: ignore[arg-type]
-    ev = evaluate(run_objs, rel, resolved, settings)
-    mnames = [m.name for m in resolved]
+    settings = replace(settings)
+    ev = evaluate(run_objs, rel, resolved, settings, curves=graded)
     per_run = per_run_means(ev.per_query, mnames, [r.name for r in run_objs])
     board = leaderboard(per_run, sort_name)
+
     k = rel.n_relevant(1)
     warnings = list(notes)
     n_empty = int((k == 0).sum())
@@ -108,26 +161,70 @@ def score(
         )
     if rel.ignorable_queries:
         warnings.append(f"{len(rel.ignorable_queries)} models of class '-1' (miscellaneous) are not queries and never relevant")
+    if graded:
+        warnings.append(_coverage_note(run_objs, rel))
     signature = {
         "version": __version__,
         "mode": rel.mode,
-        "relevance": "graded (sister classes)" if rel.graded else "binary (same class)",
+        "relevance": rel.description,
         "queries": int(rel.n_queries - n_empty),
         "collection": rel.collection_size,
         "ties": "file order of the ranked list",
+        "rel_level": settings.rel_level,
         "e_depth": settings.e_depth,
         "pr_levels": f"{PR_LEVELS[0]:.2f}..{PR_LEVELS[-1]:.2f} step 0.05, PSB interpolation",
         "averaging": "mean over queries with K > 0",
     }
-    return Report(ev.per_query, board, ev.pr_curve, mnames, sort_name, signature, warnings)
+    return Report(
+        per_query=ev.per_query,
+        leaderboard=board,
+        pr_curve=ev.pr_curve,
+        measures=mnames,
+        shown=shown,
+        sort=sort_name,
+        signature=signature,
+        warnings=warnings,
+        curves=ev.curves,
+        gain_vs_recall=ev.gain_vs_recall,
+        ranking=per_query_ranking(ev.per_query, rank_name),
+        rank_by=rank_name,
+    )
 
 
-def _resolve_sort(sort: str, resolved: list) -> str:
+def _coverage_note(runs: Sequence[RankedRun], rel: Relevance) -> str:
+    """Whether P, R and the TP/FP/TN/FN counts mean anything (SHREC 2006, section 5)."""
+    full = (rel.collection_size or 0) - (rel.self_index >= 0).astype(np.int64)
+    short = sum(int((r.lengths() < full).sum()) for r in runs)
+    total = sum(len(r.query_ids) for r in runs)
+    if rel.collection_size is None:
+        return "collection size unknown (give --collection or --collection-size): TN counts are empty"
+    if short == 0:
+        return (
+            "every ranked list covers the whole collection (Va = Ds): P, R and the "
+            "TP/FP/TN/FN counts do not tell the runs apart"
+        )
+    return f"{short} of {total} ranked lists are shorter than the collection (Va < Ds): P, R and the TP/FP/TN/FN counts are meaningful"
+
+
+def _resolve(names: Sequence[str]) -> list:
+    out = []
+    for n in names:
+        try:
+            out.append(get_measure(n))
+        except KeyError:
+            raise InputError(None, None, f"unknown measure {n!r}; see 'shrec-score measures'") from None
+    return out
+
+
+def _resolve_in(name: str, computed: list[str], option: str) -> str:
     try:
-        name = get_measure(sort).name
+        resolved = get_measure(name).name
     except KeyError:
-        name = sort
-    if name not in [m.name for m in resolved]:
-        shown = ", ".join(m.name for m in resolved)
-        raise InputError(None, None, f"expected --sort to name a measure that is computed ({shown})", repr(sort))
-    return name
+        resolved = name
+    if resolved not in computed:
+        shown = ", ".join(computed)
+        raise InputError(None, None, f"expected {option} to name a measure that is computed ({shown})", repr(name))
+    return resolved
+
+
+__all__ = ["score", "load_relevance", "load_runs", "is_classification_file"]

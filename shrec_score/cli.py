@@ -45,10 +45,21 @@ def cli() -> None:
 
 @cli.command("score")
 @click.argument("runs", nargs=-1, required=True, type=click.Path())
-@click.option("-r", "--relevance", required=True, type=click.Path(), help="Target classification (PSB .cla).")
+@click.option("-r", "--relevance", required=True, type=click.Path(), help="Target classification (PSB .cla) or TREC qrels (query 0 target grade).")
 @click.option("-q", "--queries", type=click.Path(), help="Separate query classification (.cla); default: all-against-all.")
-@click.option("-m", "--measures", help="Comma-separated measures to compute (default NN,FT,ST,E,DCG,AP).")
-@click.option("--sort", help="Measure the leaderboard is sorted by (default: the first measure).")
+@click.option(
+    "--grades",
+    type=click.Choice(["binary", "sister"]),
+    default="binary",
+    show_default=True,
+    help="sister: SHREC 2006 graded relevance (own class 2, classes with the same parent 1).",
+)
+@click.option("--collection", type=click.Path(), help="Target .cla giving the collection (Ds) with qrels relevance.")
+@click.option("--collection-size", type=click.IntRange(min=1), help="Ds, the collection size, with qrels relevance.")
+@click.option("-m", "--measures", help="Comma-separated measures (default NN,FT,ST,E,DCG,AP; graded: every SHREC 2006 measure).")
+@click.option("--sort", help="Leaderboard measure (default: ADR when graded, else the first measure).")
+@click.option("--rank-by", help="Measure that ranks the runs per query (per_query_ranking.csv; default CG@100 when graded).")
+@click.option("--rel-level", type=click.IntRange(min=1), default=1, show_default=True, help="Binary measures count grade >= N as relevant (trec_eval -l).")
 @click.option("-o", "--out", type=click.Path(file_okay=False), help="Write per_query.csv, per_run.csv and pr_curve.csv here.")
 @click.option("--per-query", is_flag=True, help="Also print per-query values (machine formats: print them instead of the leaderboard).")
 @click.option(
@@ -60,7 +71,9 @@ def cli() -> None:
     help="auto = a table on a terminal, CSV otherwise.",
 )
 @click.option("--quiet", is_flag=True, help="No warnings on stderr.")
-def score_command(runs, relevance, queries, measures, sort, out, per_query, fmt, quiet) -> None:
+def score_command(
+    runs, relevance, queries, grades, collection, collection_size, measures, sort, rank_by, rel_level, out, per_query, fmt, quiet
+) -> None:
     """Score every run in RUNS and print the leaderboard.
 
     RUNS is a folder holding one sub-folder per run, or a single run folder
@@ -69,10 +82,22 @@ def score_command(runs, relevance, queries, measures, sort, out, per_query, fmt,
     recall over the first 32 results (higher is better).
     """
     from .api import score
+    from .measures import Settings
 
     names = [m.strip() for m in measures.split(",") if m.strip()] if measures else None
     try:
-        report = score(list(runs), relevance, queries=queries, measures=names, sort=sort)
+        report = score(
+            list(runs),
+            relevance,
+            queries=queries,
+            grades=grades,
+            collection=collection,
+            collection_size=collection_size,
+            measures=names,
+            sort=sort,
+            rank_by=rank_by,
+            settings=Settings(rel_level=rel_level),
+        )
         if out:
             report.to_csv_files(out)
     except InputError as exc:
@@ -85,7 +110,8 @@ def score_command(runs, relevance, queries, measures, sort, out, per_query, fmt,
     if fmt == "table":
         from rich.console import Console
 
-        report.to_rich(Console(), per_query=per_query)
+        console = Console() if sys.stdout.isatty() else Console(width=160)
+        report.to_rich(console, per_query=per_query)
     elif fmt == "csv":
         click.echo(report.to_csv(per_query=per_query), nl=False)
     elif fmt == "json":
@@ -101,7 +127,7 @@ def measures_command() -> None:
 
     for name in known_measures():
         m = get_measure(name.replace("@k", "@10"))
-        click.echo(f"{name:<6} {m.summary}")
+        click.echo(f"{name:<12} {m.summary}")
 
 
 def main(argv: list[str] | None = None) -> None:

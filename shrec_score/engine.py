@@ -3,20 +3,26 @@
 A ranked list is turned into the ranks of its relevant items (a
 :class:`~shrec_score.measures.RankBlock`) in one vectorised pass over all the
 lists of a run; every binary measure is then a few numpy operations on that
-block.  No Python loop over ranked items.
+block.  Graded (SHREC 2006) measures work on gain vectors
+(:class:`~shrec_score.measures.GainBlock`), built for chunks of queries so
+that memory stays bounded.  No Python loop over ranked items.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from .measures import PR_LEVELS, Measure, RankBlock, Settings, pr_curve
+from .measures import PR_LEVELS, GainBlock, Measure, RankBlock, Settings, pr_curve
+from .measures.cumgain import discounted_cumulated_gain, gain_vectors
 from .model import RankedRun
 from .relevance import Relevance
+
+#: Cells of a dense gain matrix built at once (bounds memory on large runs).
+CHUNK_CELLS = 4_000_000
 
 
 def rank_block(run: RankedRun, relevance: Relevance, *, level: int = 1) -> RankBlock:
@@ -42,6 +48,26 @@ def rank_block(run: RankedRun, relevance: Relevance, *, level: int = 1) -> RankB
     return RankBlock(ranks, k, lengths.astype(np.int64))
 
 
+def gain_blocks(run: RankedRun, relevance: Relevance, *, chunk_cells: int = CHUNK_CELLS) -> Iterator[tuple[slice, GainBlock]]:
+    """Gain vectors of consecutive chunks of queries: ``(rows, GainBlock)``."""
+    n_q = len(run.query_ids)
+    lengths = run.lengths()
+    top = relevance.max_grade
+    ch, cr = relevance.n_relevant(top), relevance.n_relevant(1)
+    ds = relevance.collection_size
+    width_all = max(1, int(lengths.max(initial=0)))
+    step = max(1, chunk_cells // width_all)
+    for a in range(0, n_q, step):
+        b = min(n_q, a + step)
+        lens = lengths[a:b]
+        flat = run.targets[run.offsets[a] : run.offsets[b]]
+        row = np.repeat(np.arange(b - a), lens)
+        pos = np.arange(flat.size) - (run.offsets[a:b] - run.offsets[a])[row]
+        dense = np.zeros((b - a, max(1, int(lens.max(initial=0)))), dtype=np.int8)
+        dense[row, pos] = relevance.gains(row + a, flat)
+        yield slice(a, b), GainBlock(dense, lens.astype(np.int64), ch[a:b], cr[a:b], -1 if ds is None else ds, top)
+
+
 def align(run: RankedRun, query_ids: Sequence[str]) -> RankedRun:
     """Reorder a run's lists to ``query_ids`` (every query must be present)."""
     if list(run.query_ids) == list(query_ids):
@@ -53,10 +79,57 @@ def align(run: RankedRun, query_ids: Sequence[str]) -> RankedRun:
 
 @dataclass
 class Evaluation:
-    """Raw results: one row per (run, query), and the mean PR curve per run."""
+    """Raw results: one row per (run, query), and the curves per run."""
 
     per_query: pd.DataFrame
     pr_curve: pd.DataFrame
+    #: run, rank, CG, DCG, NCG, NDCG: means over queries at ranks 1..100 (graded).
+    curves: pd.DataFrame | None = None
+    #: run, recall_pct, CG, DCG, queries: mean gain when recall first reaches r% (graded).
+    gain_vs_recall: pd.DataFrame | None = None
+
+
+class _MeanAccumulator:
+    """Column means over rows with a finite value, accumulated chunk by chunk."""
+
+    def __init__(self, width: int) -> None:
+        self.total = np.zeros(width)
+        self.count = np.zeros(width, dtype=np.int64)
+
+    def add(self, values: np.ndarray) -> None:
+        ok = np.isfinite(values)
+        self.total += np.where(ok, values, 0.0).sum(axis=0)
+        self.count += ok.sum(axis=0)
+
+    def mean(self) -> np.ndarray:
+        return np.where(self.count > 0, self.total / np.maximum(self.count, 1), np.nan)
+
+
+def _gain_at_recall(block: GainBlock, pct: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """CG and DCG at the relevant item where recall first reaches each percentage.
+
+    For a query with Cr relevant items, recall p% is first reached at its
+    j-th relevant item, j = ceil(p Cr / 100); NaN where that item was not
+    retrieved or Cr = 0.
+    """
+    g = block.gains
+    rel = g >= 1
+    cg = np.cumsum(g, axis=1, dtype=np.int64).astype(np.float64)
+    dcg = discounted_cumulated_gain(g)
+    rows, cols = np.nonzero(rel)
+    nth = np.cumsum(rel, axis=1)[rows, cols] - 1
+    width = max(1, int(rel.sum(axis=1).max(initial=0)))
+    rel_pos = np.full((g.shape[0], width), -1, dtype=np.int64)
+    rel_pos[rows, nth] = cols
+    cr = block.n_relevant[:, None]
+    j = (pct[None, :] * cr + 99) // 100  # ceil(p Cr / 100), exact
+    idx = np.clip(j - 1, 0, width - 1)
+    pos = np.take_along_axis(rel_pos, idx, axis=1)
+    valid = (j >= 1) & (j - 1 < width) & (pos >= 0) & (cr > 0)
+    safe = np.maximum(pos, 0)
+    cg_at = np.where(valid, np.take_along_axis(cg, safe, axis=1), np.nan)
+    dcg_at = np.where(valid, np.take_along_axis(dcg, safe, axis=1), np.nan)
+    return cg_at, dcg_at
 
 
 def evaluate(
@@ -66,31 +139,69 @@ def evaluate(
     settings: Settings = Settings(),
     *,
     pr_levels: np.ndarray = PR_LEVELS,
+    curves: bool = False,
 ) -> Evaluation:
     """Score every run on every query of ``relevance``.
 
     Returns per-query values (columns run, query, class, then one per
-    measure; NaN where a measure is undefined, e.g. K = 0) and the PR curve
-    averaged over the queries that reach each recall level.
+    measure; NaN where a measure is undefined, e.g. K = 0), the PR curve
+    averaged over the queries that reach each recall level and, with
+    ``curves``, the SHREC 2006 gain curves.
     """
-    frames = []
-    curves = []
+    binary = [m for m in measures if m.kind == "binary"]
+    graded = [m for m in measures if m.kind == "graded"]
+    depth = settings.curve_depth
+    pct = np.arange(1, 101)
+    frames, prs, curve_frames, gvr_frames = [], [], [], []
     for run in runs:
-        block = rank_block(align(run, relevance.query_ids), relevance)
-        data: dict[str, object] = {
-            "run": run.name,
-            "query": relevance.query_ids,
-            "class": relevance.query_classes,
-        }
-        for m in measures:
-            data[m.name] = m.compute(block, settings)
-        frames.append(pd.DataFrame(data))
+        run = align(run, relevance.query_ids)
+        values: dict[str, np.ndarray] = {}
+        block = rank_block(run, relevance, level=settings.rel_level)
+        for m in binary:
+            values[m.name] = m.compute(block, settings)
         pr = pr_curve(block.rel_ranks, n_relevant=block.n_relevant, levels=pr_levels)
-        with np.errstate(invalid="ignore"):
-            counts = np.isfinite(pr).sum(axis=0)
-            mean = np.where(counts > 0, np.nansum(pr, axis=0) / np.maximum(counts, 1), np.nan)
-        curves.append(pd.DataFrame({"run": run.name, "recall": pr_levels, "precision": mean}))
+        acc = _MeanAccumulator(len(pr_levels))
+        acc.add(pr)
+        prs.append(pd.DataFrame({"run": run.name, "recall": pr_levels, "precision": acc.mean()}))
+        if graded or curves:
+            parts: dict[str, list[np.ndarray]] = {m.name: [] for m in graded}
+            vec_acc = {k: _MeanAccumulator(depth) for k in ("CG", "DCG", "NCG", "NDCG")}
+            gvr_acc = {k: _MeanAccumulator(len(pct)) for k in ("CG", "DCG")}
+            for _, gb in gain_blocks(run, relevance):
+                for m in graded:
+                    parts[m.name].append(m.compute(gb, settings))
+                if curves:
+                    scored = gb.n_relevant > 0
+                    for k, v in gain_vectors(gb, depth).items():
+                        vec_acc[k].add(v[scored])
+                    cg_at, dcg_at = _gain_at_recall(gb, pct)
+                    gvr_acc["CG"].add(cg_at)
+                    gvr_acc["DCG"].add(dcg_at)
+            for m in graded:
+                values[m.name] = np.concatenate(parts[m.name]) if parts[m.name] else np.zeros(0)
+            if curves:
+                curve_frames.append(
+                    pd.DataFrame({"run": run.name, "rank": np.arange(1, depth + 1), **{k: a.mean() for k, a in vec_acc.items()}})
+                )
+                gvr_frames.append(
+                    pd.DataFrame(
+                        {
+                            "run": run.name,
+                            "recall_pct": pct,
+                            "CG": gvr_acc["CG"].mean(),
+                            "DCG": gvr_acc["DCG"].mean(),
+                            "queries": gvr_acc["CG"].count,
+                        }
+                    )
+                )
+        data: dict[str, object] = {"run": run.name, "query": relevance.query_ids, "class": relevance.query_classes}
+        data.update({m.name: values[m.name] for m in measures})
+        frames.append(pd.DataFrame(data))
     columns = ["run", "query", "class", *[m.name for m in measures]]
     per_query = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
-    pr = pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(columns=["run", "recall", "precision"])
-    return Evaluation(per_query, pr)
+    pr_df = pd.concat(prs, ignore_index=True) if prs else pd.DataFrame(columns=["run", "recall", "precision"])
+    ev = Evaluation(per_query, pr_df)
+    if curves and curve_frames:
+        ev.curves = pd.concat(curve_frames, ignore_index=True)
+        ev.gain_vs_recall = pd.concat(gvr_frames, ignore_index=True)
+    return ev

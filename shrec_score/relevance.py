@@ -28,6 +28,10 @@ from typing import Literal
 
 import numpy as np
 
+import os
+
+from .errors import InputError
+from .io.trec import Qrels
 from .model import MISC_CLASS, Classification
 
 Grades = Literal["binary", "sister"]
@@ -35,7 +39,7 @@ Grades = Literal["binary", "sister"]
 
 @dataclass
 class Relevance:
-    """Relevance of a target collection for a set of queries.
+    """Relevance of a target collection for a set of queries (base class).
 
     Attributes
     ----------
@@ -62,10 +66,11 @@ class Relevance:
     ignorable_queries: list[str]
     mode: str
     max_grade: int
-    _query_label: np.ndarray = field(repr=False)
-    _target_label: np.ndarray = field(repr=False)
-    _table: np.ndarray = field(repr=False)
     target_index: dict[str, int] = field(repr=False, default_factory=dict)
+    #: Ds; None when unknown (qrels without --collection / --collection-size).
+    declared_size: int | None = None
+    #: How relevance was decided, for the output signature.
+    description: str = ""
 
     def __post_init__(self) -> None:
         if not self.target_index:
@@ -76,8 +81,8 @@ class Relevance:
         return len(self.query_ids)
 
     @property
-    def collection_size(self) -> int:
-        return len(self.target_ids)
+    def collection_size(self) -> int | None:
+        return self.declared_size if self.declared_size is not None else len(self.target_ids)
 
     @property
     def graded(self) -> bool:
@@ -85,27 +90,19 @@ class Relevance:
 
     def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
         """Gain of ``targets[i]`` for query row ``query_rows[i]`` (broadcasting)."""
-        return self._table[self._query_label[query_rows], self._target_label[targets]]
+        raise NotImplementedError
 
     def n_relevant(self, level: int = 1) -> np.ndarray:
         """Number of targets with gain >= ``level`` per query, itself excluded."""
-        per_class = np.bincount(self._target_label, minlength=self._table.shape[1])
-        counts = ((self._table >= level) * per_class[None, :]).sum(axis=1)
-        k = counts[self._query_label].astype(np.int64)
-        has_self = self.self_index >= 0
-        if has_self.any():
-            rows = np.flatnonzero(has_self)
-            k[rows] -= self.gains(rows, self.self_index[rows]) >= level
-        return k
+        raise NotImplementedError
 
-    @classmethod
+    @staticmethod
     def from_classification(
-        cls,
         targets: Classification,
         queries: Classification | None = None,
         *,
         grades: Grades = "binary",
-    ) -> Relevance:
+    ) -> ClassRelevance:
         """Relevance from a target ``.cla`` and, optionally, a query ``.cla``."""
         t_names = targets.class_names
         t_parent = dict(zip(t_names, targets.class_parents))
@@ -142,7 +139,7 @@ class Relevance:
         else:
             self_index = np.full(len(keep), -1, dtype=np.int64)
             mode = "separate queries"
-        return cls(
+        return ClassRelevance(
             query_ids=query_ids,
             query_classes=[q_names[lab] for lab in query_label],
             target_ids=list(targets.ids),
@@ -154,4 +151,113 @@ class Relevance:
             _target_label=targets.labels.astype(np.int64),
             _table=table,
             target_index=dict(targets.index),
+            description="graded: own class 2, sister classes 1" if grades == "sister" else "binary: same class",
         )
+
+    @staticmethod
+    def from_qrels(
+        qrels: Qrels,
+        *,
+        collection: Classification | None = None,
+        collection_size: int | None = None,
+    ) -> QrelsRelevance:
+        """Relevance from TREC qrels.
+
+        With a ``collection`` classification the targets are its models (an
+        id outside it is an error in runs and in the qrels); otherwise any
+        target id is accepted (unjudged = gain 0) and Ds is ``collection_size``
+        (None: unknown, the TN counts are then empty).
+        """
+        if collection is not None:
+            target_ids = list(collection.ids)
+            index: dict[str, int] = dict(collection.index)
+            for t in qrels.targets:
+                if t not in index:
+                    raise InputError(qrels.path, None, f"expected judged targets to be models of {collection.path}", f"unknown id {t!r}")
+            size = len(target_ids)
+        else:
+            target_ids = []
+            index = OpenIndex(target_ids)
+            size = collection_size
+        query_ids = list(dict.fromkeys(qrels.queries))
+        qpos = {q: i for i, q in enumerate(query_ids)}
+        q = np.fromiter((qpos[x] for x in qrels.queries), dtype=np.int64, count=len(qrels.queries))
+        t = np.fromiter((index.get(x) for x in qrels.targets), dtype=np.int64, count=len(qrels.targets))
+        g = np.maximum(np.asarray(qrels.grades, dtype=np.int64), 0).astype(np.int8)
+        keys = (q << 32) | t
+        order = np.argsort(keys, kind="stable")
+        top = 2 if int(g.max(initial=0)) >= 2 else 1
+        return QrelsRelevance(
+            query_ids=query_ids,
+            query_classes=[""] * len(query_ids),
+            target_ids=target_ids,
+            self_index=np.full(len(query_ids), -1, dtype=np.int64),
+            ignorable_queries=[],
+            mode="qrels",
+            max_grade=top,
+            target_index=index,
+            declared_size=size,
+            description=f"qrels {os.path.basename(qrels.path)}",
+            _keys=keys[order],
+            _grades=g[order],
+            _query_of=q[order],
+        )
+
+
+@dataclass
+class ClassRelevance(Relevance):
+    """Relevance decided by class membership (a gain table class x class)."""
+
+    _query_label: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
+    _target_label: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
+    _table: np.ndarray = field(repr=False, default_factory=lambda: np.zeros((0, 0), dtype=np.int8))
+
+    def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
+        return self._table[self._query_label[query_rows], self._target_label[targets]]
+
+    def n_relevant(self, level: int = 1) -> np.ndarray:
+        per_class = np.bincount(self._target_label, minlength=self._table.shape[1])
+        counts = ((self._table >= level) * per_class[None, :]).sum(axis=1)
+        k = counts[self._query_label].astype(np.int64)
+        has_self = self.self_index >= 0
+        if has_self.any():
+            rows = np.flatnonzero(has_self)
+            k[rows] -= self.gains(rows, self.self_index[rows]) >= level
+        return k
+
+class OpenIndex(dict):
+    """Target id -> index that admits every id (qrels without a collection)."""
+
+    def __init__(self, ids: list[str]) -> None:
+        super().__init__()
+        self._ids = ids
+
+    def get(self, key, default=None):  # type: ignore[override]
+        idx = super().get(key)
+        if idx is None:
+            idx = len(self._ids)
+            self[key] = idx
+            self._ids.append(key)
+        return idx
+
+
+@dataclass
+class QrelsRelevance(Relevance):
+    """Relevance from explicit judgments, looked up by sorted (query, target) keys."""
+
+    _keys: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
+    _grades: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int8))
+    _query_of: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+    def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
+        q, t = np.broadcast_arrays(np.asarray(query_rows, dtype=np.int64), np.asarray(targets, dtype=np.int64))
+        keys = (q << 32) | t
+        pos = np.searchsorted(self._keys, keys)
+        pos = np.minimum(pos, max(self._keys.size - 1, 0))
+        if self._keys.size == 0:
+            return np.zeros(keys.shape, dtype=np.int8)
+        found = self._keys[pos] == keys
+        return np.where(found, self._grades[pos], 0).astype(np.int8)
+
+    def n_relevant(self, level: int = 1) -> np.ndarray:
+        return np.bincount(self._query_of[self._grades >= level], minlength=self.n_queries).astype(np.int64)

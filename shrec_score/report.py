@@ -34,22 +34,34 @@ class Report:
     pr_curve : DataFrame
         run, recall, precision (mean over queries reaching that recall).
     measures : list of str
-        Measure columns, in display order.
+        Every measure computed (the CSV columns).
+    shown : list of str
+        The measures shown on the terminal and in Markdown.
     sort : str
         The measure the leaderboard is sorted by.
     signature : dict
         shrec-score version and every setting that changes a number.
     warnings : list of str
         Things the user must know (queries left out, files ignored).
+    curves, gain_vs_recall : DataFrame or None
+        SHREC 2006 curves (graded relevance): mean CG/DCG/NCG/NDCG at ranks
+        1..100, and mean CG/DCG when recall first reaches each percentage.
+    ranking : DataFrame
+        query, rank, run, value: the runs ranked per query by ``rank_by``.
     """
 
     per_query: pd.DataFrame
     leaderboard: pd.DataFrame
     pr_curve: pd.DataFrame
     measures: list[str]
+    shown: list[str]
     sort: str
     signature: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
+    curves: pd.DataFrame | None = None
+    gain_vs_recall: pd.DataFrame | None = None
+    ranking: pd.DataFrame | None = None
+    rank_by: str = ""
 
     # -- data -------------------------------------------------------------
     def to_dataframe(self) -> pd.DataFrame:
@@ -73,14 +85,21 @@ class Report:
     # -- files --------------------------------------------------------------
     def csv_files(self) -> dict[str, str]:
         """The CSV files of ``--out``, name -> text."""
-        return {
+        files = {
             "per_query.csv": frame_to_csv(self.per_query),
             "per_run.csv": frame_to_csv(self.per_run),
             "pr_curve.csv": frame_to_csv(self.pr_curve),
         }
+        if self.ranking is not None:
+            files["per_query_ranking.csv"] = frame_to_csv(self.ranking)
+        if self.curves is not None:
+            files["curves.csv"] = frame_to_csv(self.curves)
+        if self.gain_vs_recall is not None:
+            files["gain_vs_recall.csv"] = frame_to_csv(self.gain_vs_recall)
+        return files
 
     def to_csv_files(self, out_dir: str | os.PathLike[str]) -> list[str]:
-        """Write per_query.csv, per_run.csv and pr_curve.csv atomically."""
+        """Write the CSV files (see :meth:`csv_files`) atomically."""
         return write_files_atomically(out_dir, self.csv_files())
 
     # -- text renderings ----------------------------------------------------
@@ -98,9 +117,9 @@ class Report:
         return json.dumps(doc, indent=2, allow_nan=False) + "\n"
 
     def to_markdown(self) -> str:
-        cols = ["rank", "run", "queries", *self.measures]
-        head = ["rank", "run", "queries", *[DISPLAY.get(m, m) for m in self.measures]]
-        lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---:", ":---", "---:"] + ["---:"] * len(self.measures)) + "|"]
+        cols = ["rank", "run", "queries", *self.shown]
+        head = ["rank", "run", "queries", *[DISPLAY.get(m, m) for m in self.shown]]
+        lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---:", ":---", "---:"] + ["---:"] * len(self.shown)) + "|"]
         for rec in self.leaderboard[cols].itertuples(index=False):
             cells = [str(rec[0]), str(rec[1]), str(rec[2])] + [_fmt(v) for v in rec[3:]]
             lines.append("| " + " | ".join(cells) + " |")
@@ -108,21 +127,30 @@ class Report:
 
     def to_rich(self, console: Any, *, per_query: bool = False) -> None:
         """Print the leaderboard (and the per-query table) on a rich Console."""
+        from rich import box
         from rich.table import Table
 
         sig = self.signature
         title = f"shrec-score leaderboard, sorted by {DISPLAY.get(self.sort, self.sort)}"
         caption = f"{sig['mode']}, {sig['relevance']}; {sig['queries']} queries; shrec-score {sig['version']}"
-        table = Table(title=title, caption=caption)
-        table.add_column("rank", justify="right")
-        table.add_column("run")
-        table.add_column("queries", justify="right")
-        for m in self.measures:
-            table.add_column(DISPLAY.get(m, m), justify="right", style="bold" if m == self.sort else None)
-        for rec in self.leaderboard[["rank", "run", "queries", *self.measures]].itertuples(index=False):
+        table = Table(title=title, caption=caption, box=box.SIMPLE_HEAD)
+        table.add_column("rank", justify="right", no_wrap=True)
+        table.add_column("run", no_wrap=True)
+        table.add_column("queries", justify="right", no_wrap=True)
+        for m in self.shown:
+            head = DISPLAY.get(m, m)
+            table.add_column(head, justify="right", no_wrap=True, min_width=max(6, len(head)), style="bold" if m == self.sort else None)
+        for rec in self.leaderboard[["rank", "run", "queries", *self.shown]].itertuples(index=False):
             table.add_row(str(rec[0]), str(rec[1]), str(rec[2]), *[_fmt(v) for v in rec[3:]])
         console.print(table)
-        if per_query:
+        if per_query and self.ranking is not None and self.rank_by != self.sort:
+            t2 = Table(title=f"Runs ranked per query by {DISPLAY.get(self.rank_by, self.rank_by)} (best first)")
+            t2.add_column("query")
+            t2.add_column("ranking")
+            for q, sub in self.ranking.groupby("query", sort=False):
+                t2.add_row(str(q), " > ".join(f"{r} {_fmt(v)}" for r, v in zip(sub["run"], sub["value"])))
+            console.print(t2)
+        elif per_query:
             wide = self.per_query_wide()
             t2 = Table(title=f"{DISPLAY.get(self.sort, self.sort)} per query")
             for c in wide.columns:

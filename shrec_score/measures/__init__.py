@@ -4,11 +4,12 @@ from .base import RankBlock
 from .dcg import dcg
 from .pr import PR_LEVELS, pr_curve
 from .precision import average_precision, precision_at, recall_at, reciprocal_rank
-from .registry import DEFAULT_BINARY, Measure, Settings, get_measure, known_measures
+from .graded import GainBlock
+from .registry import DEFAULT_BINARY, DEFAULT_GRADED, SHOWN_GRADED, Measure, Settings, get_measure, known_measures
 from .tiers import e_measure, first_tier, nearest_neighbor, second_tier
 
 __all__ = [
-    "RankBlock", "dcg", "PR_LEVELS", "pr_curve", "average_precision", "precision_at", "recall_at",
+    "RankBlock", "GainBlock", "DEFAULT_GRADED", "SHOWN_GRADED", "dcg", "PR_LEVELS", "pr_curve", "average_precision", "precision_at", "recall_at",
     "reciprocal_rank", "DEFAULT_BINARY", "Measure", "Settings", "get_measure", "known_measures",
     "e_measure", "first_tier", "nearest_neighbor", "second_tier",
 ]

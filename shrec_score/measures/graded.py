@@ -1,0 +1,53 @@
+"""The input of the graded (SHREC 2006) measures: gain vectors of ranked lists."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class GainBlock:
+    """Gain vectors of a block of queries.
+
+    Attributes
+    ----------
+    gains : ndarray of int8, shape (n_queries, width)
+        G[i]: gain of the item at rank i + 1 (2 highly relevant, 1 marginally
+        relevant, 0 not), padded with 0 past the end of each list.  With
+        binary relevance every relevant item has gain ``top`` = 1.
+    n_retrieved : ndarray of int64, shape (n_queries,)
+        Va, the length of each ranked list.
+    n_highly : ndarray of int64
+        Ch, highly relevant items in the collection (gain >= ``top``).
+    n_relevant : ndarray of int64
+        Cr = Ch + Cm, relevant items in the collection (gain >= 1).
+    collection_size : int
+        Ds.
+    top : int
+        The highest grade (2 graded, 1 binary: then highly = relevant).
+    """
+
+    gains: np.ndarray
+    n_retrieved: np.ndarray
+    n_highly: np.ndarray
+    n_relevant: np.ndarray
+    collection_size: int
+    top: int = 2
+
+    @classmethod
+    def from_gains(cls, rows: list[list[int]], n_highly, n_marginal, collection_size: int, top: int = 2) -> GainBlock:
+        """A block from Python lists (tests, doctests)."""
+        width = max([1] + [len(r) for r in rows])
+        g = np.zeros((len(rows), width), dtype=np.int8)
+        for i, r in enumerate(rows):
+            g[i, : len(r)] = r
+        ch = np.asarray(n_highly, dtype=np.int64)
+        return cls(g, np.asarray([len(r) for r in rows], dtype=np.int64), ch, ch + np.asarray(n_marginal, dtype=np.int64), collection_size, top)
+
+    def level(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(is-relevant matrix, C) for ``"highly"`` or ``"relevant"``."""
+        if name == "highly":
+            return self.gains >= self.top, self.n_highly
+        return self.gains >= 1, self.n_relevant

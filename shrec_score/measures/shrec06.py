@@ -1,0 +1,137 @@
+"""SHREC 2006 measures on graded relevance (highly relevant = 2, marginal = 1).
+
+Source: Veltkamp et al., SHREC 2006 report, section 4 (seed 002) and the
+SHREC 2006 performance-measures page (seed 003), with the errata of
+seeds/README.md.  Notation: Ds collection size, Ch / Cm / Cr highly /
+marginally / all relevant items in the collection, Vh / Vr the visible
+(retrieved) ones, Va the length of the ranked list.  ``level="highly"`` uses
+Ch and Vh; ``level="relevant"`` uses Cr and Vr.
+
+Every function takes a :class:`~shrec_score.measures.graded.GainBlock` and
+returns one value per query; a value whose divisor is zero (C = 0) is NaN
+(listed, left out of means).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .graded import GainBlock
+
+
+def _nan_where(values, zero) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(zero, np.nan, np.asarray(values, dtype=np.float64))
+
+
+def true_positives(b: GainBlock, *, level: str) -> np.ndarray:
+    """TP = V (Vh or Vr): relevant items in the ranked list.
+
+    >>> b = GainBlock.from_gains([[2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]], [6], [5], 1814)
+    >>> true_positives(b, level="highly").tolist(), true_positives(b, level="relevant").tolist()
+    ([5.0], [9.0])
+    """
+    rel, c = b.level(level)
+    return _nan_where(rel.sum(axis=1), c == 0)
+
+
+def false_positives(b: GainBlock, *, level: str) -> np.ndarray:
+    """FP = Va - V."""
+    rel, c = b.level(level)
+    return _nan_where(b.n_retrieved - rel.sum(axis=1), c == 0)
+
+
+def true_negatives(b: GainBlock, *, level: str) -> np.ndarray:
+    """TN = Ds + V - Va - C (seed 002: Ds + (Vh - Va) - Ch, Ds + Vr - Va - Cr).
+
+    NaN when Ds is unknown (``collection_size < 0``).
+    """
+    rel, c = b.level(level)
+    return _nan_where(b.collection_size + rel.sum(axis=1) - b.n_retrieved - c, (c == 0) | (b.collection_size < 0))
+
+
+def false_negatives(b: GainBlock, *, level: str) -> np.ndarray:
+    """FN = C - V."""
+    rel, c = b.level(level)
+    return _nan_where(c - rel.sum(axis=1), c == 0)
+
+
+def tier(b: GainBlock, *, level: str, factor: int) -> np.ndarray:
+    """First (factor 1) or Second (factor 2) Tier, SHREC 2006 form, as a fraction.
+
+    .. math:: T = |\\{\\text{relevant in the first } d\\}| / d, \\quad d = \\min(V_a, f C)
+
+    Seed 002 writes "else d1 = Ch" for the relevant form; its worked example
+    (9/11) uses Cr, so d = min(Va, C) and min(Va, 2C) (seeds/README.md,
+    erratum 3).  The report prints percentages; the column is the fraction.
+    An empty list scores 0.
+
+    >>> b = GainBlock.from_gains([[2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]], [6], [5], 1814)
+    >>> [float(tier(b, level=lv, factor=f)[0] * d) for lv, f, d in
+    ...  [("highly", 1, 6), ("relevant", 1, 11), ("highly", 2, 12), ("relevant", 2, 14)]]
+    [4.0, 9.0, 5.0, 9.0]
+    """
+    rel, c = b.level(level)
+    d = np.minimum(b.n_retrieved, factor * c)
+    cum = np.cumsum(rel, axis=1)
+    hits = np.take_along_axis(cum, np.maximum(d - 1, 0)[:, None], axis=1)[:, 0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.where(d > 0, hits / np.maximum(d, 1), 0.0)
+    return _nan_where(value, c == 0)
+
+
+def precision(b: GainBlock, *, level: str) -> np.ndarray:
+    """P = V / Va (0 for an empty list)."""
+    rel, c = b.level(level)
+    return _nan_where(rel.sum(axis=1) / np.maximum(b.n_retrieved, 1), c == 0)
+
+
+def recall(b: GainBlock, *, level: str) -> np.ndarray:
+    """R = V / C."""
+    rel, c = b.level(level)
+    return _nan_where(rel.sum(axis=1) / np.maximum(c, 1), c == 0)
+
+
+def average_precision_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
+    """SHREC 2006 Average Precision: mean precision after each *retrieved* relevant item.
+
+    .. math:: AP = \\frac{1}{V} \\sum_{k=1}^{V} \\frac{k}{\\text{rank}_k}
+
+    It divides by the retrieved relevant items V (Vh or Vr), unlike trec_eval's
+    MAP (column ``AP``), which divides by C (seeds/README.md, erratum 4).
+    A list with no relevant item scores 0.
+
+    >>> b = GainBlock.from_gains([[2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]], [6], [5], 1814)
+    >>> float(average_precision_retrieved(b, level="highly")[0]) == (1/1 + 2/2 + 3/4 + 4/5 + 5/11) / 5
+    True
+    """
+    rel, c = b.level(level)
+    cum = np.cumsum(rel, axis=1)
+    ranks = np.arange(1, rel.shape[1] + 1)
+    total = np.where(rel, cum / ranks[None, :], 0.0).sum(axis=1)
+    v = rel.sum(axis=1)
+    return _nan_where(np.where(v > 0, total / np.maximum(v, 1), 0.0), c == 0)
+
+
+def average_dynamic_recall(b: GainBlock) -> np.ndarray:
+    """Average Dynamic Recall (Typke, Veltkamp & Wiering, ICME 2006).
+
+    .. math::
+        ADR = \\frac{1}{q} \\sum_{i=1}^{q} \\frac{f_i}{i}, \\quad q = \\min(V_a, C_r)
+
+    where f_i counts the highly relevant items in the first i results while
+    i <= Ch, and all relevant items in the first i results after that.
+    NaN when Cr = 0; an empty list scores 0.
+
+    >>> b = GainBlock.from_gains([[2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]], [6], [5], 1814)
+    >>> round(float(average_dynamic_recall(b)[0]), 6)
+    0.819221
+    """
+    cr, ch = b.n_relevant, b.n_highly
+    q = np.minimum(b.n_retrieved, cr)
+    width = max(1, int(q.max(initial=0)))
+    g = b.gains[:, :width]
+    i = np.arange(1, width + 1)
+    f = np.where(i[None, :] <= ch[:, None], np.cumsum(g >= b.top, axis=1), np.cumsum(g >= 1, axis=1))
+    r = np.where(i[None, :] <= q[:, None], f / i[None, :], 0.0)
+    return _nan_where(np.where(q > 0, r.sum(axis=1) / np.maximum(q, 1), 0.0), cr == 0)
