@@ -19,11 +19,12 @@ from .aggregate import leaderboard, per_query_ranking, per_run_means
 from .engine import evaluate
 from .errors import InputError
 from .io.cla import read_classification
-from .io.lists import discover_runs, read_list_run
+from .io.lists import read_list_run
+from .io.runs import FORMATS, discover_runs, read_matrix_run, read_trec_run
 from .io.text import read_text
 from .io.trec import read_qrels
 from .measures import DEFAULT_BINARY, DEFAULT_GRADED, PR_LEVELS, SHOWN_GRADED, Settings, get_measure
-from .model import Classification, RankedRun
+from .model import Classification, MatrixRun, RankedRun
 from .relevance import Relevance
 from .report import Report
 
@@ -66,20 +67,30 @@ def load_relevance(
     return Relevance.from_qrels(read_qrels(relevance), collection=coll, collection_size=collection_size)
 
 
-def load_runs(paths: Sequence[PathLike], relevance: Relevance) -> tuple[list[RankedRun], list[str]]:
-    """Read every run found in ``paths`` (folders of runs or run folders)."""
-    sources, notes = discover_runs(paths)
+def load_runs(
+    paths: Sequence[PathLike],
+    relevance: Relevance,
+    *,
+    run_format: str = "auto",
+    matrix_order: str | None = None,
+) -> tuple[list[RankedRun | MatrixRun], list[str]]:
+    """Read every run found in ``paths`` (see :func:`shrec_score.io.runs.discover_runs`)."""
+    if run_format not in FORMATS:
+        raise InputError(None, None, f"expected a run format among {', '.join(FORMATS)}", repr(run_format))
+    sources, notes = discover_runs(paths, run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries))
     self_index = {q: int(i) for q, i in zip(relevance.query_ids, relevance.self_index) if i >= 0}
-    runs = [
-        read_list_run(
-            s,
-            relevance.query_ids,
-            relevance.target_index,
-            self_index=self_index,
-            ignorable=relevance.ignorable_queries,
-        )
-        for s in sources
-    ]
+    runs: list[RankedRun | MatrixRun] = []
+    for s in sources:
+        if s.format == "lists":
+            runs.append(
+                read_list_run(s, relevance.query_ids, relevance.target_index, self_index=self_index, ignorable=relevance.ignorable_queries)
+            )
+        elif s.format == "matrix":
+            runs.append(read_matrix_run(s, relevance, matrix_order))
+        else:
+            run, more = read_trec_run(s, relevance)
+            runs.append(run)
+            notes.extend(more)
     return runs, notes
 
 
@@ -94,6 +105,9 @@ def score(
     measures: Sequence[str] | None = None,
     sort: str | None = None,
     rank_by: str | None = None,
+    run_format: str = "auto",
+    matrix_order: str | None = None,
+    cutoffs: Sequence[int] = (5, 10),
     settings: Settings = Settings(),
 ) -> Report:
     """Score runs and return a :class:`~shrec_score.report.Report`.
@@ -119,6 +133,12 @@ def score(
     rank_by : str, optional
         Measure of the per-query ranking of runs (Table 2 of SHREC 2006;
         default CG@100 when graded, else the sort measure).
+    run_format : {"auto", "lists", "matrix", "trec"}
+        How to read the runs (auto-detection refuses to guess).
+    matrix_order : {"listing", "numeric"}, optional
+        Which id is row i / column j of a matrix run.
+    cutoffs : list of int
+        k of P@k and R@k in the default measures with qrels relevance.
     """
     if isinstance(relevance, Relevance):
         rel = relevance
@@ -130,6 +150,8 @@ def score(
         shown = names
     elif graded:
         names, shown = list(DEFAULT_GRADED), list(SHOWN_GRADED)
+    elif rel.mode == "qrels":
+        names = shown = ["AP", "FT", "RR", *[f"P@{k}" for k in cutoffs], *[f"R@{k}" for k in cutoffs], "NN", "DCG"]
     else:
         names = shown = list(DEFAULT_BINARY)
     resolved = _resolve(names)
@@ -142,7 +164,7 @@ def score(
 
     notes: list[str] = []
     if runs and not isinstance(runs[0], RankedRun):
-        run_objs, notes = load_runs(runs, rel)  # type: ignore[arg-type]
+        run_objs, notes = load_runs(runs, rel, run_format=run_format, matrix_order=matrix_order)  # type: ignore[arg-type]
     else:
         run_objs = list(runs)  # type: ignore[arg-type]
     settings = replace(settings)
@@ -169,7 +191,8 @@ def score(
         "relevance": rel.description,
         "queries": int(rel.n_queries - n_empty),
         "collection": rel.collection_size,
-        "ties": "file order of the ranked list",
+        "ties": "lists: file order; matrices: distance, then lower column; TREC: score desc, then id desc",
+        "matrix_order": matrix_order or "listing (ids not reordered)",
         "rel_level": settings.rel_level,
         "e_depth": settings.e_depth,
         "pr_levels": f"{PR_LEVELS[0]:.2f}..{PR_LEVELS[-1]:.2f} step 0.05, PSB interpolation",
@@ -194,7 +217,7 @@ def score(
 def _coverage_note(runs: Sequence[RankedRun], rel: Relevance) -> str:
     """Whether P, R and the TP/FP/TN/FN counts mean anything (SHREC 2006, section 5)."""
     full = (rel.collection_size or 0) - (rel.self_index >= 0).astype(np.int64)
-    short = sum(int((r.lengths() < full).sum()) for r in runs)
+    short = sum(int((r.lengths() < full).sum()) for r in runs if isinstance(r, RankedRun))  # a matrix ranks everything
     total = sum(len(r.query_ids) for r in runs)
     if rel.collection_size is None:
         return "collection size unknown (give --collection or --collection-size): TN counts are empty"

@@ -59,6 +59,19 @@ def cli() -> None:
 @click.option("-m", "--measures", help="Comma-separated measures (default NN,FT,ST,E,DCG,AP; graded: every SHREC 2006 measure).")
 @click.option("--sort", help="Leaderboard measure (default: ADR when graded, else the first measure).")
 @click.option("--rank-by", help="Measure that ranks the runs per query (per_query_ranking.csv; default CG@100 when graded).")
+@click.option(
+    "--run-format",
+    type=click.Choice(["auto", "lists", "matrix", "trec"]),
+    default="auto",
+    show_default=True,
+    help="How to read RUNS; auto refuses to guess.",
+)
+@click.option(
+    "--matrix-order",
+    type=click.Choice(["listing", "numeric"]),
+    help="Matrix row i / column j is the i-th id in .cla listing order (PSB tools) or the i-th smallest integer id (SHREC 2021).",
+)
+@click.option("--cutoffs", default="5,10", show_default=True, help="k of P@k and R@k in the default measures with qrels.")
 @click.option("--rel-level", type=click.IntRange(min=1), default=1, show_default=True, help="Binary measures count grade >= N as relevant (trec_eval -l).")
 @click.option("-o", "--out", type=click.Path(file_okay=False), help="Write per_query.csv, per_run.csv and pr_curve.csv here.")
 @click.option("--per-query", is_flag=True, help="Also print per-query values (machine formats: print them instead of the leaderboard).")
@@ -72,7 +85,8 @@ def cli() -> None:
 )
 @click.option("--quiet", is_flag=True, help="No warnings on stderr.")
 def score_command(
-    runs, relevance, queries, grades, collection, collection_size, measures, sort, rank_by, rel_level, out, per_query, fmt, quiet
+    runs, relevance, queries, grades, collection, collection_size, measures, sort, rank_by, run_format, matrix_order, cutoffs,
+    rel_level, out, per_query, fmt, quiet
 ) -> None:
     """Score every run in RUNS and print the leaderboard.
 
@@ -86,6 +100,10 @@ def score_command(
 
     names = [m.strip() for m in measures.split(",") if m.strip()] if measures else None
     try:
+        ks = [int(k) for k in cutoffs.split(",") if k.strip()]
+    except ValueError:
+        raise BadInput(f"--cutoffs: expected whole numbers separated by commas, got {cutoffs!r}") from None
+    try:
         report = score(
             list(runs),
             relevance,
@@ -96,6 +114,9 @@ def score_command(
             measures=names,
             sort=sort,
             rank_by=rank_by,
+            run_format=run_format,
+            matrix_order=matrix_order,
+            cutoffs=ks,
             settings=Settings(rel_level=rel_level),
         )
         if out:

@@ -18,7 +18,8 @@ import pandas as pd
 
 from .measures import PR_LEVELS, GainBlock, Measure, RankBlock, Settings, pr_curve
 from .measures.cumgain import discounted_cumulated_gain, gain_vectors
-from .model import RankedRun
+from .model import MatrixRun, RankedRun
+from .ranking import matrix_to_ranked_run
 from .relevance import Relevance
 
 #: Cells of a dense gain matrix built at once (bounds memory on large runs).
@@ -133,7 +134,7 @@ def _gain_at_recall(block: GainBlock, pct: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 def evaluate(
-    runs: Sequence[RankedRun],
+    runs: Sequence[RankedRun | MatrixRun],
     relevance: Relevance,
     measures: Sequence[Measure],
     settings: Settings = Settings(),
@@ -154,6 +155,8 @@ def evaluate(
     pct = np.arange(1, 101)
     frames, prs, curve_frames, gvr_frames = [], [], [], []
     for run in runs:
+        if isinstance(run, MatrixRun):
+            run = matrix_to_ranked_run(run, relevance.self_index)
         run = align(run, relevance.query_ids)
         values: dict[str, np.ndarray] = {}
         block = rank_block(run, relevance, level=settings.rel_level)

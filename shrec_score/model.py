@@ -86,3 +86,25 @@ class RankedRun:
         np.cumsum(lengths, out=offsets[1:])
         targets = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
         return cls(name, qids, targets.astype(np.int64), offsets, sources or [])
+
+
+@dataclass
+class MatrixRun:
+    """A dissimilarity-matrix run: rows = queries, columns = targets, smaller = closer.
+
+    Attributes
+    ----------
+    matrix : ndarray, shape (n_rows, n_cols)
+        The distances (may be a memory map).
+    row_of_query : ndarray of int64, shape (n_queries,)
+        Matrix row of each scored query (in the relevance's query order).
+    col_target : ndarray of int64, shape (n_cols,)
+        Target index (into the collection) of each column.
+    """
+
+    name: str
+    path: str
+    matrix: np.ndarray
+    query_ids: list[str]
+    row_of_query: np.ndarray
+    col_target: np.ndarray

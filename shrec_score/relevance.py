@@ -71,6 +71,10 @@ class Relevance:
     declared_size: int | None = None
     #: How relevance was decided, for the output signature.
     description: str = ""
+    #: Ids of the rows of a matrix run (listing order), and where they come from.
+    matrix_row_ids: list[str] = field(repr=False, default_factory=list)
+    matrix_row_source: str = ""
+    matrix_col_source: str = ""
 
     def __post_init__(self) -> None:
         if not self.target_index:
@@ -152,6 +156,9 @@ class Relevance:
             _table=table,
             target_index=dict(targets.index),
             description="graded: own class 2, sister classes 1" if grades == "sister" else "binary: same class",
+            matrix_row_ids=list(q_source.ids),
+            matrix_row_source=q_source.path,
+            matrix_col_source=targets.path,
         )
 
     @staticmethod
@@ -198,6 +205,9 @@ class Relevance:
             target_index=index,
             declared_size=size,
             description=f"qrels {os.path.basename(qrels.path)}",
+            matrix_row_ids=list(query_ids),
+            matrix_row_source=qrels.path,
+            matrix_col_source=collection.path if collection is not None else qrels.path,
             _keys=keys[order],
             _grades=g[order],
             _query_of=q[order],

@@ -13,52 +13,12 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import InputError
 from ..model import RankedRun
 from .text import read_text
-
-
-@dataclass(frozen=True)
-class RunSource:
-    """Where a run comes from: its name and its folder (or file)."""
-
-    name: str
-    path: str
-
-
-def discover_runs(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[RunSource], list[str]]:
-    """Find the runs in the RUNS arguments.
-
-    A folder that holds sub-folders is a folder of runs (one per sub-folder,
-    named after it); a folder that holds only files is itself one run.
-    Returns the runs and a list of notes about files that were passed over.
-    """
-    runs: list[RunSource] = []
-    notes: list[str] = []
-    for raw in paths:
-        path = os.fspath(raw)
-        if not os.path.isdir(path):
-            raise InputError(path, None, "expected a folder of runs or a run folder", "no such folder" if not os.path.exists(path) else "a file")
-        entries = sorted(e for e in os.listdir(path) if not e.startswith("."))
-        subdirs = [e for e in entries if os.path.isdir(os.path.join(path, e))]
-        if subdirs:
-            files = [e for e in entries if e not in subdirs]
-            if files:
-                notes.append(f"{path}: ignored {len(files)} file(s) beside the run folders ({files[0]}{', ...' if len(files) > 1 else ''})")
-            runs.extend(RunSource(d, os.path.join(path, d)) for d in subdirs)
-        else:
-            name = os.path.basename(os.path.normpath(path))
-            runs.append(RunSource(name, path))
-    seen: dict[str, str] = {}
-    for r in runs:
-        if r.name in seen:
-            raise InputError(r.path, None, f"expected run names to be unique; run {r.name!r} is also at {seen[r.name]}")
-        seen[r.name] = r.path
-    return runs, notes
 
 
 def query_files(folder: str, known_queries: Mapping[str, object]) -> dict[str, str]:
@@ -88,6 +48,10 @@ def read_ranked_list(
 ) -> np.ndarray:
     """Read one query's ranked list as target indices (best first).
 
+    Lines are ``target_id [distance]`` or, SHREC 2016 style, ``distance
+    target_id``: the column that holds the ids is found by checking both
+    against the collection (``target_id`` first when both could be ids).
+
     Parameters
     ----------
     path : str
@@ -100,40 +64,55 @@ def read_ranked_list(
         Index of the query in the collection (all-against-all mode); dropped
         from the list.  ``-1`` when the query is not in the collection.
     """
-    text = read_text(path)
+    rows = [(n, f) for n, line in enumerate(read_text(path).splitlines(), start=1) if (f := line.split())]
+    if rows and len(rows[0][1]) == 1 and rows[0][1][0] == query_id:
+        rows = rows[1:]
+    for n, f in rows:
+        if len(f) > 2:
+            raise InputError(path, n, 'expected "<target> [distance]"', f"{len(f)} fields")
+    id_col = _id_column(path, rows, target_index)
     out: list[int] = []
-    first = True
     seen_at: dict[int, int] = {}
-    for n, line in enumerate(text.splitlines(), start=1):
-        fields = line.split()
-        if not fields:
-            continue
-        if first:
-            first = False
-            if len(fields) == 1 and fields[0] == query_id:
-                continue
-        if len(fields) > 2:
-            raise InputError(path, n, 'expected "<target> [distance]"', f"{len(fields)} fields")
-        idx = target_index.get(fields[0])
+    for n, f in rows:
+        tid = f[id_col] if len(f) == 2 else f[0]
+        idx = target_index.get(tid)
         if idx is None:
-            raise InputError(path, n, "expected a target id of the collection", f"unknown id {fields[0]!r}")
-        if len(fields) == 2:
+            raise InputError(path, n, "expected a target id of the collection", f"unknown id {tid!r}")
+        if len(f) == 2:
+            dist = f[1 - id_col]
             try:
-                d = float(fields[1])
+                d = float(dist)
             except ValueError:
-                raise InputError(path, n, "expected a number as distance", repr(fields[1])) from None
+                raise InputError(path, n, "expected a number as distance", repr(dist)) from None
             if math.isnan(d):
                 raise InputError(path, n, "expected a number as distance", "NaN")
         if idx in seen_at:
-            raise InputError(path, n, f"expected each target once; {fields[0]!r} is already ranked at line {seen_at[idx]}")
+            raise InputError(path, n, f"expected each target once; {tid!r} is already ranked at line {seen_at[idx]}")
         seen_at[idx] = n
         if idx != self_index:
             out.append(idx)
     return np.asarray(out, dtype=np.int64)
 
 
+def _id_column(path: str, rows: list[tuple[int, list[str]]], target_index: Mapping[str, int]) -> int:
+    """0 for ``target distance`` lines, 1 for ``distance target`` (SHREC 2016)."""
+    pairs = [f for _, f in rows if len(f) == 2]
+    if not pairs or hasattr(target_index, "_ids"):  # open collection: ids cannot be checked
+        return 0
+    first = sum(f[0] in target_index for f in pairs)
+    if first == len(pairs):
+        return 0
+    second = sum(f[1] in target_index for f in pairs)
+    if second == len(pairs):
+        return 1
+    col = 0 if first >= second else 1
+    n, f = next((n, f) for n, f in rows if len(f) == 2 and f[col] not in target_index)
+    where = "first" if col == 0 else "second"
+    raise InputError(path, n, f"expected a target id of the collection (ids were found in the {where} column)", f"unknown id {f[col]!r}")
+
+
 def read_list_run(
-    source: RunSource,
+    source,
     query_ids: list[str],
     target_index: Mapping[str, int],
     *,
@@ -144,7 +123,7 @@ def read_list_run(
 
     ``query_ids`` are the queries to score; ``ignorable`` are ids whose files
     may exist but are not scored (models of the PSB class ``-1``).
-    Every query must have a file.
+    Every query must have a file.  ``source`` has ``name`` and ``path``.
     """
     known = dict.fromkeys(query_ids)
     known.update(dict.fromkeys(ignorable))

@@ -50,3 +50,66 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     if not queries:
         raise InputError(path, None, "expected at least one judgment", "an empty file")
     return Qrels(path, queries, targets, grades)
+
+
+TREC_RUN_FIELDS = "query_id Q0 target_id rank score tag"
+
+
+def _locate_trec_problem(path: str) -> None:
+    """Slow path: find the first malformed line of a TREC run and raise."""
+    for n, line in enumerate(read_text(path).splitlines(), start=1):
+        f = line.split()
+        if not f:
+            continue
+        if len(f) != 6:
+            raise InputError(path, n, f'expected "{TREC_RUN_FIELDS}"', f"{len(f)} fields")
+        try:
+            score = float(f[4])
+        except ValueError:
+            raise InputError(path, n, "expected a number as score (5th field)", repr(f[4])) from None
+        if score != score:
+            raise InputError(path, n, "expected a number as score (5th field)", "NaN")
+    raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"')
+
+
+def read_trec_run_table(path: str | os.PathLike[str]):
+    """Read a TREC run into a DataFrame (query, doc, score, line), using pandas' C parser."""
+    import numpy as np
+    import pandas as pd
+
+    path = os.fspath(path)
+    read_text(path)  # UTF-8 check with the line of a bad byte
+    try:
+        df = pd.read_csv(
+            path,
+            sep=r"\s+",
+            header=None,
+            names=["query", "q0", "doc", "rank", "score", "tag"],
+            usecols=["query", "doc", "score", "tag"],
+            dtype={"query": str, "doc": str, "score": str, "tag": str},
+            engine="c",
+            keep_default_na=False,
+            na_filter=False,
+        )
+    except (pd.errors.ParserError, ValueError):
+        _locate_trec_problem(path)
+        raise
+    except pd.errors.EmptyDataError:
+        raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"', "an empty file") from None
+    if (df["tag"] == "").any():
+        _locate_trec_problem(path)
+    scores = pd.to_numeric(df["score"], errors="coerce").to_numpy(dtype=np.float64)
+    if np.isnan(scores).any():
+        _locate_trec_problem(path)
+    dup = df.duplicated(["query", "doc"])
+    if dup.any():
+        first = int(np.flatnonzero(dup.to_numpy())[0])
+        q, d = df["query"].iat[first], df["doc"].iat[first]
+        lines = _line_numbers(path)
+        earlier = int(np.flatnonzero(((df["query"] == q) & (df["doc"] == d)).to_numpy())[0])
+        raise InputError(path, lines[first], f"expected each target once per query; {q} {d} is already ranked at line {lines[earlier]}")
+    return df.assign(score=scores)
+
+
+def _line_numbers(path: str) -> list[int]:
+    return [n for n, line in enumerate(read_text(path).splitlines(), start=1) if line.split()]

@@ -1,0 +1,78 @@
+"""Tie rules, in one place.
+
+* Ranked-list files: the order of the lines is the ranking.
+* Dissimilarity matrices: a row is sorted by distance ascending; equal
+  distances are broken by the lower column (target) position (a stable sort).
+  In all-against-all mode the query's own column is removed first.
+* TREC run files: as trec_eval ranks them: score descending (parsed as a
+  double), equal scores by target id descending (byte order), the rank column
+  ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from .errors import InputError
+from .model import MatrixRun, RankedRun
+
+#: Matrix cells ranked at once (bounds memory: about 16 bytes per cell).
+BLOCK_CELLS = 2_000_000
+
+
+def matrix_blocks(run: MatrixRun, self_col: np.ndarray, *, block_cells: int = BLOCK_CELLS) -> Iterator[tuple[slice, np.ndarray]]:
+    """Ranked target indices for consecutive blocks of queries.
+
+    Yields ``(query_slice, targets)`` where ``targets`` has shape
+    (n_block, n_cols) or (n_block, n_cols - 1) when every query of the block
+    has its own column (``self_col >= 0``), which is removed.
+    """
+    n_q = len(run.query_ids)
+    n_cols = run.matrix.shape[1]
+    step = max(1, block_cells // max(1, n_cols))
+    for a in range(0, n_q, step):
+        b = min(n_q, a + step)
+        rows = run.row_of_query[a:b]
+        dist = np.asarray(run.matrix[rows], dtype=np.float64 if run.matrix.dtype.kind != "f" else run.matrix.dtype)
+        bad = np.isnan(dist)
+        if bad.any():
+            r, c = np.argwhere(bad)[0]
+            raise InputError(run.path, int(rows[r]) + 1, f"expected a number in every cell; row {int(rows[r]) + 1} (query {run.query_ids[a + r]!r}) column {c + 1}", "NaN")
+        order = np.argsort(dist, axis=1, kind="stable")
+        own = self_col[a:b]
+        if (own >= 0).any():
+            if not (own >= 0).all():
+                raise ValueError("a block mixes queries with and without their own column")
+            keep = order != own[:, None]
+            order = order[keep].reshape(b - a, n_cols - 1)
+        yield slice(a, b), run.col_target[order]
+
+
+def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray) -> RankedRun:
+    """The ranked lists of a matrix run (all queries), by the matrix tie rule."""
+    col_of_target = np.full(int(run.col_target.max(initial=-1)) + 1, -1, dtype=np.int64)
+    col_of_target[run.col_target] = np.arange(run.col_target.size)
+    self_col = np.where(self_index >= 0, col_of_target[np.maximum(self_index, 0)], -1)
+    if (self_col >= 0).any() and not (self_col >= 0).all():
+        raise ValueError("all-against-all needs every query among the columns")
+    parts = [targets.ravel() for _, targets in matrix_blocks(run, self_col)]
+    n_q = len(run.query_ids)
+    width = run.matrix.shape[1] - (1 if n_q and self_col[0] >= 0 else 0)
+    offsets = np.arange(n_q + 1, dtype=np.int64) * width
+    targets = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+    return RankedRun(run.name, list(run.query_ids), targets, offsets, [run.path])
+
+
+def trec_order(queries: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    """Order of TREC run lines as trec_eval ranks them.
+
+    Sorted by query (ascending code), then score descending, then document id
+    descending.  ``queries`` are integer codes, ``docs`` strings.
+    """
+    # np.lexsort sorts by the last key first; descending string order through
+    # the rank of each distinct document id.
+    uniq, doc_code = np.unique(docs, return_inverse=True)
+    del uniq
+    return np.lexsort((-doc_code, -scores, queries))
