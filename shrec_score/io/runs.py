@@ -45,10 +45,10 @@ def detect_file_format(path: str) -> str | None:
         f = line.split()
         if not f:
             continue
+        if len(f) > 2 and all(_is_float(x) for x in f):
+            return "matrix"  # numbers only (a TREC line has a tag and a Q0 field)
         if len(f) == 6 and _is_int(f[3]) and _is_float(f[4]):
             return "trec"
-        if all(_is_float(x) for x in f) and len(f) > 2:
-            return "matrix"
         return None
     return None
 

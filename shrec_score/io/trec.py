@@ -80,24 +80,18 @@ def read_trec_run_table(path: str | os.PathLike[str]):
     path = os.fspath(path)
     read_text(path)  # UTF-8 check with the line of a bad byte
     try:
-        df = pd.read_csv(
-            path,
-            sep=r"\s+",
-            header=None,
-            names=["query", "q0", "doc", "rank", "score", "tag"],
-            usecols=["query", "doc", "score", "tag"],
-            dtype={"query": str, "doc": str, "score": str, "tag": str},
-            engine="c",
-            keep_default_na=False,
-            na_filter=False,
-        )
+        # No names: pandas then refuses a line longer than the first one
+        # (with names it would silently drop the extra fields).
+        df = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, engine="c", keep_default_na=False, na_filter=False)
+    except pd.errors.EmptyDataError:
+        raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"', "an empty file") from None
     except (pd.errors.ParserError, ValueError):
         _locate_trec_problem(path)
         raise
-    except pd.errors.EmptyDataError:
-        raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"', "an empty file") from None
-    if (df["tag"] == "").any():
+    if df.shape[1] != 6 or (df == "").to_numpy().any():
         _locate_trec_problem(path)
+    df = df.iloc[:, [0, 2, 4, 5]]
+    df.columns = ["query", "doc", "score", "tag"]
     scores = pd.to_numeric(df["score"], errors="coerce").to_numpy(dtype=np.float64)
     if np.isnan(scores).any():
         _locate_trec_problem(path)

@@ -1,0 +1,189 @@
+"""Every run shape: matrices in three encodings, distance-first lists, TREC, detection."""
+
+import io
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import shrec_score
+from shrec_score import InputError
+from shrec_score.cli import cli
+
+CLA = "PSB 1\n2 6\na 0 3\n10\n11\n12\nb 0 3\n20\n21\n22\n"
+IDS = ["10", "11", "12", "20", "21", "22"]
+
+
+def all_against_all_matrix(seed=0):
+    rng = np.random.default_rng(seed)
+    d = rng.random((6, 6)).astype(np.float32)
+    return (d + d.T) / 2
+
+
+def per_query(report):
+    return report.per_query.set_index("query")
+
+
+@pytest.fixture
+def cla(tmp_path):
+    p = tmp_path / "c.cla"
+    p.write_text(CLA)
+    return p
+
+
+def test_matrix_encodings_give_identical_scores(tmp_path, cla):
+    d = all_against_all_matrix()
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    np.save(runs / "A.npy", d)
+    d.tofile(runs / "B.bin")  # PSB binary: float32, row-major, no header
+    np.savetxt(runs / "C.txt", d.astype(np.float64), fmt="%.9g")
+    report = shrec_score.score([runs], cla)
+    assert sorted(report.leaderboard["run"]) == ["A", "B", "C"]
+    pq = report.per_query
+    a, b, c = (pq[pq["run"] == r].drop(columns="run").reset_index(drop=True) for r in "ABC")
+    pd.testing.assert_frame_equal(a, b)
+    pd.testing.assert_frame_equal(a, c)
+    # against a hand ranking of query 10: own column removed, sorted by distance
+    order = [IDS[j] for j in sorted(range(6), key=lambda j: (d[0, j], j)) if j != 0]
+    hits = [i + 1 for i, t in enumerate(order) if t in ("11", "12")]
+    assert per_query(report).loc["10"].query("run == 'A'")["AP"].item() == pytest.approx((1 / hits[0] + 2 / hits[1]) / 2)
+
+
+def test_ties_broken_by_lower_column_and_own_column_removed(tmp_path, cla):
+    d = np.zeros((6, 6))  # every distance tied
+    np.save(tmp_path / "tied.npy", d)
+    report = shrec_score.score([tmp_path / "tied.npy"], cla, measures=["NN", "FT", "AP"])
+    pq = per_query(report)
+    # query 10: remaining columns in order 11 12 20 21 22 -> hits at 1, 2
+    assert pq.loc["10", ["NN", "FT", "AP"]].tolist() == [1.0, 1.0, 1.0]
+    # query 20: 10 11 12 21 22 -> hits at 4, 5
+    assert pq.loc["20", ["NN", "FT", "AP"]].tolist() == [0.0, 0.0, (1 / 4 + 2 / 5) / 2]
+    # query 12: 10 11 20 21 22 -> hits at 1, 2
+    assert pq.loc["12", "AP"] == 1.0
+
+
+def test_matrix_shape_is_checked(tmp_path, cla):
+    np.save(tmp_path / "small.npy", np.zeros((6, 5)))
+    with pytest.raises(InputError, match=r"small.npy: expected a 6 x 6 matrix \(queries x targets of the classifications\), got 6 x 5"):
+        shrec_score.score([tmp_path / "small.npy"], cla)
+    (tmp_path / "bad.bin").write_bytes(b"\0" * 10)
+    with pytest.raises(InputError, match="expected a PSB binary matrix of 6 x 6 float32 \\(144 bytes\\), got 10 bytes"):
+        shrec_score.score([tmp_path / "bad.bin"], cla)
+    (tmp_path / "ragged.txt").write_text("0 1 2 3 4 5\n" * 3 + "0 1 2 3 4\n" + "0 1 2 3 4 5\n" * 2)
+    with pytest.raises(InputError, match=r"ragged.txt:4: expected 6 distances per row \(as on the first row\), got 5"):
+        shrec_score.score([tmp_path / "ragged.txt"], cla)
+    (tmp_path / "nan.txt").write_text("0 1 2 3 4 5\n0 1 nan 3 4 5\n" + "0 1 2 3 4 5\n" * 4)
+    with pytest.raises(InputError, match=r"nan.txt:2: expected a number in every cell; row 2 \(query '11'\) column 3, got NaN"):
+        shrec_score.score([tmp_path / "nan.txt"], cla)
+
+
+def test_matrix_order_listing_numeric_and_refusal(tmp_path):
+    # listing order 2 0 1 differs from numeric order 0 1 2
+    (tmp_path / "t.cla").write_text("PSB 1\n2 3\na 0 1\n2\nb 0 2\n0\n1\n")
+    d = np.array([[0, 1, 2], [1, 0, 3], [2, 3, 0]], dtype=float)
+    np.save(tmp_path / "m.npy", d)
+    with pytest.raises(InputError, match="--matrix-order listing \\(PSB tools\\) or --matrix-order numeric"):
+        shrec_score.score([tmp_path / "m.npy"], tmp_path / "t.cla")
+    numeric = per_query(shrec_score.score([tmp_path / "m.npy"], tmp_path / "t.cla", matrix_order="numeric", measures=["NN"]))
+    listing = per_query(shrec_score.score([tmp_path / "m.npy"], tmp_path / "t.cla", matrix_order="listing", measures=["NN"]))
+    # numeric: row 0 = id 0 (class b); its nearest other column is 1 (id 1, class b) -> NN 1
+    assert numeric.loc["0", "NN"] == 1.0
+    # listing: row 1 = id 0; nearest other column is 0 (= id 2, class a) -> NN 0
+    assert listing.loc["0", "NN"] == 0.0
+    assert np.isnan(numeric.loc["2", "NN"])  # class a has no other member: K = 0
+
+
+def test_distance_first_lines_are_detected(tmp_path, cla):
+    run = tmp_path / "runs" / "r"
+    run.mkdir(parents=True)
+    for q in IDS:
+        others = [t for t in IDS if t != q]
+        (run / f"{q}.txt").write_text("".join(f"{0.1 * i:.1f} {t}\n" for i, t in enumerate(others)))
+    report = shrec_score.score([tmp_path / "runs"], cla, measures=["NN"])
+    # lists follow IDS order without the query: 10 -> 11 first (same class), 20 -> 10 first (not)
+    assert per_query(report).loc["10", "NN"] == 1.0 and per_query(report).loc["20", "NN"] == 0.0
+    (run / "10.txt").write_text("0.1 11\n0.2 99\n")
+    with pytest.raises(InputError, match=r"10.txt:2: expected a target id of the collection \(ids were found in the second column\), got unknown id '99'"):
+        shrec_score.score([tmp_path / "runs"], cla)
+    (run / "10.txt").write_text("x 0.1\ny 0.2\n")
+    with pytest.raises(InputError, match=r"10.txt:1: expected a target id of the collection .*unknown id 'x'"):
+        shrec_score.score([tmp_path / "runs"], cla)
+
+
+def test_trec_run_ranked_by_score_then_id_descending(tmp_path, cla):
+    lines = []
+    for q in IDS:
+        for t in IDS:
+            if t != q:
+                lines.append(f"{q} Q0 {t} 1 0.5 tag")  # every score tied -> id descending
+    (tmp_path / "run.trec").write_text("\n".join(lines) + "\n")
+    report = shrec_score.score([tmp_path / "run.trec"], cla, measures=["NN", "AP"])
+    pq = per_query(report)
+    # query 20: ids descending 22 21 12 11 10 -> hits at 1, 2
+    assert pq.loc["20", "AP"] == 1.0
+    # query 10: 22 21 20 12 11 -> hits at 4, 5
+    assert pq.loc["10", "AP"] == pytest.approx((1 / 4 + 2 / 5) / 2)
+    assert report.leaderboard["run"].tolist() == ["run.trec"]
+
+
+def test_trec_run_errors_name_the_line(tmp_path, cla):
+    (tmp_path / "bad.trec").write_text("10 Q0 11 1 0.5 t\n10 Q0 12 2 abc t\n")
+    with pytest.raises(InputError, match=r"bad.trec:2: expected a number as score \(5th field\), got 'abc'"):
+        shrec_score.score([tmp_path / "bad.trec"], cla, run_format="trec")
+    (tmp_path / "bad.trec").write_text("10 Q0 11 1 0.5 t\n10 Q0 12 2 0.4 t extra\n")
+    with pytest.raises(InputError, match=r'bad.trec:2: expected "query_id Q0 target_id rank score tag", got 7 fields'):
+        shrec_score.score([tmp_path / "bad.trec"], cla, run_format="trec")
+    (tmp_path / "bad.trec").write_text("10 Q0 11 1 0.5 t\n10 Q0 11 2 0.4 t\n")
+    with pytest.raises(InputError, match=r"bad.trec:2: expected each target once per query; 10 11 is already ranked at line 1"):
+        shrec_score.score([tmp_path / "bad.trec"], cla, run_format="trec")
+
+
+def test_undetectable_format_exits_2_and_names_the_choices(tmp_path, cla):
+    (tmp_path / "notes.txt").write_text("hello world\n")
+    r = CliRunner().invoke(cli, [str(tmp_path / "notes.txt"), "-r", str(cla)])
+    assert r.exit_code == 2
+    assert "cannot tell the run format" in r.output and "--run-format lists|matrix|trec" in r.output
+
+
+def test_run_format_override(tmp_path, cla):
+    # a folder of files named after queries is a ranked-list run; --run-format lists forces it
+    run = tmp_path / "r"
+    run.mkdir()
+    for q in IDS:
+        (run / q).write_text("\n".join(t for t in IDS if t != q) + "\n")
+    r = CliRunner().invoke(cli, [str(run), "-r", str(cla), "--run-format", "lists", "-m", "NN", "--format", "csv"])
+    assert r.exit_code == 0, r.output
+    assert pd.read_csv(io.StringIO(r.stdout))["run"].tolist() == ["r"]
+    r = CliRunner().invoke(cli, [str(run), "-r", str(cla), "--run-format", "matrix"])
+    assert r.exit_code == 2 and "expected a 6 x 6 matrix" in r.output
+
+
+def test_a_2000_by_2000_matrix_scores_like_the_reference_on_sampled_rows(tmp_path):
+    n, classes = 2000, 40
+    rng = np.random.default_rng(5)
+    labels = rng.integers(0, classes, size=n)
+    ids = [str(i) for i in range(n)]
+    body = ["PSB 1", f"{classes} {n}"]
+    for c in range(classes):
+        members = [ids[i] for i in np.flatnonzero(labels == c)]
+        body += [f"c{c} 0 {len(members)}", *members]
+    (tmp_path / "big.cla").write_text("\n".join(body) + "\n")
+    listing = [x for x in body if x.isdigit() and not x.startswith("PSB")]
+    listing = [ids[i] for c in range(classes) for i in np.flatnonzero(labels == c)]
+    d = rng.random((n, n)).astype(np.float32)
+    d[rng.random((n, n)) < 0.2] = 0.5  # many ties
+    np.save(tmp_path / "big.npy", d)
+    report = shrec_score.score([tmp_path / "big.npy"], tmp_path / "big.cla", matrix_order="listing", measures=["FT", "AP"])
+    pq = per_query(report)
+    cls = {ids[i]: labels[i] for i in range(n)}
+    for row in rng.choice(n, size=15, replace=False):
+        q = listing[row]
+        order = [j for j in np.argsort(d[row], kind="stable") if j != row]
+        gains = [cls[listing[j]] == cls[q] for j in order]
+        k = sum(gains)
+        hits = np.flatnonzero(gains) + 1
+        assert pq.loc[q, "AP"] == pytest.approx(sum((i + 1) / h for i, h in enumerate(hits)) / k, rel=1e-12)
+        assert pq.loc[q, "FT"] == pytest.approx((hits <= k).sum() / k, rel=1e-12)
