@@ -81,6 +81,105 @@ def make_psb_like(root: str, seed: int = 2006) -> None:
                 fh.write("".join(f"{ids[j]} {d[i, j]:.6f}\n" for j in order))
 
 
+def _write_cla(path: str, parents: list[str], classes: list[tuple[str, str, list]]) -> None:
+    lines = ["PSB 1", f"{len(parents) + len(classes)} {sum(len(m) for _, _, m in classes)}", ""]
+    for p in parents:
+        lines += [f"{p} 0 0", ""]
+    for name, parent, members in classes:
+        lines.append(f"{name} {parent} {len(members)}")
+        lines += [str(m) for m in members]
+        lines.append("")
+    with open(path, "w", newline="\n") as fh:
+        fh.write("\n".join(lines))
+
+
+def make_shrec2006_like(root: str, seed: int = 30) -> None:
+    """30 external queries against the psb-like collection, graded by sister classes.
+
+    Like SHREC 2006: each query is classified into a class of the collection;
+    runs are ranked-list folders; two runs return only the first 50 results
+    (as Shilane et al. returned 200 of 1814), so P, R and the counts mean
+    something for them.
+    """
+    rng = np.random.default_rng(seed)
+    targets = os.path.join(root, "psb-like", "classes.cla")
+    names, parents, members = _read_cla_simple(targets)
+    leaves = [i for i, m in enumerate(members) if m]
+    ids = [m for ms in members for m in ms]
+    label = {m: i for i, ms in enumerate(members) for m in ms}
+    dim = 8
+    centre = {i: rng.normal(0, 4.0, dim) for i in leaves}
+    for i in leaves:  # sisters near each other, as in the psb-like model
+        sib = [j for j in leaves if parents[j] == parents[i]]
+        centre[i] = centre[sib[0]] * 0.6 + centre[i] * 0.4
+    x = {m: centre[label[m]] + rng.normal(0, 0.9, dim) for m in ids}
+    q_classes = rng.choice(leaves, size=30)
+    queries = [f"q{i + 1}" for i in range(30)]
+    qx = {q: centre[c] + rng.normal(0, 0.9, dim) for q, c in zip(queries, q_classes)}
+    out = os.path.join(root, "shrec2006-like")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    used_parents = sorted({parents[c] for c in q_classes})
+    by_class: dict[int, list[str]] = {}
+    for q, c in zip(queries, q_classes):
+        by_class.setdefault(int(c), []).append(q)
+    _write_cla(os.path.join(out, "queries.cla"), used_parents, [(names[c], parents[c], qs) for c, qs in sorted(by_class.items())])
+    runs = {"A1": (0.5, None), "B1": (1.5, None), "B2": (1.5, 50), "C1": (3.0, None), "D1": (6.0, 50)}
+    for name, (noise, cut) in runs.items():
+        folder = os.path.join(out, "runs", name)
+        os.makedirs(folder)
+        for q in queries:
+            d = np.array([np.linalg.norm(qx[q] - x[m]) for m in ids]) + rng.gamma(2.0, noise, size=len(ids))
+            order = np.lexsort((np.arange(len(ids)), np.round(d, 6)))[:cut]
+            with open(os.path.join(folder, f"{q}.txt"), "w", newline="\n") as fh:
+                fh.write("".join(f"{ids[j]} {d[j]:.6f}\n" for j in order))
+
+
+def _read_cla_simple(path: str) -> tuple[list[str], list[str], list[list[str]]]:
+    tokens = [ln.split() for ln in open(path).read().splitlines() if ln.split()][2:]
+    names, parents, members, i = [], [], [], 0
+    while i < len(tokens):
+        name, parent, count = tokens[i]
+        names.append(name)
+        parents.append(parent)
+        members.append([t[0] for t in tokens[i + 1 : i + 1 + int(count)]])
+        i += 1 + int(count)
+    return names, parents, members
+
+
+SCENES = ["apartment", "church", "classroom", "city", "farm", "forest", "highway", "kitchen", "market", "park"]
+
+
+def make_scene_track(root: str, folder: str, kind: str, seed: int) -> None:
+    """SHREC 2018 scene retrieval in small: 10 classes, 5 queries (sketches or
+    images) and 10 3D scenes per class; K = |C|.  Runs are dissimilarity
+    matrices (rows = queries, columns = targets): ASCII for the sketch track,
+    .npy for the image track.  Ids are 0..n-1 in listing order."""
+    rng = np.random.default_rng(seed)
+    dim = 6
+    centre = rng.normal(0, 3.0, (len(SCENES), dim))
+    t_lab = np.repeat(np.arange(len(SCENES)), 10)
+    q_lab = np.repeat(np.arange(len(SCENES)), 5)
+    tx = centre[t_lab] + rng.normal(0, 1.0, (t_lab.size, dim))
+    qx = centre[q_lab] + rng.normal(0, 1.3, (q_lab.size, dim))
+    out = os.path.join(root, folder)
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(os.path.join(out, "runs"))
+    _write_cla(os.path.join(out, "targets.cla"), [], [(s, "0", list(np.flatnonzero(t_lab == i))) for i, s in enumerate(SCENES)])
+    _write_cla(os.path.join(out, f"{kind}_queries.cla"), [], [(s, "0", list(np.flatnonzero(q_lab == i))) for i, s in enumerate(SCENES)])
+    true = np.sqrt(((qx[:, None, :] - tx[None, :, :]) ** 2).sum(-1))
+    for name, noise in {"TCL": 0.8, "VGG": 2.0, "BoW": 4.5}.items():
+        d = (true + rng.gamma(2.0, noise, size=true.shape)).astype(np.float32)
+        if kind == "sketch":
+            np.savetxt(os.path.join(out, "runs", f"{name}.txt"), d, fmt="%.6f")
+        else:
+            np.save(os.path.join(out, "runs", f"{name}.npy"), d)
+
+
 if __name__ == "__main__":
     make_psb_like(HERE)
-    print("wrote", os.path.join(HERE, "psb-like"))
+    make_shrec2006_like(HERE)
+    make_scene_track(HERE, "scene-sketch", "sketch", 2018)
+    make_scene_track(HERE, "scene-image", "image", 2019)
+    for name in ("psb-like", "shrec2006-like", "scene-sketch", "scene-image"):
+        print("wrote", os.path.join(HERE, name))

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import replace
 
 import numpy as np
 
@@ -23,7 +22,7 @@ from .io.lists import read_list_run
 from .io.runs import FORMATS, discover_runs, read_matrix_run, read_trec_run
 from .io.text import read_text
 from .io.trec import read_qrels
-from .measures import DEFAULT_BINARY, DEFAULT_GRADED, PR_LEVELS, SHOWN_GRADED, Settings, get_measure
+from .measures import DEFAULT_BINARY, SHOWN_GRADED, Settings, get_measure, graded_defaults
 from .model import Classification, MatrixRun, RankedRun
 from .relevance import Relevance
 from .report import Report
@@ -149,7 +148,8 @@ def score(
         names = list(measures)
         shown = names
     elif graded:
-        names, shown = list(DEFAULT_GRADED), list(SHOWN_GRADED)
+        names = list(graded_defaults(tuple(settings.dcg_cutoffs)))
+        shown = [m for m in SHOWN_GRADED if m in names] or names[:8]
     elif rel.mode == "qrels":
         names = shown = ["AP", "FT", "RR", *[f"P@{k}" for k in cutoffs], *[f"R@{k}" for k in cutoffs], "NN", "DCG"]
     else:
@@ -167,7 +167,6 @@ def score(
         run_objs, notes = load_runs(runs, rel, run_format=run_format, matrix_order=matrix_order)  # type: ignore[arg-type]
     else:
         run_objs = list(runs)  # type: ignore[arg-type]
-    settings = replace(settings)
     ev = evaluate(run_objs, rel, resolved, settings, curves=graded)
     per_run = per_run_means(ev.per_query, mnames, [r.name for r in run_objs])
     board = leaderboard(per_run, sort_name)
@@ -195,7 +194,7 @@ def score(
         "matrix_order": matrix_order or "listing (ids not reordered)",
         "rel_level": settings.rel_level,
         "e_depth": settings.e_depth,
-        "pr_levels": f"{PR_LEVELS[0]:.2f}..{PR_LEVELS[-1]:.2f} step 0.05, PSB interpolation",
+        "pr_levels": f"{settings.pr_levels} levels 1/{settings.pr_levels}..1, PSB interpolation",
         "averaging": "mean over queries with K > 0",
     }
     return Report(

@@ -44,15 +44,14 @@ def cli() -> None:
 
 
 @cli.command("score")
-@click.argument("runs", nargs=-1, required=True, type=click.Path())
-@click.option("-r", "--relevance", required=True, type=click.Path(), help="Target classification (PSB .cla) or TREC qrels (query 0 target grade).")
+@click.argument("runs", nargs=-1, type=click.Path())
+@click.option("-c", "--config", type=click.Path(), help="Track preset (YAML, see configs/); command-line options override it.")
+@click.option("-r", "--relevance", type=click.Path(), help="Target classification (PSB .cla) or TREC qrels (query 0 target grade).")
 @click.option("-q", "--queries", type=click.Path(), help="Separate query classification (.cla); default: all-against-all.")
 @click.option(
     "--grades",
     type=click.Choice(["binary", "sister"]),
-    default="binary",
-    show_default=True,
-    help="sister: SHREC 2006 graded relevance (own class 2, classes with the same parent 1).",
+    help="[default: binary] sister: SHREC 2006 graded relevance (own class 2, classes with the same parent 1).",
 )
 @click.option("--collection", type=click.Path(), help="Target .cla giving the collection (Ds) with qrels relevance.")
 @click.option("--collection-size", type=click.IntRange(min=1), help="Ds, the collection size, with qrels relevance.")
@@ -62,17 +61,16 @@ def cli() -> None:
 @click.option(
     "--run-format",
     type=click.Choice(["auto", "lists", "matrix", "trec"]),
-    default="auto",
-    show_default=True,
-    help="How to read RUNS; auto refuses to guess.",
+    help="[default: auto] How to read RUNS; auto refuses to guess.",
 )
 @click.option(
     "--matrix-order",
     type=click.Choice(["listing", "numeric"]),
     help="Matrix row i / column j is the i-th id in .cla listing order (PSB tools) or the i-th smallest integer id (SHREC 2021).",
 )
-@click.option("--cutoffs", default="5,10", show_default=True, help="k of P@k and R@k in the default measures with qrels.")
-@click.option("--rel-level", type=click.IntRange(min=1), default=1, show_default=True, help="Binary measures count grade >= N as relevant (trec_eval -l).")
+@click.option("--cutoffs", help="[default: 5,10] k of P@k and R@k in the default measures with qrels.")
+@click.option("--rel-level", type=click.IntRange(min=1), help="[default: 1] Binary measures count grade >= N as relevant (trec_eval -l).")
+@click.option("--e-depth", type=click.IntRange(min=1), help="[default: 32] Depth of the E-measure.")
 @click.option("-o", "--out", type=click.Path(file_okay=False), help="Write per_query.csv, per_run.csv and pr_curve.csv here.")
 @click.option("--per-query", is_flag=True, help="Also print per-query values (machine formats: print them instead of the leaderboard).")
 @click.option(
@@ -85,8 +83,8 @@ def cli() -> None:
 )
 @click.option("--quiet", is_flag=True, help="No warnings on stderr.")
 def score_command(
-    runs, relevance, queries, grades, collection, collection_size, measures, sort, rank_by, run_format, matrix_order, cutoffs,
-    rel_level, out, per_query, fmt, quiet
+    runs, config, relevance, queries, grades, collection, collection_size, measures, sort, rank_by, run_format, matrix_order,
+    cutoffs, rel_level, e_depth, out, per_query, fmt, quiet
 ) -> None:
     """Score every run in RUNS and print the leaderboard.
 
@@ -96,28 +94,53 @@ def score_command(
     recall over the first 32 results (higher is better).
     """
     from .api import score
+    from .config import load_config
     from .measures import Settings
 
-    names = [m.strip() for m in measures.split(",") if m.strip()] if measures else None
     try:
-        ks = [int(k) for k in cutoffs.split(",") if k.strip()]
-    except ValueError:
-        raise BadInput(f"--cutoffs: expected whole numbers separated by commas, got {cutoffs!r}") from None
+        cfg = load_config(config) if config else {}
+    except InputError as exc:
+        raise BadInput(str(exc)) from None
+
+    def pick(key, given, default=None):
+        return given if given is not None else cfg.get(key, default)
+
+    runs = list(runs) or cfg.get("runs", [])
+    relevance = pick("relevance", relevance)
+    if not runs:
+        raise click.UsageError("expected RUNS (or 'runs:' in the --config file)")
+    if not relevance:
+        raise click.UsageError("expected --relevance (or 'relevance:' in the --config file)")
+    names = [m.strip() for m in measures.split(",") if m.strip()] if measures else cfg.get("measures")
+    if cutoffs is not None:
+        try:
+            ks = [int(k) for k in cutoffs.split(",") if k.strip()]
+        except ValueError:
+            raise BadInput(f"--cutoffs: expected whole numbers separated by commas, got {cutoffs!r}") from None
+    else:
+        ks = cfg.get("cutoffs", [5, 10])
+    defaults = Settings()
+    settings = Settings(
+        rel_level=pick("rel_level", rel_level, defaults.rel_level),
+        e_depth=pick("e_depth", e_depth, defaults.e_depth),
+        pr_levels=cfg.get("pr_levels", defaults.pr_levels),
+        dcg_cutoffs=tuple(cfg.get("dcg_cutoffs", defaults.dcg_cutoffs)),
+    )
     try:
         report = score(
-            list(runs),
+            runs,
             relevance,
-            queries=queries,
-            grades=grades,
-            collection=collection,
-            collection_size=collection_size,
+            queries=pick("queries", queries),
+            grades=pick("grades", grades, "binary"),
+            collection=pick("collection", collection),
+            collection_size=pick("collection_size", collection_size),
             measures=names,
-            sort=sort,
-            rank_by=rank_by,
-            run_format=run_format,
-            matrix_order=matrix_order,
+            sort=pick("sort", sort),
+            rank_by=pick("rank_by", rank_by),
+            run_format=pick("run_format", run_format, "auto"),
+            matrix_order=pick("matrix_order", matrix_order),
             cutoffs=ks,
-            settings=Settings(rel_level=rel_level),
+            settings=settings,
         )
         if out:
             report.to_csv_files(out)

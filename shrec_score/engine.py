@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .measures import PR_LEVELS, GainBlock, Measure, RankBlock, Settings, pr_curve
+from .measures import GainBlock, Measure, RankBlock, Settings, pr_curve
 from .measures.cumgain import discounted_cumulated_gain, gain_vectors
 from .model import MatrixRun, RankedRun
 from .ranking import matrix_to_ranked_run
@@ -139,7 +139,6 @@ def evaluate(
     measures: Sequence[Measure],
     settings: Settings = Settings(),
     *,
-    pr_levels: np.ndarray = PR_LEVELS,
     curves: bool = False,
 ) -> Evaluation:
     """Score every run on every query of ``relevance``.
@@ -149,6 +148,7 @@ def evaluate(
     averaged over the queries that reach each recall level and, with
     ``curves``, the SHREC 2006 gain curves.
     """
+    pr_levels = settings.recall_levels()
     binary = [m for m in measures if m.kind == "binary"]
     graded = [m for m in measures if m.kind == "graded"]
     depth = settings.curve_depth

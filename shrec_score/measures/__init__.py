@@ -5,11 +5,11 @@ from .dcg import dcg
 from .pr import PR_LEVELS, pr_curve
 from .precision import average_precision, precision_at, recall_at, reciprocal_rank
 from .graded import GainBlock
-from .registry import DEFAULT_BINARY, DEFAULT_GRADED, SHOWN_GRADED, Measure, Settings, get_measure, known_measures
+from .registry import DEFAULT_BINARY, DEFAULT_GRADED, SHOWN_GRADED, Measure, Settings, get_measure, graded_defaults, known_measures
 from .tiers import e_measure, first_tier, nearest_neighbor, second_tier
 
 __all__ = [
-    "RankBlock", "GainBlock", "DEFAULT_GRADED", "SHOWN_GRADED", "dcg", "PR_LEVELS", "pr_curve", "average_precision", "precision_at", "recall_at",
+    "RankBlock", "GainBlock", "DEFAULT_GRADED", "SHOWN_GRADED", "graded_defaults", "dcg", "PR_LEVELS", "pr_curve", "average_precision", "precision_at", "recall_at",
     "reciprocal_rank", "DEFAULT_BINARY", "Measure", "Settings", "get_measure", "known_measures",
     "e_measure", "first_tier", "nearest_neighbor", "second_tier",
 ]

@@ -36,6 +36,13 @@ class Settings:
     rel_level: int = 1
     #: Ranks 1..curve_depth of the CG/DCG/NCG/NDCG curves (SHREC 2006 Figure 3).
     curve_depth: int = 100
+    #: Number of recall levels of the PR curve: 1/n, 2/n, ..., 1 (PSB: 20).
+    pr_levels: int = 20
+    #: k of CG@k, DCG@k, NCG@k, NDCG@k in the graded default measures.
+    dcg_cutoffs: tuple[int, ...] = (5, 10, 25, 50, 100)
+
+    def recall_levels(self) -> np.ndarray:
+        return np.round(np.arange(1, self.pr_levels + 1) / self.pr_levels, 10)
 
 
 @dataclass(frozen=True)
@@ -131,12 +138,16 @@ def _gain_pattern(kind: str) -> None:
 for _kind in GAIN_KINDS:
     _gain_pattern(_kind)
 
-#: Every SHREC 2006 measure, in the report's order (the graded default).
-DEFAULT_GRADED = tuple(
-    [f"{m}_{lv}" for m in ("TP", "FP", "TN", "FN", "FT", "ST", "P", "R", "AP") for lv in ("highly", "relevant")]
-    + ["ADR"]
-    + [f"{kind}@{k}" for kind in GAIN_KINDS for k in GAIN_CUTOFFS]
-)
+def graded_defaults(cutoffs: tuple[int, ...] = GAIN_CUTOFFS) -> tuple[str, ...]:
+    """Every SHREC 2006 measure, in the report's order (the graded default)."""
+    return tuple(
+        [f"{m}_{lv}" for m in ("TP", "FP", "TN", "FN", "FT", "ST", "P", "R", "AP") for lv in ("highly", "relevant")]
+        + ["ADR"]
+        + [f"{kind}@{k}" for kind in GAIN_KINDS for k in cutoffs]
+    )
+
+
+DEFAULT_GRADED = graded_defaults()
 #: Shown on the terminal with graded relevance (per_run.csv holds them all).
 SHOWN_GRADED = ("ADR", "AP_highly", "AP_relevant", "FT_highly", "FT_relevant", "ST_highly", "ST_relevant", "NDCG@100")
 

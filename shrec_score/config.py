@@ -1,0 +1,116 @@
+"""Track presets in YAML: describe a track once, score every run the same way.
+
+Read with ``yaml.safe_load`` semantics (``yaml.compose`` on the safe loader,
+which also gives line numbers).  Paths are relative to the config file.
+Command-line options override the config.  An unknown key, a value of the
+wrong type or a missing file is an :class:`InputError` naming the key, the
+file and the line.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from .errors import InputError
+
+
+def _str(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def _int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 1
+
+
+def _bool(v: Any) -> bool:
+    return isinstance(v, bool)
+
+
+def _str_list(v: Any) -> bool:
+    return isinstance(v, list) and all(isinstance(x, str) for x in v)
+
+
+def _int_list(v: Any) -> bool:
+    return isinstance(v, list) and all(_int(x) for x in v) and len(v) > 0
+
+
+def _choice(*options: str) -> Callable[[Any], bool]:
+    def check(v: Any) -> bool:
+        return v in options
+
+    check.__doc__ = " or ".join(options)
+    return check
+
+
+#: key -> (check, what is expected, is a path)
+KEYS: dict[str, tuple[Callable[[Any], bool], str, str]] = {
+    "description": (_str, "a text", ""),
+    "relevance": (_str, "a file path", "file"),
+    "queries": (_str, "a file path", "file"),
+    "collection": (_str, "a file path", "file"),
+    "collection_size": (_int, "a whole number >= 1", ""),
+    "grades": (_choice("binary", "sister"), "binary or sister", ""),
+    "run_format": (_choice("auto", "lists", "matrix", "trec"), "auto, lists, matrix or trec", ""),
+    "matrix_order": (_choice("listing", "numeric"), "listing or numeric", ""),
+    "measures": (_str_list, "a list of measure names", ""),
+    "sort": (_str, "a measure name", ""),
+    "rank_by": (_str, "a measure name", ""),
+    "e_depth": (_int, "a whole number >= 1", ""),
+    "dcg_cutoffs": (_int_list, "a list of whole numbers >= 1", ""),
+    "pr_levels": (_int, "a whole number >= 1 (the number of recall levels)", ""),
+    "cutoffs": (_int_list, "a list of whole numbers >= 1", ""),
+    "rel_level": (_int, "a whole number >= 1", ""),
+    "runs": (_str_list, "a list of paths", "paths"),
+    "ground_truth": (_str, "a file path", "file"),
+    "ground_truth_higher_is_better": (_bool, "true or false", ""),
+    "lower_is_better": (_bool, "true or false", ""),
+}
+
+
+def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read and check a track preset; paths come back resolved against its folder."""
+    import yaml
+
+    path = os.fspath(path)
+    from .io.text import read_text
+
+    text = read_text(path)
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        raise InputError(path, line, "expected a YAML mapping of settings", str(getattr(exc, "problem", exc))) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise InputError(path, 1, "expected a YAML mapping of settings (key: value)", type(data).__name__)
+    lines = {k.value: k.start_mark.line + 1 for k, _ in node.value}
+    base = os.path.dirname(os.path.abspath(path))
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        line = lines.get(key)
+        if key not in KEYS:
+            raise InputError(path, line, f"unknown key {key!r}; expected one of: {', '.join(KEYS)}")
+        check, expected, kind = KEYS[key]
+        if not check(value):
+            raise InputError(path, line, f"expected {key!r} to be {expected}", repr(value))
+        if kind == "file":
+            value = _resolve(base, value)
+            if not os.path.isfile(value):
+                raise InputError(path, line, f"{key!r}: expected an existing file", f"{value} not found")
+        elif kind == "paths":
+            value = [_resolve(base, v) for v in value]
+            for v in value:
+                if not os.path.exists(v):
+                    raise InputError(path, line, f"{key!r}: expected existing files or folders", f"{v} not found")
+        out[key] = value
+    return out
+
+
+def _resolve(base: str, value: str) -> str:
+    full = value if os.path.isabs(value) else os.path.join(base, value)
+    return os.path.relpath(os.path.normpath(full)) if not os.path.isabs(value) else full
