@@ -30,6 +30,7 @@ demo: $(VENV)/.installed
 	$(BIN)/shrec-score sample_runs/psb-like/runs --relevance sample_runs/psb-like/classes.cla --sort AP --out results/psb-like --format table
 	$(BIN)/shrec-score --config configs/shrec2006.yaml --out results/shrec2006 --format table
 	$(BIN)/shrec-score --config configs/shrec2018-sketch-scene.yaml --out results/shrec2018-sketch-scene --format table
+	$(BIN)/shrec-score --config configs/sbir-kendall.yaml --out results/sbir --format table
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest

@@ -176,10 +176,48 @@ def make_scene_track(root: str, folder: str, kind: str, seed: int) -> None:
             np.save(os.path.join(out, "runs", f"{name}.npy"), d)
 
 
+def make_sbir(root: str, seed: int = 2010) -> None:
+    """Sketch-based image retrieval benchmark after Eitz et al. 2010 (seed 004).
+
+    31 groups of one sketch and 40 images.  Each image has a latent
+    similarity to its sketch; 28 simulated participants score it on 1..7
+    (rounded, clipped), and the mean is the ground truth (ties happen).
+    Three runs rank the images by a noisy distance (noise grows from
+    "strong" to "weak"); "weak" rounds its distances to one decimal (ties).
+    """
+    rng = np.random.default_rng(seed)
+    out = os.path.join(root, "sbir")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    rows = ["query,item,score"]
+    latent = {}
+    for g in range(1, 32):
+        q = f"sketch{g:02d}"
+        sim = rng.uniform(1, 7, size=40)
+        for i in range(40):
+            item = f"img{g:02d}_{i:02d}"
+            votes = np.clip(np.round(sim[i] + rng.normal(0, 1.2, size=28)), 1, 7)
+            rows.append(f"{q},{item},{votes.mean():.4f}")
+            latent[(q, item)] = sim[i]
+    with open(os.path.join(out, "ground_truth.csv"), "w", newline="\n") as fh:
+        fh.write("\n".join(rows) + "\n")
+    for name, noise, decimals in (("strong", 0.6, 6), ("medium", 1.5, 6), ("weak", 3.0, 1)):
+        folder = os.path.join(out, "runs", name)
+        os.makedirs(folder)
+        for g in range(1, 32):
+            q = f"sketch{g:02d}"
+            items = [f"img{g:02d}_{i:02d}" for i in range(40)]
+            d = np.round(np.array([8 - latent[(q, it)] for it in items]) + rng.normal(0, noise, size=40), decimals)
+            order = np.lexsort((np.arange(40), d))
+            with open(os.path.join(folder, f"{q}.txt"), "w", newline="\n") as fh:
+                fh.write("".join(f"{items[j]} {d[j]:.{decimals}f}\n" for j in order))
+
+
 if __name__ == "__main__":
+    make_sbir(HERE)
     make_psb_like(HERE)
     make_shrec2006_like(HERE)
     make_scene_track(HERE, "scene-sketch", "sketch", 2018)
     make_scene_track(HERE, "scene-image", "image", 2019)
-    for name in ("psb-like", "shrec2006-like", "scene-sketch", "scene-image"):
+    for name in ("psb-like", "shrec2006-like", "scene-sketch", "scene-image", "sbir"):
         print("wrote", os.path.join(HERE, name))

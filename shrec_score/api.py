@@ -213,6 +213,63 @@ def score(
     )
 
 
+def score_kendall(
+    runs: Sequence[PathLike],
+    ground_truth: PathLike,
+    *,
+    ground_truth_higher_is_better: bool = True,
+    lower_is_better: bool = True,
+    run_format: str = "auto",
+) -> Report:
+    """Rank correlation with human ground truth (seed 004): Kendall's tau-b per query.
+
+    ``ground_truth`` is a CSV/TSV with the header ``query,item,score``; runs
+    are ranked-list folders (``item [distance]``) or TREC run files.  The
+    leaderboard holds the mean tau-b over the queries and its standard
+    deviation (sample, ddof = 1).
+    """
+    import pandas as pd
+
+    from .correlation import evaluate_kendall
+    from .io.groundtruth import read_ground_truth
+
+    gt = read_ground_truth(ground_truth)
+    queries = list(dict.fromkeys(gt["query"]))
+    sources, notes = discover_runs(runs, run_format, query_ids=dict.fromkeys(queries))
+    per_query = evaluate_kendall(
+        sources, gt, ground_truth_higher_is_better=ground_truth_higher_is_better, lower_is_better=lower_is_better
+    )
+    per_run = per_run_means(per_query, ["tau_b"], [s.name for s in sources])
+    per_run["tau_b_std"] = [float(per_query.loc[per_query["run"] == r, "tau_b"].std(ddof=1)) for r in per_run["run"]]
+    board = leaderboard(per_run, "tau_b")
+    n_nan = int(per_query["tau_b"].isna().sum())
+    warnings = list(notes)
+    if n_nan:
+        warnings.append(f"{n_nan} (run, query) pairs have an undefined tau-b (fewer than 2 items or every item tied): left out of the means")
+    signature = {
+        "version": __version__,
+        "mode": "rank correlation",
+        "relevance": f"Kendall tau-b against {os.path.basename(os.fspath(ground_truth))}",
+        "queries": len(queries),
+        "ground_truth_higher_is_better": ground_truth_higher_is_better,
+        "lower_is_better": lower_is_better,
+        "ties": "tau-b (ties in either ranking)",
+        "averaging": "mean over queries; std with ddof = 1",
+    }
+    return Report(
+        per_query=per_query,
+        leaderboard=board,
+        pr_curve=pd.DataFrame(columns=["run", "recall", "precision"]),
+        measures=["tau_b", "tau_b_std"],
+        shown=["tau_b", "tau_b_std"],
+        sort="tau_b",
+        signature=signature,
+        warnings=warnings,
+        ranking=per_query_ranking(per_query, "tau_b"),
+        rank_by="tau_b",
+    )
+
+
 def _coverage_note(runs: Sequence[RankedRun], rel: Relevance) -> str:
     """Whether P, R and the TP/FP/TN/FN counts mean anything (SHREC 2006, section 5)."""
     full = (rel.collection_size or 0) - (rel.self_index >= 0).astype(np.int64)
@@ -249,4 +306,4 @@ def _resolve_in(name: str, computed: list[str], option: str) -> str:
     return resolved
 
 
-__all__ = ["score", "load_relevance", "load_runs", "is_classification_file"]
+__all__ = ["score", "score_kendall", "load_relevance", "load_runs", "is_classification_file"]

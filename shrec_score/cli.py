@@ -47,6 +47,19 @@ def cli() -> None:
 @click.argument("runs", nargs=-1, type=click.Path())
 @click.option("-c", "--config", type=click.Path(), help="Track preset (YAML, see configs/); command-line options override it.")
 @click.option("-r", "--relevance", type=click.Path(), help="Target classification (PSB .cla) or TREC qrels (query 0 target grade).")
+@click.option("--ground-truth", type=click.Path(), help="query,item,score CSV/TSV of human scores: Kendall tau-b per query instead of relevance measures.")
+@click.option(
+    "--ground-truth-higher-is-better/--ground-truth-lower-is-better",
+    "gt_higher",
+    default=None,
+    help="[default: higher] Orientation of the ground-truth scores.",
+)
+@click.option(
+    "--lower-is-better/--higher-is-better",
+    "run_lower",
+    default=None,
+    help="[default: lower] Orientation of the runs' distances (ranked lists).",
+)
 @click.option("-q", "--queries", type=click.Path(), help="Separate query classification (.cla); default: all-against-all.")
 @click.option(
     "--grades",
@@ -83,7 +96,7 @@ def cli() -> None:
 )
 @click.option("--quiet", is_flag=True, help="No warnings on stderr.")
 def score_command(
-    runs, config, relevance, queries, grades, collection, collection_size, measures, sort, rank_by, run_format, matrix_order,
+    runs, config, relevance, ground_truth, gt_higher, run_lower, queries, grades, collection, collection_size, measures, sort, rank_by, run_format, matrix_order,
     cutoffs, rel_level, e_depth, out, per_query, fmt, quiet
 ) -> None:
     """Score every run in RUNS and print the leaderboard.
@@ -107,8 +120,26 @@ def score_command(
 
     runs = list(runs) or cfg.get("runs", [])
     relevance = pick("relevance", relevance)
+    ground_truth = pick("ground_truth", ground_truth)
     if not runs:
         raise click.UsageError("expected RUNS (or 'runs:' in the --config file)")
+    if ground_truth and not relevance:
+        from .api import score_kendall
+
+        try:
+            report = score_kendall(
+                runs,
+                ground_truth,
+                ground_truth_higher_is_better=pick("ground_truth_higher_is_better", gt_higher, True),
+                lower_is_better=pick("lower_is_better", run_lower, True),
+                run_format=pick("run_format", run_format, "auto"),
+            )
+            if out:
+                report.to_csv_files(out)
+        except InputError as exc:
+            raise BadInput(str(exc)) from None
+        _render(report, fmt, per_query, quiet)
+        return
     if not relevance:
         raise click.UsageError("expected --relevance (or 'relevance:' in the --config file)")
     names = [m.strip() for m in measures.split(",") if m.strip()] if measures else cfg.get("measures")
@@ -146,6 +177,10 @@ def score_command(
             report.to_csv_files(out)
     except InputError as exc:
         raise BadInput(str(exc)) from None
+    _render(report, fmt, per_query, quiet)
+
+
+def _render(report, fmt: str, per_query: bool, quiet: bool) -> None:
     if not quiet:
         for w in report.warnings:
             click.echo(f"warning: {w}", err=True)

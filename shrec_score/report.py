@@ -88,8 +88,9 @@ class Report:
         files = {
             "per_query.csv": frame_to_csv(self.per_query),
             "per_run.csv": frame_to_csv(self.per_run),
-            "pr_curve.csv": frame_to_csv(self.pr_curve),
         }
+        if len(self.pr_curve):
+            files["pr_curve.csv"] = frame_to_csv(self.pr_curve)
         if self.ranking is not None:
             files["per_query_ranking.csv"] = frame_to_csv(self.ranking)
         if self.curves is not None:

@@ -45,7 +45,8 @@ def read_ranked_list(
     target_index: Mapping[str, int],
     *,
     self_index: int = -1,
-) -> np.ndarray:
+    with_distances: bool = False,
+):
     """Read one query's ranked list as target indices (best first).
 
     Lines are ``target_id [distance]`` or, SHREC 2016 style, ``distance
@@ -63,6 +64,9 @@ def read_ranked_list(
     self_index : int, keyword-only
         Index of the query in the collection (all-against-all mode); dropped
         from the list.  ``-1`` when the query is not in the collection.
+    with_distances : bool, keyword-only
+        Also return the distances (float64 array, or None when the lines
+        carry none; lines with and without a distance may not be mixed).
     """
     rows = [(n, f) for n, line in enumerate(read_text(path).splitlines(), start=1) if (f := line.split())]
     if rows and len(rows[0][1]) == 1 and rows[0][1][0] == query_id:
@@ -72,8 +76,12 @@ def read_ranked_list(
             raise InputError(path, n, 'expected "<target> [distance]"', f"{len(f)} fields")
     id_col = _id_column(path, rows, target_index)
     out: list[int] = []
+    dists: list[float] = []
     seen_at: dict[int, int] = {}
+    width = len(rows[0][1]) if rows else 1
     for n, f in rows:
+        if with_distances and len(f) != width:
+            raise InputError(path, n, "expected a distance on every line or on none", f"{len(f)} field(s) after {width} on the first line")
         tid = f[id_col] if len(f) == 2 else f[0]
         idx = target_index.get(tid)
         if idx is None:
@@ -86,12 +94,18 @@ def read_ranked_list(
                 raise InputError(path, n, "expected a number as distance", repr(dist)) from None
             if math.isnan(d):
                 raise InputError(path, n, "expected a number as distance", "NaN")
+            dists.append(d)
         if idx in seen_at:
             raise InputError(path, n, f"expected each target once; {tid!r} is already ranked at line {seen_at[idx]}")
         seen_at[idx] = n
         if idx != self_index:
             out.append(idx)
-    return np.asarray(out, dtype=np.int64)
+        elif dists:
+            dists.pop()
+    indices = np.asarray(out, dtype=np.int64)
+    if with_distances:
+        return indices, (np.asarray(dists, dtype=np.float64) if width == 2 else None)
+    return indices
 
 
 def _id_column(path: str, rows: list[tuple[int, list[str]]], target_index: Mapping[str, int]) -> int:

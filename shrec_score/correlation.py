@@ -1,0 +1,101 @@
+"""Rank correlation against human ground truth (seed 004): per query tau-b.
+
+A system's value for an item is its distance when the ranked list gives one
+(lower = more similar unless ``lower_is_better=False``), else its rank; for a
+TREC run it is the score (higher = more similar, the TREC convention).  The
+ground truth is a mean user score (higher = more similar unless
+``ground_truth_higher_is_better=False``).  Both sides are oriented to "higher
+= more similar" before tau-b, so tau-b = 1 means the same order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError
+from .io.lists import query_files, read_ranked_list
+from .io.runs import RunSource
+from .io.trec import read_trec_run_table
+from .measures.kendall import kendall_tau_b
+
+
+def _check_items(path: str, run: str, query: str, ranked: list[str], expected: set[str]) -> None:
+    missing = expected.difference(ranked)
+    if missing:
+        first = sorted(missing)[0]
+        raise InputError(path, None, f"expected run {run!r} to rank every item of query {query!r}; {len(missing)} of {len(expected)} are not ranked", f"first missing: {first!r}")
+    extra = [x for x in ranked if x not in expected]
+    if extra:
+        raise InputError(path, None, f"expected only items of query {query!r} in the ground truth", f"unknown item {extra[0]!r}")
+
+
+def run_values(source: RunSource, gt: pd.DataFrame, *, lower_is_better: bool = True) -> dict[str, tuple[list[str], np.ndarray]]:
+    """Per query: the items and the system's values, oriented higher = more similar."""
+    items_of = {q: list(sub["item"]) for q, sub in gt.groupby("query", sort=False)}
+    out: dict[str, tuple[list[str], np.ndarray]] = {}
+    if source.format == "lists":
+        files = query_files(source.path, items_of)
+        for q, items in items_of.items():
+            if q not in files:
+                raise InputError(source.path, None, f"expected a ranked list for every query; run {source.name!r} has none for query {q!r}")
+            index = {it: i for i, it in enumerate(items)}
+            universe = _AnyItem(index)
+            idx, dist = read_ranked_list(files[q], q, universe, with_distances=True)
+            ranked = [universe.name(i) for i in idx]
+            _check_items(files[q], source.name, q, ranked, set(items))
+            if dist is None:
+                values = -np.arange(1, len(ranked) + 1, dtype=np.float64)  # rank: lower is better
+            else:
+                values = -dist if lower_is_better else dist
+            out[q] = (ranked, values)
+    elif source.format == "trec":
+        df = read_trec_run_table(source.path)
+        for q, items in items_of.items():
+            sub = df[df["query"] == q]
+            if sub.empty:
+                raise InputError(source.path, None, f"expected a ranking for every query; run {source.name!r} has none for query {q!r}")
+            ranked = list(sub["doc"])
+            _check_items(source.path, source.name, q, ranked, set(items))
+            out[q] = (ranked, sub["score"].to_numpy(dtype=np.float64))
+    else:
+        raise InputError(source.path, None, "expected ranked-list folders or TREC runs for a ground-truth (Kendall) evaluation", f"a {source.format} run")
+    return out
+
+
+class _AnyItem(dict):
+    """Item -> index that admits unknown items (so that they can be named in errors)."""
+
+    def __init__(self, index: dict[str, int]) -> None:
+        super().__init__(index)
+        self._names = {i: k for k, i in index.items()}
+
+    def get(self, key, default=None):  # type: ignore[override]
+        if key not in self:
+            self[key] = len(self._names)
+            self._names[self[key]] = key
+        return super().get(key)
+
+    def name(self, i: int) -> str:
+        return self._names[int(i)]
+
+
+def evaluate_kendall(
+    sources: list[RunSource],
+    gt: pd.DataFrame,
+    *,
+    ground_truth_higher_is_better: bool = True,
+    lower_is_better: bool = True,
+) -> pd.DataFrame:
+    """per-query frame: run, query, items, tau_b."""
+    rows = []
+    gt_by_query = {q: dict(zip(sub["item"], sub["score"])) for q, sub in gt.groupby("query", sort=False)}
+    for source in sources:
+        values = run_values(source, gt, lower_is_better=lower_is_better)
+        for q, truth in gt_by_query.items():
+            ranked, system = values[q]
+            x = np.asarray([truth[it] for it in ranked], dtype=np.float64)
+            if not ground_truth_higher_is_better:
+                x = -x
+            rows.append({"run": source.name, "query": q, "items": len(ranked), "tau_b": kendall_tau_b(x, system)})
+    return pd.DataFrame(rows, columns=["run", "query", "items", "tau_b"])

@@ -1,0 +1,55 @@
+"""Reader of human ground truth for rank correlation: ``query,item,score``.
+
+CSV or TSV (by extension ``.tsv`` or a tab in the header line) with the
+header ``query,item,score``; one row per query/item pair; score = mean user
+score.  Every query may have its own set of items.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pandas as pd
+
+from ..errors import InputError
+from .text import read_text
+
+COLUMNS = ["query", "item", "score"]
+
+
+def read_ground_truth(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """Columns query (str), item (str), score (float64), line (1-based)."""
+    path = os.fspath(path)
+    text = read_text(path)
+    lines = text.splitlines()
+    if not lines or not lines[0].strip():
+        raise InputError(path, 1, "expected the header query,item,score", "an empty first line")
+    sep = "\t" if path.endswith(".tsv") or "\t" in lines[0] else ","
+    header = [h.strip() for h in lines[0].split(sep)]
+    if header != COLUMNS:
+        raise InputError(path, 1, f"expected the header {sep.join(COLUMNS)!r}", repr(lines[0]))
+    numbered = [(n, ln) for n, ln in enumerate(lines[1:], start=2) if ln.strip()]
+    rows = []
+    for n, ln in numbered:
+        f = [x.strip() for x in ln.split(sep)]
+        if len(f) != 3:
+            raise InputError(path, n, f"expected 3 fields query{sep}item{sep}score", f"{len(f)}")
+        rows.append(f)
+    if not rows:
+        raise InputError(path, None, "expected at least one query,item,score row")
+    df = pd.DataFrame(rows, columns=COLUMNS)
+    df["line"] = [n for n, _ in numbered]
+    score = pd.to_numeric(df["score"], errors="coerce")
+    bad = score.isna() | ~np.isfinite(score.fillna(0))
+    if bad.any():
+        i = int(np.flatnonzero(bad.to_numpy())[0])
+        raise InputError(path, int(df["line"].iat[i]), "expected a finite number as score", repr(df["score"].iat[i]))
+    df["score"] = score.astype(np.float64)
+    dup = df.duplicated(["query", "item"])
+    if dup.any():
+        i = int(np.flatnonzero(dup.to_numpy())[0])
+        q, it = df["query"].iat[i], df["item"].iat[i]
+        first = int(df[(df["query"] == q) & (df["item"] == it)]["line"].iat[0])
+        raise InputError(path, int(df["line"].iat[i]), f"expected each (query, item) pair once; {q},{it} is already scored at line {first}")
+    return df
