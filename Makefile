@@ -17,7 +17,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(PIP) install -e .
+	$(PIP) install -e '.[plots]'
 	@touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
@@ -28,7 +28,7 @@ install: $(VENV)/.installed
 
 demo: $(VENV)/.installed
 	$(BIN)/shrec-score sample_runs/psb-like/runs --relevance sample_runs/psb-like/classes.cla --sort AP --out results/psb-like --format table
-	$(BIN)/shrec-score --config configs/shrec2006.yaml --out results/shrec2006 --format table
+	$(BIN)/shrec-score --config configs/shrec2006.yaml --out results/shrec2006 --plots results/shrec2006/plots --significance --format table
 	$(BIN)/shrec-score --config configs/shrec2018-sketch-scene.yaml --out results/shrec2018-sketch-scene --format table
 	$(BIN)/shrec-score --config configs/sbir-kendall.yaml --out results/sbir --format table
 

@@ -52,3 +52,43 @@ def per_query_ranking(per_query: pd.DataFrame, measure: str) -> pd.DataFrame:
     frame = frame.sort_values("_q", kind="mergesort")
     frame["rank"] = frame.groupby("_q").cumcount() + 1
     return frame[["query", "rank", "run", "value"]].reset_index(drop=True)
+
+
+def per_class_means(per_query: pd.DataFrame, measures: Sequence[str], run_order: Sequence[str]) -> pd.DataFrame:
+    """Columns run, class, queries, then the mean of each measure over the class's queries.
+
+    Classes keep their first-appearance order; queries with undefined values
+    are left out of each mean (as in :func:`per_run_means`).
+    """
+    classes = list(dict.fromkeys(per_query["class"]))
+    rows = []
+    for run in run_order:
+        sub = per_query[per_query["run"] == run]
+        for cls, grp in sub.groupby("class", sort=False):
+            values = grp[list(measures)]
+            row: dict[str, object] = {"run": run, "class": cls, "queries": int(values.notna().any(axis=1).sum())}
+            for m in measures:
+                col = values[m].dropna()
+                row[m] = float(col.mean()) if len(col) else float("nan")
+            rows.append(row)
+    out = pd.DataFrame(rows, columns=["run", "class", "queries", *measures])
+    out["_c"] = out["class"].map({c: i for i, c in enumerate(classes)})
+    out["_r"] = out["run"].map({r: i for i, r in enumerate(run_order)})
+    return out.sort_values(["_r", "_c"], kind="mergesort").drop(columns=["_c", "_r"]).reset_index(drop=True)
+
+
+def macro_means(per_class: pd.DataFrame, measures: Sequence[str], run_order: Sequence[str]) -> pd.DataFrame:
+    """Per-run mean of the per-class means (PSB's -macro): every class weighs the same.
+
+    Classes with no scored query are left out.  ``queries`` is the total
+    number of scored queries.
+    """
+    rows = []
+    for run in run_order:
+        sub = per_class[(per_class["run"] == run) & (per_class["queries"] > 0)]
+        row: dict[str, object] = {"run": run, "queries": int(sub["queries"].sum())}
+        for m in measures:
+            col = sub[m].dropna()
+            row[m] = float(col.mean()) if len(col) else float("nan")
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["run", "queries", *measures])

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import __version__
-from .aggregate import leaderboard, per_query_ranking, per_run_means
+from .aggregate import leaderboard, macro_means, per_class_means, per_query_ranking, per_run_means
 from .engine import evaluate
 from .errors import InputError
 from .io.cla import read_classification
@@ -72,6 +72,7 @@ def load_runs(
     *,
     run_format: str = "auto",
     matrix_order: str | None = None,
+    progress=None,
 ) -> tuple[list[RankedRun | MatrixRun], list[str]]:
     """Read every run found in ``paths`` (see :func:`shrec_score.io.runs.discover_runs`)."""
     if run_format not in FORMATS:
@@ -79,7 +80,9 @@ def load_runs(
     sources, notes = discover_runs(paths, run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries))
     self_index = {q: int(i) for q, i in zip(relevance.query_ids, relevance.self_index) if i >= 0}
     runs: list[RankedRun | MatrixRun] = []
-    for s in sources:
+    for i, s in enumerate(sources):
+        if progress is not None:
+            progress("reading", i, len(sources))
         if s.format == "lists":
             runs.append(
                 read_list_run(s, relevance.query_ids, relevance.target_index, self_index=self_index, ignorable=relevance.ignorable_queries)
@@ -107,7 +110,12 @@ def score(
     run_format: str = "auto",
     matrix_order: str | None = None,
     cutoffs: Sequence[int] = (5, 10),
+    average: str = "micro",
+    significance: bool = False,
+    seed: int = 0,
+    n_resamples: int = 10_000,
     settings: Settings = Settings(),
+    progress=None,
 ) -> Report:
     """Score runs and return a :class:`~shrec_score.report.Report`.
 
@@ -138,6 +146,15 @@ def score(
         Which id is row i / column j of a matrix run.
     cutoffs : list of int
         k of P@k and R@k in the default measures with qrels relevance.
+    average : {"micro", "macro"}
+        micro: mean over queries; macro: mean of the per-class means (PSB -macro).
+    significance : bool
+        Paired randomization tests between every pair of runs on the sort
+        measure (Holm-corrected) and a bootstrap 95% interval per run.
+    seed, n_resamples : int
+        Make the randomization and the bootstrap reproducible.
+    progress : callable, optional
+        ``progress(stage, done, total)`` as runs are read ("reading") and scored ("scoring").
     """
     if isinstance(relevance, Relevance):
         rel = relevance
@@ -164,12 +181,31 @@ def score(
 
     notes: list[str] = []
     if runs and not isinstance(runs[0], RankedRun):
-        run_objs, notes = load_runs(runs, rel, run_format=run_format, matrix_order=matrix_order)  # type: ignore[arg-type]
+        run_objs, notes = load_runs(runs, rel, run_format=run_format, matrix_order=matrix_order, progress=progress)  # type: ignore[arg-type]
     else:
         run_objs = list(runs)  # type: ignore[arg-type]
-    ev = evaluate(run_objs, rel, resolved, settings, curves=graded)
-    per_run = per_run_means(ev.per_query, mnames, [r.name for r in run_objs])
+    if average not in ("micro", "macro"):
+        raise InputError(None, None, "expected --average micro or macro", repr(average))
+    ev = evaluate(run_objs, rel, resolved, settings, curves=graded, progress=progress)
+    run_names = [r.name for r in run_objs]
+    has_classes = rel.mode != "qrels"
+    per_class = per_class_means(ev.per_query, mnames, run_names) if has_classes else None
+    if average == "macro":
+        if per_class is None:
+            raise InputError(None, None, "expected classes for --average macro (qrels have none)")
+        per_run = macro_means(per_class, mnames, run_names)
+    else:
+        per_run = per_run_means(ev.per_query, mnames, run_names)
+    sig = None
+    if significance:
+        from .significance import bootstrap_ci, pairwise
+
+        cis = [bootstrap_ci(ev.per_query.loc[ev.per_query["run"] == r, sort_name].to_numpy(), n_resamples=n_resamples, seed=seed) for r in run_names]
+        per_run[f"{sort_name}_ci_low"] = [c[0] for c in cis]
+        per_run[f"{sort_name}_ci_high"] = [c[1] for c in cis]
     board = leaderboard(per_run, sort_name)
+    if significance:
+        sig = pairwise(ev.per_query, sort_name, list(board["run"]), n_resamples=n_resamples, seed=seed)
 
     k = rel.n_relevant(1)
     warnings = list(notes)
@@ -195,8 +231,10 @@ def score(
         "rel_level": settings.rel_level,
         "e_depth": settings.e_depth,
         "pr_levels": f"{settings.pr_levels} levels 1/{settings.pr_levels}..1, PSB interpolation",
-        "averaging": "mean over queries with K > 0",
+        "averaging": "macro: mean of per-class means" if average == "macro" else "micro: mean over queries with K > 0",
     }
+    if significance:
+        signature["significance"] = f"paired randomization test on {sort_name}, Holm-corrected, {n_resamples} resamples, seed {seed}; bootstrap 95% CI"
     return Report(
         per_query=ev.per_query,
         leaderboard=board,
@@ -210,6 +248,8 @@ def score(
         gain_vs_recall=ev.gain_vs_recall,
         ranking=per_query_ranking(ev.per_query, rank_name),
         rank_by=rank_name,
+        per_class=per_class,
+        significance=sig,
     )
 
 

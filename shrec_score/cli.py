@@ -84,12 +84,17 @@ def cli() -> None:
 @click.option("--cutoffs", help="[default: 5,10] k of P@k and R@k in the default measures with qrels.")
 @click.option("--rel-level", type=click.IntRange(min=1), help="[default: 1] Binary measures count grade >= N as relevant (trec_eval -l).")
 @click.option("--e-depth", type=click.IntRange(min=1), help="[default: 32] Depth of the E-measure.")
+@click.option("--average", type=click.Choice(["micro", "macro"]), help="[default: micro] macro = mean of per-class means (PSB -macro).")
+@click.option("--significance", is_flag=True, help="Paired randomization tests between runs on the sort measure (Holm-corrected) and bootstrap 95% CIs.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the randomization test and the bootstrap.")
+@click.option("--resamples", type=click.IntRange(min=100), default=10_000, show_default=True, help="Resamples of the randomization test and the bootstrap.")
+@click.option("--plots", "plots_dir", type=click.Path(file_okay=False), help="Write PR curves, NDCG/CG curves and per-class bars (PNG and SVG) here; needs matplotlib.")
 @click.option("-o", "--out", type=click.Path(file_okay=False), help="Write per_query.csv, per_run.csv and pr_curve.csv here.")
 @click.option("--per-query", is_flag=True, help="Also print per-query values (machine formats: print them instead of the leaderboard).")
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["auto", "table", "csv", "json", "markdown"]),
+    type=click.Choice(["auto", "table", "csv", "json", "markdown", "latex", "trec"]),
     default="auto",
     show_default=True,
     help="auto = a table on a terminal, CSV otherwise.",
@@ -97,7 +102,7 @@ def cli() -> None:
 @click.option("--quiet", is_flag=True, help="No warnings on stderr.")
 def score_command(
     runs, config, relevance, ground_truth, gt_higher, run_lower, queries, grades, collection, collection_size, measures, sort, rank_by, run_format, matrix_order,
-    cutoffs, rel_level, e_depth, out, per_query, fmt, quiet
+    cutoffs, rel_level, e_depth, average, significance, seed, resamples, plots_dir, out, per_query, fmt, quiet
 ) -> None:
     """Score every run in RUNS and print the leaderboard.
 
@@ -150,6 +155,14 @@ def score_command(
             raise BadInput(f"--cutoffs: expected whole numbers separated by commas, got {cutoffs!r}") from None
     else:
         ks = cfg.get("cutoffs", [5, 10])
+    bar = _ProgressBar(enabled=not quiet and sys.stderr.isatty())
+    if plots_dir:
+        from .plots import INSTALL_HINT
+
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise BadInput(f"--plots needs matplotlib; install it with: {INSTALL_HINT}") from None
     defaults = Settings()
     settings = Settings(
         rel_level=pick("rel_level", rel_level, defaults.rel_level),
@@ -171,12 +184,23 @@ def score_command(
             run_format=pick("run_format", run_format, "auto"),
             matrix_order=pick("matrix_order", matrix_order),
             cutoffs=ks,
+            average=pick("average", average, "micro"),
+            significance=significance,
+            seed=seed,
+            n_resamples=resamples,
             settings=settings,
+            progress=bar,
         )
+        if plots_dir:
+            from .plots import write_plots
+
+            write_plots(report, plots_dir)
         if out:
             report.to_csv_files(out)
     except InputError as exc:
         raise BadInput(str(exc)) from None
+    finally:
+        bar.close()
     _render(report, fmt, per_query, quiet)
 
 
@@ -195,8 +219,47 @@ def _render(report, fmt: str, per_query: bool, quiet: bool) -> None:
         click.echo(report.to_csv(per_query=per_query), nl=False)
     elif fmt == "json":
         click.echo(report.to_json(per_query=per_query), nl=False)
+    elif fmt == "latex":
+        click.echo(report.to_latex(), nl=False)
+    elif fmt == "trec":
+        click.echo(report.to_trec(per_query=per_query), nl=False)
     else:
         click.echo(report.to_markdown(), nl=False)
+
+
+class _ProgressBar:
+    """A rich progress bar on stderr that appears only when the work lasts
+    more than a second, and never when stderr is not a terminal or --quiet."""
+
+    DELAY = 1.0
+
+    def __init__(self, enabled: bool) -> None:
+        import time
+
+        self.enabled = enabled
+        self.started = time.monotonic()
+        self.bar = None
+        self.task = None
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        import time
+
+        if not self.enabled:
+            return
+        if self.bar is None:
+            if time.monotonic() - self.started < self.DELAY or done >= total:
+                return
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self.bar = Progress(console=Console(stderr=True), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task(stage, total=total)
+        self.bar.update(self.task, completed=done, total=total, description=f"{stage} runs")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
 
 
 @cli.command("measures")

@@ -62,6 +62,7 @@ KEYS: dict[str, tuple[Callable[[Any], bool], str, str]] = {
     "pr_levels": (_int, "a whole number >= 1 (the number of recall levels)", ""),
     "cutoffs": (_int_list, "a list of whole numbers >= 1", ""),
     "rel_level": (_int, "a whole number >= 1", ""),
+    "average": (_choice("micro", "macro"), "micro or macro", ""),
     "runs": (_str_list, "a list of paths", "paths"),
     "ground_truth": (_str, "a file path", "file"),
     "ground_truth_higher_is_better": (_bool, "true or false", ""),

@@ -140,6 +140,7 @@ def evaluate(
     settings: Settings = Settings(),
     *,
     curves: bool = False,
+    progress=None,
 ) -> Evaluation:
     """Score every run on every query of ``relevance``.
 
@@ -154,7 +155,9 @@ def evaluate(
     depth = settings.curve_depth
     pct = np.arange(1, 101)
     frames, prs, curve_frames, gvr_frames = [], [], [], []
-    for run in runs:
+    for done, run in enumerate(runs):
+        if progress is not None:
+            progress("scoring", done, len(runs))
         if isinstance(run, MatrixRun):
             run = matrix_to_ranked_run(run, relevance.self_index)
         run = align(run, relevance.query_ids)
@@ -200,6 +203,8 @@ def evaluate(
         data: dict[str, object] = {"run": run.name, "query": relevance.query_ids, "class": relevance.query_classes}
         data.update({m.name: values[m.name] for m in measures})
         frames.append(pd.DataFrame(data))
+    if progress is not None:
+        progress("scoring", len(runs), len(runs))
     columns = ["run", "query", "class", *[m.name for m in measures]]
     per_query = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
     pr_df = pd.concat(prs, ignore_index=True) if prs else pd.DataFrame(columns=["run", "recall", "precision"])

@@ -77,7 +77,10 @@ def test_demo_invocation_writes_the_three_csv_files_byte_identically(tmp_path):
         r = invoke(os.path.join(PSB_LIKE, "runs"), "--relevance", os.path.join(PSB_LIKE, "classes.cla"), "--out", out)
         assert r.exit_code == 0, r.output
     names = sorted(os.listdir(out1))
-    assert names == ["per_query.csv", "per_query_ranking.csv", "per_run.csv", "pr_curve.csv"]
+    assert names == [
+        "leaderboard.md", "leaderboard.tex", "per_class.csv", "per_query.csv", "per_query_ranking.csv",
+        "per_run.csv", "pr_curve.csv", "signature.txt",
+    ]
     for n in names:
         assert (out1 / n).read_bytes() == (out2 / n).read_bytes()
     pq = pd.read_csv(out1 / "per_query.csv", dtype={"query": str})
@@ -103,7 +106,8 @@ def test_leaderboard_sorted_by_sort_measure_and_stdout_formats(small):
     assert j.exit_code == 0 and '"leaderboard"' in j.output and '"version": "' in j.output
     md = invoke(*args, "--format", "markdown", "-m", "NN,AP")
     assert md.output.splitlines()[0] == "| rank | run | queries | NN | mAP |"
-    assert md.output.splitlines()[2].startswith("| 1 | good | 6 | 0.5000 | ")
+    # one run: every value is the best of its column, in bold
+    assert md.output.splitlines()[2].startswith("| 1 | good | 6 | **0.5000** | **")
     pq = invoke(*args, "--per-query", "--format", "csv", "-m", "NN")
     rows = pd.read_csv(io.StringIO(pq.stdout))
     assert rows["NN"].tolist() == [1, 0, 0, 1, 0, 1]
@@ -122,8 +126,13 @@ def test_rich_table_golden(small):
         " ─────────────────────────────────────────",
         "     1   good         6   0.5000   0.7500",
     ]
-    caption = " ".join(ln.strip() for ln in lines[5:] if ln.strip())  # rich wraps it to the table's width
-    assert caption == f"all-against-all, binary: same class; 6 queries; shrec-score {shrec_score.__version__}"
+    text = " ".join(ln.strip() for ln in lines[5:] if ln.strip())  # rich wraps the caption to the table's width
+    caption = f"all-against-all, binary: same class; 6 queries; shrec-score {shrec_score.__version__}"
+    assert text.startswith(caption + " ")
+    assert text[len(caption) + 1 :] == report.signature_text()
+    assert report.signature_text().startswith(f"shrec-score {shrec_score.__version__}; mode: all-against-all; ")
+    for setting in ("ties: lists: file order", "e_depth: 32", "pr_levels: 20 levels", "averaging: micro"):
+        assert setting in report.signature_text()
 
 
 def bad(small, *extra, out=True):

@@ -1,0 +1,118 @@
+"""Is run A really better than run B?  Paired tests over the per-query values.
+
+* :func:`randomization_test`: paired, two-sided sign-flip randomization test of
+  the mean difference (Fisher; Smucker, Allan & Carterette, CIKM 2007).  Exact
+  (all 2^n sign patterns) for n <= 16 queries, else ``n_resamples`` random
+  sign patterns with p = (hits + 1) / (n_resamples + 1).
+* :func:`holm`: Holm's step-down correction for the m pairwise comparisons.
+* :func:`bootstrap_ci`: percentile bootstrap confidence interval of a mean.
+
+Everything is seeded (``seed``) and reproducible.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+
+#: Up to this many queries, every sign pattern is enumerated (exact p-value).
+EXACT_UP_TO = 16
+
+
+def randomization_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int = 10_000, seed: int = 0) -> float:
+    """Two-sided p-value of H0 "mean(a - b) = 0" by flipping the signs of the differences.
+
+    p = P(|mean(s * d)| >= |mean(d)|) over sign patterns s.  Identical runs
+    give p = 1.
+
+    >>> randomization_test(np.array([0.5, 0.6, 0.7]), np.array([0.5, 0.6, 0.7]))
+    1.0
+    >>> randomization_test(np.ones(3), np.zeros(3))  # exact: 2 of 8 patterns reach |mean| = 1
+    0.25
+    """
+    d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    n = d.size
+    if n == 0:
+        return float("nan")
+    observed = abs(d.mean())
+    tol = 1e-12 * max(1.0, observed)
+    if n <= EXACT_UP_TO:
+        patterns = ((np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1) * 2 - 1
+        means = np.abs(patterns @ d) / n
+        return float((means >= observed - tol).sum() / 2**n)
+    rng = np.random.default_rng(seed)
+    hits = 0
+    done = 0
+    chunk = max(1, 2_000_000 // n)
+    while done < n_resamples:
+        k = min(chunk, n_resamples - done)
+        signs = rng.integers(0, 2, size=(k, n), dtype=np.int8) * 2 - 1
+        hits += int((np.abs(signs @ d) / n >= observed - tol).sum())
+        done += k
+    return float((hits + 1) / (n_resamples + 1))
+
+
+def holm(p_values: np.ndarray) -> np.ndarray:
+    """Holm's step-down adjusted p-values (family-wise error rate).
+
+    p_(i) adjusted = max_{j <= i} min(1, (m - j + 1) p_(j)) for the sorted p.
+
+    >>> holm(np.array([0.01, 0.04, 0.03])).tolist()
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(p_values, dtype=np.float64)
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    adjusted = np.maximum.accumulate(scaled)
+    out = np.empty(m)
+    out[order] = adjusted
+    return out
+
+
+def bootstrap_ci(values: np.ndarray, *, n_resamples: int = 10_000, level: float = 0.95, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap confidence interval of the mean (queries resampled)."""
+    v = np.asarray(values, dtype=np.float64)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    means = np.empty(n_resamples)
+    chunk = max(1, 2_000_000 // v.size)
+    for start in range(0, n_resamples, chunk):
+        k = min(chunk, n_resamples - start)
+        idx = rng.integers(0, v.size, size=(k, v.size))
+        means[start : start + k] = v[idx].mean(axis=1)
+    lo, hi = np.quantile(means, [(1 - level) / 2, 1 - (1 - level) / 2])
+    return float(lo), float(hi)
+
+
+def pairwise(per_query: pd.DataFrame, measure: str, runs: list[str], *, n_resamples: int = 10_000, seed: int = 0, alpha: float = 0.05) -> pd.DataFrame:
+    """Every pair of runs (in leaderboard order): mean difference, win/tie/loss,
+    p-value and Holm-adjusted p-value of the randomization test on ``measure``.
+
+    Only queries where both runs have a value are compared.
+    """
+    wide = per_query.pivot(index="query", columns="run", values=measure)
+    rows = []
+    for i, (ra, rb) in enumerate(combinations(runs, 2)):
+        pair = wide[[ra, rb]].dropna()
+        a, b = pair[ra].to_numpy(), pair[rb].to_numpy()
+        rows.append(
+            {
+                "run_a": ra,
+                "run_b": rb,
+                "queries": len(pair),
+                "mean_diff": float((a - b).mean()) if len(pair) else float("nan"),
+                "wins": int((a > b).sum()),
+                "ties": int((a == b).sum()),
+                "losses": int((a < b).sum()),
+                "p_value": randomization_test(a, b, n_resamples=n_resamples, seed=seed + i),
+            }
+        )
+    out = pd.DataFrame(rows, columns=["run_a", "run_b", "queries", "mean_diff", "wins", "ties", "losses", "p_value"])
+    out["p_adjusted"] = holm(out["p_value"].to_numpy()) if len(out) else []
+    out["significant"] = out["p_adjusted"] < alpha
+    return out
