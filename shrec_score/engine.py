@@ -19,7 +19,7 @@ import pandas as pd
 from .measures import GainBlock, Measure, RankBlock, Settings, pr_curve
 from .measures.cumgain import discounted_cumulated_gain, gain_vectors
 from .model import MatrixRun, RankedRun
-from .ranking import matrix_to_ranked_run
+from .ranking import matrix_rank_block, matrix_to_ranked_run
 from .relevance import Relevance
 
 #: Cells of a dense gain matrix built at once (bounds memory on large runs).
@@ -158,11 +158,16 @@ def evaluate(
     for done, run in enumerate(runs):
         if progress is not None:
             progress("scoring", done, len(runs))
-        if isinstance(run, MatrixRun):
-            run = matrix_to_ranked_run(run, relevance.self_index)
-        run = align(run, relevance.query_ids)
+        level = settings.rel_level
+        if isinstance(run, MatrixRun) and not (graded or curves):
+            # binary measures only: the ranks of the relevant items suffice
+            block = matrix_rank_block(run, relevance.relevant_targets(level), relevance.n_relevant(level), relevance.self_index)
+        else:
+            if isinstance(run, MatrixRun):
+                run = matrix_to_ranked_run(run, relevance.self_index)
+            run = align(run, relevance.query_ids)
+            block = rank_block(run, relevance, level=level)
         values: dict[str, np.ndarray] = {}
-        block = rank_block(run, relevance, level=settings.rel_level)
         for m in binary:
             values[m.name] = m.compute(block, settings)
         pr = pr_curve(block.rel_ranks, n_relevant=block.n_relevant, levels=pr_levels)

@@ -100,6 +100,10 @@ class Relevance:
         """Number of targets with gain >= ``level`` per query, itself excluded."""
         raise NotImplementedError
 
+    def relevant_targets(self, level: int = 1) -> list[np.ndarray]:
+        """Per query, the target indices with gain >= ``level`` (itself excluded), ascending."""
+        raise NotImplementedError
+
     @staticmethod
     def from_classification(
         targets: Classification,
@@ -225,6 +229,18 @@ class ClassRelevance(Relevance):
     def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
         return self._table[self._query_label[query_rows], self._target_label[targets]]
 
+    def relevant_targets(self, level: int = 1) -> list[np.ndarray]:
+        by_label = {}
+        out = []
+        for q, lab in enumerate(self._query_label):
+            lab = int(lab)
+            if lab not in by_label:
+                by_label[lab] = np.flatnonzero(self._table[lab][self._target_label] >= level)
+            targets = by_label[lab]
+            own = int(self.self_index[q])
+            out.append(targets[targets != own] if own >= 0 else targets)
+        return out
+
     def n_relevant(self, level: int = 1) -> np.ndarray:
         per_class = np.bincount(self._target_label, minlength=self._table.shape[1])
         counts = ((self._table >= level) * per_class[None, :]).sum(axis=1)
@@ -271,3 +287,9 @@ class QrelsRelevance(Relevance):
 
     def n_relevant(self, level: int = 1) -> np.ndarray:
         return np.bincount(self._query_of[self._grades >= level], minlength=self.n_queries).astype(np.int64)
+
+    def relevant_targets(self, level: int = 1) -> list[np.ndarray]:
+        keep = self._grades >= level
+        targets = (self._keys[keep] & 0xFFFFFFFF).astype(np.int64)
+        bounds = np.searchsorted(self._query_of[keep], np.arange(self.n_queries + 1))
+        return [targets[bounds[i] : bounds[i + 1]] for i in range(self.n_queries)]

@@ -187,3 +187,28 @@ def test_a_2000_by_2000_matrix_scores_like_the_reference_on_sampled_rows(tmp_pat
         hits = np.flatnonzero(gains) + 1
         assert pq.loc[q, "AP"] == pytest.approx(sum((i + 1) / h for i, h in enumerate(hits)) / k, rel=1e-12)
         assert pq.loc[q, "FT"] == pytest.approx((hits <= k).sum() / k, rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fast_matrix_path_equals_full_ranking_path(seed):
+    """ranks from sort + searchsorted (binary measures) == ranks from a stable argsort of every row."""
+    from shrec_score.engine import rank_block
+    from shrec_score.model import Classification, MatrixRun
+    from shrec_score.ranking import matrix_rank_block, matrix_to_ranked_run
+    from shrec_score.relevance import Relevance
+
+    rng = np.random.default_rng(seed)
+    n = 120
+    labels = np.sort(rng.integers(0, 7, n)).astype(np.int32)
+    cla = Classification("r.cla", [f"c{i}" for i in range(7)], ["0"] * 7, [str(i) for i in range(n)], labels)
+    queries = None
+    if seed % 2:
+        queries = Classification("q.cla", [f"c{i}" for i in range(7)], ["0"] * 7, [f"q{i}" for i in range(40)], np.sort(rng.integers(0, 7, 40)).astype(np.int32))
+    rel = Relevance.from_classification(cla, queries)
+    d = rng.integers(0, 6, size=(len(rel.query_ids), n)).astype(np.float32)  # heavy ties
+    d[rng.random(d.shape) < 0.02] = -0.0
+    run = MatrixRun("m", "m.npy", d, rel.query_ids, np.arange(len(rel.query_ids)), np.arange(n))
+    fast = matrix_rank_block(run, rel.relevant_targets(1), rel.n_relevant(1), rel.self_index)
+    full = rank_block(matrix_to_ranked_run(run, rel.self_index), rel)
+    np.testing.assert_array_equal(fast.rel_ranks, full.rel_ranks)
+    np.testing.assert_array_equal(fast.n_retrieved, full.n_retrieved)
