@@ -14,16 +14,14 @@ def per_run_means(per_query: pd.DataFrame, measures: Sequence[str], run_order: S
     defined), then one column per measure.  Queries with an undefined value
     (K = 0) are left out of the means.
     """
-    rows = []
-    for run in run_order:
-        sub = per_query[per_query["run"] == run]
-        values = sub[list(measures)]
-        row: dict[str, object] = {"run": run, "queries": int(values.notna().any(axis=1).sum())}
-        for m in measures:
-            col = values[m].dropna()
-            row[m] = float(col.mean()) if len(col) else float("nan")
-        rows.append(row)
-    return pd.DataFrame(rows, columns=["run", "queries", *measures])
+    measures = list(measures)
+    scored = per_query[measures].notna().any(axis=1)
+    means = per_query.groupby("run", sort=False)[measures].mean()
+    counts = scored.groupby(per_query["run"], sort=False).sum()
+    out = means.reindex(list(run_order))
+    out.insert(0, "queries", counts.reindex(list(run_order)).fillna(0).astype(int))
+    out = out.reset_index().rename(columns={"index": "run"})
+    return out[["run", "queries", *measures]]
 
 
 def leaderboard(per_run: pd.DataFrame, sort: str) -> pd.DataFrame:
@@ -57,24 +55,20 @@ def per_query_ranking(per_query: pd.DataFrame, measure: str) -> pd.DataFrame:
 def per_class_means(per_query: pd.DataFrame, measures: Sequence[str], run_order: Sequence[str]) -> pd.DataFrame:
     """Columns run, class, queries, then the mean of each measure over the class's queries.
 
-    Classes keep their first-appearance order; queries with undefined values
-    are left out of each mean (as in :func:`per_run_means`).
+    Runs in ``run_order``, classes in first-appearance order; queries with
+    undefined values are left out of each mean (as in :func:`per_run_means`).
     """
-    classes = list(dict.fromkeys(per_query["class"]))
-    rows = []
-    for run in run_order:
-        sub = per_query[per_query["run"] == run]
-        for cls, grp in sub.groupby("class", sort=False):
-            values = grp[list(measures)]
-            row: dict[str, object] = {"run": run, "class": cls, "queries": int(values.notna().any(axis=1).sum())}
-            for m in measures:
-                col = values[m].dropna()
-                row[m] = float(col.mean()) if len(col) else float("nan")
-            rows.append(row)
-    out = pd.DataFrame(rows, columns=["run", "class", "queries", *measures])
-    out["_c"] = out["class"].map({c: i for i, c in enumerate(classes)})
-    out["_r"] = out["run"].map({r: i for i, r in enumerate(run_order)})
-    return out.sort_values(["_r", "_c"], kind="mergesort").drop(columns=["_c", "_r"]).reset_index(drop=True)
+    measures = list(measures)
+    keys = [per_query["run"], per_query["class"]]
+    means = per_query.groupby(keys, sort=False)[measures].mean()
+    counts = per_query[measures].notna().any(axis=1).groupby(keys, sort=False).sum()
+    out = means.reset_index()
+    out.insert(2, "queries", counts.to_numpy().astype(int))
+    class_pos = {c: i for i, c in enumerate(dict.fromkeys(per_query["class"]))}
+    run_pos = {r: i for i, r in enumerate(run_order)}
+    out = out.assign(_r=out["run"].map(run_pos), _c=out["class"].map(class_pos))
+    out = out.sort_values(["_r", "_c"], kind="mergesort").drop(columns=["_r", "_c"]).reset_index(drop=True)
+    return out[["run", "class", "queries", *measures]]
 
 
 def macro_means(per_class: pd.DataFrame, measures: Sequence[str], run_order: Sequence[str]) -> pd.DataFrame:

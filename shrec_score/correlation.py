@@ -40,9 +40,8 @@ def run_values(source: RunSource, gt: pd.DataFrame, *, lower_is_better: bool = T
             if q not in files:
                 raise InputError(source.path, None, f"expected a ranked list for every query; run {source.name!r} has none for query {q!r}")
             index = {it: i for i, it in enumerate(items)}
-            universe = _AnyItem(index)
-            idx, dist = read_ranked_list(files[q], q, universe, with_distances=True)
-            ranked = [universe.name(i) for i in idx]
+            idx, dist = read_ranked_list(files[q], q, index, with_distances=True)
+            ranked = [items[i] for i in idx]
             _check_items(files[q], source.name, q, ranked, set(items))
             if dist is None:
                 values = -np.arange(1, len(ranked) + 1, dtype=np.float64)  # rank: lower is better
@@ -61,23 +60,6 @@ def run_values(source: RunSource, gt: pd.DataFrame, *, lower_is_better: bool = T
     else:
         raise InputError(source.path, None, "expected ranked-list folders or TREC runs for a ground-truth (Kendall) evaluation", f"a {source.format} run")
     return out
-
-
-class _AnyItem(dict):
-    """Item -> index that admits unknown items (so that they can be named in errors)."""
-
-    def __init__(self, index: dict[str, int]) -> None:
-        super().__init__(index)
-        self._names = {i: k for k, i in index.items()}
-
-    def get(self, key, default=None):  # type: ignore[override]
-        if key not in self:
-            self[key] = len(self._names)
-            self._names[self[key]] = key
-        return super().get(key)
-
-    def name(self, i: int) -> str:
-        return self._names[int(i)]
 
 
 def evaluate_kendall(

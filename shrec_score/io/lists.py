@@ -68,7 +68,11 @@ def read_ranked_list(
         Also return the distances (float64 array, or None when the lines
         carry none; lines with and without a distance may not be mixed).
     """
-    rows = [(n, f) for n, line in enumerate(read_text(path).splitlines(), start=1) if (f := line.split())]
+    text = read_text(path)
+    fast = _fast_parse(text, query_id, target_index, self_index, with_distances)
+    if fast is not None:
+        return fast
+    rows = [(n, f) for n, line in enumerate(text.splitlines(), start=1) if (f := line.split())]
     if rows and len(rows[0][1]) == 1 and rows[0][1][0] == query_id:
         rows = rows[1:]
     for n, f in rows:
@@ -106,6 +110,67 @@ def read_ranked_list(
     if with_distances:
         return indices, (np.asarray(dists, dtype=np.float64) if width == 2 else None)
     return indices
+
+
+_SPACE = np.zeros(256, dtype=bool)
+_SPACE[[9, 11, 12, 13, 32]] = True
+
+
+def _fields_per_line(text: str) -> np.ndarray | None:
+    """Number of fields on each non-blank line (numpy over the bytes); None if not ASCII."""
+    data = text.encode("utf-8")
+    if len(data) != len(text):
+        return None
+    b = np.frombuffer(data, dtype=np.uint8)
+    newline = b == 10
+    blank = _SPACE[b] | newline
+    starts = ~blank
+    starts[1:] &= blank[:-1]
+    line = np.cumsum(newline)
+    counts = np.bincount(line[starts], minlength=int(line[-1]) + 1 if b.size else 1)
+    return counts[counts > 0]
+
+
+def _fast_parse(text, query_id, target_index, self_index, with_distances):
+    """The common case in a few C-level passes; None sends the file to the exact slow path.
+
+    Taken only when every non-blank line has the same number of fields (1 or
+    2), ids are in the first column and known, targets are unique and
+    distances are numbers; anything else gets its line-numbered error from the
+    line-by-line reader.
+    """
+    if hasattr(target_index, "_ids"):
+        return None
+    counts = _fields_per_line(text)
+    if counts is None or counts.size == 0:
+        return None
+    tokens = text.split()
+    skip = 0
+    if counts[0] == 1 and tokens[0] == query_id:  # SHREC 2012/2014 header line
+        counts, skip = counts[1:], 1
+    if counts.size == 0:
+        return None
+    width = int(counts[0])
+    if width not in (1, 2) or (counts != width).any():
+        return None
+    ids = tokens[skip::width]
+    idx = list(map(target_index.get, ids))
+    if None in idx or len(set(idx)) != len(idx):
+        return None
+    dist = None
+    if width == 2:
+        try:
+            dist = np.asarray(tokens[skip + 1 :: 2], dtype=np.float64)
+        except ValueError:
+            return None
+        if np.isnan(dist).any():
+            return None
+    indices = np.asarray(idx, dtype=np.int64)
+    if self_index >= 0:
+        keep = indices != self_index
+        indices = indices[keep]
+        dist = dist[keep] if dist is not None else None
+    return (indices, dist) if with_distances else indices
 
 
 def _id_column(path: str, rows: list[tuple[int, list[str]]], target_index: Mapping[str, int]) -> int:
