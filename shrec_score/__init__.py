@@ -1,15 +1,43 @@
-"""shrec-score: scoring of SHREC, Princeton Shape Benchmark and sketch-based retrieval runs."""
+"""shrec-score: scoring of SHREC, Princeton Shape Benchmark and sketch-based retrieval runs.
+
+The public API is imported on first use (PEP 562), so that ``shrec-score
+--help`` does not pay for pandas.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 __version__ = "0.1.0"
 
-from .api import load_relevance, load_runs, score, score_kendall  # noqa: E402
-from .errors import InputError  # noqa: E402
-from .io.cla import read_classification  # noqa: E402
-from .model import Classification, RankedRun  # noqa: E402
-from .relevance import Relevance  # noqa: E402
-from .report import Report  # noqa: E402
+_API = {
+    "score": "api",
+    "score_kendall": "api",
+    "load_relevance": "api",
+    "load_runs": "api",
+    "InputError": "errors",
+    "read_classification": "io.cla",
+    "Classification": "model",
+    "RankedRun": "model",
+    "MatrixRun": "model",
+    "Relevance": "relevance",
+    "Report": "report",
+    "measures": "measures",
+}
 
-__all__ = [
-    "__version__", "score", "score_kendall", "load_relevance", "load_runs", "InputError", "read_classification",
-    "Classification", "RankedRun", "Relevance", "Report",
-]
+__all__ = ["__version__", *_API]
+
+
+def __getattr__(name: str) -> Any:
+    module = _API.get(name)
+    if module is None:
+        raise AttributeError(f"module 'shrec_score' has no attribute {name!r}")
+    mod = importlib.import_module(f".{module}", __name__)
+    value = mod if name == module else getattr(mod, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

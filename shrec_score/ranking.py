@@ -80,6 +80,8 @@ def trec_order(queries: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.
 
 #: Rows of a matrix ranked at once by :func:`matrix_rank_block`.
 BLOCK_ROWS = 256
+#: Above this many comparisons a row with tied relevant distances is argsorted instead.
+TIE_CELLS = 200_000
 
 
 def matrix_rank_block(run: MatrixRun, relevant: list[np.ndarray], n_relevant: np.ndarray, self_index: np.ndarray):
@@ -107,14 +109,41 @@ def matrix_rank_block(run: MatrixRun, relevant: list[np.ndarray], n_relevant: np
     self_col = np.where(self_index >= 0, col_of_target[np.maximum(self_index, 0)], -1)
     width = max(1, int(n_relevant.max(initial=0)))
     ranks = np.full((n_q, width), np.inf)
-    for a in range(0, n_q, BLOCK_ROWS):
+    table = np.full(1 << _HASH_BITS, -1, dtype=np.int64)
+    starts = list(range(0, n_q, BLOCK_ROWS))
+
+    def prepare(a: int):
+        """Copy, normalise and sort one block of rows (numpy releases the GIL here)."""
         b = min(n_q, a + BLOCK_ROWS)
         rows = run.row_of_query[a:b]
-        dist = np.asarray(m[rows])
-        if dist.dtype.kind != "f":
+        contiguous = rows.size and rows[-1] - rows[0] == rows.size - 1 and (np.diff(rows) == 1).all()
+        raw = m[int(rows[0]) : int(rows[-1]) + 1] if contiguous else m[rows]
+        dist = np.asarray(raw)
+        if dist.dtype.kind != "f" or dist.dtype.itemsize not in (4, 8):
             dist = dist.astype(np.float64)
-        ordered = np.sort(dist, axis=1)  # NaN sorts last
-        bad = np.isnan(ordered[:, -1])
+        dist = dist + dist.dtype.type(0)  # a copy, and -0.0 becomes 0.0 (equal values, equal bits)
+        return a, b, rows, dist, np.sort(dist, axis=1)
+
+    # a helper thread prepares block n + 1 while this one locates the items of block n
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = pool.submit(prepare, starts[0]) if starts else None
+        for k in range(len(starts)):
+            a, b, rows, dist, ordered = pending.result()
+            pending = pool.submit(prepare, starts[k + 1]) if k + 1 < len(starts) else None
+            _rank_rows(run, a, b, rows, dist, ordered, relevant, col_of_target, self_col, ranks, table)
+            _release(m, rows)
+    n_retrieved = np.full(n_q, n_cols, dtype=np.int64) - (self_col >= 0)
+    return RankBlock(ranks, n_relevant, n_retrieved)
+
+
+def _rank_rows(run, a, b, rows, dist, ordered, relevant, col_of_target, self_col, ranks, table) -> None:
+    """Ranks of the relevant items of rows a..b (see :func:`matrix_rank_block`)."""
+    n_cols = dist.shape[1]
+    bits = dist.view(np.uint32 if dist.dtype.itemsize == 4 else np.uint64)
+    if dist.size:
+        bad = np.isnan(ordered[:, -1])  # NaN sorts last
         if bad.any():
             r = int(np.flatnonzero(bad)[0])
             c = int(np.flatnonzero(np.isnan(dist[r]))[0])
@@ -126,24 +155,74 @@ def matrix_rank_block(run: MatrixRun, relevant: list[np.ndarray], n_relevant: np
                 continue
             d = dist[i]
             v = d[cols]
-            left = np.searchsorted(ordered[i], v, side="left")
+            # one search for both bounds: the first cell >= v and the first cell > v
+            bounds = np.searchsorted(ordered[i], np.concatenate([v, np.nextafter(v, v.dtype.type(np.inf))]))
+            left = bounds[: v.size]
+            right = np.where(v == np.inf, n_cols, bounds[v.size :])
+            r_q = left + 1
+            tied = right - left > 1
+            if tied.any():
+                extra = _equal_in_lower_columns(d, bits[i], v[tied], cols[tied], table)
+                if extra is None:  # hash collision or massive ties: a stable sort of the row
+                    inv = np.empty(n_cols, dtype=np.int64)
+                    inv[np.argsort(d, kind="stable")] = np.arange(n_cols)
+                    r_q = inv[cols] + 1
+                else:
+                    r_q[tied] += extra
             own = int(self_col[q])
-            if (np.searchsorted(ordered[i], v, side="right") - left > 1).any():
-                inv = np.empty(n_cols, dtype=np.int64)
-                inv[np.argsort(d, kind="stable")] = np.arange(n_cols)
-                r_q = inv[cols] + 1
-                if own >= 0:
-                    r_q -= inv[own] + 1 < r_q
-            else:
-                r_q = left + 1
-                if own >= 0:
-                    vs = d[own]
-                    r_q -= (vs < v) | ((vs == v) & (own < cols))
+            if own >= 0:
+                vs = d[own]
+                r_q -= (vs < v) | ((vs == v) & (own < cols))
             r_q.sort()
             ranks[q, : r_q.size] = r_q
-        _release(m, rows)
-    n_retrieved = np.full(n_q, n_cols, dtype=np.int64) - (self_col >= 0)
-    return RankBlock(ranks, n_relevant, n_retrieved)
+
+
+_HASH_BITS = 16
+
+
+_MULT32 = np.uint32(2654435761)
+_MULT64 = np.uint64(11400714819323198485)
+
+
+def _slots(x: np.ndarray) -> np.ndarray:
+    """Multiplicative hash of float bits into 2**_HASH_BITS slots."""
+    if x.dtype == np.uint32:
+        return (x * _MULT32) >> np.uint32(32 - _HASH_BITS)
+    return (x * _MULT64) >> np.uint64(64 - _HASH_BITS)
+
+
+def _equal_in_lower_columns(d: np.ndarray, bits: np.ndarray, vt: np.ndarray, ct: np.ndarray, table: np.ndarray) -> np.ndarray | None:
+    """For each tied relevant item (value vt[k], column ct[k]): how many cells of
+    the row hold the same value in a lower column (the tie rule).
+
+    The columns holding a tied value are found with a multiplicative hash of
+    the value's bits into ``table`` (one gather over the row, exact bit check
+    after), not by sorting.  Items with equal values share a slot's owner.
+    Returns None when two different tied values share a slot or the tied
+    cells are too many; the caller then sorts the row.
+    """
+    vbits = vt.view(bits.dtype)
+    slots = _slots(vbits)
+    n = vt.size
+    table[slots] = np.arange(n)
+    try:
+        owner = table[slots]  # items with equal values get the same owner
+        if (vbits[owner] != vbits).any():
+            return None  # two different values in one slot
+        found = table[_slots(bits)]
+    finally:
+        table[slots] = -1
+    cand = np.flatnonzero(found >= 0)
+    vidx = found[cand]
+    exact = bits[cand] == vbits[vidx]
+    cand, vidx = cand[exact], vidx[exact]
+    if cand.size > TIE_CELLS // 8:
+        return None
+    n_cols = d.size
+    keys = vidx * n_cols + cand  # sorted by (owner, column): cand ascends within an owner
+    keys.sort()
+    pos = np.searchsorted(keys, np.concatenate([owner * n_cols + ct, owner * n_cols]))
+    return pos[:n] - pos[n:]
 
 
 def _release(m: np.ndarray, rows: np.ndarray) -> None:

@@ -189,7 +189,7 @@ def test_a_2000_by_2000_matrix_scores_like_the_reference_on_sampled_rows(tmp_pat
         assert pq.loc[q, "FT"] == pytest.approx((hits <= k).sum() / k, rel=1e-12)
 
 
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(8))
 def test_fast_matrix_path_equals_full_ranking_path(seed):
     """ranks from sort + searchsorted (binary measures) == ranks from a stable argsort of every row."""
     from shrec_score.engine import rank_block
@@ -205,8 +205,11 @@ def test_fast_matrix_path_equals_full_ranking_path(seed):
     if seed % 2:
         queries = Classification("q.cla", [f"c{i}" for i in range(7)], ["0"] * 7, [f"q{i}" for i in range(40)], np.sort(rng.integers(0, 7, 40)).astype(np.int32))
     rel = Relevance.from_classification(cla, queries)
-    d = rng.integers(0, 6, size=(len(rel.query_ids), n)).astype(np.float32)  # heavy ties
+    levels = [6, 60, 100000, 3][seed % 4]  # heavy ties, some ties, few ties, massive ties
+    d = rng.integers(0, levels, size=(len(rel.query_ids), n)).astype(np.float32 if seed < 4 else np.float64)
     d[rng.random(d.shape) < 0.02] = -0.0
+    d[rng.random(d.shape) < 0.02] = np.inf
+    d[rng.random(d.shape) < 0.01] = -np.inf
     run = MatrixRun("m", "m.npy", d, rel.query_ids, np.arange(len(rel.query_ids)), np.arange(n))
     fast = matrix_rank_block(run, rel.relevant_targets(1), rel.n_relevant(1), rel.self_index)
     full = rank_block(matrix_to_ranked_run(run, rel.self_index), rel)
