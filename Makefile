@@ -40,6 +40,10 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check shrec_score tests
 	$(BIN)/mypy shrec_score
 
+bench: $(VENV)/.installed
+	$(PIP) install -e '.[bench,fast,plots]'
+	$(BIN)/python bench/run_bench.py
+
 samples: $(VENV)/.installed
 	$(BIN)/python sample_runs/make_samples.py
 

@@ -124,8 +124,8 @@ def make_trec(n_queries: int = 10_000, depth: int = 1_000, n_rel: int = 50) -> t
     with open(run + ".tmp", "w") as fr, open(qrels + ".tmp", "w") as fq:
         for q in range(n_queries):
             docs = rng.choice(pool, size=depth + n_rel, replace=False)
-            relevant = docs[depth - n_rel // 2 :]  # ~half of the relevant are retrieved, spread over the list
-            ranked = docs[:depth].copy()
+            relevant = docs[depth:]  # n_rel documents not in the list ...
+            ranked = docs[:depth].copy()  # ... half of which replace documents at random ranks
             hit_pos = np.sort(rng.choice(depth, size=n_rel // 2, replace=False))
             ranked[hit_pos] = relevant[: n_rel // 2]
             scores = np.round(np.sort(rng.random(depth))[::-1] * 100, 3)

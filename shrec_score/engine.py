@@ -26,15 +26,23 @@ from .relevance import Relevance
 CHUNK_CELLS = 4_000_000
 
 
-def rank_block(run: RankedRun, relevance: Relevance, *, level: int = 1) -> RankBlock:
+def flat_gains(run: RankedRun, relevance: Relevance) -> np.ndarray:
+    """Gain of every entry of every ranked list of ``run`` (CSR order), in one lookup."""
+    row = np.repeat(np.arange(len(run.query_ids)), run.lengths())
+    return relevance.gains(row, run.targets)
+
+
+def rank_block(run: RankedRun, relevance: Relevance, *, level: int = 1, gains: np.ndarray | None = None) -> RankBlock:
     """Ranks of the relevant items (gain >= ``level``) of every query of ``run``.
 
-    ``run.query_ids`` must be ``relevance.query_ids`` (see :func:`align`).
+    ``run.query_ids`` must be ``relevance.query_ids`` (see :func:`align`);
+    ``gains`` from :func:`flat_gains` when already computed.
     """
     n_q = len(run.query_ids)
     lengths = run.lengths()
     row = np.repeat(np.arange(n_q), lengths)
-    gains = relevance.gains(row, run.targets)
+    if gains is None:
+        gains = relevance.gains(row, run.targets)
     hit = gains >= level
     hit_rows = row[hit]
     hit_pos = (np.arange(run.targets.size) - run.offsets[row])[hit] + 1
@@ -49,7 +57,9 @@ def rank_block(run: RankedRun, relevance: Relevance, *, level: int = 1) -> RankB
     return RankBlock(ranks, k, lengths.astype(np.int64))
 
 
-def gain_blocks(run: RankedRun, relevance: Relevance, *, chunk_cells: int = CHUNK_CELLS) -> Iterator[tuple[slice, GainBlock]]:
+def gain_blocks(
+    run: RankedRun, relevance: Relevance, *, chunk_cells: int = CHUNK_CELLS, gains: np.ndarray | None = None
+) -> Iterator[tuple[slice, GainBlock]]:
     """Gain vectors of consecutive chunks of queries: ``(rows, GainBlock)``."""
     n_q = len(run.query_ids)
     lengths = run.lengths()
@@ -65,7 +75,7 @@ def gain_blocks(run: RankedRun, relevance: Relevance, *, chunk_cells: int = CHUN
         row = np.repeat(np.arange(b - a), lens)
         pos = np.arange(flat.size) - (run.offsets[a:b] - run.offsets[a])[row]
         dense = np.zeros((b - a, max(1, int(lens.max(initial=0)))), dtype=np.int8)
-        dense[row, pos] = relevance.gains(row + a, flat)
+        dense[row, pos] = relevance.gains(row + a, flat) if gains is None else gains[run.offsets[a] : run.offsets[b]]
         yield slice(a, b), GainBlock(dense, lens.astype(np.int64), ch[a:b], cr[a:b], -1 if ds is None else ds, top)
 
 
@@ -166,7 +176,8 @@ def evaluate(
             if isinstance(run, MatrixRun):
                 run = matrix_to_ranked_run(run, relevance.self_index)
             run = align(run, relevance.query_ids)
-            block = rank_block(run, relevance, level=level)
+            gains = flat_gains(run, relevance)
+            block = rank_block(run, relevance, level=level, gains=gains)
         values: dict[str, np.ndarray] = {}
         for m in binary:
             values[m.name] = m.compute(block, settings)
@@ -178,7 +189,7 @@ def evaluate(
             parts: dict[str, list[np.ndarray]] = {m.name: [] for m in graded}
             vec_acc = {k: _MeanAccumulator(depth) for k in ("CG", "DCG", "NCG", "NDCG")}
             gvr_acc = {k: _MeanAccumulator(len(pct)) for k in ("CG", "DCG")}
-            for _, gb in gain_blocks(run, relevance):
+            for _, gb in gain_blocks(run, relevance, gains=gains):
                 for m in graded:
                     parts[m.name].append(m.compute(gb, settings))
                 if curves:

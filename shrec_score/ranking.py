@@ -65,17 +65,33 @@ def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray) -> RankedRun:
     return RankedRun(run.name, list(run.query_ids), targets, offsets, [run.path])
 
 
-def trec_order(queries: np.ndarray, scores: np.ndarray, docs: np.ndarray) -> np.ndarray:
-    """Order of TREC run lines as trec_eval ranks them.
+def trec_order(queries: np.ndarray, scores: np.ndarray, doc_rank) -> np.ndarray | None:
+    """Order of TREC run lines as trec_eval ranks them, or None when the file is in that order.
 
-    Sorted by query (ascending code), then score descending, then document id
-    descending.  ``queries`` are integer codes, ``docs`` strings.
+    Sorted by query (ascending code), then score descending, then target id
+    descending.  ``doc_rank`` is a callable returning, per line, the rank of
+    its target id in ascending byte order (only asked for when scores tie).
+    A file grouped by query with scores non-increasing (the usual case) is
+    fixed up inside its runs of equal scores only; anything else is sorted.
     """
-    # np.lexsort sorts by the last key first; descending string order through
-    # the rank of each distinct document id.
-    uniq, doc_code = np.unique(docs, return_inverse=True)
-    del uniq
-    return np.lexsort((-doc_code, -scores, queries))
+    same = queries[1:] == queries[:-1]
+    if not (queries[1:] >= queries[:-1]).all() or (same & (scores[1:] > scores[:-1])).any():
+        return np.lexsort((-doc_rank(), -scores, queries))
+    tied = same & (scores[1:] == scores[:-1])
+    if not tied.any():
+        return None
+    rank = doc_rank()
+    if (rank[:-1][tied] > rank[1:][tied]).all():
+        return None
+    # positions in runs of equal (query, score): sort each run by target id descending
+    in_run = np.zeros(queries.size, dtype=bool)
+    in_run[:-1] |= tied
+    in_run[1:] |= tied
+    pos = np.flatnonzero(in_run)
+    run_id = np.cumsum(np.concatenate([[True], ~tied]))[pos]
+    order = np.arange(queries.size)
+    order[pos] = pos[np.lexsort((-rank[pos], run_id))]
+    return order
 
 
 #: Rows of a matrix ranked at once by :func:`matrix_rank_block`.

@@ -190,10 +190,17 @@ class Relevance:
             target_ids = []
             index = OpenIndex(target_ids)
             size = collection_size
-        query_ids = list(dict.fromkeys(qrels.queries))
-        qpos = {q: i for i, q in enumerate(query_ids)}
-        q = np.fromiter((qpos[x] for x in qrels.queries), dtype=np.int64, count=len(qrels.queries))
-        t = np.fromiter((index.get(x) for x in qrels.targets), dtype=np.int64, count=len(qrels.targets))
+        import pandas as pd
+
+        q_codes, q_uniques = pd.factorize(pd.Series(qrels.queries, dtype=object))
+        query_ids = [str(x) for x in q_uniques]  # order of first appearance
+        q = q_codes.astype(np.int64)
+        t_codes, t_uniques = pd.factorize(pd.Series(qrels.targets, dtype=object))
+        uniques = [str(x) for x in t_uniques]
+        if isinstance(index, OpenIndex):
+            t = index.codes(uniques)[t_codes]
+        else:
+            t = np.asarray([index[x] for x in uniques], dtype=np.int64)[t_codes]
         g = np.maximum(np.asarray(qrels.grades, dtype=np.int64), 0).astype(np.int8)
         keys = (q << 32) | t
         order = np.argsort(keys, kind="stable")
@@ -265,6 +272,17 @@ class OpenIndex(dict):
             self[key] = idx
             self._ids.append(key)
         return idx
+
+    def codes(self, ids: list[str]) -> np.ndarray:
+        """Indices of distinct ``ids``, admitting the new ones (C-level dict operations)."""
+        found = list(map(super().get, ids))
+        new = [x for x, i in zip(ids, found) if i is None]
+        if new:
+            start = len(self._ids)
+            self.update(zip(new, range(start, start + len(new))))
+            self._ids.extend(new)
+            found = list(map(super().get, ids))
+        return np.asarray(found, dtype=np.int64)
 
 
 @dataclass

@@ -183,34 +183,54 @@ def read_trec_run(source: RunSource, relevance) -> tuple[RankedRun, list[str]]:
     """Read a TREC run and rank it as trec_eval does (see :mod:`shrec_score.ranking`).
 
     Topics of the run that the relevance does not know are passed over (as
-    trec_eval does), with a note.
+    trec_eval does), with a note.  Works on dictionary codes end to end: no
+    Python object per line.
     """
-    from .trec import read_trec_run_table
+    from .trec import duplicate_error, read_trec_columns
 
-    df = read_trec_run_table(source.path)
-    notes = []
+    cols = read_trec_columns(source.path)
+    notes: list[str] = []
     qpos = {q: i for i, q in enumerate(relevance.query_ids)}
-    qcode = df["query"].map(qpos)
-    unknown = qcode.isna().to_numpy()
+    qmap = np.asarray([qpos.get(q, -1) for q in cols.queries], dtype=np.int64)
+    rowq = qmap[cols.q_codes]
+    d_codes, scores = cols.d_codes, cols.scores
+    unknown = rowq < 0
     if unknown.any():
-        extra = sorted(set(df["query"][unknown]))
+        extra = sorted({cols.queries[c] for c in np.unique(cols.q_codes[unknown])})
         notes.append(f"{source.path}: {len(extra)} topic(s) without relevance judgments passed over ({', '.join(extra[:3])}{', ...' if len(extra) > 3 else ''}), {int(unknown.sum())} lines")
-        df = df[~unknown]
-        qcode = qcode[~unknown]
-    q = qcode.to_numpy(dtype=np.int64)
-    docs = df["doc"].to_numpy(dtype=str)
-    order = trec_order(q, df["score"].to_numpy(), docs)
-    q, docs = q[order], docs[order]
+        keep = ~unknown
+        rowq, d_codes, scores = rowq[keep], d_codes[keep], scores[keep]
     index = relevance.target_index
     if hasattr(index, "_ids"):  # open collection: every id is admitted
-        targets = np.fromiter((index.get(d) for d in docs), dtype=np.int64, count=docs.size)
+        tmap = index.codes(cols.docs)
     else:
-        mapped = [index.get(d, -1) for d in docs]
-        targets = np.asarray(mapped, dtype=np.int64)
-        if (targets < 0).any():
-            bad = docs[int(np.flatnonzero(targets < 0)[0])]
-            raise InputError(source.path, _line_of(source.path, bad), "expected a target id of the collection", f"unknown id {bad!r}")
-    counts = np.bincount(q, minlength=relevance.n_queries)
+        tmap = np.asarray([index.get(d, -1) for d in cols.docs], dtype=np.int64)
+        bad = tmap[d_codes] < 0
+        if bad.any():
+            name = cols.docs[int(d_codes[int(np.flatnonzero(bad)[0])])]
+            raise InputError(source.path, _line_of(source.path, name), "expected a target id of the collection", f"unknown id {name!r}")
+
+    cache: list[np.ndarray] = []
+
+    def doc_rank() -> np.ndarray:
+        if not cache:
+            by_bytes = np.argsort(np.asarray(cols.docs, dtype=str), kind="stable")  # code points = UTF-8 byte order
+            rank = np.empty(len(cols.docs), dtype=np.int64)
+            rank[by_bytes] = np.arange(len(cols.docs))
+            cache.append(rank[d_codes])
+        return cache[0]
+
+    order = trec_order(rowq, scores, doc_rank)
+    if order is not None:
+        rowq, d_codes = rowq[order], d_codes[order]
+    n_docs = max(1, len(cols.docs))
+    keys = rowq * n_docs + d_codes
+    keys.sort()
+    dup = np.flatnonzero(keys[1:] == keys[:-1])
+    if dup.size:
+        k = int(keys[dup[0]])
+        raise duplicate_error(source.path, relevance.query_ids, cols.docs, k // n_docs, k % n_docs)
+    counts = np.bincount(rowq, minlength=relevance.n_queries)
     missing = np.flatnonzero(counts == 0)
     if missing.size:
         raise InputError(
@@ -221,14 +241,14 @@ def read_trec_run(source: RunSource, relevance) -> tuple[RankedRun, list[str]]:
         )
     offsets = np.zeros(relevance.n_queries + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
+    targets = tmap[d_codes]
     self_index = relevance.self_index
-    run = RankedRun(source.name, list(relevance.query_ids), targets, offsets, [source.path])
     if (self_index >= 0).any():
-        row = np.repeat(np.arange(relevance.n_queries), counts)
-        keep = targets != self_index[row]
-        lists = {qid: run.ranked_list(i)[keep[offsets[i] : offsets[i + 1]]] for i, qid in enumerate(relevance.query_ids)}
-        run = RankedRun.from_lists(source.name, lists, [source.path])
-    return run, notes
+        keep = targets != self_index[rowq]
+        targets, rowq = targets[keep], rowq[keep]
+        counts = np.bincount(rowq, minlength=relevance.n_queries)
+        np.cumsum(counts, out=offsets[1:])
+    return RankedRun(source.name, list(relevance.query_ids), targets, offsets, [source.path]), notes
 
 
 def _line_of(path: str, token: str) -> int | None:

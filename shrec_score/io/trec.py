@@ -23,9 +23,14 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     """Read a TREC qrels file; a pair judged twice is an error.
 
     Grades are integers; as in trec_eval, grade >= 1 is relevant and a
-    negative grade (-1) marks an unjudged item (gain 0).
+    negative grade (-1) marks an unjudged item (gain 0).  Large files are
+    read with pyarrow when installed; any irregularity is reported by the
+    line-by-line reader.
     """
     path = os.fspath(path)
+    fast = _read_qrels_fast(path) if USE_ARROW else None
+    if fast is not None:
+        return fast
     queries: list[str] = []
     targets: list[str] = []
     grades: list[int] = []
@@ -52,7 +57,23 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     return Qrels(path, queries, targets, grades)
 
 
+def _read_qrels_fast(path: str) -> Qrels | None:
+    if os.path.getsize(path) < (1 << 20):  # small files: the line reader is as fast
+        return None
+    tbl = _read_columns_arrow(path, ["query", "iter", "doc", "grade"], {"query": "string", "doc": "string", "grade": "int64"}, ["query", "doc", "grade"])
+    if tbl is None or tbl.num_rows == 0 or tbl.column("grade").null_count:
+        return None
+    import pandas as pd
+
+    queries = tbl.column("query").to_pylist()
+    targets = tbl.column("doc").to_pylist()
+    if pd.MultiIndex.from_arrays([queries, targets]).has_duplicates:
+        return None  # the line reader names both lines
+    return Qrels(path, queries, targets, tbl.column("grade").to_numpy().tolist())
+
+
 TREC_RUN_FIELDS = "query_id Q0 target_id rank score tag"
+USE_ARROW = True  # tests switch it off to exercise the pandas path
 
 
 def _locate_trec_problem(path: str) -> None:
@@ -72,19 +93,21 @@ def _locate_trec_problem(path: str) -> None:
     raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"')
 
 
-def read_trec_run_table(path: str | os.PathLike[str]):
+def read_trec_run_table(path: str | os.PathLike[str], *, check_duplicates: bool = True):
     """Read a TREC run into a DataFrame (query, doc, score, line), using pandas' C parser."""
     import numpy as np
     import pandas as pd
 
     path = os.fspath(path)
-    read_text(path)  # UTF-8 check with the line of a bad byte
     try:
         # No names: pandas then refuses a line longer than the first one
         # (with names it would silently drop the extra fields).
         df = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, engine="c", keep_default_na=False, na_filter=False)
     except pd.errors.EmptyDataError:
         raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"', "an empty file") from None
+    except UnicodeDecodeError:
+        read_text(path)  # raises with the line of the bad byte
+        raise
     except (pd.errors.ParserError, ValueError):
         _locate_trec_problem(path)
         raise
@@ -95,8 +118,8 @@ def read_trec_run_table(path: str | os.PathLike[str]):
     scores = pd.to_numeric(df["score"], errors="coerce").to_numpy(dtype=np.float64)
     if np.isnan(scores).any():
         _locate_trec_problem(path)
-    dup = df.duplicated(["query", "doc"])
-    if dup.any():
+    dup = df.duplicated(["query", "doc"]) if check_duplicates else None
+    if dup is not None and dup.any():
         first = int(np.flatnonzero(dup.to_numpy())[0])
         q, d = df["query"].iat[first], df["doc"].iat[first]
         lines = _line_numbers(path)
@@ -107,3 +130,84 @@ def read_trec_run_table(path: str | os.PathLike[str]):
 
 def _line_numbers(path: str) -> list[int]:
     return [n for n, line in enumerate(read_text(path).splitlines(), start=1) if line.split()]
+
+
+@dataclass
+class TrecColumns:
+    """A TREC run as columns: query and target ids dictionary-encoded, scores as floats."""
+
+    path: str
+    queries: list[str]
+    q_codes: "np.ndarray"
+    docs: list[str]
+    d_codes: "np.ndarray"
+    scores: "np.ndarray"
+
+
+def _delimiter(path: str) -> str:
+    with open(path, "rb") as fh:
+        head = fh.read(65536)
+    first = head.split(b"\n", 1)[0]
+    return "\t" if b"\t" in first else " "
+
+
+def _read_columns_arrow(path: str, names: list[str], types: dict, keep: list[str]):
+    """pyarrow's multi-threaded CSV reader (the ``fast`` extra); None if unavailable or the layout is irregular."""
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+    except ImportError:
+        return None
+    try:
+        return pcsv.read_csv(
+            path,
+            read_options=pcsv.ReadOptions(column_names=names, block_size=16 << 20),
+            parse_options=pcsv.ParseOptions(delimiter=_delimiter(path), quote_char=False),
+            convert_options=pcsv.ConvertOptions(include_columns=keep, column_types={k: getattr(pa, v)() for k, v in types.items()}),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError, OSError):
+        return None
+
+
+def _encode(column) -> tuple[list[str], "np.ndarray"]:
+    """pyarrow string column -> (distinct values, int64 codes)."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    enc = pc.dictionary_encode(column).combine_chunks()
+    return enc.dictionary.to_pylist(), enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+
+def read_trec_columns(path: str | os.PathLike[str]) -> TrecColumns:
+    """Read a TREC run fast: pyarrow when installed (``pip install 'shrec-score[fast]'``),
+    else pandas' C parser; any malformed line is reported by the exact line
+    scanner.  Duplicated (query, target) pairs are checked by the caller."""
+    import numpy as np
+    import pandas as pd
+
+    path = os.fspath(path)
+    names = ["query", "q0", "doc", "rank", "score", "tag"]
+    tbl = _read_columns_arrow(path, names, {"query": "string", "doc": "string", "score": "float64", "tag": "string"}, ["query", "doc", "score", "tag"]) if USE_ARROW else None
+    if tbl is not None and tbl.num_rows and tbl.column("score").null_count == 0 and tbl.column("tag").null_count == 0:
+        scores = tbl.column("score").to_numpy()
+        if not np.isnan(scores).any():
+            queries, q_codes = _encode(tbl.column("query"))
+            docs, d_codes = _encode(tbl.column("doc"))
+            return TrecColumns(path, queries, q_codes, docs, d_codes, scores)
+    df = read_trec_run_table(path, check_duplicates=False)
+    q_codes, queries = pd.factorize(df["query"])
+    d_codes, docs = pd.factorize(df["doc"])
+    return TrecColumns(path, list(queries), q_codes.astype(np.int64), list(docs), d_codes.astype(np.int64), df["score"].to_numpy(dtype=np.float64))
+
+
+def duplicate_error(path: str, queries: list[str], docs: list[str], q: int, d: int) -> InputError:
+    """The error for a target ranked twice for one query, with both lines."""
+    lines = []
+    for n, line in enumerate(read_text(path).splitlines(), start=1):
+        f = line.split()
+        if len(f) > 2 and f[0] == queries[q] and f[2] == docs[d]:
+            lines.append(n)
+            if len(lines) == 2:
+                break
+    return InputError(path, lines[-1] if lines else None, f"expected each target once per query; {queries[q]} {docs[d]} is already ranked at line {lines[0] if lines else '?'}")
