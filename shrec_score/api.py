@@ -73,8 +73,14 @@ def load_runs(
     run_format: str = "auto",
     matrix_order: str | None = None,
     progress=None,
+    lenient: bool = False,
 ) -> tuple[list[RankedRun | MatrixRun], list[str]]:
-    """Read every run found in ``paths`` (see :func:`shrec_score.io.runs.discover_runs`)."""
+    """Read every run found in ``paths`` (see :func:`shrec_score.io.runs.discover_runs`).
+
+    ``lenient``: score broken runs anyway by the documented rules; the notes
+    then say, per run, what was dropped and why.
+    """
+    from collections import Counter
     if run_format not in FORMATS:
         raise InputError(None, None, f"expected a run format among {', '.join(FORMATS)}", repr(run_format))
     sources, notes = discover_runs(paths, run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries))
@@ -83,17 +89,29 @@ def load_runs(
     for i, s in enumerate(sources):
         if progress is not None:
             progress("reading", i, len(sources))
+        drops: Counter | None = Counter() if lenient else None
         if s.format == "lists":
             runs.append(
-                read_list_run(s, relevance.query_ids, relevance.target_index, self_index=self_index, ignorable=relevance.ignorable_queries)
+                read_list_run(
+                    s, relevance.query_ids, relevance.target_index, self_index=self_index, ignorable=relevance.ignorable_queries, drops=drops
+                )
             )
         elif s.format == "matrix":
             runs.append(read_matrix_run(s, relevance, matrix_order))
         else:
-            run, more = read_trec_run(s, relevance)
+            run, more = read_trec_run(s, relevance, drops=drops)
             runs.append(run)
             notes.extend(more)
+        runs[-1].drops = drops
     return runs, notes
+
+
+def lenient_summary(run: RankedRun | MatrixRun) -> str:
+    """What --lenient dropped in ``run``, and why (one line)."""
+    drops = run.drops or {}
+    if not drops:
+        return f"--lenient: run {run.name!r}: nothing dropped"
+    return f"--lenient: run {run.name!r}: " + ", ".join(f"{n} {reason}" for reason, n in sorted(drops.items()))
 
 
 def score(
@@ -116,6 +134,7 @@ def score(
     n_resamples: int = 10_000,
     settings: Settings = Settings(),
     progress=None,
+    lenient: bool = False,
 ) -> Report:
     """Score runs and return a :class:`~shrec_score.report.Report`.
 
@@ -155,6 +174,11 @@ def score(
         Make the randomization and the bootstrap reproducible.
     progress : callable, optional
         ``progress(stage, done, total)`` as runs are read ("reading") and scored ("scoring").
+    lenient : bool
+        Score broken runs anyway: unknown ids dropped, repeated ids keep
+        their first place, malformed lines dropped, missing queries score 0
+        and count in the means (as trec_eval -c), NaN matrix cells rank last;
+        the warnings say per run what was dropped.
     """
     if isinstance(relevance, Relevance):
         rel = relevance
@@ -181,7 +205,7 @@ def score(
 
     notes: list[str] = []
     if runs and not isinstance(runs[0], RankedRun):
-        run_objs, notes = load_runs(runs, rel, run_format=run_format, matrix_order=matrix_order, progress=progress)  # type: ignore[arg-type]
+        run_objs, notes = load_runs(runs, rel, run_format=run_format, matrix_order=matrix_order, progress=progress, lenient=lenient)  # type: ignore[arg-type]
     else:
         run_objs = list(runs)  # type: ignore[arg-type]
     if average not in ("micro", "macro"):
@@ -209,6 +233,8 @@ def score(
 
     k = rel.n_relevant(1)
     warnings = list(notes)
+    if lenient:  # after scoring: NaN matrix cells are counted while ranking
+        warnings += [lenient_summary(r) for r in run_objs]
     n_empty = int((k == 0).sum())
     if n_empty:
         first = rel.query_ids[int((k == 0).argmax())]
@@ -233,6 +259,8 @@ def score(
         "pr_levels": f"{settings.pr_levels} levels 1/{settings.pr_levels}..1, PSB interpolation",
         "averaging": "macro: mean of per-class means" if average == "macro" else "micro: mean over queries with K > 0",
     }
+    if lenient:
+        signature["lenient"] = "unknown ids dropped, repeated ids keep first place, missing queries score 0"
     if significance:
         signature["significance"] = f"paired randomization test on {sort_name}, Holm-corrected, {n_resamples} resamples, seed {seed}; bootstrap 95% CI"
     return Report(

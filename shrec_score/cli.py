@@ -100,9 +100,11 @@ def cli() -> None:
     help="auto = a table on a terminal, CSV otherwise.",
 )
 @click.option("--quiet", is_flag=True, help="No warnings on stderr.")
+@click.option("--lenient", is_flag=True, help="Score broken runs anyway (documented rules) and say what was dropped.")
+@click.option("--check", "check_only", is_flag=True, help="Only check the runs (as 'shrec-score check').")
 def score_command(
     runs, config, relevance, ground_truth, gt_higher, run_lower, queries, grades, collection, collection_size, measures, sort, rank_by, run_format, matrix_order,
-    cutoffs, rel_level, e_depth, average, significance, seed, resamples, plots_dir, out, per_query, fmt, quiet
+    cutoffs, rel_level, e_depth, average, significance, seed, resamples, plots_dir, out, per_query, fmt, quiet, lenient, check_only
 ) -> None:
     """Score every run in RUNS and print the leaderboard.
 
@@ -147,6 +149,18 @@ def score_command(
         return
     if not relevance:
         raise click.UsageError("expected --relevance (or 'relevance:' in the --config file)")
+    if check_only:
+        ctx = click.get_current_context()
+        ctx.invoke(
+            check_command,
+            runs=runs,
+            relevance=relevance,
+            queries=pick("queries", queries),
+            collection=pick("collection", collection),
+            run_format=pick("run_format", run_format, "auto"),
+            matrix_order=pick("matrix_order", matrix_order),
+        )
+        return
     names = [m.strip() for m in measures.split(",") if m.strip()] if measures else cfg.get("measures")
     if cutoffs is not None:
         try:
@@ -190,6 +204,7 @@ def score_command(
             n_resamples=resamples,
             settings=settings,
             progress=bar,
+            lenient=lenient,
         )
         if plots_dir:
             from .plots import write_plots
@@ -260,6 +275,35 @@ class _ProgressBar:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.stop()
+
+
+@cli.command("check")
+@click.argument("runs", nargs=-1, required=True, type=click.Path())
+@click.option("-r", "--relevance", required=True, type=click.Path(), help="Target classification (.cla) or TREC qrels.")
+@click.option("-q", "--queries", type=click.Path(), help="Separate query classification (.cla).")
+@click.option("--collection", type=click.Path(), help="Target .cla with qrels relevance.")
+@click.option("--run-format", type=click.Choice(["auto", "lists", "matrix", "trec"]), default="auto", show_default=True)
+@click.option("--matrix-order", type=click.Choice(["listing", "numeric"]))
+def check_command(runs, relevance, queries, collection, run_format, matrix_order) -> None:
+    """Check runs before submitting them: every problem, one line each, nothing scored.
+
+    Exit status 0 when the runs would score, 2 when any line is an error.
+    """
+    from .api import load_relevance
+    from .check import check_runs
+
+    try:
+        rel = load_relevance(relevance, queries, collection=collection)
+    except InputError as exc:
+        raise BadInput(str(exc)) from None
+    problems = check_runs(list(runs), rel, run_format=run_format, matrix_order=matrix_order)
+    for p in problems:
+        click.echo(str(p))
+    errors = sum(p.level == "error" for p in problems)
+    warnings = sum(p.level == "warning" for p in problems)
+    click.echo(f"{errors} error(s), {warnings} warning(s): " + ("the runs would not score" if errors else "the runs would score"), err=True)
+    if errors:
+        sys.exit(2)
 
 
 @cli.command("measures")

@@ -85,7 +85,9 @@ def align(run: RankedRun, query_ids: Sequence[str]) -> RankedRun:
         return run
     pos = {q: i for i, q in enumerate(run.query_ids)}
     lists = {q: run.ranked_list(pos[q]) for q in query_ids}
-    return RankedRun.from_lists(run.name, lists)
+    out = RankedRun.from_lists(run.name, lists)
+    out.drops = run.drops
+    return out
 
 
 @dataclass

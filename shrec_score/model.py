@@ -68,6 +68,8 @@ class RankedRun:
     targets: np.ndarray
     offsets: np.ndarray
     sources: list[str] = field(default_factory=list)
+    #: Lenient scoring: what was dropped, by reason (a Counter).
+    drops: object = None
 
     def lengths(self) -> np.ndarray:
         return np.diff(self.offsets)
@@ -108,3 +110,5 @@ class MatrixRun:
     query_ids: list[str]
     row_of_query: np.ndarray
     col_target: np.ndarray
+    #: Lenient scoring: NaN cells rank last (as +inf) and are counted here.
+    drops: object = None

@@ -35,8 +35,12 @@ def matrix_blocks(run: MatrixRun, self_col: np.ndarray, *, block_cells: int = BL
     for a in range(0, n_q, step):
         b = min(n_q, a + step)
         rows = run.row_of_query[a:b]
-        dist = np.asarray(run.matrix[rows], dtype=np.float64 if run.matrix.dtype.kind != "f" else run.matrix.dtype)
+        dist = np.array(run.matrix[rows], dtype=np.float64 if run.matrix.dtype.kind != "f" else run.matrix.dtype)
         bad = np.isnan(dist)
+        if run.drops is not None and bad.any():
+            run.drops["NaN cells ranked last"] += int(bad.sum())
+            dist[bad] = np.inf
+            bad[:] = False
         if bad.any():
             r, c = np.argwhere(bad)[0]
             raise InputError(run.path, int(rows[r]) + 1, f"expected a number in every cell; row {int(rows[r]) + 1} (query {run.query_ids[a + r]!r}) column {c + 1}", "NaN")
@@ -62,7 +66,7 @@ def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray) -> RankedRun:
     width = run.matrix.shape[1] - (1 if n_q and self_col[0] >= 0 else 0)
     offsets = np.arange(n_q + 1, dtype=np.int64) * width
     targets = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    return RankedRun(run.name, list(run.query_ids), targets, offsets, [run.path])
+    return RankedRun(run.name, list(run.query_ids), targets, offsets, [run.path], drops=run.drops)
 
 
 def trec_order(queries: np.ndarray, scores: np.ndarray, doc_rank) -> np.ndarray | None:
@@ -138,6 +142,11 @@ def matrix_rank_block(run: MatrixRun, relevant: list[np.ndarray], n_relevant: np
         if dist.dtype.kind != "f" or dist.dtype.itemsize not in (4, 8):
             dist = dist.astype(np.float64)
         dist = dist + dist.dtype.type(0)  # a copy, and -0.0 becomes 0.0 (equal values, equal bits)
+        if run.drops is not None:
+            nan = np.isnan(dist)
+            if nan.any():
+                run.drops["NaN cells ranked last"] += int(nan.sum())
+                dist[nan] = np.inf
         return a, b, rows, dist, np.sort(dist, axis=1)
 
     # a helper thread prepares block n + 1 while this one locates the items of block n

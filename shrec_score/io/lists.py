@@ -21,8 +21,9 @@ from ..model import RankedRun
 from .text import read_text
 
 
-def query_files(folder: str, known_queries: Mapping[str, object]) -> dict[str, str]:
-    """Map query id -> file in ``folder``; a file whose name is no query is an error."""
+def query_files(folder: str, known_queries: Mapping[str, object], *, drops=None) -> dict[str, str]:
+    """Map query id -> file in ``folder``; a file whose name is no query is an error
+    (counted and passed over when ``drops`` is given)."""
     out: dict[str, str] = {}
     for entry in sorted(os.listdir(folder)):
         if entry.startswith("."):
@@ -31,6 +32,9 @@ def query_files(folder: str, known_queries: Mapping[str, object]) -> dict[str, s
         if os.path.isdir(full):
             continue
         qid = entry if entry in known_queries else entry.rsplit(".", 1)[0]
+        if qid not in known_queries and drops is not None:
+            drops["files for unknown queries passed over"] += 1
+            continue
         if qid not in known_queries:
             raise InputError(full, None, "expected a file named after a query id (with or without extension)", f"no query {qid!r} in the classification")
         if qid in out:
@@ -46,6 +50,7 @@ def read_ranked_list(
     *,
     self_index: int = -1,
     with_distances: bool = False,
+    drops=None,
 ):
     """Read one query's ranked list as target indices (best first).
 
@@ -67,6 +72,10 @@ def read_ranked_list(
     with_distances : bool, keyword-only
         Also return the distances (float64 array, or None when the lines
         carry none; lines with and without a distance may not be mixed).
+    drops : collections.Counter, keyword-only
+        Lenient reading: instead of raising, malformed lines and unknown ids
+        are dropped, a repeated id keeps its first place, a bad distance is
+        ignored, and each is counted here by reason.
     """
     text = read_text(path)
     fast = _fast_parse(text, query_id, target_index, self_index, with_distances)
@@ -75,6 +84,8 @@ def read_ranked_list(
     rows = [(n, f) for n, line in enumerate(text.splitlines(), start=1) if (f := line.split())]
     if rows and len(rows[0][1]) == 1 and rows[0][1][0] == query_id:
         rows = rows[1:]
+    if drops is not None:
+        return _read_lenient(rows, target_index, self_index, drops, with_distances)
     for n, f in rows:
         if len(f) > 2:
             raise InputError(path, n, 'expected "<target> [distance]"', f"{len(f)} fields")
@@ -173,6 +184,40 @@ def _fast_parse(text, query_id, target_index, self_index, with_distances):
     return (indices, dist) if with_distances else indices
 
 
+def _read_lenient(rows, target_index, self_index, drops, with_distances):
+    """The lenient rules of :func:`read_ranked_list`, counting every drop."""
+    pairs = [f for _, f in rows if len(f) == 2]
+    id_col = 0
+    if pairs and not hasattr(target_index, "_ids"):
+        if sum(f[0] in target_index for f in pairs) < sum(f[1] in target_index for f in pairs):
+            id_col = 1
+    out: list[int] = []
+    seen: set[int] = set()
+    for _, f in rows:
+        if len(f) > 2:
+            drops["malformed lines dropped"] += 1
+            continue
+        tid = f[id_col] if len(f) == 2 else f[0]
+        idx = target_index.get(tid) if tid in target_index or hasattr(target_index, "_ids") else None
+        if idx is None:
+            drops["unknown target ids dropped"] += 1
+            continue
+        if len(f) == 2:
+            try:
+                if math.isnan(float(f[1 - id_col])):
+                    raise ValueError
+            except ValueError:
+                drops["bad distances ignored (target kept)"] += 1
+        if idx in seen:
+            drops["repeated target ids dropped (first place kept)"] += 1
+            continue
+        seen.add(idx)
+        if idx != self_index:
+            out.append(idx)
+    indices = np.asarray(out, dtype=np.int64)
+    return (indices, None) if with_distances else indices
+
+
 def _id_column(path: str, rows: list[tuple[int, list[str]]], target_index: Mapping[str, int]) -> int:
     """0 for ``target distance`` lines, 1 for ``distance target`` (SHREC 2016)."""
     pairs = [f for _, f in rows if len(f) == 2]
@@ -197,6 +242,7 @@ def read_list_run(
     *,
     self_index: Mapping[str, int] | None = None,
     ignorable: Iterable[str] = (),
+    drops=None,
 ) -> RankedRun:
     """Read a run folder with one ranked list per query.
 
@@ -206,9 +252,11 @@ def read_list_run(
     """
     known = dict.fromkeys(query_ids)
     known.update(dict.fromkeys(ignorable))
-    files = query_files(source.path, known)
+    files = query_files(source.path, known, drops=drops)
     missing = [q for q in query_ids if q not in files]
-    if missing:
+    if missing and drops is not None:
+        drops["queries without a ranked list (scored 0)"] += len(missing)
+    elif missing:
         raise InputError(
             source.path,
             None,
@@ -216,7 +264,9 @@ def read_list_run(
             f"first missing: {missing[0]!r}",
         )
     self_index = self_index or {}
+    empty = np.zeros(0, dtype=np.int64)
     lists = {
-        q: read_ranked_list(files[q], q, target_index, self_index=self_index.get(q, -1)) for q in query_ids
+        q: read_ranked_list(files[q], q, target_index, self_index=self_index.get(q, -1), drops=drops) if q in files else empty
+        for q in query_ids
     }
-    return RankedRun.from_lists(source.name, lists, [files[q] for q in query_ids])
+    return RankedRun.from_lists(source.name, lists, [files.get(q, "") for q in query_ids])

@@ -179,16 +179,16 @@ def read_matrix_run(source: RunSource, relevance, order: str | None) -> MatrixRu
 # -- TREC runs -----------------------------------------------------------------
 
 
-def read_trec_run(source: RunSource, relevance) -> tuple[RankedRun, list[str]]:
+def read_trec_run(source: RunSource, relevance, *, drops=None) -> tuple[RankedRun, list[str]]:
     """Read a TREC run and rank it as trec_eval does (see :mod:`shrec_score.ranking`).
 
     Topics of the run that the relevance does not know are passed over (as
     trec_eval does), with a note.  Works on dictionary codes end to end: no
     Python object per line.
     """
-    from .trec import duplicate_error, read_trec_columns
+    from .trec import duplicate_error, read_trec_columns, read_trec_columns_lenient
 
-    cols = read_trec_columns(source.path)
+    cols = read_trec_columns(source.path) if drops is None else read_trec_columns_lenient(source.path, drops)
     notes: list[str] = []
     qpos = {q: i for i, q in enumerate(relevance.query_ids)}
     qmap = np.asarray([qpos.get(q, -1) for q in cols.queries], dtype=np.int64)
@@ -206,7 +206,11 @@ def read_trec_run(source: RunSource, relevance) -> tuple[RankedRun, list[str]]:
     else:
         tmap = np.asarray([index.get(d, -1) for d in cols.docs], dtype=np.int64)
         bad = tmap[d_codes] < 0
-        if bad.any():
+        if bad.any() and drops is not None:
+            drops["unknown target ids dropped"] += int(bad.sum())
+            keep = ~bad
+            rowq, d_codes, scores = rowq[keep], d_codes[keep], scores[keep]
+        elif bad.any():
             name = cols.docs[int(d_codes[int(np.flatnonzero(bad)[0])])]
             raise InputError(source.path, _line_of(source.path, name), "expected a target id of the collection", f"unknown id {name!r}")
 
@@ -225,14 +229,22 @@ def read_trec_run(source: RunSource, relevance) -> tuple[RankedRun, list[str]]:
         rowq, d_codes = rowq[order], d_codes[order]
     n_docs = max(1, len(cols.docs))
     keys = rowq * n_docs + d_codes
-    keys.sort()
+    if drops is not None:
+        _, first = np.unique(keys, return_index=True)  # first place in ranked order
+        if first.size < keys.size:
+            drops["repeated target ids dropped (first place kept)"] += keys.size - first.size
+            first.sort()
+            rowq, d_codes, keys = rowq[first], d_codes[first], keys[first]
+    keys = np.sort(keys)
     dup = np.flatnonzero(keys[1:] == keys[:-1])
     if dup.size:
         k = int(keys[dup[0]])
         raise duplicate_error(source.path, relevance.query_ids, cols.docs, k // n_docs, k % n_docs)
     counts = np.bincount(rowq, minlength=relevance.n_queries)
     missing = np.flatnonzero(counts == 0)
-    if missing.size:
+    if missing.size and drops is not None:
+        drops["queries without a ranked list (scored 0)"] += int(missing.size)
+    elif missing.size:
         raise InputError(
             source.path,
             None,

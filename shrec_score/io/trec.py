@@ -211,3 +211,33 @@ def duplicate_error(path: str, queries: list[str], docs: list[str], q: int, d: i
             if len(lines) == 2:
                 break
     return InputError(path, lines[-1] if lines else None, f"expected each target once per query; {queries[q]} {docs[d]} is already ranked at line {lines[0] if lines else '?'}")
+
+
+def read_trec_columns_lenient(path: str, drops) -> TrecColumns:
+    """Line by line, dropping malformed lines and lines whose score is not a number (counted)."""
+    import numpy as np
+
+    try:
+        return read_trec_columns(path)
+    except InputError:
+        pass
+    qs, ds, sc = [], [], []
+    for line in read_text(path).splitlines():
+        f = line.split()
+        if not f:
+            continue
+        try:
+            score = float(f[4]) if len(f) == 6 else float("nan")
+        except ValueError:
+            score = float("nan")
+        if len(f) != 6 or score != score:
+            drops["malformed lines dropped"] += 1
+            continue
+        qs.append(f[0])
+        ds.append(f[2])
+        sc.append(score)
+    import pandas as pd
+
+    q_codes, queries = pd.factorize(pd.Series(qs, dtype=object))
+    d_codes, docs = pd.factorize(pd.Series(ds, dtype=object))
+    return TrecColumns(path, list(queries), q_codes.astype(np.int64), list(docs), d_codes.astype(np.int64), np.asarray(sc, dtype=np.float64))

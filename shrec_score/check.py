@@ -1,0 +1,228 @@
+"""Pre-submission check of runs: every problem, one line each, without scoring.
+
+``shrec-score check RUNS --relevance ...`` prints ``file:line: level: message``
+lines.  Levels:
+
+* ``error``: the run would not score (unknown target id, a target listed
+  twice, a missing query, a file for an unknown query, an empty list, a
+  distance that is not a number, NaN, a matrix of the wrong shape, bytes that
+  are not UTF-8, a malformed line);
+* ``warning``: it scores, but something looks wrong (infinite distances,
+  distances that decrease down a ranked list: smaller must mean more similar);
+* ``note``: worth knowing (a list shorter than the collection).
+
+Exit status 0 when nothing is an error, 2 otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import InputError
+from .io.lists import query_files
+from .io.runs import discover_runs
+from .io.text import read_text
+from .relevance import Relevance
+
+#: Problems listed per file before a summary line.
+PER_FILE = 20
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    line: int | None
+    level: str  # error, warning, note
+    message: str
+
+    def __str__(self) -> str:
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: {self.level}: {self.message}"
+
+
+def check_runs(paths: Iterable[str], relevance: Relevance, *, run_format: str = "auto", matrix_order: str | None = None) -> list[Problem]:
+    """Validate every run; returns the problems (empty: the runs would score)."""
+    problems: list[Problem] = []
+    try:
+        sources, notes = discover_runs(paths, run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries))
+    except InputError as exc:
+        return [Problem(exc.path or "", exc.line, "error", _body(exc))]
+    problems += [Problem(n.split(":", 1)[0], None, "note", n.split(": ", 1)[1]) for n in notes]
+    for s in sources:
+        if s.format == "lists":
+            problems += _check_list_run(s, relevance)
+        elif s.format == "matrix":
+            problems += _check_matrix_run(s, relevance, matrix_order)
+        else:
+            problems += _check_trec_run(s, relevance)
+    return problems
+
+
+def _body(exc: InputError) -> str:
+    return exc.expected + ("" if exc.got is None else f", got {exc.got}")
+
+
+def _limited(found: list[Problem], path: str) -> list[Problem]:
+    if len(found) <= PER_FILE:
+        return found
+    rest = len(found) - PER_FILE
+    return found[:PER_FILE] + [Problem(path, None, "note", f"{rest} more problem(s) in this file not listed")]
+
+
+def _decode(path: str) -> tuple[str | None, Problem | None]:
+    try:
+        return read_text(path), None
+    except InputError as exc:
+        return None, Problem(path, exc.line, "error", _body(exc))
+
+
+def _check_list_run(source, relevance: Relevance) -> list[Problem]:
+    out: list[Problem] = []
+    known = dict.fromkeys(relevance.query_ids + relevance.ignorable_queries)
+    files: dict[str, str] = {}
+    for entry in sorted(os.listdir(source.path)):
+        full = os.path.join(source.path, entry)
+        if entry.startswith(".") or os.path.isdir(full):
+            continue
+        qid = entry if entry in known else entry.rsplit(".", 1)[0]
+        if qid not in known:
+            out.append(Problem(full, None, "error", f"a file for an unknown query {qid!r} (files are named after query ids)"))
+        elif qid in files:
+            out.append(Problem(full, None, "error", f"a second ranked list for query {qid!r} (also {files[qid]})"))
+        else:
+            files[qid] = full
+    missing = [q for q in relevance.query_ids if q not in files]
+    for q in missing[:PER_FILE]:
+        out.append(Problem(source.path, None, "error", f"no ranked list for query {q!r}"))
+    if len(missing) > PER_FILE:
+        out.append(Problem(source.path, None, "note", f"{len(missing) - PER_FILE} more queries without a ranked list"))
+    self_of = {q: int(i) for q, i in zip(relevance.query_ids, relevance.self_index)}
+    full_length = relevance.collection_size
+    for q, path in files.items():
+        if q in relevance.ignorable_queries:
+            continue
+        out += _check_list_file(path, q, relevance, full_length - (1 if self_of.get(q, -1) >= 0 else 0) if full_length else None)
+    return out
+
+
+def _check_list_file(path: str, query_id: str, relevance: Relevance, full_length: int | None) -> list[Problem]:
+    text, bad = _decode(path)
+    if bad is not None:
+        return [bad]
+    found: list[Problem] = []
+    rows = [(n, f) for n, line in enumerate(text.splitlines(), start=1) if (f := line.split())]
+    if rows and len(rows[0][1]) == 1 and rows[0][1][0] == query_id:
+        rows = rows[1:]
+    if not rows:
+        return [Problem(path, None, "error", "an empty ranked list")]
+    index = relevance.target_index
+    open_index = hasattr(index, "_ids")
+    pairs = [f for _, f in rows if len(f) == 2]
+    id_col = 0
+    if pairs and not open_index and sum(f[0] in index for f in pairs) < sum(f[1] in index for f in pairs):
+        id_col = 1
+    seen: dict[str, int] = {}
+    prev = -math.inf
+    decreasing = 0
+    own = relevance.query_ids.index(query_id) if query_id in relevance.query_ids else -1
+    self_id = relevance.target_ids[relevance.self_index[own]] if own >= 0 and relevance.self_index[own] >= 0 else None
+    n_targets = 0
+    for n, f in rows:
+        if len(f) > 2:
+            found.append(Problem(path, n, "error", f'expected "<target> [distance]", got {len(f)} fields'))
+            continue
+        tid = f[id_col] if len(f) == 2 else f[0]
+        if not open_index and tid not in index:
+            found.append(Problem(path, n, "error", f"unknown target id {tid!r}"))
+        elif tid in seen:
+            found.append(Problem(path, n, "error", f"target {tid!r} listed twice (first at line {seen[tid]})"))
+        else:
+            seen[tid] = n
+            n_targets += tid != self_id
+        if len(f) == 2:
+            text_d = f[1 - id_col]
+            try:
+                d = float(text_d)
+            except ValueError:
+                found.append(Problem(path, n, "error", f"distance {text_d!r} is not a number"))
+                continue
+            if math.isnan(d):
+                found.append(Problem(path, n, "error", "distance is NaN"))
+                continue
+            if math.isinf(d):
+                found.append(Problem(path, n, "warning", f"distance is {text_d} (infinite)"))
+            if d < prev:
+                decreasing += 1
+                if decreasing == 1:
+                    found.append(Problem(path, n, "warning", f"distance {text_d} is smaller than the one above: lists must be sorted, most similar (smallest distance) first"))
+            prev = d
+    if decreasing > 1:
+        found.append(Problem(path, None, "warning", f"distances decrease {decreasing} times down the list"))
+    if full_length is not None and n_targets < full_length:
+        found.append(Problem(path, None, "note", f"the list ranks {n_targets} of {full_length} targets"))
+    return _limited(found, path)
+
+
+def _check_matrix_run(source, relevance: Relevance, matrix_order: str | None) -> list[Problem]:
+    from .io.runs import read_matrix_run
+
+    try:
+        run = read_matrix_run(source, relevance, matrix_order)
+    except InputError as exc:
+        return [Problem(exc.path or source.path, exc.line, "error", _body(exc))]
+    m = run.matrix
+    found: list[Problem] = []
+    for a in range(0, m.shape[0], 256):
+        block = np.asarray(m[a : a + 256], dtype=np.float64)
+        for kind, mask, level in (("NaN", np.isnan(block), "error"), ("infinite", np.isinf(block), "warning")):
+            for r, c in np.argwhere(mask)[: PER_FILE - len(found)]:
+                found.append(Problem(source.path, None, level, f"row {a + r + 1} column {c + 1} is {kind}"))
+    return _limited(found, source.path)
+
+
+def _check_trec_run(source, relevance: Relevance) -> list[Problem]:
+    text, bad = _decode(source.path)
+    if bad is not None:
+        return [bad]
+    found: list[Problem] = []
+    qset = set(relevance.query_ids)
+    index = relevance.target_index
+    open_index = hasattr(index, "_ids")
+    seen: dict[tuple[str, str], int] = {}
+    ranked: set[str] = set()
+    unknown_topics: set[str] = set()
+    for n, line in enumerate(text.splitlines(), start=1):
+        f = line.split()
+        if not f:
+            continue
+        if len(f) != 6:
+            found.append(Problem(source.path, n, "error", f'expected "query_id Q0 target_id rank score tag", got {len(f)} fields'))
+            continue
+        q, t = f[0], f[2]
+        try:
+            score = float(f[4])
+        except ValueError:
+            found.append(Problem(source.path, n, "error", f"score {f[4]!r} is not a number"))
+            continue
+        if math.isnan(score):
+            found.append(Problem(source.path, n, "error", "score is NaN"))
+        if q not in qset:
+            unknown_topics.add(q)
+            continue
+        if not open_index and t not in index:
+            found.append(Problem(source.path, n, "error", f"unknown target id {t!r}"))
+        if (q, t) in seen:
+            found.append(Problem(source.path, n, "error", f"target {t!r} ranked twice for query {q!r} (first at line {seen[(q, t)]})"))
+        seen[(q, t)] = n
+        ranked.add(q)
+    missing = [q for q in relevance.query_ids if q not in ranked]
+    if missing:
+        found.append(Problem(source.path, None, "error", f"no ranking for {len(missing)} of {len(qset)} queries (first: {missing[0]!r})"))
+    if unknown_topics:
+        found.append(Problem(source.path, None, "note", f"{len(unknown_topics)} topic(s) without relevance judgments would be passed over"))
+    return _limited(found, source.path)
