@@ -84,7 +84,8 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
-        raise InputError(path, line, "expected a YAML mapping of settings", str(getattr(exc, "problem", exc))) from None
+        problem = str(getattr(exc, "problem", None) or exc).splitlines()[0]
+        raise InputError(path, line, "expected a YAML mapping of settings", problem) from None
     if data is None:
         return {}
     if not isinstance(data, dict):

@@ -35,7 +35,7 @@ class InputError(Exception):
         text = f"{where}{self.expected}"
         if self.got is not None:
             text += f", got {self.got}"
-        return text
+        return " ".join(text.split("\n"))  # always one line
 
     def __str__(self) -> str:
         return self.message

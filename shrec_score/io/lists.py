@@ -124,7 +124,10 @@ def read_ranked_list(
 
 
 _SPACE = np.zeros(256, dtype=bool)
-_SPACE[[9, 11, 12, 13, 32]] = True
+_SPACE[[9, 13, 32]] = True
+#: control bytes other than tab, LF and CR (some are separators for Python's str methods)
+_ODD = np.zeros(256, dtype=bool)
+_ODD[[c for c in range(32) if c not in (9, 10, 13)] + [127]] = True
 
 
 def _fields_per_line(text: str) -> np.ndarray | None:
@@ -133,6 +136,8 @@ def _fields_per_line(text: str) -> np.ndarray | None:
     if len(data) != len(text):
         return None
     b = np.frombuffer(data, dtype=np.uint8)
+    if (_ODD[b]).any() or data.count(b"\r") != data.count(b"\r\n"):
+        return None  # separators that str.split / splitlines know and this counter does not
     newline = b == 10
     blank = _SPACE[b] | newline
     starts = ~blank

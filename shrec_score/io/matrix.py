@@ -26,9 +26,12 @@ def read_ascii_matrix(path: str) -> np.ndarray:
     if not lines:
         raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
     n_cols = len(lines[0].split())
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        values = np.fromstring(text, dtype=np.float64, sep=" ")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            values = np.fromstring(text, dtype=np.float64, sep=" ")
+    except ValueError:  # numpy 2: a token that is not a number
+        values = np.zeros(0)
     if values.size != len(lines) * n_cols:
         _locate_bad_line(path, text, n_cols)
     return values.reshape(len(lines), n_cols)
