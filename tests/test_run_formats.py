@@ -215,3 +215,24 @@ def test_fast_matrix_path_equals_full_ranking_path(seed):
     full = rank_block(matrix_to_ranked_run(run, rel.self_index), rel)
     np.testing.assert_array_equal(fast.rel_ranks, full.rel_ranks)
     np.testing.assert_array_equal(fast.n_retrieved, full.n_retrieved)
+
+
+def test_streamed_ascii_matrix_equals_the_in_memory_one(tmp_path, cla, monkeypatch):
+    from shrec_score.io import matrix as matrix_mod
+
+    d = all_against_all_matrix(3).astype(np.float64)
+    text = "".join(" ".join(f"{v:.9g}" for v in row) + "\n" for row in d)
+    (tmp_path / "m.txt").write_text(text)
+    whole = shrec_score.score([tmp_path / "m.txt"], cla).per_query
+    monkeypatch.setattr(matrix_mod, "STREAM_ABOVE", 0)
+    monkeypatch.setattr(matrix_mod, "STREAM_CHUNK", 50)  # a few rows per chunk, cut mid-line
+    streamed = shrec_score.score([tmp_path / "m.txt"], cla).per_query
+    pd.testing.assert_frame_equal(whole, streamed)
+    lines = text.splitlines()
+    lines[4] = lines[4] + " 7"
+    (tmp_path / "m.txt").write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError, match=r"m.txt:5: expected 6 distances per row \(as on the first row\), got 7"):
+        shrec_score.score([tmp_path / "m.txt"], cla)
+    (tmp_path / "m.txt").write_text("\n".join(lines[:3]) + "\n")
+    with pytest.raises(InputError, match=r"expected a 6 x 6 matrix .*, got 3 rows"):
+        shrec_score.score([tmp_path / "m.txt"], cla)

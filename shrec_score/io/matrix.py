@@ -88,12 +88,70 @@ def is_binary_file(path: str, probe: int = 4096) -> bool:
     return False
 
 
+#: ASCII matrices larger than this are streamed (row chunks -> a temporary binary file).
+STREAM_ABOVE = 64 << 20
+#: Bytes of text parsed at once when streaming.
+STREAM_CHUNK = 16 << 20
+
+
+def stream_ascii_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
+    """Parse a large ASCII matrix chunk by chunk into a temporary float64 file,
+    memory-mapped read-only: memory stays near ``STREAM_CHUNK`` whatever the
+    file's size.  Errors name the line as :func:`read_ascii_matrix` does."""
+    import tempfile
+
+    n_rows, n_cols = shape
+    tmp = tempfile.TemporaryFile()
+    rows_done = 0
+    line_no = 0
+    with open(path, "rb") as fh:
+        carry = b""
+        while True:
+            block = fh.read(STREAM_CHUNK)
+            data = carry + block
+            if not block:
+                carry = b""
+            else:
+                cut = data.rfind(b"\n") + 1
+                data, carry = data[:cut], data[cut:]
+            if data:
+                try:
+                    text = data.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise InputError(path, line_no + data.count(b"\n", 0, exc.start) + 1, "expected UTF-8 text", f"byte 0x{data[exc.start]:02x}") from None
+                lines = [ln for ln in text.splitlines() if ln.strip()]
+                try:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        values = np.fromstring(text, dtype=np.float64, sep=" ")
+                except ValueError:
+                    values = np.zeros(0)
+                if values.size != len(lines) * n_cols:
+                    try:
+                        _locate_bad_line(path, text, n_cols)
+                    except InputError as exc:
+                        raise InputError(path, None if exc.line is None else exc.line + line_no, exc.expected, exc.got) from None
+                rows_done += len(lines)
+                if rows_done > n_rows:
+                    break
+                tmp.write(values.tobytes())
+                line_no += text.count("\n")
+            if not block:
+                break
+    if rows_done != n_rows:
+        raise InputError(path, None, f"expected a {n_rows} x {n_cols} matrix (queries x targets of the classifications)", f"{'more than ' if rows_done > n_rows else ''}{rows_done} rows")
+    tmp.flush()
+    return np.memmap(tmp, dtype=np.float64, mode="r", shape=shape)
+
+
 def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
     """Read a matrix run in any of the three forms and check its shape."""
     if path.endswith(".npy"):
         m = read_npy_matrix(path)
     elif is_binary_file(path):
         m = read_psb_binary_matrix(path, shape)
+    elif os.path.getsize(path) > STREAM_ABOVE:
+        m = stream_ascii_matrix(path, shape)
     else:
         m = read_ascii_matrix(path)
     if tuple(m.shape) != tuple(shape):
