@@ -95,12 +95,15 @@ def make_matrix(n: int = 10_000, per_class: int = 100) -> tuple[str, str]:
     return npy, cla
 
 
+def _argsort_reference(npy: str, repeat: int) -> float:
+    m = np.load(npy)
+    return median_time(lambda: np.argsort(m, axis=1), repeat)
+
+
 def case_matrix(repeat: int) -> None:
     npy, cla = make_matrix()
     size = os.path.getsize(npy)
-    m = np.load(npy)
-    ref = median_time(lambda: np.argsort(m, axis=1), repeat)
-    del m
+    ref = _argsort_reference(npy, repeat)
     out = tempfile.mkdtemp()
     cmd = [CLI, npy, "-r", cla, "--run-format", "matrix", "-m", "NN,FT,ST,E,DCG,AP", "--out", out, "--quiet", "--format", "csv"]
     runs = [run_measured(cmd) for _ in range(repeat)]

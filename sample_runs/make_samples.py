@@ -58,15 +58,7 @@ def make_psb_like(root: str, seed: int = 2006) -> None:
     out = os.path.join(root, "psb-like")
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
-    lines = ["PSB 1", f"{len(PARENTS) + len(leaves)} {len(ids)}", ""]
-    for p in PARENTS:
-        lines += [f"{p} 0 0", ""]
-    for leaf, parent, members in classes:
-        lines.append(f"{leaf} {parent} {len(members)}")
-        lines += [str(m) for m in members]
-        lines.append("")
-    with open(os.path.join(out, "classes.cla"), "w", newline="\n") as fh:
-        fh.write("\n".join(lines))
+    _write_cla(os.path.join(out, "classes.cla"), list(PARENTS), classes)
 
     true = np.sqrt(((x[:, None, :] - x[None, :, :]) ** 2).sum(-1))
     for name, noise in RUNS.items():

@@ -24,7 +24,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InputError
-from .io.lists import query_files
 from .io.runs import discover_runs
 from .io.text import read_text
 from .relevance import Relevance

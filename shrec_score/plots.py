@@ -14,6 +14,7 @@ also printed in grey.
 from __future__ import annotations
 
 import os
+
 from .errors import InputError
 from .report import DISPLAY, Report
 

@@ -23,12 +23,11 @@ Conventions (seeds/README.md, erratum 6):
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
-
-import os
 
 from .errors import InputError
 from .io.trec import Qrels

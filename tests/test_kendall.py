@@ -10,7 +10,6 @@ import pytest
 from click.testing import CliRunner
 
 import shrec_score
-from shrec_score import InputError
 from shrec_score.cli import cli
 from shrec_score.measures.kendall import count_inversions, kendall_tau_b, pair_sets
 

@@ -1,6 +1,5 @@
 """Registry-wide properties, checked with hypothesis on random collections and runs."""
 
-import io
 import os
 
 import numpy as np

@@ -1,7 +1,6 @@
 """Organiser's report: significance, per-class results, macro averaging,
 paper tables, trec_eval-style output, the signature and the plots."""
 
-import io
 import os
 import sys
 

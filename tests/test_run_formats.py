@@ -1,7 +1,6 @@
 """Every run shape: matrices in three encodings, distance-first lists, TREC, detection."""
 
 import io
-import os
 
 import numpy as np
 import pandas as pd

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
+
+import numpy as np
 
 from ..errors import InputError
 from .text import read_text
@@ -88,7 +91,7 @@ def _locate_trec_problem(path: str) -> None:
             score = float(f[4])
         except ValueError:
             raise InputError(path, n, "expected a number as score (5th field)", repr(f[4])) from None
-        if score != score:
+        if math.isnan(score):
             raise InputError(path, n, "expected a number as score (5th field)", "NaN")
     raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"')
 
@@ -138,10 +141,10 @@ class TrecColumns:
 
     path: str
     queries: list[str]
-    q_codes: "np.ndarray"
+    q_codes: np.ndarray
     docs: list[str]
-    d_codes: "np.ndarray"
-    scores: "np.ndarray"
+    d_codes: np.ndarray
+    scores: np.ndarray
 
 
 def _delimiter(path: str) -> str:
@@ -169,7 +172,7 @@ def _read_columns_arrow(path: str, names: list[str], types: dict, keep: list[str
         return None
 
 
-def _encode(column) -> tuple[list[str], "np.ndarray"]:
+def _encode(column) -> tuple[list[str], np.ndarray]:
     """pyarrow string column -> (distinct values, int64 codes)."""
     import numpy as np
     import pyarrow.compute as pc
@@ -230,7 +233,7 @@ def read_trec_columns_lenient(path: str, drops) -> TrecColumns:
             score = float(f[4]) if len(f) == 6 else float("nan")
         except ValueError:
             score = float("nan")
-        if len(f) != 6 or score != score:
+        if len(f) != 6 or math.isnan(score):
             drops["malformed lines dropped"] += 1
             continue
         qs.append(f[0])

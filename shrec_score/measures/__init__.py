@@ -2,10 +2,19 @@
 
 from .base import RankBlock
 from .dcg import dcg
+from .graded import GainBlock
 from .pr import PR_LEVELS, pr_curve
 from .precision import average_precision, precision_at, recall_at, reciprocal_rank
-from .graded import GainBlock
-from .registry import DEFAULT_BINARY, DEFAULT_GRADED, SHOWN_GRADED, Measure, Settings, get_measure, graded_defaults, known_measures
+from .registry import (
+    DEFAULT_BINARY,
+    DEFAULT_GRADED,
+    SHOWN_GRADED,
+    Measure,
+    Settings,
+    get_measure,
+    graded_defaults,
+    known_measures,
+)
 from .tiers import e_measure, first_tier, nearest_neighbor, second_tier
 
 __all__ = [

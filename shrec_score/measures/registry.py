@@ -9,10 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .base import RankBlock
+from .cumgain import gain_at
 from .dcg import dcg
 from .precision import average_precision, precision_at, recall_at, reciprocal_rank
-from .cumgain import gain_at
 from .shrec06 import (
     average_dynamic_recall,
     average_precision_retrieved,
