@@ -37,7 +37,7 @@ test: $(VENV)/.installed-test
 
 lint: $(VENV)/.installed-test
 	$(PIP) install -e '.[lint]'
-	$(BIN)/ruff check shrec_score tests
+	$(BIN)/ruff check shrec_score tests bench sample_runs
 	$(BIN)/mypy shrec_score
 
 bench: $(VENV)/.installed

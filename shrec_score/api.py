@@ -108,7 +108,7 @@ def load_runs(
 
 def lenient_summary(run: RankedRun | MatrixRun) -> str:
     """What --lenient dropped in ``run``, and why (one line)."""
-    drops = run.drops or {}
+    drops = run.drops
     if not drops:
         return f"--lenient: run {run.name!r}: nothing dropped"
     return f"--lenient: run {run.name!r}: " + ", ".join(f"{n} {reason}" for reason, n in sorted(drops.items()))
@@ -338,7 +338,7 @@ def score_kendall(
     )
 
 
-def _coverage_note(runs: Sequence[RankedRun], rel: Relevance) -> str:
+def _coverage_note(runs: Sequence[RankedRun | MatrixRun], rel: Relevance) -> str:
     """Whether P, R and the TP/FP/TN/FN counts mean anything (SHREC 2006, section 5)."""
     full = (rel.collection_size or 0) - (rel.self_index >= 0).astype(np.int64)
     short = sum(int((r.lengths() < full).sum()) for r in runs if isinstance(r, RankedRun))  # a matrix ranks everything

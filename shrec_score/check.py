@@ -111,8 +111,8 @@ def _check_list_run(source, relevance: Relevance) -> list[Problem]:
 
 def _check_list_file(path: str, query_id: str, relevance: Relevance, full_length: int | None) -> list[Problem]:
     text, bad = _decode(path)
-    if bad is not None:
-        return [bad]
+    if text is None:
+        return [bad] if bad is not None else []
     found: list[Problem] = []
     rows = [(n, f) for n, line in enumerate(text.splitlines(), start=1) if (f := line.split())]
     if rows and len(rows[0][1]) == 1 and rows[0][1][0] == query_id:
@@ -186,8 +186,8 @@ def _check_matrix_run(source, relevance: Relevance, matrix_order: str | None) ->
 
 def _check_trec_run(source, relevance: Relevance) -> list[Problem]:
     text, bad = _decode(source.path)
-    if bad is not None:
-        return [bad]
+    if text is None:
+        return [bad] if bad is not None else []
     found: list[Problem] = []
     qset = set(relevance.query_ids)
     index = relevance.target_index

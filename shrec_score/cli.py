@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from typing import Any
 
 import click
 
@@ -253,8 +254,8 @@ class _ProgressBar:
 
         self.enabled = enabled
         self.started = time.monotonic()
-        self.bar = None
-        self.task = None
+        self.bar: Any = None
+        self.task: Any = None
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         import time

@@ -175,11 +175,10 @@ def evaluate(
             # binary measures only: the ranks of the relevant items suffice
             block = matrix_rank_block(run, relevance.relevant_targets(level), relevance.n_relevant(level), relevance.self_index)
         else:
-            if isinstance(run, MatrixRun):
-                run = matrix_to_ranked_run(run, relevance.self_index)
-            run = align(run, relevance.query_ids)
-            gains = flat_gains(run, relevance)
-            block = rank_block(run, relevance, level=level, gains=gains)
+            lists = matrix_to_ranked_run(run, relevance.self_index) if isinstance(run, MatrixRun) else run
+            lists = align(lists, relevance.query_ids)
+            gains = flat_gains(lists, relevance)
+            block = rank_block(lists, relevance, level=level, gains=gains)
         values: dict[str, np.ndarray] = {}
         for m in binary:
             values[m.name] = m.compute(block, settings)
@@ -191,7 +190,7 @@ def evaluate(
             parts: dict[str, list[np.ndarray]] = {m.name: [] for m in graded}
             vec_acc = {k: _MeanAccumulator(depth) for k in ("CG", "DCG", "NCG", "NDCG")}
             gvr_acc = {k: _MeanAccumulator(len(pct)) for k in ("CG", "DCG")}
-            for _, gb in gain_blocks(run, relevance, gains=gains):
+            for _, gb in gain_blocks(lists, relevance, gains=gains):
                 for m in graded:
                     parts[m.name].append(m.compute(gb, settings))
                 if curves:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -69,7 +70,7 @@ class RankedRun:
     offsets: np.ndarray
     sources: list[str] = field(default_factory=list)
     #: Lenient scoring: what was dropped, by reason (a Counter).
-    drops: object = None
+    drops: Counter[str] | None = None
 
     def lengths(self) -> np.ndarray:
         return np.diff(self.offsets)
@@ -111,4 +112,4 @@ class MatrixRun:
     row_of_query: np.ndarray
     col_target: np.ndarray
     #: Lenient scoring: NaN cells rank last (as +inf) and are counted here.
-    drops: object = None
+    drops: Counter[str] | None = None

@@ -39,7 +39,7 @@ def styles(n: int) -> list[dict]:
     """n distinct (colour, dash, marker) combinations, distinguishable in grey too."""
     import matplotlib
 
-    colours = list(matplotlib.colormaps["tab10"].colors)
+    colours = list(matplotlib.colormaps["tab10"].colors)  # type: ignore[attr-defined]
     out = []
     for i in range(n):
         out.append(

@@ -155,6 +155,7 @@ def matrix_rank_block(run: MatrixRun, relevant: list[np.ndarray], n_relevant: np
     with ThreadPoolExecutor(max_workers=1) as pool:
         pending = pool.submit(prepare, starts[0]) if starts else None
         for k in range(len(starts)):
+            assert pending is not None  # one pending block per start, by construction
             a, b, rows, dist, ordered = pending.result()
             pending = pool.submit(prepare, starts[k + 1]) if k + 1 < len(starts) else None
             _rank_rows(run, a, b, rows, dist, ordered, relevant, col_of_target, self_col, ranks, table)

@@ -184,7 +184,7 @@ class Relevance:
             for t in qrels.targets:
                 if t not in index:
                     raise InputError(qrels.path, None, f"expected judged targets to be models of {collection.path}", f"unknown id {t!r}")
-            size = len(target_ids)
+            size: int | None = len(target_ids)
         else:
             target_ids = []
             index = OpenIndex(target_ids)
