@@ -26,23 +26,40 @@ from .relevance import Relevance
 CHUNK_CELLS = 4_000_000
 
 
-def flat_gains(run: RankedRun, relevance: Relevance) -> np.ndarray:
-    """Gain of every entry of every ranked list of ``run`` (CSR order), in one lookup."""
-    row = np.repeat(np.arange(len(run.query_ids)), run.lengths())
+def _query_rows(run: RankedRun, rows: np.ndarray | None) -> np.ndarray:
+    return np.arange(len(run.query_ids)) if rows is None else rows
+
+
+def flat_gains(run: RankedRun, relevance: Relevance, rows: np.ndarray | None = None) -> np.ndarray:
+    """Gain of every entry of every ranked list of ``run`` (CSR order), in one lookup.
+
+    ``rows``: the relevance query row of each query of ``run`` (default: the
+    run holds every query, in relevance order).
+    """
+    row = np.repeat(_query_rows(run, rows), run.lengths())
     return relevance.gains(row, run.targets)
 
 
-def rank_block(run: RankedRun, relevance: Relevance, *, level: int = 1, gains: np.ndarray | None = None) -> RankBlock:
+def rank_block(
+    run: RankedRun,
+    relevance: Relevance,
+    *,
+    level: int = 1,
+    gains: np.ndarray | None = None,
+    rows: np.ndarray | None = None,
+) -> RankBlock:
     """Ranks of the relevant items (gain >= ``level``) of every query of ``run``.
 
-    ``run.query_ids`` must be ``relevance.query_ids`` (see :func:`align`);
-    ``gains`` from :func:`flat_gains` when already computed.
+    Without ``rows``, ``run.query_ids`` must be ``relevance.query_ids`` (see
+    :func:`align`); with ``rows``, query i of ``run`` is relevance row
+    ``rows[i]`` (a chunk of queries).  ``gains`` from :func:`flat_gains`.
     """
+    qrows = _query_rows(run, rows)
     n_q = len(run.query_ids)
     lengths = run.lengths()
     row = np.repeat(np.arange(n_q), lengths)
     if gains is None:
-        gains = relevance.gains(row, run.targets)
+        gains = relevance.gains(qrows[row], run.targets)
     hit = gains >= level
     hit_rows = row[hit]
     hit_pos = (np.arange(run.targets.size) - run.offsets[row])[hit] + 1
@@ -50,7 +67,7 @@ def rank_block(run: RankedRun, relevance: Relevance, *, level: int = 1, gains: n
     starts = np.zeros(n_q, dtype=np.int64)
     np.cumsum(counts[:-1], out=starts[1:])
     col = np.arange(hit_rows.size) - starts[hit_rows]
-    k = relevance.n_relevant(level)
+    k = relevance.n_relevant(level)[qrows]
     width = max(1, int(k.max(initial=0)), int(counts.max(initial=0)))
     ranks = np.full((n_q, width), np.inf)
     ranks[hit_rows, col] = hit_pos
@@ -58,13 +75,19 @@ def rank_block(run: RankedRun, relevance: Relevance, *, level: int = 1, gains: n
 
 
 def gain_blocks(
-    run: RankedRun, relevance: Relevance, *, chunk_cells: int = CHUNK_CELLS, gains: np.ndarray | None = None
+    run: RankedRun,
+    relevance: Relevance,
+    *,
+    chunk_cells: int = CHUNK_CELLS,
+    gains: np.ndarray | None = None,
+    rows: np.ndarray | None = None,
 ) -> Iterator[tuple[slice, GainBlock]]:
-    """Gain vectors of consecutive chunks of queries: ``(rows, GainBlock)``."""
+    """Gain vectors of consecutive chunks of queries: ``(slice of run's queries, GainBlock)``."""
+    qrows = _query_rows(run, rows)
     n_q = len(run.query_ids)
     lengths = run.lengths()
     top = relevance.max_grade
-    ch, cr = relevance.n_relevant(top), relevance.n_relevant(1)
+    ch, cr = relevance.n_relevant(top)[qrows], relevance.n_relevant(1)[qrows]
     ds = relevance.collection_size
     width_all = max(1, int(lengths.max(initial=0)))
     step = max(1, chunk_cells // width_all)
@@ -75,8 +98,24 @@ def gain_blocks(
         row = np.repeat(np.arange(b - a), lens)
         pos = np.arange(flat.size) - (run.offsets[a:b] - run.offsets[a])[row]
         dense = np.zeros((b - a, max(1, int(lens.max(initial=0)))), dtype=np.int8)
-        dense[row, pos] = relevance.gains(row + a, flat) if gains is None else gains[run.offsets[a] : run.offsets[b]]
+        dense[row, pos] = relevance.gains(qrows[row + a], flat) if gains is None else gains[run.offsets[a] : run.offsets[b]]
         yield slice(a, b), GainBlock(dense, lens.astype(np.int64), ch[a:b], cr[a:b], -1 if ds is None else ds, top)
+
+
+#: Ranked entries scored at once (bounds the engine's temporaries).
+CHUNK_ENTRIES = 2_000_000
+
+
+def run_chunks(run: RankedRun, relevance: Relevance, *, chunk_entries: int = CHUNK_ENTRIES) -> Iterator[tuple[np.ndarray, RankedRun]]:
+    """Consecutive chunks of an aligned run: ``(relevance rows, sub-run)``."""
+    n_q = len(run.query_ids)
+    a = 0
+    while a < n_q:
+        b = int(np.searchsorted(run.offsets, run.offsets[a] + chunk_entries, side="right")) - 1
+        b = min(n_q, max(b, a + 1))
+        sub = RankedRun(run.name, run.query_ids[a:b], run.targets[run.offsets[a] : run.offsets[b]], run.offsets[a : b + 1] - run.offsets[a])
+        yield np.arange(a, b), sub
+        a = b
 
 
 def align(run: RankedRun, query_ids: Sequence[str]) -> RankedRun:
@@ -145,6 +184,15 @@ def _gain_at_recall(block: GainBlock, pct: np.ndarray) -> tuple[np.ndarray, np.n
     return cg_at, dcg_at
 
 
+def _chunks(run, relevance: Relevance) -> Iterator[tuple[np.ndarray, RankedRun]]:
+    """Chunks of complete queries of any run: streamed (TREC) or cut from lists."""
+    if hasattr(run, "chunks"):
+        yield from run.chunks(relevance)
+        return
+    lists = matrix_to_ranked_run(run, relevance.self_index) if isinstance(run, MatrixRun) else run
+    yield from run_chunks(align(lists, relevance.query_ids), relevance)
+
+
 def evaluate(
     runs: Sequence[RankedRun | MatrixRun],
     relevance: Relevance,
@@ -171,52 +219,46 @@ def evaluate(
         if progress is not None:
             progress("scoring", done, len(runs))
         level = settings.rel_level
+        n_q = relevance.n_queries
+        values: dict[str, np.ndarray] = {m.name: np.full(n_q, np.nan) for m in measures}
+        pr = np.full((n_q, len(pr_levels)), np.nan)
+        vec_acc = {k: _MeanAccumulator(depth) for k in ("CG", "DCG", "NCG", "NDCG")}
+        gvr_acc = {k: _MeanAccumulator(len(pct)) for k in ("CG", "DCG")}
         if isinstance(run, MatrixRun) and not (graded or curves):
             # binary measures only: the ranks of the relevant items suffice
             block = matrix_rank_block(run, relevance.relevant_targets(level), relevance.n_relevant(level), relevance.self_index)
+            for m in binary:
+                values[m.name] = m.compute(block, settings)
+            pr = pr_curve(block.rel_ranks, n_relevant=block.n_relevant, levels=pr_levels)
         else:
-            lists = matrix_to_ranked_run(run, relevance.self_index) if isinstance(run, MatrixRun) else run
-            lists = align(lists, relevance.query_ids)
-            gains = flat_gains(lists, relevance)
-            block = rank_block(lists, relevance, level=level, gains=gains)
-        values: dict[str, np.ndarray] = {}
-        for m in binary:
-            values[m.name] = m.compute(block, settings)
-        pr = pr_curve(block.rel_ranks, n_relevant=block.n_relevant, levels=pr_levels)
+            for rows, sub in _chunks(run, relevance):
+                gains = flat_gains(sub, relevance, rows)
+                block = rank_block(sub, relevance, level=level, gains=gains, rows=rows)
+                for m in binary:
+                    values[m.name][rows] = m.compute(block, settings)
+                pr[rows] = pr_curve(block.rel_ranks, n_relevant=block.n_relevant, levels=pr_levels)
+                if not (graded or curves):
+                    continue
+                for sl, gb in gain_blocks(sub, relevance, gains=gains, rows=rows):
+                    for m in graded:
+                        values[m.name][rows[sl]] = m.compute(gb, settings)
+                    if curves:
+                        scored = gb.n_relevant > 0
+                        for k, v in gain_vectors(gb, depth).items():
+                            vec_acc[k].add(v[scored])
+                        cg_at, dcg_at = _gain_at_recall(gb, pct)
+                        gvr_acc["CG"].add(cg_at)
+                        gvr_acc["DCG"].add(dcg_at)
         acc = _MeanAccumulator(len(pr_levels))
         acc.add(pr)
         prs.append(pd.DataFrame({"run": run.name, "recall": pr_levels, "precision": acc.mean()}))
-        if graded or curves:
-            parts: dict[str, list[np.ndarray]] = {m.name: [] for m in graded}
-            vec_acc = {k: _MeanAccumulator(depth) for k in ("CG", "DCG", "NCG", "NDCG")}
-            gvr_acc = {k: _MeanAccumulator(len(pct)) for k in ("CG", "DCG")}
-            for _, gb in gain_blocks(lists, relevance, gains=gains):
-                for m in graded:
-                    parts[m.name].append(m.compute(gb, settings))
-                if curves:
-                    scored = gb.n_relevant > 0
-                    for k, v in gain_vectors(gb, depth).items():
-                        vec_acc[k].add(v[scored])
-                    cg_at, dcg_at = _gain_at_recall(gb, pct)
-                    gvr_acc["CG"].add(cg_at)
-                    gvr_acc["DCG"].add(dcg_at)
-            for m in graded:
-                values[m.name] = np.concatenate(parts[m.name]) if parts[m.name] else np.zeros(0)
-            if curves:
-                curve_frames.append(
-                    pd.DataFrame({"run": run.name, "rank": np.arange(1, depth + 1), **{k: a.mean() for k, a in vec_acc.items()}})
+        if curves:
+            curve_frames.append(pd.DataFrame({"run": run.name, "rank": np.arange(1, depth + 1), **{k: a.mean() for k, a in vec_acc.items()}}))
+            gvr_frames.append(
+                pd.DataFrame(
+                    {"run": run.name, "recall_pct": pct, "CG": gvr_acc["CG"].mean(), "DCG": gvr_acc["DCG"].mean(), "queries": gvr_acc["CG"].count}
                 )
-                gvr_frames.append(
-                    pd.DataFrame(
-                        {
-                            "run": run.name,
-                            "recall_pct": pct,
-                            "CG": gvr_acc["CG"].mean(),
-                            "DCG": gvr_acc["DCG"].mean(),
-                            "queries": gvr_acc["CG"].count,
-                        }
-                    )
-                )
+            )
         data: dict[str, object] = {"run": run.name, "query": relevance.query_ids, "class": relevance.query_classes}
         data.update({m.name: values[m.name] for m in measures})
         frames.append(pd.DataFrame(data))
