@@ -17,6 +17,7 @@ from . import __version__
 from .aggregate import leaderboard, macro_means, per_class_means, per_query_ranking, per_run_means
 from .engine import evaluate
 from .errors import InputError
+from .io import trec_stream
 from .io.cla import read_classification
 from .io.lists import read_list_run
 from .io.runs import FORMATS, discover_runs, read_matrix_run, read_trec_run
@@ -28,6 +29,8 @@ from .relevance import Relevance
 from .report import Report
 
 PathLike = str | os.PathLike[str]
+#: A run as :func:`load_runs` hands it over (TREC files may be streamed while scored).
+AnyRun = RankedRun | MatrixRun | trec_stream.TrecStreamRun
 
 
 def is_classification_file(path: PathLike) -> bool:
@@ -74,7 +77,7 @@ def load_runs(
     matrix_order: str | None = None,
     progress=None,
     lenient: bool = False,
-) -> tuple[list[RankedRun | MatrixRun], list[str]]:
+) -> tuple[list[AnyRun], list[str]]:
     """Read every run found in ``paths`` (see :func:`shrec_score.io.runs.discover_runs`).
 
     ``lenient``: score broken runs anyway by the documented rules; the notes
@@ -85,7 +88,7 @@ def load_runs(
         raise InputError(None, None, f"expected a run format among {', '.join(FORMATS)}", repr(run_format))
     sources, notes = discover_runs(paths, run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries))
     self_index = {q: int(i) for q, i in zip(relevance.query_ids, relevance.self_index) if i >= 0}
-    runs: list[RankedRun | MatrixRun] = []
+    runs: list[AnyRun] = []
     for i, s in enumerate(sources):
         if progress is not None:
             progress("reading", i, len(sources))
@@ -98,6 +101,8 @@ def load_runs(
             )
         elif s.format == "matrix":
             runs.append(read_matrix_run(s, relevance, matrix_order))
+        elif drops is None and trec_stream.available():
+            runs.append(trec_stream.stream_source(s.name, s.path))  # read while it is scored
         else:
             run, more = read_trec_run(s, relevance, drops=drops)
             runs.append(run)
@@ -106,7 +111,7 @@ def load_runs(
     return runs, notes
 
 
-def lenient_summary(run: RankedRun | MatrixRun) -> str:
+def lenient_summary(run: AnyRun) -> str:
     """What --lenient dropped in ``run``, and why (one line)."""
     drops = run.drops
     if not drops:
@@ -233,6 +238,9 @@ def score(
 
     k = rel.n_relevant(1)
     warnings = list(notes)
+    for r in run_objs:  # streamed TREC runs know what they passed over only after scoring
+        if isinstance(r, trec_stream.TrecStreamRun):
+            warnings += r.notes
     if lenient:  # after scoring: NaN matrix cells are counted while ranking
         warnings += [lenient_summary(r) for r in run_objs]
     n_empty = int((k == 0).sum())
@@ -338,10 +346,15 @@ def score_kendall(
     )
 
 
-def _coverage_note(runs: Sequence[RankedRun | MatrixRun], rel: Relevance) -> str:
+def _coverage_note(runs: Sequence[AnyRun], rel: Relevance) -> str:
     """Whether P, R and the TP/FP/TN/FN counts mean anything (SHREC 2006, section 5)."""
     full = (rel.collection_size or 0) - (rel.self_index >= 0).astype(np.int64)
-    short = sum(int((r.lengths() < full).sum()) for r in runs if isinstance(r, RankedRun))  # a matrix ranks everything
+    lists = [r for r in runs if not isinstance(r, MatrixRun)]  # a matrix ranks everything
+    short = 0
+    pos = {q: i for i, q in enumerate(rel.query_ids)}
+    for r in lists:
+        rows = np.asarray([pos[q] for q in r.query_ids], dtype=np.int64)
+        short += int((r.lengths() < full[rows]).sum())
     total = sum(len(r.query_ids) for r in runs)
     if rel.collection_size is None:
         return "collection size unknown (give --collection or --collection-size): TN counts are empty"

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .io.trec_stream import NotStreamable, TrecStreamRun
 from .measures import GainBlock, Measure, RankBlock, Settings, pr_curve
 from .measures.cumgain import discounted_cumulated_gain, gain_vectors
 from .model import MatrixRun, RankedRun
@@ -193,8 +194,49 @@ def _chunks(run, relevance: Relevance) -> Iterator[tuple[np.ndarray, RankedRun]]
     yield from run_chunks(align(lists, relevance.query_ids), relevance)
 
 
+def _score_run(run, relevance: Relevance, measures: Sequence[Measure], settings: Settings, curves: bool):
+    """Per-query values, per-query PR curves and curve accumulators of one run."""
+    pr_levels = settings.recall_levels()
+    binary = [m for m in measures if m.kind == "binary"]
+    graded = [m for m in measures if m.kind == "graded"]
+    depth = settings.curve_depth
+    pct = np.arange(1, 101)
+    level = settings.rel_level
+    n_q = relevance.n_queries
+    values: dict[str, np.ndarray] = {m.name: np.full(n_q, np.nan) for m in measures}
+    pr = np.full((n_q, len(pr_levels)), np.nan)
+    vec_acc = {k: _MeanAccumulator(depth) for k in ("CG", "DCG", "NCG", "NDCG")}
+    gvr_acc = {k: _MeanAccumulator(len(pct)) for k in ("CG", "DCG")}
+    if isinstance(run, MatrixRun) and not (graded or curves):
+        # binary measures only: the ranks of the relevant items suffice
+        block = matrix_rank_block(run, relevance.relevant_targets(level), relevance.n_relevant(level), relevance.self_index)
+        for m in binary:
+            values[m.name] = m.compute(block, settings)
+        pr = pr_curve(block.rel_ranks, n_relevant=block.n_relevant, levels=pr_levels)
+    else:
+        for rows, sub in _chunks(run, relevance):
+            gains = flat_gains(sub, relevance, rows)
+            block = rank_block(sub, relevance, level=level, gains=gains, rows=rows)
+            for m in binary:
+                values[m.name][rows] = m.compute(block, settings)
+            pr[rows] = pr_curve(block.rel_ranks, n_relevant=block.n_relevant, levels=pr_levels)
+            if not (graded or curves):
+                continue
+            for sl, gb in gain_blocks(sub, relevance, gains=gains, rows=rows):
+                for m in graded:
+                    values[m.name][rows[sl]] = m.compute(gb, settings)
+                if curves:
+                    scored = gb.n_relevant > 0
+                    for k, v in gain_vectors(gb, depth).items():
+                        vec_acc[k].add(v[scored])
+                    cg_at, dcg_at = _gain_at_recall(gb, pct)
+                    gvr_acc["CG"].add(cg_at)
+                    gvr_acc["DCG"].add(dcg_at)
+    return values, pr, vec_acc, gvr_acc
+
+
 def evaluate(
-    runs: Sequence[RankedRun | MatrixRun],
+    runs: Sequence[RankedRun | MatrixRun | TrecStreamRun],
     relevance: Relevance,
     measures: Sequence[Measure],
     settings: Settings = Settings(),
@@ -210,45 +252,18 @@ def evaluate(
     ``curves``, the SHREC 2006 gain curves.
     """
     pr_levels = settings.recall_levels()
-    binary = [m for m in measures if m.kind == "binary"]
-    graded = [m for m in measures if m.kind == "graded"]
     depth = settings.curve_depth
     pct = np.arange(1, 101)
     frames, prs, curve_frames, gvr_frames = [], [], [], []
     for done, run in enumerate(runs):
         if progress is not None:
             progress("scoring", done, len(runs))
-        level = settings.rel_level
-        n_q = relevance.n_queries
-        values: dict[str, np.ndarray] = {m.name: np.full(n_q, np.nan) for m in measures}
-        pr = np.full((n_q, len(pr_levels)), np.nan)
-        vec_acc = {k: _MeanAccumulator(depth) for k in ("CG", "DCG", "NCG", "NDCG")}
-        gvr_acc = {k: _MeanAccumulator(len(pct)) for k in ("CG", "DCG")}
-        if isinstance(run, MatrixRun) and not (graded or curves):
-            # binary measures only: the ranks of the relevant items suffice
-            block = matrix_rank_block(run, relevance.relevant_targets(level), relevance.n_relevant(level), relevance.self_index)
-            for m in binary:
-                values[m.name] = m.compute(block, settings)
-            pr = pr_curve(block.rel_ranks, n_relevant=block.n_relevant, levels=pr_levels)
-        else:
-            for rows, sub in _chunks(run, relevance):
-                gains = flat_gains(sub, relevance, rows)
-                block = rank_block(sub, relevance, level=level, gains=gains, rows=rows)
-                for m in binary:
-                    values[m.name][rows] = m.compute(block, settings)
-                pr[rows] = pr_curve(block.rel_ranks, n_relevant=block.n_relevant, levels=pr_levels)
-                if not (graded or curves):
-                    continue
-                for sl, gb in gain_blocks(sub, relevance, gains=gains, rows=rows):
-                    for m in graded:
-                        values[m.name][rows[sl]] = m.compute(gb, settings)
-                    if curves:
-                        scored = gb.n_relevant > 0
-                        for k, v in gain_vectors(gb, depth).items():
-                            vec_acc[k].add(v[scored])
-                        cg_at, dcg_at = _gain_at_recall(gb, pct)
-                        gvr_acc["CG"].add(cg_at)
-                        gvr_acc["DCG"].add(dcg_at)
+        try:
+            values, pr, vec_acc, gvr_acc = _score_run(run, relevance, measures, settings, curves)
+        except NotStreamable:
+            if not isinstance(run, TrecStreamRun):
+                raise
+            values, pr, vec_acc, gvr_acc = _score_run(run.read_whole(relevance), relevance, measures, settings, curves)
         acc = _MeanAccumulator(len(pr_levels))
         acc.add(pr)
         prs.append(pd.DataFrame({"run": run.name, "recall": pr_levels, "precision": acc.mean()}))

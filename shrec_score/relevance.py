@@ -295,12 +295,16 @@ class QrelsRelevance(Relevance):
     def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
         q, t = np.broadcast_arrays(np.asarray(query_rows, dtype=np.int64), np.asarray(targets, dtype=np.int64))
         keys = (q << 32) | t
-        pos = np.searchsorted(self._keys, keys)
-        pos = np.minimum(pos, max(self._keys.size - 1, 0))
-        if self._keys.size == 0:
+        if self._keys.size == 0 or keys.size == 0:
             return np.zeros(keys.shape, dtype=np.int8)
-        found = self._keys[pos] == keys
-        return np.where(found, self._grades[pos], 0).astype(np.int8)
+        # only the judgments of the queries asked about: a slice that stays in cache
+        lo, hi = np.searchsorted(self._keys, [keys.min(), keys.max()], side="left")
+        hi = min(int(hi) + 1, self._keys.size)
+        judged, grades = self._keys[lo:hi], self._grades[lo:hi]
+        if judged.size == 0:
+            return np.zeros(keys.shape, dtype=np.int8)
+        pos = np.minimum(np.searchsorted(judged, keys), judged.size - 1)
+        return np.where(judged[pos] == keys, grades[pos], 0).astype(np.int8)
 
     def n_relevant(self, level: int = 1) -> np.ndarray:
         return np.bincount(self._query_of[self._grades >= level], minlength=self.n_queries).astype(np.int64)

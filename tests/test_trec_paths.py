@@ -32,7 +32,7 @@ def test_trec_order_equals_a_plain_sort(seed):
     docs = [f"d{x}" for x in rng.integers(0, 300, n)]
     distinct = sorted(set(docs))
     rank = np.array([distinct.index(d) for d in docs])
-    got = trec_order(q, s, lambda: rank)
+    got = trec_order(q, s, lambda pos: rank if pos is None else rank[pos])
     got = list(range(n)) if got is None else got.tolist()
     want = python_trec_order(q.tolist(), s.tolist(), docs)
     assert [(q[i], s[i], docs[i]) for i in got] == [(q[i], s[i], docs[i]) for i in want]
@@ -80,3 +80,81 @@ def test_duplicate_and_unknown_errors_on_both_paths(tmp_path, monkeypatch):
             shrec_score.score([tmp_path / "dup.trec"], tmp_path / "c.cla")
         with pytest.raises(shrec_score.InputError, match=r"unk.trec:2: expected a target id of the collection, got unknown id 'w'"):
             shrec_score.score([tmp_path / "unk.trec"], tmp_path / "c.cla")
+
+
+def _random_trec(tmp_path, seed, grouped=True, n_q=25, depth=60, pool=200):
+    rng = np.random.default_rng(seed)
+    lines, qrels = [], []
+    for q in rng.permutation(n_q):
+        docs = rng.choice(pool, size=depth, replace=False)
+        scores = np.round(rng.random(depth), 1)  # many ties
+        if seed % 2:  # the usual file: scores non-increasing, ties fixed up in place
+            scores = np.sort(scores)[::-1]
+        lines += [f"t{q} Q0 d{d} {i} {sc} run\n" for i, (d, sc) in enumerate(zip(docs, scores))]
+        qrels += [f"t{q} 0 d{d} {g}\n" for d, g in zip(rng.choice(pool, 30, replace=False), rng.integers(0, 3, 30))]
+    lines += ["unjudged Q0 d1 1 0.5 run\n", "unjudged Q0 d2 2 0.4 run\n"]  # a topic without judgments
+    if not grouped:
+        rng.shuffle(lines)
+    (tmp_path / "run.trec").write_text("".join(lines))
+    (tmp_path / "q.qrels").write_text("".join(qrels))
+    return tmp_path / "run.trec", tmp_path / "q.qrels"
+
+
+@pytest.mark.parametrize("seed, grouped", [(0, True), (1, True), (2, False)])
+def test_streamed_trec_equals_the_in_memory_reader(tmp_path, monkeypatch, seed, grouped):
+    pytest.importorskip("pyarrow", reason="the fast extra")
+    from shrec_score.io import trec_stream
+
+    run, qrels = _random_trec(tmp_path, seed, grouped)
+    measures = ["AP", "NN", "FT", "P@10", "RR", "NDCG@10", "ADR", "AP_highly"]
+    monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 10)  # ~40 lines a batch: queries span batches
+    fallbacks = []
+    read_whole = trec_stream.TrecStreamRun.read_whole
+    monkeypatch.setattr(trec_stream.TrecStreamRun, "read_whole", lambda self, rel: fallbacks.append(1) or read_whole(self, rel))
+    streamed = shrec_score.score([run], qrels, measures=measures)
+    assert len(fallbacks) == (0 if grouped else 1)  # a grouped file is streamed to the end; a shuffled one is read whole
+    monkeypatch.setattr(trec_stream, "available", lambda: False)
+    whole = shrec_score.score([run], qrels, measures=measures)
+    pd.testing.assert_frame_equal(streamed.per_query, whole.per_query)
+    pd.testing.assert_frame_equal(streamed.pr_curve, whole.pr_curve)
+    pd.testing.assert_frame_equal(streamed.curves, whole.curves)
+    note = f"{run}: 1 topic(s) without relevance judgments passed over (unjudged), 2 lines"
+    assert note in streamed.warnings and note in whole.warnings
+
+
+def test_streamed_all_against_all_run_with_ties_equals_the_in_memory_reader(tmp_path, monkeypatch):
+    pytest.importorskip("pyarrow", reason="the fast extra")
+    from shrec_score.io import trec_stream
+
+    rng = np.random.default_rng(5)
+    ids = [f"m{i}" for i in range(40)]
+    classes = [ids[i : i + 8] for i in range(0, 40, 8)]
+    cla = "PSB 1\n5 40\n" + "".join(f"c{k} 0 8\n" + "\n".join(c) + "\n" for k, c in enumerate(classes))
+    (tmp_path / "c.cla").write_text(cla)
+    lines = []
+    for q in ids:  # every model ranked, itself included (dropped), scores with many ties
+        for t, sc in zip(rng.permutation(ids), np.round(rng.random(40), 1)):
+            lines.append(f"{q} Q0 {t} 0 {sc} r\n")
+    (tmp_path / "run.trec").write_text("".join(lines))
+    monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 10)
+    monkeypatch.setattr(trec_stream.TrecStreamRun, "read_whole", lambda self, rel: pytest.fail("not streamed"))
+    streamed = shrec_score.score([tmp_path / "run.trec"], tmp_path / "c.cla", measures=["NN", "FT", "ST", "E", "DCG", "AP"])
+    monkeypatch.setattr(trec_stream, "available", lambda: False)
+    whole = shrec_score.score([tmp_path / "run.trec"], tmp_path / "c.cla", measures=["NN", "FT", "ST", "E", "DCG", "AP"])
+    pd.testing.assert_frame_equal(streamed.per_query, whole.per_query)
+    assert streamed.per_query["AP"].between(0, 1).all() and len(streamed.per_query) == 40
+
+
+def test_streamed_errors_are_the_exact_ones(tmp_path, monkeypatch):
+    pytest.importorskip("pyarrow", reason="the fast extra")
+    from shrec_score.io import trec_stream
+
+    monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 10)
+    (tmp_path / "c.cla").write_text("PSB 1\n1 3\na 0 3\nx\ny\nz\n")
+    body = "".join(f"{q} Q0 {t} 1 0.5 r\n" for q in "xyz" for t in "xyz" if t != q)
+    (tmp_path / "miss.trec").write_text(body.replace("z Q0 x 1 0.5 r\nz Q0 y 1 0.5 r\n", ""))
+    with pytest.raises(shrec_score.InputError, match="run 'miss.trec' has none for 1 of 3 queries, got first missing: 'z'"):
+        shrec_score.score([tmp_path / "miss.trec"], tmp_path / "c.cla")
+    (tmp_path / "dup.trec").write_text(body + "x Q0 y 9 0.1 r\n")
+    with pytest.raises(shrec_score.InputError, match=r"dup.trec:7: expected each target once per query; x y is already ranked at line 1"):
+        shrec_score.score([tmp_path / "dup.trec"], tmp_path / "c.cla")

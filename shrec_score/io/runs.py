@@ -179,6 +179,12 @@ def read_matrix_run(source: RunSource, relevance, order: str | None) -> MatrixRu
 # -- TREC runs -----------------------------------------------------------------
 
 
+def unknown_topics_note(path: str, topics: set[str], lines: int) -> str:
+    """The note for run lines of topics the relevance does not judge (passed over, as trec_eval does)."""
+    extra = sorted(topics)
+    return f"{path}: {len(extra)} topic(s) without relevance judgments passed over ({', '.join(extra[:3])}{', ...' if len(extra) > 3 else ''}), {lines} lines"
+
+
 def read_trec_run(source: RunSource, relevance, *, drops=None) -> tuple[RankedRun, list[str]]:
     """Read a TREC run and rank it as trec_eval does (see :mod:`shrec_score.ranking`).
 
@@ -196,8 +202,7 @@ def read_trec_run(source: RunSource, relevance, *, drops=None) -> tuple[RankedRu
     d_codes, scores = cols.d_codes, cols.scores
     unknown = rowq < 0
     if unknown.any():
-        extra = sorted({cols.queries[c] for c in np.unique(cols.q_codes[unknown])})
-        notes.append(f"{source.path}: {len(extra)} topic(s) without relevance judgments passed over ({', '.join(extra[:3])}{', ...' if len(extra) > 3 else ''}), {int(unknown.sum())} lines")
+        notes.append(unknown_topics_note(source.path, {cols.queries[c] for c in np.unique(cols.q_codes[unknown])}, int(unknown.sum())))
         keep = ~unknown
         rowq, d_codes, scores = rowq[keep], d_codes[keep], scores[keep]
     index = relevance.target_index
@@ -216,13 +221,13 @@ def read_trec_run(source: RunSource, relevance, *, drops=None) -> tuple[RankedRu
 
     cache: list[np.ndarray] = []
 
-    def doc_rank() -> np.ndarray:
+    def doc_rank(pos) -> np.ndarray:
         if not cache:
             by_bytes = np.argsort(np.asarray(cols.docs, dtype=str), kind="stable")  # code points = UTF-8 byte order
             rank = np.empty(len(cols.docs), dtype=np.int64)
             rank[by_bytes] = np.arange(len(cols.docs))
             cache.append(rank[d_codes])
-        return cache[0]
+        return cache[0] if pos is None else cache[0][pos]
 
     order = trec_order(rowq, scores, doc_rank)
     if order is not None:
