@@ -68,6 +68,11 @@ def test_large_qrels_fast_path_equals_line_reader(tmp_path, monkeypatch):
     monkeypatch.setattr(trec, "USE_ARROW", False)
     slow = trec.read_qrels(path)
     assert (fast.queries, fast.targets, fast.grades) == (slow.queries, slow.targets, slow.grades)
+    # a pair judged twice in a large file: the line reader names both lines
+    monkeypatch.setattr(trec, "USE_ARROW", True)
+    path.write_text("".join(rows) + rows[7].replace(" 0 d", " 1 d"))
+    with pytest.raises(trec.InputError, match=rf"big.qrels:{len(rows) + 1}: .*already judged at line 8"):
+        trec.read_qrels(path)
 
 
 def test_duplicate_and_unknown_errors_on_both_paths(tmp_path, monkeypatch):
