@@ -164,3 +164,17 @@ def test_fast_list_parser_agrees_with_the_line_reader(tmp_path_factory, case, se
             lists_mod._fast_parse = original
 
     assert read(True) == read(False)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b7", " ", "\t", "\n", "\r\n", "\r", "1.5", "\x0b", "\x1c", "\x85", "é", "\x7f", "\x00"]), max_size=40))
+def test_the_byte_field_counter_agrees_with_str_split(pieces):
+    text = "".join(pieces)
+    # the fast list parser trusts this counter: it must either agree with
+    # Python's own line and field splitting or decline (None)
+    got = lists_mod._fields_per_line(text)
+    want = [len(line.split()) for line in text.splitlines() if line.split()]
+    if got is not None:
+        assert got.tolist() == want
+    elif all(c in "ab7 \t\n1.5" for c in text.replace("\r\n", "\n")):
+        pytest.fail("declined plain text")

@@ -123,27 +123,26 @@ def read_ranked_list(
     return indices
 
 
-_SPACE = np.zeros(256, dtype=bool)
-_SPACE[[9, 13, 32]] = True
-#: control bytes other than tab, LF and CR (some are separators for Python's str methods)
-_ODD = np.zeros(256, dtype=bool)
-_ODD[[c for c in range(32) if c not in (9, 10, 13)] + [127]] = True
-
-
 def _fields_per_line(text: str) -> np.ndarray | None:
-    """Number of fields on each non-blank line (numpy over the bytes); None if not ASCII."""
+    """Number of fields on each non-blank line (numpy over the bytes); None if not ASCII.
+
+    Fields are what ``str.split()`` separates; text with control bytes other
+    than tab, LF and CR (some are separators for Python's str methods and not
+    for this counter), DEL, or a CR outside CRLF gets None (the exact reader).
+    Once those are excluded, a byte <= 32 is a separator.
+    """
     data = text.encode("utf-8")
     if len(data) != len(text):
         return None
     b = np.frombuffer(data, dtype=np.uint8)
-    if (_ODD[b]).any() or data.count(b"\r") != data.count(b"\r\n"):
-        return None  # separators that str.split / splitlines know and this counter does not
-    newline = b == 10
-    blank = _SPACE[b] | newline
+    n_cr = data.count(b"\r")
+    if np.count_nonzero(b < 32) != data.count(b"\t") + data.count(b"\n") + n_cr or b"\x7f" in data or n_cr != data.count(b"\r\n"):
+        return None
+    blank = b <= 32
     starts = ~blank
     starts[1:] &= blank[:-1]
-    line = np.cumsum(newline)
-    counts = np.bincount(line[starts], minlength=int(line[-1]) + 1 if b.size else 1)
+    line = np.searchsorted(np.flatnonzero(b == 10), np.flatnonzero(starts))  # newlines before each field
+    counts = np.bincount(line)
     return counts[counts > 0]
 
 
