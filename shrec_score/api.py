@@ -83,22 +83,32 @@ def load_runs(
     ``lenient``: score broken runs anyway by the documented rules; the notes
     then say, per run, what was dropped and why.
     """
-    from collections import Counter
     if run_format not in FORMATS:
         raise InputError(None, None, f"expected a run format among {', '.join(FORMATS)}", repr(run_format))
     sources, notes = discover_runs(paths, run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries))
     self_index = {q: int(i) for q, i in zip(relevance.query_ids, relevance.self_index) if i >= 0}
+    list_args = (relevance.query_ids, relevance.target_index, self_index, relevance.ignorable_queries)
+    read_ahead = _read_lists_in_workers([s for s in sources if s.format == "lists"], list_args, lenient)
+    try:
+        return _load_sources(sources, relevance, list_args, read_ahead, matrix_order, progress, lenient, notes)
+    finally:
+        for future in (read_ahead or {}).values():
+            future.cancel()  # after an error, the runs not started yet are not read
+
+
+def _load_sources(sources, relevance, list_args, read_ahead, matrix_order, progress, lenient, notes):
+    from collections import Counter
+
     runs: list[AnyRun] = []
     for i, s in enumerate(sources):
         if progress is not None:
             progress("reading", i, len(sources))
         drops: Counter | None = Counter() if lenient else None
         if s.format == "lists":
-            runs.append(
-                read_list_run(
-                    s, relevance.query_ids, relevance.target_index, self_index=self_index, ignorable=relevance.ignorable_queries, drops=drops
-                )
-            )
+            if read_ahead is not None:
+                runs.append(read_ahead[s.path].result())
+            else:
+                runs.append(_read_lists(s, list_args, drops))
         elif s.format == "matrix":
             runs.append(read_matrix_run(s, relevance, matrix_order))
         elif drops is None and trec_stream.available():
@@ -109,6 +119,48 @@ def load_runs(
             notes.extend(more)
         runs[-1].drops = drops
     return runs, notes
+
+
+def _read_lists(source, args, drops=None) -> RankedRun:
+    query_ids, target_index, self_index, ignorable = args
+    return read_list_run(source, query_ids, target_index, self_index=self_index, ignorable=ignorable, drops=drops)
+
+
+_FORKED_ARGS: tuple = ()
+
+
+def _read_lists_forked(source) -> RankedRun:
+    return _read_lists(source, _FORKED_ARGS)
+
+
+def _read_lists_in_workers(sources, args, lenient: bool):
+    """Ranked-list runs read by forked worker processes, one per core; None to read them here.
+
+    Parsing a folder of ranked lists is Python-bound (splitting, id
+    look-ups, float parsing), so two cores read two runs at once.  Used only
+    where it is safe and pays: Linux (fork), two or more runs and cores, a
+    closed collection (an open one grows its id index while reading), not
+    ``--lenient`` (drop counters), and no other thread alive (forking a
+    threaded process can deadlock).  The futures are read in run order, so
+    the first broken run's error is the one raised, as when reading here.
+    """
+    import sys
+    import threading
+
+    cores = os.cpu_count() or 1
+    if len(sources) < 2 or cores < 2 or lenient or not sys.platform.startswith("linux") or threading.active_count() > 1:
+        return None
+    if hasattr(args[1], "_ids"):  # an open collection (OpenIndex)
+        return None
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    global _FORKED_ARGS
+    _FORKED_ARGS = args  # inherited by the forked workers, not pickled per run
+    pool = ProcessPoolExecutor(min(cores, len(sources)), mp_context=multiprocessing.get_context("fork"))
+    futures = {s.path: pool.submit(_read_lists_forked, s) for s in sources}
+    pool.shutdown(wait=False)  # workers exit once the queue is drained
+    return futures
 
 
 def lenient_summary(run: AnyRun) -> str:

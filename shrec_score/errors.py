@@ -26,6 +26,9 @@ class InputError(Exception):
         self.got = got
         super().__init__(self.message)
 
+    def __reduce__(self):  # travels back from a worker process intact
+        return (type(self), (self.path, self.line, self.expected, self.got))
+
     @property
     def message(self) -> str:
         where = ""
