@@ -111,7 +111,7 @@ def _load_sources(sources, relevance, list_args, read_ahead, matrix_order, progr
                 runs.append(_read_lists(s, list_args, drops))
         elif s.format == "matrix":
             runs.append(read_matrix_run(s, relevance, matrix_order))
-        elif drops is None and trec_stream.available():
+        elif drops is None and trec_stream.STREAM:
             runs.append(trec_stream.stream_source(s.name, s.path))  # read while it is scored
         else:
             run, more = read_trec_run(s, relevance, drops=drops)

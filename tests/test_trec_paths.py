@@ -105,10 +105,14 @@ def _random_trec(tmp_path, seed, grouped=True, n_q=25, depth=60, pool=200):
     return tmp_path / "run.trec", tmp_path / "q.qrels"
 
 
+@pytest.mark.parametrize("arrow", [True, False], ids=["pyarrow", "pandas"])
 @pytest.mark.parametrize("seed, grouped", [(0, True), (1, True), (2, False)])
-def test_streamed_trec_equals_the_in_memory_reader(tmp_path, monkeypatch, seed, grouped):
-    pytest.importorskip("pyarrow", reason="the fast extra")
+def test_streamed_trec_equals_the_in_memory_reader(tmp_path, monkeypatch, seed, grouped, arrow):
     from shrec_score.io import trec_stream
+
+    if arrow:
+        pytest.importorskip("pyarrow", reason="the fast extra")
+    monkeypatch.setattr(trec_stream, "USE_ARROW", arrow)
 
     run, qrels = _random_trec(tmp_path, seed, grouped)
     measures = ["AP", "NN", "FT", "P@10", "RR", "NDCG@10", "ADR", "AP_highly"]
@@ -118,7 +122,7 @@ def test_streamed_trec_equals_the_in_memory_reader(tmp_path, monkeypatch, seed, 
     monkeypatch.setattr(trec_stream.TrecStreamRun, "read_whole", lambda self, rel: fallbacks.append(1) or read_whole(self, rel))
     streamed = shrec_score.score([run], qrels, measures=measures)
     assert len(fallbacks) == (0 if grouped else 1)  # a grouped file is streamed to the end; a shuffled one is read whole
-    monkeypatch.setattr(trec_stream, "available", lambda: False)
+    monkeypatch.setattr(trec_stream, "STREAM", False)
     whole = shrec_score.score([run], qrels, measures=measures)
     pd.testing.assert_frame_equal(streamed.per_query, whole.per_query)
     pd.testing.assert_frame_equal(streamed.pr_curve, whole.pr_curve)
@@ -127,9 +131,13 @@ def test_streamed_trec_equals_the_in_memory_reader(tmp_path, monkeypatch, seed, 
     assert note in streamed.warnings and note in whole.warnings
 
 
-def test_streamed_all_against_all_run_with_ties_equals_the_in_memory_reader(tmp_path, monkeypatch):
-    pytest.importorskip("pyarrow", reason="the fast extra")
+@pytest.mark.parametrize("arrow", [True, False], ids=["pyarrow", "pandas"])
+def test_streamed_all_against_all_run_with_ties_equals_the_in_memory_reader(tmp_path, monkeypatch, arrow):
     from shrec_score.io import trec_stream
+
+    if arrow:
+        pytest.importorskip("pyarrow", reason="the fast extra")
+    monkeypatch.setattr(trec_stream, "USE_ARROW", arrow)
 
     rng = np.random.default_rng(5)
     ids = [f"m{i}" for i in range(40)]
@@ -144,15 +152,19 @@ def test_streamed_all_against_all_run_with_ties_equals_the_in_memory_reader(tmp_
     monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 10)
     monkeypatch.setattr(trec_stream.TrecStreamRun, "read_whole", lambda self, rel: pytest.fail("not streamed"))
     streamed = shrec_score.score([tmp_path / "run.trec"], tmp_path / "c.cla", measures=["NN", "FT", "ST", "E", "DCG", "AP"])
-    monkeypatch.setattr(trec_stream, "available", lambda: False)
+    monkeypatch.setattr(trec_stream, "STREAM", False)
     whole = shrec_score.score([tmp_path / "run.trec"], tmp_path / "c.cla", measures=["NN", "FT", "ST", "E", "DCG", "AP"])
     pd.testing.assert_frame_equal(streamed.per_query, whole.per_query)
     assert streamed.per_query["AP"].between(0, 1).all() and len(streamed.per_query) == 40
 
 
-def test_streamed_errors_are_the_exact_ones(tmp_path, monkeypatch):
-    pytest.importorskip("pyarrow", reason="the fast extra")
+@pytest.mark.parametrize("arrow", [True, False], ids=["pyarrow", "pandas"])
+def test_streamed_errors_are_the_exact_ones(tmp_path, monkeypatch, arrow):
     from shrec_score.io import trec_stream
+
+    if arrow:
+        pytest.importorskip("pyarrow", reason="the fast extra")
+    monkeypatch.setattr(trec_stream, "USE_ARROW", arrow)
 
     monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 10)
     (tmp_path / "c.cla").write_text("PSB 1\n1 3\na 0 3\nx\ny\nz\n")
@@ -163,3 +175,14 @@ def test_streamed_errors_are_the_exact_ones(tmp_path, monkeypatch):
     (tmp_path / "dup.trec").write_text(body + "x Q0 y 9 0.1 r\n")
     with pytest.raises(shrec_score.InputError, match=r"dup.trec:7: expected each target once per query; x y is already ranked at line 1"):
         shrec_score.score([tmp_path / "dup.trec"], tmp_path / "c.cla")
+    lines = body.splitlines(keepends=True)
+    bad = {
+        "score.trec": (lines[:4] + ["z Q0 x 1 abc r\n"] + lines[5:], r"score.trec:5: expected a number as score \(5th field\), got 'abc'"),
+        "short.trec": (lines[:3] + ["y Q0 z 1 0.5\n"] + lines[4:], r'short.trec:4: expected "query_id Q0 target_id rank score tag", got 5 fields'),
+        "long.trec": (lines[:5] + ["z Q0 y 1 0.5 r extra\n"], r'long.trec:6: expected "query_id Q0 target_id rank score tag", got 7 fields'),
+        "unknown.trec": (lines[:1] + ["x Q0 w 1 0.5 r\n"] + lines[2:], r"unknown.trec:2: expected a target id of the collection, got unknown id 'w'"),
+    }
+    for name, (text, message) in bad.items():
+        (tmp_path / name).write_text("".join(text))
+        with pytest.raises(shrec_score.InputError, match=message):
+            shrec_score.score([tmp_path / name], tmp_path / "c.cla")

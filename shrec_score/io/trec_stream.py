@@ -1,23 +1,26 @@
 """TREC runs streamed in batches: memory bounded by the batch, not the file.
 
-pyarrow's streaming CSV reader parses the file in blocks of ``BLOCK_BYTES``
-(it reads at most 32 blocks ahead), joined into batches of ``BATCH_BYTES``;
-the queries a batch completes are ranked (trec_eval order) and scored at once
-by the engine, then dropped.  Three stages overlap on two cores: parsing the
-next batch, ranking this one (one hash pass over its target ids, then a
-lookup of the distinct ids among the judged targets), and scoring the one
-before.  The file must be grouped by query (each query's lines contiguous),
-as run files are; a file that is not, a malformed line, a repeated or
-unknown target makes :class:`NotStreamable` hand the run back to the
-in-memory reader, which reports exact line numbers (``--lenient`` runs are
-read whole from the start).
+With pyarrow (the ``fast`` extra) its streaming CSV reader parses the file
+in blocks of ``BLOCK_BYTES`` (it reads at most 32 blocks ahead), joined into
+batches of ``BATCH_BYTES``; without it, pandas' C parser reads batches of
+about as many lines.  The queries a batch completes are ranked (trec_eval
+order) and scored at once by the engine, then dropped.  Three stages overlap
+on two cores: parsing the next batch, ranking this one (an identity code
+and the judged-target index of every line), and scoring the one before.
+
+The file must be grouped by query (each query's lines contiguous), as run
+files are; a file that is not, a malformed line, a repeated or unknown
+target makes :class:`NotStreamable` hand the run back to the in-memory
+reader, which reports exact line numbers (``--lenient`` runs are read whole
+from the start).
 
 Memory: the read-ahead (32 MiB), about 40 bytes per line of two batches
 (about 0.5 million lines each), the lines of the largest query, and the
 relevance (judged targets), whatever the run's length.  Measured on the
 bench's 10-million-line run: peak RSS 0.52 GB (in-memory reader: 1.45 GB);
 the same run against a fifth of the judgments: 0.42 GB, the same as a
-2-million-line run against them (0.40 GB).
+2-million-line run against them (0.40 GB).  The pandas backend gives the
+same numbers byte for byte (tested) at 0.45 GB peak, about 3x slower.
 """
 
 from __future__ import annotations
@@ -41,14 +44,6 @@ BLOCK_BYTES = 1 << 20
 
 class NotStreamable(Exception):
     """The run must be read whole (not grouped by query, malformed, or lenient)."""
-
-
-def available() -> bool:
-    try:
-        import pyarrow.csv  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
 
 @dataclass
@@ -83,22 +78,15 @@ class TrecStreamRun:
 
     def chunks(self, relevance) -> Iterator[tuple[np.ndarray, RankedRun]]:
         """``(relevance rows, sub-run)`` for every batch's completed queries."""
-        import pyarrow as pa
-        import pyarrow.compute as pc
-        import pyarrow.csv as pcsv
-
-        try:
-            reader = self._open(pa, pcsv)
-        except (pa.ArrowException, UnicodeDecodeError, OSError) as exc:
-            raise NotStreamable(str(exc)) from None
+        batches = _arrow_batches(self.path) if _use_arrow() else _pandas_batches(self.path)
         # the pieces are cut in this thread; each is ranked in a worker while
         # the engine scores the one before (pyarrow and numpy release the GIL)
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(1) as pool:
             pending = None
-            for piece in self._batches(relevance, reader, pa, pc):
-                future = pool.submit(self._chunk, relevance, piece, pa, pc)
+            for piece in self._batches(relevance, batches):
+                future = pool.submit(self._chunk, relevance, piece)
                 if pending is not None:
                     yield pending.result()
                 pending = future
@@ -117,46 +105,25 @@ class TrecStreamRun:
 
             self.notes.append(unknown_topics_note(self.path, self.unknown_topics, self.unknown_topic_lines))
 
-    def _open(self, pa, pcsv):
-        from .trec import _delimiter
-
-        return pcsv.open_csv(
-            self.path,
-            read_options=pcsv.ReadOptions(
-                column_names=["query", "q0", "doc", "rank", "score", "tag"], block_size=min(BLOCK_BYTES, BATCH_BYTES), use_threads=False
-            ),
-            parse_options=pcsv.ParseOptions(delimiter=_delimiter(self.path), quote_char=False),
-            convert_options=pcsv.ConvertOptions(
-                include_columns=["query", "doc", "score"],
-                column_types={"query": pa.string(), "doc": pa.string(), "score": pa.float64()},
-            ),
-        )
-
-    def _batches(self, relevance, reader, pa, pc) -> Iterator[_Piece]:
+    def _batches(self, relevance, batches) -> Iterator[_Piece]:
         """The lines of complete queries, batch by batch, as ``_chunk`` arguments."""
         qpos = {q: i for i, q in enumerate(relevance.query_ids)}
         done = self._done = np.zeros(relevance.n_queries, dtype=bool)
         carry = None  # the lines of the last query of the previous batch: (rows, scores, ids)
-        for batch in _read_ahead(reader, pa):
-            scores = batch.column(2)
-            if scores.null_count:
-                raise NotStreamable("a score that is not a number")
-            s = scores.to_numpy()
+        for q_codes, q_values, docs, s in batches:
             if np.isnan(s).any():
-                raise NotStreamable("a NaN score")
-            qenc = pc.dictionary_encode(batch.column(0))
-            qmap = np.asarray([qpos.get(q, -1) for q in qenc.dictionary.to_pylist()], dtype=np.int64)
-            rowq = qmap[qenc.indices.to_numpy()]
-            docs = batch.column(1)
+                raise NotStreamable("a score that is not a number")
+            qmap = np.asarray([qpos.get(q, -1) for q in q_values], dtype=np.int64)
+            rowq = qmap[q_codes]
             known = rowq >= 0
             if not known.all():
                 self.unknown_topic_lines += int((~known).sum())
-                self.unknown_topics.update(np.asarray(qenc.dictionary.to_pylist(), dtype=object)[qmap < 0])
+                self.unknown_topics.update(np.asarray(q_values, dtype=object)[qmap < 0])
                 keep = np.flatnonzero(known)
-                rowq, s, docs = rowq[keep], s[keep], docs.take(pa.array(keep))
+                rowq, s, docs = rowq[keep], s[keep], _take(docs, keep)
             if carry is not None:
                 rowq, s = np.concatenate([carry[0], rowq]), np.concatenate([carry[1], s])
-                docs = pa.concat_arrays([carry[2], docs])
+                docs = _concat(carry[2], docs)
             if rowq.size == 0:
                 carry = None
                 continue
@@ -165,43 +132,31 @@ class TrecStreamRun:
             if np.unique(seg_q).size != seg_q.size or done[seg_q].any():
                 raise NotStreamable("the run is not grouped by query")
             last = int(starts[-1])
-            carry = (rowq[last:], s[last:], docs.slice(last))
+            carry = (rowq[last:], s[last:], docs[last:])
             if last:
                 done[seg_q[:-1]] = True
-                yield _Piece(seg_q[:-1], rowq[:last], s[:last], docs.slice(0, last))
+                yield _Piece(seg_q[:-1], rowq[:last], s[:last], docs[:last])
         if carry is not None and carry[0].size:
             done[carry[0][0]] = True
             yield _Piece(carry[0][:1], *carry)
 
-    def _chunk(self, relevance, piece: _Piece, pa, pc) -> tuple[np.ndarray, RankedRun]:
+    def _chunk(self, relevance, piece: _Piece) -> tuple[np.ndarray, RankedRun]:
         """Rank the lines of complete queries (trec_eval order) into a sub-run.
 
-        One hash pass over the judged target ids followed by the chunk's ids
-        gives every line an identity code: the judged ids come first and
-        are distinct, so a code below their number is the target's index,
-        and a code above it is an unjudged id (gain 0), still distinct for
-        duplicates.  (pyarrow rebuilds a lookup set on every ``index_in``
-        call; this one pass is about 40% cheaper than encode + lookup.)
+        Every line gets an identity code (duplicates) and its target's index
+        among the judged targets (``outside`` when unjudged: gain 0); ties
+        are broken on the byte order of the tied lines' ids only.
         """
         from ..ranking import trec_order
 
         rows, rowq, s, docs = piece.rows, piece.rowq, piece.scores, piece.docs
-        if self._targets is None:
-            self._targets = pa.array(relevance.target_ids, type=pa.string())
-        targets = self._targets
-        outside = len(targets)  # index of every unjudged target of an open collection: gain 0
-        open_index = hasattr(relevance.target_index, "_ids")
-        code = pc.dictionary_encode(pa.concat_arrays([targets, docs])).indices.to_numpy()[outside:].astype(np.int64)
-        if not open_index and (code >= outside).any():
+        outside = len(relevance.target_ids)  # index of every unjudged target of an open collection: gain 0
+        code, t = _identify(self, relevance, docs, outside)
+        if not hasattr(relevance.target_index, "_ids") and (t == outside).any():
             raise NotStreamable("an unknown target id")  # the in-memory reader names the line
-        t = np.minimum(code, outside)
 
         def doc_rank(pos) -> np.ndarray:
-            ids = docs if pos is None else docs.take(pa.array(pos))
-            order = pc.array_sort_indices(ids).to_numpy()  # byte order of the ids
-            rank = np.empty(order.size, dtype=np.int64)
-            rank[order] = np.arange(order.size)
-            return rank
+            return _byte_rank(docs if pos is None else _take(docs, pos))
 
         order = trec_order(rowq, s, doc_rank)
         if order is not None:
@@ -231,9 +186,53 @@ class TrecStreamRun:
         return run
 
 
-def _read_ahead(reader, pa) -> Iterator:
-    """Batches of about ``BATCH_BYTES`` of text, the next one parsed in a thread while this one is scored."""
+def _use_arrow() -> bool:
+    return USE_ARROW and available()
+
+
+def available() -> bool:
+    """Whether pyarrow (the ``fast`` extra) is there: otherwise pandas' C parser reads the batches."""
+    try:
+        import pyarrow.csv  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+#: Tests switch it off to exercise the pandas reader.
+USE_ARROW = True
+#: Off: TREC runs are read whole (the in-memory reader), as ``--lenient`` does.
+STREAM = True
+
+
+def _arrow_batches(path: str) -> Iterator[tuple]:
+    """``(query codes, query ids, target ids, scores)`` per batch, parsed by pyarrow in a thread.
+
+    Blocks of ``BLOCK_BYTES`` are joined into batches of about ``BATCH_BYTES``;
+    the next batch is parsed while this one is ranked and scored.
+    """
     from concurrent.futures import ThreadPoolExecutor
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+
+    from .trec import _delimiter
+
+    try:
+        reader = pcsv.open_csv(
+            path,
+            read_options=pcsv.ReadOptions(
+                column_names=["query", "q0", "doc", "rank", "score", "tag"], block_size=min(BLOCK_BYTES, BATCH_BYTES), use_threads=False
+            ),
+            parse_options=pcsv.ParseOptions(delimiter=_delimiter(path), quote_char=False),
+            convert_options=pcsv.ConvertOptions(
+                include_columns=["query", "doc", "score"],
+                column_types={"query": pa.string(), "doc": pa.string(), "score": pa.float64()},
+            ),
+        )
+    except (pa.ArrowException, UnicodeDecodeError, OSError) as exc:
+        raise NotStreamable(str(exc)) from None
 
     def nxt():
         blocks, size = [], 0
@@ -246,9 +245,11 @@ def _read_ahead(reader, pa) -> Iterator:
             size += block.nbytes
         if not blocks:
             return None
-        if len(blocks) == 1:
-            return blocks[0]
-        return pa.Table.from_batches(blocks).combine_chunks().to_batches()[0]
+        batch = blocks[0] if len(blocks) == 1 else pa.Table.from_batches(blocks).combine_chunks().to_batches()[0]
+        scores = batch.column(2)
+        s = scores.to_numpy(zero_copy_only=False) if scores.null_count else scores.to_numpy()  # nulls: NaN
+        qenc = pc.dictionary_encode(batch.column(0))
+        return qenc.indices.to_numpy(), qenc.dictionary.to_pylist(), batch.column(1), s
 
     with ThreadPoolExecutor(1) as pool:
         future = pool.submit(nxt)
@@ -261,6 +262,83 @@ def _read_ahead(reader, pa) -> Iterator:
                 return
             future = pool.submit(nxt)
             yield batch
+
+
+def _pandas_batches(path: str) -> Iterator[tuple]:
+    """The same batches from pandas' C parser (no pyarrow): about 500,000 lines each."""
+    import pandas as pd
+
+    lines = max(1, BATCH_BYTES // 32)
+    try:
+        # No names: pandas then refuses a line longer than the first one; a
+        # shorter line leaves an empty last field (checked below).
+        # The score column is parsed as float64 by the C parser itself (a
+        # score that is not a number raises: the exact reader then reports it).
+        types = {0: object, 1: object, 2: object, 3: object, 4: np.float64, 5: object}
+        reader = pd.read_csv(path, sep=r"\s+", header=None, dtype=types, engine="c", keep_default_na=False, na_filter=False, chunksize=lines)
+        for df in reader:
+            if df.shape[1] != 6 or (df[5] == "").any() or (df[2] == "").any():
+                raise NotStreamable("a line without six fields")
+            scores = df[4].to_numpy(dtype=np.float64)
+            q_codes, q_values = pd.factorize(df[0].to_numpy(dtype=object))
+            yield q_codes.astype(np.int64), list(q_values), df[2].to_numpy(dtype=object), scores
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, UnicodeDecodeError) as exc:
+        raise NotStreamable(str(exc)) from None
+
+
+def _take(docs, idx: np.ndarray):
+    if isinstance(docs, np.ndarray):
+        return docs[idx]
+    import pyarrow as pa
+
+    return docs.take(pa.array(idx))
+
+
+def _concat(a, b):
+    if isinstance(a, np.ndarray):
+        return np.concatenate([a, b])
+    import pyarrow as pa
+
+    return pa.concat_arrays([a, b])
+
+
+def _byte_rank(ids) -> np.ndarray:
+    """Rank of each id in ascending byte order (UTF-8 byte order = code point order)."""
+    if isinstance(ids, np.ndarray):
+        order = np.argsort(ids.astype(str), kind="stable")
+    else:
+        import pyarrow.compute as pc
+
+        order = pc.array_sort_indices(ids).to_numpy()
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size)
+    return rank
+
+
+def _identify(run: TrecStreamRun, relevance, docs, outside: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per line: an identity code (equal ids, equal codes) and the target index (``outside`` if unjudged).
+
+    pyarrow: one hash pass over the judged target ids followed by the
+    chunk's ids; the judged ids come first and are distinct, so a code
+    below their number is the target's index and one above it an unjudged
+    id.  (pyarrow rebuilds its lookup set on every ``index_in`` call; this
+    single pass is about 40% cheaper than encode + lookup.)  pandas: the
+    chunk's ids are factorized and the distinct ones looked up in the index.
+    """
+    if isinstance(docs, np.ndarray):
+        import pandas as pd
+
+        codes, uniques = pd.factorize(docs)
+        index = relevance.target_index
+        found = np.fromiter((dict.get(index, u, outside) for u in uniques), dtype=np.int64, count=len(uniques))
+        return codes.astype(np.int64), np.minimum(found, outside)[codes]
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if run._targets is None or len(run._targets) != outside:
+        run._targets = pa.array(relevance.target_ids, type=pa.string())
+    code = pc.dictionary_encode(pa.concat_arrays([run._targets, docs])).indices.to_numpy()[outside:].astype(np.int64)
+    return code, np.minimum(code, outside)
 
 
 def stream_source(name: str, path: str) -> TrecStreamRun:
