@@ -306,6 +306,15 @@ class QrelsRelevance(Relevance):
         pos = np.minimum(np.searchsorted(judged, keys), judged.size - 1)
         return np.where(judged[pos] == keys, grades[pos], 0).astype(np.int8)
 
+    def judged_targets(self, rows: np.ndarray) -> np.ndarray:
+        """Distinct indices of the targets judged (any grade) for the query ``rows``."""
+        rows = np.asarray(rows, dtype=np.int64)
+        lo = np.searchsorted(self._query_of, rows, side="left")
+        n = np.searchsorted(self._query_of, rows, side="right") - lo
+        starts = np.cumsum(n) - n
+        pos = np.repeat(lo - starts, n) + np.arange(int(n.sum()), dtype=np.int64)
+        return np.unique(self._keys[pos] & 0xFFFFFFFF)
+
     def n_relevant(self, level: int = 1) -> np.ndarray:
         return np.bincount(self._query_of[self._grades >= level], minlength=self.n_queries).astype(np.int64)
 

@@ -87,7 +87,17 @@ def test_duplicate_and_unknown_errors_on_both_paths(tmp_path, monkeypatch):
             shrec_score.score([tmp_path / "unk.trec"], tmp_path / "c.cla")
 
 
-def _random_trec(tmp_path, seed, grouped=True, n_q=25, depth=60, pool=200):
+#: Target id styles: packed into uint64 keys (at most 8 bytes), hashed (longer),
+#: both in one batch, and multi-byte UTF-8 (byte order decides ties).
+ID_STYLES = {
+    "short": lambda d: f"d{d}",
+    "long": lambda d: f"LA{d:010d}-x",
+    "mixed": lambda d: f"d{d}" if d % 2 else f"LA{d:010d}-x",
+    "utf8": lambda d: f"é{d}ü",
+}
+
+
+def _random_trec(tmp_path, seed, grouped=True, n_q=25, depth=60, pool=200, doc=ID_STYLES["short"]):
     rng = np.random.default_rng(seed)
     lines, qrels = [], []
     for q in rng.permutation(n_q):
@@ -95,8 +105,8 @@ def _random_trec(tmp_path, seed, grouped=True, n_q=25, depth=60, pool=200):
         scores = np.round(rng.random(depth), 1)  # many ties
         if seed % 2:  # the usual file: scores non-increasing, ties fixed up in place
             scores = np.sort(scores)[::-1]
-        lines += [f"t{q} Q0 d{d} {i} {sc} run\n" for i, (d, sc) in enumerate(zip(docs, scores))]
-        qrels += [f"t{q} 0 d{d} {g}\n" for d, g in zip(rng.choice(pool, 30, replace=False), rng.integers(0, 3, 30))]
+        lines += [f"t{q} Q0 {doc(d)} {i} {sc} run\n" for i, (d, sc) in enumerate(zip(docs, scores))]
+        qrels += [f"t{q} 0 {doc(d)} {g}\n" for d, g in zip(rng.choice(pool, 30, replace=False), rng.integers(0, 3, 30))]
     lines += ["unjudged Q0 d1 1 0.5 run\n", "unjudged Q0 d2 2 0.4 run\n"]  # a topic without judgments
     if not grouped:
         rng.shuffle(lines)
@@ -105,16 +115,17 @@ def _random_trec(tmp_path, seed, grouped=True, n_q=25, depth=60, pool=200):
     return tmp_path / "run.trec", tmp_path / "q.qrels"
 
 
+@pytest.mark.parametrize("style", ID_STYLES)
 @pytest.mark.parametrize("arrow", [True, False], ids=["pyarrow", "pandas"])
 @pytest.mark.parametrize("seed, grouped", [(0, True), (1, True), (2, False)])
-def test_streamed_trec_equals_the_in_memory_reader(tmp_path, monkeypatch, seed, grouped, arrow):
+def test_streamed_trec_equals_the_in_memory_reader(tmp_path, monkeypatch, seed, grouped, arrow, style):
     from shrec_score.io import trec_stream
 
     if arrow:
         pytest.importorskip("pyarrow", reason="the fast extra")
     monkeypatch.setattr(trec_stream, "USE_ARROW", arrow)
 
-    run, qrels = _random_trec(tmp_path, seed, grouped)
+    run, qrels = _random_trec(tmp_path, seed, grouped, doc=ID_STYLES[style])
     measures = ["AP", "NN", "FT", "P@10", "RR", "NDCG@10", "ADR", "AP_highly"]
     monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 10)  # ~40 lines a batch: queries span batches
     fallbacks = []
@@ -131,8 +142,9 @@ def test_streamed_trec_equals_the_in_memory_reader(tmp_path, monkeypatch, seed, 
     assert note in streamed.warnings and note in whole.warnings
 
 
+@pytest.mark.parametrize("prefix", ["m", "model-of-the-collection-"])
 @pytest.mark.parametrize("arrow", [True, False], ids=["pyarrow", "pandas"])
-def test_streamed_all_against_all_run_with_ties_equals_the_in_memory_reader(tmp_path, monkeypatch, arrow):
+def test_streamed_all_against_all_run_with_ties_equals_the_in_memory_reader(tmp_path, monkeypatch, arrow, prefix):
     from shrec_score.io import trec_stream
 
     if arrow:
@@ -140,7 +152,7 @@ def test_streamed_all_against_all_run_with_ties_equals_the_in_memory_reader(tmp_
     monkeypatch.setattr(trec_stream, "USE_ARROW", arrow)
 
     rng = np.random.default_rng(5)
-    ids = [f"m{i}" for i in range(40)]
+    ids = [f"{prefix}{i}" for i in range(40)]
     classes = [ids[i : i + 8] for i in range(0, 40, 8)]
     cla = "PSB 1\n5 40\n" + "".join(f"c{k} 0 8\n" + "\n".join(c) + "\n" for k, c in enumerate(classes))
     (tmp_path / "c.cla").write_text(cla)
@@ -186,3 +198,29 @@ def test_streamed_errors_are_the_exact_ones(tmp_path, monkeypatch, arrow):
         (tmp_path / name).write_text("".join(text))
         with pytest.raises(shrec_score.InputError, match=message):
             shrec_score.score([tmp_path / name], tmp_path / "c.cla")
+
+
+def test_packed_keys_are_one_to_one_and_in_byte_order():
+    pa = pytest.importorskip("pyarrow", reason="the fast extra")
+    from shrec_score.io.trec_stream import _packed
+
+    ids = ["b", "a", "ab", "a0", "zzzzzzzz", "é", "e", "A", "9", "ba"]
+    keys = _packed(pa.array(ids).slice(1))  # a slice: offsets start inside the buffer
+    assert len(set(keys.tolist())) == len(ids) - 1
+    by_key = [x for _, x in sorted(zip(keys.tolist(), ids[1:]))]
+    assert by_key == sorted(ids[1:], key=lambda x: x.encode())
+    assert _packed(pa.array(["a", "123456789"])) is None  # 9 bytes
+    assert _packed(pa.array(["a", "a\x00"])) is None  # a NUL would alias the padding
+
+
+def test_judged_targets_of_query_rows(tmp_path):
+    from shrec_score.io.trec import read_qrels
+    from shrec_score.relevance import QrelsRelevance
+
+    (tmp_path / "q.qrels").write_text("a 0 x 1\na 0 y 0\nb 0 z 2\nc 0 x 1\nc 0 w -1\n")
+    rel = QrelsRelevance.from_qrels(read_qrels(tmp_path / "q.qrels"))
+    names = lambda rows: sorted(rel.target_ids[i] for i in rel.judged_targets(np.array(rows)))  # noqa: E731
+    assert names([0]) == ["x", "y"]
+    assert names([2, 1]) == ["w", "x", "z"]
+    assert names([0, 2]) == ["w", "x", "y"]
+    assert names([]) == []
