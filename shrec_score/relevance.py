@@ -291,9 +291,15 @@ class QrelsRelevance(Relevance):
     _keys: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
     _grades: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int8))
     _query_of: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
+    _n_relevant: dict[int, np.ndarray] = field(repr=False, default_factory=dict)
 
     def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
         q, t = np.broadcast_arrays(np.asarray(query_rows, dtype=np.int64), np.asarray(targets, dtype=np.int64))
+        judged = t < len(self.target_ids)  # a streamed run's unjudged ids come as len(target_ids)
+        if judged.size and judged.mean() < 0.5:
+            out = np.zeros(t.shape, dtype=np.int8)
+            out[judged] = self.gains(q[judged], t[judged])
+            return out
         keys = (q << 32) | t
         if self._keys.size == 0 or keys.size == 0:
             return np.zeros(keys.shape, dtype=np.int8)
@@ -316,7 +322,9 @@ class QrelsRelevance(Relevance):
         return np.unique(self._keys[pos] & 0xFFFFFFFF)
 
     def n_relevant(self, level: int = 1) -> np.ndarray:
-        return np.bincount(self._query_of[self._grades >= level], minlength=self.n_queries).astype(np.int64)
+        if level not in self._n_relevant:  # asked for by every chunk of a streamed run
+            self._n_relevant[level] = np.bincount(self._query_of[self._grades >= level], minlength=self.n_queries).astype(np.int64)
+        return self._n_relevant[level]
 
     def relevant_targets(self, level: int = 1) -> list[np.ndarray]:
         keep = self._grades >= level

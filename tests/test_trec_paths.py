@@ -224,3 +224,38 @@ def test_judged_targets_of_query_rows(tmp_path):
     assert names([2, 1]) == ["w", "x", "z"]
     assert names([0, 2]) == ["w", "x", "y"]
     assert names([]) == []
+
+
+def test_repeated_pairs_exactly_even_when_the_fast_mix_collides():
+    from shrec_score.io.trec_stream import _repeated
+
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        rowq, code = rng.integers(0, 5, 300), rng.integers(-(2**62), 2**62, 300)
+        if rng.random() < 0.5:
+            code[7] = code[100]
+            rowq[7] = rowq[100]
+        pairs = list(zip(rowq.tolist(), code.tolist()))
+        assert _repeated(rowq, code) == (len(set(pairs)) < len(pairs))
+    # (row 1, code 0) and (row 0, code c) mix to the same 64 bits: not a repeat
+    a, b = 0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F
+    c = (b * pow(a, -1, 2**64)) % 2**64
+    rowq, code = np.array([1, 0]), np.array([0, c]).astype(np.uint64).view(np.int64)
+    mix = code.astype(np.uint64) * np.uint64(a) + rowq.astype(np.uint64) * np.uint64(b)
+    assert mix[0] == mix[1]
+    assert not _repeated(rowq, code)
+    assert _repeated(np.array([1, 0, 1]), np.concatenate([code, code[:1]]))
+
+
+def test_lookup_equals_a_dict():
+    from shrec_score.io.trec_stream import _lookup
+
+    rng = np.random.default_rng(8)
+    for n_cand in (0, 1, 3, 500, 5000):
+        pool = rng.integers(-(2**63) + 2**56, 2**63 - 1, 20_000)
+        cand_keys = rng.choice(pool, n_cand, replace=False)
+        cand_idx = rng.permutation(10 * n_cand + 1)[:n_cand]
+        keys = rng.choice(pool, 3000)
+        where = dict(zip(cand_keys.tolist(), cand_idx.tolist()))
+        want = [where.get(k, -7) for k in keys.tolist()]
+        assert _lookup(keys, cand_keys, cand_idx, -7).tolist() == want

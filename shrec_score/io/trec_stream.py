@@ -161,12 +161,11 @@ class TrecStreamRun:
                 return ranks if pos is None else ranks[pos]
             return _byte_rank(docs if pos is None else _take(docs, pos))
 
+        if _repeated(rowq, code):
+            raise NotStreamable("a target ranked twice")  # the in-memory reader names the lines
         order = trec_order(rowq, s, doc_rank)
         if order is not None:
-            rowq, t, code = rowq[order], t[order], code[order]
-        keys = np.sort(rowq * (int(code.max(initial=0)) + 1) + code)
-        if (keys[1:] == keys[:-1]).any():
-            raise NotStreamable("a target ranked twice")  # the in-memory reader names the lines
+            rowq, t = rowq[order], t[order]
         rows = np.sort(rows)  # trec_order leaves the lines in ascending query row
         local = np.searchsorted(rows, rowq)
         own = relevance.self_index[rowq]
@@ -328,9 +327,9 @@ def _identify(run: TrecStreamRun, relevance, docs, rows: np.ndarray, outside: in
     since no other target can have a gain for them.
 
     Ids of at most 8 bytes without NUL (MS MARCO, TREC-COVID, most contest
-    ids) are packed big-endian into one uint64 each: an exact key whose
-    integer order is the byte order, so sorting integers gives identities,
-    lookups and tie ranks at once.  Longer ids, with pyarrow: one hash pass
+    ids) are packed big-endian into one 64-bit integer each: an exact key
+    whose integer order is the byte order, so the keys serve as identities
+    and tie ranks, and a ``searchsorted`` does the lookup.  Longer ids, with pyarrow: one hash pass
     over the candidate ids followed by the batch's ids; the candidates come
     first and are distinct, so a code below their number is a candidate and
     one above it an unjudged id.  (pyarrow rebuilds its lookup set on every
@@ -357,18 +356,9 @@ def _identify(run: TrecStreamRun, relevance, docs, rows: np.ndarray, outside: in
         cand = None  # every target
     keys = _packed(docs)
     if keys is not None and run._packed_targets is not None:
-        uniq, code = np.unique(keys, return_inverse=True)
-        code = code.reshape(-1).astype(np.int64)
         cand_keys = run._packed_targets if cand is None else run._packed_targets[cand]
         cand_idx = np.arange(outside, dtype=np.int64) if cand is None else cand
-        order = np.argsort(cand_keys)
-        cand_keys, cand_idx = cand_keys[order], cand_idx[order]
-        t = np.full(uniq.size, outside, dtype=np.int64)
-        if cand_keys.size:
-            pos = np.minimum(np.searchsorted(cand_keys, uniq), cand_keys.size - 1)
-            hit = cand_keys[pos] == uniq
-            t[hit] = cand_idx[pos[hit]]
-        return code, t[code], code  # np.unique sorts: the codes are the byte-order ranks
+        return keys, _lookup(keys, cand_keys, cand_idx, outside), keys  # the keys are the identities, in byte order
     cand_ids = run._targets if cand is None else run._targets.take(pa.array(cand))
     n = len(cand_ids)
     code = pc.dictionary_encode(pa.concat_arrays([cand_ids, docs])).indices.to_numpy()[n:].astype(np.int64)
@@ -381,29 +371,79 @@ def _identify(run: TrecStreamRun, relevance, docs, rows: np.ndarray, outside: in
 
 
 def _packed(ids) -> np.ndarray | None:
-    """Each id's UTF-8 bytes packed big-endian into a uint64 (zero-padded), or
-    None when an id is longer than 8 bytes or holds a NUL byte (the packing
-    would then not be one-to-one).  For ids that fit, integer order = byte order."""
+    """Each id's UTF-8 bytes packed big-endian into an int64 key, or None when
+    an id is longer than 8 bytes or holds a NUL byte (the packing would then
+    not be one-to-one).  Integer order is byte order: the bytes are read as a
+    big-endian uint64 (zero-padded) and shifted by 2**63 into int64; since an
+    id's first byte is not NUL the key is above -2**63 + 2**56, so it can be
+    negated (trec_order sorts on ``-rank``)."""
     import pyarrow as pa
 
     if not pa.types.is_string(ids.type) or ids.null_count:
         return None
+    if len(ids) == 0:
+        return np.zeros(0, dtype=np.int64)
     bufs = ids.buffers()
     offsets = np.frombuffer(bufs[1], dtype=np.int32, count=len(ids) + 1, offset=ids.offset * 4)
-    if len(ids) == 0:
-        return np.zeros(0, dtype=np.uint64)
-    data = np.frombuffer(bufs[2], dtype=np.uint8) if bufs[2] is not None else np.zeros(0, dtype=np.uint8)
-    first, length = offsets[:-1], np.diff(offsets)
-    longest = int(length.max())
-    if longest > 8 or (data[offsets[0] : offsets[-1]] == 0).any():
+    lo, hi = int(offsets[0]), int(offsets[-1])
+    length = np.diff(offsets)
+    if int(length.max()) > 8 or int(length.min()) < 1:
         return None
-    keys = np.zeros(len(ids), dtype=np.uint64)
-    last = max(data.size - 1, 0)
-    for k in range(longest):
-        byte = data[np.minimum(first + k, last)].astype(np.uint64)
-        byte[length <= k] = 0
-        keys |= byte << np.uint64(56 - 8 * k)
-    return keys
+    data = np.frombuffer(bufs[2], dtype=np.uint8)[lo:hi]
+    if (data == 0).any():
+        return None
+    padded = np.zeros(data.size + 8, dtype=np.uint8)
+    padded[: data.size] = data
+    # the 8 bytes starting at every byte position (unaligned big-endian words)
+    windows = np.ndarray((data.size + 1,), dtype=">u8", buffer=padded, strides=(1,))
+    words = windows[offsets[:-1] - lo].astype(np.uint64)
+    shift = ((8 - length) * 8).astype(np.uint64)
+    words = (words >> shift) << shift  # keep the id's own bytes only
+    return (words ^ np.uint64(1 << 63)).view(np.int64)
+
+
+#: Multiplier of the 64-bit mixes below (2**64 / golden ratio, odd).
+_MIX = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _lookup(keys: np.ndarray, cand_keys: np.ndarray, cand_idx: np.ndarray, outside: int) -> np.ndarray:
+    """``cand_idx`` of each key found among ``cand_keys``, else ``outside``.
+
+    A one-hash bitmap of about 32 slots per candidate first rules out most
+    keys that are not candidates (a random binary search costs a cache miss
+    per step); the rest are confirmed by ``searchsorted`` and equality, so
+    the answer is exact.  About 5x faster than searching every key.
+    """
+    t = np.full(keys.size, outside, dtype=np.int64)
+    if cand_keys.size == 0 or keys.size == 0:
+        return t
+    order = np.argsort(cand_keys)
+    cand_keys, cand_idx = cand_keys[order], cand_idx[order]
+    bits = int(min(24, max(10, np.ceil(np.log2(cand_keys.size * 32)))))
+    drop = np.uint64(64 - bits)
+    table = np.zeros(1 << bits, dtype=bool)
+    table[(cand_keys.view(np.uint64) * _MIX) >> drop] = True
+    maybe = np.flatnonzero(table[(keys.view(np.uint64) * _MIX) >> drop])
+    pos = np.minimum(np.searchsorted(cand_keys, keys[maybe]), cand_keys.size - 1)
+    hit = cand_keys[pos] == keys[maybe]
+    t[maybe[hit]] = cand_idx[pos[hit]]
+    return t
+
+
+def _repeated(rowq: np.ndarray, code: np.ndarray) -> bool:
+    """Whether a (query row, id code) pair occurs twice.
+
+    A sort of one 64-bit mix per line finds candidates (about 10x cheaper
+    than sorting pairs); only when two mixes are equal is it settled on the
+    pairs themselves, so the answer is exact.
+    """
+    mix = code.astype(np.uint64) * _MIX + rowq.astype(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F)
+    mix.sort()
+    if not (mix[1:] == mix[:-1]).any():
+        return False
+    order = np.lexsort((code, rowq))
+    r, c = rowq[order], code[order]
+    return bool(((r[1:] == r[:-1]) & (c[1:] == c[:-1])).any())
 
 
 def stream_source(name: str, path: str) -> TrecStreamRun:
