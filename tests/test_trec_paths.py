@@ -67,7 +67,9 @@ def test_large_qrels_fast_path_equals_line_reader(tmp_path, monkeypatch):
     fast = trec.read_qrels(path)
     monkeypatch.setattr(trec, "USE_ARROW", False)
     slow = trec.read_qrels(path)
-    assert (fast.queries, fast.targets, fast.grades) == (slow.queries, slow.targets, slow.grades)
+    assert (fast.queries, fast.targets, fast.grades.tolist()) == (slow.queries, slow.targets, slow.grades.tolist())
+    assert (fast.query_ids, fast.target_ids) == (slow.query_ids, slow.target_ids)  # both in order of first appearance
+    assert fast.queries[:2] == ["q0", "q0"] and fast.grades.tolist()[:3] == [int(line.split()[3]) for line in rows[:3]]
     # a pair judged twice in a large file: the line reader names both lines
     monkeypatch.setattr(trec, "USE_ARROW", True)
     path.write_text("".join(rows) + rows[7].replace(" 0 d", " 1 d"))
@@ -248,14 +250,14 @@ def test_repeated_pairs_exactly_even_when_the_fast_mix_collides():
 
 
 def test_lookup_equals_a_dict():
-    from shrec_score.io.trec_stream import _lookup
+    from shrec_score.relevance import lookup
 
     rng = np.random.default_rng(8)
     for n_cand in (0, 1, 3, 500, 5000):
         pool = rng.integers(-(2**63) + 2**56, 2**63 - 1, 20_000)
-        cand_keys = rng.choice(pool, n_cand, replace=False)
+        cand_keys = np.sort(rng.choice(pool, n_cand, replace=False))
         cand_idx = rng.permutation(10 * n_cand + 1)[:n_cand]
         keys = rng.choice(pool, 3000)
         where = dict(zip(cand_keys.tolist(), cand_idx.tolist()))
         want = [where.get(k, -7) for k in keys.tolist()]
-        assert _lookup(keys, cand_keys, cand_idx, -7).tolist() == want
+        assert lookup(keys, cand_keys, cand_idx, -7).tolist() == want

@@ -14,12 +14,39 @@ from .text import read_text
 
 @dataclass(frozen=True)
 class Qrels:
-    """Judgments in file order: parallel lists of query ids, target ids, grades."""
+    """Judgments in file order, dictionary-encoded: judgment i is query
+    ``query_ids[query_codes[i]]``, target ``target_ids[target_codes[i]]``,
+    grade ``grades[i]``; the distinct ids are in order of first appearance."""
 
     path: str
-    queries: list[str]
-    targets: list[str]
-    grades: list[int]
+    query_ids: list[str]
+    query_codes: np.ndarray
+    target_ids: list[str]
+    target_codes: np.ndarray
+    grades: np.ndarray
+
+    @classmethod
+    def from_lists(cls, path: str, queries: list[str], targets: list[str], grades: list[int]) -> Qrels:
+        q_ids, q_codes = _factorize(queries)
+        t_ids, t_codes = _factorize(targets)
+        return cls(path, q_ids, q_codes, t_ids, t_codes, np.asarray(grades, dtype=np.int64))
+
+    @property
+    def queries(self) -> list[str]:
+        """Query id of every judgment."""
+        return [self.query_ids[c] for c in self.query_codes.tolist()]
+
+    @property
+    def targets(self) -> list[str]:
+        """Target id of every judgment."""
+        return [self.target_ids[c] for c in self.target_codes.tolist()]
+
+
+def _factorize(values: list[str]) -> tuple[list[str], np.ndarray]:
+    """Distinct values in order of first appearance, and each value's code."""
+    index: dict[str, int] = {}
+    codes = np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int64, count=len(values))
+    return list(index), codes
 
 
 def read_qrels(path: str | os.PathLike[str]) -> Qrels:
@@ -57,7 +84,7 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
         grades.append(grade)
     if not queries:
         raise InputError(path, None, "expected at least one judgment", "an empty file")
-    return Qrels(path, queries, targets, grades)
+    return Qrels.from_lists(path, queries, targets, grades)
 
 
 def _read_qrels_fast(path: str) -> Qrels | None:
@@ -66,14 +93,12 @@ def _read_qrels_fast(path: str) -> Qrels | None:
     tbl = _read_columns_arrow(path, ["query", "iter", "doc", "grade"], {"query": "string", "doc": "string", "grade": "int64"}, ["query", "doc", "grade"])
     if tbl is None or tbl.num_rows == 0 or tbl.column("grade").null_count:
         return None
-    _, q_codes = _encode(tbl.column("query"))
+    queries, q_codes = _encode(tbl.column("query"))
     docs, d_codes = _encode(tbl.column("doc"))
     keys = np.sort(q_codes * max(1, len(docs)) + d_codes)
     if (keys[1:] == keys[:-1]).any():
         return None  # the line reader names both lines
-    queries = tbl.column("query").to_pylist()
-    targets = tbl.column("doc").to_pylist()
-    return Qrels(path, queries, targets, tbl.column("grade").to_numpy().tolist())
+    return Qrels(path, queries, q_codes, docs, d_codes, tbl.column("grade").to_numpy().astype(np.int64))
 
 
 TREC_RUN_FIELDS = "query_id Q0 target_id rank score tag"
