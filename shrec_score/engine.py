@@ -58,12 +58,11 @@ def rank_block(
     qrows = _query_rows(run, rows)
     n_q = len(run.query_ids)
     lengths = run.lengths()
-    row = np.repeat(np.arange(n_q), lengths)
     if gains is None:
-        gains = relevance.gains(qrows[row], run.targets)
-    hit = gains >= level
-    hit_rows = row[hit]
-    hit_pos = (np.arange(run.targets.size) - run.offsets[row])[hit] + 1
+        gains = relevance.gains(np.repeat(qrows, lengths), run.targets)
+    hit = np.flatnonzero(gains >= level)  # the few relevant entries: index them, not every entry
+    hit_rows = np.searchsorted(run.offsets, hit, side="right") - 1
+    hit_pos = hit - run.offsets[hit_rows] + 1
     counts = np.bincount(hit_rows, minlength=n_q)
     starts = np.zeros(n_q, dtype=np.int64)
     np.cumsum(counts[:-1], out=starts[1:])
@@ -95,11 +94,16 @@ def gain_blocks(
     for a in range(0, n_q, step):
         b = min(n_q, a + step)
         lens = lengths[a:b]
-        flat = run.targets[run.offsets[a] : run.offsets[b]]
-        row = np.repeat(np.arange(b - a), lens)
-        pos = np.arange(flat.size) - (run.offsets[a:b] - run.offsets[a])[row]
-        dense = np.zeros((b - a, max(1, int(lens.max(initial=0)))), dtype=np.int8)
-        dense[row, pos] = relevance.gains(qrows[row + a], flat) if gains is None else gains[run.offsets[a] : run.offsets[b]]
+        if gains is None:
+            g = relevance.gains(np.repeat(qrows[a:b], lens), run.targets[run.offsets[a] : run.offsets[b]])
+        else:
+            g = gains[run.offsets[a] : run.offsets[b]]
+        width = max(1, int(lens.max(initial=0)))
+        if (lens == width).all():  # lists of one length (the usual run): the gains as they lie
+            dense = np.asarray(g, dtype=np.int8).reshape(b - a, width).copy()
+        else:  # a row-major boolean mask takes the CSR entries in order
+            dense = np.zeros((b - a, width), dtype=np.int8)
+            dense[np.arange(width) < lens[:, None]] = g
         yield slice(a, b), GainBlock(dense, lens.astype(np.int64), ch[a:b], cr[a:b], -1 if ds is None else ds, top)
 
 

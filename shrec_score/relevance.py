@@ -325,8 +325,8 @@ class QrelsRelevance(Relevance):
 
     def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
         q, t = np.broadcast_arrays(np.asarray(query_rows, dtype=np.int64), np.asarray(targets, dtype=np.int64))
-        judged = t < len(self.target_ids)  # a streamed run's unjudged ids come as len(target_ids)
-        if judged.size and judged.mean() < 0.5:
+        judged = np.flatnonzero(t < len(self.target_ids))  # a streamed run's unjudged ids come as len(target_ids)
+        if judged.size < t.size // 2:
             out = np.zeros(t.shape, dtype=np.int8)
             out[judged] = self.gains(q[judged], t[judged])
             return out
