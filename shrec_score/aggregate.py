@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    from ._lazy import pd  # imported on first use (see _lazy)
 
 
 def per_run_means(per_query: pd.DataFrame, measures: Sequence[str], run_order: Sequence[str]) -> pd.DataFrame:

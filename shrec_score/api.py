@@ -89,6 +89,8 @@ def load_runs(
     self_index = {q: int(i) for q, i in zip(relevance.query_ids, relevance.self_index) if i >= 0}
     list_args = (relevance.query_ids, relevance.target_index, self_index, relevance.ignorable_queries)
     read_ahead = _read_lists_in_workers([s for s in sources if s.format == "lists"], list_args, lenient)
+    if read_ahead is not None:
+        import pandas  # noqa: F401  (needed for the tables: imported while the workers parse)
     try:
         return _load_sources(sources, relevance, list_args, read_ahead, matrix_order, progress, lenient, notes)
     finally:

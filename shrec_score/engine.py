@@ -12,9 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    from ._lazy import pd  # imported on first use (see _lazy)
 
 from .io.trec_stream import NotStreamable, TrecStreamRun
 from .measures import GainBlock, Measure, RankBlock, Settings, pr_curve

@@ -13,9 +13,12 @@ import json
 import math
 import os
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    from ._lazy import pd  # imported on first use (see _lazy)
 
 from .io.writers import frame_to_csv, write_files_atomically
 

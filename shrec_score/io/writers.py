@@ -6,8 +6,12 @@ from __future__ import annotations
 import os
 import tempfile
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    from .._lazy import pd  # imported on first use (see _lazy)
 
 
 def frame_to_csv(frame: pd.DataFrame) -> str:
