@@ -66,7 +66,12 @@ def load_relevance(
     coll = None
     if collection is not None:
         coll = collection if isinstance(collection, Classification) else read_classification(collection)
-    return Relevance.from_qrels(read_qrels(relevance), collection=coll, collection_size=collection_size)
+    qrels = read_qrels(relevance, meanwhile=_import_pandas)  # needed for the tables: imported while pyarrow reads
+    return Relevance.from_qrels(qrels, collection=coll, collection_size=collection_size)
+
+
+def _import_pandas() -> None:
+    import pandas  # noqa: F401
 
 
 def load_runs(
@@ -90,7 +95,7 @@ def load_runs(
     list_args = (relevance.query_ids, relevance.target_index, self_index, relevance.ignorable_queries)
     read_ahead = _read_lists_in_workers([s for s in sources if s.format == "lists"], list_args, lenient)
     if read_ahead is not None:
-        import pandas  # noqa: F401  (needed for the tables: imported while the workers parse)
+        _import_pandas()  # needed for the tables: imported while the workers parse
     try:
         return _load_sources(sources, relevance, list_args, read_ahead, matrix_order, progress, lenient, notes)
     finally:

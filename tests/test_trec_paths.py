@@ -261,3 +261,17 @@ def test_lookup_equals_a_dict():
         where = dict(zip(cand_keys.tolist(), cand_idx.tolist()))
         want = [where.get(k, -7) for k in keys.tolist()]
         assert lookup(keys, cand_keys, cand_idx, -7).tolist() == want
+
+
+def test_read_qrels_runs_meanwhile_once_on_either_reader(tmp_path):
+    calls = []
+    small = tmp_path / "small.qrels"
+    small.write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    got = trec.read_qrels(small, meanwhile=lambda: calls.append("small"))
+    assert got.queries == ["q1", "q1"] and got.targets == ["d1", "d2"] and calls == ["small"]
+    big = tmp_path / "big.qrels"
+    big.write_text("".join(f"q{i % 97} 0 d{i} {i % 3}\n" for i in range(80_000)))
+    assert big.stat().st_size >= trec.FAST_QRELS_BYTES
+    got = trec.read_qrels(big, meanwhile=lambda: calls.append("big"))
+    assert calls == ["small", "big"]
+    assert got.targets[:3] == ["d0", "d1", "d2"] and got.grades[:4].tolist() == [0, 1, 2, 0] and len(got.query_ids) == 97

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -49,16 +51,28 @@ def _factorize(values: list[str]) -> tuple[list[str], np.ndarray]:
     return list(index), codes
 
 
-def read_qrels(path: str | os.PathLike[str]) -> Qrels:
+def read_qrels(path: str | os.PathLike[str], *, meanwhile: Callable[[], Any] | None = None) -> Qrels:
     """Read a TREC qrels file; a pair judged twice is an error.
 
     Grades are integers; as in trec_eval, grade >= 1 is relevant and a
     negative grade (-1) marks an unjudged item (gain 0).  Large files are
     read with pyarrow when installed; any irregularity is reported by the
-    line-by-line reader.
+    line-by-line reader.  ``meanwhile`` is called in this thread while
+    pyarrow reads a large file in another (pyarrow releases the GIL), so
+    slow Python work (importing pandas) overlaps the read.
     """
     path = os.fspath(path)
-    fast = _read_qrels_fast(path) if USE_ARROW else None
+    fast = None
+    if USE_ARROW and os.path.isfile(path) and os.path.getsize(path) >= FAST_QRELS_BYTES and _arrow_loaded():
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(1) as pool:
+            future = pool.submit(_read_qrels_fast, path)
+            if meanwhile is not None:
+                meanwhile()
+            fast = future.result()
+    elif meanwhile is not None:
+        meanwhile()
     if fast is not None:
         return fast
     queries: list[str] = []
@@ -87,9 +101,21 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     return Qrels.from_lists(path, queries, targets, grades)
 
 
+#: Qrels files from this size are read with pyarrow (below, the line reader is as fast).
+FAST_QRELS_BYTES = 1 << 20
+
+
+def _arrow_loaded() -> bool:
+    """Import what the pyarrow reader uses, here: the reading thread then imports nothing."""
+    try:
+        import pyarrow.compute  # noqa: F401
+        import pyarrow.csv  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def _read_qrels_fast(path: str) -> Qrels | None:
-    if os.path.getsize(path) < (1 << 20):  # small files: the line reader is as fast
-        return None
     tbl = _read_columns_arrow(path, ["query", "iter", "doc", "grade"], {"query": "string", "doc": "string", "grade": "int64"}, ["query", "doc", "grade"])
     if tbl is None or tbl.num_rows == 0 or tbl.column("grade").null_count:
         return None
