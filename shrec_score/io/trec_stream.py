@@ -17,7 +17,7 @@ from the start).
 Memory: the read-ahead (32 MiB), about 40 bytes per line of two batches
 (about 0.5 million lines each), the lines of the largest query, and the
 relevance (judged targets), whatever the run's length.  Measured on the
-bench's 10-million-line run: peak RSS 0.52 GB (in-memory reader: 1.45 GB);
+bench's 10-million-line run: peak RSS 0.46 GB (in-memory reader: 1.45 GB);
 the same run against a fifth of the judgments: 0.42 GB, the same as a
 2-million-line run against them (0.40 GB).  The pandas backend gives the
 same numbers byte for byte (tested) at 0.45 GB peak, about 3x slower.
