@@ -25,7 +25,7 @@ from .io.text import read_text
 from .io.trec import read_qrels
 from .measures import DEFAULT_BINARY, SHOWN_GRADED, Settings, get_measure, graded_defaults
 from .model import Classification, MatrixRun, RankedRun
-from .relevance import Relevance
+from .relevance import OpenIndex, Relevance
 from .report import Report
 
 PathLike = str | os.PathLike[str]
@@ -157,7 +157,7 @@ def _read_lists_in_workers(sources, args, lenient: bool):
     cores = os.cpu_count() or 1
     if len(sources) < 2 or cores < 2 or lenient or not sys.platform.startswith("linux") or threading.active_count() > 1:
         return None
-    if hasattr(args[1], "_ids"):  # an open collection (OpenIndex)
+    if isinstance(args[1], OpenIndex):  # an open collection grows its index while reading
         return None
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor

@@ -69,6 +69,18 @@ def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray) -> RankedRun:
     return RankedRun(run.name, list(run.query_ids), targets, offsets, [run.path], drops=run.drops)
 
 
+def rank_of(order: np.ndarray) -> np.ndarray:
+    """The inverse permutation: position of each item in ``order``."""
+    rank = np.empty(order.size, dtype=np.int64)
+    rank[order] = np.arange(order.size)
+    return rank
+
+
+def byte_order_rank(ids) -> np.ndarray:
+    """Rank of each id in ascending UTF-8 byte order (= code point order)."""
+    return rank_of(np.argsort(np.asarray(ids, dtype=str), kind="stable"))
+
+
 def trec_order(queries: np.ndarray, scores: np.ndarray, doc_rank) -> np.ndarray | None:
     """Order of TREC run lines as trec_eval ranks them, or None when the file is in that order.
 

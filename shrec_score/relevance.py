@@ -253,6 +253,11 @@ class ClassRelevance(Relevance):
             k[rows] -= self.gains(rows, self.self_index[rows]) >= level
         return k
 
+
+#: Multiplier of 64-bit mixes (2**64 / golden ratio, odd: a bijection).
+MIX64 = np.uint64(0x9E3779B97F4A7C15)
+
+
 def lookup(keys: np.ndarray, sorted_keys: np.ndarray, values: np.ndarray, missing) -> np.ndarray:
     """``values[i]`` for each key equal to ``sorted_keys[i]`` (int64, ascending,
     distinct), ``missing`` for the others.
@@ -275,10 +280,6 @@ def lookup(keys: np.ndarray, sorted_keys: np.ndarray, values: np.ndarray, missin
     hit = sorted_keys[pos] == keys[maybe]
     out[maybe[hit]] = values[pos[hit]]
     return out
-
-
-#: Multiplier of 64-bit mixes (2**64 / golden ratio, odd: a bijection).
-MIX64 = np.uint64(0x9E3779B97F4A7C15)
 
 
 class OpenIndex(dict):
@@ -336,10 +337,7 @@ class QrelsRelevance(Relevance):
         # only the judgments of the queries asked about: a slice that stays in cache
         lo, hi = np.searchsorted(self._keys, [keys.min(), keys.max()], side="left")
         hi = min(int(hi) + 1, self._keys.size)
-        judged, grades = self._keys[lo:hi], self._grades[lo:hi]
-        if judged.size == 0:
-            return np.zeros(keys.shape, dtype=np.int8)
-        return lookup(keys, judged, grades.astype(np.int8), 0)
+        return lookup(keys, self._keys[lo:hi], self._grades[lo:hi], 0)
 
     def judged_targets(self, rows: np.ndarray) -> np.ndarray:
         """Distinct indices of the targets judged (any grade) for the query ``rows``."""

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..model import MatrixRun, RankedRun
-from ..ranking import trec_order
+from ..ranking import byte_order_rank, trec_order
 from .matrix import is_binary_file, read_matrix
 from .text import read_text
 
@@ -223,10 +223,7 @@ def read_trec_run(source: RunSource, relevance, *, drops=None) -> tuple[RankedRu
 
     def doc_rank(pos) -> np.ndarray:
         if not cache:
-            by_bytes = np.argsort(np.asarray(cols.docs, dtype=str), kind="stable")  # code points = UTF-8 byte order
-            rank = np.empty(len(cols.docs), dtype=np.int64)
-            rank[by_bytes] = np.arange(len(cols.docs))
-            cache.append(rank[d_codes])
+            cache.append(byte_order_rank(cols.docs)[d_codes])
         return cache[0] if pos is None else cache[0][pos]
 
     order = trec_order(rowq, scores, doc_rank)

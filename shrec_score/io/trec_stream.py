@@ -34,7 +34,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..model import RankedRun
-from ..relevance import MIX64, lookup
+from ..relevance import MIX64, OpenIndex, QrelsRelevance, lookup
 
 #: Text scored per batch (about 500,000 lines of a TREC run).
 BATCH_BYTES = 16 << 20
@@ -54,7 +54,7 @@ class _Piece:
     rows: np.ndarray
     rowq: np.ndarray
     scores: np.ndarray
-    docs: Any  # a pyarrow string array (pyarrow is optional: not imported here)
+    docs: Any  # a pyarrow string array, or an object array from the pandas backend
 
 
 @dataclass
@@ -72,7 +72,8 @@ class TrecStreamRun:
         self.unknown_topic_lines = 0
         self.notes: list[str] = []
         self._targets: Any = None  # the judged target ids as an arrow array, built once
-        self._packed_targets: np.ndarray | None = None  # and packed into uint64 keys (see _packed)
+        self._packed_targets: np.ndarray | None = None  # and packed into int64 keys (see _packed)
+        self._sorted_targets: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # (keys, target indices)
 
     def lengths(self) -> np.ndarray:
         """Lengths of the ranked lists seen so far (all of them once scored)."""
@@ -154,7 +155,7 @@ class TrecStreamRun:
         rows, rowq, s, docs = piece.rows, piece.rowq, piece.scores, piece.docs
         outside = len(relevance.target_ids)  # index of every unjudged target of an open collection: gain 0
         code, t, ranks = _identify(self, relevance, docs, rows, outside)
-        if not hasattr(relevance.target_index, "_ids") and (t == outside).any():
+        if not isinstance(relevance.target_index, OpenIndex) and (t == outside).any():
             raise NotStreamable("an unknown target id")  # the in-memory reader names the line
 
         def doc_rank(pos) -> np.ndarray:
@@ -307,15 +308,13 @@ def _concat(a, b):
 
 def _byte_rank(ids) -> np.ndarray:
     """Rank of each id in ascending byte order (UTF-8 byte order = code point order)."""
-    if isinstance(ids, np.ndarray):
-        order = np.argsort(ids.astype(str), kind="stable")
-    else:
-        import pyarrow.compute as pc
+    from ..ranking import byte_order_rank, rank_of
 
-        order = pc.array_sort_indices(ids).to_numpy()
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = np.arange(order.size)
-    return rank
+    if isinstance(ids, np.ndarray):
+        return byte_order_rank(ids)
+    import pyarrow.compute as pc
+
+    return rank_of(pc.array_sort_indices(ids).to_numpy())
 
 
 def _identify(run: TrecStreamRun, relevance, docs, rows: np.ndarray, outside: int):
@@ -351,16 +350,21 @@ def _identify(run: TrecStreamRun, relevance, docs, rows: np.ndarray, outside: in
     if run._targets is None or len(run._targets) != outside:
         run._targets = pa.array(relevance.target_ids, type=pa.string())
         run._packed_targets = _packed(run._targets)
-    if hasattr(relevance, "judged_targets") and hasattr(relevance.target_index, "_ids"):
+        if run._packed_targets is not None:  # every target, sorted once (closed collections)
+            order = np.argsort(run._packed_targets)
+            run._sorted_targets = (run._packed_targets[order], order)
+    if isinstance(relevance, QrelsRelevance) and isinstance(relevance.target_index, OpenIndex):
         cand = relevance.judged_targets(rows)
     else:
         cand = None  # every target
     keys = _packed(docs)
     if keys is not None and run._packed_targets is not None:
-        cand_keys = run._packed_targets if cand is None else run._packed_targets[cand]
-        cand_idx = np.arange(outside, dtype=np.int64) if cand is None else cand
-        order = np.argsort(cand_keys)
-        return keys, lookup(keys, cand_keys[order], cand_idx[order], outside), keys  # the keys are the identities, in byte order
+        if cand is None:
+            cand_keys, cand_idx = run._sorted_targets
+        else:
+            order = np.argsort(run._packed_targets[cand])
+            cand_keys, cand_idx = run._packed_targets[cand][order], cand[order]
+        return keys, lookup(keys, cand_keys, cand_idx, outside), keys  # the keys are the identities, in byte order
     cand_ids = run._targets if cand is None else run._targets.take(pa.array(cand))
     n = len(cand_ids)
     code = pc.dictionary_encode(pa.concat_arrays([cand_ids, docs])).indices.to_numpy()[n:].astype(np.int64)
