@@ -194,13 +194,16 @@ def _gain_at_recall(block: GainBlock, pct: np.ndarray) -> tuple[np.ndarray, np.n
     return cg_at, dcg_at
 
 
-def _chunks(run, relevance: Relevance) -> Iterator[tuple[np.ndarray, RankedRun]]:
-    """Chunks of complete queries of any run: streamed (TREC) or cut from lists."""
-    if hasattr(run, "chunks"):
+def _chunks(run, relevance: Relevance) -> Iterator[tuple[np.ndarray, RankedRun, np.ndarray | None]]:
+    """Chunks of complete queries of any run, streamed (TREC) or cut from
+    lists: ``(relevance rows, sub-run, gain of every entry or None)``; a
+    streamed run may have looked the gains up while it read the lines."""
+    if isinstance(run, TrecStreamRun):
         yield from run.chunks(relevance)
         return
     lists = matrix_to_ranked_run(run, relevance.self_index) if isinstance(run, MatrixRun) else run
-    yield from run_chunks(align(lists, relevance.query_ids), relevance)
+    for rows, sub in run_chunks(align(lists, relevance.query_ids), relevance):
+        yield rows, sub, None
 
 
 def _score_run(run, relevance: Relevance, measures: Sequence[Measure], settings: Settings, curves: bool):
@@ -223,8 +226,8 @@ def _score_run(run, relevance: Relevance, measures: Sequence[Measure], settings:
             values[m.name] = m.compute(block, settings)
         pr = pr_curve(block.rel_ranks, n_relevant=block.n_relevant, levels=pr_levels)
     else:
-        for rows, sub in _chunks(run, relevance):
-            gains = flat_gains(sub, relevance, rows)
+        for rows, sub, known in _chunks(run, relevance):
+            gains = flat_gains(sub, relevance, rows) if known is None else known
             block = rank_block(sub, relevance, level=level, gains=gains, rows=rows)
             for m in binary:
                 values[m.name][rows] = m.compute(block, settings)

@@ -339,14 +339,19 @@ class QrelsRelevance(Relevance):
         hi = min(int(hi) + 1, self._keys.size)
         return lookup(keys, self._keys[lo:hi], self._grades[lo:hi], 0)
 
-    def judged_targets(self, rows: np.ndarray) -> np.ndarray:
-        """Distinct indices of the targets judged (any grade) for the query ``rows``."""
+    def judgments_of(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The judgments of the query ``rows``, query after query in the order
+        given: ``(position in rows, target index, grade)`` per judgment."""
         rows = np.asarray(rows, dtype=np.int64)
         lo = np.searchsorted(self._query_of, rows, side="left")
         n = np.searchsorted(self._query_of, rows, side="right") - lo
         starts = np.cumsum(n) - n
         pos = np.repeat(lo - starts, n) + np.arange(int(n.sum()), dtype=np.int64)
-        return np.unique(self._keys[pos] & 0xFFFFFFFF)
+        return np.repeat(np.arange(rows.size), n), self._keys[pos] & 0xFFFFFFFF, self._grades[pos]
+
+    def judged_targets(self, rows: np.ndarray) -> np.ndarray:
+        """Distinct indices of the targets judged (any grade) for the query ``rows``."""
+        return np.unique(self.judgments_of(rows)[1])
 
     def n_relevant(self, level: int = 1) -> np.ndarray:
         if level not in self._n_relevant:  # asked for by every chunk of a streamed run

@@ -226,6 +226,46 @@ def test_judged_targets_of_query_rows(tmp_path):
     assert names([2, 1]) == ["w", "x", "z"]
     assert names([0, 2]) == ["w", "x", "y"]
     assert names([]) == []
+    # the judgments themselves, query after query in the order asked for
+    pos, targets, grades = rel.judgments_of(np.array([2, 0]))
+    got = [(int(p), rel.target_ids[t], int(g)) for p, t, g in zip(pos, targets, grades)]
+    assert sorted(got[:2]) == [(0, "w", 0), (0, "x", 1)]  # c: grade -1 counts as 0
+    assert sorted(got[2:]) == [(1, "x", 1), (1, "y", 0)]
+
+
+@pytest.mark.parametrize("seed", [1, 3])
+def test_gains_found_while_reading_equal_the_engine_lookup(tmp_path, monkeypatch, seed):
+    """Short ids with qrels: the stream finds each line's judgment among its own
+    query's (one mix per (query, id)); the same scores as the in-memory reader,
+    also when two judgments mix alike and the general path takes the batch."""
+    pytest.importorskip("pyarrow", reason="the fast extra")
+    from shrec_score.io import trec_stream
+
+    # a small pool: every id is judged for several queries of a batch
+    run, qrels = _random_trec(tmp_path, seed, pool=70)
+    measures = ["AP", "NN", "FT", "P@10", "RR", "NDCG@10", "ADR"]
+    monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 11)
+    taken = []
+    pairs = trec_stream._judged_pairs
+
+    def spy(*args):
+        found = pairs(*args)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(trec_stream, "_judged_pairs", spy)
+    streamed = shrec_score.score([run], qrels, measures=measures).per_query
+    assert taken and all(taken)
+    monkeypatch.setattr(trec_stream, "STREAM", False)
+    whole = shrec_score.score([run], qrels, measures=measures).per_query
+    pd.testing.assert_frame_equal(streamed, whole)
+    assert whole["AP"].gt(0).sum() > 10
+    # without the query in the mix, an id judged for two queries of a batch collides
+    monkeypatch.setattr(trec_stream, "STREAM", True)
+    monkeypatch.setattr(trec_stream, "MIX_ROW", np.uint64(0))
+    taken.clear()
+    pd.testing.assert_frame_equal(shrec_score.score([run], qrels, measures=measures).per_query, whole)
+    assert taken.count(False) >= 2  # batches handed to the general path
 
 
 def test_repeated_pairs_exactly_even_when_the_fast_mix_collides():
@@ -239,6 +279,22 @@ def test_repeated_pairs_exactly_even_when_the_fast_mix_collides():
             rowq[7] = rowq[100]
         pairs = list(zip(rowq.tolist(), code.tolist()))
         assert _repeated(rowq, code) == (len(set(pairs)) < len(pairs))
+        # query by query, lists of one length: each list's hashes sorted on their own
+        order = np.argsort(rowq, kind="stable")
+        lens = np.bincount(rowq)
+        if (lens == lens[0]).all():
+            assert _repeated(rowq[order], code[order], lens) == (len(set(pairs)) < len(pairs))
+    # lists of one length (3 x 4), with and without a repeat inside one list
+    rowq = np.repeat([0, 1, 2], 4)
+    code = np.array([5, 6, 7, 8, 5, 6, 7, 8, 1, 2, 3, 4])
+    assert not _repeated(rowq, code, np.array([4, 4, 4]))
+    code[11] = 1
+    assert _repeated(rowq, code, np.array([4, 4, 4]))
+    # 32-bit hashes alike but ids not: settled on the ids (no repeat)
+    a = 0x9E3779B97F4A7C15
+    twins = np.array([x * pow(a, -1, 2**64) % 2**64 for x in (1, 1 + 2**20)], dtype=np.uint64).view(np.int64)
+    assert (twins.view(np.uint64) * np.uint64(a) >> np.uint64(32)).astype(np.uint32).tolist() == [0, 0]
+    assert not _repeated(np.array([0, 0]), twins, np.array([2]))
     # (row 1, code 0) and (row 0, code c) mix to the same 64 bits: not a repeat
     a, b = 0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F
     c = (b * pow(a, -1, 2**64)) % 2**64

@@ -5,8 +5,9 @@ in blocks of ``BLOCK_BYTES`` (it reads at most 32 blocks ahead), joined into
 batches of ``BATCH_BYTES``; without it, pandas' C parser reads batches of
 about as many lines.  The queries a batch completes are ranked (trec_eval
 order) and scored at once by the engine, then dropped.  Three stages overlap
-on two cores: parsing the next batch, ranking this one (an identity code
-and the judged-target index of every line), and scoring the one before.
+on two cores: parsing the next batch (cut into queries where a line's query
+id differs from the line before), ranking this one (an identity, the judged
+target and, with qrels, the gain of every line), and scoring the one before.
 
 The file must be grouped by query (each query's lines contiguous), as run
 files are; a file that is not, a malformed line, a repeated or unknown
@@ -49,10 +50,12 @@ class NotStreamable(Exception):
 
 @dataclass
 class _Piece:
-    """The lines of complete queries: their rows, and per line the row, score and target id."""
+    """The lines of complete queries, query by query as in the file: the
+    queries' relevance rows, their numbers of lines, and per line the score
+    and target id."""
 
     rows: np.ndarray
-    rowq: np.ndarray
+    lens: np.ndarray
     scores: np.ndarray
     docs: Any  # a pyarrow string array, or an object array from the pandas backend
 
@@ -79,8 +82,8 @@ class TrecStreamRun:
         """Lengths of the ranked lists seen so far (all of them once scored)."""
         return np.concatenate(self._lengths) if self._lengths else np.zeros(0, dtype=np.int64)
 
-    def chunks(self, relevance) -> Iterator[tuple[np.ndarray, RankedRun]]:
-        """``(relevance rows, sub-run)`` for every batch's completed queries."""
+    def chunks(self, relevance) -> Iterator[tuple[np.ndarray, RankedRun, np.ndarray | None]]:
+        """``(relevance rows, sub-run, gain of every entry or None)`` for every batch's completed queries."""
         batches = _arrow_batches(self.path) if _use_arrow() else _pandas_batches(self.path)
         # the pieces are cut in this thread; each is ranked in a worker while
         # the engine scores the one before (pyarrow and numpy release the GIL)
@@ -109,76 +112,95 @@ class TrecStreamRun:
             self.notes.append(unknown_topics_note(self.path, self.unknown_topics, self.unknown_topic_lines))
 
     def _batches(self, relevance, batches) -> Iterator[_Piece]:
-        """The lines of complete queries, batch by batch, as ``_chunk`` arguments."""
+        """The lines of complete queries, batch by batch, as ``_chunk`` arguments.
+
+        A batch arrives cut into segments (runs of lines with one query id);
+        the last one may go on in the next batch, so it is carried over.
+        """
         qpos = {q: i for i, q in enumerate(relevance.query_ids)}
         done = self._done = np.zeros(relevance.n_queries, dtype=bool)
-        carry = None  # the lines of the last query of the previous batch: (rows, scores, ids)
-        for q_codes, q_values, docs, s in batches:
+        carry = None  # the last segment of the previous batch: (query id, row, scores, ids)
+        for starts, seg_ids, docs, s in batches:
             if np.isnan(s).any():
                 raise NotStreamable("a score that is not a number")
-            qmap = np.asarray([qpos.get(q, -1) for q in q_values], dtype=np.int64)
-            rowq = qmap[q_codes]
-            known = rowq >= 0
-            if not known.all():
-                self.unknown_topic_lines += int((~known).sum())
-                self.unknown_topics.update(np.asarray(q_values, dtype=object)[qmap < 0])
-                keep = np.flatnonzero(known)
-                rowq, s, docs = rowq[keep], s[keep], _take(docs, keep)
+            lens = np.diff(np.append(starts, s.size))
+            rows = np.fromiter((qpos.get(q, -1) for q in seg_ids), dtype=np.int64, count=len(seg_ids))
             if carry is not None:
-                rowq, s = np.concatenate([carry[0], rowq]), np.concatenate([carry[1], s])
-                docs = _concat(carry[2], docs)
-            if rowq.size == 0:
+                if seg_ids and seg_ids[0] == carry[0]:  # the carried query goes on
+                    lens[0] += carry[2].size
+                else:
+                    rows, lens = np.append(carry[1], rows), np.append(carry[2].size, lens)
+                    seg_ids = [carry[0], *seg_ids]
+                s, docs = np.concatenate([carry[2], s]), _concat(carry[3], docs)
                 carry = None
+            known = rows >= 0
+            if not known.all():
+                self.unknown_topic_lines += int(lens[~known].sum())
+                self.unknown_topics.update(q for q, k in zip(seg_ids, known) if not k)
+                keep = np.flatnonzero(np.repeat(known, lens))
+                s, docs = s[keep], _take(docs, keep)
+                seg_ids = [q for q, k in zip(seg_ids, known) if k]
+                rows, lens = rows[known], lens[known]
+            if rows.size == 0:
                 continue
-            starts = np.concatenate([[0], np.flatnonzero(rowq[1:] != rowq[:-1]) + 1])
-            seg_q = rowq[starts]
-            if np.unique(seg_q).size != seg_q.size or done[seg_q].any():
+            if np.unique(rows).size != rows.size or done[rows].any():
                 raise NotStreamable("the run is not grouped by query")
-            last = int(starts[-1])
-            carry = (rowq[last:], s[last:], docs[last:])
-            if last:
-                done[seg_q[:-1]] = True
-                yield _Piece(seg_q[:-1], rowq[:last], s[:last], docs[:last])
-        if carry is not None and carry[0].size:
-            done[carry[0][0]] = True
-            yield _Piece(carry[0][:1], *carry)
+            last = s.size - int(lens[-1])
+            carry = (seg_ids[-1], rows[-1:], s[last:], docs[last:])
+            if rows.size > 1:
+                done[rows[:-1]] = True
+                yield _Piece(rows[:-1], lens[:-1], s[:last], docs[:last])
+        if carry is not None:
+            done[carry[1]] = True
+            yield _Piece(carry[1], np.array([carry[2].size]), carry[2], carry[3])
 
-    def _chunk(self, relevance, piece: _Piece) -> tuple[np.ndarray, RankedRun]:
+    def _chunk(self, relevance, piece: _Piece) -> tuple[np.ndarray, RankedRun, np.ndarray | None]:
         """Rank the lines of complete queries (trec_eval order) into a sub-run.
 
-        Every line gets an identity code (duplicates) and its target's index
-        among the judged targets (``outside`` when unjudged: gain 0); ties
-        are broken on the byte order of the tied lines' ids only.
+        Every line gets an identity (to find repeated targets) and its
+        target's index (``outside`` when unjudged: gain 0); with qrels and
+        short ids (see :func:`_judged_pairs`) also its gain.  Ties are
+        broken on the byte order of the tied lines' ids only.
         """
         from ..ranking import trec_order
 
-        rows, rowq, s, docs = piece.rows, piece.rowq, piece.scores, piece.docs
+        rows, lens, s, docs = piece.rows, piece.lens, piece.scores, piece.docs
+        seg = np.repeat(np.arange(rows.size), lens)  # each line's query, numbered in file order
         outside = len(relevance.target_ids)  # index of every unjudged target of an open collection: gain 0
-        code, t, ranks = _identify(self, relevance, docs, rows, outside)
-        if not isinstance(relevance.target_index, OpenIndex) and (t == outside).any():
-            raise NotStreamable("an unknown target id")  # the in-memory reader names the line
+        pairs = _judged_pairs(self, relevance, docs, rows, lens, seg, outside)
+        if pairs is not None:
+            code, t, gains = pairs
+            ranks = code  # packed keys: their order is the byte order
+        else:
+            code, t, ranks = _identify(self, relevance, docs, rows, outside)
+            gains = None
+            if not isinstance(relevance.target_index, OpenIndex) and (t == outside).any():
+                raise NotStreamable("an unknown target id")  # the in-memory reader names the line
 
         def doc_rank(pos) -> np.ndarray:
             if ranks is not None:
                 return ranks if pos is None else ranks[pos]
             return _byte_rank(docs if pos is None else _take(docs, pos))
 
-        if _repeated(rowq, code):
+        if _repeated(seg, code, lens):
             raise NotStreamable("a target ranked twice")  # the in-memory reader names the lines
-        order = trec_order(rowq, s, doc_rank)
+        # the queries keep their file order (seg ascending): only lines move, within their query
+        order = trec_order(seg, s, doc_rank)
         if order is not None:
-            rowq, t = rowq[order], t[order]
-        rows = np.sort(rows)  # trec_order leaves the lines in ascending query row
-        local = np.searchsorted(rows, rowq)
-        own = relevance.self_index[rowq]
-        keep = t != own
-        local, t = local[keep], t[keep]
-        counts = np.bincount(local, minlength=rows.size)
-        self._lengths.append(counts)
-        self.query_ids += [relevance.query_ids[r] for r in rows]
+            t = t[order]
+            gains = None if gains is None else gains[order]
+        own = relevance.self_index[rows]
+        if (own >= 0).any():  # a query that is itself a target is taken out of its list
+            keep = t != own[seg]
+            t, seg = t[keep], seg[keep]
+            gains = None if gains is None else gains[keep]
+            lens = np.bincount(seg, minlength=rows.size)
+        self._lengths.append(lens)
+        query_ids = [relevance.query_ids[r] for r in rows]
+        self.query_ids += query_ids
         offsets = np.zeros(rows.size + 1, dtype=np.int64)
-        np.cumsum(counts, out=offsets[1:])
-        return rows, RankedRun(self.name, [relevance.query_ids[r] for r in rows], t, offsets, [self.path])
+        np.cumsum(lens, out=offsets[1:])
+        return rows, RankedRun(self.name, query_ids, t, offsets, [self.path]), gains
 
     def read_whole(self, relevance) -> RankedRun:
         """The in-memory reader, for a run that cannot be streamed (exact errors)."""
@@ -210,7 +232,9 @@ STREAM = True
 
 
 def _arrow_batches(path: str) -> Iterator[tuple]:
-    """``(query codes, query ids, target ids, scores)`` per batch, parsed by pyarrow in a thread.
+    """``(segment starts, segment query ids, target ids, scores)`` per batch,
+    parsed by pyarrow in a thread.  A segment is a run of lines with one
+    query id (found by comparing each line's id with the one before).
 
     Blocks of ``BLOCK_BYTES`` are joined into batches of about ``BATCH_BYTES``;
     the next batch is parsed while this one is ranked and scored.
@@ -252,8 +276,11 @@ def _arrow_batches(path: str) -> Iterator[tuple]:
         batch = blocks[0] if len(blocks) == 1 else pa.Table.from_batches(blocks).combine_chunks().to_batches()[0]
         scores = batch.column(2)
         s = scores.to_numpy(zero_copy_only=False) if scores.null_count else scores.to_numpy()  # nulls: NaN
-        qenc = pc.dictionary_encode(batch.column(0))
-        return qenc.indices.to_numpy(), qenc.dictionary.to_pylist(), batch.column(1), s
+        queries = batch.column(0)
+        n = len(queries)
+        change = pc.indices_nonzero(pc.not_equal(queries.slice(1), queries.slice(0, n - 1))).to_numpy() if n > 1 else np.zeros(0)
+        starts = np.concatenate([[0], change.astype(np.int64) + 1]) if n else np.zeros(0, dtype=np.int64)
+        return starts, queries.take(pa.array(starts)).to_pylist(), batch.column(1), s
 
     with ThreadPoolExecutor(1) as pool:
         future = pool.submit(nxt)
@@ -284,8 +311,9 @@ def _pandas_batches(path: str) -> Iterator[tuple]:
             if df.shape[1] != 6 or (df[5] == "").any() or (df[2] == "").any():
                 raise NotStreamable("a line without six fields")
             scores = df[4].to_numpy(dtype=np.float64)
-            q_codes, q_values = pd.factorize(df[0].to_numpy(dtype=object))
-            yield q_codes.astype(np.int64), list(q_values), df[2].to_numpy(dtype=object), scores
+            queries = df[0].to_numpy(dtype=object)
+            starts = np.flatnonzero(np.concatenate([[True], queries[1:] != queries[:-1]])) if queries.size else np.zeros(0, dtype=np.int64)
+            yield starts, queries[starts].tolist(), df[2].to_numpy(dtype=object), scores
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, UnicodeDecodeError) as exc:
         raise NotStreamable(str(exc)) from None
 
@@ -315,6 +343,59 @@ def _byte_rank(ids) -> np.ndarray:
     import pyarrow.compute as pc
 
     return rank_of(pc.array_sort_indices(ids).to_numpy())
+
+
+def _target_keys(run: TrecStreamRun, relevance) -> np.ndarray | None:
+    """The targets' ids as an arrow array and packed (see :func:`_packed`), built once per run."""
+    import pyarrow as pa
+
+    if run._targets is None or len(run._targets) != len(relevance.target_ids):
+        run._targets = pa.array(relevance.target_ids, type=pa.string())
+        run._packed_targets = _packed(run._targets)
+        if run._packed_targets is not None:  # every target, sorted once (closed collections)
+            order = np.argsort(run._packed_targets)
+            run._sorted_targets = (run._packed_targets[order], order)
+    return run._packed_targets
+
+
+def _judged_pairs(run: TrecStreamRun, relevance, docs, rows: np.ndarray, lens: np.ndarray, seg: np.ndarray, outside: int):
+    """Per line the packed id, the target index and the gain, found among
+    the judgments of the line's own query; None where this does not apply
+    (then :func:`_identify` and the engine's lookup do the work).
+
+    Applies to qrels without a collection (an id judged for no query of
+    the line is unjudged: target ``outside``, gain 0) when every id packs
+    into a 64-bit key.  The batch's judgments and its lines are mixed into
+    64-bit (query, id) values (:func:`_mix`: for one query, one-to-one in
+    the id); each line's mix is looked up among the judgments' mixes
+    (:func:`~shrec_score.relevance.lookup`) and a hit counts when its query
+    is the line's too, so it is exact.  Only the few lines that carry a
+    judgment go past the lookup's bitmap, instead of every line whose id
+    was judged for some query of the batch.  Two judgments of the batch
+    with one mix (about 1 in 10**10 batches) hand the batch to the general path.
+    """
+    if not (isinstance(relevance, QrelsRelevance) and isinstance(relevance.target_index, OpenIndex)) or isinstance(docs, np.ndarray):
+        return None
+    keys = _packed(docs)
+    target_keys = _target_keys(run, relevance)
+    if keys is None or target_keys is None:
+        return None
+    e_seg, e_target, e_grade = relevance.judgments_of(rows)
+    e_mix = _mix(e_seg, target_keys[e_target]).view(np.int64)
+    order = np.argsort(e_mix)
+    sorted_mix = e_mix[order]
+    if (sorted_mix[1:] == sorted_mix[:-1]).any():
+        return None
+    entry = lookup(_mix(seg, keys).view(np.int64), sorted_mix, order, -1)
+    hit = np.flatnonzero(entry >= 0)
+    e = entry[hit]
+    same = e_seg[e] == seg[hit]
+    hit, e = hit[same], e[same]
+    t = np.full(keys.size, outside, dtype=np.int64)
+    t[hit] = e_target[e]
+    gains = np.zeros(keys.size, dtype=np.int8)
+    gains[hit] = e_grade[e]
+    return keys, t, gains
 
 
 def _identify(run: TrecStreamRun, relevance, docs, rows: np.ndarray, outside: int):
@@ -347,12 +428,7 @@ def _identify(run: TrecStreamRun, relevance, docs, rows: np.ndarray, outside: in
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    if run._targets is None or len(run._targets) != outside:
-        run._targets = pa.array(relevance.target_ids, type=pa.string())
-        run._packed_targets = _packed(run._targets)
-        if run._packed_targets is not None:  # every target, sorted once (closed collections)
-            order = np.argsort(run._packed_targets)
-            run._sorted_targets = (run._packed_targets[order], order)
+    _target_keys(run, relevance)
     if isinstance(relevance, QrelsRelevance) and isinstance(relevance.target_index, OpenIndex):
         cand = relevance.judged_targets(rows)
     else:
@@ -408,14 +484,34 @@ def _packed(ids) -> np.ndarray | None:
     return (words ^ np.uint64(1 << 63)).view(np.int64)
 
 
-def _repeated(rowq: np.ndarray, code: np.ndarray) -> bool:
-    """Whether a (query row, id code) pair occurs twice.
+#: Second multiplier of the (query, id) mixes: odd, so that for one query the mix is one-to-one in the id.
+MIX_ROW = np.uint64(0xC2B2AE3D27D4EB4F)
 
-    A sort of one 64-bit mix per line finds candidates (about 10x cheaper
-    than sorting pairs); only when two mixes are equal is it settled on the
-    pairs themselves, so the answer is exact.
+
+def _mix(seg: np.ndarray, code: np.ndarray) -> np.ndarray:
+    """A 64-bit mix of (query, id code) pairs, one-to-one in the code for a fixed query."""
+    return np.asarray(code, dtype=np.int64).view(np.uint64) * MIX64 + seg.astype(np.uint64) * MIX_ROW
+
+
+def _repeated(rowq: np.ndarray, code: np.ndarray, lens: np.ndarray | None = None) -> bool:
+    """Whether a (query, id code) pair occurs twice.
+
+    With ``lens`` (the lines come query by query, ``lens`` lines each) and
+    lists of one length, as most runs have: each list's 32-bit hashes are
+    sorted on their own (small sorts that stay in cache, about 4x cheaper
+    than one sort of the batch); a list where two hashes are equal is
+    settled on its codes.  Otherwise a sort of one 64-bit mix per line finds
+    candidates (about 10x cheaper than sorting pairs); only when two mixes
+    are equal is it settled on the pairs themselves.  Exact either way.
     """
-    mix = code.astype(np.uint64) * MIX64 + rowq.astype(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F)
+    code = np.asarray(code, dtype=np.int64)
+    if lens is not None and lens.size and int(lens[0]) > 1 and (lens == lens[0]).all():
+        width = int(lens[0])
+        h = ((code.view(np.uint64) * MIX64) >> np.uint64(32)).astype(np.uint32).reshape(lens.size, width)
+        h.sort(axis=1)
+        suspects = np.flatnonzero((h[:, 1:] == h[:, :-1]).any(axis=1))
+        return any(np.unique(code[i * width : (i + 1) * width]).size < width for i in suspects.tolist())
+    mix = _mix(rowq, code)
     mix.sort()
     if not (mix[1:] == mix[:-1]).any():
         return False
