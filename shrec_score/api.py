@@ -20,7 +20,7 @@ from .errors import InputError
 from .io import trec_stream
 from .io.cla import read_classification
 from .io.lists import read_list_run
-from .io.runs import FORMATS, discover_runs, read_matrix_run, read_trec_run
+from .io.runs import FORMATS, discover_runs, first_trec_file, read_matrix_run, read_trec_run
 from .io.text import read_text
 from .io.trec import read_qrels
 from .measures import DEFAULT_BINARY, SHOWN_GRADED, Settings, get_measure, graded_defaults
@@ -35,8 +35,14 @@ AnyRun = RankedRun | MatrixRun | trec_stream.TrecStreamRun
 
 def is_classification_file(path: PathLike) -> bool:
     """True for a PSB ``.cla`` (first word ``PSB``), False for TREC qrels."""
-    words = read_text(path).split(None, 1)
-    return bool(words) and words[0] == "PSB"
+    try:
+        with open(path, "rb") as fh:  # the first word tells: no need to read a large qrels file twice
+            head = fh.read(4096).removeprefix(b"\xef\xbb\xbf")
+    except OSError:
+        read_text(path)  # raises the error that names the file
+        raise
+    words = head.split(None, 1)
+    return bool(words) and words[0] == b"PSB"
 
 
 def load_relevance(
@@ -244,108 +250,117 @@ def score(
         and count in the means (as trec_eval -c), NaN matrix cells rank last;
         the warnings say per run what was dropped.
     """
-    if isinstance(relevance, Relevance):
-        rel = relevance
-    else:
-        rel = load_relevance(relevance, queries, grades=grades, collection=collection, collection_size=collection_size)
-    graded = rel.graded
-    if measures:
-        names = list(measures)
-        shown = names
-    elif graded:
-        names = list(graded_defaults(tuple(settings.dcg_cutoffs)))
-        shown = [m for m in SHOWN_GRADED if m in names] or names[:8]
-    elif rel.mode == "qrels":
-        names = shown = ["AP", "FT", "RR", *[f"P@{k}" for k in cutoffs], *[f"R@{k}" for k in cutoffs], "NN", "DCG"]
-    else:
-        names = shown = list(DEFAULT_BINARY)
-    resolved = _resolve(names)
-    mnames = [m.name for m in resolved]
-    shown = [get_measure(n).name for n in shown]
-    default_sort = "ADR" if graded and "ADR" in mnames else mnames[0]
-    sort_name = default_sort if sort is None else _resolve_in(sort, mnames, "--sort")
-    default_rank = "CG@100" if graded and "CG@100" in mnames else sort_name
-    rank_name = default_rank if rank_by is None else _resolve_in(rank_by, mnames, "--rank-by")
+    ahead = None
+    if runs and not isinstance(runs[0], RankedRun) and not lenient and not isinstance(relevance, Relevance):
+        ahead = first_trec_file(runs, run_format)  # type: ignore[arg-type]  # parsed while the relevance loads
+        if ahead is not None:
+            trec_stream.read_ahead(ahead)
+    try:
+        if isinstance(relevance, Relevance):
+            rel = relevance
+        else:
+            rel = load_relevance(relevance, queries, grades=grades, collection=collection, collection_size=collection_size)
+        graded = rel.graded
+        if measures:
+            names = list(measures)
+            shown = names
+        elif graded:
+            names = list(graded_defaults(tuple(settings.dcg_cutoffs)))
+            shown = [m for m in SHOWN_GRADED if m in names] or names[:8]
+        elif rel.mode == "qrels":
+            names = shown = ["AP", "FT", "RR", *[f"P@{k}" for k in cutoffs], *[f"R@{k}" for k in cutoffs], "NN", "DCG"]
+        else:
+            names = shown = list(DEFAULT_BINARY)
+        resolved = _resolve(names)
+        mnames = [m.name for m in resolved]
+        shown = [get_measure(n).name for n in shown]
+        default_sort = "ADR" if graded and "ADR" in mnames else mnames[0]
+        sort_name = default_sort if sort is None else _resolve_in(sort, mnames, "--sort")
+        default_rank = "CG@100" if graded and "CG@100" in mnames else sort_name
+        rank_name = default_rank if rank_by is None else _resolve_in(rank_by, mnames, "--rank-by")
 
-    notes: list[str] = []
-    if runs and not isinstance(runs[0], RankedRun):
-        run_objs, notes = load_runs(runs, rel, run_format=run_format, matrix_order=matrix_order, progress=progress, lenient=lenient)  # type: ignore[arg-type]
-    else:
-        run_objs = list(runs)  # type: ignore[arg-type]
-    if average not in ("micro", "macro"):
-        raise InputError(None, None, "expected --average micro or macro", repr(average))
-    ev = evaluate(run_objs, rel, resolved, settings, curves=graded, progress=progress)
-    run_names = [r.name for r in run_objs]
-    has_classes = rel.mode != "qrels"
-    per_class = per_class_means(ev.per_query, mnames, run_names) if has_classes else None
-    if average == "macro":
-        if per_class is None:
-            raise InputError(None, None, "expected classes for --average macro (qrels have none)")
-        per_run = macro_means(per_class, mnames, run_names)
-    else:
-        per_run = per_run_means(ev.per_query, mnames, run_names)
-    sig = None
-    if significance:
-        from .significance import bootstrap_ci, pairwise
+        notes: list[str] = []
+        if runs and not isinstance(runs[0], RankedRun):
+            run_objs, notes = load_runs(runs, rel, run_format=run_format, matrix_order=matrix_order, progress=progress, lenient=lenient)  # type: ignore[arg-type]
+        else:
+            run_objs = list(runs)  # type: ignore[arg-type]
+        if average not in ("micro", "macro"):
+            raise InputError(None, None, "expected --average micro or macro", repr(average))
+        ev = evaluate(run_objs, rel, resolved, settings, curves=graded, progress=progress)
+        run_names = [r.name for r in run_objs]
+        has_classes = rel.mode != "qrels"
+        per_class = per_class_means(ev.per_query, mnames, run_names) if has_classes else None
+        if average == "macro":
+            if per_class is None:
+                raise InputError(None, None, "expected classes for --average macro (qrels have none)")
+            per_run = macro_means(per_class, mnames, run_names)
+        else:
+            per_run = per_run_means(ev.per_query, mnames, run_names)
+        sig = None
+        if significance:
+            from .significance import bootstrap_ci, pairwise
 
-        cis = [bootstrap_ci(ev.per_query.loc[ev.per_query["run"] == r, sort_name].to_numpy(), n_resamples=n_resamples, seed=seed) for r in run_names]
-        per_run[f"{sort_name}_ci_low"] = [c[0] for c in cis]
-        per_run[f"{sort_name}_ci_high"] = [c[1] for c in cis]
-    board = leaderboard(per_run, sort_name)
-    if significance:
-        sig = pairwise(ev.per_query, sort_name, list(board["run"]), n_resamples=n_resamples, seed=seed)
+            cis = [bootstrap_ci(ev.per_query.loc[ev.per_query["run"] == r, sort_name].to_numpy(), n_resamples=n_resamples, seed=seed) for r in run_names]
+            per_run[f"{sort_name}_ci_low"] = [c[0] for c in cis]
+            per_run[f"{sort_name}_ci_high"] = [c[1] for c in cis]
+        board = leaderboard(per_run, sort_name)
+        if significance:
+            sig = pairwise(ev.per_query, sort_name, list(board["run"]), n_resamples=n_resamples, seed=seed)
 
-    k = rel.n_relevant(1)
-    warnings = list(notes)
-    for r in run_objs:  # streamed TREC runs know what they passed over only after scoring
-        if isinstance(r, trec_stream.TrecStreamRun):
-            warnings += r.notes
-    if lenient:  # after scoring: NaN matrix cells are counted while ranking
-        warnings += [lenient_summary(r) for r in run_objs]
-    n_empty = int((k == 0).sum())
-    if n_empty:
-        first = rel.query_ids[int((k == 0).argmax())]
-        warnings.append(
-            f"{n_empty} of {rel.n_queries} queries have no relevant target (K = 0, first: {first!r}): "
-            "listed with empty values, left out of the means"
+        k = rel.n_relevant(1)
+        warnings = list(notes)
+        for r in run_objs:  # streamed TREC runs know what they passed over only after scoring
+            if isinstance(r, trec_stream.TrecStreamRun):
+                warnings += r.notes
+        if lenient:  # after scoring: NaN matrix cells are counted while ranking
+            warnings += [lenient_summary(r) for r in run_objs]
+        n_empty = int((k == 0).sum())
+        if n_empty:
+            first = rel.query_ids[int((k == 0).argmax())]
+            warnings.append(
+                f"{n_empty} of {rel.n_queries} queries have no relevant target (K = 0, first: {first!r}): "
+                "listed with empty values, left out of the means"
+            )
+        if rel.ignorable_queries:
+            warnings.append(f"{len(rel.ignorable_queries)} models of class '-1' (miscellaneous) are not queries and never relevant")
+        if graded:
+            warnings.append(_coverage_note(run_objs, rel))
+        signature = {
+            "version": __version__,
+            "mode": rel.mode,
+            "relevance": rel.description,
+            "queries": int(rel.n_queries - n_empty),
+            "collection": rel.collection_size,
+            "ties": "lists: file order; matrices: distance, then lower column; TREC: score desc, then id desc",
+            "matrix_order": matrix_order or "listing (ids not reordered)",
+            "rel_level": settings.rel_level,
+            "e_depth": settings.e_depth,
+            "pr_levels": f"{settings.pr_levels} levels 1/{settings.pr_levels}..1, PSB interpolation",
+            "averaging": "macro: mean of per-class means" if average == "macro" else "micro: mean over queries with K > 0",
+        }
+        if lenient:
+            signature["lenient"] = "unknown ids dropped, repeated ids keep first place, missing queries score 0"
+        if significance:
+            signature["significance"] = f"paired randomization test on {sort_name}, Holm-corrected, {n_resamples} resamples, seed {seed}; bootstrap 95% CI"
+        return Report(
+            per_query=ev.per_query,
+            leaderboard=board,
+            pr_curve=ev.pr_curve,
+            measures=mnames,
+            shown=shown,
+            sort=sort_name,
+            signature=signature,
+            warnings=warnings,
+            curves=ev.curves,
+            gain_vs_recall=ev.gain_vs_recall,
+            ranking=per_query_ranking(ev.per_query, rank_name),
+            rank_by=rank_name,
+            per_class=per_class,
+            significance=sig,
         )
-    if rel.ignorable_queries:
-        warnings.append(f"{len(rel.ignorable_queries)} models of class '-1' (miscellaneous) are not queries and never relevant")
-    if graded:
-        warnings.append(_coverage_note(run_objs, rel))
-    signature = {
-        "version": __version__,
-        "mode": rel.mode,
-        "relevance": rel.description,
-        "queries": int(rel.n_queries - n_empty),
-        "collection": rel.collection_size,
-        "ties": "lists: file order; matrices: distance, then lower column; TREC: score desc, then id desc",
-        "matrix_order": matrix_order or "listing (ids not reordered)",
-        "rel_level": settings.rel_level,
-        "e_depth": settings.e_depth,
-        "pr_levels": f"{settings.pr_levels} levels 1/{settings.pr_levels}..1, PSB interpolation",
-        "averaging": "macro: mean of per-class means" if average == "macro" else "micro: mean over queries with K > 0",
-    }
-    if lenient:
-        signature["lenient"] = "unknown ids dropped, repeated ids keep first place, missing queries score 0"
-    if significance:
-        signature["significance"] = f"paired randomization test on {sort_name}, Holm-corrected, {n_resamples} resamples, seed {seed}; bootstrap 95% CI"
-    return Report(
-        per_query=ev.per_query,
-        leaderboard=board,
-        pr_curve=ev.pr_curve,
-        measures=mnames,
-        shown=shown,
-        sort=sort_name,
-        signature=signature,
-        warnings=warnings,
-        curves=ev.curves,
-        gain_vs_recall=ev.gain_vs_recall,
-        ranking=per_query_ranking(ev.per_query, rank_name),
-        rank_by=rank_name,
-        per_class=per_class,
-        significance=sig,
-    )
+    finally:
+        if ahead is not None:
+            trec_stream.cancel_read_ahead()  # not taken over after an error
 
 
 def score_kendall(

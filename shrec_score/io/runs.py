@@ -38,10 +38,11 @@ def detect_file_format(path: str) -> str | None:
     if path.endswith(".npy") or is_binary_file(path):
         return "matrix"
     try:
-        text = read_text(path)
-    except InputError:
+        with open(path, "rb") as fh:  # up to the first line that is not blank, not the whole file
+            lines = [raw.decode("utf-8") for raw in _first_lines(fh)]
+    except (OSError, UnicodeDecodeError):
         return None
-    for line in text.splitlines():
+    for line in lines:
         f = line.split()
         if not f:
             continue
@@ -51,6 +52,16 @@ def detect_file_format(path: str) -> str | None:
             return "trec"
         return None
     return None
+
+
+def _first_lines(fh):
+    """The lines of a binary file up to its first one that is not blank (a BOM dropped)."""
+    for n, raw in enumerate(fh):
+        if n == 0 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        yield raw
+        if raw.strip():
+            return
 
 
 def _is_int(s: str) -> bool:
@@ -82,6 +93,28 @@ def _run_file(path: str, fmt: str) -> RunSource:
     if fmt == "matrix":
         name = os.path.splitext(name)[0]
     return RunSource(name, path, fmt)
+
+
+def first_trec_file(paths: Iterable[str | os.PathLike[str]], fmt: str = "auto") -> str | None:
+    """The file of the first run :func:`discover_runs` would find, when it is a
+    TREC run (by ``fmt`` or by its first line); None otherwise.  Cheap: no
+    relevance needed, nothing read but a first line."""
+    for raw in paths:
+        path = os.fspath(raw)
+        if os.path.isdir(path):
+            entries = sorted(e for e in os.listdir(path) if not e.startswith("."))
+            if any(os.path.isdir(os.path.join(path, e)) for e in entries):
+                return None  # sub-folders: ranked-list runs come first
+            files = [e for e in entries if not (e.lower().endswith(NOT_RUNS) or e.lower().startswith("readme"))]
+            if not files:
+                return None
+            path = os.path.join(path, files[0])
+        elif not os.path.isfile(path):
+            return None
+        if fmt == "trec" or (fmt == "auto" and detect_file_format(path) == "trec"):
+            return path
+        return None
+    return None
 
 
 def discover_runs(

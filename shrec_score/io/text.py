@@ -19,8 +19,9 @@ def read_text(path: str | os.PathLike[str]) -> str:
             data = fh.read()
     except OSError as exc:
         raise InputError(path, None, "expected a readable file", exc.strerror or str(exc)) from None
+    data = data.removeprefix(b"\xef\xbb\xbf")  # (decoding as utf-8-sig would shift the error's offset)
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise InputError(path, line, "expected UTF-8 text", f"byte 0x{data[exc.start]:02x}") from None

@@ -231,68 +231,157 @@ USE_ARROW = True
 STREAM = True
 
 
-def _arrow_batches(path: str) -> Iterator[tuple]:
+#: Batches parsed ahead of the ranking while the run is scored, and before
+#: that (a run read ahead by :func:`read_ahead` while relevance is loaded).
+AHEAD_STEADY = 2
+AHEAD_START = 8
+
+
+def read_ahead(path: str) -> None:
+    """Start parsing a TREC run in a thread now, ahead of scoring it.
+
+    The first batches (at most ``AHEAD_START``, about 128 MiB of text) are
+    parsed while the rest of the program starts up and loads the relevance,
+    on the core that would be idle; :meth:`TrecStreamRun.chunks` takes them
+    over.  Nothing happens without pyarrow or with streaming off.
+    """
+    path = os.fspath(path)
+    if STREAM and _use_arrow() and path not in _AHEAD and os.path.isfile(path):
+        _AHEAD[path] = _BatchReader(path, AHEAD_START)
+
+
+def cancel_read_ahead() -> None:
+    """Stop the runs read ahead that were not scored (after an error)."""
+    while _AHEAD:
+        _AHEAD.popitem()[1].close()
+
+
+_AHEAD: dict[str, _BatchReader] = {}
+
+
+class _BatchReader:
     """``(segment starts, segment query ids, target ids, scores)`` per batch,
     parsed by pyarrow in a thread.  A segment is a run of lines with one
     query id (found by comparing each line's id with the one before).
 
-    Blocks of ``BLOCK_BYTES`` are joined into batches of about ``BATCH_BYTES``;
-    the next batch is parsed while this one is ranked and scored.
+    Blocks of ``BLOCK_BYTES`` are joined into batches of about
+    ``BATCH_BYTES``; the thread keeps up to ``ahead`` batches ready, then
+    ``AHEAD_STEADY`` once they are being taken.
     """
-    from concurrent.futures import ThreadPoolExecutor
 
+    def __init__(self, path: str, ahead: int = AHEAD_STEADY) -> None:
+        import threading
+        from collections import deque
+
+        import pyarrow  # noqa: F401  (imported here: the thread then imports nothing)
+        import pyarrow.compute  # noqa: F401
+        import pyarrow.csv  # noqa: F401
+
+        self.path = path
+        self.ahead = ahead
+        self.ready: deque = deque()
+        self.cond = threading.Condition()
+        self.stopped = False
+        self.thread = threading.Thread(target=self._parse, name=f"shrec-score read {os.path.basename(path)}", daemon=True)
+        self.thread.start()
+
+    def _parse(self) -> None:
+        try:
+            import pyarrow.csv as pcsv
+
+            reader = pcsv.open_csv(self.path, **_csv_options(self.path))
+            while True:
+                batch = _next_batch(reader)
+                if not self._put(batch) or batch is None:
+                    return
+        except BaseException as exc:  # handed over to the consumer
+            self._put(exc)
+
+    def _put(self, item) -> bool:
+        with self.cond:
+            while len(self.ready) >= self.ahead and not self.stopped:
+                self.cond.wait()
+            if self.stopped:
+                return False
+            self.ready.append(item)
+            self.cond.notify_all()
+            return True
+
+    def __iter__(self) -> Iterator[tuple]:
+        import pyarrow as pa
+
+        try:
+            while True:
+                with self.cond:
+                    while not self.ready:
+                        self.cond.wait()
+                    item = self.ready.popleft()
+                    self.ahead = AHEAD_STEADY
+                    self.cond.notify_all()
+                if item is None:
+                    return
+                if isinstance(item, (pa.ArrowException, UnicodeDecodeError, OSError)):
+                    raise NotStreamable(str(item))
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        with self.cond:
+            self.stopped = True
+            self.ready.clear()
+            self.cond.notify_all()
+
+
+def _csv_options(path: str) -> dict:
     import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
     from .trec import _delimiter
 
-    try:
-        reader = pcsv.open_csv(
-            path,
-            read_options=pcsv.ReadOptions(
-                column_names=["query", "q0", "doc", "rank", "score", "tag"], block_size=min(BLOCK_BYTES, BATCH_BYTES), use_threads=False
-            ),
-            parse_options=pcsv.ParseOptions(delimiter=_delimiter(path), quote_char=False),
-            convert_options=pcsv.ConvertOptions(
-                include_columns=["query", "doc", "score"],
-                column_types={"query": pa.string(), "doc": pa.string(), "score": pa.float64()},
-            ),
-        )
-    except (pa.ArrowException, UnicodeDecodeError, OSError) as exc:
-        raise NotStreamable(str(exc)) from None
+    return dict(
+        read_options=pcsv.ReadOptions(
+            column_names=["query", "q0", "doc", "rank", "score", "tag"], block_size=min(BLOCK_BYTES, BATCH_BYTES), use_threads=False
+        ),
+        parse_options=pcsv.ParseOptions(delimiter=_delimiter(path), quote_char=False),
+        convert_options=pcsv.ConvertOptions(
+            include_columns=["query", "doc", "score"],
+            column_types={"query": pa.string(), "doc": pa.string(), "score": pa.float64()},
+        ),
+    )
 
-    def nxt():
-        blocks, size = [], 0
-        while size < BATCH_BYTES:
-            try:
-                block = reader.read_next_batch()
-            except StopIteration:
-                break
-            blocks.append(block)
-            size += block.nbytes
-        if not blocks:
-            return None
-        batch = blocks[0] if len(blocks) == 1 else pa.Table.from_batches(blocks).combine_chunks().to_batches()[0]
-        scores = batch.column(2)
-        s = scores.to_numpy(zero_copy_only=False) if scores.null_count else scores.to_numpy()  # nulls: NaN
-        queries = batch.column(0)
-        n = len(queries)
-        change = pc.indices_nonzero(pc.not_equal(queries.slice(1), queries.slice(0, n - 1))).to_numpy() if n > 1 else np.zeros(0)
-        starts = np.concatenate([[0], change.astype(np.int64) + 1]) if n else np.zeros(0, dtype=np.int64)
-        return starts, queries.take(pa.array(starts)).to_pylist(), batch.column(1), s
 
-    with ThreadPoolExecutor(1) as pool:
-        future = pool.submit(nxt)
-        while True:
-            try:
-                batch = future.result()
-            except (pa.ArrowException, UnicodeDecodeError) as exc:
-                raise NotStreamable(str(exc)) from None
-            if batch is None:
-                return
-            future = pool.submit(nxt)
-            yield batch
+def _next_batch(reader):
+    """The next batch of about ``BATCH_BYTES`` (see :class:`_BatchReader`), None at the end."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    blocks, size = [], 0
+    while size < BATCH_BYTES:
+        try:
+            block = reader.read_next_batch()
+        except StopIteration:
+            break
+        blocks.append(block)
+        size += block.nbytes
+    if not blocks:
+        return None
+    batch = blocks[0] if len(blocks) == 1 else pa.Table.from_batches(blocks).combine_chunks().to_batches()[0]
+    scores = batch.column(2)
+    s = scores.to_numpy(zero_copy_only=False) if scores.null_count else scores.to_numpy()  # nulls: NaN
+    queries = batch.column(0)
+    n = len(queries)
+    change = pc.indices_nonzero(pc.not_equal(queries.slice(1), queries.slice(0, n - 1))).to_numpy() if n > 1 else np.zeros(0)
+    starts = np.concatenate([[0], change.astype(np.int64) + 1]) if n else np.zeros(0, dtype=np.int64)
+    return starts, queries.take(pa.array(starts)).to_pylist(), batch.column(1), s
+
+
+def _arrow_batches(path: str) -> Iterator[tuple]:
+    """The batches of :class:`_BatchReader`, taken over from :func:`read_ahead` when it started them."""
+    reader = _AHEAD.pop(path, None)
+    yield from reader if reader is not None else _BatchReader(path)
 
 
 def _pandas_batches(path: str) -> Iterator[tuple]:

@@ -1,0 +1,98 @@
+"""A TREC run parsed ahead while the relevance loads: taken over, or stopped after an error."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import shrec_score
+from shrec_score.io import runs as runs_io
+from shrec_score.io import trec_stream
+
+
+def _files(tmp_path, n_q=30, depth=80):
+    rng = np.random.default_rng(3)
+    run, qrels = [], []
+    for q in range(n_q):
+        docs = rng.choice(200, depth, replace=False)
+        scores = np.sort(np.round(rng.random(depth), 2))[::-1]
+        run += [f"q{q} Q0 d{d} {i + 1} {s} r\n" for i, (d, s) in enumerate(zip(docs, scores))]
+        qrels += [f"q{q} 0 d{d} {g}\n" for d, g in zip(rng.choice(200, 20, replace=False), rng.integers(1, 3, 20))]
+    (tmp_path / "run.trec").write_text("".join(run))
+    (tmp_path / "q.qrels").write_text("".join(qrels))
+    return tmp_path / "run.trec", tmp_path / "q.qrels"
+
+
+def test_run_read_ahead_is_taken_over_and_scores_the_same(tmp_path, monkeypatch):
+    pytest.importorskip("pyarrow", reason="the fast extra")
+    run, qrels = _files(tmp_path)
+    monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 12)  # many batches: the read-ahead fills up
+    started = []
+    reader = trec_stream._BatchReader
+    monkeypatch.setattr(trec_stream, "_BatchReader", lambda path, *a: started.append((path, *a)) or reader(path, *a))
+    measures = ["AP", "NN", "P@10", "NDCG@10"]
+    ahead = shrec_score.score([run], qrels, measures=measures).per_query
+    assert started == [(str(run), trec_stream.AHEAD_START)]  # one reader, started before the relevance, taken over
+    assert trec_stream._AHEAD == {}
+    monkeypatch.setattr(trec_stream, "STREAM", False)
+    whole = shrec_score.score([run], qrels, measures=measures).per_query
+    pd.testing.assert_frame_equal(ahead, whole)
+    assert whole["AP"].gt(0).all()
+
+
+def test_read_ahead_stops_when_the_relevance_fails(tmp_path, monkeypatch):
+    pytest.importorskip("pyarrow", reason="the fast extra")
+    run, qrels = _files(tmp_path)
+    monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 12)
+    readers = []
+    reader = trec_stream._BatchReader
+    monkeypatch.setattr(trec_stream, "_BatchReader", lambda *a: readers.append(reader(*a)) or readers[-1])
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 x\n")
+    with pytest.raises(shrec_score.InputError, match=r"q.qrels:2: expected a whole number as grade"):
+        shrec_score.score([run], qrels)
+    assert trec_stream._AHEAD == {} and len(readers) == 1
+    readers[0].thread.join(timeout=10)
+    assert not readers[0].thread.is_alive() and not readers[0].ready  # stopped, its batches let go
+
+
+def test_a_parse_error_met_ahead_sends_the_run_to_the_exact_reader(tmp_path, monkeypatch):
+    pytest.importorskip("pyarrow", reason="the fast extra")
+    run, qrels = _files(tmp_path)
+    monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 12)
+    lines = run.read_text().splitlines(keepends=True)
+    lines[500] = "q6 Q0 d1 1 high r\n"
+    run.write_text("".join(lines))
+    with pytest.raises(shrec_score.InputError, match=r"run.trec:501: expected a number as score \(5th field\), got 'high'"):
+        shrec_score.score([run], qrels)
+    assert trec_stream._AHEAD == {}
+
+
+def test_first_trec_file_finds_the_run_discover_runs_scores_first(tmp_path):
+    run, _ = _files(tmp_path / "a" if (tmp_path / "a").mkdir() is None else None)
+    assert runs_io.first_trec_file([run]) == str(run)
+    assert runs_io.first_trec_file([run], "matrix") is None
+    assert runs_io.first_trec_file([tmp_path / "a"]) == str(run)  # a folder of run files: the first, sorted
+    (tmp_path / "a" / "README.txt").write_text("notes")
+    (tmp_path / "a" / "0.npy").write_bytes(b"\x93NUMPY")
+    assert runs_io.first_trec_file([tmp_path / "a"]) is None  # 0.npy comes first and is a matrix
+    (tmp_path / "b" / "run1").mkdir(parents=True)
+    assert runs_io.first_trec_file([tmp_path / "b", run]) is None  # ranked-list runs come first
+    assert runs_io.first_trec_file([tmp_path / "none"]) is None
+    matrix = tmp_path / "m.txt"
+    matrix.write_text("0 1.5 2\n1.5 0 3\n2 3 0\n")
+    assert runs_io.first_trec_file([matrix]) is None
+
+
+def test_format_detection_reads_the_first_line_only(tmp_path):
+    path = tmp_path / "r.trec"
+    good = "".join(f"q1 Q0 d{i} {i} {1 - i / 1000} r\n" for i in range(1, 301)).encode()  # past the binary probe
+    path.write_bytes(b"\xef\xbb\xbf\n\n" + good + b"q1 Q0 d\xff 2 0.4 r\n")
+    assert runs_io.detect_file_format(str(path)) == "trec"  # the bad byte is the TREC reader's to report
+    (tmp_path / "c.cla").write_text("PSB 1\n1 1\na 0 1\nq1\n")
+    with pytest.raises(shrec_score.InputError, match=r"r.trec:303: expected UTF-8 text, got byte 0xff"):
+        shrec_score.score([path], tmp_path / "c.cla")
+    path.write_bytes(b"\xef\xbb\xbfq1 Q0 d1 1 x r\n")
+    assert runs_io.detect_file_format(str(path)) is None
+    assert shrec_score.api.is_classification_file(tmp_path / "c.cla")
+    (tmp_path / "bom.cla").write_bytes(b"\xef\xbb\xbfPSB 1\n")
+    assert shrec_score.api.is_classification_file(tmp_path / "bom.cla")
+    assert not shrec_score.api.is_classification_file(path)
