@@ -96,3 +96,25 @@ def test_format_detection_reads_the_first_line_only(tmp_path):
     (tmp_path / "bom.cla").write_bytes(b"\xef\xbb\xbfPSB 1\n")
     assert shrec_score.api.is_classification_file(tmp_path / "bom.cla")
     assert not shrec_score.api.is_classification_file(path)
+
+
+def test_text_pieces_end_at_a_newline_and_cover_the_file(tmp_path, monkeypatch):
+    pytest.importorskip("pyarrow", reason="the fast extra")
+    monkeypatch.setattr(trec_stream, "BATCH_BYTES", 16)
+    path = tmp_path / "r.trec"
+    text = b"\xef\xbb\xbfq1 Q0 a 1 1 r\n" + b"q1 Q0 " + b"x" * 40 + b" 2 0.5 r\nq2 Q0 b 1 3 r\nq2 Q0 c 2 2 r"  # no final newline
+    path.write_bytes(text)
+    pieces = [bytes(p) for p in trec_stream._text_batches(str(path))]
+    assert b"".join(pieces) == text
+    assert all(p.endswith(b"\n") for p in pieces[:-1]) and len(pieces) >= 3
+    assert any(len(p) > 16 for p in pieces)  # the long line got a larger piece
+    # parsed and split into queries: one segment per run of equal query ids
+    batches = list(trec_stream._BatchReader(str(path)))
+    ids = [q for b in batches for q in b[1]]
+    docs = [d for b in batches for d in b[2].to_pylist()]
+    assert docs == ["a", "x" * 40, "b", "c"] and ids[0] == "q1" and ids[-1] == "q2"
+    scores = np.concatenate([b[3] for b in batches])
+    assert scores.tolist() == [1, 0.5, 3, 2]
+    path.write_bytes(b"")
+    with pytest.raises(trec_stream.NotStreamable):
+        list(trec_stream._text_batches(str(path)))

@@ -124,7 +124,7 @@ def _read_qrels_fast(path: str) -> Qrels | None:
     keys = np.sort(q_codes * max(1, len(docs)) + d_codes)
     if (keys[1:] == keys[:-1]).any():
         return None  # the line reader names both lines
-    return Qrels(path, queries, q_codes, docs, d_codes, tbl.column("grade").to_numpy().astype(np.int64))
+    return Qrels(path, queries, q_codes, docs, d_codes, arrow_numpy(tbl.column("grade")).astype(np.int64))
 
 
 TREC_RUN_FIELDS = "query_id Q0 target_id rank score tag"
@@ -224,13 +224,37 @@ def _read_columns_arrow(path: str, names: list[str], types: dict, keep: list[str
         return None
 
 
+_NUMPY_TYPES = {"double": "float64", "float": "float32", "int64": "int64", "int32": "int32", "int16": "int16", "int8": "int8", "uint64": "uint64", "uint32": "uint32"}
+
+
+def arrow_numpy(values) -> np.ndarray:
+    """A pyarrow array (or chunked array) as numpy, without pandas.
+
+    pyarrow's ``to_numpy`` imports pandas first; in a reading thread that
+    means waiting for the main thread's own import of pandas (the module
+    lock), which is what the reading thread is meant to overlap.  A
+    fixed-width column without nulls is viewed in place; anything else
+    goes through ``to_numpy`` (nulls of a float column: NaN).
+    """
+    import numpy as np
+
+    if hasattr(values, "chunks"):
+        parts = [arrow_numpy(c) for c in values.chunks]
+        return parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else values.to_numpy()
+    dtype = _NUMPY_TYPES.get(str(values.type))
+    if dtype is None or values.null_count:
+        return values.to_numpy(zero_copy_only=False)
+    item = np.dtype(dtype).itemsize
+    return np.frombuffer(values.buffers()[1], dtype=dtype, count=len(values), offset=values.offset * item)
+
+
 def _encode(column) -> tuple[list[str], np.ndarray]:
     """pyarrow string column -> (distinct values, int64 codes)."""
     import numpy as np
     import pyarrow.compute as pc
 
     enc = pc.dictionary_encode(column).combine_chunks()
-    return enc.dictionary.to_pylist(), enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    return enc.dictionary.to_pylist(), arrow_numpy(enc.indices).astype(np.int64)
 
 
 
@@ -245,7 +269,7 @@ def read_trec_columns(path: str | os.PathLike[str]) -> TrecColumns:
     names = ["query", "q0", "doc", "rank", "score", "tag"]
     tbl = _read_columns_arrow(path, names, {"query": "string", "doc": "string", "score": "float64", "tag": "string"}, ["query", "doc", "score", "tag"]) if USE_ARROW else None
     if tbl is not None and tbl.num_rows and tbl.column("score").null_count == 0 and tbl.column("tag").null_count == 0:
-        scores = tbl.column("score").to_numpy()
+        scores = arrow_numpy(tbl.column("score"))
         if not np.isnan(scores).any():
             queries, q_codes = _encode(tbl.column("query"))
             docs, d_codes = _encode(tbl.column("doc"))

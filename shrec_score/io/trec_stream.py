@@ -1,8 +1,10 @@
 """TREC runs streamed in batches: memory bounded by the batch, not the file.
 
-With pyarrow (the ``fast`` extra) its streaming CSV reader parses the file
-in blocks of ``BLOCK_BYTES`` (it reads at most 32 blocks ahead), joined into
-batches of ``BATCH_BYTES``; without it, pandas' C parser reads batches of
+With pyarrow (the ``fast`` extra) the file is read in pieces of about
+``BATCH_BYTES`` cut after a newline, each parsed by one call of pyarrow's
+CSV reader in a thread of its own (one call: it runs without the GIL while
+the main thread imports pandas and loads the relevance, see
+:func:`read_ahead`); without pyarrow, pandas' C parser reads batches of
 about as many lines.  The queries a batch completes are ranked (trec_eval
 order) and scored at once by the engine, then dropped.  Three stages overlap
 on two cores: parsing the next batch (cut into queries where a line's query
@@ -15,13 +17,13 @@ target makes :class:`NotStreamable` hand the run back to the in-memory
 reader, which reports exact line numbers (``--lenient`` runs are read whole
 from the start).
 
-Memory: the read-ahead (32 MiB), about 40 bytes per line of two batches
-(about 0.5 million lines each), the lines of the largest query, and the
-relevance (judged targets), whatever the run's length.  Measured on the
-bench's 10-million-line run: peak RSS 0.46 GB (in-memory reader: 1.45 GB);
-the same run against a fifth of the judgments: 0.42 GB, the same as a
-2-million-line run against them (0.40 GB).  The pandas backend gives the
-same numbers byte for byte (tested) at 0.45 GB peak, about 3x slower.
+Memory: about 40 bytes per line of the batches in flight (two while
+scoring, up to ``AHEAD_START`` parsed ahead at the start; about 0.5 million
+lines each), the lines of the largest query, and the relevance (judged
+targets), whatever the run's length.  Measured on the bench's
+10-million-line run: peak RSS 0.40 GB (in-memory reader: 1.45 GB).  The
+pandas backend gives the same numbers byte for byte (tested) at 0.43 GB
+peak, about 6x slower.
 """
 
 from __future__ import annotations
@@ -36,11 +38,11 @@ import numpy as np
 from ..errors import InputError
 from ..model import RankedRun
 from ..relevance import MIX64, OpenIndex, QrelsRelevance, lookup
+from .trec import arrow_numpy
 
 #: Text scored per batch (about 500,000 lines of a TREC run).
 BATCH_BYTES = 16 << 20
-#: Text parsed per block.  pyarrow's reader reads up to 32 blocks ahead, so
-#: this bounds its read-ahead buffer (32 MiB); blocks are joined into batches.
+#: Text pyarrow parses per block within a batch (small blocks stay in cache).
 BLOCK_BYTES = 1 << 20
 
 
@@ -264,9 +266,9 @@ class _BatchReader:
     parsed by pyarrow in a thread.  A segment is a run of lines with one
     query id (found by comparing each line's id with the one before).
 
-    Blocks of ``BLOCK_BYTES`` are joined into batches of about
-    ``BATCH_BYTES``; the thread keeps up to ``ahead`` batches ready, then
-    ``AHEAD_STEADY`` once they are being taken.
+    Pieces of about ``BATCH_BYTES`` of text (:func:`_text_batches`) are
+    parsed by one call each; the thread keeps up to ``ahead`` batches
+    ready, then ``AHEAD_STEADY`` once they are being taken.
     """
 
     def __init__(self, path: str, ahead: int = AHEAD_STEADY) -> None:
@@ -289,11 +291,14 @@ class _BatchReader:
         try:
             import pyarrow.csv as pcsv
 
-            reader = pcsv.open_csv(self.path, **_csv_options(self.path))
-            while True:
-                batch = _next_batch(reader)
-                if not self._put(batch) or batch is None:
+            options = _csv_options(self.path)
+            for text in _text_batches(self.path):
+                # one call parses a whole batch without the GIL (the main
+                # thread holds it while it imports and loads the relevance)
+                table = pcsv.read_csv(text, **options)
+                if table.num_rows and not self._put(_split_queries(table.combine_chunks().to_batches()[0])):
                     return
+            self._put(None)
         except BaseException as exc:  # handed over to the consumer
             self._put(exc)
 
@@ -343,7 +348,7 @@ def _csv_options(path: str) -> dict:
 
     return dict(
         read_options=pcsv.ReadOptions(
-            column_names=["query", "q0", "doc", "rank", "score", "tag"], block_size=min(BLOCK_BYTES, BATCH_BYTES), use_threads=False
+            column_names=["query", "q0", "doc", "rank", "score", "tag"], block_size=BLOCK_BYTES, use_threads=False
         ),
         parse_options=pcsv.ParseOptions(delimiter=_delimiter(path), quote_char=False),
         convert_options=pcsv.ConvertOptions(
@@ -353,29 +358,51 @@ def _csv_options(path: str) -> dict:
     )
 
 
-def _next_batch(reader):
-    """The next batch of about ``BATCH_BYTES`` (see :class:`_BatchReader`), None at the end."""
+def _text_batches(path: str) -> Iterator[Any]:
+    """The file in pieces of about ``BATCH_BYTES`` cut after a newline, as pyarrow buffers.
+
+    A piece ends at its last newline and the next one starts right after it
+    (re-read from there); a line longer than a piece gets a larger piece.
+    """
+    import pyarrow as pa
+
+    size = max(1, BATCH_BYTES)
+    with open(path, "rb") as fh:
+        empty = True
+        while True:
+            start = fh.tell()
+            data = fh.read(size)
+            if not data:
+                break
+            cut = data.rfind(b"\n") + 1
+            if len(data) == size and cut == 0:  # one line longer than the piece
+                fh.seek(start)
+                size *= 2
+                continue
+            piece = memoryview(data)
+            if 0 < cut < len(data) and len(data) == size:
+                fh.seek(start + cut)
+                piece = piece[:cut]
+            empty = False
+            yield pa.py_buffer(piece)
+            size = max(1, BATCH_BYTES)
+        if empty:
+            raise NotStreamable("an empty file")
+
+
+def _split_queries(batch):
+    """``(segment starts, segment query ids, target ids, scores)`` of a parsed batch (see :class:`_BatchReader`)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    blocks, size = [], 0
-    while size < BATCH_BYTES:
-        try:
-            block = reader.read_next_batch()
-        except StopIteration:
-            break
-        blocks.append(block)
-        size += block.nbytes
-    if not blocks:
-        return None
-    batch = blocks[0] if len(blocks) == 1 else pa.Table.from_batches(blocks).combine_chunks().to_batches()[0]
     scores = batch.column(2)
-    s = scores.to_numpy(zero_copy_only=False) if scores.null_count else scores.to_numpy()  # nulls: NaN
+    s = arrow_numpy(scores)  # nulls: NaN
     queries = batch.column(0)
     n = len(queries)
-    change = pc.indices_nonzero(pc.not_equal(queries.slice(1), queries.slice(0, n - 1))).to_numpy() if n > 1 else np.zeros(0)
+    change = arrow_numpy(pc.indices_nonzero(pc.not_equal(queries.slice(1), queries.slice(0, n - 1)))) if n > 1 else np.zeros(0)
     starts = np.concatenate([[0], change.astype(np.int64) + 1]) if n else np.zeros(0, dtype=np.int64)
-    return starts, queries.take(pa.array(starts)).to_pylist(), batch.column(1), s
+    positions = pa.Array.from_buffers(pa.int64(), starts.size, [None, pa.py_buffer(starts)])  # (pa.array imports pandas)
+    return starts, queries.take(positions).to_pylist(), batch.column(1), s
 
 
 def _arrow_batches(path: str) -> Iterator[tuple]:
@@ -431,7 +458,7 @@ def _byte_rank(ids) -> np.ndarray:
         return byte_order_rank(ids)
     import pyarrow.compute as pc
 
-    return rank_of(pc.array_sort_indices(ids).to_numpy())
+    return rank_of(arrow_numpy(pc.array_sort_indices(ids)))
 
 
 def _target_keys(run: TrecStreamRun, relevance) -> np.ndarray | None:
@@ -532,7 +559,7 @@ def _identify(run: TrecStreamRun, relevance, docs, rows: np.ndarray, outside: in
         return keys, lookup(keys, cand_keys, cand_idx, outside), keys  # the keys are the identities, in byte order
     cand_ids = run._targets if cand is None else run._targets.take(pa.array(cand))
     n = len(cand_ids)
-    code = pc.dictionary_encode(pa.concat_arrays([cand_ids, docs])).indices.to_numpy()[n:].astype(np.int64)
+    code = arrow_numpy(pc.dictionary_encode(pa.concat_arrays([cand_ids, docs])).indices)[n:].astype(np.int64)
     if cand is None:
         return code, np.minimum(code, outside), None
     t = np.full(code.size, outside, dtype=np.int64)
