@@ -42,6 +42,9 @@ lint: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed
 	$(PIP) install -e '.[bench,fast,plots]'
+	@# byte-compile as pip does for a regular install: with PYTHONDONTWRITEBYTECODE
+	@# set, an editable install would compile every module at every start
+	$(BIN)/python -m compileall -q shrec_score
 	$(BIN)/python bench/run_bench.py
 
 samples: $(VENV)/.installed
