@@ -107,7 +107,11 @@ def trec_order(queries: np.ndarray, scores: np.ndarray, doc_rank) -> np.ndarray 
     rank[pos] = doc_rank(pos)
     if (rank[:-1][tied] > rank[1:][tied]).all():
         return None
-    run_id = np.cumsum(np.concatenate([[True], ~tied]))[pos]
+    # a run of ties starts at a position not tied to the one before it
+    starts = np.ones(pos.size, dtype=bool)
+    inner = pos > 0
+    starts[inner] = ~tied[pos[inner] - 1]
+    run_id = np.cumsum(starts)
     order = np.arange(queries.size)
     order[pos] = pos[np.lexsort((-rank[pos], run_id))]
     return order

@@ -104,7 +104,7 @@ def test_text_pieces_end_at_a_newline_and_cover_the_file(tmp_path, monkeypatch):
     path = tmp_path / "r.trec"
     text = b"\xef\xbb\xbfq1 Q0 a 1 1 r\n" + b"q1 Q0 " + b"x" * 40 + b" 2 0.5 r\nq2 Q0 b 1 3 r\nq2 Q0 c 2 2 r"  # no final newline
     path.write_bytes(text)
-    pieces = [bytes(p) for p in trec_stream._text_batches(str(path))]
+    pieces = [bytes(p) for p, _ in trec_stream._text_batches(str(path))]
     assert b"".join(pieces) == text
     assert all(p.endswith(b"\n") for p in pieces[:-1]) and len(pieces) >= 3
     assert any(len(p) > 16 for p in pieces)  # the long line got a larger piece

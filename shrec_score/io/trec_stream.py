@@ -292,10 +292,11 @@ class _BatchReader:
             import pyarrow.csv as pcsv
 
             options = _csv_options(self.path)
-            for text in _text_batches(self.path):
+            ascii_options = dict(options, convert_options=_ascii_convert_options())
+            for text, ascii_only in _text_batches(self.path):
                 # one call parses a whole batch without the GIL (the main
                 # thread holds it while it imports and loads the relevance)
-                table = pcsv.read_csv(text, **options)
+                table = pcsv.read_csv(text, **(ascii_options if ascii_only else options))
                 if table.num_rows and not self._put(_split_queries(table.combine_chunks().to_batches()[0])):
                     return
             self._put(None)
@@ -358,8 +359,22 @@ def _csv_options(path: str) -> dict:
     )
 
 
-def _text_batches(path: str) -> Iterator[Any]:
-    """The file in pieces of about ``BATCH_BYTES`` cut after a newline, as pyarrow buffers.
+def _ascii_convert_options():
+    """For ASCII text (valid UTF-8 by construction): pyarrow's UTF-8 check,
+    8% of its parse, is left out (``bytes.isascii`` is 30x cheaper)."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    return pcsv.ConvertOptions(
+        include_columns=["query", "doc", "score"],
+        column_types={"query": pa.string(), "doc": pa.string(), "score": pa.float64()},
+        check_utf8=False,
+    )
+
+
+def _text_batches(path: str) -> Iterator[tuple[Any, bool]]:
+    """The file in pieces of about ``BATCH_BYTES`` cut after a newline, as
+    pyarrow buffers, each with whether it is ASCII.
 
     A piece ends at its last newline and the next one starts right after it
     (re-read from there); a line longer than a piece gets a larger piece.
@@ -384,7 +399,7 @@ def _text_batches(path: str) -> Iterator[Any]:
                 fh.seek(start + cut)
                 piece = piece[:cut]
             empty = False
-            yield pa.py_buffer(piece)
+            yield pa.py_buffer(piece), data.isascii()  # (what was read: the piece and maybe more)
             size = max(1, BATCH_BYTES)
         if empty:
             raise NotStreamable("an empty file")
