@@ -378,29 +378,43 @@ def _text_batches(path: str) -> Iterator[tuple[Any, bool]]:
 
     A piece ends at its last newline and the next one starts right after it
     (re-read from there); a line longer than a piece gets a larger piece.
+    The pieces are read into one buffer, reused: a piece is only valid until
+    the next one is asked for (pyarrow's CSV reader copies what it keeps;
+    a test reads many pieces and checks the values of the first).
     """
     import pyarrow as pa
 
-    size = max(1, BATCH_BYTES)
-    with open(path, "rb") as fh:
+    buf = np.empty(max(1, BATCH_BYTES), dtype=np.uint8)  # no fresh pages to fault in for every piece
+    with open(path, "rb", buffering=0) as fh:
         empty = True
         while True:
             start = fh.tell()
-            data = fh.read(size)
-            if not data:
+            view = memoryview(buf.data)
+            n = fh.readinto(view) or 0
+            while 0 < n < buf.size:  # a short read is not the end of the file
+                more = fh.readinto(view[n:])
+                if not more:
+                    break
+                n += more
+            if not n:
                 break
-            cut = data.rfind(b"\n") + 1
-            if len(data) == size and cut == 0:  # one line longer than the piece
-                fh.seek(start)
-                size *= 2
-                continue
-            piece = memoryview(data)
-            if 0 < cut < len(data) and len(data) == size:
+            data = buf[:n]
+            cut = n
+            if n == buf.size:  # more may follow: end the piece at its last newline
+                tail = data[-min(n, 1 << 16) :]
+                newlines = np.flatnonzero(tail == 10)
+                if newlines.size:
+                    cut = n - tail.size + int(newlines[-1]) + 1
+                else:
+                    cut = data.tobytes().rfind(b"\n") + 1
+                    if cut == 0:  # one line longer than the piece
+                        fh.seek(start)
+                        buf = np.empty(2 * buf.size, dtype=np.uint8)
+                        continue
                 fh.seek(start + cut)
-                piece = piece[:cut]
             empty = False
-            yield pa.py_buffer(piece), data.isascii()  # (what was read: the piece and maybe more)
-            size = max(1, BATCH_BYTES)
+            piece = data[:cut]
+            yield pa.py_buffer(piece), bool(piece.max(initial=0) < 128)
         if empty:
             raise NotStreamable("an empty file")
 
