@@ -36,6 +36,19 @@ def test_scores_without_optional_packages(tmp_path):
     assert (tmp_path / "a" / "per_run.csv").is_file()
 
 
+def test_the_console_entry_ends_with_complete_output_and_its_exit_status(tmp_path):
+    """main() without argv leaves through os._exit: the output must be whole and the status kept."""
+    entry = "import sys; from shrec_score.cli import main; sys.argv = ['shrec-score'] + sys.argv[1:]; main()"
+    args = ["sample_runs/psb-like/runs", "-r", "sample_runs/psb-like/classes.cla", "--format", "csv", "--out", str(tmp_path / "o")]
+    r = subprocess.run([sys.executable, "-c", entry, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    table = r.stdout.splitlines()
+    assert table[0].startswith("rank,run,queries,") and len(table) == 1 + len(os.listdir(os.path.join(ROOT, "sample_runs/psb-like/runs")))
+    assert (tmp_path / "o" / "per_run.csv").read_text().splitlines()[0].startswith("run,")
+    r = subprocess.run([sys.executable, "-c", entry, "sample_runs/psb-like/runs", "-r", "missing.cla"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr.strip().endswith("missing.cla: expected a readable file, got No such file or directory")
+
+
 def test_every_command_is_in_the_readme():
     readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
     assert readme.startswith("# shrec-score\n\n```\nmake demo")
