@@ -317,6 +317,33 @@ def measures_command() -> None:
         click.echo(f"{name:<12} {m.summary}")
 
 
+def _tune_allocator() -> None:
+    """Keep freed memory for the next batch (glibc's malloc, console script only).
+
+    A streamed run allocates and frees the same few large arrays batch after
+    batch; glibc's defaults give them back to the operating system and fault
+    them in again (81,000 page faults and 0.52 s of system time on the
+    bench's TREC run).  Arrays of up to 32 MiB now come from the heap, which
+    is not trimmed below 1 GiB of free space and grows 256 MiB at a time:
+    45,000 faults, 0.35 s, wall 2.12 -> 1.92 s (A/B, 6 runs each).  Peak
+    resident memory: the same on the TREC run, 144 -> 193 MiB on the
+    bench's matrix (freed blocks are kept).  Left alone where the user
+    tunes malloc (``MALLOC_*``, ``GLIBC_TUNABLES``).
+    """
+    if not sys.platform.startswith("linux") or any(k.startswith("MALLOC_") or k == "GLIBC_TUNABLES" for k in os.environ):
+        return
+    try:
+        import ctypes
+
+        mallopt = ctypes.CDLL(None).mallopt  # glibc (not on musl)
+    except (OSError, AttributeError):
+        return
+    m_trim_threshold, m_top_pad, m_mmap_threshold = -1, -2, -3
+    mallopt(m_top_pad, 256 << 20)
+    mallopt(m_trim_threshold, 1 << 30)
+    mallopt(m_mmap_threshold, 32 << 20)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: exit 0 ok, 2 bad input, 1 internal error.
 
@@ -326,6 +353,8 @@ def main(argv: list[str] | None = None) -> None:
     TREC run) is work the operating system does at once.  Output files are
     complete by then (written to a temporary name and renamed).
     """
+    if argv is None:
+        _tune_allocator()
     try:
         cli.main(args=argv, prog_name="shrec-score", standalone_mode=True)
         code: object = 0
