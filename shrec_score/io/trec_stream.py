@@ -21,7 +21,7 @@ Memory: about 40 bytes per line of the batches in flight (two while
 scoring, up to ``AHEAD_START`` parsed ahead at the start; about 0.5 million
 lines each), the lines of the largest query, and the relevance (judged
 targets), whatever the run's length.  Measured on the bench's
-10-million-line run: peak RSS 0.40 GB (in-memory reader: 1.45 GB).  The
+10-million-line run: peak RSS 0.37-0.39 GB (in-memory reader: 1.45 GB).  The
 pandas backend gives the same numbers byte for byte (tested) at 0.43 GB
 peak, about 6x slower.
 """
