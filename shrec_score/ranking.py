@@ -131,8 +131,10 @@ def matrix_rank_block(run: MatrixRun, relevant: list[np.ndarray], n_relevant: np
     by value once (``np.sort``, much cheaper than ``argsort``), and the rank of
     a relevant column c with distance v is 1 + (number of distances < v)
     from ``searchsorted``.  The tie rule (equal distances: lower column first)
-    is kept exactly: a row where a relevant distance is tied falls back to a
-    stable argsort of that row.  The query's own column (all-against-all) is
+    is kept exactly: a tied relevant item adds the number of equal cells in
+    lower columns, counted for the whole block at once (:func:`_block_ties`;
+    row by row, or by a stable argsort of the row, where that cannot be
+    used).  The query's own column (all-against-all) is
     taken out of the ranks.  Memory: one block of rows at a time; pages of a
     memory-mapped matrix are released after their block.
 
@@ -184,7 +186,13 @@ def matrix_rank_block(run: MatrixRun, relevant: list[np.ndarray], n_relevant: np
 
 
 def _rank_rows(run, a, b, rows, dist, ordered, relevant, col_of_target, self_col, ranks, table) -> None:
-    """Ranks of the relevant items of rows a..b (see :func:`matrix_rank_block`)."""
+    """Ranks of the relevant items of rows a..b (see :func:`matrix_rank_block`).
+
+    Per row: 1 + the number of smaller distances (``searchsorted`` in the
+    sorted row).  The items whose distance is tied with other cells then
+    get, for the whole block at once, the number of equal cells in lower
+    columns (:func:`_block_ties`); the query's own column is taken out last.
+    """
     n_cols = dist.shape[1]
     bits = dist.view(np.uint32 if dist.dtype.itemsize == 4 else np.uint64)
     if dist.size:
@@ -193,33 +201,93 @@ def _rank_rows(run, a, b, rows, dist, ordered, relevant, col_of_target, self_col
             r = int(np.flatnonzero(bad)[0])
             c = int(np.flatnonzero(np.isnan(dist[r]))[0])
             raise InputError(run.path, int(rows[r]) + 1, f"expected a number in every cell; row {int(rows[r]) + 1} (query {run.query_ids[a + r]!r}) column {c + 1}", "NaN")
-        for i in range(b - a):
-            q = a + i
-            cols = col_of_target[relevant[q]]
-            if cols.size == 0:
+    lists = []  # per row with relevant items: (row in block, cols, values, ranks so far, tied items)
+    for i in range(b - a):
+        cols = col_of_target[relevant[a + i]]
+        if cols.size == 0:
+            continue
+        v = dist[i][cols]
+        # one search for both bounds: the first cell >= v and the first cell > v
+        bounds = np.searchsorted(ordered[i], np.concatenate([v, np.nextafter(v, v.dtype.type(np.inf))]))
+        left = bounds[: v.size]
+        right = np.where(v == np.inf, n_cols, bounds[v.size :])
+        lists.append((i, cols, v, left + 1, np.flatnonzero(right - left > 1)))
+    tied_lists = [x for x in lists if x[4].size]
+    if tied_lists:
+        t_row = np.concatenate([np.full(t.size, i) for i, _, _, _, t in tied_lists])
+        t_val = np.concatenate([v[t] for _, _, v, _, t in tied_lists])
+        t_col = np.concatenate([cols[t] for _, cols, _, _, t in tied_lists])
+        extra = _block_ties(bits, t_row, t_val.view(bits.dtype), t_col)
+        k = 0
+        for i, cols, v, r_q, t in tied_lists:
+            if extra is not None:
+                r_q[t] += extra[k : k + t.size]
+                k += t.size
                 continue
-            d = dist[i]
-            v = d[cols]
-            # one search for both bounds: the first cell >= v and the first cell > v
-            bounds = np.searchsorted(ordered[i], np.concatenate([v, np.nextafter(v, v.dtype.type(np.inf))]))
-            left = bounds[: v.size]
-            right = np.where(v == np.inf, n_cols, bounds[v.size :])
-            r_q = left + 1
-            tied = right - left > 1
-            if tied.any():
-                extra = _equal_in_lower_columns(d, bits[i], v[tied], cols[tied], table)
-                if extra is None:  # hash collision or massive ties: a stable sort of the row
-                    inv = np.empty(n_cols, dtype=np.int64)
-                    inv[np.argsort(d, kind="stable")] = np.arange(n_cols)
-                    r_q = inv[cols] + 1
-                else:
-                    r_q[tied] += extra
-            own = int(self_col[q])
-            if own >= 0:
-                vs = d[own]
-                r_q -= (vs < v) | ((vs == v) & (own < cols))
-            r_q.sort()
-            ranks[q, : r_q.size] = r_q
+            row_extra = _equal_in_lower_columns(dist[i], bits[i], v[t], cols[t], table)
+            if row_extra is None:  # hash collision or massive ties: a stable sort of the row
+                inv = np.empty(n_cols, dtype=np.int64)
+                inv[np.argsort(dist[i], kind="stable")] = np.arange(n_cols)
+                r_q[:] = inv[cols] + 1
+            else:
+                r_q[t] += row_extra
+    for i, cols, v, r_q, _ in lists:
+        q = a + i
+        own = int(self_col[q])
+        if own >= 0:
+            vs = dist[i][own]
+            r_q -= (vs < v) | ((vs == v) & (own < cols))
+        r_q.sort()
+        ranks[q, : r_q.size] = r_q
+
+
+def _block_ties(bits: np.ndarray, t_row: np.ndarray, t_bits: np.ndarray, t_col: np.ndarray) -> np.ndarray | None:
+    """For each tied item (row ``t_row[k]`` of the block, value bits
+    ``t_bits[k]``, column ``t_col[k]``): how many cells of its row hold the
+    same value in a lower column (the tie rule), for a block of rows at once.
+
+    Each (row, value) pair is a 64-bit key: the row above the bits for
+    float32 (exact), the bits xor-ed with a mix of the row for float64 (a
+    match is then confirmed on row and bits).  One pass over the block's
+    cells sets apart, by a one-hash bitmap of about 32 slots per item, the
+    few cells that may hold a tied value of their row; those are looked up
+    among the sorted keys and kept on an exact match, so the counts are
+    exact whatever collides.  None only when two different float64 pairs
+    share a key (the caller then settles the rows one by one).  One set of
+    numpy calls per block instead of one per row.
+    """
+    n_rows, n_cols = bits.shape
+    dt = bits.dtype.type
+    width = 8 * bits.dtype.itemsize
+    mult = _MULT32 if width == 32 else _MULT64
+    salt = np.arange(n_rows, dtype=bits.dtype) * dt(0x9E3779B1 if width == 32 else 0x9E3779B97F4A7C15)
+    hb = int(min(22, max(10, np.ceil(np.log2(32 * max(1, t_row.size))))))
+    shift = dt(width - hb)
+    flags = np.zeros(1 << hb, dtype=bool)
+    flags[((t_bits ^ salt[t_row]) * mult) >> shift] = True
+    cand = np.flatnonzero(flags[((bits ^ salt[:, None]) * mult) >> shift])  # cells that may hold a tied value
+    crow, ccol = np.divmod(cand, n_cols)
+    cbits = bits.ravel()[cand].astype(np.uint64)
+    t_bits64 = t_bits.astype(np.uint64)
+    if width == 32:
+        t_key = (t_row.astype(np.uint64) << np.uint64(32)) | t_bits64
+        c_key = (crow.astype(np.uint64) << np.uint64(32)) | cbits
+    else:
+        t_key = t_bits64 ^ (t_row.astype(np.uint64) * _MULT64)
+        c_key = cbits ^ (crow.astype(np.uint64) * _MULT64)
+    keys, first, pair_id = np.unique(t_key, return_index=True, return_inverse=True)
+    pair_id = pair_id.ravel()
+    if width != 32 and not ((t_row == t_row[first][pair_id]) & (t_bits64 == t_bits64[first][pair_id])).all():
+        return None  # two different float64 pairs with one key
+    pos = np.minimum(np.searchsorted(keys, c_key), keys.size - 1)
+    hit = keys[pos] == c_key
+    if width != 32:
+        hit &= (crow == t_row[first][pos]) & (cbits == t_bits64[first][pos])
+    cells = pos[hit].astype(np.int64) * n_cols + ccol[hit]  # sorted by (pair, column)
+    cells.sort()
+    own = pair_id.astype(np.int64) * n_cols
+    at = np.searchsorted(cells, np.concatenate([own + t_col, own]))
+    return at[: t_row.size] - at[t_row.size :]
 
 
 _HASH_BITS = 16
