@@ -118,3 +118,18 @@ def test_text_pieces_end_at_a_newline_and_cover_the_file(tmp_path, monkeypatch):
     path.write_bytes(b"")
     with pytest.raises(trec_stream.NotStreamable):
         list(trec_stream._text_batches(str(path)))
+
+
+def test_qrels_parse_on_one_thread_while_a_run_is_read_ahead(tmp_path, monkeypatch):
+    pytest.importorskip("pyarrow", reason="the fast extra")
+    from shrec_score.io import trec
+
+    (tmp_path / "q.qrels").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 2\n")
+    seen = []
+    read = trec._read_columns_arrow
+    monkeypatch.setattr(trec, "_read_columns_arrow", lambda *a, **k: seen.append(k.get("threads", True)) or read(*a, **k))
+    assert trec._read_qrels_fast(str(tmp_path / "q.qrels")).grades.tolist() == [1, 0, 2]
+    monkeypatch.setitem(trec_stream._AHEAD, "some.run", object())
+    assert trec_stream.reading_ahead()
+    assert trec._read_qrels_fast(str(tmp_path / "q.qrels")).grades.tolist() == [1, 0, 2]
+    assert seen == [True, False]

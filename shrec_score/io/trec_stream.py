@@ -252,6 +252,11 @@ def read_ahead(path: str) -> None:
         _AHEAD[path] = _BatchReader(path, AHEAD_START)
 
 
+def reading_ahead() -> bool:
+    """Whether a run is being parsed ahead (its thread then has a core)."""
+    return bool(_AHEAD)
+
+
 def cancel_read_ahead() -> None:
     """Stop the runs read ahead that were not scored (after an error)."""
     while _AHEAD:
