@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import traceback
@@ -355,6 +356,11 @@ def main(argv: list[str] | None = None) -> None:
     """
     if argv is None:
         _tune_allocator()
+        # Cyclic garbage collection every 100,000 net allocations instead of
+        # 700: importing pandas and reading large runs create objects by the
+        # million, few of them cyclic.  A/B, 6 runs each: bench TREC case
+        # 2.08 -> 1.96 s, contest 1.14 -> 1.10 s; peak memory the same.
+        gc.set_threshold(100_000, 50, 100)
     try:
         cli.main(args=argv, prog_name="shrec-score", standalone_mode=True)
         code: object = 0
