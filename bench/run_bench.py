@@ -1,6 +1,8 @@
 """shrec-score benchmark: `make bench` (inputs generated here, nothing large committed).
 
-Cases (issue 7), each run several times, medians and ratios measured in this run:
+Cases (issue 7), each run several times, medians and ratios measured in this run
+(a reference and shrec-score run in turn, so the shared machine's changes of
+speed fall on both):
 
 1. matrix   10,000 x 10,000 float32 .npy, all-against-all, 100 classes of 100;
             NN FT ST E DCG AP + PR curve through the CLI, against
@@ -90,23 +92,30 @@ def make_matrix(n: int = 10_000, per_class: int = 100) -> tuple[str, str]:
         block -= 0.35 * (labels[a:b, None] == labels[None, :])
         m[a:b] = np.round(block, 4)  # 4 decimals: some ties, as real descriptors have
     m.flush()
-    del m
     os.replace(npy + ".tmp", npy)
     return npy, cla
 
 
-def _argsort_reference(npy: str, repeat: int) -> float:
-    m = np.load(npy)
-    return median_time(lambda: np.argsort(m, axis=1), repeat)
+def in_turn(reference, cmd: list[str], repeat: int) -> tuple[float, list[tuple[float, int]]]:
+    """The reference (in this process) and our command (a fresh process) run in
+    turn, so that a change in the shared machine's speed falls on both:
+    the reference's median time, and our runs' (wall, peak RSS)."""
+    refs, ours = [], []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        reference()
+        refs.append(time.perf_counter() - t)
+        ours.append(run_measured(cmd))
+    return statistics.median(refs), ours
 
 
 def case_matrix(repeat: int) -> None:
     npy, cla = make_matrix()
     size = os.path.getsize(npy)
-    ref = _argsort_reference(npy, repeat)
+    m = np.load(npy)
     out = tempfile.mkdtemp()
     cmd = [CLI, npy, "-r", cla, "--run-format", "matrix", "-m", "NN,FT,ST,E,DCG,AP", "--out", out, "--quiet", "--format", "csv"]
-    runs = [run_measured(cmd) for _ in range(repeat)]
+    ref, runs = in_turn(lambda: np.argsort(m, axis=1), cmd, repeat)
     shutil.rmtree(out, ignore_errors=True)
     ours = statistics.median(r[0] for r in runs)
     rss = max(r[1] for r in runs)
@@ -166,9 +175,8 @@ def case_trec(repeat: int, peers: bool) -> None:
         pd.read_csv(run, sep=" ", header=None)
         pd.read_csv(qrels, sep=" ", header=None)
 
-    ref = median_time(read_both, repeat)
     cmd = [CLI, run, "-r", qrels, "--run-format", "trec", "-m", "AP,NN,FT,P@10,NDCG@10", "--quiet", "--format", "csv"]
-    measured = [run_measured(cmd) for _ in range(repeat)]
+    ref, measured = in_turn(read_both, cmd, repeat)
     ours = statistics.median(t for t, _ in measured)
     rss = max(r for _, r in measured)
     size = os.path.getsize(run) + os.path.getsize(qrels)
