@@ -25,7 +25,7 @@ from .io.text import read_text
 from .io.trec import read_qrels
 from .measures import DEFAULT_BINARY, SHOWN_GRADED, Settings, get_measure, graded_defaults
 from .model import Classification, MatrixRun, RankedRun
-from .relevance import OpenIndex, Relevance
+from .relevance import Relevance
 from .report import Report
 
 PathLike = str | os.PathLike[str]
@@ -98,7 +98,8 @@ def load_runs(
         raise InputError(None, None, f"expected a run format among {', '.join(FORMATS)}", repr(run_format))
     sources, notes = discover_runs(paths, run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries))
     self_index = {q: int(i) for q, i in zip(relevance.query_ids, relevance.self_index) if i >= 0}
-    list_args = (relevance.query_ids, relevance.target_index, self_index, relevance.ignorable_queries)
+    unjudged = None if relevance.closed else relevance.unjudged
+    list_args = (relevance.query_ids, relevance.target_index, self_index, relevance.ignorable_queries, unjudged)
     read_ahead = _read_lists_in_workers([s for s in sources if s.format == "lists"], list_args, lenient)
     if read_ahead is not None:
         _import_pandas()  # needed for the tables: imported while the workers parse
@@ -135,8 +136,8 @@ def _load_sources(sources, relevance, list_args, read_ahead, matrix_order, progr
 
 
 def _read_lists(source, args, drops=None) -> RankedRun:
-    query_ids, target_index, self_index, ignorable = args
-    return read_list_run(source, query_ids, target_index, self_index=self_index, ignorable=ignorable, drops=drops)
+    query_ids, target_index, self_index, ignorable, unjudged = args
+    return read_list_run(source, query_ids, target_index, self_index=self_index, ignorable=ignorable, drops=drops, unjudged=unjudged)
 
 
 _FORKED_ARGS: tuple = ()
@@ -162,8 +163,6 @@ def _read_lists_in_workers(sources, args, lenient: bool):
 
     cores = os.cpu_count() or 1
     if len(sources) < 2 or cores < 2 or lenient or not sys.platform.startswith("linux") or threading.active_count() > 1:
-        return None
-    if isinstance(args[1], OpenIndex):  # an open collection grows its index while reading
         return None
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor

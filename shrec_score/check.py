@@ -120,7 +120,7 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, full_length
     if not rows:
         return [Problem(path, None, "error", "an empty ranked list")]
     index = relevance.target_index
-    open_index = hasattr(index, "_ids")
+    open_index = not relevance.closed
     pairs = [f for _, f in rows if len(f) == 2]
     id_col = 0
     if pairs and not open_index and sum(f[0] in index for f in pairs) < sum(f[1] in index for f in pairs):
@@ -191,7 +191,7 @@ def _check_trec_run(source, relevance: Relevance) -> list[Problem]:
     found: list[Problem] = []
     qset = set(relevance.query_ids)
     index = relevance.target_index
-    open_index = hasattr(index, "_ids")
+    open_index = not relevance.closed
     seen: dict[tuple[str, str], int] = {}
     ranked: set[str] = set()
     unknown_topics: set[str] = set()

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from ._kernels import byte_order_rank, rank_of  # noqa: F401  (re-exported)
 from .errors import InputError
 from .model import MatrixRun, RankedRun
 
@@ -67,18 +68,6 @@ def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray) -> RankedRun:
     offsets = np.arange(n_q + 1, dtype=np.int64) * width
     targets = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
     return RankedRun(run.name, list(run.query_ids), targets, offsets, [run.path], drops=run.drops)
-
-
-def rank_of(order: np.ndarray) -> np.ndarray:
-    """The inverse permutation: position of each item in ``order``."""
-    rank = np.empty(order.size, dtype=np.int64)
-    rank[order] = np.arange(order.size)
-    return rank
-
-
-def byte_order_rank(ids) -> np.ndarray:
-    """Rank of each id in ascending UTF-8 byte order (= code point order)."""
-    return rank_of(np.argsort(np.asarray(ids, dtype=str), kind="stable"))
 
 
 def trec_order(queries: np.ndarray, scores: np.ndarray, doc_rank) -> np.ndarray | None:

@@ -24,21 +24,25 @@ Conventions (seeds/README.md, erratum 6):
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 
+from ._kernels import lookup
 from .errors import InputError
-from .io.trec import Qrels
-from .model import MISC_CLASS, Classification
+from .model import MISC_CLASS, Classification, Qrels
 
 Grades = Literal["binary", "sister"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class Relevance:
     """Relevance of a target collection for a set of queries (base class).
+
+    Immutable once built: reading runs never changes it, so every run of a
+    scoring sees the same collection, the same K and the same Ds.
 
     Attributes
     ----------
@@ -85,7 +89,32 @@ class Relevance:
 
     @property
     def collection_size(self) -> int | None:
-        return self.declared_size if self.declared_size is not None else len(self.target_ids)
+        """Ds: the declared size of the collection, None when unknown.
+
+        A classification declares its models; qrels declare nothing unless
+        ``--collection`` or ``--collection-size`` is given.  Never counted
+        from the runs, so every run of a scoring sees the same Ds.
+        """
+        return self.declared_size
+
+    @property
+    def closed(self) -> bool:
+        """True when every target of the collection is known (a ``.cla``):
+        an id outside it is an error.  False for qrels alone: an id nobody
+        judged is admitted and maps to :attr:`unjudged` (gain 0)."""
+        return True
+
+    @property
+    def unjudged(self) -> int:
+        """The target index every unknown id of an open collection maps to (gain 0)."""
+        return len(self.target_ids)
+
+    def target_codes(self, ids: Sequence[str]) -> np.ndarray:
+        """Index of each id among :attr:`target_ids`; -1 for an unknown id of a
+        closed collection, :attr:`unjudged` for one of an open collection."""
+        missing = -1 if self.closed else self.unjudged
+        get = self.target_index.get
+        return np.fromiter((get(i, missing) for i in ids), dtype=np.int64, count=len(ids))
 
     @property
     def graded(self) -> bool:
@@ -158,6 +187,7 @@ class Relevance:
             _target_label=targets.labels.astype(np.int64),
             _table=table,
             target_index=dict(targets.index),
+            declared_size=len(targets.ids),
             description="graded: own class 2, sister classes 1" if grades == "sister" else "binary: same class",
             matrix_row_ids=list(q_source.ids),
             matrix_row_source=q_source.path,
@@ -178,24 +208,22 @@ class Relevance:
         target id is accepted (unjudged = gain 0) and Ds is ``collection_size``
         (None: unknown, the TN counts are then empty).
         """
+        uniques = qrels.target_ids
         if collection is not None:
             target_ids = list(collection.ids)
             index: dict[str, int] = dict(collection.index)
-            for t in qrels.target_ids:
+            for t in uniques:
                 if t not in index:
                     raise InputError(qrels.path, None, f"expected judged targets to be models of {collection.path}", f"unknown id {t!r}")
             size: int | None = len(target_ids)
-        else:
-            target_ids = []
-            index = OpenIndex(target_ids)
+            t = np.asarray([index[x] for x in uniques], dtype=np.int64)[qrels.target_codes]
+        else:  # an open collection: the judged ids; any other id is unjudged (gain 0)
+            target_ids = list(uniques)
+            index = dict(zip(target_ids, range(len(target_ids))))
             size = collection_size
+            t = np.asarray(qrels.target_codes, dtype=np.int64)
         query_ids = list(qrels.query_ids)  # order of first appearance
         q = qrels.query_codes.astype(np.int64)
-        uniques = qrels.target_ids
-        if isinstance(index, OpenIndex):
-            t = index.codes(uniques)[qrels.target_codes]
-        else:
-            t = np.asarray([index[x] for x in uniques], dtype=np.int64)[qrels.target_codes]
         g = np.maximum(np.asarray(qrels.grades, dtype=np.int64), 0).astype(np.int8)
         keys = (q << 32) | t
         order = np.argsort(keys, kind="stable")
@@ -210,6 +238,7 @@ class Relevance:
             max_grade=top,
             target_index=index,
             declared_size=size,
+            is_closed=collection is not None,
             description=f"qrels {os.path.basename(qrels.path)}",
             matrix_row_ids=list(query_ids),
             matrix_row_source=qrels.path,
@@ -220,7 +249,7 @@ class Relevance:
         )
 
 
-@dataclass
+@dataclass(frozen=True)
 class ClassRelevance(Relevance):
     """Relevance decided by class membership (a gain table class x class)."""
 
@@ -254,79 +283,32 @@ class ClassRelevance(Relevance):
         return k
 
 
-#: Multiplier of 64-bit mixes (2**64 / golden ratio, odd: a bijection).
-MIX64 = np.uint64(0x9E3779B97F4A7C15)
-
-
-def lookup(keys: np.ndarray, sorted_keys: np.ndarray, values: np.ndarray, missing) -> np.ndarray:
-    """``values[i]`` for each key equal to ``sorted_keys[i]`` (int64, ascending,
-    distinct), ``missing`` for the others.
-
-    A one-hash bitmap of about 32 slots per sorted key first rules out most
-    keys that are absent (a random binary search costs a cache miss per
-    step); the rest are confirmed by ``searchsorted`` and equality, so the
-    answer is exact.  About 5x faster than searching every key when most
-    are absent (streamed TREC lines: most ids are unjudged).
-    """
-    out = np.full(keys.shape, missing, dtype=values.dtype)
-    if sorted_keys.size == 0 or keys.size == 0:
-        return out
-    bits = int(min(24, max(10, np.ceil(np.log2(sorted_keys.size * 32)))))
-    drop = np.uint64(64 - bits)
-    table = np.zeros(1 << bits, dtype=bool)
-    table[(sorted_keys.view(np.uint64) * MIX64) >> drop] = True
-    maybe = np.flatnonzero(table[(keys.view(np.uint64) * MIX64) >> drop])
-    pos = np.minimum(np.searchsorted(sorted_keys, keys[maybe]), sorted_keys.size - 1)
-    hit = sorted_keys[pos] == keys[maybe]
-    out[maybe[hit]] = values[pos[hit]]
-    return out
-
-
-class OpenIndex(dict):
-    """Target id -> index that admits every id (qrels without a collection)."""
-
-    def __init__(self, ids: list[str]) -> None:
-        super().__init__()
-        self._ids = ids
-
-    def get(self, key, default=None):  # type: ignore[override]
-        idx = super().get(key)
-        if idx is None:
-            idx = len(self._ids)
-            self[key] = idx
-            self._ids.append(key)
-        return idx
-
-    def codes(self, ids: list[str]) -> np.ndarray:
-        """Indices of distinct ``ids``, admitting the new ones (C-level dict operations)."""
-        if not self:  # a fresh index (qrels): the ids get 0, 1, ... in order
-            self.update(zip(ids, range(len(ids))))
-            if len(self) == len(ids):
-                self._ids.extend(ids)
-                return np.arange(len(ids), dtype=np.int64)
-            self.clear()
-        found = list(map(super().get, ids))
-        new = [x for x, i in zip(ids, found) if i is None]
-        if new:
-            start = len(self._ids)
-            self.update(zip(new, range(start, start + len(new))))
-            self._ids.extend(new)
-            found = list(map(super().get, ids))
-        return np.asarray(found, dtype=np.int64)
-
-
-@dataclass
+@dataclass(frozen=True)
 class QrelsRelevance(Relevance):
     """Relevance from explicit judgments, looked up by sorted (query, target) keys."""
 
     _keys: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
     _grades: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int8))
     _query_of: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
+    #: With a collection (--collection): ids outside it are errors.  Without: unjudged.
+    is_closed: bool = False
+    #: K per query for each grade level 1..max_grade, computed once when built.
     _n_relevant: dict[int, np.ndarray] = field(repr=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for level in range(1, self.max_grade + 1):
+            k = np.bincount(self._query_of[self._grades >= level], minlength=self.n_queries).astype(np.int64)
+            k.flags.writeable = False
+            self._n_relevant[level] = k
+
+    @property
+    def closed(self) -> bool:
+        return self.is_closed
 
     def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
         q, t = np.broadcast_arrays(np.asarray(query_rows, dtype=np.int64), np.asarray(targets, dtype=np.int64))
-        judged = np.flatnonzero(t < len(self.target_ids))  # a streamed run's unjudged ids come as len(target_ids)
+        judged = np.flatnonzero(t < len(self.target_ids))  # unjudged ids come as len(target_ids)
         if judged.size < t.size // 2:
             out = np.zeros(t.shape, dtype=np.int8)
             out[judged] = self.gains(q[judged], t[judged])
@@ -354,9 +336,9 @@ class QrelsRelevance(Relevance):
         return np.unique(self.judgments_of(rows)[1])
 
     def n_relevant(self, level: int = 1) -> np.ndarray:
-        if level not in self._n_relevant:  # asked for by every chunk of a streamed run
-            self._n_relevant[level] = np.bincount(self._query_of[self._grades >= level], minlength=self.n_queries).astype(np.int64)
-        return self._n_relevant[level]
+        if level in self._n_relevant:  # asked for by every chunk of a streamed run
+            return self._n_relevant[level]
+        return np.bincount(self._query_of[self._grades >= level], minlength=self.n_queries).astype(np.int64)
 
     def relevant_targets(self, level: int = 1) -> list[np.ndarray]:
         keep = self._grades >= level

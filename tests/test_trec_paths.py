@@ -204,7 +204,7 @@ def test_streamed_errors_are_the_exact_ones(tmp_path, monkeypatch, arrow):
 
 def test_packed_keys_are_one_to_one_and_in_byte_order():
     pa = pytest.importorskip("pyarrow", reason="the fast extra")
-    from shrec_score.io.trec_stream import _packed
+    from shrec_score._kernels import pack_ids as _packed
 
     ids = ["b", "a", "ab", "a0", "zzzzzzzz", "é", "e", "A", "9", "ba"]
     keys = _packed(pa.array(ids).slice(1))  # a slice: offsets start inside the buffer
@@ -262,14 +262,16 @@ def test_gains_found_while_reading_equal_the_engine_lookup(tmp_path, monkeypatch
     assert whole["AP"].gt(0).sum() > 10
     # without the query in the mix, an id judged for two queries of a batch collides
     monkeypatch.setattr(trec_stream, "STREAM", True)
-    monkeypatch.setattr(trec_stream, "MIX_ROW", np.uint64(0))
+    from shrec_score import _kernels
+
+    monkeypatch.setattr(_kernels, "MIX_ROW", np.uint64(0))
     taken.clear()
     pd.testing.assert_frame_equal(shrec_score.score([run], qrels, measures=measures).per_query, whole)
     assert taken.count(False) >= 2  # batches handed to the general path
 
 
 def test_repeated_pairs_exactly_even_when_the_fast_mix_collides():
-    from shrec_score.io.trec_stream import _repeated
+    from shrec_score._kernels import has_repeats as _repeated
 
     rng = np.random.default_rng(4)
     for _ in range(20):

@@ -51,6 +51,7 @@ def read_ranked_list(
     self_index: int = -1,
     with_distances: bool = False,
     drops=None,
+    unjudged: int | None = None,
 ):
     """Read one query's ranked list as target indices (best first).
 
@@ -72,33 +73,37 @@ def read_ranked_list(
     with_distances : bool, keyword-only
         Also return the distances (float64 array, or None when the lines
         carry none; lines with and without a distance may not be mixed).
+    unjudged : int, keyword-only
+        An open collection (qrels alone): ids outside ``target_index`` are
+        admitted and get this index (gain 0).  None: a closed collection,
+        where an unknown id is an error.
     drops : collections.Counter, keyword-only
         Lenient reading: instead of raising, malformed lines and unknown ids
         are dropped, a repeated id keeps its first place, a bad distance is
         ignored, and each is counted here by reason.
     """
     text = read_text(path)
-    fast = _fast_parse(text, query_id, target_index, self_index, with_distances)
+    fast = _fast_parse(text, query_id, target_index, self_index, with_distances, unjudged)
     if fast is not None:
         return fast
     rows = [(n, f) for n, line in enumerate(text.splitlines(), start=1) if (f := line.split())]
     if rows and len(rows[0][1]) == 1 and rows[0][1][0] == query_id:
         rows = rows[1:]
     if drops is not None:
-        return _read_lenient(rows, target_index, self_index, drops, with_distances)
+        return _read_lenient(rows, target_index, self_index, drops, with_distances, unjudged)
     for n, f in rows:
         if len(f) > 2:
             raise InputError(path, n, 'expected "<target> [distance]"', f"{len(f)} fields")
-    id_col = _id_column(path, rows, target_index)
+    id_col = _id_column(path, rows, target_index, unjudged is not None)
     out: list[int] = []
     dists: list[float] = []
-    seen_at: dict[int, int] = {}
+    seen_at: dict[str, int] = {}
     width = len(rows[0][1]) if rows else 1
     for n, f in rows:
         if with_distances and len(f) != width:
             raise InputError(path, n, "expected a distance on every line or on none", f"{len(f)} field(s) after {width} on the first line")
         tid = f[id_col] if len(f) == 2 else f[0]
-        idx = target_index.get(tid)
+        idx = target_index.get(tid, unjudged)
         if idx is None:
             raise InputError(path, n, "expected a target id of the collection", f"unknown id {tid!r}")
         if len(f) == 2:
@@ -110,9 +115,9 @@ def read_ranked_list(
             if math.isnan(d):
                 raise InputError(path, n, "expected a number as distance", "NaN")
             dists.append(d)
-        if idx in seen_at:
-            raise InputError(path, n, f"expected each target once; {tid!r} is already ranked at line {seen_at[idx]}")
-        seen_at[idx] = n
+        if tid in seen_at:
+            raise InputError(path, n, f"expected each target once; {tid!r} is already ranked at line {seen_at[tid]}")
+        seen_at[tid] = n
         if idx != self_index:
             out.append(idx)
         elif dists:
@@ -146,7 +151,7 @@ def _fields_per_line(text: str) -> np.ndarray | None:
     return counts[counts > 0]
 
 
-def _fast_parse(text, query_id, target_index, self_index, with_distances):
+def _fast_parse(text, query_id, target_index, self_index, with_distances, unjudged=None):
     """The common case in a few C-level passes; None sends the file to the exact slow path.
 
     Taken only when every non-blank line has the same number of fields (1 or
@@ -154,8 +159,6 @@ def _fast_parse(text, query_id, target_index, self_index, with_distances):
     distances are numbers; anything else gets its line-numbered error from the
     line-by-line reader.
     """
-    if hasattr(target_index, "_ids"):
-        return None
     counts = _fields_per_line(text)
     if counts is None or counts.size == 0:
         return None
@@ -169,9 +172,14 @@ def _fast_parse(text, query_id, target_index, self_index, with_distances):
     if width not in (1, 2) or (counts != width).any():
         return None
     ids = tokens[skip::width]
-    idx = list(map(target_index.get, ids))
-    if None in idx or len(set(idx)) != len(idx):
-        return None
+    if len(set(ids)) != len(ids):
+        return None  # a repeated id: the exact path names both lines
+    if unjudged is None:
+        idx = list(map(target_index.get, ids))
+        if None in idx:
+            return None  # an unknown id: the exact path names the line
+    else:
+        idx = [target_index.get(i, unjudged) for i in ids]
     dist = None
     if width == 2:
         try:
@@ -188,21 +196,21 @@ def _fast_parse(text, query_id, target_index, self_index, with_distances):
     return (indices, dist) if with_distances else indices
 
 
-def _read_lenient(rows, target_index, self_index, drops, with_distances):
+def _read_lenient(rows, target_index, self_index, drops, with_distances, unjudged=None):
     """The lenient rules of :func:`read_ranked_list`, counting every drop."""
     pairs = [f for _, f in rows if len(f) == 2]
     id_col = 0
-    if pairs and not hasattr(target_index, "_ids"):
+    if pairs and unjudged is None:
         if sum(f[0] in target_index for f in pairs) < sum(f[1] in target_index for f in pairs):
             id_col = 1
     out: list[int] = []
-    seen: set[int] = set()
+    seen: set[str] = set()
     for _, f in rows:
         if len(f) > 2:
             drops["malformed lines dropped"] += 1
             continue
         tid = f[id_col] if len(f) == 2 else f[0]
-        idx = target_index.get(tid) if tid in target_index or hasattr(target_index, "_ids") else None
+        idx = target_index.get(tid, unjudged)
         if idx is None:
             drops["unknown target ids dropped"] += 1
             continue
@@ -212,20 +220,20 @@ def _read_lenient(rows, target_index, self_index, drops, with_distances):
                     raise ValueError
             except ValueError:
                 drops["bad distances ignored (target kept)"] += 1
-        if idx in seen:
+        if tid in seen:
             drops["repeated target ids dropped (first place kept)"] += 1
             continue
-        seen.add(idx)
+        seen.add(tid)
         if idx != self_index:
             out.append(idx)
     indices = np.asarray(out, dtype=np.int64)
     return (indices, None) if with_distances else indices
 
 
-def _id_column(path: str, rows: list[tuple[int, list[str]]], target_index: Mapping[str, int]) -> int:
+def _id_column(path: str, rows: list[tuple[int, list[str]]], target_index: Mapping[str, int], is_open: bool = False) -> int:
     """0 for ``target distance`` lines, 1 for ``distance target`` (SHREC 2016)."""
     pairs = [f for _, f in rows if len(f) == 2]
-    if not pairs or hasattr(target_index, "_ids"):  # open collection: ids cannot be checked
+    if not pairs or is_open:  # open collection: ids cannot be checked
         return 0
     first = sum(f[0] in target_index for f in pairs)
     if first == len(pairs):
@@ -247,6 +255,7 @@ def read_list_run(
     self_index: Mapping[str, int] | None = None,
     ignorable: Iterable[str] = (),
     drops=None,
+    unjudged: int | None = None,
 ) -> RankedRun:
     """Read a run folder with one ranked list per query.
 
@@ -270,7 +279,7 @@ def read_list_run(
     self_index = self_index or {}
     empty = np.zeros(0, dtype=np.int64)
     lists = {
-        q: read_ranked_list(files[q], q, target_index, self_index=self_index.get(q, -1), drops=drops) if q in files else empty
+        q: read_ranked_list(files[q], q, target_index, self_index=self_index.get(q, -1), drops=drops, unjudged=unjudged) if q in files else empty
         for q in query_ids
     }
     return RankedRun.from_lists(source.name, lists, [files.get(q, "") for q in query_ids])

@@ -238,11 +238,8 @@ def read_trec_run(source: RunSource, relevance, *, drops=None) -> tuple[RankedRu
         notes.append(unknown_topics_note(source.path, {cols.queries[c] for c in np.unique(cols.q_codes[unknown])}, int(unknown.sum())))
         keep = ~unknown
         rowq, d_codes, scores = rowq[keep], d_codes[keep], scores[keep]
-    index = relevance.target_index
-    if hasattr(index, "_ids"):  # open collection: every id is admitted
-        tmap = index.codes(cols.docs)
-    else:
-        tmap = np.asarray([index.get(d, -1) for d in cols.docs], dtype=np.int64)
+    tmap = relevance.target_codes(cols.docs)  # open collection: unjudged ids map to relevance.unjudged
+    if relevance.closed:
         bad = tmap[d_codes] < 0
         if bad.any() and drops is not None:
             drops["unknown target ids dropped"] += int(bad.sum())

@@ -11,44 +11,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..model import Qrels
 from .text import read_text
-
-
-@dataclass(frozen=True)
-class Qrels:
-    """Judgments in file order, dictionary-encoded: judgment i is query
-    ``query_ids[query_codes[i]]``, target ``target_ids[target_codes[i]]``,
-    grade ``grades[i]``; the distinct ids are in order of first appearance."""
-
-    path: str
-    query_ids: list[str]
-    query_codes: np.ndarray
-    target_ids: list[str]
-    target_codes: np.ndarray
-    grades: np.ndarray
-
-    @classmethod
-    def from_lists(cls, path: str, queries: list[str], targets: list[str], grades: list[int]) -> Qrels:
-        q_ids, q_codes = _factorize(queries)
-        t_ids, t_codes = _factorize(targets)
-        return cls(path, q_ids, q_codes, t_ids, t_codes, np.asarray(grades, dtype=np.int64))
-
-    @property
-    def queries(self) -> list[str]:
-        """Query id of every judgment."""
-        return [self.query_ids[c] for c in self.query_codes.tolist()]
-
-    @property
-    def targets(self) -> list[str]:
-        """Target id of every judgment."""
-        return [self.target_ids[c] for c in self.target_codes.tolist()]
-
-
-def _factorize(values: list[str]) -> tuple[list[str], np.ndarray]:
-    """Distinct values in order of first appearance, and each value's code."""
-    index: dict[str, int] = {}
-    codes = np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int64, count=len(values))
-    return list(index), codes
 
 
 def read_qrels(path: str | os.PathLike[str], *, meanwhile: Callable[[], Any] | None = None) -> Qrels:

@@ -37,7 +37,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..model import RankedRun
-from ..relevance import MIX64, OpenIndex, QrelsRelevance, lookup
+from .._kernels import has_repeats, lookup, mix, pack_ids
+from ..relevance import QrelsRelevance
 from .trec import arrow_numpy
 
 #: Text scored per batch (about 500,000 lines of a TREC run).
@@ -176,7 +177,7 @@ class TrecStreamRun:
         else:
             code, t, ranks = _identify(self, relevance, docs, rows, outside)
             gains = None
-            if not isinstance(relevance.target_index, OpenIndex) and (t == outside).any():
+            if relevance.closed and (t == outside).any():
                 raise NotStreamable("an unknown target id")  # the in-memory reader names the line
 
         def doc_rank(pos) -> np.ndarray:
@@ -184,7 +185,7 @@ class TrecStreamRun:
                 return ranks if pos is None else ranks[pos]
             return _byte_rank(docs if pos is None else _take(docs, pos))
 
-        if _repeated(seg, code, lens):
+        if has_repeats(seg, code, lens):
             raise NotStreamable("a target ranked twice")  # the in-memory reader names the lines
         # the queries keep their file order (seg ascending): only lines move, within their query
         order = trec_order(seg, s, doc_rank)
@@ -501,7 +502,7 @@ def _target_keys(run: TrecStreamRun, relevance) -> np.ndarray | None:
 
     if run._targets is None or len(run._targets) != len(relevance.target_ids):
         run._targets = pa.array(relevance.target_ids, type=pa.string())
-        run._packed_targets = _packed(run._targets)
+        run._packed_targets = pack_ids(run._targets)
         if run._packed_targets is not None:  # every target, sorted once (closed collections)
             order = np.argsort(run._packed_targets)
             run._sorted_targets = (run._packed_targets[order], order)
@@ -524,19 +525,19 @@ def _judged_pairs(run: TrecStreamRun, relevance, docs, rows: np.ndarray, lens: n
     was judged for some query of the batch.  Two judgments of the batch
     with one mix (about 1 in 10**10 batches) hand the batch to the general path.
     """
-    if not (isinstance(relevance, QrelsRelevance) and isinstance(relevance.target_index, OpenIndex)) or isinstance(docs, np.ndarray):
+    if not isinstance(relevance, QrelsRelevance) or relevance.closed or isinstance(docs, np.ndarray):
         return None
-    keys = _packed(docs)
+    keys = pack_ids(docs)
     target_keys = _target_keys(run, relevance)
     if keys is None or target_keys is None:
         return None
     e_seg, e_target, e_grade = relevance.judgments_of(rows)
-    e_mix = _mix(e_seg, target_keys[e_target]).view(np.int64)
+    e_mix = mix(e_seg, target_keys[e_target]).view(np.int64)
     order = np.argsort(e_mix)
     sorted_mix = e_mix[order]
     if (sorted_mix[1:] == sorted_mix[:-1]).any():
         return None
-    entry = lookup(_mix(seg, keys).view(np.int64), sorted_mix, order, -1)
+    entry = lookup(mix(seg, keys).view(np.int64), sorted_mix, order, -1)
     hit = np.flatnonzero(entry >= 0)
     e = entry[hit]
     same = e_seg[e] == seg[hit]
@@ -579,11 +580,11 @@ def _identify(run: TrecStreamRun, relevance, docs, rows: np.ndarray, outside: in
     import pyarrow.compute as pc
 
     _target_keys(run, relevance)
-    if isinstance(relevance, QrelsRelevance) and isinstance(relevance.target_index, OpenIndex):
+    if isinstance(relevance, QrelsRelevance) and not relevance.closed:
         cand = relevance.judged_targets(rows)
     else:
         cand = None  # every target
-    keys = _packed(docs)
+    keys = pack_ids(docs)
     if keys is not None and run._packed_targets is not None:
         if cand is None:
             cand_keys, cand_idx = run._sorted_targets
@@ -600,74 +601,6 @@ def _identify(run: TrecStreamRun, relevance, docs, rows: np.ndarray, outside: in
     inside = code < n
     t[inside] = cand[code[inside]]
     return code, t, None
-
-
-def _packed(ids) -> np.ndarray | None:
-    """Each id's UTF-8 bytes packed big-endian into an int64 key, or None when
-    an id is longer than 8 bytes or holds a NUL byte (the packing would then
-    not be one-to-one).  Integer order is byte order: the bytes are read as a
-    big-endian uint64 (zero-padded) and shifted by 2**63 into int64; since an
-    id's first byte is not NUL the key is above -2**63 + 2**56, so it can be
-    negated (trec_order sorts on ``-rank``)."""
-    import pyarrow as pa
-
-    if not pa.types.is_string(ids.type) or ids.null_count:
-        return None
-    if len(ids) == 0:
-        return np.zeros(0, dtype=np.int64)
-    bufs = ids.buffers()
-    offsets = np.frombuffer(bufs[1], dtype=np.int32, count=len(ids) + 1, offset=ids.offset * 4)
-    lo, hi = int(offsets[0]), int(offsets[-1])
-    length = np.diff(offsets)
-    if int(length.max()) > 8 or int(length.min()) < 1:
-        return None
-    data = np.frombuffer(bufs[2], dtype=np.uint8)[lo:hi]
-    if (data == 0).any():
-        return None
-    padded = np.zeros(data.size + 8, dtype=np.uint8)
-    padded[: data.size] = data
-    # the 8 bytes starting at every byte position (unaligned big-endian words)
-    windows = np.ndarray((data.size + 1,), dtype=">u8", buffer=padded, strides=(1,))
-    words = windows[offsets[:-1] - lo].astype(np.uint64)
-    shift = ((8 - length) * 8).astype(np.uint64)
-    words = (words >> shift) << shift  # keep the id's own bytes only
-    return (words ^ np.uint64(1 << 63)).view(np.int64)
-
-
-#: Second multiplier of the (query, id) mixes: odd, so that for one query the mix is one-to-one in the id.
-MIX_ROW = np.uint64(0xC2B2AE3D27D4EB4F)
-
-
-def _mix(seg: np.ndarray, code: np.ndarray) -> np.ndarray:
-    """A 64-bit mix of (query, id code) pairs, one-to-one in the code for a fixed query."""
-    return np.asarray(code, dtype=np.int64).view(np.uint64) * MIX64 + seg.astype(np.uint64) * MIX_ROW
-
-
-def _repeated(rowq: np.ndarray, code: np.ndarray, lens: np.ndarray | None = None) -> bool:
-    """Whether a (query, id code) pair occurs twice.
-
-    With ``lens`` (the lines come query by query, ``lens`` lines each) and
-    lists of one length, as most runs have: each list's 32-bit hashes are
-    sorted on their own (small sorts that stay in cache, about 4x cheaper
-    than one sort of the batch); a list where two hashes are equal is
-    settled on its codes.  Otherwise a sort of one 64-bit mix per line finds
-    candidates (about 10x cheaper than sorting pairs); only when two mixes
-    are equal is it settled on the pairs themselves.  Exact either way.
-    """
-    code = np.asarray(code, dtype=np.int64)
-    if lens is not None and lens.size and int(lens[0]) > 1 and (lens == lens[0]).all():
-        width = int(lens[0])
-        h = ((code.view(np.uint64) * MIX64) >> np.uint64(32)).astype(np.uint32).reshape(lens.size, width)
-        h.sort(axis=1)
-        suspects = np.flatnonzero((h[:, 1:] == h[:, :-1]).any(axis=1))
-        return any(np.unique(code[i * width : (i + 1) * width]).size < width for i in suspects.tolist())
-    mix = _mix(rowq, code)
-    mix.sort()
-    if not (mix[1:] == mix[:-1]).any():
-        return False
-    order = np.lexsort((code, rowq))
-    r, c = rowq[order], code[order]
-    return bool(((r[1:] == r[:-1]) & (c[1:] == c[:-1])).any())
 
 
 def stream_source(name: str, path: str) -> TrecStreamRun:
