@@ -41,7 +41,7 @@ lint: $(VENV)/.installed-test
 	$(BIN)/mypy shrec_score
 
 bench: $(VENV)/.installed
-	$(PIP) install -e '.[bench,fast,plots]'
+	$(PIP) install -e '.[bench,plots]'
 	@# byte-compile as pip does for a regular install: with PYTHONDONTWRITEBYTECODE
 	@# set, an editable install would compile every module at every start
 	$(BIN)/python -m compileall -q shrec_score

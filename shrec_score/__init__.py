@@ -14,9 +14,11 @@ __version__ = "0.1.0"
 _API = {
     "score": "api",
     "score_kendall": "api",
-    "load_relevance": "api",
-    "load_runs": "api",
+    "load_relevance": "loading",
+    "load_runs": "loading",
+    "Options": "options",
     "InputError": "errors",
+    "OptionError": "errors",
     "read_classification": "io.cla",
     "Classification": "model",
     "RankedRun": "model",

@@ -16,7 +16,7 @@ import pandas as pd
 from .errors import InputError
 from .io.lists import query_files, read_ranked_list
 from .io.runs import RunSource
-from .io.trec import read_trec_run_table
+from .io.trec import duplicate_error, read_trec_columns
 from .measures.kendall import kendall_tau_b
 
 
@@ -49,7 +49,13 @@ def run_values(source: RunSource, gt: pd.DataFrame, *, lower_is_better: bool = T
                 values = -dist if lower_is_better else dist
             out[q] = (ranked, values)
     elif source.format == "trec":
-        df = read_trec_run_table(source.path)
+        cols = read_trec_columns(source.path)
+        keys = cols.q_codes * max(1, len(cols.docs)) + cols.d_codes
+        _, first = np.unique(keys, return_index=True)
+        if first.size < keys.size:  # a target ranked twice for one query: name both lines
+            dup = int(np.setdiff1d(np.arange(keys.size), first)[0])
+            raise duplicate_error(source.path, cols.queries, cols.docs, int(cols.q_codes[dup]), int(cols.d_codes[dup]))
+        df = pd.DataFrame({"query": np.asarray(cols.queries, dtype=object)[cols.q_codes], "doc": np.asarray(cols.docs, dtype=object)[cols.d_codes], "score": cols.scores})
         for q, items in items_of.items():
             sub = df[df["query"] == q]
             if sub.empty:

@@ -10,7 +10,7 @@ that memory stays bounded.  No Python loop over ranked items.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -21,10 +21,9 @@ if TYPE_CHECKING:
 else:
     from ._lazy import pd  # imported on first use (see _lazy)
 
-from .io.trec_stream import NotStreamable, TrecStreamRun
 from .measures import GainBlock, Measure, RankBlock, Settings, pr_curve
 from .measures.cumgain import discounted_cumulated_gain, gain_vectors
-from .model import MatrixRun, RankedRun
+from .model import ChunkedRun, MatrixRun, RankedRun
 from .ranking import matrix_rank_block, matrix_to_ranked_run
 from .relevance import Relevance
 
@@ -198,7 +197,7 @@ def _chunks(run, relevance: Relevance) -> Iterator[tuple[np.ndarray, RankedRun, 
     """Chunks of complete queries of any run, streamed (TREC) or cut from
     lists: ``(relevance rows, sub-run, gain of every entry or None)``; a
     streamed run may have looked the gains up while it read the lines."""
-    if isinstance(run, TrecStreamRun):
+    if isinstance(run, ChunkedRun):
         yield from run.chunks(relevance)
         return
     lists = matrix_to_ranked_run(run, relevance.self_index) if isinstance(run, MatrixRun) else run
@@ -206,8 +205,24 @@ def _chunks(run, relevance: Relevance) -> Iterator[tuple[np.ndarray, RankedRun, 
         yield rows, sub, None
 
 
-def _score_run(run, relevance: Relevance, measures: Sequence[Measure], settings: Settings, curves: bool):
-    """Per-query values, per-query PR curves and curve accumulators of one run."""
+@dataclass
+class RunScores:
+    """One run's per-query values, per-query PR curves and curve accumulators."""
+
+    name: str
+    values: dict[str, np.ndarray]
+    pr: np.ndarray
+    vectors: dict[str, _MeanAccumulator]
+    gain_at_recall: dict[str, _MeanAccumulator]
+
+
+def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, measures: Sequence[Measure], settings: Settings = Settings(), *, curves: bool = False) -> RunScores:
+    """Score one run on every query of ``relevance``.
+
+    The run is iterated once, chunk by chunk of complete queries (a
+    :class:`~shrec_score.model.ChunkedRun` hands its own chunks over while
+    it is read); any error it raises while it is read propagates.
+    """
     pr_levels = settings.recall_levels()
     binary = [m for m in measures if m.kind == "binary"]
     graded = [m for m in measures if m.kind == "graded"]
@@ -244,53 +259,52 @@ def _score_run(run, relevance: Relevance, measures: Sequence[Measure], settings:
                     cg_at, dcg_at = _gain_at_recall(gb, pct)
                     gvr_acc["CG"].add(cg_at)
                     gvr_acc["DCG"].add(dcg_at)
-    return values, pr, vec_acc, gvr_acc
+    return RunScores(run.name, values, pr, vec_acc, gvr_acc)
 
 
 def evaluate(
-    runs: Sequence[RankedRun | MatrixRun | TrecStreamRun],
+    runs: Sequence[RankedRun | MatrixRun | ChunkedRun],
     relevance: Relevance,
     measures: Sequence[Measure],
     settings: Settings = Settings(),
     *,
     curves: bool = False,
-    progress=None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> Evaluation:
-    """Score every run on every query of ``relevance``.
+    """Score every run on every query of ``relevance`` (see :func:`collect`)."""
+    scores = []
+    for done, run in enumerate(runs):
+        if progress is not None:
+            progress("scoring", done, len(runs))
+        scores.append(score_run(run, relevance, measures, settings, curves=curves))
+    if progress is not None:
+        progress("scoring", len(runs), len(runs))
+    return collect(scores, relevance, measures, settings, curves=curves)
 
-    Returns per-query values (columns run, query, class, then one per
-    measure; NaN where a measure is undefined, e.g. K = 0), the PR curve
-    averaged over the queries that reach each recall level and, with
-    ``curves``, the SHREC 2006 gain curves.
+
+def collect(scores: Sequence[RunScores], relevance: Relevance, measures: Sequence[Measure], settings: Settings = Settings(), *, curves: bool = False) -> Evaluation:
+    """The tables of an :class:`Evaluation` from each run's :class:`RunScores`.
+
+    Per-query values (columns run, query, class, then one per measure; NaN
+    where a measure is undefined, e.g. K = 0), the PR curve averaged over
+    the queries that reach each recall level and, with ``curves``, the
+    SHREC 2006 gain curves.
     """
     pr_levels = settings.recall_levels()
     depth = settings.curve_depth
     pct = np.arange(1, 101)
     frames, prs, curve_frames, gvr_frames = [], [], [], []
-    for done, run in enumerate(runs):
-        if progress is not None:
-            progress("scoring", done, len(runs))
-        try:
-            values, pr, vec_acc, gvr_acc = _score_run(run, relevance, measures, settings, curves)
-        except NotStreamable:
-            if not isinstance(run, TrecStreamRun):
-                raise
-            values, pr, vec_acc, gvr_acc = _score_run(run.read_whole(relevance), relevance, measures, settings, curves)
+    for sc in scores:
         acc = _MeanAccumulator(len(pr_levels))
-        acc.add(pr)
-        prs.append(pd.DataFrame({"run": run.name, "recall": pr_levels, "precision": acc.mean()}))
+        acc.add(sc.pr)
+        prs.append(pd.DataFrame({"run": sc.name, "recall": pr_levels, "precision": acc.mean()}))
         if curves:
-            curve_frames.append(pd.DataFrame({"run": run.name, "rank": np.arange(1, depth + 1), **{k: a.mean() for k, a in vec_acc.items()}}))
-            gvr_frames.append(
-                pd.DataFrame(
-                    {"run": run.name, "recall_pct": pct, "CG": gvr_acc["CG"].mean(), "DCG": gvr_acc["DCG"].mean(), "queries": gvr_acc["CG"].count}
-                )
-            )
-        data: dict[str, object] = {"run": run.name, "query": relevance.query_ids, "class": relevance.query_classes}
-        data.update({m.name: values[m.name] for m in measures})
+            curve_frames.append(pd.DataFrame({"run": sc.name, "rank": np.arange(1, depth + 1), **{k: a.mean() for k, a in sc.vectors.items()}}))
+            gvr = sc.gain_at_recall
+            gvr_frames.append(pd.DataFrame({"run": sc.name, "recall_pct": pct, "CG": gvr["CG"].mean(), "DCG": gvr["DCG"].mean(), "queries": gvr["CG"].count}))
+        data: dict[str, object] = {"run": sc.name, "query": relevance.query_ids, "class": relevance.query_classes}
+        data.update({m.name: sc.values[m.name] for m in measures})
         frames.append(pd.DataFrame(data))
-    if progress is not None:
-        progress("scoring", len(runs), len(runs))
     columns = ["run", "query", "class", *[m.name for m in measures]]
     per_query = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
     pr_df = pd.concat(prs, ignore_index=True) if prs else pd.DataFrame(columns=["run", "recall", "precision"])

@@ -42,3 +42,11 @@ class InputError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+class OptionError(ValueError):
+    """An option outside its documented values (``score(average="Macro")``).
+
+    Raised before any input is read; the message names the option, the
+    allowed values and what was given.  The CLI shows it as one line, exit 2.
+    """

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import abc
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -54,6 +57,21 @@ class Classification:
     def class_sizes(self) -> dict[str, int]:
         counts = np.bincount(self.labels, minlength=self.n_classes)
         return {name: int(c) for name, c in zip(self.class_names, counts)}
+
+
+class ChunkedRun(abc.ABC):
+    """A run that hands its queries over in chunks while it is being read.
+
+    The engine iterates :meth:`chunks` once; each item is ``(relevance rows,
+    sub-run, gain of every entry or None)`` for a chunk of complete queries.
+    """
+
+    name: str
+    drops: Counter[str] | None
+
+    @abc.abstractmethod
+    def chunks(self, relevance: Any) -> Iterator[tuple[np.ndarray, RankedRun, np.ndarray | None]]:
+        """The run's complete queries, chunk by chunk."""
 
 
 @dataclass

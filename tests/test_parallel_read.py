@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import shrec_score
-from shrec_score import api
+from shrec_score import api, loading
 from shrec_score.errors import InputError
 
 SAMPLE = "sample_runs/psb-like"
@@ -22,11 +22,11 @@ def _runs(paths, rel):
 def test_workers_read_the_same_runs_as_this_process(monkeypatch):
     rel = api.load_relevance(f"{SAMPLE}/classes.cla")
     used = []
-    real = api._read_lists_in_workers
-    monkeypatch.setattr(api, "_read_lists_in_workers", lambda *a: used.append(real(*a)) or used[-1])
+    real = loading._ListWorkers
+    monkeypatch.setattr(loading, "_ListWorkers", lambda *a: used.append(real(*a)) or used[-1])
     forked = _runs([f"{SAMPLE}/runs"], rel)
-    assert used and used[0] is not None and len(used[0]) == 4  # the four sample runs went to the workers
-    monkeypatch.setattr(api, "_read_lists_in_workers", lambda *a: None)
+    assert used and used[0].active and len(used[0].futures) == 4  # the four sample runs went to the workers
+    monkeypatch.setattr(loading.os, "cpu_count", lambda: 1)  # one core: read here
     here = _runs([f"{SAMPLE}/runs"], rel)
     assert [r.name for r in forked] == [r.name for r in here] == ["D2", "LFD", "MVCNN", "SHD"]
     for a, b in zip(forked, here):
@@ -50,7 +50,21 @@ def test_the_first_broken_run_in_order_is_the_error_raised(tmp_path, monkeypatch
         shrec_score.score([runs], f"{SAMPLE}/classes.cla")
     assert str(forked.value).startswith(f"{sorted((runs / 'MVCNN').iterdir())[1]}:1: expected")
     assert forked.value.line == 1
-    monkeypatch.setattr(api, "_read_lists_in_workers", lambda *a: None)
+    monkeypatch.setattr(loading.os, "cpu_count", lambda: 1)  # one core: read here
     with pytest.raises(InputError) as here:
         shrec_score.score([runs], f"{SAMPLE}/classes.cla")
     assert str(here.value) == str(forked.value)
+
+
+def test_no_worker_outlives_the_call(tmp_path):
+    """After a scoring, and after one that fails, no child process is left."""
+    import multiprocessing
+
+    shrec_score.score([f"{SAMPLE}/runs"], f"{SAMPLE}/classes.cla")
+    assert multiprocessing.active_children() == []
+    runs = tmp_path / "runs"
+    shutil.copytree(f"{SAMPLE}/runs", runs)
+    (sorted((runs / "D2").iterdir())[0]).write_text("garbage\n")
+    with pytest.raises(InputError):
+        shrec_score.score([runs], f"{SAMPLE}/classes.cla")
+    assert multiprocessing.active_children() == []

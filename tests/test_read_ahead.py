@@ -1,5 +1,7 @@
 """A TREC run parsed ahead while the relevance loads: taken over, or stopped after an error."""
 
+import threading
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -7,6 +9,17 @@ import pytest
 import shrec_score
 from shrec_score.io import runs as runs_io
 from shrec_score.io import trec_stream
+
+
+def _readers_alive():
+    return [t for t in threading.enumerate() if t.name.startswith("shrec-score read") and t.is_alive()]
+
+
+def _whole(run, qrels, measures):
+    """Scored from the in-memory reader (the run read whole, not streamed)."""
+    rel = shrec_score.load_relevance(qrels)
+    runs, _ = shrec_score.load_runs([run], rel, stream=False)
+    return shrec_score.score(runs, rel, measures=measures).per_query
 
 
 def _files(tmp_path, n_q=30, depth=80):
@@ -32,9 +45,8 @@ def test_run_read_ahead_is_taken_over_and_scores_the_same(tmp_path, monkeypatch)
     measures = ["AP", "NN", "P@10", "NDCG@10"]
     ahead = shrec_score.score([run], qrels, measures=measures).per_query
     assert started == [(str(run), trec_stream.AHEAD_START)]  # one reader, started before the relevance, taken over
-    assert trec_stream._AHEAD == {}
-    monkeypatch.setattr(trec_stream, "STREAM", False)
-    whole = shrec_score.score([run], qrels, measures=measures).per_query
+    assert _readers_alive() == []
+    whole = _whole(run, qrels, measures)
     pd.testing.assert_frame_equal(ahead, whole)
     assert whole["AP"].gt(0).all()
 
@@ -49,8 +61,7 @@ def test_read_ahead_stops_when_the_relevance_fails(tmp_path, monkeypatch):
     qrels.write_text("q1 0 d1 1\nq1 0 d2 x\n")
     with pytest.raises(shrec_score.InputError, match=r"q.qrels:2: expected a whole number as grade"):
         shrec_score.score([run], qrels)
-    assert trec_stream._AHEAD == {} and len(readers) == 1
-    readers[0].thread.join(timeout=10)
+    assert _readers_alive() == [] and len(readers) == 1
     assert not readers[0].thread.is_alive() and not readers[0].ready  # stopped, its batches let go
 
 
@@ -63,7 +74,7 @@ def test_a_parse_error_met_ahead_sends_the_run_to_the_exact_reader(tmp_path, mon
     run.write_text("".join(lines))
     with pytest.raises(shrec_score.InputError, match=r"run.trec:501: expected a number as score \(5th field\), got 'high'"):
         shrec_score.score([run], qrels)
-    assert trec_stream._AHEAD == {}
+    assert _readers_alive() == []
 
 
 def test_first_trec_file_finds_the_run_discover_runs_scores_first(tmp_path):
@@ -128,8 +139,12 @@ def test_qrels_parse_on_one_thread_while_a_run_is_read_ahead(tmp_path, monkeypat
     seen = []
     read = trec._read_columns_arrow
     monkeypatch.setattr(trec, "_read_columns_arrow", lambda *a, **k: seen.append(k.get("threads", True)) or read(*a, **k))
-    assert trec._read_qrels_fast(str(tmp_path / "q.qrels")).grades.tolist() == [1, 0, 2]
-    monkeypatch.setitem(trec_stream._AHEAD, "some.run", object())
-    assert trec_stream.reading_ahead()
-    assert trec._read_qrels_fast(str(tmp_path / "q.qrels")).grades.tolist() == [1, 0, 2]
+    assert trec._read_qrels_fast(str(tmp_path / "q.qrels"), True).grades.tolist() == [1, 0, 2]
+    assert trec._read_qrels_fast(str(tmp_path / "q.qrels"), False).grades.tolist() == [1, 0, 2]
     assert seen == [True, False]
+    # score() parses a large qrels file on one thread while it reads a TREC run ahead
+    run, qrels = _files(tmp_path)
+    monkeypatch.setattr(trec, "FAST_QRELS_BYTES", 0)
+    seen.clear()
+    shrec_score.score([run], qrels, measures=["AP"])
+    assert seen[0] is False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import numpy as np
@@ -66,5 +67,5 @@ def test_reading_runs_leaves_the_relevance_as_it_was(tmp_path):
     shrec_score.score([grouped], rel, measures=["AP"])
     assert (list(rel.target_ids), rel.collection_size, rel.n_relevant(1).tolist()) == before
     assert rel.collection_size is None and not rel.closed
-    with pytest.raises(Exception):
-        rel.declared_size = 5  # frozen
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rel.declared_size = 5  # type: ignore[misc]

@@ -13,7 +13,7 @@ from .conftest import ROOT
 
 BLOCK = """
 import sys
-for name in ("scipy", "sklearn", "pytrec_eval", "hypothesis", "matplotlib", "pyarrow", "ranx", "pytest"):
+for name in ("scipy", "sklearn", "pytrec_eval", "hypothesis", "matplotlib", "ranx", "pytest"):
     sys.modules[name] = None  # importing any of them now fails
 from shrec_score.cli import main
 sys.argv = ["shrec-score"] + sys.argv[1:]
@@ -37,7 +37,7 @@ def test_scores_without_optional_packages(tmp_path):
 
 
 def test_the_console_entry_ends_with_complete_output_and_its_exit_status(tmp_path):
-    """main() without argv leaves through os._exit: the output must be whole and the status kept."""
+    """The console entry point: the output whole and the exit status kept."""
     entry = "import sys; from shrec_score.cli import main; sys.argv = ['shrec-score'] + sys.argv[1:]; main()"
     args = ["sample_runs/psb-like/runs", "-r", "sample_runs/psb-like/classes.cla", "--format", "csv", "--out", str(tmp_path / "o")]
     r = subprocess.run([sys.executable, "-c", entry, *args], cwd=ROOT, capture_output=True, text=True, timeout=120)
@@ -47,6 +47,28 @@ def test_the_console_entry_ends_with_complete_output_and_its_exit_status(tmp_pat
     assert (tmp_path / "o" / "per_run.csv").read_text().splitlines()[0].startswith("run,")
     r = subprocess.run([sys.executable, "-c", entry, "sample_runs/psb-like/runs", "-r", "missing.cla"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and r.stderr.strip().endswith("missing.cla: expected a readable file, got No such file or directory")
+
+
+def test_main_called_from_python_returns_through_systemexit_and_atexit_runs(tmp_path):
+    """The library never ends its host process itself: cProfile, coverage,
+    atexit handlers and a caller's finally all see a normal exit."""
+    code = "\n".join([
+        "import atexit, sys",
+        "from shrec_score.cli import main",
+        "atexit.register(lambda: print('atexit ran', flush=True))",
+        "try:",
+        f"    main(['sample_runs/psb-like/runs', '-r', 'sample_runs/psb-like/classes.cla', '--format', 'csv', '--out', {str(tmp_path / 'o')!r}])",
+        "except SystemExit as stop:",
+        "    print('exit', stop.code)",
+        "finally:",
+        "    print('finally ran')",
+    ])
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-3:] == ["exit 0", "finally ran", "atexit ran"]
+    assert r.stdout.startswith("rank,run,queries,")
+    r = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(tmp_path / "prof"), "-m", "shrec_score.cli", "measures"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and (tmp_path / "prof").stat().st_size > 0, r.stderr  # the profile was written
 
 
 def test_every_command_is_in_the_readme():

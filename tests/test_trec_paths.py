@@ -1,4 +1,4 @@
-"""The TREC readers: pyarrow and pandas paths agree, and the trec_eval order is exact."""
+"""The TREC readers: streamed and in-memory readers agree, and the trec_eval order is exact."""
 
 import numpy as np
 import pandas as pd
@@ -38,9 +38,13 @@ def test_trec_order_equals_a_plain_sort(seed):
     assert [(q[i], s[i], docs[i]) for i in got] == [(q[i], s[i], docs[i]) for i in want]
 
 
-@pytest.fixture
-def no_arrow(monkeypatch):
-    monkeypatch.setattr(trec, "USE_ARROW", False)
+def _whole(runs, relevance, **kw):
+    """A report from the in-memory reader (every TREC run read whole, not streamed)."""
+    rel = shrec_score.load_relevance(relevance, queries=kw.pop("queries", None))
+    objs, notes = shrec_score.load_runs(runs, rel, stream=False)
+    report = shrec_score.score(objs, rel, **kw)
+    report.warnings[:0] = notes  # what the reader passed over, as score() from paths reports it
+    return report
 
 
 def _scores(d):
@@ -49,12 +53,16 @@ def _scores(d):
     ).per_query.set_index("query")
 
 
-def test_pandas_path_equals_arrow_path_on_trec_eval_data(monkeypatch):
-    pytest.importorskip("pyarrow", reason="the fast extra")
+def test_any_whitespace_between_fields_reads_as_one_blank_on_trec_eval_data(tmp_path):
+    """trec_eval splits on any run of blanks; pyarrow on one delimiter: a run
+    with tabs, doubled spaces and trailing blanks scores as the original."""
     d = shared_path("trec_eval")
-    with_arrow = _scores(d)
-    monkeypatch.setattr(trec, "USE_ARROW", False)
-    pd.testing.assert_frame_equal(with_arrow, _scores(d))
+    original = _scores(d)
+    lines = open(f"{d}/results.test").read().splitlines()
+    messy = [("  " if i % 3 == 0 else "") + line.replace(" ", "\t  " if i % 2 else "   ") + (" \t" if i % 5 == 0 else "") for i, line in enumerate(lines)]
+    (tmp_path / "results.test").write_text("\n".join(messy) + "\n")
+    (tmp_path / "qrels.test").write_text(open(f"{d}/qrels.test").read())
+    pd.testing.assert_frame_equal(original, _scores(tmp_path))
 
 
 def test_large_qrels_fast_path_equals_line_reader(tmp_path, monkeypatch):
@@ -65,13 +73,13 @@ def test_large_qrels_fast_path_equals_line_reader(tmp_path, monkeypatch):
     path.write_text("".join(rows))
     assert path.stat().st_size > (1 << 20)
     fast = trec.read_qrels(path)
-    monkeypatch.setattr(trec, "USE_ARROW", False)
+    monkeypatch.setattr(trec, "FAST_QRELS_BYTES", 1 << 40)  # the line reader
     slow = trec.read_qrels(path)
     assert (fast.queries, fast.targets, fast.grades.tolist()) == (slow.queries, slow.targets, slow.grades.tolist())
     assert (fast.query_ids, fast.target_ids) == (slow.query_ids, slow.target_ids)  # both in order of first appearance
     assert fast.queries[:2] == ["q0", "q0"] and fast.grades.tolist()[:3] == [int(line.split()[3]) for line in rows[:3]]
     # a pair judged twice in a large file: the line reader names both lines
-    monkeypatch.setattr(trec, "USE_ARROW", True)
+    monkeypatch.setattr(trec, "FAST_QRELS_BYTES", 1 << 20)
     path.write_text("".join(rows) + rows[7].replace(" 0 d", " 1 d"))
     with pytest.raises(trec.InputError, match=rf"big.qrels:{len(rows) + 1}: .*already judged at line 8"):
         trec.read_qrels(path)
@@ -81,12 +89,11 @@ def test_duplicate_and_unknown_errors_on_both_paths(tmp_path, monkeypatch):
     (tmp_path / "c.cla").write_text("PSB 1\n1 3\na 0 3\nx\ny\nz\n")
     (tmp_path / "dup.trec").write_text("x Q0 y 1 0.9 t\nx Q0 z 2 0.8 t\nx Q0 y 3 0.7 t\n" + "".join(f"{q} Q0 x 1 0.5 t\n" for q in "yz"))
     (tmp_path / "unk.trec").write_text("x Q0 y 1 0.9 t\nx Q0 w 2 0.8 t\n" + "".join(f"{q} Q0 x 1 0.5 t\n" for q in "yz"))
-    for arrow in (True, False):
-        monkeypatch.setattr(trec, "USE_ARROW", arrow)
+    for scorer in (shrec_score.score, _whole):  # streamed, and read whole
         with pytest.raises(shrec_score.InputError, match=r"dup.trec:3: expected each target once per query; x y is already ranked at line 1"):
-            shrec_score.score([tmp_path / "dup.trec"], tmp_path / "c.cla")
+            scorer([tmp_path / "dup.trec"], tmp_path / "c.cla")
         with pytest.raises(shrec_score.InputError, match=r"unk.trec:2: expected a target id of the collection, got unknown id 'w'"):
-            shrec_score.score([tmp_path / "unk.trec"], tmp_path / "c.cla")
+            scorer([tmp_path / "unk.trec"], tmp_path / "c.cla")
 
 
 #: Target id styles: packed into uint64 keys (at most 8 bytes), hashed (longer),
@@ -118,14 +125,10 @@ def _random_trec(tmp_path, seed, grouped=True, n_q=25, depth=60, pool=200, doc=I
 
 
 @pytest.mark.parametrize("style", ID_STYLES)
-@pytest.mark.parametrize("arrow", [True, False], ids=["pyarrow", "pandas"])
 @pytest.mark.parametrize("seed, grouped", [(0, True), (1, True), (2, False)])
-def test_streamed_trec_equals_the_in_memory_reader(tmp_path, monkeypatch, seed, grouped, arrow, style):
+def test_streamed_trec_equals_the_in_memory_reader(tmp_path, monkeypatch, seed, grouped, style):
     from shrec_score.io import trec_stream
 
-    if arrow:
-        pytest.importorskip("pyarrow", reason="the fast extra")
-    monkeypatch.setattr(trec_stream, "USE_ARROW", arrow)
 
     run, qrels = _random_trec(tmp_path, seed, grouped, doc=ID_STYLES[style])
     measures = ["AP", "NN", "FT", "P@10", "RR", "NDCG@10", "ADR", "AP_highly"]
@@ -135,8 +138,7 @@ def test_streamed_trec_equals_the_in_memory_reader(tmp_path, monkeypatch, seed, 
     monkeypatch.setattr(trec_stream.TrecStreamRun, "read_whole", lambda self, rel: fallbacks.append(1) or read_whole(self, rel))
     streamed = shrec_score.score([run], qrels, measures=measures)
     assert len(fallbacks) == (0 if grouped else 1)  # a grouped file is streamed to the end; a shuffled one is read whole
-    monkeypatch.setattr(trec_stream, "STREAM", False)
-    whole = shrec_score.score([run], qrels, measures=measures)
+    whole = _whole([run], qrels, measures=measures)
     pd.testing.assert_frame_equal(streamed.per_query, whole.per_query)
     pd.testing.assert_frame_equal(streamed.pr_curve, whole.pr_curve)
     pd.testing.assert_frame_equal(streamed.curves, whole.curves)
@@ -145,13 +147,9 @@ def test_streamed_trec_equals_the_in_memory_reader(tmp_path, monkeypatch, seed, 
 
 
 @pytest.mark.parametrize("prefix", ["m", "model-of-the-collection-"])
-@pytest.mark.parametrize("arrow", [True, False], ids=["pyarrow", "pandas"])
-def test_streamed_all_against_all_run_with_ties_equals_the_in_memory_reader(tmp_path, monkeypatch, arrow, prefix):
+def test_streamed_all_against_all_run_with_ties_equals_the_in_memory_reader(tmp_path, monkeypatch, prefix):
     from shrec_score.io import trec_stream
 
-    if arrow:
-        pytest.importorskip("pyarrow", reason="the fast extra")
-    monkeypatch.setattr(trec_stream, "USE_ARROW", arrow)
 
     rng = np.random.default_rng(5)
     ids = [f"{prefix}{i}" for i in range(40)]
@@ -166,19 +164,14 @@ def test_streamed_all_against_all_run_with_ties_equals_the_in_memory_reader(tmp_
     monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 10)
     monkeypatch.setattr(trec_stream.TrecStreamRun, "read_whole", lambda self, rel: pytest.fail("not streamed"))
     streamed = shrec_score.score([tmp_path / "run.trec"], tmp_path / "c.cla", measures=["NN", "FT", "ST", "E", "DCG", "AP"])
-    monkeypatch.setattr(trec_stream, "STREAM", False)
-    whole = shrec_score.score([tmp_path / "run.trec"], tmp_path / "c.cla", measures=["NN", "FT", "ST", "E", "DCG", "AP"])
+    whole = _whole([tmp_path / "run.trec"], tmp_path / "c.cla", measures=["NN", "FT", "ST", "E", "DCG", "AP"])
     pd.testing.assert_frame_equal(streamed.per_query, whole.per_query)
     assert streamed.per_query["AP"].between(0, 1).all() and len(streamed.per_query) == 40
 
 
-@pytest.mark.parametrize("arrow", [True, False], ids=["pyarrow", "pandas"])
-def test_streamed_errors_are_the_exact_ones(tmp_path, monkeypatch, arrow):
+def test_streamed_errors_are_the_exact_ones(tmp_path, monkeypatch):
     from shrec_score.io import trec_stream
 
-    if arrow:
-        pytest.importorskip("pyarrow", reason="the fast extra")
-    monkeypatch.setattr(trec_stream, "USE_ARROW", arrow)
 
     monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 10)
     (tmp_path / "c.cla").write_text("PSB 1\n1 3\na 0 3\nx\ny\nz\n")
@@ -256,12 +249,10 @@ def test_gains_found_while_reading_equal_the_engine_lookup(tmp_path, monkeypatch
     monkeypatch.setattr(trec_stream, "_judged_pairs", spy)
     streamed = shrec_score.score([run], qrels, measures=measures).per_query
     assert taken and all(taken)
-    monkeypatch.setattr(trec_stream, "STREAM", False)
-    whole = shrec_score.score([run], qrels, measures=measures).per_query
+    whole = _whole([run], qrels, measures=measures).per_query
     pd.testing.assert_frame_equal(streamed, whole)
     assert whole["AP"].gt(0).sum() > 10
     # without the query in the mix, an id judged for two queries of a batch collides
-    monkeypatch.setattr(trec_stream, "STREAM", True)
     from shrec_score import _kernels
 
     monkeypatch.setattr(_kernels, "MIX_ROW", np.uint64(0))

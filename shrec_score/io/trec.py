@@ -15,23 +15,24 @@ from ..model import Qrels
 from .text import read_text
 
 
-def read_qrels(path: str | os.PathLike[str], *, meanwhile: Callable[[], Any] | None = None) -> Qrels:
+def read_qrels(path: str | os.PathLike[str], *, meanwhile: Callable[[], Any] | None = None, threads: bool = True) -> Qrels:
     """Read a TREC qrels file; a pair judged twice is an error.
 
     Grades are integers; as in trec_eval, grade >= 1 is relevant and a
     negative grade (-1) marks an unjudged item (gain 0).  Large files are
-    read with pyarrow when installed; any irregularity is reported by the
+    read with pyarrow (``threads``: on several cores; off while a run is
+    parsed ahead on the other one); any irregularity is reported by the
     line-by-line reader.  ``meanwhile`` is called in this thread while
     pyarrow reads a large file in another (pyarrow releases the GIL), so
     slow Python work (importing pandas) overlaps the read.
     """
     path = os.fspath(path)
     fast = None
-    if USE_ARROW and os.path.isfile(path) and os.path.getsize(path) >= FAST_QRELS_BYTES and _arrow_loaded():
+    if os.path.isfile(path) and os.path.getsize(path) >= FAST_QRELS_BYTES:
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(1) as pool:
-            future = pool.submit(_read_qrels_fast, path)
+            future = pool.submit(_read_qrels_fast, path, threads)
             if meanwhile is not None:
                 meanwhile()
             fast = future.result()
@@ -69,23 +70,11 @@ def read_qrels(path: str | os.PathLike[str], *, meanwhile: Callable[[], Any] | N
 FAST_QRELS_BYTES = 1 << 20
 
 
-def _arrow_loaded() -> bool:
-    """Import what the pyarrow reader uses, here: the reading thread then imports nothing."""
-    try:
-        import pyarrow.compute  # noqa: F401
-        import pyarrow.csv  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-def _read_qrels_fast(path: str) -> Qrels | None:
-    from .trec_stream import reading_ahead
-
+def _read_qrels_fast(path: str, threads: bool) -> Qrels | None:
     # while a run is read ahead, its thread has the other core: one thread
     # here (A/B on the bench's TREC case: 2.09 -> 2.01 s)
     tbl = _read_columns_arrow(
-        path, ["query", "iter", "doc", "grade"], {"query": "string", "doc": "string", "grade": "int64"}, ["query", "doc", "grade"], threads=not reading_ahead()
+        path, ["query", "iter", "doc", "grade"], {"query": "string", "doc": "string", "grade": "int64"}, ["query", "doc", "grade"], threads=threads
     )
     if tbl is None or tbl.num_rows == 0 or tbl.column("grade").null_count:
         return None
@@ -98,7 +87,6 @@ def _read_qrels_fast(path: str) -> Qrels | None:
 
 
 TREC_RUN_FIELDS = "query_id Q0 target_id rank score tag"
-USE_ARROW = True  # tests switch it off to exercise the pandas path
 
 
 def _locate_trec_problem(path: str) -> None:
@@ -118,45 +106,6 @@ def _locate_trec_problem(path: str) -> None:
     raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"')
 
 
-def read_trec_run_table(path: str | os.PathLike[str], *, check_duplicates: bool = True):
-    """Read a TREC run into a DataFrame (query, doc, score, line), using pandas' C parser."""
-    import numpy as np
-    import pandas as pd
-
-    path = os.fspath(path)
-    try:
-        # No names: pandas then refuses a line longer than the first one
-        # (with names it would silently drop the extra fields).
-        df = pd.read_csv(path, sep=r"\s+", header=None, dtype=str, engine="c", keep_default_na=False, na_filter=False)
-    except pd.errors.EmptyDataError:
-        raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"', "an empty file") from None
-    except UnicodeDecodeError:
-        read_text(path)  # raises with the line of the bad byte
-        raise
-    except (pd.errors.ParserError, ValueError):
-        _locate_trec_problem(path)
-        raise
-    if df.shape[1] != 6 or (df == "").to_numpy().any():
-        _locate_trec_problem(path)
-    df = df.iloc[:, [0, 2, 4, 5]]
-    df.columns = ["query", "doc", "score", "tag"]
-    scores = pd.to_numeric(df["score"], errors="coerce").to_numpy(dtype=np.float64)
-    if np.isnan(scores).any():
-        _locate_trec_problem(path)
-    dup = df.duplicated(["query", "doc"]) if check_duplicates else None
-    if dup is not None and dup.any():
-        first = int(np.flatnonzero(dup.to_numpy())[0])
-        q, d = df["query"].iat[first], df["doc"].iat[first]
-        lines = _line_numbers(path)
-        earlier = int(np.flatnonzero(((df["query"] == q) & (df["doc"] == d)).to_numpy())[0])
-        raise InputError(path, lines[first], f"expected each target once per query; {q} {d} is already ranked at line {lines[earlier]}")
-    return df.assign(score=scores)
-
-
-def _line_numbers(path: str) -> list[int]:
-    return [n for n, line in enumerate(read_text(path).splitlines(), start=1) if line.split()]
-
-
 @dataclass
 class TrecColumns:
     """A TREC run as columns: query and target ids dictionary-encoded, scores as floats."""
@@ -169,30 +118,46 @@ class TrecColumns:
     scores: np.ndarray
 
 
-def _delimiter(path: str) -> str:
+def _delimiter(path: Any) -> str:
+    if not isinstance(path, str):
+        return " "
     with open(path, "rb") as fh:
         head = fh.read(65536)
     first = head.split(b"\n", 1)[0]
     return "\t" if b"\t" in first else " "
 
 
-def _read_columns_arrow(path: str, names: list[str], types: dict, keep: list[str], *, threads: bool = True):
-    """pyarrow's CSV reader (the ``fast`` extra), multi-threaded unless
-    ``threads`` is False; None if unavailable or the layout is irregular."""
-    try:
-        import pyarrow as pa
-        import pyarrow.csv as pcsv
-    except ImportError:
-        return None
+def _read_columns_arrow(source: Any, names: list[str], types: dict, keep: list[str], *, threads: bool = True, delimiter: str | None = None):
+    """pyarrow's CSV reader over a path or a buffer, multi-threaded unless
+    ``threads`` is False; None if the layout is irregular (the caller then
+    normalises the whitespace or finds the malformed line)."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
     try:
         return pcsv.read_csv(
-            path,
+            source,
             read_options=pcsv.ReadOptions(column_names=names, block_size=(16 << 20) if threads else (1 << 20), use_threads=threads),
-            parse_options=pcsv.ParseOptions(delimiter=_delimiter(path), quote_char=False),
+            parse_options=pcsv.ParseOptions(delimiter=delimiter or _delimiter(source), quote_char=False),
             convert_options=pcsv.ConvertOptions(include_columns=keep, column_types={k: getattr(pa, v)() for k, v in types.items()}),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError, OSError):
         return None
+
+
+def _normalised_whitespace(path: str) -> Any:
+    """The file with every run of blanks (spaces, tabs, CR) made one space
+    and lines trimmed, as a pyarrow buffer: trec_eval splits lines on any
+    whitespace, pyarrow on one delimiter."""
+    import re
+
+    import pyarrow as pa
+
+    with open(path, "rb") as fh:
+        data = fh.read()
+    data = re.sub(rb"[ \t\r\f\v]+", b" ", data.removeprefix(b"\xef\xbb\xbf"))
+    data = re.sub(rb"(?m)^ | $", b"", data)
+    return pa.BufferReader(pa.py_buffer(data))
 
 
 _NUMPY_TYPES = {"double": "float64", "float": "float32", "int64": "int64", "int32": "int32", "int16": "int16", "int8": "int8", "uint64": "uint64", "uint32": "uint32"}
@@ -230,25 +195,38 @@ def _encode(column) -> tuple[list[str], np.ndarray]:
 
 
 def read_trec_columns(path: str | os.PathLike[str]) -> TrecColumns:
-    """Read a TREC run fast: pyarrow when installed (``pip install 'shrec-score[fast]'``),
-    else pandas' C parser; any malformed line is reported by the exact line
-    scanner.  Duplicated (query, target) pairs are checked by the caller."""
-    import numpy as np
-    import pandas as pd
+    """Read a TREC run with pyarrow's multi-threaded CSV reader.
 
+    Fields may be separated by any run of blanks, as trec_eval allows (a
+    file whose lines do not split on one delimiter is read again with its
+    whitespace normalised); a malformed line is reported by the exact line
+    scanner.  Duplicated (query, target) pairs are checked by the caller.
+    """
     path = os.fspath(path)
     names = ["query", "q0", "doc", "rank", "score", "tag"]
-    tbl = _read_columns_arrow(path, names, {"query": "string", "doc": "string", "score": "float64", "tag": "string"}, ["query", "doc", "score", "tag"]) if USE_ARROW else None
-    if tbl is not None and tbl.num_rows and tbl.column("score").null_count == 0 and tbl.column("tag").null_count == 0:
-        scores = arrow_numpy(tbl.column("score"))
-        if not np.isnan(scores).any():
-            queries, q_codes = _encode(tbl.column("query"))
-            docs, d_codes = _encode(tbl.column("doc"))
-            return TrecColumns(path, queries, q_codes, docs, d_codes, scores)
-    df = read_trec_run_table(path, check_duplicates=False)
-    q_codes, queries = pd.factorize(df["query"])
-    d_codes, docs = pd.factorize(df["doc"])
-    return TrecColumns(path, list(queries), q_codes.astype(np.int64), list(docs), d_codes.astype(np.int64), df["score"].to_numpy(dtype=np.float64))
+    types = {"query": "string", "doc": "string", "score": "float64", "tag": "string"}
+    keep = ["query", "doc", "score", "tag"]
+    tbl = _read_columns_arrow(path, names, types, keep)
+    if not _regular(tbl):
+        tbl = _read_columns_arrow(_normalised_whitespace(path), names, types, keep, delimiter=" ")
+    if not _regular(tbl):
+        read_text(path)  # a byte that is not UTF-8: named with its line
+        _locate_trec_problem(path)
+    scores = arrow_numpy(tbl.column("score"))
+    queries, q_codes = _encode(tbl.column("query"))
+    docs, d_codes = _encode(tbl.column("doc"))
+    return TrecColumns(path, queries, q_codes, docs, d_codes, scores)
+
+
+def _regular(tbl: Any) -> bool:
+    """A table with lines, every field present and every score a number."""
+    return (
+        tbl is not None
+        and tbl.num_rows > 0
+        and tbl.column("score").null_count == 0
+        and tbl.column("tag").null_count == 0
+        and not np.isnan(arrow_numpy(tbl.column("score"))).any()
+    )
 
 
 def duplicate_error(path: str, queries: list[str], docs: list[str], q: int, d: int) -> InputError:
@@ -286,8 +264,6 @@ def read_trec_columns_lenient(path: str, drops) -> TrecColumns:
         qs.append(f[0])
         ds.append(f[2])
         sc.append(score)
-    import pandas as pd
 
-    q_codes, queries = pd.factorize(pd.Series(qs, dtype=object))
-    d_codes, docs = pd.factorize(pd.Series(ds, dtype=object))
-    return TrecColumns(path, list(queries), q_codes.astype(np.int64), list(docs), d_codes.astype(np.int64), np.asarray(sc, dtype=np.float64))
+    q = Qrels.from_lists(path, qs, ds, [0] * len(qs))  # dictionary-encodes both columns
+    return TrecColumns(path, q.query_ids, q.query_codes, q.target_ids, q.target_codes, np.asarray(sc, dtype=np.float64))

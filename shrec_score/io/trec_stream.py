@@ -1,11 +1,9 @@
 """TREC runs streamed in batches: memory bounded by the batch, not the file.
 
-With pyarrow (the ``fast`` extra) the file is read in pieces of about
-``BATCH_BYTES`` cut after a newline, each parsed by one call of pyarrow's
-CSV reader in a thread of its own (one call: it runs without the GIL while
-the main thread imports pandas and loads the relevance, see
-:func:`read_ahead`); without pyarrow, pandas' C parser reads batches of
-about as many lines.  The queries a batch completes are ranked (trec_eval
+The file is read in pieces of about ``BATCH_BYTES`` cut after a newline,
+each parsed by one call of pyarrow's CSV reader in a thread of its own (one
+call: it runs without the GIL while the main thread imports pandas and loads
+the relevance, see :class:`ReadAhead`).  The queries a batch completes are ranked (trec_eval
 order) and scored at once by the engine, then dropped.  Three stages overlap
 on two cores: parsing the next batch (cut into queries where a line's query
 id differs from the line before), ranking this one (an identity, the judged
@@ -21,9 +19,7 @@ Memory: about 40 bytes per line of the batches in flight (two while
 scoring, up to ``AHEAD_START`` parsed ahead at the start; about 0.5 million
 lines each), the lines of the largest query, and the relevance (judged
 targets), whatever the run's length.  Measured on the bench's
-10-million-line run: peak RSS 0.37-0.39 GB (in-memory reader: 1.45 GB).  The
-pandas backend gives the same numbers byte for byte (tested) at 0.43 GB
-peak, about 6x slower.
+10-million-line run: peak RSS 0.37-0.39 GB (in-memory reader: 1.45 GB).
 """
 
 from __future__ import annotations
@@ -35,9 +31,9 @@ from typing import Any
 
 import numpy as np
 
+from .._kernels import has_repeats, lookup, mix, pack_ids, rank_of
 from ..errors import InputError
-from ..model import RankedRun
-from .._kernels import has_repeats, lookup, mix, pack_ids
+from ..model import ChunkedRun, RankedRun
 from ..relevance import QrelsRelevance
 from .trec import arrow_numpy
 
@@ -60,16 +56,18 @@ class _Piece:
     rows: np.ndarray
     lens: np.ndarray
     scores: np.ndarray
-    docs: Any  # a pyarrow string array, or an object array from the pandas backend
+    docs: Any  # a pyarrow string array
 
 
 @dataclass
-class TrecStreamRun:
+class TrecStreamRun(ChunkedRun):
     """A TREC run read batch by batch while it is scored (see module doc)."""
 
     name: str
     path: str
     drops: dict[str, int] | None = None  # never lenient: a lenient run is read whole
+    #: The scoring call's early parsers: :meth:`chunks` takes this file's, if started.
+    ahead: ReadAhead | None = None
 
     def __post_init__(self) -> None:
         self._lengths: list[np.ndarray] = []
@@ -87,7 +85,7 @@ class TrecStreamRun:
 
     def chunks(self, relevance) -> Iterator[tuple[np.ndarray, RankedRun, np.ndarray | None]]:
         """``(relevance rows, sub-run, gain of every entry or None)`` for every batch's completed queries."""
-        batches = _arrow_batches(self.path) if _use_arrow() else _pandas_batches(self.path)
+        batches = (self.ahead.take(self.path) if self.ahead is not None else None) or _BatchReader(self.path)
         # the pieces are cut in this thread; each is ranked in a worker while
         # the engine scores the one before (pyarrow and numpy release the GIL)
         from concurrent.futures import ThreadPoolExecutor
@@ -215,56 +213,48 @@ class TrecStreamRun:
         return run
 
 
-def _use_arrow() -> bool:
-    return USE_ARROW and available()
-
-
-def available() -> bool:
-    """Whether pyarrow (the ``fast`` extra) is there: otherwise pandas' C parser reads the batches."""
-    try:
-        import pyarrow.csv  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-#: Tests switch it off to exercise the pandas reader.
-USE_ARROW = True
-#: Off: TREC runs are read whole (the in-memory reader), as ``--lenient`` does.
-STREAM = True
-
-
 #: Batches parsed ahead of the ranking while the run is scored, and before
 #: that (a run read ahead by :func:`read_ahead` while relevance is loaded).
 AHEAD_STEADY = 2
 AHEAD_START = 8
 
 
-def read_ahead(path: str) -> None:
-    """Start parsing a TREC run in a thread now, ahead of scoring it.
+class ReadAhead:
+    """TREC runs whose parsing started early, owned by one scoring call.
 
-    The first batches (at most ``AHEAD_START``, about 128 MiB of text) are
-    parsed while the rest of the program starts up and loads the relevance,
-    on the core that would be idle; :meth:`TrecStreamRun.chunks` takes them
-    over.  Nothing happens without pyarrow or with streaming off.
+    :meth:`start` begins parsing a run in a thread of its own (at most
+    ``AHEAD_START`` batches, about 128 MiB of text) while the caller goes on
+    loading the relevance on the other core; :meth:`take` hands the parser
+    to the run that scores the file.  :meth:`close` (or leaving the ``with``
+    block) stops every parser not taken, so a call leaves no thread behind.
+    Nothing is shared between two ReadAhead objects.
     """
-    path = os.fspath(path)
-    if STREAM and _use_arrow() and path not in _AHEAD and os.path.isfile(path):
-        _AHEAD[path] = _BatchReader(path, AHEAD_START)
 
+    def __init__(self) -> None:
+        self._readers: dict[str, _BatchReader] = {}
 
-def reading_ahead() -> bool:
-    """Whether a run is being parsed ahead (its thread then has a core)."""
-    return bool(_AHEAD)
+    def __enter__(self) -> ReadAhead:
+        return self
 
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
-def cancel_read_ahead() -> None:
-    """Stop the runs read ahead that were not scored (after an error)."""
-    while _AHEAD:
-        _AHEAD.popitem()[1].close()
+    def start(self, path: str | os.PathLike[str]) -> None:
+        path = os.fspath(path)
+        if path not in self._readers and os.path.isfile(path):
+            self._readers[path] = _BatchReader(path, AHEAD_START)
 
+    @property
+    def active(self) -> bool:
+        """Whether a run is being parsed ahead (its thread then has a core)."""
+        return bool(self._readers)
 
-_AHEAD: dict[str, _BatchReader] = {}
+    def take(self, path: str) -> _BatchReader | None:
+        return self._readers.pop(path, None)
+
+    def close(self) -> None:
+        while self._readers:
+            self._readers.popitem()[1].close()
 
 
 class _BatchReader:
@@ -341,10 +331,15 @@ class _BatchReader:
             self.close()
 
     def close(self) -> None:
+        """Stop the parsing thread and wait for it (it stops within one batch)."""
         with self.cond:
             self.stopped = True
             self.ready.clear()
             self.cond.notify_all()
+        import threading
+
+        if self.thread is not threading.current_thread():
+            self.thread.join()
 
 
 def _csv_options(path: str) -> dict:
@@ -440,46 +435,13 @@ def _split_queries(batch):
     return starts, queries.take(positions).to_pylist(), batch.column(1), s
 
 
-def _arrow_batches(path: str) -> Iterator[tuple]:
-    """The batches of :class:`_BatchReader`, taken over from :func:`read_ahead` when it started them."""
-    reader = _AHEAD.pop(path, None)
-    yield from reader if reader is not None else _BatchReader(path)
-
-
-def _pandas_batches(path: str) -> Iterator[tuple]:
-    """The same batches from pandas' C parser (no pyarrow): about 500,000 lines each."""
-    import pandas as pd
-
-    lines = max(1, BATCH_BYTES // 32)
-    try:
-        # No names: pandas then refuses a line longer than the first one; a
-        # shorter line leaves an empty last field (checked below).
-        # The score column is parsed as float64 by the C parser itself (a
-        # score that is not a number raises: the exact reader then reports it).
-        types = {0: object, 1: object, 2: object, 3: object, 4: np.float64, 5: object}
-        reader = pd.read_csv(path, sep=r"\s+", header=None, dtype=types, engine="c", keep_default_na=False, na_filter=False, chunksize=lines)
-        for df in reader:
-            if df.shape[1] != 6 or (df[5] == "").any() or (df[2] == "").any():
-                raise NotStreamable("a line without six fields")
-            scores = df[4].to_numpy(dtype=np.float64)
-            queries = df[0].to_numpy(dtype=object)
-            starts = np.flatnonzero(np.concatenate([[True], queries[1:] != queries[:-1]])) if queries.size else np.zeros(0, dtype=np.int64)
-            yield starts, queries[starts].tolist(), df[2].to_numpy(dtype=object), scores
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, UnicodeDecodeError) as exc:
-        raise NotStreamable(str(exc)) from None
-
-
 def _take(docs, idx: np.ndarray):
-    if isinstance(docs, np.ndarray):
-        return docs[idx]
     import pyarrow as pa
 
     return docs.take(pa.array(idx))
 
 
 def _concat(a, b):
-    if isinstance(a, np.ndarray):
-        return np.concatenate([a, b])
     import pyarrow as pa
 
     return pa.concat_arrays([a, b])
@@ -487,10 +449,6 @@ def _concat(a, b):
 
 def _byte_rank(ids) -> np.ndarray:
     """Rank of each id in ascending byte order (UTF-8 byte order = code point order)."""
-    from ..ranking import byte_order_rank, rank_of
-
-    if isinstance(ids, np.ndarray):
-        return byte_order_rank(ids)
     import pyarrow.compute as pc
 
     return rank_of(arrow_numpy(pc.array_sort_indices(ids)))
@@ -525,7 +483,7 @@ def _judged_pairs(run: TrecStreamRun, relevance, docs, rows: np.ndarray, lens: n
     was judged for some query of the batch.  Two judgments of the batch
     with one mix (about 1 in 10**10 batches) hand the batch to the general path.
     """
-    if not isinstance(relevance, QrelsRelevance) or relevance.closed or isinstance(docs, np.ndarray):
+    if not isinstance(relevance, QrelsRelevance) or relevance.closed:
         return None
     keys = pack_ids(docs)
     target_keys = _target_keys(run, relevance)
@@ -561,21 +519,12 @@ def _identify(run: TrecStreamRun, relevance, docs, rows: np.ndarray, outside: in
     Ids of at most 8 bytes without NUL (MS MARCO, TREC-COVID, most contest
     ids) are packed big-endian into one 64-bit integer each: an exact key
     whose integer order is the byte order, so the keys serve as identities
-    and tie ranks, and a ``searchsorted`` does the lookup.  Longer ids, with pyarrow: one hash pass
+    and tie ranks, and a ``searchsorted`` does the lookup.  Longer ids: one hash pass
     over the candidate ids followed by the batch's ids; the candidates come
     first and are distinct, so a code below their number is a candidate and
     one above it an unjudged id.  (pyarrow rebuilds its lookup set on every
     ``index_in`` call; a single pass is cheaper than encode + lookup.)
-    pandas: the batch's ids are factorized and the distinct ones looked up
-    in the index.
     """
-    if isinstance(docs, np.ndarray):
-        import pandas as pd
-
-        codes, uniques = pd.factorize(docs)
-        index = relevance.target_index
-        found = np.fromiter((dict.get(index, u, outside) for u in uniques), dtype=np.int64, count=len(uniques))
-        return codes.astype(np.int64), np.minimum(found, outside)[codes], None
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -603,7 +552,7 @@ def _identify(run: TrecStreamRun, relevance, docs, rows: np.ndarray, outside: in
     return code, t, None
 
 
-def stream_source(name: str, path: str) -> TrecStreamRun:
+def stream_source(name: str, path: str, ahead: ReadAhead | None = None) -> TrecStreamRun:
     if not os.path.isfile(path):
         raise InputError(path, None, "expected a TREC run file", "no such file")
-    return TrecStreamRun(name, path)
+    return TrecStreamRun(name, path, ahead=ahead)

@@ -1,0 +1,200 @@
+"""Loading: from paths to a relevance model and run records (the parse stage).
+
+Everything here is per call: the early TREC parser (:class:`ReadAhead`) and
+the worker processes that read ranked-list folders belong to the call that
+started them and are stopped before it returns, whether it succeeds or
+fails.  Nothing is kept between calls.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .errors import InputError
+from .io.cla import read_classification
+from .io.lists import read_list_run
+from .io.runs import RunSource, discover_runs, read_matrix_run, read_trec_run
+from .io.text import read_text
+from .io.trec import read_qrels
+from .io.trec_stream import ReadAhead, TrecStreamRun, stream_source
+from .model import Classification, MatrixRun, RankedRun
+from .relevance import Relevance
+
+PathLike = str | os.PathLike[str]
+#: A run as :func:`load_runs` hands it over (TREC files may be streamed while scored).
+AnyRun = RankedRun | MatrixRun | TrecStreamRun
+Progress = Callable[[str, int, int], None]
+
+
+def is_classification_file(path: PathLike) -> bool:
+    """True for a PSB ``.cla`` (first word ``PSB``), False for TREC qrels."""
+    try:
+        with open(path, "rb") as fh:  # the first word tells: no need to read a large qrels file twice
+            head = fh.read(4096).removeprefix(b"\xef\xbb\xbf")
+    except OSError:
+        read_text(path)  # raises the error that names the file
+        raise
+    words = head.split(None, 1)
+    return bool(words) and words[0] == b"PSB"
+
+
+def load_relevance(
+    relevance: PathLike | Classification,
+    queries: PathLike | Classification | None = None,
+    *,
+    grades: str = "binary",
+    collection: PathLike | Classification | None = None,
+    collection_size: int | None = None,
+    threads: bool = True,
+) -> Relevance:
+    """Build the relevance model.
+
+    ``relevance`` is a target ``.cla`` (relevance by class; ``grades="sister"``
+    for SHREC 2006 graded relevance) or a TREC qrels file (grades from the
+    file; Ds from ``collection`` or ``collection_size``, else unknown).
+    ``threads``: parse a large qrels file on several cores.
+    """
+    from .options import GRADES, _choice
+
+    _choice("grades", grades, GRADES)
+    if isinstance(relevance, Classification) or is_classification_file(relevance):
+        targets = relevance if isinstance(relevance, Classification) else read_classification(relevance)
+        qcla = None
+        if queries is not None:
+            qcla = queries if isinstance(queries, Classification) else read_classification(queries)
+        return Relevance.from_classification(targets, qcla, grades=grades)  # type: ignore[arg-type]
+    if grades != "binary":
+        raise InputError(relevance, None, "expected a PSB .cla with --grades sister (qrels carry their own grades)")
+    if queries is not None:
+        raise InputError(relevance, None, "expected no --queries with qrels (the qrels name the queries)")
+    coll = None
+    if collection is not None:
+        coll = collection if isinstance(collection, Classification) else read_classification(collection)
+    qrels = read_qrels(relevance, meanwhile=_import_pandas, threads=threads)  # pandas imported while pyarrow reads
+    return Relevance.from_qrels(qrels, collection=coll, collection_size=collection_size)
+
+
+def _import_pandas() -> None:
+    import pandas  # noqa: F401
+
+
+def load_runs(
+    paths: Sequence[PathLike],
+    relevance: Relevance,
+    *,
+    run_format: str = "auto",
+    matrix_order: str | None = None,
+    progress: Progress | None = None,
+    lenient: bool = False,
+    stream: bool = True,
+    ahead: ReadAhead | None = None,
+) -> tuple[list[AnyRun], list[str]]:
+    """Read every run found in ``paths`` (see :func:`shrec_score.io.runs.discover_runs`).
+
+    ``lenient``: score broken runs anyway by the documented rules; each run's
+    ``drops`` then says what was dropped and why.  ``stream``: TREC runs are
+    read batch by batch while they are scored (False: read whole now).
+    ``ahead``: the caller's early TREC parsers, taken over by the runs.
+    Returns the runs and notes about files passed over.
+    """
+    from .options import RUN_FORMATS, _choice
+
+    _choice("run_format", run_format, RUN_FORMATS)
+    sources, notes = discover_runs(paths, run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries))
+    self_index = {q: int(i) for q, i in zip(relevance.query_ids, relevance.self_index) if i >= 0}
+    unjudged = None if relevance.closed else relevance.unjudged
+    list_args = (relevance.query_ids, relevance.target_index, self_index, relevance.ignorable_queries, unjudged)
+    with _ListWorkers([s for s in sources if s.format == "lists"], list_args, lenient) as workers:
+        runs: list[AnyRun] = []
+        for i, s in enumerate(sources):
+            if progress is not None:
+                progress("reading", i, len(sources))
+            drops: Counter[str] | None = Counter() if lenient else None
+            run: AnyRun
+            if s.format == "lists":
+                run = workers.result(s) if workers.active else _read_lists(s, list_args, drops)
+            elif s.format == "matrix":
+                run = read_matrix_run(s, relevance, matrix_order)
+            elif drops is None and stream:
+                run = stream_source(s.name, s.path, ahead)  # read while it is scored
+            else:
+                run, more = read_trec_run(s, relevance, drops=drops)
+                notes.extend(more)
+            run.drops = drops
+            runs.append(run)
+    return runs, notes
+
+
+def _read_lists(source: RunSource, args: tuple[Any, ...], drops: Counter[str] | None = None) -> RankedRun:
+    query_ids, target_index, self_index, ignorable, unjudged = args
+    return read_list_run(source, query_ids, target_index, self_index=self_index, ignorable=ignorable, drops=drops, unjudged=unjudged)
+
+
+_WORKER_ARGS: tuple[Any, ...] = ()  # set in each worker process by its initializer, never in the caller
+
+
+def _init_worker(args: tuple[Any, ...]) -> None:
+    global _WORKER_ARGS
+    _WORKER_ARGS = args
+
+
+def _read_lists_in_worker(source: RunSource) -> RankedRun:
+    return _read_lists(source, _WORKER_ARGS)
+
+
+class _ListWorkers:
+    """Ranked-list runs read by forked worker processes, one per core.
+
+    Parsing a folder of ranked lists is Python-bound (splitting, id
+    look-ups, float parsing), so two cores read two runs at once.  Used only
+    where it is safe and pays: Linux (fork), two or more runs and cores, not
+    ``--lenient`` (drop counters), and no other thread alive (forking a
+    threaded process can deadlock).  The relevance reaches the workers by
+    fork (the pool's initializer), not pickled per run.  Results are taken
+    in run order, so the first broken run's error is the one raised, as when
+    reading here.  Leaving the ``with`` block cancels what was not started
+    and waits for the workers to end: none outlives the call.
+    """
+
+    def __init__(self, sources: list[RunSource], args: tuple[Any, ...], lenient: bool) -> None:
+        import sys
+        import threading
+
+        self.futures: dict[str, Any] = {}
+        self.pool: Any = None
+        cores = os.cpu_count() or 1
+        if len(sources) < 2 or cores < 2 or lenient or not sys.platform.startswith("linux") or threading.active_count() > 1:
+            return
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        context = multiprocessing.get_context("fork")
+        self.pool = ProcessPoolExecutor(min(cores, len(sources)), mp_context=context, initializer=_init_worker, initargs=(args,))
+        self.futures = {s.path: self.pool.submit(_read_lists_in_worker, s) for s in sources}
+        _import_pandas()  # needed for the tables: imported while the workers parse
+
+    @property
+    def active(self) -> bool:
+        return self.pool is not None
+
+    def result(self, source: RunSource) -> RankedRun:
+        result: RankedRun = self.futures[source.path].result()
+        return result
+
+    def __enter__(self) -> _ListWorkers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def lenient_summary(run: AnyRun) -> str:
+    """What --lenient dropped in ``run``, and why (one line)."""
+    drops = run.drops
+    if not drops:
+        return f"--lenient: run {run.name!r}: nothing dropped"
+    return f"--lenient: run {run.name!r}: " + ", ".join(f"{n} {reason}" for reason, n in sorted(drops.items()))

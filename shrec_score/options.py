@@ -1,0 +1,127 @@
+"""Every option of a scoring, validated once, before any input is read.
+
+The CLI (flags over a YAML preset) and the library (keywords of
+:func:`shrec_score.score`) build the same frozen :class:`Options`.  A value
+outside its documented set is refused with :class:`OptionError` (a
+``ValueError``) naming the allowed values; nothing is silently replaced.
+The one normalisation is documented: measure names go through the
+registry's aliases (``mAP``, ``map`` and ``MAP`` are ``AP``; ``T1`` is
+``FT``; see ``shrec-score measures``), so two spellings of one measure
+score the same column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import OptionError
+from .measures import Settings, get_measure
+
+GRADES = ("binary", "sister")
+AVERAGES = ("micro", "macro")
+RUN_FORMATS = ("auto", "lists", "matrix", "trec")
+MATRIX_ORDERS = ("listing", "numeric")
+
+
+def _choice(name: str, value: Any, allowed: Sequence[str], *, optional: bool = False) -> Any:
+    if value is None and optional:
+        return None
+    if value not in allowed:
+        hint = ""
+        if isinstance(value, str) and value.lower() in allowed:
+            hint = f" (did you mean {value.lower()!r}? values are case-sensitive)"
+        raise OptionError(f"{name}: expected one of {', '.join(allowed)}, got {value!r}{hint}")
+    return value
+
+
+def _whole(name: str, value: Any, *, minimum: int, optional: bool = False) -> Any:
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise OptionError(f"{name}: expected a whole number >= {minimum}, got {value!r}")
+    return value
+
+
+def measure_name(name: Any, option: str = "measures") -> str:
+    """The registry's name of a measure (aliases resolved); OptionError when unknown."""
+    if not isinstance(name, str):
+        raise OptionError(f"{option}: expected a measure name, got {name!r}")
+    try:
+        return get_measure(name).name
+    except KeyError:
+        where = "" if option == "measures" else f"{option}: "
+        raise OptionError(f"{where}unknown measure {name!r}; see 'shrec-score measures'") from None
+
+
+@dataclass(frozen=True)
+class Options:
+    """The settings of one scoring (see :func:`shrec_score.score` for each).
+
+    Build it with :meth:`build`, which validates every value; the fields are
+    then known to be valid and cannot change.
+    """
+
+    queries: Any = None
+    grades: str = "binary"
+    collection: Any = None
+    collection_size: int | None = None
+    measures: tuple[str, ...] | None = None
+    sort: str | None = None
+    rank_by: str | None = None
+    run_format: str = "auto"
+    matrix_order: str | None = None
+    cutoffs: tuple[int, ...] = (5, 10)
+    average: str = "micro"
+    significance: bool = False
+    seed: int = 0
+    n_resamples: int = 10_000
+    settings: Settings = field(default_factory=Settings)
+    lenient: bool = False
+
+    @classmethod
+    def build(cls, **given: Any) -> Options:
+        """Validate ``given`` (the keywords of :func:`shrec_score.score`) into Options.
+
+        >>> Options.build(grades="sister").grades
+        'sister'
+        >>> Options.build(average="Macro")
+        Traceback (most recent call last):
+        ...
+        shrec_score.errors.OptionError: average: expected one of micro, macro, got 'Macro' (did you mean 'macro'? values are case-sensitive)
+        """
+        known = {f for f in cls.__dataclass_fields__}
+        unknown = sorted(set(given) - known)
+        if unknown:
+            raise OptionError(f"unknown option {unknown[0]!r}; expected one of {', '.join(sorted(known))}")
+        values = {k: v for k, v in given.items() if v is not None}
+        opts = cls(**values)
+        _choice("grades", opts.grades, GRADES)
+        _choice("average", opts.average, AVERAGES)
+        _choice("run_format", opts.run_format, RUN_FORMATS)
+        _choice("matrix_order", opts.matrix_order, MATRIX_ORDERS, optional=True)
+        _whole("collection_size", opts.collection_size, minimum=1, optional=True)
+        _whole("seed", opts.seed, minimum=0)
+        _whole("n_resamples", opts.n_resamples, minimum=1)
+        if not isinstance(opts.settings, Settings):
+            raise OptionError(f"settings: expected a shrec_score.measures.Settings, got {type(opts.settings).__name__}")
+        for key in ("significance", "lenient"):
+            if not isinstance(getattr(opts, key), bool):
+                raise OptionError(f"{key}: expected True or False, got {getattr(opts, key)!r}")
+        cutoffs = tuple(_whole("cutoffs", k, minimum=1) for k in _sequence("cutoffs", opts.cutoffs))
+        measures = None
+        if opts.measures is not None:
+            names = _sequence("measures", opts.measures)
+            if not names:
+                raise OptionError("measures: expected at least one measure name, got an empty list")
+            measures = tuple(dict.fromkeys(measure_name(m) for m in names))
+        sort = None if opts.sort is None else measure_name(opts.sort, "sort")
+        rank_by = None if opts.rank_by is None else measure_name(opts.rank_by, "rank_by")
+        return cls(**{**opts.__dict__, "cutoffs": cutoffs, "measures": measures, "sort": sort, "rank_by": rank_by})
+
+
+def _sequence(name: str, value: Any) -> tuple[Any, ...]:
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        raise OptionError(f"{name}: expected a list, got {value!r}")
+    return tuple(value)

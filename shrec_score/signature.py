@@ -1,0 +1,67 @@
+"""The output signature: the shrec-score version and every setting that changes a number.
+
+Built once per scoring as a frozen dataclass; :meth:`to_dict` gives the
+mapping that every renderer prints (``signature.txt``, the Markdown and
+LaTeX footers, the rich caption), in field order, leaving out settings
+that were not used (``None``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from . import __version__
+
+TIE_RULE = "lists: file order; matrices: distance, then lower column; TREC: score desc, then id desc"
+
+
+@dataclass(frozen=True)
+class _Signature:
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if getattr(self, f.name) is not None}
+
+
+@dataclass(frozen=True)
+class ScoringSignature(_Signature):
+    """Settings of a relevance scoring (see :func:`shrec_score.score`)."""
+
+    mode: str
+    relevance: str
+    queries: int
+    collection: int | None
+    matrix_order: str
+    rel_level: int
+    e_depth: int
+    pr_levels: str
+    averaging: str
+    lenient: str | None = None
+    significance: str | None = None
+    version: str = __version__
+    ties: str = TIE_RULE
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        d.setdefault("collection", None)  # printed as None when Ds is unknown
+        order = ["version", "mode", "relevance", "queries", "collection", "ties", "matrix_order", "rel_level", "e_depth", "pr_levels", "averaging", "lenient", "significance"]
+        return {k: d[k] for k in order if k in d}
+
+
+@dataclass(frozen=True)
+class KendallSignature(_Signature):
+    """Settings of a rank-correlation scoring (see :func:`shrec_score.score_kendall`)."""
+
+    relevance: str
+    queries: int
+    ground_truth_higher_is_better: bool
+    lower_is_better: bool
+    version: str = __version__
+    mode: str = "rank correlation"
+    ties: str = "tau-b (ties in either ranking)"
+    averaging: str = "mean over queries; std with ddof = 1"
+
+    def to_dict(self) -> dict[str, Any]:
+        d = super().to_dict()
+        order = ["version", "mode", "relevance", "queries", "ground_truth_higher_is_better", "lower_is_better", "ties", "averaging"]
+        return {k: d[k] for k in order}
