@@ -1,9 +1,15 @@
-"""From per-query values to per-run means and a sorted leaderboard."""
+"""From per-query values to per-run means and a sorted leaderboard.
+
+Every ordering follows the measure's direction in the registry: best first
+is the largest value, or the smallest for a lower-is-better measure.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+from .measures.registry import column_higher_is_better
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -29,12 +35,31 @@ def per_run_means(per_query: pd.DataFrame, measures: Sequence[str], run_order: S
 
 
 def leaderboard(per_run: pd.DataFrame, sort: str) -> pd.DataFrame:
-    """Runs sorted by ``sort`` descending (ties: run name ascending), ranked from 1.
+    """Runs sorted best first by ``sort``, ranked from 1.
 
-    A run whose sort value is undefined goes last.
+    Parameters
+    ----------
+    per_run : DataFrame
+        run, queries, then one column per measure (:func:`per_run_means`).
+    sort : str
+        The column to sort by.  Descending when higher is better, ascending
+        for a lower-is-better measure (FP_*, FN_*); a column without a
+        direction (see :func:`~shrec_score.measures.column_higher_is_better`)
+        sorts descending.
+
+    Returns
+    -------
+    DataFrame
+        rank, then the columns of ``per_run``.  Ties keep run name ascending;
+        a run whose sort value is undefined goes last.
+
+    >>> import pandas as pd
+    >>> per_run = pd.DataFrame({"run": ["b", "a", "c"], "queries": [2, 2, 2], "FP_relevant": [3.0, 3.0, 1.0]})
+    >>> leaderboard(per_run, "FP_relevant")[["rank", "run"]].values.tolist()
+    [[1, 'c'], [2, 'a'], [3, 'b']]
     """
     board = per_run.sort_values(["run"], kind="mergesort")
-    board = board.sort_values([sort], ascending=False, kind="mergesort", na_position="last")
+    board = board.sort_values([sort], ascending=_ascending(sort), kind="mergesort", na_position="last")
     board = board.reset_index(drop=True)
     board.insert(0, "rank", range(1, len(board) + 1))
     return board
@@ -43,17 +68,23 @@ def leaderboard(per_run: pd.DataFrame, sort: str) -> pd.DataFrame:
 def per_query_ranking(per_query: pd.DataFrame, measure: str) -> pd.DataFrame:
     """For each query, the runs ranked by ``measure`` (Table 2 of SHREC 2006).
 
-    Columns query, rank, run, value; best first, ties by run name, undefined
-    values last.  Queries keep their input order.
+    Columns query, rank, run, value; best first (the smallest value first
+    for a lower-is-better measure), ties by run name, undefined values last.
+    Queries keep their input order.
     """
     frame = per_query[["query", "run", measure]].rename(columns={measure: "value"})
     order = {q: i for i, q in enumerate(dict.fromkeys(frame["query"]))}
     frame = frame.assign(_q=frame["query"].map(order))
     frame = frame.sort_values("run", kind="mergesort")
-    frame = frame.sort_values("value", ascending=False, kind="mergesort", na_position="last")
+    frame = frame.sort_values("value", ascending=_ascending(measure), kind="mergesort", na_position="last")
     frame = frame.sort_values("_q", kind="mergesort")
     frame["rank"] = frame.groupby("_q").cumcount() + 1
     return frame[["query", "rank", "run", "value"]].reset_index(drop=True)
+
+
+def _ascending(column: str) -> bool:
+    """Sort ``column`` ascending only when lower is better."""
+    return column_higher_is_better(column) is False
 
 
 def per_class_means(per_query: pd.DataFrame, measures: Sequence[str], run_order: Sequence[str]) -> pd.DataFrame:

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
 import traceback
@@ -14,7 +13,7 @@ from typing import Any
 import click
 
 from . import __version__
-from .errors import InputError
+from .errors import InputError, OptionError
 
 
 class BadInput(click.ClickException):
@@ -118,6 +117,7 @@ def score_command(
     from .api import score
     from .config import load_config
     from .measures import Settings
+    from .options import Options
 
     try:
         cfg = load_config(config) if config else {}
@@ -186,10 +186,8 @@ def score_command(
         pr_levels=cfg.get("pr_levels", defaults.pr_levels),
         dcg_cutoffs=tuple(cfg.get("dcg_cutoffs", defaults.dcg_cutoffs)),
     )
-    try:
-        report = score(
-            runs,
-            relevance,
+    try:  # every option checked before any input is read
+        options = Options.build(
             queries=pick("queries", queries),
             grades=pick("grades", grades, "binary"),
             collection=pick("collection", collection),
@@ -205,9 +203,12 @@ def score_command(
             seed=seed,
             n_resamples=resamples,
             settings=settings,
-            progress=bar,
             lenient=lenient,
         )
+    except OptionError as exc:
+        raise BadInput(str(exc)) from None
+    try:
+        report = score(runs, relevance, options=options, progress=bar)
         if plots_dir:
             from .plots import write_plots
 
@@ -222,6 +223,8 @@ def score_command(
 
 
 def _render(report, fmt: str, per_query: bool, quiet: bool) -> None:
+    from .render import FORMATS, render_table
+
     if not quiet:
         for w in report.warnings:
             click.echo(f"warning: {w}", err=True)
@@ -230,18 +233,9 @@ def _render(report, fmt: str, per_query: bool, quiet: bool) -> None:
     if fmt == "table":
         from rich.console import Console
 
-        console = Console() if sys.stdout.isatty() else Console(width=160)
-        report.to_rich(console, per_query=per_query)
-    elif fmt == "csv":
-        click.echo(report.to_csv(per_query=per_query), nl=False)
-    elif fmt == "json":
-        click.echo(report.to_json(per_query=per_query), nl=False)
-    elif fmt == "latex":
-        click.echo(report.to_latex(), nl=False)
-    elif fmt == "trec":
-        click.echo(report.to_trec(per_query=per_query), nl=False)
+        render_table(report, Console() if sys.stdout.isatty() else Console(width=160), per_query)
     else:
-        click.echo(report.to_markdown(), nl=False)
+        click.echo(FORMATS[fmt](report, per_query=per_query), nl=False)
 
 
 class _ProgressBar:
@@ -311,61 +305,21 @@ def check_command(runs, relevance, queries, collection, run_format, matrix_order
 @cli.command("measures")
 def measures_command() -> None:
     """List the measures with a one-line definition each."""
-    from .measures import get_measure, known_measures
+    from .measures import measure_listing
 
-    for name in known_measures():
-        m = get_measure(name.replace("@k", "@10"))
-        click.echo(f"{name:<12} {m.summary}")
-
-
-def _tune_allocator() -> None:
-    """Keep freed memory for the next batch (glibc's malloc, console script only).
-
-    A streamed run allocates and frees the same few large arrays batch after
-    batch; glibc's defaults give them back to the operating system and fault
-    them in again (81,000 page faults and 0.52 s of system time on the
-    bench's TREC run).  Arrays of up to 32 MiB now come from the heap, which
-    is not trimmed below 1 GiB of free space and grows 256 MiB at a time:
-    45,000 faults, 0.35 s, wall 2.12 -> 1.92 s (A/B, 6 runs each).  Peak
-    resident memory: the same on the TREC run, 144 -> 193 MiB on the
-    bench's matrix (freed blocks are kept).  Left alone where the user
-    tunes malloc (``MALLOC_*``, ``GLIBC_TUNABLES``).
-    """
-    if not sys.platform.startswith("linux") or any(k.startswith("MALLOC_") or k == "GLIBC_TUNABLES" for k in os.environ):
-        return
-    try:
-        import ctypes
-
-        mallopt = ctypes.CDLL(None).mallopt  # glibc (not on musl)
-    except (OSError, AttributeError):
-        return
-    m_trim_threshold, m_top_pad, m_mmap_threshold = -1, -2, -3
-    mallopt(m_top_pad, 256 << 20)
-    mallopt(m_trim_threshold, 1 << 30)
-    mallopt(m_mmap_threshold, 32 << 20)
+    click.echo(measure_listing(), nl=False)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: exit 0 ok, 2 bad input, 1 internal error.
 
-    Run as the console script (no ``argv``), the process ends with
-    ``os._exit`` once the output is flushed: the interpreter's teardown
-    (freeing every object and module one by one, 0.15-0.2 s after a large
-    TREC run) is work the operating system does at once.  Output files are
-    complete by then (written to a temporary name and renamed).
+    Leaves through ``SystemExit`` like any click program, so ``atexit``
+    handlers, a caller's ``finally``, profilers and coverage all run.
     """
-    if argv is None:
-        _tune_allocator()
-        # Cyclic garbage collection every 100,000 net allocations instead of
-        # 700: importing pandas and reading large runs create objects by the
-        # million, few of them cyclic.  A/B, 6 runs each: bench TREC case
-        # 2.08 -> 1.96 s, contest 1.14 -> 1.10 s; peak memory the same.
-        gc.set_threshold(100_000, 50, 100)
     try:
         cli.main(args=argv, prog_name="shrec-score", standalone_mode=True)
-        code: object = 0
-    except SystemExit as stop:
-        code = stop.code
+    except SystemExit:
+        raise
     except Exception as exc:  # an internal error: say so in one line
         if os.environ.get("SHREC_SCORE_DEBUG"):
             traceback.print_exc()
@@ -374,15 +328,7 @@ def main(argv: list[str] | None = None) -> None:
             "(please report it; SHREC_SCORE_DEBUG=1 shows the traceback)",
             err=True,
         )
-        code = 1
-    if argv is not None or not isinstance(code, (int, type(None))):
-        sys.exit(code)
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except (OSError, ValueError):  # a closed pipe: the normal exit says so
-        sys.exit(code)
-    os._exit(code or 0)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

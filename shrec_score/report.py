@@ -1,16 +1,17 @@
 """The result of a scoring: computed once, rendered many ways.
 
-:class:`Report` keeps computing apart from rendering (as ranx's Report does):
-``to_dataframe()``, ``to_csv_files()``, ``to_csv()``, ``to_json()``,
-``to_markdown()``, ``to_latex()``, ``to_trec()`` and ``to_rich()``.  Every
-rendering carries the signature: the shrec-score version and every setting
-that changes a number.
+:class:`Report` holds the tables and the data helpers (``to_dataframe()``,
+``per_query_wide()``, ``csv_files()``, ``to_csv_files()``,
+``signature_text()``); the text renderings live in :mod:`shrec_score.render`
+(as ranx keeps its Report apart from its tables).  The ``to_markdown()``,
+``to_latex()``, ``to_csv()``, ``to_json()``, ``to_trec()`` and ``to_rich()``
+methods are thin conveniences for notebooks that call :mod:`~shrec_score.render`.
+Every rendering carries the signature: the shrec-score version and every
+setting that changes a number.
 """
 
 from __future__ import annotations
 
-import json
-import math
 import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -21,23 +22,7 @@ else:
     from ._lazy import pd  # imported on first use (see _lazy)
 
 from .io.writers import frame_to_csv, write_files_atomically
-
-#: Display names on the terminal and in tables where they differ from the CSV column.
-DISPLAY = {"AP": "mAP"}
-#: trec_eval's names of our measures (``--format trec``).
-TREC_NAMES = {"AP": "map", "FT": "Rprec", "RR": "recip_rank", "NN": "P_1"}
-
-
-def trec_name(measure: str) -> str:
-    if measure in TREC_NAMES:
-        return TREC_NAMES[measure]
-    if measure.startswith("P@"):
-        return "P_" + measure[2:]
-    if measure.startswith("R@"):
-        return "recall_" + measure[2:]
-    if measure.startswith("NDCG@"):
-        return "ndcg_cut_" + measure[5:]
-    return measure
+from .measures.registry import DISPLAY  # noqa: F401  (re-exported: plots.py imports it from here)
 
 
 @dataclass
@@ -49,8 +34,9 @@ class Report:
     per_query : DataFrame
         run, query, class, then one column per measure.
     leaderboard : DataFrame
-        rank, run, queries, then the mean of each measure, best first (and,
-        with significance, the bootstrap interval of the sort measure).
+        rank, run, queries, then the mean of each measure, best first by
+        ``sort`` (the smallest first for a lower-is-better measure) and, with
+        significance, the bootstrap interval of the sort measure.
     pr_curve : DataFrame
         run, recall, precision (mean over queries reaching that recall).
     measures : list of str
@@ -71,7 +57,8 @@ class Report:
         run, class, queries, mean of each measure.
     significance : DataFrame or None
         run_a, run_b, queries, mean_diff, wins, ties, losses, p_value,
-        p_adjusted, significant.
+        p_adjusted, significant; a positive mean_diff and a win mean run_a
+        is better (see :func:`~shrec_score.significance.pairwise`).
     """
 
     per_query: pd.DataFrame
@@ -143,153 +130,39 @@ class Report:
         """Write the files (see :meth:`csv_files`) atomically; other files in the folder are left alone."""
         return write_files_atomically(out_dir, self.csv_files())
 
-    # -- text renderings ----------------------------------------------------
+    # -- text renderings (shrec_score.render; imported here, not at module level: render imports report)
     def to_csv(self, *, per_query: bool = False) -> str:
-        return frame_to_csv(self.per_query if per_query else self.leaderboard)
+        """The leaderboard (or the per-query values) as CSV: :func:`shrec_score.render.to_csv`."""
+        from .render import to_csv
+
+        return to_csv(self, per_query=per_query)
 
     def to_json(self, *, per_query: bool = False) -> str:
-        doc: dict[str, Any] = {"signature": self.signature, "sort": self.sort, "leaderboard": _records(self.leaderboard)}
-        if per_query:
-            doc["per_query"] = _records(self.per_query)
-        if self.significance is not None:
-            doc["significance"] = _records(self.significance)
-        return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+        """The report as JSON: :func:`shrec_score.render.to_json`."""
+        from .render import to_json
 
-    def _table_cells(self) -> tuple[list[str], list[list[str]], list[list[bool]]]:
-        """Header, formatted cells and which cells hold the best value of their column."""
-        cols = ["rank", "run", "queries", *self.shown]
-        head = ["rank", "run", "queries", *[DISPLAY.get(m, m) for m in self.shown]]
-        best = {m: self.leaderboard[m].max() for m in self.shown}
-        cells, bold = [], []
-        for rec in self.leaderboard[cols].itertuples(index=False):
-            values = list(rec)
-            cells.append([str(values[0]), str(values[1]), str(values[2])] + [_fmt(v) for v in values[3:]])
-            bold.append([False, False, False] + [_fmt(v) != "" and _fmt(v) == _fmt(best[m]) for v, m in zip(values[3:], self.shown)])
-        return head, cells, bold
+        return to_json(self, per_query=per_query)
 
     def to_markdown(self) -> str:
-        """Leaderboard as a Markdown table, the best value of each column in bold."""
-        head, cells, bold = self._table_cells()
-        lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---:", ":---", "---:"] + ["---:"] * len(self.shown)) + "|"]
-        for row, b in zip(cells, bold):
-            lines.append("| " + " | ".join(f"**{c}**" if is_b else c for c, is_b in zip(row, b)) + " |")
-        lines.append("")
-        lines.append(f"<sub>{self.signature_text()}</sub>")
-        return "\n".join(lines) + "\n"
+        """The leaderboard as a Markdown table: :func:`shrec_score.render.to_markdown`."""
+        from .render import to_markdown
+
+        return to_markdown(self)
 
     def to_latex(self) -> str:
-        """Leaderboard as a LaTeX tabular (booktabs), the best value of each column in bold."""
-        head, cells, bold = self._table_cells()
-        spec = "rlr" + "r" * len(self.shown)
-        lines = [
-            f"% {self.signature_text()}",
-            f"\\begin{{tabular}}{{{spec}}}",
-            "\\toprule",
-            " & ".join(_tex(h) for h in head) + " \\\\",
-            "\\midrule",
-        ]
-        for row, b in zip(cells, bold):
-            lines.append(" & ".join(f"\\textbf{{{_tex(c)}}}" if is_b else _tex(c) for c, is_b in zip(row, b)) + " \\\\")
-        lines += ["\\bottomrule", "\\end{tabular}"]
-        return "\n".join(lines) + "\n"
+        """The leaderboard as a LaTeX tabular: :func:`shrec_score.render.to_latex`."""
+        from .render import to_latex
+
+        return to_latex(self)
 
     def to_trec(self, *, per_query: bool = False) -> str:
-        """trec_eval-style lines ``measure<TAB>query<TAB>value`` (summary under ``all``).
+        """trec_eval-style lines: :func:`shrec_score.render.to_trec`."""
+        from .render import to_trec
 
-        One block per run, opened by ``runid<TAB>all<TAB><run>`` as trec_eval
-        does; values with 4 decimals as trec_eval prints them.  Measures keep
-        trec_eval's names where they have one (map, Rprec, P_5, recip_rank).
-        """
-        lines = []
-        for run in self.leaderboard["run"]:
-            lines.append(f"{'runid':<22}\tall\t{run}")
-            if per_query:
-                sub = self.per_query[self.per_query["run"] == run]
-                for rec in sub.to_dict(orient="records"):
-                    for m in self.measures:
-                        if m in rec and not _isnan(rec[m]):
-                            lines.append(f"{trec_name(m):<22}\t{rec['query']}\t{rec[m]:.4f}")
-            row = self.leaderboard[self.leaderboard["run"] == run].iloc[0]
-            lines.append(f"{'num_q':<22}\tall\t{int(row['queries'])}")
-            for m in self.measures:
-                if m in row and not _isnan(row[m]):
-                    lines.append(f"{trec_name(m):<22}\tall\t{row[m]:.4f}")
-        return "\n".join(lines) + "\n"
+        return to_trec(self, per_query=per_query)
 
     def to_rich(self, console: Any, *, per_query: bool = False) -> None:
-        """Print the leaderboard (and the per-query table) on a rich Console."""
-        from rich import box
-        from rich.table import Table
+        """Print the leaderboard on a rich Console: :func:`shrec_score.render.to_rich`."""
+        from .render import to_rich
 
-        sig = self.signature
-        title = f"shrec-score leaderboard, sorted by {DISPLAY.get(self.sort, self.sort)}"
-        caption = f"{sig['mode']}, {sig['relevance']}; {sig['queries']} queries; shrec-score {sig['version']}"
-        table = Table(title=title, caption=caption, box=box.SIMPLE_HEAD)
-        head, cells, bold = self._table_cells()
-        for i, h in enumerate(head):
-            if i == 1:
-                table.add_column(h, no_wrap=True)
-            else:
-                table.add_column(h, justify="right", no_wrap=True, min_width=max(6, len(h)) if i > 2 else None)
-        ci = [c for c in self.leaderboard.columns if c.endswith("_ci_low")]
-        if ci:
-            table.add_column("95% CI", justify="right", no_wrap=True)
-        for r, (row, b) in enumerate(zip(cells, bold)):
-            styled = [f"[bold]{c}[/bold]" if is_b else c for c, is_b in zip(row, b)]
-            if ci:
-                lo, hi = self.leaderboard[ci[0]].iat[r], self.leaderboard[ci[0].replace("_low", "_high")].iat[r]
-                styled.append(f"{_fmt(lo)}..{_fmt(hi)}")
-            table.add_row(*styled)
-        console.print(table)
-        console.print(f"[dim]{self.signature_text()}[/dim]", highlight=False, soft_wrap=True)
-        if self.significance is not None:
-            t3 = Table(title=f"Pairwise randomization tests on {DISPLAY.get(self.sort, self.sort)} (Holm-corrected)", box=box.SIMPLE_HEAD)
-            for c in ("run A", "run B", "mean diff", "W/T/L", "p", "p (Holm)", "significant"):
-                t3.add_column(c, justify="left" if c.startswith("run") else "right")
-            for rec in self.significance.itertuples(index=False):
-                t3.add_row(
-                    rec.run_a, rec.run_b, f"{rec.mean_diff:+.4f}", f"{rec.wins}/{rec.ties}/{rec.losses}",
-                    f"{rec.p_value:.4f}", f"{rec.p_adjusted:.4f}", "yes" if rec.significant else "no",
-                )
-            console.print(t3)
-        if per_query and self.ranking is not None and self.rank_by != self.sort:
-            t2 = Table(title=f"Runs ranked per query by {DISPLAY.get(self.rank_by, self.rank_by)} (best first)")
-            t2.add_column("query")
-            t2.add_column("ranking")
-            for q, sub in self.ranking.groupby("query", sort=False):
-                t2.add_row(str(q), " > ".join(f"{r} {_fmt(v)}" for r, v in zip(sub["run"], sub["value"])))
-            console.print(t2)
-        elif per_query:
-            wide = self.per_query_wide()
-            t2 = Table(title=f"{DISPLAY.get(self.sort, self.sort)} per query")
-            for c in wide.columns:
-                t2.add_column(str(c), justify="left" if c in ("query", "class") else "right")
-            n_keys = 2 if "class" in wide.columns else 1
-            for rec in wide.itertuples(index=False):
-                t2.add_row(*[str(v) for v in rec[:n_keys]], *[_fmt(v) for v in rec[n_keys:]])
-            console.print(t2)
-
-
-def _isnan(value: Any) -> bool:
-    return isinstance(value, float) and math.isnan(value)
-
-
-def _fmt(value: Any) -> str:
-    if value is None or _isnan(value):
-        return ""
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return str(value)
-
-
-def _tex(text: str) -> str:
-    for a, b in (("\\", "\\textbackslash{}"), ("_", "\\_"), ("&", "\\&"), ("%", "\\%"), ("#", "\\#"), ("@", "@")):
-        text = text.replace(a, b)
-    return text
-
-
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    out = []
-    for rec in frame.to_dict(orient="records"):
-        out.append({k: (None if _isnan(v) else (v.item() if hasattr(v, "item") else v)) for k, v in rec.items()})
-    return out
+        to_rich(self, console, per_query=per_query)

@@ -6,6 +6,8 @@
   sign patterns with p = (hits + 1) / (n_resamples + 1).
 * :func:`holm`: Holm's step-down correction for the m pairwise comparisons.
 * :func:`bootstrap_ci`: percentile bootstrap confidence interval of a mean.
+* :func:`pairwise`: every pair of runs, oriented by the measure's direction
+  (a positive ``mean_diff`` and a win always mean run A is better).
 
 Everything is seeded (``seed``) and reproducible.
 """
@@ -16,6 +18,8 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
+
+from .measures.registry import column_higher_is_better
 
 #: Up to this many queries, every sign pattern is enumerated (exact p-value).
 EXACT_UP_TO = 16
@@ -89,26 +93,75 @@ def bootstrap_ci(values: np.ndarray, *, n_resamples: int = 10_000, level: float 
     return float(lo), float(hi)
 
 
-def pairwise(per_query: pd.DataFrame, measure: str, runs: list[str], *, n_resamples: int = 10_000, seed: int = 0, alpha: float = 0.05) -> pd.DataFrame:
-    """Every pair of runs (in leaderboard order): mean difference, win/tie/loss,
-    p-value and Holm-adjusted p-value of the randomization test on ``measure``.
+def pairwise(
+    per_query: pd.DataFrame,
+    measure: str,
+    runs: list[str],
+    *,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    alpha: float = 0.05,
+    higher_is_better: bool | None = None,
+) -> pd.DataFrame:
+    """Every pair of runs, oriented so that a positive difference means run A is better.
 
+    For each pair (A, B) in ``runs`` order (leaderboard order: A is the run
+    ranked higher): the mean difference, win/tie/loss counts, the p-value of
+    the randomization test on ``measure`` and its Holm-adjusted value.
+
+    Parameters
+    ----------
+    per_query : DataFrame
+        run, query and a column ``measure``.
+    measure : str
+        The measure compared.
+    runs : list of str
+        The runs, in the order the pairs are formed.
+    n_resamples, seed : int
+        Passed to :func:`randomization_test` (pair i uses ``seed + i``).
+    alpha : float
+        Level of the ``significant`` column (on the Holm-adjusted p-value).
+    higher_is_better : bool, optional
+        The measure's direction; by default the registry's
+        (:func:`~shrec_score.measures.column_higher_is_better`; a column with
+        no direction counts as higher-is-better).
+
+    Returns
+    -------
+    DataFrame
+        run_a, run_b, queries, mean_diff, wins, ties, losses, p_value,
+        p_adjusted, significant.  ``mean_diff`` is mean(A - B) for a
+        higher-is-better measure and mean(B - A) for a lower-is-better one
+        (FP_*, FN_*), so positive always means A is better; ``wins`` counts
+        the queries where A is better, ``losses`` those where B is.  The
+        two-sided p-value does not depend on the orientation.
+
+    Notes
+    -----
     Only queries where both runs have a value are compared.
+
+    >>> pq = pd.DataFrame({"run": ["A", "A", "B", "B"], "query": ["x", "y"] * 2, "FN_relevant": [1.0, 2.0, 3.0, 2.0]})
+    >>> pairwise(pq, "FN_relevant", ["A", "B"])[["mean_diff", "wins", "ties", "losses"]].values.tolist()
+    [[1.0, 1.0, 1.0, 0.0]]
     """
+    if higher_is_better is None:
+        higher_is_better = column_higher_is_better(measure) is not False
+    sign = 1.0 if higher_is_better else -1.0
     wide = per_query.pivot(index="query", columns="run", values=measure)
     rows = []
     for i, (ra, rb) in enumerate(combinations(runs, 2)):
         pair = wide[[ra, rb]].dropna()
         a, b = pair[ra].to_numpy(), pair[rb].to_numpy()
+        better = sign * (a - b)  # > 0 where A is better
         rows.append(
             {
                 "run_a": ra,
                 "run_b": rb,
                 "queries": len(pair),
-                "mean_diff": float((a - b).mean()) if len(pair) else float("nan"),
-                "wins": int((a > b).sum()),
-                "ties": int((a == b).sum()),
-                "losses": int((a < b).sum()),
+                "mean_diff": float(better.mean()) if len(pair) else float("nan"),
+                "wins": int((better > 0).sum()),
+                "ties": int((better == 0).sum()),
+                "losses": int((better < 0).sum()),
                 "p_value": randomization_test(a, b, n_resamples=n_resamples, seed=seed + i),
             }
         )

@@ -1,0 +1,264 @@
+"""Text renderings of a :class:`~shrec_score.report.Report`, apart from its data.
+
+Plain functions of a report: :func:`to_csv`, :func:`to_json`,
+:func:`to_markdown`, :func:`to_latex`, :func:`to_trec` return text and
+:func:`to_rich` prints a table on a rich Console.  :data:`FORMATS` maps the
+``--format`` names to the text renderers, all called the same way::
+
+    FORMATS[name](report, per_query=per_query)
+
+and :func:`render_table` is the ``table`` format.  Every rendering carries
+the signature (the shrec-score version and every setting that changes a
+number).  The best value of a column is the largest, or the smallest for a
+lower-is-better measure (FP_*, FN_*); a column without a direction
+(``tau_b_std``, see :func:`~shrec_score.measures.column_higher_is_better`)
+has no best value.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .io.writers import frame_to_csv
+from .measures.registry import column_higher_is_better, display_name, get_measure
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .report import Report
+
+
+def to_csv(report: Report, *, per_query: bool = False) -> str:
+    """The leaderboard (or, with ``per_query``, the per-query values) as CSV."""
+    return frame_to_csv(report.per_query if per_query else report.leaderboard)
+
+
+def to_json(report: Report, *, per_query: bool = False) -> str:
+    """signature, sort, leaderboard (and per_query, significance) as a JSON document.
+
+    Undefined values are ``null``.
+    """
+    doc: dict[str, Any] = {"signature": report.signature, "sort": report.sort, "leaderboard": _records(report.leaderboard)}
+    if per_query:
+        doc["per_query"] = _records(report.per_query)
+    if report.significance is not None:
+        doc["significance"] = _records(report.significance)
+    return json.dumps(doc, indent=2, allow_nan=False) + "\n"
+
+
+def best_values(report: Report) -> dict[str, float]:
+    """The best mean of each shown column that has a direction.
+
+    The maximum, or the minimum for a lower-is-better measure; a column with
+    no direction (``tau_b_std``) is left out, so nothing in it is marked.
+    """
+    best = {}
+    for m in report.shown:
+        higher = column_higher_is_better(m)
+        if higher is not None:
+            best[m] = report.leaderboard[m].max() if higher else report.leaderboard[m].min()
+    return best
+
+
+def _table_cells(report: Report) -> tuple[list[str], list[list[str]], list[list[bool]]]:
+    """Header, formatted cells and which cells hold the best value of their column."""
+    shown = report.shown
+    cols = ["rank", "run", "queries", *shown]
+    head = ["rank", "run", "queries", *[display_name(m) for m in shown]]
+    best = best_values(report)
+    cells, bold = [], []
+    for rec in report.leaderboard[cols].itertuples(index=False):
+        values = list(rec)
+        cells.append([str(values[0]), str(values[1]), str(values[2])] + [_fmt(v) for v in values[3:]])
+        bold.append([False, False, False] + [m in best and _fmt(v) != "" and _fmt(v) == _fmt(best[m]) for v, m in zip(values[3:], shown)])
+    return head, cells, bold
+
+
+def to_markdown(report: Report) -> str:
+    """Leaderboard as a Markdown table, the best value of each column in bold."""
+    head, cells, bold = _table_cells(report)
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---:", ":---", "---:"] + ["---:"] * len(report.shown)) + "|"]
+    for row, b in zip(cells, bold):
+        lines.append("| " + " | ".join(f"**{c}**" if is_b else c for c, is_b in zip(row, b)) + " |")
+    lines.append("")
+    lines.append(f"<sub>{report.signature_text()}</sub>")
+    return "\n".join(lines) + "\n"
+
+
+def to_latex(report: Report) -> str:
+    """Leaderboard as a LaTeX tabular (booktabs), the best value of each column in bold."""
+    head, cells, bold = _table_cells(report)
+    spec = "rlr" + "r" * len(report.shown)
+    lines = [
+        f"% {report.signature_text()}",
+        f"\\begin{{tabular}}{{{spec}}}",
+        "\\toprule",
+        " & ".join(_tex(h) for h in head) + " \\\\",
+        "\\midrule",
+    ]
+    for row, b in zip(cells, bold):
+        lines.append(" & ".join(f"\\textbf{{{_tex(c)}}}" if is_b else _tex(c) for c, is_b in zip(row, b)) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    return "\n".join(lines) + "\n"
+
+
+def trec_label(column: str) -> str:
+    """trec_eval's name of ``column`` where our value equals trec_eval's, else ``column``.
+
+    >>> trec_label("AP"), trec_label("P@5"), trec_label("NDCG@10"), trec_label("tau_b")
+    ('map', 'P_5', 'NDCG@10', 'tau_b')
+    """
+    try:
+        name = get_measure(column).trec_name
+    except KeyError:
+        name = None
+    return name or column
+
+
+def to_trec(report: Report, *, per_query: bool = False) -> str:
+    """trec_eval-style lines ``measure<TAB>query<TAB>value`` (summary under ``all``).
+
+    One block per run, opened by ``runid<TAB>all<TAB><run>`` as trec_eval
+    does; values with 4 decimals as trec_eval prints them.  A measure carries
+    trec_eval's name only where the value is exactly trec_eval's (map, Rprec,
+    recip_rank, P_1, P_k, recall_k); any other keeps our name (``NDCG@10``,
+    never ``ndcg_cut_10``), so no line claims a trec_eval value it is not.
+    """
+    labels = {m: trec_label(m) for m in report.measures}
+    lines = []
+    for run in report.leaderboard["run"]:
+        lines.append(f"{'runid':<22}\tall\t{run}")
+        if per_query:
+            sub = report.per_query[report.per_query["run"] == run]
+            for rec in sub.to_dict(orient="records"):
+                for m in report.measures:
+                    if m in rec and not _isnan(rec[m]):
+                        lines.append(f"{labels[m]:<22}\t{rec['query']}\t{rec[m]:.4f}")
+        row = report.leaderboard[report.leaderboard["run"] == run].iloc[0]
+        lines.append(f"{'num_q':<22}\tall\t{int(row['queries'])}")
+        for m in report.measures:
+            if m in row and not _isnan(row[m]):
+                lines.append(f"{labels[m]:<22}\tall\t{row[m]:.4f}")
+    return "\n".join(lines) + "\n"
+
+
+def to_rich(report: Report, console: Any, *, per_query: bool = False) -> None:
+    """Print the leaderboard (and the per-query table) on a rich Console."""
+    from rich import box
+    from rich.table import Table
+
+    sig = report.signature
+    title = f"shrec-score leaderboard, sorted by {display_name(report.sort)}"
+    caption = f"{sig['mode']}, {sig['relevance']}; {sig['queries']} queries; shrec-score {sig['version']}"
+    table = Table(title=title, caption=caption, box=box.SIMPLE_HEAD)
+    head, cells, bold = _table_cells(report)
+    for i, h in enumerate(head):
+        if i == 1:
+            table.add_column(h, no_wrap=True)
+        else:
+            table.add_column(h, justify="right", no_wrap=True, min_width=max(6, len(h)) if i > 2 else None)
+    ci = [c for c in report.leaderboard.columns if c.endswith("_ci_low")]
+    if ci:
+        table.add_column("95% CI", justify="right", no_wrap=True)
+    for r, (row, b) in enumerate(zip(cells, bold)):
+        styled = [f"[bold]{c}[/bold]" if is_b else c for c, is_b in zip(row, b)]
+        if ci:
+            lo, hi = report.leaderboard[ci[0]].iat[r], report.leaderboard[ci[0].replace("_low", "_high")].iat[r]
+            styled.append(f"{_fmt(lo)}..{_fmt(hi)}")
+        table.add_row(*styled)
+    console.print(table)
+    console.print(f"[dim]{report.signature_text()}[/dim]", highlight=False, soft_wrap=True)
+    if report.significance is not None:
+        _print_significance(report, console)
+    if per_query:
+        _print_per_query(report, console)
+
+
+def render_table(report: Report, console: Any, per_query: bool) -> None:
+    """The ``table`` format: :func:`to_rich` on ``console``."""
+    to_rich(report, console, per_query=per_query)
+
+
+def _print_significance(report: Report, console: Any) -> None:
+    from rich import box
+    from rich.table import Table
+
+    t3 = Table(title=f"Pairwise randomization tests on {display_name(report.sort)} (Holm-corrected)", box=box.SIMPLE_HEAD)
+    for c in ("run A", "run B", "mean diff", "W/T/L", "p", "p (Holm)", "significant"):
+        t3.add_column(c, justify="left" if c.startswith("run") else "right")
+    for rec in report.significance.itertuples(index=False):  # type: ignore[union-attr]
+        t3.add_row(
+            rec.run_a, rec.run_b, f"{rec.mean_diff:+.4f}", f"{rec.wins}/{rec.ties}/{rec.losses}",
+            f"{rec.p_value:.4f}", f"{rec.p_adjusted:.4f}", "yes" if rec.significant else "no",
+        )
+    console.print(t3)
+
+
+def _print_per_query(report: Report, console: Any) -> None:
+    from rich.table import Table
+
+    if report.ranking is not None and report.rank_by != report.sort:
+        t2 = Table(title=f"Runs ranked per query by {display_name(report.rank_by)} (best first)")
+        t2.add_column("query")
+        t2.add_column("ranking")
+        for q, sub in report.ranking.groupby("query", sort=False):
+            t2.add_row(str(q), " > ".join(f"{r} {_fmt(v)}" for r, v in zip(sub["run"], sub["value"])))
+        console.print(t2)
+        return
+    wide = report.per_query_wide()
+    t2 = Table(title=f"{display_name(report.sort)} per query")
+    for c in wide.columns:
+        t2.add_column(str(c), justify="left" if c in ("query", "class") else "right")
+    n_keys = 2 if "class" in wide.columns else 1
+    for rec in wide.itertuples(index=False):
+        t2.add_row(*[str(v) for v in rec[:n_keys]], *[_fmt(v) for v in rec[n_keys:]])
+    console.print(t2)
+
+
+def _whole(render: Callable[[Report], str]) -> Callable[..., str]:
+    """A renderer of the leaderboard only: ``per_query`` is accepted and ignored."""
+
+    def call(report: Report, *, per_query: bool = False) -> str:
+        return render(report)
+
+    call.__name__ = call.__qualname__ = render.__name__
+    call.__doc__ = render.__doc__
+    return call
+
+
+#: ``--format`` name -> ``f(report, *, per_query=False) -> str``.
+FORMATS: dict[str, Callable[..., str]] = {
+    "csv": to_csv,
+    "json": to_json,
+    "markdown": _whole(to_markdown),
+    "latex": _whole(to_latex),
+    "trec": to_trec,
+}
+
+
+def _isnan(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _fmt(value: Any) -> str:
+    if value is None or _isnan(value):
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
+
+
+def _tex(text: str) -> str:
+    for a, b in (("\\", "\\textbackslash{}"), ("_", "\\_"), ("&", "\\&"), ("%", "\\%"), ("#", "\\#"), ("@", "@")):
+        text = text.replace(a, b)
+    return text
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    out = []
+    for rec in frame.to_dict(orient="records"):
+        out.append({k: (None if _isnan(v) else (v.item() if hasattr(v, "item") else v)) for k, v in rec.items()})
+    return out
