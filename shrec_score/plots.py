@@ -9,34 +9,69 @@
 Each is written as PNG and SVG.  Line styles combine 10 colours, 4 dash
 patterns and 7 markers with coprime cycle lengths, so 20+ runs stay apart,
 also printed in grey.
+
+Only matplotlib's object API is used: every chart is a private
+:class:`matplotlib.figure.Figure` saved through its own canvas (Agg for PNG,
+the SVG printer for SVG).  ``matplotlib.pyplot`` is never imported, the
+backend is never switched and ``rcParams`` are only read, so writing plots
+leaves a notebook's inline backend alone and two threads can write plots of
+two reports at the same time without drawing into each other's figure.
 """
 
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
 from .report import DISPLAY, Report
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 INSTALL_HINT = "pip install 'shrec-score[plots]' (or: pip install matplotlib)"
 
 _DASHES = ["-", "--", ":", "-."]
 _MARKERS = ["o", "s", "^", "D", "v", "x", "P"]
+_HATCHES = ["", "//", "..", "xx", "\\\\", "++", "oo"]
 
 
-def _pyplot():
+def _figure_class() -> type[Figure]:
+    """Return matplotlib's ``Figure`` class without touching global state.
+
+    Returns
+    -------
+    type
+        :class:`matplotlib.figure.Figure`.
+
+    Raises
+    ------
+    InputError
+        matplotlib is not installed; the message carries :data:`INSTALL_HINT`.
+    """
     try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        from matplotlib.figure import Figure
     except ImportError:
         raise InputError(None, None, f"--plots needs matplotlib; install it with: {INSTALL_HINT}") from None
-    return plt
+    return Figure
 
 
 def styles(n: int) -> list[dict]:
-    """n distinct (colour, dash, marker) combinations, distinguishable in grey too."""
+    """Line styles for ``n`` runs, distinguishable in colour and in grey.
+
+    Parameters
+    ----------
+    n : int
+        Number of runs.
+
+    Returns
+    -------
+    list of dict
+        One ``Axes.plot`` keyword dict per run: a ``tab10`` colour, one of 4
+        dash patterns and one of 7 markers.  The cycle lengths are coprime, so
+        the first 28 (dash, marker) pairs are all distinct.
+    """
     import matplotlib
 
     colours = list(matplotlib.colormaps["tab10"].colors)  # type: ignore[attr-defined]
@@ -54,7 +89,23 @@ def styles(n: int) -> list[dict]:
     return out
 
 
-def _save(fig, out_dir: str, name: str) -> list[str]:
+def _save(fig: Figure, out_dir: str, name: str) -> list[str]:
+    """Write ``fig`` as ``<name>.png`` and ``<name>.svg`` into ``out_dir``.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure; saved through its own canvas, no pyplot involved.
+    out_dir : str
+        Existing output folder.
+    name : str
+        File name without extension.
+
+    Returns
+    -------
+    list of str
+        The PNG and SVG paths, in that order.
+    """
     paths = []
     for ext in ("png", "svg"):
         path = os.path.join(out_dir, f"{name}.{ext}")
@@ -65,9 +116,62 @@ def _save(fig, out_dir: str, name: str) -> list[str]:
     return paths
 
 
+def _axes(figure_class: type[Figure], figsize: tuple[float, float], ncols: int = 1) -> tuple[Figure, Any]:
+    """Create a standalone figure (not registered with pyplot) and its axes.
+
+    Parameters
+    ----------
+    figure_class : type
+        :class:`matplotlib.figure.Figure`.
+    figsize : tuple of float
+        Width and height in inches.
+    ncols : int, default 1
+        Number of side-by-side axes.
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+    axes : matplotlib.axes.Axes or numpy.ndarray of Axes
+        One ``Axes`` if ``ncols == 1``, else an array of ``ncols`` axes.
+    """
+    fig = figure_class(figsize=figsize)
+    return fig, fig.subplots(1, ncols)
+
+
+def _finish_lines(ax: Axes, ncol: int) -> None:
+    """Grid and legend shared by the line charts."""
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=ncol, loc="best")
+
+
 def write_plots(report: Report, out_dir: str | os.PathLike[str]) -> list[str]:
-    """Write every figure the report supports into ``out_dir``; returns the paths."""
-    plt = _pyplot()
+    """Write every figure the report supports into ``out_dir``.
+
+    Parameters
+    ----------
+    report : Report
+        A scored report.  ``pr_curves`` needs a precision-recall table,
+        ``ndcg_vs_rank`` and ``cg_vs_recall`` need graded curves, and
+        ``per_class_<sort>`` needs per-class scores of the sort measure.
+    out_dir : str or os.PathLike
+        Output folder, created if missing.
+
+    Returns
+    -------
+    list of str
+        Paths written, a PNG then an SVG per figure.
+
+    Raises
+    ------
+    InputError
+        matplotlib is not installed.
+
+    Notes
+    -----
+    Uses matplotlib's object API only: no pyplot, no backend switch, no
+    ``rcParams`` change, so it is safe in a notebook and from several threads.
+    """
+    Figure = _figure_class()
     out_dir = os.fspath(out_dir)
     os.makedirs(out_dir, exist_ok=True)
     runs = [str(r) for r in report.leaderboard["run"]]
@@ -77,29 +181,25 @@ def write_plots(report: Report, out_dir: str | os.PathLike[str]) -> list[str]:
     ncol = 1 if len(runs) <= 12 else 2
 
     if len(report.pr_curve):
-        fig, ax = plt.subplots(figsize=(6.4, 4.8))
+        fig, ax = _axes(Figure, (6.4, 4.8))
         for r in runs:
             sub = report.pr_curve[report.pr_curve["run"] == r]
             ax.plot(sub["recall"], sub["precision"], label=label[r], **st[r])
         ax.set(xlabel="Recall", ylabel="Precision", xlim=(0, 1.02), ylim=(0, 1.02), title="Precision-recall")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, ncol=ncol, loc="best")
+        _finish_lines(ax, ncol)
         written += _save(fig, out_dir, "pr_curves")
-        plt.close(fig)
 
     if report.curves is not None:
-        fig, ax = plt.subplots(figsize=(6.4, 4.8))
+        fig, ax = _axes(Figure, (6.4, 4.8))
         for r in runs:
             sub = report.curves[report.curves["run"] == r]
             ax.plot(sub["rank"], sub["NDCG"], label=label[r], markevery=10, **st[r])
         ax.set(xlabel="Rank", ylabel="Mean NDCG", xlim=(1, int(report.curves["rank"].max())), title="Normalized discounted cumulated gain")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, ncol=ncol, loc="best")
+        _finish_lines(ax, ncol)
         written += _save(fig, out_dir, "ndcg_vs_rank")
-        plt.close(fig)
 
     if report.gain_vs_recall is not None:
-        fig, axes = plt.subplots(1, 2, figsize=(11, 4.5))
+        fig, axes = _axes(Figure, (11, 4.5), ncols=2)
         for kind, ax in zip(("CG", "DCG"), axes):
             for r in runs:
                 sub = report.gain_vs_recall[report.gain_vs_recall["run"] == r]
@@ -108,7 +208,6 @@ def write_plots(report: Report, out_dir: str | os.PathLike[str]) -> list[str]:
             ax.grid(alpha=0.3)
         axes[1].legend(fontsize=7, ncol=ncol, loc="best")
         written += _save(fig, out_dir, "cg_vs_recall")
-        plt.close(fig)
 
     if report.per_class is not None and report.sort in report.per_class:
         import numpy as np
@@ -116,18 +215,16 @@ def write_plots(report: Report, out_dir: str | os.PathLike[str]) -> list[str]:
         pc = report.per_class
         classes = list(dict.fromkeys(pc["class"]))
         width = 0.8 / max(1, len(runs))
-        fig, ax = plt.subplots(figsize=(max(6.4, 0.35 * len(classes) * max(1, len(runs)) ** 0.5 + 2), 4.8))
+        fig, ax = _axes(Figure, (max(6.4, 0.35 * len(classes) * max(1, len(runs)) ** 0.5 + 2), 4.8))
         x = np.arange(len(classes))
-        hatches = ["", "//", "..", "xx", "\\\\", "++", "oo"]
         for i, r in enumerate(runs):
             sub = pc[pc["run"] == r].set_index("class").reindex(classes)
-            ax.bar(x + i * width - 0.4 + width / 2, sub[report.sort], width, label=r, color=st[r]["color"], hatch=hatches[i % 7], edgecolor="black", linewidth=0.3)
+            ax.bar(x + i * width - 0.4 + width / 2, sub[report.sort], width, label=r, color=st[r]["color"], hatch=_HATCHES[i % 7], edgecolor="black", linewidth=0.3)
         ax.set_xticks(x, [str(c) for c in classes], rotation=60, ha="right", fontsize=7)
         ax.set(ylabel=DISPLAY.get(report.sort, report.sort), title=f"{DISPLAY.get(report.sort, report.sort)} per class")
         ax.legend(fontsize=7, ncol=ncol)
         safe = "".join(c if c.isalnum() else "_" for c in report.sort)
         written += _save(fig, out_dir, f"per_class_{safe}")
-        plt.close(fig)
     return written
 
 
