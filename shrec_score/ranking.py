@@ -169,7 +169,8 @@ def matrix_rank_block(run: MatrixRun, relevant: list[np.ndarray], n_relevant: np
             a, b, rows, dist, ordered = pending.result()
             pending = pool.submit(prepare, starts[k + 1]) if k + 1 < len(starts) else None
             _rank_rows(run, a, b, rows, dist, ordered, relevant, col_of_target, self_col, ranks, table)
-            _release(m, rows)
+            if run.owned:  # never madvise memory the caller owns
+                _release(m, rows)
     n_retrieved = np.full(n_q, n_cols, dtype=np.int64) - (self_col >= 0)
     return RankBlock(ranks, n_relevant, n_retrieved)
 
@@ -328,14 +329,15 @@ def _equal_in_lower_columns(d: np.ndarray, bits: np.ndarray, vt: np.ndarray, ct:
 
 
 def _release(m: np.ndarray, rows: np.ndarray) -> None:
-    """Give the pages of rows already ranked back to the OS (memory-mapped files only)."""
+    """Give the pages of rows already ranked back to the OS (read-only memory maps
+    the reader opened itself: MADV_DONTNEED drops clean pages, re-read on demand)."""
     import mmap
 
     mm = getattr(m, "_mmap", None)
     if mm is None or not hasattr(mm, "madvise"):
         base = getattr(m, "base", None)
         mm = base if isinstance(base, mmap.mmap) else None
-    if mm is None or not hasattr(mm, "madvise") or not len(rows):
+    if mm is None or not hasattr(mm, "madvise") or not len(rows) or getattr(m, "mode", "r") != "r":
         return
     try:
         offset = getattr(m, "offset", 0) or 0

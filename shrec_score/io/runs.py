@@ -206,7 +206,7 @@ def read_matrix_run(source: RunSource, relevance, order: str | None) -> MatrixRu
     row_pos = {q: i for i, q in enumerate(row_ids)}
     row_of_query = np.asarray([row_pos[q] for q in relevance.query_ids], dtype=np.int64)
     col_target = np.asarray([relevance.target_index[t] for t in col_ids], dtype=np.int64)
-    return MatrixRun(source.name, source.path, m, list(relevance.query_ids), row_of_query, col_target)
+    return MatrixRun(source.name, source.path, m, list(relevance.query_ids), row_of_query, col_target, owned=True)
 
 
 # -- TREC runs -----------------------------------------------------------------
