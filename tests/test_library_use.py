@@ -80,7 +80,7 @@ def test_two_threads_scoring_at_once_agree_with_sequential_calls(tmp_path):
     sequential = {k: f() for k, f in jobs.items()}
     for _ in range(3):
         results: dict[str, pd.DataFrame] = {}
-        threads = [threading.Thread(target=lambda k=k, f=f: results.__setitem__(k, f())) for k, f in jobs.items()]
+        threads = [threading.Thread(target=lambda k=k, f=f, out=results: out.__setitem__(k, f())) for k, f in jobs.items()]
         for t in threads:
             t.start()
         for t in threads:
