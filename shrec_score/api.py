@@ -23,7 +23,7 @@ from .aggregate import leaderboard, macro_means, per_class_means, per_query_rank
 from .engine import Evaluation, RunScores, collect, score_run
 from .errors import InputError, OptionError
 from .io.runs import discover_runs, first_trec_file
-from .io.trec_stream import NotStreamable, ReadAhead, TrecStreamRun
+from .io.trec_stream import NotStreamable, ReadAhead
 from .loading import (
     AnyRun,
     PathLike,
@@ -39,6 +39,7 @@ from .options import Options
 from .relevance import Relevance
 from .report import Report
 from .signature import KendallSignature, ScoringSignature
+from .stream import TrecStreamRun
 
 #: The run records :func:`score` accepts instead of paths.
 RUN_TYPES = (RankedRun, MatrixRun, ChunkedRun)

@@ -168,7 +168,7 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, full_length
 
 
 def _check_matrix_run(source, relevance: Relevance, matrix_order: str | None) -> list[Problem]:
-    from .io.runs import read_matrix_run
+    from .join import read_matrix_run
 
     try:
         run = read_matrix_run(source, relevance, matrix_order)

@@ -16,12 +16,14 @@ from typing import Any
 from .errors import InputError
 from .io.cla import read_classification
 from .io.lists import read_list_run
-from .io.runs import RunSource, discover_runs, read_matrix_run, read_trec_run
+from .io.runs import RunSource, discover_runs
 from .io.text import read_text
 from .io.trec import read_qrels
-from .io.trec_stream import ReadAhead, TrecStreamRun, stream_source
+from .io.trec_stream import ReadAhead
+from .join import read_matrix_run, read_trec_run
 from .model import Classification, MatrixRun, RankedRun
 from .relevance import Relevance
+from .stream import TrecStreamRun, stream_source
 
 PathLike = str | os.PathLike[str]
 #: A run as :func:`load_runs` hands it over (TREC files may be streamed while scored).

@@ -40,8 +40,8 @@ def test_run_read_ahead_is_taken_over_and_scores_the_same(tmp_path, monkeypatch)
     run, qrels = _files(tmp_path)
     monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 12)  # many batches: the read-ahead fills up
     started = []
-    reader = trec_stream._BatchReader
-    monkeypatch.setattr(trec_stream, "_BatchReader", lambda path, *a: started.append((path, *a)) or reader(path, *a))
+    reader = trec_stream.BatchReader
+    monkeypatch.setattr(trec_stream, "BatchReader", lambda path, *a: started.append((path, *a)) or reader(path, *a))
     measures = ["AP", "NN", "P@10", "NDCG@10"]
     ahead = shrec_score.score([run], qrels, measures=measures).per_query
     assert started == [(str(run), trec_stream.AHEAD_START)]  # one reader, started before the relevance, taken over
@@ -56,8 +56,8 @@ def test_read_ahead_stops_when_the_relevance_fails(tmp_path, monkeypatch):
     run, qrels = _files(tmp_path)
     monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 12)
     readers = []
-    reader = trec_stream._BatchReader
-    monkeypatch.setattr(trec_stream, "_BatchReader", lambda *a: readers.append(reader(*a)) or readers[-1])
+    reader = trec_stream.BatchReader
+    monkeypatch.setattr(trec_stream, "BatchReader", lambda *a: readers.append(reader(*a)) or readers[-1])
     qrels.write_text("q1 0 d1 1\nq1 0 d2 x\n")
     with pytest.raises(shrec_score.InputError, match=r"q.qrels:2: expected a whole number as grade"):
         shrec_score.score([run], qrels)
@@ -120,7 +120,7 @@ def test_text_pieces_end_at_a_newline_and_cover_the_file(tmp_path, monkeypatch):
     assert all(p.endswith(b"\n") for p in pieces[:-1]) and len(pieces) >= 3
     assert any(len(p) > 16 for p in pieces)  # the long line got a larger piece
     # parsed and split into queries: one segment per run of equal query ids
-    batches = list(trec_stream._BatchReader(str(path)))
+    batches = list(trec_stream.BatchReader(str(path)))
     ids = [q for b in batches for q in b[1]]
     docs = [d for b in batches for d in b[2].to_pylist()]
     assert docs == ["a", "x" * 40, "b", "c"] and ids[0] == "q1" and ids[-1] == "q2"

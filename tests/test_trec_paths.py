@@ -127,6 +127,7 @@ def _random_trec(tmp_path, seed, grouped=True, n_q=25, depth=60, pool=200, doc=I
 @pytest.mark.parametrize("style", ID_STYLES)
 @pytest.mark.parametrize("seed, grouped", [(0, True), (1, True), (2, False)])
 def test_streamed_trec_equals_the_in_memory_reader(tmp_path, monkeypatch, seed, grouped, style):
+    from shrec_score import stream
     from shrec_score.io import trec_stream
 
 
@@ -134,8 +135,8 @@ def test_streamed_trec_equals_the_in_memory_reader(tmp_path, monkeypatch, seed, 
     measures = ["AP", "NN", "FT", "P@10", "RR", "NDCG@10", "ADR", "AP_highly"]
     monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 10)  # ~40 lines a batch: queries span batches
     fallbacks = []
-    read_whole = trec_stream.TrecStreamRun.read_whole
-    monkeypatch.setattr(trec_stream.TrecStreamRun, "read_whole", lambda self, rel: fallbacks.append(1) or read_whole(self, rel))
+    read_whole = stream.TrecStreamRun.read_whole
+    monkeypatch.setattr(stream.TrecStreamRun, "read_whole", lambda self, rel: fallbacks.append(1) or read_whole(self, rel))
     streamed = shrec_score.score([run], qrels, measures=measures)
     assert len(fallbacks) == (0 if grouped else 1)  # a grouped file is streamed to the end; a shuffled one is read whole
     whole = _whole([run], qrels, measures=measures)
@@ -148,6 +149,7 @@ def test_streamed_trec_equals_the_in_memory_reader(tmp_path, monkeypatch, seed, 
 
 @pytest.mark.parametrize("prefix", ["m", "model-of-the-collection-"])
 def test_streamed_all_against_all_run_with_ties_equals_the_in_memory_reader(tmp_path, monkeypatch, prefix):
+    from shrec_score import stream
     from shrec_score.io import trec_stream
 
 
@@ -162,7 +164,7 @@ def test_streamed_all_against_all_run_with_ties_equals_the_in_memory_reader(tmp_
             lines.append(f"{q} Q0 {t} 0 {sc} r\n")
     (tmp_path / "run.trec").write_text("".join(lines))
     monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 10)
-    monkeypatch.setattr(trec_stream.TrecStreamRun, "read_whole", lambda self, rel: pytest.fail("not streamed"))
+    monkeypatch.setattr(stream.TrecStreamRun, "read_whole", lambda self, rel: pytest.fail("not streamed"))
     streamed = shrec_score.score([tmp_path / "run.trec"], tmp_path / "c.cla", measures=["NN", "FT", "ST", "E", "DCG", "AP"])
     whole = _whole([tmp_path / "run.trec"], tmp_path / "c.cla", measures=["NN", "FT", "ST", "E", "DCG", "AP"])
     pd.testing.assert_frame_equal(streamed.per_query, whole.per_query)
@@ -232,6 +234,7 @@ def test_gains_found_while_reading_equal_the_engine_lookup(tmp_path, monkeypatch
     query's (one mix per (query, id)); the same scores as the in-memory reader,
     also when two judgments mix alike and the general path takes the batch."""
     pytest.importorskip("pyarrow", reason="the fast extra")
+    from shrec_score import stream
     from shrec_score.io import trec_stream
 
     # a small pool: every id is judged for several queries of a batch
@@ -239,14 +242,14 @@ def test_gains_found_while_reading_equal_the_engine_lookup(tmp_path, monkeypatch
     measures = ["AP", "NN", "FT", "P@10", "RR", "NDCG@10", "ADR"]
     monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 11)
     taken = []
-    pairs = trec_stream._judged_pairs
+    pairs = stream._judged_pairs
 
     def spy(*args):
         found = pairs(*args)
         taken.append(found is not None)
         return found
 
-    monkeypatch.setattr(trec_stream, "_judged_pairs", spy)
+    monkeypatch.setattr(stream, "_judged_pairs", spy)
     streamed = shrec_score.score([run], qrels, measures=measures).per_query
     assert taken and all(taken)
     whole = _whole([run], qrels, measures=measures).per_query
