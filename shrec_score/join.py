@@ -20,7 +20,7 @@ from .io.matrix import read_matrix
 from .io.runs import RunSource, is_int
 from .io.text import read_text
 from .model import MatrixRun, RankedRun
-from .ranking import trec_order
+from .ranking import drop_own_items, trec_order
 from .relevance import Relevance
 
 
@@ -140,7 +140,7 @@ def read_trec_run(source: RunSource, relevance: Relevance, *, drops: Any = None)
     targets = tmap[d_codes]
     self_index = relevance.self_index
     if (self_index >= 0).any():
-        keep = targets != self_index[rowq]
+        keep = drop_own_items(targets, rowq, self_index)
         targets, rowq = targets[keep], rowq[keep]
         counts = np.bincount(rowq, minlength=relevance.n_queries)
         np.cumsum(counts, out=offsets[1:])

@@ -22,6 +22,7 @@ from .io.trec import read_qrels
 from .io.trec_stream import ReadAhead
 from .join import read_matrix_run, read_trec_run
 from .model import Classification, MatrixRun, RankedRun
+from .ranking import drop_own
 from .relevance import Relevance
 from .stream import TrecStreamRun, stream_source
 
@@ -106,9 +107,8 @@ def load_runs(
 
     _choice("run_format", run_format, RUN_FORMATS)
     sources, notes = discover_runs(paths, run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries))
-    self_index = {q: int(i) for q, i in zip(relevance.query_ids, relevance.self_index) if i >= 0}
     unjudged = None if relevance.closed else relevance.unjudged
-    list_args = (relevance.query_ids, relevance.target_index, self_index, relevance.ignorable_queries, unjudged)
+    list_args = (relevance.query_ids, relevance.target_index, relevance.ignorable_queries, unjudged)
     with _ListWorkers([s for s in sources if s.format == "lists"], list_args, lenient) as workers:
         runs: list[AnyRun] = []
         for i, s in enumerate(sources):
@@ -117,7 +117,8 @@ def load_runs(
             drops: Counter[str] | None = Counter() if lenient else None
             run: AnyRun
             if s.format == "lists":
-                run = workers.result(s) if workers.active else _read_lists(s, list_args, drops)
+                lists = workers.result(s) if workers.active else _read_lists(s, list_args, drops)
+                run = drop_own(lists, relevance.self_index)  # the lists hold every query, in relevance order
             elif s.format == "matrix":
                 run = read_matrix_run(s, relevance, matrix_order)
             elif drops is None and stream:
@@ -131,8 +132,8 @@ def load_runs(
 
 
 def _read_lists(source: RunSource, args: tuple[Any, ...], drops: Counter[str] | None = None) -> RankedRun:
-    query_ids, target_index, self_index, ignorable, unjudged = args
-    return read_list_run(source, query_ids, target_index, self_index=self_index, ignorable=ignorable, drops=drops, unjudged=unjudged)
+    query_ids, target_index, ignorable, unjudged = args
+    return read_list_run(source, query_ids, target_index, ignorable=ignorable, drops=drops, unjudged=unjudged)
 
 
 _WORKER_ARGS: tuple[Any, ...] = ()  # set in each worker process by its initializer, never in the caller

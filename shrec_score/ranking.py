@@ -70,6 +70,34 @@ def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray) -> RankedRun:
     return RankedRun(run.name, list(run.query_ids), targets, offsets, [run.path], drops=run.drops)
 
 
+def drop_own_items(targets: np.ndarray, query_of: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """Which entries to keep: every one but the query's own item (all-against-all).
+
+    ``targets[i]`` is ranked for query ``query_of[i]``; ``own[q]`` is query
+    q's index in the collection, or -1 when it is not a target (separate
+    queries, qrels).  The one place where the query's own item leaves its
+    ranked list, for every run format (matrices drop the own column in
+    :func:`matrix_blocks` and :func:`matrix_rank_block`, by the same rule).
+
+    >>> drop_own_items(np.array([3, 0, 1, 1]), np.array([0, 0, 1, 1]), np.array([0, -1])).tolist()
+    [True, False, True, True]
+    """
+    return np.asarray(targets) != np.asarray(own)[query_of]
+
+
+def drop_own(run: RankedRun, own: np.ndarray) -> RankedRun:
+    """``run`` without each query's own item (see :func:`drop_own_items`);
+    ``own[i]`` belongs to ``run.query_ids[i]``."""
+    if not (np.asarray(own) >= 0).any():
+        return run
+    n_q = len(run.query_ids)
+    query_of = np.repeat(np.arange(n_q), run.lengths())
+    keep = drop_own_items(run.targets, query_of, own)
+    offsets = np.zeros(n_q + 1, dtype=np.int64)
+    np.cumsum(np.bincount(query_of[keep], minlength=n_q), out=offsets[1:])
+    return RankedRun(run.name, run.query_ids, run.targets[keep], offsets, run.sources, drops=run.drops)
+
+
 def trec_order(queries: np.ndarray, scores: np.ndarray, doc_rank) -> np.ndarray | None:
     """Order of TREC run lines as trec_eval ranks them, or None when the file is in that order.
 

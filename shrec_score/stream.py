@@ -36,7 +36,7 @@ from .errors import InputError
 from .io.trec import arrow_numpy
 from .io.trec_stream import BatchReader, NotStreamable, ReadAhead
 from .model import ChunkedRun, RankedRun
-from .ranking import trec_order
+from .ranking import drop_own_items, trec_order
 from .relevance import QrelsRelevance
 
 
@@ -183,7 +183,7 @@ class TrecStreamRun(ChunkedRun):
             gains = None if gains is None else gains[order]
         own = relevance.self_index[rows]
         if (own >= 0).any():  # a query that is itself a target is taken out of its list
-            keep = t != own[seg]
+            keep = drop_own_items(t, seg, own)
             t, seg = t[keep], seg[keep]
             gains = None if gains is None else gains[keep]
             lens = np.bincount(seg, minlength=rows.size)

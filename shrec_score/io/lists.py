@@ -4,8 +4,9 @@ A run folder holds one file per query, named after the query id with or
 without an extension.  Each non-blank line is ``target_id [distance]``; the
 order of the lines is the ranking (distances are checked, not used to
 re-rank).  A first line holding only the query id (SHREC 2012/2014
-submissions) is skipped.  In all-against-all mode the query itself is dropped
-from its own list.
+submissions) is skipped.  The lists are returned as the files give them: the
+query's own item (all-against-all) is dropped by the ranking step
+(:func:`shrec_score.ranking.drop_own_items`).
 """
 
 from __future__ import annotations
@@ -48,7 +49,6 @@ def read_ranked_list(
     query_id: str,
     target_index: Mapping[str, int],
     *,
-    self_index: int = -1,
     with_distances: bool = False,
     drops=None,
     unjudged: int | None = None,
@@ -67,9 +67,6 @@ def read_ranked_list(
         The query it ranks for (a first line holding only this id is skipped).
     target_index : mapping
         Target id -> index into the collection.
-    self_index : int, keyword-only
-        Index of the query in the collection (all-against-all mode); dropped
-        from the list.  ``-1`` when the query is not in the collection.
     with_distances : bool, keyword-only
         Also return the distances (float64 array, or None when the lines
         carry none; lines with and without a distance may not be mixed).
@@ -83,14 +80,14 @@ def read_ranked_list(
         ignored, and each is counted here by reason.
     """
     text = read_text(path)
-    fast = _fast_parse(text, query_id, target_index, self_index, with_distances, unjudged)
+    fast = _fast_parse(text, query_id, target_index, with_distances, unjudged)
     if fast is not None:
         return fast
     rows = [(n, f) for n, line in enumerate(text.splitlines(), start=1) if (f := line.split())]
     if rows and len(rows[0][1]) == 1 and rows[0][1][0] == query_id:
         rows = rows[1:]
     if drops is not None:
-        return _read_lenient(rows, target_index, self_index, drops, with_distances, unjudged)
+        return _read_lenient(rows, target_index, drops, with_distances, unjudged)
     for n, f in rows:
         if len(f) > 2:
             raise InputError(path, n, 'expected "<target> [distance]"', f"{len(f)} fields")
@@ -118,10 +115,7 @@ def read_ranked_list(
         if tid in seen_at:
             raise InputError(path, n, f"expected each target once; {tid!r} is already ranked at line {seen_at[tid]}")
         seen_at[tid] = n
-        if idx != self_index:
-            out.append(idx)
-        elif dists:
-            dists.pop()
+        out.append(idx)
     indices = np.asarray(out, dtype=np.int64)
     if with_distances:
         return indices, (np.asarray(dists, dtype=np.float64) if width == 2 else None)
@@ -151,7 +145,7 @@ def _fields_per_line(text: str) -> np.ndarray | None:
     return counts[counts > 0]
 
 
-def _fast_parse(text, query_id, target_index, self_index, with_distances, unjudged=None):
+def _fast_parse(text, query_id, target_index, with_distances, unjudged=None):
     """The common case in a few C-level passes; None sends the file to the exact slow path.
 
     Taken only when every non-blank line has the same number of fields (1 or
@@ -189,14 +183,10 @@ def _fast_parse(text, query_id, target_index, self_index, with_distances, unjudg
         if np.isnan(dist).any():
             return None
     indices = np.asarray(idx, dtype=np.int64)
-    if self_index >= 0:
-        keep = indices != self_index
-        indices = indices[keep]
-        dist = dist[keep] if dist is not None else None
     return (indices, dist) if with_distances else indices
 
 
-def _read_lenient(rows, target_index, self_index, drops, with_distances, unjudged=None):
+def _read_lenient(rows, target_index, drops, with_distances, unjudged=None):
     """The lenient rules of :func:`read_ranked_list`, counting every drop."""
     pairs = [f for _, f in rows if len(f) == 2]
     id_col = 0
@@ -224,8 +214,7 @@ def _read_lenient(rows, target_index, self_index, drops, with_distances, unjudge
             drops["repeated target ids dropped (first place kept)"] += 1
             continue
         seen.add(tid)
-        if idx != self_index:
-            out.append(idx)
+        out.append(idx)
     indices = np.asarray(out, dtype=np.int64)
     return (indices, None) if with_distances else indices
 
@@ -252,7 +241,6 @@ def read_list_run(
     query_ids: list[str],
     target_index: Mapping[str, int],
     *,
-    self_index: Mapping[str, int] | None = None,
     ignorable: Iterable[str] = (),
     drops=None,
     unjudged: int | None = None,
@@ -276,10 +264,9 @@ def read_list_run(
             f"expected a ranked list for every query; run {source.name!r} has none for {len(missing)} of {len(query_ids)} queries",
             f"first missing: {missing[0]!r}",
         )
-    self_index = self_index or {}
     empty = np.zeros(0, dtype=np.int64)
     lists = {
-        q: read_ranked_list(files[q], q, target_index, self_index=self_index.get(q, -1), drops=drops, unjudged=unjudged) if q in files else empty
+        q: read_ranked_list(files[q], q, target_index, drops=drops, unjudged=unjudged) if q in files else empty
         for q in query_ids
     }
     return RankedRun.from_lists(source.name, lists, [files.get(q, "") for q in query_ids])
