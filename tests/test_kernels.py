@@ -1,0 +1,57 @@
+"""Each kernel of shrec_score._kernels against its plain reference implementation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from shrec_score import _kernels as k
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_lookup_equals_a_dictionary(seed):
+    rng = np.random.default_rng(seed)
+    sorted_keys = np.unique(rng.integers(-(2**62), 2**62, 500))
+    values = rng.integers(0, 100, sorted_keys.size)
+    keys = np.concatenate([rng.choice(sorted_keys, 300), rng.integers(-(2**62), 2**62, 3000), sorted_keys[:1] + 1])
+    np.testing.assert_array_equal(k.lookup(keys, sorted_keys, values, -1), k.lookup_reference(keys, sorted_keys, values, -1))
+    assert k.lookup(keys[:0], sorted_keys, values, -1).size == 0
+    assert (k.lookup(keys, sorted_keys[:0], values[:0], -7) == -7).all()
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_has_repeats_equals_a_set_of_pairs(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(50):
+        n_rows, width = rng.integers(1, 6), rng.integers(2, 12)
+        rows = np.repeat(np.arange(n_rows), width)
+        keys = rng.integers(0, width * 2, rows.size)
+        lens = np.full(n_rows, width)
+        want = k.has_repeats_reference(rows, keys)
+        assert k.has_repeats(rows, keys) == want
+        assert k.has_repeats(rows, keys, lens) == want  # the per-row path
+
+
+def test_has_repeats_is_exact_when_the_mixes_collide(monkeypatch):
+    """With the row multiplier zeroed, (0, 5) and (1, 5) mix alike: the pairs settle it."""
+    monkeypatch.setattr(k, "MIX_ROW", np.uint64(0))
+    assert not k.has_repeats(np.array([0, 1]), np.array([5, 5]))
+    assert k.has_repeats(np.array([0, 1, 1]), np.array([5, 5, 5]))
+
+
+def test_pack_ids_equals_int_from_bytes_and_keeps_byte_order():
+    ids = ["b", "a", "ab", "a0", "zzzzzzzz", "é", "e", "A", "9", "ba", "M00001"]
+    got = k.pack_ids(pa.array(ids))
+    np.testing.assert_array_equal(got, k.pack_ids_reference(ids))
+    assert [x for _, x in sorted(zip(got.tolist(), ids))] == sorted(ids, key=str.encode)
+    np.testing.assert_array_equal(k.pack_ids(pa.array(ids).slice(3)), k.pack_ids_reference(ids[3:]))
+    for bad in (["a", "123456789"], ["a", "a\x00"], ["a", ""]):
+        assert k.pack_ids(pa.array(bad)) is None and k.pack_ids_reference(bad) is None
+
+
+def test_byte_order_rank_and_rank_of():
+    ids = ["b", "é", "a", "Z", "aa"]
+    assert k.byte_order_rank(ids).tolist() == [sorted(ids, key=str.encode).index(x) for x in ids]
+    order = np.array([2, 0, 1])
+    assert k.rank_of(order)[order].tolist() == [0, 1, 2]
