@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -143,7 +143,8 @@ def _given_runs(runs: Sequence[Any]) -> list[AnyRun] | None:
         return None
     if len(records) < len(runs):
         raise OptionError("runs: expected paths or run records (RankedRun, MatrixRun), not a mix of both")
-    return records
+    # RUN_TYPES admits any ChunkedRun; the one the package makes is TrecStreamRun (AnyRun)
+    return cast("list[AnyRun]", records)
 
 
 def _relevance(relevance: PathLike | Classification | Relevance, opts: Options, *, threads: bool = True) -> Relevance:

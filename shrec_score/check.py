@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InputError
-from .io.runs import discover_runs
+from .io.runs import RunSource, discover_runs
 from .io.text import read_text
 from .relevance import Relevance
 
@@ -80,7 +80,7 @@ def _decode(path: str) -> tuple[str | None, Problem | None]:
         return None, Problem(path, exc.line, "error", _body(exc))
 
 
-def _check_list_run(source, relevance: Relevance) -> list[Problem]:
+def _check_list_run(source: RunSource, relevance: Relevance) -> list[Problem]:
     out: list[Problem] = []
     known = dict.fromkeys(relevance.query_ids + relevance.ignorable_queries)
     files: dict[str, str] = {}
@@ -167,7 +167,7 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, full_length
     return _limited(found, path)
 
 
-def _check_matrix_run(source, relevance: Relevance, matrix_order: str | None) -> list[Problem]:
+def _check_matrix_run(source: RunSource, relevance: Relevance, matrix_order: str | None) -> list[Problem]:
     from .join import read_matrix_run
 
     try:
@@ -184,7 +184,7 @@ def _check_matrix_run(source, relevance: Relevance, matrix_order: str | None) ->
     return _limited(found, source.path)
 
 
-def _check_trec_run(source, relevance: Relevance) -> list[Problem]:
+def _check_trec_run(source: RunSource, relevance: Relevance) -> list[Problem]:
     text, bad = _decode(source.path)
     if text is None:
         return [bad] if bad is not None else []

@@ -8,12 +8,16 @@ from __future__ import annotations
 import os
 import sys
 import traceback
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from . import __version__
 from .errors import InputError, OptionError
+
+if TYPE_CHECKING:
+    from .report import Report
 
 
 class BadInput(click.ClickException):
@@ -104,8 +108,35 @@ def cli() -> None:
 @click.option("--lenient", is_flag=True, help="Score broken runs anyway (documented rules) and say what was dropped.")
 @click.option("--check", "check_only", is_flag=True, help="Only check the runs (as 'shrec-score check').")
 def score_command(
-    runs, config, relevance, ground_truth, gt_higher, run_lower, queries, grades, collection, collection_size, measures, sort, rank_by, run_format, matrix_order,
-    cutoffs, rel_level, e_depth, average, significance, seed, resamples, plots_dir, out, per_query, fmt, quiet, lenient, check_only
+    runs: Sequence[str],
+    config: str | None,
+    relevance: str | None,
+    ground_truth: str | None,
+    gt_higher: bool | None,
+    run_lower: bool | None,
+    queries: str | None,
+    grades: str | None,
+    collection: str | None,
+    collection_size: int | None,
+    measures: str | None,
+    sort: str | None,
+    rank_by: str | None,
+    run_format: str | None,
+    matrix_order: str | None,
+    cutoffs: str | None,
+    rel_level: int | None,
+    e_depth: int | None,
+    average: str | None,
+    significance: bool,
+    seed: int,
+    resamples: int,
+    plots_dir: str | None,
+    out: str | None,
+    per_query: bool,
+    fmt: str,
+    quiet: bool,
+    lenient: bool,
+    check_only: bool,
 ) -> None:
     """Score every run in RUNS and print the leaderboard.
 
@@ -124,7 +155,7 @@ def score_command(
     except InputError as exc:
         raise BadInput(str(exc)) from None
 
-    def pick(key, given, default=None):
+    def pick(key: str, given: Any, default: Any = None) -> Any:
         return given if given is not None else cfg.get(key, default)
 
     runs = list(runs) or cfg.get("runs", [])
@@ -222,7 +253,7 @@ def score_command(
     _render(report, fmt, per_query, quiet)
 
 
-def _render(report, fmt: str, per_query: bool, quiet: bool) -> None:
+def _render(report: Report, fmt: str, per_query: bool, quiet: bool) -> None:
     from .render import FORMATS, render_table
 
     if not quiet:
@@ -280,7 +311,9 @@ class _ProgressBar:
 @click.option("--collection", type=click.Path(), help="Target .cla with qrels relevance.")
 @click.option("--run-format", type=click.Choice(["auto", "lists", "matrix", "trec"]), default="auto", show_default=True)
 @click.option("--matrix-order", type=click.Choice(["listing", "numeric"]))
-def check_command(runs, relevance, queries, collection, run_format, matrix_order) -> None:
+def check_command(
+    runs: Sequence[str], relevance: str, queries: str | None, collection: str | None, run_format: str, matrix_order: str | None
+) -> None:
     """Check runs before submitting them: every problem, one line each, nothing scored.
 
     Exit status 0 when the runs would score, 2 when any line is an error.

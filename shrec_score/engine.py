@@ -193,7 +193,7 @@ def _gain_at_recall(block: GainBlock, pct: np.ndarray) -> tuple[np.ndarray, np.n
     return cg_at, dcg_at
 
 
-def _chunks(run, relevance: Relevance) -> Iterator[tuple[np.ndarray, RankedRun, np.ndarray | None]]:
+def _chunks(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance) -> Iterator[tuple[np.ndarray, RankedRun, np.ndarray | None]]:
     """Chunks of complete queries of any run, streamed (TREC) or cut from
     lists: ``(relevance rows, sub-run, gain of every entry or None)``; a
     streamed run may have looked the gains up while it read the lines."""

@@ -26,7 +26,7 @@ class InputError(Exception):
         self.got = got
         super().__init__(self.message)
 
-    def __reduce__(self):  # travels back from a worker process intact
+    def __reduce__(self) -> tuple[type[InputError], tuple[str | None, int | None, str, str | None]]:  # travels back from a worker process intact
         return (type(self), (self.path, self.line, self.expected, self.got))
 
     @property

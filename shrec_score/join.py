@@ -10,7 +10,7 @@ batch in :mod:`shrec_score.stream`.
 
 from __future__ import annotations
 
-from typing import Any
+from collections import Counter
 
 import numpy as np
 
@@ -70,7 +70,7 @@ def unknown_topics_note(path: str, topics: set[str], lines: int) -> str:
     return f"{path}: {len(extra)} topic(s) without relevance judgments passed over ({', '.join(extra[:3])}{', ...' if len(extra) > 3 else ''}), {lines} lines"
 
 
-def read_trec_run(source: RunSource, relevance: Relevance, *, drops: Any = None) -> tuple[RankedRun, list[str]]:
+def read_trec_run(source: RunSource, relevance: Relevance, *, drops: Counter[str] | None = None) -> tuple[RankedRun, list[str]]:
     """Read a TREC run and rank it as trec_eval does (see :mod:`shrec_score.ranking`).
 
     Topics of the run that the relevance does not know are passed over (as
@@ -103,7 +103,7 @@ def read_trec_run(source: RunSource, relevance: Relevance, *, drops: Any = None)
 
     cache: list[np.ndarray] = []
 
-    def doc_rank(pos) -> np.ndarray:
+    def doc_rank(pos: np.ndarray | None) -> np.ndarray:
         if not cache:
             cache.append(byte_order_rank(cols.docs)[d_codes])
         return cache[0] if pos is None else cache[0][pos]

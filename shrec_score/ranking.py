@@ -11,13 +11,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ._kernels import byte_order_rank, rank_of  # noqa: F401  (re-exported)
 from .errors import InputError
 from .model import MatrixRun, RankedRun
+
+if TYPE_CHECKING:
+    from .measures import RankBlock
 
 #: Matrix cells ranked at once (bounds memory: about 16 bytes per cell).
 BLOCK_CELLS = 2_000_000
@@ -98,7 +102,7 @@ def drop_own(run: RankedRun, own: np.ndarray) -> RankedRun:
     return RankedRun(run.name, run.query_ids, run.targets[keep], offsets, run.sources, drops=run.drops)
 
 
-def trec_order(queries: np.ndarray, scores: np.ndarray, doc_rank) -> np.ndarray | None:
+def trec_order(queries: np.ndarray, scores: np.ndarray, doc_rank: Callable[[np.ndarray | None], np.ndarray]) -> np.ndarray | None:
     """Order of TREC run lines as trec_eval ranks them, or None when the file is in that order.
 
     Sorted by query (ascending code), then score descending, then target id
@@ -140,7 +144,7 @@ BLOCK_ROWS = 256
 TIE_CELLS = 200_000
 
 
-def matrix_rank_block(run: MatrixRun, relevant: list[np.ndarray], n_relevant: np.ndarray, self_index: np.ndarray):
+def matrix_rank_block(run: MatrixRun, relevant: list[np.ndarray], n_relevant: np.ndarray, self_index: np.ndarray) -> RankBlock:
     """Ranks of the relevant items of every query of a matrix run, without ranking everything.
 
     Every binary measure depends only on where the relevant items land, so a
@@ -170,7 +174,7 @@ def matrix_rank_block(run: MatrixRun, relevant: list[np.ndarray], n_relevant: np
     table = np.full(1 << _HASH_BITS, -1, dtype=np.int64)
     starts = list(range(0, n_q, BLOCK_ROWS))
 
-    def prepare(a: int):
+    def prepare(a: int) -> tuple[int, int, np.ndarray, np.ndarray, np.ndarray]:
         """Copy, normalise and sort one block of rows (numpy releases the GIL here)."""
         b = min(n_q, a + BLOCK_ROWS)
         rows = run.row_of_query[a:b]
@@ -203,7 +207,19 @@ def matrix_rank_block(run: MatrixRun, relevant: list[np.ndarray], n_relevant: np
     return RankBlock(ranks, n_relevant, n_retrieved)
 
 
-def _rank_rows(run, a, b, rows, dist, ordered, relevant, col_of_target, self_col, ranks, table) -> None:
+def _rank_rows(
+    run: MatrixRun,
+    a: int,
+    b: int,
+    rows: np.ndarray,
+    dist: np.ndarray,
+    ordered: np.ndarray,
+    relevant: list[np.ndarray],
+    col_of_target: np.ndarray,
+    self_col: np.ndarray,
+    ranks: np.ndarray,
+    table: np.ndarray,
+) -> None:
     """Ranks of the relevant items of rows a..b (see :func:`matrix_rank_block`).
 
     Per row: 1 + the number of smaller distances (``searchsorted`` in the

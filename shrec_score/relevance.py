@@ -212,9 +212,9 @@ class Relevance:
         if collection is not None:
             target_ids = list(collection.ids)
             index: dict[str, int] = dict(collection.index)
-            for t in uniques:
-                if t not in index:
-                    raise InputError(qrels.path, None, f"expected judged targets to be models of {collection.path}", f"unknown id {t!r}")
+            for tid in uniques:
+                if tid not in index:
+                    raise InputError(qrels.path, None, f"expected judged targets to be models of {collection.path}", f"unknown id {tid!r}")
             size: int | None = len(target_ids)
             t = np.asarray([index[x] for x in uniques], dtype=np.int64)[qrels.target_codes]
         else:  # an open collection: the judged ids; any other id is unjudged (gain 0)

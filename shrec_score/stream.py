@@ -25,7 +25,8 @@ targets), whatever the run's length.  Measured on the bench's
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,10 +35,10 @@ import numpy as np
 from ._kernels import has_repeats, lookup, mix, pack_ids, rank_of
 from .errors import InputError
 from .io.trec import arrow_numpy
-from .io.trec_stream import BatchReader, NotStreamable, ReadAhead
+from .io.trec_stream import Batch, BatchReader, NotStreamable, ReadAhead
 from .model import ChunkedRun, RankedRun
 from .ranking import drop_own_items, trec_order
-from .relevance import QrelsRelevance
+from .relevance import QrelsRelevance, Relevance
 
 
 @dataclass
@@ -58,7 +59,7 @@ class TrecStreamRun(ChunkedRun):
 
     name: str
     path: str
-    drops: dict[str, int] | None = None  # never lenient: a lenient run is read whole
+    drops: Counter[str] | None = None  # never lenient: a lenient run is read whole
     #: The scoring call's early parsers: :meth:`chunks` takes this file's, if started.
     ahead: ReadAhead | None = None
 
@@ -76,7 +77,7 @@ class TrecStreamRun(ChunkedRun):
         """Lengths of the ranked lists seen so far (all of them once scored)."""
         return np.concatenate(self._lengths) if self._lengths else np.zeros(0, dtype=np.int64)
 
-    def chunks(self, relevance) -> Iterator[tuple[np.ndarray, RankedRun, np.ndarray | None]]:
+    def chunks(self, relevance: Relevance) -> Iterator[tuple[np.ndarray, RankedRun, np.ndarray | None]]:
         """``(relevance rows, sub-run, gain of every entry or None)`` for every batch's completed queries."""
         batches = (self.ahead.take(self.path) if self.ahead is not None else None) or BatchReader(self.path)
         # the pieces are cut in this thread; each is ranked in a worker while
@@ -105,7 +106,7 @@ class TrecStreamRun(ChunkedRun):
 
             self.notes.append(unknown_topics_note(self.path, self.unknown_topics, self.unknown_topic_lines))
 
-    def _batches(self, relevance, batches) -> Iterator[_Piece]:
+    def _batches(self, relevance: Relevance, batches: Iterable[Batch]) -> Iterator[_Piece]:
         """The lines of complete queries, batch by batch, as ``_chunk`` arguments.
 
         A batch arrives cut into segments (runs of lines with one query id);
@@ -148,7 +149,7 @@ class TrecStreamRun(ChunkedRun):
             done[carry[1]] = True
             yield _Piece(carry[1], np.array([carry[2].size]), carry[2], carry[3])
 
-    def _chunk(self, relevance, piece: _Piece) -> tuple[np.ndarray, RankedRun, np.ndarray | None]:
+    def _chunk(self, relevance: Relevance, piece: _Piece) -> tuple[np.ndarray, RankedRun, np.ndarray | None]:
         """Rank the lines of complete queries (trec_eval order) into a sub-run.
 
         Every line gets an identity (to find repeated targets) and its
@@ -160,6 +161,7 @@ class TrecStreamRun(ChunkedRun):
         seg = np.repeat(np.arange(rows.size), lens)  # each line's query, numbered in file order
         outside = len(relevance.target_ids)  # index of every unjudged target of an open collection: gain 0
         pairs = _judged_pairs(self, relevance, docs, rows, lens, seg, outside)
+        ranks: np.ndarray | None  # read by doc_rank below
         if pairs is not None:
             code, t, gains = pairs
             ranks = code  # packed keys: their order is the byte order
@@ -169,7 +171,7 @@ class TrecStreamRun(ChunkedRun):
             if relevance.closed and (t == outside).any():
                 raise NotStreamable("an unknown target id")  # the in-memory reader names the line
 
-        def doc_rank(pos) -> np.ndarray:
+        def doc_rank(pos: np.ndarray | None) -> np.ndarray:
             if ranks is not None:
                 return ranks if pos is None else ranks[pos]
             return _byte_rank(docs if pos is None else _take(docs, pos))
@@ -194,7 +196,7 @@ class TrecStreamRun(ChunkedRun):
         np.cumsum(lens, out=offsets[1:])
         return rows, RankedRun(self.name, query_ids, t, offsets, [self.path]), gains
 
-    def read_whole(self, relevance) -> RankedRun:
+    def read_whole(self, relevance: Relevance) -> RankedRun:
         """The in-memory reader, for a run that cannot be streamed (exact errors)."""
         from .io.runs import RunSource
         from .join import read_trec_run
@@ -205,26 +207,26 @@ class TrecStreamRun(ChunkedRun):
         return run
 
 
-def _take(docs, idx: np.ndarray):
+def _take(docs: Any, idx: np.ndarray) -> Any:
     import pyarrow as pa
 
     return docs.take(pa.array(idx))
 
 
-def _concat(a, b):
+def _concat(a: Any, b: Any) -> Any:
     import pyarrow as pa
 
     return pa.concat_arrays([a, b])
 
 
-def _byte_rank(ids) -> np.ndarray:
+def _byte_rank(ids: Any) -> np.ndarray:
     """Rank of each id in ascending byte order (UTF-8 byte order = code point order)."""
     import pyarrow.compute as pc
 
     return rank_of(arrow_numpy(pc.array_sort_indices(ids)))
 
 
-def _target_keys(run: TrecStreamRun, relevance) -> np.ndarray | None:
+def _target_keys(run: TrecStreamRun, relevance: Relevance) -> np.ndarray | None:
     """The targets' ids as an arrow array and packed (see :func:`_packed`), built once per run."""
     import pyarrow as pa
 
@@ -237,7 +239,9 @@ def _target_keys(run: TrecStreamRun, relevance) -> np.ndarray | None:
     return run._packed_targets
 
 
-def _judged_pairs(run: TrecStreamRun, relevance, docs, rows: np.ndarray, lens: np.ndarray, seg: np.ndarray, outside: int):
+def _judged_pairs(
+    run: TrecStreamRun, relevance: Relevance, docs: Any, rows: np.ndarray, lens: np.ndarray, seg: np.ndarray, outside: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """Per line the packed id, the target index and the gain, found among
     the judgments of the line's own query; None where this does not apply
     (then :func:`_identify` and the engine's lookup do the work).
@@ -277,7 +281,9 @@ def _judged_pairs(run: TrecStreamRun, relevance, docs, rows: np.ndarray, lens: n
     return keys, t, gains
 
 
-def _identify(run: TrecStreamRun, relevance, docs, rows: np.ndarray, outside: int):
+def _identify(
+    run: TrecStreamRun, relevance: Relevance, docs: Any, rows: np.ndarray, outside: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Per line: an identity code (equal ids, equal codes), the target index
     (``outside`` if unjudged) and, when cheap, the ids' ranks in byte order.
 

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import math
 import os
+from collections import Counter
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 
@@ -21,8 +23,15 @@ from ..errors import InputError
 from ..model import RankedRun
 from .text import read_text
 
+if TYPE_CHECKING:
+    from .runs import RunSource
 
-def query_files(folder: str, known_queries: Mapping[str, object], *, drops=None) -> dict[str, str]:
+#: What a ranked list is read as: target indices, or with ``with_distances``
+#: the indices and the distances (None when the lines carry none).
+_Parsed = np.ndarray | tuple[np.ndarray, np.ndarray | None]
+
+
+def query_files(folder: str, known_queries: Mapping[str, object], *, drops: Counter[str] | None = None) -> dict[str, str]:
     """Map query id -> file in ``folder``; a file whose name is no query is an error
     (counted and passed over when ``drops`` is given)."""
     out: dict[str, str] = {}
@@ -44,15 +53,45 @@ def query_files(folder: str, known_queries: Mapping[str, object], *, drops=None)
     return out
 
 
+@overload
+def read_ranked_list(
+    path: str,
+    query_id: str,
+    target_index: Mapping[str, int],
+    *,
+    with_distances: Literal[False] = ...,
+    drops: Counter[str] | None = ...,
+    unjudged: int | None = ...,
+) -> np.ndarray: ...
+@overload
+def read_ranked_list(
+    path: str,
+    query_id: str,
+    target_index: Mapping[str, int],
+    *,
+    with_distances: Literal[True],
+    drops: Counter[str] | None = ...,
+    unjudged: int | None = ...,
+) -> tuple[np.ndarray, np.ndarray | None]: ...
+@overload
+def read_ranked_list(
+    path: str,
+    query_id: str,
+    target_index: Mapping[str, int],
+    *,
+    with_distances: bool,
+    drops: Counter[str] | None = ...,
+    unjudged: int | None = ...,
+) -> _Parsed: ...
 def read_ranked_list(
     path: str,
     query_id: str,
     target_index: Mapping[str, int],
     *,
     with_distances: bool = False,
-    drops=None,
+    drops: Counter[str] | None = None,
     unjudged: int | None = None,
-):
+) -> _Parsed:
     """Read one query's ranked list as target indices (best first).
 
     Lines are ``target_id [distance]`` or, SHREC 2016 style, ``distance
@@ -145,7 +184,9 @@ def _fields_per_line(text: str) -> np.ndarray | None:
     return counts[counts > 0]
 
 
-def _fast_parse(text, query_id, target_index, with_distances, unjudged=None):
+def _fast_parse(
+    text: str, query_id: str, target_index: Mapping[str, int], with_distances: bool, unjudged: int | None = None
+) -> _Parsed | None:
     """The common case in a few C-level passes; None sends the file to the exact slow path.
 
     Taken only when every non-blank line has the same number of fields (1 or
@@ -186,7 +227,13 @@ def _fast_parse(text, query_id, target_index, with_distances, unjudged=None):
     return (indices, dist) if with_distances else indices
 
 
-def _read_lenient(rows, target_index, drops, with_distances, unjudged=None):
+def _read_lenient(
+    rows: list[tuple[int, list[str]]],
+    target_index: Mapping[str, int],
+    drops: Counter[str],
+    with_distances: bool,
+    unjudged: int | None = None,
+) -> _Parsed:
     """The lenient rules of :func:`read_ranked_list`, counting every drop."""
     pairs = [f for _, f in rows if len(f) == 2]
     id_col = 0
@@ -237,12 +284,12 @@ def _id_column(path: str, rows: list[tuple[int, list[str]]], target_index: Mappi
 
 
 def read_list_run(
-    source,
+    source: RunSource,
     query_ids: list[str],
     target_index: Mapping[str, int],
     *,
     ignorable: Iterable[str] = (),
-    drops=None,
+    drops: Counter[str] | None = None,
     unjudged: int | None = None,
 ) -> RankedRun:
     """Read a run folder with one ranked list per query.

@@ -8,8 +8,9 @@ TREC run file).  ``auto`` decides from the files and refuses to guess.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import IO
 
 from ..errors import InputError
 from .matrix import is_binary_file
@@ -49,7 +50,7 @@ def detect_file_format(path: str) -> str | None:
     return None
 
 
-def _first_lines(fh):
+def _first_lines(fh: IO[bytes]) -> Iterator[bytes]:
     """The lines of a binary file up to its first one that is not blank (a BOM dropped)."""
     for n, raw in enumerate(fh):
         if n == 0 and raw.startswith(b"\xef\xbb\xbf"):

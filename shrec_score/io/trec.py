@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -127,7 +128,9 @@ def _delimiter(path: Any) -> str:
     return "\t" if b"\t" in first else " "
 
 
-def _read_columns_arrow(source: Any, names: list[str], types: dict, keep: list[str], *, threads: bool = True, delimiter: str | None = None):
+def _read_columns_arrow(
+    source: Any, names: list[str], types: dict[str, str], keep: list[str], *, threads: bool = True, delimiter: str | None = None
+) -> Any:
     """pyarrow's CSV reader over a path or a buffer, multi-threaded unless
     ``threads`` is False; None if the layout is irregular (the caller then
     normalises the whitespace or finds the malformed line)."""
@@ -163,7 +166,7 @@ def _normalised_whitespace(path: str) -> Any:
 _NUMPY_TYPES = {"double": "float64", "float": "float32", "int64": "int64", "int32": "int32", "int16": "int16", "int8": "int8", "uint64": "uint64", "uint32": "uint32"}
 
 
-def arrow_numpy(values) -> np.ndarray:
+def arrow_numpy(values: Any) -> np.ndarray:
     """A pyarrow array (or chunked array) as numpy, without pandas.
 
     pyarrow's ``to_numpy`` imports pandas first; in a reading thread that
@@ -184,7 +187,7 @@ def arrow_numpy(values) -> np.ndarray:
     return np.frombuffer(values.buffers()[1], dtype=dtype, count=len(values), offset=values.offset * item)
 
 
-def _encode(column) -> tuple[list[str], np.ndarray]:
+def _encode(column: Any) -> tuple[list[str], np.ndarray]:
     """pyarrow string column -> (distinct values, int64 codes)."""
     import numpy as np
     import pyarrow.compute as pc
@@ -241,7 +244,7 @@ def duplicate_error(path: str, queries: list[str], docs: list[str], q: int, d: i
     return InputError(path, lines[-1] if lines else None, f"expected each target once per query; {queries[q]} {docs[d]} is already ranked at line {lines[0] if lines else '?'}")
 
 
-def read_trec_columns_lenient(path: str, drops) -> TrecColumns:
+def read_trec_columns_lenient(path: str, drops: Counter[str]) -> TrecColumns:
     """Line by line, dropping malformed lines and lines whose score is not a number (counted)."""
     import numpy as np
 

@@ -19,6 +19,10 @@ import numpy as np
 
 from .trec import arrow_numpy
 
+#: One parsed batch: (segment starts, segment query ids, target ids as a
+#: pyarrow string array, scores); see :class:`BatchReader`.
+Batch = tuple[np.ndarray, list[str], Any, np.ndarray]
+
 #: Text scored per batch (about 500,000 lines of a TREC run).
 BATCH_BYTES = 16 << 20
 #: Text pyarrow parses per block within a batch (small blocks stay in cache).
@@ -93,7 +97,7 @@ class BatchReader:
 
         self.path = path
         self.ahead = ahead
-        self.ready: deque = deque()
+        self.ready: deque[Batch | BaseException | None] = deque()
         self.cond = threading.Condition()
         self.stopped = False
         self.thread = threading.Thread(target=self._parse, name=f"shrec-score read {os.path.basename(path)}", daemon=True)
@@ -115,7 +119,7 @@ class BatchReader:
         except BaseException as exc:  # handed over to the consumer
             self._put(exc)
 
-    def _put(self, item) -> bool:
+    def _put(self, item: Batch | BaseException | None) -> bool:
         with self.cond:
             while len(self.ready) >= self.ahead and not self.stopped:
                 self.cond.wait()
@@ -125,7 +129,7 @@ class BatchReader:
             self.cond.notify_all()
             return True
 
-    def __iter__(self) -> Iterator[tuple]:
+    def __iter__(self) -> Iterator[Batch]:
         import pyarrow as pa
 
         try:
@@ -158,7 +162,7 @@ class BatchReader:
             self.thread.join()
 
 
-def _csv_options(path: str) -> dict:
+def _csv_options(path: str) -> dict[str, Any]:
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -176,7 +180,7 @@ def _csv_options(path: str) -> dict:
     )
 
 
-def _ascii_convert_options():
+def _ascii_convert_options() -> Any:
     """For ASCII text (valid UTF-8 by construction): pyarrow's UTF-8 check,
     8% of its parse, is left out (``bytes.isascii`` is 30x cheaper)."""
     import pyarrow as pa
@@ -236,7 +240,7 @@ def _text_batches(path: str) -> Iterator[tuple[Any, bool]]:
             raise NotStreamable("an empty file")
 
 
-def _split_queries(batch):
+def _split_queries(batch: Any) -> Batch:
     """``(segment starts, segment query ids, target ids, scores)`` of a parsed batch (see :class:`BatchReader`)."""
     import pyarrow as pa
     import pyarrow.compute as pc

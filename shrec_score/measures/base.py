@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 
 @dataclass(frozen=True)
@@ -28,7 +32,7 @@ class RankBlock:
     n_retrieved: np.ndarray
 
     @classmethod
-    def from_ranks(cls, ranks: list[list[int]], n_relevant, n_retrieved) -> RankBlock:
+    def from_ranks(cls, ranks: list[list[int]], n_relevant: npt.ArrayLike, n_retrieved: npt.ArrayLike) -> RankBlock:
         """Build a block from Python lists (tests, doctests, small inputs)."""
         k = np.asarray(n_relevant, dtype=np.int64)
         width = max([1, int(k.max(initial=0))] + [len(r) for r in ranks])
@@ -38,7 +42,7 @@ class RankBlock:
         return cls(out, k, np.asarray(n_retrieved, dtype=np.int64))
 
 
-def hits_within(rel_ranks: np.ndarray, depth) -> np.ndarray:
+def hits_within(rel_ranks: np.ndarray, depth: float | np.ndarray) -> np.ndarray:
     """Number of relevant items ranked at or above ``depth`` (scalar or per row)."""
     depth = np.asarray(depth, dtype=np.float64)
     if depth.ndim == 1:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 
 @dataclass(frozen=True)
@@ -37,7 +41,7 @@ class GainBlock:
     top: int = 2
 
     @classmethod
-    def from_gains(cls, rows: list[list[int]], n_highly, n_marginal, collection_size: int, top: int = 2) -> GainBlock:
+    def from_gains(cls, rows: list[list[int]], n_highly: npt.ArrayLike, n_marginal: npt.ArrayLike, collection_size: int, top: int = 2) -> GainBlock:
         """A block from Python lists (tests, doctests)."""
         width = max([1] + [len(r) for r in rows])
         g = np.zeros((len(rows), width), dtype=np.int8)

@@ -9,6 +9,7 @@ data", JASA 61 (1966); the same algorithm as ``scipy.stats.kendalltau``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -107,7 +108,7 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     return float(min(1.0, max(-1.0, con_minus_dis / denom)))
 
 
-def pair_sets(x, y) -> dict[str, int]:
+def pair_sets(x: Sequence[float], y: Sequence[float]) -> dict[str, int]:
     """The five pair sets of seed 004 by brute force, O(n^2) (for tests and small inputs).
 
     Each unordered pair once: C (same order), D (opposite), T_x (tied in x

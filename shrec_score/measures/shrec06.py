@@ -14,12 +14,17 @@ returns one value per query; a value whose divisor is zero (C = 0) is NaN
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .graded import GainBlock
 
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
-def _nan_where(values, zero) -> np.ndarray:
+
+def _nan_where(values: npt.ArrayLike, zero: npt.ArrayLike) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(zero, np.nan, np.asarray(values, dtype=np.float64))
 
