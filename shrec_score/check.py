@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InputError
+from .io.lists import id_column, list_rows, scan_lines
 from .io.runs import RunSource, discover_runs
 from .io.text import read_text
 from .relevance import Relevance
@@ -114,40 +115,30 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, full_length
     if text is None:
         return [bad] if bad is not None else []
     found: list[Problem] = []
-    rows = [(n, f) for n, line in enumerate(text.splitlines(), start=1) if (f := line.split())]
-    if rows and len(rows[0][1]) == 1 and rows[0][1][0] == query_id:
-        rows = rows[1:]
+    rows = list_rows(text, query_id)
     if not rows:
         return [Problem(path, None, "error", "an empty ranked list")]
-    index = relevance.target_index
-    open_index = not relevance.closed
-    pairs = [f for _, f in rows if len(f) == 2]
-    id_col = 0
-    if pairs and not open_index and sum(f[0] in index for f in pairs) < sum(f[1] in index for f in pairs):
-        id_col = 1
-    seen: dict[str, int] = {}
+    unjudged = None if relevance.closed else relevance.unjudged
+    lines = scan_lines(rows, relevance.target_index, id_column(path, rows, relevance.target_index, unjudged is not None, strict=False), unjudged)
     prev = -math.inf
     decreasing = 0
     own = relevance.query_ids.index(query_id) if query_id in relevance.query_ids else -1
     self_id = relevance.target_ids[relevance.self_index[own]] if own >= 0 and relevance.self_index[own] >= 0 else None
     n_targets = 0
-    for n, f in rows:
-        if len(f) > 2:
-            found.append(Problem(path, n, "error", f'expected "<target> [distance]", got {len(f)} fields'))
+    for line in lines:
+        n = line.n
+        if line.tid is None:
+            found.append(Problem(path, n, "error", f'expected "<target> [distance]", got {line.fields} fields'))
             continue
-        tid = f[id_col] if len(f) == 2 else f[0]
-        if not open_index and tid not in index:
-            found.append(Problem(path, n, "error", f"unknown target id {tid!r}"))
-        elif tid in seen:
-            found.append(Problem(path, n, "error", f"target {tid!r} listed twice (first at line {seen[tid]})"))
+        if line.index is None:
+            found.append(Problem(path, n, "error", f"unknown target id {line.tid!r}"))
+        elif line.first_at is not None:
+            found.append(Problem(path, n, "error", f"target {line.tid!r} listed twice (first at line {line.first_at})"))
         else:
-            seen[tid] = n
-            n_targets += tid != self_id
-        if len(f) == 2:
-            text_d = f[1 - id_col]
-            try:
-                d = float(text_d)
-            except ValueError:
+            n_targets += line.tid != self_id
+        if line.dist_text is not None:
+            text_d, d = line.dist_text, line.dist
+            if d is None:
                 found.append(Problem(path, n, "error", f"distance {text_d!r} is not a number"))
                 continue
             if math.isnan(d):

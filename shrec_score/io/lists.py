@@ -15,6 +15,7 @@ import math
 import os
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
@@ -122,43 +123,118 @@ def read_ranked_list(
     fast = _fast_parse(text, query_id, target_index, with_distances, unjudged)
     if fast is not None:
         return fast
-    rows = [(n, f) for n, line in enumerate(text.splitlines(), start=1) if (f := line.split())]
-    if rows and len(rows[0][1]) == 1 and rows[0][1][0] == query_id:
-        rows = rows[1:]
+    rows = list_rows(text, query_id)
     if drops is not None:
-        return _read_lenient(rows, target_index, drops, with_distances, unjudged)
+        lines = scan_lines(rows, target_index, id_column(path, rows, target_index, unjudged is not None, strict=False), unjudged)
+        return _lenient(lines, drops, with_distances)
     for n, f in rows:
         if len(f) > 2:
             raise InputError(path, n, 'expected "<target> [distance]"', f"{len(f)} fields")
-    id_col = _id_column(path, rows, target_index, unjudged is not None)
+    lines = scan_lines(rows, target_index, id_column(path, rows, target_index, unjudged is not None, strict=True), unjudged)
+    return _exact(path, lines, with_distances)
+
+
+@dataclass(frozen=True)
+class ListLine:
+    """One non-blank line of a ranked-list file as :func:`scan_lines` read it.
+
+    The one line parser of ranked lists: the exact reader, ``--lenient`` and
+    ``shrec-score check`` apply their own rules to the same lines.
+    """
+
+    #: 1-based line number in the file.
+    n: int
+    #: Number of whitespace-separated fields.
+    fields: int
+    #: The target id (None on a line of more than 2 fields).
+    tid: str | None = None
+    #: Its index in the collection; None when a closed collection does not know it.
+    index: int | None = None
+    #: The line where the same (known) id was first listed, when this one repeats it.
+    first_at: int | None = None
+    #: The distance as written, and as a float (None when absent or not a number).
+    dist_text: str | None = None
+    dist: float | None = None
+
+
+def list_rows(text: str, query_id: str) -> list[tuple[int, list[str]]]:
+    """The non-blank lines as ``(line number, fields)``, without a first line that
+    holds only the query id (SHREC 2012/2014 submissions)."""
+    rows = [(n, f) for n, line in enumerate(text.splitlines(), start=1) if (f := line.split())]
+    if rows and len(rows[0][1]) == 1 and rows[0][1][0] == query_id:
+        rows = rows[1:]
+    return rows
+
+
+def scan_lines(rows: list[tuple[int, list[str]]], target_index: Mapping[str, int], id_col: int, unjudged: int | None = None) -> list[ListLine]:
+    """Every line's id, target index, repeat and distance (see :class:`ListLine`)."""
+    out: list[ListLine] = []
+    seen: dict[str, int] = {}
+    for n, f in rows:
+        if len(f) > 2:
+            out.append(ListLine(n, len(f)))
+            continue
+        tid = f[id_col] if len(f) == 2 else f[0]
+        index = target_index.get(tid, unjudged)
+        first_at = None
+        if index is not None:
+            first_at = seen.get(tid)
+            if first_at is None:
+                seen[tid] = n
+        dist_text = f[1 - id_col] if len(f) == 2 else None
+        dist = None
+        if dist_text is not None:
+            try:
+                dist = float(dist_text)
+            except ValueError:
+                dist = None
+        out.append(ListLine(n, len(f), tid, index, first_at, dist_text, dist))
+    return out
+
+
+def _exact(path: str, lines: list[ListLine], with_distances: bool) -> _Parsed:
+    """The strict rules: the first problem is an error naming its line."""
+    width = lines[0].fields if lines else 1
     out: list[int] = []
     dists: list[float] = []
-    seen_at: dict[str, int] = {}
-    width = len(rows[0][1]) if rows else 1
-    for n, f in rows:
-        if with_distances and len(f) != width:
-            raise InputError(path, n, "expected a distance on every line or on none", f"{len(f)} field(s) after {width} on the first line")
-        tid = f[id_col] if len(f) == 2 else f[0]
-        idx = target_index.get(tid, unjudged)
-        if idx is None:
-            raise InputError(path, n, "expected a target id of the collection", f"unknown id {tid!r}")
-        if len(f) == 2:
-            dist = f[1 - id_col]
-            try:
-                d = float(dist)
-            except ValueError:
-                raise InputError(path, n, "expected a number as distance", repr(dist)) from None
-            if math.isnan(d):
-                raise InputError(path, n, "expected a number as distance", "NaN")
-            dists.append(d)
-        if tid in seen_at:
-            raise InputError(path, n, f"expected each target once; {tid!r} is already ranked at line {seen_at[tid]}")
-        seen_at[tid] = n
-        out.append(idx)
+    for line in lines:
+        if with_distances and line.fields != width:
+            raise InputError(path, line.n, "expected a distance on every line or on none", f"{line.fields} field(s) after {width} on the first line")
+        if line.index is None:
+            raise InputError(path, line.n, "expected a target id of the collection", f"unknown id {line.tid!r}")
+        if line.dist_text is not None:
+            if line.dist is None:
+                raise InputError(path, line.n, "expected a number as distance", repr(line.dist_text))
+            if math.isnan(line.dist):
+                raise InputError(path, line.n, "expected a number as distance", "NaN")
+            dists.append(line.dist)
+        if line.first_at is not None:
+            raise InputError(path, line.n, f"expected each target once; {line.tid!r} is already ranked at line {line.first_at}")
+        out.append(line.index)
     indices = np.asarray(out, dtype=np.int64)
     if with_distances:
         return indices, (np.asarray(dists, dtype=np.float64) if width == 2 else None)
     return indices
+
+
+def _lenient(lines: list[ListLine], drops: Counter[str], with_distances: bool) -> _Parsed:
+    """The lenient rules of :func:`read_ranked_list`, counting every drop."""
+    out: list[int] = []
+    for line in lines:
+        if line.tid is None:
+            drops["malformed lines dropped"] += 1
+            continue
+        if line.index is None:
+            drops["unknown target ids dropped"] += 1
+            continue
+        if line.dist_text is not None and (line.dist is None or math.isnan(line.dist)):
+            drops["bad distances ignored (target kept)"] += 1
+        if line.first_at is not None:
+            drops["repeated target ids dropped (first place kept)"] += 1
+            continue
+        out.append(line.index)
+    indices = np.asarray(out, dtype=np.int64)
+    return (indices, None) if with_distances else indices
 
 
 def _fields_per_line(text: str) -> np.ndarray | None:
@@ -227,47 +303,13 @@ def _fast_parse(
     return (indices, dist) if with_distances else indices
 
 
-def _read_lenient(
-    rows: list[tuple[int, list[str]]],
-    target_index: Mapping[str, int],
-    drops: Counter[str],
-    with_distances: bool,
-    unjudged: int | None = None,
-) -> _Parsed:
-    """The lenient rules of :func:`read_ranked_list`, counting every drop."""
-    pairs = [f for _, f in rows if len(f) == 2]
-    id_col = 0
-    if pairs and unjudged is None:
-        if sum(f[0] in target_index for f in pairs) < sum(f[1] in target_index for f in pairs):
-            id_col = 1
-    out: list[int] = []
-    seen: set[str] = set()
-    for _, f in rows:
-        if len(f) > 2:
-            drops["malformed lines dropped"] += 1
-            continue
-        tid = f[id_col] if len(f) == 2 else f[0]
-        idx = target_index.get(tid, unjudged)
-        if idx is None:
-            drops["unknown target ids dropped"] += 1
-            continue
-        if len(f) == 2:
-            try:
-                if math.isnan(float(f[1 - id_col])):
-                    raise ValueError
-            except ValueError:
-                drops["bad distances ignored (target kept)"] += 1
-        if tid in seen:
-            drops["repeated target ids dropped (first place kept)"] += 1
-            continue
-        seen.add(tid)
-        out.append(idx)
-    indices = np.asarray(out, dtype=np.int64)
-    return (indices, None) if with_distances else indices
+def id_column(path: str, rows: list[tuple[int, list[str]]], target_index: Mapping[str, int], is_open: bool = False, *, strict: bool = True) -> int:
+    """0 for ``target distance`` lines, 1 for ``distance target`` (SHREC 2016).
 
-
-def _id_column(path: str, rows: list[tuple[int, list[str]]], target_index: Mapping[str, int], is_open: bool = False) -> int:
-    """0 for ``target distance`` lines, 1 for ``distance target`` (SHREC 2016)."""
+    ``strict``: when neither column holds only ids of the collection, the
+    first line whose id is unknown in the likelier column is an error;
+    otherwise the likelier column is taken (lenient reading, ``check``).
+    """
     pairs = [f for _, f in rows if len(f) == 2]
     if not pairs or is_open:  # open collection: ids cannot be checked
         return 0
@@ -278,6 +320,8 @@ def _id_column(path: str, rows: list[tuple[int, list[str]]], target_index: Mappi
     if second == len(pairs):
         return 1
     col = 0 if first >= second else 1
+    if not strict:
+        return col
     n, f = next((n, f) for n, f in rows if len(f) == 2 and f[col] not in target_index)
     where = "first" if col == 0 else "second"
     raise InputError(path, n, f"expected a target id of the collection (ids were found in the {where} column)", f"unknown id {f[col]!r}")
