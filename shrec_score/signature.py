@@ -43,7 +43,8 @@ class ScoringSignature(_Signature):
 
     def to_dict(self) -> dict[str, Any]:
         d = super().to_dict()
-        d.setdefault("collection", None)  # printed as None when Ds is unknown
+        if d.get("collection") is None:
+            d["collection"] = "unknown (TN columns empty)"
         order = ["version", "mode", "relevance", "queries", "collection", "ties", "matrix_order", "rel_level", "e_depth", "pr_levels", "averaging", "lenient", "significance"]
         return {k: d[k] for k in order if k in d}
 

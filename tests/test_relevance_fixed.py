@@ -47,6 +47,10 @@ def test_tn_is_empty_without_a_declared_collection_whatever_the_reader(tmp_path)
     assert b["TN_relevant"].isna().all() and b["TN_highly"].isna().all()
     # the counts that need no Ds agree
     np.testing.assert_array_equal(a["TP_relevant"], b["TP_relevant"])
+    # and the signature says why TN is empty, in words rather than "None"
+    report = shrec_score.score([grouped], qrels, measures=["TN_relevant"])
+    assert report.signature["collection"] == "unknown (TN columns empty)"
+    assert "collection: unknown (TN columns empty)" in report.signature_text()
 
 
 def test_tn_with_a_declared_size_is_the_same_for_a_streamed_and_a_shuffled_run(tmp_path):
