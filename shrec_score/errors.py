@@ -8,6 +8,54 @@ was found.  The CLI prints ``str(err)`` as one line and exits with status 2.
 from __future__ import annotations
 
 import os
+import unicodedata
+
+#: At most this many characters of input are quoted in a message.
+QUOTE_LIMIT = 80
+
+
+def visible(text: str) -> str:
+    """``text`` with every character that would not show escaped.
+
+    Control characters (newline, tab, ESC...), format characters (a BOM,
+    zero-width spaces, direction marks), separators other than the plain
+    space, unpaired surrogates (bytes of a name that is not UTF-8) and
+    unassigned code points become ``\\n``, ``\\t``, ``\\x1b``,
+    ``\\ufeff``...; printable text of any script stays as it is.
+
+    >>> visible("a\\tb\\ufeffc")
+    'a\\\\tb\\\\ufeffc'
+    """
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch == " " or (ch.isprintable() and unicodedata.category(ch) not in ("Cf", "Zs", "Zl", "Zp")):
+            out.append(ch)
+        elif ch in "\n\t\r":
+            out.append({"\n": "\\n", "\t": "\\t", "\r": "\\r"}[ch])
+        elif ord(ch) < 0x100:
+            out.append(f"\\x{ord(ch):02x}")
+        elif ord(ch) < 0x10000:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(f"\\U{ord(ch):08x}")
+    return "".join(out)
+
+
+def shown(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` quoted for a message: escaped by :func:`visible`, at most
+    ``limit`` characters of it, the rest counted.
+
+    >>> shown("chair")
+    "'chair'"
+    >>> shown("x" * 100, limit=5)
+    "'xxxxx'... (95 more characters)"
+    """
+    more = len(text) - limit
+    head = visible(text[:limit] if more > 0 else text)
+    quoted = "'" + head.replace("'", "\\'") + "'"
+    return quoted + (f"... ({more} more characters)" if more > 0 else "")
 
 
 class InputError(Exception):

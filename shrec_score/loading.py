@@ -140,8 +140,35 @@ _WORKER_ARGS: tuple[Any, ...] = ()  # set in each worker process by its initiali
 
 
 def _init_worker(args: tuple[Any, ...]) -> None:
+    """Runs first in each forked worker: it ends with its parent, ignores the
+    terminal's Ctrl-C (the parent decides), and lets go of the parent's
+    stdout/stderr so that ``x=$(shrec-score ...)`` never waits on it."""
+    import signal
+
     global _WORKER_ARGS
     _WORKER_ARGS = args
+    _die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to SIGKILL this process when its parent dies (even by kill -9)."""
+    import ctypes
+    import signal
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
+    except (OSError, AttributeError):  # not glibc/musl: the parent still terminates us on every exit path it sees
+        return
+    if os.getppid() == 1:  # the parent died before prctl took effect
+        os._exit(1)  # noqa: SLF001 - a worker process, never the caller's
 
 
 def _read_lists_in_worker(source: RunSource) -> RankedRun:
@@ -158,41 +185,55 @@ class _ListWorkers:
     threaded process can deadlock).  The relevance reaches the workers by
     fork (the pool's initializer), not pickled per run.  Results are taken
     in run order, so the first broken run's error is the one raised, as when
-    reading here.  Leaving the ``with`` block cancels what was not started
-    and waits for the workers to end: none outlives the call.
+    reading here.
+
+    No worker outlives the call: leaving the ``with`` block normally waits
+    for the workers to end; leaving it by an exception (bad input, Ctrl-C,
+    SIGTERM turned into an exception by the console) terminates them at
+    once; and each worker asks the kernel to kill it when its parent dies,
+    so ``kill -9`` of the parent leaves no orphan either.
     """
 
     def __init__(self, sources: list[RunSource], args: tuple[Any, ...], lenient: bool) -> None:
         import sys
         import threading
 
-        self.futures: dict[str, Any] = {}
+        self.results: dict[str, Any] = {}
         self.pool: Any = None
         cores = os.cpu_count() or 1
         if len(sources) < 2 or cores < 2 or lenient or not sys.platform.startswith("linux") or threading.active_count() > 1:
             return
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
 
         context = multiprocessing.get_context("fork")
-        self.pool = ProcessPoolExecutor(min(cores, len(sources)), mp_context=context, initializer=_init_worker, initargs=(args,))
-        self.futures = {s.path: self.pool.submit(_read_lists_in_worker, s) for s in sources}
-        _import_pandas()  # needed for the tables: imported while the workers parse
+        self.pool = context.Pool(min(cores, len(sources)), initializer=_init_worker, initargs=(args,))
+        try:
+            self.results = {s.path: self.pool.apply_async(_read_lists_in_worker, (s,)) for s in sources}
+            _import_pandas()  # needed for the tables: imported while the workers parse
+        except BaseException:
+            self.pool.terminate()
+            self.pool.join()
+            raise
 
     @property
     def active(self) -> bool:
         return self.pool is not None
 
     def result(self, source: RunSource) -> RankedRun:
-        result: RankedRun = self.futures[source.path].result()
+        result: RankedRun = self.results[source.path].get()
         return result
 
     def __enter__(self) -> _ListWorkers:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        if self.pool is None:
+            return
+        if kind is None:
+            self.pool.close()
+        else:
+            self.pool.terminate()
+        self.pool.join()
 
 
 def lenient_summary(run: AnyRun) -> str:

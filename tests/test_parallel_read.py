@@ -25,7 +25,7 @@ def test_workers_read_the_same_runs_as_this_process(monkeypatch):
     real = loading._ListWorkers
     monkeypatch.setattr(loading, "_ListWorkers", lambda *a: used.append(real(*a)) or used[-1])
     forked = _runs([f"{SAMPLE}/runs"], rel)
-    assert used and used[0].active and len(used[0].futures) == 4  # the four sample runs went to the workers
+    assert used and used[0].active and len(used[0].results) == 4  # the four sample runs went to the workers
     monkeypatch.setattr(loading.os, "cpu_count", lambda: 1)  # one core: read here
     here = _runs([f"{SAMPLE}/runs"], rel)
     assert [r.name for r in forked] == [r.name for r in here] == ["D2", "LFD", "MVCNN", "SHD"]
