@@ -167,15 +167,15 @@ def score_command(
         from .api import score_kendall
 
         try:
-            report = score_kendall(
-                runs,
-                ground_truth,
-                ground_truth_higher_is_better=pick("ground_truth_higher_is_better", gt_higher, True),
-                lower_is_better=pick("lower_is_better", run_lower, True),
-                run_format=pick("run_format", run_format, "auto"),
-            )
-            if out:
-                report.to_csv_files(out)
+            with _Outputs(runs, out, None) as outputs:
+                report = score_kendall(
+                    runs,
+                    ground_truth,
+                    ground_truth_higher_is_better=pick("ground_truth_higher_is_better", gt_higher, True),
+                    lower_is_better=pick("lower_is_better", run_lower, True),
+                    run_format=pick("run_format", run_format, "auto"),
+                )
+                outputs.commit(report)
         except InputError as exc:
             raise BadInput(str(exc)) from None
         _render(report, fmt, per_query, quiet)
@@ -239,18 +239,80 @@ def score_command(
     except OptionError as exc:
         raise BadInput(str(exc)) from None
     try:
-        report = score(runs, relevance, options=options, progress=bar)
-        if plots_dir:
-            from .plots import write_plots
-
-            write_plots(report, plots_dir)
-        if out:
-            report.to_csv_files(out)
+        with _Outputs(runs, out, plots_dir) as outputs:  # locked before any input is read
+            report = score(runs, relevance, options=options, progress=bar)
+            bar.close()
+            outputs.commit(report)
     except InputError as exc:
         raise BadInput(str(exc)) from None
     finally:
         bar.close()
     _render(report, fmt, per_query, quiet)
+
+
+class _Outputs:
+    """``--out`` and ``--plots`` as transactions (:mod:`shrec_score.outdir`):
+    both folders are locked on entry, so a second scoring into them fails
+    before it reads anything; :meth:`commit` replaces each as a unit.  A
+    ``--plots`` folder inside ``--out`` is part of the same unit.  Output
+    folders inside a RUNS folder are refused: the next scoring would read
+    them as runs."""
+
+    def __init__(self, runs: Sequence[str], out: str | None, plots: str | None) -> None:
+        from .outdir import OutputFolder
+
+        self.plots_prefix: str | None = None
+        for flag, folder in (("--out", out), ("--plots", plots)):
+            if folder is None:
+                continue
+            real = os.path.realpath(folder)
+            for run in runs:
+                top = os.path.realpath(run)
+                if os.path.isdir(top) and (real == top or real.startswith(top + os.sep)):
+                    raise BadInput(f"{folder}: expected a {flag} folder outside RUNS ({run}); the next scoring would read it as a run")
+        if out and plots:
+            rel = os.path.relpath(os.path.realpath(plots), os.path.realpath(out))
+            if rel == os.curdir:
+                self.plots_prefix = ""
+            elif not rel.startswith(os.pardir):
+                self.plots_prefix = rel.replace(os.sep, "/") + "/"
+            elif not os.path.relpath(os.path.realpath(out), os.path.realpath(plots)).startswith(os.pardir):
+                raise BadInput(f"{out}: expected --out apart from --plots {plots} or holding it, not inside it")
+        self.out = OutputFolder(out) if out else None
+        self.plots = OutputFolder(plots) if plots and self.plots_prefix is None else None
+        self.want_plots = bool(plots)
+
+    def __enter__(self) -> _Outputs:
+        from contextlib import ExitStack
+
+        self.stack = ExitStack()
+        with self.stack as stack:
+            for folder in (self.out, self.plots):
+                if folder is not None:
+                    stack.enter_context(folder)
+            self.stack = stack.pop_all()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stack.__exit__(*exc)
+
+    def commit(self, report: Any) -> None:
+        figures: dict[str, bytes] = {}
+        if self.want_plots:
+            from .plots import plot_files
+
+            figures = plot_files(report)
+        if self.plots is not None:
+            for name, data in figures.items():
+                self.plots.add(name, data)
+            self.plots.commit()
+        if self.out is not None:
+            for name, text in report.csv_files().items():
+                self.out.add(name, text)
+            if self.plots_prefix is not None:
+                for name, data in figures.items():
+                    self.out.add(self.plots_prefix + name, data)
+            self.out.commit()
 
 
 def _render(report: Report, fmt: str, per_query: bool, quiet: bool) -> None:
@@ -343,16 +405,55 @@ def measures_command() -> None:
     click.echo(measure_listing(), nl=False)
 
 
+class _Stopped(BaseException):
+    """SIGINT or SIGTERM, raised in the main thread so that every ``finally``
+    and ``with`` block runs on the way out (workers stopped, staging folders
+    removed, the terminal's cursor restored).  A BaseException, so that no
+    ``except Exception`` and not click's own Ctrl-C handling swallows it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise _Stopped(signum)
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point: exit 0 ok, 2 bad input, 1 internal error.
+    """Console-script entry point.  Exit status: 0 done, 2 bad input or an
+    environment error (a missing or unreadable file, a full disk, out of
+    memory...), 130 interrupted (SIGINT, Ctrl-C), 143 terminated (SIGTERM),
+    1 an internal error (a bug: please report it).
 
     Leaves through ``SystemExit`` like any click program, so ``atexit``
-    handlers, a caller's ``finally``, profilers and coverage all run.
+    handlers, a caller's ``finally``, profilers and coverage all run.  The
+    SIGINT/SIGTERM handlers are installed for the call only (from the main
+    thread) and the caller's handlers are put back on the way out.
     """
+    import signal
+    import threading
+
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            previous[sig] = signal.signal(sig, _stop)
     try:
         cli.main(args=argv, prog_name="shrec-score", standalone_mode=True)
     except SystemExit:
         raise
+    except _Stopped as stop:
+        click.echo("shrec-score: interrupted", err=True)
+        sys.exit(128 + stop.signum)
+    except MemoryError:
+        click.echo("shrec-score: out of memory: the inputs need more memory than this process may use (score fewer runs at a time, or raise the limit)", err=True)
+        sys.exit(2)
+    except OSError as exc:  # an environment error no reader turned into an InputError: still the user's to fix
+        from .outdir import environment_error
+
+        name = exc.filename if exc.filename is not None else "shrec-score"
+        click.echo(str(environment_error(name, exc, doing=None)), err=True)
+        sys.exit(2)
     except Exception as exc:  # an internal error: say so in one line
         if os.environ.get("SHREC_SCORE_DEBUG"):
             traceback.print_exc()
@@ -362,6 +463,9 @@ def main(argv: list[str] | None = None) -> None:
             err=True,
         )
         sys.exit(1)
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 if __name__ == "__main__":

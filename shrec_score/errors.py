@@ -12,6 +12,8 @@ import unicodedata
 
 #: At most this many characters of input are quoted in a message.
 QUOTE_LIMIT = 80
+#: The "got" part of an :class:`InputError` is cut after this many characters.
+GOT_LIMIT = 200
 
 
 def visible(text: str) -> str:
@@ -79,14 +81,17 @@ class InputError(Exception):
 
     @property
     def message(self) -> str:
+        """One line: the path (escaped), the line, what was expected, what was got
+        (escaped, and cut after :data:`GOT_LIMIT` characters whatever the caller passed)."""
         where = ""
         if self.path is not None:
-            where = self.path if self.line is None else f"{self.path}:{self.line}"
+            where = visible(self.path) if self.line is None else f"{visible(self.path)}:{self.line}"
             where += ": "
-        text = f"{where}{self.expected}"
+        text = f"{where}{visible(self.expected)}"
         if self.got is not None:
-            text += f", got {self.got}"
-        return " ".join(text.split("\n"))  # always one line
+            got = self.got if len(self.got) <= GOT_LIMIT else f"{self.got[:GOT_LIMIT]}... ({len(self.got) - GOT_LIMIT} more characters)"
+            text += f", got {visible(got)}"
+        return text
 
     def __str__(self) -> str:
         return self.message

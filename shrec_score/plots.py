@@ -24,6 +24,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
+from .outdir import publish
 from .report import DISPLAY, Report
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -89,31 +90,29 @@ def styles(n: int) -> list[dict]:
     return out
 
 
-def _save(fig: Figure, out_dir: str, name: str) -> list[str]:
-    """Write ``fig`` as ``<name>.png`` and ``<name>.svg`` into ``out_dir``.
+def _save(fig: Figure, name: str) -> dict[str, bytes]:
+    """``fig`` as ``{"<name>.png": bytes, "<name>.svg": bytes}``.
 
     Parameters
     ----------
     fig : matplotlib.figure.Figure
         The figure; saved through its own canvas, no pyplot involved.
-    out_dir : str
-        Existing output folder.
     name : str
         File name without extension.
 
     Returns
     -------
-    list of str
-        The PNG and SVG paths, in that order.
+    dict of str to bytes
+        The PNG and the SVG, in that order.
     """
-    paths = []
+    import io
+
+    files = {}
     for ext in ("png", "svg"):
-        path = os.path.join(out_dir, f"{name}.{ext}")
-        tmp = path + ".tmp"
-        fig.savefig(tmp, format=ext, dpi=150, bbox_inches="tight", metadata={"Date": None} if ext == "svg" else None)
-        os.replace(tmp, path)
-        paths.append(path)
-    return paths
+        buf = io.BytesIO()
+        fig.savefig(buf, format=ext, dpi=150, bbox_inches="tight", metadata={"Date": None} if ext == "svg" else None)
+        files[f"{name}.{ext}"] = buf.getvalue()
+    return files
 
 
 def _axes(figure_class: type[Figure], figsize: tuple[float, float], ncols: int = 1) -> tuple[Figure, Any]:
@@ -145,7 +144,10 @@ def _finish_lines(ax: Axes, ncol: int) -> None:
 
 
 def write_plots(report: Report, out_dir: str | os.PathLike[str]) -> list[str]:
-    """Write every figure the report supports into ``out_dir``.
+    """Replace the folder ``out_dir`` with every figure the report supports, as one unit.
+
+    The folder is written as :func:`shrec_score.outdir.publish` writes it:
+    the previous plots stay whole until the new set replaces them.
 
     Parameters
     ----------
@@ -171,13 +173,16 @@ def write_plots(report: Report, out_dir: str | os.PathLike[str]) -> list[str]:
     Uses matplotlib's object API only: no pyplot, no backend switch, no
     ``rcParams`` change, so it is safe in a notebook and from several threads.
     """
+    return publish(out_dir, plot_files(report))
+
+
+def plot_files(report: Report) -> dict[str, bytes]:
+    """Every figure the report supports, as ``{file name: PNG or SVG bytes}`` (see :func:`write_plots`)."""
     Figure = _figure_class()
-    out_dir = os.fspath(out_dir)
-    os.makedirs(out_dir, exist_ok=True)
     runs = [str(r) for r in report.leaderboard["run"]]
     st = dict(zip(runs, styles(len(runs))))
     label = {r: f"{r} ({DISPLAY.get(report.sort, report.sort)} {v:.3f})" for r, v in zip(runs, report.leaderboard[report.sort])}
-    written: list[str] = []
+    written: dict[str, bytes] = {}
     ncol = 1 if len(runs) <= 12 else 2
 
     if len(report.pr_curve):
@@ -187,7 +192,7 @@ def write_plots(report: Report, out_dir: str | os.PathLike[str]) -> list[str]:
             ax.plot(sub["recall"], sub["precision"], label=label[r], **st[r])
         ax.set(xlabel="Recall", ylabel="Precision", xlim=(0, 1.02), ylim=(0, 1.02), title="Precision-recall")
         _finish_lines(ax, ncol)
-        written += _save(fig, out_dir, "pr_curves")
+        written.update(_save(fig, "pr_curves"))
 
     if report.curves is not None:
         fig, ax = _axes(Figure, (6.4, 4.8))
@@ -196,7 +201,7 @@ def write_plots(report: Report, out_dir: str | os.PathLike[str]) -> list[str]:
             ax.plot(sub["rank"], sub["NDCG"], label=label[r], markevery=10, **st[r])
         ax.set(xlabel="Rank", ylabel="Mean NDCG", xlim=(1, int(report.curves["rank"].max())), title="Normalized discounted cumulated gain")
         _finish_lines(ax, ncol)
-        written += _save(fig, out_dir, "ndcg_vs_rank")
+        written.update(_save(fig, "ndcg_vs_rank"))
 
     if report.gain_vs_recall is not None:
         fig, axes = _axes(Figure, (11, 4.5), ncols=2)
@@ -207,7 +212,7 @@ def write_plots(report: Report, out_dir: str | os.PathLike[str]) -> list[str]:
             ax.set(xlabel="Recall (%)", ylabel=f"Mean {kind}", title=f"Average {kind} vs recall")
             ax.grid(alpha=0.3)
         axes[1].legend(fontsize=7, ncol=ncol, loc="best")
-        written += _save(fig, out_dir, "cg_vs_recall")
+        written.update(_save(fig, "cg_vs_recall"))
 
     if report.per_class is not None and report.sort in report.per_class:
         import numpy as np
@@ -224,8 +229,8 @@ def write_plots(report: Report, out_dir: str | os.PathLike[str]) -> list[str]:
         ax.set(ylabel=DISPLAY.get(report.sort, report.sort), title=f"{DISPLAY.get(report.sort, report.sort)} per class")
         ax.legend(fontsize=7, ncol=ncol)
         safe = "".join(c if c.isalnum() else "_" for c in report.sort)
-        written += _save(fig, out_dir, f"per_class_{safe}")
+        written.update(_save(fig, f"per_class_{safe}"))
     return written
 
 
-__all__ = ["write_plots", "styles", "INSTALL_HINT"]
+__all__ = ["write_plots", "plot_files", "styles", "INSTALL_HINT"]

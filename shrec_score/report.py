@@ -21,8 +21,9 @@ if TYPE_CHECKING:
 else:
     from ._lazy import pd  # imported on first use (see _lazy)
 
-from .io.writers import frame_to_csv, write_files_atomically
+from .io.writers import frame_to_csv
 from .measures.registry import DISPLAY  # noqa: F401  (re-exported: plots.py imports it from here)
+from .outdir import publish
 
 
 @dataclass
@@ -127,8 +128,13 @@ class Report:
         return files
 
     def to_csv_files(self, out_dir: str | os.PathLike[str]) -> list[str]:
-        """Write the files (see :meth:`csv_files`) atomically; other files in the folder are left alone."""
-        return write_files_atomically(out_dir, self.csv_files())
+        """Replace the folder ``out_dir`` with the files of :meth:`csv_files`, as one unit.
+
+        The folder then holds exactly these files plus what the user keeps
+        there; files an earlier scoring wrote and this one does not are
+        removed (see :mod:`shrec_score.outdir`).
+        """
+        return publish(out_dir, self.csv_files())
 
     # -- text renderings (shrec_score.render; imported here, not at module level: render imports report)
     def to_csv(self, *, per_query: bool = False) -> str:

@@ -78,7 +78,7 @@ def test_demo_invocation_writes_the_three_csv_files_byte_identically(tmp_path):
         assert r.exit_code == 0, r.output
     names = sorted(os.listdir(out1))
     assert names == [
-        "leaderboard.md", "leaderboard.tex", "per_class.csv", "per_query.csv", "per_query_ranking.csv",
+        ".shrec-score-manifest.json", "leaderboard.md", "leaderboard.tex", "per_class.csv", "per_query.csv", "per_query_ranking.csv",
         "per_run.csv", "pr_curve.csv", "signature.txt",
     ]
     for n in names:

@@ -90,7 +90,7 @@ print("rc_same", matplotlib.rcParams.copy() == rc_before)
     assert lines["backend"] == "svg svg"
     assert lines["pyplot"] == "False"
     assert lines["rc_same"] == "True"
-    assert sorted(os.listdir(tmp_path / "fig")) == ["per_class_NN.png", "per_class_NN.svg", "pr_curves.png", "pr_curves.svg"]
+    assert sorted(os.listdir(tmp_path / "fig")) == [".shrec-score-manifest.json", "per_class_NN.png", "per_class_NN.svg", "pr_curves.png", "pr_curves.svg"]
 
 
 def test_no_pyplot_figure_is_left_open_and_backend_kept_when_host_uses_pyplot(tmp_path):
@@ -168,7 +168,9 @@ def test_written_files_parse(reports, tmp_path):
     from shrec_score.plots import write_plots
 
     paths = write_plots(reports["graded"], tmp_path)
-    assert sorted(os.path.basename(p) for p in paths) == sorted(os.listdir(tmp_path))
+    listed = sorted(os.listdir(tmp_path))
+    assert listed[0] == ".shrec-score-manifest.json"  # beside the figures, the list of them
+    assert sorted(os.path.basename(p) for p in paths) == listed[1:]
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
     for path in paths:
         if path.endswith(".png"):

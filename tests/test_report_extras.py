@@ -1,6 +1,7 @@
 """Organiser's report: significance, per-class results, macro averaging,
 paper tables, trec_eval-style output, the signature and the plots."""
 
+import json
 import os
 import sys
 
@@ -130,7 +131,9 @@ def test_plots_png_and_svg(two_runs, tmp_path):
     r = CliRunner().invoke(cli, [str(two_runs / "runs"), "-r", str(two_runs / "c.cla"), "--plots", str(tmp_path / "fig")])
     assert r.exit_code == 0, r.output
     names = sorted(os.listdir(tmp_path / "fig"))
-    assert names == ["per_class_NN.png", "per_class_NN.svg", "pr_curves.png", "pr_curves.svg"]
+    # the four figures and the manifest that lists them (see shrec_score.outdir)
+    assert names == [".shrec-score-manifest.json", "per_class_NN.png", "per_class_NN.svg", "pr_curves.png", "pr_curves.svg"]
+    assert json.loads((tmp_path / "fig" / ".shrec-score-manifest.json").read_text())["files"] == names[1:]
     assert (tmp_path / "fig" / "pr_curves.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -1,0 +1,147 @@
+"""Signals and child processes: Ctrl-C and SIGTERM end a scoring with 130 / 143,
+one line, the previous --out intact and no worker left behind; kill -9 of the
+tool takes its workers with it; two scorings into one folder do not mix."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux") or (os.cpu_count() or 1) < 2, reason="reader workers are forked on Linux with 2+ cores")
+
+CLI = [sys.executable, "-c", "import sys; from shrec_score.cli import main; sys.argv[0] = 'shrec-score'; main()"]
+
+
+@pytest.fixture(scope="module")
+def contest(tmp_path_factory):
+    """4 ranked-list runs, 300 queries x 1,500 targets each (1.8M lines): long enough to be interrupted while the workers read."""
+    top = tmp_path_factory.mktemp("contest")
+    n, per_class = 1500, 50
+    ids = [f"m{i:05d}" for i in range(n)]
+    lines = ["PSB 1", f"{n // per_class} {n}"]
+    for c in range(n // per_class):
+        lines += ["", f"class{c} 0 {per_class}", *ids[c * per_class : (c + 1) * per_class]]
+    (top / "classes.cla").write_text("\n".join(lines) + "\n")
+    queries = ["PSB 1", f"{n // per_class} 300"]  # the first 10 models of every class are the queries
+    for c in range(n // per_class):
+        queries += ["", f"class{c} 0 10", *ids[c * per_class : c * per_class + 10]]
+    (top / "queries.cla").write_text("\n".join(queries) + "\n")
+    rng = np.random.default_rng(0)
+    for r in range(4):
+        run = top / "runs" / f"run{r}"
+        run.mkdir(parents=True)
+        for q in [ids[c * per_class + i] for c in range(n // per_class) for i in range(10)]:
+            order = rng.permutation(n)
+            (run / q).write_text("".join(f"{ids[j]} {k}\n" for k, j in enumerate(order)))
+    return top
+
+
+def children_of(pid):
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                out.append(int(entry))
+    return out
+
+
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
+    except OSError:
+        return False
+
+
+def start(contest, out):
+    return subprocess.Popen(
+        [*CLI, str(contest / "runs"), "-r", str(contest / "classes.cla"), "-q", str(contest / "queries.cla"), "--out", str(out), "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,  # its own process group, as a shell job is
+    )
+
+
+def wait_for_workers(proc, timeout=20.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        kids = children_of(proc.pid)
+        if len(kids) >= 2:
+            return kids
+        if proc.poll() is not None:
+            break
+        time.sleep(0.01)
+    pytest.fail("the scoring never started its reader workers")
+
+
+def snapshot(folder):
+    return {n: (folder / n).read_bytes() for n in sorted(os.listdir(folder))}
+
+
+@pytest.fixture(scope="module")
+def previous(contest, tmp_path_factory):
+    """A complete earlier scoring's --out, to check it survives interrupted ones."""
+    out = tmp_path_factory.mktemp("results") / "out"
+    r = subprocess.run([*CLI, str(contest / "runs"), "-r", str(contest / "classes.cla"), "-q", str(contest / "queries.cla"), "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return out, snapshot(out)
+
+
+@pytest.mark.parametrize(("how", "status"), [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_signal_ends_the_scoring_cleanly(contest, previous, how, status):
+    out, before = previous
+    proc = start(contest, out)
+    kids = wait_for_workers(proc)
+    if how == "SIGINT":
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group
+    else:
+        os.kill(proc.pid, signal.SIGTERM)  # kill PID reaches the tool only
+    stdout, stderr = proc.communicate(timeout=10)  # a $(...) read returns
+    assert proc.returncode == status
+    assert stderr == "shrec-score: interrupted\n"
+    assert stdout == ""
+    time.sleep(2)
+    assert [k for k in kids if alive(k)] == []
+    assert snapshot(out) == before
+    assert [n for n in os.listdir(out.parent) if ".shrec-score-" in n] == []
+
+
+def test_kill_9_takes_the_workers_with_it(contest, tmp_path):
+    proc = start(contest, tmp_path / "out")
+    kids = wait_for_workers(proc)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=10)  # the pipes close: no worker holds them
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline and any(alive(k) for k in kids):
+        time.sleep(0.05)
+    assert [k for k in kids if alive(k)] == []
+
+
+def test_two_scorings_into_one_folder_one_waits_for_nothing_and_fails(contest, tmp_path):
+    out = tmp_path / "out"
+    first = start(contest, out)
+    wait_for_workers(first)  # the first holds the folder's lock from before it reads
+    t0 = time.monotonic()
+    second = subprocess.run(
+        [*CLI, str(contest / "runs"), "-r", str(contest / "classes.cla"), "-q", str(contest / "queries.cla"), "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=60
+    )
+    assert time.monotonic() - t0 < 5
+    assert second.returncode == 2
+    assert second.stderr == f"Error: {out}: expected a folder no other scoring is writing; process {first.pid} ({os.path.basename(sys.executable)} -c) is writing it (wait for it to end, or choose another folder)\n"
+    _, err = first.communicate(timeout=120)
+    assert first.returncode == 0, err
+    # the folder holds exactly the first scoring's set
+    written = sorted(n for n in os.listdir(out) if not n.startswith("."))
+    assert written == ["leaderboard.md", "leaderboard.tex", "per_class.csv", "per_query.csv", "per_query_ranking.csv", "per_run.csv", "pr_curve.csv", "signature.txt"]
