@@ -13,6 +13,14 @@ number).  The best value of a column is the largest, or the smallest for a
 lower-is-better measure (FP_*, FN_*); a column without a direction
 (``tau_b_std``, see :func:`~shrec_score.measures.column_higher_is_better`)
 has no best value.
+
+Every text cell that comes from input (run names, query ids, class names,
+column names, the signature with its file names) is escaped for its format,
+so a hostile name keeps the shape of the output and shows as itself:
+:func:`md_escape` (Markdown), :func:`tex_escape` (LaTeX), :func:`trec_field`
+(trec) and :func:`rich_text` (the terminal); each first makes control and
+format characters visible (:func:`shrec_score.errors.visible`).  CSV and
+JSON need nothing more: their own quoting carries any text.
 """
 
 from __future__ import annotations
@@ -22,11 +30,13 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .errors import visible
 from .io.writers import frame_to_csv
 from .measures.registry import column_higher_is_better, display_name, get_measure
 
 if TYPE_CHECKING:
     import pandas as pd
+    from rich.text import Text
 
     from .report import Report
 
@@ -78,29 +88,39 @@ def _table_cells(report: Report) -> tuple[list[str], list[list[str]], list[list[
 
 
 def to_markdown(report: Report) -> str:
-    """Leaderboard as a Markdown table, the best value of each column in bold."""
+    """Leaderboard as a Markdown table, the best value of each column in bold.
+
+    Every cell and the signature line are escaped by :func:`md_escape`.
+    """
     head, cells, bold = _table_cells(report)
+    head, cells = [md_escape(h) for h in head], [[md_escape(c) for c in row] for row in cells]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---:", ":---", "---:"] + ["---:"] * len(report.shown)) + "|"]
     for row, b in zip(cells, bold):
         lines.append("| " + " | ".join(f"**{c}**" if is_b else c for c, is_b in zip(row, b)) + " |")
     lines.append("")
-    lines.append(f"<sub>{report.signature_text()}</sub>")
+    lines.append(f"<sub>{md_escape(report.signature_text())}</sub>")
     return "\n".join(lines) + "\n"
 
 
 def to_latex(report: Report) -> str:
-    """Leaderboard as a LaTeX tabular (booktabs), the best value of each column in bold."""
+    """Leaderboard as a LaTeX tabular (booktabs), the best value of each column in bold.
+
+    Every cell is escaped by :func:`tex_escape`, so a row is one line with
+    one unescaped ``&`` between cells.  The signature is a ``%`` comment,
+    where only a line break could do harm: it is made visible
+    (:func:`~shrec_score.errors.visible`) and otherwise kept as it reads.
+    """
     head, cells, bold = _table_cells(report)
     spec = "rlr" + "r" * len(report.shown)
     lines = [
-        f"% {report.signature_text()}",
+        f"% {visible(report.signature_text())}",
         f"\\begin{{tabular}}{{{spec}}}",
         "\\toprule",
-        " & ".join(_tex(h) for h in head) + " \\\\",
+        " & ".join(tex_escape(h) for h in head) + " \\\\",
         "\\midrule",
     ]
     for row, b in zip(cells, bold):
-        lines.append(" & ".join(f"\\textbf{{{_tex(c)}}}" if is_b else _tex(c) for c, is_b in zip(row, b)) + " \\\\")
+        lines.append(" & ".join(f"\\textbf{{{tex_escape(c)}}}" if is_b else tex_escape(c) for c, is_b in zip(row, b)) + " \\\\")
     lines += ["\\bottomrule", "\\end{tabular}"]
     return "\n".join(lines) + "\n"
 
@@ -126,17 +146,24 @@ def to_trec(report: Report, *, per_query: bool = False) -> str:
     trec_eval's name only where the value is exactly trec_eval's (map, Rprec,
     recip_rank, P_1, P_k, recall_k); any other keeps our name (``NDCG@10``,
     never ``ndcg_cut_10``), so no line claims a trec_eval value it is not.
+
+    Every line has exactly three tab-separated fields, whatever the names:
+    the run name, the query ids and the measure names are written by
+    :func:`trec_field`, which makes control and format characters visible
+    (a tab becomes the two characters ``\\t``, a newline ``\\n``, an ESC
+    ``\\x1b``) and writes a space as ``\\x20``.  So a name never adds a
+    field or a line, even for a reader that splits on any whitespace.
     """
-    labels = {m: trec_label(m) for m in report.measures}
+    labels = {m: trec_field(trec_label(m)) for m in report.measures}
     lines = []
     for run in report.leaderboard["run"]:
-        lines.append(f"{'runid':<22}\tall\t{run}")
+        lines.append(f"{'runid':<22}\tall\t{trec_field(str(run))}")
         if per_query:
             sub = report.per_query[report.per_query["run"] == run]
             for rec in sub.to_dict(orient="records"):
                 for m in report.measures:
                     if m in rec and not _isnan(rec[m]):
-                        lines.append(f"{labels[m]:<22}\t{rec['query']}\t{rec[m]:.4f}")
+                        lines.append(f"{labels[m]:<22}\t{trec_field(str(rec['query']))}\t{rec[m]:.4f}")
         row = report.leaderboard[report.leaderboard["run"] == run].iloc[0]
         lines.append(f"{'num_q':<22}\tall\t{int(row['queries'])}")
         for m in report.measures:
@@ -146,31 +173,37 @@ def to_trec(report: Report, *, per_query: bool = False) -> str:
 
 
 def to_rich(report: Report, console: Any, *, per_query: bool = False) -> None:
-    """Print the leaderboard (and the per-query table) on a rich Console."""
+    """Print the leaderboard (and the per-query table) on a rich Console.
+
+    Every text from input reaches rich as a :class:`rich.text.Text` made by
+    :func:`rich_text`: no markup is read in it (``[bold]x[/]`` prints as
+    written) and control characters show escaped, never reach the terminal.
+    """
     from rich import box
     from rich.table import Table
 
     sig = report.signature
-    title = f"shrec-score leaderboard, sorted by {display_name(report.sort)}"
-    caption = f"{sig['mode']}, {sig['relevance']}; {sig['queries']} queries; shrec-score {sig['version']}"
+    title = rich_text(f"shrec-score leaderboard, sorted by {display_name(report.sort)}")
+    caption = rich_text(f"{sig['mode']}, {sig['relevance']}; {sig['queries']} queries; shrec-score {sig['version']}")
     table = Table(title=title, caption=caption, box=box.SIMPLE_HEAD)
     head, cells, bold = _table_cells(report)
     for i, h in enumerate(head):
+        text = rich_text(h)
         if i == 1:
-            table.add_column(h, no_wrap=True)
+            table.add_column(text, no_wrap=True)
         else:
-            table.add_column(h, justify="right", no_wrap=True, min_width=max(6, len(h)) if i > 2 else None)
+            table.add_column(text, justify="right", no_wrap=True, min_width=max(6, len(text)) if i > 2 else None)
     ci = [c for c in report.leaderboard.columns if c.endswith("_ci_low")]
     if ci:
         table.add_column("95% CI", justify="right", no_wrap=True)
     for r, (row, b) in enumerate(zip(cells, bold)):
-        styled = [f"[bold]{c}[/bold]" if is_b else c for c, is_b in zip(row, b)]
+        styled = [rich_text(c, "bold" if is_b else "") for c, is_b in zip(row, b)]
         if ci:
             lo, hi = report.leaderboard[ci[0]].iat[r], report.leaderboard[ci[0].replace("_low", "_high")].iat[r]
-            styled.append(f"{_fmt(lo)}..{_fmt(hi)}")
+            styled.append(rich_text(f"{_fmt(lo)}..{_fmt(hi)}"))
         table.add_row(*styled)
     console.print(table)
-    console.print(f"[dim]{report.signature_text()}[/dim]", highlight=False, soft_wrap=True)
+    console.print(rich_text(report.signature_text(), "dim"), highlight=False, soft_wrap=True)
     if report.significance is not None:
         _print_significance(report, console)
     if per_query:
@@ -186,12 +219,13 @@ def _print_significance(report: Report, console: Any) -> None:
     from rich import box
     from rich.table import Table
 
-    t3 = Table(title=f"Pairwise randomization tests on {display_name(report.sort)} (Holm-corrected)", box=box.SIMPLE_HEAD)
+    title = rich_text(f"Pairwise randomization tests on {display_name(report.sort)} (Holm-corrected)")
+    t3 = Table(title=title, box=box.SIMPLE_HEAD)
     for c in ("run A", "run B", "mean diff", "W/T/L", "p", "p (Holm)", "significant"):
         t3.add_column(c, justify="left" if c.startswith("run") else "right")
     for rec in report.significance.itertuples(index=False):  # type: ignore[union-attr]
         t3.add_row(
-            rec.run_a, rec.run_b, f"{rec.mean_diff:+.4f}", f"{rec.wins}/{rec.ties}/{rec.losses}",
+            rich_text(str(rec.run_a)), rich_text(str(rec.run_b)), f"{rec.mean_diff:+.4f}", f"{rec.wins}/{rec.ties}/{rec.losses}",
             f"{rec.p_value:.4f}", f"{rec.p_adjusted:.4f}", "yes" if rec.significant else "no",
         )
     console.print(t3)
@@ -201,20 +235,20 @@ def _print_per_query(report: Report, console: Any) -> None:
     from rich.table import Table
 
     if report.ranking is not None and report.rank_by != report.sort:
-        t2 = Table(title=f"Runs ranked per query by {display_name(report.rank_by)} (best first)")
+        t2 = Table(title=rich_text(f"Runs ranked per query by {display_name(report.rank_by)} (best first)"))
         t2.add_column("query")
         t2.add_column("ranking")
         for q, sub in report.ranking.groupby("query", sort=False):
-            t2.add_row(str(q), " > ".join(f"{r} {_fmt(v)}" for r, v in zip(sub["run"], sub["value"])))
+            t2.add_row(rich_text(str(q)), rich_text(" > ".join(f"{r} {_fmt(v)}" for r, v in zip(sub["run"], sub["value"]))))
         console.print(t2)
         return
     wide = report.per_query_wide()
-    t2 = Table(title=f"{display_name(report.sort)} per query")
+    t2 = Table(title=rich_text(f"{display_name(report.sort)} per query"))
     for c in wide.columns:
-        t2.add_column(str(c), justify="left" if c in ("query", "class") else "right")
+        t2.add_column(rich_text(str(c)), justify="left" if c in ("query", "class") else "right")
     n_keys = 2 if "class" in wide.columns else 1
     for rec in wide.itertuples(index=False):
-        t2.add_row(*[str(v) for v in rec[:n_keys]], *[_fmt(v) for v in rec[n_keys:]])
+        t2.add_row(*[rich_text(str(v)) for v in rec[:n_keys]], *[_fmt(v) for v in rec[n_keys:]])
     console.print(t2)
 
 
@@ -251,10 +285,100 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def _tex(text: str) -> str:
-    for a, b in (("\\", "\\textbackslash{}"), ("_", "\\_"), ("&", "\\&"), ("%", "\\%"), ("#", "\\#"), ("@", "@")):
-        text = text.replace(a, b)
-    return text
+#: Markdown: characters written with a backslash before them.
+_MD_BACKSLASH = frozenset("\\`*_[]$|~")
+#: Markdown: characters written as HTML entities, so no raw HTML passes.
+_MD_ENTITY = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+
+
+def md_escape(text: str) -> str:
+    """``text`` for a Markdown table cell: shows as itself, keeps the table's shape.
+
+    Control and format characters are made visible (a newline becomes the
+    two characters ``\\n``); ``\\ ` * _ [ ] $ | ~`` get a backslash (``|``
+    as ``\\|`` so no cell is split); ``< > &`` become ``&lt; &gt; &amp;``, so
+    no raw HTML passes; a leading or trailing space becomes ``&#32;`` (a
+    cell is trimmed).  An ``_`` between two letters or digits is left as it
+    is: it cannot open or close emphasis there (CommonMark), and
+    ``FP_relevant`` stays readable.
+
+    >>> md_escape("a|b <i>*x*</i> c_d _e_")
+    'a\\\\|b &lt;i&gt;\\\\*x\\\\*&lt;/i&gt; c_d \\\\_e\\\\_'
+    """
+    text = visible(text)
+    out = []
+    for i, ch in enumerate(text):
+        if ch in _MD_ENTITY:
+            out.append(_MD_ENTITY[ch])
+        elif ch == "_" and 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum():
+            out.append(ch)
+        elif ch in _MD_BACKSLASH:
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return _edge_spaces("".join(out), "&#32;")
+
+
+#: LaTeX: the ten special characters (and ``< > |``, which are other glyphs in the OT1 encoding).
+_TEX = {
+    "\\": "\\textbackslash{}",
+    "{": "\\{",
+    "}": "\\}",
+    "$": "\\$",
+    "&": "\\&",
+    "#": "\\#",
+    "^": "\\textasciicircum{}",
+    "_": "\\_",
+    "%": "\\%",
+    "~": "\\textasciitilde{}",
+    "<": "\\textless{}",
+    ">": "\\textgreater{}",
+    "|": "\\textbar{}",
+}
+
+
+def tex_escape(text: str) -> str:
+    """``text`` for a LaTeX cell: one line, every special character escaped.
+
+    Control and format characters are first made visible (a newline becomes
+    ``\\n``, then ``\\textbackslash{}n``), so a row stays one line; then
+    ``\\ { } $ & # ^ _ % ~`` (and ``< > |``) are replaced, in one pass; a
+    leading or trailing space becomes ``\\ `` (a cell drops plain ones).
+
+    >>> tex_escape("a_b & {c}~")
+    'a\\\\_b \\\\& \\\\{c\\\\}\\\\textasciitilde{}'
+    """
+    return _edge_spaces("".join(_TEX.get(ch, ch) for ch in visible(text)), "\\ ")
+
+
+def _edge_spaces(text: str, space: str) -> str:
+    """``text`` with its leading and trailing spaces written as ``space`` (a table cell trims plain ones)."""
+    body = text.strip(" ")
+    lead = len(text) - len(text.lstrip(" "))
+    trail = len(text) - len(body) - lead
+    return space * lead + body + space * trail
+
+
+def trec_field(text: str) -> str:
+    """``text`` as one whitespace-free field of a trec line (see :func:`to_trec`).
+
+    >>> trec_field("my run\\tv2\\n")
+    'my\\\\x20run\\\\tv2\\\\n'
+    """
+    return visible(text).replace(" ", "\\x20")
+
+
+def rich_text(text: str, style: str = "") -> Text:
+    """``text`` as a :class:`rich.text.Text`: no markup read, control characters visible.
+
+    ``style`` covers the characters only, not the padding rich adds to a cell.
+    """
+    from rich.text import Text
+
+    out = Text(visible(text))
+    if style:
+        out.stylize(style)
+    return out
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
