@@ -99,9 +99,9 @@ def score(
         E depth, relevance level, PR levels, DCG cutoffs.
     lenient : bool
         Score broken runs anyway: unknown ids dropped, repeated ids keep
-        their first place, malformed lines dropped, missing queries score 0
-        and count in the means (as trec_eval -c), NaN matrix cells rank last;
-        the warnings say per run what was dropped.
+        their first place, malformed lines dropped, missing queries and empty
+        ranked-list files score 0 and count in the means (as trec_eval -c),
+        NaN matrix cells rank last; the warnings say per run what was dropped.
     progress : callable, optional
         ``progress(stage, done, total)`` as runs are read ("reading") and scored ("scoring").
 
@@ -282,7 +282,7 @@ def _signature(rel: Relevance, plan: MeasurePlan, opts: Options) -> ScoringSigna
         e_depth=s.e_depth,
         pr_levels=f"{s.pr_levels} levels 1/{s.pr_levels}..1, PSB interpolation",
         averaging="macro: mean of per-class means" if opts.average == "macro" else "micro: mean over queries with K > 0",
-        lenient="unknown ids dropped, repeated ids keep first place, missing queries score 0" if opts.lenient else None,
+        lenient="unknown ids dropped, repeated ids keep first place, missing queries and empty lists score 0" if opts.lenient else None,
         significance=(
             f"paired randomization test on {plan.sort}, Holm-corrected, {opts.n_resamples} resamples, seed {opts.seed}; bootstrap 95% CI"
             if opts.significance

@@ -6,7 +6,8 @@ lines.  Levels:
 * ``error``: the run would not score (unknown target id, a target listed
   twice, a missing query, a file for an unknown query, an empty list, a
   distance that is not a number, NaN, a matrix of the wrong shape, bytes that
-  are not UTF-8, a malformed line);
+  are not UTF-8, a malformed line, a line longer than 1 MiB, an entry that is
+  not a regular file or cannot be read, a file name that is not UTF-8);
 * ``warning``: it scores, but something looks wrong (infinite distances,
   distances that decrease down a ranked list: smaller must mean more similar);
 * ``note``: worth knowing (a list shorter than the collection).
@@ -23,10 +24,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError
+from .errors import GOT_LIMIT, InputError, shown, visible
 from .io.lists import id_column, list_rows, scan_lines
+from .io.numbers import parse_number
 from .io.runs import RunSource, discover_runs
-from .io.text import read_text
+from .io.text import entry_is_folder, plain, read_text, utf8_name
 from .relevance import Relevance
 
 #: Problems listed per file before a summary line.
@@ -41,8 +43,9 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        where = self.path if self.line is None else f"{self.path}:{self.line}"
-        return f"{where}: {self.level}: {self.message}"
+        """One line: the path and the message escaped (a newline in a file name shows as ``\\n``)."""
+        where = visible(self.path) if self.line is None else f"{visible(self.path)}:{self.line}"
+        return f"{where}: {self.level}: {visible(self.message)}"
 
 
 def check_runs(paths: Iterable[str], relevance: Relevance, *, run_format: str = "auto", matrix_order: str | None = None) -> list[Problem]:
@@ -64,7 +67,11 @@ def check_runs(paths: Iterable[str], relevance: Relevance, *, run_format: str = 
 
 
 def _body(exc: InputError) -> str:
-    return exc.expected + ("" if exc.got is None else f", got {exc.got}")
+    """An error's message without its path and line (what is got cut as :class:`InputError` cuts it)."""
+    if exc.got is None:
+        return exc.expected
+    got = exc.got if len(exc.got) <= GOT_LIMIT else f"{exc.got[:GOT_LIMIT]}... ({len(exc.got) - GOT_LIMIT} more characters)"
+    return f"{exc.expected}, got {got}"
 
 
 def _limited(found: list[Problem], path: str) -> list[Problem]:
@@ -85,26 +92,41 @@ def _check_list_run(source: RunSource, relevance: Relevance) -> list[Problem]:
     out: list[Problem] = []
     known = dict.fromkeys(relevance.query_ids + relevance.ignorable_queries)
     files: dict[str, str] = {}
-    for entry in sorted(os.listdir(source.path)):
+    refused: set[str] = set()  # query files reported as not regular: not missing, not read
+    try:
+        entries = sorted(os.listdir(source.path))
+    except OSError as exc:
+        return [Problem(source.path, None, "error", f"expected a readable folder, got {exc.strerror or exc}")]
+    for entry in entries:
         full = os.path.join(source.path, entry)
-        if entry.startswith(".") or os.path.isdir(full):
+        if entry.startswith("."):
             continue
         qid = entry if entry in known else entry.rsplit(".", 1)[0]
+        try:  # a FIFO or a device is never opened; a name that is not UTF-8 is no query id
+            utf8_name(full, entry)
+            if entry_is_folder(full):
+                continue
+        except InputError as exc:
+            out.append(Problem(full, None, "error", _body(exc)))
+            if qid in known and qid not in files:
+                files[qid] = full
+                refused.add(full)
+            continue
         if qid not in known:
-            out.append(Problem(full, None, "error", f"a file for an unknown query {qid!r} (files are named after query ids)"))
+            out.append(Problem(full, None, "error", f"a file for an unknown query {shown(qid)} (files are named after query ids)"))
         elif qid in files:
-            out.append(Problem(full, None, "error", f"a second ranked list for query {qid!r} (also {files[qid]})"))
+            out.append(Problem(full, None, "error", f"a second ranked list for query {shown(qid)} (also {files[qid]})"))
         else:
             files[qid] = full
     missing = [q for q in relevance.query_ids if q not in files]
     for q in missing[:PER_FILE]:
-        out.append(Problem(source.path, None, "error", f"no ranked list for query {q!r}"))
+        out.append(Problem(source.path, None, "error", f"no ranked list for query {shown(q)}"))
     if len(missing) > PER_FILE:
         out.append(Problem(source.path, None, "note", f"{len(missing) - PER_FILE} more queries without a ranked list"))
     self_of = {q: int(i) for q, i in zip(relevance.query_ids, relevance.self_index)}
     full_length = relevance.collection_size
     for q, path in files.items():
-        if q in relevance.ignorable_queries:
+        if q in relevance.ignorable_queries or path in refused:
             continue
         out += _check_list_file(path, q, relevance, full_length - (1 if self_of.get(q, -1) >= 0 else 0) if full_length else None)
     return out
@@ -131,25 +153,25 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, full_length
             found.append(Problem(path, n, "error", f'expected "<target> [distance]", got {line.fields} fields'))
             continue
         if line.index is None:
-            found.append(Problem(path, n, "error", f"unknown target id {line.tid!r}"))
+            found.append(Problem(path, n, "error", f"unknown target id {shown(line.tid)}"))
         elif line.first_at is not None:
-            found.append(Problem(path, n, "error", f"target {line.tid!r} listed twice (first at line {line.first_at})"))
+            found.append(Problem(path, n, "error", f"target {shown(line.tid)} listed twice (first at line {line.first_at})"))
         else:
             n_targets += line.tid != self_id
         if line.dist_text is not None:
             text_d, d = line.dist_text, line.dist
             if d is None:
-                found.append(Problem(path, n, "error", f"distance {text_d!r} is not a number"))
+                found.append(Problem(path, n, "error", f"distance {shown(text_d)} is not a number"))
                 continue
             if math.isnan(d):
                 found.append(Problem(path, n, "error", "distance is NaN"))
                 continue
             if math.isinf(d):
-                found.append(Problem(path, n, "warning", f"distance is {text_d} (infinite)"))
+                found.append(Problem(path, n, "warning", f"distance is {plain(text_d)} (infinite)"))
             if d < prev:
                 decreasing += 1
                 if decreasing == 1:
-                    found.append(Problem(path, n, "warning", f"distance {text_d} is smaller than the one above: lists must be sorted, most similar (smallest distance) first"))
+                    found.append(Problem(path, n, "warning", f"distance {plain(text_d)} is smaller than the one above: lists must be sorted, most similar (smallest distance) first"))
             prev = d
     if decreasing > 1:
         found.append(Problem(path, None, "warning", f"distances decrease {decreasing} times down the list"))
@@ -194,10 +216,9 @@ def _check_trec_run(source: RunSource, relevance: Relevance) -> list[Problem]:
             found.append(Problem(source.path, n, "error", f'expected "query_id Q0 target_id rank score tag", got {len(f)} fields'))
             continue
         q, t = f[0], f[2]
-        try:
-            score = float(f[4])
-        except ValueError:
-            found.append(Problem(source.path, n, "error", f"score {f[4]!r} is not a number"))
+        score = parse_number(f[4])
+        if score is None:
+            found.append(Problem(source.path, n, "error", f"score {shown(f[4])} is not a number"))
             continue
         if math.isnan(score):
             found.append(Problem(source.path, n, "error", "score is NaN"))
@@ -205,14 +226,14 @@ def _check_trec_run(source: RunSource, relevance: Relevance) -> list[Problem]:
             unknown_topics.add(q)
             continue
         if not open_index and t not in index:
-            found.append(Problem(source.path, n, "error", f"unknown target id {t!r}"))
+            found.append(Problem(source.path, n, "error", f"unknown target id {shown(t)}"))
         if (q, t) in seen:
-            found.append(Problem(source.path, n, "error", f"target {t!r} ranked twice for query {q!r} (first at line {seen[(q, t)]})"))
+            found.append(Problem(source.path, n, "error", f"target {shown(t)} ranked twice for query {shown(q)} (first at line {seen[(q, t)]})"))
         seen[(q, t)] = n
         ranked.add(q)
     missing = [q for q in relevance.query_ids if q not in ranked]
     if missing:
-        found.append(Problem(source.path, None, "error", f"no ranking for {len(missing)} of {len(qset)} queries (first: {missing[0]!r})"))
+        found.append(Problem(source.path, None, "error", f"no ranking for {len(missing)} of {len(qset)} queries (first: {shown(missing[0])})"))
     if unknown_topics:
         found.append(Problem(source.path, None, "note", f"{len(unknown_topics)} topic(s) without relevance judgments would be passed over"))
     return _limited(found, source.path)

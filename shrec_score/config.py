@@ -4,7 +4,8 @@ Read with ``yaml.safe_load`` semantics (``yaml.compose`` on the safe loader,
 which also gives line numbers).  Paths are relative to the config file.
 Command-line options override the config.  An unknown key, a value of the
 wrong type or a missing file is an :class:`InputError` naming the key, the
-file and the line.
+file and the line.  Paths must name regular files (or folders, for
+``runs``): a FIFO or a device is refused before anything opens it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from .errors import InputError
+from .errors import InputError, shown
 
 
 def _str(v: Any) -> bool:
@@ -75,7 +76,7 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     import yaml
 
     path = os.fspath(path)
-    from .io.text import read_text
+    from .io.text import entry_is_folder, read_text, regular_file
 
     text = read_text(path)
     try:
@@ -96,19 +97,27 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     for key, value in data.items():
         line = lines.get(key)
         if key not in KEYS:
-            raise InputError(path, line, f"unknown key {key!r}; expected one of: {', '.join(KEYS)}")
+            raise InputError(path, line, f"unknown key {shown(str(key))}; expected one of: {', '.join(KEYS)}")
         check, expected, kind = KEYS[key]
         if not check(value):
-            raise InputError(path, line, f"expected {key!r} to be {expected}", repr(value))
+            raise InputError(path, line, f"expected {shown(key)} to be {expected}", shown(value if isinstance(value, str) else repr(value)))
         if kind == "file":
             value = _resolve(base, value)
-            if not os.path.isfile(value):
-                raise InputError(path, line, f"{key!r}: expected an existing file", f"{value} not found")
+            try:
+                regular_file(value)
+            except InputError as exc:
+                if not os.path.lexists(value):
+                    raise InputError(path, line, f"{shown(key)}: expected an existing file", f"{value} not found") from None
+                raise InputError(path, line, f"{shown(key)}: expected a regular file", f"{value}: {exc.got}") from None
         elif kind == "paths":
             value = [_resolve(base, v) for v in value]
             for v in value:
-                if not os.path.exists(v):
-                    raise InputError(path, line, f"{key!r}: expected existing files or folders", f"{v} not found")
+                try:
+                    entry_is_folder(v)
+                except InputError as exc:
+                    if not os.path.lexists(v):
+                        raise InputError(path, line, f"{shown(key)}: expected existing files or folders", f"{v} not found") from None
+                    raise InputError(path, line, f"{shown(key)}: expected regular files or folders", f"{v}: {exc.got}") from None
         out[key] = value
     return out
 

@@ -15,7 +15,7 @@ from collections import Counter
 import numpy as np
 
 from ._kernels import byte_order_rank
-from .errors import InputError
+from .errors import InputError, shown
 from .io.matrix import read_matrix
 from .io.runs import RunSource, is_int
 from .io.text import read_text
@@ -37,7 +37,7 @@ def matrix_axis(ids: list[str], order: str | None, what: str, source: str) -> li
     if order == "numeric":
         if numeric is None:
             bad = next(x for x in ids if not is_int(x))
-            raise InputError(source, None, f"expected integer {what} ids for --matrix-order numeric", repr(bad))
+            raise InputError(source, None, f"expected integer {what} ids for --matrix-order numeric", shown(bad))
         return numeric
     if order is None and numeric is not None and numeric != ids:
         raise InputError(
@@ -99,7 +99,7 @@ def read_trec_run(source: RunSource, relevance: Relevance, *, drops: Counter[str
             rowq, d_codes, scores = rowq[keep], d_codes[keep], scores[keep]
         elif bad.any():
             name = cols.docs[int(d_codes[int(np.flatnonzero(bad)[0])])]
-            raise InputError(source.path, _line_of(source.path, name), "expected a target id of the collection", f"unknown id {name!r}")
+            raise InputError(source.path, _line_of(source.path, name), "expected a target id of the collection", f"unknown id {shown(name)}")
 
     cache: list[np.ndarray] = []
 
@@ -132,8 +132,8 @@ def read_trec_run(source: RunSource, relevance: Relevance, *, drops: Counter[str
         raise InputError(
             source.path,
             None,
-            f"expected a ranking for every query; run {source.name!r} has none for {missing.size} of {relevance.n_queries} queries",
-            f"first missing: {relevance.query_ids[int(missing[0])]!r}",
+            f"expected a ranking for every query; run {shown(source.name)} has none for {missing.size} of {relevance.n_queries} queries",
+            f"first missing: {shown(relevance.query_ids[int(missing[0])])}",
         )
     offsets = np.zeros(relevance.n_queries + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])

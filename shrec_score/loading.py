@@ -13,11 +13,11 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .errors import InputError
+from .errors import InputError, shown
 from .io.cla import read_classification
 from .io.lists import read_list_run
 from .io.runs import RunSource, discover_runs
-from .io.text import read_text
+from .io.text import read_head
 from .io.trec import read_qrels
 from .io.trec_stream import ReadAhead
 from .join import read_matrix_run, read_trec_run
@@ -33,13 +33,13 @@ Progress = Callable[[str, int, int], None]
 
 
 def is_classification_file(path: PathLike) -> bool:
-    """True for a PSB ``.cla`` (first word ``PSB``), False for TREC qrels."""
-    try:
-        with open(path, "rb") as fh:  # the first word tells: no need to read a large qrels file twice
-            head = fh.read(4096).removeprefix(b"\xef\xbb\xbf")
-    except OSError:
-        read_text(path)  # raises the error that names the file
-        raise
+    """True for a PSB ``.cla`` (first word ``PSB``), False for TREC qrels.
+
+    The first bytes tell (no need to read a large qrels file twice); a path
+    that is not a regular file, or a UTF-16 / UTF-32 file, is an
+    :class:`InputError` here (see :func:`shrec_score.io.text.read_head`).
+    """
+    head = read_head(path).removeprefix(b"\xef\xbb\xbf")
     words = head.split(None, 1)
     return bool(words) and words[0] == b"PSB"
 
@@ -150,6 +150,7 @@ def _init_worker(args: tuple[Any, ...]) -> None:
     _die_with_parent()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})  # blocked by the parent across the fork
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
@@ -204,9 +205,18 @@ class _ListWorkers:
         if len(sources) < 2 or cores < 2 or lenient or not sys.platform.startswith("linux") or threading.active_count() > 1:
             return
         import multiprocessing
+        import signal
 
         context = multiprocessing.get_context("fork")
-        self.pool = context.Pool(min(cores, len(sources)), initializer=_init_worker, initargs=(args,))
+        # A worker must not run the caller's SIGINT/SIGTERM handlers (the console's raise an
+        # exception) before its initializer has set its own: fork with both blocked, the
+        # initializer unblocks them.  The mask is this thread's and is put back at once.
+        stops = {signal.SIGINT, signal.SIGTERM}
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+        try:
+            self.pool = context.Pool(min(cores, len(sources)), initializer=_init_worker, initargs=(args,))
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         try:
             self.results = {s.path: self.pool.apply_async(_read_lists_in_worker, (s,)) for s in sources}
             _import_pandas()  # needed for the tables: imported while the workers parse
@@ -240,5 +250,5 @@ def lenient_summary(run: AnyRun) -> str:
     """What --lenient dropped in ``run``, and why (one line)."""
     drops = run.drops
     if not drops:
-        return f"--lenient: run {run.name!r}: nothing dropped"
-    return f"--lenient: run {run.name!r}: " + ", ".join(f"{n} {reason}" for reason, n in sorted(drops.items()))
+        return f"--lenient: run {shown(run.name)}: nothing dropped"
+    return f"--lenient: run {shown(run.name)}: " + ", ".join(f"{n} {reason}" for reason, n in sorted(drops.items()))

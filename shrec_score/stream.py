@@ -24,7 +24,6 @@ targets), whatever the run's length.  Measured on the bench's
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -33,7 +32,8 @@ from typing import Any
 import numpy as np
 
 from ._kernels import has_repeats, lookup, mix, pack_ids, rank_of
-from .errors import InputError
+from .errors import InputError, shown
+from .io.text import regular_file
 from .io.trec import arrow_numpy
 from .io.trec_stream import Batch, BatchReader, NotStreamable, ReadAhead
 from .model import ChunkedRun, RankedRun
@@ -98,8 +98,8 @@ class TrecStreamRun(ChunkedRun):
             raise InputError(
                 self.path,
                 None,
-                f"expected a ranking for every query; run {self.name!r} has none for {missing_q.size} of {relevance.n_queries} queries",
-                f"first missing: {relevance.query_ids[int(missing_q[0])]!r}",
+                f"expected a ranking for every query; run {shown(self.name)} has none for {missing_q.size} of {relevance.n_queries} queries",
+                f"first missing: {shown(relevance.query_ids[int(missing_q[0])])}",
             )
         if self.unknown_topic_lines:
             from .join import unknown_topics_note
@@ -329,6 +329,5 @@ def _identify(
 
 
 def stream_source(name: str, path: str, ahead: ReadAhead | None = None) -> TrecStreamRun:
-    if not os.path.isfile(path):
-        raise InputError(path, None, "expected a TREC run file", "no such file")
-    return TrecStreamRun(name, path, ahead=ahead)
+    """A TREC run to score while it is read; ``path`` must be a regular file."""
+    return TrecStreamRun(name, regular_file(path), ahead=ahead)

@@ -107,7 +107,7 @@ def test_lenient_scores_by_the_documented_rules_and_says_what_was_dropped(broken
     r = CliRunner().invoke(cli, [str(broken / "runs"), "-r", str(broken / "c.cla"), "--lenient", "-m", "NN,AP", "--per-query", "--format", "csv"])
     assert r.exit_code == 0, r.output
     assert (
-        "warning: --lenient: run 'r': 2 bad distances ignored (target kept), 1 files for unknown queries passed over, "
+        "warning: --lenient: run 'r': 2 bad distances ignored (target kept), 1 empty ranked lists (scored 0), 1 files for unknown queries passed over, "
         "1 queries without a ranked list (scored 0), 1 repeated target ids dropped (first place kept), 1 unknown target ids dropped"
     ) in r.stderr
     pq = pd.read_csv(io.StringIO(r.stdout)).set_index("query")

@@ -12,8 +12,9 @@ import os
 import numpy as np
 import pandas as pd
 
-from ..errors import InputError
-from .text import read_text
+from ..errors import InputError, shown
+from .numbers import is_number
+from .text import plain, read_text
 
 COLUMNS = ["query", "item", "score"]
 
@@ -28,7 +29,7 @@ def read_ground_truth(path: str | os.PathLike[str]) -> pd.DataFrame:
     sep = "\t" if path.endswith(".tsv") or "\t" in lines[0] else ","
     header = [h.strip() for h in lines[0].split(sep)]
     if header != COLUMNS:
-        raise InputError(path, 1, f"expected the header {sep.join(COLUMNS)!r}", repr(lines[0]))
+        raise InputError(path, 1, f"expected the header {shown(sep.join(COLUMNS))}", shown(lines[0]))
     numbered = [(n, ln) for n, ln in enumerate(lines[1:], start=2) if ln.strip()]
     rows = []
     for n, ln in numbered:
@@ -40,16 +41,17 @@ def read_ground_truth(path: str | os.PathLike[str]) -> pd.DataFrame:
         raise InputError(path, None, "expected at least one query,item,score row")
     df = pd.DataFrame(rows, columns=COLUMNS)
     df["line"] = [n for n, _ in numbered]
-    score = pd.to_numeric(df["score"], errors="coerce")
+    numeric = np.fromiter((is_number(x) for x in df["score"]), dtype=bool, count=len(df))  # the number grammar
+    score = pd.to_numeric(df["score"].where(numeric), errors="coerce")
     bad = score.isna() | ~np.isfinite(score.fillna(0))
     if bad.any():
         i = int(np.flatnonzero(bad.to_numpy())[0])
-        raise InputError(path, int(df["line"].iat[i]), "expected a finite number as score", repr(df["score"].iat[i]))
+        raise InputError(path, int(df["line"].iat[i]), "expected a finite number as score", shown(df["score"].iat[i]))
     df["score"] = score.astype(np.float64)
     dup = df.duplicated(["query", "item"])
     if dup.any():
         i = int(np.flatnonzero(dup.to_numpy())[0])
         q, it = df["query"].iat[i], df["item"].iat[i]
         first = int(df[(df["query"] == q) & (df["item"] == it)]["line"].iat[0])
-        raise InputError(path, int(df["line"].iat[i]), f"expected each (query, item) pair once; {q},{it} is already scored at line {first}")
+        raise InputError(path, int(df["line"].iat[i]), f"expected each (query, item) pair once; {plain(q)},{plain(it)} is already scored at line {first}")
     return df

@@ -12,7 +12,6 @@ query's own item (all-against-all) is dropped by the ranking step
 from __future__ import annotations
 
 import math
-import os
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -20,9 +19,10 @@ from typing import TYPE_CHECKING, Literal, overload
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, shown
 from ..model import RankedRun
-from .text import read_text
+from .numbers import parse_number
+from .text import folder_entries, read_text
 
 if TYPE_CHECKING:
     from .runs import RunSource
@@ -31,25 +31,31 @@ if TYPE_CHECKING:
 #: the indices and the distances (None when the lines carry none).
 _Parsed = np.ndarray | tuple[np.ndarray, np.ndarray | None]
 
+#: The reason ``--lenient`` counts a query file without a target line under.
+EMPTY_LISTS = "empty ranked lists (scored 0)"
+
 
 def query_files(folder: str, known_queries: Mapping[str, object], *, drops: Counter[str] | None = None) -> dict[str, str]:
     """Map query id -> file in ``folder``; a file whose name is no query is an error
-    (counted and passed over when ``drops`` is given)."""
+    (counted and passed over when ``drops`` is given).
+
+    Hidden entries (``.name``) and sub-folders are passed over; an entry that
+    is neither a regular file nor a folder (a FIFO, a device), cannot be
+    reached, or whose name is not UTF-8 is an error (see
+    :func:`shrec_score.io.text.folder_entries`).
+    """
     out: dict[str, str] = {}
-    for entry in sorted(os.listdir(folder)):
-        if entry.startswith("."):
-            continue
-        full = os.path.join(folder, entry)
-        if os.path.isdir(full):
+    for entry, full, is_folder in folder_entries(folder):
+        if is_folder:
             continue
         qid = entry if entry in known_queries else entry.rsplit(".", 1)[0]
         if qid not in known_queries and drops is not None:
             drops["files for unknown queries passed over"] += 1
             continue
         if qid not in known_queries:
-            raise InputError(full, None, "expected a file named after a query id (with or without extension)", f"no query {qid!r} in the classification")
+            raise InputError(full, None, "expected a file named after a query id (with or without extension)", f"no query {shown(qid)} in the classification")
         if qid in out:
-            raise InputError(full, None, f"expected one ranked list per query; query {qid!r} also has {out[qid]}")
+            raise InputError(full, None, f"expected one ranked list per query; query {shown(qid)} also has {out[qid]}")
         out[qid] = full
     return out
 
@@ -117,13 +123,22 @@ def read_ranked_list(
     drops : collections.Counter, keyword-only
         Lenient reading: instead of raising, malformed lines and unknown ids
         are dropped, a repeated id keeps its first place, a bad distance is
-        ignored, and each is counted here by reason.
+        ignored, and each is counted here by reason (a file without a
+        target line as :data:`EMPTY_LISTS`).
+
+    A file without a target line gives an empty list (strict reading: the
+    caller decides, see :func:`read_list_run`).
     """
     text = read_text(path)
     fast = _fast_parse(text, query_id, target_index, with_distances, unjudged)
     if fast is not None:
         return fast
     rows = list_rows(text, query_id)
+    if not rows:
+        if drops is not None:
+            drops[EMPTY_LISTS] += 1
+        nothing = np.zeros(0, dtype=np.int64)
+        return (nothing, None) if with_distances else nothing
     if drops is not None:
         lines = scan_lines(rows, target_index, id_column(path, rows, target_index, unjudged is not None, strict=False), unjudged)
         return _lenient(lines, drops, with_distances)
@@ -152,7 +167,8 @@ class ListLine:
     index: int | None = None
     #: The line where the same (known) id was first listed, when this one repeats it.
     first_at: int | None = None
-    #: The distance as written, and as a float (None when absent or not a number).
+    #: The distance as written, and as a float (None when absent or not a
+    #: number of :mod:`shrec_score.io.numbers`' grammar).
     dist_text: str | None = None
     dist: float | None = None
 
@@ -182,12 +198,7 @@ def scan_lines(rows: list[tuple[int, list[str]]], target_index: Mapping[str, int
             if first_at is None:
                 seen[tid] = n
         dist_text = f[1 - id_col] if len(f) == 2 else None
-        dist = None
-        if dist_text is not None:
-            try:
-                dist = float(dist_text)
-            except ValueError:
-                dist = None
+        dist = None if dist_text is None else parse_number(dist_text)
         out.append(ListLine(n, len(f), tid, index, first_at, dist_text, dist))
     return out
 
@@ -201,15 +212,15 @@ def _exact(path: str, lines: list[ListLine], with_distances: bool) -> _Parsed:
         if with_distances and line.fields != width:
             raise InputError(path, line.n, "expected a distance on every line or on none", f"{line.fields} field(s) after {width} on the first line")
         if line.index is None:
-            raise InputError(path, line.n, "expected a target id of the collection", f"unknown id {line.tid!r}")
+            raise InputError(path, line.n, "expected a target id of the collection", f"unknown id {shown(line.tid or '')}")
         if line.dist_text is not None:
             if line.dist is None:
-                raise InputError(path, line.n, "expected a number as distance", repr(line.dist_text))
+                raise InputError(path, line.n, "expected a number as distance", shown(line.dist_text))
             if math.isnan(line.dist):
                 raise InputError(path, line.n, "expected a number as distance", "NaN")
             dists.append(line.dist)
         if line.first_at is not None:
-            raise InputError(path, line.n, f"expected each target once; {line.tid!r} is already ranked at line {line.first_at}")
+            raise InputError(path, line.n, f"expected each target once; {shown(line.tid or '')} is already ranked at line {line.first_at}")
         out.append(line.index)
     indices = np.asarray(out, dtype=np.int64)
     if with_distances:
@@ -293,8 +304,11 @@ def _fast_parse(
         idx = [target_index.get(i, unjudged) for i in ids]
     dist = None
     if width == 2:
-        try:
-            dist = np.asarray(tokens[skip + 1 :: 2], dtype=np.float64)
+        dist_tokens = tokens[skip + 1 :: 2]
+        if "_" in text and "_" in " ".join(dist_tokens):
+            return None  # float() reads 1_000, the number grammar does not: the exact path names the line
+        try:  # ASCII text (see _fields_per_line): otherwise numpy reads what the grammar reads
+            dist = np.asarray(dist_tokens, dtype=np.float64)
         except ValueError:
             return None
         if np.isnan(dist).any():
@@ -324,7 +338,7 @@ def id_column(path: str, rows: list[tuple[int, list[str]]], target_index: Mappin
         return col
     n, f = next((n, f) for n, f in rows if len(f) == 2 and f[col] not in target_index)
     where = "first" if col == 0 else "second"
-    raise InputError(path, n, f"expected a target id of the collection (ids were found in the {where} column)", f"unknown id {f[col]!r}")
+    raise InputError(path, n, f"expected a target id of the collection (ids were found in the {where} column)", f"unknown id {shown(f[col])}")
 
 
 def read_list_run(
@@ -340,7 +354,12 @@ def read_list_run(
 
     ``query_ids`` are the queries to score; ``ignorable`` are ids whose files
     may exist but are not scored (models of the PSB class ``-1``).
-    Every query must have a file.  ``source`` has ``name`` and ``path``.
+    ``source`` has ``name`` and ``path``.
+
+    Every query must have a file, and every file a target line: a missing
+    file or an empty one is an error naming the first and how many there are
+    (``drops`` given, i.e. ``--lenient``: both are scored as empty lists and
+    counted).
     """
     known = dict.fromkeys(query_ids)
     known.update(dict.fromkeys(ignorable))
@@ -352,12 +371,38 @@ def read_list_run(
         raise InputError(
             source.path,
             None,
-            f"expected a ranked list for every query; run {source.name!r} has none for {len(missing)} of {len(query_ids)} queries",
-            f"first missing: {missing[0]!r}",
+            f"expected a ranked list for every query; run {shown(source.name)} has none for {len(missing)} of {len(query_ids)} queries",
+            f"first missing: {shown(missing[0])}",
         )
     empty = np.zeros(0, dtype=np.int64)
-    lists = {
-        q: read_ranked_list(files[q], q, target_index, drops=drops, unjudged=unjudged) if q in files else empty
-        for q in query_ids
-    }
+    lists: dict[str, np.ndarray] = {}
+    for q in query_ids:
+        if q not in files:
+            lists[q] = empty
+            continue
+        lists[q] = read_ranked_list(files[q], q, target_index, drops=drops, unjudged=unjudged)
+        if drops is None and lists[q].size == 0:  # strict: only a file without a target line gives no target
+            raise _empty_lists_error(source, [(x, files[x]) for x in query_ids if x in files], q)
     return RankedRun.from_lists(source.name, lists, [files.get(q, "") for q in query_ids])
+
+
+def _empty_lists_error(source: RunSource, files: list[tuple[str, str]], first: str) -> InputError:
+    """The error for a run whose query file ``first`` is empty, with the number
+    of its query files that are (the files before ``first`` were not)."""
+    at = [q for q, _ in files].index(first)
+    n_empty = sum(_is_empty_list(path, q) for q, path in files[at:])
+    return InputError(
+        files[at][1],
+        None,
+        "expected a ranked list",
+        f"an empty file ({n_empty} of {len(files)} query files of run {shown(source.name)} are empty; "
+        "--lenient scores them as empty lists)",
+    )
+
+
+def _is_empty_list(path: str, query_id: str) -> bool:
+    """Whether a query file has no target line (a file that cannot be read is not counted)."""
+    try:
+        return not list_rows(read_text(path), query_id)
+    except InputError:
+        return False

@@ -6,17 +6,54 @@ Three forms:
 * ASCII, whitespace separated, one row per line (SHREC 2014/2015/2021);
 * ``.npy`` (memory-mapped, so a large matrix is read in blocks of rows);
 * PSB binary: N x M float32, row-major, no header (recognised by its size).
+
+Every form is read only from a regular file; text follows the rules of
+:mod:`shrec_score.io.text` (UTF-8, lines of at most 1 MiB) and distances the
+number grammar of :mod:`shrec_score.io.numbers`.
 """
 
 from __future__ import annotations
 
+import math
 import os
+import tokenize
 import warnings
+from typing import BinaryIO
 
 import numpy as np
 
-from ..errors import InputError
-from .text import read_text
+from ..errors import InputError, shown
+from .numbers import parse_number
+from .text import (
+    MAX_LINE_BYTES,
+    line_too_long,
+    long_line,
+    read_head,
+    read_text,
+    refuse_wide_text,
+    regular_file,
+)
+
+_NUMPY2 = int(np.__version__.split(".")[0]) >= 2
+
+
+def _parse_numbers(text: str) -> np.ndarray:
+    """Every whitespace-separated number of ``text``, by numpy's C parser; an
+    array too short when a token is not a number (the caller then locates it).
+
+    numpy's parser reads the number grammar of :mod:`shrec_score.io.numbers`
+    and, besides it, only ``nan(...)``, which is sent to the locator.
+    """
+    if "(" in text:
+        return np.zeros(0)
+    if _NUMPY2:
+        try:
+            return np.fromstring(text, dtype=np.float64, sep=" ")
+        except ValueError:  # a token that is not a number
+            return np.zeros(0)
+    with warnings.catch_warnings():  # numpy 1 warns, then returns what it read (numpy 2 raises instead)
+        warnings.simplefilter("ignore")
+        return np.fromstring(text, dtype=np.float64, sep=" ")
 
 
 def read_ascii_matrix(path: str) -> np.ndarray:
@@ -26,12 +63,7 @@ def read_ascii_matrix(path: str) -> np.ndarray:
     if not lines:
         raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
     n_cols = len(lines[0].split())
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            values = np.fromstring(text, dtype=np.float64, sep=" ")
-    except ValueError:  # numpy 2: a token that is not a number
-        values = np.zeros(0)
+    values = _parse_numbers(text)
     if values.size != len(lines) * n_cols:
         _locate_bad_line(path, text, n_cols)
     return values.reshape(len(lines), n_cols)
@@ -45,21 +77,60 @@ def _locate_bad_line(path: str, text: str, n_cols: int) -> None:
         if len(fields) != n_cols:
             raise InputError(path, n, f"expected {n_cols} distances per row (as on the first row)", f"{len(fields)}")
         for f in fields:
-            try:
-                float(f)
-            except ValueError:
-                raise InputError(path, n, "expected a number as distance", repr(f)) from None
+            if parse_number(f) is None:
+                raise InputError(path, n, "expected a number as distance", shown(f))
     raise InputError(path, None, "expected a whitespace-separated matrix of numbers")
 
 
 def read_npy_matrix(path: str) -> np.ndarray:
+    """A 2-D numeric ``.npy`` array, memory-mapped.
+
+    The header is read and checked against the file's size first, with
+    Python integers: numpy's memory map multiplies a lying shape (a
+    truncated file, a header saying 10**10 x 10**10) in fixed-width integers,
+    which overflows with a RuntimeWarning printed before its error.  The
+    load itself runs under :class:`numpy.errstate` (local to this thread and
+    context) as a second guard.
+    """
+    path = regular_file(path)
+    shape, dtype, offset = _npy_header(path)
+    need = offset + math.prod(shape) * dtype.itemsize
+    size = os.path.getsize(path)
+    if dtype.kind in "fiu" and len(shape) == 2 and size < need:
+        raise InputError(
+            path, None, f"expected a .npy file of {need:,} bytes (a {' x '.join(map(str, shape))} {dtype} array, as its header says)", f"{size:,} bytes"
+        )
     try:
-        m = np.load(path, mmap_mode="r", allow_pickle=False)
+        with np.errstate(all="ignore"):
+            m = np.load(path, mmap_mode="r", allow_pickle=False)
     except (ValueError, OSError) as exc:
-        raise InputError(path, None, "expected a .npy array", str(exc).splitlines()[0]) from None
+        raise InputError(path, None, "expected a .npy array", _reason(exc)) from None
     if m.ndim != 2 or m.dtype.kind not in "fiu":
         raise InputError(path, None, "expected a 2-D numeric .npy array", f"shape {m.shape}, dtype {m.dtype}")
     return m
+
+
+def _npy_header(path: str) -> tuple[tuple[int, ...], np.dtype, int]:
+    """``(shape, dtype, offset of the data)`` from a ``.npy`` file's header."""
+    from numpy.lib import format as npy_format
+
+    try:
+        with open(path, "rb") as fh:
+            version = npy_format.read_magic(fh)
+            read = npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
+            shape, _, dtype = read(fh)
+            offset = fh.tell()
+    except OSError as exc:
+        raise InputError(path, None, "expected a readable file", exc.strerror or str(exc)) from None
+    except (ValueError, SyntaxError, TypeError, EOFError, RecursionError, tokenize.TokenError) as exc:  # numpy parses the header as a Python literal
+        raise InputError(path, None, "expected a .npy array", _reason(exc)) from None
+    return tuple(int(k) for k in shape), np.dtype(dtype), offset
+
+
+def _reason(exc: BaseException) -> str:
+    """numpy's reason, first line, cut (it may hold a piece of the header)."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text if len(text) <= 120 else f"{text[:120]}..."
 
 
 def read_psb_binary_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
@@ -76,9 +147,12 @@ def read_psb_binary_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
 
 
 def is_binary_file(path: str, probe: int = 4096) -> bool:
-    """True when the first bytes are not text (a NUL byte or invalid UTF-8)."""
-    with open(path, "rb") as fh:
-        head = fh.read(probe)
+    """True when the first bytes are not text (a NUL byte or invalid UTF-8).
+
+    A UTF-16 / UTF-32 text file is an :class:`InputError` (see
+    :func:`shrec_score.io.text.read_head`), not a binary file.
+    """
+    head = read_head(path, probe)
     if b"\0" in head:
         return True
     try:
@@ -104,28 +178,34 @@ def stream_ascii_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
     tmp = tempfile.TemporaryFile()
     rows_done = 0
     line_no = 0
-    with open(path, "rb") as fh:
+    with open(regular_file(path), "rb") as fh:
         carry = b""
+        first = True
         while True:
             block = fh.read(STREAM_CHUNK)
+            eof = not block
+            if first:
+                refuse_wide_text(path, block[:4096])
+                block = block.removeprefix(b"\xef\xbb\xbf")
+                first = False
             data = carry + block
-            if not block:
+            if eof:
                 carry = b""
             else:
                 cut = data.rfind(b"\n") + 1
                 data, carry = data[:cut], data[cut:]
+                if len(carry) > MAX_LINE_BYTES:  # a line that goes on past this chunk and is already too long
+                    raise line_too_long(path, line_no + data.count(b"\n") + 1, len(carry) + _rest_of_line(fh))
             if data:
+                found = long_line(data)
+                if found is not None:
+                    raise line_too_long(path, line_no + data.count(b"\n", 0, found[0]) + 1, found[1])
                 try:
                     text = data.decode("utf-8")
                 except UnicodeDecodeError as exc:
                     raise InputError(path, line_no + data.count(b"\n", 0, exc.start) + 1, "expected UTF-8 text", f"byte 0x{data[exc.start]:02x}") from None
                 lines = [ln for ln in text.splitlines() if ln.strip()]
-                try:
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        values = np.fromstring(text, dtype=np.float64, sep=" ")
-                except ValueError:
-                    values = np.zeros(0)
+                values = _parse_numbers(text)
                 if values.size != len(lines) * n_cols:
                     try:
                         _locate_bad_line(path, text, n_cols)
@@ -136,7 +216,7 @@ def stream_ascii_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
                     break
                 tmp.write(values.tobytes())
                 line_no += text.count("\n")
-            if not block:
+            if eof:
                 break
     if rows_done != n_rows:
         raise InputError(path, None, f"expected a {n_rows} x {n_cols} matrix (queries x targets of the classifications)", f"{'more than ' if rows_done > n_rows else ''}{rows_done} rows")
@@ -144,8 +224,20 @@ def stream_ascii_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
     return np.memmap(tmp, dtype=np.float64, mode="r", shape=shape)
 
 
+def _rest_of_line(fh: BinaryIO) -> int:
+    """Bytes up to the next newline (or the end of the file), read a block at a time."""
+    n = 0
+    while True:
+        block = fh.read(1 << 20)
+        cut = block.find(b"\n")
+        if cut >= 0 or not block:
+            return n + max(cut, 0)
+        n += len(block)
+
+
 def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
     """Read a matrix run in any of the three forms and check its shape."""
+    regular_file(path)
     if path.endswith(".npy"):
         m = read_npy_matrix(path)
     elif is_binary_file(path):

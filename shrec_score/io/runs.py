@@ -3,6 +3,12 @@
 Formats: ``lists`` (a folder, one ranked-list file per query), ``matrix`` (a
 dissimilarity matrix file: ASCII, ``.npy`` or PSB binary) and ``trec`` (a
 TREC run file).  ``auto`` decides from the files and refuses to guess.
+
+Every path and folder entry is checked before anything opens it
+(:mod:`shrec_score.io.text`): a FIFO, a socket or a device is refused, an
+entry the system cannot reach is refused with its reason, names must be
+UTF-8, and UTF-16 / UTF-32 files are told to be saved as UTF-8 rather than
+taken for PSB binary matrices.
 """
 
 from __future__ import annotations
@@ -10,10 +16,11 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import IO
 
-from ..errors import InputError
+from ..errors import InputError, shown
 from .matrix import is_binary_file
+from .numbers import is_integer, is_number
+from .text import MAX_LINE_BYTES, entry_is_folder, line_too_long, list_folder, regular_file
 
 FORMATS = ("auto", "lists", "matrix", "trec")
 #: Files in a RUNS folder that are never runs.
@@ -30,46 +37,60 @@ class RunSource:
 
 
 def detect_file_format(path: str) -> str | None:
-    """``matrix`` or ``trec`` from the file's content; None when it cannot tell."""
-    if path.endswith(".npy") or is_binary_file(path):
+    """``matrix`` or ``trec`` from the file's content; None when it cannot tell.
+
+    A path that is not a regular file, or UTF-16 / UTF-32 text, is an
+    :class:`InputError` (never opened, never taken for a binary matrix).
+    """
+    if path.endswith(".npy"):
+        regular_file(path)
+        return "matrix"
+    if is_binary_file(path):
         return "matrix"
     try:
-        with open(path, "rb") as fh:  # up to the first line that is not blank, not the whole file
-            lines = [raw.decode("utf-8") for raw in _first_lines(fh)]
+        lines = [raw.decode("utf-8") for raw in _first_lines(path)]
     except (OSError, UnicodeDecodeError):
         return None
     for line in lines:
         f = line.split()
         if not f:
             continue
-        if len(f) > 2 and all(_is_float(x) for x in f):
+        if len(f) > 2 and all(is_number(x) for x in f):
             return "matrix"  # numbers only (a TREC line has a tag and a Q0 field)
-        if len(f) == 6 and is_int(f[3]) and _is_float(f[4]):
+        if len(f) == 6 and is_int(f[3]) and is_number(f[4]):
             return "trec"
         return None
     return None
 
 
-def _first_lines(fh: IO[bytes]) -> Iterator[bytes]:
-    """The lines of a binary file up to its first one that is not blank (a BOM dropped)."""
-    for n, raw in enumerate(fh):
-        if n == 0 and raw.startswith(b"\xef\xbb\xbf"):
-            raw = raw[3:]
-        yield raw
-        if raw.strip():
-            return
+def _first_lines(path: str) -> Iterator[bytes]:
+    """The lines of a file up to its first one that is not blank (a BOM
+    dropped); not the whole file, and no line longer than ``MAX_LINE_BYTES``."""
+    with open(path, "rb") as fh:
+        n = 0
+        while True:
+            n += 1
+            raw = fh.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                return
+            if not raw.endswith(b"\n") and len(raw) > MAX_LINE_BYTES:
+                length = len(raw)
+                while not raw.endswith(b"\n"):
+                    raw = fh.readline(1 << 20)
+                    if not raw:
+                        break
+                    length += len(raw) - raw.endswith(b"\n")
+                raise line_too_long(path, n, length)
+            if n == 1:
+                raw = raw.removeprefix(b"\xef\xbb\xbf")
+            yield raw
+            if raw.strip():
+                return
 
 
 def is_int(s: str) -> bool:
-    return s.lstrip("+-").isdigit()
-
-
-def _is_float(s: str) -> bool:
-    try:
-        float(s)
-    except ValueError:
-        return False
-    return True
+    """A whole number in ASCII digits (see :mod:`shrec_score.io.numbers`)."""
+    return is_integer(s)
 
 
 def _run_file(path: str, fmt: str) -> RunSource:
@@ -94,23 +115,38 @@ def _run_file(path: str, fmt: str) -> RunSource:
 def first_trec_file(paths: Iterable[str | os.PathLike[str]], fmt: str = "auto") -> str | None:
     """The file of the first run :func:`discover_runs` would find, when it is a
     TREC run (by ``fmt`` or by its first line); None otherwise.  Cheap: no
-    relevance needed, nothing read but a first line."""
+    relevance needed, nothing read but a first line.  A path that cannot be
+    read gives None: :func:`discover_runs` reports it, in its turn."""
+    try:
+        return _first_trec_file(paths, fmt)
+    except InputError:
+        return None
+
+
+def _first_trec_file(paths: Iterable[str | os.PathLike[str]], fmt: str) -> str | None:
     for raw in paths:
         path = os.fspath(raw)
-        if os.path.isdir(path):
-            entries = sorted(e for e in os.listdir(path) if not e.startswith("."))
-            if any(os.path.isdir(os.path.join(path, e)) for e in entries):
+        if entry_is_folder(path):
+            entries = list_folder(path)
+            if any(entry_is_folder(os.path.join(path, e)) for e in entries):
                 return None  # sub-folders: ranked-list runs come first
-            files = [e for e in entries if not (e.lower().endswith(NOT_RUNS) or e.lower().startswith("readme"))]
+            files = [e for e in entries if not _not_a_run(e)]
             if not files:
                 return None
             path = os.path.join(path, files[0])
-        elif not os.path.isfile(path):
-            return None
         if fmt == "trec" or (fmt == "auto" and detect_file_format(path) == "trec"):
             return path
         return None
     return None
+
+
+def _not_a_run(name: str) -> bool:
+    """Files in a RUNS folder that are passed over (classifications, notes, configs)."""
+    return name.lower().endswith(NOT_RUNS) or name.lower().startswith("readme")
+
+
+#: What a RUNS argument is expected to be.
+RUNS_ARGUMENT = "a run folder, a folder of runs or a run file"
 
 
 def discover_runs(
@@ -125,21 +161,23 @@ def discover_runs(
       named after queries (or with ``--run-format lists``), else each file is
       a run (matrix or TREC), named after the file.
 
+    Only regular files and folders are taken: a FIFO, a socket, a device, an
+    entry that cannot be reached (a symbolic-link loop, permission denied) or
+    a name that is not UTF-8 is an :class:`InputError` naming it.
+
     Returns the runs and notes about files that were passed over.
     """
     runs: list[RunSource] = []
     notes: list[str] = []
     for raw in paths:
         path = os.fspath(raw)
-        if os.path.isfile(path):
+        if not entry_is_folder(path, RUNS_ARGUMENT):
             runs.append(_run_file(path, fmt))
             continue
-        if not os.path.isdir(path):
-            raise InputError(path, None, "expected a run folder, a folder of runs or a run file", "no such file or folder")
-        entries = sorted(e for e in os.listdir(path) if not e.startswith("."))
-        subdirs = [e for e in entries if os.path.isdir(os.path.join(path, e))]
+        entries = list_folder(path)
+        subdirs = [e for e in entries if entry_is_folder(os.path.join(path, e))]
         files = [e for e in entries if e not in subdirs]
-        skipped = [e for e in files if e.lower().endswith(NOT_RUNS) or e.lower().startswith("readme")]
+        skipped = [e for e in files if _not_a_run(e)]
         if skipped:
             notes.append(f"{path}: {len(skipped)} file(s) that are not runs were passed over ({', '.join(skipped[:3])}{', ...' if len(skipped) > 3 else ''})")
         files = [e for e in files if e not in skipped]
@@ -160,6 +198,6 @@ def discover_runs(
     seen: dict[str, str] = {}
     for r in runs:
         if r.name in seen:
-            raise InputError(r.path, None, f"expected run names to be unique; run {r.name!r} is also at {seen[r.name]}")
+            raise InputError(r.path, None, f"expected run names to be unique; run {shown(r.name)} is also at {seen[r.name]}")
         seen[r.name] = r.path
     return runs, notes

@@ -1,4 +1,13 @@
-"""Readers of TREC files: qrels (``query_id iteration target_id grade``)."""
+"""Readers of TREC files: qrels (``query_id iteration target_id grade``) and
+runs read whole (``query_id Q0 target_id rank score tag``).
+
+pyarrow's CSV reader parses them; its float parser reads the number grammar
+of :mod:`shrec_score.io.numbers` (``nan`` is a null for it, and NaN is
+refused as a score anyway), and the line readers that report errors check
+every score against that grammar.  Lines longer than
+:data:`~shrec_score.io.text.MAX_LINE_BYTES` are refused before pyarrow
+parses them (pyarrow itself admits rows of up to two blocks).
+"""
 
 from __future__ import annotations
 
@@ -11,9 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, shown
 from ..model import Qrels
-from .text import read_text
+from .numbers import is_integer, parse_number
+from .text import plain, read_head, read_text, regular_file, scan_line_lengths
 
 
 def read_qrels(path: str | os.PathLike[str], *, meanwhile: Callable[[], Any] | None = None, threads: bool = True) -> Qrels:
@@ -27,9 +37,10 @@ def read_qrels(path: str | os.PathLike[str], *, meanwhile: Callable[[], Any] | N
     pyarrow reads a large file in another (pyarrow releases the GIL), so
     slow Python work (importing pandas) overlaps the read.
     """
-    path = os.fspath(path)
+    path = regular_file(path)
+    read_head(path)  # UTF-16 / UTF-32 named as such
     fast = None
-    if os.path.isfile(path) and os.path.getsize(path) >= FAST_QRELS_BYTES:
+    if os.path.getsize(path) >= FAST_QRELS_BYTES:
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(1) as pool:
@@ -51,13 +62,12 @@ def read_qrels(path: str | os.PathLike[str], *, meanwhile: Callable[[], Any] | N
             continue
         if len(f) != 4:
             raise InputError(path, n, 'expected "query_id iteration target_id grade"', f"{len(f)} fields")
-        try:
-            grade = int(f[3])
-        except ValueError:
-            raise InputError(path, n, "expected a whole number as grade", repr(f[3])) from None
+        if not is_integer(f[3]):
+            raise InputError(path, n, "expected a whole number as grade", shown(f[3]))
+        grade = int(f[3])
         key = (f[0], f[2])
         if key in seen:
-            raise InputError(path, n, f"expected each (query, target) pair once; {f[0]} {f[2]} is already judged at line {seen[key]}")
+            raise InputError(path, n, f"expected each (query, target) pair once; {_pair(f[0], f[2])} is already judged at line {seen[key]}")
         seen[key] = n
         queries.append(f[0])
         targets.append(f[2])
@@ -72,6 +82,7 @@ FAST_QRELS_BYTES = 1 << 20
 
 
 def _read_qrels_fast(path: str, threads: bool) -> Qrels | None:
+    scan_line_lengths(path)
     # while a run is read ahead, its thread has the other core: one thread
     # here (A/B on the bench's TREC case: 2.09 -> 2.01 s)
     tbl = _read_columns_arrow(
@@ -90,21 +101,27 @@ def _read_qrels_fast(path: str, threads: bool) -> Qrels | None:
 TREC_RUN_FIELDS = "query_id Q0 target_id rank score tag"
 
 
+def _pair(query: str, target: str) -> str:
+    """``query target`` as a message shows them (see :func:`~shrec_score.io.text.plain`)."""
+    return f"{plain(query)} {plain(target)}"
+
+
 def _locate_trec_problem(path: str) -> None:
     """Slow path: find the first malformed line of a TREC run and raise."""
+    lines = 0
     for n, line in enumerate(read_text(path).splitlines(), start=1):
         f = line.split()
         if not f:
             continue
+        lines += 1
         if len(f) != 6:
             raise InputError(path, n, f'expected "{TREC_RUN_FIELDS}"', f"{len(f)} fields")
-        try:
-            score = float(f[4])
-        except ValueError:
-            raise InputError(path, n, "expected a number as score (5th field)", repr(f[4])) from None
+        score = parse_number(f[4])
+        if score is None:
+            raise InputError(path, n, "expected a number as score (5th field)", shown(f[4]))
         if math.isnan(score):
             raise InputError(path, n, "expected a number as score (5th field)", "NaN")
-    raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"')
+    raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"', None if lines else "an empty file")
 
 
 @dataclass
@@ -122,8 +139,7 @@ class TrecColumns:
 def _delimiter(path: Any) -> str:
     if not isinstance(path, str):
         return " "
-    with open(path, "rb") as fh:
-        head = fh.read(65536)
+    head = read_head(path, 65536)
     first = head.split(b"\n", 1)[0]
     return "\t" if b"\t" in first else " "
 
@@ -205,7 +221,9 @@ def read_trec_columns(path: str | os.PathLike[str]) -> TrecColumns:
     whitespace normalised); a malformed line is reported by the exact line
     scanner.  Duplicated (query, target) pairs are checked by the caller.
     """
-    path = os.fspath(path)
+    path = regular_file(path)
+    read_head(path)  # UTF-16 / UTF-32 named as such
+    scan_line_lengths(path)  # before pyarrow parses the file
     names = ["query", "q0", "doc", "rank", "score", "tag"]
     types = {"query": "string", "doc": "string", "score": "float64", "tag": "string"}
     keep = ["query", "doc", "score", "tag"]
@@ -241,7 +259,7 @@ def duplicate_error(path: str, queries: list[str], docs: list[str], q: int, d: i
             lines.append(n)
             if len(lines) == 2:
                 break
-    return InputError(path, lines[-1] if lines else None, f"expected each target once per query; {queries[q]} {docs[d]} is already ranked at line {lines[0] if lines else '?'}")
+    return InputError(path, lines[-1] if lines else None, f"expected each target once per query; {_pair(queries[q], docs[d])} is already ranked at line {lines[0] if lines else '?'}")
 
 
 def read_trec_columns_lenient(path: str, drops: Counter[str]) -> TrecColumns:
@@ -257,11 +275,8 @@ def read_trec_columns_lenient(path: str, drops: Counter[str]) -> TrecColumns:
         f = line.split()
         if not f:
             continue
-        try:
-            score = float(f[4]) if len(f) == 6 else float("nan")
-        except ValueError:
-            score = float("nan")
-        if len(f) != 6 or math.isnan(score):
+        score = parse_number(f[4]) if len(f) == 6 else None
+        if score is None or math.isnan(score):
             drops["malformed lines dropped"] += 1
             continue
         qs.append(f[0])

@@ -17,6 +17,15 @@ from typing import Any
 
 import numpy as np
 
+from .text import (
+    MAX_LINE_BYTES,
+    line_extent,
+    line_number_at,
+    line_too_long,
+    long_line,
+    read_head,
+    read_into,
+)
 from .trec import arrow_numpy
 
 #: One parsed batch: (segment starts, segment query ids, target ids as a
@@ -202,39 +211,40 @@ def _text_batches(path: str) -> Iterator[tuple[Any, bool]]:
     The pieces are read into one buffer, reused: a piece is only valid until
     the next one is asked for (pyarrow's CSV reader copies what it keeps;
     a test reads many pieces and checks the values of the first).
+
+    The file must be a regular file and not UTF-16 / UTF-32 text, and no
+    line may be longer than :data:`~shrec_score.io.text.MAX_LINE_BYTES`
+    (checked on each piece, in memory, before pyarrow parses it: pyarrow
+    admits rows of up to two of its blocks); each is an :class:`InputError`.
     """
     import pyarrow as pa
 
-    buf = np.empty(max(1, BATCH_BYTES), dtype=np.uint8)  # no fresh pages to fault in for every piece
+    read_head(path)  # a regular file, not UTF-16
+    buf = bytearray(max(1, BATCH_BYTES))  # no fresh pages to fault in for every piece
     with open(path, "rb", buffering=0) as fh:
         empty = True
         while True:
             start = fh.tell()
-            view = memoryview(buf.data)
-            n = fh.readinto(view) or 0
-            while 0 < n < buf.size:  # a short read is not the end of the file
-                more = fh.readinto(view[n:])
-                if not more:
-                    break
-                n += more
+            view = memoryview(buf)
+            n = read_into(fh, view)
             if not n:
                 break
-            data = buf[:n]
             cut = n
-            if n == buf.size:  # more may follow: end the piece at its last newline
-                tail = data[-min(n, 1 << 16) :]
-                newlines = np.flatnonzero(tail == 10)
-                if newlines.size:
-                    cut = n - tail.size + int(newlines[-1]) + 1
-                else:
-                    cut = data.tobytes().rfind(b"\n") + 1
-                    if cut == 0:  # one line longer than the piece
-                        fh.seek(start)
-                        buf = np.empty(2 * buf.size, dtype=np.uint8)
-                        continue
+            if n == len(buf):  # more may follow: end the piece at its last newline
+                cut = buf.rfind(b"\n", 0, n) + 1  # (a C scan from the end: a few bytes back)
+                if cut == 0:  # one line longer than the piece
+                    if n > MAX_LINE_BYTES:
+                        begin, stop = line_extent(fh, start)
+                        raise line_too_long(path, line_number_at(fh, begin), stop - begin)
+                    fh.seek(start)
+                    buf = bytearray(2 * len(buf))
+                    continue
                 fh.seek(start + cut)
+            found = long_line(buf, end=cut)
+            if found is not None:
+                raise line_too_long(path, line_number_at(fh, start + found[0]), found[1])
             empty = False
-            piece = data[:cut]
+            piece = np.frombuffer(buf, dtype=np.uint8, count=cut)
             yield pa.py_buffer(piece), bool(piece.max(initial=0) < 128)
         if empty:
             raise NotStreamable("an empty file")
