@@ -357,7 +357,8 @@ def _rescue_late_files(old: str, new: str, ours: set[str]) -> None:
     except OSError:
         return
     for name in names:
-        if name != MANIFEST and name not in ours and not os.path.lexists(os.path.join(new, name)):
+        theirs = name != MANIFEST and name not in ours and not any(n.startswith(name + "/") for n in ours)
+        if theirs and not os.path.lexists(os.path.join(new, name)):
             try:
                 os.rename(os.path.join(old, name), os.path.join(new, name))
             except OSError:
