@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .measures.registry import column_higher_is_better
+import numpy as np
+
+from .measures.registry import column_higher_is_better, get_measure
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -26,12 +28,33 @@ def per_run_means(per_query: pd.DataFrame, measures: Sequence[str], run_order: S
     """
     measures = list(measures)
     scored = per_query[measures].notna().any(axis=1)
-    means = per_query.groupby("run", sort=False)[measures].mean()
+    means = _summarise(per_query.groupby("run", sort=False), measures)
     counts = scored.groupby(per_query["run"], sort=False).sum()
     out = means.reindex(list(run_order))
     out.insert(0, "queries", counts.reindex(list(run_order)).fillna(0).astype(int))
     out = out.reset_index().rename(columns={"index": "run"})
     return out[["run", "queries", *measures]]
+
+
+def _how(column: str) -> str:
+    try:
+        return get_measure(column).aggregate
+    except KeyError:
+        return "mean"
+
+
+def _summarise(groups: pd.api.typing.DataFrameGroupBy, measures: list[str]) -> pd.DataFrame:
+    """Each group's value of each measure: the mean over the queries where it
+    is defined, or what the measure asks for (``Measure.aggregate``: the
+    geometric mean of gm_map, the sums of trec_eval's counts)."""
+    out = groups[measures].mean()
+    for m in measures:
+        how = _how(m)
+        if how == "sum":
+            out[m] = groups[m].sum(min_count=1)
+        elif how == "geometric":
+            out[m] = np.exp(out[m])
+    return out
 
 
 def leaderboard(per_run: pd.DataFrame, sort: str) -> pd.DataFrame:
@@ -95,7 +118,7 @@ def per_class_means(per_query: pd.DataFrame, measures: Sequence[str], run_order:
     """
     measures = list(measures)
     keys = [per_query["run"], per_query["class"]]
-    means = per_query.groupby(keys, sort=False)[measures].mean()
+    means = _summarise(per_query.groupby(keys, sort=False), measures)
     counts = per_query[measures].notna().any(axis=1).groupby(keys, sort=False).sum()
     out = means.reset_index()
     out.insert(2, "queries", counts.to_numpy().astype(int))
@@ -108,6 +131,8 @@ def per_class_means(per_query: pd.DataFrame, measures: Sequence[str], run_order:
 
 def macro_means(per_class: pd.DataFrame, measures: Sequence[str], run_order: Sequence[str]) -> pd.DataFrame:
     """Per-run mean of the per-class means (PSB's -macro): every class weighs the same.
+
+    (For gm_map and trec_eval's counts: the mean of the per-class values.)
 
     Classes with no scored query are left out.  ``queries`` is the total
     number of scored queries.

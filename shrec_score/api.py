@@ -237,7 +237,7 @@ def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: Measur
         shown=plan.shown,
         sort=plan.sort,
         signature=_signature(rel, plan, opts).to_dict(),
-        warnings=_warnings(runs, rel, opts, notes),
+        warnings=_warnings(runs, rel, opts, notes, names),
         curves=ev.curves,
         gain_vs_recall=ev.gain_vs_recall,
         ranking=per_query_ranking(ev.per_query, plan.rank_by),
@@ -247,7 +247,14 @@ def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: Measur
     )
 
 
-def _warnings(runs: Sequence[AnyRun], rel: Relevance, opts: Options, notes: list[str]) -> list[str]:
+#: The SHREC 2006 measures the coverage note is about (section 5: P, R and the counts).
+COVERAGE_MEASURES = tuple(f"{m}_{lv}" for m in ("TP", "FP", "TN", "FN", "P", "R") for lv in ("highly", "relevant"))
+
+
+def _warnings(runs: Sequence[AnyRun], rel: Relevance, opts: Options, notes: list[str], measures: Sequence[str] = ()) -> list[str]:
+    """What the user should know, in order; an entry starting with ``note: ``
+    is information about the numbers (printed as it is), any other one a
+    warning (printed after ``warning: ``)."""
     warnings = list(notes)
     for r in runs:  # streamed TREC runs know what they passed over only after scoring
         if isinstance(r, TrecStreamRun):
@@ -264,8 +271,9 @@ def _warnings(runs: Sequence[AnyRun], rel: Relevance, opts: Options, notes: list
         )
     if rel.ignorable_queries:
         warnings.append(f"{len(rel.ignorable_queries)} models of class '-1' (miscellaneous) are not queries and never relevant")
-    if rel.graded:
-        warnings.append(_coverage_note(runs, rel))
+    asked = [m for m in measures if m in COVERAGE_MEASURES]
+    if asked:  # only when a measure it speaks of is computed
+        warnings.append("note: " + _coverage_note(runs, rel, counts_tn=any(m.startswith("TN_") for m in asked)))
     return warnings
 
 
@@ -282,6 +290,7 @@ def _signature(rel: Relevance, plan: MeasurePlan, opts: Options) -> ScoringSigna
         e_depth=s.e_depth,
         pr_levels=f"{s.pr_levels} levels 1/{s.pr_levels}..1, PSB interpolation",
         averaging="macro: mean of per-class means" if opts.average == "macro" else "micro: mean over queries with K > 0",
+        lists=_lists(s),
         lenient="unknown ids dropped, repeated ids keep first place, missing queries and empty lists score 0" if opts.lenient else None,
         significance=(
             f"paired randomization test on {plan.sort}, Holm-corrected, {opts.n_resamples} resamples, seed {opts.seed}; bootstrap 95% CI"
@@ -291,10 +300,22 @@ def _signature(rel: Relevance, plan: MeasurePlan, opts: Options) -> ScoringSigna
     )
 
 
-def _coverage_note(runs: Sequence[AnyRun], rel: Relevance) -> str:
+def _lists(s: Settings) -> str | None:
+    """The signature's ``lists`` entry: how the ranked lists were cut (None: whole)."""
+    cuts = []
+    if s.depth is not None:
+        cuts.append(f"first {s.depth} items only (trec_eval -M {s.depth})")
+    if s.judged_only:
+        cuts.append("unjudged items left out (trec_eval -J)")
+    return "; ".join(cuts) or None
+
+
+def _coverage_note(runs: Sequence[AnyRun], rel: Relevance, *, counts_tn: bool = True) -> str:
     """Whether P, R and the TP/FP/TN/FN counts mean anything (SHREC 2006, section 5)."""
     if rel.collection_size is None:
-        return "collection size unknown (give --collection or --collection-size): TN counts are empty"
+        if counts_tn:
+            return "collection size unknown (give --collection or --collection-size): TN counts are empty"
+        return "collection size unknown (give --collection or --collection-size): whether the lists cover it is not known"
     full = rel.collection_size - (rel.self_index >= 0).astype(np.int64)
     pos = {q: i for i, q in enumerate(rel.query_ids)}
     short = 0

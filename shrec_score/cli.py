@@ -89,6 +89,8 @@ def cli() -> None:
 @click.option("--cutoffs", help="[default: 5,10] k of P@k and R@k in the default measures with qrels.")
 @click.option("--rel-level", type=click.IntRange(min=1), help="[default: 1] Binary measures count grade >= N as relevant (trec_eval -l).")
 @click.option("--e-depth", type=click.IntRange(min=1), help="[default: 32] Depth of the E-measure.")
+@click.option("--depth", type=click.IntRange(min=1), help="Cut every ranked list to its first N items before scoring (trec_eval -M).")
+@click.option("--judged-only", is_flag=True, help="Leave unjudged items out of the ranked lists before scoring (trec_eval -J).")
 @click.option("--average", type=click.Choice(["micro", "macro"]), help="[default: micro] macro = mean of per-class means (PSB -macro).")
 @click.option("--significance", is_flag=True, help="Paired randomization tests between runs on the sort measure (Holm-corrected) and bootstrap 95% CIs.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the randomization test and the bootstrap.")
@@ -126,6 +128,8 @@ def score_command(
     cutoffs: str | None,
     rel_level: int | None,
     e_depth: int | None,
+    depth: int | None,
+    judged_only: bool,
     average: str | None,
     significance: bool,
     seed: int,
@@ -216,6 +220,8 @@ def score_command(
         e_depth=pick("e_depth", e_depth, defaults.e_depth),
         pr_levels=cfg.get("pr_levels", defaults.pr_levels),
         dcg_cutoffs=tuple(cfg.get("dcg_cutoffs", defaults.dcg_cutoffs)),
+        depth=depth,
+        judged_only=judged_only,
     )
     try:  # every option checked before any input is read
         options = Options.build(
@@ -319,8 +325,8 @@ def _render(report: Report, fmt: str, per_query: bool, quiet: bool) -> None:
     from .render import FORMATS, render_table
 
     if not quiet:
-        for w in report.warnings:
-            click.echo(f"warning: {w}", err=True)
+        for w in report.warnings:  # notes carry their own "note: " prefix (api._warnings)
+            click.echo(w if w.startswith("note: ") else f"warning: {w}", err=True)
     if fmt == "auto":
         fmt = "table" if sys.stdout.isatty() else "csv"
     if fmt == "table":

@@ -23,9 +23,10 @@ else:
 
 from .measures import GainBlock, Measure, RankBlock, Settings, pr_curve
 from .measures.cumgain import discounted_cumulated_gain, gain_vectors
+from .measures.treceval import JudgedBlock
 from .model import ChunkedRun, MatrixRun, RankedRun
 from .ranking import matrix_rank_block, matrix_to_ranked_run
-from .relevance import Relevance
+from .relevance import QrelsRelevance, Relevance
 
 #: Cells of a dense gain matrix built at once (bounds memory on large runs).
 CHUNK_CELLS = 4_000_000
@@ -109,6 +110,71 @@ def gain_blocks(
             dense = np.zeros((b - a, width), dtype=np.int8)
             dense[np.arange(width) < lens[:, None]] = g
         yield slice(a, b), GainBlock(dense, lens.astype(np.int64), ch[a:b], cr[a:b], -1 if ds is None else ds, top)
+
+
+def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray | None = None) -> np.ndarray:
+    """Bool per entry of ``run`` (CSR order): somebody judged it (a qrels line
+    of any grade, 0 included).  With classes every target is judged."""
+    qrows = _query_rows(run, rows)
+    if not isinstance(relevance, QrelsRelevance):
+        return np.ones(run.targets.size, dtype=bool)
+    pos, targets, _ = relevance.judgments_of(qrows)
+    judged = (qrows[pos].astype(np.int64) << 32) | targets.astype(np.int64)
+    keys = (np.repeat(qrows, run.lengths()).astype(np.int64) << 32) | run.targets.astype(np.int64)
+    return np.isin(keys, judged)
+
+
+def grade_counts(relevance: Relevance, rows: np.ndarray) -> np.ndarray:
+    """Judged documents of each grade 0, 1, ..., max per query row (trec_eval ``rel_levels``)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    if isinstance(relevance, QrelsRelevance):
+        pos, _, grades = relevance.judgments_of(rows)
+        g = grades.astype(np.int64)
+        counts = np.zeros((rows.size, int(g.max(initial=1)) + 1), dtype=np.int64)
+        np.add.at(counts, (pos, g), 1)
+        return counts
+    top = relevance.max_grade
+    at_least = [relevance.n_relevant(level)[rows] for level in range(1, top + 1)] + [np.zeros(rows.size, dtype=np.int64)]
+    counts = np.zeros((rows.size, top + 1), dtype=np.int64)
+    for level in range(1, top + 1):
+        counts[:, level] = at_least[level - 1] - at_least[level]
+    if relevance.collection_size is not None:  # a classification judges its whole collection
+        others = relevance.collection_size - (relevance.self_index[rows] >= 0)
+        counts[:, 0] = others - at_least[0]
+    return counts
+
+
+def judged_block(run: RankedRun, relevance: Relevance, *, level: int, gains: np.ndarray, rows: np.ndarray | None = None) -> JudgedBlock:
+    """The judged grade at every rank of ``run`` (-1: not judged) and the judged counts per grade."""
+    qrows = _query_rows(run, rows)
+    lengths = run.lengths()
+    grades = np.where(judged_mask(run, relevance, qrows), gains, -1).astype(np.int16)
+    width = max(1, int(lengths.max(initial=0)))
+    dense = np.full((len(run.query_ids), width), -1, dtype=np.int16)
+    dense[np.arange(width) < lengths[:, None]] = grades
+    return JudgedBlock(dense, lengths.astype(np.int64), grade_counts(relevance, qrows), level)
+
+
+def restrict(run: RankedRun, relevance: Relevance, gains: np.ndarray, rows: np.ndarray, settings: Settings) -> tuple[RankedRun, np.ndarray]:
+    """The run as trec_eval sees it under ``-M depth`` (each list cut to its
+    first ``depth``) and then ``-J`` (unjudged entries left out, the rest
+    moving up); the same run when neither is set."""
+    keep = np.ones(run.targets.size, dtype=bool)
+    if settings.depth is not None:
+        lengths = run.lengths()
+        place = np.arange(run.targets.size) - np.repeat(run.offsets[:-1], lengths)
+        keep &= place < settings.depth
+    if settings.judged_only:
+        keep &= judged_mask(run, relevance, rows)
+    if keep.all():
+        return run, gains
+    query_of = np.repeat(np.arange(len(run.query_ids)), run.lengths())
+    counts = np.bincount(query_of[keep], minlength=len(run.query_ids))
+    offsets = np.zeros(len(run.query_ids) + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    out = RankedRun(run.name, run.query_ids, run.targets[keep], offsets)
+    out.drops = run.drops
+    return out, gains[keep]
 
 
 #: Ranked entries scored at once (bounds the engine's temporaries).
@@ -226,6 +292,8 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
     pr_levels = settings.recall_levels()
     binary = [m for m in measures if m.kind == "binary"]
     graded = [m for m in measures if m.kind == "graded"]
+    judged = [m for m in measures if m.kind == "judged"]
+    cut = settings.depth is not None or settings.judged_only
     depth = settings.curve_depth
     pct = np.arange(1, 101)
     level = settings.rel_level
@@ -234,7 +302,7 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
     pr = np.full((n_q, len(pr_levels)), np.nan)
     vec_acc = {k: _MeanAccumulator(depth) for k in ("CG", "DCG", "NCG", "NDCG")}
     gvr_acc = {k: _MeanAccumulator(len(pct)) for k in ("CG", "DCG")}
-    if isinstance(run, MatrixRun) and not (graded or curves):
+    if isinstance(run, MatrixRun) and not (graded or judged or curves or cut):
         # binary measures only: the ranks of the relevant items suffice
         block = matrix_rank_block(run, relevance.relevant_targets(level), relevance.n_relevant(level), relevance.self_index)
         for m in binary:
@@ -243,6 +311,12 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
     else:
         for rows, sub, known in _chunks(run, relevance):
             gains = flat_gains(sub, relevance, rows) if known is None else known
+            if cut:
+                sub, gains = restrict(sub, relevance, gains, rows, settings)
+            if judged:
+                jb = judged_block(sub, relevance, level=level, gains=gains, rows=rows)
+                for m in judged:
+                    values[m.name][rows] = m.compute(jb, settings)
             block = rank_block(sub, relevance, level=level, gains=gains, rows=rows)
             for m in binary:
                 values[m.name][rows] = m.compute(block, settings)

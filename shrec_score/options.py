@@ -18,6 +18,7 @@ from typing import Any
 
 from .errors import OptionError
 from .measures import Settings, get_measure
+from .measures.registry import did_you_mean
 
 GRADES = ("binary", "sister")
 AVERAGES = ("micro", "macro")
@@ -52,7 +53,7 @@ def measure_name(name: Any, option: str = "measures") -> str:
         return get_measure(name).name
     except KeyError:
         where = "" if option == "measures" else f"{option}: "
-        raise OptionError(f"{where}unknown measure {name!r}; see 'shrec-score measures'") from None
+        raise OptionError(f"{where}unknown measure {name!r}{did_you_mean(name)}; see 'shrec-score measures'") from None
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,10 @@ class Options:
         _whole("n_resamples", opts.n_resamples, minimum=1)
         if not isinstance(opts.settings, Settings):
             raise OptionError(f"settings: expected a shrec_score.measures.Settings, got {type(opts.settings).__name__}")
+        _whole("settings.rel_level", opts.settings.rel_level, minimum=1)
+        _whole("settings.depth", opts.settings.depth, minimum=1, optional=True)
+        if not isinstance(opts.settings.judged_only, bool):
+            raise OptionError(f"settings.judged_only: expected True or False, got {opts.settings.judged_only!r}")
         for key in ("significance", "lenient"):
             if not isinstance(getattr(opts, key), bool):
                 raise OptionError(f"{key}: expected True or False, got {getattr(opts, key)!r}")

@@ -40,12 +40,14 @@ class ScoringSignature(_Signature):
     significance: str | None = None
     version: str = __version__
     ties: str = TIE_RULE
+    #: How the ranked lists were cut before scoring (--depth, --judged-only); None: whole lists.
+    lists: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         d = super().to_dict()
         if d.get("collection") is None:
             d["collection"] = "unknown (TN columns empty)"
-        order = ["version", "mode", "relevance", "queries", "collection", "ties", "matrix_order", "rel_level", "e_depth", "pr_levels", "averaging", "lenient", "significance"]
+        order = ["version", "mode", "relevance", "queries", "collection", "ties", "lists", "matrix_order", "rel_level", "e_depth", "pr_levels", "averaging", "lenient", "significance"]
         return {k: d[k] for k in order if k in d}
 
 

@@ -30,7 +30,13 @@ CLA = "PSB 1\n2 6\na 0 3\nq1\nq2\nq3\nb 0 3\nq4\nq5\nq6\n"
 MATES = {"q1": "q2 q3", "q2": "q1 q3", "q3": "q1 q2", "q4": "q5 q6", "q5": "q4 q6", "q6": "q4 q5"}
 OTHERS = {"q1": "q4 q5 q6", "q2": "q4 q5 q6", "q3": "q4 q5 q6", "q4": "q1 q2 q3", "q5": "q1 q2 q3", "q6": "q1 q2 q3"}
 LOWER_IS_BETTER = {"FP_highly", "FP_relevant", "FN_highly", "FN_relevant"}
-PATTERN_SAMPLES = ["P@5", "R@5", "CG@10", "DCG@10", "NCG@10", "NDCG@10"]
+PATTERN_SAMPLES = ["P@5", "R@5", "CG@10", "DCG@10", "NCG@10", "NDCG@10", "ndcg_cut.10", "map_cut.10", "success.10"]
+#: trec_eval's own measures (measures/treceval.py): named as trec_eval, each compared with pytrec_eval in test_treceval_measures.py.
+TREC_EVAL_OWN = {
+    "ndcg": "ndcg", "bpref": "bpref", "num_ret": "num_ret", "num_rel": "num_rel", "num_rel_ret": "num_rel_ret", "gm_map": "gm_map",
+    "set_F": "set_F", **{f"iprec_at_recall_{x / 10:.2f}": f"iprec_at_recall_{x / 10:.2f}" for x in range(11)},
+    "ndcg_cut.10": "ndcg_cut_10", "map_cut.10": "map_cut_10", "success.10": "success_10",
+}
 
 
 @pytest.fixture
@@ -142,7 +148,7 @@ def test_significance_through_the_api_on_a_lower_is_better_sort(three_lengths):
 
 
 def test_every_measure_has_a_direction_and_only_fp_fn_are_lower_is_better():
-    names = [n for n in known_measures() if not n.endswith("@k")] + PATTERN_SAMPLES
+    names = [n for n in known_measures() if not n.endswith(("@k", ".k"))] + PATTERN_SAMPLES
     lower = set()
     for name in names:
         m = get_measure(name)
@@ -155,9 +161,9 @@ def test_every_measure_has_a_direction_and_only_fp_fn_are_lower_is_better():
 
 
 def test_trec_names_only_where_the_value_is_trec_evals():
-    names = [n for n in known_measures() if not n.endswith("@k")] + PATTERN_SAMPLES
+    names = [n for n in known_measures() if not n.endswith(("@k", ".k"))] + PATTERN_SAMPLES
     named = {n: get_measure(n).trec_name for n in names if get_measure(n).trec_name}
-    assert named == {"NN": "P_1", "FT": "Rprec", "AP": "map", "RR": "recip_rank", "P@5": "P_5", "R@5": "recall_5"}
+    assert named == {"NN": "P_1", "FT": "Rprec", "AP": "map", "RR": "recip_rank", "P@5": "P_5", "R@5": "recall_5", **TREC_EVAL_OWN}
 
 
 @pytest.fixture

@@ -40,6 +40,21 @@ from .shrec06 import (
     true_positives,
 )
 from .tiers import E_DEPTH, e_measure, first_tier, nearest_neighbor, second_tier
+from .treceval import (
+    IPREC_LEVELS,
+    JudgedBlock,
+    bpref,
+    gm_map,
+    iprec_at_recall,
+    map_cut,
+    ndcg,
+    ndcg_cut,
+    num_rel,
+    num_rel_ret,
+    num_ret,
+    set_f,
+    success,
+)
 
 
 @dataclass(frozen=True)
@@ -56,6 +71,10 @@ class Settings:
     pr_levels: int = 20
     #: k of CG@k, DCG@k, NCG@k, NDCG@k in the graded default measures.
     dcg_cutoffs: tuple[int, ...] = (5, 10, 25, 50, 100)
+    #: Each ranked list cut to its first ``depth`` items before scoring (trec_eval -M; None: whole lists).
+    depth: int | None = None
+    #: Unjudged items left out of the ranked lists, the rest moving up (trec_eval -J).
+    judged_only: bool = False
 
     def recall_levels(self) -> np.ndarray:
         """The recall levels of the PR curve, 1/n, 2/n, ..., 1 (n = ``pr_levels``).
@@ -92,6 +111,15 @@ class Measure:
     params : str
         The parameters that change the value and where they are set (empty
         when there are none).
+    ir_name : str or None
+        ir_measures' name of the same value (accepted as an alias), if any.
+    source : str
+        Where the definition comes from (the docs table).
+    aggregate : {"mean", "geometric", "sum"}
+        How per-query values become a run's value (trec_eval's ``all``):
+        the mean; ``"geometric"`` for ``gm_map``, whose per-query value is
+        already a logarithm (exp of the mean of the logs); ``"sum"`` for
+        trec_eval's counts (``num_ret``, ``num_rel``, ``num_rel_ret``).
     """
 
     name: str
@@ -102,6 +130,9 @@ class Measure:
     higher_is_better: bool = True
     trec_name: str | None = None
     params: str = ""
+    ir_name: str | None = None
+    source: str = ""
+    aggregate: str = "mean"
 
     @property
     def direction(self) -> str:
@@ -235,6 +266,80 @@ def _gain_pattern(kind: str) -> None:
 for _kind in GAIN_KINDS:
     _gain_pattern(_kind)
 
+# trec_eval's own measures (measures/treceval.py), on a JudgedBlock: the name
+# is what users type (trec_eval's parameterised spelling, ndcg_cut.10), the
+# trec_name what trec_eval prints (ndcg_cut_10).
+_TREC_SOURCE = "trec_eval m_{}.c"
+
+
+def _judged(name: str, func: Callable[..., np.ndarray], *, ir_name: str | None = None, source: str = "", aggregate: str = "mean", **kw: object) -> None:
+    register(
+        Measure(
+            name,
+            _summary(func),
+            lambda b, s: func(b, **kw),
+            func,
+            kind="judged",
+            trec_name=name,
+            params="rel_level: Settings.rel_level, --rel-level" if func not in (ndcg, num_ret) else "",
+            ir_name=ir_name,
+            source=source or _TREC_SOURCE.format(name),
+            aggregate=aggregate,
+        )
+    )
+
+
+_judged("ndcg", ndcg)
+_judged("bpref", bpref, ir_name="Bpref")
+_judged("num_ret", num_ret, ir_name="NumRet", aggregate="sum")
+_judged("num_rel", num_rel, ir_name="NumRel", aggregate="sum")
+_judged("num_rel_ret", num_rel_ret, ir_name="NumRelRet", aggregate="sum")
+_judged("gm_map", gm_map, aggregate="geometric")
+_judged("set_F", set_f, ir_name="SetF")
+for _x in IPREC_LEVELS:
+    # trec_eval 10's lround cutoff; ir_measures' IPrec@x (pytrec_eval, trec_eval
+    # 9's truncation of x R + 0.9) differs on some topics, so it is no alias.
+    _judged(f"iprec_at_recall_{_x:.2f}", iprec_at_recall, source="trec_eval 10.0 m_iprec_at_recall.c", level=_x, rounding="v10")
+
+
+def _judged_cutoff(prefix: str, func: Callable[..., np.ndarray], ir_prefix: str | None) -> None:
+    def make(k: int | str) -> Measure:
+        def compute(b: JudgedBlock, s: Settings) -> np.ndarray:
+            return func(b, k=_cutoff_value(k, prefix))
+
+        return Measure(
+            f"{prefix}.{k}",
+            _summary(func),
+            compute,
+            func,
+            kind="judged",
+            trec_name=f"{prefix}_{k}",
+            params=f"k: the cutoff in the name ({prefix}.10)" + ("" if func is ndcg_cut else "; rel_level: --rel-level"),
+            ir_name=None if ir_prefix is None else f"{ir_prefix}@{k}",
+            source=_TREC_SOURCE.format(prefix),
+        )
+
+    _PATTERNS.append(_Pattern(prefix, re.compile(rf"{re.escape(prefix)}\.([1-9][0-9]*)"), make))
+
+
+# nDCG@k is not an alias of ndcg_cut.k: NDCG@k (SHREC 2006) differs by one
+# letter's case and means something else; see did_you_mean.
+_judged_cutoff("ndcg_cut", ndcg_cut, None)
+_judged_cutoff("map_cut", map_cut, "AP")
+_judged_cutoff("success", success, "Success")
+
+#: Spellings of cutoff measures accepted on the command line: trec_eval's
+#: printed names (P_5, ndcg_cut_10), trec_eval's parameter form of P and
+#: recall (P.5, recall.5), and ir_measures' names where the value is the same.
+PATTERN_ALIASES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"P[._]([1-9][0-9]*)"), "P@{}"),
+    (re.compile(r"recall[._]([1-9][0-9]*)"), "R@{}"),
+    (re.compile(r"(?:ndcg_cut_)([1-9][0-9]*)"), "ndcg_cut.{}"),
+    (re.compile(r"(?:map_cut_|AP@)([1-9][0-9]*)"), "map_cut.{}"),
+    (re.compile(r"(?:success_|Success@)([1-9][0-9]*)"), "success.{}"),
+)
+
+
 def graded_defaults(cutoffs: tuple[int, ...] = GAIN_CUTOFFS) -> tuple[str, ...]:
     """Every SHREC 2006 measure, in the report's order (the graded default)."""
     return tuple(
@@ -252,7 +357,10 @@ SHOWN_GRADED = ("ADR", "AP_highly", "AP_relevant", "FT_highly", "FT_relevant", "
 DEFAULT_BINARY = ("NN", "FT", "ST", "E", "DCG", "AP")
 
 #: Alternative spellings accepted on the command line.
-ALIASES = {"mAP": "AP", "MAP": "AP", "map": "AP", "Rprec": "FT", "recip_rank": "RR", "T1": "FT", "T2": "ST"}
+ALIASES = {
+    "mAP": "AP", "MAP": "AP", "map": "AP", "Rprec": "FT", "recip_rank": "RR", "T1": "FT", "T2": "ST",
+    **{m.ir_name: m.name for m in _REGISTRY.values() if m.ir_name},
+}
 
 #: Display names on the terminal and in tables where they differ from the CSV column.
 DISPLAY = {"AP": "mAP"}
@@ -271,6 +379,11 @@ def get_measure(name: str) -> Measure:
         When ``name`` is neither registered, an alias, nor a ``prefix@k`` name.
     """
     name = ALIASES.get(name, name)
+    for alias, target in PATTERN_ALIASES:
+        m = alias.fullmatch(name)
+        if m:
+            name = target.format(m.group(1))
+            break
     if name in _REGISTRY:
         return _REGISTRY[name]
     for pattern in _PATTERNS:
@@ -280,9 +393,24 @@ def get_measure(name: str) -> Measure:
     raise KeyError(name)
 
 
+def did_you_mean(name: str) -> str:
+    """A hint for an unknown name that is another tool's spelling of ours (empty otherwise).
+
+    >>> did_you_mean("nDCG@20")
+    " (ir_measures' nDCG@20 is trec_eval's ndcg_cut.20; NDCG@20 is SHREC 2006's NDCG, a different formula)"
+    """
+    m = re.fullmatch(r"nDCG(?:@([1-9][0-9]*))?", name)
+    if m is None:
+        return ""
+    if m.group(1) is None:
+        return " (ir_measures' nDCG is trec_eval's ndcg)"
+    k = m.group(1)
+    return f" (ir_measures' nDCG@{k} is trec_eval's ndcg_cut.{k}; NDCG@{k} is SHREC 2006's NDCG, a different formula)"
+
+
 def known_measures() -> list[str]:
     """Registered names plus the cutoff patterns, for help texts."""
-    return list(_REGISTRY) + [f"{p.prefix}@k" for p in _PATTERNS]
+    return list(_REGISTRY) + [p.make("k").name for p in _PATTERNS]
 
 
 def column_higher_is_better(column: str) -> bool | None:
@@ -328,6 +456,27 @@ class MeasureInfo(NamedTuple):
     summary: str
     #: Parameters that change the value (empty when none).
     params: str
+    #: ir_measures' name of the same value, else None.
+    ir_name: str | None = None
+    #: Where the definition comes from.
+    source: str = ""
+
+
+#: ir_measures' names of the shrec-score measures that equal them (not aliases:
+#: AP, RR, P@k, R@k are spelled the same; the others keep their PSB names).
+_IR_NAMES = {"NN": "P@1", "FT": "Rprec", "AP": "AP", "RR": "RR", "P@k": "P@k", "R@k": "R@k"}
+_SOURCES = {
+    "NN": "PSB (Shilane et al. 2004), psbplot", "FT": "PSB, psbplot", "ST": "PSB, psbplot", "E": "PSB, psbplot; seeds/README erratum 5",
+    "DCG": "PSB, psbplot", "AP": "trec_eval m_map.c", "RR": "trec_eval m_recip_rank.c", "P@k": "trec_eval m_P.c", "R@k": "trec_eval m_recall.c",
+}
+
+
+def _source(m: Measure) -> str:
+    if m.source:
+        return m.source
+    if m.name in _SOURCES:
+        return _SOURCES[m.name]
+    return "SHREC 2006 report (Veltkamp et al.), section 5" if m.kind == "graded" else ""
 
 
 def measure_table() -> list[MeasureInfo]:
@@ -339,9 +488,82 @@ def measure_table() -> list[MeasureInfo]:
     >>> rows = {r.name: r for r in measure_table()}
     >>> rows["AP"][:3], rows["R@k"][:3], rows["FP_highly"].direction
     (('AP', 'higher', 'map'), ('R@k', 'higher', 'recall_k'), 'lower')
+    >>> rows["ndcg_cut.k"][:3], rows["map_cut.k"].ir_name
+    (('ndcg_cut.k', 'higher', 'ndcg_cut_k'), 'AP@k')
     """
     measures = list(_REGISTRY.values()) + [p.make("k") for p in _PATTERNS]
-    return [MeasureInfo(m.name, m.direction, m.trec_name, m.summary, m.params) for m in measures]
+    return [
+        MeasureInfo(m.name, m.direction, m.trec_name, m.summary, m.params, m.ir_name or _IR_NAMES.get(m.name), _source(m))
+        for m in measures
+    ]
+
+
+def measures_markdown() -> str:
+    """docs/measures.md: every measure with its definition, its trec_eval and
+    ir_measures equivalents and its source (``tests`` check the file is this text)."""
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    aliases: dict[str, list[str]] = {}
+    for alias, target in ALIASES.items():
+        aliases.setdefault(target, []).append(alias)
+    lines = [
+        "# Measures",
+        "",
+        "Generated from `shrec_score/measures/registry.py` by `measure_table()`;",
+        "`tests/test_treceval_measures.py` checks this file is up to date.  Regenerate with",
+        "`python -c 'from shrec_score.measures.registry import measures_markdown; print(measures_markdown(), end=\"\")' > docs/measures.md`.",
+        "",
+        "- **name**: the CSV column and what `--measures` takes.  A `prefix@k` or",
+        "  `prefix.k` row is a family: give the cutoff (`P@10`, `ndcg_cut.10`).",
+        "- **trec_eval**: trec_eval's name, given only where the value equals",
+        "  trec_eval's; `--format trec` prints this name.  trec_eval prints",
+        "  `ndcg_cut_10` for the measure it takes as `-m ndcg_cut.10`; both",
+        "  spellings are accepted, the column is `ndcg_cut.10`.",
+        "- **ir_measures**: ir_measures' name of the same value.",
+        "- **also accepted**: other spellings of the same measure on the command line.",
+        "",
+        "Cutoff families also accept: `P.k` and `P_k` for `P@k`, `recall.k` and",
+        "`recall_k` for `R@k`, `ndcg_cut_k`, `map_cut_k` and `AP@k` for",
+        "`map_cut.k`, `success_k` and `Success@k` for `success.k`.",
+        "",
+        "Topics without a relevant document: the trec_eval-named measures added",
+        "for trec_eval (`ndcg`, `ndcg_cut.k`, `map_cut.k`, `success.k`, `bpref`,",
+        "`num_*`, `iprec_at_recall_*`, `gm_map`, `set_F`) score them as trec_eval",
+        "does (0; `gm_map` ln(1e-5)) and count them in the run's value.  The",
+        "shrec-score measures whose trec_eval name is `map`, `Rprec`,",
+        "`recip_rank`, `P_k`, `recall_k`, `P_1` (`AP`, `FT`, `RR`, `P@k`, `R@k`,",
+        "`NN`) leave such a topic empty and out of the mean (README, \"Choices\"),",
+        "where trec_eval counts a 0; they equal trec_eval on every other topic.",
+        "",
+        "A run's value is the mean over its topics, except: `gm_map` (per topic",
+        "ln max(AP, 1e-5), as `trec_eval -q` prints it; the run's value is exp of",
+        "the mean) and `num_ret`, `num_rel`, `num_rel_ret` (sums, as trec_eval).",
+        "",
+        "`iprec_at_recall_x` follows trec_eval 10 (the c-th relevant item with",
+        "c = lround(x R)); trec_eval 9, pytrec_eval and ir_measures' `IPrec@x`",
+        "use c = (long)(x R + 0.9) and differ on some topics, so `IPrec@x` is no",
+        "alias.  ir_measures' `P(rel=2)@k` is no alias either: the relevance",
+        "level is one setting for the whole scoring (`--rel-level 2`, then `P@k`).",
+        "",
+        "`--depth N` (trec_eval `-M N`) and `--judged-only` (trec_eval `-J`) change",
+        "the ranked lists every measure sees.",
+        "",
+        "ir_measures' `nDCG@k` is **not** accepted: `NDCG@k` (one letter's case",
+        "apart) is SHREC 2006's NDCG, with another discount and ideal; the error",
+        "message points to `ndcg_cut.k`.",
+        "",
+        "| name | better | trec_eval | ir_measures | also accepted | definition | parameters | source |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in measure_table():
+        also = ", ".join(f"`{a}`" for a in aliases.get(row.name, []) if a != row.ir_name)
+        lines.append(
+            f"| `{row.name}` | {row.direction} | {'`' + row.trec_name + '`' if row.trec_name else '-'} | "
+            f"{'`' + row.ir_name + '`' if row.ir_name else '-'} | {also or '-'} | {cell(row.summary)} | {cell(row.params) or '-'} | {cell(row.source) or '-'} |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def measure_listing() -> str:

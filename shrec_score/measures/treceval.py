@@ -1,0 +1,341 @@
+"""trec_eval's measures under trec_eval's names, on the judged grade of each rank.
+
+The binary measures of ``precision.py`` need only the ranks of the relevant
+items; trec_eval's nDCG needs every grade and bpref the judged non-relevant
+documents, which a :class:`~shrec_score.measures.RankBlock` does not carry.
+A :class:`JudgedBlock` holds, per query, the qrels grade at each rank
+(``-1``: nobody judged it) and how many documents of each grade were judged.
+
+Every function here follows trec_eval (``m_<name>.c``; versions 9.0 and
+10.0 agree on these but for ``iprec_at_recall``) in what it counts; a topic without a relevant document scores what trec_eval
+gives it (0, or the floor of ``gm_map``) and counts in the mean, as in
+trec_eval, unlike the shrec-score measures (empty for K = 0).
+"""
+
+from __future__ import annotations
+
+import math  # noqa: F401  (the doctests)
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+#: trec_eval's floor of a topic's AP before its logarithm (``MIN_GEO_MEAN``).
+MIN_GEO_MEAN = 0.00001
+
+#: The 11 recall levels of ``iprec_at_recall`` (0.0, 0.1, ..., 1.0, as trec_eval parses them).
+IPREC_LEVELS = tuple(i / 10 for i in range(11))
+
+
+@dataclass(frozen=True)
+class JudgedBlock:
+    """The judged grade at every rank of a block of queries.
+
+    Attributes
+    ----------
+    grades : ndarray of int16, shape (n_queries, width)
+        The qrels grade of the item at rank i + 1; -1 where nobody judged it
+        and past the end of the list.  ``width >= 1``.
+    n_retrieved : ndarray of int64, shape (n_queries,)
+        Length of each ranked list (trec_eval ``num_ret``).
+    grade_counts : ndarray of int64, shape (n_queries, max_grade + 1)
+        Judged documents of each grade 0, 1, ..., per query (trec_eval
+        ``rel_levels``), retrieved or not.
+    rel_level : int
+        Grade >= rel_level counts as relevant (trec_eval ``-l``, ``--rel-level``).
+    """
+
+    grades: np.ndarray
+    n_retrieved: np.ndarray
+    grade_counts: np.ndarray
+    rel_level: int = 1
+
+    @classmethod
+    def from_lists(cls, rows: list[list[int]], grade_counts: list[list[int]], rel_level: int = 1) -> JudgedBlock:
+        """A block from Python lists (tests, doctests): ``rows[q]`` the grade per rank (-1 unjudged)."""
+        width = max([1] + [len(r) for r in rows])
+        g = np.full((len(rows), width), -1, dtype=np.int16)
+        for i, r in enumerate(rows):
+            g[i, : len(r)] = r
+        levels = max([1] + [len(c) for c in grade_counts])
+        counts = np.zeros((len(rows), levels), dtype=np.int64)
+        for i, c in enumerate(grade_counts):
+            counts[i, : len(c)] = c
+        return cls(g, np.asarray([len(r) for r in rows], dtype=np.int64), counts, rel_level)
+
+    @property
+    def relevant(self) -> np.ndarray:
+        """Bool (n_queries, width): the item at each rank is relevant (grade >= rel_level)."""
+        return self.grades >= self.rel_level
+
+    @property
+    def n_relevant(self) -> np.ndarray:
+        """trec_eval ``num_rel``: judged documents with grade >= rel_level."""
+        return np.asarray(self.grade_counts[:, self.rel_level :].sum(axis=1), dtype=np.int64)
+
+    @property
+    def n_judged_nonrelevant(self) -> np.ndarray:
+        """Judged documents with grade < rel_level (bpref's N)."""
+        return np.asarray(self.grade_counts[:, : self.rel_level].sum(axis=1), dtype=np.int64)
+
+    def ideal_gains(self) -> np.ndarray:
+        """Float (n_queries, width): every judged grade > 0, largest first, padded with 0."""
+        counts = self.grade_counts[:, 1:]
+        width = max(1, int(counts.sum(axis=1).max(initial=0)))
+        out = np.zeros((counts.shape[0], width))
+        # column j holds the grade g for which j falls among the grades >= g counted from the top
+        above = np.cumsum(counts[:, ::-1], axis=1)  # documents of grade >= top, >= top - 1, ...
+        top = counts.shape[1]
+        cols = np.arange(width)
+        for step in range(top):  # a handful of grades
+            lo = above[:, step - 1][:, None] if step else np.zeros((counts.shape[0], 1), dtype=np.int64)
+            hi = above[:, step][:, None]
+            out[(cols >= lo) & (cols < hi)] = top - step
+        return out
+
+
+def _discount(width: int) -> np.ndarray:
+    return 1.0 / np.log2(np.arange(2, width + 2, dtype=np.float64))
+
+
+def _dcg(gains: np.ndarray, k: int | None) -> np.ndarray:
+    g = gains if k is None else gains[:, :k]
+    return np.asarray((g * _discount(g.shape[1])).sum(axis=1), dtype=np.float64)
+
+
+def _normalised(dcg: np.ndarray, ideal: np.ndarray) -> np.ndarray:
+    """dcg / ideal; 0 where the ideal is 0 (no judged grade > 0), as trec_eval."""
+    return np.where(ideal > 0, dcg / np.where(ideal > 0, ideal, 1.0), 0.0)
+
+
+def ndcg_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
+    """trec_eval ndcg_cut.k: DCG of the first k grades over the ideal DCG at k.
+
+    .. math::
+
+        \\mathrm{nDCG@k} = \\frac{\\sum_{i=1}^{k} g_i / \\log_2(i + 1)}
+                               {\\sum_{i=1}^{k} g^*_i / \\log_2(i + 1)}
+
+    :math:`g_i` is the qrels grade at rank i (0 when not judged or
+    negative), :math:`g^*` every judged grade of the topic sorted
+    descending (retrieved or not).  The gain is the grade itself; the
+    relevance level does not change it.  0 when the topic has no judged
+    grade above 0.  Source: trec_eval ``m_ndcg_cut.c`` (Järvelin &
+    Kekäläinen 2002).
+
+    >>> b = JudgedBlock.from_lists([[0, 2, 1]], [[1, 1, 1]])
+    >>> round(float(ndcg_cut(b, k=2)[0]), 6), round((2 / math.log2(3)) / (2 + 1 / math.log2(3)), 6)
+    (0.479625, 0.479625)
+    """
+    gains = np.maximum(block.grades, 0).astype(np.float64)
+    return _normalised(_dcg(gains, k), _dcg(block.ideal_gains(), k))
+
+
+def ndcg(block: JudgedBlock) -> np.ndarray:
+    """trec_eval ndcg: DCG of the whole ranked list over the ideal DCG of all judged documents.
+
+    .. math::
+
+        \\mathrm{nDCG} = \\frac{\\sum_{i=1}^{V_a} g_i / \\log_2(i + 1)}
+                             {\\sum_{i=1}^{J} g^*_i / \\log_2(i + 1)}
+
+    As :func:`ndcg_cut` without a cutoff: the ideal runs over all J judged
+    documents with a grade above 0, however long the list.  0 when there is
+    none.  Source: trec_eval ``m_ndcg.c`` (default gains: the grade).
+
+    >>> b = JudgedBlock.from_lists([[0, 2]], [[1, 1, 1]])
+    >>> round(float(ndcg(b)[0]), 6), round((2 / math.log2(3)) / (2 + 1 / math.log2(3)), 6)
+    (0.479625, 0.479625)
+    """
+    gains = np.maximum(block.grades, 0).astype(np.float64)
+    return _normalised(_dcg(gains, None), _dcg(block.ideal_gains(), None))
+
+
+def _precision_at_hits(block: JudgedBlock, k: int | None) -> np.ndarray:
+    """Sum over the relevant items in the first k ranks of the precision at their rank."""
+    rel = block.relevant if k is None else block.relevant[:, :k]
+    ranks = np.arange(1, rel.shape[1] + 1)
+    return np.asarray((np.where(rel, np.cumsum(rel, axis=1) / ranks, 0.0)).sum(axis=1), dtype=np.float64)
+
+
+def map_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
+    """trec_eval map_cut.k: average precision over the first k ranks, divided by all R relevant.
+
+    .. math::
+
+        \\mathrm{AP@k} = \\frac{1}{R} \\sum_{i \\le k,\\ \\mathrm{rel}(i)} \\frac{|\\{j \\le i: \\mathrm{rel}(j)\\}|}{i}
+
+    R: judged documents with grade >= rel_level.  0 when R = 0.  Source:
+    trec_eval ``m_map_cut.c``.
+
+    >>> float(map_cut(JudgedBlock.from_lists([[1, 0, 1]], [[1, 3]]), k=2)[0]) == (1 / 1) / 3
+    True
+    """
+    r = block.n_relevant
+    return np.where(r > 0, _precision_at_hits(block, k) / np.maximum(r, 1), 0.0)
+
+
+def success(block: JudgedBlock, *, k: int) -> np.ndarray:
+    """trec_eval success.k: 1 if a relevant item is in the first k ranks, else 0.
+
+    .. math::
+
+        \\mathrm{Success@k} = [\\exists i \\le k: \\mathrm{rel}(i)]
+
+    0 when the topic has no relevant document.  Source: trec_eval ``m_success.c``.
+
+    >>> success(JudgedBlock.from_lists([[0, 0, 1]], [[2, 1]]), k=2).tolist()
+    [0.0]
+    """
+    return np.asarray(block.relevant[:, :k].any(axis=1), dtype=np.float64)
+
+
+def bpref(block: JudgedBlock) -> np.ndarray:
+    """trec_eval bpref: how often relevant items come before judged non-relevant ones.
+
+    .. math::
+
+        \\mathrm{bpref} = \\frac{1}{R} \\sum_{r\\ \\mathrm{retrieved\\ relevant}}
+            \\left(1 - \\frac{\\min(n_r, R)}{\\min(N, R)}\\right)
+
+    :math:`n_r`: judged non-relevant items (grade < rel_level) ranked above r
+    (a term is 1 when :math:`n_r = 0`); R: judged relevant, N: judged
+    non-relevant documents of the topic.  Unjudged items are passed over.
+    0 when R = 0.  Source: trec_eval ``m_bpref.c`` (Buckley & Voorhees 2004).
+
+    >>> float(bpref(JudgedBlock.from_lists([[1, 0, -1, 1]], [[2, 2]]))[0]) == (1 + (1 - 1 / 2)) / 2
+    True
+    """
+    rel = block.relevant
+    nonrel = (block.grades >= 0) & ~rel
+    before = np.cumsum(nonrel, axis=1) - nonrel  # judged non-relevant strictly above each rank
+    r = block.n_relevant[:, None]
+    n = block.n_judged_nonrelevant[:, None]
+    term = np.where(before > 0, 1.0 - np.minimum(before, r) / np.maximum(np.minimum(n, r), 1), 1.0)
+    total = np.where(rel, term, 0.0).sum(axis=1)
+    return np.where(block.n_relevant > 0, total / np.maximum(block.n_relevant, 1), 0.0)
+
+
+def num_ret(block: JudgedBlock) -> np.ndarray:
+    """trec_eval num_ret: number of items retrieved (the length of the ranked list).
+
+    .. math:: V_a
+
+    Source: trec_eval ``m_num_ret.c``.
+
+    >>> num_ret(JudgedBlock.from_lists([[0, -1, 1]], [[1, 1]])).tolist()
+    [3.0]
+    """
+    return block.n_retrieved.astype(np.float64)
+
+
+def num_rel(block: JudgedBlock) -> np.ndarray:
+    """trec_eval num_rel: number of judged relevant documents of the topic (grade >= rel_level).
+
+    .. math:: R
+
+    Source: trec_eval ``m_num_rel.c``.
+
+    >>> num_rel(JudgedBlock.from_lists([[0, -1, 1]], [[1, 1, 2]])).tolist()
+    [3.0]
+    """
+    return block.n_relevant.astype(np.float64)
+
+
+def num_rel_ret(block: JudgedBlock) -> np.ndarray:
+    """trec_eval num_rel_ret: number of relevant items retrieved.
+
+    .. math:: |\\{i \\le V_a: \\mathrm{rel}(i)\\}|
+
+    Source: trec_eval ``m_num_rel_ret.c``.
+
+    >>> num_rel_ret(JudgedBlock.from_lists([[0, -1, 1]], [[1, 1, 2]])).tolist()
+    [1.0]
+    """
+    return block.relevant.sum(axis=1).astype(np.float64)
+
+
+def iprec_at_recall(block: JudgedBlock, *, level: float, rounding: str = "v9") -> np.ndarray:
+    """trec_eval iprec_at_recall: interpolated precision at a recall level (0.0, 0.1, ..., 1.0).
+
+    .. math::
+
+        \\mathrm{iprec}(x) = \\max_{i \\ge r_c} \\frac{|\\{j \\le i: \\mathrm{rel}(j)\\}|}{i},
+        \\quad c = \\mathrm{lround}(x R)
+
+    :math:`r_c` is the rank of the c-th relevant item retrieved (the first
+    one when c = 0), i runs up to the end of the list.  0 when fewer than
+    c relevant items are retrieved (and when none is).  Source: trec_eval
+    10.0 ``m_iprec_at_recall.c``: c = lround(x R), half away from 0; with
+    ``rounding="v9"`` trec_eval 9.0's c = (long)(x R + 0.9), which
+    pytrec_eval and ir_measures compute.
+
+    >>> float(iprec_at_recall(JudgedBlock.from_lists([[0, 1, 0, 1]], [[2, 2]]), level=0.5)[0])
+    0.5
+    """
+    rel = block.relevant
+    n = block.n_retrieved
+    width = rel.shape[1]
+    ranks = np.arange(1, width + 1)
+    prec = np.where(ranks[None, :] <= n[:, None], np.cumsum(rel, axis=1) / ranks, -np.inf)
+    best_after = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]  # max precision at rank >= i
+    if rounding == "v9":  # (long) (x R + 0.9): trec_eval 9.0.x, pytrec_eval, ir_measures
+        cut = np.floor(np.float64(level) * block.n_relevant + 0.9).astype(np.int64)
+    else:  # lround(x R), half away from 0: trec_eval 10.0
+        cut = np.floor(np.float64(level) * block.n_relevant + 0.5).astype(np.int64)
+    hits = rel.sum(axis=1)
+    c = np.maximum(cut, 1)  # c = 0 reads the first relevant item, as c = 1
+    # rank index of the c-th relevant item: the first position where the running count reaches c
+    pos = np.argmax(np.cumsum(rel, axis=1) >= c[:, None], axis=1)
+    value = best_after[np.arange(rel.shape[0]), pos]
+    return np.where((hits > 0) & (cut <= hits), value, 0.0)
+
+
+def gm_map(block: JudgedBlock) -> np.ndarray:
+    """trec_eval gm_map: per topic, the natural log of AP (floored at 1e-5); the mean is exp of the mean log.
+
+    .. math::
+
+        \\mathrm{gm\\_map}_q = \\ln \\max(\\mathrm{AP}_q, 10^{-5}),
+        \\qquad \\mathrm{GMAP} = \\exp\\Big(\\frac{1}{Q}\\sum_q \\mathrm{gm\\_map}_q\\Big)
+
+    Per topic the value trec_eval prints with ``-q`` (a logarithm, <= 0);
+    the per-run mean is the geometric mean (``aggregate`` takes exp of the
+    mean).  Source: trec_eval ``m_gm_map.c`` (Robertson 2006).
+
+    >>> round(float(gm_map(JudgedBlock.from_lists([[1, 0]], [[1, 2]]))[0]), 6), round(math.log(0.5), 6)
+    (-0.693147, -0.693147)
+    """
+    r = block.n_relevant
+    ap = np.where(r > 0, _precision_at_hits(block, None) / np.maximum(r, 1), 0.0)
+    return np.asarray(np.log(np.maximum(ap, MIN_GEO_MEAN)), dtype=np.float64)
+
+
+def set_f(block: JudgedBlock, *, beta: float = 1.0) -> np.ndarray:
+    """trec_eval set_F: F-measure of the whole retrieved set (beta = 1: F1).
+
+    .. math::
+
+        F = \\frac{(\\beta + 1) P R}{\\beta P + R}, \\quad
+        P = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_ret}},\\
+        R = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_rel}}
+
+    (trec_eval's formula: beta, not beta squared.)  0 when nothing relevant
+    is retrieved.  Source: trec_eval ``m_set_F.c``.
+
+    >>> float(set_f(JudgedBlock.from_lists([[1, 0]], [[1, 2]]))[0]) == 2 * (1 / 2) * (1 / 2) / (1 / 2 + 1 / 2)
+    True
+    """
+    hits = block.relevant.sum(axis=1).astype(np.float64)
+    p = hits / np.maximum(block.n_retrieved, 1)
+    r = hits / np.maximum(block.n_relevant, 1)
+    denom = beta * p + r
+    return np.where(hits > 0, (beta + 1.0) * p * r / np.where(denom > 0, denom, 1.0), 0.0)
+
+
+def as_block(grades: npt.ArrayLike, n_retrieved: npt.ArrayLike, grade_counts: npt.ArrayLike, rel_level: int = 1) -> JudgedBlock:
+    """A :class:`JudgedBlock` from arrays (typed for the engine)."""
+    return JudgedBlock(np.asarray(grades, dtype=np.int16), np.asarray(n_retrieved, dtype=np.int64), np.asarray(grade_counts, dtype=np.int64), rel_level)
