@@ -25,10 +25,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import GOT_LIMIT, InputError, shown, visible
-from .io.lists import id_column, list_rows, scan_lines
+from .io.lists import id_column, list_rows, query_of, scan_lines
 from .io.numbers import parse_number
 from .io.runs import RunSource, discover_runs
-from .io.text import entry_is_folder, plain, read_text, utf8_name
+from .io.text import entry_is_folder, plain, read_text, text_lines, utf8_name
+from .io.trec import extra_fields_note
 from .relevance import Relevance
 
 #: Problems listed per file before a summary line.
@@ -101,7 +102,7 @@ def _check_list_run(source: RunSource, relevance: Relevance) -> list[Problem]:
         full = os.path.join(source.path, entry)
         if entry.startswith("."):
             continue
-        qid = entry if entry in known else entry.rsplit(".", 1)[0]
+        qid = query_of(entry, known)
         try:  # a FIFO or a device is never opened; a name that is not UTF-8 is no query id
             utf8_name(full, entry)
             if entry_is_folder(full):
@@ -198,23 +199,34 @@ def _check_matrix_run(source: RunSource, relevance: Relevance, matrix_order: str
 
 
 def _check_trec_run(source: RunSource, relevance: Relevance) -> list[Problem]:
-    text, bad = _decode(source.path)
-    if text is None:
-        return [bad] if bad is not None else []
     found: list[Problem] = []
+    extra = 0
+    try:
+        extra = _scan_trec_run(source, relevance, found)
+    except InputError as exc:  # bytes that are not UTF-8, a long line, a damaged compressed stream
+        found.append(Problem(exc.path or source.path, exc.line, "error", _body(exc)))
+    if extra:
+        found.append(Problem(source.path, None, "note", extra_fields_note(source.name, extra)))
+    return _limited(found, source.path)
+
+
+def _scan_trec_run(source: RunSource, relevance: Relevance, found: list[Problem]) -> int:
+    """Append the run's problems to ``found``; the number of lines with more than six fields."""
     qset = set(relevance.query_ids)
     index = relevance.target_index
     open_index = not relevance.closed
     seen: dict[tuple[str, str], int] = {}
     ranked: set[str] = set()
     unknown_topics: set[str] = set()
-    for n, line in enumerate(text.splitlines(), start=1):
+    extra = 0
+    for n, line in text_lines(source.path):  # (a compressed run a piece at a time)
         f = line.split()
         if not f:
             continue
-        if len(f) != 6:
+        if len(f) < 6:
             found.append(Problem(source.path, n, "error", f'expected "query_id Q0 target_id rank score tag", got {len(f)} fields'))
             continue
+        extra += len(f) > 6  # trec_eval reads the tag's first word and ignores the rest
         q, t = f[0], f[2]
         score = parse_number(f[4])
         if score is None:
@@ -236,4 +248,4 @@ def _check_trec_run(source: RunSource, relevance: Relevance) -> list[Problem]:
         found.append(Problem(source.path, None, "error", f"no ranking for {len(missing)} of {len(qset)} queries (first: {shown(missing[0])})"))
     if unknown_topics:
         found.append(Problem(source.path, None, "note", f"{len(unknown_topics)} topic(s) without relevance judgments would be passed over"))
-    return _limited(found, source.path)
+    return extra

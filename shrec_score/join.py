@@ -18,7 +18,7 @@ from ._kernels import byte_order_rank
 from .errors import InputError, shown
 from .io.matrix import read_matrix
 from .io.runs import RunSource, is_int
-from .io.text import read_text
+from .io.text import text_lines
 from .model import MatrixRun, RankedRun
 from .ranking import drop_own_items, trec_order
 from .relevance import Relevance
@@ -77,10 +77,17 @@ def read_trec_run(source: RunSource, relevance: Relevance, *, drops: Counter[str
     trec_eval does), with a note.  Works on dictionary codes end to end: no
     Python object per line.
     """
-    from .io.trec import duplicate_error, read_trec_columns, read_trec_columns_lenient
+    from .io.trec import (
+        duplicate_error,
+        extra_fields_note,
+        read_trec_columns,
+        read_trec_columns_lenient,
+    )
 
     cols = read_trec_columns(source.path) if drops is None else read_trec_columns_lenient(source.path, drops)
     notes: list[str] = []
+    if cols.extra_field_lines:
+        notes.append("note: " + extra_fields_note(source.name, cols.extra_field_lines))
     qpos = {q: i for i, q in enumerate(relevance.query_ids)}
     qmap = np.asarray([qpos.get(q, -1) for q in cols.queries], dtype=np.int64)
     rowq = qmap[cols.q_codes]
@@ -148,7 +155,7 @@ def read_trec_run(source: RunSource, relevance: Relevance, *, drops: Counter[str
 
 
 def _line_of(path: str, token: str) -> int | None:
-    for n, line in enumerate(read_text(path).splitlines(), start=1):
+    for n, line in text_lines(path):
         f = line.split()
         if len(f) > 2 and f[2] == token:
             return n

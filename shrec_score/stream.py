@@ -34,7 +34,7 @@ import numpy as np
 from ._kernels import has_repeats, lookup, mix, pack_ids, rank_of
 from .errors import InputError, shown
 from .io.text import regular_file
-from .io.trec import arrow_numpy
+from .io.trec import arrow_numpy, extra_fields_note
 from .io.trec_stream import Batch, BatchReader, NotStreamable, ReadAhead
 from .model import ChunkedRun, RankedRun
 from .ranking import drop_own_items, trec_order
@@ -101,6 +101,8 @@ class TrecStreamRun(ChunkedRun):
                 f"expected a ranking for every query; run {shown(self.name)} has none for {missing_q.size} of {relevance.n_queries} queries",
                 f"first missing: {shown(relevance.query_ids[int(missing_q[0])])}",
             )
+        if batches.extra_field_lines:
+            self.notes.append("note: " + extra_fields_note(self.name, batches.extra_field_lines))
         if self.unknown_topic_lines:
             from .join import unknown_topics_note
 

@@ -188,7 +188,7 @@ def test_streamed_errors_are_the_exact_ones(tmp_path, monkeypatch):
     bad = {
         "score.trec": (lines[:4] + ["z Q0 x 1 abc r\n"] + lines[5:], r"score.trec:5: expected a number as score \(5th field\), got 'abc'"),
         "short.trec": (lines[:3] + ["y Q0 z 1 0.5\n"] + lines[4:], r'short.trec:4: expected "query_id Q0 target_id rank score tag", got 5 fields'),
-        "long.trec": (lines[:5] + ["z Q0 y 1 0.5 r extra\n"], r'long.trec:6: expected "query_id Q0 target_id rank score tag", got 7 fields'),
+        "four.trec": (lines[:5] + ["z Q0 y 1\n"], r'four.trec:6: expected "query_id Q0 target_id rank score tag", got 4 fields'),
         "unknown.trec": (lines[:1] + ["x Q0 w 1 0.5 r\n"] + lines[2:], r"unknown.trec:2: expected a target id of the collection, got unknown id 'w'"),
     }
     for name, (text, message) in bad.items():

@@ -21,11 +21,21 @@ import numpy as np
 
 from ..errors import InputError, shown
 from ..model import RankedRun
+from .compressed import strip_suffix
 from .numbers import parse_number
 from .text import folder_entries, read_text
 
 if TYPE_CHECKING:
     from .runs import RunSource
+
+
+def query_of(entry: str, known: Mapping[str, object]) -> str:
+    """The query id a ranked-list file is named after: its name, or its name
+    without the extension (``q12.txt``, ``q12.txt.gz`` -> ``q12``)."""
+    if entry in known:
+        return entry
+    entry = strip_suffix(entry)
+    return entry if entry in known else entry.rsplit(".", 1)[0]
 
 #: What a ranked list is read as: target indices, or with ``with_distances``
 #: the indices and the distances (None when the lines carry none).
@@ -48,7 +58,7 @@ def query_files(folder: str, known_queries: Mapping[str, object], *, drops: Coun
     for entry, full, is_folder in folder_entries(folder):
         if is_folder:
             continue
-        qid = entry if entry in known_queries else entry.rsplit(".", 1)[0]
+        qid = query_of(entry, known_queries)
         if qid not in known_queries and drops is not None:
             drops["files for unknown queries passed over"] += 1
             continue

@@ -23,9 +23,11 @@ from typing import BinaryIO
 import numpy as np
 
 from ..errors import InputError, shown
+from .compressed import open_input
 from .numbers import parse_number
 from .text import (
     MAX_LINE_BYTES,
+    is_compressed,
     line_too_long,
     long_line,
     read_head,
@@ -178,7 +180,7 @@ def stream_ascii_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
     tmp = tempfile.TemporaryFile()
     rows_done = 0
     line_no = 0
-    with open(regular_file(path), "rb") as fh:
+    with open_input(regular_file(path)) as fh:
         carry = b""
         first = True
         while True:
@@ -238,11 +240,14 @@ def _rest_of_line(fh: BinaryIO) -> int:
 def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
     """Read a matrix run in any of the three forms and check its shape."""
     regular_file(path)
+    compressed = is_compressed(path)
+    if compressed and (path.endswith(".npy") or is_binary_file(path)):
+        raise InputError(path, None, "expected an uncompressed .npy or PSB binary matrix (they are memory-mapped); decompress it first", "a compressed file")
     if path.endswith(".npy"):
         m = read_npy_matrix(path)
     elif is_binary_file(path):
         m = read_psb_binary_matrix(path, shape)
-    elif os.path.getsize(path) > STREAM_ABOVE:
+    elif compressed or os.path.getsize(path) > STREAM_ABOVE:  # a compressed matrix: decompressed a chunk at a time
         m = stream_ascii_matrix(path, shape)
     else:
         m = read_ascii_matrix(path)

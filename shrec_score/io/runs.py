@@ -8,7 +8,9 @@ Every path and folder entry is checked before anything opens it
 (:mod:`shrec_score.io.text`): a FIFO, a socket or a device is refused, an
 entry the system cannot reach is refused with its reason, names must be
 UTF-8, and UTF-16 / UTF-32 files are told to be saved as UTF-8 rather than
-taken for PSB binary matrices.
+taken for PSB binary matrices.  A compressed file (gzip, bzip2, xz, zstd:
+told by its magic bytes) is detected by its decompressed first lines, and a
+run's name drops the compression extension (``bm25.run.gz`` -> ``bm25.run``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from ..errors import InputError, shown
+from .compressed import open_input, strip_suffix
+from .lists import query_of
 from .matrix import is_binary_file
 from .numbers import is_integer, is_number
 from .text import MAX_LINE_BYTES, entry_is_folder, line_too_long, list_folder, regular_file
@@ -57,8 +61,8 @@ def detect_file_format(path: str) -> str | None:
             continue
         if len(f) > 2 and all(is_number(x) for x in f):
             return "matrix"  # numbers only (a TREC line has a tag and a Q0 field)
-        if len(f) == 6 and is_int(f[3]) and is_number(f[4]):
-            return "trec"
+        if len(f) >= 6 and is_int(f[3]) and is_number(f[4]):
+            return "trec"  # a tag of several words: trec_eval reads its first
         return None
     return None
 
@@ -66,7 +70,7 @@ def detect_file_format(path: str) -> str | None:
 def _first_lines(path: str) -> Iterator[bytes]:
     """The lines of a file up to its first one that is not blank (a BOM
     dropped); not the whole file, and no line longer than ``MAX_LINE_BYTES``."""
-    with open(path, "rb") as fh:
+    with open_input(path) as fh:  # decompressed (gzip, bzip2, xz, zstd)
         n = 0
         while True:
             n += 1
@@ -94,7 +98,7 @@ def is_int(s: str) -> bool:
 
 
 def _run_file(path: str, fmt: str) -> RunSource:
-    name = os.path.basename(path)
+    name = strip_suffix(os.path.basename(path))  # bm25.run.gz -> bm25.run
     if fmt == "auto":
         detected = detect_file_format(path)
         if detected is None:
@@ -142,7 +146,9 @@ def _first_trec_file(paths: Iterable[str | os.PathLike[str]], fmt: str) -> str |
 
 def _not_a_run(name: str) -> bool:
     """Files in a RUNS folder that are passed over (classifications, notes, configs)."""
-    return name.lower().endswith(NOT_RUNS) or name.lower().startswith("readme")
+    name = strip_suffix(name).lower()
+    return name.endswith(NOT_RUNS) or name.startswith("readme")
+
 
 
 #: What a RUNS argument is expected to be.
@@ -188,7 +194,7 @@ def discover_runs(
             for e in files:
                 runs.append(_run_file(os.path.join(path, e), "auto" if fmt == "lists" else fmt))
             continue
-        named_after_queries = any(e in query_ids or e.rsplit(".", 1)[0] in query_ids for e in files)
+        named_after_queries = any(query_of(e, query_ids) in query_ids for e in files)
         if fmt == "lists" or (fmt == "auto" and named_after_queries):
             runs.append(RunSource(os.path.basename(os.path.normpath(path)), path, "lists"))
         else:

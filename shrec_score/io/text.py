@@ -12,6 +12,9 @@
 * **UTF-8 text.**  A UTF-16 or UTF-32 file (recognised by its byte-order
   mark) is told to be saved as UTF-8; any other byte that is not UTF-8 is
   named with its line.  A UTF-8 byte-order mark is dropped.
+* **Compressed files** (gzip, bzip2, xz, zstd; :mod:`.compressed`) are read
+  through a decompressing stream: each rule above applies to the
+  decompressed bytes, and line numbers count decompressed lines.
 """
 
 from __future__ import annotations
@@ -19,9 +22,12 @@ from __future__ import annotations
 import os
 import stat
 import unicodedata
+from collections.abc import Iterator
 from io import FileIO
+from typing import IO
 
 from ..errors import QUOTE_LIMIT, InputError, shown
+from .compressed import file_compression, open_input
 
 #: The longest line a text input may have, in bytes (1 MiB; the newline is
 #: not counted, a CR before it is).  Ranked lists, TREC runs and qrels,
@@ -191,12 +197,17 @@ def read_head(path: str | os.PathLike[str], size: int = HEAD_BYTES) -> bytes:
     another format."""
     path = regular_file(path)
     try:
-        with open(path, "rb") as fh:
+        with open_input(path) as fh:
             head = fh.read(size)
     except OSError as exc:
         raise _os_error(path, exc) from None
     refuse_wide_text(path, head)
     return head
+
+
+def is_compressed(path: str) -> bool:
+    """Whether ``path`` (a regular file) is gzip, bzip2, xz or zstd by its magic bytes."""
+    return file_compression(path) is not None
 
 
 # -- line lengths --------------------------------------------------------------
@@ -251,6 +262,10 @@ def scan_line_lengths(path: str, chunk: int = 16 << 20) -> None:
     a chunk at a time: memory stays at ``chunk`` bytes whatever the file's
     size.  Blocks of ``MAX_LINE_BYTES // 2`` on a fixed grid, as in
     :func:`long_line`; a block without a newline is measured in the file."""
+    if is_compressed(path):
+        for _ in pieces(path, chunk):  # checks every piece
+            pass
+        return
     step = MAX_LINE_BYTES // 2
     chunk = max(step, chunk - chunk % step)  # whole blocks per chunk: no block spans two chunks
     buf = bytearray(chunk)
@@ -325,7 +340,7 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     and which is not UTF-16 / UTF-32 text."""
     path = regular_file(path)
     try:
-        with open(path, "rb") as fh:
+        with open_input(path) as fh:
             data = fh.read()
     except OSError as exc:
         raise _os_error(path, exc) from None
@@ -353,3 +368,78 @@ def read_text(path: str | os.PathLike[str]) -> str:
 def read_text_lines(path: str | os.PathLike[str]) -> list[tuple[int, str]]:
     """Return ``(line_number, line)`` pairs, 1-based, line endings removed."""
     return list(enumerate(read_text(path).splitlines(), start=1))
+
+
+# -- pieces of a stream --------------------------------------------------------
+
+
+def pieces(path: str, size: int = 16 << 20) -> Iterator[tuple[bytes, int]]:
+    """The (decompressed) bytes of ``path`` in pieces of about ``size`` cut
+    after a newline, each with the number of its first line; every line
+    checked against :data:`MAX_LINE_BYTES` and the head against UTF-16.
+    Memory stays at a few pieces whatever the file's (decompressed) size."""
+    path = regular_file(path)
+    line = 1
+    carry = b""
+    first = True
+    with open_input(path) as fh:
+        while True:
+            block = fh.read(size)
+            data = carry + block if carry else block
+            if first:
+                refuse_wide_text(path, data[:HEAD_BYTES])
+                first = False
+            if not block:
+                if data:
+                    _check_piece(path, data, line)
+                    yield data, line
+                return
+            cut = data.rfind(b"\n") + 1
+            if cut == 0:
+                if len(data) > MAX_LINE_BYTES:
+                    raise line_too_long(path, line, len(data) + _rest_of_line(fh))
+                carry = data
+                continue
+            piece, carry = data[:cut], data[cut:]
+            if len(carry) > MAX_LINE_BYTES:
+                raise line_too_long(path, line + piece.count(b"\n"), len(carry) + _rest_of_line(fh))
+            _check_piece(path, piece, line)
+            yield piece, line
+            line += piece.count(b"\n")
+
+
+def _check_piece(path: str, piece: bytes, line: int) -> None:
+    found = long_line(piece)
+    if found is not None:
+        raise line_too_long(path, line + piece.count(b"\n", 0, found[0]), found[1])
+
+
+def _rest_of_line(fh: IO[bytes]) -> int:
+    """Bytes up to the next newline (not counted) of a stream."""
+    n = 0
+    while True:
+        block = fh.read(1 << 20)
+        cut = block.find(b"\n")
+        if cut >= 0:
+            return n + cut
+        if not block:
+            return n
+        n += len(block)
+
+
+def text_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
+    """``(line_number, line)`` of a text file, as :func:`read_text_lines`
+    numbers them, decoded a piece at a time (a compressed run or qrels file
+    is never decompressed whole)."""
+    path = os.fspath(path)
+    if not is_compressed(regular_file(path)):
+        yield from read_text_lines(path)
+        return
+    for data, line in pieces(path):
+        if line == 1:
+            data = data.removeprefix(b"\xef\xbb\xbf")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(path, line + data.count(b"\n", 0, exc.start), "expected UTF-8 text", f"byte 0x{data[exc.start]:02x}") from None
+        yield from enumerate(text.splitlines(), start=line)

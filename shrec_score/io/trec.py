@@ -7,6 +7,13 @@ refused as a score anyway), and the line readers that report errors check
 every score against that grammar.  Lines longer than
 :data:`~shrec_score.io.text.MAX_LINE_BYTES` are refused before pyarrow
 parses them (pyarrow itself admits rows of up to two blocks).
+
+trec_eval's line rule (get_trec_results.c): a run line has at least six
+whitespace-separated fields; the tag is the sixth field's first word and
+anything after it is ignored (tags such as ``COMPILED (ID:425883)``).  Such
+lines are counted for a note (:func:`extra_fields_note`).  A qrels line has
+exactly four fields: get_qrels.c refuses a fifth, and so do we.
+Compressed files (gzip, bzip2, xz, zstd) are parsed a piece at a time.
 """
 
 from __future__ import annotations
@@ -23,7 +30,15 @@ import numpy as np
 from ..errors import InputError, shown
 from ..model import Qrels
 from .numbers import is_integer, parse_number
-from .text import plain, read_head, read_text, regular_file, scan_line_lengths
+from .text import (
+    is_compressed,
+    pieces,
+    plain,
+    read_head,
+    regular_file,
+    scan_line_lengths,
+    text_lines,
+)
 
 
 def read_qrels(path: str | os.PathLike[str], *, meanwhile: Callable[[], Any] | None = None, threads: bool = True) -> Qrels:
@@ -40,7 +55,7 @@ def read_qrels(path: str | os.PathLike[str], *, meanwhile: Callable[[], Any] | N
     path = regular_file(path)
     read_head(path)  # UTF-16 / UTF-32 named as such
     fast = None
-    if os.path.getsize(path) >= FAST_QRELS_BYTES:
+    if os.path.getsize(path) >= FAST_QRELS_BYTES or is_compressed(path):
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(1) as pool:
@@ -56,11 +71,11 @@ def read_qrels(path: str | os.PathLike[str], *, meanwhile: Callable[[], Any] | N
     targets: list[str] = []
     grades: list[int] = []
     seen: dict[tuple[str, str], int] = {}
-    for n, line in enumerate(read_text(path).splitlines(), start=1):
+    for n, line in text_lines(path):
         f = line.split()
         if not f:
             continue
-        if len(f) != 4:
+        if len(f) != 4:  # trec_eval's get_qrels.c refuses more fields too
             raise InputError(path, n, 'expected "query_id iteration target_id grade"', f"{len(f)} fields")
         if not is_integer(f[3]):
             raise InputError(path, n, "expected a whole number as grade", shown(f[3]))
@@ -82,12 +97,14 @@ FAST_QRELS_BYTES = 1 << 20
 
 
 def _read_qrels_fast(path: str, threads: bool) -> Qrels | None:
-    scan_line_lengths(path)
-    # while a run is read ahead, its thread has the other core: one thread
-    # here (A/B on the bench's TREC case: 2.09 -> 2.01 s)
-    tbl = _read_columns_arrow(
-        path, ["query", "iter", "doc", "grade"], {"query": "string", "doc": "string", "grade": "int64"}, ["query", "doc", "grade"], threads=threads
-    )
+    names, types, keep = ["query", "iter", "doc", "grade"], {"query": "string", "doc": "string", "grade": "int64"}, ["query", "doc", "grade"]
+    if is_compressed(path):
+        tbl, _ = _read_pieces(path, names, types, keep, lambda t: t is not None and not t.column("grade").null_count, False)
+    else:
+        scan_line_lengths(path)
+        # while a run is read ahead, its thread has the other core: one thread
+        # here (A/B on the bench's TREC case: 2.09 -> 2.01 s)
+        tbl = _read_columns_arrow(path, names, types, keep, threads=threads)
     if tbl is None or tbl.num_rows == 0 or tbl.column("grade").null_count:
         return None
     queries, q_codes = _encode(tbl.column("query"))
@@ -99,6 +116,9 @@ def _read_qrels_fast(path: str, threads: bool) -> Qrels | None:
 
 
 TREC_RUN_FIELDS = "query_id Q0 target_id rank score tag"
+#: Fields of a TREC run line that are read; words after the sixth (the tag's
+#: first word) are ignored, as trec_eval's get_trec_results.c does.
+RUN_FIELDS = 6
 
 
 def _pair(query: str, target: str) -> str:
@@ -109,12 +129,12 @@ def _pair(query: str, target: str) -> str:
 def _locate_trec_problem(path: str) -> None:
     """Slow path: find the first malformed line of a TREC run and raise."""
     lines = 0
-    for n, line in enumerate(read_text(path).splitlines(), start=1):
+    for n, line in text_lines(path):
         f = line.split()
         if not f:
             continue
         lines += 1
-        if len(f) != 6:
+        if len(f) < RUN_FIELDS:
             raise InputError(path, n, f'expected "{TREC_RUN_FIELDS}"', f"{len(f)} fields")
         score = parse_number(f[4])
         if score is None:
@@ -134,6 +154,8 @@ class TrecColumns:
     docs: list[str]
     d_codes: np.ndarray
     scores: np.ndarray
+    #: Lines with more than six fields (the words after the tag ignored).
+    extra_field_lines: int = 0
 
 
 def _delimiter(path: Any) -> str:
@@ -164,19 +186,119 @@ def _read_columns_arrow(
         return None
 
 
-def _normalised_whitespace(path: str) -> Any:
-    """The file with every run of blanks (spaces, tabs, CR) made one space
-    and lines trimmed, as a pyarrow buffer: trec_eval splits lines on any
-    whitespace, pyarrow on one delimiter."""
+def normalised(data: bytes) -> bytes:
+    """``data`` with every run of blanks (spaces, tabs, CR) made one space
+    and lines trimmed: trec_eval splits lines on any whitespace, pyarrow on
+    one delimiter.
+
+    >>> normalised(b"q1  0\\td1 1\\r\\n")
+    b'q1 0 d1 1\\n'
+    """
     import re
 
+    data = re.sub(rb"[ \t\r\f\v]+", b" ", data.removeprefix(b"\xef\xbb\xbf"))
+    return re.sub(rb"(?m)^ | $", b"", data)
+
+
+def wider_names(fields: int) -> list[str]:
+    """Column names for lines of ``fields`` > 6 fields: the six of a run, then ``more1``, ...."""
+    return ["query", "q0", "doc", "rank", "score", "tag"] + [f"more{i}" for i in range(1, fields - RUN_FIELDS + 1)]
+
+
+def wider_options(fields: int, check_utf8: bool = True) -> Any:
+    """pyarrow convert options reading every one of ``fields`` columns (see :func:`wider_table`)."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    names = wider_names(fields)
+    types = {n: pa.float64() if n == "score" else pa.string() for n in names}
+    return pcsv.ConvertOptions(include_columns=names, column_types=types, check_utf8=check_utf8)
+
+
+def wider_table(tbl: Any, keep: list[str]) -> Any:
+    """The ``keep`` columns of a table parsed with :func:`wider_options`, or
+    None when a field is empty (two delimiters in a row: the columns would
+    not be trec_eval's fields)."""
+    import pyarrow.compute as pc
+
+    if tbl is None:
+        return None
+    for name in tbl.column_names:
+        col = tbl.column(name)
+        if name != "score" and tbl.num_rows and pc.min(pc.binary_length(col)).as_py() == 0:
+            return None
+    return tbl.select(keep)
+
+
+def split_fields(data: Any) -> tuple[Any, int]:
+    """The lines of ``data`` (bytes or a pyarrow buffer of whole lines) split
+    on runs of ASCII whitespace as trec_eval splits them: a table of
+    ``query``, ``doc`` and ``score`` (the 1st, 3rd and 5th fields), and the
+    number of lines with more than six fields (the words after the sixth
+    are ignored).  Blank lines are passed over; a line of fewer than six
+    fields, a score that is not a number or bytes that are not UTF-8 raise
+    ``pyarrow.ArrowInvalid`` (the callers then find the line).
+
+    For lines that do not split on one delimiter with one number of fields
+    (tags of several words, of varying length): about 6x pyarrow's CSV
+    parse, still without a Python object per line.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    buf = data if isinstance(data, pa.Buffer) else pa.py_buffer(data)
+    arr = np.frombuffer(buf, dtype=np.uint8)
+    ends = np.flatnonzero(arr == 10) + 1
+    if arr.size and arr[-1] != 10:
+        ends = np.append(ends, arr.size)
+    offsets = np.zeros(ends.size + 1, dtype=np.int64)
+    offsets[1:] = ends
+    lines = pa.LargeStringArray.from_buffers(ends.size, pa.py_buffer(offsets), buf)
+    if arr.max(initial=0) >= 128:
+        lines.validate(full=True)  # UTF-8 (ArrowInvalid otherwise)
+    lines = pc.ascii_trim_whitespace(lines)
+    lines = lines.filter(pc.greater(pc.binary_length(lines), 0))
+    parts = pc.ascii_split_whitespace(lines, max_splits=RUN_FIELDS)
+    n = pc.list_value_length(parts)
+    if len(lines) and pc.min(n).as_py() < RUN_FIELDS:
+        raise pa.ArrowInvalid(f"a line with fewer than {RUN_FIELDS} fields")
+    more = int(pc.sum(pc.greater(n, RUN_FIELDS)).as_py() or 0)
+
+    def field(i: int) -> Any:
+        return pc.cast(pc.list_element(parts, i), pa.string())
+
+    table = pa.table({"query": field(0), "doc": field(2), "score": pc.cast(pc.list_element(parts, 4), pa.float64())})
+    return table, more
+
+
+def _read_pieces(path: str, names: list[str], types: dict[str, str], keep: list[str], ok: Callable[[Any], bool], run: bool) -> tuple[Any, int]:
+    """A file parsed a piece at a time (:func:`~.text.pieces`): a compressed
+    file is never decompressed whole.  A piece that does not parse on its
+    delimiter is :func:`split_fields` (a ``run``) or :func:`normalised`
+    first.  Returns the table (None if a piece stays irregular) and the
+    lines with more than six fields."""
     import pyarrow as pa
 
-    with open(path, "rb") as fh:
-        data = fh.read()
-    data = re.sub(rb"[ \t\r\f\v]+", b" ", data.removeprefix(b"\xef\xbb\xbf"))
-    data = re.sub(rb"(?m)^ | $", b"", data)
-    return pa.BufferReader(pa.py_buffer(data))
+    tables, cut, delimiter = [], 0, None
+    for piece, line in pieces(path):
+        if line == 1:
+            piece = piece.removeprefix(b"\xef\xbb\xbf")
+        if delimiter is None:
+            delimiter = "\t" if b"\t" in piece.split(b"\n", 1)[0] else " "
+        tbl = _read_columns_arrow(pa.BufferReader(piece), names, types, keep, delimiter=delimiter)
+        if not ok(tbl) and run:
+            try:
+                tbl, n = split_fields(piece)
+            except (pa.ArrowInvalid, pa.ArrowTypeError):
+                return None, cut
+            cut += n
+        elif not ok(tbl):
+            tbl = _read_columns_arrow(pa.BufferReader(normalised(piece)), names, types, keep, delimiter=" ")
+        if not ok(tbl):
+            return None, cut
+        if tbl.num_rows:
+            tables.append(tbl.select(keep[:3]))
+    return (pa.concat_tables(tables) if tables else None), cut
 
 
 _NUMPY_TYPES = {"double": "float64", "float": "float32", "int64": "int64", "int32": "int32", "int16": "int16", "int8": "int8", "uint64": "uint64", "uint32": "uint32"}
@@ -223,29 +345,45 @@ def read_trec_columns(path: str | os.PathLike[str]) -> TrecColumns:
     """
     path = regular_file(path)
     read_head(path)  # UTF-16 / UTF-32 named as such
-    scan_line_lengths(path)  # before pyarrow parses the file
     names = ["query", "q0", "doc", "rank", "score", "tag"]
     types = {"query": "string", "doc": "string", "score": "float64", "tag": "string"}
     keep = ["query", "doc", "score", "tag"]
-    tbl = _read_columns_arrow(path, names, types, keep)
+    cut = 0
+    tbl: Any = None
+    if not is_compressed(path):
+        scan_line_lengths(path)  # before pyarrow parses the file
+        tbl = _read_columns_arrow(path, names, types, keep)
+        fields = _first_line_fields(path)
+        if not _regular(tbl) and fields > RUN_FIELDS:  # a tag of several words, on every line
+            wide = wider_names(fields)
+            tbl = wider_table(_read_columns_arrow(path, wide, {n: "float64" if n == "score" else "string" for n in wide}, wide), keep)
+            cut = 0 if tbl is None else tbl.num_rows
+    if not _regular(tbl):  # compressed, blanks that are not one delimiter, tags of varying length
+        tbl, cut = _read_pieces(path, names, types, keep, lambda t: _regular(t, empty=True), True)
     if not _regular(tbl):
-        tbl = _read_columns_arrow(_normalised_whitespace(path), names, types, keep, delimiter=" ")
-    if not _regular(tbl):
-        read_text(path)  # a byte that is not UTF-8: named with its line
+        for _ in text_lines(path):  # a byte that is not UTF-8: named with its line
+            pass
         _locate_trec_problem(path)
     scores = arrow_numpy(tbl.column("score"))
     queries, q_codes = _encode(tbl.column("query"))
     docs, d_codes = _encode(tbl.column("doc"))
-    return TrecColumns(path, queries, q_codes, docs, d_codes, scores)
+    return TrecColumns(path, queries, q_codes, docs, d_codes, scores, cut)
 
 
-def _regular(tbl: Any) -> bool:
-    """A table with lines, every field present and every score a number."""
+def _first_line_fields(path: str) -> int:
+    """The number of fields of the file's first line (split on its delimiter, as pyarrow does)."""
+    head = read_head(path, 65536).removeprefix(b"\xef\xbb\xbf")
+    first = head.split(b"\n", 1)[0].rstrip(b"\r")
+    return len(first.split(b"\t" if b"\t" in first else b" "))  # (an empty field: refused by wider_table)
+
+
+def _regular(tbl: Any, empty: bool = False) -> bool:
+    """A table with lines (or none, if ``empty``), every field present and every score a number."""
     return (
         tbl is not None
-        and tbl.num_rows > 0
+        and (empty or tbl.num_rows > 0)
         and tbl.column("score").null_count == 0
-        and tbl.column("tag").null_count == 0
+        and ("tag" not in tbl.column_names or tbl.column("tag").null_count == 0)
         and not np.isnan(arrow_numpy(tbl.column("score"))).any()
     )
 
@@ -253,7 +391,7 @@ def _regular(tbl: Any) -> bool:
 def duplicate_error(path: str, queries: list[str], docs: list[str], q: int, d: int) -> InputError:
     """The error for a target ranked twice for one query, with both lines."""
     lines = []
-    for n, line in enumerate(read_text(path).splitlines(), start=1):
+    for n, line in text_lines(path):
         f = line.split()
         if len(f) > 2 and f[0] == queries[q] and f[2] == docs[d]:
             lines.append(n)
@@ -271,11 +409,13 @@ def read_trec_columns_lenient(path: str, drops: Counter[str]) -> TrecColumns:
     except InputError:
         pass
     qs, ds, sc = [], [], []
-    for line in read_text(path).splitlines():
+    cut = 0
+    for _, line in text_lines(path):
         f = line.split()
         if not f:
             continue
-        score = parse_number(f[4]) if len(f) == 6 else None
+        cut += len(f) > RUN_FIELDS
+        score = parse_number(f[4]) if len(f) >= RUN_FIELDS else None
         if score is None or math.isnan(score):
             drops["malformed lines dropped"] += 1
             continue
@@ -284,4 +424,9 @@ def read_trec_columns_lenient(path: str, drops: Counter[str]) -> TrecColumns:
         sc.append(score)
 
     q = Qrels.from_lists(path, qs, ds, [0] * len(qs))  # dictionary-encodes both columns
-    return TrecColumns(path, q.query_ids, q.query_codes, q.target_ids, q.target_codes, np.asarray(sc, dtype=np.float64))
+    return TrecColumns(path, q.query_ids, q.query_codes, q.target_ids, q.target_codes, np.asarray(sc, dtype=np.float64), cut)
+
+
+def extra_fields_note(name: str, lines: int) -> str:
+    """The note for run lines with more than six fields (accepted, as trec_eval does)."""
+    return f"run {shown(name)}: {lines} line{'s carry' if lines != 1 else ' carries'} more than six fields; the words after the tag were ignored, as trec_eval does"

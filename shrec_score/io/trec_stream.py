@@ -19,14 +19,16 @@ import numpy as np
 
 from .text import (
     MAX_LINE_BYTES,
+    is_compressed,
     line_extent,
     line_number_at,
     line_too_long,
     long_line,
+    pieces,
     read_head,
     read_into,
 )
-from .trec import arrow_numpy
+from .trec import RUN_FIELDS, arrow_numpy, split_fields, wider_names, wider_options, wider_table
 
 #: One parsed batch: (segment starts, segment query ids, target ids as a
 #: pyarrow string array, scores); see :class:`BatchReader`.
@@ -109,11 +111,14 @@ class BatchReader:
         self.ready: deque[Batch | BaseException | None] = deque()
         self.cond = threading.Condition()
         self.stopped = False
+        #: Lines with more than six fields seen so far (their words after the tag ignored).
+        self.extra_field_lines = 0
         self.thread = threading.Thread(target=self._parse, name=f"shrec-score read {os.path.basename(path)}", daemon=True)
         self.thread.start()
 
     def _parse(self) -> None:
         try:
+            import pyarrow as pa
             import pyarrow.csv as pcsv
 
             options = _csv_options(self.path)
@@ -121,12 +126,44 @@ class BatchReader:
             for text, ascii_only in _text_batches(self.path):
                 # one call parses a whole batch without the GIL (the main
                 # thread holds it while it imports and loads the relevance)
-                table = pcsv.read_csv(text, **(ascii_options if ascii_only else options))
+                try:
+                    table = pcsv.read_csv(text, **(ascii_options if ascii_only else options))
+                except pa.ArrowInvalid as exc:
+                    # more than six fields (a tag of several words) or blanks
+                    # that are not one delimiter: only then is the batch read
+                    # another way (a six-field file never pays for it)
+                    table = self._irregular(text, options, exc, ascii_only)
                 if table.num_rows and not self._put(_split_queries(table.combine_chunks().to_batches()[0])):
                     return
             self._put(None)
         except BaseException as exc:  # handed over to the consumer
             self._put(exc)
+
+    def _irregular(self, text: Any, options: dict[str, Any], exc: Exception, ascii_only: bool) -> Any:
+        """A batch that pyarrow's reader refused: read with as many columns as
+        its lines have when they all have as many (more than six), else split
+        on whitespace (:func:`~.trec.split_fields`); the lines with more than
+        six fields are counted."""
+        import re
+
+        import pyarrow as pa
+        import pyarrow.csv as pcsv
+
+        got = re.search(r"Expected \d+ columns, got (\d+)", str(exc))
+        fields = int(got.group(1)) if got else 0
+        if fields > RUN_FIELDS:
+            read = pcsv.ReadOptions(column_names=wider_names(fields), block_size=BLOCK_BYTES, use_threads=False)
+            try:
+                table = pcsv.read_csv(text, read_options=read, parse_options=options["parse_options"], convert_options=wider_options(fields, not ascii_only))
+            except pa.ArrowInvalid:
+                table = None
+            table = wider_table(table, ["query", "doc", "score"])
+            if table is not None:
+                self.extra_field_lines += table.num_rows
+                return table
+        table, more = split_fields(text)
+        self.extra_field_lines += more
+        return table
 
     def _put(self, item: Batch | BaseException | None) -> bool:
         with self.cond:
@@ -220,6 +257,14 @@ def _text_batches(path: str) -> Iterator[tuple[Any, bool]]:
     import pyarrow as pa
 
     read_head(path)  # a regular file, not UTF-16
+    if is_compressed(path):  # decompressed a piece at a time (checked by pieces)
+        empty = True
+        for data, _ in pieces(path, BATCH_BYTES):
+            empty = False
+            yield pa.py_buffer(data), data.isascii()
+        if empty:
+            raise NotStreamable("an empty file")
+        return
     buf = bytearray(max(1, BATCH_BYTES))  # no fresh pages to fault in for every piece
     with open(path, "rb", buffering=0) as fh:
         empty = True
