@@ -11,12 +11,21 @@ speed fall on both):
             per query; AP NN FT P@10 NDCG@10 through the CLI, against
             pandas.read_csv of the two files in this process, and against
             ranx, ir_measures' CLI and pytrec_eval, each end to end in a fresh
-            process (ranx's numba cache warmed first).
+            process (ranx's numba cache warmed first), and NIST trec_eval (below).
+2b. trec-long  the trec case's shape with long ids (issue 17): 10M lines over a
+            pool of 200,000 ids, half ClueWeb09-like (25 bytes), half UUID-like
+            (36 bytes), mixed in every list; scores with 4 decimals (ties);
+            50 judgments per query graded 0-2, half of them in the list.
+            Against pandas.read_csv of the two files and trec_eval, in turn
+            with ours; the means are checked against trec_eval's.
+            trec_eval is built once per bench run (source ../shared/tools/trec_eval
+            beside the repo, copied to a temporary folder, `make` with -O2);
+            without a C compiler or the source a line says why it is skipped.
 3. contest  SHREC 2006 shape: 30 queries, 1,814 targets, 17 ranked-list runs,
             graded (sister classes): the whole CLI process, wall time.
 4. kendall  tau-b of one group of 100,000 items with ties.
 
-    python bench/run_bench.py [--cases matrix,trec,contest,kendall] [--repeat 3] [--no-peers]
+    python bench/run_bench.py [--cases kendall,contest,matrix,trec,trec-long] [--repeat 3] [--no-peers]
 """
 
 from __future__ import annotations
@@ -149,6 +158,90 @@ def make_trec(n_queries: int = 10_000, depth: int = 1_000, n_rel: int = 50) -> t
     return run, qrels
 
 
+def _digits(values: np.ndarray, width: int, pad: bool = False) -> np.ndarray:
+    """Decimal digits of non-negative integers as a (n, width) uint8 matrix;
+    leading zeros are NUL bytes (dropped with the other padding), unless ``pad``."""
+    v = values.astype(np.int64)
+    out = np.empty((v.size, width), dtype=np.uint8)
+    for j in range(width - 1, -1, -1):
+        out[:, j] = 48 + v % 10
+        v = v // 10
+    if not pad:
+        lead = np.cumsum(out != 48, axis=1) == 0  # zeros before the first non-zero digit
+        lead[:, -1] = False  # 0 is written "0"
+        out[lead] = 0
+    return out
+
+
+def long_ids(n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` distinct long ids as a (n, 36) uint8 matrix (NUL-padded): even
+    indices ClueWeb09-like (25 bytes, ``clueweb09-en0000-00-00000``), odd
+    indices UUID-like (36 bytes, as the Washington Post's)."""
+    ids = np.zeros((n, 36), dtype=np.uint8)
+    cw = np.arange(0, n, 2)
+    ids[cw, :12] = np.frombuffer(b"clueweb09-en", np.uint8)
+    k = cw // 2  # distinct: directory, file, record from the index
+    ids[cw, 12:16] = _digits(k // 50_000, 4, pad=True)
+    ids[cw, 16] = ord("-")
+    ids[cw, 17:19] = _digits(k // 1_000 % 50, 2, pad=True)
+    ids[cw, 19] = ord("-")
+    ids[cw, 20:25] = _digits(k % 1_000 * 37 + rng.integers(0, 37, cw.size), 5, pad=True)
+    uu = np.arange(1, n, 2)
+    hexd = np.frombuffer(b"0123456789abcdef", np.uint8)
+    nib = rng.integers(0, 16, (uu.size, 32))
+    nib[:, :5] = _digits(uu // 2, 5, pad=True) - 48  # distinct: the index in the first 5 nibbles
+    text = hexd[nib]
+    cols = [c for c in range(36) if c not in (8, 13, 18, 23)]
+    ids[np.ix_(uu, cols)] = text
+    ids[uu[:, None], np.array([8, 13, 18, 23])] = ord("-")
+    return ids
+
+
+def make_trec_long(n_queries: int = 10_000, depth: int = 1_000, n_judged: int = 50, pool: int = 200_000) -> tuple[str, str]:
+    """The ``trec`` case's shape with long ids (see docs/performance.md, "TREC
+    with long ids"): built with numpy byte matrices, 500 queries at a time."""
+    folder = os.path.join(DATA, f"trec-long{n_queries}")
+    run, qrels = os.path.join(folder, "run.trec"), os.path.join(folder, "qrels.txt")
+    if os.path.exists(run) and os.path.exists(qrels):
+        return run, qrels
+    os.makedirs(folder, exist_ok=True)
+    rng = np.random.default_rng(17)
+    ids = long_ids(pool, rng)
+    qid_text = np.concatenate([np.full((n_queries, 1), ord("q"), np.uint8), _digits(np.arange(n_queries), 5)], axis=1)
+    rank_text = _digits(np.arange(1, depth + 1), 4)
+
+    def const(text: bytes, n: int) -> np.ndarray:
+        return np.broadcast_to(np.frombuffer(text, np.uint8), (n, len(text)))
+
+    def emit(fh, *columns: np.ndarray) -> None:
+        flat = np.concatenate(columns, axis=1).ravel()
+        fh.write(flat[flat != 0].tobytes())
+
+    step = 500
+    with open(run + ".tmp", "wb") as fr, open(qrels + ".tmp", "wb") as fq:
+        for q0 in range(0, n_queries, step):
+            qs = np.arange(q0, min(n_queries, q0 + step))
+            nq = qs.size
+            docs = np.stack([rng.choice(pool, size=depth + n_judged, replace=False) for _ in qs])
+            judged = docs[:, depth:]  # judged documents not in the list ...
+            ranked = docs[:, :depth].copy()  # ... half of which replace documents at random ranks
+            pos = np.argsort(rng.random((nq, depth)), axis=1)[:, : n_judged // 2]
+            np.put_along_axis(ranked, pos, judged[:, : n_judged // 2], axis=1)
+            grades = rng.choice(3, size=(nq, n_judged), p=[0.4, 0.4, 0.2])
+            # 4 decimals in [0, 2): about 25 tied pairs per list of 1,000
+            scores = -np.sort(-rng.integers(0, 20_000, (nq, depth)), axis=1).ravel()
+            n = nq * depth
+            emit(fr, np.repeat(qid_text[qs], depth, axis=0), const(b" Q0 ", n), ids[ranked.ravel()], const(b" ", n),
+                 np.tile(rank_text, (nq, 1)), const(b" ", n), _digits(scores // 10_000, 1), const(b".", n),
+                 _digits(scores % 10_000, 4, pad=True), const(b" bench\n", n))
+            m = nq * n_judged
+            emit(fq, np.repeat(qid_text[qs], n_judged, axis=0), const(b" 0 ", m), ids[judged.ravel()], const(b" ", m),
+                 (48 + grades.reshape(-1, 1)).astype(np.uint8), const(b"\n", m))
+    os.replace(run + ".tmp", run)
+    os.replace(qrels + ".tmp", qrels)
+    return run, qrels
+
+
 PEER_RANX = """
 import sys
 from ranx import Qrels, Run, evaluate
@@ -188,6 +281,9 @@ def case_trec(repeat: int, peers: bool) -> None:
         "ir_measures": [os.path.join(BIN, "ir_measures"), qrels, run, "AP P@1 Rprec P@10 nDCG@10"],
         "pytrec_eval": [sys.executable, "-c", PEER_PYTREC, qrels, run],
     }
+    binary = trec_eval_binary()
+    if binary:
+        peer_cmds["trec_eval"] = [binary, *TREC_EVAL_MEASURES, qrels, run]
     for name, pcmd in peer_cmds.items():
         try:
             if name == "ranx":
@@ -197,6 +293,102 @@ def case_trec(repeat: int, peers: bool) -> None:
             print(f"trec      peer {name}: not run ({exc})", flush=True)
             continue
         print(f"trec      shrec-score {ours:7.3f} s | {name:<15} {t:7.3f} s | speed-up {t / ours:5.1f}x | target >= 4x          {'OK' if t >= 4 * ours else 'MISSED'}", flush=True)
+
+
+# -- trec_eval, the reference implementation -----------------------------------------
+
+#: Measures of ours and their trec_eval equals (checked on the bench's files):
+#: AP = map, NN = P_1, FT = Rprec, P@10 = P_10, ndcg_cut.10 = ndcg_cut_10 (not
+#: SHREC 2006's NDCG@10, another discount and ideal; the short case keeps it).
+TREC_MEASURES = "AP,NN,FT,P@10,ndcg_cut.10"
+TREC_EVAL_MEASURES = ["-m", "map", "-m", "P.1,10", "-m", "Rprec", "-m", "ndcg_cut.10"]
+TREC_EVAL_NAMES = {"map": "AP", "P_1": "NN", "Rprec": "FT", "P_10": "P@10", "ndcg_cut_10": "ndcg_cut.10"}
+TREC_EVAL_SOURCE = os.path.join(os.path.dirname(HERE), "..", "shared", "tools", "trec_eval")
+_trec_eval: dict[str, str | None] = {}
+
+
+def trec_eval_binary() -> str | None:
+    """NIST trec_eval built once per bench run in a temporary folder (the
+    source copied there, never built inside the repo), or None after printing
+    why not.  Built with the source's Makefile and ``-O2`` added (the Makefile
+    has no optimisation flag: the peer is measured at its best)."""
+    if "path" in _trec_eval:
+        return _trec_eval["path"]
+    _trec_eval["path"] = None
+    cc = shutil.which("cc") or shutil.which("gcc")
+    source = os.path.normpath(TREC_EVAL_SOURCE)
+    if cc is None or shutil.which("make") is None:
+        print("trec_eval peer: skipped (no C compiler `cc`/`gcc` or no `make` on PATH)", flush=True)
+        return None
+    if not os.path.isfile(os.path.join(source, "Makefile")):
+        print(f"trec_eval peer: skipped (no source at {source}: ../shared/tools/trec_eval beside the repo)", flush=True)
+        return None
+    folder = tempfile.mkdtemp(prefix="trec_eval-")
+    _trec_eval["folder"] = folder
+    build = os.path.join(folder, "trec_eval")
+    shutil.copytree(source, build)
+    out = subprocess.run(["make", "-C", build, f"CC={cc} -O2", "trec_eval"], capture_output=True, text=True)
+    binary = os.path.join(build, "trec_eval")
+    if out.returncode != 0 or not os.access(binary, os.X_OK):
+        print(f"trec_eval peer: skipped (make failed: {out.stderr.strip().splitlines()[-1:] or out.returncode})", flush=True)
+        return None
+    _trec_eval["path"] = binary
+    return binary
+
+
+def trec_eval_cleanup() -> None:
+    folder = _trec_eval.get("folder")
+    if folder:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def check_against_trec_eval(binary: str, run: str, qrels: str, ours_cmd: list[str]) -> str:
+    """One run of each with its output kept (also warms the page cache): whether
+    the mean of every measure agrees to trec_eval's 4 printed decimals."""
+    te = subprocess.run([binary, *TREC_EVAL_MEASURES, qrels, run], capture_output=True, text=True, check=True).stdout
+    theirs = {TREC_EVAL_NAMES[f[0]]: float(f[2]) for f in (ln.split() for ln in te.splitlines()) if f and f[0] in TREC_EVAL_NAMES}
+    rows = subprocess.run(ours_cmd, capture_output=True, text=True, check=True).stdout.splitlines()
+    header, values = rows[0].split(","), rows[1].split(",")
+    ours = {m: float(values[header.index(m)]) for m in theirs}
+    bad = [m for m in theirs if abs(ours[m] - theirs[m]) > 0.00005 + 1e-12]
+    return "means equal trec_eval's" if not bad else f"means DIFFER from trec_eval's: {', '.join(bad)}"
+
+
+def case_trec_long(repeat: int, peers: bool) -> None:
+    """Long ids (ClueWeb09-like and UUID-like), against pandas.read_csv and trec_eval, each in turn with ours."""
+    import pandas as pd
+
+    run, qrels = make_trec_long()
+
+    def read_both() -> None:
+        pd.read_csv(run, sep=" ", header=None)
+        pd.read_csv(qrels, sep=" ", header=None)
+
+    cmd = [CLI, run, "-r", qrels, "--run-format", "trec", "-m", TREC_MEASURES, "--quiet", "--format", "csv"]
+    binary = trec_eval_binary() if peers else None
+    te_cmd = [binary, *TREC_EVAL_MEASURES, qrels, run] if binary else None
+    agree = check_against_trec_eval(binary, run, qrels, cmd) if binary else ""
+    refs, ours, theirs = [], [], []
+    for _ in range(repeat):  # pandas, ours, trec_eval in turn
+        t = time.perf_counter()
+        read_both()
+        refs.append(time.perf_counter() - t)
+        ours.append(run_measured(cmd))
+        if te_cmd:
+            theirs.append(run_measured(te_cmd))
+    ref = statistics.median(refs)
+    t_ours = statistics.median(t for t, _ in ours)
+    rss = max(r for _, r in ours)
+    size = os.path.getsize(run) + os.path.getsize(qrels)
+    line("trec-long", t_ours, "pandas.read_csv", ref, "ratio <= 2.0", t_ours <= 2 * ref, f"| peak RSS {rss / 2**20:.0f} MiB ({rss / size:.2f}x the files)")
+    if theirs:
+        t_te = statistics.median(t for t, _ in theirs)
+        te_rss = max(r for _, r in theirs)
+        print(
+            f"trec-long shrec-score {t_ours:7.3f} s | {'trec_eval':<15} {t_te:7.3f} s | speed-up {t_te / t_ours:5.1f}x | target >= 4x          "
+            f"{'OK' if t_te >= 4 * t_ours else 'MISSED'} | trec_eval peak RSS {te_rss / 2**20:.0f} MiB; {agree}",
+            flush=True,
+        )
 
 
 # -- case 3: contest scale ----------------------------------------------------------
@@ -265,16 +457,25 @@ def case_kendall(repeat: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cases", default="kendall,contest,matrix,trec")
+    ap.add_argument("--cases", default="kendall,contest,matrix,trec,trec-long")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-peers", action="store_true")
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, numpy {np.__version__}", flush=True)
+    try:
+        run_cases(args)
+    finally:
+        trec_eval_cleanup()
+
+
+def run_cases(args: argparse.Namespace) -> None:
     for case in args.cases.split(","):
         if case == "matrix":
             case_matrix(args.repeat)
         elif case == "trec":
             case_trec(args.repeat, not args.no_peers)
+        elif case == "trec-long":
+            case_trec_long(args.repeat, not args.no_peers)
         elif case == "contest":
             case_contest(args.repeat)
         elif case == "kendall":

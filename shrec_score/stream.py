@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ._kernels import has_repeats, lookup, mix, pack_ids, rank_of
+from ._kernels import has_repeats, hash_ids, lookup, mix, pack_ids, rank_of
 from .errors import InputError, shown
 from .io.text import regular_file
 from .io.trec import arrow_numpy, extra_fields_note
@@ -71,6 +71,7 @@ class TrecStreamRun(ChunkedRun):
         self.notes: list[str] = []
         self._targets: Any = None  # the judged target ids as an arrow array, built once
         self._packed_targets: np.ndarray | None = None  # and packed into int64 keys (see _packed)
+        self._hashed_targets: np.ndarray | None = None  # or hashed, when some id is too long to pack
         self._sorted_targets: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # (keys, target indices)
 
     def lengths(self) -> np.ndarray:
@@ -165,8 +166,8 @@ class TrecStreamRun(ChunkedRun):
         pairs = _judged_pairs(self, relevance, docs, rows, lens, seg, outside)
         ranks: np.ndarray | None  # read by doc_rank below
         if pairs is not None:
-            code, t, gains = pairs
-            ranks = code  # packed keys: their order is the byte order
+            code, t, gains, hashed = pairs
+            ranks = None if hashed else code  # packed keys: their order is the byte order
         else:
             code, t, ranks = _identify(self, relevance, docs, rows, outside)
             gains = None
@@ -243,14 +244,20 @@ def _target_keys(run: TrecStreamRun, relevance: Relevance) -> np.ndarray | None:
 
 def _judged_pairs(
     run: TrecStreamRun, relevance: Relevance, docs: Any, rows: np.ndarray, lens: np.ndarray, seg: np.ndarray, outside: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Per line the packed id, the target index and the gain, found among
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool] | None:
+    """Per line the packed (or hashed) id, the target index, the gain and
+    whether the ids were hashed, found among
     the judgments of the line's own query; None where this does not apply
     (then :func:`_identify` and the engine's lookup do the work).
 
     Applies to qrels without a collection (an id judged for no query of
     the line is unjudged: target ``outside``, gain 0) when every id packs
-    into a 64-bit key.  The batch's judgments and its lines are mixed into
+    into a 64-bit key, or else (ClueWeb's 25 bytes, UUIDs' 36) through
+    :func:`~shrec_score._kernels.hash_ids`: a hash hit is confirmed on the
+    ids themselves (a mismatch hands the batch to the general path), two
+    lines of a query with one hash look like a repeat (the run is then read
+    whole), and hashes carry no byte order, so ties are ordered on the ids.
+    The batch's judgments and its lines are mixed into
     64-bit (query, id) values (:func:`_mix`: for one query, one-to-one in
     the id); each line's mix is looked up among the judgments' mixes
     (:func:`~shrec_score.relevance.lookup`) and a hit counts when its query
@@ -263,6 +270,12 @@ def _judged_pairs(
         return None
     keys = pack_ids(docs)
     target_keys = _target_keys(run, relevance)
+    hashed = keys is None or target_keys is None
+    if hashed:
+        keys = hash_ids(docs)
+        if run._hashed_targets is None or len(run._hashed_targets) != len(relevance.target_ids):
+            run._hashed_targets = hash_ids(run._targets)
+        target_keys = run._hashed_targets
     if keys is None or target_keys is None:
         return None
     e_seg, e_target, e_grade = relevance.judgments_of(rows)
@@ -280,7 +293,13 @@ def _judged_pairs(
     t[hit] = e_target[e]
     gains = np.zeros(keys.size, dtype=np.int8)
     gains[hit] = e_grade[e]
-    return keys, t, gains
+    if hashed and hit.size:  # equal hashes, equal ids? (a few lines per list)
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if not pc.all(pc.equal(docs.take(pa.array(hit)), run._targets.take(pa.array(t[hit])))).as_py():
+            return None
+    return keys, t, gains, hashed
 
 
 def _identify(

@@ -55,3 +55,28 @@ def test_byte_order_rank_and_rank_of():
     assert k.byte_order_rank(ids).tolist() == [sorted(ids, key=str.encode).index(x) for x in ids]
     order = np.array([2, 0, 1])
     assert k.rank_of(order)[order].tolist() == [0, 1, 2]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_hash_ids_equals_its_reference(seed):
+    rng = np.random.default_rng(seed)
+    alphabet = list("ab-0Z\u00e9\u4e2d")
+    ids = ["".join(rng.choice(alphabet, rng.integers(0, 40))) for _ in range(2000)]
+    ids += ["clueweb09-en0000-00-00000", "5f992bbc-0d8d-11e6-a6b6-2e6de3695b0e", "a" * 8, "a" * 9, ""]
+    arr = pa.array(ids)
+    np.testing.assert_array_equal(k.hash_ids(arr), k.hash_ids_reference(ids))
+    np.testing.assert_array_equal(k.hash_ids(arr.slice(7, 500)), k.hash_ids_reference(ids[7:507]))  # offsets of a slice
+    one_length = [i for i in ids if len(i.encode()) == 9]
+    np.testing.assert_array_equal(k.hash_ids(pa.array(one_length, pa.string())), k.hash_ids_reference(one_length))
+    assert k.hash_ids(pa.array([], pa.string())).size == 0
+
+
+def test_hash_ids_equal_ids_equal_hashes_and_no_collision_on_long_ids():
+    cw = [f"clueweb09-en{d:04d}-{f:02d}-{r:05d}" for d in range(3) for f in range(10) for r in range(0, 40000, 37)]
+    h = k.hash_ids(pa.array(cw + cw[:100]))
+    assert np.unique(h).size == len(cw)  # distinct ids that differ in one byte only: distinct hashes
+    np.testing.assert_array_equal(h[len(cw) :], h[:100])
+    # bytes past an id's end (the next id) do not leak into its hash
+    np.testing.assert_array_equal(k.hash_ids(pa.array(["abcdefghij", "x"]))[:1], k.hash_ids(pa.array(["abcdefghij", "y"]))[:1])
+    assert k.hash_ids(pa.array(["a", None])) is None
+    assert k.hash_ids(pa.array([1, 2])) is None

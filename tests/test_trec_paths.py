@@ -327,3 +327,34 @@ def test_read_qrels_runs_meanwhile_once_on_either_reader(tmp_path):
     got = trec.read_qrels(big, meanwhile=lambda: calls.append("big"))
     assert calls == ["small", "big"]
     assert got.targets[:3] == ["d0", "d1", "d2"] and got.grades[:4].tolist() == [0, 1, 2, 0] and len(got.query_ids) == 97
+
+
+@pytest.mark.parametrize("weak", ["length", "prefix"])
+def test_hashed_long_ids_stay_exact_when_hashes_collide(tmp_path, monkeypatch, weak):
+    """Ids too long to pack are hashed (_kernels.hash_ids).  With a hash that
+    collides on purpose (every id alike, or ids alike but for their last digit)
+    a hit is confirmed on the ids or the batch / run takes
+    the general path: the scores are still the in-memory reader's."""
+    from shrec_score import _kernels, stream
+    from shrec_score.io import trec_stream
+
+    run, qrels = _random_trec(tmp_path, 0, pool=120, doc=ID_STYLES["long"])
+    measures = ["AP", "NN", "FT", "P@10", "RR", "NDCG@10", "ADR"]
+    monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 11)
+    whole = _whole([run], qrels, measures=measures).per_query
+    exact = shrec_score.score([run], qrels, measures=measures).per_query
+    pd.testing.assert_frame_equal(exact, whole)
+
+    def weak_hash(ids):
+        import pyarrow.compute as pc
+
+        cut = ids if weak == "length" else pc.utf8_slice_codeunits(ids, 0, -3)
+        return _kernels.hash_ids(pc.utf8_slice_codeunits(cut, 0, 1) if weak == "length" else cut)
+
+    monkeypatch.setattr(stream, "hash_ids", weak_hash)
+    slow = []
+    pairs, read_whole = stream._judged_pairs, stream.TrecStreamRun.read_whole
+    monkeypatch.setattr(stream, "_judged_pairs", lambda *a: (lambda f: slow.append(f is None) or f)(pairs(*a)))
+    monkeypatch.setattr(stream.TrecStreamRun, "read_whole", lambda self, rel: slow.append(True) or read_whole(self, rel))
+    pd.testing.assert_frame_equal(shrec_score.score([run], qrels, measures=measures).per_query, whole)
+    assert any(slow)  # the collisions were seen and sent to an exact path
