@@ -26,6 +26,7 @@ _API = {
     "Relevance": "relevance",
     "Report": "report",
     "measures": "measures",
+    "Settings": "measures",
 }
 
 __all__ = ["__version__", *_API]

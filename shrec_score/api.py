@@ -21,7 +21,7 @@ import numpy as np
 
 from .aggregate import leaderboard, macro_means, per_class_means, per_query_ranking, per_run_means
 from .engine import Evaluation, RunScores, collect, score_run
-from .errors import InputError, OptionError
+from .errors import InputError, OptionError, shown
 from .io.runs import discover_runs, first_trec_file
 from .io.trec_stream import NotStreamable, ReadAhead
 from .loading import (
@@ -118,7 +118,7 @@ def score(
     opts = options if options is not None else Options.build(**settings)
     given = _given_runs(runs)
     with ReadAhead() as ahead:
-        if given is None and not opts.lenient and not isinstance(relevance, Relevance):
+        if given is None and not opts.lenient and opts.settings.missing != "zero" and not isinstance(relevance, Relevance):
             first = first_trec_file(runs, opts.run_format)  # type: ignore[arg-type]
             if first is not None:
                 ahead.start(first)  # parsed while the relevance loads
@@ -128,7 +128,7 @@ def score(
         if given is None:
             run_objs, notes = load_runs(
                 runs, rel, run_format=opts.run_format, matrix_order=opts.matrix_order,  # type: ignore[arg-type]
-                progress=progress, lenient=opts.lenient, ahead=ahead,
+                progress=progress, lenient=opts.lenient, ahead=ahead, missing=opts.settings.missing,
             )
         else:
             run_objs = given
@@ -237,7 +237,7 @@ def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: Measur
         shown=plan.shown,
         sort=plan.sort,
         signature=_signature(rel, plan, opts).to_dict(),
-        warnings=_warnings(runs, rel, opts, notes, names),
+        warnings=_warnings(runs, rel, opts, notes, names) + _unranked_notes(ev, rel, opts),
         curves=ev.curves,
         gain_vs_recall=ev.gain_vs_recall,
         ranking=per_query_ranking(ev.per_query, plan.rank_by),
@@ -300,6 +300,14 @@ def _signature(rel: Relevance, plan: MeasurePlan, opts: Options) -> ScoringSigna
     )
 
 
+def _unranked_notes(ev: Evaluation, rel: Relevance, opts: Options) -> list[str]:
+    """With ``--missing-queries skip|zero``: per run, how many queries it ranks nothing for, and what became of them."""
+    if opts.settings.missing == "error":
+        return []
+    what = "left out of the means (--missing-queries skip)" if opts.settings.missing == "skip" else "scored as empty lists (--missing-queries zero)"
+    return [f"note: run {shown(name)} ranks nothing for {n} of {rel.n_queries} queries: {what}" for name, n in ev.unranked.items() if n]
+
+
 def _lists(s: Settings) -> str | None:
     """The signature's ``lists`` entry: how the ranked lists were cut (None: whole)."""
     cuts = []
@@ -307,6 +315,10 @@ def _lists(s: Settings) -> str | None:
         cuts.append(f"first {s.depth} items only (trec_eval -M {s.depth})")
     if s.judged_only:
         cuts.append("unjudged items left out (trec_eval -J)")
+    if s.missing == "skip":
+        cuts.append("queries a run ranks nothing for left out of its means (trec_eval's default)")
+    elif s.missing == "zero":
+        cuts.append("queries a run ranks nothing for scored as empty lists (trec_eval -c)")
     return "; ".join(cuts) or None
 
 

@@ -91,6 +91,11 @@ def cli() -> None:
 @click.option("--e-depth", type=click.IntRange(min=1), help="[default: 32] Depth of the E-measure.")
 @click.option("--depth", type=click.IntRange(min=1), help="Cut every ranked list to its first N items before scoring (trec_eval -M).")
 @click.option("--judged-only", is_flag=True, help="Leave unjudged items out of the ranked lists before scoring (trec_eval -J).")
+@click.option(
+    "--missing-queries",
+    type=click.Choice(["error", "skip", "zero"]),
+    help="[default: error] A query the run ranks nothing for: an error; skip = left out of the run's means (trec_eval's default); zero = scored as an empty list (trec_eval -c).",
+)
 @click.option("--average", type=click.Choice(["micro", "macro"]), help="[default: micro] macro = mean of per-class means (PSB -macro).")
 @click.option("--significance", is_flag=True, help="Paired randomization tests between runs on the sort measure (Holm-corrected) and bootstrap 95% CIs.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the randomization test and the bootstrap.")
@@ -130,6 +135,7 @@ def score_command(
     e_depth: int | None,
     depth: int | None,
     judged_only: bool,
+    missing_queries: str | None,
     average: str | None,
     significance: bool,
     seed: int,
@@ -222,6 +228,7 @@ def score_command(
         dcg_cutoffs=tuple(cfg.get("dcg_cutoffs", defaults.dcg_cutoffs)),
         depth=depth,
         judged_only=judged_only,
+        missing=pick("missing_queries", missing_queries, defaults.missing),
     )
     try:  # every option checked before any input is read
         options = Options.build(

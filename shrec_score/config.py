@@ -64,6 +64,7 @@ KEYS: dict[str, tuple[Callable[[Any], bool], str, str]] = {
     "cutoffs": (_int_list, "a list of whole numbers >= 1", ""),
     "rel_level": (_int, "a whole number >= 1", ""),
     "average": (_choice("micro", "macro"), "micro or macro", ""),
+    "missing_queries": (_choice("error", "skip", "zero"), "error, skip or zero", ""),
     "runs": (_str_list, "a list of paths", "paths"),
     "ground_truth": (_str, "a file path", "file"),
     "ground_truth_higher_is_better": (_bool, "true or false", ""),

@@ -11,7 +11,7 @@ that memory stays bounded.  No Python loop over ranked items.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -214,6 +214,8 @@ class Evaluation:
     curves: pd.DataFrame | None = None
     #: run, recall_pct, CG, DCG, queries: mean gain when recall first reaches r% (graded).
     gain_vs_recall: pd.DataFrame | None = None
+    #: run -> queries it ranks nothing for (see :attr:`RunScores.unranked`).
+    unranked: dict[str, int] = field(default_factory=dict)
 
 
 class _MeanAccumulator:
@@ -280,6 +282,8 @@ class RunScores:
     pr: np.ndarray
     vectors: dict[str, _MeanAccumulator]
     gain_at_recall: dict[str, _MeanAccumulator]
+    #: Queries the run ranks nothing for (no line, or an empty list).
+    unranked: int = 0
 
 
 def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, measures: Sequence[Measure], settings: Settings = Settings(), *, curves: bool = False) -> RunScores:
@@ -288,6 +292,12 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
     The run is iterated once, chunk by chunk of complete queries (a
     :class:`~shrec_score.model.ChunkedRun` hands its own chunks over while
     it is read); any error it raises while it is read propagates.
+
+    ``settings.missing == "skip"``: a query the run ranks nothing for (a
+    streamed run never hands it over, or its list is empty) keeps empty
+    values and stays out of the PR curve and the gain curves, as trec_eval
+    leaves out the topics a run does not have; otherwise its empty list is
+    scored (0 where a measure is defined).
     """
     pr_levels = settings.recall_levels()
     binary = [m for m in measures if m.kind == "binary"]
@@ -302,14 +312,18 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
     pr = np.full((n_q, len(pr_levels)), np.nan)
     vec_acc = {k: _MeanAccumulator(depth) for k in ("CG", "DCG", "NCG", "NDCG")}
     gvr_acc = {k: _MeanAccumulator(len(pct)) for k in ("CG", "DCG")}
+    skip = settings.missing == "skip"
+    ranked = np.zeros(n_q, dtype=bool)  # the queries the run ranks something for
     if isinstance(run, MatrixRun) and not (graded or judged or curves or cut):
         # binary measures only: the ranks of the relevant items suffice
         block = matrix_rank_block(run, relevance.relevant_targets(level), relevance.n_relevant(level), relevance.self_index)
         for m in binary:
             values[m.name] = m.compute(block, settings)
         pr = pr_curve(block.rel_ranks, n_relevant=block.n_relevant, levels=pr_levels)
+        ranked[:] = True
     else:
         for rows, sub, known in _chunks(run, relevance):
+            ranked[rows] = sub.lengths() > 0
             gains = flat_gains(sub, relevance, rows) if known is None else known
             if cut:
                 sub, gains = restrict(sub, relevance, gains, rows, settings)
@@ -327,13 +341,18 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
                 for m in graded:
                     values[m.name][rows[sl]] = m.compute(gb, settings)
                 if curves:
-                    scored = gb.n_relevant > 0
+                    scored = (gb.n_relevant > 0) & (ranked[rows[sl]] | (not skip))
                     for k, v in gain_vectors(gb, depth).items():
                         vec_acc[k].add(v[scored])
                     cg_at, dcg_at = _gain_at_recall(gb, pct)
-                    gvr_acc["CG"].add(cg_at)
-                    gvr_acc["DCG"].add(dcg_at)
-    return RunScores(run.name, values, pr, vec_acc, gvr_acc)
+                    keep = ranked[rows[sl]] | (not skip)
+                    gvr_acc["CG"].add(cg_at[keep])
+                    gvr_acc["DCG"].add(dcg_at[keep])
+    if skip:
+        for v in values.values():
+            v[~ranked] = np.nan
+        pr[~ranked] = np.nan
+    return RunScores(run.name, values, pr, vec_acc, gvr_acc, unranked=int((~ranked).sum()))
 
 
 def evaluate(
@@ -382,7 +401,7 @@ def collect(scores: Sequence[RunScores], relevance: Relevance, measures: Sequenc
     columns = ["run", "query", "class", *[m.name for m in measures]]
     per_query = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
     pr_df = pd.concat(prs, ignore_index=True) if prs else pd.DataFrame(columns=["run", "recall", "precision"])
-    ev = Evaluation(per_query, pr_df)
+    ev = Evaluation(per_query, pr_df, unranked={sc.name: sc.unranked for sc in scores})
     if curves and curve_frames:
         ev.curves = pd.concat(curve_frames, ignore_index=True)
         ev.gain_vs_recall = pd.concat(gvr_frames, ignore_index=True)

@@ -70,7 +70,7 @@ def unknown_topics_note(path: str, topics: set[str], lines: int) -> str:
     return f"{path}: {len(extra)} topic(s) without relevance judgments passed over ({', '.join(extra[:3])}{', ...' if len(extra) > 3 else ''}), {lines} lines"
 
 
-def read_trec_run(source: RunSource, relevance: Relevance, *, drops: Counter[str] | None = None) -> tuple[RankedRun, list[str]]:
+def read_trec_run(source: RunSource, relevance: Relevance, *, drops: Counter[str] | None = None, missing_ok: bool = False) -> tuple[RankedRun, list[str]]:
     """Read a TREC run and rank it as trec_eval does (see :mod:`shrec_score.ranking`).
 
     Topics of the run that the relevance does not know are passed over (as
@@ -135,7 +135,7 @@ def read_trec_run(source: RunSource, relevance: Relevance, *, drops: Counter[str
     missing = np.flatnonzero(counts == 0)
     if missing.size and drops is not None:
         drops["queries without a ranked list (scored 0)"] += int(missing.size)
-    elif missing.size:
+    elif missing.size and not missing_ok:
         raise InputError(
             source.path,
             None,

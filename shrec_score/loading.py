@@ -94,6 +94,7 @@ def load_runs(
     lenient: bool = False,
     stream: bool = True,
     ahead: ReadAhead | None = None,
+    missing: str = "error",
 ) -> tuple[list[AnyRun], list[str]]:
     """Read every run found in ``paths`` (see :func:`shrec_score.io.runs.discover_runs`).
 
@@ -101,14 +102,18 @@ def load_runs(
     ``drops`` then says what was dropped and why.  ``stream``: TREC runs are
     read batch by batch while they are scored (False: read whole now).
     ``ahead``: the caller's early TREC parsers, taken over by the runs.
-    Returns the runs and notes about files passed over.
+    ``missing`` (:attr:`Settings.missing <shrec_score.measures.Settings>`):
+    ``"skip"`` or ``"zero"`` let a run rank nothing for some queries (empty
+    lists; with ``"zero"`` TREC runs are read whole, so that those lists are
+    scored).  Returns the runs and notes about files passed over.
     """
     from .options import RUN_FORMATS, _choice
 
     _choice("run_format", run_format, RUN_FORMATS)
     sources, notes = discover_runs(paths, run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries))
     unjudged = None if relevance.closed else relevance.unjudged
-    list_args = (relevance.query_ids, relevance.target_index, relevance.ignorable_queries, unjudged)
+    missing_ok = missing != "error"
+    list_args = (relevance.query_ids, relevance.target_index, relevance.ignorable_queries, unjudged, missing_ok)
     with _ListWorkers([s for s in sources if s.format == "lists"], list_args, lenient) as workers:
         runs: list[AnyRun] = []
         for i, s in enumerate(sources):
@@ -121,10 +126,10 @@ def load_runs(
                 run = drop_own(lists, relevance.self_index)  # the lists hold every query, in relevance order
             elif s.format == "matrix":
                 run = read_matrix_run(s, relevance, matrix_order)
-            elif drops is None and stream:
-                run = stream_source(s.name, s.path, ahead)  # read while it is scored
+            elif drops is None and stream and missing != "zero":
+                run = stream_source(s.name, s.path, ahead, missing_ok=missing_ok)  # read while it is scored
             else:
-                run, more = read_trec_run(s, relevance, drops=drops)
+                run, more = read_trec_run(s, relevance, drops=drops, missing_ok=missing_ok)
                 notes.extend(more)
             run.drops = drops
             runs.append(run)
@@ -132,8 +137,8 @@ def load_runs(
 
 
 def _read_lists(source: RunSource, args: tuple[Any, ...], drops: Counter[str] | None = None) -> RankedRun:
-    query_ids, target_index, ignorable, unjudged = args
-    return read_list_run(source, query_ids, target_index, ignorable=ignorable, drops=drops, unjudged=unjudged)
+    query_ids, target_index, ignorable, unjudged, missing_ok = args
+    return read_list_run(source, query_ids, target_index, ignorable=ignorable, drops=drops, unjudged=unjudged, missing_ok=missing_ok)
 
 
 _WORKER_ARGS: tuple[Any, ...] = ()  # set in each worker process by its initializer, never in the caller

@@ -22,6 +22,8 @@ from .measures.registry import did_you_mean
 
 GRADES = ("binary", "sister")
 AVERAGES = ("micro", "macro")
+#: What a query the run ranks nothing for does (Settings.missing, --missing-queries).
+MISSING = ("error", "skip", "zero")
 RUN_FORMATS = ("auto", "lists", "matrix", "trec")
 MATRIX_ORDERS = ("listing", "numeric")
 
@@ -109,6 +111,7 @@ class Options:
             raise OptionError(f"settings: expected a shrec_score.measures.Settings, got {type(opts.settings).__name__}")
         _whole("settings.rel_level", opts.settings.rel_level, minimum=1)
         _whole("settings.depth", opts.settings.depth, minimum=1, optional=True)
+        _choice("settings.missing", opts.settings.missing, MISSING)
         if not isinstance(opts.settings.judged_only, bool):
             raise OptionError(f"settings.judged_only: expected True or False, got {opts.settings.judged_only!r}")
         for key in ("significance", "lenient"):

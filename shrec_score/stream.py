@@ -60,6 +60,8 @@ class TrecStreamRun(ChunkedRun):
     name: str
     path: str
     drops: Counter[str] | None = None  # never lenient: a lenient run is read whole
+    #: A query without a line is no error (--missing-queries skip); its values stay empty.
+    missing_ok: bool = False
     #: The scoring call's early parsers: :meth:`chunks` takes this file's, if started.
     ahead: ReadAhead | None = None
 
@@ -95,7 +97,7 @@ class TrecStreamRun(ChunkedRun):
             if pending is not None:
                 yield pending.result()
         missing_q = np.flatnonzero(~self._done)
-        if missing_q.size:
+        if missing_q.size and not self.missing_ok:
             raise InputError(
                 self.path,
                 None,
@@ -204,7 +206,7 @@ class TrecStreamRun(ChunkedRun):
         from .io.runs import RunSource
         from .join import read_trec_run
 
-        run, notes = read_trec_run(RunSource(self.name, self.path, "trec"), relevance)
+        run, notes = read_trec_run(RunSource(self.name, self.path, "trec"), relevance, missing_ok=self.missing_ok)
         self.notes = notes  # what was seen while streaming is superseded
         self._lengths, self.query_ids = [run.lengths()], list(run.query_ids)
         return run
@@ -349,6 +351,6 @@ def _identify(
     return code, t, None
 
 
-def stream_source(name: str, path: str, ahead: ReadAhead | None = None) -> TrecStreamRun:
+def stream_source(name: str, path: str, ahead: ReadAhead | None = None, *, missing_ok: bool = False) -> TrecStreamRun:
     """A TREC run to score while it is read; ``path`` must be a regular file."""
-    return TrecStreamRun(name, regular_file(path), ahead=ahead)
+    return TrecStreamRun(name, regular_file(path), ahead=ahead, missing_ok=missing_ok)

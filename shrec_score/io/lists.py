@@ -359,6 +359,7 @@ def read_list_run(
     ignorable: Iterable[str] = (),
     drops: Counter[str] | None = None,
     unjudged: int | None = None,
+    missing_ok: bool = False,
 ) -> RankedRun:
     """Read a run folder with one ranked list per query.
 
@@ -369,7 +370,8 @@ def read_list_run(
     Every query must have a file, and every file a target line: a missing
     file or an empty one is an error naming the first and how many there are
     (``drops`` given, i.e. ``--lenient``: both are scored as empty lists and
-    counted).
+    counted).  ``missing_ok`` (``--missing-queries skip|zero``): a query
+    without a file gets an empty list, no error.
     """
     known = dict.fromkeys(query_ids)
     known.update(dict.fromkeys(ignorable))
@@ -377,7 +379,7 @@ def read_list_run(
     missing = [q for q in query_ids if q not in files]
     if missing and drops is not None:
         drops["queries without a ranked list (scored 0)"] += len(missing)
-    elif missing:
+    elif missing and not missing_ok:
         raise InputError(
             source.path,
             None,

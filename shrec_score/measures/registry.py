@@ -75,6 +75,10 @@ class Settings:
     depth: int | None = None
     #: Unjudged items left out of the ranked lists, the rest moving up (trec_eval -J).
     judged_only: bool = False
+    #: A query the run ranks nothing for: ``"error"`` (a run must rank every
+    #: query), ``"skip"`` (left out of the means, trec_eval's default) or
+    #: ``"zero"`` (an empty list, every measure 0 where it is defined: trec_eval -c).
+    missing: str = "error"
 
     def recall_levels(self) -> np.ndarray:
         """The recall levels of the PR curve, 1/n, 2/n, ..., 1 (n = ``pr_levels``).
