@@ -138,6 +138,20 @@ def trec_label(column: str) -> str:
     return name or column
 
 
+def _trec_value(column: str, value: float) -> str:
+    """A value as trec_eval prints it: counts (``num_ret``, summed over
+    topics) as whole numbers, every other value with 4 decimals.
+
+    >>> _trec_value("num_rel_ret", 131.0), _trec_value("AP", 0.17854)
+    ('131', '0.1785')
+    """
+    try:
+        counts = get_measure(column).aggregate == "sum"
+    except KeyError:
+        counts = False
+    return f"{int(value)}" if counts else f"{value:.4f}"
+
+
 def to_trec(report: Report, *, per_query: bool = False) -> str:
     """trec_eval-style lines ``measure<TAB>query<TAB>value`` (summary under ``all``).
 
@@ -163,12 +177,12 @@ def to_trec(report: Report, *, per_query: bool = False) -> str:
             for rec in sub.to_dict(orient="records"):
                 for m in report.measures:
                     if m in rec and not _isnan(rec[m]):
-                        lines.append(f"{labels[m]:<22}\t{trec_field(str(rec['query']))}\t{rec[m]:.4f}")
+                        lines.append(f"{labels[m]:<22}\t{trec_field(str(rec['query']))}\t{_trec_value(m, rec[m])}")
         row = report.leaderboard[report.leaderboard["run"] == run].iloc[0]
         lines.append(f"{'num_q':<22}\tall\t{int(row['queries'])}")
         for m in report.measures:
             if m in row and not _isnan(row[m]):
-                lines.append(f"{labels[m]:<22}\tall\t{row[m]:.4f}")
+                lines.append(f"{labels[m]:<22}\tall\t{_trec_value(m, row[m])}")
     return "\n".join(lines) + "\n"
 
 

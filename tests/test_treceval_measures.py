@@ -310,3 +310,19 @@ def test_coverage_note_only_when_its_measures_are_computed(tmp_path):
     graded_default = shrec_score.score([rp], qp, collection_size=10)  # graded qrels: every SHREC 2006 measure
     assert any(w.startswith("note: 1 of 1 ranked lists") for w in graded_default.warnings)
     assert not any("ranked lists" in w for w in shrec_score.score([rp], qp, collection_size=10, measures=["AP", "P@30"]).warnings)
+
+
+def test_format_trec_prints_the_lines_trec_eval_prints(tmp_path):
+    """On trec_eval's own test files, every summary line of ``--format trec``
+    for these measures is a line of trec_eval's expected output, counts as
+    whole numbers included (num_rel_ret 131, not 131.0000)."""
+    from .conftest import shared_path
+
+    results, qrels, expected = (shared_path("trec_eval", n) for n in ("results.test", "qrels.test", "out.test"))
+    measures = "num_ret,num_rel,num_rel_ret,AP,gm_map,bpref,RR,FT,P@5,P@10,iprec_at_recall_0.00,iprec_at_recall_0.50"
+    r = CliRunner().invoke(cli, [results, "-r", qrels, "--run-format", "trec", "-m", measures, "--format", "trec", "--quiet"])
+    assert r.exit_code == 0, r.output
+    theirs = {tuple(line.split()) for line in open(expected)}
+    ours = [tuple(line.split()) for line in r.stdout.splitlines() if not line.startswith(("runid", "num_q"))]
+    assert len(ours) == len(measures.split(","))
+    assert [line for line in ours if line not in theirs] == []
