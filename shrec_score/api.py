@@ -20,7 +20,7 @@ from typing import Any, cast
 import numpy as np
 
 from .aggregate import leaderboard, macro_means, per_class_means, per_query_ranking, per_run_means
-from .engine import Evaluation, RunScores, collect, score_run
+from .engine import Evaluation, RunScores, collect, score_run, small_class_queries
 from .errors import InputError, OptionError, shown
 from .io.runs import discover_runs, first_trec_file
 from .io.trec_stream import NotStreamable, ReadAhead
@@ -237,7 +237,7 @@ def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: Measur
         shown=plan.shown,
         sort=plan.sort,
         signature=_signature(rel, plan, opts).to_dict(),
-        warnings=_warnings(runs, rel, opts, notes, names) + _unranked_notes(ev, rel, opts),
+        warnings=_warnings(runs, rel, opts, notes, names) + _unranked_notes(ev, rel, opts) + _small_class_notes(rel, opts),
         curves=ev.curves,
         gain_vs_recall=ev.gain_vs_recall,
         ranking=per_query_ranking(ev.per_query, plan.rank_by),
@@ -289,7 +289,8 @@ def _signature(rel: Relevance, plan: MeasurePlan, opts: Options) -> ScoringSigna
         rel_level=s.rel_level,
         e_depth=s.e_depth,
         pr_levels=f"{s.pr_levels} levels 1/{s.pr_levels}..1, PSB interpolation",
-        averaging="macro: mean of per-class means" if opts.average == "macro" else "micro: mean over queries with K > 0",
+        averaging=("macro: mean of per-class means" if opts.average == "macro" else "micro: mean over queries with K > 0")
+        + (f"; classes of fewer than {s.min_class_size} models left out (psbTable's CUTOFF)" if s.min_class_size > 1 else ""),
         lists=_lists(s),
         lenient="unknown ids dropped, repeated ids keep first place, missing queries and empty lists score 0" if opts.lenient else None,
         significance=(
@@ -298,6 +299,18 @@ def _signature(rel: Relevance, plan: MeasurePlan, opts: Options) -> ScoringSigna
             else None
         ),
     )
+
+
+def _small_class_notes(rel: Relevance, opts: Options) -> list[str]:
+    """With ``--min-class-size``: how many queries were left out of the means, and why."""
+    small = small_class_queries(rel, opts.settings.min_class_size)
+    if not small.any():
+        return []
+    classes = len({c for c, s in zip(rel.query_classes, small) if s})
+    return [
+        f"note: {int(small.sum())} of {rel.n_queries} queries, of {classes} classes with fewer than "
+        f"{opts.settings.min_class_size} models, are listed with empty values and left out of every mean (--min-class-size, psbTable's CUTOFF)"
+    ]
 
 
 def _unranked_notes(ev: Evaluation, rel: Relevance, opts: Options) -> list[str]:

@@ -92,6 +92,11 @@ def cli() -> None:
 @click.option("--depth", type=click.IntRange(min=1), help="Cut every ranked list to its first N items before scoring (trec_eval -M).")
 @click.option("--judged-only", is_flag=True, help="Leave unjudged items out of the ranked lists before scoring (trec_eval -J).")
 @click.option(
+    "--min-class-size",
+    type=click.IntRange(min=1),
+    help="[default: 1] Leave queries of classes with fewer models out of every mean (psbTable: 3).",
+)
+@click.option(
     "--missing-queries",
     type=click.Choice(["error", "skip", "zero"]),
     help="[default: error] A query the run ranks nothing for: an error; skip = left out of the run's means (trec_eval's default); zero = scored as an empty list (trec_eval -c).",
@@ -135,6 +140,7 @@ def score_command(
     e_depth: int | None,
     depth: int | None,
     judged_only: bool,
+    min_class_size: int | None,
     missing_queries: str | None,
     average: str | None,
     significance: bool,
@@ -229,6 +235,7 @@ def score_command(
         depth=depth,
         judged_only=judged_only,
         missing=pick("missing_queries", missing_queries, defaults.missing),
+        min_class_size=pick("min_class_size", min_class_size, defaults.min_class_size),
     )
     try:  # every option checked before any input is read
         options = Options.build(

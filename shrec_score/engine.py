@@ -286,6 +286,20 @@ class RunScores:
     unranked: int = 0
 
 
+def small_class_queries(relevance: Relevance, min_class_size: int) -> np.ndarray:
+    """Mask of the queries whose class has fewer than ``min_class_size``
+    queries (all-against-all: models), psbTable's ``CUTOFF``.
+
+    >>> from types import SimpleNamespace
+    >>> small_class_queries(SimpleNamespace(query_classes=["a", "b", "b", "c", "c", "c"]), 3).tolist()
+    [True, True, True, False, False, False]
+    """
+    from collections import Counter
+
+    sizes = Counter(relevance.query_classes)
+    return np.array([sizes[c] < min_class_size for c in relevance.query_classes], dtype=bool)
+
+
 def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, measures: Sequence[Measure], settings: Settings = Settings(), *, curves: bool = False) -> RunScores:
     """Score one run on every query of ``relevance``.
 
@@ -314,6 +328,7 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
     gvr_acc = {k: _MeanAccumulator(len(pct)) for k in ("CG", "DCG")}
     skip = settings.missing == "skip"
     ranked = np.zeros(n_q, dtype=bool)  # the queries the run ranks something for
+    small = small_class_queries(relevance, settings.min_class_size)
     if isinstance(run, MatrixRun) and not (graded or judged or curves or cut):
         # binary measures only: the ranks of the relevant items suffice
         block = matrix_rank_block(run, relevance.relevant_targets(level), relevance.n_relevant(level), relevance.self_index)
@@ -341,17 +356,18 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
                 for m in graded:
                     values[m.name][rows[sl]] = m.compute(gb, settings)
                 if curves:
-                    scored = (gb.n_relevant > 0) & (ranked[rows[sl]] | (not skip))
+                    counted = (ranked[rows[sl]] | (not skip)) & ~small[rows[sl]]
+                    scored = (gb.n_relevant > 0) & counted
                     for k, v in gain_vectors(gb, depth).items():
                         vec_acc[k].add(v[scored])
                     cg_at, dcg_at = _gain_at_recall(gb, pct)
-                    keep = ranked[rows[sl]] | (not skip)
-                    gvr_acc["CG"].add(cg_at[keep])
-                    gvr_acc["DCG"].add(dcg_at[keep])
-    if skip:
+                    gvr_acc["CG"].add(cg_at[counted])
+                    gvr_acc["DCG"].add(dcg_at[counted])
+    left_out = small | (~ranked if skip else False)
+    if left_out.any():
         for v in values.values():
-            v[~ranked] = np.nan
-        pr[~ranked] = np.nan
+            v[left_out] = np.nan
+        pr[left_out] = np.nan
     return RunScores(run.name, values, pr, vec_acc, gvr_acc, unranked=int((~ranked).sum()))
 
 

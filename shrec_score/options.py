@@ -112,6 +112,7 @@ class Options:
         _whole("settings.rel_level", opts.settings.rel_level, minimum=1)
         _whole("settings.depth", opts.settings.depth, minimum=1, optional=True)
         _choice("settings.missing", opts.settings.missing, MISSING)
+        _whole("settings.min_class_size", opts.settings.min_class_size, minimum=1)
         if not isinstance(opts.settings.judged_only, bool):
             raise OptionError(f"settings.judged_only: expected True or False, got {opts.settings.judged_only!r}")
         for key in ("significance", "lenient"):

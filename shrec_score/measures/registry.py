@@ -79,6 +79,11 @@ class Settings:
     #: query), ``"skip"`` (left out of the means, trec_eval's default) or
     #: ``"zero"`` (an empty list, every measure 0 where it is defined: trec_eval -c).
     missing: str = "error"
+    #: Queries of a class with fewer models than this (counted among the
+    #: queries: all-against-all, the class's size) keep empty values and stay
+    #: out of every mean, curve and test; 3 is psbTable's ``CUTOFF 2``.
+    #: 1: every query counts.
+    min_class_size: int = 1
 
     def recall_levels(self) -> np.ndarray:
         """The recall levels of the PR curve, 1/n, 2/n, ..., 1 (n = ``pr_levels``).
