@@ -14,6 +14,7 @@ __version__ = "0.1.0"
 _API = {
     "score": "api",
     "score_kendall": "api",
+    "evaluate": "memory",
     "load_relevance": "loading",
     "load_runs": "loading",
     "Options": "options",

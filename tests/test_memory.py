@@ -1,0 +1,147 @@
+"""shrec_score.evaluate: distance matrices and embeddings from memory score as
+the same data through files, and embeddings never become a full matrix."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.spatial.distance import cdist
+
+import shrec_score
+
+MEASURES = ["NN", "FT", "ST", "E", "DCG", "AP"]
+
+
+def _cla(path, ids, labels):
+    """Write a .cla (ids grouped by class); return its path and the listing order as positions in ``ids``."""
+    names = list(dict.fromkeys(labels))
+    lines = ["PSB 1", f"{len(names)} {len(ids)}"]
+    order = []
+    for n in names:
+        members = [k for k, lab in enumerate(labels) if lab == n]
+        order += members
+        lines += ["", f"{n} 0 {len(members)}", *[ids[k] for k in members]]
+    path.write_text("\n".join(lines) + "\n")
+    return path, np.asarray(order)
+
+
+def _by_query(frame):
+    return frame.sort_values("query", key=lambda q: q.str.lstrip("q").astype(int)).reset_index(drop=True)
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(7)
+    labels = [f"c{k}" for k in rng.integers(0, 5, 40)]
+    centres = rng.normal(size=(5, 6))
+    x = np.array([centres[int(lab[1:])] for lab in labels]) + rng.normal(scale=0.9, size=(40, 6))
+    # items grouped by first appearance of their class, as a .cla lists them: then the
+    # array's order is the file's listing order, and ties (lower column first) fall alike
+    first = {lab: k for k, lab in reversed(list(enumerate(labels)))}
+    order = sorted(range(len(labels)), key=lambda k: first[labels[k]])
+    return x[order], [labels[k] for k in order]
+
+
+def test_a_matrix_in_memory_scores_as_the_same_npy_file(tmp_path, data):
+    x, labels = data
+    d = np.round(cdist(x, x), 1).astype(np.float32)  # rounded: ties, ranked by the lower column on both paths
+    ids = [str(i) for i in range(len(labels))]
+    cla, order = _cla(tmp_path / "c.cla", ids, labels)
+    np.save(tmp_path / "run.npy", d[np.ix_(order, order)])  # the file's rows and columns follow the .cla listing
+    from_file = shrec_score.score([tmp_path / "run.npy"], cla, measures=MEASURES, matrix_order="listing")
+    in_memory = shrec_score.evaluate(distances=d, labels=labels, measures=MEASURES, name="run")
+    pd.testing.assert_frame_equal(_by_query(in_memory.per_query), _by_query(from_file.per_query), check_exact=True)
+    pd.testing.assert_frame_equal(in_memory.per_run, from_file.per_run, check_exact=True)
+
+
+def test_separate_queries_and_targets_score_as_the_files(tmp_path, data):
+    x, labels = data
+    q, t = x[::3], np.delete(x, np.s_[::3], axis=0)  # every class on both sides
+    labels_q, labels_t = labels[::3], [lab for k, lab in enumerate(labels) if k % 3]
+    d = np.round(cdist(q, t), 1)
+    t_ids = [str(i) for i in range(len(t))]
+    q_ids = [f"q{i}" for i in range(len(q))]
+    (tc, t_order), (qc, q_order) = _cla(tmp_path / "t.cla", t_ids, labels_t), _cla(tmp_path / "q.cla", q_ids, labels_q)
+    np.save(tmp_path / "run.npy", d[np.ix_(q_order, t_order)])
+    from_file = shrec_score.score([tmp_path / "run.npy"], tc, queries=qc, measures=MEASURES, matrix_order="listing")
+    in_memory = shrec_score.evaluate(distances=d, query_labels=labels_q, target_labels=labels_t, measures=MEASURES, name="run")
+    pd.testing.assert_frame_equal(_by_query(in_memory.per_query), _by_query(from_file.per_query), check_exact=True)
+    pd.testing.assert_frame_equal(in_memory.per_run, from_file.per_run, check_exact=True)
+
+
+@pytest.mark.parametrize(
+    ("metric", "reference"),
+    [
+        ("euclidean", lambda a, b: cdist(a, b)),
+        ("sqeuclidean", lambda a, b: cdist(a, b, "sqeuclidean")),
+        ("cosine", lambda a, b: cdist(a, b, "cosine")),
+        ("inner_product", lambda a, b: -(a @ b.T)),
+    ],
+)
+def test_embeddings_score_as_their_brute_force_distances(data, metric, reference):
+    x, labels = data
+    want = shrec_score.evaluate(distances=reference(x, x), labels=labels, measures=MEASURES)
+    got = shrec_score.evaluate(embeddings=x, labels=labels, metric=metric, dtype="float64", measures=MEASURES)
+    pd.testing.assert_frame_equal(got.per_query, want.per_query, rtol=1e-12)
+    sep = shrec_score.evaluate(query_embeddings=x[:10], target_embeddings=x[10:], query_labels=labels[:10], target_labels=labels[10:], metric=metric, dtype="float64", measures=MEASURES)
+    ref = shrec_score.evaluate(distances=reference(x[:10], x[10:]), query_labels=labels[:10], target_labels=labels[10:], measures=MEASURES)
+    pd.testing.assert_frame_equal(sep.per_query, ref.per_query, rtol=1e-12)
+
+
+def test_labels_as_strings_ints_and_categoricals_agree(data):
+    x, labels = data
+    codes = [int(lab[1:]) for lab in labels]
+    by_str = shrec_score.evaluate(embeddings=x, labels=labels, measures=MEASURES).per_run
+    for other in (codes, np.asarray(codes), pd.Categorical(labels), pd.Series(labels, dtype="category")):
+        got = shrec_score.evaluate(embeddings=x, labels=other, measures=MEASURES).per_run
+        pd.testing.assert_frame_equal(got.drop(columns=[]), by_str, check_exact=True)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"distances": np.zeros((3, 4)), "labels": ["a", "a", "b"]}, r"distances: expected shape \(3, 3\)"),
+        ({"distances": np.array([[0, np.nan], [1, 0]]), "labels": ["a", "a"]}, "distances: expected no NaN"),
+        ({"embeddings": np.zeros((3, 2)), "labels": ["a", "b"]}, r"embeddings: expected shape \(2, d\)"),
+        ({"embeddings": np.zeros((2, 2)), "labels": ["a", "a"], "metric": "manhattan"}, "metric: expected one of euclidean"),
+        ({"embeddings": np.zeros((2, 2)), "labels": [1, "1"]}, "labels: expected labels with distinct texts"),
+        ({"embeddings": np.zeros((2, 2))}, "labels: expected labels="),
+        ({"embeddings": np.zeros((2, 2)), "labels": ["a", "a"], "average": "Macro"}, "average"),
+    ],
+)
+def test_bad_arguments_are_one_clear_value_error(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        shrec_score.evaluate(**kwargs)
+
+
+def test_embeddings_never_become_a_full_matrix():
+    """10,000 x 16 all-against-all: the full float32 matrix would be 400 MB;
+    the traced peak (blocks of rows being ranked, about 100 MB) stays under a
+    third of it, and it grows with the number of items, not its square."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    n = 10_000
+    x = rng.normal(size=(n, 16)).astype(np.float32)
+    y = np.repeat(np.arange(50), n // 50)
+    tracemalloc.start()
+    try:
+        report = shrec_score.evaluate(embeddings=x, labels=y, measures=["NN", "AP"])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert report.leaderboard.loc[0, "queries"] == n
+    assert peak < n * n * 4 / 3, f"{peak / 2**20:.0f} MiB"
+
+
+def test_the_readme_example_runs():
+    """The README's "From a notebook" block, executed as it is written."""
+    import re
+
+    text = open("README.md", encoding="utf-8").read()
+    section = text[text.index("### From a notebook") :]
+    code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
+    scope: dict = {}
+    exec(compile(code, "README.md", "exec"), scope)  # noqa: S102 - our own documentation
+    assert scope["report"].leaderboard.loc[0, "queries"] == 10
