@@ -145,3 +145,68 @@ def test_the_readme_example_runs():
     scope: dict = {}
     exec(compile(code, "README.md", "exec"), scope)  # noqa: S102 - our own documentation
     assert scope["report"].leaderboard.loc[0, "queries"] == 10
+
+
+@pytest.fixture
+def trec_tables(tmp_path):
+    """A graded qrels and a run with ties and unjudged documents, as DataFrames, nested dicts and files."""
+    rng = np.random.default_rng(11)
+    run_rows, qrel_rows = [], []
+    for q in range(6):
+        docs = rng.choice(80, 30, replace=False)
+        run_rows += [(f"t{q}", f"d{d}", float(s)) for d, s in zip(docs, np.round(rng.random(30), 1))]
+        judged = rng.choice(80, 25, replace=False)
+        grades = rng.integers(0, 3, 25)
+        grades[0] = 1
+        qrel_rows += [(f"t{q}", f"d{d}", int(g)) for d, g in zip(judged, grades)]
+    run = pd.DataFrame(run_rows, columns=["query_id", "doc_id", "score"])
+    qrels = pd.DataFrame(qrel_rows, columns=["query_id", "doc_id", "relevance"])
+    (tmp_path / "run").write_text("".join(f"{q} Q0 {d} 0 {s!r} r\n" for q, d, s in run_rows))
+    (tmp_path / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrel_rows))
+    return run, qrels, tmp_path
+
+
+TREC_MEASURES = {"AP": "map", "P@10": "P_10", "RR": "recip_rank", "ndcg_cut.10": "ndcg_cut_10", "bpref": "bpref"}
+
+
+def test_trec_dataframes_and_dicts_score_as_the_files_and_as_pytrec_eval(trec_tables):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    run, qrels, tmp_path = trec_tables
+    measures = list(TREC_MEASURES)
+    from_file = shrec_score.score([tmp_path / "run"], tmp_path / "qrels", measures=measures).per_query
+    frames = shrec_score.evaluate(run=run, qrels=qrels, measures=measures).per_query
+    pd.testing.assert_frame_equal(frames, from_file, check_exact=True)
+    as_dicts = {
+        "run": {q: dict(zip(g["doc_id"], g["score"])) for q, g in run.groupby("query_id")},
+        "qrels": {q: dict(zip(g["doc_id"], g["relevance"])) for q, g in qrels.groupby("query_id")},
+    }
+    dicts = shrec_score.evaluate(**as_dicts, measures=measures).per_query
+    pd.testing.assert_frame_equal(dicts, from_file, check_exact=True)
+    theirs = pytrec_eval.RelevanceEvaluator(as_dicts["qrels"], set(TREC_MEASURES.values())).evaluate(as_dicts["run"])
+    for ours, name in TREC_MEASURES.items():
+        for q, value in zip(dicts["query"], dicts[ours]):
+            assert value == pytest.approx(theirs[q][name], abs=1e-9), (ours, q)
+
+
+def test_ranx_and_ir_measures_column_names(trec_tables):
+    run, qrels, _ = trec_tables
+    want = shrec_score.evaluate(run=run, qrels=qrels, measures=["AP"]).per_query
+    ranx_style = run.rename(columns={"query_id": "q_id"})
+    trec_style = qrels.rename(columns={"doc_id": "docno", "relevance": "rel"})
+    got = shrec_score.evaluate(run=ranx_style, qrels=trec_style, measures=["AP"]).per_query
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda r: r.drop(columns=["score"]), "run: expected a column score"),
+        (lambda r: r.assign(score=["x"] + list(r["score"][1:])), "run: expected a number as score in every row, got 'x' in row 0"),
+        (lambda r: r.assign(doc_id=["a b"] + list(r["doc_id"][1:])), "run: expected doc ids without blanks"),
+        (lambda r: pd.concat([r, r.iloc[:1]]), r"run: expected each \(query, doc\) pair once"),
+    ],
+)
+def test_bad_tables_are_one_value_error(trec_tables, change, message):
+    run, qrels, _ = trec_tables
+    with pytest.raises(ValueError, match=message):
+        shrec_score.evaluate(run=change(run), qrels=qrels)
