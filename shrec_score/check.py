@@ -27,9 +27,10 @@ import numpy as np
 from .errors import GOT_LIMIT, InputError, shown, visible
 from .io.lists import id_column, list_rows, query_of, scan_lines
 from .io.numbers import parse_number
-from .io.runs import RunSource, discover_runs
+from .io.runs import discover_runs
 from .io.text import entry_is_folder, plain, read_text, text_lines, utf8_name
 from .io.trec import extra_fields_note
+from .model import RunSource
 from .relevance import Relevance
 
 #: Problems listed per file before a summary line.

@@ -15,9 +15,9 @@ import pandas as pd
 
 from .errors import InputError
 from .io.lists import query_files, read_ranked_list
-from .io.runs import RunSource
 from .io.trec import duplicate_error, read_trec_columns
 from .measures.kendall import kendall_tau_b
+from .model import RunSource
 
 
 def _check_items(path: str, run: str, query: str, ranked: list[str], expected: set[str]) -> None:

@@ -18,9 +18,9 @@ import numpy as np
 from ._kernels import byte_order_rank
 from .errors import InputError, shown
 from .io.matrix import read_matrix
-from .io.runs import RunSource, is_int
+from .io.runs import is_int
 from .io.text import text_lines
-from .model import MatrixRun, RankedRun
+from .model import MatrixRun, RankedRun, RunSource
 from .ranking import drop_own_items, trec_order
 from .relevance import Relevance
 

@@ -16,12 +16,12 @@ from typing import Any
 from .errors import InputError, shown
 from .io.cla import read_classification
 from .io.lists import read_list_run
-from .io.runs import RunSource, discover_runs
+from .io.runs import discover_runs
 from .io.text import read_head
 from .io.trec import read_qrels
 from .io.trec_stream import ReadAhead
 from .join import read_matrix_run, read_trec_run
-from .model import Classification, MatrixRun, RankedRun
+from .model import Classification, MatrixRun, RankedRun, RunSource
 from .ranking import drop_own
 from .relevance import Relevance
 from .stream import TrecStreamRun, stream_source

@@ -15,6 +15,15 @@ MISC_CLASS = "-1"
 
 
 @dataclass(frozen=True)
+class RunSource:
+    """A run to read, as the run discovery found it: its name, its path and its format."""
+
+    name: str
+    path: str
+    format: str
+
+
+@dataclass(frozen=True)
 class Classification:
     """A PSB ``.cla`` classification.
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import visible
 from .io.writers import frame_to_csv
@@ -38,7 +38,25 @@ if TYPE_CHECKING:
     import pandas as pd
     from rich.text import Text
 
-    from .report import Report
+
+class Report(Protocol):
+    """What a renderer reads of a report: the tables of
+    :class:`shrec_score.report.Report`, which holds them (and calls the
+    renderers), named here so that the data flows one way, into the renderers."""
+
+    per_query: pd.DataFrame
+    leaderboard: pd.DataFrame
+    measures: list[str]
+    shown: list[str]
+    sort: str
+    signature: dict[str, Any]
+    ranking: pd.DataFrame | None
+    rank_by: str
+    significance: pd.DataFrame | None
+
+    def per_query_wide(self, measure: str | None = None) -> pd.DataFrame: ...
+
+    def signature_text(self) -> str: ...
 
 
 def to_csv(report: Report, *, per_query: bool = False) -> str:

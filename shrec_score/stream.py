@@ -203,8 +203,8 @@ class TrecStreamRun(ChunkedRun):
 
     def read_whole(self, relevance: Relevance) -> RankedRun:
         """The in-memory reader, for a run that cannot be streamed (exact errors)."""
-        from .io.runs import RunSource
         from .join import read_trec_run
+        from .model import RunSource
 
         run, notes = read_trec_run(RunSource(self.name, self.path, "trec"), relevance, missing_ok=self.missing_ok)
         self.notes = notes  # what was seen while streaming is superseded

@@ -15,18 +15,15 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, overload
+from typing import Literal, overload
 
 import numpy as np
 
 from ..errors import InputError, shown
-from ..model import RankedRun
+from ..model import RankedRun, RunSource
 from .compressed import strip_suffix
 from .numbers import parse_number
 from .text import folder_entries, read_text
-
-if TYPE_CHECKING:
-    from .runs import RunSource
 
 
 def query_of(entry: str, known: Mapping[str, object]) -> str:

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 
 from ..errors import InputError, shown
+from ..model import RunSource
 from .compressed import open_input, strip_suffix
 from .lists import query_of
 from .matrix import is_binary_file
@@ -29,15 +29,6 @@ from .text import MAX_LINE_BYTES, entry_is_folder, line_too_long, list_folder, r
 FORMATS = ("auto", "lists", "matrix", "trec")
 #: Files in a RUNS folder that are never runs.
 NOT_RUNS = (".cla", ".qrels", ".md", ".yaml", ".yml")
-
-
-@dataclass(frozen=True)
-class RunSource:
-    """A run to read: its name, its path and its format."""
-
-    name: str
-    path: str
-    format: str
 
 
 def detect_file_format(path: str) -> str | None:
