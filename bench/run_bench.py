@@ -134,12 +134,17 @@ def case_matrix(repeat: int) -> None:
 # -- case 2: TREC ------------------------------------------------------------------
 
 
+def trec_paths(name: str) -> tuple[str, str]:
+    """The run and qrels paths of a generated TREC case (its folder created)."""
+    folder = os.path.join(DATA, name)
+    os.makedirs(folder, exist_ok=True)
+    return os.path.join(folder, "run.trec"), os.path.join(folder, "qrels.txt")
+
+
 def make_trec(n_queries: int = 10_000, depth: int = 1_000, n_rel: int = 50) -> tuple[str, str]:
-    folder = os.path.join(DATA, f"trec{n_queries}")
-    run, qrels = os.path.join(folder, "run.trec"), os.path.join(folder, "qrels.txt")
+    run, qrels = trec_paths(f"trec{n_queries}")
     if os.path.exists(run) and os.path.exists(qrels):
         return run, qrels
-    os.makedirs(folder, exist_ok=True)
     rng = np.random.default_rng(11)
     pool = 200_000
     with open(run + ".tmp", "w") as fr, open(qrels + ".tmp", "w") as fq:
@@ -200,11 +205,9 @@ def long_ids(n: int, rng: np.random.Generator) -> np.ndarray:
 def make_trec_long(n_queries: int = 10_000, depth: int = 1_000, n_judged: int = 50, pool: int = 200_000) -> tuple[str, str]:
     """The ``trec`` case's shape with long ids (see docs/performance.md, "TREC
     with long ids"): built with numpy byte matrices, 500 queries at a time."""
-    folder = os.path.join(DATA, f"trec-long{n_queries}")
-    run, qrels = os.path.join(folder, "run.trec"), os.path.join(folder, "qrels.txt")
+    run, qrels = trec_paths(f"trec-long{n_queries}")
     if os.path.exists(run) and os.path.exists(qrels):
         return run, qrels
-    os.makedirs(folder, exist_ok=True)
     rng = np.random.default_rng(17)
     ids = long_ids(pool, rng)
     qid_text = np.concatenate([np.full((n_queries, 1), ord("q"), np.uint8), _digits(np.arange(n_queries), 5)], axis=1)

@@ -109,6 +109,28 @@ _LOW_BYTES = np.array([0] + [(1 << (8 * n)) - 1 for n in range(1, 9)], dtype=np.
 # -- ids packed into 64-bit keys ----------------------------------------------------
 
 
+def _utf8_layout(ids: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The bytes of a pyarrow string array's ids, each id's start in them and
+    its length; None for another type or a null."""
+    import pyarrow as pa
+
+    if not pa.types.is_string(ids.type) or ids.null_count:
+        return None
+    bufs = ids.buffers()
+    offsets = np.frombuffer(bufs[1], dtype=np.int32, count=len(ids) + 1, offset=ids.offset * 4)
+    lo, hi = int(offsets[0]), int(offsets[-1])
+    data = np.frombuffer(bufs[2], dtype=np.uint8)[lo:hi] if hi > lo else np.zeros(0, dtype=np.uint8)
+    return data, offsets[:-1] - lo, np.diff(offsets)
+
+
+def _windows(data: np.ndarray, dtype: str) -> np.ndarray:
+    """The 8 bytes starting at every position of ``data`` (zero-padded) as
+    unaligned 64-bit words of ``dtype`` (``">u8"`` or ``"<u8"``)."""
+    padded = np.zeros(data.size + 8, dtype=np.uint8)
+    padded[: data.size] = data
+    return np.ndarray((data.size + 1,), dtype=dtype, buffer=padded, strides=(1,))
+
+
 def pack_ids(ids: Any) -> np.ndarray | None:
     """Each id of a pyarrow string array packed into an int64 key, or None.
 
@@ -118,26 +140,16 @@ def pack_ids(ids: Any) -> np.ndarray | None:
     byte (the packing would then not be one-to-one).  An id's first byte is
     not NUL, so every key is above -2**63 + 2**56 and can be negated.
     """
-    import pyarrow as pa
-
-    if not pa.types.is_string(ids.type) or ids.null_count:
+    layout = _utf8_layout(ids)
+    if layout is None:
         return None
+    data, start, length = layout
     if len(ids) == 0:
         return np.zeros(0, dtype=np.int64)
-    bufs = ids.buffers()
-    offsets = np.frombuffer(bufs[1], dtype=np.int32, count=len(ids) + 1, offset=ids.offset * 4)
-    lo, hi = int(offsets[0]), int(offsets[-1])
-    length = np.diff(offsets)
-    if int(length.max()) > 8 or int(length.min()) < 1:
+    if int(length.max()) > 8 or int(length.min()) < 1 or (data == 0).any():
         return None
-    data = np.frombuffer(bufs[2], dtype=np.uint8)[lo:hi]
-    if (data == 0).any():
-        return None
-    padded = np.zeros(data.size + 8, dtype=np.uint8)
-    padded[: data.size] = data
     # the 8 bytes starting at every byte position (unaligned big-endian words)
-    windows = np.ndarray((data.size + 1,), dtype=">u8", buffer=padded, strides=(1,))
-    words = windows[offsets[:-1] - lo].astype(np.uint64)
+    words = _windows(data, ">u8")[start].astype(np.uint64)
     shift = ((8 - length) * 8).astype(np.uint64)
     words = (words >> shift) << shift  # keep the id's own bytes only
     return (words ^ np.uint64(1 << 63)).view(np.int64)
@@ -172,21 +184,13 @@ def hash_ids(ids: Any) -> np.ndarray | None:
     which also builds a table of the distinct ids.  None for a null or a
     type other than string.
     """
-    import pyarrow as pa
-
-    if not pa.types.is_string(ids.type) or ids.null_count:
+    layout = _utf8_layout(ids)
+    if layout is None:
         return None
+    data, start, length = layout
     if len(ids) == 0:
         return np.zeros(0, dtype=np.int64)
-    bufs = ids.buffers()
-    offsets = np.frombuffer(bufs[1], dtype=np.int32, count=len(ids) + 1, offset=ids.offset * 4)
-    lo, hi = int(offsets[0]), int(offsets[-1])
-    length = np.diff(offsets)
-    padded = np.zeros(hi - lo + 8, dtype=np.uint8)
-    if hi > lo:
-        padded[: hi - lo] = np.frombuffer(bufs[2], dtype=np.uint8)[lo:hi]
-    windows = np.ndarray((hi - lo + 1,), dtype="<u8", buffer=padded, strides=(1,))
-    start = offsets[:-1] - lo
+    windows = _windows(data, "<u8")
     out = np.empty(len(ids), dtype=np.uint64)
     shortest = int(length.min())
     counts = np.bincount(length - shortest)

@@ -103,23 +103,14 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
         check, expected, kind = KEYS[key]
         if not check(value):
             raise InputError(path, line, f"expected {shown(key)} to be {expected}", shown(value if isinstance(value, str) else repr(value)))
+        where = (path, line, shown(key))
         if kind == "file":
             value = _resolve(base, value)
-            try:
-                regular_file(value)
-            except InputError as exc:
-                if not os.path.lexists(value):
-                    raise InputError(path, line, f"{shown(key)}: expected an existing file", f"{value} not found") from None
-                raise InputError(path, line, f"{shown(key)}: expected a regular file", f"{value}: {exc.got}") from None
+            _check_path(regular_file, value, where, "an existing file", "a regular file")
         elif kind == "paths":
             value = [_resolve(base, v) for v in value]
             for v in value:
-                try:
-                    entry_is_folder(v)
-                except InputError as exc:
-                    if not os.path.lexists(v):
-                        raise InputError(path, line, f"{shown(key)}: expected existing files or folders", f"{v} not found") from None
-                    raise InputError(path, line, f"{shown(key)}: expected regular files or folders", f"{v}: {exc.got}") from None
+                _check_path(entry_is_folder, v, where, "existing files or folders", "regular files or folders")
         out[key] = value
     return out
 
@@ -127,3 +118,14 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
 def _resolve(base: str, value: str) -> str:
     full = value if os.path.isabs(value) else os.path.join(base, value)
     return os.path.relpath(os.path.normpath(full)) if not os.path.isabs(value) else full
+
+
+def _check_path(probe: Callable[[str], object], value: str, where: tuple[str, int | None, str], existing: str, regular: str) -> None:
+    """``probe(value)`` (the readers' own path check), its error restated for the config's key and line."""
+    path, line, key = where
+    try:
+        probe(value)
+    except InputError as exc:
+        if not os.path.lexists(value):
+            raise InputError(path, line, f"{key}: expected {existing}", f"{value} not found") from None
+        raise InputError(path, line, f"{key}: expected {regular}", f"{value}: {exc.got}") from None
