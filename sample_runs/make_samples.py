@@ -205,11 +205,65 @@ def make_sbir(root: str, seed: int = 2010) -> None:
                 fh.write("".join(f"{items[j]} {d[j]:.{decimals}f}\n" for j in order))
 
 
+# ShapeNet Core55 style: synset -> its sub-synsets (models may also be labelled at synset level only)
+SYNSETS = {
+    "02691156": ["02690373", "02842573", "03335030"],  # airplane: airliner, biplane, fighter
+    "03001627": ["02738535", "03002210"],  # chair: armchair, chaise longue
+    "04379243": ["03063968", "03620967", "04603729"],  # table: dining, kitchen, worktable
+    "02958343": [],  # car: synset level only
+}
+# name -> noise added to the true distances, list length (None: the whole split)
+SHAPENET_RUNS = {"RotationNet": (1.5, None), "DeepVoxNet": (4.0, 12), "ShapeDNA": (6.0, 40)}
+
+
+def make_shapenet_like(root: str, seed: int = 2017) -> None:
+    """shapenet-like/: a SHREC'17 ShapeNet Core55 style ground truth
+    (id,synsetId,subSynsetId,modelId,split; 6-digit ids; about a fifth of
+    the models labelled only at synset level) of 64 test and 16 train models,
+    and three runs of the test split as folders of per-query files without
+    extension (``target_id distance`` lines; the query may retrieve itself):
+    one ranks the whole split, the others return their first 12 or 40."""
+    rng = np.random.default_rng(seed)
+    dim = 6
+    rows = []
+    feats = []
+    for syn, subs in SYNSETS.items():
+        syn_centre = rng.normal(0, 1.5, dim)
+        centres = {sub: syn_centre + rng.normal(0, 1.5, dim) for sub in subs}
+        for _ in range(20):
+            sub = syn if not subs or rng.random() < 0.2 else subs[int(rng.integers(len(subs)))]
+            rows.append([syn, sub])
+            feats.append(centres.get(sub, syn_centre) + rng.normal(0, 1.0, dim))
+    order = rng.permutation(len(rows))
+    rows = [rows[i] for i in order]
+    x = np.asarray([feats[i] for i in order])
+    split = ["train" if i % 5 == 4 else "test" for i in range(len(rows))]
+    ids = [f"{i + 1:06d}" for i in range(len(rows))]
+    out = os.path.join(root, "shapenet-like")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    with open(os.path.join(out, "ground_truth.csv"), "w", newline="\n") as fh:
+        fh.write("id,synsetId,subSynsetId,modelId,split\n")
+        for i, (syn, sub) in enumerate(rows):
+            model = "".join(f"{int(b):x}" for b in rng.integers(0, 16, 32))
+            fh.write(f"{ids[i]},{syn},{sub},{model},{split[i]}\n")
+    test = [i for i in range(len(rows)) if split[i] == "test"]
+    for run, (noise, length) in SHAPENET_RUNS.items():
+        folder = os.path.join(out, "runs", run)
+        os.makedirs(folder)
+        for q in test:
+            d = np.sqrt(((x[test] - x[q]) ** 2).sum(axis=1)) + np.abs(rng.normal(0, noise, len(test)))
+            ranked = np.lexsort((np.arange(len(test)), d))[:length]
+            with open(os.path.join(folder, ids[q]), "w", newline="\n") as fh:
+                fh.write("".join(f"{ids[test[j]]} {d[j]:.4f}\n" for j in ranked))
+
+
 if __name__ == "__main__":
+    make_shapenet_like(HERE)
     make_sbir(HERE)
     make_psb_like(HERE)
     make_shrec2006_like(HERE)
     make_scene_track(HERE, "scene-sketch", "sketch", 2018)
     make_scene_track(HERE, "scene-image", "image", 2019)
-    for name in ("psb-like", "shrec2006-like", "scene-sketch", "scene-image", "sbir"):
+    for name in ("psb-like", "shrec2006-like", "scene-sketch", "scene-image", "sbir", "shapenet-like"):
         print("wrote", os.path.join(HERE, name))

@@ -34,6 +34,7 @@ from .loading import (
     load_runs,
 )
 from .measures import DEFAULT_BINARY, SHOWN_GRADED, Measure, Settings, get_measure, graded_defaults
+from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
 from .model import ChunkedRun, Classification, MatrixRun, RankedRun
 from .options import Options
 from .relevance import Relevance
@@ -132,7 +133,8 @@ def score(
             )
         else:
             run_objs = given
-        ev = score_all(run_objs, rel, plan.measures, opts.settings, curves=rel.graded, progress=progress)
+        curves = rel.graded and rel.mode != "shapenet"  # SHREC 2006's curves; not part of the ShapeNet evaluator
+        ev = score_all(run_objs, rel, plan.measures, opts.settings, curves=curves, progress=progress)
     return _report(ev, run_objs, rel, plan, opts, notes)
 
 
@@ -151,7 +153,8 @@ def _relevance(relevance: PathLike | Classification | Relevance, opts: Options, 
     if isinstance(relevance, Relevance):
         return relevance
     return load_relevance(
-        relevance, opts.queries, grades=opts.grades, collection=opts.collection, collection_size=opts.collection_size, threads=threads
+        relevance, opts.queries, grades=opts.grades, collection=opts.collection, collection_size=opts.collection_size, threads=threads,
+        split=opts.split,
     )
 
 
@@ -174,6 +177,8 @@ def plan_measures(rel: Relevance, opts: Options) -> MeasurePlan:
     ``rank_by`` that is not computed (before any run is read)."""
     if opts.measures:
         names = shown = list(opts.measures)
+    elif rel.mode == "shapenet":  # the official summary's measures
+        names = shown = list(SHAPENET_MEASURES)
     elif rel.graded:
         names = list(graded_defaults(tuple(opts.settings.dcg_cutoffs)))
         shown = [m for m in SHOWN_GRADED if m in names] or names[:8]
@@ -184,7 +189,7 @@ def plan_measures(rel: Relevance, opts: Options) -> MeasurePlan:
         names = shown = list(DEFAULT_BINARY)
     measures = [get_measure(n) for n in names]
     computed = [m.name for m in measures]
-    sort = opts.sort or ("ADR" if rel.graded and "ADR" in computed else computed[0])
+    sort = opts.sort or ("ADR" if rel.graded and "ADR" in computed else "shapenet.mAP" if "shapenet.mAP" in computed else computed[0])
     rank_by = opts.rank_by or ("CG@100" if rel.graded and "CG@100" in computed else sort)
     for option, name in (("--sort", sort), ("--rank-by", rank_by)):
         if name not in computed:
@@ -244,7 +249,21 @@ def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: Measur
         rank_by=plan.rank_by,
         per_class=per_class,
         significance=sig,
+        **_shapenet_files(ev, rel, names, run_names, per_class),
     )
+
+
+def _shapenet_files(ev: Evaluation, rel: Relevance, names: list[str], run_names: list[str], per_class: Any) -> dict[str, Any]:
+    """With a ShapeNet ground truth: the official summary per run (when the
+    five measures are computed) and the official names of the CSV columns."""
+    if rel.mode != "shapenet":
+        return {}
+    from .report import shapenet_summaries
+
+    out: dict[str, Any] = {"csv_columns": {m: SHAPENET_OFFICIAL[m] for m in names if m in SHAPENET_OFFICIAL}}
+    if all(m in names for m in SHAPENET_MEASURES) and per_class is not None:
+        out["summaries"] = shapenet_summaries(ev.per_query, per_class, run_names)
+    return out
 
 
 #: The SHREC 2006 measures the coverage note is about (section 5: P, R and the counts).

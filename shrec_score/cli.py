@@ -101,6 +101,7 @@ def cli() -> None:
     type=click.Choice(["error", "skip", "zero"]),
     help="[default: error] A query the run ranks nothing for: an error; skip = left out of the run's means (trec_eval's default); zero = scored as an empty list (trec_eval -c).",
 )
+@click.option("--split", help="ShapeNet Core55 ground truth: score the models of this split (test, val, train).")
 @click.option("--average", type=click.Choice(["micro", "macro"]), help="[default: micro] macro = mean of per-class means (PSB -macro).")
 @click.option("--significance", is_flag=True, help="Paired randomization tests between runs on the sort measure (Holm-corrected) and bootstrap 95% CIs.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the randomization test and the bootstrap.")
@@ -142,6 +143,7 @@ def score_command(
     judged_only: bool,
     min_class_size: int | None,
     missing_queries: str | None,
+    split: str | None,
     average: str | None,
     significance: bool,
     seed: int,
@@ -255,6 +257,7 @@ def score_command(
             n_resamples=resamples,
             settings=settings,
             lenient=lenient,
+            split=pick("split", split),
         )
     except OptionError as exc:
         raise BadInput(str(exc)) from None

@@ -17,13 +17,14 @@ from .errors import InputError, shown
 from .io.cla import read_classification
 from .io.lists import read_list_run
 from .io.runs import discover_runs
+from .io.shapenet import is_shapenet_truth, read_shapenet_truth
 from .io.text import read_head
 from .io.trec import read_qrels
 from .io.trec_stream import ReadAhead
 from .join import read_matrix_run, read_trec_run
 from .model import Classification, MatrixRun, RankedRun, RunSource
 from .ranking import drop_own
-from .relevance import Relevance
+from .relevance import Relevance, TaxonomyRelevance
 from .stream import TrecStreamRun, stream_source
 
 PathLike = str | os.PathLike[str]
@@ -52,17 +53,24 @@ def load_relevance(
     collection: PathLike | Classification | None = None,
     collection_size: int | None = None,
     threads: bool = True,
+    split: str | None = None,
 ) -> Relevance:
     """Build the relevance model.
 
     ``relevance`` is a target ``.cla`` (relevance by class; ``grades="sister"``
-    for SHREC 2006 graded relevance) or a TREC qrels file (grades from the
-    file; Ds from ``collection`` or ``collection_size``, else unknown).
+    for SHREC 2006 graded relevance), a ShapeNet Core55 ground truth
+    (``id,synsetId,subSynsetId,modelId,split``: taxonomy grades, the models
+    of ``split``) or a TREC qrels file (grades from the file; Ds from
+    ``collection`` or ``collection_size``, else unknown).
     ``threads``: parse a large qrels file on several cores.
     """
     from .options import GRADES, _choice
 
     _choice("grades", grades, GRADES)
+    if not isinstance(relevance, Classification) and is_shapenet_truth(relevance):
+        return _taxonomy(relevance, queries, grades, collection, collection_size, split)
+    if split is not None:
+        raise InputError(None if isinstance(relevance, Classification) else relevance, None, "expected a ShapeNet ground truth (id,synsetId,subSynsetId,modelId,split) with --split")
     if isinstance(relevance, Classification) or is_classification_file(relevance):
         targets = relevance if isinstance(relevance, Classification) else read_classification(relevance)
         qcla = None
@@ -78,6 +86,17 @@ def load_relevance(
         coll = collection if isinstance(collection, Classification) else read_classification(collection)
     qrels = read_qrels(relevance, meanwhile=_import_pandas, threads=threads)  # pandas imported while pyarrow reads
     return Relevance.from_qrels(qrels, collection=coll, collection_size=collection_size)
+
+
+def _taxonomy(
+    path: PathLike, queries: object, grades: str, collection: object, collection_size: int | None, split: str | None
+) -> TaxonomyRelevance:
+    """The ShapeNet Core55 family: its ground truth names the queries, the collection and the grades."""
+    for given, flag in ((queries is not None, "--queries"), (grades != "binary", "--grades"), (collection is not None, "--collection"), (collection_size is not None, "--collection-size")):
+        if given:
+            raise InputError(path, None, f"expected no {flag} with a ShapeNet ground truth (it names the queries, the collection and the grades)")
+    rows = read_shapenet_truth(path)
+    return TaxonomyRelevance.from_rows(rows.path, rows.ids, rows.synsets, rows.subsynsets, rows.splits, split=split)
 
 
 def _import_pandas() -> None:
@@ -113,7 +132,8 @@ def load_runs(
     sources, notes = discover_runs(paths, run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries))
     unjudged = None if relevance.closed else relevance.unjudged
     missing_ok = missing != "error"
-    list_args = (relevance.query_ids, relevance.target_index, relevance.ignorable_queries, unjudged, missing_ok)
+    header = not relevance.keeps_own_item  # a line holding only the query id is then the query ranked first
+    list_args = (relevance.query_ids, relevance.target_index, relevance.ignorable_queries, unjudged, missing_ok, header)
     with _ListWorkers([s for s in sources if s.format == "lists"], list_args, lenient) as workers:
         runs: list[AnyRun] = []
         for i, s in enumerate(sources):
@@ -137,8 +157,8 @@ def load_runs(
 
 
 def _read_lists(source: RunSource, args: tuple[Any, ...], drops: Counter[str] | None = None) -> RankedRun:
-    query_ids, target_index, ignorable, unjudged, missing_ok = args
-    return read_list_run(source, query_ids, target_index, ignorable=ignorable, drops=drops, unjudged=unjudged, missing_ok=missing_ok)
+    query_ids, target_index, ignorable, unjudged, missing_ok, header = args
+    return read_list_run(source, query_ids, target_index, ignorable=ignorable, drops=drops, unjudged=unjudged, missing_ok=missing_ok, header=header)
 
 
 _WORKER_ARGS: tuple[Any, ...] = ()  # set in each worker process by its initializer, never in the caller

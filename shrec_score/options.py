@@ -82,6 +82,8 @@ class Options:
     n_resamples: int = 10_000
     settings: Settings = field(default_factory=Settings)
     lenient: bool = False
+    #: The split scored with a ShapeNet Core55 ground truth (its ``split`` column).
+    split: str | None = None
 
     @classmethod
     def build(cls, **given: Any) -> Options:
@@ -118,6 +120,8 @@ class Options:
         for key in ("significance", "lenient"):
             if not isinstance(getattr(opts, key), bool):
                 raise OptionError(f"{key}: expected True or False, got {getattr(opts, key)!r}")
+        if opts.split is not None and (not isinstance(opts.split, str) or not opts.split.strip()):
+            raise OptionError(f"split: expected the name of a split of the ShapeNet ground truth, got {opts.split!r}")
         cutoffs = tuple(_whole("cutoffs", k, minimum=1) for k in _sequence("cutoffs", opts.cutoffs))
         measures = None
         if opts.measures is not None:

@@ -76,6 +76,11 @@ class Report:
     rank_by: str = ""
     per_class: pd.DataFrame | None = None
     significance: pd.DataFrame | None = None
+    #: Column renames in per_query.csv, per_run.csv and per_class.csv (ShapeNet:
+    #: ``shapenet.mAP`` is written ``mAP``, the official summary's name).
+    csv_columns: dict[str, str] = field(default_factory=dict)
+    #: run -> the official ShapeNet summary (``shapenet_summary_<run>.csv``).
+    summaries: dict[str, pd.DataFrame] | None = None
 
     # -- data -------------------------------------------------------------
     def to_dataframe(self) -> pd.DataFrame:
@@ -106,9 +111,10 @@ class Report:
     # -- files --------------------------------------------------------------
     def csv_files(self) -> dict[str, str]:
         """The files of ``--out``, name -> text."""
+        named = self.csv_columns
         files = {
-            "per_query.csv": frame_to_csv(self.per_query),
-            "per_run.csv": frame_to_csv(self.per_run),
+            "per_query.csv": frame_to_csv(self.per_query.rename(columns=named)),
+            "per_run.csv": frame_to_csv(self.per_run.rename(columns=named)),
         }
         if len(self.pr_curve):
             files["pr_curve.csv"] = frame_to_csv(self.pr_curve)
@@ -116,12 +122,14 @@ class Report:
             "per_query_ranking.csv": self.ranking,
             "curves.csv": self.curves,
             "gain_vs_recall.csv": self.gain_vs_recall,
-            "per_class.csv": self.per_class,
+            "per_class.csv": None if self.per_class is None else self.per_class.rename(columns=named),
             "significance.csv": self.significance,
         }
         for name, frame in optional.items():
             if frame is not None:
                 files[name] = frame_to_csv(frame)
+        for run, frame in (self.summaries or {}).items():
+            files[f"shapenet_summary_{run}.csv"] = frame_to_csv(frame)
         files["leaderboard.md"] = self.to_markdown()
         files["leaderboard.tex"] = self.to_latex()
         files["signature.txt"] = "".join(f"{k}: {v}\n" for k, v in self.signature.items())
@@ -172,3 +180,32 @@ class Report:
         from .render import to_rich
 
         to_rich(self, console, per_query=per_query)
+
+
+def shapenet_summaries(per_query: pd.DataFrame, per_class: pd.DataFrame, run_names: list[str]) -> dict[str, pd.DataFrame]:
+    """Per run, the official ShapeNet Core55 ``summary.csv`` layout.
+
+    Header ``class,P@N,R@N,F1@N,mAP,NDCG``; rows ``microALL`` (mean over the
+    queries), one per synset (mean over its queries, ground-truth order),
+    ``macroALL`` (mean of the per-synset means).  Values in full precision.
+    """
+    from .aggregate import macro_means, per_run_means
+    from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
+
+    names = list(SHAPENET_MEASURES)
+    micro = per_run_means(per_query, names, run_names).set_index("run")
+    macro = macro_means(per_class, names, run_names).set_index("run")
+    out = {}
+    for run in run_names:
+        classes = per_class[(per_class["run"] == run) & (per_class["queries"] > 0)]
+        rows = pd.concat(
+            [
+                pd.DataFrame([micro.loc[run, names].to_numpy()], columns=names).assign(**{"class": "microALL"}),
+                classes[["class", *names]],
+                pd.DataFrame([macro.loc[run, names].to_numpy()], columns=names).assign(**{"class": "macroALL"}),
+            ],
+            ignore_index=True,
+        )
+        frame = rows[["class", *names]].rename(columns=SHAPENET_OFFICIAL)
+        out[run] = frame.astype({SHAPENET_OFFICIAL[m]: "float64" for m in names})
+    return out

@@ -76,6 +76,7 @@ def read_ranked_list(
     with_distances: Literal[False] = ...,
     drops: Counter[str] | None = ...,
     unjudged: int | None = ...,
+    header: bool = ...,
 ) -> np.ndarray: ...
 @overload
 def read_ranked_list(
@@ -86,6 +87,7 @@ def read_ranked_list(
     with_distances: Literal[True],
     drops: Counter[str] | None = ...,
     unjudged: int | None = ...,
+    header: bool = ...,
 ) -> tuple[np.ndarray, np.ndarray | None]: ...
 @overload
 def read_ranked_list(
@@ -96,6 +98,7 @@ def read_ranked_list(
     with_distances: bool,
     drops: Counter[str] | None = ...,
     unjudged: int | None = ...,
+    header: bool = ...,
 ) -> _Parsed: ...
 def read_ranked_list(
     path: str,
@@ -105,6 +108,7 @@ def read_ranked_list(
     with_distances: bool = False,
     drops: Counter[str] | None = None,
     unjudged: int | None = None,
+    header: bool = True,
 ) -> _Parsed:
     """Read one query's ranked list as target indices (best first).
 
@@ -132,15 +136,19 @@ def read_ranked_list(
         are dropped, a repeated id keeps its first place, a bad distance is
         ignored, and each is counted here by reason (a file without a
         target line as :data:`EMPTY_LISTS`).
+    header : bool, keyword-only
+        Skip a first line holding only the query id (SHREC 2012/2014).
+        False where the query may retrieve itself (ShapeNet Core55): such a
+        line is then the query ranked first.
 
     A file without a target line gives an empty list (strict reading: the
     caller decides, see :func:`read_list_run`).
     """
     text = read_text(path)
-    fast = _fast_parse(text, query_id, target_index, with_distances, unjudged)
+    fast = _fast_parse(text, query_id if header else None, target_index, with_distances, unjudged)
     if fast is not None:
         return fast
-    rows = list_rows(text, query_id)
+    rows = list_rows(text, query_id if header else None)
     if not rows:
         if drops is not None:
             drops[EMPTY_LISTS] += 1
@@ -180,11 +188,11 @@ class ListLine:
     dist: float | None = None
 
 
-def list_rows(text: str, query_id: str) -> list[tuple[int, list[str]]]:
+def list_rows(text: str, query_id: str | None) -> list[tuple[int, list[str]]]:
     """The non-blank lines as ``(line number, fields)``, without a first line that
-    holds only the query id (SHREC 2012/2014 submissions)."""
+    holds only the query id (SHREC 2012/2014 submissions; None: no such line)."""
     rows = [(n, f) for n, line in enumerate(text.splitlines(), start=1) if (f := line.split())]
-    if rows and len(rows[0][1]) == 1 and rows[0][1][0] == query_id:
+    if rows and query_id is not None and len(rows[0][1]) == 1 and rows[0][1][0] == query_id:
         rows = rows[1:]
     return rows
 
@@ -279,7 +287,7 @@ def _fields_per_line(text: str) -> np.ndarray | None:
 
 
 def _fast_parse(
-    text: str, query_id: str, target_index: Mapping[str, int], with_distances: bool, unjudged: int | None = None
+    text: str, query_id: str | None, target_index: Mapping[str, int], with_distances: bool, unjudged: int | None = None
 ) -> _Parsed | None:
     """The common case in a few C-level passes; None sends the file to the exact slow path.
 
@@ -293,7 +301,7 @@ def _fast_parse(
         return None
     tokens = text.split()
     skip = 0
-    if counts[0] == 1 and tokens[0] == query_id:  # SHREC 2012/2014 header line
+    if query_id is not None and counts[0] == 1 and tokens[0] == query_id:  # SHREC 2012/2014 header line
         counts, skip = counts[1:], 1
     if counts.size == 0:
         return None
@@ -357,6 +365,7 @@ def read_list_run(
     drops: Counter[str] | None = None,
     unjudged: int | None = None,
     missing_ok: bool = False,
+    header: bool = True,
 ) -> RankedRun:
     """Read a run folder with one ranked list per query.
 
@@ -368,7 +377,8 @@ def read_list_run(
     file or an empty one is an error naming the first and how many there are
     (``drops`` given, i.e. ``--lenient``: both are scored as empty lists and
     counted).  ``missing_ok`` (``--missing-queries skip|zero``): a query
-    without a file gets an empty list, no error.
+    without a file gets an empty list, no error.  ``header``: see
+    :func:`read_ranked_list`.
     """
     known = dict.fromkeys(query_ids)
     known.update(dict.fromkeys(ignorable))
@@ -389,7 +399,7 @@ def read_list_run(
         if q not in files:
             lists[q] = empty
             continue
-        lists[q] = read_ranked_list(files[q], q, target_index, drops=drops, unjudged=unjudged)
+        lists[q] = read_ranked_list(files[q], q, target_index, drops=drops, unjudged=unjudged, header=header)
         if drops is None and lists[q].size == 0:  # strict: only a file without a target line gives no target
             raise _empty_lists_error(source, [(x, files[x]) for x in query_ids if x in files], q)
     return RankedRun.from_lists(source.name, lists, [files.get(q, "") for q in query_ids])

@@ -28,6 +28,8 @@ from .cumgain import gain_at
 from .dcg import dcg
 from .graded import GainBlock
 from .precision import average_precision, precision_at, recall_at, reciprocal_rank
+from .shapenet import average_precision_retrieved as shapenet_ap
+from .shapenet import f1_at_n, ndcg_retrieved, precision_at_n, recall_at_n
 from .shrec06 import (
     average_dynamic_recall,
     average_precision_retrieved,
@@ -274,6 +276,29 @@ def _gain_pattern(kind: str) -> None:
 
 for _kind in GAIN_KINDS:
     _gain_pattern(_kind)
+
+# SHREC'16/'17 ShapeNet Core55 (measures/shapenet.py): lists cut at 1000, taxonomy
+# grades.  Namespaced: "mAP" is AP's alias and "NDCG" would differ from trec_eval's
+# "ndcg" by case only; the official summary's names appear in the files of a
+# ShapeNet scoring (SHAPENET_OFFICIAL, shapenet_summary_<run>.csv).
+_SHAPENET_SOURCE = "SHREC'16/'17 ShapeNet Core55 evaluator (Metrics.js), issue 18"
+for _name, _func in (
+    ("shapenet.P@N", precision_at_n),
+    ("shapenet.R@N", recall_at_n),
+    ("shapenet.F1@N", f1_at_n),
+    ("shapenet.mAP", shapenet_ap),
+    ("shapenet.NDCG", ndcg_retrieved),
+):
+    register(
+        Measure(
+            _name, _summary(_func), (lambda f: lambda b, s: f(b))(_func), _func, kind="graded",
+            params="lists cut at 1000; relevant = grade > 0 (--rel-level does not apply)", source=_SHAPENET_SOURCE,
+        )
+    )
+
+#: The ShapeNet family in the official summary's order, and each one's name there.
+SHAPENET_MEASURES = ("shapenet.P@N", "shapenet.R@N", "shapenet.F1@N", "shapenet.mAP", "shapenet.NDCG")
+SHAPENET_OFFICIAL = {m: m.removeprefix("shapenet.") for m in SHAPENET_MEASURES}
 
 # trec_eval's own measures (measures/treceval.py), on a JudgedBlock: the name
 # is what users type (trec_eval's parameterised spelling, ndcg_cut.10), the
@@ -562,6 +587,23 @@ def measures_markdown() -> str:
         "ir_measures' `nDCG@k` is **not** accepted: `NDCG@k` (one letter's case",
         "apart) is SHREC 2006's NDCG, with another discount and ideal; the error",
         "message points to `ndcg_cut.k`.",
+        "",
+        "The `shapenet.*` measures are the SHREC'16/'17 ShapeNet Core55 evaluator's",
+        "summary (`configs/shrec2017-shapenet.yaml`); the files of a ShapeNet",
+        "scoring name them as the official `summary.csv` does (`P@N`, `R@N`,",
+        "`F1@N`, `mAP`, `NDCG`), on the command line they keep the prefix",
+        "(`mAP` is `AP`'s alias and `NDCG` would differ from trec_eval's `ndcg`",
+        "by case only).  Each list is cut at 1000 first and an item is relevant",
+        "when its taxonomy grade is > 0.  `shapenet.P@N` divides by the list's",
+        "own length N (`P@k` by a fixed k); `shapenet.R@N` by min(C, 1000) with",
+        "the query counted in its synset (`R@k`: K, the query excluded);",
+        "`shapenet.mAP` averages the precisions over the relevant items",
+        "*retrieved* (as SHREC 2006's `AP_relevant`; `AP` = trec_eval's `map`",
+        "divides by all K, so a short list scores lower there);",
+        "`shapenet.NDCG` discounts as the PSB's `DCG` and SHREC 2006's `NDCG@k`",
+        "(g_1 + g_i / log2 i) but its ideal is the retrieved list's own grades",
+        "sorted descending, not the class's (nor trec_eval's `ndcg`, which also",
+        "discounts by log2(i + 1)); it is 0 when nothing relevant is retrieved.",
         "",
         "| name | better | trec_eval | ir_measures | also accepted | definition | parameters | source |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",

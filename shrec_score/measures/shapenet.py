@@ -1,0 +1,155 @@
+"""SHREC'16/'17 "Large-Scale 3D Shape Retrieval from ShapeNet Core55": the official summary measures.
+
+Source: the organisers' evaluator (``Evaluator.js`` and ``Metrics.js``,
+node.js) as described in issue 18 of shrec-score: every ranked list is cut
+to its first 1000 items first; then, per query, with N the list length after
+the cut, g_i the taxonomy grade of the item at rank i (3 same sub-synset,
+2 same synset and the item labelled only at synset level, 1 sibling
+sub-synset, 0 another synset), an item relevant when g_i > 0, and C =
+min(number of models of the query's synset, the query included, 1000):
+
+* P@N = relevant retrieved / N;
+* R@N = relevant retrieved / C;
+* F1@N = 2 P R / (P + R);
+* AP = the mean of the precisions at the retrieved relevant items (its mean
+  over queries is the summary's ``mAP``);
+* NDCG = DCG(g) / DCG(g sorted descending), DCG(g) = g_1 + sum_{i>=2} g_i / log2 i:
+  the ideal is the retrieved list's own grades re-sorted, not the collection's.
+
+These differ from the measures of the PSB / SHREC 2018 family (``AP``,
+``DCG``, ``NDCG@k``): AP here divides by the relevant items *retrieved*
+(trec_eval's ``map`` and shrec-score's ``AP`` divide by all K relevant
+items), and NDCG's ideal is the retrieved list re-sorted (SHREC 2006's
+``NDCG@k`` and the PSB's ``DCG`` take the ideal over the whole class).
+
+Every function takes a :class:`~shrec_score.measures.graded.GainBlock`
+(``gains`` = the grades, ``n_retrieved`` = the list lengths before the cut,
+``n_relevant`` = the synset's size with the query) and returns one value per
+query.  Degenerate cases, chosen where the official code divides 0 by 0:
+an empty list scores 0 in P@N, R@N, F1@N, AP and NDCG; F1@N is 0 when
+P = R = 0; NDCG is 0 when no relevant item is retrieved (the official code
+returns NaN there, which turns its whole average into NaN).  C = 0 (only
+possible with a relevance family that leaves the query out, K = 0) makes
+R@N and F1@N NaN: listed, left out of the means.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .graded import GainBlock
+
+#: Ranked lists are cut to this many items before scoring, and C is at most this.
+CUTOFF = 1000
+
+
+def _cut(b: GainBlock, cutoff: int) -> tuple[np.ndarray, np.ndarray]:
+    """(grades of the first ``cutoff`` items, padded with 0; N per query)."""
+    return b.gains[:, :cutoff].astype(np.int64), np.minimum(b.n_retrieved, cutoff)
+
+
+def _hits(b: GainBlock, cutoff: int) -> tuple[np.ndarray, np.ndarray]:
+    g, n = _cut(b, cutoff)
+    return (g > 0).sum(axis=1), n
+
+
+def precision_at_n(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
+    """ShapeNet P@N: relevant (grade > 0) among the first N = min(Va, 1000) items / N.
+
+    .. math:: P@N = |\\{i \\le N : g_i > 0\\}| / N
+
+    0 for an empty list.  Source: SHREC'16/'17 ShapeNet Core55 Metrics.js (issue 18).
+
+    >>> b = GainBlock.from_gains([[3, 0, 1, 2], []], [1, 1], [3, 3], -1, top=3)
+    >>> precision_at_n(b).tolist()
+    [0.75, 0.0]
+    """
+    hits, n = _hits(b, cutoff)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(n > 0, hits / np.maximum(n, 1), 0.0)
+
+
+def recall_at_n(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
+    """ShapeNet R@N: relevant among the first N items / C, C = min(synset size with the query, 1000).
+
+    .. math:: R@N = |\\{i \\le N : g_i > 0\\}| / \\min(C_r, 1000)
+
+    NaN when C = 0.  Source: SHREC'16/'17 ShapeNet Core55 Metrics.js (issue 18).
+
+    >>> b = GainBlock.from_gains([[3, 0, 1, 2]], [1], [4], -1, top=3)
+    >>> recall_at_n(b).tolist()  # 3 of C = 5
+    [0.6]
+    """
+    hits, _ = _hits(b, cutoff)
+    c = np.minimum(b.n_relevant, cutoff)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(c > 0, hits / np.maximum(c, 1), np.nan)
+
+
+def f1_at_n(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
+    """ShapeNet F1@N: 2 P R / (P + R) of P@N and R@N (0 when both are 0).
+
+    .. math:: F1@N = \\frac{2 \\, P@N \\, R@N}{P@N + R@N}
+
+    NaN when R@N is (C = 0).  Source: SHREC'16/'17 ShapeNet Core55 Metrics.js (issue 18).
+
+    >>> b = GainBlock.from_gains([[3, 0, 1, 2], [0, 0]], [1, 1], [4, 4], -1, top=3)
+    >>> [round(x, 12) for x in f1_at_n(b).tolist()]  # 2 * 0.75 * 0.6 / 1.35
+    [0.666666666667, 0.0]
+    """
+    p = precision_at_n(b, cutoff=cutoff)
+    r = recall_at_n(b, cutoff=cutoff)
+    s = p + r
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f1 = np.where(s > 0, 2 * p * r / np.where(s > 0, s, 1.0), 0.0)
+    return np.where(np.isnan(r), np.nan, f1)
+
+
+def average_precision_retrieved(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
+    """ShapeNet AP (its mean is the summary's mAP): mean precision at the retrieved relevant items.
+
+    .. math:: AP = \\frac{1}{V} \\sum_{i \\le N, g_i > 0} \\frac{|\\{j \\le i : g_j > 0\\}|}{i}
+
+    V = relevant items among the first N (not K: unretrieved relevant items
+    do not count); 0 when V = 0.  Source: SHREC'16/'17 ShapeNet Core55
+    Metrics.js (issue 18).
+
+    >>> b = GainBlock.from_gains([[3, 0, 1, 2], [0, 0]], [1, 1], [4, 4], -1, top=3)
+    >>> average_precision_retrieved(b).tolist() == [(1/1 + 2/3 + 3/4) / 3, 0.0]
+    True
+    """
+    g, _ = _cut(b, cutoff)
+    rel = g > 0
+    ranks = np.arange(1, g.shape[1] + 1)
+    precision = np.cumsum(rel, axis=1) / ranks
+    hits = rel.sum(axis=1)
+    total = np.where(rel, precision, 0.0).sum(axis=1)
+    return np.where(hits > 0, total / np.maximum(hits, 1), 0.0)
+
+
+def _dcg(g: np.ndarray) -> np.ndarray:
+    """g_1 + sum_{i>=2} g_i / log2 i, per row."""
+    discount = np.ones(g.shape[1])
+    discount[1:] = 1.0 / np.log2(np.arange(2, g.shape[1] + 1))
+    return (g * discount).sum(axis=1)
+
+
+def ndcg_retrieved(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
+    """ShapeNet NDCG: DCG of the retrieved grades over the DCG of the same grades sorted descending.
+
+    .. math:: NDCG = \\frac{g_1 + \\sum_{i=2}^{N} g_i / \\log_2 i}{g^*_1 + \\sum_{i=2}^{N} g^*_i / \\log_2 i}
+
+    g* = the first N grades sorted descending (the ideal is the retrieved
+    list's own, not the collection's).  0 when no retrieved item has a grade
+    > 0 (0/0 in the official code).  Source: SHREC'16/'17 ShapeNet Core55
+    Metrics.js (issue 18).
+
+    >>> import math
+    >>> b = GainBlock.from_gains([[1, 3], [0, 0]], [1, 1], [4, 4], -1, top=3)
+    >>> ndcg_retrieved(b).tolist() == [(1 + 3 / math.log2(2)) / (3 + 1 / math.log2(2)), 0.0]
+    True
+    """
+    g, _ = _cut(b, cutoff)
+    ideal = _dcg(-np.sort(-g, axis=1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(ideal > 0, _dcg(g) / np.where(ideal > 0, ideal, 1.0), 0.0)
