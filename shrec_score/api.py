@@ -98,6 +98,10 @@ def score(
         Make the randomization and the bootstrap reproducible.
     settings : Settings
         E depth, relevance level, PR levels, DCG cutoffs.
+    split : str, optional
+        With a ShapeNet Core55 ground truth (``id,synsetId,subSynsetId,modelId,split``):
+        the split whose models are the queries and the collection (required
+        when the file holds several).
     lenient : bool
         Score broken runs anyway: unknown ids dropped, repeated ids keep
         their first place, malformed lines dropped, missing queries and empty

@@ -139,7 +139,7 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, full_length
     if text is None:
         return [bad] if bad is not None else []
     found: list[Problem] = []
-    rows = list_rows(text, query_id)
+    rows = list_rows(text, None if relevance.keeps_own_item else query_id)  # ShapeNet: a query-id line is the query ranked first
     if not rows:
         return [Problem(path, None, "error", "an empty ranked list")]
     unjudged = None if relevance.closed else relevance.unjudged

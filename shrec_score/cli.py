@@ -210,6 +210,7 @@ def score_command(
             collection=pick("collection", collection),
             run_format=pick("run_format", run_format, "auto"),
             matrix_order=pick("matrix_order", matrix_order),
+            split=pick("split", split),
         )
         return
     names = [m.strip() for m in measures.split(",") if m.strip()] if measures else cfg.get("measures")
@@ -396,8 +397,15 @@ class _ProgressBar:
 @click.option("--collection", type=click.Path(), help="Target .cla with qrels relevance.")
 @click.option("--run-format", type=click.Choice(["auto", "lists", "matrix", "trec"]), default="auto", show_default=True)
 @click.option("--matrix-order", type=click.Choice(["listing", "numeric"]))
+@click.option("--split", help="ShapeNet Core55 ground truth: the split the runs rank.")
 def check_command(
-    runs: Sequence[str], relevance: str, queries: str | None, collection: str | None, run_format: str, matrix_order: str | None
+    runs: Sequence[str],
+    relevance: str,
+    queries: str | None,
+    collection: str | None,
+    run_format: str,
+    matrix_order: str | None,
+    split: str | None = None,
 ) -> None:
     """Check runs before submitting them: every problem, one line each, nothing scored.
 
@@ -407,7 +415,7 @@ def check_command(
     from .check import check_runs
 
     try:
-        rel = load_relevance(relevance, queries, collection=collection)
+        rel = load_relevance(relevance, queries, collection=collection, split=split)
     except InputError as exc:
         raise BadInput(str(exc)) from None
     problems = check_runs(list(runs), rel, run_format=run_format, matrix_order=matrix_order)

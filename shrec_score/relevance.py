@@ -18,7 +18,10 @@ Conventions (seeds/README.md, erratum 6):
   never relevant;
 * graded "sister" relevance (SHREC 2006): the query's own class is highly
   relevant (2), classes with the same parent (parent not ``0``) are marginally
-  relevant (1).
+  relevant (1);
+* ShapeNet Core55 (SHREC'16/'17, :class:`TaxonomyRelevance`): every model is a
+  query, its own item stays in its list and counts in K (the official
+  evaluator's rule); grades 3/2/1/0 from the synset / sub-synset taxonomy.
 """
 
 from __future__ import annotations
