@@ -383,3 +383,39 @@ def test_ids_of_another_split_are_refused_or_dropped_and_counted(tmp_path):
     q1 = report.per_query.set_index("query").loc["000001"]
     assert q1["shapenet.P@N"] == 2 / 2 and q1["shapenet.mAP"] == 1.0  # as if 000004 were not listed
     assert any("1 unknown target ids dropped" in w for w in report.warnings)
+
+
+def test_a_distance_matrix_keeps_the_own_column_and_scores_as_its_lists(tmp_path):
+    gt = tmp_path / "gt.csv"
+    gt.write_text(GT)
+    ids = ["000001", "000002", "000003"]
+    d = np.array([[0.0, 1.0, 1.0], [2.0, 0.5, 0.1], [1.0, 3.0, 0.0]])  # a tie in row 1: the lower column first
+    np.save(tmp_path / "mx.npy", d)
+    ranked = {q: [ids[j] for j in np.argsort(d[i], kind="stable")] for i, q in enumerate(ids)}
+    assert ranked["000001"] == ["000001", "000002", "000003"] and ranked["000002"] == ["000003", "000002", "000001"]
+    ref = Reference({"000001": "A", "000002": "A", "000003": "B"}, {"000001": "A1", "000002": "A", "000003": "B"})
+    report = shrec_score.score([tmp_path / "mx.npy"], gt, split="test")
+    got = report.per_query.set_index("query")
+    for q in ids:
+        assert got.loc[q, NAMES].tolist() == pytest.approx([ref.measures(q, ranked[q])[o] for o in OFFICIAL], abs=1e-12)
+
+
+def test_missing_queries_skip_averages_over_the_files_present_as_the_official_tool(tmp_path, monkeypatch):
+    import shutil
+
+    ref, runs = _read_sample()
+    src = os.path.join(SAMPLES, "shapenet-like")
+    shutil.copy(os.path.join(src, "ground_truth.csv"), tmp_path / "gt.csv")
+    shutil.copytree(os.path.join(src, "runs", "ShapeDNA"), tmp_path / "runs" / "ShapeDNA")
+    lists = dict(runs["ShapeDNA"])
+    gone = [q for i, q in enumerate(list(lists)) if i % 3 == 0]
+    for q in gone:
+        os.remove(tmp_path / "runs" / "ShapeDNA" / q)
+        del lists[q]
+    strict = CliRunner().invoke(cli, ["score", str(tmp_path / "runs"), "-r", str(tmp_path / "gt.csv"), "--split", "test"])
+    assert strict.exit_code == 2 and f"first missing: '{gone[0]}'" in strict.stderr
+    for average, row in (("micro", "microALL"), ("macro", "macroALL")):
+        report = shrec_score.score([tmp_path / "runs" / "ShapeDNA"], tmp_path / "gt.csv", split="test", average=average, settings=shrec_score.measures.Settings(missing="skip"))
+        want = dict(ref.summary(lists))[row]
+        assert report.per_run[NAMES].iloc[0].tolist() == pytest.approx([want[o] for o in OFFICIAL], abs=1e-12)
+        assert report.per_run["queries"].iloc[0] == len(lists)
