@@ -111,7 +111,7 @@ class Report:
     # -- files --------------------------------------------------------------
     def csv_files(self) -> dict[str, str]:
         """The files of ``--out``, name -> text."""
-        named = self.csv_columns
+        named = {f"{k}{end}": f"{v}{end}" for k, v in self.csv_columns.items() for end in ("", "_ci_low", "_ci_high")}
         files = {
             "per_query.csv": frame_to_csv(self.per_query.rename(columns=named)),
             "per_run.csv": frame_to_csv(self.per_run.rename(columns=named)),

@@ -419,3 +419,11 @@ def test_missing_queries_skip_averages_over_the_files_present_as_the_official_to
         want = dict(ref.summary(lists))[row]
         assert report.per_run[NAMES].iloc[0].tolist() == pytest.approx([want[o] for o in OFFICIAL], abs=1e-12)
         assert report.per_run["queries"].iloc[0] == len(lists)
+
+
+def test_the_official_names_also_head_the_confidence_interval_columns(tmp_path, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    result = CliRunner().invoke(cli, ["--config", "configs/shrec2017-shapenet.yaml", "--significance", "--resamples", "200", "--out", str(tmp_path / "o"), "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    assert list(pd.read_csv(tmp_path / "o" / "per_run.csv").columns) == ["run", "queries", *OFFICIAL, "mAP_ci_low", "mAP_ci_high"]
+    assert "shapenet.mAP_ci_low" in result.stdout.splitlines()[0]  # the command line's names on stdout
