@@ -385,8 +385,15 @@ class TaxonomyRelevance(Relevance):
     _synset_level: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=bool))
     #: Per query: its index in the collection (every model is a query).
     _query_target: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
-    #: K per grade level, computed on first use (asked for by every chunk of a run).
+    #: K per grade level 1..3, computed once when built (asked for by every chunk of a run).
     _n_relevant: dict[int, np.ndarray] = field(repr=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for level in range(1, self.max_grade + 1):
+            k = np.asarray([targets.size for targets in self.relevant_targets(level)], dtype=np.int64)
+            k.flags.writeable = False
+            self._n_relevant[level] = k
 
     @staticmethod
     def from_rows(
@@ -450,8 +457,6 @@ class TaxonomyRelevance(Relevance):
         return out
 
     def n_relevant(self, level: int = 1) -> np.ndarray:
-        if level not in self._n_relevant:
-            k = np.asarray([targets.size for targets in self.relevant_targets(level)], dtype=np.int64)
-            k.flags.writeable = False
-            self._n_relevant[level] = k
-        return self._n_relevant[level]
+        if level in self._n_relevant:
+            return self._n_relevant[level]
+        return np.asarray([targets.size for targets in self.relevant_targets(level)], dtype=np.int64)
