@@ -108,6 +108,15 @@ def cli() -> None:
 @click.option("--resamples", type=click.IntRange(min=100), default=10_000, show_default=True, help="Resamples of the randomization test and the bootstrap.")
 @click.option("--plots", "plots_dir", type=click.Path(file_okay=False), help="Write PR curves, NDCG/CG curves and per-class bars (PNG and SVG) here; needs matplotlib.")
 @click.option("-o", "--out", type=click.Path(file_okay=False), help="Write per_query.csv, per_run.csv and pr_curve.csv here.")
+@click.option(
+    "--html",
+    "html_dir",
+    type=click.Path(file_okay=False),
+    is_flag=False,
+    flag_value="",
+    default=None,
+    help="Write the results page (a self-contained index.html) here; --html alone (or --html=): under --out DIR/report/.",
+)
 @click.option("--per-query", is_flag=True, help="Also print per-query values (machine formats: print them instead of the leaderboard).")
 @click.option(
     "--format",
@@ -150,6 +159,7 @@ def score_command(
     resamples: int,
     plots_dir: str | None,
     out: str | None,
+    html_dir: str | None,
     per_query: bool,
     fmt: str,
     quiet: bool,
@@ -177,6 +187,8 @@ def score_command(
         return given if given is not None else cfg.get(key, default)
 
     runs = list(runs) or cfg.get("runs", [])
+    html = _html_folder(html_dir if html_dir is not None else cfg.get("html"), out)
+    page = {"description": cfg.get("description")}
     relevance = pick("relevance", relevance)
     ground_truth = pick("ground_truth", ground_truth)
     if not runs:
@@ -185,7 +197,7 @@ def score_command(
         from .api import score_kendall
 
         try:
-            with _Outputs(runs, out, None) as outputs:
+            with _Outputs(runs, out, None, html, page) as outputs:
                 report = score_kendall(
                     runs,
                     ground_truth,
@@ -263,7 +275,7 @@ def score_command(
     except OptionError as exc:
         raise BadInput(str(exc)) from None
     try:
-        with _Outputs(runs, out, plots_dir) as outputs:  # locked before any input is read
+        with _Outputs(runs, out, plots_dir, html, page) as outputs:  # locked before any input is read
             report = score(runs, relevance, options=options, progress=bar)
             bar.close()
             outputs.commit(report)
@@ -274,19 +286,44 @@ def score_command(
     _render(report, fmt, per_query, quiet)
 
 
+def _html_folder(given: str | bool | None, out: str | None) -> str | None:
+    """The ``--html`` folder: as given, or ``--out DIR/report`` for ``--html`` alone (``""``, YAML ``html: true``)."""
+    if given is None or given is False:
+        return None
+    if given is True or given == "":
+        if not out:
+            raise click.UsageError("--html without a folder writes under --out DIR/report/: expected --out DIR (or --html DIR)")
+        return os.path.join(out, "report")
+    return str(given)
+
+
+def _page_date() -> str:
+    """Today (UTC), or the day of SOURCE_DATE_EPOCH when set (reproducible pages)."""
+    import datetime
+
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    when = datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc) if epoch.isdigit() else datetime.datetime.now(datetime.timezone.utc)
+    return when.date().isoformat()
+
+
 class _Outputs:
-    """``--out`` and ``--plots`` as transactions (:mod:`shrec_score.outdir`):
+    """``--out``, ``--plots`` and ``--html`` as transactions (:mod:`shrec_score.outdir`):
     both folders are locked on entry, so a second scoring into them fails
     before it reads anything; :meth:`commit` replaces each as a unit.  A
-    ``--plots`` folder inside ``--out`` is part of the same unit.  Output
+    ``--plots`` or ``--html`` folder inside ``--out`` is part of the same
+    unit (and the page then links the CSV files).  Output
     folders inside a RUNS folder are refused: the next scoring would read
     them as runs."""
 
-    def __init__(self, runs: Sequence[str], out: str | None, plots: str | None) -> None:
+    def __init__(
+        self, runs: Sequence[str], out: str | None, plots: str | None, html: str | None = None, page: dict[str, Any] | None = None
+    ) -> None:
         from .outdir import OutputFolder
 
         self.plots_prefix: str | None = None
-        for flag, folder in (("--out", out), ("--plots", plots)):
+        self.html_prefix: str | None = None
+        self.page = page or {}
+        for flag, folder in (("--out", out), ("--plots", plots), ("--html", html)):
             if folder is None:
                 continue
             real = os.path.realpath(folder)
@@ -302,16 +339,30 @@ class _Outputs:
                 self.plots_prefix = rel.replace(os.sep, "/") + "/"
             elif not os.path.relpath(os.path.realpath(out), os.path.realpath(plots)).startswith(os.pardir):
                 raise BadInput(f"{out}: expected --out apart from --plots {plots} or holding it, not inside it")
+        if out and html:
+            rel = os.path.relpath(os.path.realpath(html), os.path.realpath(out))
+            if rel == os.curdir:
+                self.html_prefix = ""
+            elif not rel.startswith(os.pardir):
+                self.html_prefix = rel.replace(os.sep, "/") + "/"
+            elif not os.path.relpath(os.path.realpath(out), os.path.realpath(html)).startswith(os.pardir):
+                raise BadInput(f"{out}: expected --out apart from --html {html} or holding it, not inside it")
+        if html and plots and self.html_prefix is None and self.plots_prefix is None:
+            a, b = os.path.realpath(html), os.path.realpath(plots)
+            if a == b or a.startswith(b + os.sep) or b.startswith(a + os.sep):
+                raise BadInput(f"{html}: expected --html apart from --plots {plots} (or both inside --out)")
         self.out = OutputFolder(out) if out else None
         self.plots = OutputFolder(plots) if plots and self.plots_prefix is None else None
+        self.html = OutputFolder(html) if html and self.html_prefix is None else None
         self.want_plots = bool(plots)
+        self.want_html = bool(html)
 
     def __enter__(self) -> _Outputs:
         from contextlib import ExitStack
 
         self.stack = ExitStack()
         with self.stack as stack:
-            for folder in (self.out, self.plots):
+            for folder in (self.out, self.plots, self.html):
                 if folder is not None:
                     stack.enter_context(folder)
             self.stack = stack.pop_all()
@@ -326,16 +377,33 @@ class _Outputs:
             from .plots import plot_files
 
             figures = plot_files(report)
+        csv = report.csv_files() if self.out is not None else {}
+        pages: dict[str, str] = {}
+        if self.want_html:
+            from .html import html_files
+
+            links = None
+            if self.html_prefix is not None:  # the CSV files are written beside the page
+                up = "../" * self.html_prefix.count("/")
+                links = {name: up + name for name in csv}
+            pages = html_files(report, description=self.page.get("description"), date=_page_date(), figures=figures if self.want_plots else None, links=links)
         if self.plots is not None:
             for name, data in figures.items():
                 self.plots.add(name, data)
             self.plots.commit()
+        if self.html is not None:
+            for name, text in pages.items():
+                self.html.add(name, text)
+            self.html.commit()
         if self.out is not None:
-            for name, text in report.csv_files().items():
+            for name, text in csv.items():
                 self.out.add(name, text)
             if self.plots_prefix is not None:
                 for name, data in figures.items():
                     self.out.add(self.plots_prefix + name, data)
+            if self.html_prefix is not None:
+                for name, text in pages.items():
+                    self.out.add(self.html_prefix + name, text)
             self.out.commit()
 
 

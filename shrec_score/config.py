@@ -37,6 +37,10 @@ def _int_list(v: Any) -> bool:
     return isinstance(v, list) and all(_int(x) for x in v) and len(v) > 0
 
 
+def _folder_or_true(v: Any) -> bool:
+    return isinstance(v, bool) or (isinstance(v, str) and v != "")
+
+
 def _choice(*options: str) -> Callable[[Any], bool]:
     def check(v: Any) -> bool:
         return v in options
@@ -71,6 +75,8 @@ KEYS: dict[str, tuple[Callable[[Any], bool], str, str]] = {
     "ground_truth": (_str, "a file path", "file"),
     "ground_truth_higher_is_better": (_bool, "true or false", ""),
     "lower_is_better": (_bool, "true or false", ""),
+    # the results page's folder (written, not read: not checked); true = under --out DIR/report/
+    "html": (_folder_or_true, "a folder path, or true for --out DIR/report/", "folder"),
 }
 
 
@@ -108,6 +114,8 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
         if kind == "file":
             value = _resolve(base, value)
             _check_path(regular_file, value, where, "an existing file", "a regular file")
+        elif kind == "folder" and isinstance(value, str):
+            value = _resolve(base, value)
         elif kind == "paths":
             value = [_resolve(base, v) for v in value]
             for v in value:
