@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: help install demo test lint bench samples clean
+.PHONY: help install demo test lint bench samples clean browser
 
 help:
 	@echo "make demo     install the tool into $(VENV) and score sample_runs/"
@@ -28,12 +28,24 @@ install: $(VENV)/.installed
 
 demo: $(VENV)/.installed
 	$(BIN)/shrec-score sample_runs/psb-like/runs --relevance sample_runs/psb-like/classes.cla --sort AP --out results/psb-like --format table
-	$(BIN)/shrec-score --config configs/shrec2006.yaml --out results/shrec2006 --plots results/shrec2006/plots --significance --format table
+	$(BIN)/shrec-score --config configs/shrec2006.yaml --out results/shrec2006 --plots results/shrec2006/plots --significance --html --format table
+	@echo "results page: file://$(CURDIR)/results/shrec2006/report/index.html"
 	$(BIN)/shrec-score --config configs/shrec2018-sketch-scene.yaml --out results/shrec2018-sketch-scene --format table
 	$(BIN)/shrec-score --config configs/sbir-kendall.yaml --out results/sbir --format table
 
-test: $(VENV)/.installed-test
+test: $(VENV)/.installed-test browser
 	$(BIN)/python -m pytest
+
+# The results page's browser tests (tests/test_html_browser.py) drive Debian's
+# chromium through chromedriver: installed here when running as root, else
+# those tests skip and say why.
+browser:
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; } \
+	      || echo "could not install chromium: the browser tests will skip"; \
+	  else echo "chromium/chromedriver missing and not root: the browser tests will skip"; fi; \
+	fi
 
 lint: $(VENV)/.installed-test
 	$(PIP) install -e '.[lint]'

@@ -357,7 +357,7 @@ def _figures(report: Report, figures: Mapping[str, bytes] | None) -> dict[str, b
         return None
     from .plots import plot_files
 
-    return plot_files(report)
+    return plot_files(report, formats=("svg",))
 
 
 _SVG_JUNK = re.compile(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->|<metadata>.*?</metadata>", re.S)
@@ -368,15 +368,16 @@ def inline_svg(svg: str, prefix: str, title: str) -> str:
     """An SVG file's text made ready to sit inside the page.
 
     The XML prolog, the DOCTYPE, comments and metadata are dropped; every
-    ``id`` gets ``prefix`` (two figures never share one) and every reference
-    to it follows; the root gets ``role="img"``, an ``aria-labelledby`` and
+    ``id`` becomes ``prefix`` and its number in order of appearance (two
+    figures never share one, and matplotlib's random clip-path ids give way
+    to the same ids at every scoring) and every reference to it follows; the root gets ``role="img"``, an ``aria-labelledby`` and
     a ``<title>`` (escaped).
     """
     svg = _SVG_JUNK.sub("", svg).strip()
-    ids = set(_SVG_ID.findall(svg))
-    if ids:
-        svg = _SVG_ID.sub(lambda m: f'id="{prefix}{m.group(1)}"', svg)
-        svg = re.sub(r"#([A-Za-z_][\w.:-]*)", lambda m: f"#{prefix}{m.group(1)}" if m.group(1) in ids else m.group(0), svg)
+    new = {old: f"{prefix}{i}" for i, old in enumerate(dict.fromkeys(_SVG_ID.findall(svg)))}
+    if new:
+        svg = _SVG_ID.sub(lambda m: f'id="{new[m.group(1)]}"', svg)
+        svg = re.sub(r"#([A-Za-z_][\w.:-]*)", lambda m: f"#{new[m.group(1)]}" if m.group(1) in new else m.group(0), svg)
     title_id = f"{prefix}title"
     svg = re.sub(
         r"<svg\b([^>]*)>",
@@ -549,12 +550,12 @@ def _explorer(report: Report) -> str:
         "Values are shown with 4 decimals.</p>",
         note,
         '<noscript><p class="note">The explorer needs JavaScript; the same values are in per_query.csv.</p></noscript>',
-        '<form class="controls" id="pq-controls" onsubmit="return false">',
+        '<div class="controls" id="pq-controls" role="group" aria-label="Explorer settings">',
         '<label>Run <select id="pq-run"></select></label>',
         '<label>Measure <select id="pq-measure"></select></label>',
         '<label>Class <select id="pq-class"><option value="">every class</option></select></label>' if has_class else "",
         '<label>Query id contains <input id="pq-filter" type="search" size="12"></label>',
-        "</form>",
+        "</div>",
         '<p id="pq-status" class="status" aria-live="polite"></p>',
         '<div class="scroll tall" tabindex="0" role="region" aria-labelledby="per-query-h"><table id="pq-table">'
         "<caption>Per-query values of the chosen run and measure</caption>"

@@ -90,7 +90,7 @@ def styles(n: int) -> list[dict]:
     return out
 
 
-def _save(fig: Figure, name: str) -> dict[str, bytes]:
+def _save(fig: Figure, name: str, formats: tuple[str, ...] = ("png", "svg")) -> dict[str, bytes]:
     """``fig`` as ``{"<name>.png": bytes, "<name>.svg": bytes}``.
 
     Parameters
@@ -108,7 +108,7 @@ def _save(fig: Figure, name: str) -> dict[str, bytes]:
     import io
 
     files = {}
-    for ext in ("png", "svg"):
+    for ext in formats:
         buf = io.BytesIO()
         fig.savefig(buf, format=ext, dpi=150, bbox_inches="tight", metadata={"Date": None} if ext == "svg" else None)
         files[f"{name}.{ext}"] = buf.getvalue()
@@ -176,8 +176,9 @@ def write_plots(report: Report, out_dir: str | os.PathLike[str]) -> list[str]:
     return publish(out_dir, plot_files(report))
 
 
-def plot_files(report: Report) -> dict[str, bytes]:
-    """Every figure the report supports, as ``{file name: PNG or SVG bytes}`` (see :func:`write_plots`)."""
+def plot_files(report: Report, formats: tuple[str, ...] = ("png", "svg")) -> dict[str, bytes]:
+    """Every figure the report supports, as ``{file name: PNG or SVG bytes}`` (see :func:`write_plots`);
+    ``formats=("svg",)``: the SVGs only (the results page's, drawn without the PNGs)."""
     Figure = _figure_class()
     runs = [str(r) for r in report.leaderboard["run"]]
     st = dict(zip(runs, styles(len(runs))))
@@ -192,7 +193,7 @@ def plot_files(report: Report) -> dict[str, bytes]:
             ax.plot(sub["recall"], sub["precision"], label=label[r], **st[r])
         ax.set(xlabel="Recall", ylabel="Precision", xlim=(0, 1.02), ylim=(0, 1.02), title="Precision-recall")
         _finish_lines(ax, ncol)
-        written.update(_save(fig, "pr_curves"))
+        written.update(_save(fig, "pr_curves", formats))
 
     if report.curves is not None:
         fig, ax = _axes(Figure, (6.4, 4.8))
@@ -201,7 +202,7 @@ def plot_files(report: Report) -> dict[str, bytes]:
             ax.plot(sub["rank"], sub["NDCG"], label=label[r], markevery=10, **st[r])
         ax.set(xlabel="Rank", ylabel="Mean NDCG", xlim=(1, int(report.curves["rank"].max())), title="Normalized discounted cumulated gain")
         _finish_lines(ax, ncol)
-        written.update(_save(fig, "ndcg_vs_rank"))
+        written.update(_save(fig, "ndcg_vs_rank", formats))
 
     if report.gain_vs_recall is not None:
         fig, axes = _axes(Figure, (11, 4.5), ncols=2)
@@ -212,7 +213,7 @@ def plot_files(report: Report) -> dict[str, bytes]:
             ax.set(xlabel="Recall (%)", ylabel=f"Mean {kind}", title=f"Average {kind} vs recall")
             ax.grid(alpha=0.3)
         axes[1].legend(fontsize=7, ncol=ncol, loc="best")
-        written.update(_save(fig, "cg_vs_recall"))
+        written.update(_save(fig, "cg_vs_recall", formats))
 
     if report.per_class is not None and report.sort in report.per_class:
         import numpy as np
@@ -229,7 +230,7 @@ def plot_files(report: Report) -> dict[str, bytes]:
         ax.set(ylabel=DISPLAY.get(report.sort, report.sort), title=f"{DISPLAY.get(report.sort, report.sort)} per class")
         ax.legend(fontsize=7, ncol=ncol)
         safe = "".join(c if c.isalnum() else "_" for c in report.sort)
-        written.update(_save(fig, f"per_class_{safe}"))
+        written.update(_save(fig, f"per_class_{safe}", formats))
     return written
 
 
