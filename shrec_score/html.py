@@ -8,7 +8,7 @@ The page needs nothing from the network (no CDN, no web font, no external
 script or style sheet): it works opened from ``file://``, from a static web
 host and offline.  Sections, in this order (each a ``<section>`` with a
 stable ``id``): ``summary`` (title, description, date, signature),
-``leaderboard`` (every measure column, sortable, the best value of each
+``leaderboard`` (every measure column, the shown ones first, sortable, the best value of each
 column in bold with a star, bootstrap intervals and the significance group
 when computed), ``plots`` (matplotlib's SVGs inline, each with a
 ``<title>``), ``significance`` (the pairwise tests), ``per-class`` (a heat
@@ -273,7 +273,8 @@ def _near_best(report: Report) -> dict[str, tuple[str, float | None]]:
 
 def _leaderboard(report: Report) -> str:
     board = report.leaderboard
-    measures = [m for m in report.measures if m in board.columns]
+    # the shown columns first (those of the Markdown and the terminal, the sort measure among them), then every other
+    measures = [m for m in dict.fromkeys([*report.shown, *report.measures]) if m in board.columns]
     ci_low, ci_high = f"{report.sort}_ci_low", f"{report.sort}_ci_high"
     has_ci = ci_low in board.columns and ci_high in board.columns
     groups = _near_best(report)
@@ -397,10 +398,14 @@ def _plots(report: Report, figures: Mapping[str, bytes] | None) -> str:
         stem = name[: -len(".svg")]
         title = _plot_title(stem, report)
         svg = inline_svg(data.decode("utf-8"), f"f{i}-", title)
-        body.append(f'<figure class="plot">{svg}<figcaption>{text(title)}</figcaption></figure>')
+        size = re.search(r'<svg[^>]*\bwidth="([\d.]+)pt"[^>]*\bheight="([\d.]+)pt"', svg)
+        wide = size is not None and float(size.group(1)) > 1.7 * float(size.group(2))
+        body.append(
+            f'<figure class="plot{" wide" if wide else ""}"><div class="figbox">{svg}</div><figcaption>{text(title)}</figcaption></figure>'
+        )
     if not body:
-        body.append('<p class="note">No figure applies to this report.</p>')
-    return _section("plots", "Plots", body)
+        return _section("plots", "Plots", ['<p class="note">No figure applies to this report.</p>'])
+    return _section("plots", "Plots", ['<div class="plots">', *body, "</div>"])
 
 
 # -- significance, per class ------------------------------------------------------
@@ -605,7 +610,9 @@ td.best strong{color:var(--best)}.star{color:var(--best)}
 .heat td.best strong,.heat .star{color:inherit}
 .g-best,.g-near{font-weight:600}
 .legend{font-size:.85em;color:var(--muted);padding-left:1.2em}
-figure.plot{margin:1em 0;max-width:100%}
+.plots{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,480px),1fr));gap:12px 24px}
+figure.plot{margin:0;min-width:0}figure.wide{grid-column:1/-1}
+.figbox{overflow-x:auto}
 figure.plot svg{max-width:100%;height:auto;display:block}
 figcaption{font-size:.9em;color:var(--muted)}
 .controls{display:flex;flex-wrap:wrap;gap:8px 16px;margin:.5em 0}
@@ -615,12 +622,12 @@ figcaption{font-size:.9em;color:var(--muted)}
 #pq-table tr.sel{background:#fff6d5}#pq-table{min-width:min(24em,100%)}
 .detail{margin-top:1em}
 .files li{margin:.2em 0}
-@media (max-width:600px){body{font-size:14px}main{padding:8px}th,td{padding:3px 5px}.signature dl{grid-template-columns:auto 1fr;gap:2px 8px}}
+@media (max-width:600px){figure.wide svg{max-width:none;width:700px}body{font-size:14px}main{padding:8px}th,td{padding:3px 5px}.signature dl{grid-template-columns:auto 1fr;gap:2px 8px}}
 @media print{
 @page{size:A4;margin:12mm}
 .skip,.controls,#per-query,.status{display:none!important}
 thead{display:table-header-group}tr{break-inside:avoid}
-figure.plot svg{max-height:24cm}figure.plot{break-inside:avoid}
+figure.plot svg{max-height:24cm}figure.plot{break-inside:avoid}.plots{display:block}.figbox{overflow:visible}
 h2{break-after:avoid}
 td[style]{-webkit-print-color-adjust:exact;print-color-adjust:exact}
 body{font-size:9pt}main{max-width:none;padding:0}

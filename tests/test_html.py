@@ -93,8 +93,12 @@ def test_leaderboard_values_equal_per_run_csv(sample):
     out, _, soup = sample
     per_run = read_csv(os.path.join(out, "per_run.csv"))
     _, heads, rows = _board(soup)
-    columns = [c for c in per_run[0] if not c.endswith(("_ci_low", "_ci_high"))]
-    # rank, then per_run.csv's columns (AP shows as mAP; not in this scoring), then the group
+    with open(os.path.join(out, "leaderboard.md"), encoding="utf-8") as f:
+        shown = [c.strip() for c in f.readline().strip().strip("|").split("|")][3:]
+    measures = [c for c in per_run[0] if not c.endswith(("_ci_low", "_ci_high"))][2:]
+    # rank, run, queries, the Markdown's columns (ADR first), every other column of per_run.csv, then the group
+    columns = ["run", "queries", *shown, *[m for m in measures if m not in shown]]
+    assert shown[0] == "ADR" and sorted(columns[2:]) == sorted(measures)
     assert heads == ["rank", *columns, "vs best"]
     assert [r[1] for r in rows] == [p["run"] for p in per_run]
     for i, (row, rec) in enumerate(zip(rows, per_run)):
