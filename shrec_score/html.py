@@ -109,6 +109,12 @@ def _num(value: Any) -> float | None:
     return None if math.isnan(v) else v
 
 
+def _dv(value: Any) -> str:
+    """A cell's sort key (``data-v``): the number, or empty when undefined (sorted last)."""
+    v = _num(value)
+    return "" if v is None else repr(v)
+
+
 def _scaled(value: Any) -> int | None:
     """A per-query value for the JSON block: round(value x 10^4), None when undefined."""
     v = _num(value)
@@ -293,7 +299,7 @@ def _leaderboard(report: Report) -> str:
     if has_ci:
         heads.append(f'<th scope="col">95% CI of {text(display_name(report.sort))}</th>')
     if groups:
-        heads.append(_head("vs best", "num", "asc", "", "Holm-adjusted p-value against the best run"))
+        heads.append(_head("vs best", "num", "desc", "", "Holm-adjusted p-value against the best run (sorted: the best run, then the largest p)"))
     best = {m: _best_of(list(board[m]), _direction(m)) for m in measures}
     rows = []
     for i in range(len(board)):
@@ -311,11 +317,11 @@ def _leaderboard(report: Report) -> str:
         if groups:
             label, p = groups.get(run, ("", None))
             if label == "best":
-                cells.append(f'<td class="num group" data-v="-1"><span class="g-best">best {BEST}</span></td>')
+                cells.append(f'<td class="num group" data-v="2"><span class="g-best">best {BEST}</span></td>')
             elif label.startswith("not"):
-                cells.append(f'<td class="num group" data-v="{p}"><span class="g-near" title="{label}">{NEAR_BEST} best</span> <small>p={fmt(p)}</small></td>')
+                cells.append(f'<td class="num group" data-v="{_dv(p)}"><span class="g-near" title="{label}">{NEAR_BEST} best</span> <small>p={fmt(p)}</small></td>')
             elif label:
-                cells.append(f'<td class="num group" data-v="{p}"><span title="{label}">worse</span> <small>p={fmt(p)}</small></td>')
+                cells.append(f'<td class="num group" data-v="{_dv(p)}"><span title="{label}">worse</span> <small>p={fmt(p)}</small></td>')
             else:
                 cells.append('<td class="num group" data-v=""></td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
@@ -429,10 +435,10 @@ def _significance(report: Report) -> str:
         rows.append(
             "<tr>"
             f'<td>{text(rec.run_a)}</td><td>{text(rec.run_b)}</td>'
-            f'<td class="num" data-v="{_num(rec.mean_diff)}">{float(rec.mean_diff):+.4f}</td>'
+            f'<td class="num" data-v="{_dv(rec.mean_diff)}">{float(rec.mean_diff):+.4f}</td>'
             f'<td class="num">{int(rec.wins)}/{int(rec.ties)}/{int(rec.losses)}</td>'
-            f'<td class="num" data-v="{_num(rec.p_value)}">{fmt(rec.p_value)}</td>'
-            f'<td class="num" data-v="{_num(rec.p_adjusted)}">{fmt(rec.p_adjusted)}</td>'
+            f'<td class="num" data-v="{_dv(rec.p_value)}">{fmt(rec.p_value)}</td>'
+            f'<td class="num" data-v="{_dv(rec.p_adjusted)}">{fmt(rec.p_adjusted)}</td>'
             f"<td>{'<strong>yes</strong>' if yes else 'no'}</td>"
             "</tr>"
         )
@@ -450,7 +456,7 @@ def _per_class(report: Report) -> str:
     pc = getattr(report, "per_class", None)
     sort = report.sort
     if pc is None or sort not in pc.columns or not len(pc):
-        return _section("per-class", "Per class", ['<p class="note">No classes in this scoring (TREC qrels have none).</p>'])
+        return _section("per-class", "Per class", ['<p class="note">No per-class values in this scoring (TREC qrels and ground-truth scores have no classes).</p>'])
     runs = [str(r) for r in report.leaderboard["run"]]
     classes = list(dict.fromkeys(str(c) for c in pc["class"]))
     values: dict[tuple[str, str], Any] = {}
@@ -593,7 +599,7 @@ h3{font-size:1.05em}
 .signature dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:.4em 0;font-size:.9em}
 .signature dt{font-weight:600}.signature dd{margin:0;overflow-wrap:anywhere}
 .warnings{color:#8a4b00;font-size:.9em}
-.scroll{overflow-x:auto;max-width:100%;border:1px solid var(--line);border-radius:4px}
+.scroll{overflow-x:auto;width:fit-content;max-width:100%;border:1px solid var(--line);border-radius:4px}
 .scroll.tall{max-height:70vh;overflow-y:auto}
 table{border-collapse:collapse;font-size:.9em;font-variant-numeric:tabular-nums}
 caption{text-align:left;padding:4px 6px;color:var(--muted);font-size:.9em}
@@ -619,7 +625,7 @@ figcaption{font-size:.9em;color:var(--muted)}
 .controls label{display:flex;flex-direction:column;font-size:.85em;color:var(--muted)}
 .controls select,.controls input{font:inherit;font-size:1rem;max-width:80vw}
 #pq-table td.q button{font:inherit;color:#0645ad;text-decoration:underline;background:none;border:0;padding:0;cursor:pointer;text-align:left}
-#pq-table tr.sel{background:#fff6d5}#pq-table{min-width:min(24em,100%)}
+#pq-table tr.sel{background:#fff6d5}#pq-table{min-width:min(28em,100%)}
 .detail{margin-top:1em}
 .files li{margin:.2em 0}
 @media (max-width:600px){figure.wide svg{max-width:none;width:700px}body{font-size:14px}main{padding:8px}th,td{padding:3px 5px}.signature dl{grid-template-columns:auto 1fr;gap:2px 8px}}
@@ -670,7 +676,7 @@ _JS = r"""
         var asc = nextAsc(th), num = th.getAttribute("data-kind") === "num", body = table.tBodies[0];
         var rows = Array.prototype.slice.call(body.rows).map(function (tr, i) {
           var c = tr.cells[col], v = num ? c.getAttribute("data-v") : c.textContent;
-          return { tr: tr, i: i, v: num ? (v === "" || v === null || v === "None" ? null : parseFloat(v)) : v };
+          return { tr: tr, i: i, v: num ? (v === "" || v === null ? null : parseFloat(v)) : v };
         });
         rows.sort(function (x, y) { return cmp(x.v, y.v, asc, num) || x.i - y.i; });
         rows.forEach(function (r) { body.appendChild(r.tr); });
