@@ -55,6 +55,11 @@ if TYPE_CHECKING:
 #: Explorer data: at most this many per-query values (runs x queries x measures) for every measure.
 EXPLORER_BUDGET = 300_000
 
+#: Printed, a wide leaderboard is cut into tables of rank, run and this many more columns (A4 at 9 pt).
+PRINT_COLUMNS = 8
+
+_RUN_TH = '<th scope="col" class="run">'
+
 #: Plot file stem (see :func:`shrec_score.plots.plot_files`) -> accessible title.
 PLOT_TITLES = {
     "pr_curves": "Precision-recall curves of every run (mean precision at each recall level)",
@@ -284,10 +289,11 @@ def _leaderboard(report: Report) -> str:
     ci_low, ci_high = f"{report.sort}_ci_low", f"{report.sort}_ci_high"
     has_ci = ci_low in board.columns and ci_high in board.columns
     groups = _near_best(report)
-    heads = [
-        _head("rank", "num", "asc", ""),
-        _head("run", "text", "asc", ' class="run"'),
-        _head("queries", "num", "desc"),
+    # columns as (key, sortable header, plain header for print); the interval and the group follow the sort measure
+    cols: list[tuple[str, str, str]] = [
+        ("rank", _head("rank", "num", "asc", ""), "rank"),
+        ("run", _head("run", "text", "asc", ' class="run"'), "run"),
+        ("queries", _head("queries", "num", "desc"), "queries"),
     ]
     for m in measures:
         higher = _direction(m)
@@ -295,36 +301,40 @@ def _leaderboard(report: Report) -> str:
         if m == report.sort:
             aria = ' aria-sort="ascending"' if higher is False else ' aria-sort="descending"'
         where = "higher is better" if higher else "lower is better" if higher is False else "no direction"
-        heads.append(_head(text(display_name(m)) + _arrow(higher), "num", "asc" if higher is False else "desc", aria, f"{display_name(m)}: {where}"))
-    if has_ci:
-        heads.append(f'<th scope="col">95% CI of {text(display_name(report.sort))}</th>')
-    if groups:
-        heads.append(_head("vs best", "num", "desc", "", "Holm-adjusted p-value against the best run (sorted: the best run, then the largest p)"))
+        label = text(display_name(m)) + _arrow(higher)
+        cols.append((m, _head(label, "num", "asc" if higher is False else "desc", aria, f"{display_name(m)}: {where}"), label))
+        if m == report.sort and has_ci:
+            ci_head = f"95% CI of {text(display_name(report.sort))}"
+            cols.append(("ci", f'<th scope="col">{ci_head}</th>', ci_head))
+        if m == report.sort and groups:
+            cols.append(("group", _head("vs best", "num", "desc", "", "Holm-adjusted p-value against the best run (sorted: the best run, then the largest p)"), "vs best"))
     best = {m: _best_of(list(board[m]), _direction(m)) for m in measures}
-    rows = []
+    rows: list[dict[str, str]] = []
     for i in range(len(board)):
         rec = board.iloc[i]
         run = str(rec["run"])
-        cells = [
-            f'<td class="num" data-v="{int(rec["rank"])}">{int(rec["rank"])}</td>',
-            f'<th scope="row" class="run">{text(run)}</th>',
-            f'<td class="num" data-v="{int(rec["queries"])}">{int(rec["queries"])}</td>',
-        ]
-        cells += [_num_cell(rec[m], best[m]) for m in measures]
+        cells = {
+            "rank": f'<td class="num" data-v="{int(rec["rank"])}">{int(rec["rank"])}</td>',
+            "run": f'<th scope="row" class="run">{text(run)}</th>',
+            "queries": f'<td class="num" data-v="{int(rec["queries"])}">{int(rec["queries"])}</td>',
+        }
+        cells.update({m: _num_cell(rec[m], best[m]) for m in measures})
         if has_ci:
             lo, hi = fmt(rec[ci_low]), fmt(rec[ci_high])
-            cells.append(f'<td class="num ci">{lo}&ndash;{hi}</td>' if lo and hi else '<td class="num ci"></td>')
+            cells["ci"] = f'<td class="num ci">{lo}&ndash;{hi}</td>' if lo and hi else '<td class="num ci"></td>'
         if groups:
             label, p = groups.get(run, ("", None))
             if label == "best":
-                cells.append(f'<td class="num group" data-v="2"><span class="g-best">best {BEST}</span></td>')
+                cells["group"] = f'<td class="num group" data-v="2"><span class="g-best">best {BEST}</span></td>'
             elif label.startswith("not"):
-                cells.append(f'<td class="num group" data-v="{_dv(p)}"><span class="g-near" title="{label}">{NEAR_BEST} best</span> <small>p={fmt(p)}</small></td>')
+                cells["group"] = f'<td class="num group" data-v="{_dv(p)}"><span class="g-near" title="{label}">{NEAR_BEST} best</span> <small>p={fmt(p)}</small></td>'
             elif label:
-                cells.append(f'<td class="num group" data-v="{_dv(p)}"><span title="{label}">worse</span> <small>p={fmt(p)}</small></td>')
+                cells["group"] = f'<td class="num group" data-v="{_dv(p)}"><span title="{label}">worse</span> <small>p={fmt(p)}</small></td>'
             else:
-                cells.append('<td class="num group" data-v=""></td>')
-        rows.append("<tr>" + "".join(cells) + "</tr>")
+                cells["group"] = '<td class="num group" data-v=""></td>'
+        rows.append(cells)
+    heads = [h for _, h, _ in cols]
+    body_rows = ["<tr>" + "".join(r[k] for k, _, _ in cols) + "</tr>" for r in rows]
     legend = [
         f"<li><strong>bold</strong> and {BEST}: the best value of the column (ties at 4 decimals all marked)</li>",
         "<li>\u2191 higher is better, \u2193 lower is better; the first click on a header sorts best first, the next one reverses</li>",
@@ -337,12 +347,23 @@ def _leaderboard(report: Report) -> str:
             f"(paired randomization test on {text(display_name(report.sort))}, Holm-corrected, p &ge; 0.05); "
             "worse = significantly worse; p = Holm-adjusted p-value</li>"
         )
+    caption = f"Mean of every measure per run, best first by {text(display_name(report.sort))}"
+    chunks = [cols[i : i + PRINT_COLUMNS] for i in range(2, len(cols), PRINT_COLUMNS)]
     body = [
-        f'<div class="scroll" tabindex="0" role="region" aria-labelledby="leaderboard-h"><table class="sortable" id="leaderboard-table">'
-        f"<caption>Mean of every measure per run, best first by {text(display_name(report.sort))}</caption>"
-        f"<thead><tr>{''.join(heads)}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>",
-        '<ul class="legend">' + "".join(legend) + "</ul>",
+        f'<div class="scroll{" screen-only" if len(chunks) > 1 else ""}" tabindex="0" role="region" aria-labelledby="leaderboard-h">'
+        f'<table class="sortable" id="leaderboard-table"><caption>{caption}</caption>'
+        f"<thead><tr>{''.join(heads)}</tr></thead><tbody>{''.join(body_rows)}</tbody></table></div>",
     ]
+    if len(chunks) > 1:  # printed: the same table in slices of columns that fit A4, each with rank and run
+        for n, chunk in enumerate(chunks, 1):
+            part = [*cols[:2], *chunk]
+            head = "".join((_RUN_TH if k == "run" else "<th scope=\"col\">") + f"{label}</th>" for k, _, label in part)
+            trs = "".join("<tr>" + "".join(r[k] for k, _, _ in part) + "</tr>" for r in rows)
+            body.append(
+                f'<div class="scroll print-only"><table><caption>{caption} ({n} of {len(chunks)})</caption>'
+                f"<thead><tr>{head}</tr></thead><tbody>{trs}</tbody></table></div>"
+            )
+    body.append('<ul class="legend">' + "".join(legend) + "</ul>")
     return _section("leaderboard", "Leaderboard", body)
 
 
@@ -628,9 +649,11 @@ figcaption{font-size:.9em;color:var(--muted)}
 #pq-table tr.sel{background:#fff6d5}#pq-table{min-width:min(28em,100%)}
 .detail{margin-top:1em}
 .files li{margin:.2em 0}
+.print-only{display:none}
 @media (max-width:600px){figure.wide svg{max-width:none;width:700px}body{font-size:14px}main{padding:8px}th,td{padding:3px 5px}.signature dl{grid-template-columns:auto 1fr;gap:2px 8px}}
 @media print{
 @page{size:A4;margin:12mm}
+.screen-only{display:none!important}.print-only{display:block}
 .skip,.controls,#per-query,.status{display:none!important}
 thead{display:table-header-group}tr{break-inside:avoid}
 figure.plot svg{max-height:24cm}figure.plot{break-inside:avoid}.plots{display:block}.figbox{overflow:visible}

@@ -64,8 +64,9 @@ def _cell_text(cell) -> str:
 
 
 def _board(soup):
+    """The on-screen leaderboard: header labels (arrows dropped) and cell texts (stars dropped)."""
     table = soup.find("table", id="leaderboard-table")
-    heads = [b.get_text("", strip=True).rstrip("\u2191\u2193").strip() for b in table.thead.find_all("button")]
+    heads = [th.get_text("", strip=True).rstrip("\u2191\u2193").strip() for th in table.thead.find_all("th")]
     rows = [[_cell_text(c) for c in tr.find_all(["th", "td"])] for tr in table.tbody.find_all("tr")]
     return table, heads, rows
 
@@ -96,34 +97,54 @@ def test_leaderboard_values_equal_per_run_csv(sample):
     with open(os.path.join(out, "leaderboard.md"), encoding="utf-8") as f:
         shown = [c.strip() for c in f.readline().strip().strip("|").split("|")][3:]
     measures = [c for c in per_run[0] if not c.endswith(("_ci_low", "_ci_high"))][2:]
-    # rank, run, queries, the Markdown's columns (ADR first), every other column of per_run.csv, then the group
-    columns = ["run", "queries", *shown, *[m for m in measures if m not in shown]]
-    assert shown[0] == "ADR" and sorted(columns[2:]) == sorted(measures)
-    assert heads == ["rank", *columns, "vs best"]
+    # rank, run, queries, the Markdown's columns (ADR first, then its interval and the group), every other column
+    assert shown[0] == "ADR"
+    others = [m for m in measures if m not in shown]
+    assert heads == ["rank", "run", "queries", "ADR", "95% CI of ADR", "vs best", *shown[1:], *others]
     assert [r[1] for r in rows] == [p["run"] for p in per_run]
     for i, (row, rec) in enumerate(zip(rows, per_run)):
-        assert row[0] == str(i + 1)
-        assert row[2] == rec["queries"]
-        for j, col in enumerate(columns[2:]):
-            assert row[3 + j] == f4(rec[col]), (rec["run"], col)
-        lo, hi = float(rec["ADR_ci_low"]), float(rec["ADR_ci_high"])
-        assert row[3 + len(columns) - 2] == f"{lo:.4f}\u2013{hi:.4f}"
+        cell = dict(zip(heads, row))
+        assert cell["rank"] == str(i + 1)
+        assert cell["queries"] == rec["queries"]
+        for m in measures:
+            assert cell[m] == f4(rec[m]), (rec["run"], m)
+        assert cell["95% CI of ADR"] == f"{f4(rec['ADR_ci_low'])}\u2013{f4(rec['ADR_ci_high'])}"
+
+
+def test_wide_leaderboard_prints_in_slices_with_rank_and_run(sample):
+    _, _, soup = sample
+    _, heads, rows = _board(soup)
+    section = soup.find("section", id="leaderboard")
+    assert "screen-only" in soup.find("table", id="leaderboard-table").parent["class"]
+    slices = [div.table for div in section.find_all("div", class_="print-only")]
+    got_heads, got_cells = [], {r[1]: [] for r in rows}
+    for t in slices:
+        h = [th.get_text("", strip=True).rstrip("\u2191\u2193").strip() for th in t.thead.find_all("th")]
+        assert h[:2] == ["rank", "run"] and 3 <= len(h) <= 2 + 8
+        got_heads += h[2:]
+        for tr in t.tbody.find_all("tr"):
+            cells = [_cell_text(c) for c in tr.find_all(["th", "td"])]
+            got_cells[cells[1]] += cells[2:]
+    # every column once, in the screen order, with the same cells
+    assert got_heads == heads[2:]
+    assert got_cells == {r[1]: r[2:] for r in rows}
 
 
 def test_best_of_each_column_bold_and_starred_direction_aware(sample):
     out, _, soup = sample
     per_run = read_csv(os.path.join(out, "per_run.csv"))
     table, heads, _ = _board(soup)
-    measures = heads[3:-1]
+    measures = [h for h in heads[3:] if h not in ("95% CI of ADR", "vs best")]
     ths = table.thead.find_all("th")
-    for j, m in enumerate(measures):
-        th = ths[3 + j]
+    for m in measures:
+        j = heads.index(m)
+        th = ths[j]
         assert th["data-first"] == ("asc" if m in LOWER else "desc"), m
         shown = [f4(r[m]) for r in per_run]
         defined = [float(s) for s in shown if s]
         best = (min if m in LOWER else max)(defined) if defined else None
         for tr, s in zip(table.tbody.find_all("tr"), shown):
-            cell = tr.find_all(["th", "td"])[3 + j]
+            cell = tr.find_all(["th", "td"])[j]
             starred = "\u2605" in cell.get_text() and cell.find("strong") is not None
             assert starred == (s != "" and float(s) == best), (m, s)
     # the sort column is marked as sorted, and the legend explains the marks in words
@@ -142,8 +163,8 @@ def test_significance_group_against_the_best_run(sample):
         if best in (rec["run_a"], rec["run_b"]):
             other = rec["run_b"] if rec["run_a"] == best else rec["run_a"]
             expected[other] = f"worse p={float(rec['p_adjusted']):.4f}" if rec["significant"] == "True" else f"\u2248 best p={float(rec['p_adjusted']):.4f}"
-    _, _, rows = _board(soup)
-    assert {r[1]: r[-1] for r in rows} == expected
+    _, heads, rows = _board(soup)
+    assert {r[1]: r[heads.index("vs best")] for r in rows} == expected
     # the pairwise table: one row per pair, as significance.csv
     table = soup.find("section", id="significance").table
     got = [[c.get_text(strip=True) for c in tr.find_all("td")] for tr in table.tbody.find_all("tr")]

@@ -206,6 +206,11 @@ def test_printing_fits_every_table_on_a4(page, tmp_path):
             ".map(t => [t.id || t.caption.textContent, t.getBoundingClientRect().width])"
         )
         assert widths and all(w <= A4_TEXT_WIDTH + 1 for _, w in widths), widths
+        # the 44-column leaderboard prints as slices (rank, run and 8 columns), shrunk by 15% at most
+        zooms = driver.execute_script(
+            "return Array.from(document.querySelectorAll('#leaderboard .scroll > table')).filter(t => t.offsetParent).map(t => t.style.zoom)"
+        )
+        assert len(zooms) == 6 and all(z == "" or float(z) >= 0.85 for z in zooms), zooms
         assert not driver.find_element(By.ID, "pq-controls").is_displayed()  # the explorer is not printed
         driver.execute_script("window.shrecUnfitTables()")
     finally:
