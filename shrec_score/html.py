@@ -261,7 +261,7 @@ def _num_cell(value: Any, best: str | None, extra_class: str = "") -> str:
     data = "" if v is None else repr(v)
     cls = "num" + (" " + extra_class if extra_class else "")
     if best is not None and shown and shown == best:
-        return f'<td class="{cls} best" data-v="{data}"><strong>{shown}</strong> <span class="star" aria-label="best">{BEST}</span></td>'
+        return f'<td class="{cls} best" data-v="{data}"><strong>{shown}</strong> <span class="star" role="img" aria-label="best">{BEST}</span></td>'
     return f'<td class="{cls}" data-v="{data}">{shown}</td>'
 
 

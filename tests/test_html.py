@@ -20,7 +20,7 @@ from shrec_score.cli import cli
 from shrec_score.errors import visible
 from shrec_score.html import EXPLORER_BUDGET, inline_svg, json_for_script, to_html, write_html
 
-from .conftest import SAMPLES
+from .conftest import ROOT, SAMPLES
 from .html_pages import (
     DATE,
     HOSTILE_CLASSES,
@@ -451,3 +451,22 @@ def test_write_html_replaces_the_folder_as_one_unit(tmp_path):
     assert (tmp_path / "site" / "index.html").read_text(encoding="utf-8") == to_html(report, date=DATE, plots=False)
     assert (tmp_path / "site" / "mine.txt").read_text() == "kept"
 
+
+
+def test_kendall_scoring_page(tmp_path, no_figures):
+    # the sketch-based retrieval sample: Kendall tau-b against human scores, no classes, no significance
+    page_dir = tmp_path / "page"
+    r = CliRunner().invoke(cli, ["--config", os.path.join(ROOT, "configs", "sbir-kendall.yaml"), "--format", "csv", "--out", str(tmp_path / "o"), "--html", str(page_dir)])
+    assert r.exit_code == 0, r.output
+    per_run = read_csv(str(tmp_path / "o" / "per_run.csv"))
+    soup = soup_of((page_dir / "index.html").read_text(encoding="utf-8"))
+    _, heads, rows = _board(soup)
+    assert heads == ["rank", "run", "queries", "tau_b", "tau_b_std"]
+    assert [(r[1], r[3], r[4]) for r in rows] == [(p["run"], f4(p["tau_b"]), f4(p["tau_b_std"])) for p in per_run]
+    table = soup.find("table", id="leaderboard-table")
+    stars = [[bool(td.find("strong")) for td in tr.find_all("td")[2:]] for tr in table.tbody.find_all("tr")]
+    # tau_b: higher is better, the first run's is starred; tau_b_std has no direction: never starred
+    assert [s[0] for s in stars] == [float(p["tau_b"]) == max(float(q["tau_b"]) for q in per_run) for p in per_run]
+    assert not any(s[1] for s in stars)
+    assert "no classes" in soup.find("section", id="per-class").get_text()
+    assert soup.find("section", id="significance") is None
