@@ -39,7 +39,7 @@ from .model import ChunkedRun, Classification, MatrixRun, RankedRun
 from .options import Options
 from .relevance import Relevance
 from .report import Report
-from .signature import KendallSignature, ScoringSignature
+from .signature import KendallSignature, ScoringSignature, tie_text
 from .stream import TrecStreamRun
 
 #: The run records :func:`score` accepts instead of paths.
@@ -134,6 +134,7 @@ def score(
             run_objs, notes = load_runs(
                 runs, rel, run_format=opts.run_format, matrix_order=opts.matrix_order,  # type: ignore[arg-type]
                 progress=progress, lenient=opts.lenient, ahead=ahead, missing=opts.settings.missing,
+                ties=opts.settings.ties != "rule",
             )
         else:
             run_objs = given
@@ -200,6 +201,10 @@ def plan_measures(rel: Relevance, opts: Options) -> MeasurePlan:
             raise InputError(None, None, f"expected {option} to name a measure that is computed ({', '.join(computed)})", repr(name))
     if opts.average == "macro" and rel.mode == "qrels":
         raise InputError(None, None, "expected classes for --average macro (qrels have none)")
+    if opts.settings.ties == "expected":
+        from .options import check_expected
+
+        check_expected(computed, opts.settings)
     return MeasurePlan(measures, [get_measure(n).name for n in shown], sort, rank_by)
 
 
@@ -315,6 +320,7 @@ def _signature(rel: Relevance, plan: MeasurePlan, opts: Options) -> ScoringSigna
         averaging=("macro: mean of per-class means" if opts.average == "macro" else "micro: mean over queries with K > 0")
         + (f"; classes of fewer than {s.min_class_size} models left out (psbTable's CUTOFF)" if s.min_class_size > 1 else ""),
         lists=_lists(s),
+        ties=tie_text(s.ties),
         lenient="unknown ids dropped, repeated ids keep first place, missing queries and empty lists score 0" if opts.lenient else None,
         significance=(
             f"paired randomization test on {plan.sort}, Holm-corrected, {opts.n_resamples} resamples, seed {opts.seed}; bootstrap 95% CI"

@@ -102,6 +102,11 @@ def cli() -> None:
     help="[default: error] A query the run ranks nothing for: an error; skip = left out of the run's means (trec_eval's default); zero = scored as an empty list (trec_eval -c).",
 )
 @click.option("--split", help="ShapeNet Core55 ground truth: score the models of this split (test, val, train).")
+@click.option(
+    "--ties",
+    type=click.Choice(["rule", "expected", "optimistic", "pessimistic"]),
+    help="[default: rule] Tied items (equal distances or scores): the documented rule; expected = exact mean over every order; optimistic / pessimistic = relevant first / last.",
+)
 @click.option("--average", type=click.Choice(["micro", "macro"]), help="[default: micro] macro = mean of per-class means (PSB -macro).")
 @click.option("--significance", is_flag=True, help="Paired randomization tests between runs on the sort measure (Holm-corrected) and bootstrap 95% CIs.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the randomization test and the bootstrap.")
@@ -153,6 +158,7 @@ def score_command(
     min_class_size: int | None,
     missing_queries: str | None,
     split: str | None,
+    ties: str | None,
     average: str | None,
     significance: bool,
     seed: int,
@@ -251,6 +257,7 @@ def score_command(
         judged_only=judged_only,
         missing=pick("missing_queries", missing_queries, defaults.missing),
         min_class_size=pick("min_class_size", min_class_size, defaults.min_class_size),
+        ties=pick("ties", ties, defaults.ties),
     )
     try:  # every option checked before any input is read
         options = Options.build(
@@ -279,7 +286,7 @@ def score_command(
             report = score(runs, relevance, options=options, progress=bar)
             bar.close()
             outputs.commit(report)
-    except InputError as exc:
+    except (InputError, OptionError) as exc:
         raise BadInput(str(exc)) from None
     finally:
         bar.close()

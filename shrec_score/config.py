@@ -71,6 +71,7 @@ KEYS: dict[str, tuple[Callable[[Any], bool], str, str]] = {
     "missing_queries": (_choice("error", "skip", "zero"), "error, skip or zero", ""),
     "min_class_size": (_int, "a whole number >= 1", ""),
     "split": (_str, "a split name of the ShapeNet ground truth", ""),
+    "ties": (_choice("rule", "expected", "optimistic", "pessimistic"), "rule, expected, optimistic or pessimistic", ""),
     "runs": (_str_list, "a list of paths", "paths"),
     "ground_truth": (_str, "a file path", "file"),
     "ground_truth_higher_is_better": (_bool, "true or false", ""),

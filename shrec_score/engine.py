@@ -23,9 +23,17 @@ else:
 
 from .measures import GainBlock, Measure, RankBlock, Settings, pr_curve
 from .measures.cumgain import discounted_cumulated_gain, gain_vectors
+from .measures.pr import interpolate_pr
+from .measures.ties import expected_precision_at_hits
 from .measures.treceval import JudgedBlock
 from .model import ChunkedRun, MatrixRun, RankedRun
-from .ranking import matrix_rank_block, matrix_to_ranked_run
+from .ranking import (
+    arrange_ties,
+    keep_ties,
+    matrix_rank_block,
+    matrix_to_ranked_run,
+    tie_group_sizes,
+)
 from .relevance import QrelsRelevance, Relevance
 
 #: Cells of a dense gain matrix built at once (bounds memory on large runs).
@@ -53,12 +61,16 @@ def rank_block(
     level: int = 1,
     gains: np.ndarray | None = None,
     rows: np.ndarray | None = None,
+    sizes: np.ndarray | None = None,
 ) -> RankBlock:
     """Ranks of the relevant items (gain >= ``level``) of every query of ``run``.
 
     Without ``rows``, ``run.query_ids`` must be ``relevance.query_ids`` (see
     :func:`align`); with ``rows``, query i of ``run`` is relevance row
     ``rows[i]`` (a chunk of queries).  ``gains`` from :func:`flat_gains`.
+    ``sizes`` (``ties="expected"``): the size of every entry's tie group
+    (:func:`~shrec_score.ranking.tie_group_sizes`); the block then carries
+    the tie groups of its items.
     """
     qrows = _query_rows(run, rows)
     n_q = len(run.query_ids)
@@ -76,6 +88,11 @@ def rank_block(
     width = max(1, int(k.max(initial=0)), int(counts.max(initial=0)))
     ranks = np.full((n_q, width), np.inf)
     ranks[hit_rows, col] = hit_pos
+    if sizes is not None and run.tie_start is not None:  # ties="expected": each item's tie group
+        start, size = np.zeros((n_q, width)), np.zeros((n_q, width))
+        start[hit_rows, col] = run.tie_start[hit]
+        size[hit_rows, col] = sizes[hit]
+        return RankBlock(ranks, k, lengths.astype(np.int64), group_start=start, group_size=size)
     return RankBlock(ranks, k, lengths.astype(np.int64))
 
 
@@ -174,6 +191,8 @@ def restrict(run: RankedRun, relevance: Relevance, gains: np.ndarray, rows: np.n
     np.cumsum(counts, out=offsets[1:])
     out = RankedRun(run.name, run.query_ids, run.targets[keep], offsets)
     out.drops = run.drops
+    if run.tie_start is not None:
+        out.tie_start = keep_ties(run.tie_start, run.offsets, keep, offsets)
     return out, gains[keep]
 
 
@@ -189,6 +208,8 @@ def run_chunks(run: RankedRun, relevance: Relevance, *, chunk_entries: int = CHU
         b = int(np.searchsorted(run.offsets, run.offsets[a] + chunk_entries, side="right")) - 1
         b = min(n_q, max(b, a + 1))
         sub = RankedRun(run.name, run.query_ids[a:b], run.targets[run.offsets[a] : run.offsets[b]], run.offsets[a : b + 1] - run.offsets[a])
+        if run.tie_start is not None:
+            sub.tie_start = run.tie_start[run.offsets[a] : run.offsets[b]]
         yield np.arange(a, b), sub
         a = b
 
@@ -201,6 +222,8 @@ def align(run: RankedRun, query_ids: Sequence[str]) -> RankedRun:
     lists = {q: run.ranked_list(pos[q]) for q in query_ids}
     out = RankedRun.from_lists(run.name, lists)
     out.drops = run.drops
+    if run.tie_start is not None:
+        out.tie_start = np.concatenate([run.tie_start[run.offsets[pos[q]] : run.offsets[pos[q] + 1]] for q in query_ids]) if query_ids else run.tie_start[:0]
     return out
 
 
@@ -261,14 +284,16 @@ def _gain_at_recall(block: GainBlock, pct: np.ndarray) -> tuple[np.ndarray, np.n
     return cg_at, dcg_at
 
 
-def _chunks(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance) -> Iterator[tuple[np.ndarray, RankedRun, np.ndarray | None]]:
+def _chunks(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, *, ties: bool = False) -> Iterator[tuple[np.ndarray, RankedRun, np.ndarray | None]]:
     """Chunks of complete queries of any run, streamed (TREC) or cut from
     lists: ``(relevance rows, sub-run, gain of every entry or None)``; a
-    streamed run may have looked the gains up while it read the lines."""
+    streamed run may have looked the gains up while it read the lines.
+    ``ties``: a matrix's lists carry their tie groups (a reader was asked
+    for them when it was opened)."""
     if isinstance(run, ChunkedRun):
         yield from run.chunks(relevance)
         return
-    lists = matrix_to_ranked_run(run, relevance.self_index) if isinstance(run, MatrixRun) else run
+    lists = matrix_to_ranked_run(run, relevance.self_index, ties=ties) if isinstance(run, MatrixRun) else run
     for rows, sub in run_chunks(align(lists, relevance.query_ids), relevance):
         yield rows, sub, None
 
@@ -300,6 +325,21 @@ def small_class_queries(relevance: Relevance, min_class_size: int) -> np.ndarray
     return np.array([sizes[c] < min_class_size for c in relevance.query_classes], dtype=bool)
 
 
+def _compute(m: Measure, block: RankBlock | GainBlock | JudgedBlock, settings: Settings) -> np.ndarray:
+    """A measure's values: under ``ties="expected"`` (a block that carries tie
+    groups) its exact expectation over tied orders (:mod:`shrec_score.measures.ties`)."""
+    if m.expected is not None and getattr(block, "group_start", None) is not None:
+        return m.expected(block, settings)
+    return m.compute(block, settings)
+
+
+def _pr(block: RankBlock, levels: np.ndarray) -> np.ndarray:
+    """Per-query PR curve; the expected curve when the block carries tie groups."""
+    if block.group_start is not None:
+        return interpolate_pr(expected_precision_at_hits(block), n_relevant=block.n_relevant, levels=levels)
+    return pr_curve(block.rel_ranks, n_relevant=block.n_relevant, levels=levels)
+
+
 def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, measures: Sequence[Measure], settings: Settings = Settings(), *, curves: bool = False) -> RunScores:
     """Score one run on every query of ``relevance``.
 
@@ -329,27 +369,33 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
     skip = settings.missing == "skip"
     ranked = np.zeros(n_q, dtype=bool)  # the queries the run ranks something for
     small = small_class_queries(relevance, settings.min_class_size)
+    ties = settings.ties
     if isinstance(run, MatrixRun) and not (graded or judged or curves or cut):
         # binary measures only: the ranks of the relevant items suffice
-        block = matrix_rank_block(run, relevance.relevant_targets(level), relevance.n_relevant(level), relevance.self_index)
+        block = matrix_rank_block(run, relevance.relevant_targets(level), relevance.n_relevant(level), relevance.self_index, ties=ties)
         for m in binary:
-            values[m.name] = m.compute(block, settings)
-        pr = pr_curve(block.rel_ranks, n_relevant=block.n_relevant, levels=pr_levels)
+            values[m.name] = _compute(m, block, settings)
+        pr = _pr(block, pr_levels)
         ranked[:] = True
     else:
-        for rows, sub, known in _chunks(run, relevance):
+        for rows, sub, known in _chunks(run, relevance, ties=ties != "rule"):
             ranked[rows] = sub.lengths() > 0
             gains = flat_gains(sub, relevance, rows) if known is None else known
+            if ties in ("optimistic", "pessimistic") and sub.tie_start is not None:
+                perm = arrange_ties(sub.tie_start, sub.offsets, gains, ties)
+                sub = RankedRun(sub.name, sub.query_ids, sub.targets[perm], sub.offsets, tie_start=sub.tie_start)
+                gains = gains[perm]
             if cut:
                 sub, gains = restrict(sub, relevance, gains, rows, settings)
+            sizes = tie_group_sizes(sub.tie_start, sub.offsets) if ties == "expected" and sub.tie_start is not None else None
             if judged:
                 jb = judged_block(sub, relevance, level=level, gains=gains, rows=rows)
                 for m in judged:
                     values[m.name][rows] = m.compute(jb, settings)
-            block = rank_block(sub, relevance, level=level, gains=gains, rows=rows)
+            block = rank_block(sub, relevance, level=level, gains=gains, rows=rows, sizes=sizes)
             for m in binary:
-                values[m.name][rows] = m.compute(block, settings)
-            pr[rows] = pr_curve(block.rel_ranks, n_relevant=block.n_relevant, levels=pr_levels)
+                values[m.name][rows] = _compute(m, block, settings)
+            pr[rows] = _pr(block, pr_levels)
             if not (graded or curves):
                 continue
             for sl, gb in gain_blocks(sub, relevance, gains=gains, rows=rows):

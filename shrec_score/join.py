@@ -21,7 +21,7 @@ from .io.matrix import read_matrix
 from .io.runs import is_int
 from .io.text import text_lines
 from .model import MatrixRun, RankedRun, RunSource
-from .ranking import drop_own_items, trec_order
+from .ranking import drop_own_items, score_groups, tie_starts, trec_order
 from .relevance import Relevance
 
 
@@ -78,8 +78,13 @@ def unknown_topics_note(path: str, topics: set[str], lines: int) -> str:
     return f"{path}: {len(extra)} topic(s) without relevance judgments passed over ({', '.join(extra[:3])}{', ...' if len(extra) > 3 else ''}), {lines} lines"
 
 
-def read_trec_run(source: RunSource, relevance: Relevance, *, drops: Counter[str] | None = None, missing_ok: bool = False) -> tuple[RankedRun, list[str]]:
+def read_trec_run(
+    source: RunSource, relevance: Relevance, *, drops: Counter[str] | None = None, missing_ok: bool = False, ties: bool = False
+) -> tuple[RankedRun, list[str]]:
     """Read a TREC run and rank it as trec_eval does (see :mod:`shrec_score.ranking`).
+
+    ``ties``: the run also carries its tie groups (equal scores within a
+    topic, compared as the parsed doubles; :attr:`RankedRun.tie_start`).
 
     Topics of the run that the relevance does not know are passed over (as
     trec_eval does), with a note.  Works on dictionary codes end to end: no
@@ -126,6 +131,7 @@ def read_trec_run(source: RunSource, relevance: Relevance, *, drops: Counter[str
     order = trec_order(rowq, scores, doc_rank)
     if order is not None:
         rowq, d_codes = rowq[order], d_codes[order]
+    group = score_groups(rowq, scores if order is None else scores[order]) if ties else None
     n_docs = max(1, len(cols.docs))
     keys = rowq * n_docs + d_codes
     if drops is not None:
@@ -134,6 +140,7 @@ def read_trec_run(source: RunSource, relevance: Relevance, *, drops: Counter[str
             drops["repeated target ids dropped (first place kept)"] += keys.size - first.size
             first.sort()
             rowq, d_codes, keys = rowq[first], d_codes[first], keys[first]
+            group = None if group is None else group[first]
     keys = np.sort(keys)
     dup = np.flatnonzero(keys[1:] == keys[:-1])
     if dup.size:
@@ -157,9 +164,14 @@ def read_trec_run(source: RunSource, relevance: Relevance, *, drops: Counter[str
     if (self_index >= 0).any():
         keep = drop_own_items(targets, rowq, self_index)
         targets, rowq = targets[keep], rowq[keep]
+        group = None if group is None else group[keep]
         counts = np.bincount(rowq, minlength=relevance.n_queries)
         np.cumsum(counts, out=offsets[1:])
-    return RankedRun(source.name, list(relevance.query_ids), targets, offsets, [source.path]), notes
+    run = RankedRun(source.name, list(relevance.query_ids), targets, offsets, [source.path])
+    if group is not None:
+        run.tie_start = tie_starts(np.r_[False, group[1:] == group[:-1]], offsets)
+    return run, notes
+
 
 
 def _line_of(path: str, token: str) -> int | None:

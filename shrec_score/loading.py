@@ -114,6 +114,7 @@ def load_runs(
     stream: bool = True,
     ahead: ReadAhead | None = None,
     missing: str = "error",
+    ties: bool = False,
 ) -> tuple[list[AnyRun], list[str]]:
     """Read every run found in ``paths`` (see :func:`shrec_score.io.runs.discover_runs`).
 
@@ -124,7 +125,9 @@ def load_runs(
     ``missing`` (:attr:`Settings.missing <shrec_score.measures.Settings>`):
     ``"skip"`` or ``"zero"`` let a run rank nothing for some queries (empty
     lists; with ``"zero"`` TREC runs are read whole, so that those lists are
-    scored).  Returns the runs and notes about files passed over.
+    scored).  ``ties``: the runs carry their tie groups (equal distances or
+    scores), for any ``ties`` mode but the rule.  Returns the runs and notes
+    about files passed over.
     """
     from .options import RUN_FORMATS, _choice
 
@@ -133,7 +136,7 @@ def load_runs(
     unjudged = None if relevance.closed else relevance.unjudged
     missing_ok = missing != "error"
     header = not relevance.keeps_own_item  # a line holding only the query id is then the query ranked first
-    list_args = (relevance.query_ids, relevance.target_index, relevance.ignorable_queries, unjudged, missing_ok, header)
+    list_args = (relevance.query_ids, relevance.target_index, relevance.ignorable_queries, unjudged, missing_ok, header, ties)
     with _ListWorkers([s for s in sources if s.format == "lists"], list_args, lenient) as workers:
         runs: list[AnyRun] = []
         for i, s in enumerate(sources):
@@ -147,9 +150,9 @@ def load_runs(
             elif s.format == "matrix":
                 run = read_matrix_run(s, relevance, matrix_order)
             elif drops is None and stream and missing != "zero":
-                run = stream_source(s.name, s.path, ahead, missing_ok=missing_ok)  # read while it is scored
+                run = stream_source(s.name, s.path, ahead, missing_ok=missing_ok, ties=ties)  # read while it is scored
             else:
-                run, more = read_trec_run(s, relevance, drops=drops, missing_ok=missing_ok)
+                run, more = read_trec_run(s, relevance, drops=drops, missing_ok=missing_ok, ties=ties)
                 notes.extend(more)
             run.drops = drops
             runs.append(run)
@@ -157,8 +160,8 @@ def load_runs(
 
 
 def _read_lists(source: RunSource, args: tuple[Any, ...], drops: Counter[str] | None = None) -> RankedRun:
-    query_ids, target_index, ignorable, unjudged, missing_ok, header = args
-    return read_list_run(source, query_ids, target_index, ignorable=ignorable, drops=drops, unjudged=unjudged, missing_ok=missing_ok, header=header)
+    query_ids, target_index, ignorable, unjudged, missing_ok, header, ties = args
+    return read_list_run(source, query_ids, target_index, ignorable=ignorable, drops=drops, unjudged=unjudged, missing_ok=missing_ok, header=header, ties=ties)
 
 
 _WORKER_ARGS: tuple[Any, ...] = ()  # set in each worker process by its initializer, never in the caller

@@ -98,6 +98,11 @@ class RankedRun:
     sources: list[str] = field(default_factory=list)
     #: Lenient scoring: what was dropped, by reason (a Counter).
     drops: Counter[str] | None = None
+    #: Tie groups, when the reader was asked for them (any ``ties`` mode but
+    #: ``"rule"``) and the run gives distances or scores: per entry, the
+    #: 0-based place in its list of the first entry of its group of equal
+    #: values (entries with equal values are consecutive).  None: no ties known.
+    tie_start: np.ndarray | None = None
 
     def lengths(self) -> np.ndarray:
         return np.diff(self.offsets)
@@ -116,6 +121,24 @@ class RankedRun:
         np.cumsum(lengths, out=offsets[1:])
         targets = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
         return cls(name, qids, targets.astype(np.int64), offsets, sources or [])
+
+
+def tie_starts(equal: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Per entry of CSR lists, the 0-based place in its list where its tie group starts.
+
+    ``equal[i]``: entry i has the same value (distance, score) as entry
+    i - 1; ignored at the first entry of a list.
+
+    >>> tie_starts(np.array([False, True, False, True, True, True]), np.array([0, 4, 6])).tolist()
+    [0, 0, 2, 2, 0, 0]
+    """
+    n = equal.size
+    new = ~np.asarray(equal, dtype=bool)
+    firsts = offsets[:-1]
+    new[firsts[firsts < n]] = True
+    at = np.where(new, np.arange(n), 0)
+    np.maximum.accumulate(at, out=at)
+    return at - np.repeat(offsets[:-1], np.diff(offsets))
 
 
 @dataclass

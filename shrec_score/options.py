@@ -26,6 +26,8 @@ AVERAGES = ("micro", "macro")
 MISSING = ("error", "skip", "zero")
 RUN_FORMATS = ("auto", "lists", "matrix", "trec")
 MATRIX_ORDERS = ("listing", "numeric")
+#: How tied items are ordered (Settings.ties, --ties).
+TIES = ("rule", "expected", "optimistic", "pessimistic")
 
 
 def _choice(name: str, value: Any, allowed: Sequence[str], *, optional: bool = False) -> Any:
@@ -84,6 +86,8 @@ class Options:
     lenient: bool = False
     #: The split scored with a ShapeNet Core55 ground truth (its ``split`` column).
     split: str | None = None
+    #: How tied items are ordered (see :attr:`Settings.ties`); overrides ``settings.ties`` when given.
+    ties: str | None = None
 
     @classmethod
     def build(cls, **given: Any) -> Options:
@@ -115,6 +119,12 @@ class Options:
         _whole("settings.depth", opts.settings.depth, minimum=1, optional=True)
         _choice("settings.missing", opts.settings.missing, MISSING)
         _whole("settings.min_class_size", opts.settings.min_class_size, minimum=1)
+        _choice("ties", opts.ties, TIES, optional=True)
+        _choice("settings.ties", opts.settings.ties, TIES)
+        if opts.ties is not None and opts.ties != opts.settings.ties:
+            from dataclasses import replace
+
+            opts = replace(opts, settings=replace(opts.settings, ties=opts.ties))
         if not isinstance(opts.settings.judged_only, bool):
             raise OptionError(f"settings.judged_only: expected True or False, got {opts.settings.judged_only!r}")
         for key in ("significance", "lenient"):
@@ -131,7 +141,22 @@ class Options:
             measures = tuple(dict.fromkeys(measure_name(m) for m in names))
         sort = None if opts.sort is None else measure_name(opts.sort, "sort")
         rank_by = None if opts.rank_by is None else measure_name(opts.rank_by, "rank_by")
+        if opts.settings.ties == "expected":
+            check_expected([*(measures or ()), *(x for x in (sort, rank_by) if x is not None)], opts.settings)
         return cls(**{**opts.__dict__, "cutoffs": cutoffs, "measures": measures, "sort": sort, "rank_by": rank_by})
+
+
+def check_expected(names: Sequence[str], settings: Settings) -> None:
+    """OptionError unless every measure in ``names`` has an exact expectation over
+    tied orders (``ties="expected"``) and the lists are not cut by depth."""
+    for name in names:
+        if not get_measure(name).ties_exact:
+            raise OptionError(
+                f"ties: {name} has no exact expected value over tied orders (see 'shrec-score measures'); "
+                "use ties rule, optimistic or pessimistic, or leave it out"
+            )
+    if settings.depth is not None:
+        raise OptionError("ties: expected with depth (trec_eval -M) is not supported: the cut can split a tie group")
 
 
 def _sequence(name: str, value: Any) -> tuple[Any, ...]:

@@ -18,7 +18,7 @@ import numpy as np
 
 from ._kernels import byte_order_rank, rank_of  # noqa: F401  (re-exported)
 from .errors import InputError
-from .model import MatrixRun, RankedRun
+from .model import MatrixRun, RankedRun, tie_starts
 
 if TYPE_CHECKING:
     from .measures import RankBlock
@@ -27,12 +27,16 @@ if TYPE_CHECKING:
 BLOCK_CELLS = 2_000_000
 
 
-def matrix_blocks(run: MatrixRun, self_col: np.ndarray, *, block_cells: int = BLOCK_CELLS) -> Iterator[tuple[slice, np.ndarray]]:
+def matrix_blocks(
+    run: MatrixRun, self_col: np.ndarray, *, block_cells: int = BLOCK_CELLS, ties: bool = False
+) -> Iterator[tuple[slice, np.ndarray, np.ndarray | None]]:
     """Ranked target indices for consecutive blocks of queries.
 
-    Yields ``(query_slice, targets)`` where ``targets`` has shape
+    Yields ``(query_slice, targets, equal)`` where ``targets`` has shape
     (n_block, n_cols) or (n_block, n_cols - 1) when every query of the block
-    has its own column (``self_col >= 0``), which is removed.
+    has its own column (``self_col >= 0``), which is removed.  ``equal``
+    (only with ``ties``, else None): bool of the same shape, the entry's
+    distance equals the one before it in its row (a tie group goes on).
     """
     n_q = len(run.query_ids)
     n_cols = run.matrix.shape[1]
@@ -56,22 +60,35 @@ def matrix_blocks(run: MatrixRun, self_col: np.ndarray, *, block_cells: int = BL
                 raise ValueError("a block mixes queries with and without their own column")
             keep = order != own[:, None]
             order = order[keep].reshape(b - a, n_cols - 1)
-        yield slice(a, b), run.col_target[order]
+        equal = None
+        if ties:
+            ranked = np.take_along_axis(dist, order, axis=1) + 0.0  # -0.0 == 0.0
+            equal = np.zeros(order.shape, dtype=bool)
+            equal[:, 1:] = ranked[:, 1:] == ranked[:, :-1]
+        yield slice(a, b), run.col_target[order], equal
 
 
-def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray) -> RankedRun:
-    """The ranked lists of a matrix run (all queries), by the matrix tie rule."""
+def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray, *, ties: bool = False) -> RankedRun:
+    """The ranked lists of a matrix run (all queries), by the matrix tie rule;
+    with ``ties`` also its tie groups (equal distances, :attr:`RankedRun.tie_start`)."""
     col_of_target = np.full(int(run.col_target.max(initial=-1)) + 1, -1, dtype=np.int64)
     col_of_target[run.col_target] = np.arange(run.col_target.size)
     self_col = np.where(self_index >= 0, col_of_target[np.maximum(self_index, 0)], -1)
     if (self_col >= 0).any() and not (self_col >= 0).all():
         raise ValueError("all-against-all needs every query among the columns")
-    parts = [targets.ravel() for _, targets in matrix_blocks(run, self_col)]
+    parts, equal = [], []
+    for _, targets, eq in matrix_blocks(run, self_col, ties=ties):
+        parts.append(targets.ravel())
+        if eq is not None:
+            equal.append(eq.ravel())
     n_q = len(run.query_ids)
     width = run.matrix.shape[1] - (1 if n_q and self_col[0] >= 0 else 0)
     offsets = np.arange(n_q + 1, dtype=np.int64) * width
     targets = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    return RankedRun(run.name, list(run.query_ids), targets, offsets, [run.path], drops=run.drops)
+    out = RankedRun(run.name, list(run.query_ids), targets, offsets, [run.path], drops=run.drops)
+    if ties:
+        out.tie_start = tie_starts(np.concatenate(equal) if equal else np.zeros(0, dtype=bool), offsets)
+    return out
 
 
 def drop_own_items(targets: np.ndarray, query_of: np.ndarray, own: np.ndarray) -> np.ndarray:
@@ -99,7 +116,57 @@ def drop_own(run: RankedRun, own: np.ndarray) -> RankedRun:
     keep = drop_own_items(run.targets, query_of, own)
     offsets = np.zeros(n_q + 1, dtype=np.int64)
     np.cumsum(np.bincount(query_of[keep], minlength=n_q), out=offsets[1:])
-    return RankedRun(run.name, run.query_ids, run.targets[keep], offsets, run.sources, drops=run.drops)
+    ties = None if run.tie_start is None else keep_ties(run.tie_start, run.offsets, keep, offsets)
+    return RankedRun(run.name, run.query_ids, run.targets[keep], offsets, run.sources, drops=run.drops, tie_start=ties)
+
+
+def score_groups(queries: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """A number per group of consecutive lines with one query and one score
+    (lines in ranked order): equal numbers, one tie group (:func:`tie_starts`)."""
+    new = np.ones(queries.size, dtype=bool)
+    new[1:] = (queries[1:] != queries[:-1]) | (scores[1:] != scores[:-1])
+    return np.cumsum(new)
+
+def tie_group_ids(tie_start: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """A number per tie group, increasing along the CSR entries (0-based).
+
+    >>> tie_group_ids(np.array([0, 0, 2, 0, 0]), np.array([0, 3, 5])).tolist()
+    [0, 0, 1, 2, 2]
+    """
+    n = tie_start.size
+    new = np.ones(n, dtype=bool)
+    new[1:] = tie_start[1:] != tie_start[:-1]
+    firsts = offsets[:-1]
+    new[firsts[firsts < n]] = True
+    return np.cumsum(new) - 1
+
+
+def keep_ties(tie_start: np.ndarray, offsets: np.ndarray, keep: np.ndarray, new_offsets: np.ndarray) -> np.ndarray:
+    """The tie groups of the entries ``keep`` leaves (lists ``new_offsets``):
+    the groups shrink, entries move up, no two groups merge."""
+    g = tie_group_ids(tie_start, offsets)[keep]
+    equal = np.zeros(g.size, dtype=bool)
+    equal[1:] = g[1:] == g[:-1]
+    return tie_starts(equal, new_offsets)
+
+
+def tie_group_sizes(tie_start: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Per entry, the number of entries of its tie group."""
+    g = tie_group_ids(tie_start, offsets)
+    return np.bincount(g)[g] if g.size else np.zeros(0, dtype=np.int64)
+
+
+def arrange_ties(tie_start: np.ndarray, offsets: np.ndarray, gains: np.ndarray, mode: str) -> np.ndarray:
+    """The permutation of the CSR entries that puts, inside each tie group,
+    higher gains first (``"optimistic"``) or last (``"pessimistic"``); equal
+    gains keep their order.  Nothing moves across groups.
+
+    >>> arrange_ties(np.array([0, 0, 0, 3]), np.array([0, 4]), np.array([0, 2, 1, 5]), "optimistic").tolist()
+    [1, 2, 0, 3]
+    """
+    g = tie_group_ids(tie_start, offsets)
+    key = -np.asarray(gains, dtype=np.int64) if mode == "optimistic" else np.asarray(gains, dtype=np.int64)
+    return np.lexsort((key, g))
 
 
 def trec_order(queries: np.ndarray, scores: np.ndarray, doc_rank: Callable[[np.ndarray | None], np.ndarray]) -> np.ndarray | None:
@@ -144,7 +211,9 @@ BLOCK_ROWS = 256
 TIE_CELLS = 200_000
 
 
-def matrix_rank_block(run: MatrixRun, relevant: list[np.ndarray], n_relevant: np.ndarray, self_index: np.ndarray) -> RankBlock:
+def matrix_rank_block(
+    run: MatrixRun, relevant: list[np.ndarray], n_relevant: np.ndarray, self_index: np.ndarray, *, ties: str = "rule"
+) -> RankBlock:
     """Ranks of the relevant items of every query of a matrix run, without ranking everything.
 
     Every binary measure depends only on where the relevant items land, so a
@@ -159,7 +228,14 @@ def matrix_rank_block(run: MatrixRun, relevant: list[np.ndarray], n_relevant: np
     taken out of the ranks.  Memory: one block of rows at a time; pages of a
     memory-mapped matrix are released after their block.
 
-    Returns a :class:`~shrec_score.measures.RankBlock`.
+    Every relevant item is located by two counts in its row (the own
+    column left out): ``smaller`` cells and ``equal`` cells (itself
+    included).  ``ties`` other than ``"rule"`` need nothing more (see
+    :func:`ranks_from_counts`); ``"rule"`` adds the equal cells in lower
+    columns.
+
+    Returns a :class:`~shrec_score.measures.RankBlock` (with ``ties="expected"``
+    carrying each item's tie group, ``group_start`` and ``group_size``).
     """
     from .measures import RankBlock
 
@@ -171,6 +247,7 @@ def matrix_rank_block(run: MatrixRun, relevant: list[np.ndarray], n_relevant: np
     self_col = np.where(self_index >= 0, col_of_target[np.maximum(self_index, 0)], -1)
     width = max(1, int(n_relevant.max(initial=0)))
     ranks = np.full((n_q, width), np.inf)
+    groups = (np.zeros((n_q, width)), np.zeros((n_q, width))) if ties == "expected" else None
     table = np.full(1 << _HASH_BITS, -1, dtype=np.int64)
     starts = list(range(0, n_q, BLOCK_ROWS))
 
@@ -200,11 +277,97 @@ def matrix_rank_block(run: MatrixRun, relevant: list[np.ndarray], n_relevant: np
             assert pending is not None  # one pending block per start, by construction
             a, b, rows, dist, ordered = pending.result()
             pending = pool.submit(prepare, starts[k + 1]) if k + 1 < len(starts) else None
-            _rank_rows(run, a, b, rows, dist, ordered, relevant, col_of_target, self_col, ranks, table)
+            if ties == "rule":
+                _rank_rows(run, a, b, rows, dist, ordered, relevant, col_of_target, self_col, ranks, table)
+            else:
+                _rank_rows_ties(run, a, b, rows, dist, ordered, relevant, col_of_target, self_col, ranks, groups, ties)
             if run.owned:  # never madvise memory the caller owns
                 _release(m, rows)
     n_retrieved = np.full(n_q, n_cols, dtype=np.int64) - (self_col >= 0)
+    if groups is not None:
+        return RankBlock(ranks, n_relevant, n_retrieved, group_start=groups[0], group_size=groups[1])
     return RankBlock(ranks, n_relevant, n_retrieved)
+
+
+def _check_nan(run: MatrixRun, a: int, rows: np.ndarray, dist: np.ndarray, ordered: np.ndarray) -> None:
+    if dist.size:
+        bad = np.isnan(ordered[:, -1])  # NaN sorts last
+        if bad.any():
+            r = int(np.flatnonzero(bad)[0])
+            c = int(np.flatnonzero(np.isnan(dist[r]))[0])
+            raise InputError(run.path, int(rows[r]) + 1, f"expected a number in every cell; row {int(rows[r]) + 1} (query {run.query_ids[a + r]!r}) column {c + 1}", "NaN")
+
+
+def relevant_counts(dist_row: np.ndarray, ordered_row: np.ndarray, cols: np.ndarray, own: int) -> tuple[np.ndarray, np.ndarray]:
+    """The two counts that place each relevant column ``cols`` of a row:
+    cells with a smaller distance and cells with an equal one (itself
+    included), the own column ``own`` (>= 0, all-against-all) left out.
+    ``ordered_row`` is the row sorted.  Every tie mode is a function of
+    these counts (:func:`ranks_from_counts`); the rule mode adds the equal
+    cells in lower columns.
+    """
+    v = dist_row[cols]
+    n_cols = dist_row.size
+    bounds = np.searchsorted(ordered_row, np.concatenate([v, np.nextafter(v, v.dtype.type(np.inf))]))
+    smaller = bounds[: v.size]
+    equal = np.where(v == np.inf, n_cols, bounds[v.size :]) - smaller
+    if own >= 0:
+        vs = dist_row[own]
+        smaller = smaller - (vs < v)
+        equal = equal - (vs == v)
+    return smaller, equal
+
+
+def ranks_from_counts(smaller: np.ndarray, equal: np.ndarray, values: np.ndarray, mode: str) -> np.ndarray:
+    """1-based ranks of relevant items from their counts (:func:`relevant_counts`),
+    ascending: inside a tie group (one value) the r relevant items take the
+    first r places (``"optimistic"``, also used as the order of ``"expected"``)
+    or the last r (``"pessimistic"``).
+
+    >>> ranks_from_counts(np.array([0, 2, 2]), np.array([1, 4, 4]), np.array([0.1, 0.5, 0.5]), "pessimistic").tolist()
+    [1, 5, 6]
+    """
+    order = np.argsort(values, kind="stable")
+    v, s, e = values[order], smaller[order], equal[order]
+    new = np.ones(v.size, dtype=bool)
+    new[1:] = v[1:] != v[:-1]
+    gid = np.cumsum(new) - 1
+    first = np.flatnonzero(new)
+    i = np.arange(v.size) - first[gid]
+    if mode == "pessimistic":
+        r = np.bincount(gid)[gid]
+        return np.sort(s + e - r + i + 1)
+    return s + i + 1  # sorted: groups by value, places within them
+
+
+def _rank_rows_ties(
+    run: MatrixRun,
+    a: int,
+    b: int,
+    rows: np.ndarray,
+    dist: np.ndarray,
+    ordered: np.ndarray,
+    relevant: list[np.ndarray],
+    col_of_target: np.ndarray,
+    self_col: np.ndarray,
+    ranks: np.ndarray,
+    groups: tuple[np.ndarray, np.ndarray] | None,
+    mode: str,
+) -> None:
+    """:func:`_rank_rows` for the tie modes other than the rule, from the two counts."""
+    _check_nan(run, a, rows, dist, ordered)
+    for i in range(b - a):
+        cols = col_of_target[relevant[a + i]]
+        if cols.size == 0:
+            continue
+        q = a + i
+        smaller, equal = relevant_counts(dist[i], ordered[i], cols, int(self_col[q]))
+        v = dist[i][cols]
+        ranks[q, : cols.size] = ranks_from_counts(smaller, equal, v, mode)
+        if groups is not None:
+            order = np.argsort(v, kind="stable")
+            groups[0][q, : cols.size] = smaller[order]
+            groups[1][q, : cols.size] = equal[order]
 
 
 def _rank_rows(

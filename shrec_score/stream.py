@@ -37,7 +37,7 @@ from .io.text import regular_file
 from .io.trec import arrow_numpy, extra_fields_note
 from .io.trec_stream import Batch, BatchReader, NotStreamable, ReadAhead
 from .model import ChunkedRun, RankedRun
-from .ranking import drop_own_items, trec_order
+from .ranking import drop_own_items, score_groups, tie_starts, trec_order
 from .relevance import QrelsRelevance, Relevance
 
 
@@ -64,6 +64,8 @@ class TrecStreamRun(ChunkedRun):
     missing_ok: bool = False
     #: The scoring call's early parsers: :meth:`chunks` takes this file's, if started.
     ahead: ReadAhead | None = None
+    #: The sub-runs carry their tie groups (equal scores; any ``ties`` mode but the rule).
+    ties: bool = False
 
     def __post_init__(self) -> None:
         self._lengths: list[np.ndarray] = []
@@ -188,25 +190,30 @@ class TrecStreamRun(ChunkedRun):
         if order is not None:
             t = t[order]
             gains = None if gains is None else gains[order]
+        group = score_groups(seg, s if order is None else s[order]) if self.ties else None
         own = relevance.self_index[rows]
         if (own >= 0).any():  # a query that is itself a target is taken out of its list
             keep = drop_own_items(t, seg, own)
             t, seg = t[keep], seg[keep]
             gains = None if gains is None else gains[keep]
+            group = None if group is None else group[keep]
             lens = np.bincount(seg, minlength=rows.size)
         self._lengths.append(lens)
         query_ids = [relevance.query_ids[r] for r in rows]
         self.query_ids += query_ids
         offsets = np.zeros(rows.size + 1, dtype=np.int64)
         np.cumsum(lens, out=offsets[1:])
-        return rows, RankedRun(self.name, query_ids, t, offsets, [self.path]), gains
+        sub = RankedRun(self.name, query_ids, t, offsets, [self.path])
+        if group is not None:
+            sub.tie_start = tie_starts(np.r_[False, group[1:] == group[:-1]], offsets)
+        return rows, sub, gains
 
     def read_whole(self, relevance: Relevance) -> RankedRun:
         """The in-memory reader, for a run that cannot be streamed (exact errors)."""
         from .join import read_trec_run
         from .model import RunSource
 
-        run, notes = read_trec_run(RunSource(self.name, self.path, "trec"), relevance, missing_ok=self.missing_ok)
+        run, notes = read_trec_run(RunSource(self.name, self.path, "trec"), relevance, missing_ok=self.missing_ok, ties=self.ties)
         self.notes = notes  # what was seen while streaming is superseded
         self._lengths, self.query_ids = [run.lengths()], list(run.query_ids)
         return run
@@ -351,6 +358,7 @@ def _identify(
     return code, t, None
 
 
-def stream_source(name: str, path: str, ahead: ReadAhead | None = None, *, missing_ok: bool = False) -> TrecStreamRun:
-    """A TREC run to score while it is read; ``path`` must be a regular file."""
-    return TrecStreamRun(name, regular_file(path), ahead=ahead, missing_ok=missing_ok)
+def stream_source(name: str, path: str, ahead: ReadAhead | None = None, *, missing_ok: bool = False, ties: bool = False) -> TrecStreamRun:
+    """A TREC run to score while it is read; ``path`` must be a regular file.
+    ``ties``: its sub-runs carry their tie groups (equal scores)."""
+    return TrecStreamRun(name, regular_file(path), ahead=ahead, missing_ok=missing_ok, ties=ties)

@@ -20,7 +20,7 @@ from typing import Literal, overload
 import numpy as np
 
 from ..errors import InputError, shown
-from ..model import RankedRun, RunSource
+from ..model import RankedRun, RunSource, tie_starts
 from .compressed import strip_suffix
 from .numbers import parse_number
 from .text import folder_entries, read_text
@@ -366,8 +366,13 @@ def read_list_run(
     unjudged: int | None = None,
     missing_ok: bool = False,
     header: bool = True,
+    ties: bool = False,
 ) -> RankedRun:
     """Read a run folder with one ranked list per query.
+
+    ``ties``: the run also carries its tie groups, runs of consecutive
+    equal distances (:attr:`RankedRun.tie_start`); lists without distances
+    (or with a distance dropped by lenient reading) have none.
 
     ``query_ids`` are the queries to score; ``ignorable`` are ids whose files
     may exist but are not scored (models of the PSB class ``-1``).
@@ -395,14 +400,25 @@ def read_list_run(
         )
     empty = np.zeros(0, dtype=np.int64)
     lists: dict[str, np.ndarray] = {}
+    equal: list[np.ndarray] = []  # with ties: per list, entry i has the distance of entry i - 1
     for q in query_ids:
         if q not in files:
             lists[q] = empty
             continue
-        lists[q] = read_ranked_list(files[q], q, target_index, drops=drops, unjudged=unjudged, header=header)
+        if ties:
+            lists[q], dist = read_ranked_list(files[q], q, target_index, drops=drops, unjudged=unjudged, header=header, with_distances=True)
+            eq = np.zeros(lists[q].size, dtype=bool)
+            if dist is not None and dist.size == eq.size:
+                eq[1:] = dist[1:] == dist[:-1]
+            equal.append(eq)
+        else:
+            lists[q] = read_ranked_list(files[q], q, target_index, drops=drops, unjudged=unjudged, header=header)
         if drops is None and lists[q].size == 0:  # strict: only a file without a target line gives no target
             raise _empty_lists_error(source, [(x, files[x]) for x in query_ids if x in files], q)
-    return RankedRun.from_lists(source.name, lists, [files.get(q, "") for q in query_ids])
+    run = RankedRun.from_lists(source.name, lists, [files.get(q, "") for q in query_ids])
+    if ties:
+        run.tie_start = tie_starts(np.concatenate(equal) if equal else np.zeros(0, dtype=bool), run.offsets)
+    return run
 
 
 def _empty_lists_error(source: RunSource, files: list[tuple[str, str]], first: str) -> InputError:

@@ -25,11 +25,19 @@ class RankBlock:
         K: relevant items in the collection (the query itself excluded).
     n_retrieved : ndarray of int64, shape (n_queries,)
         Va: length of the ranked list.
+    group_start, group_size : ndarray of float64 like ``rel_ranks``, or None
+        Only under ``ties="expected"``: for each relevant item, the number of
+        entries ranked before its tie group and the group's size (0 in the
+        padding).  ``rel_ranks`` then holds one order (relevant items first
+        inside each group); the measures take the mean over all orders
+        (:mod:`shrec_score.measures.ties`).
     """
 
     rel_ranks: np.ndarray
     n_relevant: np.ndarray
     n_retrieved: np.ndarray
+    group_start: np.ndarray | None = None
+    group_size: np.ndarray | None = None
 
     @classmethod
     def from_ranks(cls, ranks: list[list[int]], n_relevant: npt.ArrayLike, n_retrieved: npt.ArrayLike) -> RankBlock:

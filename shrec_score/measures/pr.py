@@ -49,7 +49,14 @@ def pr_curve(
     >>> pr_curve(r, n_relevant=np.array([5]), levels=np.array([0.1, 0.2, 0.3, 1.0])).round(6).tolist()
     [[nan, 1.0, 0.75, 0.113636]]
     """
-    prec = precision_at_hits(rel_ranks, n_relevant=n_relevant)
+    return interpolate_pr(precision_at_hits(rel_ranks, n_relevant=n_relevant), n_relevant=n_relevant, levels=levels)
+
+
+def interpolate_pr(prec: np.ndarray, *, n_relevant: np.ndarray, levels: np.ndarray = PR_LEVELS) -> np.ndarray:
+    """The PSB interpolation of :func:`pr_curve` from the precision at each hit
+    (``prec[q, j - 1]``: at the j-th relevant item).  Linear in ``prec`` with
+    weights that depend only on K and the levels, so the interpolation of
+    expected precisions is the expected curve (``ties="expected"``)."""
     k = n_relevant.astype(np.float64)[:, None]
     pos = np.asarray(levels, dtype=np.float64)[None, :] * k
     lo = np.floor(pos + _EPS)

@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from . import ties
 from .base import RankBlock
 from .cumgain import gain_at
 from .dcg import dcg
@@ -86,6 +87,11 @@ class Settings:
     #: out of every mean, curve and test; 3 is psbTable's ``CUTOFF 2``.
     #: 1: every query counts.
     min_class_size: int = 1
+    #: How tied items (equal distances or scores) are ordered: ``"rule"`` (the
+    #: documented tie rule, :mod:`shrec_score.ranking`), ``"expected"`` (the
+    #: exact mean over every order inside each tie group), ``"optimistic"`` /
+    #: ``"pessimistic"`` (higher grades first / last inside each group).
+    ties: str = "rule"
 
     def recall_levels(self) -> np.ndarray:
         """The recall levels of the PR curve, 1/n, 2/n, ..., 1 (n = ``pr_levels``).
@@ -144,6 +150,11 @@ class Measure:
     ir_name: str | None = None
     source: str = ""
     aggregate: str = "mean"
+    #: ``compute(block, settings)`` under ``ties="expected"`` when ``compute``
+    #: itself is not linear in the block's (group-averaged) values; None: ``compute``.
+    expected: Callable[..., np.ndarray] | None = None
+    #: False: no exact expectation over tied orders is known; refused under ``ties="expected"``.
+    ties_exact: bool = True
 
     @property
     def direction(self) -> str:
@@ -181,15 +192,16 @@ def _summary(func: Callable[..., object]) -> str:
     return (func.__doc__ or "").strip().splitlines()[0]
 
 
-def _binary(name: str, func: Callable[..., np.ndarray], trec_name: str | None) -> None:
-    register(Measure(name, _summary(func), lambda b, s: func(b.rel_ranks, n_relevant=b.n_relevant), func, trec_name=trec_name))
+def _binary(name: str, func: Callable[..., np.ndarray], trec_name: str | None, expected: Callable[..., np.ndarray] | None = None) -> None:
+    register(Measure(name, _summary(func), lambda b, s: func(b.rel_ranks, n_relevant=b.n_relevant), func, trec_name=trec_name, expected=expected))
 
 
 # trec_name only where the docstring's formula is trec_eval's: AP divides by all
 # K relevant (map), FT is hits in the first K / K (Rprec), NN is [rank_1 = 1] (P_1).
-_binary("NN", nearest_neighbor, "P_1")
-_binary("FT", first_tier, "Rprec")
-_binary("ST", second_tier, None)
+# expected: the exact mean over tied orders (measures/ties.py).
+_binary("NN", nearest_neighbor, "P_1", lambda b, s: ties.expected_share(b, 1, 1))
+_binary("FT", first_tier, "Rprec", lambda b, s: ties.expected_share(b, b.n_relevant, b.n_relevant))
+_binary("ST", second_tier, None, lambda b, s: ties.expected_share(b, 2 * b.n_relevant, b.n_relevant))
 register(
     Measure(
         "E",
@@ -197,11 +209,12 @@ register(
         lambda b, s: e_measure(b.rel_ranks, n_relevant=b.n_relevant, n_retrieved=b.n_retrieved, depth=s.e_depth),
         e_measure,
         params="e_depth: Settings.e_depth, --e-depth",
+        expected=lambda b, s: ties.expected_e(b, s.e_depth),
     )
 )
-_binary("DCG", dcg, None)  # PSB-normalised over the whole list: no trec_eval equivalent
-_binary("AP", average_precision, "map")
-_binary("RR", reciprocal_rank, "recip_rank")
+_binary("DCG", dcg, None, lambda b, s: ties.expected_dcg(b))  # PSB-normalised over the whole list: no trec_eval equivalent
+_binary("AP", average_precision, "map", lambda b, s: ties.expected_ap(b))
+_binary("RR", reciprocal_rank, "recip_rank", lambda b, s: ties.expected_rr(b))
 
 
 def _cutoff_value(k: int | str, prefix: str) -> int:
@@ -217,6 +230,10 @@ def _cutoff(prefix: str, func: Callable[..., np.ndarray], trec_prefix: str) -> N
             cut = _cutoff_value(k, prefix)
             return func(b.rel_ranks, n_relevant=b.n_relevant, k=cut)
 
+        def expected(b: RankBlock, s: Settings) -> np.ndarray:
+            cut = _cutoff_value(k, prefix)
+            return ties.expected_share(b, cut, cut if prefix == "P" else b.n_relevant)
+
         return Measure(
             f"{prefix}@{k}",
             _summary(func),
@@ -224,6 +241,7 @@ def _cutoff(prefix: str, func: Callable[..., np.ndarray], trec_prefix: str) -> N
             func,
             trec_name=f"{trec_prefix}_{k}",
             params=f"k: the cutoff in the name ({prefix}@10)",
+            expected=expected,
         )
 
     _PATTERNS.append(_Pattern(prefix, re.compile(rf"{re.escape(prefix)}@([1-9][0-9]*)"), make))

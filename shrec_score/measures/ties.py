@@ -1,0 +1,208 @@
+"""Exact expected values over every order of tied items (``ties="expected"``).
+
+Model: inside each tie group (entries with equal distance or score) every
+order is equally likely, independently across groups; a value is the mean
+over all those orders.  Source: McSherry & Najork, "Computing information
+retrieval performance measures efficiently in the presence of tied
+scores", ECIR 2008 (LNCS 4956, 414-421), who show that this mean can be
+computed in about the time of one order.  The formulas below are derived
+here in that spirit (the paper's text was not at hand to copy its
+notation); ``tests/test_ties*.py`` checks each one against the mean over
+every distinct arrangement, enumerated exhaustively.
+
+Notation for a relevant item retrieved in a tie group: ``s`` entries are
+ranked before the group, the group has ``n`` entries of which ``r`` are
+relevant, and ``b`` relevant items are ranked before the group.
+
+* **Marginal place.**  Each entry of the group is at each place s + p
+  (p = 1..n) with probability 1/n.  Every measure that is a sum over ranks
+  of a weight times the gain there (hits in the first k: NN, FT, ST, E,
+  P@k, R@k; DCG; the SHREC 2006 CG/DCG/NCG/NDCG vectors; ADR's counts;
+  trec_eval's nDCG) is therefore exact with every place of a group given
+  the group's mean gain (or mean relevance), e.g.
+  E[hits in the first k] = sum over relevant items of clip((k - s) / n, 0, 1).
+* **Average precision.**  Given the item at place p of its group, the other
+  r - 1 relevant items of the group lie on the other n - 1 places at
+  random, (p - 1)(r - 1)/(n - 1) of them before it in expectation, so
+
+  .. math::
+      E[\\text{prec}] = \\frac{1}{n}\\sum_{p=1}^{m}
+      \\frac{b + 1 + (p-1)\\frac{r-1}{n-1}}{s + p}
+      = \\frac{1}{n}\\Big[(b+1)\\,\\Delta H + \\frac{r-1}{n-1}\\big(m - (s+1)\\Delta H\\big)\\Big]
+
+  with :math:`\\Delta H = H_{s+m} - H_s` (harmonic numbers) and m = n (AP;
+  m = clip(k - s, 0, n) for map_cut.k: the places past the cutoff add
+  nothing).  AP is the sum over relevant items divided by K (SHREC 2006's
+  AP_*: by the retrieved relevant count V, fixed by the groups).
+* **Order statistics.**  The i-th of the r relevant items of a group is at
+  place p with probability C(p-1, i-1) C(n-p, r-i) / C(n, r),
+  p = i..n-r+i.  Reciprocal rank is E[1 / (s + P)] for the first relevant
+  item (i = 1) of the first group holding one; the PR curve's precision at
+  the j-th relevant item is j E[1 / rank_j] (i = j - b); both are summed
+  exactly over the places (log-factorials for the binomials).  The PSB
+  interpolation between the precisions at hits is linear with weights that
+  do not depend on the order, so the expected curve is the interpolation of
+  the expected precisions.  success.k is 1 - C(n - (k - s), r) / C(n, r)
+  for the first group holding a relevant item.
+
+No exact method (refused under ``expected``): bpref, gm_map,
+iprec_at_recall (maxima and logarithms of order-dependent values).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import RankBlock, undefined_without_relevant
+from .dcg import discount
+
+#: Terms of the order-statistic sums evaluated at once (bounds memory).
+CHUNK_TERMS = 4_000_000
+
+
+def _harmonic(top: int) -> np.ndarray:
+    """H[0..top]: H[m] = 1 + 1/2 + ... + 1/m."""
+    h = np.zeros(top + 1)
+    if top:
+        np.cumsum(1.0 / np.arange(1, top + 1), out=h[1:])
+    return h
+
+
+def _log_factorial(top: int) -> np.ndarray:
+    lf = np.zeros(top + 1)
+    if top:
+        np.cumsum(np.log(np.arange(1, top + 1)), out=lf[1:])
+    return lf
+
+
+class Items:
+    """The retrieved relevant items of a block with their tie groups, flattened.
+
+    Attributes (one entry per item, rows in order, ranks ascending within a
+    row): ``row``, ``col`` (the item's index among its row's relevant
+    items), ``s``, ``n`` (see the module), ``r`` (relevant items of its
+    group), ``b`` (relevant items before its group).
+    """
+
+    def __init__(self, start: np.ndarray, size: np.ndarray, valid: np.ndarray) -> None:
+        self.shape = valid.shape
+        self.row, self.col = np.nonzero(valid)
+        self.s = start[valid].astype(np.int64)
+        self.n = np.maximum(size[valid].astype(np.int64), 1)
+        new = np.ones(self.s.size, dtype=bool)
+        new[1:] = (self.s[1:] != self.s[:-1]) | (self.row[1:] != self.row[:-1])
+        gid = np.cumsum(new) - 1
+        first = np.flatnonzero(new)
+        self.r = np.bincount(gid)[gid] if gid.size else np.zeros(0, dtype=np.int64)
+        self.b = self.col[first[gid]] if gid.size else np.zeros(0, dtype=np.int64)
+
+    @classmethod
+    def of(cls, block: RankBlock) -> Items:
+        assert block.group_start is not None and block.group_size is not None
+        return cls(block.group_start, block.group_size, np.isfinite(block.rel_ranks))
+
+    def per_row(self, values: np.ndarray) -> np.ndarray:
+        """Sum of per-item values per row."""
+        return np.bincount(self.row, weights=values, minlength=self.shape[0])[: self.shape[0]]
+
+
+def expected_hits(items: Items, depth: float | np.ndarray) -> np.ndarray:
+    """E[relevant items in the first ``depth`` ranks] per row (depth scalar or per row)."""
+    d = np.asarray(depth, dtype=np.float64)
+    k = d[items.row] if d.ndim else d
+    return items.per_row(np.clip((k - items.s) / items.n, 0.0, 1.0))
+
+
+def expected_discounted(items: Items) -> np.ndarray:
+    """E[sum over relevant items of discount(rank)] per row (PSB DCG's numerator)."""
+    top = int((items.s + items.n).max(initial=0))
+    cum = np.zeros(top + 1)
+    if top:
+        np.cumsum(discount(np.arange(1, top + 1)), out=cum[1:])
+    return items.per_row((cum[items.s + items.n] - cum[items.s]) / items.n)
+
+
+def expected_precision_sum(items: Items, cutoff: float | np.ndarray = np.inf) -> np.ndarray:
+    """E[sum over relevant items ranked within ``cutoff`` of the precision at their rank] per row."""
+    s, n, r, b = items.s, items.n, items.r, items.b
+    k = np.asarray(cutoff, dtype=np.float64)
+    k = k[items.row] if k.ndim else k
+    m = np.clip(np.minimum(k - s, n), 0, None).astype(np.int64)
+    h = _harmonic(int((s + m).max(initial=0)))
+    dh = h[s + m] - h[s]
+    share = np.where(n > 1, (r - 1) / np.maximum(n - 1, 1), 0.0)
+    return items.per_row(((b + 1) * dh + share * (m - (s + 1) * dh)) / n)
+
+
+def expected_inverse_rank(s: np.ndarray, n: np.ndarray, r: np.ndarray, i: np.ndarray) -> np.ndarray:
+    """E[1 / (s + P)] where P is the place of the i-th (1-based) of r relevant
+    items spread at random over the n places of a group:
+    P(P = p) = C(p-1, i-1) C(n-p, r-i) / C(n, r), p = i..n-r+i."""
+    s, n, r, i = (np.asarray(x, dtype=np.int64) for x in (s, n, r, i))
+    out = 1.0 / (s + i)  # n == r: every place relevant, P = i
+    todo = np.flatnonzero(n > r)
+    if todo.size == 0:
+        return out
+    lf = _log_factorial(int(n[todo].max()))
+    terms = n[todo] - r[todo] + 1
+    a = 0
+    while a < todo.size:
+        ends = np.cumsum(terms[a:])
+        b = a + max(1, int(np.searchsorted(ends, CHUNK_TERMS, side="right")))
+        idx = todo[a:b]
+        t = terms[a:b]
+        item = np.repeat(np.arange(idx.size), t)
+        first = np.zeros(idx.size, dtype=np.int64)
+        np.cumsum(t[:-1], out=first[1:])
+        p = i[idx][item] + (np.arange(item.size) - first[item])
+        nn, rr, ii = n[idx][item], r[idx][item], i[idx][item]
+        logp = (lf[p - 1] - lf[ii - 1] - lf[p - ii]) + (lf[nn - p] - lf[rr - ii] - lf[nn - p - rr + ii]) - (lf[nn] - lf[rr] - lf[nn - rr])
+        out[idx] = np.bincount(item, weights=np.exp(logp) / (s[idx][item] + p), minlength=idx.size)
+        a = b
+    return out
+
+
+def expected_rr(block: RankBlock) -> np.ndarray:
+    """Expected reciprocal rank (see the module): 0 when nothing relevant is retrieved; NaN when K = 0."""
+    items = Items.of(block)
+    first = items.col == 0
+    value = np.zeros(block.rel_ranks.shape[0])
+    value[items.row[first]] = expected_inverse_rank(items.s[first], items.n[first], items.r[first], np.ones(int(first.sum()), dtype=np.int64))
+    return undefined_without_relevant(value, block.n_relevant)
+
+
+def expected_precision_at_hits(block: RankBlock) -> np.ndarray:
+    """E[j / rank_j] for the j-th relevant item (0 if not retrieved), shaped
+    like ``rel_ranks``; NaN past K (as :func:`~shrec_score.measures.pr.precision_at_hits`)."""
+    items = Items.of(block)
+    prec = np.zeros(np.shape(block.rel_ranks))
+    j = items.col + 1
+    prec[items.row, items.col] = j * expected_inverse_rank(items.s, items.n, items.r, j - items.b)
+    k = np.arange(1, block.rel_ranks.shape[1] + 1)
+    return np.where(k[None, :] <= block.n_relevant[:, None], prec, np.nan)
+
+
+def expected_ap(block: RankBlock) -> np.ndarray:
+    """Expected AP (trec_eval map per query): E[precision sum] / K; NaN when K = 0."""
+    k = block.n_relevant
+    return undefined_without_relevant(expected_precision_sum(Items.of(block)) / np.maximum(k, 1), k)
+
+
+def expected_dcg(block: RankBlock) -> np.ndarray:
+    """Expected PSB DCG: E[numerator] over the ideal (which the order does not change)."""
+    cols = np.arange(1, block.rel_ranks.shape[1] + 1)
+    ideal = np.where(cols[None, :] <= block.n_relevant[:, None], discount(cols)[None, :], 0.0).sum(axis=1)
+    return undefined_without_relevant(expected_discounted(Items.of(block)) / np.where(ideal > 0, ideal, 1.0), block.n_relevant)
+
+
+def expected_share(block: RankBlock, depth: np.ndarray | float, divisor: np.ndarray | float) -> np.ndarray:
+    """E[hits in the first ``depth``] / ``divisor`` (NN, FT, ST, P@k, R@k); NaN when K = 0."""
+    k = block.n_relevant
+    return undefined_without_relevant(expected_hits(Items.of(block), depth) / np.maximum(divisor, 1), k)
+
+
+def expected_e(block: RankBlock, depth: int) -> np.ndarray:
+    """Expected E-measure: 2 E[h] / (min(depth, Va) + K), h the hits in the first ``depth``."""
+    k = block.n_relevant
+    h = expected_hits(Items.of(block), depth)
+    return undefined_without_relevant(2.0 * h / np.maximum(np.minimum(depth, block.n_retrieved) + k, 1), k)
