@@ -22,6 +22,7 @@ else:
     from ._lazy import pd  # imported on first use (see _lazy)
 
 from .measures import GainBlock, Measure, RankBlock, Settings, pr_curve
+from .measures.base import TieMeans
 from .measures.cumgain import discounted_cumulated_gain, gain_vectors
 from .measures.pr import interpolate_pr
 from .measures.ties import expected_precision_at_hits
@@ -32,6 +33,7 @@ from .ranking import (
     keep_ties,
     matrix_rank_block,
     matrix_to_ranked_run,
+    tie_group_ids,
     tie_group_sizes,
 )
 from .relevance import QrelsRelevance, Relevance
@@ -96,6 +98,24 @@ def rank_block(
     return RankBlock(ranks, k, lengths.astype(np.int64))
 
 
+def flat_tie_means(run: RankedRun, gains: np.ndarray, thresholds: Sequence[int]) -> list[np.ndarray]:
+    """Per entry (``ties="expected"``): the mean over its tie group of the gain
+    and of each indicator gain >= t, then the group's start and size."""
+    assert run.tie_start is not None
+    g = tie_group_ids(run.tie_start, run.offsets)
+    count = np.bincount(g).astype(np.float64) if g.size else np.zeros(0)
+    out = [(np.bincount(g, weights=gains.astype(np.float64)) / count)[g] if g.size else np.zeros(0)]
+    for t in thresholds:
+        out.append((np.bincount(g, weights=(gains >= t).astype(np.float64)) / count)[g] if g.size else np.zeros(0))
+    return [*out, run.tie_start.astype(np.float64), count[g] if g.size else np.zeros(0)]
+
+
+def _dense(values: np.ndarray, lens: np.ndarray, width: int) -> np.ndarray:
+    out = np.zeros((lens.size, width))
+    out[np.arange(width) < lens[:, None]] = values
+    return out
+
+
 def gain_blocks(
     run: RankedRun,
     relevance: Relevance,
@@ -103,8 +123,12 @@ def gain_blocks(
     chunk_cells: int = CHUNK_CELLS,
     gains: np.ndarray | None = None,
     rows: np.ndarray | None = None,
+    expected: bool = False,
 ) -> Iterator[tuple[slice, GainBlock]]:
-    """Gain vectors of consecutive chunks of queries: ``(slice of run's queries, GainBlock)``."""
+    """Gain vectors of consecutive chunks of queries: ``(slice of run's queries, GainBlock)``.
+
+    ``expected`` (a run with tie groups, ``gains`` given): the blocks carry
+    the groups' means (:class:`~shrec_score.measures.base.TieMeans`)."""
     qrows = _query_rows(run, rows)
     n_q = len(run.query_ids)
     lengths = run.lengths()
@@ -113,6 +137,7 @@ def gain_blocks(
     ds = relevance.collection_size
     width_all = max(1, int(lengths.max(initial=0)))
     step = max(1, chunk_cells // width_all)
+    flat = flat_tie_means(run, gains, (top, 1)) if expected and gains is not None and run.tie_start is not None else None
     for a in range(0, n_q, step):
         b = min(n_q, a + step)
         lens = lengths[a:b]
@@ -126,7 +151,11 @@ def gain_blocks(
         else:  # a row-major boolean mask takes the CSR entries in order
             dense = np.zeros((b - a, width), dtype=np.int8)
             dense[np.arange(width) < lens[:, None]] = g
-        yield slice(a, b), GainBlock(dense, lens.astype(np.int64), ch[a:b], cr[a:b], -1 if ds is None else ds, top)
+        means = None
+        if flat is not None:
+            lo, hi = run.offsets[a], run.offsets[b]
+            means = TieMeans(*(_dense(x[lo:hi], lens, width) for x in flat))
+        yield slice(a, b), GainBlock(dense, lens.astype(np.int64), ch[a:b], cr[a:b], -1 if ds is None else ds, top, ties=means)
 
 
 def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray | None = None) -> np.ndarray:
@@ -161,15 +190,21 @@ def grade_counts(relevance: Relevance, rows: np.ndarray) -> np.ndarray:
     return counts
 
 
-def judged_block(run: RankedRun, relevance: Relevance, *, level: int, gains: np.ndarray, rows: np.ndarray | None = None) -> JudgedBlock:
-    """The judged grade at every rank of ``run`` (-1: not judged) and the judged counts per grade."""
+def judged_block(run: RankedRun, relevance: Relevance, *, level: int, gains: np.ndarray, rows: np.ndarray | None = None, expected: bool = False) -> JudgedBlock:
+    """The judged grade at every rank of ``run`` (-1: not judged) and the judged
+    counts per grade; ``expected`` (a run with tie groups): with the groups' means."""
     qrows = _query_rows(run, rows)
     lengths = run.lengths()
     grades = np.where(judged_mask(run, relevance, qrows), gains, -1).astype(np.int16)
     width = max(1, int(lengths.max(initial=0)))
     dense = np.full((len(run.query_ids), width), -1, dtype=np.int16)
     dense[np.arange(width) < lengths[:, None]] = grades
-    return JudgedBlock(dense, lengths.astype(np.int64), grade_counts(relevance, qrows), level)
+    means = None
+    if expected and run.tie_start is not None:
+        # nDCG's gain is the grade floored at 0 (an unjudged entry has gain 0); relevant: grade >= level
+        gain, rel, start, size = flat_tie_means(run, gains, (level,))
+        means = TieMeans(*(_dense(x, lengths, width) for x in (gain, rel, rel, start, size)))
+    return JudgedBlock(dense, lengths.astype(np.int64), grade_counts(relevance, qrows), level, ties=means)
 
 
 def restrict(run: RankedRun, relevance: Relevance, gains: np.ndarray, rows: np.ndarray, settings: Settings) -> tuple[RankedRun, np.ndarray]:
@@ -328,7 +363,8 @@ def small_class_queries(relevance: Relevance, min_class_size: int) -> np.ndarray
 def _compute(m: Measure, block: RankBlock | GainBlock | JudgedBlock, settings: Settings) -> np.ndarray:
     """A measure's values: under ``ties="expected"`` (a block that carries tie
     groups) its exact expectation over tied orders (:mod:`shrec_score.measures.ties`)."""
-    if m.expected is not None and getattr(block, "group_start", None) is not None:
+    tied = getattr(block, "group_start", None) is not None or getattr(block, "ties", None) is not None
+    if m.expected is not None and tied:
         return m.expected(block, settings)
     return m.compute(block, settings)
 
@@ -389,23 +425,25 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
                 sub, gains = restrict(sub, relevance, gains, rows, settings)
             sizes = tie_group_sizes(sub.tie_start, sub.offsets) if ties == "expected" and sub.tie_start is not None else None
             if judged:
-                jb = judged_block(sub, relevance, level=level, gains=gains, rows=rows)
+                jb = judged_block(sub, relevance, level=level, gains=gains, rows=rows, expected=sizes is not None)
                 for m in judged:
-                    values[m.name][rows] = m.compute(jb, settings)
+                    values[m.name][rows] = _compute(m, jb, settings)
             block = rank_block(sub, relevance, level=level, gains=gains, rows=rows, sizes=sizes)
             for m in binary:
                 values[m.name][rows] = _compute(m, block, settings)
             pr[rows] = _pr(block, pr_levels)
             if not (graded or curves):
                 continue
-            for sl, gb in gain_blocks(sub, relevance, gains=gains, rows=rows):
+            for sl, gb in gain_blocks(sub, relevance, gains=gains, rows=rows, expected=sizes is not None):
                 for m in graded:
-                    values[m.name][rows[sl]] = m.compute(gb, settings)
+                    values[m.name][rows[sl]] = _compute(m, gb, settings)
                 if curves:
                     counted = (ranked[rows[sl]] | (not skip)) & ~small[rows[sl]]
                     scored = (gb.n_relevant > 0) & counted
                     for k, v in gain_vectors(gb, depth).items():
                         vec_acc[k].add(v[scored])
+                    if gb.ties is not None:
+                        continue  # no exact expectation: collect() leaves gain_vs_recall out
                     cg_at, dcg_at = _gain_at_recall(gb, pct)
                     gvr_acc["CG"].add(cg_at[counted])
                     gvr_acc["DCG"].add(dcg_at[counted])
@@ -466,5 +504,6 @@ def collect(scores: Sequence[RunScores], relevance: Relevance, measures: Sequenc
     ev = Evaluation(per_query, pr_df, unranked={sc.name: sc.unranked for sc in scores})
     if curves and curve_frames:
         ev.curves = pd.concat(curve_frames, ignore_index=True)
-        ev.gain_vs_recall = pd.concat(gvr_frames, ignore_index=True)
+        if settings.ties != "expected":  # CG / DCG where recall first reaches r%: no exact expectation over tied orders
+            ev.gain_vs_recall = pd.concat(gvr_frames, ignore_index=True)
     return ev

@@ -12,6 +12,22 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class TieMeans:
+    """A dense block's tie groups under ``ties="expected"``, per rank (shape
+    of the block's gain matrix): the group's mean gain and mean relevance
+    indicators (the exact expectation at that rank over every order inside
+    the group), and where the group starts (0-based) and how many entries it
+    holds.  Every measure linear in the per-rank gains reads the means;
+    the others use ``start`` / ``size`` (:mod:`shrec_score.measures.ties`)."""
+
+    gain: np.ndarray
+    highly: np.ndarray
+    relevant: np.ndarray
+    start: np.ndarray
+    size: np.ndarray
+
+
+@dataclass(frozen=True)
 class RankBlock:
     """Where the relevant items of a block of queries landed.
 

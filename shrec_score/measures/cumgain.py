@@ -21,7 +21,7 @@ def cumulated_gain(gains: np.ndarray) -> np.ndarray:
     >>> cumulated_gain(np.array([[2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]])).tolist()
     [[2, 4, 5, 7, 9, 10, 10, 11, 11, 12, 14, 14, 14, 14]]
     """
-    return np.cumsum(gains, axis=1, dtype=np.int64)
+    return np.cumsum(gains, axis=1, dtype=np.int64 if gains.dtype.kind in "iub" else np.float64)
 
 
 def discounted_cumulated_gain(gains: np.ndarray) -> np.ndarray:
@@ -54,7 +54,7 @@ def normalized(vec: np.ndarray, ideal_vec: np.ndarray, n_relevant: np.ndarray) -
 
 def gain_vectors(b: GainBlock, width: int) -> dict[str, np.ndarray]:
     """CG, DCG, NCG and NDCG at ranks 1..width, NaN past the end of a list."""
-    g = b.gains[:, :width]
+    g = b.gain_values[:, :width]
     if g.shape[1] < width:
         g = np.pad(g, ((0, 0), (0, width - g.shape[1])))
     ideal_width = max(width, int(b.n_relevant.max(initial=0)))

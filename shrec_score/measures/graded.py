@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .base import TieMeans
+
 if TYPE_CHECKING:
     import numpy.typing as npt
 
@@ -39,6 +41,14 @@ class GainBlock:
     n_relevant: np.ndarray
     collection_size: int
     top: int = 2
+    #: Under ``ties="expected"``: the tie groups' means (``highly`` at grade
+    #: ``top``, ``relevant`` at grade >= 1); ``gains`` keeps one order.
+    ties: TieMeans | None = None
+
+    @property
+    def gain_values(self) -> np.ndarray:
+        """The gain at each rank: ``gains``, or its expectation over tied orders."""
+        return self.gains if self.ties is None else self.ties.gain
 
     @classmethod
     def from_gains(cls, rows: list[list[int]], n_highly: npt.ArrayLike, n_marginal: npt.ArrayLike, collection_size: int, top: int = 2) -> GainBlock:
@@ -51,7 +61,10 @@ class GainBlock:
         return cls(g, np.asarray([len(r) for r in rows], dtype=np.int64), ch, ch + np.asarray(n_marginal, dtype=np.int64), collection_size, top)
 
     def level(self, name: str) -> tuple[np.ndarray, np.ndarray]:
-        """(is-relevant matrix, C) for ``"highly"`` or ``"relevant"``."""
+        """(is-relevant matrix, C) for ``"highly"`` or ``"relevant"``; under
+        ``ties="expected"`` the matrix holds the expected indicator (a float)."""
+        if self.ties is not None:
+            return (self.ties.highly, self.n_highly) if name == "highly" else (self.ties.relevant, self.n_relevant)
         if name == "highly":
             return self.gains >= self.top, self.n_highly
         return self.gains >= 1, self.n_relevant

@@ -251,8 +251,11 @@ _cutoff("P", precision_at, "P")  # divisor k, as trec_eval's P_k
 _cutoff("R", recall_at, "recall")  # divisor K, as trec_eval's recall_k
 
 
-def _graded(name: str, func: Callable[..., np.ndarray], summary: str, *, higher_is_better: bool = True, **kw: object) -> None:
-    register(Measure(name, summary, lambda b, s: func(b, **kw), func, kind="graded", higher_is_better=higher_is_better))
+def _graded(
+    name: str, func: Callable[..., np.ndarray], summary: str, *, higher_is_better: bool = True, expected: Callable[..., np.ndarray] | None = None, **kw: object
+) -> None:
+    exp = None if expected is None else (lambda b, s: expected(b, **kw))
+    register(Measure(name, summary, lambda b, s: func(b, **kw), func, kind="graded", higher_is_better=higher_is_better, expected=exp))
 
 
 for _lv in ("highly", "relevant"):
@@ -266,7 +269,7 @@ for _lv in ("highly", "relevant"):
     _graded(f"ST_{_lv}", tier, f"SHREC 2006 Second Tier ({_lv}): hits in the first d / d, d = min(Va, 2 {_C})", level=_lv, factor=2)
     _graded(f"P_{_lv}", precision, f"SHREC 2006 precision ({_lv}): {_V} / Va", level=_lv)
     _graded(f"R_{_lv}", recall, f"SHREC 2006 recall ({_lv}): {_V} / {_C}", level=_lv)
-    _graded(f"AP_{_lv}", average_precision_retrieved, f"SHREC 2006 average precision ({_lv}): mean precision over the retrieved relevant items", level=_lv)
+    _graded(f"AP_{_lv}", average_precision_retrieved, f"SHREC 2006 average precision ({_lv}): mean precision over the retrieved relevant items", level=_lv, expected=ties.expected_ap_retrieved)
 _graded("ADR", average_dynamic_recall, _summary(average_dynamic_recall))
 
 GAIN_KINDS = ("CG", "DCG", "NCG", "NDCG")
@@ -311,6 +314,7 @@ for _name, _func in (
         Measure(
             _name, _summary(_func), (lambda f: lambda b, s: f(b))(_func), _func, kind="graded",
             params="lists cut at 1000; relevant = grade > 0 (--rel-level does not apply)", source=_SHAPENET_SOURCE,
+            ties_exact=False,  # the cut at 1000 can split a tie group; no exact expectation written
         )
     )
 
@@ -324,7 +328,9 @@ SHAPENET_OFFICIAL = {m: m.removeprefix("shapenet.") for m in SHAPENET_MEASURES}
 _TREC_SOURCE = "trec_eval m_{}.c"
 
 
-def _judged(name: str, func: Callable[..., np.ndarray], *, ir_name: str | None = None, source: str = "", aggregate: str = "mean", **kw: object) -> None:
+def _judged(
+    name: str, func: Callable[..., np.ndarray], *, ir_name: str | None = None, source: str = "", aggregate: str = "mean", ties_exact: bool = True, **kw: object
+) -> None:
     register(
         Measure(
             name,
@@ -337,27 +343,32 @@ def _judged(name: str, func: Callable[..., np.ndarray], *, ir_name: str | None =
             ir_name=ir_name,
             source=source or _TREC_SOURCE.format(name),
             aggregate=aggregate,
+            ties_exact=ties_exact,
         )
     )
 
 
 _judged("ndcg", ndcg)
-_judged("bpref", bpref, ir_name="Bpref")
+_judged("bpref", bpref, ir_name="Bpref", ties_exact=False)
 _judged("num_ret", num_ret, ir_name="NumRet", aggregate="sum")
 _judged("num_rel", num_rel, ir_name="NumRel", aggregate="sum")
 _judged("num_rel_ret", num_rel_ret, ir_name="NumRelRet", aggregate="sum")
-_judged("gm_map", gm_map, aggregate="geometric")
+_judged("gm_map", gm_map, aggregate="geometric", ties_exact=False)
 _judged("set_F", set_f, ir_name="SetF")
 for _x in IPREC_LEVELS:
     # trec_eval 10's lround cutoff; ir_measures' IPrec@x (pytrec_eval, trec_eval
     # 9's truncation of x R + 0.9) differs on some topics, so it is no alias.
-    _judged(f"iprec_at_recall_{_x:.2f}", iprec_at_recall, source="trec_eval 10.0 m_iprec_at_recall.c", level=_x, rounding="v10")
+    _judged(f"iprec_at_recall_{_x:.2f}", iprec_at_recall, source="trec_eval 10.0 m_iprec_at_recall.c", level=_x, rounding="v10", ties_exact=False)
 
 
-def _judged_cutoff(prefix: str, func: Callable[..., np.ndarray], ir_prefix: str | None) -> None:
+def _judged_cutoff(prefix: str, func: Callable[..., np.ndarray], ir_prefix: str | None, expected_func: Callable[..., np.ndarray] | None = None) -> None:
     def make(k: int | str) -> Measure:
         def compute(b: JudgedBlock, s: Settings) -> np.ndarray:
             return func(b, k=_cutoff_value(k, prefix))
+
+        def expected(b: JudgedBlock, s: Settings) -> np.ndarray:
+            assert expected_func is not None
+            return expected_func(b, k=_cutoff_value(k, prefix))
 
         return Measure(
             f"{prefix}.{k}",
@@ -369,6 +380,7 @@ def _judged_cutoff(prefix: str, func: Callable[..., np.ndarray], ir_prefix: str 
             params=f"k: the cutoff in the name ({prefix}.10)" + ("" if func is ndcg_cut else "; rel_level: --rel-level"),
             ir_name=None if ir_prefix is None else f"{ir_prefix}@{k}",
             source=_TREC_SOURCE.format(prefix),
+            expected=None if expected_func is None else expected,
         )
 
     _PATTERNS.append(_Pattern(prefix, re.compile(rf"{re.escape(prefix)}\.([1-9][0-9]*)"), make))
@@ -377,8 +389,8 @@ def _judged_cutoff(prefix: str, func: Callable[..., np.ndarray], ir_prefix: str 
 # nDCG@k is not an alias of ndcg_cut.k: NDCG@k (SHREC 2006) differs by one
 # letter's case and means something else; see did_you_mean.
 _judged_cutoff("ndcg_cut", ndcg_cut, None)
-_judged_cutoff("map_cut", map_cut, "AP")
-_judged_cutoff("success", success, "Success")
+_judged_cutoff("map_cut", map_cut, "AP", ties.expected_map_cut)
+_judged_cutoff("success", success, "Success", ties.expected_success)
 
 #: Spellings of cutoff measures accepted on the command line: trec_eval's
 #: printed names (P_5, ndcg_cut_10), trec_eval's parameter form of P and
@@ -512,6 +524,8 @@ class MeasureInfo(NamedTuple):
     ir_name: str | None = None
     #: Where the definition comes from.
     source: str = ""
+    #: An exact expected value over tied orders exists (``--ties expected``); False: refused there.
+    ties_exact: bool = True
 
 
 #: ir_measures' names of the shrec-score measures that equal them (not aliases:
@@ -545,7 +559,7 @@ def measure_table() -> list[MeasureInfo]:
     """
     measures = list(_REGISTRY.values()) + [p.make("k") for p in _PATTERNS]
     return [
-        MeasureInfo(m.name, m.direction, m.trec_name, m.summary, m.params, m.ir_name or _IR_NAMES.get(m.name), _source(m))
+        MeasureInfo(m.name, m.direction, m.trec_name, m.summary, m.params, m.ir_name or _IR_NAMES.get(m.name), _source(m), m.ties_exact)
         for m in measures
     ]
 
@@ -623,14 +637,21 @@ def measures_markdown() -> str:
         "sorted descending, not the class's (nor trec_eval's `ndcg`, which also",
         "discounts by log2(i + 1)); it is 0 when nothing relevant is retrieved.",
         "",
-        "| name | better | trec_eval | ir_measures | also accepted | definition | parameters | source |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        "- **ties expected**: `exact` where `--ties expected` computes the exact",
+        "  mean over every order of tied items (`shrec_score/measures/ties.py`",
+        "  says how); `refused` where no exact method is known: such a measure",
+        "  is refused under `--ties expected` (never approximated); `rule`,",
+        "  `optimistic` and `pessimistic` score every measure.",
+        "",
+        "| name | better | trec_eval | ir_measures | also accepted | definition | parameters | source | ties expected |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for row in measure_table():
         also = ", ".join(f"`{a}`" for a in aliases.get(row.name, []) if a != row.ir_name)
         lines.append(
             f"| `{row.name}` | {row.direction} | {'`' + row.trec_name + '`' if row.trec_name else '-'} | "
-            f"{'`' + row.ir_name + '`' if row.ir_name else '-'} | {also or '-'} | {cell(row.summary)} | {cell(row.params) or '-'} | {cell(row.source) or '-'} |"
+            f"{'`' + row.ir_name + '`' if row.ir_name else '-'} | {also or '-'} | {cell(row.summary)} | {cell(row.params) or '-'} | {cell(row.source) or '-'} | "
+            f"{'exact' if row.ties_exact else 'refused'} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -644,5 +665,7 @@ def measure_listing() -> str:
     lines = [f"{'measure':<12} {'better':<6} {'trec_eval':<10} definition"]
     for row in measure_table():
         text = f"{row.summary.rstrip('.')} [{row.params}]" if row.params else row.summary
+        if not row.ties_exact:
+            text += " (refused under --ties expected: no exact method)"
         lines.append(f"{row.name:<12} {row.direction:<6} {row.trec_name or '-':<10} {text}")
     return "\n".join(lines) + "\n"

@@ -135,8 +135,8 @@ def average_dynamic_recall(b: GainBlock) -> np.ndarray:
     cr, ch = b.n_relevant, b.n_highly
     q = np.minimum(b.n_retrieved, cr)
     width = max(1, int(q.max(initial=0)))
-    g = b.gains[:, :width]
     i = np.arange(1, width + 1)
-    f = np.where(i[None, :] <= ch[:, None], np.cumsum(g >= b.top, axis=1), np.cumsum(g >= 1, axis=1))
+    high, rel = b.level("highly")[0][:, :width], b.level("relevant")[0][:, :width]
+    f = np.where(i[None, :] <= ch[:, None], np.cumsum(high, axis=1), np.cumsum(rel, axis=1))
     r = np.where(i[None, :] <= q[:, None], f / i[None, :], 0.0)
     return _nan_where(np.where(q > 0, r.sum(axis=1) / np.maximum(q, 1), 0.0), cr == 0)

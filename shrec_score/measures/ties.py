@@ -51,10 +51,16 @@ iprec_at_recall (maxima and logarithms of order-dependent values).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from .base import RankBlock, undefined_without_relevant
+from .base import RankBlock, TieMeans, undefined_without_relevant
 from .dcg import discount
+
+if TYPE_CHECKING:
+    from .graded import GainBlock
+    from .treceval import JudgedBlock
 
 #: Terms of the order-statistic sums evaluated at once (bounds memory).
 CHUNK_TERMS = 4_000_000
@@ -86,7 +92,12 @@ class Items:
 
     def __init__(self, start: np.ndarray, size: np.ndarray, valid: np.ndarray) -> None:
         self.shape = valid.shape
-        self.row, self.col = np.nonzero(valid)
+        self.row, place = np.nonzero(valid)
+        row_first = np.zeros(self.row.size, dtype=np.int64)
+        if self.row.size:
+            new_row = np.r_[True, self.row[1:] != self.row[:-1]]
+            row_first = np.maximum.accumulate(np.where(new_row, np.arange(self.row.size), 0))
+        self.col = np.arange(self.row.size) - row_first  # index among the row's relevant items
         self.s = start[valid].astype(np.int64)
         self.n = np.maximum(size[valid].astype(np.int64), 1)
         new = np.ones(self.s.size, dtype=bool)
@@ -100,6 +111,11 @@ class Items:
     def of(cls, block: RankBlock) -> Items:
         assert block.group_start is not None and block.group_size is not None
         return cls(block.group_start, block.group_size, np.isfinite(block.rel_ranks))
+
+    @classmethod
+    def of_dense(cls, relevant: np.ndarray, ties: TieMeans) -> Items:
+        """The relevant entries (bool per rank, one order) of a dense block with its tie groups."""
+        return cls(ties.start, ties.size, relevant)
 
     def per_row(self, values: np.ndarray) -> np.ndarray:
         """Sum of per-item values per row."""
@@ -206,3 +222,46 @@ def expected_e(block: RankBlock, depth: int) -> np.ndarray:
     k = block.n_relevant
     h = expected_hits(Items.of(block), depth)
     return undefined_without_relevant(2.0 * h / np.maximum(np.minimum(depth, block.n_retrieved) + k, 1), k)
+
+
+def expected_first_within(items: Items, k: int) -> np.ndarray:
+    """P(a relevant item in the first k ranks) per row: for the first group
+    holding one (r of its n entries relevant, m = clip(k - s, 0, n) of its
+    places within k), 1 - C(n - m, r) / C(n, r)."""
+    first = items.col == 0
+    s, n, r = items.s[first], items.n[first], items.r[first]
+    m = np.clip(k - s, 0, n)
+    lf = _log_factorial(int(n.max(initial=0)))
+    rest = n - m
+    none = np.where(rest >= r, np.exp((lf[np.maximum(rest, 0)] - lf[np.maximum(rest - r, 0)]) - (lf[n] - lf[n - r])), 0.0)
+    out = np.zeros(items.shape[0])
+    out[items.row[first]] = 1.0 - none
+    return out
+
+
+def expected_ap_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
+    """Expected SHREC 2006 AP_*: E[precision sum over the retrieved relevant] / V
+    (V, the retrieved relevant count, is the same in every order); 0 when V = 0."""
+    from .shrec06 import _nan_where
+
+    assert b.ties is not None
+    top = b.top if level == "highly" else 1
+    rel = b.gains >= top
+    c = b.n_highly if level == "highly" else b.n_relevant
+    total = expected_precision_sum(Items.of_dense(rel, b.ties))
+    v = rel.sum(axis=1)
+    return _nan_where(np.where(v > 0, total / np.maximum(v, 1), 0.0), c == 0)
+
+
+def expected_map_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
+    """Expected trec_eval map_cut.k: E[precision sum within k] / R; 0 when R = 0."""
+    assert block.ties is not None
+    r = block.n_relevant
+    total = expected_precision_sum(Items.of_dense(block.relevant, block.ties), k)
+    return np.where(r > 0, total / np.maximum(r, 1), 0.0)
+
+
+def expected_success(block: JudgedBlock, *, k: int) -> np.ndarray:
+    """Expected trec_eval success.k: P(a relevant item in the first k)."""
+    assert block.ties is not None
+    return expected_first_within(Items.of_dense(block.relevant, block.ties), k)

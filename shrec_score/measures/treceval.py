@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .base import TieMeans
+
 if TYPE_CHECKING:
     import numpy.typing as npt
 
@@ -52,6 +54,15 @@ class JudgedBlock:
     n_retrieved: np.ndarray
     grade_counts: np.ndarray
     rel_level: int = 1
+    #: Under ``ties="expected"``: the tie groups' means (``gain``: of the grade
+    #: floored at 0; ``relevant``: of grade >= rel_level); ``grades`` keeps one order.
+    ties: TieMeans | None = None
+
+    @property
+    def gain_values(self) -> np.ndarray:
+        """Float (n_queries, width): the grade at each rank floored at 0 (nDCG's
+        gain), or its expectation over tied orders."""
+        return np.maximum(self.grades, 0).astype(np.float64) if self.ties is None else self.ties.gain
 
     @classmethod
     def from_lists(cls, rows: list[list[int]], grade_counts: list[list[int]], rel_level: int = 1) -> JudgedBlock:
@@ -130,8 +141,7 @@ def ndcg_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
     >>> round(float(ndcg_cut(b, k=2)[0]), 6), round((2 / math.log2(3)) / (2 + 1 / math.log2(3)), 6)
     (0.479625, 0.479625)
     """
-    gains = np.maximum(block.grades, 0).astype(np.float64)
-    return _normalised(_dcg(gains, k), _dcg(block.ideal_gains(), k))
+    return _normalised(_dcg(block.gain_values, k), _dcg(block.ideal_gains(), k))
 
 
 def ndcg(block: JudgedBlock) -> np.ndarray:
@@ -150,8 +160,7 @@ def ndcg(block: JudgedBlock) -> np.ndarray:
     >>> round(float(ndcg(b)[0]), 6), round((2 / math.log2(3)) / (2 + 1 / math.log2(3)), 6)
     (0.479625, 0.479625)
     """
-    gains = np.maximum(block.grades, 0).astype(np.float64)
-    return _normalised(_dcg(gains, None), _dcg(block.ideal_gains(), None))
+    return _normalised(_dcg(block.gain_values, None), _dcg(block.ideal_gains(), None))
 
 
 def _precision_at_hits(block: JudgedBlock, k: int | None) -> np.ndarray:
