@@ -15,6 +15,7 @@ _API = {
     "score": "api",
     "score_kendall": "api",
     "evaluate": "memory",
+    "tie_report": "tiereport",
     "load_relevance": "loading",
     "load_runs": "loading",
     "Options": "options",

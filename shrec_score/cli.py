@@ -498,9 +498,76 @@ def check_command(
         click.echo(str(p))
     errors = sum(p.level == "error" for p in problems)
     warnings = sum(p.level == "warning" for p in problems)
+    if not errors:  # runs that score: does the tie rule move a mean (the default sort measure)?
+        from .tiereport import tie_report, tie_warnings
+
+        try:
+            lines = tie_warnings(tie_report(list(runs), rel, run_format=run_format, matrix_order=matrix_order))
+        except (InputError, OptionError):
+            lines = []  # what check_runs does not see, scoring reports
+        for line in lines:
+            click.echo(f"warning: {line}")
+        warnings += len(lines)
     click.echo(f"{errors} error(s), {warnings} warning(s): " + ("the runs would not score" if errors else "the runs would score"), err=True)
     if errors:
         sys.exit(2)
+
+
+@cli.command("ties")
+@click.argument("runs", nargs=-1, type=click.Path())
+@click.option("-c", "--config", type=click.Path(), help="Track preset (YAML); options given here override it.")
+@click.option("-r", "--relevance", type=click.Path(), help="Target classification (.cla) or TREC qrels.")
+@click.option("-q", "--queries", type=click.Path(), help="Separate query classification (.cla).")
+@click.option("--grades", type=click.Choice(["binary", "sister"]), help="[default: binary] sister: SHREC 2006 graded relevance.")
+@click.option("--collection", type=click.Path(), help="Target .cla with qrels relevance.")
+@click.option("-m", "--measures", help="Comma-separated measures to report (default: the sort measure).")
+@click.option("--run-format", type=click.Choice(["auto", "lists", "matrix", "trec"]), help="[default: auto] How to read RUNS.")
+@click.option("--matrix-order", type=click.Choice(["listing", "numeric"]), help="Matrix row / column order (see score).")
+@click.option("--format", "fmt", type=click.Choice(["auto", "table", "csv", "json", "markdown"]), default="auto", show_default=True)
+def ties_command(
+    runs: Sequence[str],
+    config: str | None,
+    relevance: str | None,
+    queries: str | None,
+    grades: str | None,
+    collection: str | None,
+    measures: str | None,
+    run_format: str | None,
+    matrix_order: str | None,
+    fmt: str,
+) -> None:
+    """How much of each run's value the tie rule decides: per run, the
+    pessimistic, rule, optimistic (and expected) means, the share of queries
+    whose value depends on the order of tied items, and the leaderboard
+    places the ties allow."""
+    from .config import load_config
+    from .render import frame_text
+    from .tiereport import tie_report
+
+    try:
+        cfg = load_config(config) if config else {}
+    except InputError as exc:
+        raise BadInput(str(exc)) from None
+
+    def pick(key: str, given: Any, default: Any = None) -> Any:
+        return given if given is not None else cfg.get(key, default)
+
+    runs = list(runs) or cfg.get("runs", [])
+    relevance = pick("relevance", relevance)
+    if not runs or not relevance:
+        raise click.UsageError("expected RUNS and --relevance (or 'runs:' and 'relevance:' in the --config file)")
+    names = [m.strip() for m in measures.split(",") if m.strip()] if measures else None
+    try:
+        frame = tie_report(
+            runs, relevance, measures=names or ([cfg["sort"]] if cfg.get("sort") else None), queries=pick("queries", queries),
+            grades=pick("grades", grades, "binary"), collection=pick("collection", collection),
+            run_format=pick("run_format", run_format, "auto"), matrix_order=pick("matrix_order", matrix_order),
+        )
+    except (InputError, OptionError) as exc:
+        raise BadInput(str(exc)) from None
+    if fmt == "auto":
+        fmt = "table" if sys.stdout.isatty() else "csv"
+    click.echo(frame_text(frame, fmt), nl=False)
 
 
 @cli.command("measures")

@@ -25,6 +25,7 @@ JSON need nothing more: their own quoting carries any text.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from collections.abc import Callable
@@ -418,3 +419,30 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     for rec in frame.to_dict(orient="records"):
         out.append({k: (None if _isnan(v) else (v.item() if hasattr(v, "item") else v)) for k, v in rec.items()})
     return out
+
+
+def frame_text(frame: pd.DataFrame, fmt: str) -> str:
+    """A plain table (``shrec-score ties``) as ``csv``, ``json`` (records),
+    ``markdown`` (escaped cells, numbers to 4 decimals) or ``table`` text (rich)."""
+    if fmt == "csv":
+        return frame_to_csv(frame)
+    if fmt == "json":
+        return json.dumps(_records(frame), indent=2, allow_nan=False) + "\n"
+    cells = [[_fmt(v) for v in rec] for rec in frame.itertuples(index=False)]
+    if fmt == "markdown":
+        head = [md_escape(str(c)) for c in frame.columns]
+        align = ["---:" if frame[c].dtype.kind in "if" else ":---" for c in frame.columns]
+        lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
+        lines += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in cells]
+        return "\n".join(lines) + "\n"
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table()
+    for c in frame.columns:
+        table.add_column(rich_text(str(c)), justify="right" if frame[c].dtype.kind in "if" else "left")
+    for row in cells:
+        table.add_row(*(rich_text(c) for c in row))
+    console = Console(width=160, record=True, file=io.StringIO())
+    console.print(table)
+    return console.export_text()

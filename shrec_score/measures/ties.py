@@ -106,6 +106,10 @@ class Items:
         first = np.flatnonzero(new)
         self.r = np.bincount(gid)[gid] if gid.size else np.zeros(0, dtype=np.int64)
         self.b = self.col[first[gid]] if gid.size else np.zeros(0, dtype=np.int64)
+        #: the first item of each group: group sums are taken once per group
+        #: (r times an item's expectation, one rounding), so that a group
+        #: whose every entry is relevant gives exact integers
+        self.leader = new
 
     @classmethod
     def of(cls, block: RankBlock) -> Items:
@@ -126,7 +130,8 @@ def expected_hits(items: Items, depth: float | np.ndarray) -> np.ndarray:
     """E[relevant items in the first ``depth`` ranks] per row (depth scalar or per row)."""
     d = np.asarray(depth, dtype=np.float64)
     k = d[items.row] if d.ndim else d
-    return items.per_row(np.clip((k - items.s) / items.n, 0.0, 1.0))
+    m = np.clip(np.minimum(k - items.s, items.n), 0, None)  # places of the group within depth
+    return items.per_row(np.where(items.leader, items.r * m / items.n, 0.0))
 
 
 def expected_discounted(items: Items) -> np.ndarray:

@@ -1,0 +1,148 @@
+"""How much of a leaderboard the tie rule decides (``shrec-score ties``).
+
+Every run is read once, with its tie groups (equal distances in a matrix
+row or a ranked list, equal TREC scores in a topic), and scored under
+``pessimistic``, ``rule`` and ``optimistic`` (and ``expected`` when every
+measure asked for has an exact expectation).  The tie arrangements of
+different runs are independent, so the bounds of all runs can be reached
+at once: run B can be placed above run A when B's optimistic value beats
+A's pessimistic one, and B is above A whatever the ties when B's
+pessimistic value beats A's optimistic one (equal values: the
+leaderboard's order by run name).  That gives each run the best and worst
+place the ties allow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .api import _given_runs, _relevance, _report, plan_measures, score_all
+from .loading import PathLike, load_runs
+from .measures import column_higher_is_better, get_measure
+from .options import Options, measure_name
+from .relevance import Relevance
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    from ._lazy import pd
+
+#: The modes scored, in the columns' order.
+MODES = ("pessimistic", "rule", "optimistic", "expected")
+
+#: ``shrec-score check`` warns when the ties move a run's mean by more than this.
+CHECK_THRESHOLD = 0.001
+
+
+def tie_report(
+    runs: Sequence[PathLike],
+    relevance: PathLike | Relevance,
+    *,
+    measures: Sequence[str] | None = None,
+    options: Options | None = None,
+    **settings: Any,
+) -> pd.DataFrame:
+    """Per run and measure, what the ties can do to its mean.
+
+    Parameters
+    ----------
+    runs, relevance, options, settings
+        As :func:`shrec_score.score` (its ``ties`` option is not used here).
+    measures : list of str, optional
+        The measures to report (default: the sort measure of the scoring).
+
+    Returns
+    -------
+    DataFrame
+        One row per (measure, run), runs in the rule's leaderboard order:
+        ``measure``, ``run``, ``pessimistic``, ``rule``, ``optimistic``,
+        ``expected`` (empty when the measure has no exact expectation),
+        ``spread`` (optimistic - pessimistic), ``tied_queries`` (share of the
+        queries whose value depends on the order of tied items),
+        ``place`` (the rule's leaderboard place), ``best_place``,
+        ``worst_place`` (the places the ties allow).
+    """
+    opts = options if options is not None else Options.build(**settings)
+    given = _given_runs(runs)
+    rel = _relevance(relevance, opts)  # type: ignore[arg-type]
+    plan = plan_measures(rel, opts)
+    names = [measure_name(m) for m in measures] if measures else [plan.sort]
+    missing = [m for m in names if m not in plan.names]
+    if missing:
+        plan = replace(plan, measures=[*plan.measures, *(get_measure(m) for m in missing)])
+    exact = all(get_measure(m).ties_exact for m in plan.names) and opts.settings.depth is None
+    if given is None:
+        run_objs, notes = load_runs(
+            runs, rel, run_format=opts.run_format, matrix_order=opts.matrix_order,  # type: ignore[arg-type]
+            lenient=opts.lenient, missing=opts.settings.missing, ties=True,
+        )
+    else:
+        run_objs, notes = given, []
+    boards, per_query = {}, {}
+    for mode in MODES:
+        if mode == "expected" and not exact:
+            continue
+        mode_opts = replace(opts, settings=replace(opts.settings, ties=mode))
+        ev = score_all(run_objs, rel, plan.measures, mode_opts.settings, curves=False)
+        report = _report(ev, run_objs, rel, plan, mode_opts, notes)
+        boards[mode] = report.leaderboard.set_index("run")
+        per_query[mode] = ev.per_query
+    rows = []
+    for m in names:
+        rows.extend(_rows(m, boards, per_query))
+    return pd.DataFrame(rows, columns=["measure", "run", *MODES, "spread", "tied_queries", "place", "best_place", "worst_place"])
+
+
+def _rows(measure: str, boards: dict[str, pd.DataFrame], per_query: dict[str, pd.DataFrame]) -> list[dict[str, Any]]:
+    sign = -1.0 if column_higher_is_better(measure) is False else 1.0
+    rule = boards["rule"][measure]
+    order = sorted(rule.index, key=lambda r: (-sign * rule[r] if np.isfinite(rule[r]) else np.inf, r))
+    low = {r: float(boards["pessimistic"].loc[r, measure]) for r in order}
+    high = {r: float(boards["optimistic"].loc[r, measure]) for r in order}
+    if sign < 0:  # lower is better: the bounds swap roles
+        low, high = high, low
+
+    def above(b: str, vb: float, a: str, va: float) -> bool:
+        """Whether b is placed above a when their values are vb and va (better value, then run name)."""
+        return sign * vb > sign * va or (vb == va and b < a)
+
+    out = []
+    pq = {mode: frame.set_index(["run", "query"])[measure] for mode, frame in per_query.items()}
+    for place, a in enumerate(order, 1):
+        others = [b for b in order if b != a]
+        best = 1 + sum(above(b, low[b], a, high[a]) for b in others)
+        worst = 1 + sum(above(b, high[b], a, low[a]) for b in others)
+        p, o = pq["pessimistic"].loc[a].to_numpy(), pq["optimistic"].loc[a].to_numpy()
+        ok = np.isfinite(p) & np.isfinite(o)
+        tied = float((p[ok] != o[ok]).mean()) if ok.any() else float("nan")
+        values = {mode: float(boards[mode].loc[a, measure]) if mode in boards else float("nan") for mode in MODES}
+        out.append(
+            {"measure": measure, "run": a, **values, "spread": abs(values["optimistic"] - values["pessimistic"]),
+             "tied_queries": tied, "place": place, "best_place": min(best, place), "worst_place": max(worst, place)}
+        )
+    return out
+
+
+def tie_warnings(report: pd.DataFrame, threshold: float = CHECK_THRESHOLD) -> list[str]:
+    """One line per (run, measure) whose mean the ties move by more than ``threshold``.
+
+    >>> frame = pd.DataFrame([{"measure": "NN", "run": "a", "pessimistic": 0.5, "rule": 0.6, "optimistic": 0.7,
+    ...     "spread": 0.2, "tied_queries": 0.25, "best_place": 1, "worst_place": 2}])
+    >>> tie_warnings(frame)
+    ["run 'a': ties move NN between 0.5000 (pessimistic) and 0.7000 (optimistic), rule 0.6000; 25% of the queries depend on the tie order; leaderboard place 1 to 2 (see 'shrec-score ties')"]
+    """
+    lines = []
+    for row in report.itertuples():
+        if not row.spread > threshold:
+            continue
+        lines.append(
+            f"run {row.run!r}: ties move {row.measure} between {row.pessimistic:.4f} (pessimistic) and {row.optimistic:.4f} (optimistic), "
+            f"rule {row.rule:.4f}; {row.tied_queries:.0%} of the queries depend on the tie order; "
+            f"leaderboard place {row.best_place} to {row.worst_place} (see 'shrec-score ties')"
+        )
+    return lines
+
