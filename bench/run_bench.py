@@ -24,8 +24,12 @@ speed fall on both):
 3. contest  SHREC 2006 shape: 30 queries, 1,814 targets, 17 ranked-list runs,
             graded (sister classes): the whole CLI process, wall time.
 4. kendall  tau-b of one group of 100,000 items with ties.
+5. matrix-ties, trec-ties  (issue 19) the matrix and trec cases' files and
+            measures scored with --ties expected and with the default rule,
+            in turn, each in a fresh process: ratio of the medians (CPU
+            user+sys and wall) <= 1.5.
 
-    python bench/run_bench.py [--cases kendall,contest,matrix,trec,trec-long] [--repeat 3] [--no-peers]
+    python bench/run_bench.py [--cases kendall,contest,matrix,trec,trec-long,matrix-ties,trec-ties] [--repeat 3] [--no-peers]
 """
 
 from __future__ import annotations
@@ -458,9 +462,45 @@ def case_kendall(repeat: int) -> None:
     line("kendall", ours, "target", 0.2, "< 0.2 s", ours < 0.2)
 
 
+# -- case 5: --ties expected against the rule ---------------------------------------
+
+CPU_WRAPPER = (
+    "import resource, subprocess, sys, time\n"
+    "t = time.perf_counter()\n"
+    "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+    "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "print(time.perf_counter() - t, u.ru_utime + u.ru_stime, p.returncode)\n"
+)
+
+
+def run_cpu(cmd: list[str]) -> tuple[float, float]:
+    """Wall and CPU (user + sys) seconds of a command run in a fresh process."""
+    out = subprocess.run([sys.executable, "-c", CPU_WRAPPER, *cmd], capture_output=True, text=True, check=True)
+    wall, cpu, rc = out.stdout.split()
+    if rc != "0":
+        raise SystemExit(f"command failed ({rc}): {' '.join(cmd)}")
+    return float(wall), float(cpu)
+
+
+def case_ties(case: str, repeat: int) -> None:
+    if case == "matrix-ties":
+        npy, cla = make_matrix()
+        cmd = [CLI, npy, "-r", cla, "--run-format", "matrix", "-m", "NN,FT,ST,E,DCG,AP", "--quiet", "--format", "csv"]
+    else:
+        run, qrels = make_trec()
+        cmd = [CLI, run, "-r", qrels, "--run-format", "trec", "-m", "AP,NN,FT,P@10,NDCG@10", "--quiet", "--format", "csv"]
+    rule, expected = [], []
+    for _ in range(repeat):  # in turn, so that the shared machine's changes of speed fall on both
+        rule.append(run_cpu(cmd))
+        expected.append(run_cpu([*cmd, "--ties", "expected"]))
+    wall_r, wall_e = (statistics.median(w for w, _ in x) for x in (rule, expected))
+    cpu_r, cpu_e = (statistics.median(c for _, c in x) for x in (rule, expected))
+    line(case, wall_e, "--ties rule", wall_r, "ratio <= 1.5", wall_e <= 1.5 * wall_r, f"| CPU {cpu_e:.3f} s vs {cpu_r:.3f} s, ratio {cpu_e / cpu_r:.2f} ({'OK' if cpu_e <= 1.5 * cpu_r else 'MISSED'})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cases", default="kendall,contest,matrix,trec,trec-long")
+    ap.add_argument("--cases", default="kendall,contest,matrix,trec,trec-long,matrix-ties,trec-ties")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-peers", action="store_true")
     args = ap.parse_args()
@@ -483,6 +523,8 @@ def run_cases(args: argparse.Namespace) -> None:
             case_contest(args.repeat)
         elif case == "kendall":
             case_kendall(args.repeat)
+        elif case in ("matrix-ties", "trec-ties"):
+            case_ties(case, args.repeat)
         else:
             raise SystemExit(f"unknown case {case!r}")
 

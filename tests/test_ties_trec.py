@@ -141,3 +141,28 @@ def test_measure_table_marks_the_refused_measures() -> None:
 
     refused = {row.name for row in measure_table() if not row.ties_exact}
     assert refused == {"bpref", "gm_map", *(f"iprec_at_recall_{x / 10:.2f}" for x in range(11))}
+
+
+def test_option_validation_and_cli(tmp_path: object) -> None:
+    from click.testing import CliRunner
+
+    from shrec_score.cli import cli
+    from shrec_score.options import Options
+
+    with pytest.raises(OptionError, match="ties: expected one of rule, expected, optimistic, pessimistic, got 'Expected'"):
+        Options.build(ties="Expected")
+    assert Options.build(ties="pessimistic").settings.ties == "pessimistic"
+    assert Options.build().settings.ties == "rule"
+    run, qrels = make_topics(2)
+    folder, qpath = write(tmp_path, run, qrels)
+    bad = CliRunner().invoke(cli, [folder, "-r", qpath, "-m", "AP,bpref", "--ties", "expected", "--format", "csv"])
+    assert bad.exit_code == 2 and "ties: bpref has no exact expected value" in bad.output and "Traceback" not in bad.output
+    import os
+
+    cfg = os.path.join(str(tmp_path), "c.yaml")
+    with open(cfg, "w") as f:
+        f.write(f"relevance: {qpath}\nruns: [{folder}]\nmeasures: [AP, P@2]\nties: optimistic\n")
+    via_yaml = CliRunner().invoke(cli, ["-c", cfg, "--format", "csv"])
+    direct = shrec_score.score([folder], qpath, measures=["AP", "P@2"], ties="optimistic")
+    assert via_yaml.exit_code == 0, via_yaml.output
+    assert f"{float(direct.leaderboard['AP'].iloc[0])!r}" in via_yaml.output
