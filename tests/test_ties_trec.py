@@ -166,3 +166,27 @@ def test_option_validation_and_cli(tmp_path: object) -> None:
     direct = shrec_score.score([folder], qpath, measures=["AP", "P@2"], ties="optimistic")
     assert via_yaml.exit_code == 0, via_yaml.output
     assert f"{float(direct.leaderboard['AP'].iloc[0])!r}" in via_yaml.output
+
+
+def test_tie_report_on_a_trec_run_equals_the_scorings(tmp_path: object) -> None:
+    """``shrec-score ties`` (CSV) on a TREC run: each column is the mean of a
+    scoring in that mode, and the share of tie-dependent topics is counted by hand."""
+    import io
+
+    from click.testing import CliRunner
+
+    from shrec_score.cli import cli
+
+    run, qrels = make_topics(0)
+    folder, qpath = write(tmp_path, run, qrels)
+    out = CliRunner().invoke(cli, ["ties", folder, "-r", qpath, "-m", "AP,P@2", "--format", "csv"])
+    assert out.exit_code == 0, out.output
+    frame = pd.read_csv(io.StringIO(out.output)).set_index("measure")
+    for mode in ("pessimistic", "rule", "optimistic", "expected"):
+        board = shrec_score.score([folder], qpath, measures=["AP", "P@2"], ties=mode).leaderboard.iloc[0]
+        for m in ("AP", "P@2"):
+            assert frame.loc[m, mode] == pytest.approx(float(board[m]), abs=1e-15)
+    # by hand: a topic depends on the ties when its best and worst arrangements differ
+    settings = Settings()
+    dep = [brute(docs, qrels[q], settings)["AP"] for q, docs in run.items()]
+    assert frame.loc["AP", "tied_queries"] == pytest.approx(np.mean([v.max() > v.min() for v in dep]))
