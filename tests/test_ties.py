@@ -194,3 +194,29 @@ def test_lists_with_given_tie_groups() -> None:
             assert scores["optimistic"][m][q] == pytest.approx(values[m].max(), abs=1e-12), (m, q)
             assert scores["pessimistic"][m][q] == pytest.approx(values[m].min(), abs=1e-12), (m, q)
         np.testing.assert_allclose(prs["expected"][q], pr.mean(axis=0), atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_all_against_all_own_column_left_out(seed: int) -> None:
+    """All-against-all: the query's own column (its distance tied with others
+    or not) leaves its row before the tie groups count; both matrix paths."""
+    rng = np.random.default_rng(100 + seed)
+    n = 10
+    labels = rng.integers(0, 3, n).astype(np.int32)
+    cla = Classification("t.cla", ["a", "b", "c"], ["0"] * 3, [f"t{i}" for i in range(n)], labels)
+    rel = Relevance.from_classification(cla)
+    d = rng.integers(0, 3, (n, n)).astype(np.float64)  # the diagonal ties with other cells too
+    measures = [get_measure(m) for m in BINARY]
+    scores, prs, lists_scores = {}, {}, {}
+    for mode in ("expected", "optimistic", "pessimistic"):
+        settings = Settings(e_depth=4, pr_levels=7, ties=mode)
+        run = MatrixRun("m", "m.npy", d, rel.query_ids, np.arange(n), np.arange(n))
+        sc = score_run(run, rel, measures, settings)
+        scores[mode], prs[mode] = sc.values, sc.pr
+        lists_scores[mode] = score_run(matrix_to_ranked_run(run, rel.self_index, ties=True), rel, measures, settings).values
+    oracle = []
+    for q in range(n):
+        cols = [c for c in sorted(range(n), key=lambda c: (d[q, c], c)) if c != q]
+        oracle.append(([int(labels[c] == labels[q]) for c in cols], [int(d[q, c]) for c in cols]))
+    check_against_brute(rel, scores, prs, oracle)
+    check_against_brute(rel, lists_scores, prs, oracle)
