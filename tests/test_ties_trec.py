@@ -191,3 +191,26 @@ def test_tie_report_on_a_trec_run_equals_the_scorings(tmp_path: object) -> None:
     settings = Settings()
     dep = [brute(docs, qrels[q], settings)["AP"] for q, docs in run.items()]
     assert frame.loc["AP", "tied_queries"] == pytest.approx(np.mean([v.max() > v.min() for v in dep]))
+
+
+def test_judged_only_keeps_the_tie_groups_of_the_judged(tmp_path: object) -> None:
+    """--judged-only (trec_eval -J) leaves the unjudged out and the tie groups
+    shrink: the same as scoring the judged lines alone, arrangement by arrangement."""
+    run, qrels = make_topics(4)
+    folder, qpath = write(tmp_path, run, qrels)
+    names = ["AP", "RR", "P@2", "ndcg_cut.3", "NDCG@4", "AP_highly"]
+    got = {
+        mode: shrec_score.score([folder], qpath, measures=names, ties=mode, settings=Settings(judged_only=True)).per_query.set_index("query")
+        for mode in ("expected", "optimistic", "pessimistic")
+    }
+    for q, docs in run.items():
+        judged = [x for x in docs if x[2] >= 0]
+        values = brute(judged, qrels[q], Settings())
+        for name in names:
+            v = values[name]
+            for mode, want in (("expected", np.mean), ("optimistic", np.max), ("pessimistic", np.min)):
+                have = got[mode].loc[q, name]
+                if np.isnan(v).all():
+                    assert np.isnan(have)
+                else:
+                    assert have == pytest.approx(want(v), abs=1e-12), (name, q, mode)
