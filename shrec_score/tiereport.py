@@ -52,6 +52,8 @@ def tie_report(
     ----------
     runs, relevance, options, settings
         As :func:`shrec_score.score` (its ``ties`` option is not used here).
+        Run records (instead of paths) carry their tie groups only when
+        read with ``load_runs(..., ties=True)``; matrices always do.
     measures : list of str, optional
         The measures to report (default: the sort measure of the scoring).
 
