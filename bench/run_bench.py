@@ -28,8 +28,15 @@ speed fall on both):
             measures scored with --ties expected and with the default rule,
             in turn, each in a fresh process: ratio of the medians (CPU
             user+sys and wall) <= 1.5.
+6. lists    SHREC 2014 sketch-track scale (issue 20): 3 runs x 1,000 query files
+            x 8,987 targets (ids M00001, distances with 6 decimals, every target
+            ranked; 141 MB a run), generated into a temporary folder and removed
+            after; the whole CLI against pandas.read_csv of the same files one by
+            one in this process, in turn; peak RSS of the CLI.
+7. startup  best wall time of the CLI on the psb-like sample (--format csv),
+            and of --help and --version.
 
-    python bench/run_bench.py [--cases kendall,contest,matrix,trec,trec-long,matrix-ties,trec-ties] [--repeat 3] [--no-peers]
+    python bench/run_bench.py [--cases kendall,contest,matrix,trec,trec-long,matrix-ties,trec-ties,lists,startup] [--repeat 3] [--no-peers]
 """
 
 from __future__ import annotations
@@ -449,6 +456,95 @@ def case_contest(repeat: int) -> None:
     line("contest", ours, "target", 1.5, "wall < 1.5 s", ours < 1.5)
 
 
+# -- case 5: ranked-list folders at SHREC 2014 scale (issue 20) ----------------------
+
+
+def make_lists(folder: str, n_runs: int = 3, n_queries: int = 1_000, n_targets: int = 8_987, n_classes: int = 171) -> tuple[str, str, str]:
+    """SHREC 2014 sketch-track shape: ``n_runs`` folders of one file per query
+    sketch (``S00001.txt``), every target (``M00001``) ranked with a distance
+    of 6 decimals; a target and a query ``.cla``.  Seeded (deterministic),
+    written with numpy byte matrices (about 5 s)."""
+    rng = np.random.default_rng(2014)
+    labels = np.sort(rng.integers(0, n_classes, n_targets))
+    q_labels = rng.integers(0, n_classes, n_queries)
+    ids = np.concatenate([np.full((n_targets, 1), ord("M"), np.uint8), _digits(np.arange(1, n_targets + 1), 5, pad=True)], axis=1)
+    cla, qcla, runs = os.path.join(folder, "targets.cla"), os.path.join(folder, "queries.cla"), os.path.join(folder, "runs")
+
+    def write_cla(path: str, lab: np.ndarray, prefix: str) -> None:
+        with open(path, "w") as fh:
+            used = np.unique(lab).tolist()
+            fh.write(f"PSB 1\n{len(used)} {lab.size}\n")
+            for c in used:
+                members = np.flatnonzero(lab == c) + 1
+                fh.write(f"class{c} 0 {members.size}\n" + "".join(f"{prefix}{i:05d}\n" for i in members.tolist()))
+
+    write_cla(cla, labels, "M")
+    write_cla(qcla, q_labels, "S")
+    col = np.full((n_targets, 1), 0, np.uint8)
+    for r in range(n_runs):
+        run = os.path.join(runs, f"team{r + 1}")
+        os.makedirs(run)
+        for q in range(n_queries):  # relevant targets nearer, the more so the later the run
+            d = rng.integers(0, 1_000_000, n_targets) + (labels != q_labels[q]) * (500_000 * (r + 1) // n_runs)
+            order = np.argsort(d, kind="stable")
+            d = d[order]
+            text = np.concatenate([ids[order], col + 32, _digits(d // 1_000_000, 1), col + 46, _digits(d % 1_000_000, 6, pad=True), col + 10], axis=1)
+            with open(os.path.join(run, f"S{q + 1:05d}.txt"), "wb") as fh:
+                fh.write(text.tobytes())
+    return cla, qcla, runs
+
+
+def case_lists(repeat: int) -> None:
+    """3 runs x 1,000 query files x 8,987 targets through the CLI, against
+    ``pandas.read_csv`` of the same files one by one, in turn."""
+    import pandas as pd
+
+    folder = tempfile.mkdtemp(prefix="shrec-lists-")
+    try:
+        cla, qcla, runs = make_lists(folder)
+        files = sorted(os.path.join(root, f) for root, _, names in os.walk(runs) for f in names)
+        size = sum(os.path.getsize(f) for f in files)
+
+        def read_all() -> None:
+            for f in files:
+                pd.read_csv(f, sep=" ", header=None)
+
+        cmd = [CLI, runs, "-r", cla, "-q", qcla, "--quiet", "--format", "csv"]
+        run_measured(cmd)  # warm the page cache
+        ref, measured = in_turn(read_all, cmd, repeat)
+        ours = statistics.median(t for t, _ in measured)
+        rss = max(r for _, r in measured)
+        line("lists", ours, "pandas.read_csv", ref, "ratio <= 0.5", ours <= 0.5 * ref, f"| peak RSS {rss / 2**20:.0f} MiB ({rss / size:.2f}x the {size / 2**20:.0f} MiB of files)")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+# -- case 6: start-up (issue 20) -----------------------------------------------------
+
+
+def best_time(cmd: list[str], repeat: int) -> float:
+    """Best wall time of ``repeat`` runs of ``cmd`` (a fresh process each; start-up is the cost measured)."""
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, check=True)
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def case_startup(repeat: int) -> None:
+    """The whole CLI on the psb-like sample (``--format csv``), and ``--help`` / ``--version``: best of 3 x ``repeat`` runs."""
+    sample = os.path.join(os.path.dirname(HERE), "sample_runs", "psb-like")
+    n = 3 * repeat
+    for name, cmd, limit in (
+        ("--version", [CLI, "--version"], 0.15),
+        ("--help", [CLI, "--help"], 0.15),
+        ("psb-like", [CLI, os.path.join(sample, "runs"), "--relevance", os.path.join(sample, "classes.cla"), "--format", "csv"], 0.35),
+    ):
+        t = best_time(cmd, n)
+        print(f"startup   shrec-score {t:7.3f} s | {name:<15} best of {n:<3}     | target <= {limit:.2f} s        {'OK' if t <= limit else 'MISSED'}", flush=True)
+
+
 # -- case 4: Kendall ---------------------------------------------------------------
 
 
@@ -500,7 +596,7 @@ def case_ties(case: str, repeat: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cases", default="kendall,contest,matrix,trec,trec-long,matrix-ties,trec-ties")
+    ap.add_argument("--cases", default="kendall,contest,matrix,trec,trec-long,matrix-ties,trec-ties,lists,startup")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-peers", action="store_true")
     args = ap.parse_args()
@@ -525,6 +621,10 @@ def run_cases(args: argparse.Namespace) -> None:
             case_kendall(args.repeat)
         elif case in ("matrix-ties", "trec-ties"):
             case_ties(case, args.repeat)
+        elif case == "lists":
+            case_lists(args.repeat)
+        elif case == "startup":
+            case_startup(args.repeat)
         else:
             raise SystemExit(f"unknown case {case!r}")
 

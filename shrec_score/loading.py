@@ -1,9 +1,9 @@
 """Loading: from paths to a relevance model and run records (the parse stage).
 
 Everything here is per call: the early TREC parser (:class:`ReadAhead`) and
-the worker processes that read ranked-list folders belong to the call that
-started them and are stopped before it returns, whether it succeeds or
-fails.  Nothing is kept between calls.
+the threads that parse ranked-list folders (:mod:`shrec_score.io.lists_batch`)
+belong to the call that started them and are stopped before it returns,
+whether it succeeds or fails.  Nothing is kept between calls.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from .errors import InputError, shown
 from .io.cla import read_classification
@@ -22,7 +21,7 @@ from .io.text import read_head
 from .io.trec import read_qrels
 from .io.trec_stream import ReadAhead
 from .join import read_matrix_run, read_trec_run
-from .model import Classification, MatrixRun, RankedRun, RunSource
+from .model import Classification, MatrixRun, RankedRun
 from .ranking import drop_own
 from .relevance import Relevance, TaxonomyRelevance
 from .stream import TrecStreamRun, stream_source
@@ -136,142 +135,35 @@ def load_runs(
     unjudged = None if relevance.closed else relevance.unjudged
     missing_ok = missing != "error"
     header = not relevance.keeps_own_item  # a line holding only the query id is then the query ranked first
-    list_args = (relevance.query_ids, relevance.target_index, relevance.ignorable_queries, unjudged, missing_ok, header, ties)
-    with _ListWorkers([s for s in sources if s.format == "lists"], list_args, lenient) as workers:
-        runs: list[AnyRun] = []
-        for i, s in enumerate(sources):
-            if progress is not None:
-                progress("reading", i, len(sources))
-            drops: Counter[str] | None = Counter() if lenient else None
-            run: AnyRun
-            if s.format == "lists":
-                lists = workers.result(s) if workers.active else _read_lists(s, list_args, drops)
-                run = drop_own(lists, relevance.self_index)  # the lists hold every query, in relevance order
-            elif s.format == "matrix":
-                run = read_matrix_run(s, relevance, matrix_order)
-            elif drops is None and stream and missing != "zero":
-                run = stream_source(s.name, s.path, ahead, missing_ok=missing_ok, ties=ties)  # read while it is scored
-            else:
-                run, more = read_trec_run(s, relevance, drops=drops, missing_ok=missing_ok, ties=ties)
-                notes.extend(more)
-            run.drops = drops
-            runs.append(run)
-    return runs, notes
-
-
-def _read_lists(source: RunSource, args: tuple[Any, ...], drops: Counter[str] | None = None) -> RankedRun:
-    query_ids, target_index, ignorable, unjudged, missing_ok, header, ties = args
-    return read_list_run(source, query_ids, target_index, ignorable=ignorable, drops=drops, unjudged=unjudged, missing_ok=missing_ok, header=header, ties=ties)
-
-
-_WORKER_ARGS: tuple[Any, ...] = ()  # set in each worker process by its initializer, never in the caller
-
-
-def _init_worker(args: tuple[Any, ...]) -> None:
-    """Runs first in each forked worker: it ends with its parent, ignores the
-    terminal's Ctrl-C (the parent decides), and lets go of the parent's
-    stdout/stderr so that ``x=$(shrec-score ...)`` never waits on it."""
-    import signal
-
-    global _WORKER_ARGS
-    _WORKER_ARGS = args
-    _die_with_parent()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})  # blocked by the parent across the fork
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    os.dup2(devnull, 2)
-    os.close(devnull)
-
-
-def _die_with_parent() -> None:
-    """Ask Linux to SIGKILL this process when its parent dies (even by kill -9)."""
-    import ctypes
-    import signal
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        pr_set_pdeathsig = 1
-        libc.prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
-    except (OSError, AttributeError):  # not glibc/musl: the parent still terminates us on every exit path it sees
-        return
-    if os.getppid() == 1:  # the parent died before prctl took effect
-        os._exit(1)  # noqa: SLF001 - a worker process, never the caller's
-
-
-def _read_lists_in_worker(source: RunSource) -> RankedRun:
-    return _read_lists(source, _WORKER_ARGS)
-
-
-class _ListWorkers:
-    """Ranked-list runs read by forked worker processes, one per core.
-
-    Parsing a folder of ranked lists is Python-bound (splitting, id
-    look-ups, float parsing), so two cores read two runs at once.  Used only
-    where it is safe and pays: Linux (fork), two or more runs and cores, not
-    ``--lenient`` (drop counters), and no other thread alive (forking a
-    threaded process can deadlock).  The relevance reaches the workers by
-    fork (the pool's initializer), not pickled per run.  Results are taken
-    in run order, so the first broken run's error is the one raised, as when
-    reading here.
-
-    No worker outlives the call: leaving the ``with`` block normally waits
-    for the workers to end; leaving it by an exception (bad input, Ctrl-C,
-    SIGTERM turned into an exception by the console) terminates them at
-    once; and each worker asks the kernel to kill it when its parent dies,
-    so ``kill -9`` of the parent leaves no orphan either.
-    """
-
-    def __init__(self, sources: list[RunSource], args: tuple[Any, ...], lenient: bool) -> None:
-        import sys
-        import threading
-
-        self.results: dict[str, Any] = {}
-        self.pool: Any = None
-        cores = os.cpu_count() or 1
-        if len(sources) < 2 or cores < 2 or lenient or not sys.platform.startswith("linux") or threading.active_count() > 1:
-            return
-        import multiprocessing
-        import signal
-
-        context = multiprocessing.get_context("fork")
-        # A worker must not run the caller's SIGINT/SIGTERM handlers (the console's raise an
-        # exception) before its initializer has set its own: fork with both blocked, the
-        # initializer unblocks them.  The mask is this thread's and is put back at once.
-        stops = {signal.SIGINT, signal.SIGTERM}
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
-        try:
-            self.pool = context.Pool(min(cores, len(sources)), initializer=_init_worker, initargs=(args,))
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-        try:
-            self.results = {s.path: self.pool.apply_async(_read_lists_in_worker, (s,)) for s in sources}
-            _import_pandas()  # needed for the tables: imported while the workers parse
-        except BaseException:
-            self.pool.terminate()
-            self.pool.join()
-            raise
-
-    @property
-    def active(self) -> bool:
-        return self.pool is not None
-
-    def result(self, source: RunSource) -> RankedRun:
-        result: RankedRun = self.results[source.path].get()
-        return result
-
-    def __enter__(self) -> _ListWorkers:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
-        if self.pool is None:
-            return
-        if kind is None:
-            self.pool.close()
+    runs: list[AnyRun] = []
+    for i, s in enumerate(sources):
+        if progress is not None:
+            progress("reading", i, len(sources))
+        drops: Counter[str] | None = Counter() if lenient else None
+        run: AnyRun
+        if s.format == "lists":
+            lists = read_list_run(
+                s,
+                relevance.query_ids,
+                relevance.target_index,
+                ignorable=relevance.ignorable_queries,
+                drops=drops,
+                unjudged=unjudged,
+                missing_ok=missing_ok,
+                header=header,
+                ties=ties,
+            )
+            run = drop_own(lists, relevance.self_index)  # the lists hold every query, in relevance order
+        elif s.format == "matrix":
+            run = read_matrix_run(s, relevance, matrix_order)
+        elif drops is None and stream and missing != "zero":
+            run = stream_source(s.name, s.path, ahead, missing_ok=missing_ok, ties=ties)  # read while it is scored
         else:
-            self.pool.terminate()
-        self.pool.join()
+            run, more = read_trec_run(s, relevance, drops=drops, missing_ok=missing_ok, ties=ties)
+            notes.extend(more)
+        run.drops = drops
+        runs.append(run)
+    return runs, notes
 
 
 def lenient_summary(run: AnyRun) -> str:

@@ -120,7 +120,7 @@ class RankedRun:
         offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         targets = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
-        return cls(name, qids, targets.astype(np.int64), offsets, sources or [])
+        return cls(name, qids, targets.astype(np.int64, copy=False), offsets, sources or [])
 
 
 def tie_starts(equal: np.ndarray, offsets: np.ndarray) -> np.ndarray:

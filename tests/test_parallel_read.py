@@ -1,35 +1,33 @@
-"""Ranked-list runs read by forked workers give exactly what reading them here gives."""
+"""Ranked-list runs: parsed in batches by threads (io/lists_batch.py), they give
+exactly what the file-by-file reader gives; the first broken run in order is
+the error raised; no thread or process outlives the call."""
 
 import shutil
-import sys
 
 import numpy as np
 import pytest
 
 import shrec_score
-from shrec_score import api, loading
+from shrec_score import api
 from shrec_score.errors import InputError
 
 SAMPLE = "sample_runs/psb-like"
-
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux only")
-
 
 def _runs(paths, rel):
     return api.load_runs(paths, rel)[0]
 
 
-def test_workers_read_the_same_runs_as_this_process(monkeypatch):
+def test_batches_read_the_same_runs_as_the_reference(monkeypatch):
+    from shrec_score.io import lists, lists_batch
+
     rel = api.load_relevance(f"{SAMPLE}/classes.cla")
-    used = []
-    real = loading._ListWorkers
-    monkeypatch.setattr(loading, "_ListWorkers", lambda *a: used.append(real(*a)) or used[-1])
-    forked = _runs([f"{SAMPLE}/runs"], rel)
-    assert used and used[0].active and len(used[0].results) == 4  # the four sample runs went to the workers
-    monkeypatch.setattr(loading.os, "cpu_count", lambda: 1)  # one core: read here
+    monkeypatch.setattr(lists, "BATCH_MIN_BYTES", 0)  # the sample's runs are small: batch them anyway
+    monkeypatch.setattr(lists_batch, "CHUNK_BYTES", 50_000)  # several chunks, two threads
+    batched = _runs([f"{SAMPLE}/runs"], rel)
+    monkeypatch.setattr(lists, "BATCH_MIN_BYTES", 1 << 62)  # the reference, file by file
     here = _runs([f"{SAMPLE}/runs"], rel)
-    assert [r.name for r in forked] == [r.name for r in here] == ["D2", "LFD", "MVCNN", "SHD"]
-    for a, b in zip(forked, here):
+    assert [r.name for r in batched] == [r.name for r in here] == ["D2", "LFD", "MVCNN", "SHD"]
+    for a, b in zip(batched, here):
         assert a.query_ids == b.query_ids
         np.testing.assert_array_equal(a.offsets, b.offsets)
         np.testing.assert_array_equal(a.targets, b.targets)
@@ -46,25 +44,36 @@ def test_the_first_broken_run_in_order_is_the_error_raised(tmp_path, monkeypatch
     with pytest.raises(InputError, match=r"D2: expected a ranked list for every query; run 'D2' has none for 1 of"):
         shrec_score.score([runs], f"{SAMPLE}/classes.cla")
     shutil.copy(f"{SAMPLE}/runs/D2/{files[0].name}", runs / "D2" / files[0].name)
-    with pytest.raises(InputError) as forked:  # the line number survives the trip back from the worker
+    from shrec_score.io import lists
+
+    monkeypatch.setattr(lists, "BATCH_MIN_BYTES", 0)
+    with pytest.raises(InputError) as batched:
         shrec_score.score([runs], f"{SAMPLE}/classes.cla")
-    assert str(forked.value).startswith(f"{sorted((runs / 'MVCNN').iterdir())[1]}:1: expected")
-    assert forked.value.line == 1
-    monkeypatch.setattr(loading.os, "cpu_count", lambda: 1)  # one core: read here
+    assert str(batched.value).startswith(f"{sorted((runs / 'MVCNN').iterdir())[1]}:1: expected")
+    assert batched.value.line == 1
+    monkeypatch.setattr(lists, "BATCH_MIN_BYTES", 1 << 62)
     with pytest.raises(InputError) as here:
         shrec_score.score([runs], f"{SAMPLE}/classes.cla")
-    assert str(here.value) == str(forked.value)
+    assert str(here.value) == str(batched.value)
 
 
-def test_no_worker_outlives_the_call(tmp_path):
-    """After a scoring, and after one that fails, no child process is left."""
+def test_no_thread_or_process_outlives_the_call(tmp_path, monkeypatch):
+    """After a scoring, and after one that fails, no thread and no child process is left."""
     import multiprocessing
+    import threading
 
+    from shrec_score.io import lists, lists_batch
+
+    monkeypatch.setattr(lists, "BATCH_MIN_BYTES", 0)
+    monkeypatch.setattr(lists_batch, "CHUNK_BYTES", 50_000)
+    before = threading.active_count()
     shrec_score.score([f"{SAMPLE}/runs"], f"{SAMPLE}/classes.cla")
     assert multiprocessing.active_children() == []
+    assert threading.active_count() == before
     runs = tmp_path / "runs"
     shutil.copytree(f"{SAMPLE}/runs", runs)
     (sorted((runs / "D2").iterdir())[0]).write_text("garbage\n")
     with pytest.raises(InputError):
         shrec_score.score([runs], f"{SAMPLE}/classes.cla")
     assert multiprocessing.active_children() == []
+    assert threading.active_count() == before

@@ -12,6 +12,7 @@ query's own item (all-against-all) is dropped by the ranking step
 from __future__ import annotations
 
 import math
+import os
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -367,6 +368,7 @@ def read_list_run(
     missing_ok: bool = False,
     header: bool = True,
     ties: bool = False,
+    batch: bool | None = None,
 ) -> RankedRun:
     """Read a run folder with one ranked list per query.
 
@@ -384,6 +386,13 @@ def read_list_run(
     counted).  ``missing_ok`` (``--missing-queries skip|zero``): a query
     without a file gets an empty list, no error.  ``header``: see
     :func:`read_ranked_list`.
+
+    ``batch``: parse the files many at a time (:mod:`.lists_batch`; the
+    files it has any doubt about are read here, one by one); False: one by
+    one only (the reference); None: batch when the files hold at least
+    :data:`BATCH_MIN_BYTES` (below that, importing pyarrow costs more than
+    it saves).  With ``ties`` the files are read one by one (the batch parser
+    checks the distances but does not return them).
     """
     known = dict.fromkeys(query_ids)
     known.update(dict.fromkeys(ignorable))
@@ -399,6 +408,15 @@ def read_list_run(
             f"first missing: {shown(missing[0])}",
         )
     empty = np.zeros(0, dtype=np.int64)
+    todo = [(q, files[q]) for q in query_ids if q in files]
+    if batch is None:
+        batch = _total_size(p for _, p in todo) >= BATCH_MIN_BYTES
+    batch = batch and not ties  # the batch parser checks distances but does not return them
+    fast: dict[str, np.ndarray | None] = {}
+    if batch:
+        from .lists_batch import parse_lists
+
+        fast = dict(zip((q for q, _ in todo), parse_lists(todo, target_index, unjudged, header=header)))
     lists: dict[str, np.ndarray] = {}
     equal: list[np.ndarray] = []  # with ties: per list, entry i has the distance of entry i - 1
     for q in query_ids:
@@ -412,13 +430,29 @@ def read_list_run(
                 eq[1:] = dist[1:] == dist[:-1]
             equal.append(eq)
         else:
-            lists[q] = read_ranked_list(files[q], q, target_index, drops=drops, unjudged=unjudged, header=header)
+            got = fast.get(q)
+            lists[q] = got if got is not None else read_ranked_list(files[q], q, target_index, drops=drops, unjudged=unjudged, header=header)
         if drops is None and lists[q].size == 0:  # strict: only a file without a target line gives no target
             raise _empty_lists_error(source, [(x, files[x]) for x in query_ids if x in files], q)
     run = RankedRun.from_lists(source.name, lists, [files.get(q, "") for q in query_ids])
     if ties:
         run.tie_start = tie_starts(np.concatenate(equal) if equal else np.zeros(0, dtype=bool), run.offsets)
     return run
+
+
+#: Bytes of query files from which :func:`read_list_run` parses a run in batches.
+BATCH_MIN_BYTES = 2 << 20
+
+
+def _total_size(paths: Iterable[str]) -> int:
+    """Sum of the files' sizes (a file that cannot be stat'ed counts 0: its reader says why)."""
+    total = 0
+    for path in paths:
+        try:
+            total += os.stat(path).st_size
+        except OSError:
+            pass
+    return total
 
 
 def _empty_lists_error(source: RunSource, files: list[tuple[str, str]], first: str) -> InputError:

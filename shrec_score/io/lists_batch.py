@@ -1,0 +1,273 @@
+"""Ranked-list folders parsed many files at a time (the fast twin of :mod:`.lists`).
+
+A run of ranked lists is thousands of small files (SHREC 2014: one file of
+8,987 lines per query sketch).  Parsing them one by one costs a Python
+object per line; here the files' bytes are joined, in query order, into
+chunks of about :data:`CHUNK_BYTES`, and each chunk is parsed by one call of
+pyarrow's CSV reader (ids as strings, distances as float64); ids become
+target indices with one ``index_in`` against the collection, and repeated
+targets are found with one scatter per chunk.  No Python object is made per
+line.
+
+This path only ever *accepts* a file; it never reports a problem.  A file
+it has any doubt about (not plain ASCII, a tab, a blank line, a width
+other than 1 or 2, an id outside a closed collection, a repeated id, a
+distance that is not a number or is NaN, distance-first lines, a
+compressed or unreadable file, ...) is handed back as None, and
+:func:`shrec_score.io.lists.read_ranked_list` (the reference reader) reads
+it and raises the one-line error with its line number, or applies the
+``--lenient`` rules.  ``tests/test_lists_batch.py`` checks both give the
+same lists and the same errors.
+
+pyarrow's float parser reads exactly the number grammar of
+:mod:`shrec_score.io.numbers` (``1_000``, hexadecimal floats and other
+scripts' digits refused; checked in the tests), and rounds as ``float()``.
+
+Memory: one chunk's bytes, the joined copy and pyarrow's table of it (about
+4x :data:`CHUNK_BYTES` in all) plus the int64 target index of every line read
+(8 bytes a line, the run's result).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError
+from .text import read_bytes
+
+#: Bytes of ranked lists parsed by one pyarrow call.  16-64 MiB measured
+#: alike; the memory of a chunk is about 4x this.
+CHUNK_BYTES = 16 << 20
+
+#: What ``str.split()`` separates on, among ASCII bytes (trailing ones are stripped).
+_ASCII_SPACE = frozenset(b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
+#: A file starting with one of these is left to the reference reader (a blank or indented first line).
+_NOT_ID_START = frozenset(range(33))
+
+
+class _File:
+    """One query file's body as the batch parser sees it."""
+
+    __slots__ = ("query", "body", "width", "lines")
+
+    def __init__(self, query: str, body: memoryview, width: int, lines: int) -> None:
+        self.query = query
+        self.body = body
+        self.width = width
+        self.lines = lines
+
+
+class Collection:
+    """The target ids as pyarrow needs them for ``index_in``, built once per run."""
+
+    def __init__(self, target_index: Mapping[str, int]) -> None:
+        import pyarrow as pa
+
+        ids = list(target_index)
+        self.ids = pa.array([i.encode("utf-8") for i in ids], type=pa.binary())
+        self.index = np.fromiter(target_index.values(), dtype=np.int64, count=len(ids))
+        self.size = int(self.index.max()) + 1 if len(ids) else 0
+
+
+def _prepare(query: str, path: str, header: bool = True) -> _File | None:
+    """Read ``path`` and cut off a header line (``header``); None when the reference must read it."""
+    try:
+        data = read_bytes(path)
+    except InputError:
+        return None  # the reference raises it again, in query order
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    if not data.isascii() or b"\t" in data:
+        return None
+    start, end = 0, len(data)
+    cut = data.find(b"\n")
+    first = data[: cut if cut >= 0 else end].split()
+    if header and len(first) == 1 and first[0] == query.encode("utf-8"):  # SHREC 2012/2014 header line
+        if cut < 0:
+            return None
+        start = cut + 1
+    while end > start and data[end - 1] in _ASCII_SPACE:
+        end -= 1
+    if end == start or data[start] in _NOT_ID_START:
+        return None  # no target line, or a blank or indented first one
+    cut = data.find(b"\n", start, end)
+    width = len(data[start : cut if cut >= 0 else end].split())
+    if width not in (1, 2):
+        return None
+    return _File(query, memoryview(data)[start:end], width, data.count(b"\n", start, end) + 1)
+
+
+def parse_lists(
+    files: Sequence[tuple[str, str]],
+    target_index: Mapping[str, int] | Collection,
+    unjudged: int | None = None,
+    *,
+    header: bool = True,
+    threads: int | None = None,
+) -> list[np.ndarray | None]:
+    """Target indices (int64, file order) of each ``(query, path)`` in ``files``,
+    or None for a file the reference reader must read (see the module's doc).
+
+    ``unjudged``: an open collection (qrels alone), ids outside it get this
+    index; None: a closed collection, where an unknown id sends its file to
+    the reference reader (which names the line).  ``header``: a first line
+    holding only the query id is cut (SHREC 2012/2014; False: it is the
+    query ranked first, see :func:`shrec_score.io.lists.read_ranked_list`).
+    ``threads``: chunks parsed
+    at once (pyarrow and numpy let go of the GIL; reading files too); None:
+    one per core, at most 2 (the memory of a chunk each).
+    """
+    coll = target_index if isinstance(target_index, Collection) else Collection(target_index)
+    out: list[np.ndarray | None] = [None] * len(files)
+    chunks: list[list[tuple[int, str, str]]] = [[]]
+    size = 0
+    for i, (query, path) in enumerate(files):
+        try:
+            n = os.stat(path).st_size
+        except OSError:
+            continue  # the reference reader says why
+        if chunks[-1] and size + n > CHUNK_BYTES:
+            chunks.append([])
+            size = 0
+        chunks[-1].append((i, query, path))
+        size += n + 1
+    threads = min(2, os.cpu_count() or 1) if threads is None else threads
+    if threads > 1 and len(chunks) > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(threads) as pool:
+            for done in pool.map(lambda c: _read_chunk(c, coll, unjudged, header), chunks):
+                for i, indices in done:
+                    out[i] = indices
+    else:
+        for c in chunks:
+            for i, indices in _read_chunk(c, coll, unjudged, header):
+                out[i] = indices
+    return out
+
+
+def _read_chunk(chunk: list[tuple[int, str, str]], coll: Collection, unjudged: int | None, header: bool) -> list[tuple[int, np.ndarray | None]]:
+    """Read and parse the files of one chunk (runs of files of one width together)."""
+    out: list[tuple[int, np.ndarray | None]] = []
+    group: list[tuple[int, _File]] = []
+    for i, query, path in chunk:
+        f = _prepare(query, path, header)
+        if f is None:
+            continue
+        if group and f.width != group[0][1].width:
+            _parse_group(group, coll, unjudged, out)
+            group = []
+        group.append((i, f))
+    if group:
+        _parse_group(group, coll, unjudged, out)
+    return out
+
+
+def _parse_group(group: list[tuple[int, _File]], coll: Collection, unjudged: int | None, out: list[tuple[int, np.ndarray | None]]) -> None:
+    """Parse files of one width in one pyarrow call; on a parse failure each
+    file is tried alone (a bad one is left out)."""
+    result = _parse_joined([f for _, f in group], coll, unjudged)
+    if result is None:
+        if len(group) > 1:
+            for item in group:
+                _parse_group([item], coll, unjudged, out)
+        return
+    out.extend((i, indices) for (i, _), indices in zip(group, result))
+
+
+def _parse_joined(files: list[_File], coll: Collection, unjudged: int | None) -> list[np.ndarray | None] | None:
+    """The lists of ``files`` (one width) parsed as one text; None when pyarrow
+    refuses the text (the caller splits the chunk)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+
+    width = files[0].width
+    joined = b"\n".join(f.body for f in files) + b"\n"
+    lens = np.fromiter((f.lines for f in files), dtype=np.int64, count=len(files))
+    types = {"f0": pa.binary()} if width == 1 else {"f0": pa.binary(), "f1": pa.float64()}  # ASCII: no UTF-8 check
+    pool = pa.system_memory_pool()  # malloc's heap is reused from chunk to chunk (mimalloc's pages came back faulting)
+    try:
+        table = pcsv.read_csv(
+            pa.py_buffer(joined),
+            read_options=pcsv.ReadOptions(autogenerate_column_names=True, use_threads=False, block_size=1 << 20),
+            parse_options=pcsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False, ignore_empty_lines=False),
+            convert_options=pcsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False),
+            memory_pool=pool,
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        return None
+    if table.num_columns != width or table.num_rows != int(lens.sum()):
+        return None  # a lone CR cut a line, a line with trailing blanks everywhere, ...
+    del joined
+    ids = table.column(0).combine_chunks(memory_pool=pool)
+    bad = np.zeros(len(files), dtype=bool)
+    row_file = np.repeat(np.arange(len(files)), lens)
+    pos = pc.index_in(ids, value_set=coll.ids, memory_pool=pool)
+    miss = pc.is_null(pos, memory_pool=pool).to_numpy(zero_copy_only=False)
+    raw = np.frombuffer(pos.buffers()[1], dtype=np.int32, count=len(pos), offset=pos.offset * 4)  # a null's slot holds any value
+    indices = coll.index[np.where(miss, 0, raw) if pos.null_count else raw]
+    if miss.any():
+        if unjudged is None:
+            bad[row_file[miss]] = True  # an unknown id: the reference names the line
+        else:
+            indices[miss] = unjudged
+            bad |= _bad_open_ids(ids, miss, row_file, len(files))
+    bad |= _repeats(indices, miss, row_file, lens, coll.size)
+    if width == 2:
+        dist = table.column(1).to_numpy()
+        nan = np.isnan(dist)
+        if nan.any():
+            bad[row_file[nan]] = True
+    starts = np.zeros(len(files) + 1, dtype=np.int64)
+    np.cumsum(lens, out=starts[1:])
+    return [None if bad[k] else indices[starts[k] : starts[k + 1]] for k in range(len(files))]
+
+
+def _bad_open_ids(ids: Any, miss: np.ndarray, row_file: np.ndarray, n_files: int) -> np.ndarray:
+    """Files whose ids outside an open collection need the reference reader:
+    an id holding a byte that ``str.split`` separates on (pyarrow splits on
+    spaces only), or an empty one, or one repeated in its file (by a 64-bit
+    hash; equal hashes are settled by the reference)."""
+    import pyarrow as pa
+
+    from .._kernels import has_repeats, hash_ids
+
+    bad = np.zeros(n_files, dtype=bool)
+    rows = np.flatnonzero(miss)
+    unknown = ids.take(pa.array(rows))
+    offsets = np.frombuffer(unknown.buffers()[1], dtype=np.int32, count=len(unknown) + 1, offset=unknown.offset * 4)
+    data = np.frombuffer(unknown.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
+    if data.size and int(data.min()) <= 32 or (np.diff(offsets) == 0).any():
+        bad[row_file[rows]] = True
+        return bad
+    hashes = hash_ids(unknown.cast(pa.string()))  # ASCII, checked
+    if hashes is None or has_repeats(row_file[rows], hashes):
+        bad[row_file[rows]] = True
+    return bad
+
+
+def _repeats(indices: np.ndarray, miss: np.ndarray, row_file: np.ndarray, lens: np.ndarray, n_targets: int) -> np.ndarray:
+    """Files in which a known target is listed twice: each line marks its
+    (file, target) cell, a group of files at a time (at most about 4M cells);
+    a file with fewer marked cells than known lines repeats one."""
+    known = ~miss
+    bad = np.zeros(lens.size, dtype=bool)
+    per = max(1, (4 << 20) // max(1, n_targets))  # cells of a group stay in cache
+    starts = np.zeros(lens.size + 1, dtype=np.int64)
+    np.cumsum(lens, out=starts[1:])
+    for a in range(0, lens.size, per):
+        b = min(lens.size, a + per)
+        lo, hi = int(starts[a]), int(starts[b])
+        sel = known[lo:hi]
+        rows = row_file[lo:hi][sel] - a
+        cells = np.zeros((b - a, n_targets), dtype=bool)
+        cells[rows, indices[lo:hi][sel]] = True
+        marked = np.count_nonzero(cells, axis=1)
+        expected = np.bincount(rows, minlength=b - a)
+        bad[a:b] = marked != expected
+    return bad
