@@ -278,3 +278,31 @@ def test_a_first_line_holding_the_query_id_with_and_without_header(tmp_path, hea
     targets, offsets = assert_same(run, queries=queries, header=header)
     assert offsets[1] == len(TARGETS) - (1 if header else 0)
     assert (targets[0] == INDEX[queries[0]]) != header
+
+
+@pytest.mark.parametrize("decimals", [0, 3, 6])
+@pytest.mark.parametrize("distances", [True, False], ids=["distances", "ids-only"])
+def test_fixed_layout_and_the_csv_parser_agree(tmp_path, monkeypatch, decimals, distances):
+    """Machine-written files (every line one length and one layout) take the
+    byte-matrix path; the CSV parser gives the same lists on them."""
+    write_run(tmp_path / "r", np.random.default_rng(10), decimals=decimals, distances=distances)
+    files = [(q, str(tmp_path / "r" / f"{q}.txt")) for q in QUERIES]
+    used = []
+    real = lists_batch._fixed_layout
+    monkeypatch.setattr(lists_batch, "_fixed_layout", lambda *a: used.append(real(*a)) or used[-1])
+    matrix = lists_batch.parse_lists(files, INDEX, threads=1)
+    assert used and all(u is not None for u in used)
+    monkeypatch.setattr(lists_batch, "_fixed_layout", lambda *a: None)
+    csv = lists_batch.parse_lists(files, INDEX, threads=1)
+    assert all(a is not None and np.array_equal(a, b) for a, b in zip(matrix, csv))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [b"M00001 0.5\nM00002 .25\n", b"M00001 0.5\nM00002 5.0\n", b"M00001 1.5\nM00002 -1.\n", b"M00001 0.5\nM0002 0.25\n", b"M00001 1e-5\nM00002 2e-05\n"],
+)
+def test_fixed_layout_takes_only_one_layout(text):
+    """Lines of one length but another layout (or a number the layout check
+    does not read) are left to the CSV parser."""
+    expected = text == b"M00001 0.5\nM00002 5.0\n"
+    assert (lists_batch._fixed_layout(text, 2, 2) is not None) == expected

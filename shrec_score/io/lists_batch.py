@@ -71,6 +71,17 @@ class Collection:
         self.ids = pa.array([i.encode("utf-8") for i in ids], type=pa.binary())
         self.index = np.fromiter(target_index.values(), dtype=np.int64, count=len(ids))
         self.size = int(self.index.max()) + 1 if len(ids) else 0
+        self._fixed: dict[int, tuple[Any, np.ndarray]] = {}
+
+    def of_width(self, width: int) -> tuple[Any, np.ndarray]:
+        """The ids of ``width`` bytes as a fixed-size binary array, and their indices."""
+        if width not in self._fixed:
+            import pyarrow as pa
+
+            ids = self.ids.to_pylist()
+            keep = [k for k, t in enumerate(ids) if len(t) == width]
+            self._fixed[width] = (pa.array([ids[k] for k in keep], type=pa.binary(width)), self.index[keep])
+        return self._fixed[width]
 
 
 def _prepare(query: str, path: str, header: bool = True) -> _File | None:
@@ -183,7 +194,6 @@ def _parse_joined(files: list[_File], coll: Collection, unjudged: int | None) ->
     """The lists of ``files`` (one width) parsed as one text; None when pyarrow
     refuses the text (the caller splits the chunk)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
     width = files[0].width
@@ -191,6 +201,10 @@ def _parse_joined(files: list[_File], coll: Collection, unjudged: int | None) ->
     lens = np.fromiter((f.lines for f in files), dtype=np.int64, count=len(files))
     types = {"f0": pa.binary()} if width == 1 else {"f0": pa.binary(), "f1": pa.float64()}  # ASCII: no UTF-8 check
     pool = pa.system_memory_pool()  # malloc's heap is reused from chunk to chunk (mimalloc's pages came back faulting)
+    fixed = _fixed_layout(joined, int(lens.sum()), width)
+    if fixed is not None:
+        ids, value_set, values = fixed, *coll.of_width(fixed.type.byte_width)
+        return _to_lists(ids, value_set, values, None, coll, unjudged, lens, pool)
     try:
         table = pcsv.read_csv(
             pa.py_buffer(joined),
@@ -205,27 +219,82 @@ def _parse_joined(files: list[_File], coll: Collection, unjudged: int | None) ->
         return None  # a lone CR cut a line, a line with trailing blanks everywhere, ...
     del joined
     ids = table.column(0).combine_chunks(memory_pool=pool)
-    bad = np.zeros(len(files), dtype=bool)
-    row_file = np.repeat(np.arange(len(files)), lens)
-    pos = pc.index_in(ids, value_set=coll.ids, memory_pool=pool)
+    return _to_lists(ids, coll.ids, coll.index, table.column(1).to_numpy() if width == 2 else None, coll, unjudged, lens, pool)
+
+
+def _to_lists(
+    ids: Any, value_set: Any, values: np.ndarray, dist: np.ndarray | None, coll: Collection, unjudged: int | None, lens: np.ndarray, pool: Any
+) -> list[np.ndarray | None]:
+    """Each file's target indices from its lines' ids (``lens`` lines a file),
+    None for a file with an id outside a closed collection, a repeated id or
+    a NaN distance."""
+    import pyarrow.compute as pc
+
+    n_files = lens.size
+    bad = np.zeros(n_files, dtype=bool)
+    row_file = np.repeat(np.arange(n_files), lens)
+    pos = pc.index_in(ids, value_set=value_set, memory_pool=pool)
     miss = pc.is_null(pos, memory_pool=pool).to_numpy(zero_copy_only=False)
     raw = np.frombuffer(pos.buffers()[1], dtype=np.int32, count=len(pos), offset=pos.offset * 4)  # a null's slot holds any value
-    indices = coll.index[np.where(miss, 0, raw) if pos.null_count else raw]
+    indices = values[np.where(miss, 0, raw) if pos.null_count else raw] if len(values) else np.zeros(len(ids), dtype=np.int64)
     if miss.any():
         if unjudged is None:
             bad[row_file[miss]] = True  # an unknown id: the reference names the line
         else:
             indices[miss] = unjudged
-            bad |= _bad_open_ids(ids, miss, row_file, len(files))
+            bad |= _bad_open_ids(ids, miss, row_file, n_files)
     bad |= _repeats(indices, miss, row_file, lens, coll.size)
-    if width == 2:
-        dist = table.column(1).to_numpy()
+    if dist is not None:
         nan = np.isnan(dist)
         if nan.any():
             bad[row_file[nan]] = True
-    starts = np.zeros(len(files) + 1, dtype=np.int64)
+    starts = np.zeros(n_files + 1, dtype=np.int64)
     np.cumsum(lens, out=starts[1:])
-    return [None if bad[k] else indices[starts[k] : starts[k + 1]] for k in range(len(files))]
+    return [None if bad[k] else indices[starts[k] : starts[k + 1]] for k in range(n_files)]
+
+
+def _fixed_layout(joined: bytes, n_lines: int, width: int) -> Any:
+    """The ids as a fixed-size binary array when every line of ``joined`` has
+    one length and one layout (machine-written files: ``M00001 0.123456``),
+    else None (pyarrow's CSV reader then parses the text).
+
+    The text is then a byte matrix, one row a line, and is checked column
+    block by column block: ids of bytes above the space, one space column,
+    a distance of digit columns and at most one ``.`` column (a number of
+    the grammar, never NaN), the newline column.  No tokenizing and no
+    float conversion: the distances are only checked (the lists are the
+    order of the lines).
+    """
+    import pyarrow as pa
+
+    if n_lines == 0 or len(joined) % n_lines:
+        return None
+    size = len(joined) // n_lines
+    m = np.frombuffer(joined, dtype=np.uint8).reshape(n_lines, size)
+    if not (m[:, -1] == 10).all():
+        return None
+    first = bytes(m[0, :-1])
+    cut = first.find(b" ") if width == 2 else size - 1
+    if cut < 1:
+        return None
+    if int(m[:, :cut].min()) <= 32:
+        return None
+    if width == 2:
+        if not (m[:, cut] == 32).all():
+            return None
+        number = first[cut + 1 :]
+        dots = [k for k, ch in enumerate(number) if ch == 46]
+        if len(dots) > 1 or len(number) - len(dots) < 1 or not all(48 <= ch <= 57 or ch == 46 for ch in number):
+            return None
+        at = cut + 1
+        for a, b in ((0, dots[0]), (dots[0] + 1, len(number))) if dots else ((0, len(number)),):
+            block = m[:, at + a : at + b]
+            if b > a and (int(block.min()) < 48 or int(block.max()) > 57):
+                return None
+        if dots and not (m[:, at + dots[0]] == 46).all():
+            return None
+    ids = np.ascontiguousarray(m[:, :cut])
+    return pa.FixedSizeBinaryArray.from_buffers(pa.binary(cut), n_lines, [None, pa.py_buffer(ids)])
 
 
 def _bad_open_ids(ids: Any, miss: np.ndarray, row_file: np.ndarray, n_files: int) -> np.ndarray:
@@ -240,6 +309,8 @@ def _bad_open_ids(ids: Any, miss: np.ndarray, row_file: np.ndarray, n_files: int
     bad = np.zeros(n_files, dtype=bool)
     rows = np.flatnonzero(miss)
     unknown = ids.take(pa.array(rows))
+    if pa.types.is_fixed_size_binary(unknown.type):
+        unknown = unknown.cast(pa.binary())
     offsets = np.frombuffer(unknown.buffers()[1], dtype=np.int32, count=len(unknown) + 1, offset=unknown.offset * 4)
     data = np.frombuffer(unknown.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]]
     if data.size and int(data.min()) <= 32 or (np.diff(offsets) == 0).any():
