@@ -306,3 +306,19 @@ def test_fixed_layout_takes_only_one_layout(text):
     does not read) are left to the CSV parser."""
     expected = text == b"M00001 0.5\nM00002 5.0\n"
     assert (lists_batch._fixed_layout(text, 2, 2) is not None) == expected
+
+
+def test_open_collection_unknown_ids_in_the_byte_matrix(tmp_path, monkeypatch):
+    """Unknown ids of the collection's length (the byte-matrix path): the
+    unjudged index, and a repeated one is the reference's error."""
+    write_run(tmp_path / "r", np.random.default_rng(12))
+    path = tmp_path / "r" / f"{QUERIES[9]}.txt"
+    rows = path.read_text().splitlines()
+    used = []
+    real = lists_batch._fixed_layout
+    monkeypatch.setattr(lists_batch, "_fixed_layout", lambda *a: used.append(real(*a)) or used[-1])
+    path.write_text("\n".join(rows[:3] + ["Z00001 0.500000", "Z00002 0.600000"] + rows[3:]) + "\n")
+    targets, _ = assert_same(tmp_path / "r", unjudged=300)
+    assert targets.count(300) == 2 and used and all(u is not None for u in used)
+    path.write_text("\n".join(rows[:3] + ["Z00001 0.500000", "Z00001 0.600000"] + rows[3:]) + "\n")
+    assert f"{path}:5: expected each target once" in assert_same(tmp_path / "r", unjudged=300)
