@@ -322,3 +322,22 @@ def test_open_collection_unknown_ids_in_the_byte_matrix(tmp_path, monkeypatch):
     assert targets.count(300) == 2 and used and all(u is not None for u in used)
     path.write_text("\n".join(rows[:3] + ["Z00001 0.500000", "Z00001 0.600000"] + rows[3:]) + "\n")
     assert f"{path}:5: expected each target once" in assert_same(tmp_path / "r", unjudged=300)
+
+
+def test_repeat_table_against_sets():
+    """``_repeats`` (a reused position table) against a set per file, with
+    unknown lines left out, on random files with and without repeats."""
+    rng = np.random.default_rng(13)
+    lens = rng.integers(0, 60, 300)
+    starts = np.concatenate([[0], np.cumsum(lens)])
+    indices = rng.integers(0, 500, int(lens.sum()))
+    for k in range(0, 300, 2):  # half the files: distinct targets
+        indices[starts[k] : starts[k + 1]] = rng.permutation(500)[: lens[k]]
+    miss = rng.random(indices.size) < 0.05
+    for m in (None, miss):
+        expected = []
+        for k in range(300):
+            t = [int(x) for j, x in enumerate(indices[starts[k] : starts[k + 1]]) if m is None or not m[starts[k] + j]]
+            expected.append(len(set(t)) < len(t))
+        assert lists_batch._repeats(indices, m, starts, 500).tolist() == expected
+        assert 0 < sum(expected) < 300

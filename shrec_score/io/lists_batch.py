@@ -231,25 +231,28 @@ def _to_lists(
     import pyarrow.compute as pc
 
     n_files = lens.size
+    starts = np.zeros(n_files + 1, dtype=np.int64)
+    np.cumsum(lens, out=starts[1:])
     bad = np.zeros(n_files, dtype=bool)
-    row_file = np.repeat(np.arange(n_files), lens)
     pos = pc.index_in(ids, value_set=value_set, memory_pool=pool)
-    miss = pc.is_null(pos, memory_pool=pool).to_numpy(zero_copy_only=False)
     raw = np.frombuffer(pos.buffers()[1], dtype=np.int32, count=len(pos), offset=pos.offset * 4)  # a null's slot holds any value
-    indices = values[np.where(miss, 0, raw) if pos.null_count else raw] if len(values) else np.zeros(len(ids), dtype=np.int64)
-    if miss.any():
+    miss = None
+    if pos.null_count:
+        miss = pc.is_null(pos, memory_pool=pool).to_numpy(zero_copy_only=False)
+        indices = values[np.where(miss, 0, raw)] if len(values) else np.zeros(len(ids), dtype=np.int64)
+        row_file = np.repeat(np.arange(n_files), lens)
         if unjudged is None:
             bad[row_file[miss]] = True  # an unknown id: the reference names the line
         else:
             indices[miss] = unjudged
             bad |= _bad_open_ids(ids, miss, row_file, n_files)
-    bad |= _repeats(indices, miss, row_file, lens, coll.size)
+    else:
+        indices = values[raw]
+    bad |= _repeats(indices, miss, starts, coll.size)
     if dist is not None:
-        nan = np.isnan(dist)
-        if nan.any():
-            bad[row_file[nan]] = True
-    starts = np.zeros(n_files + 1, dtype=np.int64)
-    np.cumsum(lens, out=starts[1:])
+        nan = np.flatnonzero(np.isnan(dist))
+        if nan.size:
+            bad[np.searchsorted(starts, nan, side="right") - 1] = True
     return [None if bad[k] else indices[starts[k] : starts[k + 1]] for k in range(n_files)]
 
 
@@ -322,23 +325,24 @@ def _bad_open_ids(ids: Any, miss: np.ndarray, row_file: np.ndarray, n_files: int
     return bad
 
 
-def _repeats(indices: np.ndarray, miss: np.ndarray, row_file: np.ndarray, lens: np.ndarray, n_targets: int) -> np.ndarray:
-    """Files in which a known target is listed twice: each line marks its
-    (file, target) cell, a group of files at a time (at most about 4M cells);
-    a file with fewer marked cells than known lines repeats one."""
-    known = ~miss
-    bad = np.zeros(lens.size, dtype=bool)
-    per = max(1, (4 << 20) // max(1, n_targets))  # cells of a group stay in cache
-    starts = np.zeros(lens.size + 1, dtype=np.int64)
-    np.cumsum(lens, out=starts[1:])
-    for a in range(0, lens.size, per):
-        b = min(lens.size, a + per)
-        lo, hi = int(starts[a]), int(starts[b])
-        sel = known[lo:hi]
-        rows = row_file[lo:hi][sel] - a
-        cells = np.zeros((b - a, n_targets), dtype=bool)
-        cells[rows, indices[lo:hi][sel]] = True
-        marked = np.count_nonzero(cells, axis=1)
-        expected = np.bincount(rows, minlength=b - a)
-        bad[a:b] = marked != expected
+def _repeats(indices: np.ndarray, miss: np.ndarray | None, starts: np.ndarray, n_targets: int) -> np.ndarray:
+    """Files in which a known target is listed twice.
+
+    Each file writes its lines' positions into a table indexed by target
+    (``table[t] = line``, the last write of a target wins) and reads them
+    back: a line that does not read its own position shares its target with
+    a later line.  Linear in the lines, whatever the collection's size; the
+    table is reused from file to file without clearing (every slot read was
+    just written).
+    """
+    bad = np.zeros(starts.size - 1, dtype=bool)
+    table = np.empty(max(1, n_targets), dtype=np.int64)
+    longest = int(np.diff(starts).max()) if starts.size > 1 else 0
+    lines = np.arange(longest)
+    for k in range(starts.size - 1):
+        a, b = int(starts[k]), int(starts[k + 1])
+        t = indices[a:b] if miss is None else indices[a:b][~miss[a:b]]
+        if t.size > 1:
+            table[t] = lines[: t.size]
+            bad[k] = bool((table[t] != lines[: t.size]).any())
     return bad
