@@ -152,6 +152,7 @@ def load_runs(
                 missing_ok=missing_ok,
                 header=header,
                 ties=ties,
+                meanwhile=_import_pandas,  # needed for the tables: imported while threads parse
             )
             run = drop_own(lists, relevance.self_index)  # the lists hold every query, in relevance order
         elif s.format == "matrix":

@@ -31,7 +31,7 @@ Memory: one chunk's bytes, the joined copy and pyarrow's table of it (about
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -65,10 +65,10 @@ class Collection:
     """The target ids as pyarrow needs them for ``index_in``, built once per run."""
 
     def __init__(self, target_index: Mapping[str, int]) -> None:
-        import pyarrow as pa
 
         ids = list(target_index)
-        self.ids = pa.array([i.encode("utf-8") for i in ids], type=pa.binary())
+        self._names = ids
+        self.ids = _binary_array([i.encode("utf-8") for i in ids])
         self.index = np.fromiter(target_index.values(), dtype=np.int64, count=len(ids))
         self.size = int(self.index.max()) + 1 if len(ids) else 0
         self._fixed: dict[int, tuple[Any, np.ndarray]] = {}
@@ -78,9 +78,10 @@ class Collection:
         if width not in self._fixed:
             import pyarrow as pa
 
-            ids = self.ids.to_pylist()
+            ids = [i.encode("utf-8") for i in self._names]
             keep = [k for k, t in enumerate(ids) if len(t) == width]
-            self._fixed[width] = (pa.array([ids[k] for k in keep], type=pa.binary(width)), self.index[keep])
+            data = pa.py_buffer(b"".join(ids[k] for k in keep))
+            self._fixed[width] = (pa.FixedSizeBinaryArray.from_buffers(pa.binary(width), len(keep), [None, data]), self.index[keep])
         return self._fixed[width]
 
 
@@ -119,6 +120,7 @@ def parse_lists(
     *,
     header: bool = True,
     threads: int | None = None,
+    meanwhile: Callable[[], object] | None = None,
 ) -> list[np.ndarray | None]:
     """Target indices (int64, file order) of each ``(query, path)`` in ``files``,
     or None for a file the reference reader must read (see the module's doc).
@@ -130,7 +132,9 @@ def parse_lists(
     query ranked first, see :func:`shrec_score.io.lists.read_ranked_list`).
     ``threads``: chunks parsed
     at once (pyarrow and numpy let go of the GIL; reading files too); None:
-    one per core, at most 2 (the memory of a chunk each).
+    one per core, at most 2 (the memory of a chunk each).  ``meanwhile``:
+    called in this thread once the chunks are handed to the threads (the
+    caller imports pandas there, which the parse would otherwise wait for).
     """
     coll = target_index if isinstance(target_index, Collection) else Collection(target_index)
     out: list[np.ndarray | None] = [None] * len(files)
@@ -151,10 +155,15 @@ def parse_lists(
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(threads) as pool:
-            for done in pool.map(lambda c: _read_chunk(c, coll, unjudged, header), chunks):
+            results = pool.map(lambda c: _read_chunk(c, coll, unjudged, header), chunks)  # all submitted now
+            if meanwhile is not None:
+                meanwhile()
+            for done in results:
                 for i, indices in done:
                     out[i] = indices
     else:
+        if meanwhile is not None:
+            meanwhile()
         for c in chunks:
             for i, indices in _read_chunk(c, coll, unjudged, header):
                 out[i] = indices
@@ -219,7 +228,8 @@ def _parse_joined(files: list[_File], coll: Collection, unjudged: int | None) ->
         return None  # a lone CR cut a line, a line with trailing blanks everywhere, ...
     del joined
     ids = table.column(0).combine_chunks(memory_pool=pool)
-    return _to_lists(ids, coll.ids, coll.index, table.column(1).to_numpy() if width == 2 else None, coll, unjudged, lens, pool)
+    dist = np.concatenate([_values(c, np.float64) for c in table.column(1).chunks]) if width == 2 else None
+    return _to_lists(ids, coll.ids, coll.index, dist, coll, unjudged, lens, pool)
 
 
 def _to_lists(
@@ -238,7 +248,8 @@ def _to_lists(
     raw = np.frombuffer(pos.buffers()[1], dtype=np.int32, count=len(pos), offset=pos.offset * 4)  # a null's slot holds any value
     miss = None
     if pos.null_count:
-        miss = pc.is_null(pos, memory_pool=pool).to_numpy(zero_copy_only=False)
+        bits = np.frombuffer(pos.buffers()[0], dtype=np.uint8)
+        miss = ~np.unpackbits(bits, bitorder="little")[pos.offset : pos.offset + len(pos)].astype(bool)  # validity bitmap: 1 = a value
         indices = values[np.where(miss, 0, raw)] if len(values) else np.zeros(len(ids), dtype=np.int64)
         row_file = np.repeat(np.arange(n_files), lens)
         if unjudged is None:
@@ -300,6 +311,29 @@ def _fixed_layout(joined: bytes, n_lines: int, width: int) -> Any:
     return pa.FixedSizeBinaryArray.from_buffers(pa.binary(cut), n_lines, [None, pa.py_buffer(ids)])
 
 
+def _binary_array(items: list[bytes]) -> Any:
+    """A pyarrow binary array of ``items`` built from buffers (``pa.array``
+    would import pandas first, in whichever thread calls it)."""
+    import pyarrow as pa
+
+    offsets = np.zeros(len(items) + 1, dtype=np.int32)
+    np.cumsum([len(i) for i in items], out=offsets[1:])
+    return pa.Array.from_buffers(pa.binary(), len(items), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(items))])
+
+
+def _int64_array(values: np.ndarray) -> Any:
+    """A pyarrow int64 array viewing ``values`` (no pandas import, see :func:`_binary_array`)."""
+    import pyarrow as pa
+
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), values.size, [None, pa.py_buffer(values)])
+
+
+def _values(array: Any, dtype: type) -> np.ndarray:
+    """The values of a pyarrow array without nulls, viewed through its buffer."""
+    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=array.offset * np.dtype(dtype).itemsize)
+
+
 def _bad_open_ids(ids: Any, miss: np.ndarray, row_file: np.ndarray, n_files: int) -> np.ndarray:
     """Files whose ids outside an open collection need the reference reader:
     an id holding a byte that ``str.split`` separates on (pyarrow splits on
@@ -311,7 +345,7 @@ def _bad_open_ids(ids: Any, miss: np.ndarray, row_file: np.ndarray, n_files: int
 
     bad = np.zeros(n_files, dtype=bool)
     rows = np.flatnonzero(miss)
-    unknown = ids.take(pa.array(rows))
+    unknown = ids.take(_int64_array(rows))
     if pa.types.is_fixed_size_binary(unknown.type):
         unknown = unknown.cast(pa.binary())
     offsets = np.frombuffer(unknown.buffers()[1], dtype=np.int32, count=len(unknown) + 1, offset=unknown.offset * 4)
