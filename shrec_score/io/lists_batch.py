@@ -3,17 +3,20 @@
 A run of ranked lists is thousands of small files (SHREC 2014: one file of
 8,987 lines per query sketch).  Parsing them one by one costs a Python
 object per line; here the files' bytes are joined, in query order, into
-chunks of about :data:`CHUNK_BYTES`, and each chunk is parsed by one call of
-pyarrow's CSV reader (ids as strings, distances as float64); ids become
-target indices with one ``index_in`` against the collection, and repeated
-targets are found with one scatter per chunk.  No Python object is made per
-line.
+chunks of about :data:`CHUNK_BYTES`, parsed by two threads.  A chunk whose
+lines all have one length and one layout (machine-written files) is read as
+a byte matrix, checked a column block at a time; any other chunk is parsed
+by one call of pyarrow's CSV reader (ids as bytes, distances as float64).
+Ids become target indices with one ``index_in`` against the collection, and
+repeated targets are found with a position table.  No Python object is
+made per line.
 
 This path only ever *accepts* a file; it never reports a problem.  A file
 it has any doubt about (not plain ASCII, a tab, a blank line, a width
 other than 1 or 2, an id outside a closed collection, a repeated id, a
-distance that is not a number or is NaN, distance-first lines, a
-compressed or unreadable file, ...) is handed back as None, and
+distance that is not a number or is NaN, distance-first lines, a file
+that cannot be read, ...; compressed files are read decompressed) is
+handed back as None, and
 :func:`shrec_score.io.lists.read_ranked_list` (the reference reader) reads
 it and raises the one-line error with its line number, or applies the
 ``--lenient`` rules.  ``tests/test_lists_batch.py`` checks both give the
@@ -23,9 +26,10 @@ pyarrow's float parser reads exactly the number grammar of
 :mod:`shrec_score.io.numbers` (``1_000``, hexadecimal floats and other
 scripts' digits refused; checked in the tests), and rounds as ``float()``.
 
-Memory: one chunk's bytes, the joined copy and pyarrow's table of it (about
-4x :data:`CHUNK_BYTES` in all) plus the int64 target index of every line read
-(8 bytes a line, the run's result).
+Memory: two chunks in flight, each its files' bytes, their joined copy,
+pyarrow's table or the byte matrix's id copy and the index arrays (about 5x
+:data:`CHUNK_BYTES`), plus the int64 target index of every line read (8
+bytes a line, the run's result).  docs/performance.md has the measured peaks.
 """
 
 from __future__ import annotations
@@ -39,8 +43,8 @@ import numpy as np
 from ..errors import InputError
 from .text import read_bytes
 
-#: Bytes of ranked lists parsed by one pyarrow call.  16-64 MiB measured
-#: alike; the memory of a chunk is about 4x this.
+#: Bytes of ranked lists parsed at once (one chunk).  16 and 32 MiB took the
+#: same CPU; the memory of a chunk in flight is about 5x this (two at once).
 CHUNK_BYTES = 16 << 20
 
 #: What ``str.split()`` separates on, among ASCII bytes (trailing ones are stripped).
@@ -65,7 +69,6 @@ class Collection:
     """The target ids as pyarrow needs them for ``index_in``, built once per run."""
 
     def __init__(self, target_index: Mapping[str, int]) -> None:
-
         ids = list(target_index)
         self._names = ids
         self.ids = _binary_array([i.encode("utf-8") for i in ids])
