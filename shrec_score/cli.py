@@ -134,6 +134,7 @@ def cli() -> None:
 @click.option("--quiet", is_flag=True, help="No warnings on stderr.")
 @click.option("--lenient", is_flag=True, help="Score broken runs anyway (documented rules) and say what was dropped.")
 @click.option("--check", "check_only", is_flag=True, help="Only check the runs (as 'shrec-score check').")
+@click.option("--dask", "dask_address", metavar="ADDRESS", help="Score on a Dask cluster: a scheduler (tcp://HOST:8786) or local:N (N worker processes here); needs shrec-score[dask].")
 def score_command(
     runs: Sequence[str],
     config: str | None,
@@ -171,6 +172,7 @@ def score_command(
     quiet: bool,
     lenient: bool,
     check_only: bool,
+    dask_address: str | None = None,
 ) -> None:
     """Score every run in RUNS and print the leaderboard.
 
@@ -281,9 +283,24 @@ def score_command(
         )
     except OptionError as exc:
         raise BadInput(str(exc)) from None
+    if dask_address:
+        from .distributed import missing_extra, parse_address
+
+        hint = missing_extra()
+        try:
+            parse_address(dask_address)
+        except OptionError as exc:
+            hint = hint or str(exc)
+        if hint is not None:
+            raise BadInput(hint)
     try:
         with _Outputs(runs, out, plots_dir, html, page) as outputs:  # locked before any input is read
-            report = score(runs, relevance, options=options, progress=bar)
+            if dask_address:
+                from .distributed import score as score_on_cluster
+
+                report = score_on_cluster(runs, relevance, dask=dask_address, options=options, progress=bar)
+            else:
+                report = score(runs, relevance, options=options, progress=bar)
             bar.close()
             outputs.commit(report)
     except (InputError, OptionError) as exc:
@@ -568,6 +585,40 @@ def ties_command(
     if fmt == "auto":
         fmt = "table" if sys.stdout.isatty() else "csv"
     click.echo(frame_text(frame, fmt), nl=False)
+
+
+@cli.command("convert")
+@click.argument("matrix", type=click.Path())
+@click.argument("out", type=click.Path())
+@click.option("--to", "layout", type=click.Choice(["zarr", "npy-shards"]), required=True, help="zarr: a Zarr array folder; npy-shards: .npy row shards with a manifest.json.")
+@click.option("--chunk-rows", type=click.IntRange(min=1), help="Rows per block (default: about 64 MiB per block).")
+@click.option("--shape", help="ROWSxCOLS of a PSB binary matrix that is not square (it has no header).")
+@click.option("--dtype", type=click.Choice(["float32", "float64"]), help="[default: the matrix's own] Cell type of the blocks.")
+def convert_command(matrix: str, out: str, layout: str, chunk_rows: int | None, shape: str | None, dtype: str | None) -> None:
+    """Convert MATRIX (ASCII, .npy or PSB binary) into a matrix stored by blocks of rows at OUT.
+
+    Streamed a block at a time (memory near one block); OUT appears only when complete.
+    Score it with --dask (or shrec_score.distributed.score).
+    """
+    import numpy as np
+
+    from .io.chunked import default_chunk_rows, source_matrix, write_row_blocks
+
+    dims = None
+    if shape is not None:
+        parts = shape.lower().split("x")
+        if len(parts) != 2 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
+            raise BadInput(f"--shape: expected ROWSxCOLS (two whole numbers), got {shape!r}")
+        dims = (int(parts[0]), int(parts[1]))
+    try:
+        m = source_matrix(matrix, dims)
+        kind = np.dtype(dtype) if dtype else np.dtype(m.dtype)
+        n_rows, n_cols = int(m.shape[0]), int(m.shape[1])
+        step = chunk_rows or default_chunk_rows(n_cols, kind.itemsize)
+        write_row_blocks(out, layout, (n_rows, n_cols), kind, step, lambda a, b: np.asarray(m[a:b], dtype=kind))
+    except InputError as exc:
+        raise BadInput(str(exc)) from None
+    click.echo(f"{out}: {n_rows} x {n_cols} {kind}, blocks of {step} rows ({layout})", err=True)
 
 
 @cli.command("measures")

@@ -1,0 +1,521 @@
+"""Scoring on a Dask cluster: matrices stored by blocks of rows, and many runs at once.
+
+:func:`score` is :func:`shrec_score.score` with the work spread over the
+workers of a Dask cluster (``dask.distributed``): the same Report, the same
+numbers (per-query values are computed by the same functions, the means and
+the PR curve by the same code on the gathered per-query values).
+
+* A matrix stored by blocks of rows (a Zarr array ``run.zarr`` or a folder
+  of ``.npy`` row shards, :mod:`shrec_score.io.chunked`) is one task per
+  stored block: the worker reads its block from shared storage, ranks it
+  with :func:`shrec_score.ranking.matrix_rank_block` (the single-machine
+  row-block function; other measures through
+  :func:`shrec_score.engine.score_run` on the block's queries) and sends
+  back the block's per-query values and PR rows, never the block.
+* Every other run (a ranked-list folder, a TREC file, a matrix file) is
+  one task: the worker reads and scores it whole
+  (:func:`shrec_score.engine.score_run`) and sends back its per-query values.
+* The relevance model, the measures and the settings are built here once
+  and sent to every worker once (``Client.scatter(..., broadcast=True)``).
+
+Gathered per run, the per-query values go through
+:func:`shrec_score.engine.collect` and the single-machine report code,
+so ``per_query.csv``, ``per_run.csv`` and ``pr_curve.csv`` are those of the
+single-process path, byte for byte.  The SHREC 2006 gain curves of a
+row-block matrix (``curves.csv``, ``gain_vs_recall.csv``, graded relevance
+only) are sums of per-block partial sums, added in block order: equal to
+the single-process means up to the last bits of a float.
+
+Nothing here is imported by the single-machine code, and dask is imported
+only when a cluster is used (``dask=None`` runs the same tasks one after the
+other in this process, without dask).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from . import engine
+from .engine import RunScores, _MeanAccumulator, collect, run_chunks, score_run, small_class_queries
+from .errors import InputError, OptionError
+from .io.chunked import INSTALL_HINT, RowBlockMatrix, layout_of, open_row_blocks, run_name
+from .io.runs import discover_runs
+from .io.text import entry_is_folder, list_folder
+from .io.trec_stream import NotStreamable
+from .join import matrix_axis, matrix_run
+from .loading import PathLike, Progress, load_runs
+from .measures import Measure, RankBlock, Settings, pr_curve
+from .model import ChunkedRun, MatrixRun, RankedRun, RunSource
+from .options import Options
+from .ranking import matrix_rank_block, matrix_to_ranked_run
+from .relevance import Relevance
+from .report import Report
+from .stream import TrecStreamRun
+
+#: ``--dask local:N``: a cluster of N worker processes on this machine.
+LOCAL_PREFIX = "local:"
+
+
+def missing_extra() -> str | None:
+    """The message when the ``dask`` extra is not installed (None when it is).
+    Looks for the packages without importing them."""
+    from importlib.util import find_spec
+
+    for name in ("dask", "distributed", "zarr"):
+        if find_spec(name) is None:
+            return f"--dask needs the optional packages dask[distributed] and zarr (no module {name!r}); install them with: {INSTALL_HINT}"
+    return None
+
+
+def parse_address(address: str) -> tuple[str | None, int | None]:
+    """``(scheduler address, None)`` or ``(None, N)`` for ``local:N``.
+
+    >>> parse_address("tcp://10.0.0.5:8786")
+    ('tcp://10.0.0.5:8786', None)
+    >>> parse_address("local:2")
+    (None, 2)
+    """
+    if address.startswith(LOCAL_PREFIX):
+        n = address[len(LOCAL_PREFIX) :]
+        if not n.isascii() or not n.isdigit() or int(n) < 1:
+            raise OptionError(f"dask: expected local:N with N >= 1 worker processes, got {address!r}")
+        return None, int(n)
+    if "://" not in address and ":" not in address:
+        raise OptionError(f"dask: expected a scheduler address (tcp://HOST:8786) or local:N, got {address!r}")
+    return address, None
+
+
+# -- what the workers receive once ------------------------------------------------
+
+
+@dataclass
+class _Shared:
+    """Everything a task needs besides its own run or block: sent to each worker once."""
+
+    relevance: Relevance
+    measures: list[Measure]
+    settings: Settings
+    curves: bool
+    run_format: str
+    matrix_order: str | None
+    lenient: bool
+    #: Matrix row of each query and target of each column (``--matrix-order``), for row-block runs.
+    row_of_query: np.ndarray
+    col_target: np.ndarray
+    _relevant: dict[int, list[np.ndarray]] = field(default_factory=dict, repr=False)
+
+    def relevant(self, level: int) -> list[np.ndarray]:
+        """The relevant targets of every query, computed once per worker (the
+        scattered object is one per worker, shared by its tasks)."""
+        if level not in self._relevant:
+            self._relevant[level] = self.relevance.relevant_targets(level)
+        return self._relevant[level]
+
+    @property
+    def fast(self) -> bool:
+        """Binary measures only, nothing cut: :func:`score_run`'s matrix branch
+        (the ranks of the relevant items suffice)."""
+        s = self.settings
+        return all(m.kind == "binary" for m in self.measures) and not self.curves and s.depth is None and not s.judged_only
+
+
+@dataclass
+class _Part:
+    """Some queries of a row-block matrix: their values and PR rows, and the
+    curve partial sums of exactly one of the engine's chunks (or None)."""
+
+    qrows: np.ndarray
+    values: dict[str, np.ndarray]
+    pr: np.ndarray
+    vectors: dict[str, _MeanAccumulator] | None
+    gain_at_recall: dict[str, _MeanAccumulator] | None
+    drops: Counter[str] | None
+
+
+@dataclass
+class _RunResult:
+    """One run scored whole on a worker."""
+
+    scores: RunScores
+    stub: Any
+    notes: list[str]
+
+
+class _Rows:
+    """Rows of a matrix held in memory, indexed by their row numbers in the
+    whole matrix (``m[a:b]``, ``m[rows]``), so that messages name the row of
+    the whole matrix."""
+
+    ndim = 2
+
+    def __init__(self, block: np.ndarray, rows: np.ndarray, n_rows: int) -> None:
+        self.block = block
+        self.order = np.argsort(rows, kind="stable")
+        self.sorted = rows[self.order]
+        self.shape = (n_rows, block.shape[1])
+        self.dtype = block.dtype
+
+    def __getitem__(self, index: Any) -> np.ndarray:
+        if isinstance(index, slice):
+            index = np.arange(index.start, index.stop)
+        return self.block[self.order[np.searchsorted(self.sorted, np.asarray(index))]]
+
+
+class _OneChunk(ChunkedRun):
+    """Queries ``qrows`` of a matrix run as the one chunk :func:`score_run`
+    iterates, ranked by the matrix tie rule (as :func:`score_run` ranks a
+    whole matrix, chunk by chunk)."""
+
+    def __init__(self, run: MatrixRun, qrows: np.ndarray) -> None:
+        self.name = run.name
+        self.drops = run.drops
+        self.run = run
+        self.qrows = qrows
+
+    def chunks(self, relevance: Any) -> Iterator[tuple[np.ndarray, RankedRun, np.ndarray | None]]:
+        yield self.qrows, matrix_to_ranked_run(self.run, relevance.self_index[self.qrows]), None
+
+
+def _block_run(shared: _Shared, path: str, name: str, qrows: np.ndarray) -> tuple[MatrixRun, RowBlockMatrix]:
+    """The rows of queries ``qrows``, read here (on the worker) as a matrix run."""
+    rel = shared.relevance
+    matrix = open_row_blocks(path)
+    rows = shared.row_of_query[qrows]
+    lo, hi = int(rows.min()), int(rows.max()) + 1
+    whole = _one_block(matrix, lo, hi)
+    block = matrix.read(lo, hi) if whole else matrix[rows]
+    held = np.arange(lo, hi) if whole else rows
+    run = MatrixRun(
+        name, matrix.where(lo, hi) if whole else path, _Rows(block, held, matrix.shape[0]),  # type: ignore[arg-type]
+        [rel.query_ids[i] for i in qrows.tolist()], rows, shared.col_target, drops=Counter() if shared.lenient else None,
+    )
+    return run, matrix
+
+
+def _one_block(matrix: RowBlockMatrix, a: int, b: int) -> bool:
+    return any(lo <= a and b <= hi for lo, hi in matrix.blocks())
+
+
+def _score_block(shared: _Shared, path: str, name: str, a: int, b: int) -> list[_Part]:
+    """Rows ``a..b`` (one stored block) of a row-block matrix, binary measures
+    only: read here (on the worker), the ranks of the relevant items found by
+    :func:`matrix_rank_block` (the single-machine function), measured."""
+    rel = shared.relevance
+    s = shared.settings
+    qrows = np.flatnonzero((shared.row_of_query >= a) & (shared.row_of_query < b))
+    if qrows.size == 0:  # rows of ignorable queries only (class -1)
+        return []
+    run, _ = _block_run(shared, path, name, qrows)
+    level = s.rel_level
+    relevant = shared.relevant(level)
+    k = rel.n_relevant(level)
+    ranks = matrix_rank_block(run, [relevant[i] for i in qrows.tolist()], k[qrows], rel.self_index[qrows])
+    width = max(1, int(k.max(initial=0)))  # as wide as the whole matrix's block: sums over a row add in the same order
+    if ranks.rel_ranks.shape[1] < width:
+        padded = np.full((qrows.size, width), np.inf)
+        padded[:, : ranks.rel_ranks.shape[1]] = ranks.rel_ranks
+        ranks = RankBlock(padded, ranks.n_relevant, ranks.n_retrieved)
+    values = {m.name: m.compute(ranks, s) for m in shared.measures}
+    pr = pr_curve(ranks.rel_ranks, n_relevant=ranks.n_relevant, levels=s.recall_levels())
+    return [_Part(qrows, values, pr, None, None, run.drops)]
+
+
+def _score_chunks(shared: _Shared, path: str, name: str, chunks: list[tuple[int, int]]) -> list[_Part]:
+    """Queries ``c0..c1`` of each of the engine's chunks (graded or judged
+    measures, curves, cut lists): each scored by :func:`score_run` as the
+    single-process path scores that chunk, its curve sums kept apart."""
+    qall = np.arange(chunks[0][0], chunks[-1][1])
+    run, _ = _block_run(shared, path, name, qall)
+    parts = []
+    for c0, c1 in chunks:
+        qrows = np.arange(c0, c1)
+        sub = MatrixRun(run.name, run.path, run.matrix, [run.query_ids[i - qall[0]] for i in range(c0, c1)], shared.row_of_query[qrows], run.col_target, drops=run.drops)
+        sc = score_run(_OneChunk(sub, qrows), shared.relevance, shared.measures, shared.settings, curves=shared.curves)
+        values = {k: v[qrows] for k, v in sc.values.items()}
+        parts.append(_Part(qrows, values, sc.pr[qrows], sc.vectors, sc.gain_at_recall, None))
+    if parts:
+        parts[0].drops = run.drops
+    return parts
+
+
+def _score_source(shared: _Shared, source: RunSource) -> _RunResult:
+    """One run read and scored whole here (on the worker)."""
+    rel = shared.relevance
+    runs, notes = load_runs(
+        [source.path], rel, run_format=source.format, matrix_order=shared.matrix_order,
+        lenient=shared.lenient, missing=shared.settings.missing,
+    )
+    (run,) = runs
+    try:
+        sc = score_run(run, rel, shared.measures, shared.settings, curves=shared.curves)
+    except NotStreamable:
+        if not isinstance(run, TrecStreamRun):
+            raise
+        run = run.read_whole(rel)  # type: ignore[assignment]
+        sc = score_run(run, rel, shared.measures, shared.settings, curves=shared.curves)
+    stub: Any
+    if isinstance(run, MatrixRun):
+        stub = MatrixRun(run.name, run.path, np.zeros((0, 0)), [], np.zeros(0, np.int64), np.zeros(0, np.int64), drops=run.drops)
+    else:  # what the report needs of a ranked run: its name, its list lengths, what was dropped
+        lengths = run.lengths()
+        offsets = np.zeros(lengths.size + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        stub = RankedRun(run.name, list(run.query_ids), np.zeros(0, np.int64), offsets, drops=run.drops)
+    if isinstance(run, TrecStreamRun):
+        notes = notes + run.notes
+    return _RunResult(sc, stub, notes)
+
+
+# -- the run plan ----------------------------------------------------------------
+
+
+@dataclass
+class _BlockSource:
+    """A matrix stored by blocks of rows."""
+
+    name: str
+    path: str
+    matrix: RowBlockMatrix
+
+
+def _sources(paths: Sequence[PathLike], fmt: str) -> tuple[list[RunSource | _BlockSource], list[str]]:
+    """The runs in ``paths``: row-block matrix folders (a RUNS argument or a
+    sub-folder of one) first seen as such, everything else found as
+    :func:`shrec_score.io.runs.discover_runs` finds it."""
+    out: list[RunSource | _BlockSource] = []
+    notes: list[str] = []
+    rest: list[str] = []
+
+    def flush() -> None:
+        if rest:
+            found, more = discover_runs(list(rest), fmt)
+            out.extend(found)
+            notes.extend(more)
+            rest.clear()
+
+    for raw in paths:
+        path = os.fspath(raw)
+        if layout_of(path):
+            flush()
+            out.append(_BlockSource(run_name(path), path, open_row_blocks(path)))
+            continue
+        if entry_is_folder(path) and any(layout_of(os.path.join(path, e)) for e in list_folder(path)):
+            flush()
+            for e in list_folder(path):
+                sub = os.path.join(path, e)
+                if layout_of(sub):
+                    out.append(_BlockSource(run_name(sub), sub, open_row_blocks(sub)))
+                elif entry_is_folder(sub):
+                    out.append(RunSource(e, sub, "lists"))
+                else:
+                    found, more = discover_runs([sub], fmt)
+                    out.extend(found)
+                    notes.extend(more)
+            continue
+        rest.append(path)
+    flush()
+    seen: dict[str, str] = {}
+    for r in out:
+        if r.name in seen:
+            raise InputError(r.path, None, f"expected run names to be unique; run {r.name!r} is also at {seen[r.name]}")
+        seen[r.name] = r.path
+    return out, notes
+
+
+# -- the call --------------------------------------------------------------------
+
+
+def score(
+    runs: Sequence[PathLike],
+    relevance: PathLike | Relevance,
+    *,
+    dask: Any = None,
+    options: Options | None = None,
+    progress: Progress | None = None,
+    **settings: Any,
+) -> Report:
+    """Score runs on a Dask cluster; the same :class:`~shrec_score.report.Report` as :func:`shrec_score.score`.
+
+    Parameters
+    ----------
+    runs : paths
+        Run folders and files as :func:`shrec_score.score` takes them, and
+        matrices stored by blocks of rows: a Zarr array folder (``run.zarr``)
+        or a folder of ``.npy`` row shards with its ``manifest.json``
+        (:mod:`shrec_score.io.chunked`; ``shrec-score convert`` writes both).
+    relevance : path or Relevance
+    dask : str, distributed.Client or None
+        ``"tcp://HOST:8786"`` (a running scheduler), ``"local:N"`` (a cluster
+        of N worker processes on this machine, closed before returning), a
+        ``distributed.Client`` of the caller's (left open), or None: the same
+        tasks one after the other in this process (no dask needed).
+    options, progress, **settings
+        As :func:`shrec_score.score`; ``progress("scoring", done, total)``
+        follows the completed tasks.
+
+    Raises
+    ------
+    OptionError, InputError
+        As :func:`shrec_score.score`; a bad input read on a worker comes back
+        as the same InputError, naming the file (the shard or the Zarr chunk).
+    """
+    from .api import _relevance, _report, plan_measures
+
+    if options is not None and settings:
+        raise OptionError(f"give the options either as options= or as keywords, not both (got {', '.join(sorted(settings))})")
+    opts = options if options is not None else Options.build(**settings)
+    address: str | None = None
+    local: int | None = None
+    if isinstance(dask, str):
+        address, local = parse_address(dask)
+    if dask is not None:
+        hint = missing_extra()
+        if hint is not None:
+            raise OptionError(hint)
+    rel = _relevance(relevance, opts)  # type: ignore[arg-type]
+    plan = plan_measures(rel, opts)
+    sources, notes = _sources(runs, opts.run_format)
+    row_of_query = col_target = np.zeros(0, dtype=np.int64)
+    if any(isinstance(s, _BlockSource) for s in sources):
+        row_ids = matrix_axis(rel.matrix_row_ids, opts.matrix_order, "query", rel.matrix_row_source)
+        col_ids = matrix_axis(list(rel.target_ids), opts.matrix_order, "target", rel.matrix_col_source)
+        for s in sources:
+            if isinstance(s, _BlockSource) and s.matrix.shape != (len(row_ids), len(col_ids)):
+                raise InputError(
+                    s.path, None, f"expected a {len(row_ids)} x {len(col_ids)} matrix (queries x targets of the classifications)",
+                    f"{s.matrix.shape[0]} x {s.matrix.shape[1]}",
+                )
+        mapped = matrix_run("", "", None, rel, row_ids, col_ids)
+        row_of_query, col_target = mapped.row_of_query, mapped.col_target
+    shared = _Shared(rel, list(plan.measures), opts.settings, rel.graded, opts.run_format, opts.matrix_order, opts.lenient, row_of_query, col_target)
+    tasks: list[tuple[Callable[..., Any], tuple[Any, ...], int]] = []  # (function, arguments, run number)
+    for i, s in enumerate(sources):
+        if isinstance(s, _BlockSource) and shared.fast:
+            tasks.extend((_score_block, (s.path, s.name, a, b), i) for a, b in s.matrix.blocks())
+        elif isinstance(s, _BlockSource):
+            tasks.extend((_score_chunks, (s.path, s.name, group), i) for group in _chunk_groups(rel, s.matrix))
+        else:
+            tasks.append((_score_source, (s,), i))
+    if dask is None:
+        results = _run_here(shared, tasks, progress)
+    else:
+        results = _run_on_cluster(dask, address, local, shared, tasks, progress)
+    scores, stubs = [], []
+    for i, s in enumerate(sources):
+        mine = [r for (_, _, run), r in zip(tasks, results) if run == i]
+        if isinstance(s, _BlockSource):
+            sc, drops = _assemble(s.name, [p for parts in mine for p in parts], shared)
+            scores.append(sc)
+            stubs.append(MatrixRun(s.name, s.path, np.zeros((0, 0)), [], np.zeros(0, np.int64), np.zeros(0, np.int64), drops=drops))
+        else:
+            (res,) = mine
+            scores.append(res.scores)
+            stubs.append(res.stub)
+            notes.extend(res.notes)
+    ev = collect(scores, rel, plan.measures, opts.settings, curves=rel.graded)
+    return _report(ev, stubs, rel, plan, opts, notes)
+
+
+def _chunk_groups(rel: Relevance, matrix: RowBlockMatrix) -> list[list[tuple[int, int]]]:
+    """The engine's chunks of queries for a whole matrix run (as
+    :func:`score_run` cuts its ranked lists: :func:`run_chunks`), grouped
+    into tasks of about one stored block of rows each."""
+    n_q = rel.n_queries
+    width = matrix.shape[1] - (1 if n_q and rel.self_index[0] >= 0 else 0)  # list length (own column left out)
+    lists = RankedRun("", list(rel.query_ids), np.zeros(0, dtype=np.int64), np.arange(n_q + 1, dtype=np.int64) * width)
+    chunks = [(int(rows[0]), int(rows[-1]) + 1) for rows, _ in run_chunks(lists, rel, chunk_entries=engine.CHUNK_ENTRIES)]
+    per_task = max(1, max(b - a for a, b in matrix.blocks()))
+    groups: list[list[tuple[int, int]]] = []
+    for c in chunks:
+        if groups and groups[-1][-1][1] - groups[-1][0][0] + (c[1] - c[0]) <= per_task:
+            groups[-1].append(c)
+        else:
+            groups.append([c])
+    return groups
+
+
+def _assemble(name: str, parts: list[_Part], shared: _Shared) -> tuple[RunScores, Counter[str] | None]:
+    """One row-block run's :class:`RunScores` from its blocks (in block order)."""
+    rel = shared.relevance
+    n_q = rel.n_queries
+    values = {m.name: np.full(n_q, np.nan) for m in shared.measures}
+    pr = np.full((n_q, shared.settings.pr_levels), np.nan)
+    depth = shared.settings.curve_depth
+    vec = {k: _MeanAccumulator(depth) for k in ("CG", "DCG", "NCG", "NDCG")}
+    gvr = {k: _MeanAccumulator(100) for k in ("CG", "DCG")}
+    drops: Counter[str] | None = Counter() if shared.lenient else None
+    for p in parts:
+        for k, v in p.values.items():
+            values[k][p.qrows] = v
+        pr[p.qrows] = p.pr
+        for mine, theirs in ((vec, p.vectors), (gvr, p.gain_at_recall)):
+            for k, acc in (theirs or {}).items():
+                mine[k].total += acc.total
+                mine[k].count += acc.count
+        if drops is not None and p.drops:
+            drops.update(p.drops)
+    small = small_class_queries(rel, shared.settings.min_class_size)
+    if small.any():
+        for v in values.values():
+            v[small] = np.nan
+        pr[small] = np.nan
+    return RunScores(name, values, pr, vec, gvr, unranked=0), drops
+
+
+def _run_here(shared: _Shared, tasks: list[tuple[Callable[..., Any], tuple[Any, ...], int]], progress: Progress | None) -> list[Any]:
+    results = []
+    for done, (fn, args, _) in enumerate(tasks):
+        if progress is not None:
+            progress("scoring", done, len(tasks))
+        results.append(fn(shared, *args))
+    if progress is not None:
+        progress("scoring", len(tasks), len(tasks))
+    return results
+
+
+def _run_on_cluster(
+    dask: Any, address: str | None, local: int | None, shared: _Shared,
+    tasks: list[tuple[Callable[..., Any], tuple[Any, ...], int]], progress: Progress | None,
+) -> list[Any]:
+    """The tasks on the cluster; results in task order.  The first error
+    cancels every other task and is raised here; so is an interruption."""
+    from contextlib import ExitStack
+
+    from distributed import Client, LocalCluster, as_completed
+
+    with ExitStack() as stack:
+        if local is not None:
+            cluster = stack.enter_context(
+                LocalCluster(n_workers=local, threads_per_worker=1, processes=True, dashboard_address=None)
+            )
+            client = stack.enter_context(Client(cluster))
+        elif address is not None:
+            try:
+                client = stack.enter_context(Client(address, timeout="30s"))
+            except OSError as exc:
+                raise InputError(address, None, "could not reach the Dask scheduler (is `dask scheduler` running there?)", str(exc)[:120]) from None
+        else:
+            client = dask  # the caller's client: left open
+        [token] = client.scatter([shared], broadcast=True)  # the relevance crosses the network once per worker
+        futures = [client.submit(fn, token, *args, pure=False) for fn, args, _ in tasks]
+        index = {f.key: i for i, f in enumerate(futures)}
+        results: list[Any] = [None] * len(futures)
+        try:
+            if progress is not None:
+                progress("scoring", 0, len(futures))
+            for done, future in enumerate(as_completed(futures), start=1):
+                results[index[future.key]] = future.result()  # raises the task's error (an InputError intact)
+                if progress is not None:
+                    progress("scoring", done, len(futures))
+        except BaseException:
+            client.cancel(futures, force=True)
+            raise
+        finally:
+            client.cancel([token], force=True)
+        return results

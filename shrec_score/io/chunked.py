@@ -1,0 +1,363 @@
+"""Matrix runs stored by blocks of rows: a Zarr array or a folder of ``.npy`` row shards.
+
+A matrix too large for one file (200,000 x 200,000 float32 is 160 GB) lives
+on shared storage cut into blocks of rows (rows = queries, columns =
+targets, smaller = closer, in the same row and column order as a matrix
+file: ``--matrix-order``).  Two layouts:
+
+* **Zarr** (a folder ``run.zarr``, Zarr format 3, chunked by rows only: one
+  chunk spans every column).  Read with the ``zarr`` package (the
+  ``shrec-score[dask]`` extra).
+* **.npy row shards**: a folder holding ``rows-000000.npy``,
+  ``rows-000001.npy``, ... and ``manifest.json``::
+
+      {"format": "shrec-score npy-shards", "version": 1,
+       "shape": [n_rows, n_cols], "dtype": "float32",
+       "shards": [{"file": "rows-000000.npy", "rows": [0, 1000]}, ...]}
+
+  ``rows`` is the half-open range of matrix rows a shard holds; the shards
+  cover the rows in order, without gap or overlap.  Needs nothing but numpy.
+
+:func:`open_row_blocks` opens either as a :class:`RowBlockMatrix`: its
+:meth:`~RowBlockMatrix.blocks` are the stored blocks of rows, and
+:meth:`~RowBlockMatrix.read` reads one of them whole (the unit a worker
+ranks).  It also indexes like an array (``m[a:b]``, ``m[rows]``), so a
+:class:`~shrec_score.model.MatrixRun` can hold it in a single process.
+Every problem is an :class:`~shrec_score.errors.InputError` naming the shard
+(or Zarr chunk) and its rows.
+
+:func:`write_row_blocks` writes either layout from blocks of rows (bounded
+memory), into a staging folder renamed to its final name only when complete.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import secrets
+import shutil
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from ..errors import InputError, shown
+from .matrix import read_npy_matrix
+
+#: The ``format`` of a shard folder's manifest.
+SHARDS_FORMAT = "shrec-score npy-shards"
+MANIFEST = "manifest.json"
+LAYOUTS = ("zarr", "npy-shards")
+#: What to install for Zarr (and the cluster).
+INSTALL_HINT = "pip install 'shrec-score[dask]'"
+
+
+def layout_of(path: str) -> str | None:
+    """``"zarr"``, ``"npy-shards"`` or None: whether ``path`` is a folder holding a
+    row-block matrix (told by its metadata file, without reading it)."""
+    if not os.path.isdir(path):
+        return None
+    if os.path.isfile(os.path.join(path, MANIFEST)):
+        return "npy-shards"
+    if os.path.isfile(os.path.join(path, "zarr.json")) or os.path.isfile(os.path.join(path, ".zarray")):
+        return "zarr"
+    return None
+
+
+def run_name(path: str) -> str:
+    """A row-block run's name: the folder's name without ``.zarr``."""
+    base = os.path.basename(os.path.normpath(path))
+    return base[: -len(".zarr")] if base.endswith(".zarr") and len(base) > 5 else base
+
+
+class RowBlockMatrix:
+    """A 2-D matrix stored in blocks of rows (see the module docstring)."""
+
+    path: str
+    shape: tuple[int, int]
+    dtype: np.dtype
+    ndim = 2
+
+    def blocks(self) -> list[tuple[int, int]]:
+        """The stored blocks: half-open row ranges, in order."""
+        raise NotImplementedError
+
+    def where(self, a: int, b: int) -> str:
+        """The file (shard or chunk) holding rows ``a..b``, for messages."""
+        raise NotImplementedError
+
+    def read(self, a: int, b: int) -> np.ndarray:
+        """Rows ``a..b`` (one stored block, or a part of one) as an in-memory array."""
+        raise NotImplementedError
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, index: Any) -> np.ndarray:
+        """``m[a:b]`` or ``m[rows]`` (rows of any order), read block by block."""
+        if isinstance(index, slice):
+            start, stop, step = index.indices(self.shape[0])
+            rows = np.arange(start, stop, step)
+        else:
+            rows = np.asarray(index, dtype=np.int64)
+            if rows.ndim == 0:
+                return self[rows.reshape(1)][0]
+        out = np.empty((rows.size, self.shape[1]), dtype=self.dtype)
+        if rows.size == 0:
+            return out
+        bounds = np.asarray([b for _, b in self.blocks()], dtype=np.int64)
+        which = np.searchsorted(bounds, rows, side="right")
+        for k in np.unique(which).tolist():
+            a, b = self.blocks()[k]
+            sel = np.flatnonzero(which == k)
+            block = self.read(a, b)
+            out[sel] = block[rows[sel] - a]
+        return out
+
+
+class NpyShards(RowBlockMatrix):
+    """A folder of ``.npy`` row shards with its ``manifest.json``."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        where = os.path.join(path, MANIFEST)
+        try:
+            with open(where, encoding="utf-8") as fh:
+                meta = json.load(fh)
+        except OSError as exc:
+            raise InputError(where, None, "expected a readable manifest", exc.strerror or str(exc)) from None
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise InputError(where, None, "expected a JSON manifest of .npy row shards", str(exc).splitlines()[0][:120]) from None
+        if not isinstance(meta, dict) or meta.get("format") != SHARDS_FORMAT:
+            raise InputError(where, None, f"expected a manifest with \"format\": \"{SHARDS_FORMAT}\"", shown(str(meta)[:80]))
+        try:
+            shape = tuple(int(x) for x in meta["shape"])
+            dtype = np.dtype(meta["dtype"])
+            shards = [(str(s["file"]), int(s["rows"][0]), int(s["rows"][1])) for s in meta["shards"]]
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise InputError(where, None, "expected shape, dtype and shards (file, rows) in the manifest", shown(repr(exc))) from None
+        if len(shape) != 2 or dtype.kind not in "fiu":
+            raise InputError(where, None, "expected a 2-D numeric matrix in the manifest", f"shape {shape}, dtype {dtype}")
+        expected = 0
+        for name, a, b in shards:
+            if os.path.basename(name) != name or name in ("", ".", ".."):
+                raise InputError(where, None, "expected shard file names inside the folder", shown(name))
+            if a != expected or b <= a:
+                raise InputError(where, None, f"expected shard {shown(name)} to start at row {expected} and hold at least one row", f"rows {a}..{b}")
+            expected = b
+        if expected != shape[0]:
+            raise InputError(where, None, f"expected the shards to cover the {shape[0]} rows", f"{expected} rows")
+        self.shape = (shape[0], shape[1])
+        self.dtype = dtype
+        self._shards = shards
+        self._blocks = [(a, b) for _, a, b in shards]
+
+    def blocks(self) -> list[tuple[int, int]]:
+        return list(self._blocks)
+
+    def _shard(self, a: int, b: int) -> tuple[str, int, int]:
+        for name, lo, hi in self._shards:
+            if lo <= a and b <= hi:
+                return os.path.join(self.path, name), lo, hi
+        raise ValueError(f"rows {a}..{b} are not inside one shard")
+
+    def where(self, a: int, b: int) -> str:
+        return self._shard(a, b)[0]
+
+    def read(self, a: int, b: int) -> np.ndarray:
+        path, lo, hi = self._shard(a, b)
+        m = read_npy_matrix(path)  # header checked against the file's size
+        if tuple(m.shape) != (hi - lo, self.shape[1]) or m.dtype != self.dtype:
+            raise InputError(
+                path, None, f"expected a {hi - lo} x {self.shape[1]} {self.dtype} shard (rows {lo + 1}..{hi} of {self.path}, as its manifest says)",
+                f"{' x '.join(map(str, m.shape))} {m.dtype}",
+            )
+        try:
+            return np.array(m[a - lo : b - lo])
+        except OSError as exc:
+            raise InputError(path, None, f"could not read rows {a + 1}..{b}", exc.strerror or str(exc)) from None
+
+
+def _zarr() -> Any:
+    try:
+        import zarr
+    except ImportError:
+        raise InputError(None, None, f"Zarr matrices need the zarr package; install it with: {INSTALL_HINT}") from None
+    return zarr
+
+
+class ZarrRows(RowBlockMatrix):
+    """A 2-D Zarr array chunked by rows (one chunk spans every column)."""
+
+    def __init__(self, path: str) -> None:
+        zarr = _zarr()
+        self.path = path
+        try:
+            arr = zarr.open_array(path, mode="r")
+        except Exception as exc:  # zarr raises many kinds for a broken zarr.json
+            raise InputError(path, None, "expected a Zarr array", shown(f"{type(exc).__name__}: {exc}"[:120])) from None
+        if arr.ndim != 2 or arr.dtype.kind not in "fiu":
+            raise InputError(path, None, "expected a 2-D numeric Zarr array", f"shape {arr.shape}, dtype {arr.dtype}")
+        rows, cols = arr.chunks
+        if cols < arr.shape[1]:
+            raise InputError(path, None, "expected a Zarr array chunked by rows only (each chunk spanning every column)", f"chunks {arr.chunks}")
+        self._arr = arr
+        self.shape = (int(arr.shape[0]), int(arr.shape[1]))
+        self.dtype = np.dtype(arr.dtype)
+        self.chunk_rows = int(rows)
+
+    def blocks(self) -> list[tuple[int, int]]:
+        n, step = self.shape[0], self.chunk_rows
+        return [(a, min(n, a + step)) for a in range(0, n, step)]
+
+    def where(self, a: int, b: int) -> str:
+        return os.path.join(self.path, "c", str(a // self.chunk_rows), "0")
+
+    def read(self, a: int, b: int) -> np.ndarray:
+        try:
+            return np.asarray(self._arr[a:b])
+        except Exception as exc:  # a corrupt or missing chunk: the codec's or the store's error
+            raise InputError(self.where(a, b), None, f"expected a readable Zarr chunk (rows {a + 1}..{b} of {self.path})", shown(f"{type(exc).__name__}: {exc}"[:120])) from None
+
+    def __getstate__(self) -> dict[str, Any]:  # travels to a worker as its path only
+        return {"path": self.path}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["path"])  # type: ignore[misc]
+
+
+def open_row_blocks(path: str) -> RowBlockMatrix:
+    """The row-block matrix at ``path`` (Zarr or ``.npy`` shards)."""
+    kind = layout_of(path)
+    if kind == "npy-shards":
+        return NpyShards(path)
+    if kind == "zarr":
+        return ZarrRows(path)
+    raise InputError(path, None, f"expected a Zarr array folder or a folder of .npy row shards with its {MANIFEST}")
+
+
+def default_chunk_rows(n_cols: int, itemsize: int, target_bytes: int = 64 << 20) -> int:
+    """Rows per block so that a block is about ``target_bytes`` (64 MiB)."""
+    return max(1, target_bytes // max(1, n_cols * itemsize))
+
+
+def write_row_blocks(
+    out: str,
+    layout: str,
+    shape: tuple[int, int],
+    dtype: np.dtype,
+    chunk_rows: int,
+    rows: Callable[[int, int], np.ndarray],
+) -> None:
+    """Write a ``shape`` matrix in ``layout`` to the folder ``out``.
+
+    ``rows(a, b)`` hands over rows ``a..b``; it is asked for one block of
+    ``chunk_rows`` rows at a time, so memory stays near one block.  The
+    folder is built under a staging name beside ``out`` and renamed to
+    ``out`` when complete; on any error (or interruption) the staging folder
+    is removed, so ``out`` is never half-written.  ``out`` must not exist.
+    """
+    if layout not in LAYOUTS:
+        raise InputError(None, None, f"expected --to {' or '.join(LAYOUTS)}", shown(layout))
+    if os.path.lexists(out):
+        raise InputError(out, None, "expected a new folder for the converted matrix (it exists: remove it or choose another name)")
+    parent = os.path.dirname(os.path.abspath(out))
+    staging = os.path.join(parent, f".{os.path.basename(os.path.normpath(out))}.shrec-score-{secrets.token_hex(4)}.tmp")
+    try:
+        if layout == "zarr":
+            _write_zarr(staging, shape, dtype, chunk_rows, rows)
+        else:
+            _write_shards(staging, shape, dtype, chunk_rows, rows)
+        _fsync_tree(staging)
+        os.rename(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _ranges(n: int, step: int) -> Iterator[tuple[int, int]]:
+    for a in range(0, n, step):
+        yield a, min(n, a + step)
+
+
+def _write_shards(folder: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows: int, rows: Callable[[int, int], np.ndarray]) -> None:
+    os.mkdir(folder)
+    digits = max(6, len(str(math.ceil(shape[0] / chunk_rows))))
+    shards = []
+    for k, (a, b) in enumerate(_ranges(shape[0], chunk_rows)):
+        name = f"rows-{k:0{digits}d}.npy"
+        np.save(os.path.join(folder, name), np.ascontiguousarray(rows(a, b), dtype=dtype), allow_pickle=False)
+        shards.append({"file": name, "rows": [a, b]})
+    meta = {"format": SHARDS_FORMAT, "version": 1, "shape": list(shape), "dtype": np.dtype(dtype).str, "shards": shards}
+    with open(os.path.join(folder, MANIFEST), "w", encoding="utf-8") as fh:
+        json.dump(meta, fh, indent=1)
+        fh.write("\n")
+
+
+def _write_zarr(folder: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows: int, rows: Callable[[int, int], np.ndarray]) -> None:
+    zarr = _zarr()
+    # uncompressed: distances are close to random bits, compression costs CPU on every read for little space
+    arr = zarr.create_array(
+        store=folder, shape=shape, chunks=(chunk_rows, max(1, shape[1])), dtype=dtype, compressors=None, fill_value=0,
+        attributes={"shrec_score": "dissimilarity matrix: rows = queries, columns = targets, smaller = closer"},
+    )
+    for a, b in _ranges(shape[0], chunk_rows):
+        arr[a:b] = np.asarray(rows(a, b), dtype=dtype)
+
+
+def _fsync_tree(top: str) -> None:
+    for here, _, files in os.walk(top):
+        for name in files:
+            fd = os.open(os.path.join(here, name), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        fd = os.open(here, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray:
+    """A matrix file (ASCII, ``.npy`` or PSB binary) to convert, without holding it in memory.
+
+    ``.npy`` and PSB binary are memory-mapped; an ASCII matrix (plain or
+    compressed) is parsed a chunk at a time into a temporary binary file
+    (:func:`~shrec_score.io.matrix.stream_ascii_matrix`), so memory stays
+    bounded whatever the size.  ``shape`` is needed only for a PSB binary
+    matrix that is not square (it has no header); an ASCII matrix's shape is
+    counted from its lines.
+    """
+    from .compressed import open_input
+    from .matrix import is_binary_file, read_matrix, stream_ascii_matrix
+    from .text import is_compressed, regular_file
+
+    regular_file(path)
+    if path.endswith(".npy"):
+        m = read_npy_matrix(path)
+        if shape is not None and tuple(m.shape) != tuple(shape):
+            raise InputError(path, None, f"expected a {shape[0]} x {shape[1]} matrix (--shape)", f"{m.shape[0]} x {m.shape[1]}")
+        return m
+    if not is_compressed(path) and is_binary_file(path):
+        if shape is None:
+            cells = os.path.getsize(path) // 4
+            side = math.isqrt(cells)
+            if side * side != cells or os.path.getsize(path) % 4:
+                raise InputError(path, None, "expected --shape ROWSxCOLS for a PSB binary matrix that is not square", f"{os.path.getsize(path)} bytes")
+            shape = (side, side)
+        return read_matrix(path, shape)
+    if shape is None:
+        rows, cols = 0, 0
+        with open_input(path) as fh:
+            for raw in fh:
+                if raw.strip():
+                    if rows == 0:
+                        cols = len(raw.removeprefix(b"\xef\xbb\xbf").split())
+                    rows += 1
+        if rows == 0:
+            raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
+        shape = (rows, cols)
+    return stream_ascii_matrix(path, shape)
