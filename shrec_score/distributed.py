@@ -19,12 +19,14 @@ the PR curve by the same code on the gathered per-query values).
   and sent to every worker once (``Client.scatter(..., broadcast=True)``).
 
 Gathered per run, the per-query values go through
-:func:`shrec_score.engine.collect` and the single-machine report code,
-so ``per_query.csv``, ``per_run.csv`` and ``pr_curve.csv`` are those of the
-single-process path, byte for byte.  The SHREC 2006 gain curves of a
-row-block matrix (``curves.csv``, ``gain_vs_recall.csv``, graded relevance
-only) are sums of per-block partial sums, added in block order: equal to
-the single-process means up to the last bits of a float.
+:func:`shrec_score.engine.collect` and the single-machine report code, so
+every CSV is that of the single-process path, byte for byte: the PR curve is
+averaged centrally over the gathered per-query rows (as ``collect`` does);
+a ranks block is padded to the whole matrix's width (sums along a row then
+add in the same order); and where :func:`score_run` would cut a matrix's
+ranked lists into chunks (graded measures, cut lists), the tasks follow the
+same chunks and return each chunk's curve sums apart, added here in chunk
+order as :class:`~shrec_score.engine._MeanAccumulator` adds them.
 
 Nothing here is imported by the single-machine code, and dask is imported
 only when a cluster is used (``dask=None`` runs the same tasks one after the
@@ -41,7 +43,6 @@ from typing import Any
 
 import numpy as np
 
-from . import engine
 from .engine import RunScores, _MeanAccumulator, collect, run_chunks, score_run, small_class_queries
 from .errors import InputError, OptionError
 from .io.chunked import INSTALL_HINT, RowBlockMatrix, layout_of, open_row_blocks, run_name
@@ -429,7 +430,7 @@ def _chunk_groups(rel: Relevance, matrix: RowBlockMatrix) -> list[list[tuple[int
     n_q = rel.n_queries
     width = matrix.shape[1] - (1 if n_q and rel.self_index[0] >= 0 else 0)  # list length (own column left out)
     lists = RankedRun("", list(rel.query_ids), np.zeros(0, dtype=np.int64), np.arange(n_q + 1, dtype=np.int64) * width)
-    chunks = [(int(rows[0]), int(rows[-1]) + 1) for rows, _ in run_chunks(lists, rel, chunk_entries=engine.CHUNK_ENTRIES)]
+    chunks = [(int(rows[0]), int(rows[-1]) + 1) for rows, _ in run_chunks(lists, rel)]
     per_task = max(1, max(b - a for a, b in matrix.blocks()))
     groups: list[list[tuple[int, int]]] = []
     for c in chunks:

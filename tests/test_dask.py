@@ -1,0 +1,339 @@
+"""Scoring on a Dask cluster (issue 23): the same CSVs as the single-process
+path, byte for byte, for matrices stored by blocks of rows (Zarr, .npy row
+shards) and for run folders; a worker killed mid-run; bad shards named;
+``convert`` round-trips.
+
+One LocalCluster of 2 worker processes serves the whole module.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+pytest.importorskip("zarr")
+
+from distributed import Client, LocalCluster  # noqa: E402
+
+import shrec_score  # noqa: E402
+from shrec_score import distributed as dist  # noqa: E402
+from shrec_score.cli import main  # noqa: E402
+from shrec_score.measures import Settings  # noqa: E402
+
+CSVS = ("per_query.csv", "per_run.csv", "pr_curve.csv")
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc, Client(lc) as client:
+        yield client
+
+
+def _cla(path, labels):
+    names = sorted(set(labels))
+    lines = ["PSB 1", f"{len(names)} {len(labels)}"]
+    for n in names:
+        members = [k for k, lab in enumerate(labels) if lab == n]
+        lines += ["", f"{n} 0 {len(members)}", *[f"m{k}" for k in members]]
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    """240 models in 9 classes (listed class by class, so listing order is not
+    id order), a float32 matrix with many exact ties, and the same matrix as
+    .npy, Zarr (blocks of 37 rows) and .npy shards (blocks of 50 rows)."""
+    root = tmp_path_factory.mktemp("dask")
+    rng = np.random.default_rng(23)
+    n = 240
+    labels = [f"c{k}" for k in rng.integers(0, 9, n)]
+    cla = _cla(root / "classes.cla", labels)
+    m = rng.random((n, n)).astype(np.float32)
+    m[rng.random((n, n)) < 0.25] = 0.5  # exact ties: the lower column first
+    m = np.round(m, 2)  # and many more
+    for d in ("one", "z", "s"):
+        (root / d).mkdir()
+    np.save(root / "one" / "run.npy", m)
+    _ok(["convert", str(root / "one" / "run.npy"), str(root / "z" / "run.zarr"), "--to", "zarr", "--chunk-rows", "37"])
+    _ok(["convert", str(root / "one" / "run.npy"), str(root / "s" / "run"), "--to", "npy-shards", "--chunk-rows", "50"])
+    return root, cla, m
+
+
+def _run(argv):
+    try:
+        main(argv)
+    except SystemExit as exc:
+        return exc.code
+    return 0
+
+
+def _ok(argv):
+    assert _run(argv) == 0, argv
+
+
+def _same_csvs(a, b, names=CSVS):
+    for name in names:
+        with open(os.path.join(a, name), "rb") as fa, open(os.path.join(b, name), "rb") as fb:
+            assert fa.read() == fb.read(), name
+
+
+@pytest.mark.parametrize("layout", ["z/run.zarr", "s/run"])
+def test_row_block_matrix_on_the_cluster_writes_the_single_process_csvs(data, cluster, tmp_path, layout):
+    root, cla, _ = data
+    single, on_cluster = tmp_path / "single", tmp_path / "cluster"
+    _ok([str(root / "one" / "run.npy"), "-r", cla, "--out", str(single), "--format", "csv", "--quiet"])
+    address = cluster.scheduler.address
+    _ok([str(root / layout), "-r", cla, "--out", str(on_cluster), "--dask", address, "--format", "csv", "--quiet"])
+    _same_csvs(single, on_cluster)
+    text = (single / "per_query.csv").read_text()
+    assert text.count("\n") == 241 and "nan" not in text  # every query scored
+
+
+def test_graded_cut_and_small_classes_match_too(data, cluster):
+    """The other branch (score_run on the engine's chunks): SHREC 2006 grades
+    with their curves, --depth, and --min-class-size, every CSV identical."""
+    root, cla, _ = data
+    for kw in (dict(grades="sister"), dict(measures=["AP", "NN", "DCG"], settings=Settings(depth=20, min_class_size=30))):
+        single = shrec_score.score([str(root / "one" / "run.npy")], cla, **kw).csv_files()
+        for layout in ("z/run.zarr", "s/run"):
+            got = dist.score([str(root / layout)], cla, dask=cluster, **kw).csv_files()
+            assert {k: v for k, v in got.items() if k.endswith(".csv")} == {k: v for k, v in single.items() if k.endswith(".csv")}
+
+
+def test_the_engine_chunks_are_followed_where_a_matrix_spans_several(tmp_path, monkeypatch):
+    """With chunks of 2,000 list entries (8 queries here) the gain-curve sums
+    are added chunk by chunk in both paths: curves.csv identical too.  In
+    this process (dask=None): the same tasks, no cluster."""
+    from shrec_score import engine
+
+    rng = np.random.default_rng(5)
+    n = 260
+    cla = _cla(tmp_path / "c.cla", [f"k{k}" for k in rng.integers(0, 6, n)])
+    m = rng.random((n, n))
+    np.save(tmp_path / "run.npy", m)
+    _ok(["convert", str(tmp_path / "run.npy"), str(tmp_path / "run"), "--to", "npy-shards", "--chunk-rows", "40"])
+    monkeypatch.setattr(engine.run_chunks, "__kwdefaults__", {"chunk_entries": 2_000})
+    single = shrec_score.score([str(tmp_path / "run.npy")], cla, grades="sister").csv_files()
+    got = dist.score([str(tmp_path / "run")], cla, grades="sister").csv_files()
+    assert got["curves.csv"] == single["curves.csv"] and got["gain_vs_recall.csv"] == single["gain_vs_recall.csv"]
+    assert got["per_query.csv"] == single["per_query.csv"]
+
+
+def _lists_runs(root, m, n_runs=3, seed=1):
+    """Ranked-list runs (one file per query) from noisy copies of the matrix."""
+    rng = np.random.default_rng(seed)
+    folder = root / "lists"
+    for r in range(n_runs):
+        run = folder / f"run{r}"
+        run.mkdir(parents=True)
+        noisy = m + rng.random(m.shape).astype(np.float32) * 0.3
+        for q in range(m.shape[0]):
+            order = np.argsort(noisy[q], kind="stable")[: 60 + 10 * r]
+            (run / f"m{q}.txt").write_text("".join(f"m{t} {noisy[q, t]:.4f}\n" for t in order))
+    return folder
+
+
+def test_run_folders_on_the_cluster_write_the_single_process_csvs(data, cluster, tmp_path):
+    root, cla, m = data
+    runs = _lists_runs(tmp_path, m)
+    np.save(runs / "matrix.npy", m)  # a matrix file beside the ranked-list folders: a task of its own
+    single, on_cluster = tmp_path / "single", tmp_path / "cluster"
+    _ok([str(runs), "-r", cla, "--out", str(single), "--format", "csv", "--quiet"])
+    _ok([str(runs), "-r", cla, "--out", str(on_cluster), "--dask", cluster.scheduler.address, "--format", "csv", "--quiet"])
+    _same_csvs(single, on_cluster)
+    assert (single / "per_run.csv").read_text().count("\n") == 5  # four runs
+
+
+def test_trec_runs_on_the_cluster_write_the_single_process_csvs(cluster, tmp_path):
+    rng = np.random.default_rng(3)
+    qrels = "".join(f"q{q} 0 d{d} {g}\n" for q in range(30) for d in rng.choice(300, 25, replace=False) for g in [int(rng.integers(0, 3))])
+    (tmp_path / "qrels.txt").write_text(qrels)
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for r in range(3):
+        lines = []
+        for q in range(30):
+            scores = np.round(rng.random(100), 2)  # ties: trec_eval's order
+            docs = rng.choice(300, 100, replace=False)
+            lines += [f"q{q} Q0 d{d} {k + 1} {s} tag{r}\n" for k, (d, s) in enumerate(zip(docs, scores))]
+        (runs / f"r{r}.run").write_text("".join(lines))
+    single, on_cluster = tmp_path / "single", tmp_path / "cluster"
+    _ok([str(runs), "-r", str(tmp_path / "qrels.txt"), "--out", str(single), "--format", "csv", "--quiet"])
+    _ok([str(runs), "-r", str(tmp_path / "qrels.txt"), "--out", str(on_cluster), "--dask", cluster.scheduler.address, "--format", "csv", "--quiet"])
+    _same_csvs(single, on_cluster)
+    assert (single / "per_query.csv").read_text().count("\n") == 91
+
+
+def test_relevance_is_scattered_once_and_tasks_carry_no_block(data, cluster):
+    """One scatter (broadcast to every worker); every task's arguments are the
+    scattered future, a path, a name and row numbers; the progress callback
+    counts the tasks (one per stored block) up to the total."""
+    from distributed import Future
+
+    root, cla, _ = data
+    scattered, submitted, seen = [], [], []
+    real_scatter, real_submit = cluster.scatter, cluster.submit
+
+    def scatter(data, **kw):
+        scattered.append((data, kw))
+        return real_scatter(data, **kw)
+
+    def submit(fn, *args, **kw):
+        submitted.append(args)
+        return real_submit(fn, *args, **kw)
+
+    cluster.scatter, cluster.submit = scatter, submit
+    try:
+        dist.score([str(root / "z" / "run.zarr")], cla, dask=cluster, progress=lambda *a: seen.append(a))
+    finally:
+        del cluster.scatter, cluster.submit
+    assert len(scattered) == 1 and scattered[0][1].get("broadcast") is True
+    assert len(submitted) == 7  # 240 rows in blocks of 37
+    for args in submitted:
+        assert isinstance(args[0], Future) and all(isinstance(a, (str, int)) for a in args[1:])
+    assert seen[-1] == ("scoring", 7, 7) and [d for _, d, _ in seen] == list(range(8))
+
+
+def test_a_corrupt_shard_is_exit_2_naming_it(data, cluster, tmp_path, capsys):
+    root, cla, m = data
+    import shutil
+
+    bad = tmp_path / "s" / "run"
+    shutil.copytree(root / "s" / "run", bad)
+    shard = bad / "rows-000002.npy"
+    shard.write_bytes(shard.read_bytes()[:-100])  # cut short
+    capsys.readouterr()
+    assert _run([str(bad), "-r", cla, "--dask", cluster.scheduler.address, "--format", "csv"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and str(shard) in err and "bytes" in err
+    # a NaN cell: the shard and the row of the whole matrix (row 117 is in rows 101..150)
+    shard.write_bytes((root / "s" / "run" / "rows-000002.npy").read_bytes())
+    cells = np.load(shard)
+    cells[16, 5] = np.nan
+    np.save(shard, cells)
+    assert _run([str(bad), "-r", cla, "--dask", cluster.scheduler.address, "--format", "csv"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and f"{shard}:117" in err and "NaN" in err
+
+
+def test_a_corrupt_zarr_chunk_is_exit_2_naming_it(data, cluster, tmp_path, capsys):
+    import shutil
+
+    root, cla, _ = data
+    bad = tmp_path / "run.zarr"
+    shutil.copytree(root / "z" / "run.zarr", bad)
+    chunk = bad / "c" / "3" / "0"
+    chunk.write_bytes(chunk.read_bytes()[:-7])
+    capsys.readouterr()
+    assert _run([str(bad), "-r", cla, "--dask", cluster.scheduler.address, "--format", "csv"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and str(chunk) in err and "rows 112..148" in err
+
+
+def test_convert_round_trips_every_matrix_form(tmp_path):
+    from shrec_score.io.chunked import open_row_blocks
+
+    rng = np.random.default_rng(9)
+    m32 = rng.random((23, 17)).astype(np.float32)
+    np.save(tmp_path / "a.npy", m32)
+    m32.tofile(tmp_path / "psb.bin")  # PSB binary: float32, no header
+    m64 = rng.random((11, 11))
+    (tmp_path / "a.txt").write_text("".join(" ".join(repr(float(x)) for x in row) + "\n" for row in m64))
+    m32[:11, :11].tofile(tmp_path / "square.bin")
+    cases = [
+        ("a.npy", [], m32),
+        ("psb.bin", ["--shape", "23x17"], m32),
+        ("square.bin", [], m32[:11, :11]),
+        ("a.txt", [], m64),  # ASCII: float64, as the single-process reader parses it
+    ]
+    for src, extra, want in cases:
+        for layout, rows in (("zarr", "5"), ("npy-shards", "4")):
+            out = tmp_path / f"{src}.{layout}"
+            _ok(["convert", str(tmp_path / src), str(out), "--to", layout, "--chunk-rows", rows, *extra])
+            got = open_row_blocks(str(out))
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert np.array_equal(got[:], want)
+            assert got.blocks()[0] == (0, int(rows)) and got.blocks()[-1][1] == want.shape[0]
+            for a, b in got.blocks():
+                assert np.array_equal(got.read(a, b), want[a:b])
+    # float32 on request
+    _ok(["convert", str(tmp_path / "a.txt"), str(tmp_path / "a32"), "--to", "npy-shards", "--dtype", "float32"])
+    assert np.array_equal(open_row_blocks(str(tmp_path / "a32"))[:], m64.astype(np.float32))
+
+
+def test_convert_never_leaves_a_half_written_folder(tmp_path, capsys):
+    rows = ["0.1 0.2 0.3\n"] * 50 + ["0.1 x 0.3\n"]
+    (tmp_path / "bad.txt").write_text("".join(rows))
+    for layout in ("zarr", "npy-shards"):
+        assert _run(["convert", str(tmp_path / "bad.txt"), str(tmp_path / "out"), "--to", layout, "--chunk-rows", "7"]) == 2
+        err = capsys.readouterr().err
+        assert "bad.txt:51" in err
+        assert sorted(os.listdir(tmp_path)) == ["bad.txt"]  # no OUT, no staging folder
+    (tmp_path / "out").mkdir()
+    np.save(tmp_path / "ok.npy", np.zeros((2, 2)))
+    assert _run(["convert", str(tmp_path / "ok.npy"), str(tmp_path / "out"), "--to", "zarr"]) == 2
+    assert "exists" in capsys.readouterr().err
+
+
+def test_without_the_extra_dask_is_exit_2_with_the_pip_command_and_never_imported(data, tmp_path):
+    root, cla, _ = data
+    block = "import sys\nfor name in ('dask', 'distributed', 'zarr'): sys.modules[name] = None\n"
+    code = block + (
+        "from shrec_score.cli import main\n"
+        "try:\n"
+        f"    main([{str(root / 'one' / 'run.npy')!r}, '-r', {cla!r}, '--dask', 'local:2', '--format', 'csv'])\n"
+        "except SystemExit as e:\n"
+        "    print('exit', e.code)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "exit 2"
+    assert out.stderr.strip().endswith("pip install 'shrec-score[dask]'") and out.stderr.count("\n") == 1
+    # an ordinary scoring (and shards read without dask) import nothing of dask or zarr
+    code = (
+        "import sys\nfrom shrec_score.cli import main\nimport shrec_score.distributed as d\n"
+        "try:\n"
+        f"    main([{str(root / 'one' / 'run.npy')!r}, '-r', {cla!r}, '--format', 'csv', '--quiet'])\n"
+        "except SystemExit:\n    pass\n"
+        f"d.score([{str(root / 's' / 'run')!r}], {cla!r})\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed', 'zarr')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stderr
+
+
+def test_bad_dask_addresses_are_exit_2(data, capsys):
+    root, cla, _ = data
+    for bad in ("local:0", "local:x", "nohost"):
+        assert _run([str(root / "one" / "run.npy"), "-r", cla, "--dask", bad]) == 2
+        assert "local:N" in capsys.readouterr().err
+
+
+def test_a_worker_killed_mid_run_is_retried_and_the_result_is_complete(data, cluster, tmp_path):
+    """SIGKILL of one worker process after the first block came back: the
+    scheduler gives its tasks (and results it held) to the other worker and
+    the nanny starts a new one; the tables are those of the single process."""
+    import signal
+
+    root, cla, m = data
+    big = tmp_path / "run"
+    _ok(["convert", str(root / "one" / "run.npy"), str(big), "--to", "npy-shards", "--chunk-rows", "6"])  # 40 tasks
+    pids = cluster.run(os.getpid)
+    killed = []
+
+    def progress(stage, done, total):
+        if done >= 1 and not killed:
+            victim = sorted(pids.values())[0]
+            os.kill(victim, signal.SIGKILL)
+            killed.append(victim)
+
+    got = dist.score([str(big)], cla, dask=cluster, progress=progress).csv_files()
+    single = shrec_score.score([str(root / "one" / "run.npy")], cla).csv_files()
+    assert killed and all(got[name] == single[name] for name in CSVS)
+    cluster.wait_for_workers(2, timeout=30)
+    assert killed[0] not in cluster.run(os.getpid).values()
