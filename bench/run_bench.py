@@ -35,8 +35,15 @@ speed fall on both):
             one in this process, in turn; peak RSS of the CLI.
 7. startup  best wall time of the CLI on the psb-like sample (--format csv),
             and of --help and --version.
+8. dask     20,000 x 20,000 float32 (1.6 GB), all-against-all, 200 classes of 100,
+            generated in blocks into a temporary folder (deleted after) as .npy,
+            converted to Zarr (`shrec-score convert`, blocks of 1,000 rows); the
+            Zarr scored with `--dask local:2` against the .npy by the
+            single-process CLI, in turn; the per-block cost (the same tasks one
+            after the other in one process) for docs/scale-out.md's estimate.
+            Not in the default cases (3.2 GB of disk, a minute or two): --cases dask.
 
-    python bench/run_bench.py [--cases kendall,contest,matrix,trec,trec-long,matrix-ties,trec-ties,lists,startup] [--repeat 3] [--no-peers]
+    python bench/run_bench.py [--cases kendall,contest,matrix,trec,trec-long,matrix-ties,trec-ties,lists,startup,dask] [--repeat 3] [--no-peers]
 """
 
 from __future__ import annotations
@@ -614,6 +621,57 @@ def case_ties(case: str, repeat: int) -> None:
     line(case, wall_e, "--ties rule", wall_r, "ratio <= 1.5", wall_e <= 1.5 * wall_r, f"| CPU {cpu_e:.3f} s vs {cpu_r:.3f} s, ratio {cpu_e / cpu_r:.2f} ({'OK' if cpu_e <= 1.5 * cpu_r else 'MISSED'})")
 
 
+# -- case 8: Dask ------------------------------------------------------------------
+
+
+def case_dask(repeat: int, n: int = 20_000, per_class: int = 100, chunk_rows: int = 1_000) -> None:
+    """The Zarr matrix on a LocalCluster of 2 worker processes against the single-process CLI on the .npy."""
+    from shrec_score.distributed import score as score_rows
+
+    folder = tempfile.mkdtemp(prefix="shrec-dask-bench-")
+    try:
+        npy, cla, zarr = os.path.join(folder, "run.npy"), os.path.join(folder, "classes.cla"), os.path.join(folder, "z", "run.zarr")
+        with open(cla, "w") as fh:
+            fh.write(f"PSB 1\n{n // per_class} {n}\n")
+            for c in range(n // per_class):
+                fh.write(f"c{c} 0 {per_class}\n" + "".join(f"{c * per_class + i}\n" for i in range(per_class)))
+        rng = np.random.default_rng(23)
+        m = np.lib.format.open_memmap(npy, mode="w+", dtype=np.float32, shape=(n, n))
+        labels = np.arange(n) // per_class
+        for a in range(0, n, 500):  # 40 MB at a time
+            block = rng.random((min(n, a + 500) - a, n), dtype=np.float32)
+            block -= 0.35 * (labels[a : a + 500, None] == labels[None, :])
+            m[a : a + 500] = np.round(block, 4)
+        m.flush()
+        del m
+        t = time.perf_counter()
+        subprocess.run([CLI, "convert", npy, zarr, "--to", "zarr", "--chunk-rows", str(chunk_rows)], check=True, stderr=subprocess.DEVNULL)
+        convert = time.perf_counter() - t
+        outs = [os.path.join(folder, k) for k in ("single", "dask")]
+        single = [CLI, npy, "-r", cla, "--run-format", "matrix", "--out", outs[0], "--quiet", "--format", "csv"]
+        on_cluster = [CLI, zarr, "-r", cla, "--dask", "local:2", "--out", outs[1], "--quiet", "--format", "csv"]
+        walls: dict[str, list[float]] = {"single": [], "dask": []}
+        cpu: dict[str, list[float]] = {"single": [], "dask": []}
+        for _ in range(repeat):
+            for key, cmd in (("single", single), ("dask", on_cluster)):
+                before = os.times()
+                walls[key].append(run_measured(cmd)[0])
+                after = os.times()
+                cpu[key].append(after.children_user + after.children_system - before.children_user - before.children_system)
+        same = all(open(os.path.join(outs[0], f), "rb").read() == open(os.path.join(outs[1], f), "rb").read() for f in ("per_query.csv", "per_run.csv", "pr_curve.csv"))
+        t = time.perf_counter()
+        score_rows([zarr], cla)  # the same tasks one after the other here: the per-block cost
+        here = time.perf_counter() - t
+        blocks = -(-n // chunk_rows)
+        w_single, w_dask = statistics.median(walls["single"]), statistics.median(walls["dask"])
+        line("dask", w_dask, "single process", w_single, "report", True,
+             f"| CPU {statistics.median(cpu['dask']):.1f} s vs {statistics.median(cpu['single']):.1f} s | CSVs identical: {same} "
+             f"| {blocks} blocks of {chunk_rows} rows: {here / blocks:.3f} s per block in one process "
+             f"({here / (n * n) * 1e9:.2f} ns per cell) | convert {convert:.1f} s")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cases", default="kendall,contest,matrix,trec,trec-long,matrix-ties,trec-ties,lists,startup")
@@ -645,6 +703,8 @@ def run_cases(args: argparse.Namespace) -> None:
             case_lists(args.repeat)
         elif case == "startup":
             case_startup(args.repeat)
+        elif case == "dask":
+            case_dask(args.repeat)
         else:
             raise SystemExit(f"unknown case {case!r}")
 

@@ -201,6 +201,9 @@ def score_command(
     ground_truth = pick("ground_truth", ground_truth)
     if not runs:
         raise click.UsageError("expected RUNS (or 'runs:' in the --config file)")
+    dask_address = pick("dask", dask_address)
+    if dask_address and ground_truth and not relevance:
+        raise BadInput("--dask scores relevance measures; Kendall tau-b against --ground-truth runs on this machine")
     if ground_truth and not relevance:
         from .api import score_kendall
 
@@ -295,10 +298,10 @@ def score_command(
             raise BadInput(hint)
     try:
         with _Outputs(runs, out, plots_dir, html, page) as outputs:  # locked before any input is read
-            if dask_address:
+            if dask_address or _row_block_runs(runs):  # without --dask: the same tasks here, one by one
                 from .distributed import score as score_on_cluster
 
-                report = score_on_cluster(runs, relevance, dask=dask_address, options=options, progress=bar)
+                report = score_on_cluster(runs, relevance, dask=dask_address or None, options=options, progress=bar)
             else:
                 report = score(runs, relevance, options=options, progress=bar)
             bar.close()
@@ -328,6 +331,13 @@ def _page_date() -> str:
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
     when = datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc) if epoch.isdigit() else datetime.datetime.now(datetime.timezone.utc)
     return when.date().isoformat()
+
+
+def _row_block_runs(runs: Sequence[str]) -> bool:
+    """Whether a RUNS argument is a matrix stored by blocks of rows (Zarr, .npy shards)."""
+    from .io.chunked import layout_of
+
+    return any(layout_of(r) for r in runs)
 
 
 class _Outputs:

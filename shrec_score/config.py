@@ -78,6 +78,7 @@ KEYS: dict[str, tuple[Callable[[Any], bool], str, str]] = {
     "lower_is_better": (_bool, "true or false", ""),
     # the results page's folder (written, not read: not checked); true = under --out DIR/report/
     "html": (_folder_or_true, "a folder path, or true for --out DIR/report/", "folder"),
+    "dask": (_str, "a Dask scheduler address (tcp://HOST:8786) or local:N", ""),
 }
 
 

@@ -489,6 +489,7 @@ def _run_on_cluster(
     from contextlib import ExitStack
 
     from distributed import Client, LocalCluster, as_completed
+    from distributed.scheduler import KilledWorker
 
     with ExitStack() as stack:
         if local is not None:
@@ -511,7 +512,10 @@ def _run_on_cluster(
             if progress is not None:
                 progress("scoring", 0, len(futures))
             for done, future in enumerate(as_completed(futures), start=1):
-                results[index[future.key]] = future.result()  # raises the task's error (an InputError intact)
+                try:
+                    results[index[future.key]] = future.result()  # raises the task's error (an InputError intact)
+                except KilledWorker:
+                    raise _lost(tasks[index[future.key]]) from None
                 if progress is not None:
                     progress("scoring", done, len(futures))
         except BaseException:
@@ -520,3 +524,15 @@ def _run_on_cluster(
         finally:
             client.cancel([token], force=True)
         return results
+
+
+def _lost(task: tuple[Callable[..., Any], tuple[Any, ...], int]) -> InputError:
+    """The error for a task whose workers died again and again (Dask gave it up)."""
+    fn, args, _ = task
+    if fn is _score_source:
+        where, what = args[0].path, "this run"
+    elif fn is _score_block:
+        where, what = args[0], f"rows {args[2] + 1}..{args[3]}"
+    else:
+        where, what = args[0], f"queries {args[2][0][0] + 1}..{args[2][-1][1]}"
+    return InputError(where, None, f"the Dask workers scoring {what} died each time it was tried (out of memory? see the workers' logs; smaller --chunk-rows help)")

@@ -294,17 +294,19 @@ def test_without_the_extra_dask_is_exit_2_with_the_pip_command_and_never_importe
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "exit 2"
     assert out.stderr.strip().endswith("pip install 'shrec-score[dask]'") and out.stderr.count("\n") == 1
-    # an ordinary scoring (and shards read without dask) import nothing of dask or zarr
+    # an ordinary scoring, and shards scored without --dask (the same tasks in this
+    # process), import nothing of dask or zarr; the shards give the .npy's CSVs
     code = (
-        "import sys\nfrom shrec_score.cli import main\nimport shrec_score.distributed as d\n"
-        "try:\n"
-        f"    main([{str(root / 'one' / 'run.npy')!r}, '-r', {cla!r}, '--format', 'csv', '--quiet'])\n"
-        "except SystemExit:\n    pass\n"
-        f"d.score([{str(root / 's' / 'run')!r}], {cla!r})\n"
+        "import sys\nfrom shrec_score.cli import main\n"
+        "for args in (['one/run.npy', '--out', 'o1'], ['s/run', '--out', 'o2']):\n"
+        "    try:\n"
+        f"        main([{str(root)!r} + '/' + args[0], '-r', {cla!r}, '--format', 'csv', '--quiet', '--out', {str(tmp_path)!r} + '/' + args[2]])\n"
+        "    except SystemExit as e:\n        assert e.code == 0\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed', 'zarr')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stderr
+    _same_csvs(tmp_path / "o1", tmp_path / "o2")
 
 
 def test_bad_dask_addresses_are_exit_2(data, capsys):
@@ -337,3 +339,33 @@ def test_a_worker_killed_mid_run_is_retried_and_the_result_is_complete(data, clu
     assert killed and all(got[name] == single[name] for name in CSVS)
     cluster.wait_for_workers(2, timeout=30)
     assert killed[0] not in cluster.run(os.getpid).values()
+
+
+def test_ctrl_c_cancels_the_tasks_and_exits_130(data, cluster, tmp_path):
+    """SIGINT while the cluster works: exit 130, 'interrupted', and the
+    scheduler is left with no task of ours (the futures were cancelled)."""
+    import signal
+    import time
+
+    root, cla, _ = data
+    many = tmp_path / "run"
+    _ok(["convert", str(root / "one" / "run.npy"), str(many), "--to", "npy-shards", "--chunk-rows", "3"])  # 80 tasks
+
+    def tasks(dask_scheduler):
+        return len(dask_scheduler.tasks)
+
+    assert cluster.run_on_scheduler(tasks) == 0
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "shrec_score.cli", str(many), "-r", cla, "--dask", cluster.scheduler.address, "--format", "csv"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 30
+    while cluster.run_on_scheduler(tasks) < 5 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines()[-1] == "shrec-score: interrupted" and out == ""
+    while cluster.run_on_scheduler(tasks) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert cluster.run_on_scheduler(tasks) == 0
