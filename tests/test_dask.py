@@ -32,6 +32,22 @@ CSVS = ("per_query.csv", "per_run.csv", "pr_curve.csv")
 def cluster():
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc, Client(lc) as client:
         yield client
+    # distributed and zarr each keep helper threads for the whole process (Dask-Offload; zarr's
+    # event loop and its executor): stop them, so that the tests after these see a process
+    # without threads (the ranked-list readers fork only then); both start again when used
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    import distributed.utils
+    import zarr.core.sync
+
+    distributed.utils._offload_executor.shutdown(wait=True)
+    distributed.utils._offload_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="Dask-Offload")
+    zarr.core.sync.cleanup_resources()
+    for t in threading.enumerate():
+        if t is not threading.main_thread():
+            t.join(timeout=10)  # a loaded machine may take a moment
+    assert threading.active_count() == 1, [t.name for t in threading.enumerate()]
 
 
 def _cla(path, labels):
