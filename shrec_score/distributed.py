@@ -501,7 +501,7 @@ def _run_on_cluster(
             client = stack.enter_context(Client(cluster))
         elif address is not None:
             try:
-                client = stack.enter_context(Client(address, timeout="30s"))
+                client = stack.enter_context(Client(address, timeout="10s"))
             except OSError as exc:
                 raise InputError(address, None, "could not reach the Dask scheduler (is `dask scheduler` running there?)", str(exc)[:120]) from None
         else:
