@@ -325,11 +325,16 @@ def test_without_the_extra_dask_is_exit_2_with_the_pip_command_and_never_importe
     _same_csvs(tmp_path / "o1", tmp_path / "o2")
 
 
-def test_bad_dask_addresses_are_exit_2(data, capsys):
+def test_bad_dask_addresses_are_exit_2(data, capsys, tmp_path):
     root, cla, _ = data
     for bad in ("local:0", "local:x", "nohost"):
         assert _run([str(root / "one" / "run.npy"), "-r", cla, "--dask", bad]) == 2
         assert "local:N" in capsys.readouterr().err
+    # the YAML key dask: is read like the flag
+    config = tmp_path / "track.yaml"
+    config.write_text(f"runs: [{str(root / 'one' / 'run.npy')}]\nrelevance: {cla}\ndask: local:0\n")
+    assert _run(["--config", str(config)]) == 2
+    assert "got 'local:0'" in capsys.readouterr().err
 
 
 def test_a_worker_killed_mid_run_is_retried_and_the_result_is_complete(data, cluster, tmp_path):
