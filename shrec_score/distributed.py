@@ -506,7 +506,7 @@ def _run_on_cluster(
                 raise InputError(address, None, "could not reach the Dask scheduler (is `dask scheduler` running there?)", str(exc)[:120]) from None
         else:
             client = dask  # the caller's client: left open
-        [token] = client.scatter([shared], broadcast=True)  # the relevance crosses the network once per worker
+        [token] = client.scatter([shared], broadcast=True, hash=False)  # once per worker; a key of its own (released below)
         futures = [client.submit(fn, token, *args, pure=False) for fn, args, _ in tasks]
         index = {f.key: i for i, f in enumerate(futures)}
         results: list[Any] = [None] * len(futures)

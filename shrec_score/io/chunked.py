@@ -212,6 +212,8 @@ class ZarrRows(RowBlockMatrix):
         return [(a, min(n, a + step)) for a in range(0, n, step)]
 
     def where(self, a: int, b: int) -> str:
+        if os.path.isfile(os.path.join(self.path, ".zarray")):  # Zarr format 2: chunk keys "row.col"
+            return os.path.join(self.path, f"{a // self.chunk_rows}.0")
         return os.path.join(self.path, "c", str(a // self.chunk_rows), "0")
 
     def read(self, a: int, b: int) -> np.ndarray:
