@@ -50,12 +50,12 @@ def cluster():
     assert threading.active_count() == 1, [t.name for t in threading.enumerate()]
 
 
-def _cla(path, labels):
+def _cla(path, labels, prefix="m"):
     names = sorted(set(labels))
     lines = ["PSB 1", f"{len(names)} {len(labels)}"]
     for n in names:
         members = [k for k, lab in enumerate(labels) if lab == n]
-        lines += ["", f"{n} 0 {len(members)}", *[f"m{k}" for k in members]]
+        lines += ["", f"{n} 0 {len(members)}", *[f"{prefix}{k}" for k in members]]
     path.write_text("\n".join(lines) + "\n")
     return str(path)
 
@@ -398,3 +398,33 @@ def test_ctrl_c_cancels_the_tasks_and_exits_130(data, cluster, tmp_path):
     while cluster.run_on_scheduler(tasks) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert cluster.run_on_scheduler(tasks) == 0
+
+
+def test_miscellaneous_rows_and_separate_queries_match_the_single_process(tmp_path):
+    """A class '-1' (its rows are no queries: a block may hold none) and a
+    separate query classification (a rectangular matrix), with --matrix-order
+    numeric; in this process (dask=None), the same tasks as on a cluster."""
+    rng = np.random.default_rng(11)
+    n = 90
+    labels = [("-1" if k < 12 else f"c{k % 5}") for k in range(n)]
+    cla = _cla(tmp_path / "all.cla", labels, prefix="")  # integer ids, listed class by class
+    m = np.round(rng.random((n, n)), 1)
+    np.save(tmp_path / "run.npy", m)
+    _ok(["convert", str(tmp_path / "run.npy"), str(tmp_path / "run"), "--to", "npy-shards", "--chunk-rows", "10"])
+    seen = []
+    for kw in (dict(matrix_order="listing"), dict(matrix_order="numeric")):
+        single = shrec_score.score([str(tmp_path / "run.npy")], cla, **kw).csv_files()
+        got = dist.score([str(tmp_path / "run")], cla, **kw).csv_files()
+        assert got["per_query.csv"] == single["per_query.csv"] and got["pr_curve.csv"] == single["pr_curve.csv"]
+        assert single["per_query.csv"].count("\n") == n - 12 + 1
+        seen.append(single["per_query.csv"])
+    assert seen[0] != seen[1]  # the two orders read the rows differently
+    # 30 queries against the 90 targets
+    qcla = tmp_path / "queries.cla"
+    qcla.write_text("PSB 1\n2 30\n\nc1 0 15\n" + "".join(f"q{k}\n" for k in range(15)) + "\nc2 0 15\n" + "".join(f"q{k}\n" for k in range(15, 30)))
+    kw = dict(matrix_order="listing")
+    np.save(tmp_path / "rect.npy", np.round(rng.random((30, n)), 1))
+    _ok(["convert", str(tmp_path / "rect.npy"), str(tmp_path / "rect"), "--to", "zarr", "--chunk-rows", "7"])
+    single = shrec_score.score([str(tmp_path / "rect.npy")], cla, queries=str(qcla), **kw).csv_files()
+    got = dist.score([str(tmp_path / "rect")], cla, queries=str(qcla), **kw).csv_files()
+    assert got["per_query.csv"] == single["per_query.csv"] and got["per_run.csv"] == single["per_run.csv"]
