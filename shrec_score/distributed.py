@@ -109,13 +109,13 @@ class _Shared:
     #: Matrix row of each query and target of each column (``--matrix-order``), for row-block runs.
     row_of_query: np.ndarray
     col_target: np.ndarray
-    _relevant: dict[int, list[np.ndarray]] = field(default_factory=dict, repr=False)
+    _relevant: dict[int, tuple[list[np.ndarray], np.ndarray]] = field(default_factory=dict, repr=False)
 
-    def relevant(self, level: int) -> list[np.ndarray]:
-        """The relevant targets of every query, computed once per worker (the
-        scattered object is one per worker, shared by its tasks)."""
+    def relevant(self, level: int) -> tuple[list[np.ndarray], np.ndarray]:
+        """The relevant targets of every query and their number K, computed once
+        per worker (the scattered object is one per worker, shared by its tasks)."""
         if level not in self._relevant:
-            self._relevant[level] = self.relevance.relevant_targets(level)
+            self._relevant[level] = (self.relevance.relevant_targets(level), self.relevance.n_relevant(level))
         return self._relevant[level]
 
     @property
@@ -214,8 +214,7 @@ def _score_block(shared: _Shared, path: str, name: str, a: int, b: int) -> list[
         return []
     run, _ = _block_run(shared, path, name, qrows)
     level = s.rel_level
-    relevant = shared.relevant(level)
-    k = rel.n_relevant(level)
+    relevant, k = shared.relevant(level)
     ranks = matrix_rank_block(run, [relevant[i] for i in qrows.tolist()], k[qrows], rel.self_index[qrows])
     width = max(1, int(k.max(initial=0)))  # as wide as the whole matrix's block: sums over a row add in the same order
     if ranks.rel_ranks.shape[1] < width:
