@@ -43,7 +43,16 @@ from typing import Any
 
 import numpy as np
 
-from .engine import RunScores, _MeanAccumulator, collect, run_chunks, score_run, small_class_queries
+from .engine import (
+    RunScores,
+    _compute,
+    _MeanAccumulator,
+    _pr,
+    collect,
+    run_chunks,
+    score_run,
+    small_class_queries,
+)
 from .errors import InputError, OptionError
 from .io.chunked import INSTALL_HINT, RowBlockMatrix, layout_of, open_row_blocks, run_name
 from .io.runs import discover_runs
@@ -51,7 +60,7 @@ from .io.text import entry_is_folder, list_folder
 from .io.trec_stream import NotStreamable
 from .join import matrix_axis, matrix_run
 from .loading import PathLike, Progress, load_runs
-from .measures import Measure, RankBlock, Settings, pr_curve
+from .measures import Measure, RankBlock, Settings
 from .model import ChunkedRun, MatrixRun, RankedRun, RunSource
 from .options import Options
 from .ranking import matrix_rank_block, matrix_to_ranked_run
@@ -173,14 +182,16 @@ class _OneChunk(ChunkedRun):
     iterates, ranked by the matrix tie rule (as :func:`score_run` ranks a
     whole matrix, chunk by chunk)."""
 
-    def __init__(self, run: MatrixRun, qrows: np.ndarray) -> None:
+    def __init__(self, run: MatrixRun, qrows: np.ndarray, ties: bool) -> None:
         self.name = run.name
         self.drops = run.drops
         self.run = run
         self.qrows = qrows
+        self.ties = ties
 
     def chunks(self, relevance: Any) -> Iterator[tuple[np.ndarray, RankedRun, np.ndarray | None]]:
-        yield self.qrows, matrix_to_ranked_run(self.run, relevance.self_index[self.qrows]), None
+        lists = matrix_to_ranked_run(self.run, relevance.self_index[self.qrows], ties=self.ties)  # as engine._chunks ranks a matrix
+        yield self.qrows, lists, None
 
 
 def _block_run(shared: _Shared, path: str, name: str, qrows: np.ndarray) -> tuple[MatrixRun, RowBlockMatrix]:
@@ -215,15 +226,24 @@ def _score_block(shared: _Shared, path: str, name: str, a: int, b: int) -> list[
     run, _ = _block_run(shared, path, name, qrows)
     level = s.rel_level
     relevant, k = shared.relevant(level)
-    ranks = matrix_rank_block(run, [relevant[i] for i in qrows.tolist()], k[qrows], rel.self_index[qrows])
+    ranks = matrix_rank_block(run, [relevant[i] for i in qrows.tolist()], k[qrows], rel.self_index[qrows], ties=s.ties)
     width = max(1, int(k.max(initial=0)))  # as wide as the whole matrix's block: sums over a row add in the same order
     if ranks.rel_ranks.shape[1] < width:
-        padded = np.full((qrows.size, width), np.inf)
-        padded[:, : ranks.rel_ranks.shape[1]] = ranks.rel_ranks
-        ranks = RankBlock(padded, ranks.n_relevant, ranks.n_retrieved)
-    values = {m.name: m.compute(ranks, s) for m in shared.measures}
-    pr = pr_curve(ranks.rel_ranks, n_relevant=ranks.n_relevant, levels=s.recall_levels())
+        ranks = RankBlock(
+            _pad(ranks.rel_ranks, width, np.inf), ranks.n_relevant, ranks.n_retrieved,
+            group_start=None if ranks.group_start is None else _pad(ranks.group_start, width, 0.0),
+            group_size=None if ranks.group_size is None else _pad(ranks.group_size, width, 0.0),
+        )
+    values = {m.name: _compute(m, ranks, s) for m in shared.measures}  # as score_run's matrix branch
+    pr = _pr(ranks, s.recall_levels())
     return [_Part(qrows, values, pr, None, None, run.drops)]
+
+
+def _pad(a: np.ndarray, width: int, fill: float) -> np.ndarray:
+    """``a`` widened to ``width`` columns with ``fill`` (as :func:`matrix_rank_block` fills its unused columns)."""
+    out = np.full((a.shape[0], width), fill)
+    out[:, : a.shape[1]] = a
+    return out
 
 
 def _score_chunks(shared: _Shared, path: str, name: str, chunks: list[tuple[int, int]]) -> list[_Part]:
@@ -236,7 +256,7 @@ def _score_chunks(shared: _Shared, path: str, name: str, chunks: list[tuple[int,
     for c0, c1 in chunks:
         qrows = np.arange(c0, c1)
         sub = MatrixRun(run.name, run.path, run.matrix, [run.query_ids[i - qall[0]] for i in range(c0, c1)], shared.row_of_query[qrows], run.col_target, drops=run.drops)
-        sc = score_run(_OneChunk(sub, qrows), shared.relevance, shared.measures, shared.settings, curves=shared.curves)
+        sc = score_run(_OneChunk(sub, qrows, shared.settings.ties != "rule"), shared.relevance, shared.measures, shared.settings, curves=shared.curves)
         values = {k: v[qrows] for k, v in sc.values.items()}
         parts.append(_Part(qrows, values, sc.pr[qrows], sc.vectors, sc.gain_at_recall, None))
     if parts:
@@ -370,8 +390,6 @@ def score(
     if options is not None and settings:
         raise OptionError(f"give the options either as options= or as keywords, not both (got {', '.join(sorted(settings))})")
     opts = options if options is not None else Options.build(**settings)
-    if getattr(opts.settings, "ties", "rule") != "rule":  # the tie-aware scoring (another branch) is not wired into the tasks
-        raise OptionError("dask: only the tie rule 'rule' (lower column first) is supported on a cluster so far")
     address: str | None = None
     local: int | None = None
     if isinstance(dask, str):

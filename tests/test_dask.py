@@ -428,3 +428,17 @@ def test_miscellaneous_rows_and_separate_queries_match_the_single_process(tmp_pa
     single = shrec_score.score([str(tmp_path / "rect.npy")], cla, queries=str(qcla), **kw).csv_files()
     got = dist.score([str(tmp_path / "rect")], cla, queries=str(qcla), **kw).csv_files()
     assert got["per_query.csv"] == single["per_query.csv"] and got["per_run.csv"] == single["per_run.csv"]
+
+
+@pytest.mark.parametrize("ties", ["expected", "pessimistic"])
+def test_tie_modes_on_the_cluster_write_the_single_process_csvs(data, cluster, ties):
+    """--ties: the blocks carry their tie groups (binary measures) or are
+    ranked with them (graded), as the single process does."""
+    root, cla, _ = data
+    rule = shrec_score.score([str(root / "one" / "run.npy")], cla).csv_files()["per_query.csv"]
+    for kw in (dict(), dict(grades="sister")):
+        single = shrec_score.score([str(root / "one" / "run.npy")], cla, ties=ties, **kw).csv_files()
+        got = dist.score([str(root / "z" / "run.zarr")], cla, dask=cluster, ties=ties, **kw).csv_files()
+        assert {k: v for k, v in got.items() if k.endswith(".csv")} == {k: v for k, v in single.items() if k.endswith(".csv")}
+        if not kw:
+            assert single["per_query.csv"] != rule  # the matrix's ties do move the values
