@@ -179,11 +179,13 @@ def test_trec_runs_on_the_cluster_write_the_single_process_csvs(cluster, tmp_pat
             docs = rng.choice(300, 100, replace=False)
             lines += [f"q{q} Q0 d{d} {k + 1} {s} tag{r}\n" for k, (d, s) in enumerate(zip(docs, scores))]
         (runs / f"r{r}.run").write_text("".join(lines))
-    single, on_cluster = tmp_path / "single", tmp_path / "cluster"
-    _ok([str(runs), "-r", str(tmp_path / "qrels.txt"), "--out", str(single), "--format", "csv", "--quiet"])
-    _ok([str(runs), "-r", str(tmp_path / "qrels.txt"), "--out", str(on_cluster), "--dask", cluster.scheduler.address, "--format", "csv", "--quiet"])
-    _same_csvs(single, on_cluster)
-    assert (single / "per_query.csv").read_text().count("\n") == 91
+    for ties in ("rule", "expected"):  # scores of 2 decimals: many ties
+        single, on_cluster = tmp_path / f"single-{ties}", tmp_path / f"cluster-{ties}"
+        _ok([str(runs), "-r", str(tmp_path / "qrels.txt"), "--out", str(single), "--format", "csv", "--quiet", "--ties", ties])
+        _ok([str(runs), "-r", str(tmp_path / "qrels.txt"), "--out", str(on_cluster), "--dask", cluster.scheduler.address, "--format", "csv", "--quiet", "--ties", ties])
+        _same_csvs(single, on_cluster)
+        assert (single / "per_query.csv").read_text().count("\n") == 91
+    assert (tmp_path / "single-rule" / "per_run.csv").read_text() != (tmp_path / "single-expected" / "per_run.csv").read_text()
 
 
 def test_relevance_is_scattered_once_and_tasks_carry_no_block(data, cluster):
