@@ -118,15 +118,12 @@ def evaluate(
         targets, queries = _classification("labels", t_ids, t_lab), None
     shape = (len(q_lab), len(t_lab))
 
-    matrix: np.ndarray | EmbeddingDistances
+    matrix: np.ndarray | DeviceRows | EmbeddingDistances
     if distances is not None:
         matrix = _array("distances", distances)
         if matrix.ndim != 2 or matrix.shape != shape:
             raise ValueError(f"distances: expected shape {shape} (queries x targets, from the labels), got {matrix.shape}")
-        if matrix.dtype.kind not in "fiu":
-            raise ValueError(f"distances: expected numbers, got dtype {matrix.dtype}")
-        if matrix.dtype.kind == "f" and np.isnan(matrix).any():
-            raise ValueError("distances: expected no NaN")
+        _check_numbers("distances", matrix, finite=False)
     else:
         if separate:
             if embeddings is not None or query_embeddings is None or target_embeddings is None:
@@ -136,11 +133,11 @@ def evaluate(
             if embeddings is None:
                 raise ValueError("embeddings: expected embeddings= with labels= (all-against-all)")
             qe = te = _array("embeddings", embeddings)
-        for arg, e, n in (("query_embeddings" if separate else "embeddings", qe, shape[0]), ("target_embeddings" if separate else "embeddings", te, shape[1])):
+        sides = [("query_embeddings" if separate else "embeddings", qe, shape[0]), ("target_embeddings" if separate else "embeddings", te, shape[1])]
+        for arg, e, n in sides[: 1 if te is qe else 2]:  # all-against-all: one array, checked once
             if e.ndim != 2 or e.shape[0] != n:
                 raise ValueError(f"{arg}: expected shape ({n}, d) (one row per label), got {e.shape}")
-            if not np.isfinite(e).all():
-                raise ValueError(f"{arg}: expected finite numbers (no NaN or inf)")
+            _check_numbers(arg, e, finite=True)
         if qe.shape[1] != te.shape[1]:
             raise ValueError(f"target_embeddings: expected {qe.shape[1]} columns like the queries, got {te.shape[1]}")
         matrix = EmbeddingDistances(qe, te, metric, np.dtype(dtype))
@@ -158,15 +155,16 @@ class EmbeddingDistances:
     block; the full matrix is never built.
     """
 
-    def __init__(self, queries: np.ndarray, targets: np.ndarray, metric: str, dtype: np.dtype) -> None:
-        self.q = np.ascontiguousarray(queries, dtype=dtype)
-        self.t = np.ascontiguousarray(targets, dtype=dtype)
+    def __init__(self, queries: np.ndarray | DeviceRows, targets: np.ndarray | DeviceRows, metric: str, dtype: np.dtype) -> None:
+        self.q = queries.to_host(dtype) if isinstance(queries, DeviceRows) else np.ascontiguousarray(queries, dtype=dtype)
+        self.t = self.q if targets is queries else targets.to_host(dtype) if isinstance(targets, DeviceRows) else np.ascontiguousarray(targets, dtype=dtype)
         self.metric = metric
         self.dtype = dtype
         self.shape = (len(self.q), len(self.t))
         if metric == "cosine":
+            same = self.t is self.q
             self.q = self.q / np.maximum(np.linalg.norm(self.q, axis=1, keepdims=True), np.finfo(dtype).tiny)
-            self.t = self.t / np.maximum(np.linalg.norm(self.t, axis=1, keepdims=True), np.finfo(dtype).tiny)
+            self.t = self.q if same else self.t / np.maximum(np.linalg.norm(self.t, axis=1, keepdims=True), np.finfo(dtype).tiny)
         self.t_sq = np.einsum("ij,ij->i", self.t, self.t)
 
     def __getitem__(self, rows: Any) -> np.ndarray:
@@ -256,15 +254,129 @@ def _score_trec(run: Any, qrels: Any, name: str, opts: Any) -> Any:
     return report
 
 
-def _array(arg: str, value: Any) -> np.ndarray:
-    """A numpy view of an array-like (numpy, memmap, anything with ``__array__``)."""
+#: DLPack device type of host memory (kDLCPU); every other device is read in blocks.
+_DLPACK_CPU = 1
+#: Bytes of a device array copied to host memory at once (validation, embeddings).
+DEVICE_BLOCK_BYTES = 64 << 20
+
+
+def _array(arg: str, value: Any) -> np.ndarray | DeviceRows:
+    """A numpy view of an array-like, or a :class:`DeviceRows` for an array on a device.
+
+    numpy arrays and memory maps are used as they are; an object with
+    ``__dlpack__`` in host memory (a PyTorch CPU tensor, a JAX CPU array) is
+    viewed without a copy through ``numpy.from_dlpack``; an object with
+    ``__dlpack__`` on another device (a GPU) becomes a :class:`DeviceRows`,
+    copied to host memory a block of rows at a time, never whole; anything
+    else goes through ``numpy.asarray`` (``__array__``, nested lists).  The
+    array's library is never imported: only its own methods are called.
+    """
+    if isinstance(value, np.ndarray):
+        return value
+    dlpack = hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__")
+    if dlpack and _library(value) == "torch" and getattr(value, "requires_grad", False):
+        value = value.detach()  # a tensor that requires grad refuses DLPack export
+    if dlpack and int(value.__dlpack_device__()[0]) != _DLPACK_CPU:
+        return DeviceRows(arg, value)
     try:
-        return np.asarray(value)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{arg}: expected an array, got {type(value).__name__} ({exc})") from None
+        return np.from_dlpack(value) if dlpack else np.asarray(value)
+    except (TypeError, ValueError, BufferError, RuntimeError) as exc:
+        raise ValueError(f"{arg}: expected an array of numbers, got {type(value).__name__} ({exc})") from None
+
+
+def _library(value: Any) -> str:
+    """The top-level package that defines the type of ``value`` (``"torch"``, ``"cupy"``, ``"jaxlib"``...)."""
+    return (type(value).__module__ or "").split(".")[0]
+
+
+class DeviceRows:
+    """A 2-D array on a device (a GPU tensor) read a block of rows at a time.
+
+    Offers what the ranking and the checks read of a matrix: ``shape``,
+    ``ndim``, ``dtype`` and row selection (a slice or an array of row
+    numbers), which slices the device array and copies only that block to
+    host memory.  The whole array is never copied at once.
+    """
+
+    def __init__(self, arg: str, value: Any) -> None:
+        self.arg = arg
+        self.value = value
+        self.shape = tuple(int(n) for n in value.shape)
+        self.ndim = len(self.shape)
+        if self.ndim != 2:
+            raise ValueError(f"{arg}: expected a 2-D array, got shape {self.shape}")
+        if self.shape[0] == 0:
+            raise ValueError(f"{arg}: expected at least one row, got shape {self.shape}")
+        self.dtype = self._host(value[0:1]).dtype  # one row tells the dtype numpy sees
+        #: Rows copied per block when the whole array is walked (see :meth:`blocks`).
+        self.block_rows = max(1, DEVICE_BLOCK_BYTES // max(1, self.shape[1] * self.dtype.itemsize))
+
+    def _host(self, block: Any) -> np.ndarray:
+        """One block of rows of the device array, copied to host memory."""
+        return _to_host(block)
+
+    def __getitem__(self, rows: Any) -> np.ndarray:
+        if isinstance(rows, slice):
+            return self._host(self.value[rows])
+        rows = np.asarray(rows, dtype=np.int64)
+        if rows.size == 0:
+            return np.empty((0, self.shape[1]), dtype=self.dtype)
+        wanted, back = np.unique(rows, return_inverse=True)
+        cuts = np.flatnonzero(np.diff(wanted) != 1) + 1  # runs of consecutive rows: one slice each
+        parts = [self._host(self.value[int(r[0]) : int(r[-1]) + 1]) for r in np.split(wanted, cuts)]
+        return np.concatenate(parts)[back]
+
+    def blocks(self) -> Any:
+        """Every row, as consecutive host blocks of about :data:`DEVICE_BLOCK_BYTES`."""
+        for a in range(0, self.shape[0], self.block_rows):
+            yield self[a : a + self.block_rows]
+
+    def to_host(self, dtype: np.dtype) -> np.ndarray:
+        """The whole array in host memory as ``dtype``, filled block by block (embeddings: n x d)."""
+        out = np.empty(self.shape, dtype=dtype)
+        for a, block in zip(range(0, self.shape[0], self.block_rows), self.blocks()):
+            out[a : a + len(block)] = block
+        return out
+
+
+def _to_host(value: Any) -> np.ndarray:
+    """A host (numpy) copy of a DLPack array on any device, through its own methods only."""
+    try:
+        return np.from_dlpack(value, device="cpu", copy=True)
+    except (TypeError, ValueError, BufferError, RuntimeError, AttributeError):
+        pass  # a producer without DLPack 1.0 copies to the host: its own method
+    lib = _library(value)
+    if lib == "torch":
+        return np.from_dlpack(value.detach().cpu())
+    if lib == "cupy":
+        return np.asarray(value.get())
+    return np.asarray(value)
+
+
+def _row_blocks(arr: np.ndarray | DeviceRows) -> Any:
+    """The rows of a 2-D array in blocks of a few MB (a memory map or a device array is never read whole)."""
+    if isinstance(arr, DeviceRows):
+        yield from arr.blocks()
+        return
+    step = max(1, DEVICE_BLOCK_BYTES // max(1, arr.shape[1] * arr.dtype.itemsize))
+    for a in range(0, arr.shape[0], step):
+        yield arr[a : a + step]
+
+
+def _check_numbers(arg: str, arr: np.ndarray | DeviceRows, *, finite: bool) -> None:
+    """One ValueError naming ``arg`` for a non-numeric dtype, a NaN (or, with ``finite``, an inf)."""
+    if arr.dtype.kind not in "fiu":
+        raise ValueError(f"{arg}: expected numbers, got dtype {arr.dtype}")
+    if arr.dtype.kind != "f":
+        return
+    for block in _row_blocks(arr):
+        if not (np.isfinite(block).all() if finite else not np.isnan(block).any()):
+            raise ValueError(f"{arg}: expected finite numbers (no NaN or inf)" if finite else f"{arg}: expected no NaN")
 
 
 def _labels(arg: str, value: Sequence[Hashable] | None) -> list[str]:
+    if value is not None and not isinstance(value, np.ndarray) and hasattr(value, "__dlpack__"):
+        value = list(_to_host(value))  # a tensor of class numbers: numbers, not 0-d tensors
     raws = [] if value is None else [x.item() if isinstance(x, np.generic) else x for x in list(value)]
     texts = [str(x) for x in raws]
     if not texts:

@@ -1,0 +1,174 @@
+"""shrec_score.evaluate takes any array-like: numpy arrays and memory maps,
+objects with ``__array__``, objects with ``__dlpack__`` (PyTorch, CuPy, JAX)
+in host memory or on a device, which is read a block of rows at a time."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.spatial.distance import cdist
+
+import shrec_score
+from shrec_score import memory
+
+from .conftest import ROOT
+
+MEASURES = ["NN", "FT", "ST", "E", "DCG", "AP"]
+
+
+class DeviceArray:
+    """A 2-D array "on a GPU": only ``shape``, row slices and DLPack.
+
+    Like a CUDA tensor, it refuses to export itself except as a host copy
+    (``dl_device=(kDLCPU, 0), copy=True``, DLPack 1.0), and it logs how many
+    rows each host copy held.  It has no ``__array__``.
+    """
+
+    def __init__(self, data: np.ndarray, log: list[int]) -> None:
+        self.data, self.log, self.shape = data, log, data.shape
+
+    def __dlpack_device__(self):
+        return (2, 0)  # kDLCUDA, device 0
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        if dl_device is None or int(dl_device[0]) != 1 or not copy:
+            raise BufferError("device memory: only a copy to the host is possible")
+        self.log.append(len(self.data))
+        return self.data.copy().__dlpack__(max_version=max_version)
+
+    def __getitem__(self, rows):
+        assert isinstance(rows, slice), "a device array is sliced, never gathered"
+        return DeviceArray(self.data[rows], self.log)
+
+
+class HostDLPack:
+    """An array in host memory exposing only ``__dlpack__`` / ``__dlpack_device__`` (a delegating wrapper)."""
+
+    def __init__(self, data: np.ndarray) -> None:
+        self.data = data
+
+    def __dlpack_device__(self):
+        return self.data.__dlpack_device__()
+
+    def __dlpack__(self, **kwargs):
+        return self.data.__dlpack__(**kwargs)
+
+
+class ArrayOnly:
+    """An array-like exposing only ``__array__``."""
+
+    def __init__(self, data: np.ndarray) -> None:
+        self.data = data
+
+    def __array__(self, dtype=None, copy=None):
+        return self.data if dtype is None else self.data.astype(dtype)
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(5)
+    labels = rng.integers(0, 8, 600)
+    x = rng.normal(size=(8, 5))[labels] + rng.normal(scale=1.2, size=(600, 5))
+    return x, labels
+
+
+def _same(a, b):
+    pd.testing.assert_frame_equal(a.per_query, b.per_query, check_exact=True)
+    pd.testing.assert_frame_equal(a.per_run, b.per_run, check_exact=True)
+
+
+def test_a_device_matrix_is_copied_to_the_host_in_blocks_and_scores_as_numpy(data, monkeypatch):
+    x, labels = data
+    d = np.round(cdist(x, x), 1).astype(np.float32)  # ties: the lower column first on both paths
+    monkeypatch.setattr(memory, "DEVICE_BLOCK_BYTES", 100 * 600 * 4)  # the NaN check walks 100 rows at a time
+    log: list[int] = []
+    got = shrec_score.evaluate(distances=DeviceArray(d, log), labels=labels, measures=MEASURES)
+    _same(got, shrec_score.evaluate(distances=d, labels=labels, measures=MEASURES))
+    assert log and max(log) <= 256 < len(d), log  # blocks of rows (the ranking reads 256 at a time), never the whole
+    assert sum(log) >= 2 * len(d) - 1  # every row checked, then ranked
+
+
+def test_device_embeddings_are_copied_in_blocks_and_score_as_numpy(data, monkeypatch):
+    x, labels = data
+    monkeypatch.setattr(memory, "DEVICE_BLOCK_BYTES", 64 * 5 * 8)
+    log: list[int] = []
+    got = shrec_score.evaluate(embeddings=DeviceArray(x, log), labels=labels, metric="cosine", dtype="float64", measures=MEASURES)
+    _same(got, shrec_score.evaluate(embeddings=x, labels=labels, metric="cosine", dtype="float64", measures=MEASURES))
+    assert max(log) == 64 and sum(log) == 2 * len(x) + 1  # one row for the dtype, the finite check, the copy
+    sep_log: list[int] = []
+    q, t = DeviceArray(x[:50], sep_log), DeviceArray(x[50:], sep_log)
+    got = shrec_score.evaluate(query_embeddings=q, target_embeddings=t, query_labels=labels[:50], target_labels=labels[50:], measures=MEASURES)
+    want = shrec_score.evaluate(query_embeddings=x[:50], target_embeddings=x[50:], query_labels=labels[:50], target_labels=labels[50:], measures=MEASURES)
+    _same(got, want)
+    assert max(sep_log) <= 64
+
+
+def test_a_nan_on_the_device_is_one_value_error_naming_the_argument(data):
+    x, labels = data
+    d = cdist(x, x)
+    d[400, 3] = np.nan
+    with pytest.raises(ValueError, match="^distances: expected no NaN$"):
+        shrec_score.evaluate(distances=DeviceArray(d, []), labels=labels)
+    x = x.copy()
+    x[7, 1] = np.inf
+    with pytest.raises(ValueError, match=r"^embeddings: expected finite numbers"):
+        shrec_score.evaluate(embeddings=DeviceArray(x, []), labels=labels)
+    with pytest.raises(ValueError, match=r"^embeddings: expected a 2-D array, got shape \(600,\)"):
+        shrec_score.evaluate(embeddings=DeviceArray(x[:, 0], []), labels=labels)
+
+
+def test_host_dlpack_and_array_only_objects_score_as_numpy(data):
+    x, labels = data
+    d = cdist(x, x)
+    want = shrec_score.evaluate(distances=d, labels=labels, measures=MEASURES)
+    _same(shrec_score.evaluate(distances=HostDLPack(d), labels=labels, measures=MEASURES), want)
+    _same(shrec_score.evaluate(distances=ArrayOnly(d), labels=labels, measures=MEASURES), want)
+    want = shrec_score.evaluate(embeddings=x, labels=labels, measures=MEASURES)
+    _same(shrec_score.evaluate(embeddings=HostDLPack(x), labels=labels, measures=MEASURES), want)
+    _same(shrec_score.evaluate(embeddings=ArrayOnly(x), labels=labels, measures=MEASURES), want)
+    assert isinstance(memory._array("distances", HostDLPack(d)), np.ndarray)
+    assert np.shares_memory(memory._array("distances", HostDLPack(d)), d)  # viewed, not copied
+
+
+def test_a_memory_map_scores_as_the_array(tmp_path, data):
+    x, labels = data
+    d = cdist(x, x).astype(np.float32)
+    np.save(tmp_path / "d.npy", d)
+    mapped = np.load(tmp_path / "d.npy", mmap_mode="r")
+    _same(shrec_score.evaluate(distances=mapped, labels=labels, measures=MEASURES), shrec_score.evaluate(distances=d, labels=labels, measures=MEASURES))
+
+
+def test_torch_is_not_imported_unless_the_user_passes_a_tensor():
+    code = "import sys, numpy as np, shrec_score\nx = np.random.default_rng(0).normal(size=(30, 3))\nshrec_score.evaluate(embeddings=x, labels=[i % 3 for i in range(30)])\nprint(sorted(m for m in ('torch', 'cupy', 'jax', 'tensorflow') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_torch_tensors_score_as_numpy(data):
+    torch = pytest.importorskip("torch", reason="torch is not installed (not in the test extra: a multi-GB download)")
+    x, labels = data
+    d = np.round(cdist(x, x), 1).astype(np.float32)
+    _same(shrec_score.evaluate(distances=torch.from_numpy(d), labels=labels, measures=MEASURES), shrec_score.evaluate(distances=d, labels=labels, measures=MEASURES))
+    want = shrec_score.evaluate(embeddings=x, labels=labels, metric="inner_product", measures=MEASURES)
+    t = torch.tensor(x, requires_grad=True)  # the end of a training step: detached, not refused
+    _same(shrec_score.evaluate(embeddings=t, labels=labels, metric="inner_product", measures=MEASURES), want)
+    _same(shrec_score.evaluate(embeddings=torch.from_numpy(x), labels=torch.from_numpy(labels), metric="inner_product", measures=MEASURES), want)
+    with pytest.raises(ValueError, match="^embeddings: expected an array of numbers, got Tensor"):
+        shrec_score.evaluate(embeddings=torch.from_numpy(x).to(torch.bfloat16), labels=labels)
+
+
+def test_cuda_tensors_score_as_numpy(data):
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    x, labels = data
+    d = cdist(x, x)
+    got = shrec_score.evaluate(distances=torch.from_numpy(d).cuda(), labels=labels, measures=MEASURES)
+    _same(got, shrec_score.evaluate(distances=d, labels=labels, measures=MEASURES))
+    got = shrec_score.evaluate(embeddings=torch.from_numpy(x).cuda(), labels=labels, measures=MEASURES)
+    _same(got, shrec_score.evaluate(embeddings=x, labels=labels, measures=MEASURES))
