@@ -176,6 +176,57 @@ def write_plots(report: Report, out_dir: str | os.PathLike[str]) -> list[str]:
     return publish(out_dir, plot_files(report))
 
 
+def plot_pr_curves(report: Report, ax: Axes | None = None) -> Axes:
+    """Draw the precision-recall curves of every run of ``report`` on ``ax``.
+
+    The chart written as ``pr_curves.png`` by :func:`write_plots`, drawn on
+    a matplotlib Axes the caller owns (a notebook cell's
+    ``fig, ax = plt.subplots()``, one panel of a larger figure): its lines,
+    labels and legend go onto ``ax``, nothing else is touched (no pyplot
+    call, no backend switch, no ``rcParams`` change, no figure created).
+
+    Parameters
+    ----------
+    report : Report
+        A scored report (``report.pr_curve`` holds the curves).
+    ax : matplotlib.axes.Axes, optional
+        Where to draw.  When omitted, a standalone
+        :class:`matplotlib.figure.Figure` (not registered with pyplot) is
+        made; it is ``returned_ax.figure``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        ``ax`` (or the new figure's Axes), with one line per run in
+        leaderboard order, labelled "run (measure value)".
+
+    Raises
+    ------
+    ValueError
+        The report has no precision-recall table.
+    InputError
+        ``ax`` is omitted and matplotlib is not installed.
+    """
+    if not len(report.pr_curve):
+        raise ValueError("report: expected a report with precision-recall curves (report.pr_curve is empty)")
+    if ax is None:
+        _, ax = _axes(_figure_class(), (6.4, 4.8))
+    _draw_pr_curves(report, ax)
+    return ax
+
+
+def _draw_pr_curves(report: Report, ax: Axes) -> None:
+    """The precision-recall chart on ``ax`` (see :func:`plot_pr_curves`)."""
+    runs = [str(r) for r in report.leaderboard["run"]]
+    st = dict(zip(runs, styles(len(runs))))
+    label = {r: f"{r} ({DISPLAY.get(report.sort, report.sort)} {v:.3f})" for r, v in zip(runs, report.leaderboard[report.sort])}
+    for r in runs:
+        sub = report.pr_curve[report.pr_curve["run"] == r]
+        ax.plot(sub["recall"], sub["precision"], label=label[r], **st[r])
+    ax.set(xlabel="Recall", ylabel="Precision", xlim=(0, 1.02), ylim=(0, 1.02), title="Precision-recall")
+    _finish_lines(ax, 1 if len(runs) <= 12 else 2)
+
+
 def plot_files(report: Report, formats: tuple[str, ...] = ("png", "svg")) -> dict[str, bytes]:
     """Every figure the report supports, as ``{file name: PNG or SVG bytes}`` (see :func:`write_plots`);
     ``formats=("svg",)``: the SVGs only (the results page's, drawn without the PNGs)."""
@@ -188,11 +239,7 @@ def plot_files(report: Report, formats: tuple[str, ...] = ("png", "svg")) -> dic
 
     if len(report.pr_curve):
         fig, ax = _axes(Figure, (6.4, 4.8))
-        for r in runs:
-            sub = report.pr_curve[report.pr_curve["run"] == r]
-            ax.plot(sub["recall"], sub["precision"], label=label[r], **st[r])
-        ax.set(xlabel="Recall", ylabel="Precision", xlim=(0, 1.02), ylim=(0, 1.02), title="Precision-recall")
-        _finish_lines(ax, ncol)
+        _draw_pr_curves(report, ax)
         written.update(_save(fig, "pr_curves", formats))
 
     if report.curves is not None:
@@ -234,4 +281,4 @@ def plot_files(report: Report, formats: tuple[str, ...] = ("png", "svg")) -> dic
     return written
 
 
-__all__ = ["write_plots", "plot_files", "styles", "INSTALL_HINT"]
+__all__ = ["write_plots", "plot_files", "plot_pr_curves", "styles", "INSTALL_HINT"]

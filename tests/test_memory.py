@@ -145,6 +145,7 @@ def test_the_readme_example_runs():
     scope: dict = {}
     exec(compile(code, "README.md", "exec"), scope)  # noqa: S102 - our own documentation
     assert scope["report"].leaderboard.loc[0, "queries"] == 10
+    assert len(scope["ax"].lines) == 1 and scope["ax"].figure is scope["fig"]  # the PR curve, on the reader's Axes
 
 
 @pytest.fixture

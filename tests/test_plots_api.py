@@ -198,3 +198,45 @@ def test_missing_matplotlib_raises_input_error_with_install_hint(reports, tmp_pa
         write_plots(reports["psb"], tmp_path / "fig")
     assert str(err.value) == f"--plots needs matplotlib; install it with: {INSTALL_HINT}"
     assert not (tmp_path / "fig").exists()
+
+
+def test_pr_curves_go_onto_the_callers_axes(reports):
+    """plot_pr_curves(report, ax=...) draws on the Axes the caller passes in:
+    one line per run with the report's own precision-recall points, the
+    caller's figure, and nothing else created."""
+    import numpy as np
+    from matplotlib.figure import Figure
+
+    from shrec_score.plots import plot_pr_curves
+
+    report = reports["psb"]
+    fig = Figure()
+    left, right = fig.subplots(1, 2)
+    before = list(fig.axes)
+    assert plot_pr_curves(report, ax=right) is right
+    assert right.figure is fig and fig.axes == before  # no new Axes, no new figure
+    assert not left.lines  # the other panel is untouched
+    runs = list(report.leaderboard["run"])
+    assert len(right.lines) == len(runs)
+    for line, run in zip(right.lines, runs):
+        want = report.pr_curve[report.pr_curve["run"] == run]
+        np.testing.assert_array_equal(line.get_xdata(), want["recall"].to_numpy())
+        np.testing.assert_array_equal(line.get_ydata(), want["precision"].to_numpy())
+        assert line.get_label() == f"{run} (NN {report.leaderboard.set_index('run').loc[run, 'NN']:.3f})"
+    assert right.get_xlabel() == "Recall" and right.get_ylabel() == "Precision"
+    assert right.get_legend() is not None
+
+
+def test_pr_curves_without_axes_make_a_standalone_figure_and_no_pyplot(reports):
+    out = _run_child(
+        _BUILD
+        + """
+import sys
+from shrec_score.plots import plot_pr_curves
+ax = plot_pr_curves(report)
+print("lines", len(ax.lines))
+print("pyplot", "matplotlib.pyplot" in sys.modules)
+"""
+    )
+    lines = dict(line.split(" ", 1) for line in out.splitlines())
+    assert lines == {"lines": str(len(reports["psb"].leaderboard)), "pyplot": "False"}
