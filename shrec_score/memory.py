@@ -11,6 +11,7 @@ path's, bit for bit.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -31,9 +32,9 @@ def evaluate(
     target_embeddings: Any = None,
     metric: str = "euclidean",
     dtype: str = "float32",
-    labels: Sequence[Hashable] | None = None,
-    query_labels: Sequence[Hashable] | None = None,
-    target_labels: Sequence[Hashable] | None = None,
+    labels: Sequence[Hashable] | Classification | str | os.PathLike[str] | None = None,
+    query_labels: Sequence[Hashable] | Classification | str | os.PathLike[str] | None = None,
+    target_labels: Sequence[Hashable] | Classification | str | os.PathLike[str] | None = None,
     run: Any = None,
     qrels: Any = None,
     name: str = "run",
@@ -59,11 +60,15 @@ def evaluate(
         are ranked as in any matrix: the lower column first.
     dtype : {"float32", "float64"}
         Precision of computed distances (float32 may tie where float64 would not).
-    labels, query_labels, target_labels : sequence of hashable
-        Class of each item (ints, strings, a pandas Categorical...).  Labels
-        are compared by their text (``str``); two labels with one text are
-        refused.  A label whose text is ``-1`` is the PSB's miscellaneous
-        class: never a query, never relevant.
+    labels, query_labels, target_labels : sequence of hashable, Classification or path
+        Class of each item (ints, strings, a pandas Categorical, a tensor of
+        class numbers...): items are the rows (and columns) in array order.
+        Labels are compared by their text (``str``); two labels with one
+        text are refused.  A label whose text is ``-1`` is the PSB's
+        miscellaneous class: never a query, never relevant.  Or a
+        :class:`~shrec_score.model.Classification` or a ``.cla`` path, as
+        :func:`~shrec_score.score` takes: rows and columns then follow its
+        ids as a ``.npy`` file's do (``matrix_order=``).
     run, qrels : pandas.DataFrame or dict
         TREC-style data instead of a matrix: ``run`` with columns query id,
         doc id, score (``query_id``/``qid``/``q_id``, ``doc_id``/``docid``/
@@ -108,15 +113,15 @@ def evaluate(
         raise ValueError(f"distances: expected exactly one of distances=, embeddings=, query_embeddings=+target_embeddings=, got {given or 'none'}")
 
     if separate:
-        q_lab, t_lab = _labels("query_labels", query_labels), _labels("target_labels", target_labels)
-        t_ids = [str(i) for i in range(len(t_lab))]
-        q_ids = [f"q{i}" for i in range(len(q_lab))]
-        targets, queries = _classification("target_labels", t_ids, t_lab), _classification("query_labels", q_ids, q_lab)
+        targets, queries = _as_classification("target_labels", target_labels, ""), _as_classification("query_labels", query_labels, "q")
+        q_arg, t_arg = "query_labels", "target_labels"
     else:
-        t_lab = q_lab = _labels("labels", labels)
-        t_ids = q_ids = [str(i) for i in range(len(t_lab))]
-        targets, queries = _classification("labels", t_ids, t_lab), None
-    shape = (len(q_lab), len(t_lab))
+        targets, queries = _as_classification("labels", labels, ""), None
+        q_arg = t_arg = "labels"
+    # rows and columns follow the ids as a .npy file's do (--matrix-order): array order for labels
+    q_ids = _matrix_axis(q_arg, (queries or targets).ids, opts.matrix_order, "query")
+    t_ids = q_ids if queries is None else _matrix_axis(t_arg, targets.ids, opts.matrix_order, "target")
+    shape = (len(q_ids), len(t_ids))
 
     matrix: np.ndarray | DeviceRows | EmbeddingDistances
     if distances is not None:
@@ -143,7 +148,7 @@ def evaluate(
         matrix = EmbeddingDistances(qe, te, metric, np.dtype(dtype))
 
     rel = load_relevance(targets, queries, grades=opts.grades)
-    run = matrix_run(name, "<memory>", matrix, rel, q_ids if separate else t_ids, t_ids)
+    run = matrix_run(name, "<memory>", matrix, rel, q_ids, t_ids)
     return score([run], rel, options=opts)
 
 
@@ -173,17 +178,19 @@ class EmbeddingDistances:
     def block(self, q: np.ndarray) -> np.ndarray:
         """Distances of the query rows ``q`` to every target.
 
-        euclidean: sqrt(max(|q|^2 + |t|^2 - 2 q.t, 0)); sqeuclidean: the same
+        euclidean: sqrt(max(-2 q.t + |q|^2 + |t|^2, 0)) (summed in that order); sqeuclidean: the same
         without the root; cosine: 1 - q.t of the unit vectors; inner_product: -q.t.
         """
-        dot = q @ self.t.T
+        dot = q @ self.t.T  # the one block-sized array: every step below works in place
         if self.metric == "inner_product":
-            return -dot
+            return np.negative(dot, out=dot)
         if self.metric == "cosine":
-            return 1 - dot
-        sq = np.einsum("ij,ij->i", q, q)[:, None] + self.t_sq[None, :] - 2 * dot
-        np.maximum(sq, 0, out=sq)
-        return np.sqrt(sq) if self.metric == "euclidean" else sq
+            return np.subtract(1, dot, out=dot)
+        dot *= -2
+        dot += np.einsum("ij,ij->i", q, q)[:, None]
+        dot += self.t_sq[None, :]
+        np.maximum(dot, 0, out=dot)
+        return np.sqrt(dot, out=dot) if self.metric == "euclidean" else dot
 
 
 #: Column names accepted for TREC-style tables (ir_measures, ranx, pytrec_eval, trec_eval's docs).
@@ -386,6 +393,29 @@ def _labels(arg: str, value: Sequence[Hashable] | None) -> list[str]:
         if seen.setdefault(text, raw) != raw:
             raise ValueError(f"{arg}: expected labels with distinct texts, got {seen[text]!r} and {raw!r} (both {text!r})")
     return texts
+
+
+def _as_classification(arg: str, value: Any, prefix: str) -> Classification:
+    """A classification from labels (ids ``prefix + position``), a :class:`Classification` or a ``.cla`` path."""
+    if isinstance(value, Classification):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        from .io.cla import read_classification
+
+        return read_classification(value)
+    texts = _labels(arg, value)
+    return _classification(arg, [f"{prefix}{i}" for i in range(len(texts))], texts)
+
+
+def _matrix_axis(arg: str, ids: list[str], order: str | None, what: str) -> list[str]:
+    """The id of each row (or column), by the ``.npy`` reader's rule (:func:`shrec_score.join.matrix_axis`)."""
+    from .errors import InputError
+    from .join import matrix_axis
+
+    try:
+        return matrix_axis(list(ids), order, what, arg)
+    except InputError as exc:
+        raise ValueError(exc.message) from None  # "<arg>: ..." (the argument stands where a file would)
 
 
 def _classification(arg: str, ids: list[str], labels: list[str]) -> Classification:

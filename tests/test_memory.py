@@ -211,3 +211,47 @@ def test_bad_tables_are_one_value_error(trec_tables, change, message):
     run, qrels, _ = trec_tables
     with pytest.raises(ValueError, match=message):
         shrec_score.evaluate(run=change(run), qrels=qrels)
+
+
+def test_labels_as_a_cla_path_or_classification_score_as_the_npy_file(tmp_path, data):
+    from shrec_score.io.cla import read_classification
+
+    x, labels = data
+    rng = np.random.default_rng(3)
+    ids = [str(i) for i in rng.permutation(len(labels))]  # integer ids, listed out of numeric order
+    cla, _ = _cla(tmp_path / "c.cla", ids, labels)
+    d = np.round(cdist(x, x), 1)  # row i = the i-th listed model: the data fixture's items are grouped as the .cla lists them
+    np.save(tmp_path / "run.npy", d)
+    from_file = shrec_score.score([tmp_path / "run.npy"], cla, measures=MEASURES, matrix_order="listing")
+    for given in (str(cla), cla, read_classification(cla)):
+        got = shrec_score.evaluate(distances=d, labels=given, measures=MEASURES, matrix_order="listing", name="run")
+        pd.testing.assert_frame_equal(got.per_query, from_file.per_query, check_exact=True)
+    # the .npy reader's rule: integer ids out of numeric order need matrix_order=
+    with pytest.raises(ValueError, match="^labels: the query ids are integers and their numeric order differs"):
+        shrec_score.evaluate(distances=d, labels=cla)
+    numeric = shrec_score.score([tmp_path / "run.npy"], cla, measures=MEASURES, matrix_order="numeric")
+    got = shrec_score.evaluate(distances=d, labels=cla, measures=MEASURES, matrix_order="numeric", name="run")
+    pd.testing.assert_frame_equal(got.per_query, numeric.per_query, check_exact=True)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"embeddings": np.zeros((3, 2)), "labels": ["a", "a"]},
+        {"embeddings": np.full((2, 2), np.nan), "labels": ["a", "a"]},
+        {"embeddings": np.zeros((2, 2)), "labels": ["a", "a"], "metric": "l1"},
+        {"distances": np.array([[0.0, np.nan], [1.0, 0.0]]), "labels": ["a", "a"]},
+        {"query_embeddings": np.zeros((2, 3)), "target_embeddings": np.zeros((2, 4)), "query_labels": ["a", "b"], "target_labels": ["a", "b"]},
+    ],
+)
+def test_bad_arguments_fail_before_any_work(monkeypatch, kwargs):
+    """The ValueError comes before a distance is computed or anything is scored."""
+    from shrec_score import api, memory
+
+    def reached(*args, **kw):
+        raise AssertionError("work started before the arguments were checked")
+
+    monkeypatch.setattr(api, "score", reached)
+    monkeypatch.setattr(memory.EmbeddingDistances, "block", reached)
+    with pytest.raises(ValueError):
+        shrec_score.evaluate(**kwargs)
