@@ -11,7 +11,7 @@ that memory stays bounded.  No Python loop over ranked items.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -40,6 +40,8 @@ from .relevance import QrelsRelevance, Relevance
 
 #: Cells of a dense gain matrix built at once (bounds memory on large runs).
 CHUNK_CELLS = 4_000_000
+#: Queries of a matrix run measured at once (binary measures): bounds the table of ranks.
+MATRIX_QUERIES = 8192
 
 
 def _query_rows(run: RankedRun, rows: np.ndarray | None) -> np.ndarray:
@@ -407,11 +409,16 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
     small = small_class_queries(relevance, settings.min_class_size)
     ties = settings.ties
     if isinstance(run, MatrixRun) and not (graded or judged or curves or cut):
-        # binary measures only: the ranks of the relevant items suffice
-        block = matrix_rank_block(run, relevance.relevant_targets(level), relevance.n_relevant(level), relevance.self_index, ties=ties)
-        for m in binary:
-            values[m.name] = _compute(m, block, settings)
-        pr = _pr(block, pr_levels)
+        # binary measures only: the ranks of the relevant items suffice, measured a
+        # chunk of queries at a time (memory: one chunk's ranks, not queries x K)
+        relevant, n_relevant = relevance.relevant_targets(level), relevance.n_relevant(level)
+        for a in range(0, n_q, MATRIX_QUERIES):
+            b = min(n_q, a + MATRIX_QUERIES)
+            part = replace(run, query_ids=run.query_ids[a:b], row_of_query=run.row_of_query[a:b])
+            block = matrix_rank_block(part, relevant[a:b], n_relevant[a:b], relevance.self_index[a:b], ties=ties)
+            for m in binary:
+                values[m.name][a:b] = _compute(m, block, settings)
+            pr[a:b] = _pr(block, pr_levels)
         ranked[:] = True
     else:
         for rows, sub, known in _chunks(run, relevance, ties=ties != "rule"):

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -212,7 +212,7 @@ TIE_CELLS = 200_000
 
 
 def matrix_rank_block(
-    run: MatrixRun, relevant: list[np.ndarray], n_relevant: np.ndarray, self_index: np.ndarray, *, ties: str = "rule"
+    run: MatrixRun, relevant: Sequence[np.ndarray], n_relevant: np.ndarray, self_index: np.ndarray, *, ties: str = "rule"
 ) -> RankBlock:
     """Ranks of the relevant items of every query of a matrix run, without ranking everything.
 
@@ -347,7 +347,7 @@ def _rank_rows_ties(
     rows: np.ndarray,
     dist: np.ndarray,
     ordered: np.ndarray,
-    relevant: list[np.ndarray],
+    relevant: Sequence[np.ndarray],
     col_of_target: np.ndarray,
     self_col: np.ndarray,
     ranks: np.ndarray,
@@ -377,7 +377,7 @@ def _rank_rows(
     rows: np.ndarray,
     dist: np.ndarray,
     ordered: np.ndarray,
-    relevant: list[np.ndarray],
+    relevant: Sequence[np.ndarray],
     col_of_target: np.ndarray,
     self_col: np.ndarray,
     ranks: np.ndarray,

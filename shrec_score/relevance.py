@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, overload
 
 import numpy as np
 
@@ -137,7 +137,7 @@ class Relevance:
         """Number of targets with gain >= ``level`` per query, itself excluded."""
         raise NotImplementedError
 
-    def relevant_targets(self, level: int = 1) -> list[np.ndarray]:
+    def relevant_targets(self, level: int = 1) -> Sequence[np.ndarray]:
         """Per query, the target indices with gain >= ``level`` (itself excluded), ascending."""
         raise NotImplementedError
 
@@ -269,17 +269,9 @@ class ClassRelevance(Relevance):
     def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
         return self._table[self._query_label[query_rows], self._target_label[targets]]
 
-    def relevant_targets(self, level: int = 1) -> list[np.ndarray]:
-        by_label = {}
-        out = []
-        for q, lab in enumerate(self._query_label):
-            lab = int(lab)
-            if lab not in by_label:
-                by_label[lab] = np.flatnonzero(self._table[lab][self._target_label] >= level)
-            targets = by_label[lab]
-            own = int(self.self_index[q])
-            out.append(targets[targets != own] if own >= 0 else targets)
-        return out
+    def relevant_targets(self, level: int = 1) -> Sequence[np.ndarray]:
+        by_label = {lab: np.flatnonzero(self._table[lab][self._target_label] >= level) for lab in np.unique(self._query_label).tolist()}
+        return _ClassMembers(by_label, self._query_label, self.self_index)
 
     def n_relevant(self, level: int = 1) -> np.ndarray:
         per_class = np.bincount(self._target_label, minlength=self._table.shape[1])
@@ -460,3 +452,31 @@ class TaxonomyRelevance(Relevance):
         if level in self._n_relevant:
             return self._n_relevant[level]
         return np.asarray([targets.size for targets in self.relevant_targets(level)], dtype=np.int64)
+
+
+class _ClassMembers(Sequence[np.ndarray]):
+    """Per query, the relevant targets of its class without the query itself,
+    made when asked for: one array per class is held, never one per query
+    (all-against-all, that would be n x K indices)."""
+
+    def __init__(self, by_label: dict[int, np.ndarray], query_label: np.ndarray, self_index: np.ndarray) -> None:
+        self._by_label, self._query_label, self._self_index = by_label, query_label, self_index
+
+    def __len__(self) -> int:
+        return len(self._query_label)
+
+    def _one(self, q: int) -> np.ndarray:
+        targets = self._by_label[int(self._query_label[q])]
+        own = int(self._self_index[q])
+        return targets[targets != own] if own >= 0 else targets
+
+    @overload
+    def __getitem__(self, q: int) -> np.ndarray: ...
+
+    @overload
+    def __getitem__(self, q: slice) -> list[np.ndarray]: ...
+
+    def __getitem__(self, q: int | slice) -> np.ndarray | list[np.ndarray]:
+        if isinstance(q, slice):
+            return [self._one(i) for i in range(*q.indices(len(self)))]
+        return self._one(q if q >= 0 else q + len(self))
