@@ -42,8 +42,35 @@ speed fall on both):
             single-process CLI, in turn; the per-block cost (the same tasks one
             after the other in one process) for docs/scale-out.md's estimate.
             Not in the default cases (3.2 GB of disk, a minute or two): --cases dask.
+9. embeddings  (issue 22) shrec_score.evaluate from 20,000 x 256 float32
+            embeddings, 100 classes of 200, all-against-all (AP, DCG),
+            against the obvious scikit-learn script: pairwise_distances, then
+            average_precision_score and ndcg_score per query.  The script's
+            per-query loop (22 ms a query here) is timed on every 20th query
+            (--sample; --sample 1 runs them all) and extrapolated to 20,000;
+            its pairwise_distances is timed whole.  AP is compared per query
+            on those queries (equal to 1e-6); sklearn's ndcg_score (gain /
+            log2(rank + 1)) is not the PSB DCG (rank 1 undiscounted, then
+            gain / log2(rank)): both means are printed.  Where torch and
+            torchmetrics are installed, RetrievalMAP and RetrievalNormalizedDCG
+            on the same sampled queries' pairs (CPU), else a line says why not.
+10. embeddings-large  100,000 x 512 float32 embeddings, 100 classes of 1,000
+            and 1,000 classes of 100, all-against-all (NN, FT, ST, E, DCG,
+            AP) in a fresh process: the first --rows query rows (default
+            8,448) are ranked against all 100,000 targets through the real
+            pipeline, then the run stops (a full run is 10^10 distances:
+            20-60 min on this machine); time per query row = elapsed / rows.
+            The engine measures 8,192 queries at a time, so the first
+            chunk's measures are done before the stop; every later chunk
+            repeats the same work, so the peak RSS of the process stands for
+            the full run's (target < 2 GB).
+11. embeddings-memory  50,000 x 64 embeddings all-against-all, 500 classes:
+            the peak traced allocation (tracemalloc) < 1 GiB, where the full
+            float32 matrix is 10 GB (too slow for the test suite, which
+            checks 10,000 x 16 the same way).
 
     python bench/run_bench.py [--cases kendall,contest,matrix,trec,trec-long,matrix-ties,trec-ties,lists,startup,dask] [--repeat 3] [--no-peers]
+    python bench/run_bench.py --cases embeddings,embeddings-large,embeddings-memory [--sample 20] [--rows 8448]
 """
 
 from __future__ import annotations
@@ -672,11 +699,192 @@ def case_dask(repeat: int, n: int = 20_000, per_class: int = 100, chunk_rows: in
         shutil.rmtree(folder, ignore_errors=True)
 
 
+# -- cases 9 to 11: embeddings from memory (issue 22) ---------------------------------
+
+
+def embeddings_data(n: int, d: int, n_classes: int, seed: int = 22) -> tuple[np.ndarray, np.ndarray]:
+    """float32 embeddings: class centres plus noise (overlapping classes), labels in blocks."""
+    rng = np.random.default_rng(seed)
+    labels = np.repeat(np.arange(n_classes), n // n_classes)
+    centres = rng.standard_normal((n_classes, d), dtype=np.float32)
+    x = rng.standard_normal((n, d), dtype=np.float32)  # made in place: no temporary as large as x
+    x *= 1.5
+    for a in range(0, n, 10_000):
+        x[a : a + 10_000] += centres[labels[a : a + 10_000]]
+    return x, labels
+
+
+def sklearn_script(x: np.ndarray, labels: np.ndarray, queries: np.ndarray) -> tuple[float, float, float, dict[int, float], dict[int, float], np.ndarray]:
+    """The obvious scikit-learn script, all-against-all: the full distance
+    matrix, then average_precision_score and ndcg_score per query (its own
+    item left out).  Returns (wall seconds of pairwise_distances, wall
+    seconds of the loop over ``queries``, CPU seconds of both, AP and NDCG
+    per query, the distance matrix)."""
+    from sklearn.metrics import average_precision_score, ndcg_score, pairwise_distances
+
+    c = time.process_time()
+    t = time.perf_counter()
+    dist = pairwise_distances(x)
+    t_pd = time.perf_counter() - t
+    c_pd = time.process_time() - c
+    ap, ndcg = {}, {}
+    t, c = time.perf_counter(), time.process_time()
+    for i in queries:
+        keep = np.arange(len(x)) != i
+        rel, score = labels[keep] == labels[i], -dist[i, keep]
+        ap[int(i)] = average_precision_score(rel, score)
+        ndcg[int(i)] = ndcg_score(rel[None, :], score[None, :])
+    t_loop, c_loop = time.perf_counter() - t, time.process_time() - c
+    scale = len(x) / max(1, len(queries))
+    return t_pd, t_loop, c_pd + c_loop * scale, ap, ndcg, dist
+
+
+def case_embeddings(repeat: int, peers: bool, sample: int) -> None:
+    import shrec_score
+
+    n, d = 20_000, 256
+    x, labels = embeddings_data(n, d, 100)
+    queries = np.arange(0, n, sample)
+    ours_t, ours_cpu, ref_t, ref_cpu, report = [], [], [], [], None
+    for _ in range(repeat):  # in turn, so that the shared machine's changes of speed fall on both
+        t_pd, t_loop, c_ref, ap, ndcg, dist = sklearn_script(x, labels, queries)
+        ref_t.append(t_pd + t_loop * n / len(queries))
+        ref_cpu.append(c_ref)
+        t, c = time.perf_counter(), time.process_time()
+        report = shrec_score.evaluate(embeddings=x, labels=labels, measures=["AP", "DCG"])
+        ours_t.append(time.perf_counter() - t)
+        ours_cpu.append(time.process_time() - c)
+    assert report is not None
+    ours, ref, oc, rc = statistics.median(ours_t), statistics.median(ref_t), statistics.median(ours_cpu), statistics.median(ref_cpu)
+    per_q = report.per_query.set_index(report.per_query["query"].astype(int))
+    ours_ap = np.array([per_q.loc[q, "AP"] for q in ap])
+    theirs_ap = np.array(list(ap.values()))
+    gap = abs(ours_ap.mean() - theirs_ap.mean())
+    extrapolated = "" if sample == 1 else f"; sklearn's loop timed on every {sample}th query and extrapolated"
+    print(f"embeddings sklearn {ref:7.1f} s (CPU {rc:.1f} s) | shrec-score {ours:6.1f} s (CPU {oc:.1f} s) | ratio {ref / ours:5.1f}x (CPU {rc / oc:.1f}x) | target >= 5x {'OK' if ref >= 5 * ours else 'MISSED'}{extrapolated}", flush=True)
+    print(
+        f"embeddings mAP on the {len(ap)} queries: ours {ours_ap.mean():.7f} sklearn {theirs_ap.mean():.7f} |diff| {gap:.1e} ({'OK' if gap <= 1e-6 else 'MISSED'} <= 1e-6);"
+        f" per query max |diff| {np.abs(ours_ap - theirs_ap).max():.1e} (ties: sklearn scores equal scores as one threshold, we rank them by the lower column)",
+        flush=True,
+    )
+    same = shrec_score.evaluate(distances=dist, labels=labels, measures=["AP"]).per_query
+    del dist
+    same_ap = same.set_index(same["query"].astype(int)).loc[list(ap), "AP"].to_numpy()
+    print(
+        f"embeddings ours on sklearn's own matrix: per query max |diff| {np.abs(same_ap - theirs_ap).max():.1e};"
+        f" DCG (PSB: rank 1 undiscounted, then gain / log2(rank)) {np.mean([per_q.loc[q, 'DCG'] for q in ndcg]):.6f} vs sklearn ndcg_score (gain / log2(rank + 1)) {np.mean(list(ndcg.values())):.6f}: other discounts",
+        flush=True,
+    )
+    if not peers:
+        return
+    try:
+        import torch
+        from torchmetrics.retrieval import RetrievalMAP, RetrievalNormalizedDCG
+    except ImportError as exc:
+        print(f"embeddings torchmetrics: skipped ({exc.name} is not installed; the bench never installs torch)", flush=True)
+        return
+    from sklearn.metrics import pairwise_distances
+
+    sub = pairwise_distances(x[queries], x)
+    mask = np.ones(sub.shape, dtype=bool)
+    mask[np.arange(len(queries)), queries] = False  # each query's own item out
+    # scores > 0 (torchmetrics 1.9 scored lists of negated distances, all <= 0, as mAP 0):
+    # max + 1 - distance, in float64, orders and ties exactly as the float32 distances
+    preds = torch.from_numpy(float(sub.max()) + 1 - sub[mask].astype(np.float64))
+    target = torch.from_numpy((labels[queries][:, None] == labels[None, :])[mask])
+    indexes = torch.from_numpy(np.repeat(np.arange(len(queries)), n - 1))
+    t, c = time.perf_counter(), time.process_time()
+    tm_map = float(RetrievalMAP()(preds, target, indexes=indexes))
+    tm_ndcg = float(RetrievalNormalizedDCG()(preds, target, indexes=indexes))
+    t_tm, c_tm = (time.perf_counter() - t) * n / len(queries), (time.process_time() - c) * n / len(queries)
+    print(
+        f"embeddings torchmetrics RetrievalMAP+RetrievalNormalizedDCG {t_tm:7.1f} s (CPU {c_tm:.1f} s; on the sampled queries' pairs, extrapolated, distances not counted) | ratio {t_tm / ours:5.1f}x (CPU {c_tm / oc:.1f}x)"
+        f" | mAP {tm_map:.7f} vs ours {ours_ap.mean():.7f} (|diff| {abs(tm_map - ours_ap.mean()):.1e}); NDCG {tm_ndcg:.6f} (gain / log2(rank + 1), as sklearn)",
+        flush=True,
+    )
+
+
+LARGE = """
+import resource, sys, time
+import numpy as np
+sys.path.insert(0, {here!r})
+from run_bench import embeddings_data
+import shrec_score
+from shrec_score import memory
+
+n, d, rows_wanted, n_classes = 100_000, 512, {rows}, {classes}
+x, labels = embeddings_data(n, d, n_classes)
+
+
+class Enough(Exception):
+    pass
+
+
+done = [0]
+block = memory.EmbeddingDistances.block
+
+
+def counted(self, q):
+    if done[0] >= rows_wanted:
+        raise Enough
+    done[0] += len(q)
+    return block(self, q)
+
+
+memory.EmbeddingDistances.block = counted
+t, c = time.perf_counter(), time.process_time()
+try:
+    shrec_score.evaluate(embeddings=x, labels=labels, measures=["NN", "FT", "ST", "E", "DCG", "AP"])
+except Enough:
+    pass
+per_row, cpu_row = (time.perf_counter() - t) / done[0], (time.process_time() - c) / done[0]
+rss_rank = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(done[0], per_row, cpu_row, rss_rank, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+"""
+
+
+def case_embeddings_large(rows: int) -> None:
+    for n_classes in (100, 1000):
+        out = subprocess.run([sys.executable, "-c", LARGE.format(here=HERE, rows=rows, classes=n_classes)], capture_output=True, text=True, check=True)
+        done, per_row, cpu_row, rss_rank, rss = out.stdout.split()
+        peak = int(rss)
+        print(
+            f"embeddings-large 100,000 x 512, {n_classes} classes of {100_000 // n_classes}, all-against-all: {float(per_row) * 1e3:.1f} ms per query row (CPU {float(cpu_row) * 1e3:.1f} ms; measured on {done} rows against"
+            f" all 100,000 targets; a full run = {float(per_row) * 1e5 / 60:.0f} min) | peak RSS {peak / 2**20:.0f} MiB | target < 2 GB {'OK' if peak < 2 * 2**30 else 'MISSED'}",
+            flush=True,
+        )
+
+
+def case_embeddings_memory() -> None:
+    """50,000 x 64 embeddings all-against-all, 500 classes of 100 (issue 22's
+    memory check, too slow for the test suite: about 100 s of CPU): the peak
+    traced allocation (tracemalloc traces numpy's) against a bound the full
+    float32 matrix (10 GB) could never meet."""
+    import tracemalloc
+
+    import shrec_score
+
+    n = 50_000
+    x, labels = embeddings_data(n, 64, 500)
+    t, c = time.perf_counter(), time.process_time()
+    tracemalloc.start()
+    try:
+        report = shrec_score.evaluate(embeddings=x, labels=labels, measures=["NN", "FT", "ST", "E", "DCG", "AP"])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    full, bound = n * n * 4, 2**30
+    ok = peak < bound and int(report.leaderboard.loc[0, "queries"]) == n
+    print(f"embeddings-memory 50,000 x 64 all-against-all: traced peak {peak / 2**20:.0f} MiB (full matrix {full / 2**30:.1f} GiB) | target < 1 GiB {'OK' if ok else 'MISSED'} | {time.perf_counter() - t:.0f} s (CPU {time.process_time() - c:.0f} s)", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cases", default="kendall,contest,matrix,trec,trec-long,matrix-ties,trec-ties,lists,startup")
+    ap.add_argument("--cases", default="kendall,contest,matrix,trec,trec-long,matrix-ties,trec-ties,lists,startup,embeddings,embeddings-large,embeddings-memory")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--sample", type=int, default=20, help="embeddings: time sklearn's per-query loop on every Nth query")
+    ap.add_argument("--rows", type=int, default=8448, help="embeddings-large: query rows ranked before the run stops (past the engine's first chunk of 8,192 queries, so that its measures are in the peak)")
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, numpy {np.__version__}", flush=True)
     try:
@@ -705,6 +913,12 @@ def run_cases(args: argparse.Namespace) -> None:
             case_startup(args.repeat)
         elif case == "dask":
             case_dask(args.repeat)
+        elif case == "embeddings":
+            case_embeddings(args.repeat, not args.no_peers, args.sample)
+        elif case == "embeddings-large":
+            case_embeddings_large(args.rows)
+        elif case == "embeddings-memory":
+            case_embeddings_memory()
         else:
             raise SystemExit(f"unknown case {case!r}")
 
