@@ -255,3 +255,23 @@ def test_bad_arguments_fail_before_any_work(monkeypatch, kwargs):
     monkeypatch.setattr(memory.EmbeddingDistances, "block", reached)
     with pytest.raises(ValueError):
         shrec_score.evaluate(**kwargs)
+
+
+def test_score_options_apply_as_on_the_file(tmp_path, data):
+    """Options of score() pass through evaluate unchanged: a minimum class
+    size (psbTable's CUTOFF) gives the file path's tables."""
+    x, labels = data
+    d = np.round(cdist(x, x), 1)
+    ids = [str(i) for i in range(len(labels))]
+    cla, _ = _cla(tmp_path / "c.cla", ids, labels)
+    np.save(tmp_path / "a.npy", d)
+    sizes = pd.Series(labels).value_counts()
+    cut = int(sizes.median()) + 1  # some classes below it, some not
+    from shrec_score.measures import Settings
+
+    opts = {"measures": MEASURES, "settings": Settings(min_class_size=cut)}
+    from_file = shrec_score.score([tmp_path / "a.npy"], cla, matrix_order="listing", **opts)
+    got = shrec_score.evaluate(distances=d, labels=labels, name="a", **opts)
+    pd.testing.assert_frame_equal(_by_query(got.per_query), _by_query(from_file.per_query), check_exact=True)
+    pd.testing.assert_frame_equal(got.per_run, from_file.per_run, check_exact=True)
+    assert 0 < got.leaderboard.loc[0, "queries"] < len(labels)  # the small classes' queries left out
