@@ -275,3 +275,20 @@ def test_score_options_apply_as_on_the_file(tmp_path, data):
     pd.testing.assert_frame_equal(_by_query(got.per_query), _by_query(from_file.per_query), check_exact=True)
     pd.testing.assert_frame_equal(got.per_run, from_file.per_run, check_exact=True)
     assert 0 < got.leaderboard.loc[0, "queries"] < len(labels)  # the small classes' queries left out
+
+
+@pytest.mark.parametrize("ties", ["expected", "optimistic", "pessimistic"])
+def test_ties_option_scores_as_on_the_file(tmp_path, data, ties):
+    """score()'s ties= passes through evaluate: a matrix with many ties in memory
+    gives the same per-query tables as the same .npy file."""
+    x, labels = data
+    d = np.round(cdist(x, x), 0)  # whole numbers: many tie groups, relevant items among them
+    ids = [str(i) for i in range(len(labels))]
+    cla, _ = _cla(tmp_path / "c.cla", ids, labels)
+    np.save(tmp_path / "run.npy", d)
+    measures = ["NN", "FT", "ST", "AP"]
+    from_file = shrec_score.score([tmp_path / "run.npy"], cla, measures=measures, matrix_order="listing", ties=ties)
+    got = shrec_score.evaluate(distances=d, labels=labels, measures=measures, ties=ties, name="run")
+    pd.testing.assert_frame_equal(_by_query(got.per_query), _by_query(from_file.per_query), check_exact=True)
+    rule = shrec_score.evaluate(distances=d, labels=labels, measures=measures, name="run")
+    assert not got.per_query[measures].equals(rule.per_query[measures])  # the ties do matter here
