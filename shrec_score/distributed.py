@@ -118,9 +118,9 @@ class _Shared:
     #: Matrix row of each query and target of each column (``--matrix-order``), for row-block runs.
     row_of_query: np.ndarray
     col_target: np.ndarray
-    _relevant: dict[int, tuple[list[np.ndarray], np.ndarray]] = field(default_factory=dict, repr=False)
+    _relevant: dict[int, tuple[Sequence[np.ndarray], np.ndarray]] = field(default_factory=dict, repr=False)
 
-    def relevant(self, level: int) -> tuple[list[np.ndarray], np.ndarray]:
+    def relevant(self, level: int) -> tuple[Sequence[np.ndarray], np.ndarray]:
         """The relevant targets of every query and their number K, computed once
         per worker (the scattered object is one per worker, shared by its tasks)."""
         if level not in self._relevant:
