@@ -26,7 +26,7 @@ a ranks block is padded to the whole matrix's width (sums along a row then
 add in the same order); and where :func:`score_run` would cut a matrix's
 ranked lists into chunks (graded measures, cut lists), the tasks follow the
 same chunks and return each chunk's curve sums apart, added here in chunk
-order as :class:`~shrec_score.engine._MeanAccumulator` adds them.
+order as :class:`~shrec_score.engine.MeanAccumulator` adds them.
 
 Nothing here is imported by the single-machine code, and dask is imported
 only when a cluster is used (``dask=None`` runs the same tasks one after the
@@ -44,11 +44,11 @@ from typing import Any
 import numpy as np
 
 from .engine import (
+    MeanAccumulator,
     RunScores,
-    _compute,
-    _MeanAccumulator,
-    _pr,
     collect,
+    measure_values,
+    pr_rows,
     run_chunks,
     score_run,
     small_class_queries,
@@ -143,8 +143,8 @@ class _Part:
     qrows: np.ndarray
     values: dict[str, np.ndarray]
     pr: np.ndarray
-    vectors: dict[str, _MeanAccumulator] | None
-    gain_at_recall: dict[str, _MeanAccumulator] | None
+    vectors: dict[str, MeanAccumulator] | None
+    gain_at_recall: dict[str, MeanAccumulator] | None
     drops: Counter[str] | None
 
 
@@ -234,8 +234,8 @@ def _score_block(shared: _Shared, path: str, name: str, a: int, b: int) -> list[
             group_start=None if ranks.group_start is None else _pad(ranks.group_start, width, 0.0),
             group_size=None if ranks.group_size is None else _pad(ranks.group_size, width, 0.0),
         )
-    values = {m.name: _compute(m, ranks, s) for m in shared.measures}  # as score_run's matrix branch
-    pr = _pr(ranks, s.recall_levels())
+    values = {m.name: measure_values(m, ranks, s) for m in shared.measures}  # as score_run's matrix branch
+    pr = pr_rows(ranks, s.recall_levels())
     return [_Part(qrows, values, pr, None, None, run.drops)]
 
 
@@ -468,8 +468,8 @@ def _assemble(name: str, parts: list[_Part], shared: _Shared) -> tuple[RunScores
     values = {m.name: np.full(n_q, np.nan) for m in shared.measures}
     pr = np.full((n_q, shared.settings.pr_levels), np.nan)
     depth = shared.settings.curve_depth
-    vec = {k: _MeanAccumulator(depth) for k in ("CG", "DCG", "NCG", "NDCG")}
-    gvr = {k: _MeanAccumulator(100) for k in ("CG", "DCG")}
+    vec = {k: MeanAccumulator(depth) for k in ("CG", "DCG", "NCG", "NDCG")}
+    gvr = {k: MeanAccumulator(100) for k in ("CG", "DCG")}
     drops: Counter[str] | None = Counter() if shared.lenient else None
     for p in parts:
         for k, v in p.values.items():

@@ -278,7 +278,7 @@ class Evaluation:
     unranked: dict[str, int] = field(default_factory=dict)
 
 
-class _MeanAccumulator:
+class MeanAccumulator:
     """Column means over rows with a finite value, accumulated chunk by chunk."""
 
     def __init__(self, width: int) -> None:
@@ -342,8 +342,8 @@ class RunScores:
     name: str
     values: dict[str, np.ndarray]
     pr: np.ndarray
-    vectors: dict[str, _MeanAccumulator]
-    gain_at_recall: dict[str, _MeanAccumulator]
+    vectors: dict[str, MeanAccumulator]
+    gain_at_recall: dict[str, MeanAccumulator]
     #: Queries the run ranks nothing for (no line, or an empty list).
     unranked: int = 0
 
@@ -362,7 +362,7 @@ def small_class_queries(relevance: Relevance, min_class_size: int) -> np.ndarray
     return np.array([sizes[c] < min_class_size for c in relevance.query_classes], dtype=bool)
 
 
-def _compute(m: Measure, block: RankBlock | GainBlock | JudgedBlock, settings: Settings) -> np.ndarray:
+def measure_values(m: Measure, block: RankBlock | GainBlock | JudgedBlock, settings: Settings) -> np.ndarray:
     """A measure's values: under ``ties="expected"`` (a block that carries tie
     groups) its exact expectation over tied orders (:mod:`shrec_score.measures.ties`)."""
     tied = getattr(block, "group_start", None) is not None or getattr(block, "ties", None) is not None
@@ -371,7 +371,7 @@ def _compute(m: Measure, block: RankBlock | GainBlock | JudgedBlock, settings: S
     return m.compute(block, settings)
 
 
-def _pr(block: RankBlock, levels: np.ndarray) -> np.ndarray:
+def pr_rows(block: RankBlock, levels: np.ndarray) -> np.ndarray:
     """Per-query PR curve; the expected curve when the block carries tie groups."""
     if block.group_start is not None:
         return interpolate_pr(expected_precision_at_hits(block), n_relevant=block.n_relevant, levels=levels)
@@ -402,8 +402,8 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
     n_q = relevance.n_queries
     values: dict[str, np.ndarray] = {m.name: np.full(n_q, np.nan) for m in measures}
     pr = np.full((n_q, len(pr_levels)), np.nan)
-    vec_acc = {k: _MeanAccumulator(depth) for k in ("CG", "DCG", "NCG", "NDCG")}
-    gvr_acc = {k: _MeanAccumulator(len(pct)) for k in ("CG", "DCG")}
+    vec_acc = {k: MeanAccumulator(depth) for k in ("CG", "DCG", "NCG", "NDCG")}
+    gvr_acc = {k: MeanAccumulator(len(pct)) for k in ("CG", "DCG")}
     skip = settings.missing == "skip"
     ranked = np.zeros(n_q, dtype=bool)  # the queries the run ranks something for
     small = small_class_queries(relevance, settings.min_class_size)
@@ -417,8 +417,8 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
             part = replace(run, query_ids=run.query_ids[a:b], row_of_query=run.row_of_query[a:b])
             block = matrix_rank_block(part, relevant[a:b], n_relevant[a:b], relevance.self_index[a:b], ties=ties)
             for m in binary:
-                values[m.name][a:b] = _compute(m, block, settings)
-            pr[a:b] = _pr(block, pr_levels)
+                values[m.name][a:b] = measure_values(m, block, settings)
+            pr[a:b] = pr_rows(block, pr_levels)
         ranked[:] = True
     else:
         for rows, sub, known in _chunks(run, relevance, ties=ties != "rule"):
@@ -434,16 +434,16 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
             if judged:
                 jb = judged_block(sub, relevance, level=level, gains=gains, rows=rows, expected=sizes is not None)
                 for m in judged:
-                    values[m.name][rows] = _compute(m, jb, settings)
+                    values[m.name][rows] = measure_values(m, jb, settings)
             block = rank_block(sub, relevance, level=level, gains=gains, rows=rows, sizes=sizes)
             for m in binary:
-                values[m.name][rows] = _compute(m, block, settings)
-            pr[rows] = _pr(block, pr_levels)
+                values[m.name][rows] = measure_values(m, block, settings)
+            pr[rows] = pr_rows(block, pr_levels)
             if not (graded or curves):
                 continue
             for sl, gb in gain_blocks(sub, relevance, gains=gains, rows=rows, expected=sizes is not None):
                 for m in graded:
-                    values[m.name][rows[sl]] = _compute(m, gb, settings)
+                    values[m.name][rows[sl]] = measure_values(m, gb, settings)
                 if curves:
                     counted = (ranked[rows[sl]] | (not skip)) & ~small[rows[sl]]
                     scored = (gb.n_relevant > 0) & counted
@@ -495,7 +495,7 @@ def collect(scores: Sequence[RunScores], relevance: Relevance, measures: Sequenc
     pct = np.arange(1, 101)
     frames, prs, curve_frames, gvr_frames = [], [], [], []
     for sc in scores:
-        acc = _MeanAccumulator(len(pr_levels))
+        acc = MeanAccumulator(len(pr_levels))
         acc.add(sc.pr)
         prs.append(pd.DataFrame({"run": sc.name, "recall": pr_levels, "precision": acc.mean()}))
         if curves:
