@@ -333,9 +333,8 @@ def _rank_counts_rows(block: np.ndarray, rows: np.ndarray, cols: np.ndarray, wor
     width = nb + 2
     small = work.small[:size].reshape(n_rows, n_cols)
     small[...] = y  # truncation is monotone: value order is kept (ties share a bin)
-    bins = work.bins[:size].reshape(n_rows, n_cols)
-    np.add(small, (np.arange(n_rows, dtype=np.intp) * width + 1)[:, None], out=bins)
-    bins = bins.ravel()
+    bins = work.bins[:size]
+    np.add(small, (np.arange(n_rows, dtype=np.intp) * width + 1)[:, None], out=bins.reshape(n_rows, n_cols))
     hist = np.bincount(bins, minlength=n_rows * width)
     item_bin = bins[rows * n_cols + cols]
     flagged = np.zeros(n_rows * width, dtype=bool)
