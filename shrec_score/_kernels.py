@@ -249,8 +249,10 @@ def byte_order_rank(ids: Any) -> np.ndarray:
 
 #: Cells of a block binned at once by :func:`rank_counts` (about 1-2 MB: stays in cache).
 COUNT_CELLS = 1 << 18
-#: Bins per row for :func:`rank_counts`, per relevant item of the row (rounded to a power of 2).
+#: Bins per row for :func:`rank_counts`, per relevant item of the row (rounded to a power of 2) ...
 BINS_PER_ITEM = 64
+#: ... but at most one bin per this many cells of the row (the bin counts are arrays too).
+MIN_CELLS_PER_BIN = 2
 
 
 def rank_counts(block: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -314,7 +316,7 @@ def _rank_counts_rows(block: np.ndarray, rows: np.ndarray, cols: np.ndarray, wor
     # per row: the span of its items' finite values, cut into nb bins (bin 0 and nb + 1: outside)
     per_row = np.bincount(rows, minlength=n_rows)
     nb = 1 << int(np.ceil(np.log2(max(2, BINS_PER_ITEM * int(per_row.max())))))
-    nb = min(nb, 1 << max(1, int(np.ceil(np.log2(max(2, n_cols))))))
+    nb = min(nb, 1 << max(1, int(np.log2(max(2, n_cols // MIN_CELLS_PER_BIN)))))
     finite = np.isfinite(v)
     lo = np.full(n_rows, np.inf)
     hi = np.full(n_rows, -np.inf)
