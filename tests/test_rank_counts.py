@@ -98,3 +98,16 @@ def test_empty_items_and_rows():
     assert [x.size for x in out] == [0, 0, 0]
     out = k.rank_counts(block, np.array([2]), np.array([3]))
     assert [int(x[0]) for x in out] == [0, 3, 4]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_wide_rows_like_the_bench(dtype):
+    """Rows of 20,000 values with 4 decimals (ties), 50 items a row: the many-bin case."""
+    rng = np.random.default_rng(13)
+    block = np.round(rng.random((4, 20_000)), 4).astype(dtype)
+    block[:, :50] -= 0.35  # the items' class: the smallest distances, as in a good run
+    rows = np.repeat(np.arange(4), 50)
+    cols = np.tile(np.arange(50), 4)
+    cols[::7] = rng.integers(50, 20_000, cols[::7].size)  # and some anywhere in the row
+    smaller, _, equal_all = check(block, rows, cols)
+    assert smaller.max() > 1000 and equal_all.max() > 1
