@@ -159,8 +159,6 @@ def case_matrix(repeat: int) -> None:
 SORT_SCRIPT = "import sys, numpy as np; np.sort(np.load(sys.argv[1]), axis=1)"
 
 
-
-
 def make_matrix_mixed(n: int) -> tuple[str, str]:
     """An n x n float32 all-against-all matrix whose classes hold 20 to 50 models (random sizes)."""
     folder = os.path.join(DATA, f"matrix-mixed{n}")
