@@ -320,8 +320,10 @@ def _rank_counts_rows(block: np.ndarray, rows: np.ndarray, cols: np.ndarray, wor
     finite = np.isfinite(v)
     lo = np.full(n_rows, np.inf)
     hi = np.full(n_rows, -np.inf)
-    np.minimum.at(lo, rows[finite], v[finite])
-    np.maximum.at(hi, rows[finite], v[finite])
+    present = per_row > 0
+    first = (np.cumsum(per_row) - per_row)[present]  # items are sorted by row
+    lo[present] = np.minimum.reduceat(np.where(finite, v, np.inf), first)
+    hi[present] = np.maximum.reduceat(np.where(finite, v, -np.inf), first)
     none = ~np.isfinite(lo)
     lo[none], hi[none] = 0.0, 1.0
     span = hi - lo
@@ -341,11 +343,13 @@ def _rank_counts_rows(block: np.ndarray, rows: np.ndarray, cols: np.ndarray, wor
     item_bin = bins[rows * n_cols + cols]
     flagged = np.zeros(n_rows * width, dtype=bool)
     flagged[item_bin] = True
-    # cells in bins below an item's bin, not counting the bins that hold items
-    hist[flagged] = 0
-    below = np.cumsum(hist) - hist  # exclusive, over the whole slice
-    row_first = np.arange(n_rows, dtype=np.int64) * width
-    outside = below[item_bin] - below[row_first[rows]]
+    # cells in bins below an item's bin, not counting the bins that hold items:
+    # sums of the bin counts between consecutive (row start, item bin) bounds
+    hist[item_bin] = 0
+    bounds = np.unique(np.concatenate([np.arange(n_rows, dtype=np.intp) * width, item_bin]))
+    before = np.zeros(bounds.size, dtype=np.int64)
+    np.cumsum(np.add.reduceat(hist, bounds)[:-1], out=before[1:])  # cells before each bound
+    outside = before[np.searchsorted(bounds, item_bin)] - before[np.searchsorted(bounds, rows * width)]
     # the cells that share a bin with some item: sorted by (row, value), stably (columns ascend)
     flags = work.flags[:size]
     np.take(flagged, bins, out=flags)
