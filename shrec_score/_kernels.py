@@ -253,6 +253,8 @@ COUNT_CELLS = 1 << 18
 BINS_PER_ITEM = 64
 #: ... but at most one bin per this many cells of the row (the bin counts are arrays too).
 MIN_CELLS_PER_BIN = 2
+#: Rows with more than one item per this many cells are argsorted instead (binning is then no cheaper).
+SORT_ABOVE = 8
 
 
 def rank_counts(block: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -292,8 +294,46 @@ def rank_counts(block: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> tuple[
         i, j = cut[s // step], cut[s // step + 1]
         if i < j:
             part = slice(i, j)
-            smaller[part], equal_lower[part], equal_all[part] = _rank_counts_rows(block[s : s + step], rows[i:j] - s, cols[i:j], work)
+            rows_of = block[s : s + step]
+            count = _rank_counts_sorted if (j - i) * SORT_ABOVE > rows_of.size else _rank_counts_rows
+            smaller[part], equal_lower[part], equal_all[part] = count(rows_of, rows[i:j] - s, cols[i:j], work)
     return smaller, equal_lower, equal_all
+
+
+def _rank_counts_sorted(block: np.ndarray, rows: np.ndarray, cols: np.ndarray, work: _CountBuffers) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`rank_counts` for rows with many items (a large share of their
+    cells), where binning is no cheaper than sorting: each row sorted by
+    (value, column), stably (float32: as one 64-bit key per cell, which
+    numpy's vectorised sort takes; float64: a stable argsort), then every
+    place's tie group from neighbours."""
+    n_rows, n_cols = block.shape
+    if block.dtype == np.float32:
+        pairs = np.sort((_sortable(block).astype(np.uint64) << np.uint64(32)) | np.arange(n_cols, dtype=np.uint64), axis=1)
+        order = (pairs & np.uint64(0xFFFFFFFF)).astype(np.intp)
+        ordered = pairs >> np.uint64(32)
+    else:
+        order = np.argsort(block, axis=1, kind="stable")  # -0.0 == 0.0: equal values keep column order
+        ordered = np.take_along_axis(block, order, axis=1)
+    place = np.empty_like(order)
+    np.put_along_axis(place, order, np.broadcast_to(np.arange(n_cols), order.shape), axis=1)
+    at = np.arange(n_cols)
+    new = np.ones(ordered.shape, dtype=bool)
+    new[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    start = np.maximum.accumulate(np.where(new, at, 0), axis=1)  # first place of each place's tie group
+    last = np.ones(ordered.shape, dtype=bool)
+    last[:, :-1] = new[:, 1:]
+    end = np.minimum.accumulate(np.where(last, at, n_cols)[:, ::-1], axis=1)[:, ::-1] + 1  # one past its last place
+    p = place[rows, cols]
+    first = start[rows, p]
+    return first, p - first, end[rows, p] - first
+
+
+def _sortable(values: np.ndarray) -> np.ndarray:
+    """Unsigned integers in the order of the float values (-0.0 as 0.0; no NaN)."""
+    v = values + values.dtype.type(0)
+    bits = v.view(np.uint32 if v.dtype == np.float32 else np.uint64)
+    top = bits.dtype.type(1) << bits.dtype.type(8 * bits.itemsize - 1)
+    return np.where(v < 0, ~bits, bits | top)
 
 
 class _CountBuffers:

@@ -39,10 +39,13 @@ def test_hand_example():
     assert equal_all.tolist() == [3, 3, 1, 2, 2, 2]
 
 
+@pytest.mark.parametrize("path", ["binned", "sorted"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("seed", range(6))
-def test_random_blocks_with_heavy_ties(seed, dtype, monkeypatch):
+def test_random_blocks_with_heavy_ties(seed, dtype, path, monkeypatch):
+    """Both ways of counting (bins; a sort of the rows, taken when the items are many) on the same blocks."""
     rng = np.random.default_rng(seed)
+    monkeypatch.setattr(k, "SORT_ABOVE", 10**9 if path == "sorted" else 0)
     if seed % 2:  # small slices: many rows per call cut across slices
         monkeypatch.setattr(k, "COUNT_CELLS", 512)
     for trial in range(12):
@@ -64,8 +67,10 @@ def test_random_blocks_with_heavy_ties(seed, dtype, monkeypatch):
         check(block, rows, cols)
 
 
-def test_far_apart_values_and_skewed_rows():
+@pytest.mark.parametrize("sort_above", [0, 8, 10**9])
+def test_far_apart_values_and_skewed_rows(sort_above, monkeypatch):
     """Items spread over many orders of magnitude, outliers, one crowded bin: exact anyway."""
+    monkeypatch.setattr(k, "SORT_ABOVE", sort_above)
     rng = np.random.default_rng(7)
     block = np.concatenate(
         [
