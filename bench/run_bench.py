@@ -7,6 +7,10 @@ speed fall on both):
 1. matrix   10,000 x 10,000 float32 .npy, all-against-all, 100 classes of 100;
             NN FT ST E DCG AP + PR curve through the CLI, against
             numpy.argsort(matrix, axis=1) in this process; peak RSS of the CLI.
+1b. matrix-sort  10,000 x 10,000 and 4,000 x 4,000 float32 .npy, all-against-all,
+            classes of 20 to 50 models (issue 20): the CLI as in case 1 against a
+            fresh process that np.load's the same .npy and calls np.sort(axis=1),
+            alternated; wall ratio (targets 0.6 and 1.3) and CPU (user+sys) ratio.
 2. trec     10,000 queries x 1,000 ranked targets (10M run lines), ~50 relevant
             per query; AP NN FT P@10 NDCG@10 through the CLI, against
             pandas.read_csv of the two files in this process, and against
@@ -69,7 +73,7 @@ speed fall on both):
             float32 matrix is 10 GB (too slow for the test suite, which
             checks 10,000 x 16 the same way).
 
-    python bench/run_bench.py [--cases kendall,contest,matrix,trec,trec-long,matrix-ties,trec-ties,lists,startup,dask] [--repeat 3] [--no-peers]
+    python bench/run_bench.py [--cases kendall,contest,matrix,matrix-sort,trec,trec-long,matrix-ties,trec-ties,lists,startup,dask] [--repeat 3] [--no-peers]
     python bench/run_bench.py --cases embeddings,embeddings-large,embeddings-memory [--sample 20] [--rows 8448]
 """
 
@@ -175,6 +179,63 @@ def case_matrix(repeat: int) -> None:
     ours = statistics.median(r[0] for r in runs)
     rss = max(r[1] for r in runs)
     line("matrix", ours, "np.argsort", ref, "ratio <= 1.0", ours <= ref, f"| peak RSS {rss / 2**20:.0f} MiB = {rss / size:.2f} x matrix ({'OK' if rss <= 1.5 * size else 'MISSED'} <= 1.5)")
+
+
+# -- case 1b: matrix against numpy.sort (issue 20) -------------------------------
+
+SORT_SCRIPT = "import sys, numpy as np; np.sort(np.load(sys.argv[1]), axis=1)"
+
+
+def make_matrix_mixed(n: int) -> tuple[str, str]:
+    """An n x n float32 all-against-all matrix whose classes hold 20 to 50 models (random sizes)."""
+    folder = os.path.join(DATA, f"matrix-mixed{n}")
+    npy, cla = os.path.join(folder, "run.npy"), os.path.join(folder, "classes.cla")
+    if os.path.exists(npy) and os.path.exists(cla):
+        return npy, cla
+    os.makedirs(folder, exist_ok=True)
+    rng = np.random.default_rng(n)
+    sizes: list[int] = []
+    while sum(sizes) < n:
+        sizes.append(int(rng.integers(20, 51)))
+    sizes[-1] -= sum(sizes) - n
+    if sizes[-1] < 20:  # spread a short last class over the others, one model each
+        rest = sizes.pop()
+        for i in range(rest):
+            sizes[i % len(sizes)] += 1 if sizes[i % len(sizes)] < 50 else 0
+        sizes[-1] += n - sum(sizes)
+    labels = np.repeat(np.arange(len(sizes)), sizes)
+    with open(cla, "w") as fh:
+        fh.write(f"PSB 1\n{len(sizes)} {n}\n")
+        for c, size in enumerate(sizes):
+            fh.write(f"c{c} 0 {size}\n")
+            fh.write("".join(f"{i}\n" for i in np.flatnonzero(labels == c)))
+    m = np.lib.format.open_memmap(npy + ".tmp", mode="w+", dtype=np.float32, shape=(n, n))
+    for a in range(0, n, 500):
+        b = min(n, a + 500)
+        block = rng.random((b - a, n), dtype=np.float32)
+        block -= 0.35 * (labels[a:b, None] == labels[None, :])
+        m[a:b] = np.round(block, 4)  # 4 decimals: some ties
+    m.flush()
+    del m
+    os.replace(npy + ".tmp", npy)
+    return npy, cla
+
+
+def case_matrix_sort(repeat: int, n: int, target: float) -> None:
+    """The CLI (binary measures + PR curve) against a fresh process that loads the
+    same .npy and calls numpy.sort(axis=1), alternated; wall and CPU ratios."""
+    npy, cla = make_matrix_mixed(n)
+    out = tempfile.mkdtemp()
+    cmd = [CLI, npy, "-r", cla, "--run-format", "matrix", "-m", "NN,FT,ST,E,DCG,AP", "--out", out, "--quiet", "--format", "csv"]
+    ref_cmd = [sys.executable, "-c", SORT_SCRIPT, npy]
+    refs, ours = [], []
+    for _ in range(repeat):
+        refs.append(run_cpu(ref_cmd))
+        ours.append(run_cpu(cmd))
+    shutil.rmtree(out, ignore_errors=True)
+    wall, ref_wall = statistics.median(w for w, _ in ours), statistics.median(w for w, _ in refs)
+    cpu, ref_cpu = statistics.median(c for _, c in ours), statistics.median(c for _, c in refs)
+    line(f"matrix{n // 1000}k", wall, "np.sort proc", ref_wall, f"ratio <= {target}", wall <= target * ref_wall, f"| CPU {cpu:.2f} s vs {ref_cpu:.2f} s = {cpu / ref_cpu:.2f}")
 
 
 # -- case 2: TREC ------------------------------------------------------------------
@@ -880,7 +941,7 @@ def case_embeddings_memory() -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--cases", default="kendall,contest,matrix,trec,trec-long,matrix-ties,trec-ties,lists,startup,embeddings,embeddings-large,embeddings-memory")
+    ap.add_argument("--cases", default="kendall,contest,matrix,matrix-sort,trec,trec-long,matrix-ties,trec-ties,lists,startup,embeddings,embeddings-large,embeddings-memory")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--sample", type=int, default=20, help="embeddings: time sklearn's per-query loop on every Nth query")
@@ -897,6 +958,9 @@ def run_cases(args: argparse.Namespace) -> None:
     for case in args.cases.split(","):
         if case == "matrix":
             case_matrix(args.repeat)
+        elif case == "matrix-sort":
+            case_matrix_sort(args.repeat, 10_000, 0.6)
+            case_matrix_sort(args.repeat, 4_000, 1.3)
         elif case == "trec":
             case_trec(args.repeat, not args.no_peers)
         elif case == "trec-long":

@@ -243,3 +243,189 @@ def byte_order_rank(ids: Any) -> np.ndarray:
     [1, 0, 2]
     """
     return rank_of(np.argsort(np.asarray(ids, dtype=str), kind="stable"))
+
+
+# -- rank counts of chosen cells of a block of rows ---------------------------------
+
+#: Cells of a block binned at once by :func:`rank_counts` (about 1-2 MB: stays in cache).
+COUNT_CELLS = 1 << 18
+#: Bins per row for :func:`rank_counts`, per relevant item of the row (rounded to a power of 2) ...
+BINS_PER_ITEM = 64
+#: ... but at most one bin per this many cells of the row (the bin counts are arrays too).
+MIN_CELLS_PER_BIN = 2
+#: Rows with more than one item per this many cells are argsorted instead (binning is then no cheaper).
+SORT_ABOVE = 8
+
+
+def rank_counts(block: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each item k, the cell ``block[rows[k], cols[k]]`` holding value v:
+
+    * ``smaller[k]``: the cells of row ``rows[k]`` with a value < v,
+    * ``equal_lower[k]``: the cells of that row with a value == v in a column < ``cols[k]``,
+    * ``equal_all[k]``: the cells of that row with a value == v (the item included).
+
+    So the item's position in a stable sort of its row is ``smaller + equal_lower``
+    (0-based: the matrix tie rule), and tie-aware scores read the tie group
+    ``[smaller, smaller + equal_all)``.  ``block`` is a float32/float64 array
+    without NaN (callers refuse it or make it inf first); -0.0 == 0.0; rows
+    must be non-decreasing.
+
+    How, without sorting the rows: each row is cut into value bins spanning
+    its items' values (an order-preserving linear map of the values,
+    computed the same way for every cell); one ``bincount`` of (row, bin)
+    counts the cells below each item's bin; only the cells sharing a bin
+    with an item (a few per cent of the row) are then sorted, by (row,
+    value) stably, which places each item among its equals.  Exact whatever
+    the distribution (a crowded bin only costs time).  Work in slices of
+    about :data:`COUNT_CELLS` cells.
+    """
+    rows = np.asarray(rows, dtype=np.int64)
+    cols = np.asarray(cols, dtype=np.int64)
+    n_rows, n_cols = block.shape
+    smaller = np.zeros(rows.size, dtype=np.int64)
+    equal_lower = np.zeros(rows.size, dtype=np.int64)
+    equal_all = np.zeros(rows.size, dtype=np.int64)
+    if rows.size == 0:
+        return smaller, equal_lower, equal_all
+    step = max(1, COUNT_CELLS // max(1, n_cols))
+    cut = np.searchsorted(rows, np.arange(0, n_rows + step, step))
+    work = _CountBuffers(min(step, n_rows) * n_cols, block.dtype)
+    for s in range(0, n_rows, step):
+        i, j = cut[s // step], cut[s // step + 1]
+        if i < j:
+            part = slice(i, j)
+            rows_of = block[s : s + step]
+            count = _rank_counts_sorted if (j - i) * SORT_ABOVE > rows_of.size else _rank_counts_rows
+            smaller[part], equal_lower[part], equal_all[part] = count(rows_of, rows[i:j] - s, cols[i:j], work)
+    return smaller, equal_lower, equal_all
+
+
+def _rank_counts_sorted(block: np.ndarray, rows: np.ndarray, cols: np.ndarray, work: _CountBuffers) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`rank_counts` for rows with many items (a large share of their
+    cells), where binning is no cheaper than sorting: each row sorted by
+    (value, column), stably (float32: as one 64-bit key per cell, which
+    numpy's vectorised sort takes; float64: a stable argsort), then every
+    place's tie group from neighbours."""
+    n_rows, n_cols = block.shape
+    if block.dtype == np.float32:
+        pairs = np.sort((_sortable(block).astype(np.uint64) << np.uint64(32)) | np.arange(n_cols, dtype=np.uint64), axis=1)
+        order = (pairs & np.uint64(0xFFFFFFFF)).astype(np.intp)
+        ordered = pairs >> np.uint64(32)
+    else:
+        order = np.argsort(block, axis=1, kind="stable")  # -0.0 == 0.0: equal values keep column order
+        ordered = np.take_along_axis(block, order, axis=1)
+    place = np.empty_like(order)
+    np.put_along_axis(place, order, np.broadcast_to(np.arange(n_cols), order.shape), axis=1)
+    at = np.arange(n_cols)
+    new = np.ones(ordered.shape, dtype=bool)
+    new[:, 1:] = ordered[:, 1:] != ordered[:, :-1]
+    start = np.maximum.accumulate(np.where(new, at, 0), axis=1)  # first place of each place's tie group
+    last = np.ones(ordered.shape, dtype=bool)
+    last[:, :-1] = new[:, 1:]
+    end = np.minimum.accumulate(np.where(last, at, n_cols)[:, ::-1], axis=1)[:, ::-1] + 1  # one past its last place
+    p = place[rows, cols]
+    first = start[rows, p]
+    return first, p - first, end[rows, p] - first
+
+
+def _sortable(values: np.ndarray) -> np.ndarray:
+    """Unsigned integers in the order of the float values (-0.0 as 0.0; no NaN)."""
+    v = values + values.dtype.type(0)
+    bits = v.view(np.uint32 if v.dtype == np.float32 else np.uint64)
+    top = bits.dtype.type(1) << bits.dtype.type(8 * bits.itemsize - 1)
+    return np.where(v < 0, ~bits, bits | top)
+
+
+class _CountBuffers:
+    """Work arrays of :func:`rank_counts`, allocated once per call: fresh
+    multi-megabyte arrays per slice would cost a page fault per 4 KiB."""
+
+    def __init__(self, cells: int, dtype: np.dtype) -> None:
+        self.y = np.empty(cells, dtype=dtype)
+        self.small = np.empty(cells, dtype=np.int32)
+        self.bins = np.empty(cells, dtype=np.intp)
+        self.flags = np.empty(cells, dtype=bool)
+
+
+def _rank_counts_rows(block: np.ndarray, rows: np.ndarray, cols: np.ndarray, work: _CountBuffers) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`rank_counts` for one slice of rows (items sorted by row)."""
+    n_rows, n_cols = block.shape
+    size = n_rows * n_cols
+    ft = block.dtype.type
+    v = block[rows, cols]
+    # per row: the span of its items' finite values, cut into nb bins (bin 0 and nb + 1: outside)
+    per_row = np.bincount(rows, minlength=n_rows)
+    nb = 1 << int(np.ceil(np.log2(max(2, BINS_PER_ITEM * int(per_row.max())))))
+    nb = min(nb, 1 << max(1, int(np.log2(max(2, n_cols // MIN_CELLS_PER_BIN)))))
+    finite = np.isfinite(v)
+    lo = np.full(n_rows, np.inf)
+    hi = np.full(n_rows, -np.inf)
+    present = per_row > 0
+    first = (np.cumsum(per_row) - per_row)[present]  # items are sorted by row
+    lo[present] = np.minimum.reduceat(np.where(finite, v, np.inf), first)
+    hi[present] = np.maximum.reduceat(np.where(finite, v, -np.inf), first)
+    none = ~np.isfinite(lo)
+    lo[none], hi[none] = 0.0, 1.0
+    span = hi - lo
+    span = np.maximum(span, np.maximum(np.abs(lo), 1.0) * 1e-3)
+    scale = np.minimum(nb * (1 - 1e-3) / span, np.finfo(ft).max / 4).astype(ft)
+    y = work.y[:size].reshape(n_rows, n_cols)
+    with np.errstate(over="ignore"):  # huge values become inf: still the top bin
+        np.subtract(block, lo.astype(ft)[:, None], out=y)
+        np.multiply(y, scale[:, None], out=y)
+    np.clip(y, -1, nb, out=y)
+    width = nb + 2
+    small = work.small[:size].reshape(n_rows, n_cols)
+    small[...] = y  # truncation is monotone: value order is kept (ties share a bin)
+    bins = work.bins[:size]
+    np.add(small, (np.arange(n_rows, dtype=np.intp) * width + 1)[:, None], out=bins.reshape(n_rows, n_cols))
+    hist = np.bincount(bins, minlength=n_rows * width)
+    item_bin = bins[rows * n_cols + cols]
+    flagged = np.zeros(n_rows * width, dtype=bool)
+    flagged[item_bin] = True
+    # cells in bins below an item's bin, not counting the bins that hold items:
+    # sums of the bin counts between consecutive (row start, item bin) bounds
+    hist[item_bin] = 0
+    bounds = np.unique(np.concatenate([np.arange(n_rows, dtype=np.intp) * width, item_bin]))
+    before = np.zeros(bounds.size, dtype=np.int64)
+    np.cumsum(np.add.reduceat(hist, bounds)[:-1], out=before[1:])  # cells before each bound
+    outside = before[np.searchsorted(bounds, item_bin)] - before[np.searchsorted(bounds, rows * width)]
+    # the cells that share a bin with some item: sorted by (row, value), stably (columns ascend)
+    flags = work.flags[:size]
+    np.take(flagged, bins, out=flags)
+    cand = np.flatnonzero(flags)
+    crow = cand // n_cols
+    cval = block.ravel()[cand] + ft(0)  # -0.0 -> 0.0
+    key = cval.view(np.uint32 if ft is np.float32 else np.uint64)
+    key = np.where(cval < 0, ~key, key | (key.dtype.type(1) << key.dtype.type(8 * key.itemsize - 1)))  # order-preserving
+    if ft is np.float32:
+        order = np.argsort((crow.astype(np.uint64) << np.uint64(32)) | key.astype(np.uint64), kind="stable")
+    else:
+        order = np.lexsort((key, crow))
+    skey, srow = key[order], crow[order]
+    new_group = np.ones(cand.size, dtype=bool)
+    new_group[1:] = (skey[1:] != skey[:-1]) | (srow[1:] != srow[:-1])
+    starts = np.flatnonzero(new_group)
+    group = np.cumsum(new_group) - 1
+    sizes = np.diff(np.append(starts, cand.size))
+    new_row = np.ones(cand.size, dtype=bool)
+    new_row[1:] = srow[1:] != srow[:-1]
+    row_start = np.zeros(n_rows, dtype=np.int64)
+    row_start[srow[new_row]] = np.flatnonzero(new_row)
+    pos = np.empty(cand.size, dtype=np.int64)
+    pos[order] = np.arange(cand.size)
+    at = pos[np.searchsorted(cand, rows * n_cols + cols)]  # each item is a candidate cell
+    g = group[at]
+    smaller = outside + starts[g] - row_start[rows]
+    return smaller, at - starts[g], sizes[g]
+
+
+def rank_counts_reference(block: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`rank_counts` the plain way: a stable argsort of each item's row."""
+    out = np.zeros((3, len(rows)), dtype=np.int64)
+    for k, (r, c) in enumerate(zip(rows, cols)):
+        row = block[r]
+        position = int(np.flatnonzero(np.argsort(row, kind="stable") == c)[0])
+        equal = row == row[c]
+        out[:, k] = (position - int(equal[:c].sum()), int(equal[:c].sum()), int(equal.sum()))
+    return out[0], out[1], out[2]

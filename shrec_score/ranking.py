@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._kernels import byte_order_rank, rank_of  # noqa: F401  (re-exported)
+from ._kernels import byte_order_rank, rank_counts, rank_of  # noqa: F401  (re-exported)
 from .errors import InputError
 from .model import MatrixRun, RankedRun, tie_starts
 
@@ -207,8 +207,6 @@ def trec_order(queries: np.ndarray, scores: np.ndarray, doc_rank: Callable[[np.n
 
 #: Rows of a matrix ranked at once by :func:`matrix_rank_block`.
 BLOCK_ROWS = 256
-#: Above this many comparisons a row with tied relevant distances is argsorted instead.
-TIE_CELLS = 200_000
 
 
 def matrix_rank_block(
@@ -217,22 +215,17 @@ def matrix_rank_block(
     """Ranks of the relevant items of every query of a matrix run, without ranking everything.
 
     Every binary measure depends only on where the relevant items land, so a
-    row needs the ranks of its relevant columns: each block of rows is sorted
-    by value once (``np.sort``, much cheaper than ``argsort``), and the rank of
-    a relevant column c with distance v is 1 + (number of distances < v)
-    from ``searchsorted``.  The tie rule (equal distances: lower column first)
-    is kept exactly: a tied relevant item adds the number of equal cells in
-    lower columns, counted for the whole block at once (:func:`_block_ties`;
-    row by row, or by a stable argsort of the row, where that cannot be
-    used).  The query's own column (all-against-all) is
-    taken out of the ranks.  Memory: one block of rows at a time; pages of a
-    memory-mapped matrix are released after their block.
-
-    Every relevant item is located by two counts in its row (the own
-    column left out): ``smaller`` cells and ``equal`` cells (itself
-    included).  ``ties`` other than ``"rule"`` need nothing more (see
-    :func:`ranks_from_counts`); ``"rule"`` adds the equal cells in lower
-    columns.
+    row needs the ranks of its relevant columns, not an order of the row.
+    Each relevant item is placed by counts in its row, from
+    :func:`~shrec_score._kernels.rank_counts` (which bins each row around
+    its items' values instead of sorting it): ``smaller`` cells, ``equal``
+    cells (itself included) and the equal cells in lower columns, the
+    query's own column (all-against-all) left out.  The tie rule (equal
+    distances: lower column first) gives rank 1 + smaller + equal in lower
+    columns, exactly; the other ``ties`` modes need only smaller and equal
+    (:func:`ranks_from_counts`).  Memory: one block of rows at a time,
+    read in place; pages of a memory-mapped matrix are released after
+    their block.
 
     Returns a :class:`~shrec_score.measures.RankBlock` (with ``ties="expected"``
     carrying each item's tie group, ``group_start`` and ``group_size``).
@@ -248,78 +241,35 @@ def matrix_rank_block(
     width = max(1, int(n_relevant.max(initial=0)))
     ranks = np.full((n_q, width), np.inf)
     groups = (np.zeros((n_q, width)), np.zeros((n_q, width))) if ties == "expected" else None
-    table = np.full(1 << _HASH_BITS, -1, dtype=np.int64)
-    starts = list(range(0, n_q, BLOCK_ROWS))
-
-    def prepare(a: int) -> tuple[int, int, np.ndarray, np.ndarray, np.ndarray]:
-        """Copy, normalise and sort one block of rows (numpy releases the GIL here)."""
+    for a in range(0, n_q, BLOCK_ROWS):
         b = min(n_q, a + BLOCK_ROWS)
         rows = run.row_of_query[a:b]
         contiguous = rows.size and rows[-1] - rows[0] == rows.size - 1 and (np.diff(rows) == 1).all()
-        raw = m[int(rows[0]) : int(rows[-1]) + 1] if contiguous else m[rows]
-        dist = np.asarray(raw)
+        dist = np.asarray(m[int(rows[0]) : int(rows[-1]) + 1] if contiguous else m[rows])  # a view where it can be: read, never written
         if dist.dtype.kind != "f" or dist.dtype.itemsize not in (4, 8):
             dist = dist.astype(np.float64)
-        dist = dist + dist.dtype.type(0)  # a copy, and -0.0 becomes 0.0 (equal values, equal bits)
-        if run.drops is not None:
+        if dist.size and np.isnan(dist.max(axis=1)).any():  # max is NaN where a row holds one
             nan = np.isnan(dist)
-            if nan.any():
-                run.drops["NaN cells ranked last"] += int(nan.sum())
-                dist[nan] = np.inf
-        return a, b, rows, dist, np.sort(dist, axis=1)
-
-    # a helper thread prepares block n + 1 while this one locates the items of block n
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = pool.submit(prepare, starts[0]) if starts else None
-        for k in range(len(starts)):
-            assert pending is not None  # one pending block per start, by construction
-            a, b, rows, dist, ordered = pending.result()
-            pending = pool.submit(prepare, starts[k + 1]) if k + 1 < len(starts) else None
-            if ties == "rule":
-                _rank_rows(run, a, b, rows, dist, ordered, relevant, col_of_target, self_col, ranks, table)
-            else:
-                _rank_rows_ties(run, a, b, rows, dist, ordered, relevant, col_of_target, self_col, ranks, groups, ties)
-            if run.owned:  # never madvise memory the caller owns
-                _release(m, rows)
+            if run.drops is None:
+                i = int(np.flatnonzero(nan.any(axis=1))[0])
+                c = int(np.flatnonzero(nan[i])[0])
+                raise InputError(run.path, int(rows[i]) + 1, f"expected a number in every cell; row {int(rows[i]) + 1} (query {run.query_ids[a + i]!r}) column {c + 1}", "NaN")
+            run.drops["NaN cells ranked last"] += int(nan.sum())
+            dist = np.where(nan, dist.dtype.type(np.inf), dist)
+        q, slot, r, group = _rank_rows(a, b, dist, relevant, col_of_target, self_col, ties)
+        ranks[q, slot] = r
+        if groups is not None and group is not None:
+            groups[0][q, slot], groups[1][q, slot] = group
+        if run.owned:  # never madvise memory the caller owns
+            _release(m, rows)
     n_retrieved = np.full(n_q, n_cols, dtype=np.int64) - (self_col >= 0)
     if groups is not None:
         return RankBlock(ranks, n_relevant, n_retrieved, group_start=groups[0], group_size=groups[1])
     return RankBlock(ranks, n_relevant, n_retrieved)
 
 
-def _check_nan(run: MatrixRun, a: int, rows: np.ndarray, dist: np.ndarray, ordered: np.ndarray) -> None:
-    if dist.size:
-        bad = np.isnan(ordered[:, -1])  # NaN sorts last
-        if bad.any():
-            r = int(np.flatnonzero(bad)[0])
-            c = int(np.flatnonzero(np.isnan(dist[r]))[0])
-            raise InputError(run.path, int(rows[r]) + 1, f"expected a number in every cell; row {int(rows[r]) + 1} (query {run.query_ids[a + r]!r}) column {c + 1}", "NaN")
-
-
-def relevant_counts(dist_row: np.ndarray, ordered_row: np.ndarray, cols: np.ndarray, own: int) -> tuple[np.ndarray, np.ndarray]:
-    """The two counts that place each relevant column ``cols`` of a row:
-    cells with a smaller distance and cells with an equal one (itself
-    included), the own column ``own`` (>= 0, all-against-all) left out.
-    ``ordered_row`` is the row sorted.  Every tie mode is a function of
-    these counts (:func:`ranks_from_counts`); the rule mode adds the equal
-    cells in lower columns.
-    """
-    v = dist_row[cols]
-    n_cols = dist_row.size
-    bounds = np.searchsorted(ordered_row, np.concatenate([v, np.nextafter(v, v.dtype.type(np.inf))]))
-    smaller = bounds[: v.size]
-    equal = np.where(v == np.inf, n_cols, bounds[v.size :]) - smaller
-    if own >= 0:
-        vs = dist_row[own]
-        smaller = smaller - (vs < v)
-        equal = equal - (vs == v)
-    return smaller, equal
-
-
 def ranks_from_counts(smaller: np.ndarray, equal: np.ndarray, values: np.ndarray, mode: str) -> np.ndarray:
-    """1-based ranks of relevant items from their counts (:func:`relevant_counts`),
+    """1-based ranks of relevant items from their counts (smaller, equal: :func:`_rank_rows`),
     ascending: inside a tie group (one value) the r relevant items take the
     first r places (``"optimistic"``, also used as the order of ``"expected"``)
     or the last r (``"pessimistic"``).
@@ -340,199 +290,44 @@ def ranks_from_counts(smaller: np.ndarray, equal: np.ndarray, values: np.ndarray
     return s + i + 1  # sorted: groups by value, places within them
 
 
-def _rank_rows_ties(
-    run: MatrixRun,
-    a: int,
-    b: int,
-    rows: np.ndarray,
-    dist: np.ndarray,
-    ordered: np.ndarray,
-    relevant: Sequence[np.ndarray],
-    col_of_target: np.ndarray,
-    self_col: np.ndarray,
-    ranks: np.ndarray,
-    groups: tuple[np.ndarray, np.ndarray] | None,
-    mode: str,
-) -> None:
-    """:func:`_rank_rows` for the tie modes other than the rule, from the two counts."""
-    _check_nan(run, a, rows, dist, ordered)
-    for i in range(b - a):
-        cols = col_of_target[relevant[a + i]]
-        if cols.size == 0:
-            continue
-        q = a + i
-        smaller, equal = relevant_counts(dist[i], ordered[i], cols, int(self_col[q]))
-        v = dist[i][cols]
-        ranks[q, : cols.size] = ranks_from_counts(smaller, equal, v, mode)
-        if groups is not None:
-            order = np.argsort(v, kind="stable")
-            groups[0][q, : cols.size] = smaller[order]
-            groups[1][q, : cols.size] = equal[order]
-
-
 def _rank_rows(
-    run: MatrixRun,
-    a: int,
-    b: int,
-    rows: np.ndarray,
-    dist: np.ndarray,
-    ordered: np.ndarray,
-    relevant: Sequence[np.ndarray],
-    col_of_target: np.ndarray,
-    self_col: np.ndarray,
-    ranks: np.ndarray,
-    table: np.ndarray,
-) -> None:
-    """Ranks of the relevant items of rows a..b (see :func:`matrix_rank_block`).
+    a: int, b: int, dist: np.ndarray, relevant: Sequence[np.ndarray], col_of_target: np.ndarray, self_col: np.ndarray, ties: str = "rule"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """Ranks of the relevant items of rows a..b (see :func:`matrix_rank_block`):
+    (query, slot, rank) triples, each query's ranks ascending in its slots,
+    and with ``ties="expected"`` the tie group (smaller, equal) of each slot.
 
-    Per row: 1 + the number of smaller distances (``searchsorted`` in the
-    sorted row).  The items whose distance is tied with other cells then
-    get, for the whole block at once, the number of equal cells in lower
-    columns (:func:`_block_ties`); the query's own column is taken out last.
+    The counts come from :func:`~shrec_score._kernels.rank_counts`; the
+    query's own column is then taken out of them.
     """
-    n_cols = dist.shape[1]
-    bits = dist.view(np.uint32 if dist.dtype.itemsize == 4 else np.uint64)
-    if dist.size:
-        bad = np.isnan(ordered[:, -1])  # NaN sorts last
-        if bad.any():
-            r = int(np.flatnonzero(bad)[0])
-            c = int(np.flatnonzero(np.isnan(dist[r]))[0])
-            raise InputError(run.path, int(rows[r]) + 1, f"expected a number in every cell; row {int(rows[r]) + 1} (query {run.query_ids[a + r]!r}) column {c + 1}", "NaN")
-    lists = []  # per row with relevant items: (row in block, cols, values, ranks so far, tied items)
-    for i in range(b - a):
-        cols = col_of_target[relevant[a + i]]
-        if cols.size == 0:
-            continue
-        v = dist[i][cols]
-        # one search for both bounds: the first cell >= v and the first cell > v
-        bounds = np.searchsorted(ordered[i], np.concatenate([v, np.nextafter(v, v.dtype.type(np.inf))]))
-        left = bounds[: v.size]
-        right = np.where(v == np.inf, n_cols, bounds[v.size :])
-        lists.append((i, cols, v, left + 1, np.flatnonzero(right - left > 1)))
-    tied_lists = [x for x in lists if x[4].size]
-    if tied_lists:
-        t_row = np.concatenate([np.full(t.size, i) for i, _, _, _, t in tied_lists])
-        t_val = np.concatenate([v[t] for _, _, v, _, t in tied_lists])
-        t_col = np.concatenate([cols[t] for _, cols, _, _, t in tied_lists])
-        extra = _block_ties(bits, t_row, t_val.view(bits.dtype), t_col)
-        k = 0
-        for i, cols, v, r_q, t in tied_lists:
-            if extra is not None:
-                r_q[t] += extra[k : k + t.size]
-                k += t.size
-                continue
-            row_extra = _equal_in_lower_columns(dist[i], bits[i], v[t], cols[t], table)
-            if row_extra is None:  # hash collision or massive ties: a stable sort of the row
-                inv = np.empty(n_cols, dtype=np.int64)
-                inv[np.argsort(dist[i], kind="stable")] = np.arange(n_cols)
-                r_q[:] = inv[cols] + 1
-            else:
-                r_q[t] += row_extra
-    for i, cols, v, r_q, _ in lists:
-        q = a + i
-        own = int(self_col[q])
-        if own >= 0:
-            vs = dist[i][own]
-            r_q -= (vs < v) | ((vs == v) & (own < cols))
-        r_q.sort()
-        ranks[q, : r_q.size] = r_q
-
-
-def _block_ties(bits: np.ndarray, t_row: np.ndarray, t_bits: np.ndarray, t_col: np.ndarray) -> np.ndarray | None:
-    """For each tied item (row ``t_row[k]`` of the block, value bits
-    ``t_bits[k]``, column ``t_col[k]``): how many cells of its row hold the
-    same value in a lower column (the tie rule), for a block of rows at once.
-
-    Each (row, value) pair is a 64-bit key: the row above the bits for
-    float32 (exact), the bits xor-ed with a mix of the row for float64 (a
-    match is then confirmed on row and bits).  One pass over the block's
-    cells sets apart, by a one-hash bitmap of about 32 slots per item, the
-    few cells that may hold a tied value of their row; those are looked up
-    among the sorted keys and kept on an exact match, so the counts are
-    exact whatever collides.  None only when two different float64 pairs
-    share a key (the caller then settles the rows one by one).  One set of
-    numpy calls per block instead of one per row.
-    """
-    n_rows, n_cols = bits.shape
-    dt = bits.dtype.type
-    width = 8 * bits.dtype.itemsize
-    mult = _MULT32 if width == 32 else _MULT64
-    salt = np.arange(n_rows, dtype=bits.dtype) * dt(0x9E3779B1 if width == 32 else 0x9E3779B97F4A7C15)
-    hb = int(min(22, max(10, np.ceil(np.log2(32 * max(1, t_row.size))))))
-    shift = dt(width - hb)
-    flags = np.zeros(1 << hb, dtype=bool)
-    flags[((t_bits ^ salt[t_row]) * mult) >> shift] = True
-    cand = np.flatnonzero(flags[((bits ^ salt[:, None]) * mult) >> shift])  # cells that may hold a tied value
-    crow, ccol = np.divmod(cand, n_cols)
-    cbits = bits.ravel()[cand].astype(np.uint64)
-    t_bits64 = t_bits.astype(np.uint64)
-    if width == 32:
-        t_key = (t_row.astype(np.uint64) << np.uint64(32)) | t_bits64
-        c_key = (crow.astype(np.uint64) << np.uint64(32)) | cbits
-    else:
-        t_key = t_bits64 ^ (t_row.astype(np.uint64) * _MULT64)
-        c_key = cbits ^ (crow.astype(np.uint64) * _MULT64)
-    keys, first, pair_id = np.unique(t_key, return_index=True, return_inverse=True)
-    pair_id = pair_id.ravel()
-    if width != 32 and not ((t_row == t_row[first][pair_id]) & (t_bits64 == t_bits64[first][pair_id])).all():
-        return None  # two different float64 pairs with one key
-    pos = np.minimum(np.searchsorted(keys, c_key), keys.size - 1)
-    hit = keys[pos] == c_key
-    if width != 32:
-        hit &= (crow == t_row[first][pos]) & (cbits == t_bits64[first][pos])
-    cells = pos[hit].astype(np.int64) * n_cols + ccol[hit]  # sorted by (pair, column)
-    cells.sort()
-    own = pair_id.astype(np.int64) * n_cols
-    at = np.searchsorted(cells, np.concatenate([own + t_col, own]))
-    return at[: t_row.size] - at[t_row.size :]
-
-
-_HASH_BITS = 16
-
-
-_MULT32 = np.uint32(2654435761)
-_MULT64 = np.uint64(11400714819323198485)
-
-
-def _slots(x: np.ndarray) -> np.ndarray:
-    """Multiplicative hash of float bits into 2**_HASH_BITS slots."""
-    if x.dtype == np.uint32:
-        return (x * _MULT32) >> np.uint32(32 - _HASH_BITS)
-    return (x * _MULT64) >> np.uint64(64 - _HASH_BITS)
-
-
-def _equal_in_lower_columns(d: np.ndarray, bits: np.ndarray, vt: np.ndarray, ct: np.ndarray, table: np.ndarray) -> np.ndarray | None:
-    """For each tied relevant item (value vt[k], column ct[k]): how many cells of
-    the row hold the same value in a lower column (the tie rule).
-
-    The columns holding a tied value are found with a multiplicative hash of
-    the value's bits into ``table`` (one gather over the row, exact bit check
-    after), not by sorting.  Items with equal values share a slot's owner.
-    Returns None when two different tied values share a slot or the tied
-    cells are too many; the caller then sorts the row.
-    """
-    vbits = vt.view(bits.dtype)
-    slots = _slots(vbits)
-    n = vt.size
-    table[slots] = np.arange(n)
-    try:
-        owner = table[slots]  # items with equal values get the same owner
-        if (vbits[owner] != vbits).any():
-            return None  # two different values in one slot
-        found = table[_slots(bits)]
-    finally:
-        table[slots] = -1
-    cand = np.flatnonzero(found >= 0)
-    vidx = found[cand]
-    exact = bits[cand] == vbits[vidx]
-    cand, vidx = cand[exact], vidx[exact]
-    if cand.size > TIE_CELLS // 8:
-        return None
-    n_cols = d.size
-    keys = vidx * n_cols + cand  # sorted by (owner, column): cand ascends within an owner
-    keys.sort()
-    pos = np.searchsorted(keys, np.concatenate([owner * n_cols + ct, owner * n_cols]))
-    return pos[:n] - pos[n:]
+    cols_of = [col_of_target[relevant[q]] for q in range(a, b)]
+    n_items = np.fromiter((c.size for c in cols_of), dtype=np.int64, count=b - a)
+    item_row = np.repeat(np.arange(b - a), n_items)
+    item_col = np.concatenate(cols_of) if cols_of else np.zeros(0, dtype=np.int64)
+    smaller, equal_lower, equal = rank_counts(dist, item_row, item_col)
+    own = self_col[a + item_row]
+    has_own = own >= 0
+    v = dist[item_row, item_col]
+    if has_own.any():
+        vs = dist[item_row, np.maximum(own, 0)]
+        same = has_own & (vs == v)
+        smaller -= has_own & (vs < v)
+        equal -= same
+        equal_lower -= same & (own < item_col)
+    first = np.cumsum(n_items) - n_items
+    slot = np.arange(item_row.size) - first[item_row]
+    if ties == "rule":
+        r = smaller + equal_lower + 1
+        return a + item_row, slot, r[np.lexsort((r, item_row))], None
+    # the other modes, row by row (a few numpy calls on K items each)
+    ranks = np.empty(item_row.size)
+    group = (np.empty(item_row.size), np.empty(item_row.size))
+    for i in np.flatnonzero(n_items).tolist():
+        part = slice(int(first[i]), int(first[i] + n_items[i]))
+        ranks[part] = ranks_from_counts(smaller[part], equal[part], v[part], ties)
+        order = np.argsort(v[part], kind="stable")
+        group[0][part], group[1][part] = smaller[part][order], equal[part][order]
+    return a + item_row, slot, ranks, group if ties == "expected" else None
 
 
 def _release(m: np.ndarray, rows: np.ndarray) -> None:

@@ -188,35 +188,14 @@ def test_a_2000_by_2000_matrix_scores_like_the_reference_on_sampled_rows(tmp_pat
         assert pq.loc[q, "FT"] == pytest.approx((hits <= k).sum() / k, rel=1e-12)
 
 
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_block_tie_counts_equal_a_plain_count(dtype):
-    """Equal cells in lower columns, for many (row, column) items of a block at once."""
-    from shrec_score.ranking import _block_ties
-
-    rng = np.random.default_rng(3)
-    block = np.round(rng.random((40, 300)), 1).astype(dtype)  # 11 values: ties everywhere
-    block[5] = 0.5  # a row of one value
-    block[7, ::3] = np.inf
-    block[9, ::2] = -np.inf
-    block[11] = rng.random(300)  # no ties
-    bits = block.view(np.uint32 if dtype == np.float32 else np.uint64)
-    t_row, t_col = rng.integers(0, 40, 3000), rng.integers(0, 300, 3000)
-    got = _block_ties(bits, t_row, bits[t_row, t_col], t_col)
-    want = [int((block[r, :c] == block[r, c]).sum()) for r, c in zip(t_row, t_col)]
-    assert got.tolist() == want
-    assert max(want) > 100 and min(want) == 0
-
-
-@pytest.mark.parametrize("block_ties", [True, False], ids=["block", "row-by-row"])
+@pytest.mark.parametrize("sort_above", [0, 10**9], ids=["binned", "sorted"])
 @pytest.mark.parametrize("seed", range(8))
-def test_fast_matrix_path_equals_full_ranking_path(seed, block_ties, monkeypatch):
-    """ranks from sort + searchsorted (binary measures) == ranks from a stable argsort of every row,
-    with the tie counts of a whole block or, as when two float64 keys collide, row by row."""
-    from shrec_score import ranking
+def test_fast_matrix_path_equals_full_ranking_path(seed, sort_above, monkeypatch):
+    """ranks from the counting kernel (binary measures), either way it counts, == ranks from a stable argsort of every row."""
+    from shrec_score import _kernels
     from shrec_score.engine import rank_block
 
-    if not block_ties:
-        monkeypatch.setattr(ranking, "_block_ties", lambda *args: None)
+    monkeypatch.setattr(_kernels, "SORT_ABOVE", sort_above)
     from shrec_score.model import Classification, MatrixRun
     from shrec_score.ranking import matrix_rank_block, matrix_to_ranked_run
     from shrec_score.relevance import Relevance
