@@ -9,7 +9,7 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import click
 
@@ -46,6 +46,26 @@ def cli() -> None:
     shrec-score RUNS... --relevance CLASSES.cla [--queries QUERIES.cla] [--out DIR]
     shrec-score measures        list the measures and their definitions
     """
+
+
+class _Pick(Protocol):
+    def __call__(self, key: str, given: Any, default: Any = None) -> Any: ...
+
+
+def _preset(config: str | None) -> tuple[dict[str, Any], _Pick]:
+    """The --config preset's keys, and ``pick(key, given, default)``: a value
+    given on the command line, else the preset's, else the default."""
+    from .config import load_config
+
+    try:
+        cfg = load_config(config) if config else {}
+    except InputError as exc:
+        raise BadInput(str(exc)) from None
+
+    def pick(key: str, given: Any, default: Any = None) -> Any:
+        return given if given is not None else cfg.get(key, default)
+
+    return cfg, pick
 
 
 @cli.command("score")
@@ -182,18 +202,10 @@ def score_command(
     recall over the first 32 results (higher is better).
     """
     from .api import score
-    from .config import load_config
     from .measures import Settings
     from .options import Options
 
-    try:
-        cfg = load_config(config) if config else {}
-    except InputError as exc:
-        raise BadInput(str(exc)) from None
-
-    def pick(key: str, given: Any, default: Any = None) -> Any:
-        return given if given is not None else cfg.get(key, default)
-
+    cfg, pick = _preset(config)
     runs = list(runs) or cfg.get("runs", [])
     html = _html_folder(html_dir if html_dir is not None else cfg.get("html"), out)
     page = {"description": cfg.get("description")}
@@ -567,18 +579,10 @@ def ties_command(
     pessimistic, rule, optimistic (and expected) means, the share of queries
     whose value depends on the order of tied items, and the leaderboard
     places the ties allow."""
-    from .config import load_config
     from .render import frame_text
     from .tiereport import tie_report
 
-    try:
-        cfg = load_config(config) if config else {}
-    except InputError as exc:
-        raise BadInput(str(exc)) from None
-
-    def pick(key: str, given: Any, default: Any = None) -> Any:
-        return given if given is not None else cfg.get(key, default)
-
+    cfg, pick = _preset(config)
     runs = list(runs) or cfg.get("runs", [])
     relevance = pick("relevance", relevance)
     if not runs or not relevance:

@@ -55,7 +55,7 @@ from .engine import (
 )
 from .errors import InputError, OptionError
 from .io.chunked import INSTALL_HINT, RowBlockMatrix, layout_of, open_row_blocks, run_name
-from .io.runs import discover_runs
+from .io.runs import check_unique_names, discover_runs
 from .io.text import entry_is_folder, list_folder
 from .io.trec_stream import NotStreamable
 from .join import matrix_axis, matrix_run
@@ -340,11 +340,7 @@ def _sources(paths: Sequence[PathLike], fmt: str) -> tuple[list[RunSource | _Blo
             continue
         rest.append(path)
     flush()
-    seen: dict[str, str] = {}
-    for r in out:
-        if r.name in seen:
-            raise InputError(r.path, None, f"expected run names to be unique; run {r.name!r} is also at {seen[r.name]}")
-        seen[r.name] = r.path
+    check_unique_names(out)
     return out, notes
 
 

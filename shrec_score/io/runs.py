@@ -16,7 +16,8 @@ run's name drops the compression extension (``bm25.run.gz`` -> ``bm25.run``).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from ..errors import InputError, shown
 from ..model import RunSource
@@ -192,9 +193,15 @@ def discover_runs(
             if not files:
                 raise InputError(path, None, "expected runs in the folder", "no files")
             runs.extend(_run_file(os.path.join(path, e), fmt) for e in files)
+    check_unique_names(runs)
+    return runs, notes
+
+
+def check_unique_names(runs: Sequence[RunSource] | Sequence[Any]) -> None:
+    """InputError naming the second of two runs (anything with ``name`` and
+    ``path``) that share a name: every table is keyed by run name."""
     seen: dict[str, str] = {}
     for r in runs:
         if r.name in seen:
             raise InputError(r.path, None, f"expected run names to be unique; run {shown(r.name)} is also at {seen[r.name]}")
         seen[r.name] = r.path
-    return runs, notes
