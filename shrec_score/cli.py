@@ -352,6 +352,20 @@ def _row_block_runs(runs: Sequence[str]) -> bool:
     return any(layout_of(r) for r in runs)
 
 
+def _prefix_in(out: str, folder: str, flag: str) -> str | None:
+    """Where ``folder`` lies inside ``out`` ("" for ``out`` itself, "sub/" for
+    a sub-folder; written in the same transaction), None when apart;
+    BadInput when ``out`` lies inside ``folder``."""
+    rel = os.path.relpath(os.path.realpath(folder), os.path.realpath(out))
+    if rel == os.curdir:
+        return ""
+    if not rel.startswith(os.pardir):
+        return rel.replace(os.sep, "/") + "/"
+    if not os.path.relpath(os.path.realpath(out), os.path.realpath(folder)).startswith(os.pardir):
+        raise BadInput(f"{out}: expected --out apart from {flag} {folder} or holding it, not inside it")
+    return None
+
+
 class _Outputs:
     """``--out``, ``--plots`` and ``--html`` as transactions (:mod:`shrec_score.outdir`):
     both folders are locked on entry, so a second scoring into them fails
@@ -378,21 +392,9 @@ class _Outputs:
                 if os.path.isdir(top) and (real == top or real.startswith(top + os.sep)):
                     raise BadInput(f"{folder}: expected a {flag} folder outside RUNS ({run}); the next scoring would read it as a run")
         if out and plots:
-            rel = os.path.relpath(os.path.realpath(plots), os.path.realpath(out))
-            if rel == os.curdir:
-                self.plots_prefix = ""
-            elif not rel.startswith(os.pardir):
-                self.plots_prefix = rel.replace(os.sep, "/") + "/"
-            elif not os.path.relpath(os.path.realpath(out), os.path.realpath(plots)).startswith(os.pardir):
-                raise BadInput(f"{out}: expected --out apart from --plots {plots} or holding it, not inside it")
+            self.plots_prefix = _prefix_in(out, plots, "--plots")
         if out and html:
-            rel = os.path.relpath(os.path.realpath(html), os.path.realpath(out))
-            if rel == os.curdir:
-                self.html_prefix = ""
-            elif not rel.startswith(os.pardir):
-                self.html_prefix = rel.replace(os.sep, "/") + "/"
-            elif not os.path.relpath(os.path.realpath(out), os.path.realpath(html)).startswith(os.pardir):
-                raise BadInput(f"{out}: expected --out apart from --html {html} or holding it, not inside it")
+            self.html_prefix = _prefix_in(out, html, "--html")
         if html and plots and self.html_prefix is None and self.plots_prefix is None:
             a, b = os.path.realpath(html), os.path.realpath(plots)
             if a == b or a.startswith(b + os.sep) or b.startswith(a + os.sep):
