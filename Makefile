@@ -32,6 +32,7 @@ demo: $(VENV)/.installed
 	@echo "results page: file://$(CURDIR)/results/shrec2006/report/index.html"
 	$(BIN)/shrec-score --config configs/shrec2018-sketch-scene.yaml --out results/shrec2018-sketch-scene --format table
 	$(BIN)/shrec-score --config configs/sbir-kendall.yaml --out results/sbir --format table
+	$(BIN)/shrec-score --config configs/shrec2017-shapenet.yaml --out results/shrec2017-shapenet --format table
 
 test: $(VENV)/.installed-test browser
 	$(BIN)/python -m pytest
