@@ -28,7 +28,15 @@ from .text import (
     read_head,
     read_into,
 )
-from .trec import RUN_FIELDS, arrow_numpy, split_fields, wider_names, wider_options, wider_table
+from .trec import (
+    RUN_FIELDS,
+    arrow_numpy,
+    blanks_in_tab_fields,
+    split_fields,
+    wider_names,
+    wider_options,
+    wider_table,
+)
 
 #: One parsed batch: (segment starts, segment query ids, target ids as a
 #: pyarrow string array, scores); see :class:`BatchReader`.
@@ -123,7 +131,15 @@ class BatchReader:
 
             options = _csv_options(self.path)
             ascii_options = dict(options, convert_options=_ascii_convert_options())
+            tabs = options["parse_options"].delimiter == "\t"
             for text, ascii_only in _text_batches(self.path):
+                if tabs and blanks_in_tab_fields(text):
+                    # a field with a space in a tab-separated file (a tag
+                    # of several words): trec_eval splits it on the blank
+                    table = self._irregular(text, options, None, ascii_only)
+                    if table.num_rows and not self._put(_split_queries(table.combine_chunks().to_batches()[0])):
+                        return
+                    continue
                 # one call parses a whole batch without the GIL (the main
                 # thread holds it while it imports and loads the relevance)
                 try:
@@ -139,17 +155,18 @@ class BatchReader:
         except BaseException as exc:  # handed over to the consumer
             self._put(exc)
 
-    def _irregular(self, text: Any, options: dict[str, Any], exc: Exception, ascii_only: bool) -> Any:
-        """A batch that pyarrow's reader refused: read with as many columns as
-        its lines have when they all have as many (more than six), else split
-        on whitespace (:func:`~.trec.split_fields`); the lines with more than
-        six fields are counted."""
+    def _irregular(self, text: Any, options: dict[str, Any], exc: Exception | None, ascii_only: bool) -> Any:
+        """A batch that pyarrow's reader refused (``exc``; None: a
+        tab-separated batch with blanks inside fields): read with as many
+        columns as its lines have when they all have as many (more than
+        six), else split on whitespace (:func:`~.trec.split_fields`); the
+        lines with more than six fields are counted."""
         import re
 
         import pyarrow as pa
         import pyarrow.csv as pcsv
 
-        got = re.search(r"Expected \d+ columns, got (\d+)", str(exc))
+        got = re.search(r"Expected \d+ columns, got (\d+)", str(exc)) if exc is not None else None
         fields = int(got.group(1)) if got else 0
         if fields > RUN_FIELDS:
             read = pcsv.ReadOptions(column_names=wider_names(fields), block_size=BLOCK_BYTES, use_threads=False)
