@@ -223,17 +223,17 @@ def normalised(data: bytes) -> bytes:
 _OTHER_BLANKS = (b" ", b"\v", b"\f")
 
 
-def blanks_in_tab_fields(data: Any) -> bool:
-    """Whether tab-separated text (bytes or a buffer) holds a space, vertical
+def blanks_in_tab_fields(data: bytes | bytearray, end: int | None = None) -> bool:
+    """Whether tab-separated text (``data[:end]``) holds a space, vertical
     tab or form feed, which would split a field for trec_eval (a tag such
     as ``COMPILED (ID:425883)``) but not for pyarrow's tab delimiter.
-    A few ``find`` scans in C.
+    Three ``find`` scans in C, no copy (about 1 ms for 16 MiB).
 
     >>> blanks_in_tab_fields(b"q\\tQ0\\td\\t1\\t2\\tCOMPILED (ID:4)\\n"), blanks_in_tab_fields(b"q\\tQ0\\td\\t1\\t2\\trun\\n")
     (True, False)
     """
-    view = data if isinstance(data, (bytes, bytearray)) else bytes(data)  # (a copy: memoryview has no find)
-    return any(view.find(b) >= 0 for b in _OTHER_BLANKS)
+    end = len(data) if end is None else end
+    return any(data.find(b, 0, end) >= 0 for b in _OTHER_BLANKS)
 
 
 def _blanks_in_tab_file(path: str) -> bool:

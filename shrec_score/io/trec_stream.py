@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -132,8 +132,9 @@ class BatchReader:
             options = _csv_options(self.path)
             ascii_options = dict(options, convert_options=_ascii_convert_options())
             tabs = options["parse_options"].delimiter == "\t"
-            for text, ascii_only in _text_batches(self.path):
-                if tabs and blanks_in_tab_fields(text):
+            for text, kind in _text_batches(self.path, tabs=tabs):
+                ascii_only = kind.ascii
+                if kind.blanks:
                     # a field with a space in a tab-separated file (a tag
                     # of several words): trec_eval splits it on the blank
                     table = self._irregular(text, options, None, ascii_only)
@@ -256,9 +257,20 @@ def _ascii_convert_options() -> Any:
     )
 
 
-def _text_batches(path: str) -> Iterator[tuple[Any, bool]]:
+class PieceKind(NamedTuple):
+    """What :func:`_text_batches` tells of a piece besides its bytes."""
+
+    #: Every byte is ASCII (pyarrow's UTF-8 check can be left out).
+    ascii: bool
+    #: With ``tabs``: a space, VT or FF inside the tab-separated fields
+    #: (:func:`~.trec.blanks_in_tab_fields`); always False without.
+    blanks: bool = False
+
+
+def _text_batches(path: str, tabs: bool = False) -> Iterator[tuple[Any, PieceKind]]:
     """The file in pieces of about ``BATCH_BYTES`` cut after a newline, as
-    pyarrow buffers, each with whether it is ASCII.
+    pyarrow buffers, each with its :class:`PieceKind` (whether it is ASCII
+    and, for a tab-separated file, ``tabs``, whether a field holds a blank).
 
     A piece ends at its last newline and the next one starts right after it
     (re-read from there); a line longer than a piece gets a larger piece.
@@ -278,7 +290,7 @@ def _text_batches(path: str) -> Iterator[tuple[Any, bool]]:
         empty = True
         for data, _ in pieces(path, BATCH_BYTES):
             empty = False
-            yield pa.py_buffer(data), data.isascii()
+            yield pa.py_buffer(data), PieceKind(data.isascii(), tabs and blanks_in_tab_fields(data))
         if empty:
             raise NotStreamable("an empty file")
         return
@@ -307,7 +319,7 @@ def _text_batches(path: str) -> Iterator[tuple[Any, bool]]:
                 raise line_too_long(path, line_number_at(fh, start + found[0]), found[1])
             empty = False
             piece = np.frombuffer(buf, dtype=np.uint8, count=cut)
-            yield pa.py_buffer(piece), bool(piece.max(initial=0) < 128)
+            yield pa.py_buffer(piece), PieceKind(bool(piece.max(initial=0) < 128), tabs and blanks_in_tab_fields(buf, cut))
         if empty:
             raise NotStreamable("an empty file")
 
