@@ -56,6 +56,29 @@ def lookup_reference(keys: np.ndarray, sorted_keys: np.ndarray, values: np.ndarr
     return np.asarray([table.get(k, missing) for k in keys.tolist()], dtype=values.dtype).reshape(keys.shape)
 
 
+def isin(keys: np.ndarray, among: np.ndarray) -> np.ndarray:
+    """Bool per int64 key: whether it is one of ``among`` (any order, repeats allowed).
+
+    ``np.isin`` for 64-bit keys spread over a wide range (there it sorts the
+    keys and ``among`` together): ``among`` is sorted alone and each key goes
+    through :func:`lookup`'s bitmap, so only the few keys that may be members
+    are binary-searched.  On 500,000 (query, target) keys against 25,000
+    judgments: 4 ms against 42-60 ms.
+
+    >>> isin(np.array([5, 7, 9]), np.array([9, 1, 9])).tolist()
+    [False, False, True]
+    """
+    keys = np.asarray(keys, dtype=np.int64)
+    ordered = np.sort(np.asarray(among, dtype=np.int64))
+    return lookup(keys, ordered, np.ones(ordered.size, dtype=bool), False)
+
+
+def isin_reference(keys: np.ndarray, among: np.ndarray) -> np.ndarray:
+    """:func:`isin` with a Python set."""
+    members = set(np.asarray(among).tolist())
+    return np.asarray([k in members for k in np.asarray(keys).tolist()], dtype=bool).reshape(np.shape(keys))
+
+
 # -- (row, key) mixes and repeated pairs ---------------------------------------------
 
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 else:
     from ._lazy import pd  # imported on first use (see _lazy)
 
+from ._kernels import isin
 from .measures import GainBlock, Measure, RankBlock, Settings, pr_curve
 from .measures.base import TieMeans
 from .measures.cumgain import discounted_cumulated_gain, gain_vectors
@@ -169,7 +170,7 @@ def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray | None = 
     pos, targets, _ = relevance.judgments_of(qrows)
     judged = (qrows[pos].astype(np.int64) << 32) | targets.astype(np.int64)
     keys = (np.repeat(qrows, run.lengths()).astype(np.int64) << 32) | run.targets.astype(np.int64)
-    return np.isin(keys, judged)
+    return isin(keys, judged)  # np.isin sorts both sides: 1.5 s of CPU on 10M lines
 
 
 def grade_counts(relevance: Relevance, rows: np.ndarray) -> np.ndarray:

@@ -21,6 +21,22 @@ def test_lookup_equals_a_dictionary(seed):
 
 
 @pytest.mark.parametrize("seed", range(5))
+def test_isin_equals_a_set_and_numpy(seed):
+    """(query << 32 | target) keys as the engine's judged mask builds them;
+    ``among`` unsorted with repeats; keys next to members (off by one)."""
+    rng = np.random.default_rng(seed)
+    among = (rng.integers(0, 50, 400).astype(np.int64) << 32) | rng.integers(0, 2000, 400)
+    among = np.concatenate([among, among[:20]])  # repeats
+    keys = np.concatenate([rng.choice(among, 300), among[:50] + 1, among[:50] - 1, (rng.integers(0, 50, 3000).astype(np.int64) << 32) | rng.integers(0, 2000, 3000)])
+    want = k.isin_reference(keys, among)
+    assert want.any() and not want.all()
+    np.testing.assert_array_equal(k.isin(keys, among), want)
+    np.testing.assert_array_equal(want, np.isin(keys, among))
+    assert k.isin(keys[:0], among).size == 0
+    assert not k.isin(keys, among[:0]).any()
+
+
+@pytest.mark.parametrize("seed", range(5))
 def test_has_repeats_equals_a_set_of_pairs(seed):
     rng = np.random.default_rng(seed)
     for _ in range(50):

@@ -77,7 +77,9 @@ def test_large_qrels_fast_path_equals_line_reader(tmp_path, monkeypatch):
     slow = trec.read_qrels(path)
     assert (fast.queries, fast.targets, fast.grades.tolist()) == (slow.queries, slow.targets, slow.grades.tolist())
     assert (fast.query_ids, fast.target_ids) == (slow.query_ids, slow.target_ids)  # both in order of first appearance
-    assert fast.queries[:2] == ["q0", "q0"] and fast.grades.tolist()[:3] == [int(line.split()[3]) for line in rows[:3]]
+    kept = [line for line in rows if int(line.split()[3]) >= 0]  # grade -1: unjudged, left out as trec_eval does
+    assert len(kept) < len(rows) and fast.grades.size == len(kept)
+    assert fast.queries[:2] == ["q0", "q0"] and fast.grades.tolist()[:3] == [int(line.split()[3]) for line in kept[:3]]
     # a pair judged twice in a large file: the line reader names both lines
     monkeypatch.setattr(trec, "FAST_QRELS_BYTES", 1 << 20)
     path.write_text("".join(rows) + rows[7].replace(" 0 d", " 1 d"))
@@ -218,14 +220,15 @@ def test_judged_targets_of_query_rows(tmp_path):
     rel = QrelsRelevance.from_qrels(read_qrels(tmp_path / "q.qrels"))
     names = lambda rows: sorted(rel.target_ids[i] for i in rel.judged_targets(np.array(rows)))  # noqa: E731
     assert names([0]) == ["x", "y"]
-    assert names([2, 1]) == ["w", "x", "z"]
-    assert names([0, 2]) == ["w", "x", "y"]
+    assert names([2, 1]) == ["x", "z"]  # c's w (grade -1) is in the pool but unjudged, as in trec_eval
+    assert names([0, 2]) == ["x", "y"]
     assert names([]) == []
+    assert "w" in rel.target_ids  # still a known id
     # the judgments themselves, query after query in the order asked for
     pos, targets, grades = rel.judgments_of(np.array([2, 0]))
     got = [(int(p), rel.target_ids[t], int(g)) for p, t, g in zip(pos, targets, grades)]
-    assert sorted(got[:2]) == [(0, "w", 0), (0, "x", 1)]  # c: grade -1 counts as 0
-    assert sorted(got[2:]) == [(1, "x", 1), (1, "y", 0)]
+    assert got[:1] == [(0, "x", 1)]  # c: the grade -1 line is left out
+    assert sorted(got[1:]) == [(1, "x", 1), (1, "y", 0)]
 
 
 @pytest.mark.parametrize("seed", [1, 3])

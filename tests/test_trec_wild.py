@@ -146,6 +146,35 @@ def test_the_note_counts_the_lines_once_per_run(data, stream):
     ]  # a note, not a warning: nothing is wrong with the run
 
 
+def tab_run_text(run, tag_of):
+    """Tab-separated lines; ``tag_of(i)`` the tag of the i-th line."""
+    return "".join(line.replace(" ", "\t", 5).rsplit("\t", 1)[0] + f"\t{tag_of(i)}\n" for i, line in enumerate(run_text(run).splitlines()))
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_tab_separated_runs_with_spaces_in_the_tag_get_the_note(data, stream):
+    """pyarrow's tab delimiter would keep ``COMPILED (ID:425883)`` as one
+    field; trec_eval splits on any blank, so such a line has more than six
+    fields: counted for the note, and scored as trec_eval scores it."""
+    tmp, qrels, run = data
+    lines = sum(len(d) for d in run.values())
+    runs = tmp / "tabs"
+    runs.mkdir()
+    (runs / "all.run").write_text(tab_run_text(run, lambda i: TAG))
+    (runs / "some.run").write_text(tab_run_text(run, lambda i: TAG if i % 3 == 0 else "bm25"))
+    write(runs / "zipped.run.gz", tab_run_text(run, lambda i: "a\vb" if i % 2 else "bm25"), gzip.open)  # a vertical tab splits too
+    (runs / "plain.run").write_text(tab_run_text(run, lambda i: "bm25"))
+    assert "\t" in (runs / "some.run").read_text().splitlines()[0] and " " not in (runs / "plain.run").read_text()
+    for path in sorted(runs.iterdir()):
+        assert detect_file_format(str(path)) == "trec"
+        report = score([path], tmp / "qrels.txt", measures=MEASURES, stream=stream)
+        assert_equals_trec_eval(per_query(report), qrels, run)
+        notes = [w for w in report.warnings if "more than six fields" in w]
+        cut = {"all.run": lines, "some.run": len(range(0, lines, 3)), "zipped.run": lines // 2, "plain.run": 0}[report.leaderboard["run"].iloc[0]]
+        want = [f"note: run {report.leaderboard['run'].iloc[0]!r}: {cut} lines carry more than six fields; the words after the tag were ignored, as trec_eval does"]
+        assert notes == (want if cut else []), path.name
+
+
 def test_lenient_keeps_lines_with_more_fields(data):
     tmp, qrels, run = data
     path = (tmp / "seven.run")

@@ -263,6 +263,47 @@ def test_judged_only_equals_pytrec_eval_judged_docs_only(tmp_path):
             assert ours[t][name] == pytest.approx(te[t][get_measure(name).trec_name], abs=1e-9), (t, name)
 
 
+@pytest.mark.parametrize("reader", ["lines", "pyarrow"])
+@pytest.mark.parametrize("judged_only", [False, True])
+def test_negative_grades_are_unjudged_as_in_trec_eval(tmp_path, monkeypatch, reader, judged_only):
+    """trec_eval's form_res_rels.c: a negative grade is "in the pool but
+    unjudged": neither relevant nor judged non-relevant (bpref's N), and
+    dropped under -J.  A third of the judgments made -1 or -2, topic t2's
+    all but one; both qrels readers.  (A topic whose every grade is
+    negative makes trec_eval 10 exit with "Can't calculate measure" and
+    pytrec_eval crash: ours keeps it as a topic with nothing judged.)"""
+    from shrec_score.io import trec
+
+    if reader == "pyarrow":
+        monkeypatch.setattr(trec, "FAST_QRELS_BYTES", 0)
+    names = [n for n in ADDED if n not in IPREC]
+    for seed in range(4):
+        qrels, run = random_case(seed)
+        rng = np.random.default_rng(seed + 100)
+        for t, judged in qrels.items():
+            for i, d in enumerate(judged):
+                if (t == "t2" and i) or rng.random() < 0.3:
+                    judged[d] = int(rng.choice([-1, -2]))
+        assert any(g >= 1 for j in qrels.values() for g in j.values())
+        qp, rp = write_case(tmp_path, qrels, run)
+        report = shrec_score.score([rp], qp, measures=names, settings=Settings(judged_only=judged_only, missing="skip"))
+        ours = per_topic(report, names)
+        te = pytrec_eval.RelevanceEvaluator(qrels, PYTREC, judged_docs_only_flag=judged_only).evaluate(run)
+        assert set(te) == set(ours)
+        for t, want in te.items():
+            for name in names:
+                assert ours[t][name] == pytest.approx(want[get_measure(name).trec_name], abs=1e-9), (seed, t, name)
+    # before: a negative grade counted as judged non-relevant (grade 0); this
+    # case tells the two apart (bpref: N = 1 against 3)
+    qp, rp = write_case(tmp_path, {"q": {"r1": 1, "r2": 1, "r3": 1, "n1": 0, "u1": -1, "u2": -1}}, {"q": {"u1": 5.0, "u2": 4.0, "r1": 3.0, "n1": 2.0, "r2": 1.0}})
+    bp = float(shrec_score.score([rp], qp, measures=["bpref"]).per_query["bpref"].iloc[0])
+    # r1: no non-relevant above; r2: n1 above, min(R=3, N=1) = 1 -> 1 - 1/1 = 0; r3 not retrieved
+    assert bp == pytest.approx((1 + 0) / 3, abs=1e-12)
+    qp, rp = write_case(tmp_path, {"q": {"r1": 1}, "e": {"u1": -1, "u2": -2}}, {"q": {"r1": 1.0}, "e": {"u1": 2.0, "x": 1.0}})
+    ours = per_topic(shrec_score.score([rp], qp, measures=["num_rel", "num_ret", "num_rel_ret", "bpref"]), ["num_rel", "num_ret", "num_rel_ret", "bpref"])
+    assert ours["e"] == {"num_rel": 0, "num_ret": 2, "num_rel_ret": 0, "bpref": 0}
+
+
 def test_depth_and_judged_only_are_in_the_signature(tmp_path):
     qrels, run = random_case(0, n_topics=2)
     qp, rp = write_case(tmp_path, qrels, run)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -28,7 +28,15 @@ from .text import (
     read_head,
     read_into,
 )
-from .trec import RUN_FIELDS, arrow_numpy, split_fields, wider_names, wider_options, wider_table
+from .trec import (
+    RUN_FIELDS,
+    arrow_numpy,
+    blanks_in_tab_fields,
+    split_fields,
+    wider_names,
+    wider_options,
+    wider_table,
+)
 
 #: One parsed batch: (segment starts, segment query ids, target ids as a
 #: pyarrow string array, scores); see :class:`BatchReader`.
@@ -123,7 +131,16 @@ class BatchReader:
 
             options = _csv_options(self.path)
             ascii_options = dict(options, convert_options=_ascii_convert_options())
-            for text, ascii_only in _text_batches(self.path):
+            tabs = options["parse_options"].delimiter == "\t"
+            for text, kind in _text_batches(self.path, tabs=tabs):
+                ascii_only = kind.ascii
+                if kind.blanks:
+                    # a field with a space in a tab-separated file (a tag
+                    # of several words): trec_eval splits it on the blank
+                    table = self._irregular(text, options, None, ascii_only)
+                    if table.num_rows and not self._put(_split_queries(table.combine_chunks().to_batches()[0])):
+                        return
+                    continue
                 # one call parses a whole batch without the GIL (the main
                 # thread holds it while it imports and loads the relevance)
                 try:
@@ -139,17 +156,18 @@ class BatchReader:
         except BaseException as exc:  # handed over to the consumer
             self._put(exc)
 
-    def _irregular(self, text: Any, options: dict[str, Any], exc: Exception, ascii_only: bool) -> Any:
-        """A batch that pyarrow's reader refused: read with as many columns as
-        its lines have when they all have as many (more than six), else split
-        on whitespace (:func:`~.trec.split_fields`); the lines with more than
-        six fields are counted."""
+    def _irregular(self, text: Any, options: dict[str, Any], exc: Exception | None, ascii_only: bool) -> Any:
+        """A batch that pyarrow's reader refused (``exc``; None: a
+        tab-separated batch with blanks inside fields): read with as many
+        columns as its lines have when they all have as many (more than
+        six), else split on whitespace (:func:`~.trec.split_fields`); the
+        lines with more than six fields are counted."""
         import re
 
         import pyarrow as pa
         import pyarrow.csv as pcsv
 
-        got = re.search(r"Expected \d+ columns, got (\d+)", str(exc))
+        got = re.search(r"Expected \d+ columns, got (\d+)", str(exc)) if exc is not None else None
         fields = int(got.group(1)) if got else 0
         if fields > RUN_FIELDS:
             read = pcsv.ReadOptions(column_names=wider_names(fields), block_size=BLOCK_BYTES, use_threads=False)
@@ -239,9 +257,20 @@ def _ascii_convert_options() -> Any:
     )
 
 
-def _text_batches(path: str) -> Iterator[tuple[Any, bool]]:
+class PieceKind(NamedTuple):
+    """What :func:`_text_batches` tells of a piece besides its bytes."""
+
+    #: Every byte is ASCII (pyarrow's UTF-8 check can be left out).
+    ascii: bool
+    #: With ``tabs``: a space, VT or FF inside the tab-separated fields
+    #: (:func:`~.trec.blanks_in_tab_fields`); always False without.
+    blanks: bool = False
+
+
+def _text_batches(path: str, tabs: bool = False) -> Iterator[tuple[Any, PieceKind]]:
     """The file in pieces of about ``BATCH_BYTES`` cut after a newline, as
-    pyarrow buffers, each with whether it is ASCII.
+    pyarrow buffers, each with its :class:`PieceKind` (whether it is ASCII
+    and, for a tab-separated file, ``tabs``, whether a field holds a blank).
 
     A piece ends at its last newline and the next one starts right after it
     (re-read from there); a line longer than a piece gets a larger piece.
@@ -261,7 +290,7 @@ def _text_batches(path: str) -> Iterator[tuple[Any, bool]]:
         empty = True
         for data, _ in pieces(path, BATCH_BYTES):
             empty = False
-            yield pa.py_buffer(data), data.isascii()
+            yield pa.py_buffer(data), PieceKind(data.isascii(), tabs and blanks_in_tab_fields(data))
         if empty:
             raise NotStreamable("an empty file")
         return
@@ -290,7 +319,7 @@ def _text_batches(path: str) -> Iterator[tuple[Any, bool]]:
                 raise line_too_long(path, line_number_at(fh, start + found[0]), found[1])
             empty = False
             piece = np.frombuffer(buf, dtype=np.uint8, count=cut)
-            yield pa.py_buffer(piece), bool(piece.max(initial=0) < 128)
+            yield pa.py_buffer(piece), PieceKind(bool(piece.max(initial=0) < 128), tabs and blanks_in_tab_fields(buf, cut))
         if empty:
             raise NotStreamable("an empty file")
 
