@@ -35,6 +35,7 @@ other in this process, without dask).
 
 from __future__ import annotations
 
+import logging
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -510,7 +511,14 @@ def _run_on_cluster(
     with ExitStack() as stack:
         if local is not None:
             cluster = stack.enter_context(
-                LocalCluster(n_workers=local, threads_per_worker=1, processes=True, dashboard_address=None)
+                LocalCluster(
+                    n_workers=local, threads_per_worker=1, processes=True,
+                    # no fixed port (8787 may be taken): its HTTP server on a free port, loopback only
+                    dashboard_address="127.0.0.1:0",
+                    # the workers share our stderr: a task's bad input comes back as the
+                    # one-line error, not also as the workers' ERROR log with its traceback
+                    silence_logs=logging.CRITICAL,
+                )
             )
             client = stack.enter_context(Client(cluster))
         elif address is not None:

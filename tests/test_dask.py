@@ -30,7 +30,7 @@ CSVS = ("per_query.csv", "per_run.csv", "pr_curve.csv")
 
 @pytest.fixture(scope="module")
 def cluster():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as lc, Client(lc) as client:
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0") as lc, Client(lc) as client:
         yield client
     # distributed and zarr each keep helper threads for the whole process (Dask-Offload; zarr's
     # event loop and its executor): stop them, so that the tests after these see a process
@@ -444,3 +444,20 @@ def test_tie_modes_on_the_cluster_write_the_single_process_csvs(data, cluster, t
         assert {k: v for k, v in got.items() if k.endswith(".csv")} == {k: v for k, v in single.items() if k.endswith(".csv")}
         if not kw:
             assert single["per_query.csv"] != rule  # the matrix's ties do move the values
+
+
+def test_bad_input_on_a_local_cluster_is_one_line_on_stderr(tmp_path):
+    """The local:N workers write to our stderr: a task's bad input must come
+    back as the one-line error only, not also as the workers' error log."""
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    np.save(folder / "short.npy", np.zeros((3, 6), dtype=np.float32))  # 3 rows for 6 queries
+    cla = tmp_path / "c.cla"
+    cla.write_text("PSB 1\n2 6\n\na 0 3\n0\n1\n2\nb 0 3\n3\n4\n5\n")
+    out = subprocess.run(
+        [sys.executable, "-m", "shrec_score.cli", str(folder), "-r", str(cla), "--dask", "local:1", "--format", "csv"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1, out.stderr
+    assert out.stderr.startswith("Error: ") and "short.npy" in out.stderr and "6 x 6" in out.stderr
