@@ -184,16 +184,7 @@ def test_lists_with_given_tie_groups() -> None:
         run.tie_start = np.concatenate(tie_parts)
         sc = score_run(run, rel, measures, Settings(e_depth=4, pr_levels=7, ties=mode))
         scores[mode], prs[mode] = sc.values, sc.pr
-    for q, (grades, groups) in enumerate(oracle):
-        k_rel = int(rel.n_relevant(1)[q])
-        if k_rel == 0:
-            continue
-        values, pr = brute_binary(grades, groups, k_rel, len(grades))
-        for m in BINARY:
-            assert scores["expected"][m][q] == pytest.approx(values[m].mean(), abs=1e-12), (m, q)
-            assert scores["optimistic"][m][q] == pytest.approx(values[m].max(), abs=1e-12), (m, q)
-            assert scores["pessimistic"][m][q] == pytest.approx(values[m].min(), abs=1e-12), (m, q)
-        np.testing.assert_allclose(prs["expected"][q], pr.mean(axis=0), atol=1e-12)
+    check_against_brute(rel, scores, prs, oracle)
 
 
 @pytest.mark.parametrize("seed", range(3))
