@@ -81,7 +81,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -96,22 +95,36 @@ DATA = os.path.join(HERE, "_data")
 BIN = os.path.dirname(sys.executable)
 CLI = os.path.join(BIN, "shrec-score")
 
-RSS_WRAPPER = (
+CHILD_WRAPPER = (
     "import resource, subprocess, sys, time\n"
     "t = time.perf_counter()\n"
     "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
     "wall = time.perf_counter() - t\n"
-    "print(wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, p.returncode)\n"
+    "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "print(wall, u.ru_utime + u.ru_stime, u.ru_maxrss, p.returncode)\n"
 )
+
+
+def run_child(cmd: list[str]) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + sys) and peak RSS (bytes) of a
+    command run in a fresh process (the wrapper's own start-up not counted)."""
+    out = subprocess.run([sys.executable, "-c", CHILD_WRAPPER, *cmd], capture_output=True, text=True, check=True)
+    wall, cpu, rss_kb, rc = out.stdout.split()
+    if rc != "0":
+        raise SystemExit(f"command failed ({rc}): {' '.join(cmd)}")
+    return float(wall), float(cpu), int(rss_kb) * 1024
 
 
 def run_measured(cmd: list[str]) -> tuple[float, int]:
     """Wall seconds and peak RSS (bytes) of a command run in a fresh process."""
-    out = subprocess.run([sys.executable, "-c", RSS_WRAPPER, *cmd], capture_output=True, text=True, check=True)
-    wall, rss_kb, rc = out.stdout.split()
-    if rc != "0":
-        raise SystemExit(f"command failed ({rc}): {' '.join(cmd)}")
-    return float(wall), int(rss_kb) * 1024
+    wall, _, rss = run_child(cmd)
+    return wall, rss
+
+
+def run_cpu(cmd: list[str]) -> tuple[float, float]:
+    """Wall and CPU (user + sys) seconds of a command run in a fresh process."""
+    wall, cpu, _ = run_child(cmd)
+    return wall, cpu
 
 
 def median_time(fn, repeat: int) -> float:
@@ -613,11 +626,9 @@ def case_lists(repeat: int) -> None:
             read_all()
             refs.append(time.perf_counter() - t)
             ref_cpu.append(time.process_time() - c)
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            wall, peak = run_measured(cmd)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the wrapper's child, counted once the wrapper ends
+            wall, cpu, peak = run_child(cmd)
             ours.append(wall)
-            our_cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+            our_cpu.append(cpu)
             rss = max(rss, peak)
         ref, mine = statistics.median(refs), statistics.median(ours)
         cpu_ratio = statistics.median(our_cpu) / statistics.median(ref_cpu)
@@ -674,24 +685,6 @@ def case_kendall(repeat: int) -> None:
 
 
 # -- case 5: --ties expected against the rule ---------------------------------------
-
-CPU_WRAPPER = (
-    "import resource, subprocess, sys, time\n"
-    "t = time.perf_counter()\n"
-    "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
-    "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-    "print(time.perf_counter() - t, u.ru_utime + u.ru_stime, p.returncode)\n"
-)
-
-
-def run_cpu(cmd: list[str]) -> tuple[float, float]:
-    """Wall and CPU (user + sys) seconds of a command run in a fresh process."""
-    out = subprocess.run([sys.executable, "-c", CPU_WRAPPER, *cmd], capture_output=True, text=True, check=True)
-    wall, cpu, rc = out.stdout.split()
-    if rc != "0":
-        raise SystemExit(f"command failed ({rc}): {' '.join(cmd)}")
-    return float(wall), float(cpu)
-
 
 def case_ties(case: str, repeat: int) -> None:
     if case == "matrix-ties":
