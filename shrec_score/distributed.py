@@ -61,7 +61,7 @@ from .io.text import entry_is_folder, list_folder
 from .io.trec_stream import NotStreamable
 from .join import matrix_axis, matrix_run
 from .loading import PathLike, Progress, load_runs
-from .measures import Measure, RankBlock, Settings
+from .measures import Measure, Settings
 from .model import ChunkedRun, MatrixRun, RankedRun, RunSource
 from .options import Options
 from .ranking import matrix_rank_block, matrix_to_ranked_run
@@ -227,24 +227,11 @@ def _score_block(shared: _Shared, path: str, name: str, a: int, b: int) -> list[
     run, _ = _block_run(shared, path, name, qrows)
     level = s.rel_level
     relevant, k = shared.relevant(level)
-    ranks = matrix_rank_block(run, [relevant[i] for i in qrows.tolist()], k[qrows], rel.self_index[qrows], ties=s.ties)
-    width = max(1, int(k.max(initial=0)))  # as wide as the whole matrix's block: sums over a row add in the same order
-    if ranks.rel_ranks.shape[1] < width:
-        ranks = RankBlock(
-            _pad(ranks.rel_ranks, width, np.inf), ranks.n_relevant, ranks.n_retrieved,
-            group_start=None if ranks.group_start is None else _pad(ranks.group_start, width, 0.0),
-            group_size=None if ranks.group_size is None else _pad(ranks.group_size, width, 0.0),
-        )
+    width = max(1, int(k.max(initial=0)))  # as wide as the single process's blocks: each row's sums add alike
+    ranks = matrix_rank_block(run, [relevant[i] for i in qrows.tolist()], k[qrows], rel.self_index[qrows], ties=s.ties, width=width)
     values = {m.name: measure_values(m, ranks, s) for m in shared.measures}  # as score_run's matrix branch
     pr = pr_rows(ranks, s.recall_levels())
     return [_Part(qrows, values, pr, None, None, run.drops)]
-
-
-def _pad(a: np.ndarray, width: int, fill: float) -> np.ndarray:
-    """``a`` widened to ``width`` columns with ``fill`` (as :func:`matrix_rank_block` fills its unused columns)."""
-    out = np.full((a.shape[0], width), fill)
-    out[:, : a.shape[1]] = a
-    return out
 
 
 def _score_chunks(shared: _Shared, path: str, name: str, chunks: list[tuple[int, int]]) -> list[_Part]:

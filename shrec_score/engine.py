@@ -413,10 +413,11 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
         # binary measures only: the ranks of the relevant items suffice, measured a
         # chunk of queries at a time (memory: one chunk's ranks, not queries x K)
         relevant, n_relevant = relevance.relevant_targets(level), relevance.n_relevant(level)
+        width = max(1, int(n_relevant.max(initial=0)))  # every chunk as wide as the whole matrix
         for a in range(0, n_q, MATRIX_QUERIES):
             b = min(n_q, a + MATRIX_QUERIES)
             part = replace(run, query_ids=run.query_ids[a:b], row_of_query=run.row_of_query[a:b])
-            block = matrix_rank_block(part, relevant[a:b], n_relevant[a:b], relevance.self_index[a:b], ties=ties)
+            block = matrix_rank_block(part, relevant[a:b], n_relevant[a:b], relevance.self_index[a:b], ties=ties, width=width)
             for m in binary:
                 values[m.name][a:b] = measure_values(m, block, settings)
             pr[a:b] = pr_rows(block, pr_levels)

@@ -210,7 +210,13 @@ BLOCK_ROWS = 256
 
 
 def matrix_rank_block(
-    run: MatrixRun, relevant: Sequence[np.ndarray], n_relevant: np.ndarray, self_index: np.ndarray, *, ties: str = "rule"
+    run: MatrixRun,
+    relevant: Sequence[np.ndarray],
+    n_relevant: np.ndarray,
+    self_index: np.ndarray,
+    *,
+    ties: str = "rule",
+    width: int | None = None,
 ) -> RankBlock:
     """Ranks of the relevant items of every query of a matrix run, without ranking everything.
 
@@ -228,7 +234,11 @@ def matrix_rank_block(
     their block.
 
     Returns a :class:`~shrec_score.measures.RankBlock` (with ``ties="expected"``
-    carrying each item's tie group, ``group_start`` and ``group_size``).
+    carrying each item's tie group, ``group_start`` and ``group_size``),
+    ``width`` columns wide (default: the largest K of these queries).  A
+    caller that ranks a matrix a part of its queries at a time passes the
+    whole matrix's largest K, so that each row's sums add the same columns,
+    in the same order, whatever the part: bit-identical values.
     """
     from .measures import RankBlock
 
@@ -238,7 +248,8 @@ def matrix_rank_block(
     col_of_target = np.full(max(int(run.col_target.max(initial=-1)) + 1, int(self_index.max(initial=-1)) + 1, 1), -1, dtype=np.int64)
     col_of_target[run.col_target] = np.arange(n_cols)
     self_col = np.where(self_index >= 0, col_of_target[np.maximum(self_index, 0)], -1)
-    width = max(1, int(n_relevant.max(initial=0)))
+    if width is None:
+        width = max(1, int(n_relevant.max(initial=0)))
     ranks = np.full((n_q, width), np.inf)
     groups = (np.zeros((n_q, width)), np.zeros((n_q, width))) if ties == "expected" else None
     for a in range(0, n_q, BLOCK_ROWS):
