@@ -375,8 +375,6 @@ class TaxonomyRelevance(Relevance):
     _synset: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
     _subsynset: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
     _synset_level: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=bool))
-    #: Per query: its index in the collection (every model is a query).
-    _query_target: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
     #: K per grade level 1..3, computed once when built (asked for by every chunk of a run).
     _n_relevant: dict[int, np.ndarray] = field(repr=False, default_factory=dict)
 
@@ -425,11 +423,10 @@ class TaxonomyRelevance(Relevance):
             _synset=np.asarray([syn_code[s] for s in syn], dtype=np.int64),
             _subsynset=np.asarray([sub_code[s] for s in sub], dtype=np.int64),
             _synset_level=np.asarray([a == b for a, b in zip(syn, sub)], dtype=bool),
-            _query_target=np.arange(n, dtype=np.int64),
         )
 
     def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        q = self._query_target[np.asarray(query_rows, dtype=np.int64)]
+        q = np.asarray(query_rows, dtype=np.int64)  # every model is a query: query row = target index
         t = np.asarray(targets, dtype=np.int64)
         same_synset = self._synset[q] == self._synset[t]
         grade = np.where(self._subsynset[q] == self._subsynset[t], 3, np.where(self._synset_level[t], 2, 1))
@@ -440,8 +437,7 @@ class TaxonomyRelevance(Relevance):
         out = []
         everyone = np.arange(len(self.target_ids), dtype=np.int64)
         for q in range(self.n_queries):
-            t = int(self._query_target[q])
-            key = (int(self._synset[t]), int(self._subsynset[t]))
+            key = (int(self._synset[q]), int(self._subsynset[q]))
             if key not in by_group:
                 members = everyone[self._synset == key[0]]
                 by_group[key] = members[self.gains(np.full(members.size, q), members) >= level]

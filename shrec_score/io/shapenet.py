@@ -22,7 +22,7 @@ import os
 from dataclasses import dataclass
 
 from ..errors import InputError, shown
-from .text import read_head, read_text
+from .text import read_head, read_text_lines
 
 #: The header of the official ground truth (its first field is what the official evaluator checks).
 COLUMNS = ("id", "synsetId", "subSynsetId", "modelId", "split")
@@ -64,7 +64,7 @@ def read_shapenet_truth(path: str | os.PathLike[str]) -> TaxonomyRows:
         holds no model.
     """
     path = os.fspath(path)
-    lines = [(n, line) for n, line in enumerate(read_text(path).splitlines(), start=1) if line.strip()]
+    lines = [(n, line) for n, line in read_text_lines(path) if line.strip()]
     if not lines:
         raise InputError(path, None, f"expected the header {','.join(COLUMNS)}", "an empty file")
     n, header = lines[0]

@@ -399,9 +399,9 @@ def read_trec_columns(path: str | os.PathLike[str]) -> TrecColumns:
     tbl: Any = None
     if not is_compressed(path):
         scan_line_lengths(path)  # before pyarrow parses the file
-        tbl = _read_columns_arrow(path, names, types, keep)
-        if tbl is not None and _delimiter(path) == "\t" and _blanks_in_tab_file(path):
-            tbl = None  # a tab-separated file with blanks inside fields: split by pieces (below)
+        # a tab-separated file with blanks inside fields is split by pieces (below), not parsed here
+        blanks = _delimiter(path) == "\t" and _blanks_in_tab_file(path)
+        tbl = None if blanks else _read_columns_arrow(path, names, types, keep)
         fields = _first_line_fields(path)
         if not _regular(tbl) and fields > RUN_FIELDS:  # a tag of several words, on every line
             wide = wider_names(fields)

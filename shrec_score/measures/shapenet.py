@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .dcg import discount
 from .graded import GainBlock
 
 #: Ranked lists are cut to this many items before scoring, and C is at most this.
@@ -45,7 +46,7 @@ CUTOFF = 1000
 
 def _cut(b: GainBlock, cutoff: int) -> tuple[np.ndarray, np.ndarray]:
     """(grades of the first ``cutoff`` items, padded with 0; N per query)."""
-    return b.gains[:, :cutoff].astype(np.int64), np.minimum(b.n_retrieved, cutoff)
+    return b.gains[:, :cutoff], np.minimum(b.n_retrieved, cutoff)
 
 
 def _hits(b: GainBlock, cutoff: int) -> tuple[np.ndarray, np.ndarray]:
@@ -128,10 +129,8 @@ def average_precision_retrieved(b: GainBlock, *, cutoff: int = CUTOFF) -> np.nda
 
 
 def _dcg(g: np.ndarray) -> np.ndarray:
-    """g_1 + sum_{i>=2} g_i / log2 i, per row."""
-    discount = np.ones(g.shape[1])
-    discount[1:] = 1.0 / np.log2(np.arange(2, g.shape[1] + 1))
-    return (g * discount).sum(axis=1)
+    """g_1 + sum_{i>=2} g_i / log2 i, per row (the PSB discount, :func:`.dcg.discount`)."""
+    return (g * discount(np.arange(1, g.shape[1] + 1))).sum(axis=1)
 
 
 def ndcg_retrieved(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
