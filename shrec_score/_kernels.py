@@ -418,9 +418,7 @@ def _rank_counts_rows(block: np.ndarray, rows: np.ndarray, cols: np.ndarray, wor
     np.take(flagged, bins, out=flags)
     cand = np.flatnonzero(flags)
     crow = cand // n_cols
-    cval = block.ravel()[cand] + ft(0)  # -0.0 -> 0.0
-    key = cval.view(np.uint32 if ft is np.float32 else np.uint64)
-    key = np.where(cval < 0, ~key, key | (key.dtype.type(1) << key.dtype.type(8 * key.itemsize - 1)))  # order-preserving
+    key = _sortable(block.ravel()[cand])
     if ft is np.float32:
         order = np.argsort((crow.astype(np.uint64) << np.uint64(32)) | key.astype(np.uint64), kind="stable")
     else:

@@ -138,8 +138,7 @@ def score(
             )
         else:
             run_objs = given
-        curves = rel.graded and rel.mode != "shapenet"  # SHREC 2006's curves; not part of the ShapeNet evaluator
-        ev = score_all(run_objs, rel, plan.measures, opts.settings, curves=curves, progress=progress)
+        ev = score_all(run_objs, rel, plan.measures, opts.settings, curves=rel.gain_curves, progress=progress)
     return _report(ev, run_objs, rel, plan, opts, notes)
 
 

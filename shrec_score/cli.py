@@ -207,7 +207,7 @@ def score_command(
 
     cfg, pick = _preset(config)
     runs = list(runs) or cfg.get("runs", [])
-    html = _html_folder(html_dir if html_dir is not None else cfg.get("html"), out)
+    html = _html_folder(pick("html", html_dir), out)
     page = {"description": cfg.get("description")}
     relevance = pick("relevance", relevance)
     ground_truth = pick("ground_truth", ground_truth)

@@ -397,8 +397,7 @@ def score(
                 )
         mapped = matrix_run("", "", None, rel, row_ids, col_ids)
         row_of_query, col_target = mapped.row_of_query, mapped.col_target
-    curves = rel.graded and rel.mode != "shapenet"  # as api.score: SHREC 2006's curves, not the ShapeNet evaluator's
-    shared = _Shared(rel, list(plan.measures), opts.settings, curves, opts.run_format, opts.matrix_order, opts.lenient, row_of_query, col_target)
+    shared = _Shared(rel, list(plan.measures), opts.settings, rel.gain_curves, opts.run_format, opts.matrix_order, opts.lenient, row_of_query, col_target)
     tasks: list[tuple[Callable[..., Any], tuple[Any, ...], int]] = []  # (function, arguments, run number)
     for i, s in enumerate(sources):
         if isinstance(s, _BlockSource) and shared.fast:
@@ -423,7 +422,7 @@ def score(
             scores.append(res.scores)
             stubs.append(res.stub)
             notes.extend(res.notes)
-    ev = collect(scores, rel, plan.measures, opts.settings, curves=curves)
+    ev = collect(scores, rel, plan.measures, opts.settings, curves=rel.gain_curves)
     return _report(ev, stubs, rel, plan, opts, notes)
 
 

@@ -428,7 +428,7 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
             gains = flat_gains(sub, relevance, rows) if known is None else known
             if ties in ("optimistic", "pessimistic") and sub.tie_start is not None:
                 perm = arrange_ties(sub.tie_start, sub.offsets, gains, ties)
-                sub = RankedRun(sub.name, sub.query_ids, sub.targets[perm], sub.offsets, tie_start=sub.tie_start)
+                sub = replace(sub, targets=sub.targets[perm])
                 gains = gains[perm]
             if cut:
                 sub, gains = restrict(sub, relevance, gains, rows, settings)

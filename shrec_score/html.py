@@ -231,10 +231,6 @@ def _summary(report: Report, heading: str, description: str | None, date: str) -
     return "\n".join(out)
 
 
-def _direction(column: str) -> bool | None:
-    return column_higher_is_better(column)
-
-
 def _head(label: str, column_kind: str, first: str, extra: str = "", title: str = "") -> str:
     """A sortable header cell: a ``<button>`` inside ``<th>``."""
     t = f' title="{text(title)}"' if title else ""
@@ -255,14 +251,11 @@ def _best_of(values: Sequence[Any], higher: bool | None) -> str | None:
     return fmt(max(nums) if higher else min(nums))
 
 
-def _num_cell(value: Any, best: str | None, extra_class: str = "") -> str:
-    shown = fmt(value)
-    v = _num(value)
-    data = "" if v is None else repr(v)
-    cls = "num" + (" " + extra_class if extra_class else "")
+def _num_cell(value: Any, best: str | None) -> str:
+    shown, data = fmt(value), _dv(value)
     if best is not None and shown and shown == best:
-        return f'<td class="{cls} best" data-v="{data}"><strong>{shown}</strong> <span class="star" role="img" aria-label="best">{BEST}</span></td>'
-    return f'<td class="{cls}" data-v="{data}">{shown}</td>'
+        return f'<td class="num best" data-v="{data}"><strong>{shown}</strong> <span class="star" role="img" aria-label="best">{BEST}</span></td>'
+    return f'<td class="num" data-v="{data}">{shown}</td>'
 
 
 def _near_best(report: Report) -> dict[str, tuple[str, float | None]]:
@@ -296,7 +289,7 @@ def _leaderboard(report: Report) -> str:
         ("queries", _head("queries", "num", "desc"), "queries"),
     ]
     for m in measures:
-        higher = _direction(m)
+        higher = column_higher_is_better(m)
         aria = ""
         if m == report.sort:
             aria = ' aria-sort="ascending"' if higher is False else ' aria-sort="descending"'
@@ -308,7 +301,7 @@ def _leaderboard(report: Report) -> str:
             cols.append(("ci", f'<th scope="col">{ci_head}</th>', ci_head))
         if m == report.sort and groups:
             cols.append(("group", _head("vs best", "num", "desc", "", "Holm-adjusted p-value against the best run (sorted: the best run, then the largest p)"), "vs best"))
-    best = {m: _best_of(list(board[m]), _direction(m)) for m in measures}
+    best = {m: _best_of(list(board[m]), column_higher_is_better(m)) for m in measures}
     rows: list[dict[str, str]] = []
     for i in range(len(board)):
         rec = board.iloc[i]
@@ -485,7 +478,7 @@ def _per_class(report: Report) -> str:
     for run, cls, n, v in zip(pc["run"], pc["class"], pc["queries"], pc[sort]):
         values[(str(run), str(cls))] = v
         counts.setdefault(str(cls), int(n))
-    higher = _direction(sort)
+    higher = column_higher_is_better(sort)
     nums = [v for v in (_num(x) for x in values.values()) if v is not None]
     lo, hi = (min(nums), max(nums)) if nums else (0.0, 1.0)
     heads = [_head("class", "text", "asc", ' class="run"'), _head("queries", "num", "desc")]
@@ -559,7 +552,7 @@ def _explorer_data(report: Report) -> dict[str, Any]:
         "classes": classes,
         "measures": measures,
         "labels": [display_name(m) for m in measures],
-        "higher": [_direction(m) for m in measures],
+        "higher": [column_higher_is_better(m) for m in measures],
         "sort": report.sort,
         "values": values,
     }

@@ -62,7 +62,7 @@ def matrix_blocks(
             order = order[keep].reshape(b - a, n_cols - 1)
         equal = None
         if ties:
-            ranked = np.take_along_axis(dist, order, axis=1) + 0.0  # -0.0 == 0.0
+            ranked = np.take_along_axis(dist, order, axis=1)  # (-0.0 == 0.0 holds)
             equal = np.zeros(order.shape, dtype=bool)
             equal[:, 1:] = ranked[:, 1:] == ranked[:, :-1]
         yield slice(a, b), run.col_target[order], equal

@@ -124,6 +124,12 @@ class Relevance:
         return self.max_grade > 1
 
     @property
+    def gain_curves(self) -> bool:
+        """SHREC 2006's gain curves (CG/DCG/NCG/NDCG by rank and vs recall) are
+        drawn: graded relevance, but not the ShapeNet evaluator's taxonomy."""
+        return self.graded and self.mode != "shapenet"
+
+    @property
     def keeps_own_item(self) -> bool:
         """True when a query may retrieve itself and is scored with its own
         item in its list (ShapeNet Core55); then ``self_index`` is -1."""
