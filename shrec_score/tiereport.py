@@ -88,7 +88,8 @@ def tie_report(
     for mode in MODES:
         if mode == "expected" and not exact:
             continue
-        mode_opts = replace(opts, settings=replace(opts.settings, ties=mode))
+        # only the leaderboard's means are read: no significance tests per mode
+        mode_opts = replace(opts, significance=False, settings=replace(opts.settings, ties=mode))
         ev = score_all(run_objs, rel, plan.measures, mode_opts.settings, curves=False)
         report = _report(ev, run_objs, rel, plan, mode_opts, notes)
         boards[mode] = report.leaderboard.set_index("run")
@@ -113,7 +114,7 @@ def _rows(measure: str, boards: dict[str, pd.DataFrame], per_query: dict[str, pd
         return sign * vb > sign * va or (vb == va and b < a)
 
     out = []
-    pq = {mode: frame.set_index(["run", "query"])[measure] for mode, frame in per_query.items()}
+    pq = {mode: per_query[mode].set_index(["run", "query"])[measure] for mode in ("pessimistic", "optimistic")}
     for place, a in enumerate(order, 1):
         others = [b for b in order if b != a]
         best = 1 + sum(above(b, low[b], a, high[a]) for b in others)
