@@ -138,18 +138,16 @@ class BatchReader:
                     # a field with a space in a tab-separated file (a tag
                     # of several words): trec_eval splits it on the blank
                     table = self._irregular(text, options, None, ascii_only)
-                    if table.num_rows and not self._put(_split_queries(table.combine_chunks().to_batches()[0])):
-                        return
-                    continue
-                # one call parses a whole batch without the GIL (the main
-                # thread holds it while it imports and loads the relevance)
-                try:
-                    table = pcsv.read_csv(text, **(ascii_options if ascii_only else options))
-                except pa.ArrowInvalid as exc:
-                    # more than six fields (a tag of several words) or blanks
-                    # that are not one delimiter: only then is the batch read
-                    # another way (a six-field file never pays for it)
-                    table = self._irregular(text, options, exc, ascii_only)
+                else:
+                    # one call parses a whole batch without the GIL (the main
+                    # thread holds it while it imports and loads the relevance)
+                    try:
+                        table = pcsv.read_csv(text, **(ascii_options if ascii_only else options))
+                    except pa.ArrowInvalid as exc:
+                        # more than six fields (a tag of several words) or blanks
+                        # that are not one delimiter: only then is the batch read
+                        # another way (a six-field file never pays for it)
+                        table = self._irregular(text, options, exc, ascii_only)
                 if table.num_rows and not self._put(_split_queries(table.combine_chunks().to_batches()[0])):
                     return
             self._put(None)
