@@ -27,6 +27,21 @@ if TYPE_CHECKING:
 BLOCK_CELLS = 2_000_000
 
 
+def without_nan(run: MatrixRun, a: int, rows: np.ndarray, dist: np.ndarray) -> np.ndarray:
+    """Rows ``rows`` of a matrix (queries ``a``, ``a + 1``, ...) as they are
+    ranked: an InputError naming the first NaN cell (row, then column); under
+    lenient scoring NaN cells become inf (ranked last) and are counted."""
+    if not (dist.size and np.isnan(dist.max(axis=1)).any()):  # max is NaN where a row holds one
+        return dist
+    nan = np.isnan(dist)
+    if run.drops is None:
+        i = int(np.flatnonzero(nan.any(axis=1))[0])
+        c = int(np.flatnonzero(nan[i])[0])
+        raise InputError(run.path, int(rows[i]) + 1, f"expected a number in every cell; row {int(rows[i]) + 1} (query {run.query_ids[a + i]!r}) column {c + 1}", "NaN")
+    run.drops["NaN cells ranked last"] += int(nan.sum())
+    return np.where(nan, dist.dtype.type(np.inf), dist)
+
+
 def matrix_blocks(
     run: MatrixRun, self_col: np.ndarray, *, block_cells: int = BLOCK_CELLS, ties: bool = False
 ) -> Iterator[tuple[slice, np.ndarray, np.ndarray | None]]:
@@ -45,14 +60,7 @@ def matrix_blocks(
         b = min(n_q, a + step)
         rows = run.row_of_query[a:b]
         dist = np.array(run.matrix[rows], dtype=np.float64 if run.matrix.dtype.kind != "f" else run.matrix.dtype)
-        bad = np.isnan(dist)
-        if run.drops is not None and bad.any():
-            run.drops["NaN cells ranked last"] += int(bad.sum())
-            dist[bad] = np.inf
-            bad[:] = False
-        if bad.any():
-            r, c = np.argwhere(bad)[0]
-            raise InputError(run.path, int(rows[r]) + 1, f"expected a number in every cell; row {int(rows[r]) + 1} (query {run.query_ids[a + r]!r}) column {c + 1}", "NaN")
+        dist = without_nan(run, a, rows, dist)
         order = np.argsort(dist, axis=1, kind="stable")
         own = self_col[a:b]
         if (own >= 0).any():
@@ -259,14 +267,7 @@ def matrix_rank_block(
         dist = np.asarray(m[int(rows[0]) : int(rows[-1]) + 1] if contiguous else m[rows])  # a view where it can be: read, never written
         if dist.dtype.kind != "f" or dist.dtype.itemsize not in (4, 8):
             dist = dist.astype(np.float64)
-        if dist.size and np.isnan(dist.max(axis=1)).any():  # max is NaN where a row holds one
-            nan = np.isnan(dist)
-            if run.drops is None:
-                i = int(np.flatnonzero(nan.any(axis=1))[0])
-                c = int(np.flatnonzero(nan[i])[0])
-                raise InputError(run.path, int(rows[i]) + 1, f"expected a number in every cell; row {int(rows[i]) + 1} (query {run.query_ids[a + i]!r}) column {c + 1}", "NaN")
-            run.drops["NaN cells ranked last"] += int(nan.sum())
-            dist = np.where(nan, dist.dtype.type(np.inf), dist)
+        dist = without_nan(run, a, rows, dist)
         q, slot, r, group = _rank_rows(a, b, dist, relevant, col_of_target, self_col, ties)
         ranks[q, slot] = r
         if groups is not None and group is not None:
