@@ -20,8 +20,8 @@ from .errors import InputError, shown
 from .io.matrix import read_matrix
 from .io.runs import is_int
 from .io.text import text_lines
-from .model import MatrixRun, RankedRun, RunSource
-from .ranking import drop_own_items, score_groups, tie_starts, trec_order
+from .model import MatrixRun, RankedRun, RunSource, group_tie_starts
+from .ranking import drop_own_items, score_groups, trec_order
 from .relevance import Relevance
 
 
@@ -169,7 +169,7 @@ def read_trec_run(
         np.cumsum(counts, out=offsets[1:])
     run = RankedRun(source.name, list(relevance.query_ids), targets, offsets, [source.path])
     if group is not None:
-        run.tie_start = tie_starts(np.r_[False, group[1:] == group[:-1]], offsets)
+        run.tie_start = group_tie_starts(group, offsets)
     return run, notes
 
 

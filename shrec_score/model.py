@@ -141,6 +141,15 @@ def tie_starts(equal: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return at - np.repeat(offsets[:-1], np.diff(offsets))
 
 
+def group_tie_starts(group: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """:func:`tie_starts` from a group id per entry (entries of one group are consecutive).
+
+    >>> group_tie_starts(np.array([0, 0, 1, 1, 1, 1]), np.array([0, 4, 6])).tolist()
+    [0, 0, 2, 2, 0, 0]
+    """
+    return tie_starts(np.r_[False, group[1:] == group[:-1]], offsets)
+
+
 @dataclass
 class MatrixRun:
     """A dissimilarity-matrix run: rows = queries, columns = targets, smaller = closer.

@@ -18,7 +18,7 @@ import numpy as np
 
 from ._kernels import byte_order_rank, rank_counts, rank_of  # noqa: F401  (re-exported)
 from .errors import InputError
-from .model import MatrixRun, RankedRun, tie_starts
+from .model import MatrixRun, RankedRun, group_tie_starts, tie_starts
 
 if TYPE_CHECKING:
     from .measures import RankBlock
@@ -152,10 +152,7 @@ def tie_group_ids(tie_start: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 def keep_ties(tie_start: np.ndarray, offsets: np.ndarray, keep: np.ndarray, new_offsets: np.ndarray) -> np.ndarray:
     """The tie groups of the entries ``keep`` leaves (lists ``new_offsets``):
     the groups shrink, entries move up, no two groups merge."""
-    g = tie_group_ids(tie_start, offsets)[keep]
-    equal = np.zeros(g.size, dtype=bool)
-    equal[1:] = g[1:] == g[:-1]
-    return tie_starts(equal, new_offsets)
+    return group_tie_starts(tie_group_ids(tie_start, offsets)[keep], new_offsets)
 
 
 def tie_group_sizes(tie_start: np.ndarray, offsets: np.ndarray) -> np.ndarray:

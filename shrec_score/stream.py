@@ -36,8 +36,8 @@ from .errors import InputError, shown
 from .io.text import regular_file
 from .io.trec import arrow_numpy, extra_fields_note
 from .io.trec_stream import Batch, BatchReader, NotStreamable, ReadAhead
-from .model import ChunkedRun, RankedRun
-from .ranking import drop_own_items, score_groups, tie_starts, trec_order
+from .model import ChunkedRun, RankedRun, group_tie_starts
+from .ranking import drop_own_items, score_groups, trec_order
 from .relevance import QrelsRelevance, Relevance
 
 
@@ -205,7 +205,7 @@ class TrecStreamRun(ChunkedRun):
         np.cumsum(lens, out=offsets[1:])
         sub = RankedRun(self.name, query_ids, t, offsets, [self.path])
         if group is not None:
-            sub.tie_start = tie_starts(np.r_[False, group[1:] == group[:-1]], offsets)
+            sub.tie_start = group_tie_starts(group, offsets)
         return rows, sub, gains
 
     def read_whole(self, relevance: Relevance) -> RankedRun:
