@@ -299,15 +299,12 @@ def score_command(
     except OptionError as exc:
         raise BadInput(str(exc)) from None
     if dask_address:
-        from .distributed import missing_extra, parse_address
+        from .distributed import cluster_target
 
-        hint = missing_extra()
         try:
-            parse_address(dask_address)
+            cluster_target(dask_address)
         except OptionError as exc:
-            hint = hint or str(exc)
-        if hint is not None:
-            raise BadInput(hint)
+            raise BadInput(str(exc)) from None
     try:
         with _Outputs(runs, out, plots_dir, html, page) as outputs:  # locked before any input is read
             if dask_address or _row_block_runs(runs):  # without --dask: the same tasks here, one by one
@@ -346,10 +343,10 @@ def _page_date() -> str:
 
 
 def _row_block_runs(runs: Sequence[str]) -> bool:
-    """Whether a RUNS argument is a matrix stored by blocks of rows (Zarr, .npy shards)."""
-    from .io.chunked import layout_of
+    """Whether a RUNS argument is (or holds) a matrix stored by blocks of rows (Zarr, .npy shards)."""
+    from .io.chunked import holds_row_blocks
 
-    return any(layout_of(r) for r in runs)
+    return any(holds_row_blocks(r) for r in runs)
 
 
 def _prefix_in(out: str, folder: str, flag: str) -> str | None:

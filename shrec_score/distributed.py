@@ -55,7 +55,14 @@ from .engine import (
     small_class_queries,
 )
 from .errors import InputError, OptionError
-from .io.chunked import INSTALL_HINT, RowBlockMatrix, layout_of, open_row_blocks, run_name
+from .io.chunked import (
+    INSTALL_HINT,
+    RowBlockMatrix,
+    holds_row_blocks,
+    layout_of,
+    open_row_blocks,
+    run_name,
+)
 from .io.runs import check_unique_names, discover_runs
 from .io.text import entry_is_folder, list_folder
 from .io.trec_stream import NotStreamable
@@ -82,6 +89,19 @@ def missing_extra() -> str | None:
         if find_spec(name) is None:
             return f"--dask needs the optional packages dask[distributed] and zarr (no module {name!r}); install them with: {INSTALL_HINT}"
     return None
+
+
+def cluster_target(dask: Any) -> tuple[str | None, int | None]:
+    """What ``dask=`` names, checked before anything is read: ``parse_address``'s
+    pair for a string, ``(None, None)`` for a Client or None.  OptionError with
+    the pip command when the extra is missing (told first: nothing runs without
+    it), else with the expected form of a bad address."""
+    if dask is None:
+        return None, None
+    hint = missing_extra()
+    if hint is not None:
+        raise OptionError(hint)
+    return parse_address(dask) if isinstance(dask, str) else (None, None)
 
 
 def parse_address(address: str) -> tuple[str | None, int | None]:
@@ -313,7 +333,7 @@ def _sources(paths: Sequence[PathLike], fmt: str) -> tuple[list[RunSource | _Blo
             flush()
             out.append(_BlockSource(run_name(path), path, open_row_blocks(path)))
             continue
-        if entry_is_folder(path) and any(layout_of(os.path.join(path, e)) for e in list_folder(path)):
+        if holds_row_blocks(path):
             flush()
             for e in list_folder(path):
                 sub = os.path.join(path, e)
@@ -374,14 +394,7 @@ def score(
     if options is not None and settings:
         raise OptionError(f"give the options either as options= or as keywords, not both (got {', '.join(sorted(settings))})")
     opts = options if options is not None else Options.build(**settings)
-    address: str | None = None
-    local: int | None = None
-    if isinstance(dask, str):
-        address, local = parse_address(dask)
-    if dask is not None:
-        hint = missing_extra()
-        if hint is not None:
-            raise OptionError(hint)
+    address, local = cluster_target(dask)
     rel = _relevance(relevance, opts)  # type: ignore[arg-type]
     plan = plan_measures(rel, opts)
     sources, notes = _sources(runs, opts.run_format)

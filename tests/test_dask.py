@@ -321,10 +321,11 @@ def test_without_the_extra_dask_is_exit_2_with_the_pip_command_and_never_importe
     assert out.stdout.strip() == "exit 2"
     assert out.stderr.strip().endswith("pip install 'shrec-score[dask]'") and out.stderr.count("\n") == 1
     # an ordinary scoring, and shards scored without --dask (the same tasks in this
-    # process), import nothing of dask or zarr; the shards give the .npy's CSVs
+    # process), given as the shard folder or as a RUNS folder holding it, import
+    # nothing of dask or zarr; the shards give the .npy's CSVs
     code = (
         "import sys\nfrom shrec_score.cli import main\n"
-        "for args in (['one/run.npy', '--out', 'o1'], ['s/run', '--out', 'o2']):\n"
+        "for args in (['one/run.npy', '--out', 'o1'], ['s/run', '--out', 'o2'], ['s', '--out', 'o3']):\n"
         "    try:\n"
         f"        main([{str(root)!r} + '/' + args[0], '-r', {cla!r}, '--format', 'csv', '--quiet', '--out', {str(tmp_path)!r} + '/' + args[2]])\n"
         "    except SystemExit as e:\n        assert e.code == 0\n"
@@ -333,6 +334,7 @@ def test_without_the_extra_dask_is_exit_2_with_the_pip_command_and_never_importe
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stderr
     _same_csvs(tmp_path / "o1", tmp_path / "o2")
+    _same_csvs(tmp_path / "o1", tmp_path / "o3")
 
 
 def test_bad_dask_addresses_are_exit_2(data, capsys, tmp_path):

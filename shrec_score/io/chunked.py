@@ -65,6 +65,14 @@ def layout_of(path: str) -> str | None:
     return None
 
 
+def holds_row_blocks(path: str) -> bool:
+    """Whether a RUNS argument is a row-block matrix or a folder holding one
+    (the one test for both the cluster's run plan and the CLI's choice of it)."""
+    if layout_of(path):
+        return True
+    return os.path.isdir(path) and any(layout_of(os.path.join(path, e)) for e in sorted(os.listdir(path)))
+
+
 def run_name(path: str) -> str:
     """A row-block run's name: the folder's name without ``.zarr``."""
     base = os.path.basename(os.path.normpath(path))
