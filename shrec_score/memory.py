@@ -133,11 +133,11 @@ def evaluate(
         if separate:
             if embeddings is not None or query_embeddings is None or target_embeddings is None:
                 raise ValueError("embeddings: expected query_embeddings= and target_embeddings= with query_labels= and target_labels=")
-            qe, te = _array("query_embeddings", query_embeddings), _array("target_embeddings", target_embeddings)
+            qe, te = _on_host(_array("query_embeddings", query_embeddings)), _on_host(_array("target_embeddings", target_embeddings))
         else:
             if embeddings is None:
                 raise ValueError("embeddings: expected embeddings= with labels= (all-against-all)")
-            qe = te = _array("embeddings", embeddings)
+            qe = te = _on_host(_array("embeddings", embeddings))
         sides = [("query_embeddings" if separate else "embeddings", qe, shape[0]), ("target_embeddings" if separate else "embeddings", te, shape[1])]
         for arg, e, n in sides[: 1 if te is qe else 2]:  # all-against-all: one array, checked once
             if e.ndim != 2 or e.shape[0] != n:
@@ -160,9 +160,9 @@ class EmbeddingDistances:
     block; the full matrix is never built.
     """
 
-    def __init__(self, queries: np.ndarray | DeviceRows, targets: np.ndarray | DeviceRows, metric: str, dtype: np.dtype) -> None:
-        self.q = queries.to_host(dtype) if isinstance(queries, DeviceRows) else np.ascontiguousarray(queries, dtype=dtype)
-        self.t = self.q if targets is queries else targets.to_host(dtype) if isinstance(targets, DeviceRows) else np.ascontiguousarray(targets, dtype=dtype)
+    def __init__(self, queries: np.ndarray, targets: np.ndarray, metric: str, dtype: np.dtype) -> None:
+        self.q = np.ascontiguousarray(queries, dtype=dtype)
+        self.t = self.q if targets is queries else np.ascontiguousarray(targets, dtype=dtype)
         self.metric = metric
         self.dtype = dtype
         self.shape = (len(self.q), len(self.t))
@@ -344,6 +344,13 @@ class DeviceRows:
         for a, block in zip(range(0, self.shape[0], self.block_rows), self.blocks()):
             out[a : a + len(block)] = block
         return out
+
+
+def _on_host(arr: np.ndarray | DeviceRows) -> np.ndarray:
+    """Embeddings (n x d, small beside the n x n distances) in host memory: a device
+    array is copied once, block by block, and the checks and the scoring share
+    the copy."""
+    return arr.to_host(arr.dtype) if isinstance(arr, DeviceRows) else arr
 
 
 def _to_host(value: Any) -> np.ndarray:
