@@ -224,7 +224,10 @@ def _cutoff_value(k: int | str, prefix: str) -> int:
     return k
 
 
-def _cutoff(prefix: str, func: Callable[..., np.ndarray], trec_prefix: str) -> None:
+def _cutoff(prefix: str, func: Callable[..., np.ndarray], trec_prefix: str, divisor: Callable[[RankBlock, int], np.ndarray | float]) -> None:
+    """Register ``prefix@k``: ``func`` on the ranks, and under ``--ties expected``
+    the expected share of relevant items in the first k places over ``divisor(block, k)``."""
+
     def make(k: int | str) -> Measure:
         def compute(b: RankBlock, s: Settings) -> np.ndarray:
             cut = _cutoff_value(k, prefix)
@@ -232,7 +235,7 @@ def _cutoff(prefix: str, func: Callable[..., np.ndarray], trec_prefix: str) -> N
 
         def expected(b: RankBlock, s: Settings) -> np.ndarray:
             cut = _cutoff_value(k, prefix)
-            return ties.expected_share(b, cut, cut if prefix == "P" else b.n_relevant)
+            return ties.expected_share(b, cut, divisor(b, cut))
 
         return Measure(
             f"{prefix}@{k}",
@@ -247,8 +250,8 @@ def _cutoff(prefix: str, func: Callable[..., np.ndarray], trec_prefix: str) -> N
     _PATTERNS.append(_Pattern(prefix, re.compile(rf"{re.escape(prefix)}@([1-9][0-9]*)"), make))
 
 
-_cutoff("P", precision_at, "P")  # divisor k, as trec_eval's P_k
-_cutoff("R", recall_at, "recall")  # divisor K, as trec_eval's recall_k
+_cutoff("P", precision_at, "P", lambda b, k: k)  # divisor k, as trec_eval's P_k
+_cutoff("R", recall_at, "recall", lambda b, k: b.n_relevant)  # divisor K, as trec_eval's recall_k
 
 
 def _graded(
