@@ -283,10 +283,17 @@ def test_a_first_line_holding_the_query_id_with_and_without_header(tmp_path, hea
 @pytest.mark.parametrize("decimals", [0, 3, 6])
 @pytest.mark.parametrize("distances", [True, False], ids=["distances", "ids-only"])
 def test_fixed_layout_and_the_csv_parser_agree(tmp_path, monkeypatch, decimals, distances):
-    """Machine-written files (every line one length and one layout) take the
-    byte-matrix path; the CSV parser gives the same lists on them."""
+    """Machine-written files (every line one length and one layout) are read
+    by lists_fixed; with it off they take the general path's byte matrix, and
+    with that off too pyarrow's CSV parser: the three give the same lists."""
     write_run(tmp_path / "r", np.random.default_rng(10), decimals=decimals, distances=distances)
     files = [(q, str(tmp_path / "r" / f"{q}.txt")) for q in QUERIES]
+    taken = []
+    real_fixed = lists_batch.read_fixed
+    monkeypatch.setattr(lists_batch, "read_fixed", lambda *a: taken.append(real_fixed(*a)) or taken[-1])
+    fixed = lists_batch.parse_lists(files, INDEX, threads=1)
+    assert taken and all(not rest for _, rest in taken) and sum(len(done) for done, _ in taken) == len(QUERIES)
+    monkeypatch.setattr(lists_batch, "read_fixed", lambda chunk, *a: ([], [c[:3] for c in chunk]))
     used = []
     real = lists_batch._fixed_layout
     monkeypatch.setattr(lists_batch, "_fixed_layout", lambda *a: used.append(real(*a)) or used[-1])
@@ -294,7 +301,7 @@ def test_fixed_layout_and_the_csv_parser_agree(tmp_path, monkeypatch, decimals, 
     assert used and all(u is not None for u in used)
     monkeypatch.setattr(lists_batch, "_fixed_layout", lambda *a: None)
     csv = lists_batch.parse_lists(files, INDEX, threads=1)
-    assert all(a is not None and np.array_equal(a, b) for a, b in zip(matrix, csv))
+    assert all(a is not None and np.array_equal(a, b) and np.array_equal(a, c) for a, b, c in zip(fixed, matrix, csv))
 
 
 @pytest.mark.parametrize(

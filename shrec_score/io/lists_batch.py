@@ -35,12 +35,15 @@ bytes a line, the run's result).  docs/performance.md has the measured peaks.
 from __future__ import annotations
 
 import os
+import stat
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..errors import InputError
+from .lists_fixed import IdTable, Reader, read_fixed
 from .text import read_bytes
 
 #: Bytes of ranked lists parsed at once (one chunk).  16 and 32 MiB took the
@@ -66,22 +69,44 @@ class _File:
 
 
 class Collection:
-    """The target ids as pyarrow needs them for ``index_in``, built once per run."""
+    """The target ids as the batch parser looks them up, built once per run:
+    an :class:`~.lists_fixed.IdTable` per id width for fixed-layout files,
+    a pyarrow array for ``index_in`` (built, and pyarrow imported, only when
+    a file needs it)."""
 
     def __init__(self, target_index: Mapping[str, int]) -> None:
-        ids = list(target_index)
-        self._names = ids
-        self.ids = _binary_array([i.encode("utf-8") for i in ids])
-        self.index = np.fromiter(target_index.values(), dtype=np.int64, count=len(ids))
-        self.size = int(self.index.max()) + 1 if len(ids) else 0
+        self._names = list(target_index)
+        self._bytes: list[bytes] | None = None
+        self._ids: Any = None
+        self.index = np.fromiter(target_index.values(), dtype=np.int64, count=len(self._names))
+        self.size = int(self.index.max()) + 1 if len(self._names) else 0
         self._fixed: dict[int, tuple[Any, np.ndarray]] = {}
+        self._tables: dict[int, IdTable | None] = {}
+
+    def encoded(self) -> list[bytes]:
+        if self._bytes is None:
+            self._bytes = [i.encode("utf-8") for i in self._names]
+        return self._bytes
+
+    @property
+    def ids(self) -> Any:
+        """The ids as a pyarrow binary array (for ``index_in``)."""
+        if self._ids is None:
+            self._ids = _binary_array(self.encoded())
+        return self._ids
+
+    def table(self, width: int) -> IdTable | None:
+        """The dense id table of the ids of ``width`` bytes (None: too large, or none)."""
+        if width not in self._tables:
+            self._tables[width] = IdTable.build(self.encoded(), self.index, width)
+        return self._tables[width]
 
     def of_width(self, width: int) -> tuple[Any, np.ndarray]:
         """The ids of ``width`` bytes as a fixed-size binary array, and their indices."""
         if width not in self._fixed:
             import pyarrow as pa
 
-            ids = [i.encode("utf-8") for i in self._names]
+            ids = self.encoded()
             keep = [k for k, t in enumerate(ids) if len(t) == width]
             data = pa.py_buffer(b"".join(ids[k] for k in keep))
             self._fixed[width] = (pa.FixedSizeBinaryArray.from_buffers(pa.binary(width), len(keep), [None, data]), self.index[keep])
@@ -141,24 +166,34 @@ def parse_lists(
     """
     coll = target_index if isinstance(target_index, Collection) else Collection(target_index)
     out: list[np.ndarray | None] = [None] * len(files)
-    chunks: list[list[tuple[int, str, str]]] = [[]]
+    chunks: list[list[tuple[int, str, str, int]]] = [[]]
     size = 0
     for i, (query, path) in enumerate(files):
         try:
-            n = os.stat(path).st_size
+            st = os.stat(path)
         except OSError:
             continue  # the reference reader says why
+        if not stat.S_ISREG(st.st_mode):
+            continue  # a FIFO is never opened here (it would wait for a writer)
+        n = st.st_size
         if chunks[-1] and size + n > CHUNK_BYTES:
             chunks.append([])
             size = 0
-        chunks[-1].append((i, query, path))
+        chunks[-1].append((i, query, path, n))
         size += n + 1
     threads = min(2, os.cpu_count() or 1) if threads is None else threads
     if threads > 1 and len(chunks) > 1:
         from concurrent.futures import ThreadPoolExecutor
 
+        local = threading.local()  # a reader (its buffer) per thread, for this call only
+
+        def work(c: list[tuple[int, str, str, int]]) -> list[tuple[int, np.ndarray | None]]:
+            if not hasattr(local, "reader"):
+                local.reader = Reader()
+            return _read_chunk(c, coll, unjudged, header, local.reader)
+
         with ThreadPoolExecutor(threads) as pool:
-            results = pool.map(lambda c: _read_chunk(c, coll, unjudged, header), chunks)  # all submitted now
+            results = pool.map(work, chunks)  # all submitted now
             if meanwhile is not None:
                 meanwhile()
             for done in results:
@@ -167,17 +202,19 @@ def parse_lists(
     else:
         if meanwhile is not None:
             meanwhile()
+        reader = Reader()
         for c in chunks:
-            for i, indices in _read_chunk(c, coll, unjudged, header):
+            for i, indices in _read_chunk(c, coll, unjudged, header, reader):
                 out[i] = indices
     return out
 
 
-def _read_chunk(chunk: list[tuple[int, str, str]], coll: Collection, unjudged: int | None, header: bool) -> list[tuple[int, np.ndarray | None]]:
-    """Read and parse the files of one chunk (runs of files of one width together)."""
-    out: list[tuple[int, np.ndarray | None]] = []
+def _read_chunk(chunk: list[tuple[int, str, str, int]], coll: Collection, unjudged: int | None, header: bool, reader: Reader) -> list[tuple[int, np.ndarray | None]]:
+    """Read and parse the files of one chunk: those of one fixed layout by
+    :func:`.lists_fixed.read_fixed`, the others by runs of files of one width."""
+    out, rest = read_fixed(chunk, coll.table, unjudged, header, reader, coll.size)
     group: list[tuple[int, _File]] = []
-    for i, query, path in chunk:
+    for i, query, path in sorted(rest):
         f = _prepare(query, path, header)
         if f is None:
             continue
