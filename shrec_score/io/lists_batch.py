@@ -182,18 +182,19 @@ def parse_lists(
         chunks[-1].append((i, query, path, n))
         size += n + 1
     threads = min(2, os.cpu_count() or 1) if threads is None else threads
+    sink = Sink(chunks)
     if threads > 1 and len(chunks) > 1:
         from concurrent.futures import ThreadPoolExecutor
 
         local = threading.local()  # a reader (its buffer) per thread, for this call only
 
-        def work(c: list[tuple[int, str, str, int]]) -> list[tuple[int, np.ndarray | None]]:
+        def work(k: int) -> list[tuple[int, np.ndarray | None]]:
             if not hasattr(local, "reader"):
                 local.reader = Reader()
-            return _read_chunk(c, coll, unjudged, header, local.reader)
+            return _read_chunk(chunks[k], k, sink, coll, unjudged, header, local.reader)
 
         with ThreadPoolExecutor(threads) as pool:
-            results = pool.map(work, chunks)  # all submitted now
+            results = pool.map(work, range(len(chunks)))  # all submitted now, taken in order
             if meanwhile is not None:
                 meanwhile()
             for done in results:
@@ -203,16 +204,58 @@ def parse_lists(
         if meanwhile is not None:
             meanwhile()
         reader = Reader()
-        for c in chunks:
-            for i, indices in _read_chunk(c, coll, unjudged, header, reader):
+        for k, c in enumerate(chunks):
+            for i, indices in _read_chunk(c, k, sink, coll, unjudged, header, reader):
                 out[i] = indices
     return out
 
 
-def _read_chunk(chunk: list[tuple[int, str, str, int]], coll: Collection, unjudged: int | None, header: bool, reader: Reader) -> list[tuple[int, np.ndarray | None]]:
-    """Read and parse the files of one chunk: those of one fixed layout by
-    :func:`.lists_fixed.read_fixed`, the others by runs of files of one width."""
-    out, rest = read_fixed(chunk, coll.table, unjudged, header, reader, coll.size)
+class Sink:
+    """One int64 array for the target indices of every chunk's fixed-layout
+    files, in chunk order, so that a run whose files all take that path is
+    one array already (:func:`shrec_score.io.lists.read_list_run` then makes
+    no copy).  Chunk k takes its place once chunk k - 1 has said how many lines
+    it holds (:meth:`place`; chunks are taken by the threads in order, so a
+    chunk only ever waits for one that is being read).
+
+    The array is reserved at the most lines the files can hold (a line is at
+    least 2 bytes); only the pages written become memory.
+    """
+
+    def __init__(self, chunks: Sequence[Sequence[tuple[int, str, str, int]]]) -> None:
+        most = sum((n + 1) // 2 + 1 for c in chunks for *_, n in c)
+        self.out = np.empty(most, dtype=np.int64)
+        self._ends = [0] * (len(chunks) + 1)
+        self._ready = [threading.Event() for _ in range(len(chunks) + 1)]
+        self._ready[0].set()
+
+    def place(self, k: int, n: int) -> np.ndarray:
+        """Room for the ``n`` lines of chunk ``k`` (called once per chunk)."""
+        self._ready[k].wait()
+        start = self._ends[k]
+        self._ends[k + 1] = start + n
+        self._ready[k + 1].set()
+        return self.out[start : start + n]
+
+
+def _read_chunk(
+    chunk: list[tuple[int, str, str, int]], k: int, sink: Sink, coll: Collection, unjudged: int | None, header: bool, reader: Reader
+) -> list[tuple[int, np.ndarray | None]]:
+    """Read and parse the files of one chunk (number ``k``): those of one fixed
+    layout by :func:`.lists_fixed.read_fixed` into the ``sink``, the others by
+    runs of files of one width."""
+    placed = False
+
+    def place(n: int) -> np.ndarray:
+        nonlocal placed
+        placed = True
+        return sink.place(k, n)
+
+    try:
+        out, rest = read_fixed(chunk, coll.table, unjudged, header, reader, coll.size, place)
+    finally:
+        if not placed:
+            sink.place(k, 0)  # the next chunk must never wait for this one
     group: list[tuple[int, _File]] = []
     for i, query, path in sorted(rest):
         f = _prepare(query, path, header)

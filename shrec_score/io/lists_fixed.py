@@ -214,6 +214,7 @@ def read_fixed(
     header: bool,
     reader: Reader,
     n_targets: int,
+    place: Callable[[int], np.ndarray] | None = None,
 ) -> tuple[list[tuple[int, np.ndarray | None]], list[tuple[int, str, str]]]:
     """Parse the files of ``chunk`` (``(i, query, path, size)``, regular files)
     that have one fixed layout; returns their lists (None for a file the
@@ -221,7 +222,8 @@ def read_fixed(
 
     ``tables``: a callable giving the :class:`IdTable` of an id width (or None).
     ``unjudged`` (an open collection): an id outside the collection sends the
-    chunk to the general path.
+    chunk to the general path.  ``place``: gives the int64 array the chunk's
+    indices are written to once their number is known (default: a new one).
     """
     rest: list[tuple[int, str, str]] = []
     taken: list[tuple[int, int]] = []  # (i, lines)
@@ -261,7 +263,7 @@ def read_fixed(
     work64 = np.empty((2, max(BLOCK_BYTES // 8, layout.add.size)), dtype=np.uint64)
     if not layout.check(buf, n_lines, work64):
         return [], rest + _files_of(chunk, taken)
-    indices = np.empty(n_lines, dtype=np.int64)
+    indices = place(n_lines) if place is not None else np.empty(n_lines, dtype=np.int64)
     step = layout.lines_per_block()
     work32 = np.empty((2, step), dtype=np.int32)
     matrix = buf[: n_lines * layout.line].reshape(n_lines, layout.line)
