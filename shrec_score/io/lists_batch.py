@@ -44,6 +44,7 @@ import numpy as np
 
 from ..errors import InputError
 from .lists_fixed import IdTable, Reader, read_fixed
+from .lists_fixed import repeats as _repeats
 from .text import read_bytes
 
 #: Bytes of ranked lists parsed at once (one chunk).  16 and 32 MiB took the
@@ -439,27 +440,4 @@ def _bad_open_ids(ids: Any, miss: np.ndarray, row_file: np.ndarray, n_files: int
     hashes = hash_ids(unknown.cast(pa.string()))  # ASCII, checked
     if hashes is None or has_repeats(row_file[rows], hashes):
         bad[row_file[rows]] = True
-    return bad
-
-
-def _repeats(indices: np.ndarray, miss: np.ndarray | None, starts: np.ndarray, n_targets: int) -> np.ndarray:
-    """Files in which a known target is listed twice.
-
-    Each file writes its lines' positions into a table indexed by target
-    (``table[t] = line``, the last write of a target wins) and reads them
-    back: a line that does not read its own position shares its target with
-    a later line.  Linear in the lines, whatever the collection's size; the
-    table is reused from file to file without clearing (every slot read was
-    just written).
-    """
-    bad = np.zeros(starts.size - 1, dtype=bool)
-    table = np.empty(max(1, n_targets), dtype=np.int64)
-    longest = int(np.diff(starts).max()) if starts.size > 1 else 0
-    lines = np.arange(longest)
-    for k in range(starts.size - 1):
-        a, b = int(starts[k]), int(starts[k + 1])
-        t = indices[a:b] if miss is None else indices[a:b][~miss[a:b]]
-        if t.size > 1:
-            table[t] = lines[: t.size]
-            bad[k] = bool((table[t] != lines[: t.size]).any())
     return bad

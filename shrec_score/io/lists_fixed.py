@@ -277,9 +277,7 @@ def read_fixed(
         if unjudged is not None:
             return [], rest + _files_of(chunk, taken)
         bad[np.searchsorted(starts, np.flatnonzero(indices < 0), side="right") - 1] = True
-    from .lists_batch import _repeats
-
-    bad |= _repeats(indices, None, starts, n_targets)
+    bad |= repeats(indices, None, starts, n_targets)
     done = [(i, None if bad[k] else indices[starts[k] : starts[k + 1]]) for k, (i, _) in enumerate(taken)]
     return done, rest
 
@@ -338,3 +336,26 @@ def _body(buf: np.ndarray, view: memoryview, pos: int, n: int, query: str, heade
         return None
     first_line = head[:cut]
     return start, end, first_line
+
+
+def repeats(indices: np.ndarray, miss: np.ndarray | None, starts: np.ndarray, n_targets: int) -> np.ndarray:
+    """Files in which a known target is listed twice.
+
+    Each file writes its lines' positions into a table indexed by target
+    (``table[t] = line``, the last write of a target wins) and reads them
+    back: a line that does not read its own position shares its target with
+    a later line.  Linear in the lines, whatever the collection's size; the
+    table is reused from file to file without clearing (every slot read was
+    just written).
+    """
+    bad = np.zeros(starts.size - 1, dtype=bool)
+    table = np.empty(max(1, n_targets), dtype=np.int64)
+    longest = int(np.diff(starts).max()) if starts.size > 1 else 0
+    lines = np.arange(longest)
+    for k in range(starts.size - 1):
+        a, b = int(starts[k]), int(starts[k + 1])
+        t = indices[a:b] if miss is None else indices[a:b][~miss[a:b]]
+        if t.size > 1:
+            table[t] = lines[: t.size]
+            bad[k] = bool((table[t] != lines[: t.size]).any())
+    return bad
