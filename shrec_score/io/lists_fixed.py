@@ -13,9 +13,11 @@ twice:
   place, the space, digits, the dot, the newline.  The matrix is checked 8
   bytes at a time (SWAR, as ``uint64`` words): with every byte below 0x80,
   ``b + (0x7F - hi)`` has its high bit set exactly when ``b > hi`` and
-  ``(b | 0x80) - lo`` has it clear exactly when ``b < lo``, with no carry or
-  borrow from byte to byte.  Column ranges are tiled to ``lcm(line, 8)``
-  bytes.  The distances are only checked, never converted (the list is the
+  ``((lo - 1) | 0x80) - b`` exactly when ``b < lo`` (``lo`` is at least 1),
+  with no carry or borrow from byte to byte; a byte from 0x80 up has its own
+  high bit set (a carry or borrow it causes can only flag more bytes, never
+  hide one).  Column ranges are tiled to a whole number of lines and of
+  8-byte words.  The distances are only checked, never converted (the list is the
   order of the lines).
 * **Ids.**  The collection's ids of the file's id width, byte by byte, span
   a range of values at each place; an id is a mixed-radix number over the
@@ -57,7 +59,6 @@ PATTERN_BYTES = 8 << 10
 #: general path (which checks line lengths).
 MAX_CUT = 4096
 
-_HIGH = np.uint64(0x8080808080808080)
 _UTF8_BOM = b"\xef\xbb\xbf"
 _BLANKS = frozenset(b" \t\n\r\x0b\x0c\x1c\x1d\x1e\x1f")
 
@@ -140,7 +141,7 @@ class Layout:
         reps = period // self.line * max(1, PATTERN_BYTES // period)  # a long pattern: numpy's inner loops stay long
         self.pattern_lines = reps
         self.add = np.frombuffer(np.tile(127 - hi, reps).tobytes(), dtype=np.uint64)
-        self.low = np.frombuffer(np.tile(lo, reps).tobytes(), dtype=np.uint64)
+        self.below = np.frombuffer(np.tile((lo - 1) | 0x80, reps).tobytes(), dtype=np.uint64)
 
     @staticmethod
     def of(line: bytes) -> tuple[int, int] | None:
@@ -174,9 +175,7 @@ class Layout:
             w = words[a : a + block]
             u, v = t1[: w.size].reshape(w.shape), t2[: w.size].reshape(w.shape)
             np.add(w, self.add, out=u)  # high bit: b > hi
-            np.bitwise_or(w, _HIGH, out=v)
-            np.subtract(v, self.low, out=v)
-            np.bitwise_xor(v, _HIGH, out=v)  # high bit: b < lo
+            np.subtract(self.below, w, out=v)  # high bit: b < lo
             np.bitwise_or(u, v, out=u)
             np.bitwise_or(u, w, out=u)  # high bit: b >= 0x80
             if int(np.bitwise_or.reduce(u, axis=None)) & 0x8080808080808080:
