@@ -157,6 +157,46 @@ def test_a_byte_changed_in_any_column(tmp_path, column):
         assert_same(tmp_path / "r")
 
 
+def _ragged_run(folder, rng, *, header=False):
+    """Distances of several lengths (``5.25``, ``12.125``, ``7``, ``.5``), as
+    a ``%g``-like writer gives them: lines of one id width, several lengths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for q in QUERIES:
+        order = rng.permutation(len(TARGETS))
+        dist = np.sort(rng.random(order.size) * 40)
+        rows = [f"{TARGETS[j]} {d:.{k}f}".replace(" 0.", " .") for j, d, k in zip(order, dist, rng.integers(0, 5, order.size))]
+        (folder / f"{q}.txt").write_text((f"{q}\n" if header else "") + "\n".join(rows) + "\n")
+
+
+@pytest.mark.parametrize("header", [False, True])
+def test_ragged_lines_take_the_fixed_path(tmp_path, monkeypatch, header):
+    """Lines of one id width whose distances have several lengths: every file
+    read by lists_fixed (the ragged parse), the same lists as the reference."""
+    monkeypatch.setattr(lists_batch, "CHUNK_BYTES", 20_000)
+    _ragged_run(tmp_path / "r", np.random.default_rng(80), header=header)
+    taken = []
+    real = lists_batch.read_fixed
+    monkeypatch.setattr(lists_batch, "read_fixed", lambda *a: taken.append(real(*a)) or taken[-1])
+    assert_same(tmp_path / "r")
+    assert taken and all(not rest for _, rest in taken)
+
+
+def test_a_byte_changed_in_a_ragged_file(tmp_path):
+    """Random bytes of ragged lines set to a space, a tab, a letter, a digit,
+    a dot, a minus, a newline, a non-ASCII byte or a CR: the same lists or the
+    same one-line error as the reference, strict and lenient."""
+    rng = np.random.default_rng(81)
+    _ragged_run(tmp_path / "r", rng)
+    path = tmp_path / "r" / f"{QUERIES[7]}.txt"
+    original = path.read_bytes()
+    for value in b" \tZ7.-\n\xff\r":
+        for at in rng.integers(0, len(original) - 1, 3).tolist():
+            data = bytearray(original)
+            data[at] = value
+            path.write_bytes(bytes(data))
+            assert_same(tmp_path / "r")
+
+
 def test_unknown_ids_in_range_and_repeats(tmp_path):
     """Ids within the table's ranges that no target has (M00301-M00399 with
     300 targets), and a repeated target: the reference's errors, its line."""
@@ -170,10 +210,14 @@ def test_unknown_ids_in_range_and_repeats(tmp_path):
     assert "expected each target once" in assert_same(tmp_path / "r", unjudged=300)
 
 
-def test_the_fixed_path_imports_no_pyarrow(tmp_path):
+@pytest.mark.parametrize("ragged", [False, True], ids=["fixed", "ragged"])
+def test_the_fixed_path_imports_no_pyarrow(tmp_path, ragged):
     """A machine-written run is read without importing pyarrow (its import is
     start-up time that the fixed path does not need)."""
-    _fixed_run(tmp_path, np.random.default_rng(60))
+    if ragged:
+        _ragged_run(tmp_path / "r", np.random.default_rng(60))
+    else:
+        _fixed_run(tmp_path, np.random.default_rng(60))
     code = (
         "import sys\n"
         "from shrec_score.io.lists_batch import parse_lists\n"

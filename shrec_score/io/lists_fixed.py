@@ -225,60 +225,109 @@ def read_fixed(
     indices are written to once their number is known (default: a new one).
     """
     rest: list[tuple[int, str, str]] = []
-    taken: list[tuple[int, int]] = []  # (i, lines)
+    taken: list[tuple[int, int]] = []  # (i, the byte after its last newline)
     layout: Layout | None = None
+    fixed = True  # every file of the chunk has the layout's line length
     view = reader.room(sum(n + 1 for *_, n in chunk) + 64)
     buf = reader.buf
     pos = 0
     for i, query, path, size in chunk:
         got = _read_into(path, view, pos, size)
-        if got is None:
-            rest.append((i, query, path))
-            continue
-        body = _body(buf, view, pos, got, query, header)
-        if body is None:
+        body = None if got is None else _body(buf, view, pos, got, query, header)
+        shape = None if body is None else Layout.of(body[2])
+        if body is None or shape is None:
             rest.append((i, query, path))
             continue
         start, end, first = body
         if layout is None:
-            shape = Layout.of(first)
-            table = tables(shape[1]) if shape is not None else None
-            if shape is None or table is None:
+            table = tables(shape[1])
+            if table is None:
                 rest.append((i, query, path))
                 continue
             layout = Layout(first, shape[0], table)
-        if not layout.fits(first) or (end + 1 - start) % layout.line:
+        elif shape != (layout.width, layout.id_width):
             rest.append((i, query, path))
             continue
-        buf[end] = 10
         n = end + 1 - start
+        if fixed and (not layout.fits(first) or n % layout.line):
+            if layout.width == 1:
+                rest.append((i, query, path))
+                continue
+            fixed = False  # lines of several lengths: the ragged parse
+        buf[end] = 10
         if start != pos:
             buf[pos : pos + n] = buf[start : start + n]  # the header line cut (overlapping: numpy copies safely)
         pos += n
-        taken.append((i, n // layout.line))
+        taken.append((i, pos))
     if layout is None or not taken:
         return [], rest
-    n_lines = pos // layout.line
-    work64 = np.empty((2, max(BLOCK_BYTES // 8, layout.add.size)), dtype=np.uint64)
-    if not layout.check(buf, n_lines, work64):
+    parse = _fixed_lines if fixed else _ragged_lines
+    parsed = parse(buf[:pos], layout, np.fromiter((e for _, e in taken), dtype=np.int64, count=len(taken)), place)
+    if parsed is None:
         return [], rest + _files_of(chunk, taken)
-    indices = place(n_lines) if place is not None else np.empty(n_lines, dtype=np.int64)
-    step = layout.lines_per_block()
-    work32 = np.empty((2, step), dtype=np.int32)
-    matrix = buf[: n_lines * layout.line].reshape(n_lines, layout.line)
-    for a in range(0, n_lines, step):
-        layout.ids.lookup(matrix[a : a + step], indices[a : a + step], work32)
-    lens = np.fromiter((k for _, k in taken), dtype=np.int64, count=len(taken))
-    starts = np.zeros(len(taken) + 1, dtype=np.int64)
-    np.cumsum(lens, out=starts[1:])
+    indices, starts = parsed
     bad = np.zeros(len(taken), dtype=bool)
-    if int(indices.min()) < 0:
+    if indices.size and int(indices.min()) < 0:
         if unjudged is not None:
             return [], rest + _files_of(chunk, taken)
         bad[np.searchsorted(starts, np.flatnonzero(indices < 0), side="right") - 1] = True
     bad |= repeats(indices, None, starts, n_targets)
     done = [(i, None if bad[k] else indices[starts[k] : starts[k + 1]]) for k, (i, _) in enumerate(taken)]
     return done, rest
+
+
+Place = Callable[[int], np.ndarray] | None
+
+
+def _fixed_lines(data: np.ndarray, layout: Layout, ends: np.ndarray, place: Place) -> tuple[np.ndarray, np.ndarray] | None:
+    """Target indices of the lines of ``data`` (one line length), and each
+    file's first line (``ends``: each file's end in bytes); None when a byte
+    is out of its column's range."""
+    n_lines = data.size // layout.line
+    work64 = np.empty((2, max(BLOCK_BYTES // 8, layout.add.size)), dtype=np.uint64)
+    if not layout.check(data, n_lines, work64):
+        return None
+    indices = place(n_lines) if place is not None else np.empty(n_lines, dtype=np.int64)
+    step = layout.lines_per_block()
+    work32 = np.empty((2, step), dtype=np.int32)
+    matrix = data.reshape(n_lines, layout.line)
+    for a in range(0, n_lines, step):
+        layout.ids.lookup(matrix[a : a + step], indices[a : a + step], work32)
+    return indices, np.concatenate([[0], ends // layout.line])
+
+
+def _ragged_lines(data: np.ndarray, layout: Layout, ends: np.ndarray, place: Place) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`_fixed_lines` for lines of one id width and distances of several
+    lengths (``5.080376`` and ``10.123456``): the newlines found, the ids
+    gathered into a byte matrix, each distance's bytes (digits and at most
+    one ``.``, at least one digit) counted a line at a time by ``reduceat``."""
+    nl = np.flatnonzero(data == 10)
+    n_lines = nl.size
+    w = layout.id_width
+    line_starts = np.zeros(n_lines, dtype=np.int64)
+    line_starts[1:] = nl[:-1] + 1
+    if n_lines == 0 or int((nl - line_starts).min()) < w + 2:
+        return None  # a blank line, or one without a distance
+    ids = data[line_starts[:, None] + np.arange(w)]
+    if (np.subtract(ids, layout.lo[:w], dtype=np.uint8) > (layout.hi[:w] - layout.lo[:w])).any():
+        return None
+    if not (data[line_starts + w] == 32).all():
+        return None
+    cuts = np.empty(2 * n_lines, dtype=np.int64)
+    cuts[0::2], cuts[1::2] = line_starts + w + 1, nl  # [number, newline and the next id) ...
+    dots = data == 46
+    other = np.subtract(data, 48, dtype=np.uint8) > 9
+    other &= ~dots
+    if np.add.reduceat(other, cuts, dtype=np.int32)[0::2].any():
+        return None  # a byte of a distance is neither a digit nor a dot
+    n_dots = np.add.reduceat(dots, cuts, dtype=np.int32)[0::2]
+    if int(n_dots.max()) > 1 or ((nl - line_starts - w - 1) - n_dots < 1).any():
+        return None
+    indices = place(n_lines) if place is not None else np.empty(n_lines, dtype=np.int64)
+    work32 = np.empty((2, min(n_lines, 1 << 16)), dtype=np.int32)
+    for a in range(0, n_lines, 1 << 16):
+        layout.ids.lookup(ids[a : a + (1 << 16)], indices[a : a + (1 << 16)], work32)
+    return indices, np.concatenate([[0], np.searchsorted(nl, ends - 1, side="right")])
 
 
 def _files_of(chunk: Sequence[tuple[int, str, str, int]], taken: list[tuple[int, int]]) -> list[tuple[int, str, str]]:
