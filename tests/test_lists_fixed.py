@@ -123,6 +123,28 @@ def test_machine_written_runs_take_only_the_fixed_path(tmp_path, monkeypatch):
         assert sum(len(done) for done, _ in taken) == len(QUERIES)
 
 
+def test_a_run_longer_than_its_first_chunk_foretells(tmp_path, monkeypatch):
+    """The first chunk's lines are long (17 decimals), the later ones short
+    (no decimals): the array sized from the first chunk overflows, the later
+    chunks get arrays of their own, and the run is joined by a copy: the
+    same lists as the reference."""
+    monkeypatch.setattr(lists_batch, "CHUNK_BYTES", 30_000)
+    rng = np.random.default_rng(31)
+    write_run(tmp_path / "r", rng, decimals=0)
+    write_run(tmp_path / "long", rng, decimals=17)
+    for q in QUERIES[:4]:
+        (tmp_path / "r" / f"{q}.txt").write_bytes((tmp_path / "long" / f"{q}.txt").read_bytes())
+    assert_same(tmp_path / "r")
+    joined, taken = [], []
+    real = RankedRun.from_lists
+    monkeypatch.setattr(RankedRun, "from_lists", lambda *a: joined.append(1) or real(*a))
+    real_fixed = lists_batch.read_fixed
+    monkeypatch.setattr(lists_batch, "read_fixed", lambda *a: taken.append(real_fixed(*a)) or taken[-1])
+    assert read(tmp_path / "r", batch=True) == read(tmp_path / "r", batch=False)
+    assert all(not rest for _, rest in taken) and sum(len(done) for done, _ in taken) == len(QUERIES)
+    assert joined == [1, 1]  # the batch read joined its lists by a copy (and the reference read)
+
+
 def test_files_of_other_layouts_in_a_chunk(tmp_path):
     """Files whose lines have another length or layout than the chunk's first
     (other decimals, CRLF, a header only in some, ids of another width) go to

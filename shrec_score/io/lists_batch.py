@@ -219,24 +219,35 @@ class Sink:
     it holds (:meth:`place`; chunks are taken by the threads in order, so a
     chunk only ever waits for one that is being read).
 
-    The array is reserved at the most lines the files can hold (a line is at
-    least 2 bytes); only the pages written become memory.
+    The array is sized when the first chunk with lines is placed: its lines
+    per byte times the run's bytes, plus 1/8 (machine-written files of a run
+    have lines of about one length).  A chunk that no longer fits gets an
+    array of its own (the run is then joined by a copy, as before).
     """
 
     def __init__(self, chunks: Sequence[Sequence[tuple[int, str, str, int]]]) -> None:
-        most = sum((n + 1) // 2 + 1 for c in chunks for *_, n in c)
-        self.out = np.empty(most, dtype=np.int64)
+        self._bytes = [sum(n + 1 for *_, n in c) for c in chunks]
+        self._total = sum(self._bytes)
+        self.out: np.ndarray | None = None
         self._ends = [0] * (len(chunks) + 1)
         self._ready = [threading.Event() for _ in range(len(chunks) + 1)]
         self._ready[0].set()
 
     def place(self, k: int, n: int) -> np.ndarray:
-        """Room for the ``n`` lines of chunk ``k`` (called once per chunk)."""
+        """Room for the ``n`` lines of chunk ``k`` (called once per chunk, in any order of threads)."""
         self._ready[k].wait()
-        start = self._ends[k]
-        self._ends[k + 1] = start + n
-        self._ready[k + 1].set()
-        return self.out[start : start + n]
+        try:
+            start = self._ends[k]
+            if n and self.out is None:
+                later = sum(self._bytes[k:])
+                self.out = np.empty(start + (n * later // max(1, self._bytes[k])) * 9 // 8 + 1024, dtype=np.int64)
+            if n == 0 or self.out is None or start + n > self.out.size:
+                self._ends[k + 1] = start
+                return np.empty(n, dtype=np.int64)
+            self._ends[k + 1] = start + n
+            return self.out[start : start + n]
+        finally:
+            self._ready[k + 1].set()
 
 
 def _read_chunk(
