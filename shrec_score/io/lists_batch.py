@@ -3,13 +3,15 @@
 A run of ranked lists is thousands of small files (SHREC 2014: one file of
 8,987 lines per query sketch).  Parsing them one by one costs a Python
 object per line; here the files' bytes are joined, in query order, into
-chunks of about :data:`CHUNK_BYTES`, parsed by two threads.  A chunk whose
-lines all have one length and one layout (machine-written files) is read as
-a byte matrix, checked a column block at a time; any other chunk is parsed
-by one call of pyarrow's CSV reader (ids as bytes, distances as float64).
-Ids become target indices with one ``index_in`` against the collection, and
-repeated targets are found with a position table.  No Python object is
-made per line.
+chunks of about :data:`CHUNK_BYTES`, parsed by two threads.  Machine-written
+files (one id width, distances of digits and one ``.``) are read by
+:mod:`.lists_fixed` (one reused buffer, no pyarrow) straight into one array
+a run (:class:`Sink`); the files it leaves are joined by width: a text whose
+lines all have one length and one layout is read as a byte matrix, checked a
+column block at a time; any other text is parsed by one call of pyarrow's
+CSV reader (ids as bytes, distances as float64), and its ids become target
+indices with one ``index_in`` against the collection.  Repeated targets are
+found with a position table.  No Python object is made per line.
 
 This path only ever *accepts* a file; it never reports a problem.  A file
 it has any doubt about (not plain ASCII, a tab, a blank line, a width

@@ -69,7 +69,7 @@ class IdTable:
 
     >>> t = IdTable.build([b"M01", b"M02", b"M13"], np.array([5, 6, 7]), 3)
     >>> (t.lo.tolist(), t.hi.tolist(), t.places, t.strides, t.table.tolist())
-    ([77, 48, 49], [77, 49, 51], [1, 2], [3, 1], [-1, 5, 6, -1, -1, 7])
+    ([77, 48, 49], [77, 49, 51], [1, 2], [3, 1], [5, 6, -1, -1, -1, 7])
     """
 
     def __init__(self, lo: np.ndarray, hi: np.ndarray, places: list[int], strides: list[int], base: int, table: np.ndarray) -> None:
