@@ -219,6 +219,18 @@ def test_a_byte_changed_in_a_ragged_file(tmp_path):
             assert_same(tmp_path / "r")
 
 
+def test_a_distance_longer_than_a_line_may_be(tmp_path):
+    """A ragged line whose distance makes it longer than 1 MiB: the
+    reference's error (line too long, its number), not a list."""
+    _ragged_run(tmp_path / "r", np.random.default_rng(82))
+    path = tmp_path / "r" / f"{QUERIES[5]}.txt"
+    rows = path.read_text().splitlines()
+    path.write_text("\n".join(rows[:2] + [rows[2].split()[0] + " 1" + "0" * (1 << 20)] + rows[3:]) + "\n")
+    assert ":3: " in assert_same(tmp_path / "r")
+    path.write_text("\n".join(rows[:2] + [rows[2].split()[0] + " 1" + "0" * ((1 << 20) - 8)] + rows[3:]) + "\n")
+    assert not isinstance(assert_same(tmp_path / "r"), str)  # just under: a (large) distance
+
+
 def test_unknown_ids_in_range_and_repeats(tmp_path):
     """Ids within the table's ranges that no target has (M00301-M00399 with
     300 targets), and a repeated target: the reference's errors, its line."""

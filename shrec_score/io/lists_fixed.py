@@ -45,6 +45,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .compressed import compression_of
+from .text import MAX_LINE_BYTES
 
 #: Bytes of lines checked and looked up at once (in cache).
 BLOCK_BYTES = 256 << 10
@@ -306,8 +307,8 @@ def _ragged_lines(data: np.ndarray, layout: Layout, ends: np.ndarray, place: Pla
     w = layout.id_width
     line_starts = np.zeros(n_lines, dtype=np.int64)
     line_starts[1:] = nl[:-1] + 1
-    if n_lines == 0 or int((nl - line_starts).min()) < w + 2:
-        return None  # a blank line, or one without a distance
+    if n_lines == 0 or int((nl - line_starts).min()) < w + 2 or int((nl - line_starts).max()) > MAX_LINE_BYTES:
+        return None  # a blank line, one without a distance, or one the reference refuses as too long
     ids = data[line_starts[:, None] + np.arange(w)]
     if (np.subtract(ids, layout.lo[:w], dtype=np.uint8) > (layout.hi[:w] - layout.lo[:w])).any():
         return None
