@@ -5,6 +5,7 @@ batch path: the same lists, the same errors and line numbers."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -12,10 +13,12 @@ import numpy as np
 import pytest
 
 from shrec_score.io import lists_batch, lists_fixed
+from shrec_score.io.cla import read_classification
 from shrec_score.io.lists_fixed import IdTable, Layout
 from shrec_score.model import Classification, RankedRun
 from shrec_score.relevance import Relevance
 
+from .conftest import shared_path
 from .test_lists_batch import INDEX, QUERIES, TARGETS, assert_same, read, write_run
 
 
@@ -284,3 +287,32 @@ def test_class_gains_against_the_table_lookup():
     hand = [2 if q == t else int(parents[q] == parents[t]) for q, t in zip(q_labels[rows].tolist(), t_labels[cols].tolist())]
     assert got.tolist() == hand
     assert rel.gains(rows[:3], np.array([-1, 0, 1])).tolist() == rel.gains_reference(rows[:3], np.array([-1, 0, 1])).tolist()
+
+
+@pytest.mark.parametrize("name", ["MeshNN.run4.txt", "RVN.run5.txt", "TL.run1.txt"])
+def test_real_contest_runs_through_the_fixed_tiers(tmp_path, monkeypatch, name):
+    """SHREC 2021 CH (shape challenge) runs, real distances with massive ties
+    in RVN, written as ranked-list folders over the targets whose ids have 3
+    digits (one id width: the fixed and ragged tiers, ``%.6f`` distances of
+    one or two integer digits): every file taken by lists_fixed, the same
+    lists as the reference, which are the matrix rows' stable order."""
+    folder = shared_path("shrec2021-ch", "shape")
+    targets = read_classification(os.path.join(folder, "datasetShape.cla"))
+    queries = read_classification(os.path.join(folder, "queryShape.cla"))
+    index = {t: i for i, t in enumerate(targets.ids)}
+    cols = np.array(sorted(int(t) for t in targets.ids if len(t) == 3))
+    matrix = np.loadtxt(os.path.join(folder, name))
+    run = tmp_path / "run"
+    run.mkdir()
+    expected = []
+    for q in queries.ids:
+        row = matrix[int(q)][cols]
+        order = np.argsort(row, kind="stable")
+        (run / f"{q}.txt").write_text(f"{q}\n" + "".join(f"{cols[j]} {row[j]:.6f}\n" for j in order.tolist()))
+        expected.extend(index[str(cols[j])] for j in order.tolist())
+    taken = []
+    real = lists_batch.read_fixed
+    monkeypatch.setattr(lists_batch, "read_fixed", lambda *a: taken.append(real(*a)) or taken[-1])
+    fast = assert_same(run, index=index, queries=queries.ids)
+    assert fast[0] == expected
+    assert taken and all(not rest for _, rest in taken)
