@@ -31,15 +31,28 @@ def without_nan(run: MatrixRun, a: int, rows: np.ndarray, dist: np.ndarray) -> n
     """Rows ``rows`` of a matrix (queries ``a``, ``a + 1``, ...) as they are
     ranked: an InputError naming the first NaN cell (row, then column); under
     lenient scoring NaN cells become inf (ranked last) and are counted."""
+    dist, n_nan = _nan_as_inf(run, a, rows, dist)
+    if n_nan:
+        assert run.drops is not None
+        run.drops[NAN_DROPS] += n_nan
+    return dist
+
+
+#: The drop counter of NaN matrix cells (lenient scoring).
+NAN_DROPS = "NaN cells ranked last"
+
+
+def _nan_as_inf(run: MatrixRun, a: int, rows: np.ndarray, dist: np.ndarray) -> tuple[np.ndarray, int]:
+    """:func:`without_nan` without touching ``run.drops``: the rows and the
+    number of NaN cells made inf (for a caller that counts on one thread)."""
     if not (dist.size and np.isnan(dist.max(axis=1)).any()):  # max is NaN where a row holds one
-        return dist
+        return dist, 0
     nan = np.isnan(dist)
     if run.drops is None:
         i = int(np.flatnonzero(nan.any(axis=1))[0])
         c = int(np.flatnonzero(nan[i])[0])
         raise InputError(run.path, int(rows[i]) + 1, f"expected a number in every cell; row {int(rows[i]) + 1} (query {run.query_ids[a + i]!r}) column {c + 1}", "NaN")
-    run.drops["NaN cells ranked last"] += int(nan.sum())
-    return np.where(nan, dist.dtype.type(np.inf), dist)
+    return np.where(nan, dist.dtype.type(np.inf), dist), int(nan.sum())
 
 
 def matrix_blocks(
@@ -212,6 +225,70 @@ def trec_order(queries: np.ndarray, scores: np.ndarray, doc_rank: Callable[[np.n
 
 #: Rows of a matrix ranked at once by :func:`matrix_rank_block`.
 BLOCK_ROWS = 256
+#: Matrices with fewer cells are ranked on one thread whatever ``threads`` says.
+THREAD_CELLS = 4_000_000
+#: Threads that rank a large matrix's blocks of rows (at most one per available core).
+RANK_THREADS = 2
+
+
+def rank_threads() -> int:
+    """:data:`RANK_THREADS`, or fewer when the process may use fewer cores."""
+    import os
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(RANK_THREADS, cores))
+
+
+def in_threads(work: Callable[[int], int], n: int, threads: int) -> list[int]:
+    """``[work(0), ..., work(n - 1)]``, computed by ``threads`` threads (the
+    calling one among them) taking the indices in increasing order.
+
+    When calls raise, the exception of the lowest index is raised (every
+    lower index was taken before it and has finished by then), so the error
+    does not depend on the number of threads; no index above a failed one
+    is started.  ``work`` must write only what its index owns.
+    """
+    out = [0] * n
+    if threads <= 1 or n <= 1:
+        for i in range(n):
+            out[i] = work(i)
+        return out
+    import itertools
+    import threading
+
+    taken = itertools.count()  # next() on it is atomic under the GIL
+    failed: dict[int, Exception] = {}
+    stop = [n]  # indices from stop[0] on are not started
+    lock = threading.Lock()
+
+    def loop() -> None:
+        while True:
+            i = next(taken)
+            if i >= stop[0]:
+                return
+            try:
+                out[i] = work(i)
+            except Exception as exc:  # the lowest failing index is raised below
+                with lock:
+                    failed[i] = exc
+                    stop[0] = min(stop[0], i)
+                return
+
+    helpers = [threading.Thread(target=loop, name="shrec-score rank", daemon=True) for _ in range(min(threads, n) - 1)]
+    for t in helpers:
+        t.start()
+    try:
+        loop()
+    except BaseException:  # KeyboardInterrupt in the calling thread: stop the helpers
+        with lock:
+            stop[0] = -1
+        raise
+    finally:
+        for t in helpers:
+            t.join()
+    if failed:
+        raise failed[min(failed)]
+    return out
 
 
 def matrix_rank_block(
@@ -222,6 +299,7 @@ def matrix_rank_block(
     *,
     ties: str = "rule",
     width: int | None = None,
+    threads: int = 1,
 ) -> RankBlock:
     """Ranks of the relevant items of every query of a matrix run, without ranking everything.
 
@@ -244,6 +322,11 @@ def matrix_rank_block(
     caller that ranks a matrix a part of its queries at a time passes the
     whole matrix's largest K, so that each row's sums add the same columns,
     in the same order, whatever the part: bit-identical values.
+
+    ``threads``: blocks of rows ranked by that many threads (see
+    :func:`in_threads`; numpy releases the GIL in the kernel's large
+    passes); the same values whatever the number, and the same error (the
+    first NaN cell in row order).
     """
     from .measures import RankBlock
 
@@ -257,20 +340,30 @@ def matrix_rank_block(
         width = max(1, int(n_relevant.max(initial=0)))
     ranks = np.full((n_q, width), np.inf)
     groups = (np.zeros((n_q, width)), np.zeros((n_q, width))) if ties == "expected" else None
-    for a in range(0, n_q, BLOCK_ROWS):
+
+    def rank_rows(i: int) -> int:
+        """Block i of BLOCK_ROWS rows into ``ranks`` (its own rows only); its NaN count."""
+        a = i * BLOCK_ROWS
         b = min(n_q, a + BLOCK_ROWS)
         rows = run.row_of_query[a:b]
         contiguous = rows.size and rows[-1] - rows[0] == rows.size - 1 and (np.diff(rows) == 1).all()
         dist = np.asarray(m[int(rows[0]) : int(rows[-1]) + 1] if contiguous else m[rows])  # a view where it can be: read, never written
         if dist.dtype.kind != "f" or dist.dtype.itemsize not in (4, 8):
             dist = dist.astype(np.float64)
-        dist = without_nan(run, a, rows, dist)
+        dist, n_nan = _nan_as_inf(run, a, rows, dist)
         q, slot, r, group = _rank_rows(a, b, dist, relevant, col_of_target, self_col, ties)
         ranks[q, slot] = r
         if groups is not None and group is not None:
             groups[0][q, slot], groups[1][q, slot] = group
         if run.owned:  # never madvise memory the caller owns
             _release(m, rows)
+        return n_nan
+
+    n_blocks = -(-n_q // BLOCK_ROWS)
+    n_nan = sum(in_threads(rank_rows, n_blocks, threads if n_q * n_cols >= THREAD_CELLS else 1))
+    if n_nan:
+        assert run.drops is not None
+        run.drops[NAN_DROPS] += n_nan
     n_retrieved = np.full(n_q, n_cols, dtype=np.int64) - (self_col >= 0)
     if groups is not None:
         return RankBlock(ranks, n_relevant, n_retrieved, group_start=groups[0], group_size=groups[1])
