@@ -115,3 +115,37 @@ def test_in_threads_raises_the_lowest_failing_index():
         assert set(range(4)) <= set(done)  # every index below the failure ran
     assert ranking.in_threads(lambda i: i * i, 25, 2) == [i * i for i in range(25)]
     assert ranking.in_threads(lambda i: i, 0, 2) == []
+
+
+def ranks_row_by_row(item_row, smaller, equal, values, mode):
+    """The plain way: :func:`ranking.ranks_from_counts` and a stable argsort, one row at a time."""
+    ranks, start, size = (np.empty(item_row.size) for _ in range(3))
+    for row in np.unique(item_row).tolist():
+        part = np.flatnonzero(item_row == row)
+        ranks[part] = ranking.ranks_from_counts(smaller[part], equal[part], values[part], mode)
+        order = np.argsort(values[part], kind="stable")
+        start[part], size[part] = smaller[part][order], equal[part][order]
+    return ranks, start, size
+
+
+@pytest.mark.parametrize("mode", ["expected", "optimistic", "pessimistic"])
+@pytest.mark.parametrize("seed", range(5))
+def test_block_ranks_from_counts_equal_the_row_by_row_ones(mode, seed):
+    """Counts made from real rows (so that they are consistent), many rows at once."""
+    rng = np.random.default_rng(seed)
+    n_rows, n_cols = 40, 60
+    block = (rng.integers(0, [2, 5, 30, 1000, 3][seed], (n_rows, n_cols)) / 4).astype(np.float32)
+    block[rng.random(block.shape) < 0.05] = -0.0
+    rows, cols = [], []
+    for r in range(n_rows):
+        c = np.sort(rng.choice(n_cols, int(rng.integers(0, 12)), replace=False))
+        rows += [r] * c.size
+        cols += c.tolist()
+    item_row, item_col = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+    values = block[item_row, item_col]
+    smaller = np.asarray([(block[r] < v).sum() for r, v in zip(rows, values)], dtype=np.int64)
+    equal = np.asarray([(block[r] == v).sum() for r, v in zip(rows, values)], dtype=np.int64)
+    got = ranking.rows_ranks_from_counts(item_row, smaller, equal, values, mode)
+    want = ranks_row_by_row(item_row, smaller, equal, values, mode)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
