@@ -402,10 +402,10 @@ def _rank_rows(
     The counts come from :func:`~shrec_score._kernels.rank_counts`; the
     query's own column is then taken out of them.
     """
-    cols_of = [col_of_target[relevant[q]] for q in range(a, b)]
-    n_items = np.fromiter((c.size for c in cols_of), dtype=np.int64, count=b - a)
+    targets = [relevant[q] for q in range(a, b)]
+    n_items = np.fromiter(map(len, targets), dtype=np.int64, count=b - a)
     item_row = np.repeat(np.arange(b - a), n_items)
-    item_col = np.concatenate(cols_of) if cols_of else np.zeros(0, dtype=np.int64)
+    item_col = col_of_target[np.concatenate(targets)] if n_items.sum() else np.zeros(0, dtype=np.int64)  # one lookup for the block
     smaller, equal_lower, equal = rank_counts(dist, item_row, item_col)
     own = self_col[a + item_row]
     has_own = own >= 0
