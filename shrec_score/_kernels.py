@@ -409,7 +409,8 @@ def _rank_counts_rows(block: np.ndarray, rows: np.ndarray, cols: np.ndarray, wor
     # cells in bins below an item's bin, not counting the bins that hold items:
     # sums of the bin counts between consecutive (row start, item bin) bounds
     hist[item_bin] = 0
-    bounds = np.unique(np.concatenate([np.arange(n_rows, dtype=np.intp) * width, item_bin]))
+    bounds = np.sort(np.concatenate([np.arange(n_rows, dtype=np.intp) * width, item_bin]))
+    bounds = bounds[np.append(True, bounds[1:] != bounds[:-1])]  # distinct: np.unique hashes first, 4x slower here
     before = np.zeros(bounds.size, dtype=np.int64)
     np.cumsum(np.add.reduceat(hist, bounds)[:-1], out=before[1:])  # cells before each bound
     outside = before[np.searchsorted(bounds, item_bin)] - before[np.searchsorted(bounds, rows * width)]
