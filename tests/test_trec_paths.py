@@ -105,6 +105,10 @@ ID_STYLES = {
     "long": lambda d: f"LA{d:010d}-x",
     "mixed": lambda d: f"d{d}" if d % 2 else f"LA{d:010d}-x",
     "utf8": lambda d: f"é{d}ü",
+    # ClueWeb09-like (25 bytes) and UUID-like (36 bytes) in one list: rows of words, hashed
+    "clueweb-uuid": lambda d: f"clueweb09-en{d % 12:04d}-{d % 100:02d}-{d:05d}" if d % 2 else f"{d * 2654435761 % 2**32:08x}-0d8d-11e6-a6b6-2e6de3695b0e",
+    # some ids wider than _kernels.WORDS_MAX_BYTES: their batches take the general path
+    "wide": lambda d: f"w{d}-" + "x" * 130 if d % 7 == 0 else f"LA{d:010d}-x",
 }
 
 
@@ -134,7 +138,7 @@ def test_streamed_trec_equals_the_in_memory_reader(tmp_path, monkeypatch, seed, 
 
 
     run, qrels = _random_trec(tmp_path, seed, grouped, doc=ID_STYLES[style])
-    measures = ["AP", "NN", "FT", "P@10", "RR", "NDCG@10", "ADR", "AP_highly"]
+    measures = ["AP", "NN", "FT", "P@10", "RR", "NDCG@10", "ADR", "AP_highly", "ndcg_cut.10", "bpref"]
     monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 10)  # ~40 lines a batch: queries span batches
     fallbacks = []
     read_whole = stream.TrecStreamRun.read_whole
@@ -334,8 +338,8 @@ def test_read_qrels_runs_meanwhile_once_on_either_reader(tmp_path):
 
 @pytest.mark.parametrize("weak", ["length", "prefix"])
 def test_hashed_long_ids_stay_exact_when_hashes_collide(tmp_path, monkeypatch, weak):
-    """Ids too long to pack are hashed (_kernels.hash_ids).  With a hash that
-    collides on purpose (every id alike, or ids alike but for their last digit)
+    """Ids too long to pack are hashed (_kernels.hash_words).  With a hash that
+    collides on purpose (every id of one length alike, or ids alike but for their last digits)
     a hit is confirmed on the ids or the batch / run takes
     the general path: the scores are still the in-memory reader's."""
     from shrec_score import _kernels, stream
@@ -348,13 +352,14 @@ def test_hashed_long_ids_stay_exact_when_hashes_collide(tmp_path, monkeypatch, w
     exact = shrec_score.score([run], qrels, measures=measures).per_query
     pd.testing.assert_frame_equal(exact, whole)
 
-    def weak_hash(ids):
-        import pyarrow.compute as pc
+    def weak_hash(words, lengths):
+        if weak == "length":
+            return _kernels.hash_words(np.zeros((len(lengths), 1), dtype=np.uint64), lengths)
+        cut = words.copy()
+        cut[:, -1] &= np.uint64(0xFFFF)  # "LA0000000123-x": "LA000000" "01" (the rest of the last word dropped)
+        return _kernels.hash_words(cut, lengths)
 
-        cut = ids if weak == "length" else pc.utf8_slice_codeunits(ids, 0, -3)
-        return _kernels.hash_ids(pc.utf8_slice_codeunits(cut, 0, 1) if weak == "length" else cut)
-
-    monkeypatch.setattr(stream, "hash_ids", weak_hash)
+    monkeypatch.setattr(stream, "hash_words", weak_hash)
     slow = []
     pairs, read_whole = stream._judged_pairs, stream.TrecStreamRun.read_whole
     monkeypatch.setattr(stream, "_judged_pairs", lambda *a: (lambda f: slow.append(f is None) or f)(pairs(*a)))
