@@ -366,3 +366,31 @@ def test_hashed_long_ids_stay_exact_when_hashes_collide(tmp_path, monkeypatch, w
     monkeypatch.setattr(stream.TrecStreamRun, "read_whole", lambda self, rel: slow.append(True) or read_whole(self, rel))
     pd.testing.assert_frame_equal(shrec_score.score([run], qrels, measures=measures).per_query, whole)
     assert any(slow)  # the collisions were seen and sent to an exact path
+
+
+@pytest.mark.parametrize("closed", [False, True])
+def test_judged_mask_equals_a_set_of_judged_pairs(tmp_path, closed):
+    """engine.judged_mask looks up only the entries with a judged target index
+    (an unjudged id of an open collection has index len(target_ids)); against
+    a set of the qrels' (query, id) pairs, read from the files by hand."""
+    from shrec_score.engine import judged_mask
+    from shrec_score.join import read_trec_run
+    from shrec_score.loading import load_relevance
+    from shrec_score.model import RunSource
+
+    run, qrels = _random_trec(tmp_path, 3, doc=ID_STYLES["clueweb-uuid"])
+    pairs = {(f[0], f[2]) for f in (ln.split() for ln in qrels.read_text().splitlines())}
+    collection = None
+    if closed:  # a collection naming every id of the run and the qrels: every index is a real target
+        ids = sorted({ln.split()[2] for ln in run.read_text().splitlines()} | {d for _, d in pairs})
+        collection = tmp_path / "c.cla"
+        collection.write_text(f"PSB 1\n1 {len(ids)}\nall 0 {len(ids)}\n" + "\n".join(ids) + "\n")
+    rel = load_relevance(qrels, collection=collection)
+    ranked, _ = read_trec_run(RunSource("r", str(run), "trec"), rel, missing_ok=True)
+    lengths = ranked.lengths()
+    rows = np.array([rel.query_ids.index(q) for q in ranked.query_ids])
+    expected = [(ranked.query_ids[i], rel.target_ids[t] if t < len(rel.target_ids) else None) in pairs
+                for i, n in enumerate(lengths) for t in ranked.targets[ranked.offsets[i] : ranked.offsets[i] + n]]
+    got = judged_mask(ranked, rel, rows)
+    np.testing.assert_array_equal(got, expected)
+    assert 0 < got.sum() < got.size
