@@ -572,18 +572,3 @@ def words_equal(a: np.ndarray, a_len: np.ndarray, b: np.ndarray, b_len: np.ndarr
     k = min(a.shape[1], b.shape[1])
     return (a_len == b_len) & (a[:, :k] == b[:, :k]).all(axis=1)
 
-
-def words_byte_rank(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Rank of each id (rows of :func:`id_words`) in ascending UTF-8 byte order.
-
-    The words read big-endian compare as the bytes do; an id that is a
-    prefix of another (equal words up to the zero padding) is the shorter,
-    so the length breaks what the words leave equal.
-
-    >>> import pyarrow as pa
-    >>> words_byte_rank(*id_words(pa.array(["b", "ab", "a", "a\\x00", "abcdefghi"]))).tolist()
-    [4, 2, 0, 1, 3]
-    """
-    big = words.byteswap()  # big-endian values: integer order is byte order
-    keys = [np.asarray(lengths)] + [big[:, j] for j in range(words.shape[1] - 1, -1, -1)]
-    return rank_of(np.lexsort(keys))

@@ -39,7 +39,6 @@ from ._kernels import (
     mix,
     pack_ids,
     rank_of,
-    words_byte_rank,
     words_equal,
 )
 from .errors import InputError, shown
@@ -180,10 +179,9 @@ class TrecStreamRun(ChunkedRun):
         outside = len(relevance.target_ids)  # index of every unjudged target of an open collection: gain 0
         pairs = _judged_pairs(self, relevance, docs, rows, lens, seg, outside)
         ranks: np.ndarray | None  # read by doc_rank below
-        words: tuple[np.ndarray, np.ndarray] | None = None  # long ids as rows of words (tie ranks)
         if pairs is not None:
-            code, t, gains, words = pairs
-            ranks = None if words is not None else code  # packed keys: their order is the byte order
+            code, t, gains, hashed = pairs
+            ranks = None if hashed else code  # packed keys: their order is the byte order
         else:
             code, t, ranks = _identify(self, relevance, docs, rows, outside)
             gains = None
@@ -193,8 +191,6 @@ class TrecStreamRun(ChunkedRun):
         def doc_rank(pos: np.ndarray | None) -> np.ndarray:
             if ranks is not None:
                 return ranks if pos is None else ranks[pos]
-            if words is not None:
-                return words_byte_rank(*words) if pos is None else words_byte_rank(words[0][pos], words[1][pos])
             return _byte_rank(docs if pos is None else _take(docs, pos))
 
         if has_repeats(seg, code, lens):
@@ -267,12 +263,11 @@ def _target_keys(run: TrecStreamRun, relevance: Relevance) -> np.ndarray | None:
 
 def _judged_pairs(
     run: TrecStreamRun, relevance: Relevance, docs: Any, rows: np.ndarray, lens: np.ndarray, seg: np.ndarray, outside: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None] | None:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool] | None:
     """Per line the packed (or hashed) id, the target index and the gain,
-    found among the judgments of the line's own query, and for hashed ids
-    their rows of words (:func:`~shrec_score._kernels.id_words`); None
-    where this does not apply (then :func:`_identify` and the engine's
-    lookup do the work).
+    found among the judgments of the line's own query, and whether the ids
+    were hashed; None where this does not apply (then :func:`_identify` and
+    the engine's lookup do the work).
 
     Applies to qrels without a collection (an id judged for no query of
     the line is unjudged: target ``outside``, gain 0) when every id packs
@@ -282,7 +277,7 @@ def _judged_pairs(
     hash hit is confirmed on the words themselves (a mismatch hands the
     batch to the general path), two lines of a query with one hash look
     like a repeat (the run is then read whole), and hashes carry no byte
-    order, so ties are ordered on the words read big-endian.
+    order, so ties are ordered on the ids.
     The batch's judgments and its lines are mixed into
     64-bit (query, id) values (:func:`_mix`: for one query, one-to-one in
     the id); each line's mix is looked up among the judgments' mixes
@@ -321,7 +316,7 @@ def _judged_pairs(
         judged = t[hit]
         if not words_equal(words[0][hit], words[1][hit], targets[0][judged], targets[1][judged]).all():
             return None
-    return keys, t, gains, words
+    return keys, t, gains, words is not None
 
 
 def _target_words(run: TrecStreamRun, relevance: Relevance) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
