@@ -485,6 +485,7 @@ def id_words(ids: Any) -> tuple[np.ndarray, np.ndarray] | None:
     >>> w.shape, n.tolist(), hex(int(w[0, 0])), hex(int(w[1, 1]))
     ((2, 2), [2, 9], '0x6261', '0x69')
     """
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     layout = _utf8_layout(ids)
@@ -496,7 +497,10 @@ def id_words(ids: Any) -> tuple[np.ndarray, np.ndarray] | None:
     if longest > WORDS_MAX_BYTES:
         return None
     width = 8 * max(1, (longest + 7) // 8)
-    padded = pc.ascii_rpad(ids, width=width, padding="\0")
+    try:
+        padded = pc.ascii_rpad(ids, width=width, padding="\0")
+    except pa.ArrowException:  # (a pyarrow that checks for ASCII: the caller's general path)
+        return None
     offsets = np.frombuffer(padded.buffers()[1], dtype=np.int32, count=m + 1, offset=padded.offset * 4)
     first = int(offsets[0])
     if int(offsets[-1]) - first != m * width:  # (not one width: never seen; the caller's general path)
