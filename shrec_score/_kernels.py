@@ -451,3 +451,129 @@ def rank_counts_reference(block: np.ndarray, rows: np.ndarray, cols: np.ndarray)
         equal = row == row[c]
         out[:, k] = (position - int(equal[:c].sum()), int(equal[:c].sum()), int(equal.sum()))
     return out[0], out[1], out[2]
+
+
+# -- long ids as rows of 64-bit words -----------------------------------------------
+
+#: Widest id (in bytes) :func:`id_words` lays out; a batch with a wider one
+#: takes the caller's general path (the rows would cost this much per id).
+WORDS_MAX_BYTES = 128
+#: Ids hashed at once by :func:`hash_words` (a slice of rows stays in cache).
+HASH_ROWS = 1 << 15
+
+
+def _word_multiplier(k: int) -> int:
+    """Odd 64-bit multiplier of word ``k`` of an id (splitmix64 of k)."""
+    x = (0x9E3779B97F4A7C15 * (k + 1)) % (1 << 64)
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) % (1 << 64)
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) % (1 << 64)
+    return (x ^ (x >> 31)) | 1
+
+
+def id_words(ids: Any) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each id of a pyarrow string array as a row of 64-bit words, and its length.
+
+    Returns ``(words, lengths)``: ``words`` is (m, K) uint64, K = ceil(longest
+    id / 8) (at least 1), row i holding id i's UTF-8 bytes read as
+    little-endian words, zero past its end; ``lengths`` its length in bytes
+    (int64).  Rows of one width need no gather: pyarrow's ``ascii_rpad`` pads
+    every id with NUL bytes to 8K bytes (byte-wise for any UTF-8, checked by
+    the tests), and the padded buffer is viewed as the matrix (about 3 ms for
+    300,000 ids of 25 and 36 bytes).  None for another type, a null, or an
+    id longer than :data:`WORDS_MAX_BYTES`.
+
+    >>> w, n = id_words(__import__("pyarrow").array(["ab", "abcdefghi"]))
+    >>> w.shape, n.tolist(), hex(int(w[0, 0])), hex(int(w[1, 1]))
+    ((2, 2), [2, 9], '0x6261', '0x69')
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    layout = _utf8_layout(ids)
+    if layout is None:
+        return None
+    _, _, length = layout
+    m = len(ids)
+    longest = int(length.max(initial=0))
+    if longest > WORDS_MAX_BYTES:
+        return None
+    width = 8 * max(1, (longest + 7) // 8)
+    try:
+        padded = pc.ascii_rpad(ids, width=width, padding="\0")
+    except pa.ArrowException:  # (a pyarrow that checks for ASCII: the caller's general path)
+        return None
+    offsets = np.frombuffer(padded.buffers()[1], dtype=np.int32, count=m + 1, offset=padded.offset * 4)
+    first = int(offsets[0])
+    if int(offsets[-1]) - first != m * width:  # (not one width: never seen; the caller's general path)
+        return None
+    words = np.frombuffer(padded.buffers()[2], dtype="<u8", count=m * (width // 8), offset=first) if m else np.zeros(0, dtype="<u8")
+    return words.astype(np.uint64, copy=False).reshape(m, width // 8), length.astype(np.int64)
+
+
+def id_words_reference(ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`id_words` with ``int.from_bytes`` per word."""
+    raw = [i.encode("utf-8") for i in ids]
+    k = max(1, (max((len(b) for b in raw), default=0) + 7) // 8)
+    words = np.zeros((len(raw), k), dtype=np.uint64)
+    for r, b in enumerate(raw):
+        for j in range(0, len(b), 8):
+            words[r, j // 8] = int.from_bytes(b[j : j + 8], "little")
+    return words, np.asarray([len(b) for b in raw], dtype=np.int64)
+
+
+def hash_words(words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """A 64-bit hash (int64) of each id laid out by :func:`id_words`.
+
+    h = fmix(sum_k f(w_k) * M_k + (n + 1) * MIX_ROW) over the id's words w_k,
+    with f(w) = w ^ (w >> 29) (so that bytes high in a word reach the low
+    bits), M_k odd multipliers per word position and fmix an xor-shift /
+    multiply finaliser; arithmetic modulo 2**64.  A zero word adds nothing,
+    so the hash does not depend on the matrix's width (a batch's ids and the
+    judged targets are laid out at their own widths).  Equal ids, equal
+    hashes; the caller confirms a hit on the ids (:func:`words_equal`) and
+    takes an exact path when two ids of one list share a hash.  The sum is
+    one integer matrix product per slice of :data:`HASH_ROWS` rows (numpy
+    wraps integer products); with :func:`id_words`, about 6 ms for 300,000
+    ids of 25 and 36 bytes, against 11 ms for :func:`hash_ids`.
+    """
+    m, k = words.shape
+    mult = np.array([_word_multiplier(j) for j in range(k)], dtype=np.uint64)
+    out = (np.asarray(lengths, dtype=np.int64).astype(np.uint64) + np.uint64(1)) * MIX_ROW
+    for a in range(0, m, HASH_ROWS):
+        w = words[a : a + HASH_ROWS]
+        x = w >> np.uint64(29)
+        x ^= w
+        out[a : a + HASH_ROWS] += x @ mult
+    out ^= out >> np.uint64(32)
+    out *= MIX64
+    out ^= out >> np.uint64(29)
+    return out.view(np.int64)
+
+
+def hash_words_reference(ids: list[str]) -> np.ndarray:
+    """:func:`hash_words` of :func:`id_words`, one id at a time with Python integers."""
+    full = (1 << 64) - 1
+    out = []
+    for i in ids:
+        b = i.encode("utf-8")
+        h = (len(b) + 1) * int(MIX_ROW)
+        for j in range(0, len(b), 8):
+            w = int.from_bytes(b[j : j + 8], "little")
+            h += (w ^ (w >> 29)) * _word_multiplier(j // 8)
+        h &= full
+        h ^= h >> 32
+        h = (h * int(MIX64)) & full
+        h ^= h >> 29
+        out.append(h)
+    return np.asarray(out, dtype=np.uint64).view(np.int64)
+
+
+def words_equal(a: np.ndarray, a_len: np.ndarray, b: np.ndarray, b_len: np.ndarray) -> np.ndarray:
+    """Bool per row: id i of ``(a, a_len)`` equals id i of ``(b, b_len)`` (rows of :func:`id_words`, any widths).
+
+    Equal lengths n fit both widths, and both rows are zero past n, so the
+    common words decide.
+    """
+    k = min(a.shape[1], b.shape[1])
+    return (a_len == b_len) & (a[:, :k] == b[:, :k]).all(axis=1)
+

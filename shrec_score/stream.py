@@ -31,7 +31,16 @@ from typing import Any
 
 import numpy as np
 
-from ._kernels import has_repeats, hash_ids, lookup, mix, pack_ids, rank_of
+from ._kernels import (
+    has_repeats,
+    hash_words,
+    id_words,
+    lookup,
+    mix,
+    pack_ids,
+    rank_of,
+    words_equal,
+)
 from .errors import InputError, shown
 from .io.text import regular_file
 from .io.trec import arrow_numpy, extra_fields_note
@@ -75,7 +84,8 @@ class TrecStreamRun(ChunkedRun):
         self.notes: list[str] = []
         self._targets: Any = None  # the judged target ids as an arrow array, built once
         self._packed_targets: np.ndarray | None = None  # and packed into int64 keys (see _packed)
-        self._hashed_targets: np.ndarray | None = None  # or hashed, when some id is too long to pack
+        #: or, when some id is too long to pack, the targets' rows of words, lengths and hashes (see _target_words)
+        self._target_words: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._sorted_targets: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # (keys, target indices)
 
     def lengths(self) -> np.ndarray:
@@ -254,18 +264,20 @@ def _target_keys(run: TrecStreamRun, relevance: Relevance) -> np.ndarray | None:
 def _judged_pairs(
     run: TrecStreamRun, relevance: Relevance, docs: Any, rows: np.ndarray, lens: np.ndarray, seg: np.ndarray, outside: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool] | None:
-    """Per line the packed (or hashed) id, the target index, the gain and
-    whether the ids were hashed, found among
-    the judgments of the line's own query; None where this does not apply
-    (then :func:`_identify` and the engine's lookup do the work).
+    """Per line the packed (or hashed) id, the target index and the gain,
+    found among the judgments of the line's own query, and whether the ids
+    were hashed; None where this does not apply (then :func:`_identify` and
+    the engine's lookup do the work).
 
     Applies to qrels without a collection (an id judged for no query of
     the line is unjudged: target ``outside``, gain 0) when every id packs
-    into a 64-bit key, or else (ClueWeb's 25 bytes, UUIDs' 36) through
-    :func:`~shrec_score._kernels.hash_ids`: a hash hit is confirmed on the
-    ids themselves (a mismatch hands the batch to the general path), two
-    lines of a query with one hash look like a repeat (the run is then read
-    whole), and hashes carry no byte order, so ties are ordered on the ids.
+    into a 64-bit key, or else (ClueWeb's 25 bytes, UUIDs' 36, up to
+    :data:`~shrec_score._kernels.WORDS_MAX_BYTES`) through
+    :func:`~shrec_score._kernels.hash_words` of the ids' rows of words: a
+    hash hit is confirmed on the words themselves (a mismatch hands the
+    batch to the general path), two lines of a query with one hash look
+    like a repeat (the run is then read whole), and hashes carry no byte
+    order, so ties are ordered on the ids.
     The batch's judgments and its lines are mixed into
     64-bit (query, id) values (:func:`_mix`: for one query, one-to-one in
     the id); each line's mix is looked up among the judgments' mixes
@@ -279,14 +291,12 @@ def _judged_pairs(
         return None
     keys = pack_ids(docs)
     target_keys = _target_keys(run, relevance)
-    hashed = keys is None or target_keys is None
-    if hashed:
-        keys = hash_ids(docs)
-        if run._hashed_targets is None or len(run._hashed_targets) != len(relevance.target_ids):
-            run._hashed_targets = hash_ids(run._targets)
-        target_keys = run._hashed_targets
-    if keys is None or target_keys is None:
-        return None
+    words = targets = None
+    if keys is None or target_keys is None:  # long ids: hashed
+        words, targets = id_words(docs), _target_words(run, relevance)
+        if words is None or targets is None:
+            return None
+        keys, target_keys = hash_words(*words), targets[2]
     e_seg, e_target, e_grade = relevance.judgments_of(rows)
     e_mix = mix(e_seg, target_keys[e_target]).view(np.int64)
     order = np.argsort(e_mix)
@@ -302,13 +312,21 @@ def _judged_pairs(
     t[hit] = e_target[e]
     gains = np.zeros(keys.size, dtype=np.int8)
     gains[hit] = e_grade[e]
-    if hashed and hit.size:  # equal hashes, equal ids? (a few lines per list)
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        if not pc.all(pc.equal(docs.take(pa.array(hit)), run._targets.take(pa.array(t[hit])))).as_py():
+    if words is not None and targets is not None and hit.size:  # equal hashes, equal ids? (a few lines per list)
+        judged = t[hit]
+        if not words_equal(words[0][hit], words[1][hit], targets[0][judged], targets[1][judged]).all():
             return None
-    return keys, t, gains, hashed
+    return keys, t, gains, words is not None
+
+
+def _target_words(run: TrecStreamRun, relevance: Relevance) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The targets' rows of words, lengths and hashes (:func:`~shrec_score._kernels.id_words`), built once per run."""
+    if run._target_words is None or len(run._target_words[1]) != len(relevance.target_ids):
+        laid = id_words(run._targets)
+        if laid is None:
+            return None
+        run._target_words = (*laid, hash_words(*laid))
+    return run._target_words
 
 
 def _identify(

@@ -96,3 +96,61 @@ def test_hash_ids_equal_ids_equal_hashes_and_no_collision_on_long_ids():
     np.testing.assert_array_equal(k.hash_ids(pa.array(["abcdefghij", "x"]))[:1], k.hash_ids(pa.array(["abcdefghij", "y"]))[:1])
     assert k.hash_ids(pa.array(["a", None])) is None
     assert k.hash_ids(pa.array([1, 2])) is None
+
+
+def _random_ids(seed: int, n: int = 2000) -> list[str]:
+    """Ids of 0-60 UTF-8 bytes (NUL, multi-byte characters, prefixes of each other), repeats included."""
+    rng = np.random.default_rng(seed)
+    alphabet = list("ab-0Z\u00e9\u4e2d\x00")
+    ids = ["".join(rng.choice(alphabet, rng.integers(0, 30))) for _ in range(n)]
+    ids += ["clueweb09-en0000-00-00000", "5f992bbc-0d8d-11e6-a6b6-2e6de3695b0e", "a" * 8, "a" * 9, "a" * 16, "", "ab", "ab\x00", "ab\x00\x00"]
+    return ids + ids[:50]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_id_words_and_hash_words_equal_their_references(seed):
+    ids = _random_ids(seed)
+    arr = pa.array(ids)
+    words, lengths = k.id_words(arr)
+    ref_words, ref_lengths = k.id_words_reference(ids)
+    np.testing.assert_array_equal(words, ref_words)  # ascii_rpad pads byte-wise, also for non-ASCII UTF-8
+    np.testing.assert_array_equal(lengths, ref_lengths)
+    np.testing.assert_array_equal(k.hash_words(words, lengths), k.hash_words_reference(ids))
+    part = k.id_words(arr.slice(7, 500))  # offsets of a slice, a narrower width
+    np.testing.assert_array_equal(k.hash_words(*part), k.hash_words_reference(ids[7:507]))
+    # the width does not change a hash: ids laid out beside a longer one hash alike
+    wide = k.id_words(pa.array(ids[:100] + ["x" * 100]))
+    assert wide[0].shape[1] == 13 and words.shape[1] < 13
+    np.testing.assert_array_equal(k.hash_words(*wide)[:100], k.hash_words(words, lengths)[:100])
+    empty = k.id_words(pa.array([], pa.string()))
+    assert empty[0].shape == (0, 1) and k.hash_words(*empty).size == 0
+
+
+def test_hash_words_separates_ids_alike_but_for_one_byte():
+    cw = [f"clueweb09-en{d:04d}-{f:02d}-{r:05d}" for d in range(3) for f in range(10) for r in range(0, 40000, 37)]
+    uuid = [f"{a:08x}-0d8d-11e6-a6b6-2e6de3695b{b:02x}" for a in range(0, 2**32, 2**22) for b in range(16)]
+    ids = cw + uuid
+    h = k.hash_words(*k.id_words(pa.array(ids + ids[:100])))
+    assert np.unique(h).size == len(ids)
+    np.testing.assert_array_equal(h[len(ids) :], h[:100])
+    # a byte past the end never counts: "ab" and "ab\0" differ by their length
+    assert np.unique(k.hash_words(*k.id_words(pa.array(["ab", "ab\x00", "ab\x00\x00"])))).size == 3
+
+
+def test_id_words_refuses_what_it_cannot_lay_out():
+    assert k.id_words(pa.array(["a", None])) is None
+    assert k.id_words(pa.array([1, 2])) is None
+    assert k.id_words(pa.array(["a", "x" * (k.WORDS_MAX_BYTES + 1)])) is None
+    assert k.id_words(pa.array(["a", "x" * k.WORDS_MAX_BYTES])) is not None
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_words_equal_against_the_ids(seed):
+    ids = _random_ids(seed, 1500)
+    words, lengths = k.id_words(pa.array(ids))
+    # rows of two layouts of different widths: equal exactly where the ids are
+    rng = np.random.default_rng(seed)
+    other = [ids[i] if rng.random() < 0.5 else ids[(i + 1) % len(ids)] for i in range(len(ids))] + ["y" * 70]
+    b_words, b_lengths = k.id_words(pa.array(other))
+    got = k.words_equal(words, lengths, b_words[:-1], b_lengths[:-1])
+    np.testing.assert_array_equal(got, [a == b for a, b in zip(ids, other)])

@@ -105,6 +105,10 @@ ID_STYLES = {
     "long": lambda d: f"LA{d:010d}-x",
     "mixed": lambda d: f"d{d}" if d % 2 else f"LA{d:010d}-x",
     "utf8": lambda d: f"é{d}ü",
+    # ClueWeb09-like (25 bytes) and UUID-like (36 bytes) in one list: rows of words, hashed
+    "clueweb-uuid": lambda d: f"clueweb09-en{d % 12:04d}-{d % 100:02d}-{d:05d}" if d % 2 else f"{d * 2654435761 % 2**32:08x}-0d8d-11e6-a6b6-2e6de3695b0e",
+    # some ids wider than _kernels.WORDS_MAX_BYTES: their batches take the general path
+    "wide": lambda d: f"w{d}-" + "x" * 130 if d % 7 == 0 else f"LA{d:010d}-x",
 }
 
 
@@ -134,7 +138,7 @@ def test_streamed_trec_equals_the_in_memory_reader(tmp_path, monkeypatch, seed, 
 
 
     run, qrels = _random_trec(tmp_path, seed, grouped, doc=ID_STYLES[style])
-    measures = ["AP", "NN", "FT", "P@10", "RR", "NDCG@10", "ADR", "AP_highly"]
+    measures = ["AP", "NN", "FT", "P@10", "RR", "NDCG@10", "ADR", "AP_highly", "ndcg_cut.10", "bpref"]
     monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 10)  # ~40 lines a batch: queries span batches
     fallbacks = []
     read_whole = stream.TrecStreamRun.read_whole
@@ -334,8 +338,8 @@ def test_read_qrels_runs_meanwhile_once_on_either_reader(tmp_path):
 
 @pytest.mark.parametrize("weak", ["length", "prefix"])
 def test_hashed_long_ids_stay_exact_when_hashes_collide(tmp_path, monkeypatch, weak):
-    """Ids too long to pack are hashed (_kernels.hash_ids).  With a hash that
-    collides on purpose (every id alike, or ids alike but for their last digit)
+    """Ids too long to pack are hashed (_kernels.hash_words).  With a hash that
+    collides on purpose (every id of one length alike, or ids alike but for their last digits)
     a hit is confirmed on the ids or the batch / run takes
     the general path: the scores are still the in-memory reader's."""
     from shrec_score import _kernels, stream
@@ -348,16 +352,45 @@ def test_hashed_long_ids_stay_exact_when_hashes_collide(tmp_path, monkeypatch, w
     exact = shrec_score.score([run], qrels, measures=measures).per_query
     pd.testing.assert_frame_equal(exact, whole)
 
-    def weak_hash(ids):
-        import pyarrow.compute as pc
+    def weak_hash(words, lengths):
+        if weak == "length":
+            return _kernels.hash_words(np.zeros((len(lengths), 1), dtype=np.uint64), lengths)
+        cut = words.copy()
+        cut[:, -1] &= np.uint64(0xFFFF)  # "LA0000000123-x": "LA000000" "01" (the rest of the last word dropped)
+        return _kernels.hash_words(cut, lengths)
 
-        cut = ids if weak == "length" else pc.utf8_slice_codeunits(ids, 0, -3)
-        return _kernels.hash_ids(pc.utf8_slice_codeunits(cut, 0, 1) if weak == "length" else cut)
-
-    monkeypatch.setattr(stream, "hash_ids", weak_hash)
+    monkeypatch.setattr(stream, "hash_words", weak_hash)
     slow = []
     pairs, read_whole = stream._judged_pairs, stream.TrecStreamRun.read_whole
     monkeypatch.setattr(stream, "_judged_pairs", lambda *a: (lambda f: slow.append(f is None) or f)(pairs(*a)))
     monkeypatch.setattr(stream.TrecStreamRun, "read_whole", lambda self, rel: slow.append(True) or read_whole(self, rel))
     pd.testing.assert_frame_equal(shrec_score.score([run], qrels, measures=measures).per_query, whole)
     assert any(slow)  # the collisions were seen and sent to an exact path
+
+
+@pytest.mark.parametrize("closed", [False, True])
+def test_judged_mask_equals_a_set_of_judged_pairs(tmp_path, closed):
+    """engine.judged_mask looks up only the entries with a judged target index
+    (an unjudged id of an open collection has index len(target_ids)); against
+    a set of the qrels' (query, id) pairs, read from the files by hand."""
+    from shrec_score.engine import judged_mask
+    from shrec_score.join import read_trec_run
+    from shrec_score.loading import load_relevance
+    from shrec_score.model import RunSource
+
+    run, qrels = _random_trec(tmp_path, 3, doc=ID_STYLES["clueweb-uuid"])
+    pairs = {(f[0], f[2]) for f in (ln.split() for ln in qrels.read_text().splitlines())}
+    collection = None
+    if closed:  # a collection naming every id of the run and the qrels: every index is a real target
+        ids = sorted({ln.split()[2] for ln in run.read_text().splitlines()} | {d for _, d in pairs})
+        collection = tmp_path / "c.cla"
+        collection.write_text(f"PSB 1\n1 {len(ids)}\nall 0 {len(ids)}\n" + "\n".join(ids) + "\n")
+    rel = load_relevance(qrels, collection=collection)
+    ranked, _ = read_trec_run(RunSource("r", str(run), "trec"), rel, missing_ok=True)
+    lengths = ranked.lengths()
+    rows = np.array([rel.query_ids.index(q) for q in ranked.query_ids])
+    expected = [(ranked.query_ids[i], rel.target_ids[t] if t < len(rel.target_ids) else None) in pairs
+                for i, n in enumerate(lengths) for t in ranked.targets[ranked.offsets[i] : ranked.offsets[i] + n]]
+    got = judged_mask(ranked, rel, rows)
+    np.testing.assert_array_equal(got, expected)
+    assert 0 < got.sum() < got.size
