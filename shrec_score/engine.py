@@ -56,8 +56,7 @@ def flat_gains(run: RankedRun, relevance: Relevance, rows: np.ndarray | None = N
     ``rows``: the relevance query row of each query of ``run`` (default: the
     run holds every query, in relevance order).
     """
-    row = np.repeat(_query_rows(run, rows), run.lengths())
-    return relevance.gains(row, run.targets)
+    return relevance.list_gains(_query_rows(run, rows), run.offsets, run.targets)
 
 
 def rank_block(

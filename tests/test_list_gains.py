@@ -1,0 +1,99 @@
+"""Relevance.list_gains: the gains of ranked lists held end to end (CSR).
+
+ClassRelevance looks long lists up one at a time in its class x target
+table; the plain twin (Relevance.list_gains: each entry's query row
+repeated, then gains) and a hand computation from the classes are the
+oracles.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from shrec_score import engine, relevance
+from shrec_score.model import Classification, RankedRun
+from shrec_score.relevance import Relevance
+
+NAMES = ["p0", "p1", "p2"] + [f"c{c}" for c in range(12)]
+PARENTS = ["0", "0", "0"] + [f"p{c % 3}" for c in range(12)]
+
+
+def _sister(n_targets: int, n_queries: int, seed: int) -> tuple[Relevance, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    t_labels = rng.integers(3, 15, n_targets)
+    q_labels = rng.integers(3, 15, n_queries)
+    targets = Classification("t.cla", NAMES, PARENTS, [f"t{i}" for i in range(n_targets)], t_labels.astype(np.int32))
+    queries = Classification("q.cla", NAMES, PARENTS, [f"q{i}" for i in range(n_queries)], q_labels.astype(np.int32))
+    return Relevance.from_classification(targets, queries, grades="sister"), q_labels, t_labels
+
+
+def _hand(q_labels: np.ndarray, t_labels: np.ndarray, rows: list[int], lists: list[np.ndarray]) -> list[int]:
+    """Sister grades written out: own class 2, a sibling class under a real parent 1, else 0."""
+    out = []
+    for r, lst in zip(rows, lists):
+        q = int(q_labels[r])
+        out += [2 if q == t else int(PARENTS[q] != "0" and PARENTS[q] == PARENTS[t]) for t in t_labels[lst].tolist()]
+    return out
+
+
+@pytest.mark.parametrize("length", [0, 1, 255, 256, 300, 500])
+def test_class_list_gains_against_the_plain_twin_and_the_hand(length):
+    """Lists of one length each side of LIST_GAINS_MIN_MEAN (the per-list and
+    the all-at-once ways), full permutations and shorter lists, queries in
+    any order and repeated: equal to the twin and to the grades by hand."""
+    rel, q_labels, t_labels = _sister(500, 40, 71)
+    rng = np.random.default_rng(length)
+    rows = rng.integers(0, 40, 25)
+    lists = [rng.permutation(500)[:length] for _ in rows]
+    offsets = np.concatenate([[0], np.cumsum([len(x) for x in lists])]).astype(np.int64)
+    targets = np.concatenate(lists).astype(np.int64)
+    got = rel.list_gains(rows, offsets, targets)
+    assert got.dtype == Relevance.list_gains(rel, rows, offsets, targets).dtype
+    assert got.tolist() == Relevance.list_gains(rel, rows, offsets, targets).tolist()
+    assert got.tolist() == _hand(q_labels, t_labels, rows.tolist(), lists)
+    if length >= 256:
+        assert set(got.tolist()) == {0, 1, 2}
+
+
+def test_class_list_gains_takes_the_per_list_way_and_falls_back(monkeypatch):
+    """Long lists go one take a list (no repeat of the query rows); lists of
+    mixed lengths (some empty) agree with the twin; a target outside the
+    collection goes the plain way (which then fails as gains does)."""
+    rel, q_labels, t_labels = _sister(700, 30, 72)
+    rng = np.random.default_rng(5)
+    rows = np.arange(30)[::-1].copy()
+    lists = [rng.permutation(700)[: int(n)] for n in rng.choice([0, 3, 700, 650], 30)]
+    offsets = np.concatenate([[0], np.cumsum([len(x) for x in lists])]).astype(np.int64)
+    targets = np.concatenate(lists).astype(np.int64)
+    repeats = []
+    real_repeat = np.repeat
+    monkeypatch.setattr(relevance.np, "repeat", lambda *a, **k: repeats.append(1) or real_repeat(*a, **k))
+    got = rel.list_gains(rows, offsets, targets)
+    assert repeats == []  # the per-list way
+    monkeypatch.undo()
+    assert got.tolist() == Relevance.list_gains(rel, rows, offsets, targets).tolist()
+    assert got.tolist() == _hand(q_labels, t_labels, rows.tolist(), lists)
+    bad = targets.copy()
+    bad[-1] = 700  # outside the collection: the plain way, as gains (an IndexError)
+    with pytest.raises(IndexError):
+        rel.list_gains(rows, offsets, bad)
+    with pytest.raises(IndexError):
+        rel.gains(np.repeat(rows, np.diff(offsets)), bad)
+    assert rel.list_gains(rows[:0], np.zeros(1, dtype=np.int64), targets[:0]).tolist() == []
+
+
+def test_flat_gains_of_a_run_chunk_equal_the_repeated_lookup():
+    """engine.flat_gains over a run cut by run_chunks (sub-runs whose
+    offsets start at 0) equals each entry's gain looked up one by one."""
+    rel, q_labels, t_labels = _sister(400, 12, 73)
+    rng = np.random.default_rng(9)
+    lists = {q: rng.permutation(400)[: int(rng.integers(300, 401))] for q in rel.query_ids}
+    run = RankedRun.from_lists("r", lists)
+    seen = 0
+    for rows, sub in engine.run_chunks(run, rel, chunk_entries=1000):
+        got = engine.flat_gains(sub, rel, rows)
+        hand = [int(rel.gains(np.array([r]), np.array([t]))[0]) for r, lst in zip(rows.tolist(), (sub.ranked_list(i) for i in range(len(rows)))) for t in lst.tolist()]
+        assert got.tolist() == hand
+        seen += len(rows)
+    assert seen == 12
