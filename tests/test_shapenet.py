@@ -287,6 +287,27 @@ def test_a_first_line_holding_the_query_id_is_the_query_ranked_first(tmp_path):
     assert report.per_query["query"].tolist() == ["000001", "000002", "000003"]  # the test split only
 
 
+def test_a_file_holding_only_its_query_id_is_not_counted_as_empty(tmp_path):
+    """The empty-files message counts by the reader's rule: a ShapeNet file
+    holding only its own query id line is a list of one (the query ranked
+    first), not an empty file; --lenient counts the same files as empty."""
+    gt = tmp_path / "gt.csv"
+    gt.write_text(GT)
+    run = tmp_path / "runs" / "r"
+    _write_run(run, {"000001": [], "000002": ["000002"], "000003": ["000003", "000002"]})
+    expected = f"{run / '000001'}: expected a ranked list, got an empty file (1 of 3 query files of run 'r' are empty; --lenient scores them as empty lists)"
+    with pytest.raises(InputError) as info:
+        shrec_score.score([run], gt, split="test")
+    assert str(info.value) == expected
+    report = shrec_score.score([run], gt, split="test", lenient=True)
+    assert "--lenient: run 'r': 1 empty ranked lists (scored 0)" in report.warnings
+    q2 = report.per_query.set_index("query").loc["000002"]
+    assert q2["shapenet.P@N"] == 1 / 1  # its one entry is itself, relevant
+    (run / "000002").write_text("")  # now two empty files of three
+    with pytest.raises(InputError, match=r"\(2 of 3 query files of run 'r' are empty;"):
+        shrec_score.score([run], gt, split="test")
+
+
 def test_split_is_required_with_several_and_must_exist(tmp_path):
     gt = tmp_path / "gt.csv"
     gt.write_text(GT)

@@ -435,7 +435,7 @@ def read_list_run(
             got = fast.get(q)
             lists[q] = got if got is not None else read_ranked_list(files[q], q, target_index, drops=drops, unjudged=unjudged, header=header)
         if drops is None and lists[q].size == 0:  # strict: only a file without a target line gives no target
-            raise _empty_lists_error(source, [(x, files[x]) for x in query_ids if x in files], q)
+            raise _empty_lists_error(source, [(x, files[x]) for x in query_ids if x in files], q, header=header)
     sources = [files.get(q, "") for q in query_ids]
     joined = _one_array(list(lists.values()))
     if joined is None:
@@ -488,11 +488,12 @@ def _total_size(paths: Iterable[str]) -> int:
     return total
 
 
-def _empty_lists_error(source: RunSource, files: list[tuple[str, str]], first: str) -> InputError:
+def _empty_lists_error(source: RunSource, files: list[tuple[str, str]], first: str, *, header: bool = True) -> InputError:
     """The error for a run whose query file ``first`` is empty, with the number
-    of its query files that are (the files before ``first`` were not)."""
+    of its query files that are (the files before ``first`` were not), each
+    read by the rule of :func:`read_ranked_list` (``header``)."""
     at = [q for q, _ in files].index(first)
-    n_empty = sum(_is_empty_list(path, q) for q, path in files[at:])
+    n_empty = sum(_is_empty_list(path, q, header=header) for q, path in files[at:])
     return InputError(
         files[at][1],
         None,
@@ -502,9 +503,12 @@ def _empty_lists_error(source: RunSource, files: list[tuple[str, str]], first: s
     )
 
 
-def _is_empty_list(path: str, query_id: str) -> bool:
-    """Whether a query file has no target line (a file that cannot be read is not counted)."""
+def _is_empty_list(path: str, query_id: str, *, header: bool = True) -> bool:
+    """Whether a query file has no target line (a file that cannot be read is
+    not counted).  ``header``: a first line holding only the query id is cut
+    (as :func:`read_ranked_list` cuts it); False (ShapeNet Core55): it is the
+    query ranked first, so a file holding only that line is not empty."""
     try:
-        return not list_rows(read_text(path), query_id)
+        return not list_rows(read_text(path), query_id if header else None)
     except InputError:
         return False
