@@ -51,7 +51,9 @@ def _query_rows(run: RankedRun, rows: np.ndarray | None) -> np.ndarray:
 
 
 def flat_gains(run: RankedRun, relevance: Relevance, rows: np.ndarray | None = None) -> np.ndarray:
-    """Gain of every entry of every ranked list of ``run`` (CSR order), in one lookup.
+    """Gain of every entry of every ranked list of ``run`` (CSR order), by
+    :meth:`~shrec_score.relevance.Relevance.list_gains` (a classification
+    looks long lists up one at a time in its class x target table).
 
     ``rows``: the relevance query row of each query of ``run`` (default: the
     run holds every query, in relevance order).
