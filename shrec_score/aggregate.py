@@ -2,38 +2,83 @@
 
 Every ordering follows the measure's direction in the registry: best first
 is the largest value, or the smallest for a lower-is-better measure.
+
+The work is done once, in numpy, on :class:`~shrec_score.table.Table`
+(``*_table`` functions: what the pipeline calls, without pandas).  The
+pandas functions of the same names without ``_table`` (:func:`per_run_means`,
+:func:`leaderboard`, ...) take and return DataFrames for library users and
+convert at the boundary.  The numbers are the ones pandas gives: a mean is
+the compensated (Kahan) sum of the defined values in row order divided by
+their count, as pandas' groupby computes it (:func:`group_sums`); a macro
+mean is numpy's sum over the classes, as ``Series.mean``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .measures.registry import column_higher_is_better, get_measure
+from .table import Table
 
 if TYPE_CHECKING:
     import pandas as pd
-else:
-    from ._lazy import pd  # imported on first use (see _lazy)
 
 
-def per_run_means(per_query: pd.DataFrame, measures: Sequence[str], run_order: Sequence[str]) -> pd.DataFrame:
-    """Mean of each measure over the queries where it is defined.
+def group_sums(values: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per group and column: the sum of the defined (non-NaN) values, and their count.
 
-    Columns: run, queries (number of queries scored: at least one measure
-    defined), then one column per measure.  Queries with an undefined value
-    (K = 0) are left out of the means.
+    ``values`` (rows x columns), ``group`` the group of each row (-1: no
+    group).  The sums are the ones pandas' groupby computes (pandas 3), to
+    the last bit, so that the CSV files keep their bytes:
+
+    - when every group's rows are consecutive and no value is NaN: numpy's
+      ``add.reduceat`` over each group's rows (what pandas calls then);
+    - otherwise a compensated (Kahan) sum of the defined values in row
+      order, ``y = v - c; t = s + y; c = (t - s) - y; s = t`` (``c`` reset
+      to 0 where it is NaN, so that an infinite value gives an infinite
+      sum), as pandas' Cython ``group_mean`` / ``group_sum``.
+
+    >>> group_sums(np.array([[1e16], [1.0], [1.0], [np.nan]]), np.array([0, 0, 0, 0]), 1)[0].tolist()
+    [[1.0000000000000002e+16]]
     """
-    measures = list(measures)
-    scored = per_query[measures].notna().any(axis=1)
-    means = _summarise(per_query.groupby("run", sort=False), measures)
-    counts = scored.groupby(per_query["run"], sort=False).sum()
-    out = means.reindex(list(run_order))
-    out.insert(0, "queries", counts.reindex(list(run_order)).fillna(0).astype(int))
-    out = out.reset_index().rename(columns={"index": "run"})
-    return out[["run", "queries", *measures]]
+    n_cols = values.shape[1]
+    sums = np.zeros((n_groups, n_cols))
+    counts = np.zeros((n_groups, n_cols), dtype=np.int64)
+    if not len(group):
+        return sums, counts
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    consecutive = len(np.unique(group)) == len(starts) and group.min() >= 0
+    if consecutive and not np.isnan(values).any():
+        # one row per column, each column's values contiguous (pandas' block layout)
+        seg = np.add.reduceat(np.ascontiguousarray(values.T), starts, axis=1).T
+        sums[group[starts]] = seg
+        counts[group[starts]] = np.diff(np.r_[starts, len(group)])[:, None]
+        return sums, counts
+    order = np.argsort(group, kind="stable")
+    bounds = np.searchsorted(group[order], np.arange(n_groups + 1))
+    for g in range(n_groups):
+        block = values[order[bounds[g] : bounds[g + 1]]]
+        for j in range(n_cols):
+            col = block[:, j]
+            defined = col[~np.isnan(col)].tolist()
+            counts[g, j] = len(defined)
+            sums[g, j] = _kahan(defined)
+    return sums, counts
+
+
+def _kahan(values: list[float]) -> float:
+    total = comp = 0.0
+    for v in values:
+        y = v - comp
+        t = total + y
+        comp = (t - total) - y
+        if comp != comp:
+            comp = 0.0
+        total = t
+    return total
 
 
 def _how(column: str) -> str:
@@ -43,18 +88,177 @@ def _how(column: str) -> str:
         return "mean"
 
 
-def _summarise(groups: pd.api.typing.DataFrameGroupBy, measures: list[str]) -> pd.DataFrame:
+def _summarise(values: np.ndarray, group: np.ndarray, n_groups: int, measures: list[str]) -> np.ndarray:
     """Each group's value of each measure: the mean over the queries where it
     is defined, or what the measure asks for (``Measure.aggregate``: the
-    geometric mean of gm_map, the sums of trec_eval's counts)."""
-    out = groups[measures].mean()
-    for m in measures:
+    geometric mean of gm_map, the sums of trec_eval's counts); NaN where no
+    query of the group defines it."""
+    sums, counts = group_sums(values, group, n_groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(counts > 0, sums / np.maximum(counts, 1).astype(np.float64), np.nan)
+    for j, m in enumerate(measures):
         how = _how(m)
-        if how == "sum":
-            out[m] = groups[m].sum(min_count=1)
+        if how == "sum":  # pandas sums a column on its own: its own NaN test (group_sums)
+            col_sums, col_counts = group_sums(values[:, j : j + 1], group, n_groups)
+            out[:, j] = np.where(col_counts[:, 0] > 0, col_sums[:, 0], np.nan)
         elif how == "geometric":
-            out[m] = np.exp(out[m])
+            out[:, j] = np.exp(out[:, j])
     return out
+
+
+def _codes(values: np.ndarray, known: dict[Any, int] | None = None) -> tuple[np.ndarray, dict[Any, int]]:
+    """Each value's number: its place in ``known``, else in first-appearance
+    order; -1 for a missing value (None, NaN) or one not in ``known``."""
+    index: dict[Any, int] = {} if known is None else known
+    get = index.get if known is not None else lambda v: index.setdefault(v, len(index))
+    codes = [-1 if v is None or v != v else get(v) for v in values.tolist()]
+    return np.asarray([-1 if c is None else c for c in codes], dtype=np.int64), index
+
+
+def _measure_values(per_query: Table, measures: list[str]) -> np.ndarray:
+    if not measures:
+        return np.zeros((len(per_query), 0))
+    return np.column_stack([np.asarray(per_query[m], dtype=np.float64) for m in measures])
+
+
+def _objects(items: Sequence[Any]) -> np.ndarray:
+    out = np.empty(len(items), dtype=object)
+    out[:] = list(items)
+    return out
+
+
+def per_run_table(per_query: Table, measures: Sequence[str], run_order: Sequence[str]) -> Table:
+    """Mean of each measure over the queries where it is defined.
+
+    Columns: run, queries (number of queries scored: at least one measure
+    defined), then one column per measure.  Queries with an undefined value
+    (K = 0) are left out of the means.
+    """
+    measures = list(measures)
+    runs = list(dict.fromkeys(run_order))
+    place = {r: i for i, r in enumerate(runs)}
+    group, _ = _codes(per_query["run"], place)
+    values = _measure_values(per_query, measures)
+    means = _summarise(values, group, len(runs), measures)
+    scored = (~np.isnan(values)).any(axis=1) & (group >= 0)
+    queries = np.bincount(group[scored], minlength=len(runs)).astype(np.int64)
+    at = np.asarray([place[r] for r in run_order], dtype=np.int64)
+    cols: dict[str, Any] = {"run": _objects(list(run_order)), "queries": queries[at]}
+    cols.update({m: means[at, j] for j, m in enumerate(measures)})
+    return Table(cols, len(at))
+
+
+def per_class_table(per_query: Table, measures: Sequence[str], run_order: Sequence[str]) -> Table:
+    """Columns run, class, queries, then the mean of each measure over the class's queries.
+
+    Runs in ``run_order``, classes in first-appearance order; queries with
+    undefined values are left out of each mean (as in :func:`per_run_table`).
+    """
+    measures = list(measures)
+    runs = list(dict.fromkeys(run_order))
+    run_code, _ = _codes(per_query["run"], {r: i for i, r in enumerate(runs)})
+    class_code, classes = _codes(per_query["class"])
+    n_c = len(classes)
+    pair = np.where((run_code >= 0) & (class_code >= 0), run_code * n_c + class_code, -1)
+    present = np.unique(pair[pair >= 0])  # (run, class) pairs in run order, then class order
+    group = np.searchsorted(present, pair)
+    group[pair < 0] = -1
+    values = _measure_values(per_query, measures)
+    means = _summarise(values, group, len(present), measures)
+    scored = (~np.isnan(values)).any(axis=1) & (group >= 0)
+    queries = np.bincount(group[scored], minlength=len(present)).astype(np.int64)
+    names = list(classes)
+    cols: dict[str, Any] = {
+        "run": _objects([runs[i] for i in present // max(n_c, 1)]),
+        "class": _objects([names[i] for i in present % max(n_c, 1)]),
+        "queries": queries,
+    }
+    cols.update({m: means[:, j] for j, m in enumerate(measures)})
+    return Table(cols, len(present))
+
+
+def macro_table(per_class: Table, measures: Sequence[str], run_order: Sequence[str]) -> Table:
+    """Per-run mean of the per-class means (PSB's -macro): every class weighs the same.
+
+    (For gm_map and trec_eval's counts: the mean of the per-class values.)
+
+    Classes with no scored query are left out.  ``queries`` is the total
+    number of scored queries.
+    """
+    measures = list(measures)
+    run_col = per_class["run"]
+    counted = np.asarray(per_class["queries"]) > 0
+    queries, cols = [], {m: np.full(len(run_order), np.nan) for m in measures}
+    for i, run in enumerate(run_order):
+        sub = counted & (run_col == run)
+        queries.append(int(np.asarray(per_class["queries"])[sub].sum()))
+        for m in measures:
+            col = np.asarray(per_class[m], dtype=np.float64)[sub]
+            col = col[~np.isnan(col)]
+            if len(col):
+                cols[m][i] = float(col.sum() / len(col))
+    return Table({"run": _objects(list(run_order)), "queries": np.asarray(queries, dtype=np.int64), **cols}, len(run_order))
+
+
+def sort_order(values: np.ndarray, ascending: bool) -> np.ndarray:
+    """The stable order of ``values`` (ties keep their order), undefined values last.
+
+    >>> sort_order(np.array([1.0, np.nan, 3.0, 1.0]), ascending=False).tolist()
+    [2, 0, 3, 1]
+    """
+    if values.dtype.kind not in "fiub":  # text: Python's order
+        return np.argsort(values, kind="stable")
+    nan = np.isnan(values) if values.dtype.kind == "f" else np.zeros(len(values), dtype=bool)
+    defined = np.flatnonzero(~nan)
+    if ascending:
+        order = defined[np.argsort(values[defined], kind="stable")]
+    else:  # reversed, sorted ascending, reversed back: the largest first, ties still in their order
+        defined = defined[::-1]
+        order = defined[np.argsort(values[defined], kind="stable")][::-1]
+    return np.concatenate([order, np.flatnonzero(nan)])
+
+
+def leaderboard_table(per_run: Table, sort: str) -> Table:
+    """Runs sorted best first by ``sort``, ranked from 1 (see :func:`leaderboard`)."""
+    by_name = per_run.take(sort_order(per_run["run"], True))
+    board = by_name.take(sort_order(by_name[sort], _ascending(sort)))
+    return board.assign("rank", np.arange(1, len(board) + 1, dtype=np.int64), at=0)
+
+
+def ranking_table(per_query: Table, measure: str) -> Table:
+    """For each query, the runs ranked by ``measure`` (Table 2 of SHREC 2006).
+
+    Columns query, rank, run, value; best first (the smallest value first
+    for a lower-is-better measure), ties by run name, undefined values last.
+    Queries keep their input order.
+    """
+    q, _ = _codes(per_query["query"])  # the queries' input order
+    frame = Table({"query": per_query["query"], "run": per_query["run"], "value": per_query[measure], "_q": q}, len(per_query))
+    frame = frame.take(sort_order(frame["run"], True))
+    frame = frame.take(sort_order(np.asarray(frame["value"]), _ascending(measure)))
+    frame = frame.take(np.argsort(frame["_q"], kind="stable"))
+    q = frame["_q"]
+    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]]) if len(q) else np.zeros(0, dtype=np.int64)
+    rank = np.arange(len(q)) - np.repeat(starts, np.diff(np.r_[starts, len(q)])) + 1
+    return Table({"query": frame["query"], "rank": rank.astype(np.int64), "run": frame["run"], "value": frame["value"]}, len(frame))
+
+
+def _ascending(column: str) -> bool:
+    """Sort ``column`` ascending only when lower is better."""
+    return column_higher_is_better(column) is False
+
+
+# -- the same for pandas DataFrames (library users) ----------------------------------
+
+
+def per_run_means(per_query: pd.DataFrame, measures: Sequence[str], run_order: Sequence[str]) -> pd.DataFrame:
+    """Mean of each measure over the queries where it is defined: :func:`per_run_table` on a DataFrame.
+
+    Columns: run, queries (number of queries scored: at least one measure
+    defined), then one column per measure.  Queries with an undefined value
+    (K = 0) are left out of the means.
+    """
+    return per_run_table(Table.from_pandas(per_query), measures, run_order).to_pandas()
 
 
 def leaderboard(per_run: pd.DataFrame, sort: str) -> pd.DataFrame:
@@ -81,68 +285,20 @@ def leaderboard(per_run: pd.DataFrame, sort: str) -> pd.DataFrame:
     >>> leaderboard(per_run, "FP_relevant")[["rank", "run"]].values.tolist()
     [[1, 'c'], [2, 'a'], [3, 'b']]
     """
-    board = per_run.sort_values(["run"], kind="mergesort")
-    board = board.sort_values([sort], ascending=_ascending(sort), kind="mergesort", na_position="last")
-    board = board.reset_index(drop=True)
-    board.insert(0, "rank", range(1, len(board) + 1))
-    return board
+    return leaderboard_table(Table.from_pandas(per_run), sort).to_pandas()
 
 
 def per_query_ranking(per_query: pd.DataFrame, measure: str) -> pd.DataFrame:
-    """For each query, the runs ranked by ``measure`` (Table 2 of SHREC 2006).
-
-    Columns query, rank, run, value; best first (the smallest value first
-    for a lower-is-better measure), ties by run name, undefined values last.
-    Queries keep their input order.
-    """
-    frame = per_query[["query", "run", measure]].rename(columns={measure: "value"})
-    order = {q: i for i, q in enumerate(dict.fromkeys(frame["query"]))}
-    frame = frame.assign(_q=frame["query"].map(order))
-    frame = frame.sort_values("run", kind="mergesort")
-    frame = frame.sort_values("value", ascending=_ascending(measure), kind="mergesort", na_position="last")
-    frame = frame.sort_values("_q", kind="mergesort")
-    frame["rank"] = frame.groupby("_q").cumcount() + 1
-    return frame[["query", "rank", "run", "value"]].reset_index(drop=True)
-
-
-def _ascending(column: str) -> bool:
-    """Sort ``column`` ascending only when lower is better."""
-    return column_higher_is_better(column) is False
+    """For each query, the runs ranked by ``measure``: :func:`ranking_table` on a DataFrame."""
+    return ranking_table(Table.from_pandas(per_query), measure).to_pandas()
 
 
 def per_class_means(per_query: pd.DataFrame, measures: Sequence[str], run_order: Sequence[str]) -> pd.DataFrame:
-    """Columns run, class, queries, then the mean of each measure over the class's queries.
-
-    Runs in ``run_order``, classes in first-appearance order; queries with
-    undefined values are left out of each mean (as in :func:`per_run_means`).
-    """
-    measures = list(measures)
-    keys = [per_query["run"], per_query["class"]]
-    means = _summarise(per_query.groupby(keys, sort=False), measures)
-    counts = per_query[measures].notna().any(axis=1).groupby(keys, sort=False).sum()
-    out = means.reset_index()
-    out.insert(2, "queries", counts.to_numpy().astype(int))
-    class_pos = {c: i for i, c in enumerate(dict.fromkeys(per_query["class"]))}
-    run_pos = {r: i for i, r in enumerate(run_order)}
-    out = out.assign(_r=out["run"].map(run_pos), _c=out["class"].map(class_pos))
-    out = out.sort_values(["_r", "_c"], kind="mergesort").drop(columns=["_r", "_c"]).reset_index(drop=True)
-    return out[["run", "class", "queries", *measures]]
+    """Columns run, class, queries, then the mean of each measure over the
+    class's queries: :func:`per_class_table` on a DataFrame."""
+    return per_class_table(Table.from_pandas(per_query), measures, run_order).to_pandas()
 
 
 def macro_means(per_class: pd.DataFrame, measures: Sequence[str], run_order: Sequence[str]) -> pd.DataFrame:
-    """Per-run mean of the per-class means (PSB's -macro): every class weighs the same.
-
-    (For gm_map and trec_eval's counts: the mean of the per-class values.)
-
-    Classes with no scored query are left out.  ``queries`` is the total
-    number of scored queries.
-    """
-    rows = []
-    for run in run_order:
-        sub = per_class[(per_class["run"] == run) & (per_class["queries"] > 0)]
-        row: dict[str, object] = {"run": run, "queries": int(sub["queries"].sum())}
-        for m in measures:
-            col = sub[m].dropna()
-            row[m] = float(col.mean()) if len(col) else float("nan")
-        rows.append(row)
-    return pd.DataFrame(rows, columns=["run", "queries", *measures])
+    """Per-run mean of the per-class means (PSB's -macro): :func:`macro_table` on a DataFrame."""
+    return macro_table(Table.from_pandas(per_class), measures, run_order).to_pandas()

@@ -19,7 +19,16 @@ from typing import Any, cast
 
 import numpy as np
 
-from .aggregate import leaderboard, macro_means, per_class_means, per_query_ranking, per_run_means
+from .aggregate import (
+    leaderboard,
+    leaderboard_table,
+    macro_table,
+    per_class_table,
+    per_query_ranking,
+    per_run_means,
+    per_run_table,
+    ranking_table,
+)
 from .engine import Evaluation, RunScores, collect, score_run, small_class_queries
 from .errors import InputError, OptionError, shown
 from .io.runs import discover_runs, first_trec_file
@@ -41,6 +50,7 @@ from .relevance import Relevance
 from .report import Report
 from .signature import KendallSignature, ScoringSignature, tie_text
 from .stream import TrecStreamRun
+from .table import light
 
 #: The run records :func:`score` accepts instead of paths.
 RUN_TYPES = (RankedRun, MatrixRun, ChunkedRun)
@@ -230,38 +240,40 @@ def score_all(
 def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: MeasurePlan, opts: Options, notes: list[str]) -> Report:
     names = plan.names
     run_names = [r.name for r in runs]
-    per_class = per_class_means(ev.per_query, names, run_names) if rel.mode != "qrels" else None
-    per_run = macro_means(per_class, names, run_names) if per_class is not None and opts.average == "macro" else per_run_means(ev.per_query, names, run_names)
+    per_query = light(ev, "per_query")  # the tables without pandas (see shrec_score.table)
+    assert per_query is not None
+    per_class = per_class_table(per_query, names, run_names) if rel.mode != "qrels" else None
+    per_run = macro_table(per_class, names, run_names) if per_class is not None and opts.average == "macro" else per_run_table(per_query, names, run_names)
     sig = None
     if opts.significance:
         from .significance import bootstrap_ci, pairwise
 
-        cis = [bootstrap_ci(ev.per_query.loc[ev.per_query["run"] == r, plan.sort].to_numpy(), n_resamples=opts.n_resamples, seed=opts.seed) for r in run_names]
-        per_run[f"{plan.sort}_ci_low"] = [c[0] for c in cis]
-        per_run[f"{plan.sort}_ci_high"] = [c[1] for c in cis]
-    board = leaderboard(per_run, plan.sort)
+        cis = [bootstrap_ci(per_query[plan.sort][per_query["run"] == r], n_resamples=opts.n_resamples, seed=opts.seed) for r in run_names]
+        per_run = per_run.assign(f"{plan.sort}_ci_low", np.asarray([c[0] for c in cis], dtype=np.float64))
+        per_run = per_run.assign(f"{plan.sort}_ci_high", np.asarray([c[1] for c in cis], dtype=np.float64))
+    board = leaderboard_table(per_run, plan.sort)
     if opts.significance:
-        sig = pairwise(ev.per_query, plan.sort, list(board["run"]), n_resamples=opts.n_resamples, seed=opts.seed)
+        sig = pairwise(ev.per_query, plan.sort, board["run"].tolist(), n_resamples=opts.n_resamples, seed=opts.seed)
     return Report(
-        per_query=ev.per_query,
+        per_query=per_query,
         leaderboard=board,
-        pr_curve=ev.pr_curve,
+        pr_curve=light(ev, "pr_curve"),
         measures=names,
         shown=plan.shown,
         sort=plan.sort,
         signature=_signature(rel, plan, opts).to_dict(),
         warnings=_warnings(runs, rel, opts, notes, names) + _unranked_notes(ev, rel, opts) + _small_class_notes(rel, opts),
-        curves=ev.curves,
-        gain_vs_recall=ev.gain_vs_recall,
-        ranking=per_query_ranking(ev.per_query, plan.rank_by),
+        curves=light(ev, "curves"),
+        gain_vs_recall=light(ev, "gain_vs_recall"),
+        ranking=ranking_table(per_query, plan.rank_by),
         rank_by=plan.rank_by,
         per_class=per_class,
         significance=sig,
-        **_shapenet_files(ev, rel, names, run_names, per_class),
+        **_shapenet_files(per_query, rel, names, run_names, per_class),
     )
 
 
-def _shapenet_files(ev: Evaluation, rel: Relevance, names: list[str], run_names: list[str], per_class: Any) -> dict[str, Any]:
+def _shapenet_files(per_query: Any, rel: Relevance, names: list[str], run_names: list[str], per_class: Any) -> dict[str, Any]:
     """With a ShapeNet ground truth: the official summary per run (when the
     five measures are computed) and the official names of the CSV columns."""
     if rel.mode != "shapenet":
@@ -270,7 +282,7 @@ def _shapenet_files(ev: Evaluation, rel: Relevance, names: list[str], run_names:
 
     out: dict[str, Any] = {"csv_columns": {m: SHAPENET_OFFICIAL[m] for m in names if m in SHAPENET_OFFICIAL}}
     if all(m in names for m in SHAPENET_MEASURES) and per_class is not None:
-        out["summaries"] = shapenet_summaries(ev.per_query, per_class, run_names)
+        out["summaries"] = shapenet_summaries(per_query, per_class, run_names)
     return out
 
 

@@ -18,8 +18,6 @@ import numpy as np
 
 if TYPE_CHECKING:
     import pandas as pd
-else:
-    from ._lazy import pd  # imported on first use (see _lazy)
 
 from ._kernels import isin
 from .measures import GainBlock, Measure, RankBlock, Settings, pr_curve
@@ -39,6 +37,7 @@ from .ranking import (
     tie_group_sizes,
 )
 from .relevance import QrelsRelevance, Relevance
+from .table import Frame, Table
 
 #: Cells of a dense gain matrix built at once (bounds memory on large runs).
 CHUNK_CELLS = 4_000_000
@@ -275,14 +274,19 @@ def align(run: RankedRun, query_ids: Sequence[str]) -> RankedRun:
 
 @dataclass
 class Evaluation:
-    """Raw results: one row per (run, query), and the curves per run."""
+    """Raw results: one row per (run, query), and the curves per run.
 
-    per_query: pd.DataFrame
-    pr_curve: pd.DataFrame
+    The tables are held as :class:`~shrec_score.table.Table` and read as
+    pandas DataFrames (converted at the first access, :class:`~shrec_score.table.Frame`);
+    the pipeline reads them with :func:`~shrec_score.table.light`.
+    """
+
+    per_query: pd.DataFrame = Frame()  # type: ignore[assignment]
+    pr_curve: pd.DataFrame = Frame()  # type: ignore[assignment]
     #: run, rank, CG, DCG, NCG, NDCG: means over queries at ranks 1..100 (graded).
-    curves: pd.DataFrame | None = None
+    curves: pd.DataFrame | None = Frame(optional=True)  # type: ignore[assignment]
     #: run, recall_pct, CG, DCG, queries: mean gain when recall first reaches r% (graded).
-    gain_vs_recall: pd.DataFrame | None = None
+    gain_vs_recall: pd.DataFrame | None = Frame(optional=True)  # type: ignore[assignment]
     #: run -> queries it ranks nothing for (see :attr:`RunScores.unranked`).
     unranked: dict[str, int] = field(default_factory=dict)
 
@@ -507,20 +511,18 @@ def collect(scores: Sequence[RunScores], relevance: Relevance, measures: Sequenc
     for sc in scores:
         acc = MeanAccumulator(len(pr_levels))
         acc.add(sc.pr)
-        prs.append(pd.DataFrame({"run": sc.name, "recall": pr_levels, "precision": acc.mean()}))
+        prs.append(Table({"run": sc.name, "recall": np.asarray(pr_levels, dtype=np.float64), "precision": acc.mean()}))
         if curves:
-            curve_frames.append(pd.DataFrame({"run": sc.name, "rank": np.arange(1, depth + 1), **{k: a.mean() for k, a in sc.vectors.items()}}))
+            curve_frames.append(Table({"run": sc.name, "rank": np.arange(1, depth + 1), **{k: a.mean() for k, a in sc.vectors.items()}}))
             gvr = sc.gain_at_recall
-            gvr_frames.append(pd.DataFrame({"run": sc.name, "recall_pct": pct, "CG": gvr["CG"].mean(), "DCG": gvr["DCG"].mean(), "queries": gvr["CG"].count}))
+            gvr_frames.append(Table({"run": sc.name, "recall_pct": pct, "CG": gvr["CG"].mean(), "DCG": gvr["DCG"].mean(), "queries": gvr["CG"].count}))
         data: dict[str, object] = {"run": sc.name, "query": relevance.query_ids, "class": relevance.query_classes}
         data.update({m.name: sc.values[m.name] for m in measures})
-        frames.append(pd.DataFrame(data))
+        frames.append(Table(data, relevance.n_queries))
     columns = ["run", "query", "class", *[m.name for m in measures]]
-    per_query = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
-    pr_df = pd.concat(prs, ignore_index=True) if prs else pd.DataFrame(columns=["run", "recall", "precision"])
-    ev = Evaluation(per_query, pr_df, unranked={sc.name: sc.unranked for sc in scores})
+    ev = Evaluation(Table.concat(frames, columns), Table.concat(prs, ["run", "recall", "precision"]), unranked={sc.name: sc.unranked for sc in scores})
     if curves and curve_frames:
-        ev.curves = pd.concat(curve_frames, ignore_index=True)
+        ev.curves = Table.concat(curve_frames)
         if settings.ties != "expected":  # CG / DCG where recall first reaches r%: no exact expectation over tied orders
-            ev.gain_vs_recall = pd.concat(gvr_frames, ignore_index=True)
+            ev.gain_vs_recall = Table.concat(gvr_frames)
     return ev

@@ -83,7 +83,7 @@ def load_relevance(
     coll = None
     if collection is not None:
         coll = collection if isinstance(collection, Classification) else read_classification(collection)
-    qrels = read_qrels(relevance, meanwhile=_import_pandas, threads=threads)  # pandas imported while pyarrow reads
+    qrels = read_qrels(relevance, threads=threads)
     return Relevance.from_qrels(qrels, collection=coll, collection_size=collection_size)
 
 
@@ -96,10 +96,6 @@ def _taxonomy(
             raise InputError(path, None, f"expected no {flag} with a ShapeNet ground truth (it names the queries, the collection and the grades)")
     rows = read_shapenet_truth(path)
     return TaxonomyRelevance.from_rows(rows.path, rows.ids, rows.synsets, rows.subsynsets, rows.splits, split=split)
-
-
-def _import_pandas() -> None:
-    import pandas  # noqa: F401
 
 
 def load_runs(
@@ -152,7 +148,6 @@ def load_runs(
                 missing_ok=missing_ok,
                 header=header,
                 ties=ties,
-                meanwhile=_import_pandas,  # needed for the tables: imported while threads parse
             )
             run = drop_own(lists, relevance.self_index)  # the lists hold every query, in relevance order
         elif s.format == "matrix":

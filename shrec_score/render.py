@@ -31,9 +31,12 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+import numpy as np
+
 from .errors import visible
 from .io.writers import frame_to_csv
 from .measures.registry import column_higher_is_better, display_name, get_measure
+from .table import Table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -57,12 +60,22 @@ class Report(Protocol):
 
     def per_query_wide(self, measure: str | None = None) -> pd.DataFrame: ...
 
+    def table(self, name: str) -> Table | None: ...
+
     def signature_text(self) -> str: ...
+
+
+def _table(report: Report, name: str) -> Table:
+    """A table of the report without pandas (see :func:`shrec_score.table.light`)."""
+    table = report.table(name)
+    if table is None:
+        raise ValueError(f"the report has no {name} table")
+    return table
 
 
 def to_csv(report: Report, *, per_query: bool = False) -> str:
     """The leaderboard (or, with ``per_query``, the per-query values) as CSV."""
-    return frame_to_csv(report.per_query if per_query else report.leaderboard)
+    return frame_to_csv(_table(report, "per_query" if per_query else "leaderboard"))
 
 
 def to_json(report: Report, *, per_query: bool = False) -> str:
@@ -70,25 +83,30 @@ def to_json(report: Report, *, per_query: bool = False) -> str:
 
     Undefined values are ``null``.
     """
-    doc: dict[str, Any] = {"signature": report.signature, "sort": report.sort, "leaderboard": _records(report.leaderboard)}
+    doc: dict[str, Any] = {"signature": report.signature, "sort": report.sort, "leaderboard": _records(_table(report, "leaderboard"))}
     if per_query:
-        doc["per_query"] = _records(report.per_query)
-    if report.significance is not None:
-        doc["significance"] = _records(report.significance)
+        doc["per_query"] = _records(_table(report, "per_query"))
+    significance = report.table("significance")
+    if significance is not None:
+        doc["significance"] = _records(significance)
     return json.dumps(doc, indent=2, allow_nan=False) + "\n"
 
 
 def best_values(report: Report) -> dict[str, float]:
     """The best mean of each shown column that has a direction.
 
-    The maximum, or the minimum for a lower-is-better measure; a column with
-    no direction (``tau_b_std``) is left out, so nothing in it is marked.
+    The maximum, or the minimum for a lower-is-better measure (undefined
+    values left out); a column with no direction (``tau_b_std``) is left
+    out, so nothing in it is marked.
     """
+    board = _table(report, "leaderboard")
     best = {}
     for m in report.shown:
         higher = column_higher_is_better(m)
         if higher is not None:
-            best[m] = report.leaderboard[m].max() if higher else report.leaderboard[m].min()
+            values = np.asarray(board[m], dtype=np.float64)
+            values = values[~np.isnan(values)]
+            best[m] = float("nan") if not len(values) else float(values.max() if higher else values.min())
     return best
 
 
@@ -99,8 +117,7 @@ def _table_cells(report: Report) -> tuple[list[str], list[list[str]], list[list[
     head = ["rank", "run", "queries", *[display_name(m) for m in shown]]
     best = best_values(report)
     cells, bold = [], []
-    for rec in report.leaderboard[cols].itertuples(index=False):
-        values = list(rec)
+    for values in _table(report, "leaderboard").select(cols).records():
         cells.append([str(values[0]), str(values[1]), str(values[2])] + [_fmt(v) for v in values[3:]])
         bold.append([False, False, False] + [m in best and _fmt(v) != "" and _fmt(v) == _fmt(best[m]) for v, m in zip(values[3:], shown)])
     return head, cells, bold
@@ -188,16 +205,20 @@ def to_trec(report: Report, *, per_query: bool = False) -> str:
     field or a line, even for a reader that splits on any whitespace.
     """
     labels = {m: trec_field(trec_label(m)) for m in report.measures}
+    board = _table(report, "leaderboard")
+    table = _table(report, "per_query") if per_query else None
     lines = []
-    for run in report.leaderboard["run"]:
+    for run in board["run"].tolist():
         lines.append(f"{'runid':<22}\tall\t{trec_field(str(run))}")
-        if per_query:
-            sub = report.per_query[report.per_query["run"] == run]
-            for rec in sub.to_dict(orient="records"):
+        if table is not None:
+            sub = table.take(table["run"] == run)
+            names = sub.columns
+            for values in sub.records():
+                rec = dict(zip(names, values))
                 for m in report.measures:
                     if m in rec and not _isnan(rec[m]):
                         lines.append(f"{labels[m]:<22}\t{trec_field(str(rec['query']))}\t{_trec_value(m, rec[m])}")
-        row = report.leaderboard[report.leaderboard["run"] == run].iloc[0]
+        row = dict(zip(board.columns, board.take(np.flatnonzero(board["run"] == run)[:1]).records()[0]))
         lines.append(f"{'num_q':<22}\tall\t{int(row['queries'])}")
         for m in report.measures:
             if m in row and not _isnan(row[m]):
@@ -226,13 +247,14 @@ def to_rich(report: Report, console: Any, *, per_query: bool = False) -> None:
             table.add_column(text, no_wrap=True)
         else:
             table.add_column(text, justify="right", no_wrap=True, min_width=max(6, len(text)) if i > 2 else None)
-    ci = [c for c in report.leaderboard.columns if c.endswith("_ci_low")]
+    board = _table(report, "leaderboard")
+    ci = [c for c in board.columns if c.endswith("_ci_low")]
     if ci:
         table.add_column("95% CI", justify="right", no_wrap=True)
     for r, (row, b) in enumerate(zip(cells, bold)):
         styled = [rich_text(c, "bold" if is_b else "") for c, is_b in zip(row, b)]
         if ci:
-            lo, hi = report.leaderboard[ci[0]].iat[r], report.leaderboard[ci[0].replace("_low", "_high")].iat[r]
+            lo, hi = board[ci[0]][r].item(), board[ci[0].replace("_low", "_high")][r].item()
             styled.append(rich_text(f"{_fmt(lo)}..{_fmt(hi)}"))
         table.add_row(*styled)
     console.print(table)
@@ -414,11 +436,11 @@ def rich_text(text: str, style: str = "") -> Text:
     return out
 
 
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    out = []
-    for rec in frame.to_dict(orient="records"):
-        out.append({k: (None if _isnan(v) else (v.item() if hasattr(v, "item") else v)) for k, v in rec.items()})
-    return out
+def _records(frame: Table | pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows as JSON objects (Python values; undefined values None)."""
+    table = frame if isinstance(frame, Table) else Table.from_pandas(frame)
+    names = table.columns
+    return [{k: (None if _isnan(v) else v) for k, v in zip(names, values)} for values in table.records()]
 
 
 def frame_text(frame: pd.DataFrame, fmt: str) -> str:

@@ -16,6 +16,8 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 if TYPE_CHECKING:
     import pandas as pd
 else:
@@ -24,6 +26,7 @@ else:
 from .io.writers import frame_to_csv
 from .measures.registry import DISPLAY  # noqa: F401  (re-exported: plots.py imports it from here)
 from .outdir import publish
+from .table import Frame, Frames, Table, light
 
 
 @dataclass
@@ -62,25 +65,26 @@ class Report:
         is better (see :func:`~shrec_score.significance.pairwise`).
     """
 
-    per_query: pd.DataFrame
-    leaderboard: pd.DataFrame
-    pr_curve: pd.DataFrame
-    measures: list[str]
-    shown: list[str]
-    sort: str
-    signature: dict[str, Any]
+    per_query: pd.DataFrame = Frame()  # type: ignore[assignment]
+    leaderboard: pd.DataFrame = Frame()  # type: ignore[assignment]
+    pr_curve: pd.DataFrame = Frame()  # type: ignore[assignment]
+    # required (the Frame fields above have no default either: Frame.__get__ says so to dataclasses)
+    measures: list[str]  # type: ignore[misc]
+    shown: list[str]  # type: ignore[misc]
+    sort: str  # type: ignore[misc]
+    signature: dict[str, Any]  # type: ignore[misc]
     warnings: list[str] = field(default_factory=list)
-    curves: pd.DataFrame | None = None
-    gain_vs_recall: pd.DataFrame | None = None
-    ranking: pd.DataFrame | None = None
+    curves: pd.DataFrame | None = Frame(optional=True)  # type: ignore[assignment]
+    gain_vs_recall: pd.DataFrame | None = Frame(optional=True)  # type: ignore[assignment]
+    ranking: pd.DataFrame | None = Frame(optional=True)  # type: ignore[assignment]
     rank_by: str = ""
-    per_class: pd.DataFrame | None = None
-    significance: pd.DataFrame | None = None
+    per_class: pd.DataFrame | None = Frame(optional=True)  # type: ignore[assignment]
+    significance: pd.DataFrame | None = Frame(optional=True)  # type: ignore[assignment]
     #: Column renames in per_query.csv, per_run.csv and per_class.csv (ShapeNet:
     #: ``shapenet.mAP`` is written ``mAP``, the official summary's name).
     csv_columns: dict[str, str] = field(default_factory=dict)
     #: run -> the official ShapeNet summary (``shapenet_summary_<run>.csv``).
-    summaries: dict[str, pd.DataFrame] | None = None
+    summaries: dict[str, pd.DataFrame] | None = Frames()  # type: ignore[assignment]
 
     # -- data -------------------------------------------------------------
     def to_dataframe(self) -> pd.DataFrame:
@@ -109,27 +113,35 @@ class Report:
         return pd.concat([keys, wide], axis=1)
 
     # -- files --------------------------------------------------------------
+    def table(self, name: str) -> Table | None:
+        """The table ``name`` (``per_query``, ``leaderboard``...) without pandas
+        (:func:`shrec_score.table.light`): what the renderers and the CSV files read."""
+        return light(self, name)
+
     def csv_files(self) -> dict[str, str]:
         """The files of ``--out``, name -> text."""
         named = {f"{k}{end}": f"{v}{end}" for k, v in self.csv_columns.items() for end in ("", "_ci_low", "_ci_high")}
+        per_query, board, pr = self.table("per_query"), self.table("leaderboard"), self.table("pr_curve")
+        assert per_query is not None and board is not None and pr is not None
         files = {
-            "per_query.csv": frame_to_csv(self.per_query.rename(columns=named)),
-            "per_run.csv": frame_to_csv(self.per_run.rename(columns=named)),
+            "per_query.csv": frame_to_csv(per_query.rename(named)),
+            "per_run.csv": frame_to_csv(board.drop(["rank"]).rename(named)),
         }
-        if len(self.pr_curve):
-            files["pr_curve.csv"] = frame_to_csv(self.pr_curve)
+        if len(pr):
+            files["pr_curve.csv"] = frame_to_csv(pr)
+        per_class = self.table("per_class")
         optional = {
-            "per_query_ranking.csv": self.ranking,
-            "curves.csv": self.curves,
-            "gain_vs_recall.csv": self.gain_vs_recall,
-            "per_class.csv": None if self.per_class is None else self.per_class.rename(columns=named),
-            "significance.csv": self.significance,
+            "per_query_ranking.csv": self.table("ranking"),
+            "curves.csv": self.table("curves"),
+            "gain_vs_recall.csv": self.table("gain_vs_recall"),
+            "per_class.csv": None if per_class is None else per_class.rename(named),
+            "significance.csv": self.table("significance"),
         }
         for name, frame in optional.items():
             if frame is not None:
                 files[name] = frame_to_csv(frame)
-        for run, frame in (self.summaries or {}).items():
-            files[f"shapenet_summary_{run}.csv"] = frame_to_csv(frame)
+        for run, summary in light_summaries(self).items():
+            files[f"shapenet_summary_{run}.csv"] = frame_to_csv(summary)
         files["leaderboard.md"] = self.to_markdown()
         files["leaderboard.tex"] = self.to_latex()
         files["signature.txt"] = "".join(f"{k}: {v}\n" for k, v in self.signature.items())
@@ -182,30 +194,30 @@ class Report:
         to_rich(self, console, per_query=per_query)
 
 
-def shapenet_summaries(per_query: pd.DataFrame, per_class: pd.DataFrame, run_names: list[str]) -> dict[str, pd.DataFrame]:
+def light_summaries(report: Report) -> dict[str, Table]:
+    """The report's ShapeNet summaries as tables (none: empty)."""
+    held = report.__dict__.get("summaries")
+    return {run: frame if isinstance(frame, Table) else Table.from_pandas(frame) for run, frame in (held or {}).items()}
+
+
+def shapenet_summaries(per_query: Table, per_class: Table, run_names: list[str]) -> dict[str, Table]:
     """Per run, the official ShapeNet Core55 ``summary.csv`` layout.
 
     Header ``class,P@N,R@N,F1@N,mAP,NDCG``; rows ``microALL`` (mean over the
     queries), one per synset (mean over its queries, ground-truth order),
     ``macroALL`` (mean of the per-synset means).  Values in full precision.
     """
-    from .aggregate import macro_means, per_run_means
+    from .aggregate import macro_table, per_run_table
     from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
 
     names = list(SHAPENET_MEASURES)
-    micro = per_run_means(per_query, names, run_names).set_index("run")
-    macro = macro_means(per_class, names, run_names).set_index("run")
+    micro = per_run_table(per_query, names, run_names)
+    macro = macro_table(per_class, names, run_names)
     out = {}
-    for run in run_names:
-        classes = per_class[(per_class["run"] == run) & (per_class["queries"] > 0)]
-        rows = pd.concat(
-            [
-                pd.DataFrame([micro.loc[run, names].to_numpy()], columns=names).assign(**{"class": "microALL"}),
-                classes[["class", *names]],
-                pd.DataFrame([macro.loc[run, names].to_numpy()], columns=names).assign(**{"class": "macroALL"}),
-            ],
-            ignore_index=True,
-        )
-        frame = rows[["class", *names]].rename(columns=SHAPENET_OFFICIAL)
-        out[run] = frame.astype({SHAPENET_OFFICIAL[m]: "float64" for m in names})
+    for i, run in enumerate(run_names):
+        rows = (per_class["run"] == run) & (per_class["queries"] > 0)
+        cols: dict[str, Any] = {"class": ["microALL", *per_class["class"][rows].tolist(), "macroALL"]}
+        for m in names:
+            cols[SHAPENET_OFFICIAL[m]] = np.concatenate([micro[m][i : i + 1], per_class[m][rows], macro[m][i : i + 1]]).astype(np.float64)
+        out[run] = Table(cols)
     return out

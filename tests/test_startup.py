@@ -40,6 +40,32 @@ def test_help_and_version_import_no_heavy_library(args):
 
 
 def test_the_probe_sees_what_a_scoring_imports():
-    """The same probe on a scoring: pandas is imported there (the report's
-    tables), so an empty list above is not the probe failing to look."""
-    assert "pandas" in imported("sample_runs/psb-like/runs", "--relevance", "sample_runs/psb-like/classes.cla", "--format", "csv")
+    """The same probe on a scoring that needs pandas (the significance
+    tests), so an empty list elsewhere is not the probe failing to look."""
+    assert "pandas" in imported("sample_runs/psb-like/runs", "--relevance", "sample_runs/psb-like/classes.cla", "--format", "csv", "--significance", "--resamples", "100")
+
+
+def test_csv_scoring_of_ranked_lists_imports_no_pandas():
+    """``--format csv`` on a ranked-list folder: the tables are
+    :class:`shrec_score.table.Table`, the CSV written without pandas."""
+    assert "pandas" not in imported("sample_runs/psb-like/runs", "--relevance", "sample_runs/psb-like/classes.cla", "--format", "csv")
+
+
+def test_out_folder_of_a_matrix_run_imports_no_pandas(tmp_path):
+    """``--out DIR`` of a small .npy matrix (every CSV file, Markdown and
+    LaTeX), with ``-m``: no pandas; and the files are there and complete."""
+    import numpy as np
+
+    n = 12
+    ids = [f"m{i}" for i in range(n)]
+    cla = tmp_path / "c.cla"
+    cla.write_text("PSB 1\n3 12\n\n" + "".join(f"c{c} 0 4\n" + "".join(f"{ids[c * 4 + j]}\n" for j in range(4)) + "\n" for c in range(3)))
+    np.save(tmp_path / "run.npy", np.random.default_rng(0).random((n, n)).astype(np.float32))
+    out = tmp_path / "out"
+    got = imported(str(tmp_path / "run.npy"), "-r", str(cla), "--run-format", "matrix", "-m", "NN,AP,P@5", "--out", str(out), "--quiet", "--format", "csv")
+    assert "pandas" not in got
+    assert sorted(p.name for p in out.iterdir() if not p.name.startswith(".")) == [
+        "leaderboard.md", "leaderboard.tex", "per_class.csv", "per_query.csv", "per_query_ranking.csv", "per_run.csv", "pr_curve.csv", "signature.txt",
+    ]
+    rows = (out / "per_query.csv").read_text().splitlines()
+    assert rows[0] == "run,query,class,NN,AP,P@5" and len(rows) == 1 + n

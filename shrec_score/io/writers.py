@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..table import Table
+
 if TYPE_CHECKING:
     import pandas as pd
-else:
-    from .._lazy import pd  # imported on first use (see _lazy)
 
 
-def frame_to_csv(frame: pd.DataFrame) -> str:
-    """CSV text of a frame: floats in full precision (repr), NaN as empty, LF line ends."""
+def frame_to_csv(frame: Table | pd.DataFrame) -> str:
+    """CSV text of a table or a frame: floats in full precision (repr), NaN as empty, LF line ends.
+
+    A :class:`~shrec_score.table.Table` writes the same text without pandas
+    (:meth:`~shrec_score.table.Table.to_csv`).
+    """
+    if isinstance(frame, Table):
+        return frame.to_csv()
     return frame.to_csv(index=False, na_rep="", lineterminator="\n")

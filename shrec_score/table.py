@@ -1,0 +1,249 @@
+"""A small columnar table: what the pipeline hands on, without pandas.
+
+Importing pandas costs a quarter of a second, more than scoring a
+contest-sized sample; the CSV outputs (``--format csv``, ``--out``) need
+none of it.  A :class:`Table` is ordered columns of one-dimensional numpy
+arrays of one length (floats, integers, booleans; text as object arrays);
+:meth:`Table.to_csv` writes exactly what ``DataFrame.to_csv(index=False,
+na_rep="", lineterminator="\\n")`` writes for the same columns, and
+:meth:`Table.to_pandas` makes that DataFrame for the library API (the
+attributes of :class:`~shrec_score.report.Report`).
+
+CSV text, cell by cell (as pandas writes it):
+
+- a float: ``numpy.ndarray.astype(str)`` (the shortest repr that reads back
+  the same double: ``0.1``, ``1e+22``, ``-0.0``, ``inf``); NaN: empty;
+- an integer or a boolean: ``str`` of the Python value;
+- text: as it is; ``None`` or a float NaN in a text column: empty;
+- quoting by Python's :mod:`csv` writer (minimal: a cell holding ``,``,
+  ``"``, CR or LF is quoted, ``"`` doubled; a row that is one empty cell is
+  written ``""``), LF line ends, the header first.
+
+>>> t = Table({"run": ["a", "b,c"], "queries": np.array([2, 3]), "AP": np.array([0.5, np.nan])})
+>>> print(t.to_csv(), end="")
+run,queries,AP
+a,2,0.5
+"b,c",3,
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Iterable, Mapping, Sequence, Sized
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def column(values: Any, length: int | None = None) -> np.ndarray:
+    """``values`` as a table column: a 1-D numpy array (text as an object array).
+
+    A string or another scalar is repeated ``length`` times.
+    """
+    if isinstance(values, np.ndarray):
+        arr = values
+    elif isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        if length is None:
+            raise ValueError("a scalar column needs a length")
+        arr = np.empty(length, dtype=object)
+        arr[:] = [values] * length
+        return arr
+    else:
+        items = list(values)
+        arr = np.asarray(items) if items and all(isinstance(v, (bool, int, float, np.number, np.bool_)) for v in items) else _objects(items)
+    if arr.dtype.kind in "USO":
+        arr = arr if arr.dtype == object else _objects(arr.tolist())
+    if arr.ndim != 1:
+        raise ValueError(f"expected a one-dimensional column, got shape {arr.shape}")
+    return arr
+
+
+def _objects(items: Sequence[Any]) -> np.ndarray:
+    arr = np.empty(len(items), dtype=object)
+    arr[:] = list(items)
+    return arr
+
+
+class Table:
+    """Ordered columns of one length (see the module docstring).
+
+    A table is not changed in place: every method returns a new table that
+    shares the column arrays it did not change.
+    """
+
+    __slots__ = ("_cols", "_n")
+
+    def __init__(self, columns: Mapping[str, Any], length: int | None = None) -> None:
+        n = length
+        for v in columns.values():
+            if isinstance(v, Sized) and not isinstance(v, (str, bytes)):
+                n = len(v) if n is None else n
+                break
+        cols = {str(k): column(v, n) for k, v in columns.items()}
+        lengths = {len(c) for c in cols.values()}
+        if len(lengths) > 1:
+            raise ValueError(f"expected columns of one length, got lengths {sorted(lengths)}")
+        self._cols = cols
+        self._n = lengths.pop() if lengths else (n or 0)
+
+    # -- shape ---------------------------------------------------------------
+    @property
+    def columns(self) -> list[str]:
+        return list(self._cols)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._cols
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._cols[name]
+
+    def __repr__(self) -> str:
+        return f"Table({self._n} rows: {', '.join(self._cols)})"
+
+    # -- new tables ----------------------------------------------------------
+    def select(self, names: Sequence[str]) -> Table:
+        """The columns ``names``, in that order."""
+        return Table({n: self._cols[n] for n in names}, self._n)
+
+    def drop(self, names: Sequence[str]) -> Table:
+        return Table({k: v for k, v in self._cols.items() if k not in names}, self._n)
+
+    def rename(self, names: Mapping[str, str]) -> Table:
+        return Table({names.get(k, k): v for k, v in self._cols.items()}, self._n)
+
+    def take(self, rows: np.ndarray) -> Table:
+        """The rows at the positions ``rows`` (an index array or a boolean mask)."""
+        rows = np.asarray(rows)
+        n = int(rows.sum()) if rows.dtype == bool else len(rows)
+        return Table({k: v[rows] for k, v in self._cols.items()}, n)
+
+    def assign(self, name: str, values: Any, *, at: int | None = None) -> Table:
+        """A table with the column ``name`` set to ``values`` (placed at ``at``, or last)."""
+        items = [(k, v) for k, v in self._cols.items() if k != name]
+        items.insert(len(items) if at is None else at, (name, column(values, self._n)))
+        return Table(dict(items), self._n)
+
+    @classmethod
+    def concat(cls, tables: Sequence[Table], columns: Sequence[str] = ()) -> Table:
+        """The rows of ``tables`` one after another (same columns); an empty
+        table with ``columns`` when there is none."""
+        if not tables:
+            return cls({c: np.empty(0, dtype=object) for c in columns}, 0)
+        names = tables[0].columns
+        return cls({c: np.concatenate([t[c] for t in tables]) for c in names}, sum(len(t) for t in tables))
+
+    # -- rows ----------------------------------------------------------------
+    def records(self) -> list[tuple[Any, ...]]:
+        """The rows as tuples of Python values (float, int, bool, str, None)."""
+        return list(zip(*(v.tolist() for v in self._cols.values())))
+
+    # -- conversions ---------------------------------------------------------
+    def to_pandas(self) -> pd.DataFrame:
+        """The DataFrame with these columns (a new one at every call)."""
+        import pandas as pd
+
+        if not self._n and all(v.dtype == object for v in self._cols.values()):
+            return pd.DataFrame(columns=self.columns)
+        return pd.DataFrame({k: v for k, v in self._cols.items()}, columns=self.columns)
+
+    @classmethod
+    def from_pandas(cls, frame: pd.DataFrame) -> Table:
+        """A table of ``frame``'s columns (its index is left out)."""
+        cols = {}
+        for name in frame.columns:
+            values = frame[name]
+            kind = values.dtype.kind if isinstance(values.dtype, np.dtype) else "O"
+            if kind in "fiub":
+                cols[str(name)] = values.to_numpy()
+            else:
+                cols[str(name)] = _objects([None if _missing(v) else v for v in values.to_numpy(dtype=object)])
+        return cls(cols, len(frame))
+
+    def to_csv(self) -> str:
+        """CSV text as ``DataFrame.to_csv(index=False, na_rep="", lineterminator="\\n")`` writes it."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(self.columns)
+        writer.writerows(zip(*(_csv_cells(v) for v in self._cols.values())))
+        return out.getvalue()
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _csv_cells(values: np.ndarray) -> list[Any]:
+    """One column's cells as the csv writer gets them from pandas."""
+    if values.dtype.kind == "f":
+        text = values.astype(str)
+        text[np.isnan(values)] = ""
+        return text.tolist()
+    if values.dtype == object:
+        return ["" if _missing(v) else v for v in values.tolist()]
+    return values.tolist()
+
+
+class Frame:
+    """A dataclass field that holds a :class:`Table` and hands out a DataFrame.
+
+    ``report.per_query`` is a pandas DataFrame, as the library has always
+    returned: the table is converted at the first access, and from then on
+    the DataFrame is what the object holds (a change the caller makes to it
+    shows in every later rendering, as before).  The pipeline itself reads
+    the table through :func:`light`, which converts nothing, so a scoring
+    that only writes CSV never imports pandas.  A DataFrame given to the
+    constructor is kept as it is.
+    """
+
+    def __init__(self, *, optional: bool = False) -> None:
+        self.optional = optional
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        if obj is None:  # the class: the field's default (dataclasses asks), none when required
+            if self.optional:
+                return None
+            raise AttributeError(self.name)
+        value = obj.__dict__[self.name]
+        if isinstance(value, Table):
+            value = obj.__dict__[self.name] = value.to_pandas()
+        return value
+
+    def __set__(self, obj: object, value: Any) -> None:
+        obj.__dict__[self.name] = value
+
+
+class Frames(Frame):
+    """A dataclass field that holds ``{name: Table}`` (or None) and hands out
+    ``{name: DataFrame}`` (converted at the first access, as :class:`Frame`)."""
+
+    def __init__(self) -> None:
+        super().__init__(optional=True)
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        if obj is None:
+            return None
+        value = obj.__dict__[self.name]
+        if value is not None and any(isinstance(v, Table) for v in value.values()):
+            value = obj.__dict__[self.name] = {k: v.to_pandas() if isinstance(v, Table) else v for k, v in value.items()}
+        return value
+
+
+def light(obj: object, name: str) -> Table | None:
+    """The table ``obj.name`` without pandas: as held, or made from the
+    DataFrame the object holds (given by a caller, or handed out already)."""
+    held = vars(obj).get(name) if hasattr(obj, "__dict__") and name in vars(obj) else getattr(obj, name)
+    if held is None or isinstance(held, Table):
+        return held
+    return Table.from_pandas(held)

@@ -1,0 +1,243 @@
+"""shrec_score.table and the numpy aggregation: the same bytes and numbers as pandas.
+
+The CSV files are written without pandas (issue 20, start-up); these tests
+hold them to what ``DataFrame.to_csv(index=False, na_rep="",
+lineterminator="\\n")`` writes for the same columns, and the numpy
+aggregation (per-run, per-class and macro means, the leaderboard's order,
+the per-query ranking) to a plain pandas groupby computation written here.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import shrec_score
+from shrec_score.aggregate import (
+    group_sums,
+    leaderboard_table,
+    macro_table,
+    per_class_table,
+    per_run_table,
+    ranking_table,
+)
+from shrec_score.measures import column_higher_is_better
+from shrec_score.table import Table
+
+PSB = "sample_runs/psb-like"
+
+
+def pandas_csv(frame: pd.DataFrame) -> str:
+    return frame.to_csv(index=False, na_rep="", lineterminator="\n")
+
+
+# -- to_csv against pandas ------------------------------------------------------------
+
+SPECIAL = [math.nan, math.inf, -math.inf, -0.0, 0.0, 1e-300, 5e-324, 1e22, 1e16, 1e15, 123456789012345680.0, 0.1, 1 / 3, 2.5e-5, -1e-5]
+FLOATS = st.one_of(st.sampled_from(SPECIAL), st.floats(allow_nan=True, allow_infinity=True))
+HOSTILE = st.sampled_from(["", " ", "a,b", 'say "hi"', "line\nbreak", "cr\rhere", "\r\n", ",", '"', "é€😀", "tab\there", "=1+1", "-", "nan", "None", "\x00x"])
+TEXT = st.one_of(HOSTILE, st.text(max_size=8), st.none())
+
+
+@st.composite
+def tables(draw):
+    """Columns as pandas gets them from the pipeline: floats, ints, bools, text (None: missing)."""
+    n = draw(st.integers(0, 6))
+    kinds = draw(st.lists(st.sampled_from(["float", "int", "bool", "text"]), min_size=1, max_size=5))
+    cols = {}
+    for i, kind in enumerate(kinds):
+        name = draw(st.one_of(st.sampled_from(["run", "AP", "P@5", "a,b", 'q"', "x y"]), st.text(min_size=1, max_size=4))) + f"_{i}"
+        if kind == "float":
+            cols[name] = draw(st.lists(FLOATS, min_size=n, max_size=n))
+        elif kind == "int":
+            cols[name] = draw(st.lists(st.integers(-(2**63), 2**63 - 1), min_size=n, max_size=n))
+        elif kind == "bool":
+            cols[name] = draw(st.lists(st.booleans(), min_size=n, max_size=n))
+        else:
+            cols[name] = draw(st.lists(TEXT, min_size=n, max_size=n))
+    return cols, kinds, n
+
+
+def _frame(cols: dict, kinds: list[str], n: int) -> pd.DataFrame:
+    """The DataFrame pandas builds from the same Python lists (independent of Table)."""
+    dtypes = {"float": np.float64, "int": np.int64, "bool": bool, "text": object}
+    return pd.DataFrame({k: pd.Series(v, dtype=dtypes[kind]) for (k, v), kind in zip(cols.items(), kinds)}, columns=list(cols))
+
+
+def _table(cols: dict, kinds: list[str], n: int) -> Table:
+    dtypes = {"float": np.float64, "int": np.int64, "bool": bool}
+    return Table({k: (np.asarray(v, dtype=dtypes[kind]) if kind in dtypes else v) for (k, v), kind in zip(cols.items(), kinds)}, n)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables())
+def test_to_csv_writes_what_pandas_writes(drawn):
+    cols, kinds, n = drawn
+    assert _table(cols, kinds, n).to_csv() == pandas_csv(_frame(cols, kinds, n))
+
+
+@settings(max_examples=80, deadline=None)
+@given(tables())
+def test_to_pandas_and_back_keep_the_csv(drawn):
+    table = _table(*drawn)
+    frame = table.to_pandas()
+    assert list(frame.columns) == table.columns and len(frame) == len(table)
+    assert pandas_csv(frame) == table.to_csv()
+    assert Table.from_pandas(frame).to_csv() == table.to_csv()
+
+
+def test_csv_cells_by_hand():
+    """The rules of the module docstring, written out."""
+    t = Table({"run": ["a,b", 'q"x', "l\nm", None], "n": np.array([1, -2, 3, 0]), "ok": np.array([True, False, True, False]),
+               "v": np.array([0.1, np.nan, 1e22, -0.0])})
+    assert t.to_csv() == 'run,n,ok,v\n"a,b",1,True,0.1\n"q""x",-2,False,\n"l\nm",3,True,1e+22\n,0,False,-0.0\n'
+    assert Table({"v": np.array([np.nan])}).to_csv() == 'v\n""\n'  # one empty cell: quoted, as the csv module (and pandas) write it
+    assert Table({"a": np.zeros(0), "b": []}).to_csv() == "a,b\n"
+
+
+def test_table_columns_and_rows():
+    t = Table({"run": "r", "q": ["x", "y", "z"], "v": np.array([3.0, 1.0, 2.0])})
+    assert t["run"].tolist() == ["r", "r", "r"] and len(t) == 3
+    assert t.take(np.array([1, 2])).records() == [("r", "y", 1.0), ("r", "z", 2.0)]
+    assert t.assign("rank", np.array([1, 2, 3]), at=0).columns == ["rank", "run", "q", "v"]
+    assert t.rename({"v": "AP"}).drop(["run"]).columns == ["q", "AP"]
+    assert Table.concat([t, t]).records()[3] == ("r", "x", 3.0)
+    with pytest.raises(ValueError):
+        Table({"a": [1, 2], "b": [1]})
+
+
+# -- the aggregation against a plain pandas computation ---------------------------------
+
+
+def ref_summarise(groups, measures: list[str]) -> pd.DataFrame:
+    """Each group's means; the sum for trec_eval's count num_rel_ret, the geometric mean for gm_map."""
+    out = groups[measures].mean()
+    for m in measures:
+        if m == "num_rel_ret":
+            out[m] = groups[m].sum(min_count=1)
+        elif m == "gm_map":
+            out[m] = np.exp(out[m])
+    return out
+
+
+def ref_per_run(df: pd.DataFrame, measures: list[str], runs: list[str]) -> pd.DataFrame:
+    """Per-run means as pandas computes them (sums for trec_eval's counts,
+    the geometric mean for gm_map), queries = rows with a defined value."""
+    out = ref_summarise(df.groupby("run", sort=False), measures)
+    queries = df[measures].notna().any(axis=1).groupby(df["run"], sort=False).sum()
+    out = out.reindex(runs)
+    out.insert(0, "queries", queries.reindex(runs).fillna(0).astype(int))
+    return out.reset_index().rename(columns={"index": "run"})[["run", "queries", *measures]]
+
+
+def ref_per_class(df: pd.DataFrame, measures: list[str], runs: list[str]) -> pd.DataFrame:
+    keys = [df["run"], df["class"]]
+    out = ref_summarise(df.groupby(keys, sort=False), measures).reset_index()
+    out.insert(2, "queries", df[measures].notna().any(axis=1).groupby(keys, sort=False).sum().to_numpy().astype(int))
+    class_pos = {c: i for i, c in enumerate(dict.fromkeys(df["class"]))}
+    out["_key"] = [runs.index(r) * 1000 + class_pos[c] for r, c in zip(out["run"], out["class"])]
+    return out.sort_values("_key", kind="mergesort").drop(columns="_key").reset_index(drop=True)[["run", "class", "queries", *measures]]
+
+
+MEASURES = ["AP", "num_rel_ret", "gm_map", "FP_relevant", "NN"]
+
+
+@st.composite
+def per_query_frames(draw):
+    """A per_query frame built as the engine builds it: one frame per run
+    (same queries, same classes), concatenated."""
+    n_q = draw(st.integers(1, 25))
+    runs = draw(st.lists(st.sampled_from(["b", "a", "c,d", "r1", "Z"]), min_size=1, max_size=4, unique=True))
+    contiguous = draw(st.booleans())
+    n_c = draw(st.integers(1, 4))
+    classes = [f"c{(i * n_c) // n_q if contiguous else i % n_c}" for i in range(n_q)]
+    with_nan = draw(st.booleans())
+    value = st.one_of(st.floats(0, 1), st.sampled_from([0.0, 1.0, 1 / 3, 0.1, 1e16, 1e-300] + ([math.nan] * 3 if with_nan else [])))
+    frames = []
+    for r in runs:
+        data: dict[str, object] = {"run": r, "query": [f"q{i}" for i in range(n_q)], "class": classes}
+        for m in MEASURES:
+            data[m] = np.asarray(draw(st.lists(value, min_size=n_q, max_size=n_q)), dtype=np.float64)
+        frames.append(pd.DataFrame(data))
+    return pd.concat(frames, ignore_index=True), runs
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered in exp")  # gm_map of 1e16: exp overflows to inf, in pandas too
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(per_query_frames())
+def test_per_run_and_per_class_means_equal_pandas_groupby(drawn):
+    df, runs = drawn
+    table = Table.from_pandas(df)
+    pd.testing.assert_frame_equal(per_run_table(table, MEASURES, runs).to_pandas(), ref_per_run(df, MEASURES, runs), check_exact=True)
+    per_class = per_class_table(table, MEASURES, runs).to_pandas()
+    pd.testing.assert_frame_equal(per_class, ref_per_class(df, MEASURES, runs), check_exact=True)
+    macro = macro_table(Table.from_pandas(per_class), MEASURES, runs)
+    for i, run in enumerate(runs):  # the mean of the classes' means (classes with a scored query)
+        sub = per_class[(per_class["run"] == run) & (per_class["queries"] > 0)]
+        assert macro["queries"][i] == sub["queries"].sum()
+        for m in MEASURES:
+            want = sub[m].dropna().mean()
+            assert macro[m][i] == want or (math.isnan(want) and math.isnan(macro[m][i]))
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered in exp")
+@settings(max_examples=80, deadline=None)
+@given(per_query_frames(), st.sampled_from(MEASURES))
+def test_leaderboard_and_ranking_orders_equal_pandas_sorts(drawn, sort):
+    df, runs = drawn
+    table = Table.from_pandas(df)
+    per_run = ref_per_run(df, MEASURES, runs)
+    if len(per_run) > 1:
+        per_run.loc[1, sort] = per_run.loc[0, sort]  # a tie, broken by run name
+    ascending = column_higher_is_better(sort) is False
+    want = per_run.sort_values("run", kind="mergesort").sort_values(sort, ascending=ascending, kind="mergesort", na_position="last")
+    got = leaderboard_table(Table.from_pandas(per_run), sort)
+    assert got["run"].tolist() == want["run"].tolist()
+    assert got["rank"].tolist() == list(range(1, len(runs) + 1)) and got.columns == ["rank", *per_run.columns]
+    frame = df[["query", "run", sort]].rename(columns={sort: "value"}).assign(_q=lambda f: f["query"].map({q: i for i, q in enumerate(dict.fromkeys(f["query"]))}))
+    frame = frame.sort_values("run", kind="mergesort").sort_values("value", ascending=ascending, kind="mergesort", na_position="last").sort_values("_q", kind="mergesort")
+    ranking = ranking_table(table, sort)
+    assert ranking["query"].tolist() == frame["query"].tolist() and ranking["run"].tolist() == frame["run"].tolist()
+    assert ranking["rank"].tolist() == (frame.groupby("_q").cumcount() + 1).tolist()
+
+
+def test_group_sums_by_hand():
+    """Consecutive groups without NaN: numpy's reduceat; otherwise the compensated sum."""
+    sums, counts = group_sums(np.array([[0.1], [0.2], [0.3], [5.0]]), np.array([0, 0, 0, 1]), 2)
+    assert sums[:, 0].tolist() == [np.add.reduceat(np.array([0.1, 0.2, 0.3]), [0])[0], 5.0] and counts[:, 0].tolist() == [3, 1]
+    # 0.6 + 0.3 + 0.4 is 1.2999999999999998 added in order; compensated it is 1.3
+    sums, counts = group_sums(np.array([[0.6], [7.0], [0.3], [0.4], [np.nan]]), np.array([0, 1, 0, 0, 1]), 2)
+    assert sums[:, 0].tolist() == [1.3, 7.0] and counts[:, 0].tolist() == [3, 1]
+    assert 0.6 + 0.3 + 0.4 == 1.2999999999999998
+
+
+# -- the library API: DataFrames as before -----------------------------------------------
+
+
+def test_report_attributes_are_dataframes_and_the_csv_is_theirs():
+    report = shrec_score.score([f"{PSB}/runs"], f"{PSB}/classes.cla")
+    assert "per_query" in vars(report) and isinstance(vars(report)["per_query"], Table)  # nothing converted yet
+    csv_before = report.csv_files()
+    pq = report.per_query
+    assert isinstance(pq, pd.DataFrame) and report.per_query is pq  # converted once, then held
+    assert pq.dtypes.astype(str).tolist() == ["str", "str", "str", *["float64"] * 6]
+    assert report.leaderboard.dtypes.astype(str).tolist() == ["int64", "str", "int64", *["float64"] * 6]
+    assert report.per_class.dtypes.astype(str).tolist()[:3] == ["str", "str", "int64"]
+    assert report.ranking.dtypes.astype(str).tolist() == ["str", "int64", "str", "float64"]
+    for name, frame in [("per_query.csv", pq), ("per_run.csv", report.per_run), ("pr_curve.csv", report.pr_curve), ("per_class.csv", report.per_class), ("per_query_ranking.csv", report.ranking)]:
+        assert csv_before[name] == pandas_csv(frame), name
+    # a change the caller makes to the DataFrame shows in the renderings, as before
+    report.leaderboard.loc[0, "NN"] = 0.5
+    assert report.to_csv().splitlines()[1].split(",")[3] == "0.5"
+
+
+def test_two_scorings_share_no_table():
+    a = shrec_score.score([f"{PSB}/runs"], f"{PSB}/classes.cla", measures=["NN", "AP"])
+    b = shrec_score.score([f"{PSB}/runs"], f"{PSB}/classes.cla", measures=["NN", "AP"])
+    a.per_query.loc[:, "AP"] = 0.0
+    assert b.per_query["AP"].max() > 0 and b.to_csv(per_query=True) != a.to_csv(per_query=True)
