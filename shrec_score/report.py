@@ -25,7 +25,6 @@ else:
 
 from .io.writers import frame_to_csv
 from .measures.registry import DISPLAY  # noqa: F401  (re-exported: plots.py imports it from here)
-from .outdir import publish
 from .table import Frame, Frames, Table, light
 
 
@@ -154,6 +153,9 @@ class Report:
         there; files an earlier scoring wrote and this one does not are
         removed (see :mod:`shrec_score.outdir`).
         """
+        # imported here: outdir's imports (secrets, shutil) serve writing folders only
+        from .outdir import publish
+
         return publish(out_dir, self.csv_files())
 
     # -- text renderings (shrec_score.render; imported here, not at module level: render imports report)
