@@ -50,7 +50,7 @@ from .relevance import Relevance
 from .report import Report
 from .signature import KendallSignature, ScoringSignature, tie_text
 from .stream import TrecStreamRun
-from .table import light
+from .table import Table, light
 
 #: The run records :func:`score` accepts instead of paths.
 RUN_TYPES = (RankedRun, MatrixRun, ChunkedRun)
@@ -273,7 +273,7 @@ def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: Measur
     )
 
 
-def _shapenet_files(per_query: Any, rel: Relevance, names: list[str], run_names: list[str], per_class: Any) -> dict[str, Any]:
+def _shapenet_files(per_query: Table, rel: Relevance, names: list[str], run_names: list[str], per_class: Table | None) -> dict[str, Any]:
     """With a ShapeNet ground truth: the official summary per run (when the
     five measures are computed) and the official names of the CSV columns."""
     if rel.mode != "shapenet":

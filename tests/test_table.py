@@ -241,3 +241,25 @@ def test_two_scorings_share_no_table():
     b = shrec_score.score([f"{PSB}/runs"], f"{PSB}/classes.cla", measures=["NN", "AP"])
     a.per_query.loc[:, "AP"] = 0.0
     assert b.per_query["AP"].max() > 0 and b.to_csv(per_query=True) != a.to_csv(per_query=True)
+
+
+@pytest.mark.parametrize("config", ["psb", "shrec2006", "shrec2017-shapenet"])
+def test_renderings_of_tables_equal_renderings_of_the_same_dataframes(config):
+    """A report holding tables and the same report holding DataFrames (as a
+    caller may build one) render the same text in every format and write the
+    same files: the renderers read both through ``Report.table``."""
+    from shrec_score.config import load_config
+    from shrec_score.render import FORMATS
+    from shrec_score.report import Report
+
+    cfg = load_config(f"configs/{config}.yaml")
+    opts = {k: cfg[k] for k in ("queries", "grades", "measures", "sort", "rank_by", "split", "run_format", "matrix_order") if k in cfg}
+    light_report = shrec_score.score(cfg["runs"], cfg["relevance"], **opts)
+    held = vars(light_report)
+    frames = Report(**{k: (v.to_pandas() if isinstance(v, Table) else v) for k, v in held.items() if k != "summaries"},
+                    summaries={run: t.to_pandas() for run, t in (held.get("summaries") or {}).items()} or None)
+    assert isinstance(vars(light_report)["leaderboard"], Table) and not isinstance(vars(frames)["leaderboard"], Table)
+    for name, render in FORMATS.items():
+        for per_query in (False, True):
+            assert render(light_report, per_query=per_query) == render(frames, per_query=per_query), (name, per_query)
+    assert light_report.csv_files() == frames.csv_files()
