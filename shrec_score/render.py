@@ -287,24 +287,51 @@ def _print_significance(report: Report, console: Any) -> None:
 
 
 def _print_per_query(report: Report, console: Any) -> None:
-    from rich.table import Table
+    from rich.table import Table as RichTable
 
-    if report.ranking is not None and report.rank_by != report.sort:
-        t2 = Table(title=rich_text(f"Runs ranked per query by {display_name(report.rank_by)} (best first)"))
+    ranking = report.table("ranking")
+    if ranking is not None and report.rank_by != report.sort:
+        t2 = RichTable(title=rich_text(f"Runs ranked per query by {display_name(report.rank_by)} (best first)"))
         t2.add_column("query")
         t2.add_column("ranking")
-        for q, sub in report.ranking.groupby("query", sort=False):
-            t2.add_row(rich_text(str(q)), rich_text(" > ".join(f"{r} {_fmt(v)}" for r, v in zip(sub["run"], sub["value"]))))
+        runs, values = ranking["run"].tolist(), ranking["value"].tolist()
+        for q, rows in _rows_by_key(ranking["query"].tolist()).items():
+            t2.add_row(rich_text(str(q)), rich_text(" > ".join(f"{runs[i]} {_fmt(values[i])}" for i in rows)))
         console.print(t2)
         return
-    wide = report.per_query_wide()
-    t2 = Table(title=rich_text(f"{display_name(report.sort)} per query"))
-    for c in wide.columns:
-        t2.add_column(rich_text(str(c)), justify="left" if c in ("query", "class") else "right")
-    n_keys = 2 if "class" in wide.columns else 1
-    for rec in wide.itertuples(index=False):
-        t2.add_row(*[rich_text(str(v)) for v in rec[:n_keys]], *[_fmt(v) for v in rec[n_keys:]])
+    head, cells = _wide(report)
+    t2 = RichTable(title=rich_text(f"{display_name(report.sort)} per query"))
+    for c in head:
+        t2.add_column(rich_text(c), justify="left" if c in ("query", "class") else "right")
+    n_keys = 2 if "class" in head else 1
+    for row in cells:
+        t2.add_row(*[rich_text(v) for v in row[:n_keys]], *row[n_keys:])
     console.print(t2)
+
+
+def _rows_by_key(keys: list[Any]) -> dict[Any, list[int]]:
+    """Row numbers of each key, keys in first-appearance order (missing keys left out, as a groupby)."""
+    out: dict[Any, list[int]] = {}
+    for i, k in enumerate(keys):
+        if not (k is None or _isnan(k)):
+            out.setdefault(k, []).append(i)
+    return out
+
+
+def _wide(report: Report) -> tuple[list[str], list[list[str]]]:
+    """The cells of :meth:`~shrec_score.report.Report.per_query_wide` for the sort
+    measure: query (and class), then one formatted value per run in leaderboard order."""
+    per_query = _table(report, "per_query")
+    runs = [str(r) for r in _table(report, "leaderboard")["run"].tolist()]
+    keys = ["query", "class"] if "class" in per_query else ["query"]
+    queries, run_col, values = per_query["query"].tolist(), per_query["run"].tolist(), per_query[report.sort].tolist()
+    first = {q: rows[0] for q, rows in _rows_by_key(queries).items()}
+    value = {(q, str(r)): v for q, r, v in zip(queries, run_col, values)}
+    key_cols = [per_query[k].tolist() for k in keys]
+    cells = []
+    for q, i in first.items():
+        cells.append(["" if col[i] is None else str(col[i]) for col in key_cols] + [_fmt(value.get((q, r))) for r in runs])
+    return keys + runs, cells
 
 
 def _whole(render: Callable[[Report], str]) -> Callable[..., str]:

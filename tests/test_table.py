@@ -270,3 +270,26 @@ def test_renderings_of_tables_equal_renderings_of_the_same_dataframes(config):
         for per_query in (False, True):
             assert render(light_report, per_query=per_query) == render(frames, per_query=per_query), (name, per_query)
     assert light_report.csv_files() == frames.csv_files()
+    import io
+
+    from rich.console import Console
+
+    for per_query in (False, True):  # the rich tables: the leaderboard, the per-query ranking or the wide table
+        texts = []
+        for report in (light_report, frames):
+            out = io.StringIO()
+            report.to_rich(Console(file=out, width=200, color_system=None), per_query=per_query)
+            texts.append(out.getvalue())
+        assert texts[0] == texts[1] and len(texts[0].splitlines()) > 6
+
+
+def test_wide_cells_equal_the_pandas_pivot():
+    """The terminal's per-query table (``--format table --per-query``), built
+    without pandas, holds the cells of ``Report.per_query_wide()`` (a pivot)."""
+    from shrec_score.render import _fmt, _wide
+
+    report = shrec_score.score([f"{PSB}/runs"], f"{PSB}/classes.cla", sort="AP")
+    head, cells = _wide(report)
+    wide = report.per_query_wide()
+    assert head == list(wide.columns) == ["query", "class", *report.leaderboard["run"]]
+    assert cells == [[str(v) for v in rec[:2]] + [_fmt(v) for v in rec[2:]] for rec in wide.itertuples(index=False)]
