@@ -83,9 +83,7 @@ def load_relevance(
     coll = None
     if collection is not None:
         coll = collection if isinstance(collection, Classification) else read_classification(collection)
-    # pyarrow imports pandas at its first pa.scalar()/pa.array(), which the TREC readers call
-    # (io/trec.py): imported here while pyarrow reads, not later on the scoring's path
-    qrels = read_qrels(relevance, meanwhile=_import_pandas, threads=threads)
+    qrels = read_qrels(relevance, threads=threads)
     return Relevance.from_qrels(qrels, collection=coll, collection_size=collection_size)
 
 
@@ -98,10 +96,6 @@ def _taxonomy(
             raise InputError(path, None, f"expected no {flag} with a ShapeNet ground truth (it names the queries, the collection and the grades)")
     rows = read_shapenet_truth(path)
     return TaxonomyRelevance.from_rows(rows.path, rows.ids, rows.synsets, rows.subsynsets, rows.splits, split=split)
-
-
-def _import_pandas() -> None:
-    import pandas  # noqa: F401
 
 
 def load_runs(

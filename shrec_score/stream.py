@@ -43,7 +43,7 @@ from ._kernels import (
 )
 from .errors import InputError, shown
 from .io.text import regular_file
-from .io.trec import arrow_numpy, extra_fields_note
+from .io.trec import arrow_indices, arrow_numpy, arrow_strings, extra_fields_note
 from .io.trec_stream import Batch, BatchReader, NotStreamable, ReadAhead
 from .model import ChunkedRun, RankedRun, group_tie_starts
 from .ranking import drop_own_items, score_groups, trec_order
@@ -230,9 +230,7 @@ class TrecStreamRun(ChunkedRun):
 
 
 def _take(docs: Any, idx: np.ndarray) -> Any:
-    import pyarrow as pa
-
-    return docs.take(pa.array(idx))
+    return docs.take(arrow_indices(idx))
 
 
 def _concat(a: Any, b: Any) -> Any:
@@ -250,10 +248,9 @@ def _byte_rank(ids: Any) -> np.ndarray:
 
 def _target_keys(run: TrecStreamRun, relevance: Relevance) -> np.ndarray | None:
     """The targets' ids as an arrow array and packed (see :func:`_packed`), built once per run."""
-    import pyarrow as pa
 
     if run._targets is None or len(run._targets) != len(relevance.target_ids):
-        run._targets = pa.array(relevance.target_ids, type=pa.string())
+        run._targets = arrow_strings(list(relevance.target_ids))
         run._packed_targets = pack_ids(run._targets)
         if run._packed_targets is not None:  # every target, sorted once (closed collections)
             order = np.argsort(run._packed_targets)
@@ -365,7 +362,7 @@ def _identify(
             order = np.argsort(run._packed_targets[cand])
             cand_keys, cand_idx = run._packed_targets[cand][order], cand[order]
         return keys, lookup(keys, cand_keys, cand_idx, outside), keys  # the keys are the identities, in byte order
-    cand_ids = run._targets if cand is None else run._targets.take(pa.array(cand))
+    cand_ids = run._targets if cand is None else run._targets.take(arrow_indices(cand))
     n = len(cand_ids)
     code = arrow_numpy(pc.dictionary_encode(pa.concat_arrays([cand_ids, docs])).indices)[n:].astype(np.int64)
     if cand is None:

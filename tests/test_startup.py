@@ -69,3 +69,27 @@ def test_out_folder_of_a_matrix_run_imports_no_pandas(tmp_path):
     ]
     rows = (out / "per_query.csv").read_text().splitlines()
     assert rows[0] == "run,query,class,NN,AP,P@5" and len(rows) == 1 + n
+
+
+@pytest.mark.parametrize("tag", ["run1", "COMPILED (ID:425883)"], ids=["six-fields", "tag-with-spaces"])
+def test_csv_scoring_of_a_trec_run_imports_no_pandas(tmp_path, tag):
+    """A TREC run with ClueWeb-like 25-byte ids (hashed as words) read by
+    pyarrow, on its regular path and, with a tag holding spaces, on the
+    field-splitting one: pyarrow builds no array from Python objects (its
+    pa.array/pa.scalar import pandas), and the scores are the qrels'."""
+    run, qrels = tmp_path / "run.trec", tmp_path / "qrels.txt"
+    doc = "clueweb09-en{:04d}-{:02d}-{:05d}".format
+    lines, judged = [], []
+    for q in range(40):
+        for r in range(60):
+            lines.append(f"{q} Q0 {doc(q, r % 7, r)} {r + 1} {100 - r / 10:.4f} {tag}\n")
+        judged += [f"{q} 0 {doc(q, r % 7, r)} {int(r % 3 == 0)}\n" for r in range(0, 90, 2)]
+    run.write_text("".join(lines))
+    qrels.write_text("".join(judged))
+    got = imported(str(run), "-r", str(qrels), "--run-format", "trec", "-m", "P@10,num_rel_ret", "--format", "csv", "--quiet")
+    assert "pyarrow" in got and "pandas" not in got
+    # judged: even ranks r (0-based); relevant: r % 6 == 0 -> r = 0, 6 in the first 10; 10 of 60
+    # retrieved a query, summed over the 40 queries as trec_eval's "all" does
+    out = subprocess.run([sys.executable, "-c", "from shrec_score.cli import main; main()", str(run), "-r", str(qrels), "--run-format", "trec", "-m", "P@10,num_rel_ret", "--format", "csv", "--quiet"], capture_output=True, text=True, timeout=60)
+    p10, rel_ret = out.stdout.splitlines()[1].split(",")[-2:]
+    assert float(p10) == pytest.approx(0.2, abs=1e-15) and float(rel_ret) == 400, out.stdout

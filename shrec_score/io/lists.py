@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal, overload
 
@@ -369,7 +369,6 @@ def read_list_run(
     header: bool = True,
     ties: bool = False,
     batch: bool | None = None,
-    meanwhile: Callable[[], object] | None = None,
 ) -> RankedRun:
     """Read a run folder with one ranked list per query.
 
@@ -393,8 +392,7 @@ def read_list_run(
     one only (the reference); None: batch when the files hold at least
     :data:`BATCH_MIN_BYTES` (below that, importing pyarrow costs more than
     it saves).  With ``ties`` the files are read one by one (the batch parser
-    checks the distances but does not return them).  ``meanwhile``: called
-    while the batches are parsed (see :func:`.lists_batch.parse_lists`).
+    checks the distances but does not return them).
     """
     known = dict.fromkeys(query_ids)
     known.update(dict.fromkeys(ignorable))
@@ -418,7 +416,7 @@ def read_list_run(
     if batch:
         from .lists_batch import parse_lists
 
-        fast = dict(zip((q for q, _ in todo), parse_lists(todo, target_index, unjudged, header=header, meanwhile=meanwhile)))
+        fast = dict(zip((q for q, _ in todo), parse_lists(todo, target_index, unjudged, header=header)))
     lists: dict[str, np.ndarray] = {}
     equal: list[np.ndarray] = []  # with ties: per list, entry i has the distance of entry i - 1
     for q in query_ids:

@@ -39,7 +39,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -151,7 +151,6 @@ def parse_lists(
     *,
     header: bool = True,
     threads: int | None = None,
-    meanwhile: Callable[[], object] | None = None,
 ) -> list[np.ndarray | None]:
     """Target indices (int64, file order) of each ``(query, path)`` in ``files``,
     or None for a file the reference reader must read (see the module's doc).
@@ -163,9 +162,7 @@ def parse_lists(
     query ranked first, see :func:`shrec_score.io.lists.read_ranked_list`).
     ``threads``: chunks parsed
     at once (pyarrow and numpy let go of the GIL; reading files too); None:
-    one per core, at most 2 (the memory of a chunk each).  ``meanwhile``:
-    called in this thread once the chunks are handed to the threads (the
-    caller imports pandas there, which the parse would otherwise wait for).
+    one per core, at most 2 (the memory of a chunk each).
     """
     coll = target_index if isinstance(target_index, Collection) else Collection(target_index)
     out: list[np.ndarray | None] = [None] * len(files)
@@ -197,15 +194,10 @@ def parse_lists(
             return _read_chunk(chunks[k], k, sink, coll, unjudged, header, local.reader)
 
         with ThreadPoolExecutor(threads) as pool:
-            results = pool.map(work, range(len(chunks)))  # all submitted now, taken in order
-            if meanwhile is not None:
-                meanwhile()
-            for done in results:
+            for done in pool.map(work, range(len(chunks))):  # all submitted now, taken in order
                 for i, indices in done:
                     out[i] = indices
     else:
-        if meanwhile is not None:
-            meanwhile()
         reader = Reader()
         for k, c in enumerate(chunks):
             for i, indices in _read_chunk(c, k, sink, coll, unjudged, header, reader):

@@ -41,7 +41,7 @@ from .text import (
 )
 
 
-def read_qrels(path: str | os.PathLike[str], *, meanwhile: Callable[[], Any] | None = None, threads: bool = True) -> Qrels:
+def read_qrels(path: str | os.PathLike[str], *, threads: bool = True) -> Qrels:
     """Read a TREC qrels file; a pair judged twice is an error.
 
     Grades are integers; as in trec_eval, grade >= 1 is relevant and a
@@ -49,23 +49,13 @@ def read_qrels(path: str | os.PathLike[str], *, meanwhile: Callable[[], Any] | N
     judgment is left out (see :func:`_without_unjudged`).  Large files are
     read with pyarrow (``threads``: on several cores; off while a run is
     parsed ahead on the other one); any irregularity is reported by the
-    line-by-line reader.  ``meanwhile`` is called in this thread while
-    pyarrow reads a large file in another (pyarrow releases the GIL), so
-    slow Python work (importing pandas) overlaps the read.
+    line-by-line reader.
     """
     path = regular_file(path)
     read_head(path)  # UTF-16 / UTF-32 named as such
     fast = None
     if os.path.getsize(path) >= FAST_QRELS_BYTES or is_compressed(path):
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(1) as pool:
-            future = pool.submit(_read_qrels_fast, path, threads)
-            if meanwhile is not None:
-                meanwhile()
-            fast = future.result()
-    elif meanwhile is not None:
-        meanwhile()
+        fast = _read_qrels_fast(path, threads)
     if fast is not None:
         return _without_unjudged(fast)
     queries: list[str] = []
@@ -302,17 +292,20 @@ def split_fields(data: Any) -> tuple[Any, int]:
     if arr.max(initial=0) >= 128:
         lines.validate(full=True)  # UTF-8 (ArrowInvalid otherwise)
     lines = pc.ascii_trim_whitespace(lines)
-    lines = lines.filter(pc.greater(pc.binary_length(lines), 0))
+    # numbers go to pyarrow as arrays built from buffers (arrow_indices), never as
+    # Python ints: pyarrow converts those through pa.scalar, which imports pandas
+    lines = lines.take(arrow_indices(np.flatnonzero(arrow_numpy(pc.binary_length(lines)) > 0)))
     parts = pc.ascii_split_whitespace(lines, max_splits=RUN_FIELDS)
-    n = pc.list_value_length(parts)
-    if len(lines) and pc.min(n).as_py() < RUN_FIELDS:
+    n = arrow_numpy(pc.list_value_length(parts))
+    if len(lines) and n.min() < RUN_FIELDS:
         raise pa.ArrowInvalid(f"a line with fewer than {RUN_FIELDS} fields")
-    more = int(pc.sum(pc.greater(n, RUN_FIELDS)).as_py() or 0)
+    more = int(np.count_nonzero(n > RUN_FIELDS))
+    places = arrow_indices(np.array([0, 2, 4]))
 
-    def field(i: int) -> Any:
-        return pc.cast(pc.list_element(parts, i), pa.string())
+    def field(i: int, kind: Any = pa.string()) -> Any:
+        return pc.cast(pc.list_element(parts, places[i]), kind)
 
-    table = pa.table({"query": field(0), "doc": field(2), "score": pc.cast(pc.list_element(parts, 4), pa.float64())})
+    table = pa.table({"query": field(0), "doc": field(1), "score": field(2, pa.float64())})
     return table, more
 
 
@@ -370,6 +363,29 @@ def arrow_numpy(values: Any) -> np.ndarray:
         return values.to_numpy(zero_copy_only=False)
     item = np.dtype(dtype).itemsize
     return np.frombuffer(values.buffers()[1], dtype=dtype, count=len(values), offset=values.offset * item)
+
+
+def arrow_strings(values: list[str]) -> Any:
+    """Python strings as a pyarrow string array, built from its buffers.
+
+    ``pa.array`` (and ``pa.scalar``) import pandas at their first call
+    (0.2-0.3 s); the TREC path builds its few arrays from numpy buffers
+    instead, and pandas stays out of a CSV scoring.
+    """
+    import pyarrow as pa
+
+    data = [v.encode() for v in values]
+    offsets = np.zeros(len(data) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in data], out=offsets[1:])
+    return pa.Array.from_buffers(pa.large_string(), len(data), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))]).cast(pa.string())
+
+
+def arrow_indices(values: np.ndarray) -> Any:
+    """An int64 numpy array as a pyarrow array (for ``take``), without ``pa.array``'s pandas import."""
+    import pyarrow as pa
+
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
 
 
 def _encode(column: Any) -> tuple[list[str], np.ndarray]:
