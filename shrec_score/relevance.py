@@ -295,8 +295,7 @@ class ClassRelevance(Relevance):
         n = len(self._target_label)
         if by_target is None or (targets.size and (int(targets.min()) < 0 or int(targets.max()) >= n)):
             return self.gains_reference(query_rows, targets)
-        at = np.take(by_target[1], query_rows)  # the query's row of gains by target, then the target: one take
-        at += targets
+        at = np.take(by_target[1], query_rows) + targets  # the query's row of gains by target, then the target (broadcasting)
         return np.take(by_target[0], at)
 
     def gains_reference(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
