@@ -243,10 +243,12 @@ def in_threads(work: Callable[[int], int], n: int, threads: int) -> list[int]:
     """``[work(0), ..., work(n - 1)]``, computed by ``threads`` threads (the
     calling one among them) taking the indices in increasing order.
 
-    When calls raise, the exception of the lowest index is raised (every
-    lower index was taken before it and has finished by then), so the error
-    does not depend on the number of threads; no index above a failed one
-    is started.  ``work`` must write only what its index owns.
+    When calls raise (any BaseException, so that no helper thread dies
+    leaving its slot at 0), the exception of the lowest index is raised
+    (every lower index was taken before it and has finished by then), so the
+    error does not depend on the number of threads; after a failure no
+    thread takes a new index (one already taken finishes).  ``work`` must
+    write only what its index owns.
     """
     out = [0] * n
     if threads <= 1 or n <= 1:
@@ -257,7 +259,7 @@ def in_threads(work: Callable[[int], int], n: int, threads: int) -> list[int]:
     import threading
 
     taken = itertools.count()  # next() on it is atomic under the GIL
-    failed: dict[int, Exception] = {}
+    failed: dict[int, BaseException] = {}
     stop = [n]  # indices from stop[0] on are not started
     lock = threading.Lock()
 
@@ -268,7 +270,7 @@ def in_threads(work: Callable[[int], int], n: int, threads: int) -> list[int]:
                 return
             try:
                 out[i] = work(i)
-            except Exception as exc:  # the lowest failing index is raised below
+            except BaseException as exc:  # the lowest failing index is raised below (a helper's SystemExit too: never a silent 0)
                 with lock:
                     failed[i] = exc
                     stop[0] = min(stop[0], i)

@@ -117,6 +117,21 @@ def test_in_threads_raises_the_lowest_failing_index():
     assert ranking.in_threads(lambda i: i, 0, 2) == []
 
 
+def test_in_threads_never_leaves_a_slot_silently_empty():
+    """A BaseException (SystemExit here) in whichever thread takes index 3 is
+    raised, not swallowed with the thread, leaving out[3] at its initial 0."""
+    import threading
+
+    def work(i: int) -> int:
+        if i == 3:
+            raise SystemExit(f"stop at {i} in {threading.current_thread().name}")
+        return 10 + i
+
+    for threads in (1, 2, 3):
+        with pytest.raises(SystemExit, match="stop at 3"):
+            ranking.in_threads(work, 6, threads)
+
+
 def ranks_row_by_row(item_row, smaller, equal, values, mode):
     """The plain way: :func:`ranking.ranks_from_counts` and a stable argsort, one row at a time."""
     ranks, start, size = (np.empty(item_row.size) for _ in range(3))
