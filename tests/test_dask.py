@@ -9,6 +9,7 @@ One LocalCluster of 2 worker processes serves the whole module.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 
@@ -335,6 +336,20 @@ def test_without_the_extra_dask_is_exit_2_with_the_pip_command_and_never_importe
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stderr
     _same_csvs(tmp_path / "o1", tmp_path / "o2")
     _same_csvs(tmp_path / "o1", tmp_path / "o3")
+
+
+def test_a_hidden_row_block_folder_is_not_a_run(data, tmp_path):
+    """A runs folder holding a hidden store (``.old.zarr``: hidden entries are
+    never runs) is scored as the ranked-list folders it holds, without --dask."""
+    from shrec_score.io.chunked import holds_row_blocks
+
+    root, cla, _ = data
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    shutil.copytree(root / "s" / "run", runs / ".old")
+    assert not holds_row_blocks(str(runs))
+    shutil.copytree(root / "s" / "run", runs / "run")
+    assert holds_row_blocks(str(runs))
 
 
 def test_bad_dask_addresses_are_exit_2(data, capsys, tmp_path):

@@ -44,6 +44,7 @@ import numpy as np
 
 from ..errors import InputError, shown
 from .matrix import read_npy_matrix
+from .text import list_folder
 
 #: The ``format`` of a shard folder's manifest.
 SHARDS_FORMAT = "shrec-score npy-shards"
@@ -67,10 +68,12 @@ def layout_of(path: str) -> str | None:
 
 def holds_row_blocks(path: str) -> bool:
     """Whether a RUNS argument is a row-block matrix or a folder holding one
-    (the one test for both the cluster's run plan and the CLI's choice of it)."""
+    (the one test for both the cluster's run plan and the CLI's choice of it).
+    Hidden entries are not runs (as everywhere, :func:`.text.list_folder`);
+    an unreadable folder is its InputError."""
     if layout_of(path):
         return True
-    return os.path.isdir(path) and any(layout_of(os.path.join(path, e)) for e in sorted(os.listdir(path)))
+    return os.path.isdir(path) and any(layout_of(os.path.join(path, e)) for e in list_folder(path))
 
 
 def run_name(path: str) -> str:
