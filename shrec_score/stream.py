@@ -87,6 +87,7 @@ class TrecStreamRun(ChunkedRun):
         #: or, when some id is too long to pack, the targets' rows of words, lengths and hashes (see _target_words)
         self._target_words: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self._sorted_targets: tuple[np.ndarray, np.ndarray] = (np.zeros(0, np.int64), np.zeros(0, np.int64))  # (keys, target indices)
+        self._targets_of: Any = None  # the relevance's target_ids list these were built from (a later scoring may bring another)
 
     def lengths(self) -> np.ndarray:
         """Lengths of the ranked lists seen so far (all of them once scored)."""
@@ -249,7 +250,8 @@ def _byte_rank(ids: Any) -> np.ndarray:
 def _target_keys(run: TrecStreamRun, relevance: Relevance) -> np.ndarray | None:
     """The targets' ids as an arrow array and packed (see :func:`_packed`), built once per run."""
 
-    if run._targets is None or len(run._targets) != len(relevance.target_ids):
+    if run._targets is None or run._targets_of is not relevance.target_ids:
+        run._targets_of, run._target_words = relevance.target_ids, None
         run._targets = arrow_strings(list(relevance.target_ids))
         run._packed_targets = pack_ids(run._targets)
         if run._packed_targets is not None:  # every target, sorted once (closed collections)
@@ -318,7 +320,8 @@ def _judged_pairs(
 
 def _target_words(run: TrecStreamRun, relevance: Relevance) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """The targets' rows of words, lengths and hashes (:func:`~shrec_score._kernels.id_words`), built once per run."""
-    if run._target_words is None or len(run._target_words[1]) != len(relevance.target_ids):
+    _target_keys(run, relevance)  # the arrow ids (and this cache) follow the relevance
+    if run._target_words is None:
         laid = id_words(run._targets)
         if laid is None:
             return None

@@ -392,3 +392,25 @@ def test_judged_mask_equals_a_set_of_judged_pairs(tmp_path, closed):
     got = judged_mask(ranked, rel, rows)
     np.testing.assert_array_equal(got, expected)
     assert 0 < got.sum() < got.size
+
+
+def test_a_streamed_run_scored_against_two_qrels_uses_each_ones_ids(tmp_path):
+    """The run record caches the relevance's target ids (as arrow ids, packed
+    keys, words); a second scoring of the same record against other qrels
+    with as many targets must look its ids up among the new ones."""
+    from shrec_score.loading import load_relevance, load_runs
+
+    run = tmp_path / "run.trec"
+    run.write_text("".join(f"q{q} Q0 doc-long-identifier-{d:04d} {r + 1} {50 - r} t\n" for q in range(3) for r, d in enumerate(range(q, q + 20))))
+    first, second = tmp_path / "a.qrels", tmp_path / "b.qrels"
+    # as many judged targets in both, different ids: doc d relevant in a, doc d + 1 in b
+    first.write_text("".join(f"q{q} 0 doc-long-identifier-{d:04d} 1\n" for q in range(3) for d in range(q, q + 20, 4)))
+    second.write_text("".join(f"q{q} 0 doc-long-identifier-{d + 1:04d} 1\n" for q in range(3) for d in range(q, q + 20, 4)))
+    rel_a, rel_b = load_relevance(str(first)), load_relevance(str(second))
+    assert len(rel_a.target_ids) == len(rel_b.target_ids)
+    (record,), _ = load_runs([str(run)], rel_a)
+    a = shrec_score.score([record], rel_a, measures=["NN", "P@10"]).per_query
+    b = shrec_score.score([record], rel_b, measures=["NN", "P@10"]).per_query
+    # by hand: a's relevant docs sit at places 1, 5, 9, ...: NN 1, P@10 3/10; b's at 2, 6, 10: NN 0, P@10 3/10
+    assert a["NN"].tolist() == [1.0] * 3 and a["P@10"].tolist() == [0.3] * 3
+    assert b["NN"].tolist() == [0.0] * 3 and b["P@10"].tolist() == [0.3] * 3
