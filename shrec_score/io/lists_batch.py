@@ -75,7 +75,8 @@ class Collection:
     """The target ids as the batch parser looks them up, built once per run:
     an :class:`~.lists_fixed.IdTable` per id width for fixed-layout files,
     a pyarrow array for ``index_in`` (built, and pyarrow imported, only when
-    a file needs it)."""
+    a file needs it).  The parse threads share it: each is built under a
+    lock, by the first thread that needs it."""
 
     def __init__(self, target_index: Mapping[str, int]) -> None:
         self._names = list(target_index)
@@ -85,35 +86,40 @@ class Collection:
         self.size = int(self.index.max()) + 1 if len(self._names) else 0
         self._fixed: dict[int, tuple[Any, np.ndarray]] = {}
         self._tables: dict[int, IdTable | None] = {}
+        self._lock = threading.RLock()  # this run's parse threads only
 
     def encoded(self) -> list[bytes]:
-        if self._bytes is None:
-            self._bytes = [i.encode("utf-8") for i in self._names]
-        return self._bytes
+        with self._lock:
+            if self._bytes is None:
+                self._bytes = [i.encode("utf-8") for i in self._names]
+            return self._bytes
 
     @property
     def ids(self) -> Any:
         """The ids as a pyarrow binary array (for ``index_in``)."""
-        if self._ids is None:
-            self._ids = _binary_array(self.encoded())
-        return self._ids
+        with self._lock:
+            if self._ids is None:
+                self._ids = _binary_array(self.encoded())
+            return self._ids
 
     def table(self, width: int) -> IdTable | None:
         """The dense id table of the ids of ``width`` bytes (None: too large, or none)."""
-        if width not in self._tables:
-            self._tables[width] = IdTable.build(self.encoded(), self.index, width)
-        return self._tables[width]
+        with self._lock:
+            if width not in self._tables:
+                self._tables[width] = IdTable.build(self.encoded(), self.index, width)
+            return self._tables[width]
 
     def of_width(self, width: int) -> tuple[Any, np.ndarray]:
         """The ids of ``width`` bytes as a fixed-size binary array, and their indices."""
-        if width not in self._fixed:
-            import pyarrow as pa
+        with self._lock:
+            if width not in self._fixed:
+                import pyarrow as pa
 
-            ids = self.encoded()
-            keep = [k for k, t in enumerate(ids) if len(t) == width]
-            data = pa.py_buffer(b"".join(ids[k] for k in keep))
-            self._fixed[width] = (pa.FixedSizeBinaryArray.from_buffers(pa.binary(width), len(keep), [None, data]), self.index[keep])
-        return self._fixed[width]
+                ids = self.encoded()
+                keep = [k for k, t in enumerate(ids) if len(t) == width]
+                data = pa.py_buffer(b"".join(ids[k] for k in keep))
+                self._fixed[width] = (pa.FixedSizeBinaryArray.from_buffers(pa.binary(width), len(keep), [None, data]), self.index[keep])
+            return self._fixed[width]
 
 
 def _prepare(query: str, path: str, header: bool = True) -> _File | None:
