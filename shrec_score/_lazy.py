@@ -3,8 +3,8 @@
 Importing pandas (with pyarrow) takes 0.4-0.5 s on the bench machine, a
 third of a contest-sized run.  Modules write ``pd.DataFrame`` as usual; the
 import happens at the first attribute access.  The scoring's own tables are
-:class:`shrec_score.table.Table` and need no pandas; ``loading.load_relevance``
-imports it while pyarrow reads qrels (pyarrow imports it on the TREC path anyway).
+:class:`shrec_score.table.Table` and need no pandas (nor do the TREC readers:
+they build their pyarrow arrays from numpy buffers, see ``io/trec.arrow_strings``).
 """
 
 from __future__ import annotations

@@ -5,12 +5,16 @@ is the largest value, or the smallest for a lower-is-better measure.
 
 The work is done once, in numpy, on :class:`~shrec_score.table.Table`
 (``*_table`` functions: what the pipeline calls, without pandas).  The
-pandas functions of the same names without ``_table`` (:func:`per_run_means`,
-:func:`leaderboard`, ...) take and return DataFrames for library users and
-convert at the boundary.  The numbers are the ones pandas gives: a mean is
-the compensated (Kahan) sum of the defined values in row order divided by
-their count, as pandas' groupby computes it (:func:`group_sums`); a macro
-mean is numpy's sum over the classes, as ``Series.mean``.
+pandas functions (:func:`per_run_means` over :func:`per_run_table`,
+:func:`per_class_means` over :func:`per_class_table`, :func:`macro_means`
+over :func:`macro_table`, :func:`leaderboard` over :func:`leaderboard_table`,
+:func:`per_query_ranking` over :func:`ranking_table`) take and return
+DataFrames for library users and convert at the boundary.  The numbers are
+the ones pandas 3.1 gives (:func:`group_sums`): a mean is the sum of the
+defined values in row order divided by their count, added by
+``np.add.reduceat`` when every group's rows are consecutive and hold no NaN,
+else by a compensated (Kahan) sum, as pandas' groupby does; a macro mean is
+numpy's sum over the classes, as ``Series.mean``.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .measures.registry import column_higher_is_better, get_measure
-from .table import Table
+from .table import Table, object_column
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -121,12 +125,6 @@ def _measure_values(per_query: Table, measures: list[str]) -> np.ndarray:
     return np.column_stack([np.asarray(per_query[m], dtype=np.float64) for m in measures])
 
 
-def _objects(items: Sequence[Any]) -> np.ndarray:
-    out = np.empty(len(items), dtype=object)
-    out[:] = list(items)
-    return out
-
-
 def per_run_table(per_query: Table, measures: Sequence[str], run_order: Sequence[str]) -> Table:
     """Mean of each measure over the queries where it is defined.
 
@@ -143,7 +141,7 @@ def per_run_table(per_query: Table, measures: Sequence[str], run_order: Sequence
     scored = (~np.isnan(values)).any(axis=1) & (group >= 0)
     queries = np.bincount(group[scored], minlength=len(runs)).astype(np.int64)
     at = np.asarray([place[r] for r in run_order], dtype=np.int64)
-    cols: dict[str, Any] = {"run": _objects(list(run_order)), "queries": queries[at]}
+    cols: dict[str, Any] = {"run": object_column(list(run_order)), "queries": queries[at]}
     cols.update({m: means[at, j] for j, m in enumerate(measures)})
     return Table(cols, len(at))
 
@@ -169,8 +167,8 @@ def per_class_table(per_query: Table, measures: Sequence[str], run_order: Sequen
     queries = np.bincount(group[scored], minlength=len(present)).astype(np.int64)
     names = list(classes)
     cols: dict[str, Any] = {
-        "run": _objects([runs[i] for i in present // max(n_c, 1)]),
-        "class": _objects([names[i] for i in present % max(n_c, 1)]),
+        "run": object_column([runs[i] for i in present // max(n_c, 1)]),
+        "class": object_column([names[i] for i in present % max(n_c, 1)]),
         "queries": queries,
     }
     cols.update({m: means[:, j] for j, m in enumerate(measures)})
@@ -197,7 +195,7 @@ def macro_table(per_class: Table, measures: Sequence[str], run_order: Sequence[s
             col = col[~np.isnan(col)]
             if len(col):
                 cols[m][i] = float(col.sum() / len(col))
-    return Table({"run": _objects(list(run_order)), "queries": np.asarray(queries, dtype=np.int64), **cols}, len(run_order))
+    return Table({"run": object_column(list(run_order)), "queries": np.asarray(queries, dtype=np.int64), **cols}, len(run_order))
 
 
 def sort_order(values: np.ndarray, ascending: bool) -> np.ndarray:

@@ -82,7 +82,7 @@ def rank_block(
     n_q = len(run.query_ids)
     lengths = run.lengths()
     if gains is None:
-        gains = relevance.gains(np.repeat(qrows, lengths), run.targets)
+        gains = flat_gains(run, relevance, rows)
     hit = np.flatnonzero(gains >= level)  # the few relevant entries: index them, not every entry
     hit_rows = np.searchsorted(run.offsets, hit, side="right") - 1
     hit_pos = hit - run.offsets[hit_rows] + 1

@@ -55,15 +55,17 @@ def column(values: Any, length: int | None = None) -> np.ndarray:
         return arr
     else:
         items = list(values)
-        arr = np.asarray(items) if items and all(isinstance(v, (bool, int, float, np.number, np.bool_)) for v in items) else _objects(items)
+        arr = np.asarray(items) if items and all(isinstance(v, (bool, int, float, np.number, np.bool_)) for v in items) else object_column(items)
     if arr.dtype.kind in "USO":
-        arr = arr if arr.dtype == object else _objects(arr.tolist())
+        arr = arr if arr.dtype == object else object_column(arr.tolist())
     if arr.ndim != 1:
         raise ValueError(f"expected a one-dimensional column, got shape {arr.shape}")
     return arr
 
 
-def _objects(items: Sequence[Any]) -> np.ndarray:
+def object_column(items: Sequence[Any]) -> np.ndarray:
+    """Any items as a 1-D object array, one cell each (``np.asarray`` would
+    make a 2-D array of tuples, or strings of a fixed width)."""
     arr = np.empty(len(items), dtype=object)
     arr[:] = list(items)
     return arr
@@ -164,7 +166,7 @@ class Table:
             if kind in "fiub":
                 cols[str(name)] = values.to_numpy()
             else:
-                cols[str(name)] = _objects([None if _missing(v) else v for v in values.to_numpy(dtype=object)])
+                cols[str(name)] = object_column([None if _missing(v) else v for v in values.to_numpy(dtype=object)])
         return cls(cols, len(frame))
 
     def to_csv(self) -> str:
