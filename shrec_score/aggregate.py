@@ -223,6 +223,28 @@ def leaderboard_table(per_run: Table, sort: str) -> Table:
     return board.assign("rank", np.arange(1, len(board) + 1, dtype=np.int64), at=0)
 
 
+def wide_values(per_query: Table, runs: Sequence[str], measure: str) -> tuple[Table, np.ndarray]:
+    """The per-query values of ``measure`` side by side: the key columns
+    (query, and class when there is one) of each query in order of first
+    appearance, and a (runs x queries) array of each run's value (NaN where a
+    run has none; a run outside ``runs`` is left out).  One reshaping for the
+    library's wide DataFrame and the terminal's per-query table."""
+    queries = per_query["query"].tolist()
+    first: dict[Any, int] = {}
+    for i, q in enumerate(queries):
+        first.setdefault(q, i)
+    at = np.fromiter(first.values(), dtype=np.int64, count=len(first))
+    keys = Table({k: per_query[k][at] for k in (("query", "class") if "class" in per_query else ("query",))}, len(first))
+    row_of = {q: k for k, q in enumerate(first)}
+    run_of = {str(r): j for j, r in enumerate(runs)}
+    q_code = np.fromiter((row_of[q] for q in queries), dtype=np.int64, count=len(queries))
+    r_code = np.fromiter((run_of.get(str(r), -1) for r in per_query["run"].tolist()), dtype=np.int64, count=len(queries))
+    values = np.full((len(runs), len(first)), np.nan)
+    known = r_code >= 0
+    values[r_code[known], q_code[known]] = np.asarray(per_query[measure], dtype=np.float64)[known]
+    return keys, values
+
+
 def ranking_table(per_query: Table, measure: str) -> Table:
     """For each query, the runs ranked by ``measure`` (Table 2 of SHREC 2006).
 

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from .aggregate import wide_values
 from .errors import visible
 from .io.writers import frame_to_csv
 from .measures.registry import column_higher_is_better, display_name, get_measure
@@ -319,17 +320,11 @@ def _rows_by_key(keys: list[Any]) -> dict[Any, list[int]]:
 def _wide(report: Report) -> tuple[list[str], list[list[str]]]:
     """The cells of :meth:`~shrec_score.report.Report.per_query_wide` for the sort
     measure: query (and class), then one formatted value per run in leaderboard order."""
-    per_query = _table(report, "per_query")
     runs = [str(r) for r in _table(report, "leaderboard")["run"].tolist()]
-    keys = ["query", "class"] if "class" in per_query else ["query"]
-    queries, run_col, values = per_query["query"].tolist(), per_query["run"].tolist(), per_query[report.sort].tolist()
-    first = {q: rows[0] for q, rows in _rows_by_key(queries).items()}
-    value = {(q, str(r)): v for q, r, v in zip(queries, run_col, values)}
-    key_cols = [per_query[k].tolist() for k in keys]
-    cells = []
-    for q, i in first.items():
-        cells.append(["" if col[i] is None else str(col[i]) for col in key_cols] + [_fmt(value.get((q, r))) for r in runs])
-    return keys + runs, cells
+    keys, values = wide_values(_table(report, "per_query"), runs, report.sort)
+    key_cols = [keys[k].tolist() for k in keys.columns]
+    cells = [["" if col[i] is None else str(col[i]) for col in key_cols] + [_fmt(v) for v in values[:, i].tolist()] for i in range(len(keys))]
+    return keys.columns + runs, cells
 
 
 def _whole(render: Callable[[Report], str]) -> Callable[..., str]:

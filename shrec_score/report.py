@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 else:
     from ._lazy import pd  # imported on first use (see _lazy)
 
+from .aggregate import wide_values
 from .io.writers import frame_to_csv
 from .measures.registry import DISPLAY  # noqa: F401  (re-exported: plots.py imports it from here)
 from .table import Frame, Frames, Table, light
@@ -103,13 +104,9 @@ class Report:
 
     def per_query_wide(self, measure: str | None = None) -> pd.DataFrame:
         """One row per query (query, class), one column per run, values of ``measure``."""
-        measure = measure or self.sort
         runs = [str(r) for r in self.leaderboard["run"]]
-        keys_cols = ["query", "class"] if "class" in self.per_query else ["query"]
-        keys = self.per_query.drop_duplicates("query")[keys_cols].reset_index(drop=True)
-        wide = self.per_query.pivot(index="query", columns="run", values=measure)
-        wide = wide.reindex(keys["query"])[runs].reset_index(drop=True)
-        return pd.concat([keys, wide], axis=1)
+        keys, values = wide_values(Table.from_pandas(self.per_query), runs, measure or self.sort)
+        return pd.concat([keys.to_pandas(), pd.DataFrame(values.T, columns=runs)], axis=1)
 
     # -- files --------------------------------------------------------------
     def table(self, name: str) -> Table | None:

@@ -293,3 +293,15 @@ def test_wide_cells_equal_the_pandas_pivot():
     wide = report.per_query_wide()
     assert head == list(wide.columns) == ["query", "class", *report.leaderboard["run"]]
     assert cells == [[str(v) for v in rec[:2]] + [_fmt(v) for v in rec[2:]] for rec in wide.itertuples(index=False)]
+    # the wide frame against pandas' own pivot, on a per-query table with a
+    # run's value missing for one query and the queries in no sorted order
+    pq = report.per_query
+    pq = pq.drop(index=pq.index[(pq["run"] == pq["run"].iloc[0]) & (pq["query"] == pq["query"].iloc[3])]).iloc[::-1].reset_index(drop=True)
+    report.per_query = pq
+    runs = [str(r) for r in report.leaderboard["run"]]
+    keys = pq.drop_duplicates("query")[["query", "class"]].reset_index(drop=True)
+    pivot = pq.pivot(index="query", columns="run", values="AP").reindex(keys["query"])[runs].reset_index(drop=True)
+    want = pd.concat([keys, pivot], axis=1)
+    got = report.per_query_wide("AP")
+    pd.testing.assert_frame_equal(got, want, check_dtype=False, check_column_type=False)
+    assert got[runs].isna().sum().sum() == 1
