@@ -114,13 +114,37 @@ class RankedRun:
     def from_lists(
         cls, name: str, lists: dict[str, np.ndarray], sources: list[str] | None = None
     ) -> RankedRun:
+        """A run from each query's list of target indices, in ``lists``'
+        order.  Lists that are consecutive int64 views of one buffer (the
+        batch list reader writes them so) are held in place, not copied."""
         qids = list(lists)
         arrays = [np.asarray(lists[q], dtype=np.int64) for q in qids]
         lengths = np.fromiter((a.size for a in arrays), dtype=np.int64, count=len(arrays))
         offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        targets = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
+        targets = _one_array(arrays)  # the lists laid end to end in one buffer already (the batch list reader): no copy
+        if targets is None:
+            targets = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
         return cls(name, qids, targets.astype(np.int64, copy=False), offsets, sources or [])
+
+
+def _one_array(arrays: list[np.ndarray]) -> np.ndarray | None:
+    """The lists as one array when they are consecutive int64 views of one
+    buffer (as :mod:`shrec_score.io.lists_batch` writes them); else None."""
+    full = [a for a in arrays if a.size]
+    if not full or full[0].base is None or full[0].dtype != np.int64:
+        return None
+    base = full[0].base
+    if not isinstance(base, np.ndarray) or base.dtype != np.int64 or not base.flags.c_contiguous:
+        return None
+    at = full[0].__array_interface__["data"][0]
+    start = at - base.__array_interface__["data"][0]
+    for a in full:
+        if a.base is not base or a.__array_interface__["data"][0] != at or not a.flags.c_contiguous or a.dtype != np.int64:
+            return None
+        at += a.size * 8
+    first = start // 8
+    return base[first : first + sum(a.size for a in full)]
 
 
 def tie_starts(equal: np.ndarray, offsets: np.ndarray) -> np.ndarray:

@@ -12,6 +12,7 @@ import sys
 import numpy as np
 import pytest
 
+from shrec_score import model
 from shrec_score.io import lists_batch, lists_fixed
 from shrec_score.io.cla import read_classification
 from shrec_score.io.lists_fixed import IdTable, Layout
@@ -110,18 +111,19 @@ def test_machine_written_runs_take_only_the_fixed_path(tmp_path, monkeypatch):
     monkeypatch.setattr(lists_batch, "CHUNK_BYTES", 10_000)
     taken = []
     real = lists_batch.read_fixed
+    one_array = model._one_array
+    joined: list[bool] = []
     monkeypatch.setattr(lists_batch, "read_fixed", lambda *a: taken.append(real(*a)) or taken[-1])
     for k, style in enumerate([{}, {"header": True}, {"distances": False}, {"decimals": 2, "n_targets": 77}]):
         taken.clear()
         folder = tmp_path / str(k)
         _fixed_run(folder, np.random.default_rng(23 + k), **style)
         expected = read(folder / "r", batch=False)
-        monkeypatch.setattr(RankedRun, "from_lists", None)  # not called: the lists are one array already
+        joined.clear()  # RankedRun.from_lists found the lists laid end to end in one array: no concatenation
+        monkeypatch.setattr(model, "_one_array", lambda arrays: (lambda r: joined.append(r is not None) or r)(one_array(arrays)))
         got = read(folder / "r", batch=True)
-        monkeypatch.undo()
-        monkeypatch.setattr(lists_batch, "CHUNK_BYTES", 10_000)
-        monkeypatch.setattr(lists_batch, "read_fixed", lambda *a: taken.append(real(*a)) or taken[-1])
-        assert got == expected
+        monkeypatch.setattr(model, "_one_array", one_array)
+        assert got == expected and joined == [True]
         assert len(taken) > 2 and all(not rest for _, rest in taken)
         assert sum(len(done) for done, _ in taken) == len(QUERIES)
 

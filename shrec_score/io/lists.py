@@ -435,13 +435,7 @@ def read_list_run(
         if drops is None and lists[q].size == 0:  # strict: only a file without a target line gives no target
             raise _empty_lists_error(source, [(x, files[x]) for x in query_ids if x in files], q, header=header)
     sources = [files.get(q, "") for q in query_ids]
-    joined = _one_array(list(lists.values()))
-    if joined is None:
-        run = RankedRun.from_lists(source.name, lists, sources)
-    else:  # the batch parser wrote every list in place, one after the other: no copy
-        offsets = np.zeros(len(lists) + 1, dtype=np.int64)
-        np.cumsum([a.size for a in lists.values()], out=offsets[1:])
-        run = RankedRun(source.name, list(lists), joined, offsets, sources)
+    run = RankedRun.from_lists(source.name, lists, sources)  # no copy where the batch parser wrote the lists in place
     if ties:
         run.tie_start = tie_starts(np.concatenate(equal) if equal else np.zeros(0, dtype=bool), run.offsets)
     return run
@@ -454,25 +448,6 @@ def read_list_run(
 #: (844 KB each) and the psb-like sample's (612 KB) are batched: A/B on the
 #: contest case, 17 runs, CPU 1.4 -> 0.85 s; psb-like unchanged (0.7 s).
 BATCH_MIN_BYTES = 256 << 10
-
-
-def _one_array(arrays: list[np.ndarray]) -> np.ndarray | None:
-    """The lists as one array when they are consecutive int64 views of one
-    buffer (as :mod:`.lists_batch` writes them); else None."""
-    full = [a for a in arrays if a.size]
-    if not full or full[0].base is None or full[0].dtype != np.int64:
-        return None
-    base = full[0].base
-    if not isinstance(base, np.ndarray) or base.dtype != np.int64 or not base.flags.c_contiguous:
-        return None
-    at = full[0].__array_interface__["data"][0]
-    start = at - base.__array_interface__["data"][0]
-    for a in full:
-        if a.base is not base or a.__array_interface__["data"][0] != at or not a.flags.c_contiguous or a.dtype != np.int64:
-            return None
-        at += a.size * 8
-    first = start // 8
-    return base[first : first + sum(a.size for a in full)]
 
 
 def _total_size(paths: Iterable[str]) -> int:
