@@ -26,7 +26,7 @@ else:
 from .aggregate import wide_values
 from .io.writers import frame_to_csv
 from .measures.registry import DISPLAY  # noqa: F401  (re-exported: plots.py imports it from here)
-from .table import Frame, Frames, Table, light
+from .table import Frame, Frames, Table, light, light_tables
 
 
 @dataclass
@@ -136,7 +136,7 @@ class Report:
         for name, frame in optional.items():
             if frame is not None:
                 files[name] = frame_to_csv(frame)
-        for run, summary in light_summaries(self).items():
+        for run, summary in light_tables(self, "summaries").items():
             files[f"shapenet_summary_{run}.csv"] = frame_to_csv(summary)
         files["leaderboard.md"] = self.to_markdown()
         files["leaderboard.tex"] = self.to_latex()
@@ -191,12 +191,6 @@ class Report:
         from .render import to_rich
 
         to_rich(self, console, per_query=per_query)
-
-
-def light_summaries(report: Report) -> dict[str, Table]:
-    """The report's ShapeNet summaries as tables (none: empty)."""
-    held = report.__dict__.get("summaries")
-    return {run: frame if isinstance(frame, Table) else Table.from_pandas(frame) for run, frame in (held or {}).items()}
 
 
 def shapenet_summaries(per_query: Table, per_class: Table, run_names: list[str]) -> dict[str, Table]:

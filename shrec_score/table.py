@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 def column(values: Any, length: int | None = None) -> np.ndarray:
     """``values`` as a table column: a 1-D numpy array (text as an object array).
 
-    A string or another scalar is repeated ``length`` times.
+    A string or another scalar is repeated ``length`` times.  Numbers with
+    missing values (None) make a float column with NaN, as pandas makes them.
     """
     if isinstance(values, np.ndarray):
         arr = values
@@ -55,7 +56,16 @@ def column(values: Any, length: int | None = None) -> np.ndarray:
         return arr
     else:
         items = list(values)
-        arr = np.asarray(items) if items and all(isinstance(v, (bool, int, float, np.number, np.bool_)) for v in items) else object_column(items)
+        numbers = [v for v in items if v is not None]
+        if numbers and all(isinstance(v, (bool, int, float, np.number, np.bool_)) for v in numbers):
+            if len(numbers) == len(items):
+                arr = np.asarray(items)
+            elif any(isinstance(v, (bool, np.bool_)) for v in numbers):  # pandas keeps True/None as objects
+                arr = object_column(items)
+            else:
+                arr = np.array([np.nan if v is None else v for v in items], dtype=np.float64)
+        else:
+            arr = object_column(items)
     if arr.dtype.kind in "USO":
         arr = arr if arr.dtype == object else object_column(arr.tolist())
     if arr.ndim != 1:
@@ -242,10 +252,22 @@ class Frames(Frame):
         return value
 
 
+def _held(obj: object, name: str) -> Any:
+    """What ``obj`` holds under ``name``, before a :class:`Frame` converts it."""
+    return vars(obj).get(name) if hasattr(obj, "__dict__") and name in vars(obj) else getattr(obj, name)
+
+
+def _as_table(held: Any) -> Table:
+    return held if isinstance(held, Table) else Table.from_pandas(held)
+
+
 def light(obj: object, name: str) -> Table | None:
     """The table ``obj.name`` without pandas: as held, or made from the
     DataFrame the object holds (given by a caller, or handed out already)."""
-    held = vars(obj).get(name) if hasattr(obj, "__dict__") and name in vars(obj) else getattr(obj, name)
-    if held is None or isinstance(held, Table):
-        return held
-    return Table.from_pandas(held)
+    held = _held(obj, name)
+    return None if held is None else _as_table(held)
+
+
+def light_tables(obj: object, name: str) -> dict[str, Table]:
+    """:func:`light` for a :class:`Frames` field: ``{name: Table}`` (none held: empty)."""
+    return {k: _as_table(v) for k, v in (_held(obj, name) or {}).items()}

@@ -111,6 +111,15 @@ def test_table_columns_and_rows():
         Table({"a": [1, 2], "b": [1]})
 
 
+@pytest.mark.parametrize("items", [[0.5, None], [1, None, 3], [None, None], ["a", None], [True, None], [1, 2], [True, False], [2.5]])
+def test_list_columns_take_the_dtype_pandas_gives_them(items):
+    """Numbers with None: float with NaN; bools with None and text: objects (as pandas infers them)."""
+    got = Table({"x": items}).to_pandas()["x"]
+    want = pd.DataFrame({"x": items})["x"]
+    assert got.dtype == want.dtype
+    pd.testing.assert_series_equal(got, want)
+
+
 # -- the aggregation against a plain pandas computation ---------------------------------
 
 
