@@ -409,9 +409,10 @@ def read_list_run(
         )
     empty = np.zeros(0, dtype=np.int64)
     todo = [(q, files[q]) for q in query_ids if q in files]
-    if batch is None:
-        batch = _total_size(p for _, p in todo) >= BATCH_MIN_BYTES
-    batch = batch and not ties  # the batch parser checks distances but does not return them
+    if ties:
+        batch = False  # the batch parser checks distances but does not return them
+    elif batch is None:
+        batch = _holds_at_least((p for _, p in todo), BATCH_MIN_BYTES)
     fast: dict[str, np.ndarray | None] = {}
     if batch:
         from .lists_batch import parse_lists
@@ -450,15 +451,19 @@ def read_list_run(
 BATCH_MIN_BYTES = 256 << 10
 
 
-def _total_size(paths: Iterable[str]) -> int:
-    """Sum of the files' sizes (a file that cannot be stat'ed counts 0: its reader says why)."""
+def _holds_at_least(paths: Iterable[str], size: int) -> bool:
+    """Whether the files hold ``size`` bytes together (a file that cannot be
+    stat'ed counts 0: its reader says why).  Stops at the file that reaches
+    it: the batch parser stats every file again as it plans its chunks."""
     total = 0
     for path in paths:
+        if total >= size:
+            break
         try:
             total += os.stat(path).st_size
         except OSError:
             pass
-    return total
+    return total >= size
 
 
 def _empty_lists_error(source: RunSource, files: list[tuple[str, str]], first: str, *, header: bool = True) -> InputError:
