@@ -24,8 +24,9 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
+from .measures.registry import DISPLAY
 from .outdir import publish
-from .report import DISPLAY, Report
+from .report import Report
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes

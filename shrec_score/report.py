@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 else:
     from ._lazy import pd  # imported on first use (see _lazy)
 
-from .aggregate import wide_values
+from .aggregate import macro_table, per_run_table, wide_values
 from .io.writers import frame_to_csv
-from .measures.registry import DISPLAY  # noqa: F401  (re-exported: plots.py imports it from here)
+from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
 from .table import Frame, Frames, Table, light, light_tables
 
 
@@ -200,9 +200,6 @@ def shapenet_summaries(per_query: Table, per_class: Table, run_names: list[str])
     queries), one per synset (mean over its queries, ground-truth order),
     ``macroALL`` (mean of the per-synset means).  Values in full precision.
     """
-    from .aggregate import macro_table, per_run_table
-    from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
-
     names = list(SHAPENET_MEASURES)
     micro = per_run_table(per_query, names, run_names)
     macro = macro_table(per_class, names, run_names)
