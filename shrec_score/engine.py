@@ -146,7 +146,7 @@ def gain_blocks(
         b = min(n_q, a + step)
         lens = lengths[a:b]
         if gains is None:
-            g = relevance.gains(np.repeat(qrows[a:b], lens), run.targets[run.offsets[a] : run.offsets[b]])
+            g = relevance.list_gains(qrows[a:b], run.offsets[a : b + 1] - run.offsets[a], run.targets[run.offsets[a] : run.offsets[b]])
         else:
             g = gains[run.offsets[a] : run.offsets[b]]
         width = max(1, int(lens.max(initial=0)))
