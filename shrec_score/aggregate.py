@@ -9,12 +9,10 @@ pandas functions (:func:`per_run_means` over :func:`per_run_table`,
 :func:`per_class_means` over :func:`per_class_table`, :func:`macro_means`
 over :func:`macro_table`, :func:`leaderboard` over :func:`leaderboard_table`,
 :func:`per_query_ranking` over :func:`ranking_table`) take and return
-DataFrames for library users and convert at the boundary.  The numbers are
-the ones pandas 3.1 gives (:func:`group_sums`): a mean is the sum of the
-defined values in row order divided by their count, added by
-``np.add.reduceat`` when every group's rows are consecutive and hold no NaN,
-else by a compensated (Kahan) sum, as pandas' groupby does; a macro mean is
-numpy's sum over the classes, as ``Series.mean``.
+DataFrames for library users and convert at the boundary.  A mean is the
+sum of the defined values divided by their count, summed in one documented
+order (:func:`group_sums`: pairwise ``np.sum`` over a group's queries in
+input order); a macro mean is ``np.sum`` over the classes in order.
 """
 
 from __future__ import annotations
@@ -35,54 +33,28 @@ def group_sums(values: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np
     """Per group and column: the sum of the defined (non-NaN) values, and their count.
 
     ``values`` (rows x columns), ``group`` the group of each row (-1: no
-    group).  The sums are the ones pandas' groupby computes (pandas 3), to
-    the last bit, so that the CSV files keep their bytes:
+    group).  The one order of summation of every mean the tool writes: a
+    group's rows in input order, an undefined value taken as 0, added by
+    ``np.sum`` along the rows (numpy's pairwise summation, exact for up to
+    eight values added left to right).  The same input gives the same bits on
+    every run; a sum may differ in its last bit from another tool's order
+    (pandas' groupby, a compensated sum).
 
-    - when every group's rows are consecutive and no value is NaN: numpy's
-      ``add.reduceat`` over each group's rows (what pandas calls then);
-    - otherwise a compensated (Kahan) sum of the defined values in row
-      order, ``y = v - c; t = s + y; c = (t - s) - y; s = t`` (``c`` reset
-      to 0 where it is NaN, so that an infinite value gives an infinite
-      sum), as pandas' Cython ``group_mean`` / ``group_sum``.
-
-    >>> group_sums(np.array([[1e16], [1.0], [1.0], [np.nan]]), np.array([0, 0, 0, 0]), 1)[0].tolist()
-    [[1.0000000000000002e+16]]
+    >>> sums, counts = group_sums(np.array([[0.6], [7.0], [0.3], [0.4], [np.nan]]), np.array([0, 1, 0, 0, 1]), 2)
+    >>> sums[:, 0].tolist(), counts[:, 0].tolist()
+    ([1.2999999999999998, 7.0], [3, 1])
     """
-    n_cols = values.shape[1]
-    sums = np.zeros((n_groups, n_cols))
-    counts = np.zeros((n_groups, n_cols), dtype=np.int64)
-    if not len(group):
-        return sums, counts
-    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    consecutive = group.min() >= 0 and np.bincount(group[starts]).max() == 1  # (np.unique would import numpy.ma: 8 ms)
-    if consecutive and not np.isnan(values).any():
-        # one row per column, each column's values contiguous (pandas' block layout)
-        seg = np.add.reduceat(np.ascontiguousarray(values.T), starts, axis=1).T
-        sums[group[starts]] = seg
-        counts[group[starts]] = np.diff(np.r_[starts, len(group)])[:, None]
-        return sums, counts
     order = np.argsort(group, kind="stable")
     bounds = np.searchsorted(group[order], np.arange(n_groups + 1))
+    defined = ~np.isnan(values[order])
+    filled = np.ascontiguousarray(np.where(defined, values[order], 0.0).T)  # columns x rows: each column's values contiguous
+    counted = np.ascontiguousarray(defined.T)
+    sums = np.zeros((n_groups, values.shape[1]))
+    counts = np.zeros((n_groups, values.shape[1]), dtype=np.int64)
     for g in range(n_groups):
-        block = values[order[bounds[g] : bounds[g + 1]]]
-        for j in range(n_cols):
-            col = block[:, j]
-            defined = col[~np.isnan(col)].tolist()
-            counts[g, j] = len(defined)
-            sums[g, j] = _kahan(defined)
+        sums[g] = filled[:, bounds[g] : bounds[g + 1]].sum(axis=1)
+        counts[g] = counted[:, bounds[g] : bounds[g + 1]].sum(axis=1)
     return sums, counts
-
-
-def _kahan(values: list[float]) -> float:
-    total = comp = 0.0
-    for v in values:
-        y = v - comp
-        t = total + y
-        comp = (t - total) - y
-        if comp != comp:
-            comp = 0.0
-        total = t
-    return total
 
 
 def _how(column: str) -> str:
@@ -102,9 +74,8 @@ def _summarise(values: np.ndarray, group: np.ndarray, n_groups: int, measures: l
         out = np.where(counts > 0, sums / np.maximum(counts, 1).astype(np.float64), np.nan)
     for j, m in enumerate(measures):
         how = _how(m)
-        if how == "sum":  # pandas sums a column on its own: its own NaN test (group_sums)
-            col_sums, col_counts = group_sums(values[:, j : j + 1], group, n_groups)
-            out[:, j] = np.where(col_counts[:, 0] > 0, col_sums[:, 0], np.nan)
+        if how == "sum":
+            out[:, j] = np.where(counts[:, j] > 0, sums[:, j], np.nan)
         elif how == "geometric":
             out[:, j] = np.exp(out[:, j])
     return out

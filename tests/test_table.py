@@ -155,12 +155,10 @@ def ref_per_class(df: pd.DataFrame, measures: list[str], runs: list[str]) -> pd.
 
 MEASURES = ["AP", "num_rel_ret", "gm_map", "FP_relevant", "NN"]
 
-#: The aggregation reproduces pandas 3.1's sums to the last bit (numpy's reduceat
-#: over consecutive groups without NaN, else the Kahan sum of its Cython kernel).
-#: An older pandas (>= 2.0 is allowed) always takes the Kahan sum: there the
-#: means are compared to a few ulps instead (the numbers, not the last bit).
-SAME_SUMS_AS_PANDAS = hasattr(pd.core.groupby.ops.BaseGrouper, "_reduceat_aggregate")
-CLOSE = {"check_exact": True} if SAME_SUMS_AS_PANDAS else {"check_exact": False, "rtol": 1e-13, "atol": 0.0}
+#: The means are summed in the tool's own order (pairwise ``np.sum`` over a
+#: group's queries in input order, ``aggregate.group_sums``), pandas' groupby in
+#: its own: the same numbers to 1e-12, not always the same last bit.
+CLOSE = {"check_exact": False, "rtol": 1e-12, "atol": 0.0}
 
 
 @st.composite
@@ -223,13 +221,19 @@ def test_leaderboard_and_ranking_orders_equal_pandas_sorts(drawn, sort):
 
 
 def test_group_sums_by_hand():
-    """Consecutive groups without NaN: numpy's reduceat; otherwise the compensated sum."""
-    sums, counts = group_sums(np.array([[0.1], [0.2], [0.3], [5.0]]), np.array([0, 0, 0, 1]), 2)
-    assert sums[:, 0].tolist() == [np.add.reduceat(np.array([0.1, 0.2, 0.3]), [0])[0], 5.0] and counts[:, 0].tolist() == [3, 1]
-    # 0.6 + 0.3 + 0.4 is 1.2999999999999998 added in order; compensated it is 1.3
+    """Each group's defined values in input order, summed by np.sum: left to
+    right up to eight values, pairwise beyond (numpy's blocks of eight)."""
     sums, counts = group_sums(np.array([[0.6], [7.0], [0.3], [0.4], [np.nan]]), np.array([0, 1, 0, 0, 1]), 2)
-    assert sums[:, 0].tolist() == [1.3, 7.0] and counts[:, 0].tolist() == [3, 1]
-    assert 0.6 + 0.3 + 0.4 == 1.2999999999999998
+    assert sums[:, 0].tolist() == [(0.6 + 0.3) + 0.4, 7.0] and counts[:, 0].tolist() == [3, 1]
+    assert (0.6 + 0.3) + 0.4 == 1.2999999999999998  # not 1.3: added in order, not compensated
+    # rows of no group (-1) are left out; a group without rows sums to 0 with count 0
+    sums, counts = group_sums(np.array([[1.0, np.nan], [2.0, 5.0], [4.0, np.nan]]), np.array([-1, 0, 0]), 2)
+    assert sums.tolist() == [[6.0, 5.0], [0.0, 0.0]] and counts.tolist() == [[2, 1], [0, 0]]
+    # 17 values: numpy adds 8 accumulators over the first 16, then the 17th; the same bits on every call
+    vals = np.array([0.1 * (i + 1) for i in range(17)])[:, None]
+    acc = [vals[k, 0] + vals[k + 8, 0] for k in range(8)]  # accumulator k holds rows k and k + 8
+    want = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) + vals[16, 0]
+    assert group_sums(vals, np.zeros(17, dtype=np.int64), 1)[0][0, 0] == want
 
 
 # -- the library API: DataFrames as before -----------------------------------------------
