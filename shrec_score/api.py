@@ -50,7 +50,7 @@ from .relevance import Relevance
 from .report import Report
 from .signature import KendallSignature, ScoringSignature, tie_text
 from .stream import TrecStreamRun
-from .table import Table, light
+from .table import Table
 
 #: The run records :func:`score` accepts instead of paths.
 RUN_TYPES = (RankedRun, MatrixRun, ChunkedRun)
@@ -240,8 +240,7 @@ def score_all(
 def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: MeasurePlan, opts: Options, notes: list[str]) -> Report:
     names = plan.names
     run_names = [r.name for r in runs]
-    per_query = light(ev, "per_query")  # the tables without pandas (see shrec_score.table)
-    assert per_query is not None
+    per_query = ev.per_query
     per_class = per_class_table(per_query, names, run_names) if rel.mode != "qrels" else None
     per_run = macro_table(per_class, names, run_names) if per_class is not None and opts.average == "macro" else per_run_table(per_query, names, run_names)
     sig = None
@@ -253,18 +252,18 @@ def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: Measur
         per_run = per_run.assign(f"{plan.sort}_ci_high", np.asarray([c[1] for c in cis], dtype=np.float64))
     board = leaderboard_table(per_run, plan.sort)
     if opts.significance:
-        sig = pairwise(ev.per_query, plan.sort, board["run"].tolist(), n_resamples=opts.n_resamples, seed=opts.seed)
+        sig = pairwise(per_query.to_pandas(), plan.sort, board["run"].tolist(), n_resamples=opts.n_resamples, seed=opts.seed)
     return Report(
         per_query=per_query,
         leaderboard=board,
-        pr_curve=light(ev, "pr_curve"),
+        pr_curve=ev.pr_curve,
         measures=names,
         shown=plan.shown,
         sort=plan.sort,
         signature=_signature(rel, plan, opts).to_dict(),
         warnings=_warnings(runs, rel, opts, notes, names) + _unranked_notes(ev, rel, opts) + _small_class_notes(rel, opts),
-        curves=light(ev, "curves"),
-        gain_vs_recall=light(ev, "gain_vs_recall"),
+        curves=ev.curves,
+        gain_vs_recall=ev.gain_vs_recall,
         ranking=ranking_table(per_query, plan.rank_by),
         rank_by=plan.rank_by,
         per_class=per_class,

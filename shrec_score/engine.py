@@ -12,12 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
 
 import numpy as np
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 from ._kernels import isin
 from .measures import GainBlock, Measure, RankBlock, Settings, pr_curve
@@ -37,7 +33,7 @@ from .ranking import (
     tie_group_sizes,
 )
 from .relevance import QrelsRelevance, Relevance
-from .table import Frame, Table
+from .table import Table
 
 #: Cells of a dense gain matrix built at once (bounds memory on large runs).
 CHUNK_CELLS = 4_000_000
@@ -274,19 +270,15 @@ def align(run: RankedRun, query_ids: Sequence[str]) -> RankedRun:
 
 @dataclass
 class Evaluation:
-    """Raw results: one row per (run, query), and the curves per run.
+    """Raw results as :class:`~shrec_score.table.Table`: one row per (run,
+    query), and the curves per run."""
 
-    The tables are held as :class:`~shrec_score.table.Table` and read as
-    pandas DataFrames (converted at the first access, :class:`~shrec_score.table.Frame`);
-    the pipeline reads them with :func:`~shrec_score.table.light`.
-    """
-
-    per_query: pd.DataFrame = Frame()  # type: ignore[assignment]
-    pr_curve: pd.DataFrame = Frame()  # type: ignore[assignment]
+    per_query: Table
+    pr_curve: Table
     #: run, rank, CG, DCG, NCG, NDCG: means over queries at ranks 1..100 (graded).
-    curves: pd.DataFrame | None = Frame(optional=True)  # type: ignore[assignment]
+    curves: Table | None = None
     #: run, recall_pct, CG, DCG, queries: mean gain when recall first reaches r% (graded).
-    gain_vs_recall: pd.DataFrame | None = Frame(optional=True)  # type: ignore[assignment]
+    gain_vs_recall: Table | None = None
     #: run -> queries it ranks nothing for (see :attr:`RunScores.unranked`).
     unranked: dict[str, int] = field(default_factory=dict)
 

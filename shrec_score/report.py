@@ -13,7 +13,6 @@ setting that changes a number.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -26,12 +25,29 @@ else:
 from .aggregate import macro_table, per_run_table, wide_values
 from .io.writers import frame_to_csv
 from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
-from .table import Frame, Frames, Table, light, light_tables
+from .table import Table, as_table
+
+#: The tables of a report, in the order of its constructor.
+TABLES = ("per_query", "leaderboard", "pr_curve", "curves", "gain_vs_recall", "ranking", "per_class", "significance")
 
 
-@dataclass
+def _frame(name: str, doc: str) -> property:
+    def get(self: Report) -> pd.DataFrame | None:
+        table = self.tables.get(name)
+        return None if table is None else table.to_pandas()
+
+    return property(get, doc=doc)
+
+
 class Report:
     """Scores of a set of runs.
+
+    The report holds its tables as :class:`~shrec_score.table.Table`
+    (``report.tables``: what the CSV files and the renderings are made of,
+    without pandas).  The attributes below are pandas DataFrames made from
+    them at each access: a copy, so changing one changes nothing in the report
+    (build a new :class:`Report` from changed DataFrames instead; the
+    constructor takes a DataFrame or a Table for each table).
 
     Attributes
     ----------
@@ -63,28 +79,54 @@ class Report:
         run_a, run_b, queries, mean_diff, wins, ties, losses, p_value,
         p_adjusted, significant; a positive mean_diff and a win mean run_a
         is better (see :func:`~shrec_score.significance.pairwise`).
+    csv_columns : dict
+        Column renames in per_query.csv, per_run.csv and per_class.csv
+        (ShapeNet: ``shapenet.mAP`` is written ``mAP``, the official name).
+    summaries : dict of DataFrame or None
+        run -> the official ShapeNet summary (``shapenet_summary_<run>.csv``).
     """
 
-    per_query: pd.DataFrame = Frame()  # type: ignore[assignment]
-    leaderboard: pd.DataFrame = Frame()  # type: ignore[assignment]
-    pr_curve: pd.DataFrame = Frame()  # type: ignore[assignment]
-    # required (the Frame fields above have no default either: Frame.__get__ says so to dataclasses)
-    measures: list[str]  # type: ignore[misc]
-    shown: list[str]  # type: ignore[misc]
-    sort: str  # type: ignore[misc]
-    signature: dict[str, Any]  # type: ignore[misc]
-    warnings: list[str] = field(default_factory=list)
-    curves: pd.DataFrame | None = Frame(optional=True)  # type: ignore[assignment]
-    gain_vs_recall: pd.DataFrame | None = Frame(optional=True)  # type: ignore[assignment]
-    ranking: pd.DataFrame | None = Frame(optional=True)  # type: ignore[assignment]
-    rank_by: str = ""
-    per_class: pd.DataFrame | None = Frame(optional=True)  # type: ignore[assignment]
-    significance: pd.DataFrame | None = Frame(optional=True)  # type: ignore[assignment]
-    #: Column renames in per_query.csv, per_run.csv and per_class.csv (ShapeNet:
-    #: ``shapenet.mAP`` is written ``mAP``, the official summary's name).
-    csv_columns: dict[str, str] = field(default_factory=dict)
-    #: run -> the official ShapeNet summary (``shapenet_summary_<run>.csv``).
-    summaries: dict[str, pd.DataFrame] | None = Frames()  # type: ignore[assignment]
+    def __init__(
+        self,
+        *,
+        per_query: Table | pd.DataFrame,
+        leaderboard: Table | pd.DataFrame,
+        pr_curve: Table | pd.DataFrame,
+        measures: list[str],
+        shown: list[str],
+        sort: str,
+        signature: dict[str, Any],
+        warnings: list[str] | None = None,
+        curves: Table | pd.DataFrame | None = None,
+        gain_vs_recall: Table | pd.DataFrame | None = None,
+        ranking: Table | pd.DataFrame | None = None,
+        rank_by: str = "",
+        per_class: Table | pd.DataFrame | None = None,
+        significance: Table | pd.DataFrame | None = None,
+        csv_columns: dict[str, str] | None = None,
+        summaries: dict[str, Table | pd.DataFrame] | None = None,
+    ) -> None:
+        given = dict(zip(TABLES, (per_query, leaderboard, pr_curve, curves, gain_vs_recall, ranking, per_class, significance)))
+        self.tables: dict[str, Table] = {k: as_table(v) for k, v in given.items() if v is not None}
+        self.summary_tables: dict[str, Table] = {run: as_table(t) for run, t in (summaries or {}).items()}
+        self.measures, self.shown, self.sort, self.rank_by = list(measures), list(shown), sort, rank_by
+        self.signature = signature
+        self.warnings = list(warnings or [])
+        self.csv_columns = dict(csv_columns or {})
+
+    per_query = _frame("per_query", "run, query, class, then one column per measure (a DataFrame).")
+    leaderboard = _frame("leaderboard", "rank, run, queries, then the mean of each measure, best first (a DataFrame).")
+    pr_curve = _frame("pr_curve", "run, recall, precision (a DataFrame).")
+    curves = _frame("curves", "run, rank, CG, DCG, NCG, NDCG at ranks 1..100, graded relevance only (a DataFrame or None).")
+    gain_vs_recall = _frame("gain_vs_recall", "run, recall_pct, CG, DCG, queries, graded relevance only (a DataFrame or None).")
+    ranking = _frame("ranking", "query, rank, run, value: the runs ranked per query by ``rank_by`` (a DataFrame or None).")
+    per_class = _frame("per_class", "run, class, queries, mean of each measure (a DataFrame or None).")
+    significance = _frame("significance", "The pairwise tests of the runs (a DataFrame or None).")
+
+    @property
+    def summaries(self) -> dict[str, pd.DataFrame] | None:
+        """run -> the official ShapeNet summary (DataFrames), or None."""
+        return {run: t.to_pandas() for run, t in self.summary_tables.items()} or None
 
     # -- data -------------------------------------------------------------
     def to_dataframe(self) -> pd.DataFrame:
@@ -104,15 +146,15 @@ class Report:
 
     def per_query_wide(self, measure: str | None = None) -> pd.DataFrame:
         """One row per query (query, class), one column per run, values of ``measure``."""
-        runs = [str(r) for r in self.leaderboard["run"]]
-        keys, values = wide_values(Table.from_pandas(self.per_query), runs, measure or self.sort)
+        runs = [str(r) for r in self.tables["leaderboard"]["run"]]
+        keys, values = wide_values(self.tables["per_query"], runs, measure or self.sort)
         return pd.concat([keys.to_pandas(), pd.DataFrame(values.T, columns=runs)], axis=1)
 
     # -- files --------------------------------------------------------------
     def table(self, name: str) -> Table | None:
-        """The table ``name`` (``per_query``, ``leaderboard``...) without pandas
-        (:func:`shrec_score.table.light`): what the renderers and the CSV files read."""
-        return light(self, name)
+        """The table ``name`` (``per_query``, ``leaderboard``...) without pandas:
+        what the renderers and the CSV files read."""
+        return self.tables.get(name)
 
     def csv_files(self) -> dict[str, str]:
         """The files of ``--out``, name -> text."""
@@ -136,7 +178,7 @@ class Report:
         for name, frame in optional.items():
             if frame is not None:
                 files[name] = frame_to_csv(frame)
-        for run, summary in light_tables(self, "summaries").items():
+        for run, summary in self.summary_tables.items():
             files[f"shapenet_summary_{run}.csv"] = frame_to_csv(summary)
         files["leaderboard.md"] = self.to_markdown()
         files["leaderboard.tex"] = self.to_latex()

@@ -93,7 +93,7 @@ def tie_report(
         ev = score_all(run_objs, rel, plan.measures, mode_opts.settings, curves=False)
         report = _report(ev, run_objs, rel, plan, mode_opts, notes)
         boards[mode] = report.leaderboard.set_index("run")
-        per_query[mode] = ev.per_query
+        per_query[mode] = ev.per_query.to_pandas()
     rows = []
     for m in names:
         rows.extend(_rows(m, boards, per_query))

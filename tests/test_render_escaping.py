@@ -91,6 +91,12 @@ def _built():
     )
 
 
+def _fields(report):
+    """The constructor arguments of ``report`` but its per-query ranking."""
+    return dict(per_query=report.per_query, leaderboard=report.leaderboard, pr_curve=report.pr_curve, measures=report.measures,
+                shown=report.shown, sort=report.sort, signature=report.signature, significance=report.significance)
+
+
 # -- Markdown ------------------------------------------------------------------
 
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
@@ -296,9 +302,9 @@ def test_rich_built_report_title_caption_header_and_ranking(hostile):
     assert "[bold]m[/]" in out  # caption (signature mode)
     assert "C:\\x|<y>_z.cla\\nEVIL" in out  # signature line, one line
     assert "[red]q3[/red]" in out and "q\\n2" in out and "[b]c|1" in out
-    ranked = Report(**{**report.__dict__, "ranking": pd.DataFrame(
+    ranked = Report(**_fields(report), ranking=pd.DataFrame(
         {"query": ["[red]q3[/red]"] * 2, "rank": [1, 2], "run": ["[bold red]x[/]", "a/b\r\nc"], "value": [0.9, 0.4]}
-    ), "rank_by": "other"})
+    ), rank_by="other")
     out = _rich(ranked, per_query=True)
     assert "[red]q3[/red]" in out and "[bold red]x[/] 0.9000 > a/b\\r\\nc 0.4000" in out and "\x1b" not in out
 

@@ -241,44 +241,43 @@ def test_group_sums_by_hand():
 
 def test_report_attributes_are_dataframes_and_the_csv_is_theirs():
     report = shrec_score.score([f"{PSB}/runs"], f"{PSB}/classes.cla")
-    assert "per_query" in vars(report) and isinstance(vars(report)["per_query"], Table)  # nothing converted yet
+    assert isinstance(report.tables["per_query"], Table)  # held as tables: nothing converted
     csv_before = report.csv_files()
     pq = report.per_query
-    assert isinstance(pq, pd.DataFrame) and report.per_query is pq  # converted once, then held
+    assert isinstance(pq, pd.DataFrame)
     assert pq.dtypes.astype(str).tolist() == ["str", "str", "str", *["float64"] * 6]
     assert report.leaderboard.dtypes.astype(str).tolist() == ["int64", "str", "int64", *["float64"] * 6]
     assert report.per_class.dtypes.astype(str).tolist()[:3] == ["str", "str", "int64"]
     assert report.ranking.dtypes.astype(str).tolist() == ["str", "int64", "str", "float64"]
     for name, frame in [("per_query.csv", pq), ("per_run.csv", report.per_run), ("pr_curve.csv", report.pr_curve), ("per_class.csv", report.per_class), ("per_query_ranking.csv", report.ranking)]:
         assert csv_before[name] == pandas_csv(frame), name
-    # a change the caller makes to the DataFrame shows in the renderings, as before
-    report.leaderboard.loc[0, "NN"] = 0.5
-    assert report.to_csv().splitlines()[1].split(",")[3] == "0.5"
+    # each access is a copy: changing it changes nothing in the report
+    board = report.leaderboard
+    board.loc[0, "NN"] = 0.5
+    assert report.leaderboard.loc[0, "NN"] != 0.5 and report.csv_files() == csv_before
 
 
 def test_two_scorings_share_no_table():
     a = shrec_score.score([f"{PSB}/runs"], f"{PSB}/classes.cla", measures=["NN", "AP"])
     b = shrec_score.score([f"{PSB}/runs"], f"{PSB}/classes.cla", measures=["NN", "AP"])
-    a.per_query.loc[:, "AP"] = 0.0
+    a.tables["per_query"]["AP"][:] = 0.0
     assert b.per_query["AP"].max() > 0 and b.to_csv(per_query=True) != a.to_csv(per_query=True)
 
 
 @pytest.mark.parametrize("config", ["psb", "shrec2006", "shrec2017-shapenet"])
 def test_renderings_of_tables_equal_renderings_of_the_same_dataframes(config):
-    """A report holding tables and the same report holding DataFrames (as a
-    caller may build one) render the same text in every format and write the
-    same files: the renderers read both through ``Report.table``."""
+    """A report built from tables and the same report built from DataFrames
+    (as a caller may build one) render the same text in every format and write
+    the same files."""
     from shrec_score.config import load_config
     from shrec_score.render import FORMATS
-    from shrec_score.report import Report
+    from shrec_score.report import TABLES, Report
 
     cfg = load_config(f"configs/{config}.yaml")
     opts = {k: cfg[k] for k in ("queries", "grades", "measures", "sort", "rank_by", "split", "run_format", "matrix_order") if k in cfg}
     light_report = shrec_score.score(cfg["runs"], cfg["relevance"], **opts)
-    held = vars(light_report)
-    frames = Report(**{k: (v.to_pandas() if isinstance(v, Table) else v) for k, v in held.items() if k != "summaries"},
-                    summaries={run: t.to_pandas() for run, t in (held.get("summaries") or {}).items()} or None)
-    assert isinstance(vars(light_report)["leaderboard"], Table) and not isinstance(vars(frames)["leaderboard"], Table)
+    plain = {k: getattr(light_report, k) for k in ("measures", "shown", "sort", "signature", "warnings", "rank_by", "csv_columns")}
+    frames = Report(**{name: getattr(light_report, name) for name in TABLES}, **plain, summaries=light_report.summaries)
     for name, render in FORMATS.items():
         for per_query in (False, True):
             assert render(light_report, per_query=per_query) == render(frames, per_query=per_query), (name, per_query)
@@ -310,7 +309,7 @@ def test_wide_cells_equal_the_pandas_pivot():
     # run's value missing for one query and the queries in no sorted order
     pq = report.per_query
     pq = pq.drop(index=pq.index[(pq["run"] == pq["run"].iloc[0]) & (pq["query"] == pq["query"].iloc[3])]).iloc[::-1].reset_index(drop=True)
-    report.per_query = pq
+    report.tables["per_query"] = Table.from_pandas(pq)
     runs = [str(r) for r in report.leaderboard["run"]]
     keys = pq.drop_duplicates("query")[["query", "class"]].reset_index(drop=True)
     pivot = pq.pivot(index="query", columns="run", values="AP").reindex(keys["query"])[runs].reset_index(drop=True)
