@@ -1,0 +1,267 @@
+"""One input, one answer (issue 30): a differential harness.
+
+Each input is generated, re-encoded in ways that must not change what it
+means (line ends, a BOM, tabs, doubled blanks, gzip...) and fed through every
+path the tool can take (plain or compressed, every tie mode, --lenient,
+``check`` and ``score``, list folder or matrix).  A valid input must give the
+same CSV bytes whatever the path; a broken one the same verdict: the same exit
+status and the same message (file and line included), and ``check`` must
+refuse what ``score`` refuses.
+
+The cases known to fail on the current readers are marked ``xfail(strict=True)``
+with the number of the point in issue 30 they show; a fix turns them into
+passes (and the strict mark into a failure until it is removed).
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import os
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from shrec_score.cli import cli
+
+MODES = ["rule", "expected", "optimistic", "pessimistic"]
+COUNT = {"cases": 0}
+
+# -- TREC runs ---------------------------------------------------------------------
+
+QRELS = "q1 0 d1 1\nq1 0 d3 1\nq1 0 d5 1\nq2 0 d2 1\nq2 0 d4 1\n"
+#: (query, doc, score): a tie in q1 (d2 and d3), q2 in order
+ROWS = [("q1", "d1", "0.9"), ("q1", "d2", "0.5"), ("q1", "d3", "0.5"), ("q1", "d4", "0.3"), ("q1", "d5", "0.1"),
+        ("q2", "d4", "2"), ("q2", "d1", "1.5"), ("q2", "d2", "1")]
+
+
+def trec_text(sep: str = " ", eol: str = "\n", tag: str = "run1", bom: bool = False, indent: str = "", after_doc: str = "", extra: str = "") -> str:
+    lines = [f"{indent}{q}{sep}Q0{sep}{d}{after_doc}{sep}{i + 1}{sep}{s}{sep}{tag}{extra}" for i, (q, d, s) in enumerate(ROWS)]
+    return ("\ufeff" if bom else "") + eol.join(lines) + eol
+
+
+#: Re-encodings that must score as the plain run does (trec_eval splits on any
+#: run of whitespace; the tag is the rest of the line).
+SAME_AS_BASE = {
+    "crlf": dict(eol="\r\n"),
+    "bom": dict(bom=True),
+    "tabs": dict(sep="\t"),
+    "doubled-blanks": dict(sep="  "),
+    "tab-indent": dict(indent="\t"),
+    "two-word-tag": dict(tag="my run"),
+    "tabs-and-tag-with-spaces": dict(sep="\t", tag="my run"),
+    "seven-fields": dict(extra=" extra"),
+    "bom+two-word-tag": dict(bom=True, tag="my run"),
+}
+SAME_XFAIL = {
+    "form-feed-after-doc": (dict(after_doc="\f"), "issue 30.6: a form feed glued to the doc id"),
+}
+
+
+def _write(folder, name: str, text: str, gz: bool) -> str:
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, name + (".gz" if gz else ""))
+    data = text.encode("utf-8")
+    with open(path, "wb") as fh:
+        fh.write(gzip.compress(data, mtime=0) if gz else data)
+    return path
+
+
+def _run(args: list[str], path: str | None = None) -> tuple[int, str, str]:
+    """Exit status, stdout and stderr of the CLI, the run's path replaced by RUN."""
+    COUNT["cases"] += 1
+    r = CliRunner().invoke(cli, args)
+    out, err = r.stdout, r.stderr
+    if path is not None:
+        out, err = out.replace(path, "RUN"), err.replace(path, "RUN")
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    return r.exit_code, out, err
+
+
+def _trec_score(path: str, qrels: str, mode: str, lenient: bool = False) -> tuple[int, str, str]:
+    args = ["score", path, "-r", qrels, "--run-format", "trec", "-m", "AP,NN,P@2,NDCG@5", "--ties", mode, "--format", "csv", "--per-query", "--quiet"]
+    return _run(args + (["--lenient"] if lenient else []), path)
+
+
+@pytest.fixture(scope="module")
+def trec_base(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("trec")
+    qrels = _write(folder, "qrels.txt", QRELS, False)
+    base = _write(folder / "base", "run", trec_text(), False)
+    want = {mode: _trec_score(base, qrels, mode) for mode in MODES}
+    for code, out, _ in want.values():
+        assert code == 0 and out.count("\n") == 3  # header, then q1 and q2
+    # the base itself: AP of q1 under the rule (d3 before d2: trec_eval's docno order) = (1 + 2/2 + 3/5) / 3
+    head, q1 = want["rule"][1].splitlines()[:2]
+    assert float(dict(zip(head.split(","), q1.split(",")))["AP"]) == pytest.approx((1 + 2 / 2 + 3 / 5) / 3)
+    return folder, qrels, want
+
+
+def _same_as_base(trec_base, name: str, kwargs: dict) -> None:
+    folder, qrels, want = trec_base
+    for gz, mode, lenient in itertools.product((False, True), MODES, (False, True)):
+        path = _write(folder / name, "run", trec_text(**kwargs), gz)
+        got = _trec_score(path, qrels, mode, lenient)
+        assert got[:2] == want[mode][:2], (name, gz, mode, lenient, got[2])
+
+
+@pytest.mark.parametrize("name", sorted(SAME_AS_BASE))
+def test_trec_reencodings_score_as_the_plain_run(trec_base, name):
+    _same_as_base(trec_base, name, SAME_AS_BASE[name])
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=r)) for n, (_, r) in sorted(SAME_XFAIL.items())])
+def test_trec_reencodings_that_lose_a_query_or_a_doc(trec_base, name):
+    _same_as_base(trec_base, name, SAME_XFAIL[name][0])
+
+
+#: Runs with a doubtful line: one verdict (exit status, message) on every path,
+#: and check's verdict the same.  A no-break space is not a field separator
+#: (trec_eval splits on ASCII whitespace): "d\u00a01" is an unjudged document.
+BROKEN = {
+    "five-fields-after-doubled-blank": ("q1  Q0 d3 3 0.7\n", "issue 30.2: the empty field shifts the others; --lenient says nothing dropped"),
+    "repeated-doc": ("q1 Q0 d1 1 0.9 r\nq1 Q0 d1 2 0.8 r\n", ""),
+    "score-not-a-number": ("q1 Q0 d1 1 high r\n", ""),
+    "nbsp-in-id": ("q1 Q0 d\u00a01 1 0.9 r\n", ""),
+}
+
+
+def _verdicts(folder, qrels: str, name: str, text: str) -> set[tuple[int, str]]:
+    seen = set()
+    for gz in (False, True):
+        path = _write(folder / name, "run", text, gz)
+        for mode in MODES:
+            code, _, err = _trec_score(path, qrels, mode)
+            seen.add((code, err.strip().replace(".gz", "")))
+        code, out, err = _run(["check", path, "-r", qrels, "--run-format", "trec"], path)
+        seen.add(("check", code))
+    return seen
+
+
+def _check_message(folder, qrels: str, name: str, text: str) -> tuple[str, str]:
+    """The first error as check words it and as score words it (prefixes taken off)."""
+    path = _write(folder / name, "run", text, False)
+    _, out, _ = _run(["check", path, "-r", qrels, "--run-format", "trec"], path)
+    _, _, err = _trec_score(path, qrels, "rule")
+    first = next(line for line in out.splitlines() if ": error: " in line)
+    return first.replace(": error: ", ": ", 1), err.strip().removeprefix("Error: ")
+
+
+def _known(name: str, reason: str):
+    return pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=reason)) if reason else name
+
+
+@pytest.mark.parametrize("name", [_known(n, r) for n, (_, r) in sorted(BROKEN.items())])
+def test_a_broken_trec_run_gets_one_verdict(trec_base, name):
+    folder, qrels, _ = trec_base
+    text = BROKEN[name][0]
+    seen = _verdicts(folder, qrels, name, trec_text() + text)
+    scores = {v for v in seen if v[0] != "check"}
+    assert len(scores) == 1, seen
+    (code, message), = scores
+    assert ("check", code) in seen  # check refuses what score refuses, and passes what it scores
+    if name != "nbsp-in-id":
+        assert code == 2 and message.count("\n") == 0 and "RUN:" in message, message
+
+
+# -- ranked-list folders and matrices ------------------------------------------------
+
+CLA = "PSB 1\n2 6\na 0 3\nm0\nm1\nm2\nb 0 3\nm3\nm4\nm5\n"
+NUMERIC_CLA = "PSB 1\n2 6\na 0 3\n0\n1\n2\nb 0 3\n3\n4\n5\n"
+
+
+def _matrix() -> np.ndarray:
+    rng = np.random.default_rng(30)
+    m = np.round(rng.random((6, 6)), 1)  # one decimal: ties
+    np.fill_diagonal(m, 0.0)
+    return m
+
+
+def _list_text(row: np.ndarray, names: list[str], sep: str = " ", eol: str = "\n", bom: bool = False, distances: str = "all") -> str:
+    order = np.argsort(row, kind="stable")
+    lines = []
+    for k, j in enumerate(order):
+        with_d = distances == "all" or (distances == "some" and k % 2 == 0)
+        lines.append(f"{names[j]}{sep}{float(row[j])!r}" if with_d else names[j])
+    return ("\ufeff" if bom else "") + eol.join(lines) + eol
+
+
+def _list_folder(root, variant: str, gz: bool = False, **kwargs) -> str:
+    m = _matrix()
+    names = [f"m{i}" for i in range(6)]
+    run = root / variant / "runs" / "r"
+    os.makedirs(run, exist_ok=True)
+    for i in range(6):
+        _write(run, f"m{i}.txt", _list_text(m[i], names, **kwargs), gz)
+    return str(root / variant / "runs")
+
+
+def _score_lists(runs: str, cla: str, mode: str, *extra: str) -> tuple[int, str, str]:
+    return _run(["score", runs, "-r", cla, "--ties", mode, "--format", "csv", "--per-query", "--quiet", *extra])
+
+
+@pytest.fixture(scope="module")
+def lists_base(tmp_path_factory):
+    root = tmp_path_factory.mktemp("lists")
+    cla = _write(root, "c.cla", CLA, False)
+    runs = _list_folder(root, "base")
+    return root, cla, {mode: _score_lists(runs, cla, mode) for mode in MODES}
+
+
+@pytest.mark.parametrize("variant,kwargs", [("crlf", dict(eol="\r\n")), ("tabs", dict(sep="\t")), ("bom", dict(bom=True)), ("gzip", dict(gz=True))])
+def test_list_folder_reencodings_score_as_the_plain_folder(lists_base, variant, kwargs):
+    root, cla, want = lists_base
+    runs = _list_folder(root, variant, **kwargs)
+    for mode in MODES:
+        for lenient in ((), ("--lenient",)):
+            got = _score_lists(runs, cla, mode, *lenient)
+            assert got[0] == 0 and got[:2] == want[mode][:2], (variant, mode, lenient)
+
+
+def test_a_matrix_scores_as_the_same_list_folder_in_every_tie_mode(lists_base, tmp_path):
+    """The matrix and the list folder hold the same ranking: the same numbers
+    (the per-query CSV's run column aside) in every tie mode."""
+    root, cla, want = lists_base
+    np.save(tmp_path / "r.npy", _matrix())
+    ncla = _write(tmp_path, "n.cla", NUMERIC_CLA, False)
+    for mode in MODES:
+        code, out, _ = _run(["score", str(tmp_path / "r.npy"), "-r", ncla, "--run-format", "matrix", "--ties", mode, "--format", "csv", "--per-query", "--quiet"])
+        assert code == 0
+        values = [line.split(",")[3:] for line in out.splitlines()[1:]]
+        expected = [line.split(",")[3:] for line in want[mode][1].splitlines()[1:]]
+        assert values == expected and len(values) == 6, mode
+
+
+@pytest.mark.xfail(strict=True, reason="issue 30.20: refused under the tie modes, accepted under the rule and by check")
+def test_distances_on_some_lines_only_get_one_verdict(lists_base):
+    """issue 30.20: validity must not depend on the tie mode, nor on check vs score."""
+    root, cla, _ = lists_base
+    runs = _list_folder(root, "some-distances", distances="some")
+    verdicts = {mode: _score_lists(runs, cla, mode)[0] for mode in MODES}
+    verdicts["check"] = _run(["check", runs, "-r", cla])[0]
+    verdicts["ties"] = _run(["ties", runs, "-r", cla])[0]
+    assert len(set(verdicts.values())) == 1, verdicts
+
+
+@pytest.mark.xfail(strict=True, reason="issue 30.3: the values are re-wrapped across rows")
+def test_a_ragged_ascii_matrix_is_refused_naming_line_2(tmp_path):
+    """issue 30.3: rows of 4, 5, 3 and 4 values hold 16 = 4 x 4 values: not a matrix."""
+    cla = _write(tmp_path, "n.cla", "PSB 1\n2 4\na 0 2\n0\n1\nb 0 2\n2\n3\n", False)
+    path = _write(tmp_path, "r.txt", "0 1 2 3\n1 0 2 3 4\n2 1 0\n3 2 1 0\n", False)
+    code, _, err = _run(["score", path, "-r", cla, "--run-format", "matrix", "--quiet"], path)
+    assert code == 2 and "RUN:2:" in err and err.count("\n") == 1, err
+
+
+@pytest.mark.xfail(strict=True, reason="issue 30: check words its errors its own way (e.g. 'score 'high' is not a number')")
+@pytest.mark.parametrize("name", ["repeated-doc", "score-not-a-number"])
+def test_check_and_score_say_the_same_words(trec_base, name):
+    folder, qrels, _ = trec_base
+    said_by_check, said_by_score = _check_message(folder, qrels, name + "-words", trec_text() + BROKEN[name][0])
+    assert said_by_check == said_by_score
+
+
+def test_harness_size():
+    """The harness says how many cases it ran (runs last in this file)."""
+    print(f"differential harness: {COUNT['cases']} CLI runs")
+    assert COUNT["cases"] > 200
