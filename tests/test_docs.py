@@ -57,3 +57,19 @@ def test_the_readme_is_for_users():
     assert len(readme.splitlines()) <= 250
     for doc in DOCS[2:]:
         assert f"]({doc})" in readme, doc
+
+
+def test_the_readme_shows_what_the_tool_prints(monkeypatch):
+    """The README's first scoring is the tool's output on the psb-like sample, line for line."""
+    monkeypatch.chdir(ROOT)
+    from click.testing import CliRunner
+
+    from shrec_score.cli import cli
+
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    block = re.search(r"```\n\$ shrec-score (sample_runs/psb-like/runs .*?)\n(.*?)```", readme, re.S)
+    args = [a for a in block.group(1).split() if a not in ("--out", "results/")]
+    result = CliRunner().invoke(cli, ["score", *args], catch_exceptions=False)
+    assert result.exit_code == 0
+    assert block.group(2).splitlines() == result.output.splitlines()[: len(block.group(2).splitlines())]
