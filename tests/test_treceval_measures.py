@@ -338,7 +338,11 @@ def test_docs_measures_md_is_generated_from_the_registry():
         text = f.read()
     generated, marker, _ = text.partition("\n<!-- Everything above this line is generated")
     assert marker, "docs/measures.md lost the line that ends its generated part"
-    assert generated == measures_markdown(), "regenerate the top of docs/measures.md (command at its top)"
+    assert generated == measures_markdown(), (
+        "regenerate the top of docs/measures.md, keeping the definitions below it: python -c 'import pathlib; "
+        "from shrec_score.measures.registry import measures_markdown as m; p = pathlib.Path(\"docs/measures.md\"); "
+        "t = p.read_text(); p.write_text(m() + t[t.index(\"\\n<!-- Everything above\"):])'"
+    )
 
 
 def test_coverage_note_only_when_its_measures_are_computed(tmp_path):
