@@ -72,14 +72,18 @@ def test_main_called_from_python_returns_through_systemexit_and_atexit_runs(tmp_
 
 
 def test_every_command_is_in_the_readme():
+    """Every command in the README; every option of score in docs/usage.md, the option reference."""
     readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
     assert readme.startswith("# shrec-score\n\n```\nmake demo")
     lines = readme.splitlines()
     assert lines[3].startswith("make demo") and lines[4].startswith("make test")
     for name in cli.commands:
         assert f"shrec-score {name}" in readme, name
+    usage = open(os.path.join(ROOT, "docs", "usage.md"), encoding="utf-8").read()
+    for name in cli.commands:
+        assert f"shrec-score {name}" in usage, name
     for option in cli.commands["score"].params:
-        for opt in getattr(option, "opts", []):
+        for opt in [*getattr(option, "opts", []), *getattr(option, "secondary_opts", [])]:
             if opt.startswith("--"):
-                assert opt in readme, opt
+                assert opt in usage, opt
     assert CliRunner().invoke(cli, ["--help"]).exit_code == 0
