@@ -14,11 +14,11 @@ question for any leaderboard column, measure or not, and
 True
 """
 
+
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -28,6 +28,23 @@ from .base import RankBlock
 from .cumgain import gain_at
 from .dcg import dcg
 from .graded import GainBlock
+from .measure import (
+    ALIASES,
+    DISPLAY,
+    OTHER_COLUMNS,
+    PATTERN_ALIASES,
+    PATTERNS,
+    REGISTRY,
+    Measure,
+    Settings,
+    column_higher_is_better,
+    did_you_mean,
+    display_name,
+    get_measure,
+    known_measures,
+    register,
+    register_pattern,
+)
 from .precision import average_precision, precision_at, recall_at, reciprocal_rank
 from .shapenet import average_precision_retrieved as shapenet_ap
 from .shapenet import f1_at_n, ndcg_retrieved, precision_at_n, recall_at_n
@@ -59,133 +76,14 @@ from .treceval import (
     success,
 )
 
-
-@dataclass(frozen=True)
-class Settings:
-    """Every setting that changes a number (part of the output signature)."""
-
-    #: Depth of the E-measure (``--e-depth``).
-    e_depth: int = E_DEPTH
-    #: Binary measures count gain >= rel_level as relevant (trec_eval -l).
-    rel_level: int = 1
-    #: Ranks 1..curve_depth of the CG/DCG/NCG/NDCG curves (SHREC 2006 Figure 3).
-    curve_depth: int = 100
-    #: Number of recall levels of the PR curve: 1/n, 2/n, ..., 1 (PSB: 20).
-    pr_levels: int = 20
-    #: k of CG@k, DCG@k, NCG@k, NDCG@k in the graded default measures.
-    dcg_cutoffs: tuple[int, ...] = (5, 10, 25, 50, 100)
-    #: Each ranked list cut to its first ``depth`` items before scoring (trec_eval -M; None: whole lists).
-    depth: int | None = None
-    #: Unjudged items left out of the ranked lists, the rest moving up (trec_eval -J).
-    judged_only: bool = False
-    #: A query the run ranks nothing for: ``"error"`` (a run must rank every
-    #: query), ``"skip"`` (left out of the means, trec_eval's default) or
-    #: ``"zero"`` (an empty list, every measure 0 where it is defined: trec_eval -c).
-    missing: str = "error"
-    #: Queries of a class with fewer models than this (counted among the
-    #: queries: all-against-all, the class's size) keep empty values and stay
-    #: out of every mean, curve and test; 3 is psbTable's ``CUTOFF 2``.
-    #: 1: every query counts.
-    min_class_size: int = 1
-    #: How tied items (equal distances or scores) are ordered: ``"rule"`` (the
-    #: documented tie rule, :mod:`shrec_score.ranking`), ``"expected"`` (the
-    #: exact mean over every order inside each tie group), ``"optimistic"`` /
-    #: ``"pessimistic"`` (higher grades first / last inside each group).
-    ties: str = "rule"
-
-    def recall_levels(self) -> np.ndarray:
-        """The recall levels of the PR curve, 1/n, 2/n, ..., 1 (n = ``pr_levels``).
-
-        >>> Settings(pr_levels=4).recall_levels().tolist()
-        [0.25, 0.5, 0.75, 1.0]
-        """
-        return np.round(np.arange(1, self.pr_levels + 1) / self.pr_levels, 10)
-
-
-@dataclass(frozen=True)
-class Measure:
-    """A named per-query measure and its semantics.
-
-    Parameters
-    ----------
-    name : str
-        The CSV column and the name on the command line.
-    summary : str
-        One-line definition (``shrec-score measures``, help texts).
-    compute : callable
-        ``compute(block, settings) -> ndarray`` of one value per query.
-    func : callable
-        The measure function of ``measures/`` (its docstring has the formula).
-    kind : {"binary", "graded"}
-        ``"binary"``: computed on a RankBlock; ``"graded"``: on a GainBlock
-        (SHREC 2006).
-    higher_is_better : bool
-        False only for the SHREC 2006 error counts (FP_*, FN_*): leaderboards
-        sort them ascending and mark the minimum as best.
-    trec_name : str or None
-        trec_eval's name, given only where our value equals trec_eval's
-        exactly (``--format trec`` prints our own name otherwise).
-    params : str
-        The parameters that change the value and where they are set (empty
-        when there are none).
-    ir_name : str or None
-        ir_measures' name of the same value (accepted as an alias), if any.
-    source : str
-        Where the definition comes from (the docs table).
-    aggregate : {"mean", "geometric", "sum"}
-        How per-query values become a run's value (trec_eval's ``all``):
-        the mean; ``"geometric"`` for ``gm_map``, whose per-query value is
-        already a logarithm (exp of the mean of the logs); ``"sum"`` for
-        trec_eval's counts (``num_ret``, ``num_rel``, ``num_rel_ret``).
-    """
-
-    name: str
-    summary: str
-    compute: Callable[..., np.ndarray]
-    func: Callable[..., np.ndarray]
-    kind: str = "binary"
-    higher_is_better: bool = True
-    trec_name: str | None = None
-    params: str = ""
-    ir_name: str | None = None
-    source: str = ""
-    aggregate: str = "mean"
-    #: ``compute(block, settings)`` under ``ties="expected"`` when ``compute``
-    #: itself is not linear in the block's (group-averaged) values; None: ``compute``.
-    expected: Callable[..., np.ndarray] | None = None
-    #: False: no exact expectation over tied orders is known; refused under ``ties="expected"``.
-    ties_exact: bool = True
-
-    @property
-    def direction(self) -> str:
-        """``"higher"`` or ``"lower"``: which values are better.
-
-        >>> get_measure("FN_highly").direction
-        'lower'
-        """
-        return "higher" if self.higher_is_better else "lower"
-
-
-class _Pattern(NamedTuple):
-    """A family of measures named ``prefix@k``, built on demand."""
-
-    prefix: str
-    regex: re.Pattern[str]
-    #: make(k) -> Measure; ``make("k")`` gives the template shown in listings
-    #: (its ``compute`` raises TypeError).
-    make: Callable[[int | str], Measure]
-
-
-_REGISTRY: dict[str, Measure] = {}
-_PATTERNS: list[_Pattern] = []
-
-
-def register(measure: Measure) -> Measure:
-    """Add ``measure`` to the registry; a name can be registered only once."""
-    if measure.name in _REGISTRY:
-        raise ValueError(f"measure {measure.name!r} is registered twice")
-    _REGISTRY[measure.name] = measure
-    return measure
+#: The registry's names; the Measure type, the lookup by name and the column helpers come from :mod:`.measure`.
+__all__ = [
+    "ALIASES", "DISPLAY", "OTHER_COLUMNS", "PATTERN_ALIASES", "Measure", "Settings",
+    "column_higher_is_better", "did_you_mean", "display_name", "get_measure", "known_measures", "register",
+    "DEFAULT_BINARY", "DEFAULT_GRADED", "GAIN_CUTOFFS", "GAIN_KINDS", "MeasureInfo", "SHAPENET_MEASURES",
+    "SHAPENET_OFFICIAL", "SHOWN_GRADED", "graded_defaults", "measure_listing", "measure_table",
+    "measures_markdown",
+]
 
 
 def _summary(func: Callable[..., object]) -> str:
@@ -247,7 +145,7 @@ def _cutoff(prefix: str, func: Callable[..., np.ndarray], trec_prefix: str, divi
             expected=expected,
         )
 
-    _PATTERNS.append(_Pattern(prefix, re.compile(rf"{re.escape(prefix)}@([1-9][0-9]*)"), make))
+    register_pattern(prefix, rf"{re.escape(prefix)}@([1-9][0-9]*)", make)
 
 
 _cutoff("P", precision_at, "P", lambda b, k: k)  # divisor k, as trec_eval's P_k
@@ -295,7 +193,7 @@ def _gain_pattern(kind: str) -> None:
             params=f"k: the rank in the name ({kind}@10)",
         )
 
-    _PATTERNS.append(_Pattern(kind, re.compile(rf"{kind}@([1-9][0-9]*)"), make))
+    register_pattern(kind, rf"{kind}@([1-9][0-9]*)", make)
 
 
 for _kind in GAIN_KINDS:
@@ -386,7 +284,7 @@ def _judged_cutoff(prefix: str, func: Callable[..., np.ndarray], ir_prefix: str 
             expected=None if expected_func is None else expected,
         )
 
-    _PATTERNS.append(_Pattern(prefix, re.compile(rf"{re.escape(prefix)}\.([1-9][0-9]*)"), make))
+    register_pattern(prefix, rf"{re.escape(prefix)}\.([1-9][0-9]*)", make)
 
 
 # nDCG@k is not an alias of ndcg_cut.k: NDCG@k (SHREC 2006) differs by one
@@ -394,17 +292,6 @@ def _judged_cutoff(prefix: str, func: Callable[..., np.ndarray], ir_prefix: str 
 _judged_cutoff("ndcg_cut", ndcg_cut, None)
 _judged_cutoff("map_cut", map_cut, "AP", ties.expected_map_cut)
 _judged_cutoff("success", success, "Success", ties.expected_success)
-
-#: Spellings of cutoff measures accepted on the command line: trec_eval's
-#: printed names (P_5, ndcg_cut_10), trec_eval's parameter form of P and
-#: recall (P.5, recall.5), and ir_measures' names where the value is the same.
-PATTERN_ALIASES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"P[._]([1-9][0-9]*)"), "P@{}"),
-    (re.compile(r"recall[._]([1-9][0-9]*)"), "R@{}"),
-    (re.compile(r"(?:ndcg_cut_)([1-9][0-9]*)"), "ndcg_cut.{}"),
-    (re.compile(r"(?:map_cut_|AP@)([1-9][0-9]*)"), "map_cut.{}"),
-    (re.compile(r"(?:success_|Success@)([1-9][0-9]*)"), "success.{}"),
-)
 
 
 def graded_defaults(cutoffs: tuple[int, ...] = GAIN_CUTOFFS) -> tuple[str, ...]:
@@ -422,94 +309,6 @@ SHOWN_GRADED = ("ADR", "AP_highly", "AP_relevant", "FT_highly", "FT_relevant", "
 
 #: Measures shown when none are asked for (binary relevance).
 DEFAULT_BINARY = ("NN", "FT", "ST", "E", "DCG", "AP")
-
-#: Alternative spellings accepted on the command line.
-ALIASES = {
-    "mAP": "AP", "MAP": "AP", "map": "AP", "Rprec": "FT", "recip_rank": "RR", "T1": "FT", "T2": "ST",
-    **{m.ir_name: m.name for m in _REGISTRY.values() if m.ir_name},
-}
-
-#: Display names on the terminal and in tables where they differ from the CSV column.
-DISPLAY = {"AP": "mAP"}
-
-#: Leaderboard columns that are not registered measures, and which way is
-#: better (None: no direction; such a column is never marked best).
-OTHER_COLUMNS: dict[str, bool | None] = {"rank": None, "run": None, "queries": None, "tau_b": True, "tau_b_std": None}
-
-
-def get_measure(name: str) -> Measure:
-    """The measure called ``name`` (``P@10`` style names are built on demand).
-
-    Raises
-    ------
-    KeyError
-        When ``name`` is neither registered, an alias, nor a ``prefix@k`` name.
-    """
-    name = ALIASES.get(name, name)
-    for alias, target in PATTERN_ALIASES:
-        m = alias.fullmatch(name)
-        if m:
-            name = target.format(m.group(1))
-            break
-    if name in _REGISTRY:
-        return _REGISTRY[name]
-    for pattern in _PATTERNS:
-        m = pattern.regex.fullmatch(name)
-        if m:
-            return pattern.make(int(m.group(1)))
-    raise KeyError(name)
-
-
-def did_you_mean(name: str) -> str:
-    """A hint for an unknown name that is another tool's spelling of ours (empty otherwise).
-
-    >>> did_you_mean("nDCG@20")
-    " (ir_measures' nDCG@20 is trec_eval's ndcg_cut.20; NDCG@20 is SHREC 2006's NDCG, a different formula)"
-    """
-    m = re.fullmatch(r"nDCG(?:@([1-9][0-9]*))?", name)
-    if m is None:
-        return ""
-    if m.group(1) is None:
-        return " (ir_measures' nDCG is trec_eval's ndcg)"
-    k = m.group(1)
-    return f" (ir_measures' nDCG@{k} is trec_eval's ndcg_cut.{k}; NDCG@{k} is SHREC 2006's NDCG, a different formula)"
-
-
-def known_measures() -> list[str]:
-    """Registered names plus the cutoff patterns, for help texts."""
-    return list(_REGISTRY) + [p.make("k").name for p in _PATTERNS]
-
-
-def column_higher_is_better(column: str) -> bool | None:
-    """Which way is better in a leaderboard column, measure or not.
-
-    Returns
-    -------
-    bool or None
-        The measure's ``higher_is_better`` for a measure; the entry of
-        :data:`OTHER_COLUMNS` for the known non-measure columns (``tau_b``:
-        True; ``tau_b_std``, ``queries``, ``rank``: None); None for the
-        bootstrap bounds (``*_ci_low``, ``*_ci_high``); True for any other
-        column (a column added by the user keeps the old "highest is best").
-        None means: no direction, never marked best (sorting by it is
-        descending).
-
-    >>> [column_higher_is_better(c) for c in ("AP", "FP_highly", "tau_b_std", "AP_ci_low", "my_score")]
-    [True, False, None, None, True]
-    """
-    if column in OTHER_COLUMNS:
-        return OTHER_COLUMNS[column]
-    if column.endswith(("_ci_low", "_ci_high")):
-        return None
-    try:
-        return get_measure(column).higher_is_better
-    except KeyError:
-        return True
-
-
-def display_name(column: str) -> str:
-    """The column's name in tables (``AP`` is shown as ``mAP``)."""
-    return DISPLAY.get(column, column)
 
 
 class MeasureInfo(NamedTuple):
@@ -560,7 +359,7 @@ def measure_table() -> list[MeasureInfo]:
     >>> rows["ndcg_cut.k"][:3], rows["map_cut.k"].ir_name
     (('ndcg_cut.k', 'higher', 'ndcg_cut_k'), 'AP@k')
     """
-    measures = list(_REGISTRY.values()) + [p.make("k") for p in _PATTERNS]
+    measures = list(REGISTRY.values()) + [p.make("k") for p in PATTERNS]
     return [
         MeasureInfo(m.name, m.direction, m.trec_name, m.summary, m.params, m.ir_name or _IR_NAMES.get(m.name), _source(m), m.ties_exact)
         for m in measures

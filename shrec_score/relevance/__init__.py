@@ -21,7 +21,8 @@ Conventions (seeds/README.md, erratum 6):
   relevant (1);
 * ShapeNet Core55 (SHREC'16/'17, :class:`TaxonomyRelevance`): every model is a
   query, its own item stays in its list and counts in K (the official
-  evaluator's rule); grades 3/2/1/0 from the synset / sub-synset taxonomy.
+  evaluator's rule); grades 3/2/1/0 from the synset / sub-synset taxonomy
+  (:mod:`shrec_score.relevance.taxonomy`).
 """
 
 from __future__ import annotations
@@ -30,13 +31,12 @@ import functools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, overload
+from typing import Any, Literal, overload
 
 import numpy as np
 
-from ._kernels import lookup
-from .errors import InputError
-from .model import MISC_CLASS, Classification, Qrels
+from ..errors import InputError
+from ..model import MISC_CLASS, Classification, Qrels
 
 Grades = Literal["binary", "sister"]
 
@@ -364,15 +364,8 @@ class QrelsRelevance(Relevance):
     _query_of: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
     #: With a collection (--collection): ids outside it are errors.  Without: unjudged.
     is_closed: bool = False
-    #: K per query for each grade level 1..max_grade, computed once when built.
+    #: K per query by grade level, computed once (asked for by every chunk of a streamed run), read-only.
     _n_relevant: dict[int, np.ndarray] = field(repr=False, default_factory=dict)
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        for level in range(1, self.max_grade + 1):
-            k = np.bincount(self._query_of[self._grades >= level], minlength=self.n_queries).astype(np.int64)
-            k.flags.writeable = False
-            self._n_relevant[level] = k
 
     @property
     def closed(self) -> bool:
@@ -385,13 +378,7 @@ class QrelsRelevance(Relevance):
             out = np.zeros(t.shape, dtype=np.int8)
             out[judged] = self.gains(q[judged], t[judged])
             return out
-        keys = (q << 32) | t
-        if self._keys.size == 0 or keys.size == 0:
-            return np.zeros(keys.shape, dtype=np.int8)
-        # only the judgments of the queries asked about: a slice that stays in cache
-        lo, hi = np.searchsorted(self._keys, [keys.min(), keys.max()], side="left")
-        hi = min(int(hi) + 1, self._keys.size)
-        return lookup(keys, self._keys[lo:hi], self._grades[lo:hi], 0)
+        return lookup((q << 32) | t, self._keys, self._grades, 0)
 
     def judgments_of(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The judgments of the query ``rows``, query after query in the order
@@ -408,117 +395,15 @@ class QrelsRelevance(Relevance):
         return np.unique(self.judgments_of(rows)[1])
 
     def n_relevant(self, level: int = 1) -> np.ndarray:
-        if level in self._n_relevant:  # asked for by every chunk of a streamed run
-            return self._n_relevant[level]
-        return np.bincount(self._query_of[self._grades >= level], minlength=self.n_queries).astype(np.int64)
+        if level not in self._n_relevant:
+            self._n_relevant[level] = _read_only(np.bincount(self._query_of[self._grades >= level], minlength=self.n_queries).astype(np.int64))
+        return self._n_relevant[level]
 
     def relevant_targets(self, level: int = 1) -> list[np.ndarray]:
         keep = self._grades >= level
         targets = (self._keys[keep] & 0xFFFFFFFF).astype(np.int64)
         bounds = np.searchsorted(self._query_of[keep], np.arange(self.n_queries + 1))
         return [targets[bounds[i] : bounds[i + 1]] for i in range(self.n_queries)]
-
-
-@dataclass(frozen=True)
-class TaxonomyRelevance(Relevance):
-    """SHREC'16/'17 ShapeNet Core55: grades from the synset / sub-synset taxonomy.
-
-    Every model of the collection is a query and the query may retrieve
-    itself, as in the official evaluator: unlike the PSB family nothing
-    leaves a list (``self_index`` is -1 for every query, so
-    :func:`~shrec_score.ranking.drop_own_items` keeps the own item) and the
-    query counts in its synset's size (``n_relevant(1)`` = C before the
-    1000 cap).  Grade of target t for query q (``max_grade`` 3):
-
-    * 3: same sub-synset (both labelled only at synset level included);
-    * 2: same synset and t labelled only at synset level (t's subSynsetId is its synsetId);
-    * 1: same synset, a sibling sub-synset;
-    * 0: another synset.
-
-    ``query_classes`` are the synset ids (per-class rows and macro means are per synset).
-    """
-
-    @property
-    def keeps_own_item(self) -> bool:
-        return True
-
-    #: Per target: synset code, sub-synset code, labelled only at synset level.
-    _synset: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
-    _subsynset: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
-    _synset_level: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=bool))
-    #: K per grade level 1..3, computed once when built (asked for by every chunk of a run).
-    _n_relevant: dict[int, np.ndarray] = field(repr=False, default_factory=dict)
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        for level in range(1, self.max_grade + 1):
-            k = np.asarray([targets.size for targets in self.relevant_targets(level)], dtype=np.int64)
-            k.flags.writeable = False
-            self._n_relevant[level] = k
-
-    @staticmethod
-    def from_rows(
-        path: str, ids: Sequence[str], synsets: Sequence[str], subsynsets: Sequence[str], splits: Sequence[str], *, split: str | None = None
-    ) -> TaxonomyRelevance:
-        """The collection of one split of a ShapeNet ground truth (every model when it holds one split).
-
-        ``split`` None with several splits in the file is an error naming them
-        (the official evaluator takes the split from the run folder's name).
-        """
-        present = list(dict.fromkeys(splits))
-        if split is None and len(present) > 1:
-            raise InputError(path, None, f"expected --split to choose the models scored (the ground truth holds the splits {', '.join(sorted(present))})")
-        if split is not None and split not in present:
-            raise InputError(path, None, f"expected --split to name a split of the ground truth ({', '.join(sorted(present))})", repr(split))
-        keep = [i for i, s in enumerate(splits) if split is None or s == split]
-        t_ids = [ids[i] for i in keep]
-        syn = [synsets[i] for i in keep]
-        sub = [subsynsets[i] for i in keep]
-        syn_code = {s: i for i, s in enumerate(dict.fromkeys(syn))}
-        sub_code = {s: i for i, s in enumerate(dict.fromkeys(sub))}
-        n = len(t_ids)
-        return TaxonomyRelevance(
-            query_ids=list(t_ids),
-            query_classes=list(syn),
-            target_ids=t_ids,
-            self_index=np.full(n, -1, dtype=np.int64),  # the query stays in its own list
-            ignorable_queries=[],
-            mode="shapenet",
-            max_grade=3,
-            declared_size=n,
-            description="ShapeNet taxonomy: same sub-synset 3, synset-level target 2, sibling sub-synset 1; own item kept"
-            + (f"; split {split}" if split is not None else ""),
-            matrix_row_ids=list(t_ids),
-            matrix_row_source=path,
-            matrix_col_source=path,
-            _synset=np.asarray([syn_code[s] for s in syn], dtype=np.int64),
-            _subsynset=np.asarray([sub_code[s] for s in sub], dtype=np.int64),
-            _synset_level=np.asarray([a == b for a, b in zip(syn, sub)], dtype=bool),
-        )
-
-    def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        q = np.asarray(query_rows, dtype=np.int64)  # every model is a query: query row = target index
-        t = np.asarray(targets, dtype=np.int64)
-        same_synset = self._synset[q] == self._synset[t]
-        grade = np.where(self._subsynset[q] == self._subsynset[t], 3, np.where(self._synset_level[t], 2, 1))
-        return np.where(same_synset, grade, 0).astype(np.int8)
-
-    def relevant_targets(self, level: int = 1) -> list[np.ndarray]:
-        by_group: dict[tuple[int, int], np.ndarray] = {}
-        out = []
-        everyone = np.arange(len(self.target_ids), dtype=np.int64)
-        for q in range(self.n_queries):
-            key = (int(self._synset[q]), int(self._subsynset[q]))
-            if key not in by_group:
-                members = everyone[self._synset == key[0]]
-                by_group[key] = members[self.gains(np.full(members.size, q), members) >= level]
-            out.append(by_group[key])
-        return out
-
-    def n_relevant(self, level: int = 1) -> np.ndarray:
-        if level in self._n_relevant:
-            return self._n_relevant[level]
-        return np.asarray([targets.size for targets in self.relevant_targets(level)], dtype=np.int64)
 
 
 class _ClassMembers(Sequence[np.ndarray]):
@@ -547,3 +432,27 @@ class _ClassMembers(Sequence[np.ndarray]):
         if isinstance(q, slice):
             return [self._one(i) for i in range(*q.indices(len(self)))]
         return self._one(q if q >= 0 else q + len(self))
+
+
+def lookup(keys: np.ndarray, sorted_keys: np.ndarray, values: np.ndarray, missing: Any) -> np.ndarray:
+    """``values[i]`` for each key equal to ``sorted_keys[i]`` (int64, ascending, distinct), ``missing`` for the others.
+
+    >>> lookup(np.array([5, 7, 9]), np.array([1, 7]), np.array([10, 70]), -1).tolist()
+    [-1, 70, -1]
+    """
+    out = np.full(np.shape(keys), missing, dtype=values.dtype)
+    if sorted_keys.size:
+        pos = np.minimum(np.searchsorted(sorted_keys, keys), sorted_keys.size - 1)
+        hit = sorted_keys[pos] == keys
+        out[hit] = values[pos[hit]]
+    return out
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+from .taxonomy import TaxonomyRelevance  # noqa: E402  (a subclass of Relevance, defined above)
+
+__all__ = ["ClassRelevance", "Grades", "QrelsRelevance", "Relevance", "TaxonomyRelevance", "lookup"]

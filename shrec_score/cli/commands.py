@@ -1,23 +1,41 @@
-"""Command line: parse, call one API function, render.  No arithmetic here.
+"""The commands: parse the options (flags over a ``--config`` preset), call
+one API function, print.  No arithmetic here.
 
 ``shrec-score RUNS... --relevance CLA`` is short for ``shrec-score score ...``.
 """
 
 from __future__ import annotations
 
-import os
 import sys
-import traceback
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TypeVar
 
 import click
 
-from . import __version__
-from .errors import InputError, OptionError
+from .. import __version__
+from ..errors import InputError, OptionError
+from .outputs import Outputs, ProgressBar, html_folder, render
 
-if TYPE_CHECKING:
-    from .report import Report
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
+    """One decorator of several click options, applied in the order listed
+    (as if written one above the other): a group of options shared by commands."""
+
+    def apply(f: F) -> F:
+        for decorator in reversed(decorators):
+            f = decorator(f)
+        return f
+
+    return apply
+
+
+#: The query classification and the collection, as ``check`` and ``ties`` take them.
+QUERIES_COLLECTION = options(
+    click.option("-q", "--queries", type=click.Path(), help="Separate query classification (.cla)."),
+    click.option("--collection", type=click.Path(), help="Target .cla with qrels relevance."),
+)
 
 
 class BadInput(click.ClickException):
@@ -55,7 +73,7 @@ class _Pick(Protocol):
 def _preset(config: str | None) -> tuple[dict[str, Any], _Pick]:
     """The --config preset's keys, and ``pick(key, given, default)``: a value
     given on the command line, else the preset's, else the default."""
-    from .config import load_config
+    from ..config import load_config
 
     try:
         cfg = load_config(config) if config else {}
@@ -201,13 +219,13 @@ def score_command(
     is the value SHREC and the PSB publish as "E-measure": F1 of precision and
     recall over the first 32 results (higher is better).
     """
-    from .api import score
-    from .measures import Settings
-    from .options import Options
+    from ..api import score
+    from ..measures import Settings
+    from ..options import Options
 
     cfg, pick = _preset(config)
     runs = list(runs) or cfg.get("runs", [])
-    html = _html_folder(pick("html", html_dir), out)
+    html = html_folder(pick("html", html_dir), out)
     page = {"description": cfg.get("description")}
     relevance = pick("relevance", relevance)
     ground_truth = pick("ground_truth", ground_truth)
@@ -217,10 +235,10 @@ def score_command(
     if dask_address and ground_truth and not relevance:
         raise BadInput("--dask scores relevance measures; Kendall tau-b against --ground-truth runs on this machine")
     if ground_truth and not relevance:
-        from .api import score_kendall
+        from ..api import score_kendall
 
         try:
-            with _Outputs(runs, out, None, html, page) as outputs:
+            with Outputs(runs, out, None, html, page) as outputs:
                 report = score_kendall(
                     runs,
                     ground_truth,
@@ -229,9 +247,9 @@ def score_command(
                     run_format=pick("run_format", run_format, "auto"),
                 )
                 outputs.commit(report)
-        except InputError as exc:
+        except (InputError, OptionError) as exc:
             raise BadInput(str(exc)) from None
-        _render(report, fmt, per_query, quiet)
+        render(report, fmt, per_query, quiet)
         return
     if not relevance:
         raise click.UsageError("expected --relevance (or 'relevance:' in the --config file)")
@@ -256,9 +274,9 @@ def score_command(
             raise BadInput(f"--cutoffs: expected whole numbers separated by commas, got {cutoffs!r}") from None
     else:
         ks = cfg.get("cutoffs", [5, 10])
-    bar = _ProgressBar(enabled=not quiet and sys.stderr.isatty())
+    bar = ProgressBar(enabled=not quiet and sys.stderr.isatty())
     if plots_dir:
-        from .plots import INSTALL_HINT
+        from ..plots import INSTALL_HINT
 
         try:
             import matplotlib  # noqa: F401
@@ -299,16 +317,16 @@ def score_command(
     except OptionError as exc:
         raise BadInput(str(exc)) from None
     if dask_address:
-        from .distributed import cluster_target
+        from ..distributed import cluster_target
 
         try:
             cluster_target(dask_address)
         except OptionError as exc:
             raise BadInput(str(exc)) from None
     try:
-        with _Outputs(runs, out, plots_dir, html, page) as outputs:  # locked before any input is read
+        with Outputs(runs, out, plots_dir, html, page) as outputs:  # locked before any input is read
             if dask_address or _row_block_runs(runs):  # without --dask: the same tasks here, one by one
-                from .distributed import score as score_on_cluster
+                from ..distributed import score as score_on_cluster
 
                 report = score_on_cluster(runs, relevance, dask=dask_address or None, options=options, progress=bar)
             else:
@@ -319,195 +337,20 @@ def score_command(
         raise BadInput(str(exc)) from None
     finally:
         bar.close()
-    _render(report, fmt, per_query, quiet)
-
-
-def _html_folder(given: str | bool | None, out: str | None) -> str | None:
-    """The ``--html`` folder: as given, or ``--out DIR/report`` for ``--html`` alone (``""``, YAML ``html: true``)."""
-    if given is None or given is False:
-        return None
-    if given is True or given == "":
-        if not out:
-            raise click.UsageError("--html without a folder writes under --out DIR/report/: expected --out DIR (or --html DIR)")
-        return os.path.join(out, "report")
-    return str(given)
-
-
-def _page_date() -> str:
-    """Today (UTC), or the day of SOURCE_DATE_EPOCH when set (reproducible pages)."""
-    import datetime
-
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
-    when = datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc) if epoch.isdigit() else datetime.datetime.now(datetime.timezone.utc)
-    return when.date().isoformat()
+    render(report, fmt, per_query, quiet)
 
 
 def _row_block_runs(runs: Sequence[str]) -> bool:
     """Whether a RUNS argument is (or holds) a matrix stored by blocks of rows (Zarr, .npy shards)."""
-    from .io.chunked import holds_row_blocks
+    from ..io.chunked import holds_row_blocks
 
     return any(holds_row_blocks(r) for r in runs)
-
-
-def _prefix_in(out: str, folder: str, flag: str) -> str | None:
-    """Where ``folder`` lies inside ``out`` ("" for ``out`` itself, "sub/" for
-    a sub-folder; written in the same transaction), None when apart;
-    BadInput when ``out`` lies inside ``folder``."""
-    rel = os.path.relpath(os.path.realpath(folder), os.path.realpath(out))
-    if rel == os.curdir:
-        return ""
-    if not rel.startswith(os.pardir):
-        return rel.replace(os.sep, "/") + "/"
-    if not os.path.relpath(os.path.realpath(out), os.path.realpath(folder)).startswith(os.pardir):
-        raise BadInput(f"{out}: expected --out apart from {flag} {folder} or holding it, not inside it")
-    return None
-
-
-class _Outputs:
-    """``--out``, ``--plots`` and ``--html`` as transactions (:mod:`shrec_score.outdir`):
-    both folders are locked on entry, so a second scoring into them fails
-    before it reads anything; :meth:`commit` replaces each as a unit.  A
-    ``--plots`` or ``--html`` folder inside ``--out`` is part of the same
-    unit (and the page then links the CSV files).  Output
-    folders inside a RUNS folder are refused: the next scoring would read
-    them as runs."""
-
-    def __init__(
-        self, runs: Sequence[str], out: str | None, plots: str | None, html: str | None = None, page: dict[str, Any] | None = None
-    ) -> None:
-        from .outdir import OutputFolder
-
-        self.plots_prefix: str | None = None
-        self.html_prefix: str | None = None
-        self.page = page or {}
-        for flag, folder in (("--out", out), ("--plots", plots), ("--html", html)):
-            if folder is None:
-                continue
-            real = os.path.realpath(folder)
-            for run in runs:
-                top = os.path.realpath(run)
-                if os.path.isdir(top) and (real == top or real.startswith(top + os.sep)):
-                    raise BadInput(f"{folder}: expected a {flag} folder outside RUNS ({run}); the next scoring would read it as a run")
-        if out and plots:
-            self.plots_prefix = _prefix_in(out, plots, "--plots")
-        if out and html:
-            self.html_prefix = _prefix_in(out, html, "--html")
-        if html and plots and self.html_prefix is None and self.plots_prefix is None:
-            a, b = os.path.realpath(html), os.path.realpath(plots)
-            if a == b or a.startswith(b + os.sep) or b.startswith(a + os.sep):
-                raise BadInput(f"{html}: expected --html apart from --plots {plots} (or both inside --out)")
-        self.out = OutputFolder(out) if out else None
-        self.plots = OutputFolder(plots) if plots and self.plots_prefix is None else None
-        self.html = OutputFolder(html) if html and self.html_prefix is None else None
-        self.want_plots = bool(plots)
-        self.want_html = bool(html)
-
-    def __enter__(self) -> _Outputs:
-        from contextlib import ExitStack
-
-        self.stack = ExitStack()
-        with self.stack as stack:
-            for folder in (self.out, self.plots, self.html):
-                if folder is not None:
-                    stack.enter_context(folder)
-            self.stack = stack.pop_all()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stack.__exit__(*exc)
-
-    def commit(self, report: Any) -> None:
-        figures: dict[str, bytes] = {}
-        if self.want_plots:
-            from .plots import plot_files
-
-            figures = plot_files(report)
-        csv = report.csv_files() if self.out is not None else {}
-        pages: dict[str, str] = {}
-        if self.want_html:
-            from .html import html_files
-
-            links = None
-            if self.html_prefix is not None:  # the CSV files are written beside the page
-                up = "../" * self.html_prefix.count("/")
-                links = {name: up + name for name in csv}
-            pages = html_files(report, description=self.page.get("description"), date=_page_date(), figures=figures if self.want_plots else None, links=links)
-        if self.plots is not None:
-            for name, data in figures.items():
-                self.plots.add(name, data)
-            self.plots.commit()
-        if self.html is not None:
-            for name, text in pages.items():
-                self.html.add(name, text)
-            self.html.commit()
-        if self.out is not None:
-            for name, text in csv.items():
-                self.out.add(name, text)
-            if self.plots_prefix is not None:
-                for name, data in figures.items():
-                    self.out.add(self.plots_prefix + name, data)
-            if self.html_prefix is not None:
-                for name, text in pages.items():
-                    self.out.add(self.html_prefix + name, text)
-            self.out.commit()
-
-
-def _render(report: Report, fmt: str, per_query: bool, quiet: bool) -> None:
-    from .render import FORMATS, render_table
-
-    if not quiet:
-        for w in report.warnings:  # notes carry their own "note: " prefix (api._warnings)
-            click.echo(w if w.startswith("note: ") else f"warning: {w}", err=True)
-    if fmt == "auto":
-        fmt = "table" if sys.stdout.isatty() else "csv"
-    if fmt == "table":
-        from rich.console import Console
-
-        render_table(report, Console() if sys.stdout.isatty() else Console(width=160), per_query)
-    else:
-        click.echo(FORMATS[fmt](report, per_query=per_query), nl=False)
-
-
-class _ProgressBar:
-    """A rich progress bar on stderr that appears only when the work lasts
-    more than a second, and never when stderr is not a terminal or --quiet."""
-
-    DELAY = 1.0
-
-    def __init__(self, enabled: bool) -> None:
-        import time
-
-        self.enabled = enabled
-        self.started = time.monotonic()
-        self.bar: Any = None
-        self.task: Any = None
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        import time
-
-        if not self.enabled:
-            return
-        if self.bar is None:
-            if time.monotonic() - self.started < self.DELAY or done >= total:
-                return
-            from rich.console import Console
-            from rich.progress import Progress
-
-            self.bar = Progress(console=Console(stderr=True), transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task(stage, total=total)
-        self.bar.update(self.task, completed=done, total=total, description=f"{stage} runs")
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 @cli.command("check")
 @click.argument("runs", nargs=-1, required=True, type=click.Path())
 @click.option("-r", "--relevance", required=True, type=click.Path(), help="Target classification (.cla) or TREC qrels.")
-@click.option("-q", "--queries", type=click.Path(), help="Separate query classification (.cla).")
-@click.option("--collection", type=click.Path(), help="Target .cla with qrels relevance.")
+@QUERIES_COLLECTION
 @click.option("--run-format", type=click.Choice(["auto", "lists", "matrix", "trec"]), default="auto", show_default=True)
 @click.option("--matrix-order", type=click.Choice(["listing", "numeric"]))
 @click.option("--split", help="ShapeNet Core55 ground truth: the split the runs rank.")
@@ -524,8 +367,8 @@ def check_command(
 
     Exit status 0 when the runs would score, 2 when any line is an error.
     """
-    from .api import load_relevance
-    from .check import check_runs
+    from ..api import load_relevance
+    from ..check import check_runs
 
     try:
         rel = load_relevance(relevance, queries, collection=collection, split=split)
@@ -537,7 +380,7 @@ def check_command(
     errors = sum(p.level == "error" for p in problems)
     warnings = sum(p.level == "warning" for p in problems)
     if not errors:  # runs that score: does the tie rule move a mean (the default sort measure)?
-        from .tiereport import tie_report, tie_warnings
+        from ..tiereport import tie_report, tie_warnings
 
         try:
             lines = tie_warnings(tie_report(list(runs), rel, run_format=run_format, matrix_order=matrix_order))
@@ -555,9 +398,8 @@ def check_command(
 @click.argument("runs", nargs=-1, type=click.Path())
 @click.option("-c", "--config", type=click.Path(), help="Track preset (YAML); options given here override it.")
 @click.option("-r", "--relevance", type=click.Path(), help="Target classification (.cla) or TREC qrels.")
-@click.option("-q", "--queries", type=click.Path(), help="Separate query classification (.cla).")
+@QUERIES_COLLECTION
 @click.option("--grades", type=click.Choice(["binary", "sister"]), help="[default: binary] sister: SHREC 2006 graded relevance.")
-@click.option("--collection", type=click.Path(), help="Target .cla with qrels relevance.")
 @click.option("-m", "--measures", help="Comma-separated measures to report (default: the sort measure).")
 @click.option("--run-format", type=click.Choice(["auto", "lists", "matrix", "trec"]), help="[default: auto] How to read RUNS.")
 @click.option("--matrix-order", type=click.Choice(["listing", "numeric"]), help="Matrix row / column order (see score).")
@@ -578,8 +420,8 @@ def ties_command(
     pessimistic, rule, optimistic (and expected) means, the share of queries
     whose value depends on the order of tied items, and the leaderboard
     places the ties allow."""
-    from .render import frame_text
-    from .tiereport import tie_report
+    from ..render import frame_text
+    from ..tiereport import tie_report
 
     cfg, pick = _preset(config)
     runs = list(runs) or cfg.get("runs", [])
@@ -615,7 +457,7 @@ def convert_command(matrix: str, out: str, layout: str, chunk_rows: int | None, 
     """
     import numpy as np
 
-    from .io.chunked import default_chunk_rows, source_matrix, write_row_blocks
+    from ..io.chunked import default_chunk_rows, source_matrix, write_row_blocks
 
     dims = None
     if shape is not None:
@@ -637,73 +479,6 @@ def convert_command(matrix: str, out: str, layout: str, chunk_rows: int | None, 
 @cli.command("measures")
 def measures_command() -> None:
     """List the measures with a one-line definition each."""
-    from .measures import measure_listing
+    from ..measures import measure_listing
 
     click.echo(measure_listing(), nl=False)
-
-
-class _Stopped(BaseException):
-    """SIGINT or SIGTERM, raised in the main thread so that every ``finally``
-    and ``with`` block runs on the way out (workers stopped, staging folders
-    removed, the terminal's cursor restored).  A BaseException, so that no
-    ``except Exception`` and not click's own Ctrl-C handling swallows it."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _stop(signum: int, frame: object) -> None:
-    raise _Stopped(signum)
-
-
-def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point.  Exit status: 0 done, 2 bad input or an
-    environment error (a missing or unreadable file, a full disk, out of
-    memory...), 130 interrupted (SIGINT, Ctrl-C), 143 terminated (SIGTERM),
-    1 an internal error (a bug: please report it).
-
-    Leaves through ``SystemExit`` like any click program, so ``atexit``
-    handlers, a caller's ``finally``, profilers and coverage all run.  The
-    SIGINT/SIGTERM handlers are installed for the call only (from the main
-    thread) and the caller's handlers are put back on the way out.
-    """
-    import signal
-    import threading
-
-    previous: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            previous[sig] = signal.signal(sig, _stop)
-    try:
-        cli.main(args=argv, prog_name="shrec-score", standalone_mode=True)
-    except SystemExit:
-        raise
-    except _Stopped as stop:
-        click.echo("shrec-score: interrupted", err=True)
-        sys.exit(128 + stop.signum)
-    except MemoryError:
-        click.echo("shrec-score: out of memory: the inputs need more memory than this process may use (score fewer runs at a time, or raise the limit)", err=True)
-        sys.exit(2)
-    except OSError as exc:  # an environment error no reader turned into an InputError: still the user's to fix
-        from .outdir import environment_error
-
-        name = exc.filename if exc.filename is not None else "shrec-score"
-        click.echo(str(environment_error(name, exc, doing=None)), err=True)
-        sys.exit(2)
-    except Exception as exc:  # an internal error: say so in one line
-        if os.environ.get("SHREC_SCORE_DEBUG"):
-            traceback.print_exc()
-        click.echo(
-            f"shrec-score: internal error: {type(exc).__name__}: {exc} "
-            "(please report it; SHREC_SCORE_DEBUG=1 shows the traceback)",
-            err=True,
-        )
-        sys.exit(1)
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-
-
-if __name__ == "__main__":
-    main()

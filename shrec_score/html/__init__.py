@@ -1,0 +1,256 @@
+"""The organiser's results page: one self-contained ``index.html``.
+
+:func:`to_html` returns the page as text, :func:`html_files` as
+``{"index.html": text}`` and :func:`write_html` writes it through
+:mod:`shrec_score.outdir`'s transaction (``--html DIR`` on the command line).
+
+The page needs nothing from the network (no CDN, no web font, no external
+script or style sheet): it works opened from ``file://``, from a static web
+host and offline.  Sections, in this order (each a ``<section>`` with a
+stable ``id``): ``summary`` (title, description, date, signature),
+``leaderboard`` (every measure column, the shown ones first, sortable, the best value of each
+column in bold with a star, bootstrap intervals and the significance group
+when computed), ``plots`` (matplotlib's SVGs inline, each with a
+``<title>``), ``significance`` (the pairwise tests), ``per-class`` (a heat
+map of the sort measure), ``per-query`` (an explorer written in a small
+hand-written script) and ``files`` (links to the CSV files written beside
+the page).
+
+The package's modules: this one assembles the page (summary, plots, files);
+:mod:`~shrec_score.html.tables` writes the leaderboard, the pairwise tests
+and the per-class heat map, :mod:`~shrec_score.html.explorer` the per-query
+explorer and its data, :mod:`~shrec_score.html.cells` the escaping and the
+cells they share.  The style sheet and the script are the package's
+``report.css`` and ``report.js``, put inline in every page.
+
+Generation uses the standard library only: every text from input (run
+names, class names, query ids, the description, the signature) goes through
+:func:`text` (control characters made visible, then :func:`html.escape`)
+in HTML text and attributes, and through :func:`json_for_script` in the
+``<script type="application/json">`` block, where ``<``, ``>``, ``&``,
+U+2028 and U+2029 are written as ``\\uXXXX`` escapes, so no ``</script>``
+or ``<!--`` can occur inside it.  The script reads that block with
+``JSON.parse`` and writes into the page with ``textContent`` only.
+
+Per-query values sit in the JSON block as whole numbers, value x 10^4
+rounded (the page shows 4 decimals, as the Markdown and the terminal do;
+the CSV files keep full precision), so a 20-run, 1,000-query contest with
+the six default measures stays under 1 MB.  When runs x queries x measures
+exceeds :data:`EXPLORER_BUDGET`, the explorer holds the shown measures
+(the leaderboard's Markdown columns) and the rank-by measure only, and
+says so.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..measures.registry import display_name
+from ..outdir import publish
+from .cells import BEST, NEAR_BEST, fmt, json_for_script, section, text
+from .explorer import EXPLORER_BUDGET, explorer, explorer_data, explorer_measures
+from .tables import PRINT_COLUMNS, leaderboard, per_class, significance
+
+if TYPE_CHECKING:
+    from ..report import Report
+
+__all__ = [
+    "BEST", "EXPLORER_BUDGET", "NEAR_BEST", "PLOT_TITLES", "PRINT_COLUMNS", "explorer_measures", "fmt",
+    "html_files", "inline_svg", "json_for_script", "text", "to_html", "write_html",
+]
+
+#: Plot file stem (see :func:`shrec_score.plots.plot_files`) -> accessible title.
+PLOT_TITLES = {
+    "pr_curves": "Precision-recall curves of every run (mean precision at each recall level)",
+    "ndcg_vs_rank": "Mean normalized discounted cumulated gain (NDCG) against rank, every run",
+    "cg_vs_recall": "Mean cumulated gain (CG) and discounted cumulated gain (DCG) against recall, every run",
+}
+
+
+# -- the page ---------------------------------------------------------------
+
+
+def to_html(
+    report: Report,
+    *,
+    title: str | None = None,
+    description: str | None = None,
+    date: str | None = None,
+    figures: Mapping[str, bytes] | None = None,
+    plots: bool = True,
+    links: Mapping[str, str] | None = None,
+) -> str:
+    """The results page of ``report``, one self-contained HTML document.
+
+    Parameters
+    ----------
+    report : Report
+        A scored report.
+    title : str, optional
+        The page's heading (default: "Results", after the description when given).
+    description : str, optional
+        The track's description (a preset's ``description``).
+    date : str, optional
+        The date shown (default: today, UTC, ``YYYY-MM-DD``); give it for a
+        byte-identical page.
+    figures : mapping of file name to bytes, optional
+        The figures of :func:`shrec_score.plots.plot_files`; the ``.svg``
+        ones are put inline.  When None and ``plots`` is true, they are
+        drawn here if matplotlib is installed (else the page says so).
+    plots : bool, default True
+        False: no plot section.
+    links : mapping of label to href, optional
+        Files written beside the page (``per_run.csv`` -> ``../per_run.csv``).
+    """
+    if date is None:
+        date = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    heading = title or "Retrieval results"
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f'<meta name="generator" content="shrec-score {text(report.signature.get("version", ""))}">',
+        f"<title>{text(description or heading)}</title>",
+        f"<style>\n{_asset('report.css')}</style>",
+        "</head>",
+        "<body>",
+        '<a class="skip" href="#leaderboard">Skip to the leaderboard</a>',
+        "<main>",
+        _summary(report, heading, description, date),
+        leaderboard(report),
+    ]
+    if plots:
+        parts.append(_plots(report, figures))
+    if report.significance is not None:
+        parts.append(significance(report))
+    parts.append(per_class(report))
+    parts.append(explorer(report))
+    parts.append(_files(links))
+    parts += [
+        "</main>",
+        f'<script type="application/json" id="shrec-data">{json_for_script(explorer_data(report))}</script>',
+        f"<script>\n{_asset('report.js')}</script>",
+        "</body>",
+        "</html>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def _asset(name: str) -> str:
+    """The text of a file shipped beside this module (the page's style sheet and script)."""
+    from importlib.resources import files
+
+    return files(__name__).joinpath(name).read_text(encoding="utf-8")
+
+
+def html_files(report: Report, **kwargs: Any) -> dict[str, str]:
+    """``{"index.html": to_html(report, **kwargs)}``: the files of ``--html``."""
+    return {"index.html": to_html(report, **kwargs)}
+
+
+def write_html(report: Report, out_dir: str | os.PathLike[str], **kwargs: Any) -> list[str]:
+    """Replace the folder ``out_dir`` with ``index.html``, as one unit (:func:`shrec_score.outdir.publish`).
+
+    Keyword arguments are those of :func:`to_html`.  Returns the paths written.
+    """
+    return publish(out_dir, html_files(report, **kwargs))
+
+
+def _summary(report: Report, heading: str, description: str | None, date: str) -> str:
+    sig = "".join(f"<dt>{text(k)}</dt><dd>{text(v)}</dd>" for k, v in report.signature.items())
+    out = ['<header id="summary">', f"<h1>{text(heading)}</h1>"]
+    if description:
+        out.append(f'<p class="description">{text(description)}</p>')
+    runs, queries = len(report.leaderboard), report.per_query["query"].nunique() if len(report.per_query) else 0
+    out.append(
+        f'<p class="meta">Scored on <time datetime="{text(date)}">{text(date)}</time>; {runs} run{"s" if runs != 1 else ""}, '
+        f"{queries} quer{'ies' if queries != 1 else 'y'}; leaderboard sorted by {text(display_name(report.sort))}.</p>"
+    )
+    out.append(f'<details class="signature" open><summary>Signature (every setting that changes a number)</summary><dl>{sig}</dl></details>')
+    if report.warnings:
+        out.append('<ul class="warnings">' + "".join(f"<li>{text(w)}</li>" for w in report.warnings) + "</ul>")
+    out.append("</header>")
+    return "\n".join(out)
+
+
+# -- plots ------------------------------------------------------------------
+
+
+def _plot_title(stem: str, report: Report) -> str:
+    if stem.startswith("per_class_"):
+        return f"{display_name(report.sort)} per class, one bar per run"
+    return PLOT_TITLES.get(stem, stem.replace("_", " "))
+
+
+def _figures(report: Report, figures: Mapping[str, bytes] | None) -> dict[str, bytes] | None:
+    if figures is not None:
+        return dict(figures)
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return None
+    from ..plots import plot_files
+
+    return plot_files(report, formats=("svg",))
+
+
+_SVG_JUNK = re.compile(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->|<metadata>.*?</metadata>", re.S)
+_SVG_ID = re.compile(r'\bid="([^"]+)"')
+
+
+def inline_svg(svg: str, prefix: str, title: str) -> str:
+    """An SVG file's text made ready to sit inside the page.
+
+    The XML prolog, the DOCTYPE, comments and metadata are dropped; every
+    ``id`` becomes ``prefix`` and its number in order of appearance (two
+    figures never share one, and matplotlib's random clip-path ids give way
+    to the same ids at every scoring) and every reference to it follows; the root gets ``role="img"``, an ``aria-labelledby`` and
+    a ``<title>`` (escaped).
+    """
+    svg = _SVG_JUNK.sub("", svg).strip()
+    new = {old: f"{prefix}{i}" for i, old in enumerate(dict.fromkeys(_SVG_ID.findall(svg)))}
+    if new:
+        svg = _SVG_ID.sub(lambda m: f'id="{new[m.group(1)]}"', svg)
+        svg = re.sub(r"#([A-Za-z_][\w.:-]*)", lambda m: f"#{new[m.group(1)]}" if m.group(1) in new else m.group(0), svg)
+    title_id = f"{prefix}title"
+    svg = re.sub(
+        r"<svg\b([^>]*)>",
+        lambda m: f'<svg{m.group(1)} role="img" aria-labelledby="{title_id}"><title id="{title_id}">{text(title)}</title>',
+        svg,
+        count=1,
+    )
+    return svg
+
+
+def _plots(report: Report, figures: Mapping[str, bytes] | None) -> str:
+    files = _figures(report, figures)
+    if files is None:
+        return section("plots", "Plots", ['<p class="note">No plots: they need matplotlib (pip install \'shrec-score[plots]\').</p>'])
+    body = []
+    for i, (name, data) in enumerate((n, d) for n, d in files.items() if n.endswith(".svg")):
+        stem = name[: -len(".svg")]
+        title = _plot_title(stem, report)
+        svg = inline_svg(data.decode("utf-8"), f"f{i}-", title)
+        size = re.search(r'<svg[^>]*\bwidth="([\d.]+)pt"[^>]*\bheight="([\d.]+)pt"', svg)
+        wide = size is not None and float(size.group(1)) > 1.7 * float(size.group(2))
+        body.append(
+            f'<figure class="plot{" wide" if wide else ""}"><div class="figbox">{svg}</div><figcaption>{text(title)}</figcaption></figure>'
+        )
+    if not body:
+        return section("plots", "Plots", ['<p class="note">No figure applies to this report.</p>'])
+    return section("plots", "Plots", ['<div class="plots">', *body, "</div>"])
+
+
+def _files(links: Mapping[str, str] | None) -> str:
+    if not links:
+        return section("files", "Files", ['<p class="note">No data files were written beside this page (use --out with --html).</p>'])
+    items = "".join(f'<li><a href="{text(href)}">{text(label)}</a></li>' for label, href in links.items())
+    return section("files", "Files", ["<p>Written beside this page by the same scoring:</p>", f'<ul class="files">{items}</ul>'])
+
+

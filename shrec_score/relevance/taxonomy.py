@@ -1,0 +1,109 @@
+"""ShapeNet Core55 (SHREC'16/'17): relevance graded by the synset /
+sub-synset taxonomy of the official evaluator (see :class:`TaxonomyRelevance`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import InputError
+from . import Relevance
+
+
+@dataclass(frozen=True)
+class TaxonomyRelevance(Relevance):
+    """SHREC'16/'17 ShapeNet Core55: grades from the synset / sub-synset taxonomy.
+
+    Every model of the collection is a query and the query may retrieve
+    itself, as in the official evaluator: unlike the PSB family nothing
+    leaves a list (``self_index`` is -1 for every query, so
+    :func:`~shrec_score.ranking.drop_own_items` keeps the own item) and the
+    query counts in its synset's size (``n_relevant(1)`` = C before the
+    1000 cap).  Grade of target t for query q (``max_grade`` 3):
+
+    * 3: same sub-synset (both labelled only at synset level included);
+    * 2: same synset and t labelled only at synset level (t's subSynsetId is its synsetId);
+    * 1: same synset, a sibling sub-synset;
+    * 0: another synset.
+
+    ``query_classes`` are the synset ids (per-class rows and macro means are per synset).
+    """
+
+    @property
+    def keeps_own_item(self) -> bool:
+        return True
+
+    #: Per target: synset code, sub-synset code, labelled only at synset level.
+    _synset: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
+    _subsynset: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
+    _synset_level: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=bool))
+    #: K per grade level, computed once (asked for by every chunk of a run), read-only.
+    _n_relevant: dict[int, np.ndarray] = field(repr=False, default_factory=dict)
+
+    @staticmethod
+    def from_rows(
+        path: str, ids: Sequence[str], synsets: Sequence[str], subsynsets: Sequence[str], splits: Sequence[str], *, split: str | None = None
+    ) -> TaxonomyRelevance:
+        """The collection of one split of a ShapeNet ground truth (every model when it holds one split).
+
+        ``split`` None with several splits in the file is an error naming them
+        (the official evaluator takes the split from the run folder's name).
+        """
+        present = list(dict.fromkeys(splits))
+        if split is None and len(present) > 1:
+            raise InputError(path, None, f"expected --split to choose the models scored (the ground truth holds the splits {', '.join(sorted(present))})")
+        if split is not None and split not in present:
+            raise InputError(path, None, f"expected --split to name a split of the ground truth ({', '.join(sorted(present))})", repr(split))
+        keep = [i for i, s in enumerate(splits) if split is None or s == split]
+        t_ids = [ids[i] for i in keep]
+        syn = [synsets[i] for i in keep]
+        sub = [subsynsets[i] for i in keep]
+        syn_code = {s: i for i, s in enumerate(dict.fromkeys(syn))}
+        sub_code = {s: i for i, s in enumerate(dict.fromkeys(sub))}
+        n = len(t_ids)
+        return TaxonomyRelevance(
+            query_ids=list(t_ids),
+            query_classes=list(syn),
+            target_ids=t_ids,
+            self_index=np.full(n, -1, dtype=np.int64),  # the query stays in its own list
+            ignorable_queries=[],
+            mode="shapenet",
+            max_grade=3,
+            declared_size=n,
+            description="ShapeNet taxonomy: same sub-synset 3, synset-level target 2, sibling sub-synset 1; own item kept"
+            + (f"; split {split}" if split is not None else ""),
+            matrix_row_ids=list(t_ids),
+            matrix_row_source=path,
+            matrix_col_source=path,
+            _synset=np.asarray([syn_code[s] for s in syn], dtype=np.int64),
+            _subsynset=np.asarray([sub_code[s] for s in sub], dtype=np.int64),
+            _synset_level=np.asarray([a == b for a, b in zip(syn, sub)], dtype=bool),
+        )
+
+    def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
+        q = np.asarray(query_rows, dtype=np.int64)  # every model is a query: query row = target index
+        t = np.asarray(targets, dtype=np.int64)
+        same_synset = self._synset[q] == self._synset[t]
+        grade = np.where(self._subsynset[q] == self._subsynset[t], 3, np.where(self._synset_level[t], 2, 1))
+        return np.where(same_synset, grade, 0).astype(np.int8)
+
+    def relevant_targets(self, level: int = 1) -> list[np.ndarray]:
+        by_group: dict[tuple[int, int], np.ndarray] = {}
+        out = []
+        everyone = np.arange(len(self.target_ids), dtype=np.int64)
+        for q in range(self.n_queries):
+            key = (int(self._synset[q]), int(self._subsynset[q]))
+            if key not in by_group:
+                members = everyone[self._synset == key[0]]
+                by_group[key] = members[self.gains(np.full(members.size, q), members) >= level]
+            out.append(by_group[key])
+        return out
+
+    def n_relevant(self, level: int = 1) -> np.ndarray:
+        if level not in self._n_relevant:
+            k = np.asarray([targets.size for targets in self.relevant_targets(level)], dtype=np.int64)
+            k.flags.writeable = False
+            self._n_relevant[level] = k
+        return self._n_relevant[level]
