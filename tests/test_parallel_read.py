@@ -1,6 +1,6 @@
-"""Ranked-list runs: parsed in batches by threads (io/lists_batch.py), they give
-exactly what the file-by-file reader gives; the first broken run in order is
-the error raised; no thread or process outlives the call."""
+"""Ranked-list runs: parsed in chunks by pyarrow (io/lists_batch.py), they give
+exactly what the line reader gives; the first broken run in order is the
+error raised; no thread or process outlives the call."""
 
 import shutil
 
@@ -18,13 +18,13 @@ def _runs(paths, rel):
 
 
 def test_batches_read_the_same_runs_as_the_reference(monkeypatch):
-    from shrec_score.io import lists, lists_batch
+    from shrec_score.io import lists
 
     rel = api.load_relevance(f"{SAMPLE}/classes.cla")
-    monkeypatch.setattr(lists, "BATCH_MIN_BYTES", 0)  # the sample's runs are small: batch them anyway
-    monkeypatch.setattr(lists_batch, "CHUNK_BYTES", 50_000)  # several chunks, two threads
+    monkeypatch.setattr(lists, "BATCH_MIN_BYTES", 0)
+    monkeypatch.setattr(lists, "CHUNK_BYTES", 50_000)  # several chunks a run
     batched = _runs([f"{SAMPLE}/runs"], rel)
-    monkeypatch.setattr(lists, "BATCH_MIN_BYTES", 1 << 62)  # the reference, file by file
+    monkeypatch.setattr(lists, "BATCH_MIN_BYTES", 1 << 62)  # the line reader, file by file
     here = _runs([f"{SAMPLE}/runs"], rel)
     assert [r.name for r in batched] == [r.name for r in here] == ["D2", "LFD", "MVCNN", "SHD"]
     for a, b in zip(batched, here):
@@ -62,10 +62,10 @@ def test_no_thread_or_process_outlives_the_call(tmp_path, monkeypatch):
     import multiprocessing
     import threading
 
-    from shrec_score.io import lists, lists_batch
+    from shrec_score.io import lists
 
     monkeypatch.setattr(lists, "BATCH_MIN_BYTES", 0)
-    monkeypatch.setattr(lists_batch, "CHUNK_BYTES", 50_000)
+    monkeypatch.setattr(lists, "CHUNK_BYTES", 50_000)
     before = threading.active_count()
     shrec_score.score([f"{SAMPLE}/runs"], f"{SAMPLE}/classes.cla")
     assert multiprocessing.active_children() == []

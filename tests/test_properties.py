@@ -11,10 +11,8 @@ from hypothesis import strategies as st
 
 import shrec_score
 from shrec_score.cli import cli
-from shrec_score.io import lists as lists_mod
 from shrec_score.measures import DEFAULT_BINARY, graded_defaults
 from shrec_score.model import Classification, RankedRun
-from shrec_score.ranking import drop_own_items
 from shrec_score.relevance import Relevance
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -129,54 +127,3 @@ def test_per_run_means_equal_the_means_of_per_query_csv(tmp_path):
             want = sub[m].mean()
             got = pr.loc[run, m]
             assert (np.isnan(want) and np.isnan(got)) or got == pytest.approx(want, rel=1e-12), (run, m)
-
-
-@st.composite
-def list_files(draw):
-    ids = [f"t{i}" for i in range(12)]
-    chosen = draw(st.lists(st.sampled_from(ids + ["zz", "q"]), min_size=0, max_size=15))
-    with_dist = draw(st.booleans())
-    lines = [f"{t} {draw(st.sampled_from(['0.5', '1e-3', 'nan', 'x', '-0', 'inf']))}" if with_dist else t for t in chosen]
-    if draw(st.booleans()):
-        lines.insert(0, "q")
-    if lines and draw(st.booleans()):
-        lines.insert(draw(st.integers(0, len(lines))), draw(st.sampled_from(["", "   ", "a b c", "t1"])))
-    sep = draw(st.sampled_from(["\n", "\r\n"]))
-    return sep.join(lines) + draw(st.sampled_from(["", sep])), ids
-
-
-@settings(max_examples=150, deadline=None)
-@given(list_files(), st.integers(-1, 11))
-def test_fast_list_parser_agrees_with_the_line_reader(tmp_path_factory, case, self_index):
-    text, ids = case
-    path = tmp_path_factory.mktemp("l") / "q.txt"
-    path.write_bytes(text.encode())
-    index = {t: i for i, t in enumerate(ids)}
-
-    def read(fast):
-        original = lists_mod._fast_parse
-        if not fast:
-            lists_mod._fast_parse = lambda *a, **k: None
-        try:
-            got = lists_mod.read_ranked_list(str(path), "q", index)
-            return got[drop_own_items(got, np.zeros(got.size, dtype=np.int64), np.array([self_index]))].tolist()
-        except shrec_score.InputError as exc:
-            return ("error", str(exc))
-        finally:
-            lists_mod._fast_parse = original
-
-    assert read(True) == read(False)
-
-
-@settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from(["a", "b7", " ", "\t", "\n", "\r\n", "\r", "1.5", "\x0b", "\x1c", "\x85", "é", "\x7f", "\x00"]), max_size=40))
-def test_the_byte_field_counter_agrees_with_str_split(pieces):
-    text = "".join(pieces)
-    # the fast list parser trusts this counter: it must either agree with
-    # Python's own line and field splitting or decline (None)
-    got = lists_mod._fields_per_line(text)
-    want = [len(line.split()) for line in text.splitlines() if line.split()]
-    if got is not None:
-        assert got.tolist() == want
-    elif all(c in "ab7 \t\n1.5" for c in text.replace("\r\n", "\n")):
-        pytest.fail("declined plain text")

@@ -12,9 +12,8 @@ query's own item (all-against-all) is dropped by the ranking step
 from __future__ import annotations
 
 import math
-import os
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Literal, overload
 
@@ -23,8 +22,9 @@ import numpy as np
 from ..errors import InputError, shown
 from ..model import RankedRun, RunSource, tie_starts
 from .compressed import strip_suffix
+from .lists_batch import Parsed, parse_batch
 from .numbers import parse_number
-from .text import folder_entries, read_text
+from .text import decode_text, folder_entries, read_bytes, read_text
 
 
 def query_of(entry: str, known: Mapping[str, object]) -> str:
@@ -34,10 +34,6 @@ def query_of(entry: str, known: Mapping[str, object]) -> str:
         return entry
     entry = strip_suffix(entry)
     return entry if entry in known else entry.rsplit(".", 1)[0]
-
-#: What a ranked list is read as: target indices, or with ``with_distances``
-#: the indices and the distances (None when the lines carry none).
-_Parsed = np.ndarray | tuple[np.ndarray, np.ndarray | None]
 
 #: The reason ``--lenient`` counts a query file without a target line under.
 EMPTY_LISTS = "empty ranked lists (scored 0)"
@@ -90,17 +86,6 @@ def read_ranked_list(
     unjudged: int | None = ...,
     header: bool = ...,
 ) -> tuple[np.ndarray, np.ndarray | None]: ...
-@overload
-def read_ranked_list(
-    path: str,
-    query_id: str,
-    target_index: Mapping[str, int],
-    *,
-    with_distances: bool,
-    drops: Counter[str] | None = ...,
-    unjudged: int | None = ...,
-    header: bool = ...,
-) -> _Parsed: ...
 def read_ranked_list(
     path: str,
     query_id: str,
@@ -110,7 +95,7 @@ def read_ranked_list(
     drops: Counter[str] | None = None,
     unjudged: int | None = None,
     header: bool = True,
-) -> _Parsed:
+) -> np.ndarray | tuple[np.ndarray, np.ndarray | None]:
     """Read one query's ranked list as target indices (best first).
 
     Lines are ``target_id [distance]`` or, SHREC 2016 style, ``distance
@@ -126,8 +111,8 @@ def read_ranked_list(
     target_index : mapping
         Target id -> index into the collection.
     with_distances : bool, keyword-only
-        Also return the distances (float64 array, or None when the lines
-        carry none; lines with and without a distance may not be mixed).
+        Also return the distances (float64 array, or None unless every
+        target kept carries one that is a number).
     unjudged : int, keyword-only
         An open collection (qrels alone): ids outside ``target_index`` are
         admitted and get this index (gain 0).  None: a closed collection,
@@ -145,24 +130,34 @@ def read_ranked_list(
     A file without a target line gives an empty list (strict reading: the
     caller decides, see :func:`read_list_run`).
     """
-    text = read_text(path)
-    fast = _fast_parse(text, query_id if header else None, target_index, with_distances, unjudged)
-    if fast is not None:
-        return fast
+    indices, dist = parse_list(path, read_text(path), query_id, target_index, drops=drops, unjudged=unjudged, header=header)
+    return (indices, dist) if with_distances else indices
+
+
+def parse_list(
+    path: str,
+    text: str,
+    query_id: str,
+    target_index: Mapping[str, int],
+    *,
+    drops: Counter[str] | None = None,
+    unjudged: int | None = None,
+    header: bool = True,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The line reader: ``text`` (the file ``path``'s) as target indices and
+    distances, by the rules of :func:`read_ranked_list`; the one reader that
+    explains every error (file, line, what was expected)."""
     rows = list_rows(text, query_id if header else None)
     if not rows:
         if drops is not None:
             drops[EMPTY_LISTS] += 1
-        nothing = np.zeros(0, dtype=np.int64)
-        return (nothing, None) if with_distances else nothing
+        return np.zeros(0, dtype=np.int64), None
     if drops is not None:
-        lines = scan_lines(rows, target_index, id_column(path, rows, target_index, unjudged is not None, strict=False), unjudged)
-        return _lenient(lines, drops, with_distances)
+        return _lenient(scan_lines(rows, target_index, id_column(path, rows, target_index, unjudged is not None, strict=False), unjudged), drops)
     for n, f in rows:
         if len(f) > 2:
             raise InputError(path, n, 'expected "<target> [distance]"', f"{len(f)} fields")
-    lines = scan_lines(rows, target_index, id_column(path, rows, target_index, unjudged is not None, strict=True), unjudged)
-    return _exact(path, lines, with_distances)
+    return _exact(path, scan_lines(rows, target_index, id_column(path, rows, target_index, unjudged is not None, strict=True), unjudged))
 
 
 @dataclass(frozen=True)
@@ -191,8 +186,14 @@ class ListLine:
 
 def list_rows(text: str, query_id: str | None) -> list[tuple[int, list[str]]]:
     """The non-blank lines as ``(line number, fields)``, without a first line that
-    holds only the query id (SHREC 2012/2014 submissions; None: no such line)."""
-    rows = [(n, f) for n, line in enumerate(text.splitlines(), start=1) if (f := line.split())]
+    holds only the query id (SHREC 2012/2014 submissions; None: no such line).
+
+    Lines end at LF, CRLF or a lone CR (Python's universal newlines, as
+    pyarrow's reader counts them); a form feed, a vertical tab, U+0085 or U+2028 inside a line
+    separates fields, as any other blank does (``str.splitlines`` would end
+    the line there, issue 30)."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    rows = [(n, f) for n, line in enumerate(lines, start=1) if (f := line.split())]
     if rows and query_id is not None and len(rows[0][1]) == 1 and rows[0][1][0] == query_id:
         rows = rows[1:]
     return rows
@@ -219,14 +220,11 @@ def scan_lines(rows: list[tuple[int, list[str]]], target_index: Mapping[str, int
     return out
 
 
-def _exact(path: str, lines: list[ListLine], with_distances: bool) -> _Parsed:
+def _exact(path: str, lines: list[ListLine]) -> tuple[np.ndarray, np.ndarray | None]:
     """The strict rules: the first problem is an error naming its line."""
-    width = lines[0].fields if lines else 1
     out: list[int] = []
     dists: list[float] = []
     for line in lines:
-        if with_distances and line.fields != width:
-            raise InputError(path, line.n, "expected a distance on every line or on none", f"{line.fields} field(s) after {width} on the first line")
         if line.index is None:
             raise InputError(path, line.n, "expected a target id of the collection", f"unknown id {shown(line.tid or '')}")
         if line.dist_text is not None:
@@ -238,15 +236,13 @@ def _exact(path: str, lines: list[ListLine], with_distances: bool) -> _Parsed:
         if line.first_at is not None:
             raise InputError(path, line.n, f"expected each target once; {shown(line.tid or '')} is already ranked at line {line.first_at}")
         out.append(line.index)
-    indices = np.asarray(out, dtype=np.int64)
-    if with_distances:
-        return indices, (np.asarray(dists, dtype=np.float64) if width == 2 else None)
-    return indices
+    return _lists(out, dists)
 
 
-def _lenient(lines: list[ListLine], drops: Counter[str], with_distances: bool) -> _Parsed:
+def _lenient(lines: list[ListLine], drops: Counter[str]) -> tuple[np.ndarray, np.ndarray | None]:
     """The lenient rules of :func:`read_ranked_list`, counting every drop."""
     out: list[int] = []
+    dists: list[float] = []
     for line in lines:
         if line.tid is None:
             drops["malformed lines dropped"] += 1
@@ -260,77 +256,16 @@ def _lenient(lines: list[ListLine], drops: Counter[str], with_distances: bool) -
             drops["repeated target ids dropped (first place kept)"] += 1
             continue
         out.append(line.index)
-    indices = np.asarray(out, dtype=np.int64)
-    return (indices, None) if with_distances else indices
+        if line.dist is not None and not math.isnan(line.dist):
+            dists.append(line.dist)
+    return _lists(out, dists)
 
 
-def _fields_per_line(text: str) -> np.ndarray | None:
-    """Number of fields on each non-blank line (numpy over the bytes); None if not ASCII.
-
-    Fields are what ``str.split()`` separates; text with control bytes other
-    than tab, LF and CR (some are separators for Python's str methods and not
-    for this counter), DEL, or a CR outside CRLF gets None (the exact reader).
-    Once those are excluded, a byte <= 32 is a separator.
-    """
-    data = text.encode("utf-8")
-    if len(data) != len(text):
-        return None
-    b = np.frombuffer(data, dtype=np.uint8)
-    n_cr = data.count(b"\r")
-    if np.count_nonzero(b < 32) != data.count(b"\t") + data.count(b"\n") + n_cr or b"\x7f" in data or n_cr != data.count(b"\r\n"):
-        return None
-    blank = b <= 32
-    starts = ~blank
-    starts[1:] &= blank[:-1]
-    line = np.searchsorted(np.flatnonzero(b == 10), np.flatnonzero(starts))  # newlines before each field
-    counts = np.bincount(line)
-    return counts[counts > 0]
-
-
-def _fast_parse(
-    text: str, query_id: str | None, target_index: Mapping[str, int], with_distances: bool, unjudged: int | None = None
-) -> _Parsed | None:
-    """The common case in a few C-level passes; None sends the file to the exact slow path.
-
-    Taken only when every non-blank line has the same number of fields (1 or
-    2), ids are in the first column and known, targets are unique and
-    distances are numbers; anything else gets its line-numbered error from the
-    line-by-line reader.
-    """
-    counts = _fields_per_line(text)
-    if counts is None or counts.size == 0:
-        return None
-    tokens = text.split()
-    skip = 0
-    if query_id is not None and counts[0] == 1 and tokens[0] == query_id:  # SHREC 2012/2014 header line
-        counts, skip = counts[1:], 1
-    if counts.size == 0:
-        return None
-    width = int(counts[0])
-    if width not in (1, 2) or (counts != width).any():
-        return None
-    ids = tokens[skip::width]
-    if len(set(ids)) != len(ids):
-        return None  # a repeated id: the exact path names both lines
-    if unjudged is None:
-        idx = list(map(target_index.get, ids))
-        if None in idx:
-            return None  # an unknown id: the exact path names the line
-    else:
-        idx = [target_index.get(i, unjudged) for i in ids]
-    dist = None
-    if width == 2:
-        dist_tokens = tokens[skip + 1 :: 2]
-        if "_" in text and "_" in " ".join(dist_tokens):
-            return None  # float() reads 1_000, the number grammar does not: the exact path names the line
-        try:  # ASCII text (see _fields_per_line): otherwise numpy reads what the grammar reads
-            dist = np.asarray(dist_tokens, dtype=np.float64)
-        except ValueError:
-            return None
-        if np.isnan(dist).any():
-            return None
-    indices = np.asarray(idx, dtype=np.int64)
-    return (indices, dist) if with_distances else indices
+def _lists(indices: list[int], dists: list[float]) -> tuple[np.ndarray, np.ndarray | None]:
+    """The indices, and the distances when every target kept has one (else None:
+    a list with distances on some lines only has no tie groups)."""
+    out = np.asarray(indices, dtype=np.int64)
+    return out, (np.asarray(dists, dtype=np.float64) if len(dists) == len(indices) and dists else None)
 
 
 def id_column(path: str, rows: list[tuple[int, list[str]]], target_index: Mapping[str, int], is_open: bool = False, *, strict: bool = True) -> int:
@@ -368,13 +303,12 @@ def read_list_run(
     missing_ok: bool = False,
     header: bool = True,
     ties: bool = False,
-    batch: bool | None = None,
 ) -> RankedRun:
     """Read a run folder with one ranked list per query.
 
     ``ties``: the run also carries its tie groups, runs of consecutive
-    equal distances (:attr:`RankedRun.tie_start`); lists without distances
-    (or with a distance dropped by lenient reading) have none.
+    equal distances (:attr:`RankedRun.tie_start`); lists without a distance
+    on every target kept (or with one dropped by lenient reading) have none.
 
     ``query_ids`` are the queries to score; ``ignorable`` are ids whose files
     may exist but are not scored (models of the PSB class ``-1``).
@@ -387,12 +321,12 @@ def read_list_run(
     without a file gets an empty list, no error.  ``header``: see
     :func:`read_ranked_list`.
 
-    ``batch``: parse the files many at a time (:mod:`.lists_batch`; the
-    files it has any doubt about are read here, one by one); False: one by
-    one only (the reference); None: batch when the files hold at least
-    :data:`BATCH_MIN_BYTES` (below that, importing pyarrow costs more than
-    it saves).  With ``ties`` the files are read one by one (the batch parser
-    checks the distances but does not return them).
+    Each file is stat'ed once (when the folder is listed) and read once.
+    The files are read in query order, :data:`CHUNK_BYTES` at a time; a
+    chunk of at least :data:`BATCH_MIN_BYTES` is parsed by one pyarrow call
+    (:func:`.lists_batch.parse_batch`), and the files that pass declines, or
+    all of a smaller chunk, by the line reader (:func:`parse_list`).  Both
+    give the same lists and distances; errors are raised in query order.
     """
     known = dict.fromkeys(query_ids)
     known.update(dict.fromkeys(ignorable))
@@ -407,63 +341,60 @@ def read_list_run(
             f"expected a ranked list for every query; run {shown(source.name)} has none for {len(missing)} of {len(query_ids)} queries",
             f"first missing: {shown(missing[0])}",
         )
-    empty = np.zeros(0, dtype=np.int64)
     todo = [(q, files[q]) for q in query_ids if q in files]
+    lists = dict.fromkeys(query_ids, np.zeros(0, dtype=np.int64))
+    equal = dict.fromkeys(query_ids, np.zeros(0, dtype=bool))  # with ties: entry i has the distance of entry i - 1
+    for chunk in _chunks(todo):
+        fast: list[Parsed | None] = [None] * len(chunk)
+        if sum(len(data) for _, _, data in chunk if isinstance(data, bytes)) >= BATCH_MIN_BYTES:
+            fast = parse_batch([(q, data if isinstance(data, bytes) else b"") for q, _, data in chunk], target_index, unjudged, header=header)
+        for (q, path, data), got in zip(chunk, fast):
+            if isinstance(data, InputError):
+                raise data
+            if got is None:
+                got = parse_list(path, decode_text(path, data), q, target_index, drops=drops, unjudged=unjudged, header=header)
+            lists[q], dist = got
+            if drops is None and lists[q].size == 0:  # strict: only a file without a target line gives no target
+                raise _empty_lists_error(source, todo, q, header=header)
+            if ties:
+                equal[q] = np.zeros(lists[q].size, dtype=bool)
+                if dist is not None:
+                    equal[q][1:] = dist[1:] == dist[:-1]
+    run = RankedRun.from_lists(source.name, lists, [files.get(q, "") for q in query_ids])
     if ties:
-        batch = False  # the batch parser checks distances but does not return them
-    elif batch is None:
-        batch = _holds_at_least((p for _, p in todo), BATCH_MIN_BYTES)
-    fast: dict[str, np.ndarray | None] = {}
-    if batch:
-        from .lists_batch import parse_lists
-
-        fast = dict(zip((q for q, _ in todo), parse_lists(todo, target_index, unjudged, header=header)))
-    lists: dict[str, np.ndarray] = {}
-    equal: list[np.ndarray] = []  # with ties: per list, entry i has the distance of entry i - 1
-    for q in query_ids:
-        if q not in files:
-            lists[q] = empty
-            continue
-        if ties:
-            lists[q], dist = read_ranked_list(files[q], q, target_index, drops=drops, unjudged=unjudged, header=header, with_distances=True)
-            eq = np.zeros(lists[q].size, dtype=bool)
-            if dist is not None and dist.size == eq.size:
-                eq[1:] = dist[1:] == dist[:-1]
-            equal.append(eq)
-        else:
-            got = fast.get(q)
-            lists[q] = got if got is not None else read_ranked_list(files[q], q, target_index, drops=drops, unjudged=unjudged, header=header)
-        if drops is None and lists[q].size == 0:  # strict: only a file without a target line gives no target
-            raise _empty_lists_error(source, [(x, files[x]) for x in query_ids if x in files], q, header=header)
-    sources = [files.get(q, "") for q in query_ids]
-    run = RankedRun.from_lists(source.name, lists, sources)  # no copy where the batch parser wrote the lists in place
-    if ties:
-        run.tie_start = tie_starts(np.concatenate(equal) if equal else np.zeros(0, dtype=bool), run.offsets)
+        run.tie_start = tie_starts(np.concatenate(list(equal.values())), run.offsets)
     return run
 
 
-#: Bytes of query files from which :func:`read_list_run` parses a run in
-#: batches.  Below it (test fixtures, a few queries) the files are read one by
-#: one: pyarrow's import (0.1-0.15 s) would cost more than the batch saves
-#: where pandas has not imported it already.  The SHREC 2006-shaped bench runs
-#: (844 KB each) and the psb-like sample's (612 KB) are batched: A/B on the
-#: contest case, 17 runs, CPU 1.4 -> 0.85 s; psb-like unchanged (0.7 s).
+#: Bytes of query files read before they are parsed (one chunk); the memory
+#: of a chunk in flight is about 5x this (the bytes, their joined copy,
+#: pyarrow's table, the ids' codes).
+CHUNK_BYTES = 32 << 20
+
+#: Bytes of a chunk from which it is parsed by pyarrow.  Below it (test
+#: fixtures, a few queries) the line reader reads the files: importing
+#: pyarrow (0.05-0.1 s) would cost more than it saves.
 BATCH_MIN_BYTES = 256 << 10
 
 
-def _holds_at_least(paths: Iterable[str], size: int) -> bool:
-    """Whether the files hold ``size`` bytes together (a file that cannot be
-    stat'ed counts 0: its reader says why).  Stops at the file that reaches
-    it: the batch parser stats every file again as it plans its chunks."""
-    total = 0
-    for path in paths:
-        if total >= size:
-            break
+def _chunks(files: list[tuple[str, str]]) -> Iterator[list[tuple[str, str, bytes | InputError]]]:
+    """``(query, path, bytes)`` of the files in order, :data:`CHUNK_BYTES` at a
+    time; a file that cannot be read gives its error in place of its bytes
+    (raised in query order by the caller)."""
+    chunk: list[tuple[str, str, bytes | InputError]] = []
+    size = 0
+    for q, path in files:
         try:
-            total += os.stat(path).st_size
-        except OSError:
-            pass
-    return total >= size
+            data: bytes | InputError = read_bytes(path, checked=True)  # query_files stat'ed it
+        except InputError as exc:
+            data = exc
+        chunk.append((q, path, data))
+        size += len(data) if isinstance(data, bytes) else 0
+        if size >= CHUNK_BYTES:
+            yield chunk
+            chunk, size = [], 0
+    if chunk:
+        yield chunk
 
 
 def _empty_lists_error(source: RunSource, files: list[tuple[str, str]], first: str, *, header: bool = True) -> InputError:

@@ -27,7 +27,7 @@ from io import FileIO
 from typing import IO
 
 from ..errors import QUOTE_LIMIT, InputError, shown
-from .compressed import file_compression, open_input
+from .compressed import Decompressed, compression_of, file_compression, open_input
 
 #: The longest line a text input may have, in bytes (1 MiB; the newline is
 #: not counted, a CR before it is).  Ranked lists, TREC runs and qrels,
@@ -335,18 +335,36 @@ def line_number_at(fh: FileIO, offset: int, step: int = 1 << 20) -> int:
 # -- text ----------------------------------------------------------------------
 
 
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
+def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
     """The bytes of a regular file whose lines are at most :data:`MAX_LINE_BYTES`
-    and which is not UTF-16 / UTF-32 text."""
-    path = regular_file(path)
+    and which is not UTF-16 / UTF-32 text (decompressed when its magic bytes
+    say so).  ``checked``: the caller has stat'ed ``path`` as a regular file
+    already (:func:`folder_entries`), so it is not stat'ed again."""
+    path = os.fspath(path) if checked else regular_file(path)
     try:
-        with open_input(path) as fh:
+        with open(path, "rb") as fh:
             data = fh.read()
+        kind = compression_of(data[:6])
+        if kind is not None:
+            with Decompressed(path, kind) as stream:
+                data = stream.read()
     except OSError as exc:
         raise _os_error(path, exc) from None
     refuse_wide_text(path, data[:HEAD_BYTES])
     check_line_lengths(path, data)
     return data
+
+
+def decode_text(path: str, data: bytes) -> str:
+    """``data`` (the bytes of ``path``, as :func:`read_bytes` gives them) as
+    UTF-8 text without a BOM; a byte that is not UTF-8 is an :class:`InputError`
+    naming its line."""
+    data = data.removeprefix(b"\xef\xbb\xbf")  # (decoding as utf-8-sig would shift the error's offset)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(path, line, "expected UTF-8 text", f"byte 0x{data[exc.start]:02x}") from None
 
 
 def read_text(path: str | os.PathLike[str]) -> str:
@@ -357,12 +375,7 @@ def read_text(path: str | os.PathLike[str]) -> str:
     first bad byte.
     """
     path = os.fspath(path)
-    data = read_bytes(path).removeprefix(b"\xef\xbb\xbf")  # (decoding as utf-8-sig would shift the error's offset)
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError(path, line, "expected UTF-8 text", f"byte 0x{data[exc.start]:02x}") from None
+    return decode_text(path, read_bytes(path))
 
 
 def read_text_lines(path: str | os.PathLike[str]) -> list[tuple[int, str]]:
