@@ -28,7 +28,6 @@ from .ranking import (
     keep_ties,
     matrix_rank_block,
     matrix_to_ranked_run,
-    rank_threads,
     tie_group_ids,
     tie_group_sizes,
 )
@@ -421,7 +420,7 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
         for a in range(0, n_q, MATRIX_QUERIES):
             b = min(n_q, a + MATRIX_QUERIES)
             part = replace(run, query_ids=run.query_ids[a:b], row_of_query=run.row_of_query[a:b])
-            block = matrix_rank_block(part, relevant[a:b], n_relevant[a:b], relevance.self_index[a:b], ties=ties, width=width, threads=rank_threads())
+            block = matrix_rank_block(part, relevant[a:b], n_relevant[a:b], relevance.self_index[a:b], ties=ties, width=width)
             for m in binary:
                 values[m.name][a:b] = measure_values(m, block, settings)
             pr[a:b] = pr_rows(block, pr_levels)

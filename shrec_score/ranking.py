@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._kernels import byte_order_rank, rank_counts, rank_of  # noqa: F401  (re-exported)
 from .errors import InputError
 from .model import MatrixRun, RankedRun, group_tie_starts, tie_starts
 
@@ -27,32 +26,23 @@ if TYPE_CHECKING:
 BLOCK_CELLS = 2_000_000
 
 
-def without_nan(run: MatrixRun, a: int, rows: np.ndarray, dist: np.ndarray) -> np.ndarray:
-    """Rows ``rows`` of a matrix (queries ``a``, ``a + 1``, ...) as they are
-    ranked: an InputError naming the first NaN cell (row, then column); under
-    lenient scoring NaN cells become inf (ranked last) and are counted."""
-    dist, n_nan = _nan_as_inf(run, a, rows, dist)
-    if n_nan:
-        assert run.drops is not None
-        run.drops[NAN_DROPS] += n_nan
-    return dist
-
-
 #: The drop counter of NaN matrix cells (lenient scoring).
 NAN_DROPS = "NaN cells ranked last"
 
 
-def _nan_as_inf(run: MatrixRun, a: int, rows: np.ndarray, dist: np.ndarray) -> tuple[np.ndarray, int]:
-    """:func:`without_nan` without touching ``run.drops``: the rows and the
-    number of NaN cells made inf (for a caller that counts on one thread)."""
+def without_nan(run: MatrixRun, a: int, rows: np.ndarray, dist: np.ndarray) -> np.ndarray:
+    """Rows ``rows`` of a matrix (queries ``a``, ``a + 1``, ...) as they are
+    ranked: an InputError naming the first NaN cell (row, then column); under
+    lenient scoring NaN cells become inf (ranked last) and are counted."""
     if not (dist.size and np.isnan(dist.max(axis=1)).any()):  # max is NaN where a row holds one
-        return dist, 0
+        return dist
     nan = np.isnan(dist)
     if run.drops is None:
         i = int(np.flatnonzero(nan.any(axis=1))[0])
         c = int(np.flatnonzero(nan[i])[0])
         raise InputError(run.path, int(rows[i]) + 1, f"expected a number in every cell; row {int(rows[i]) + 1} (query {run.query_ids[a + i]!r}) column {c + 1}", "NaN")
-    return np.where(nan, dist.dtype.type(np.inf), dist), int(nan.sum())
+    run.drops[NAN_DROPS] += int(nan.sum())
+    return np.where(nan, dist.dtype.type(np.inf), dist)
 
 
 def matrix_blocks(
@@ -71,9 +61,7 @@ def matrix_blocks(
     step = max(1, block_cells // max(1, n_cols))
     for a in range(0, n_q, step):
         b = min(n_q, a + step)
-        rows = run.row_of_query[a:b]
-        dist = np.array(run.matrix[rows], dtype=np.float64 if run.matrix.dtype.kind != "f" else run.matrix.dtype)
-        dist = without_nan(run, a, rows, dist)
+        dist = without_nan(run, a, run.row_of_query[a:b], _rows(run.matrix, run.row_of_query[a:b]))
         order = np.argsort(dist, axis=1, kind="stable")
         own = self_col[a:b]
         if (own >= 0).any():
@@ -223,76 +211,6 @@ def trec_order(queries: np.ndarray, scores: np.ndarray, doc_rank: Callable[[np.n
     return order
 
 
-#: Rows of a matrix ranked at once by :func:`matrix_rank_block`.
-BLOCK_ROWS = 256
-#: Matrices with fewer cells are ranked on one thread whatever ``threads`` says.
-THREAD_CELLS = 4_000_000
-#: Threads that rank a large matrix's blocks of rows (at most one per available core).
-RANK_THREADS = 2
-
-
-def rank_threads() -> int:
-    """:data:`RANK_THREADS`, or fewer when the process may use fewer cores."""
-    import os
-
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(RANK_THREADS, cores))
-
-
-def in_threads(work: Callable[[int], int], n: int, threads: int) -> list[int]:
-    """``[work(0), ..., work(n - 1)]``, computed by ``threads`` threads (the
-    calling one among them) taking the indices in increasing order.
-
-    When calls raise (any BaseException, so that no helper thread dies
-    leaving its slot at 0), the exception of the lowest index is raised
-    (every lower index was taken before it and has finished by then), so the
-    error does not depend on the number of threads; after a failure no
-    thread takes a new index (one already taken finishes).  ``work`` must
-    write only what its index owns.
-    """
-    out = [0] * n
-    if threads <= 1 or n <= 1:
-        for i in range(n):
-            out[i] = work(i)
-        return out
-    import itertools
-    import threading
-
-    taken = itertools.count()  # next() on it is atomic under the GIL
-    failed: dict[int, BaseException] = {}
-    stop = [n]  # indices from stop[0] on are not started
-    lock = threading.Lock()
-
-    def loop() -> None:
-        while True:
-            i = next(taken)
-            if i >= stop[0]:
-                return
-            try:
-                out[i] = work(i)
-            except BaseException as exc:  # the lowest failing index is raised below (a helper's SystemExit too: never a silent 0)
-                with lock:
-                    failed[i] = exc
-                    stop[0] = min(stop[0], i)
-                return
-
-    helpers = [threading.Thread(target=loop, name="shrec-score rank", daemon=True) for _ in range(min(threads, n) - 1)]
-    for t in helpers:
-        t.start()
-    try:
-        loop()
-    except BaseException:  # KeyboardInterrupt in the calling thread: stop the helpers
-        with lock:
-            stop[0] = -1
-        raise
-    finally:
-        for t in helpers:
-            t.join()
-    if failed:
-        raise failed[min(failed)]
-    return out
-
-
 def matrix_rank_block(
     run: MatrixRun,
     relevant: Sequence[np.ndarray],
@@ -301,22 +219,20 @@ def matrix_rank_block(
     *,
     ties: str = "rule",
     width: int | None = None,
-    threads: int = 1,
 ) -> RankBlock:
     """Ranks of the relevant items of every query of a matrix run, without ranking everything.
 
     Every binary measure depends only on where the relevant items land, so a
     row needs the ranks of its relevant columns, not an order of the row.
-    Each relevant item is placed by counts in its row, from
-    :func:`~shrec_score._kernels.rank_counts` (which bins each row around
-    its items' values instead of sorting it): ``smaller`` cells, ``equal``
-    cells (itself included) and the equal cells in lower columns, the
-    query's own column (all-against-all) left out.  The tie rule (equal
-    distances: lower column first) gives rank 1 + smaller + equal in lower
-    columns, exactly; the other ``ties`` modes need only smaller and equal
-    (:func:`ranks_from_counts`).  Memory: one block of rows at a time,
-    read in place; pages of a memory-mapped matrix are released after
-    their block.
+    Each block of rows is sorted once (``np.sort``); in its sorted row, a
+    relevant item's distance is looked up with ``np.searchsorted``: the left
+    end counts the ``smaller`` cells, the right end minus the left the
+    ``equal`` ones (itself included), the query's own column (all-against-all)
+    taken out.  The tie rule (equal distances: lower column first) gives rank
+    1 + smaller + the equal cells in lower columns, counted in the row only
+    for an item that has equal cells (:func:`equal_before`); the other
+    ``ties`` modes need only smaller and equal (:func:`rows_ranks_from_counts`).
+    Memory: one block of :data:`BLOCK_CELLS` cells and its sorted copy.
 
     Returns a :class:`~shrec_score.measures.RankBlock` (with ``ties="expected"``
     carrying each item's tie group, ``group_start`` and ``group_size``),
@@ -324,17 +240,11 @@ def matrix_rank_block(
     caller that ranks a matrix a part of its queries at a time passes the
     whole matrix's largest K, so that each row's sums add the same columns,
     in the same order, whatever the part: bit-identical values.
-
-    ``threads``: blocks of rows ranked by that many threads (see
-    :func:`in_threads`; numpy releases the GIL in the kernel's large
-    passes); the same values whatever the number, and the same error (the
-    first NaN cell in row order).
     """
     from .measures import RankBlock
 
-    m = run.matrix
     n_q = len(run.query_ids)
-    n_cols = m.shape[1]
+    n_cols = run.matrix.shape[1]
     col_of_target = np.full(max(int(run.col_target.max(initial=-1)) + 1, int(self_index.max(initial=-1)) + 1, 1), -1, dtype=np.int64)
     col_of_target[run.col_target] = np.arange(n_cols)
     self_col = np.where(self_index >= 0, col_of_target[np.maximum(self_index, 0)], -1)
@@ -342,56 +252,44 @@ def matrix_rank_block(
         width = max(1, int(n_relevant.max(initial=0)))
     ranks = np.full((n_q, width), np.inf)
     groups = (np.zeros((n_q, width)), np.zeros((n_q, width))) if ties == "expected" else None
-
-    def rank_rows(i: int) -> int:
-        """Block i of BLOCK_ROWS rows into ``ranks`` (its own rows only); its NaN count."""
-        a = i * BLOCK_ROWS
-        b = min(n_q, a + BLOCK_ROWS)
-        rows = run.row_of_query[a:b]
-        contiguous = rows.size and rows[-1] - rows[0] == rows.size - 1 and (np.diff(rows) == 1).all()
-        dist = np.asarray(m[int(rows[0]) : int(rows[-1]) + 1] if contiguous else m[rows])  # a view where it can be: read, never written
-        if dist.dtype.kind != "f" or dist.dtype.itemsize not in (4, 8):
-            dist = dist.astype(np.float64)
-        dist, n_nan = _nan_as_inf(run, a, rows, dist)
+    step = max(1, BLOCK_CELLS // max(1, n_cols))
+    for a in range(0, n_q, step):
+        b = min(n_q, a + step)
+        dist = without_nan(run, a, run.row_of_query[a:b], _rows(run.matrix, run.row_of_query[a:b]))
         q, slot, r, group = _rank_rows(a, b, dist, relevant, col_of_target, self_col, ties)
         ranks[q, slot] = r
         if groups is not None and group is not None:
             groups[0][q, slot], groups[1][q, slot] = group
-        if run.owned:  # never madvise memory the caller owns
-            _release(m, rows)
-        return n_nan
-
-    n_blocks = -(-n_q // BLOCK_ROWS)
-    n_nan = sum(in_threads(rank_rows, n_blocks, threads if n_q * n_cols >= THREAD_CELLS else 1))
-    if n_nan:
-        assert run.drops is not None
-        run.drops[NAN_DROPS] += n_nan
     n_retrieved = np.full(n_q, n_cols, dtype=np.int64) - (self_col >= 0)
     if groups is not None:
         return RankBlock(ranks, n_relevant, n_retrieved, group_start=groups[0], group_size=groups[1])
     return RankBlock(ranks, n_relevant, n_retrieved)
 
 
-def ranks_from_counts(smaller: np.ndarray, equal: np.ndarray, values: np.ndarray, mode: str) -> np.ndarray:
-    """1-based ranks of relevant items from their counts (smaller, equal: :func:`_rank_rows`),
-    ascending: inside a tie group (one value) the r relevant items take the
-    first r places (``"optimistic"``, also used as the order of ``"expected"``)
-    or the last r (``"pessimistic"``).
+def _rows(m: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Rows ``rows`` of a matrix as float32 or float64 (other types as float64):
+    a view of consecutive rows where it can be (read, never written)."""
+    contiguous = rows.size and rows[-1] - rows[0] == rows.size - 1 and (np.diff(rows) == 1).all()
+    dist = np.asarray(m[int(rows[0]) : int(rows[-1]) + 1] if contiguous else m[rows])
+    return dist if dist.dtype.kind == "f" and dist.dtype.itemsize in (4, 8) else dist.astype(np.float64)
 
-    >>> ranks_from_counts(np.array([0, 2, 2]), np.array([1, 4, 4]), np.array([0.1, 0.5, 0.5]), "pessimistic").tolist()
-    [1, 5, 6]
+
+def equal_before(row: np.ndarray, values: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Per item (``values[i]`` at column ``cols[i]`` of ``row``): the cells of
+    ``row`` equal to it in lower columns, the lower-column rule's share of its rank.
+
+    The row is compared with each distinct value once; the few cells that
+    hold one of them are then keyed (value index) * len(row) + column and
+    sorted, so that two ``searchsorted`` count each item's cells.
+
+    >>> equal_before(np.array([0.5, 0.2, 0.5, 0.5]), np.array([0.5, 0.5]), np.array([2, 3])).tolist()
+    [1, 2]
     """
-    order = np.argsort(values, kind="stable")
-    v, s, e = values[order], smaller[order], equal[order]
-    new = np.ones(v.size, dtype=bool)
-    new[1:] = v[1:] != v[:-1]
-    gid = np.cumsum(new) - 1
-    first = np.flatnonzero(new)
-    i = np.arange(v.size) - first[gid]
-    if mode == "pessimistic":
-        r = np.bincount(gid)[gid]
-        return np.sort(s + e - r + i + 1)
-    return s + i + 1  # sorted: groups by value, places within them
+    distinct, which = np.unique(values, return_inverse=True)
+    cells = np.flatnonzero((row == distinct[:, None]).any(axis=0))
+    keys = np.sort(np.searchsorted(distinct, row[cells]) * row.size + cells)
+    first = which.reshape(-1) * row.size
+    return np.searchsorted(keys, first + cols) - np.searchsorted(keys, first)
 
 
 def _rank_rows(
@@ -399,29 +297,33 @@ def _rank_rows(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
     """Ranks of the relevant items of rows a..b (see :func:`matrix_rank_block`):
     (query, slot, rank) triples, each query's ranks ascending in its slots,
-    and with ``ties="expected"`` the tie group (smaller, equal) of each slot.
-
-    The counts come from :func:`~shrec_score._kernels.rank_counts`; the
-    query's own column is then taken out of them.
-    """
+    and with ``ties="expected"`` the tie group (smaller, equal) of each slot."""
     targets = [relevant[q] for q in range(a, b)]
     n_items = np.fromiter(map(len, targets), dtype=np.int64, count=b - a)
     item_row = np.repeat(np.arange(b - a), n_items)
     item_col = col_of_target[np.concatenate(targets)] if n_items.sum() else np.zeros(0, dtype=np.int64)  # one lookup for the block
-    smaller, equal_lower, equal = rank_counts(dist, item_row, item_col)
+    v = dist[item_row, item_col]
+    ordered = np.sort(dist, axis=1)
+    first = np.cumsum(n_items) - n_items
+    smaller, equal, before = (np.zeros(item_row.size, dtype=np.int64) for _ in range(3))
+    for i in np.flatnonzero(n_items).tolist():
+        s = slice(first[i], first[i] + n_items[i])
+        smaller[s] = np.searchsorted(ordered[i], v[s], side="left")
+        equal[s] = np.searchsorted(ordered[i], v[s], side="right") - smaller[s]
+        tied = np.flatnonzero(equal[s] > 1) + first[i]
+        if ties == "rule" and tied.size:  # the lower-column rule matters inside a group of equal values only
+            before[tied] = equal_before(dist[i], v[tied], item_col[tied])
     own = self_col[a + item_row]
     has_own = own >= 0
-    v = dist[item_row, item_col]
     if has_own.any():
         vs = dist[item_row, np.maximum(own, 0)]
         same = has_own & (vs == v)
         smaller -= has_own & (vs < v)
         equal -= same
-        equal_lower -= same & (own < item_col)
-    first = np.cumsum(n_items) - n_items
+        before -= same & (own < item_col)
     slot = np.arange(item_row.size) - first[item_row]
     if ties == "rule":
-        r = smaller + equal_lower + 1
+        r = smaller + before + 1
         return a + item_row, slot, r[np.lexsort((r, item_row))], None
     ranks, start, size = rows_ranks_from_counts(item_row, smaller, equal, v, ties)
     return a + item_row, slot, ranks, (start, size) if ties == "expected" else None
@@ -430,13 +332,17 @@ def _rank_rows(
 def rows_ranks_from_counts(
     item_row: np.ndarray, smaller: np.ndarray, equal: np.ndarray, values: np.ndarray, mode: str
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`ranks_from_counts` for the items of many rows at once (items
-    grouped by row, ``item_row`` non-decreasing): each row's ranks ascending
-    in its own slots, and each slot's tie group (smaller, equal) in the
-    order of those ranks.  One sort of (row, value) for the whole block
-    instead of a few numpy calls per row, which held the GIL for most of
-    the time under ``--ties`` (tests/test_matrix_threads.py compares it with
-    :func:`ranks_from_counts` row by row).
+    """1-based ranks of the relevant items of many rows from their counts
+    (:func:`_rank_rows`; items grouped by row, ``item_row`` non-decreasing).
+
+    Inside a tie group (one value in one row) the r relevant items take the
+    first r places (``"optimistic"``, also the order of ``"expected"``) or
+    the last r (``"pessimistic"``).  Returns each row's ranks ascending in
+    its own slots, and each slot's tie group (smaller, equal) in the order
+    of those ranks.
+
+    >>> rows_ranks_from_counts(np.array([0, 0, 0]), np.array([0, 2, 2]), np.array([1, 4, 4]), np.array([0.1, 0.5, 0.5]), "pessimistic")[0].tolist()
+    [1.0, 5.0, 6.0]
     """
     order = np.lexsort((values, item_row))  # stable: equal values keep their order
     r, v, s, e = item_row[order], values[order], smaller[order], equal[order]
@@ -451,26 +357,3 @@ def rows_ranks_from_counts(
     else:
         ranks = s + i + 1  # ascending in each row: groups by value, places within them
     return ranks.astype(np.float64), s.astype(np.float64), e.astype(np.float64)
-
-
-def _release(m: np.ndarray, rows: np.ndarray) -> None:
-    """Give the pages of rows already ranked back to the OS (read-only memory maps
-    the reader opened itself: MADV_DONTNEED drops clean pages, re-read on demand)."""
-    import mmap
-
-    mm = getattr(m, "_mmap", None)
-    if mm is None or not hasattr(mm, "madvise"):
-        base = getattr(m, "base", None)
-        mm = base if isinstance(base, mmap.mmap) else None
-    if mm is None or not hasattr(mm, "madvise") or not len(rows) or getattr(m, "mode", "r") != "r":
-        return
-    try:
-        offset = getattr(m, "offset", 0) or 0
-        row_bytes = m.shape[1] * m.dtype.itemsize
-        start = offset + int(rows.min()) * row_bytes
-        end = offset + (int(rows.max()) + 1) * row_bytes
-        page = mmap.PAGESIZE
-        start -= start % page
-        mm.madvise(mmap.MADV_DONTNEED, start, min(end, len(mm)) - start)
-    except (OSError, ValueError):
-        pass

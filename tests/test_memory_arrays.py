@@ -13,7 +13,7 @@ import pytest
 from scipy.spatial.distance import cdist
 
 import shrec_score
-from shrec_score import memory
+from shrec_score import memory, ranking
 
 from .conftest import ROOT
 
@@ -85,6 +85,7 @@ def test_a_device_matrix_is_copied_to_the_host_in_blocks_and_scores_as_numpy(dat
     x, labels = data
     d = np.round(cdist(x, x), 1).astype(np.float32)  # ties: the lower column first on both paths
     monkeypatch.setattr(memory, "DEVICE_BLOCK_BYTES", 100 * 600 * 4)  # the NaN check walks 100 rows at a time
+    monkeypatch.setattr(ranking, "BLOCK_CELLS", 256 * 600)  # the ranking 256
     log: list[int] = []
     got = shrec_score.evaluate(distances=DeviceArray(d, log), labels=labels, measures=MEASURES)
     _same(got, shrec_score.evaluate(distances=d, labels=labels, measures=MEASURES))

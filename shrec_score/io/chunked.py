@@ -57,23 +57,26 @@ INSTALL_HINT = "pip install 'shrec-score[dask]'"
 def layout_of(path: str) -> str | None:
     """``"zarr"``, ``"npy-shards"`` or None: whether ``path`` is a folder holding a
     row-block matrix (told by its metadata file, without reading it)."""
-    if not os.path.isdir(path):
-        return None
-    if os.path.isfile(os.path.join(path, MANIFEST)):
+    return _layout(path) if os.path.isdir(path) else None
+
+
+def _layout(folder: str) -> str | None:
+    """:func:`layout_of` a folder."""
+    if os.path.isfile(os.path.join(folder, MANIFEST)):
         return "npy-shards"
-    if os.path.isfile(os.path.join(path, "zarr.json")) or os.path.isfile(os.path.join(path, ".zarray")):
+    if os.path.isfile(os.path.join(folder, "zarr.json")) or os.path.isfile(os.path.join(folder, ".zarray")):
         return "zarr"
     return None
 
 
 def holds_row_blocks(path: str) -> bool:
     """Whether a RUNS argument is a row-block matrix or a folder holding one
-    (the one test for both the cluster's run plan and the CLI's choice of it).
-    Hidden entries are not runs (as everywhere, :func:`.text.list_folder`);
-    an unreadable folder is its InputError."""
-    if layout_of(path):
-        return True
-    return os.path.isdir(path) and any(layout_of(os.path.join(path, e)) for e in list_folder(path))
+    (the one test for both the cluster's run plan and the CLI's choice of it;
+    a file is one ``stat``).  Hidden entries are not runs (as everywhere,
+    :func:`.text.list_folder`); an unreadable folder is its InputError."""
+    if not os.path.isdir(path):
+        return False
+    return _layout(path) is not None or any(layout_of(os.path.join(path, e)) for e in list_folder(path))
 
 
 def run_name(path: str) -> str:

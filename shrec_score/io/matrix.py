@@ -23,11 +23,11 @@ from typing import BinaryIO
 import numpy as np
 
 from ..errors import InputError, shown
-from .compressed import open_input
+from .compressed import compression_of, open_input
 from .numbers import parse_number
 from .text import (
+    HEAD_BYTES,
     MAX_LINE_BYTES,
-    is_compressed,
     line_too_long,
     long_line,
     read_head,
@@ -85,48 +85,51 @@ def _locate_bad_line(path: str, text: str, n_cols: int) -> None:
 
 
 def read_npy_matrix(path: str) -> np.ndarray:
-    """A 2-D numeric ``.npy`` array, memory-mapped.
+    """A 2-D numeric ``.npy`` array, memory-mapped; the file is checked (one
+    ``stat``) and opened once.
 
     The header is read and checked against the file's size first, with
-    Python integers: numpy's memory map multiplies a lying shape (a
-    truncated file, a header saying 10**10 x 10**10) in fixed-width integers,
-    which overflows with a RuntimeWarning printed before its error.  The
-    load itself runs under :class:`numpy.errstate` (local to this thread and
-    context) as a second guard.
+    Python integers: a memory map of a lying shape (a truncated file, a
+    header saying 10**10 x 10**10) would multiply it in fixed-width
+    integers, which overflows with a RuntimeWarning printed before its error.
     """
     path = regular_file(path)
-    shape, dtype, offset = _npy_header(path)
-    need = offset + math.prod(shape) * dtype.itemsize
-    size = os.path.getsize(path)
-    if dtype.kind in "fiu" and len(shape) == 2 and size < need:
-        raise InputError(
-            path, None, f"expected a .npy file of {need:,} bytes (a {' x '.join(map(str, shape))} {dtype} array, as its header says)", f"{size:,} bytes"
-        )
     try:
-        with np.errstate(all="ignore"):
-            m = np.load(path, mmap_mode="r", allow_pickle=False)
-    except (ValueError, OSError) as exc:
-        raise InputError(path, None, "expected a .npy array", _reason(exc)) from None
-    if m.ndim != 2 or m.dtype.kind not in "fiu":
-        raise InputError(path, None, "expected a 2-D numeric .npy array", f"shape {m.shape}, dtype {m.dtype}")
-    return m
+        with open(path, "rb") as fh:
+            if compression_of(fh.read(6)) is not None:
+                raise InputError(path, None, COMPRESSED, "a compressed file")
+            fh.seek(0)
+            shape, dtype, fortran, offset = _npy_header(path, fh)
+            if len(shape) != 2 or dtype.kind not in "fiu":
+                raise InputError(path, None, "expected a 2-D numeric .npy array", f"shape {shape}, dtype {dtype}")
+            need = offset + math.prod(shape) * dtype.itemsize
+            size = os.fstat(fh.fileno()).st_size
+            if size < need:
+                raise InputError(
+                    path, None, f"expected a .npy file of {need:,} bytes (a {' x '.join(map(str, shape))} {dtype} array, as its header says)", f"{size:,} bytes"
+                )
+            if need == offset:  # no cell: nothing to map
+                return np.zeros(shape, dtype=dtype)
+            return np.memmap(fh, dtype=dtype, mode="r", offset=offset, shape=shape, order="F" if fortran else "C")
+    except OSError as exc:
+        raise InputError(path, None, "expected a readable file", exc.strerror or str(exc)) from None
 
 
-def _npy_header(path: str) -> tuple[tuple[int, ...], np.dtype, int]:
-    """``(shape, dtype, offset of the data)`` from a ``.npy`` file's header."""
+#: The error for a compressed ``.npy`` or PSB binary matrix.
+COMPRESSED = "expected an uncompressed .npy or PSB binary matrix (they are memory-mapped); decompress it first"
+
+
+def _npy_header(path: str, fh: BinaryIO) -> tuple[tuple[int, ...], np.dtype, bool, int]:
+    """``(shape, dtype, Fortran order, offset of the data)`` from the header of the ``.npy`` file open as ``fh``."""
     from numpy.lib import format as npy_format
 
     try:
-        with open(path, "rb") as fh:
-            version = npy_format.read_magic(fh)
-            read = npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
-            shape, _, dtype = read(fh)
-            offset = fh.tell()
-    except OSError as exc:
-        raise InputError(path, None, "expected a readable file", exc.strerror or str(exc)) from None
+        version = npy_format.read_magic(fh)
+        read = npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
+        shape, fortran, dtype = read(fh)
     except (ValueError, SyntaxError, TypeError, EOFError, RecursionError, tokenize.TokenError) as exc:  # numpy parses the header as a Python literal
         raise InputError(path, None, "expected a .npy array", _reason(exc)) from None
-    return tuple(int(k) for k in shape), np.dtype(dtype), offset
+    return tuple(int(k) for k in shape), np.dtype(dtype), bool(fortran), fh.tell()
 
 
 def _reason(exc: BaseException) -> str:
@@ -135,26 +138,8 @@ def _reason(exc: BaseException) -> str:
     return text if len(text) <= 120 else f"{text[:120]}..."
 
 
-def read_psb_binary_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
-    """N x M float32, row-major, no header (the PSB distance-matrix file)."""
-    size = os.path.getsize(path)
-    if size != 4 * shape[0] * shape[1]:
-        raise InputError(
-            path,
-            None,
-            f"expected a PSB binary matrix of {shape[0]} x {shape[1]} float32 ({4 * shape[0] * shape[1]} bytes)",
-            f"{size} bytes",
-        )
-    return np.memmap(path, dtype=np.float32, mode="r", shape=shape)
-
-
-def is_binary_file(path: str, probe: int = 4096) -> bool:
-    """True when the first bytes are not text (a NUL byte or invalid UTF-8).
-
-    A UTF-16 / UTF-32 text file is an :class:`InputError` (see
-    :func:`shrec_score.io.text.read_head`), not a binary file.
-    """
-    head = read_head(path, probe)
+def is_binary(head: bytes) -> bool:
+    """True when a file's first bytes are not text (a NUL byte or invalid UTF-8)."""
     if b"\0" in head:
         return True
     try:
@@ -164,6 +149,15 @@ def is_binary_file(path: str, probe: int = 4096) -> bool:
     return False
 
 
+def is_binary_file(path: str, probe: int = 4096) -> bool:
+    """:func:`is_binary` of the first bytes of ``path`` (decompressed).
+
+    A UTF-16 / UTF-32 text file is an :class:`InputError` (see
+    :func:`shrec_score.io.text.read_head`), not a binary file.
+    """
+    return is_binary(read_head(path, probe))
+
+
 #: ASCII matrices larger than this are streamed (row chunks -> a temporary binary file).
 STREAM_ABOVE = 64 << 20
 #: Bytes of text parsed at once when streaming.
@@ -171,16 +165,17 @@ STREAM_CHUNK = 16 << 20
 
 
 def stream_ascii_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
-    """Parse a large ASCII matrix chunk by chunk into a temporary float64 file,
-    memory-mapped read-only: memory stays near ``STREAM_CHUNK`` whatever the
-    file's size.  Errors name the line as :func:`read_ascii_matrix` does."""
+    """Parse a large ASCII matrix (a regular file, checked by the caller)
+    chunk by chunk into a temporary float64 file, memory-mapped read-only:
+    memory stays near ``STREAM_CHUNK`` whatever the file's size.  Errors name
+    the line as :func:`read_ascii_matrix` does."""
     import tempfile
 
     n_rows, n_cols = shape
     tmp = tempfile.TemporaryFile()
     rows_done = 0
     line_no = 0
-    with open_input(regular_file(path)) as fh:
+    with open_input(path) as fh:
         carry = b""
         first = True
         while True:
@@ -238,19 +233,36 @@ def _rest_of_line(fh: BinaryIO) -> int:
 
 
 def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
-    """Read a matrix run in any of the three forms and check its shape."""
-    regular_file(path)
-    compressed = is_compressed(path)
-    if compressed and (path.endswith(".npy") or is_binary_file(path)):
-        raise InputError(path, None, "expected an uncompressed .npy or PSB binary matrix (they are memory-mapped); decompress it first", "a compressed file")
+    """Read a matrix run in any of the three forms and check its shape.
+
+    The file is checked once (``stat``); a ``.npy`` or PSB binary matrix is
+    then opened once and memory-mapped.
+    """
     if path.endswith(".npy"):
         m = read_npy_matrix(path)
-    elif is_binary_file(path):
-        m = read_psb_binary_matrix(path, shape)
-    elif compressed or os.path.getsize(path) > STREAM_ABOVE:  # a compressed matrix: decompressed a chunk at a time
-        m = stream_ascii_matrix(path, shape)
     else:
-        m = read_ascii_matrix(path)
+        path = regular_file(path)
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(HEAD_BYTES)
+                compressed = compression_of(head) is not None
+                if compressed:  # the format is told by the text inside
+                    with open_input(path) as inner:
+                        head = inner.read(HEAD_BYTES)
+                refuse_wide_text(path, head)
+                size = os.fstat(fh.fileno()).st_size
+                if is_binary(head):
+                    if compressed:
+                        raise InputError(path, None, COMPRESSED, "a compressed file")
+                    if size != 4 * shape[0] * shape[1]:
+                        raise InputError(path, None, f"expected a PSB binary matrix of {shape[0]} x {shape[1]} float32 ({4 * shape[0] * shape[1]} bytes)", f"{size} bytes")
+                    m = np.memmap(fh, dtype=np.float32, mode="r", shape=shape) if size else np.zeros(shape, dtype=np.float32)
+                elif compressed or size > STREAM_ABOVE:  # decompressed, or parsed, a chunk at a time
+                    m = stream_ascii_matrix(path, shape)
+                else:
+                    m = read_ascii_matrix(path)
+        except OSError as exc:
+            raise InputError(path, None, "expected a readable file", exc.strerror or str(exc)) from None
     if tuple(m.shape) != tuple(shape):
         raise InputError(
             path,
