@@ -38,6 +38,7 @@ into docs/performance.md.
 from __future__ import annotations
 
 import argparse
+import compileall
 import csv
 import datetime
 import gzip
@@ -125,9 +126,9 @@ def report(row: Row) -> None:
     print(f"{row.case:<17} {row.ours:>13} | {row.reference:<30} | {row.ratio:>5} | {row.budget:<16} {'OK' if row.ok else 'MISSED':<6} | {row.memory}", flush=True)
 
 
-def compare(case: str, ours: float, name: str, ref: float, limit: float, memory: str = "", memory_ok: bool = True, unit: str = "s") -> None:
-    """A row: ours / the reference against ``limit`` (and a memory budget where one is named)."""
-    budget = f"<= {limit:g}" + (" + memory" if memory else "")
+def compare(case: str, ours: float, name: str, ref: float, limit: float, unit: str = "s", memory: str = "", memory_budget: str = "", memory_ok: bool = True) -> None:
+    """A row: ours / the reference against ``limit``, and a memory budget where one is named."""
+    budget = f"<= {limit:g}" + (f", {memory_budget}" if memory_budget else "")
     report(Row(case, f"{ours:.3f} {unit}", f"{name} {ref:.3f} {unit}", f"{ours / ref:.2f}", budget, ours <= limit * ref and memory_ok, memory))
 
 
@@ -407,9 +408,8 @@ def case_trec(case: str, repeat: int, trec_eval: str | None) -> None:
         del jobs["ranx"]
     got = in_turn(jobs, repeat)
     ours = got.pop("ours")
-    memory = f"peak {ours.rss / GB:.2f} GB (<= 2)"
     for name, s in got.items():
-        compare(case, ours.wall, name, s.wall, 0.4 if name == "trec_eval" else 0.999, memory, ours.rss <= 2 * GB)
+        compare(case, ours.wall, name, s.wall, 0.4 if name == "trec_eval" else 1.0, memory=f"peak {ours.rss / GB:.2f} GB", memory_budget="<= 2 GB", memory_ok=ours.rss <= 2 * GB)
 
 
 def case_lists(repeat: int) -> None:
@@ -419,7 +419,7 @@ def case_lists(repeat: int) -> None:
     shutil.rmtree(scored_once("lists", args), ignore_errors=True)
     files = sorted(os.path.join(root, f) for root, _, names in os.walk(args[0]) for f in names)
     got = in_turn({"ours": [CLI, *args, "--quiet", "--format", "csv"], "pandas": lambda: [pd.read_csv(f, sep=" ", header=None) for f in files]}, repeat)
-    compare("lists", got["ours"].wall, "pandas.read_csv loop", got["pandas"].wall, 1.5, f"CPU ratio {got['ours'].cpu / got['pandas'].cpu:.2f}")
+    compare("lists", got["ours"].wall, "pandas.read_csv loop", got["pandas"].wall, 1.5, memory=f"CPU ratio {got['ours'].cpu / got['pandas'].cpu:.2f}")
 
 
 def case_matrix(case: str, repeat: int) -> None:
@@ -430,7 +430,8 @@ def case_matrix(case: str, repeat: int) -> None:
     got = in_turn(jobs, repeat)
     rss = got["ours"].rss
     limit = 1.0 if case == "matrix10k" else 1.5
-    compare(case, got["ours"].wall, "load + np.argsort proc", got["argsort"].wall, limit, f"peak {rss / size:.2f}x the matrix (<= 1.5)", rss <= 1.5 * size)
+    note = f"peak {rss / size:.2f}x the matrix; CPU ratio {got['ours'].cpu / got['argsort'].cpu:.2f}"
+    compare(case, got["ours"].wall, "load + np.argsort proc", got["argsort"].wall, limit, memory=note, memory_budget="<= 1.5x matrix", memory_ok=rss <= 1.5 * size)
 
 
 def case_startup(repeat: int) -> None:
@@ -439,8 +440,9 @@ def case_startup(repeat: int) -> None:
         ("psb-like", [CLI, os.path.join(sample, "runs"), "--relevance", os.path.join(sample, "classes.cla"), "--format", "csv"], 0.35),
         ("--help", [CLI, "--help"], 0.1),
     ):
-        wall = in_turn({name: cmd}, 3 * repeat)[name].wall
-        report(Row(f"startup {name}", f"{wall:.3f} s", f"median of {3 * repeat}", "", f"<= {limit} s", wall <= limit))
+        walls = [timed(cmd)[0] for _ in range(3 * repeat)]
+        wall = statistics.median(walls)
+        report(Row(f"startup {name}", f"{wall:.3f} s", f"median of {len(walls)}", "", f"<= {limit} s", wall <= limit, f"best {min(walls):.3f} s"))
 
 
 def embeddings_data(n: int, d: int, n_classes: int, seed: int = 22) -> tuple[np.ndarray, np.ndarray]:
@@ -487,7 +489,7 @@ def case_dask(repeat: int) -> None:
             "dask": [CLI, zarr, "-r", cla, "--dask", "local:2", "--out", outs[1], "--quiet", "--format", "csv"],
         }, repeat)
         same = all(open(os.path.join(outs[0], f), "rb").read() == open(os.path.join(outs[1], f), "rb").read() for f in ("per_query.csv", "per_run.csv"))
-        compare("dask", got["dask"].wall, "one process", got["single"].wall, float("inf"), f"CSVs identical: {same}", same)
+        compare("dask", got["dask"].wall, "one process", got["single"].wall, float("inf"), memory=f"CSVs identical: {same}", memory_ok=same)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -541,6 +543,10 @@ def main() -> None:
             if case in GOLDEN_CASES:
                 case_args(case)
         return
+    # the package byte-compiled (under PYTHONDONTWRITEBYTECODE every start would compile it)
+    import shrec_score
+
+    compileall.compile_dir(os.path.dirname(shrec_score.__file__), quiet=1)
     # inputs first, niced, so that a generation slows the machine's other users less
     subprocess.run(["nice", "-n", "10", sys.executable, __file__, "--generate", "--cases", args.cases], check=True)
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
