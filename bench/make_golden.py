@@ -1,6 +1,6 @@
 """Store the numbers of shrec-score 0.1.0 for the bench's generated cases (run once).
 
-For each case of run_bench.GOLDEN_CASES (trec, trec-long, lists, matrix10k,
+For each case of inputs.GOLDEN_CASES (trec, trec-long, lists, matrix10k,
 matrix4k) the inputs are generated as the bench makes them (seeded), scored by
 the old version's CLI with ``--out``, and its per_query.csv and per_run.csv
 stored gzipped without name or time (as ``gzip -n``) in bench/golden/<case>/.
@@ -22,7 +22,8 @@ import subprocess
 import sys
 import tempfile
 
-import run_bench
+from inputs import GOLDEN_CASES, case_args
+from run_bench import CLI, GOLDEN
 
 
 def main(old: str) -> None:
@@ -30,11 +31,11 @@ def main(old: str) -> None:
     where = subprocess.run([sys.executable, "-c", "import shrec_score; print(shrec_score.__file__)"], env=env, cwd="/", capture_output=True, text=True, check=True)
     if not where.stdout.startswith(os.path.abspath(old)):
         raise SystemExit(f"shrec_score comes from {where.stdout.strip()}, not from {old}")
-    for case in run_bench.GOLDEN_CASES:
-        args = run_bench.case_args(case)
+    for case in GOLDEN_CASES:
+        args = case_args(case)
         with tempfile.TemporaryDirectory(prefix=f"golden-{case}-") as out:
-            subprocess.run([run_bench.CLI, *args, "--out", out, "--quiet", "--format", "csv"], env=env, stdout=subprocess.DEVNULL, check=True)
-            folder = os.path.join(run_bench.GOLDEN, case)
+            subprocess.run([CLI, *args, "--out", out, "--quiet", "--format", "csv"], env=env, stdout=subprocess.DEVNULL, check=True)
+            folder = os.path.join(GOLDEN, case)
             os.makedirs(folder, exist_ok=True)
             for name in ("per_query.csv", "per_run.csv"):
                 with open(os.path.join(out, name), "rb") as fh:
