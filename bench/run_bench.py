@@ -305,15 +305,18 @@ def machine() -> str:
     return f"{model}, {os.cpu_count()} cores"
 
 
-def write_docs(started: str, load: float) -> None:
+def version() -> str:
+    """shrec-score's version and the repo's commit (taken at the start: the bench may be edited meanwhile)."""
     import shrec_score
 
     git = lambda *a: subprocess.run(["git", "-C", ROOT, *a], capture_output=True, text=True).stdout.strip()  # noqa: E731
-    dirty = [ln for ln in git("status", "--porcelain", "--", "shrec_score").splitlines()]
+    dirty = " with uncommitted changes to shrec_score/" if git("status", "--porcelain", "--", "shrec_score") else ""
+    return f"shrec-score {shrec_score.__version__} at commit {git('rev-parse', '--short', 'HEAD')}{dirty}"
+
+
+def write_docs(header: str) -> None:
     lines = [
-        f"Written by `make bench` on {started} UTC; {machine()}, load average {load:.1f} at the start;",
-        f"shrec-score {shrec_score.__version__} at commit {git('rev-parse', '--short', 'HEAD')}{' with uncommitted changes' if dirty else ''};"
-        f" Python {sys.version.split()[0]}, numpy {np.__version__}.",
+        f"Written by `make bench` ({header}).",
         "",
         "| case | ours | reference | ratio | budget | result | memory / note |",
         "| --- | --- | --- | --- | --- | --- | --- |",
@@ -340,8 +343,8 @@ def main() -> None:
     # inputs first, niced, so that a generation slows the machine's other users less
     subprocess.run(["nice", "-n", "10", sys.executable, os.path.join(HERE, "inputs.py"), args.cases], check=True)
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")
-    load = os.getloadavg()[0]
-    print(f"{started} UTC; {machine()}; load average {load:.1f}; Python {sys.version.split()[0]}, numpy {np.__version__}", flush=True)
+    header = f"{started} UTC; {machine()}, load average {os.getloadavg()[0]:.1f} at the start; {version()}; Python {sys.version.split()[0]}, numpy {np.__version__}"
+    print(header, flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-trec_eval-") as build:
         trec_eval = trec_eval_binary(build) if {"trec", "trec-long"} & set(cases) else None
         for case in cases:
@@ -360,7 +363,7 @@ def main() -> None:
             else:
                 raise SystemExit(f"unknown case {case!r}; the cases: {DEFAULT_CASES},dask")
     if args.cases == DEFAULT_CASES:
-        write_docs(started, load)
+        write_docs(header)
     else:
         print("docs/performance.md left as it is (not every default case ran)", flush=True)
 
