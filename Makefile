@@ -10,7 +10,7 @@ help:
 	@echo "make demo     install the tool into $(VENV) and score sample_runs/"
 	@echo "make test     install the test extras and run the whole suite"
 	@echo "make lint     ruff and mypy"
-	@echo "make bench    speed benchmark against peers (bench extra)"
+	@echo "make bench    speed and numbers against trec_eval, peers, pandas, numpy (bench extra)"
 	@echo "make samples  regenerate sample_runs/ (deterministic)"
 
 $(BIN)/python:
@@ -53,12 +53,10 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check shrec_score tests bench sample_runs
 	$(BIN)/mypy shrec_score
 
+# The budgets of issue 29 (docs/performance.md); BENCH_ARGS="--cases trec --repeat 5" picks cases.
 bench: $(VENV)/.installed
-	$(PIP) install -e '.[bench,plots]'
-	@# byte-compile as pip does for a regular install: with PYTHONDONTWRITEBYTECODE
-	@# set, an editable install would compile every module at every start
-	$(BIN)/python -m compileall -q shrec_score
-	$(BIN)/python bench/run_bench.py
+	$(PIP) install -e '.[bench]'
+	$(BIN)/python bench/run_bench.py $(BENCH_ARGS)
 
 samples: $(VENV)/.installed
 	$(BIN)/python sample_runs/make_samples.py
