@@ -1,45 +1,50 @@
-"""The output folder, replaced as one unit.
+"""Output folders, each replaced as one unit, several committed together.
 
-``--out DIR`` (and ``--plots DIR``) hold, at every instant and after any
-interruption (a signal, ``kill -9``, a power loss after the call returned,
-a full disk, a failing write), either the complete set of files of the
-previous scoring or the complete set of this one, never a mix:
+``--out DIR`` (and ``--plots``, ``--html``) hold, at every instant and after
+any interruption (a signal, ``kill -9``, a power loss after the call
+returned, a full disk, a failing write), the complete set of files of either
+the previous scoring or this one, never a mix:
 
-1. **Lock.**  ``DIR`` is created if missing and locked with ``flock``; the
-   kernel releases the lock when the process dies.  A second scoring into
-   the same folder fails at once (:class:`InputError`, exit 2) naming the
-   folder and the process that holds it.
-2. **Stage.**  A new folder is built beside ``DIR``
-   (``.DIR.shrec-score-<token>.tmp`` in the same parent, so on the same file
-   system): the files the user keeps in ``DIR`` (every entry the previous
-   scoring did not write, found from its manifest) are hard-linked into it
-   (copied where hard links are not possible), then the new files are
-   written, each ``fsync``-ed, then the manifest
-   (:data:`MANIFEST`: the files this scoring wrote), then every staged
-   folder is ``fsync``-ed.
-3. **Swap.**  The staged folder and ``DIR`` are exchanged in one atomic
-   ``renameat2(RENAME_EXCHANGE)`` and the parent is ``fsync``-ed.  Where the
-   kernel or file system cannot exchange, two renames are used (``DIR`` to
-   ``.DIR.shrec-score-<token>.old``, the staged folder to ``DIR``); if
-   interrupted between the two, the next scoring puts the previous folder
-   back before it starts.
-4. **Clean.**  The previous folder (now under the staging name) is removed;
-   anything the user dropped into ``DIR`` while the new set was staged is
-   moved across first.  Staging folders left by a killed scoring are
-   removed by the next scoring of the same folder (they carry its name and
-   it holds its lock).
+1. **Lock.**  ``DIR`` is created if missing and ``flock``-ed (released by
+   the kernel when the process dies); a second scoring into it fails at
+   once, naming the folder and the process holding it.
+2. **Stage** (:meth:`OutputFolder.stage`).  A new folder is built beside
+   ``DIR`` (``.DIR.shrec-score-<token>.tmp``, on the same file system): the
+   user's entries of ``DIR`` (all that the previous scoring's manifest does
+   not list) hard-linked (or copied) into it, each one's identity (inode,
+   size, mtime) noted; the new files written and ``fsync``-ed; the manifest
+   (:data:`MANIFEST`); every staged folder ``fsync``-ed.
+3. **Swap** (:meth:`OutputFolder.swap`).  One ``renameat2(RENAME_EXCHANGE)``
+   of the staged folder and ``DIR``, then an ``fsync`` of the parent.  Where
+   not supported, two renames (``DIR`` to ``.DIR.shrec-score-<token>.old``,
+   then the staged folder to ``DIR``); if cut between them, the next scoring
+   puts the previous folder back first.
+4. **Finish** (:meth:`OutputFolder.finish`).  What the user changed in the
+   previous folder while the new one was staged moves into the new one, at
+   any depth: a file or folder added (in a folder of their own or one the
+   scoring writes), a file replaced (an editor saves by renaming a temporary
+   file over it), unless the user changed that path again in the new folder
+   since the swap.  Then the previous folder is removed (as are staging
+   folders of a killed scoring, by the next scoring of the same folder).
 
-So the set in ``DIR`` is exactly what this scoring wrote plus what the user
-put there: the files of an earlier scoring that this one does not write
-(``significance.csv`` from a run with ``--significance``, say) are gone.
-Files and folders are created with mode 0666/0777 less the umask, as
-``open()`` and ``mkdir`` would; a folder that existed keeps its mode.
-``DIR`` becomes a new directory (a new inode): a shell whose current
-directory is ``DIR`` sees the old one, so an ``--out`` that holds the
-current directory is refused.  The parent of ``DIR`` must be writable.
+**Several folders** (:func:`commit_together`): all are staged before any is
+swapped, so if staging one fails (a full disk) none is replaced; if a swap
+or the sync after the swaps fails, or a signal comes meanwhile, the folders
+already swapped are put back (with what the user wrote into them).  Only a
+``kill -9`` or a power loss between two swaps (microseconds) mixes them.
 
-Every operating-system error is an :class:`InputError` naming the user's
-path (never a staging name) and what to do.
+So ``DIR`` holds what this scoring wrote plus what the user put there; an
+earlier scoring's files that this one does not write are gone; at a path
+either scoring writes, the scoring's file wins; a file the user deleted
+during the commit comes back.  Two windows stay open, as Linux offers no way
+to close them: what a process whose current directory (or an open folder)
+lies inside ``DIR`` writes after step 4 is lost with the previous folder (a
+``DIR`` holding our own current directory is refused), and so is a file
+whose path was looked up before the swap but created after step 4 read its
+folder.  Files and folders get mode 0666/0777 less the umask; a folder that
+existed keeps its mode; ``DIR`` becomes a new inode; its parent must be
+writable.  Every operating-system error is an :class:`InputError` naming
+the user's path (never a staging name) and what to do.
 """
 
 from __future__ import annotations
@@ -49,7 +54,7 @@ import json
 import os
 import shutil
 import stat
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import TracebackType
 
 from .errors import InputError, visible
@@ -70,39 +75,68 @@ _ADVICE = {
     errno.ENAMETOOLONG: "the name is too long",
 }
 
+#: What a path was when staged: (device, inode, mode, size, modification time), None when absent.
+Identity = tuple[int, int, int, int, int] | None
 
 
 def _token() -> str:
-    """12 random hex digits for a staging name (os.urandom: the secrets module
-    imports hashlib and hmac, 7 ms of every --out scoring's start-up)."""
+    """12 random hex digits for a staging name (os.urandom: secrets imports hashlib, 7 ms of start-up)."""
     return os.urandom(6).hex()
 
+
 def environment_error(path: str | os.PathLike[str] | None, exc: OSError, doing: str | None = "could not write") -> InputError:
-    """An :class:`InputError` for an operating-system error on ``path`` (the user's path):
-    what failed and what to do, in one line."""
+    """An :class:`InputError` for an operating-system error on the user's ``path``: what failed, what to do."""
     advice = _ADVICE.get(exc.errno or 0, exc.strerror or str(exc))
     return InputError(None if path is None else os.fsdecode(path), None, f"{doing}: {advice}" if doing else advice)
 
 
 def publish(path: str | os.PathLike[str], files: Mapping[str, str | bytes]) -> list[str]:
-    """Replace the folder ``path`` with ``files`` (relative path -> text or bytes), as one unit.
+    """Replace the folder ``path`` with ``files`` (relative path -> text or bytes), as one unit
+    (see the module docstring); returns the paths written, in the order given."""
+    return publish_together({path: files})
 
-    Returns the paths written, in the order given.  See the module docstring
-    for the guarantee.
-    """
-    with OutputFolder(path) as out:
-        for name, data in files.items():
-            out.add(name, data)
-        return out.commit()
+
+def publish_together(folders: Mapping[str | os.PathLike[str], Mapping[str, str | bytes]]) -> list[str]:
+    """Replace each folder (path -> its files) as :func:`publish` does, all or none (:func:`commit_together`)."""
+    from contextlib import ExitStack
+
+    with ExitStack() as stack:
+        outs = [stack.enter_context(OutputFolder(path)) for path in folders]
+        for out, files in zip(outs, folders.values()):
+            for name, data in files.items():
+                out.add(name, data)
+        return commit_together(outs)
+
+
+def commit_together(folders: Sequence[OutputFolder]) -> list[str]:
+    """Commit entered :class:`OutputFolder` s as one: stage each, then swap each, then finish each; returns
+    the paths written.  If staging one fails, none is swapped; if a swap or the sync after the swaps fails
+    (or a signal comes), the ones swapped are put back; the staged folders go when their ``with`` ends."""
+    for folder in folders:
+        folder.stage()
+    swapped: list[OutputFolder] = []
+    try:
+        for folder in folders:
+            folder.swap()
+            swapped.append(folder)
+        for folder in folders:
+            _fsync_dir(folder.parent)  # the swaps survive a power loss (or are undone)
+    except BaseException as exc:
+        for back in reversed(swapped):
+            back.unswap()
+        if isinstance(exc, OSError):
+            raise environment_error(folder.shown, exc) from None
+        raise
+    return [path for folder in folders for path in folder.finish()]
 
 
 class OutputFolder:
     """One output folder as a transaction: ``with OutputFolder(dir) as out:
     out.add(name, data); out.commit()``.
 
-    Entering takes the lock (fails at once if another scoring holds it);
-    leaving without :meth:`commit` leaves the folder as it was.  Several
-    :meth:`add` calls may name files in sub-folders (``plots/pr.svg``).
+    Entering takes the lock (fails at once if another scoring holds it); leaving without :meth:`commit`
+    leaves the folder as it was.  :meth:`add` may name files in sub-folders (``plots/pr.svg``).
+    :meth:`commit` runs :meth:`stage`, :meth:`swap` and :meth:`finish` (:func:`commit_together`: several).
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -113,6 +147,8 @@ class OutputFolder:
         self._fds: list[int] = []
         self._created = False
         self._staging: str | None = None
+        self._previous: set[str] = set()  # the files the previous scoring wrote (its manifest)
+        self._carried: dict[str, tuple[Identity, Identity]] = {}  # user's path -> (identity in DIR, in the staged folder)
         self._committed = False
 
     # -- lock -----------------------------------------------------------------
@@ -206,14 +242,18 @@ class OutputFolder:
             raise ValueError(f"expected a relative file name inside the folder, got {name!r}")
         self.files[name] = data.encode("utf-8") if isinstance(data, str) else data
 
-    # -- commit ---------------------------------------------------------------
+    # -- commit: stage, swap, finish --------------------------------------------
     def commit(self) -> list[str]:
         """Stage the files beside the folder, then swap it in (see the module docstring)."""
+        return commit_together([self])
+
+    def stage(self) -> None:
+        """Step 2: build the new folder beside ``DIR`` (the user's files carried, the new ones written, all synced)."""
         if not self._fds:
             raise RuntimeError("OutputFolder.commit() outside its 'with' block")
         for stale in self._leftovers(".tmp") + self._leftovers(".old"):
             shutil.rmtree(stale, ignore_errors=True)
-        previous = self._previous_manifest()
+        self._previous = self._previous_manifest()
         staging = os.path.join(self.parent, f".{self.name}{_TAG}{_token()}.tmp")
         self._staging = staging
         where = self.shown
@@ -224,7 +264,8 @@ class OutputFolder:
             import fcntl
 
             fcntl.flock(staging_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            _carry(self.path, staging, previous)
+            self._carried = {}
+            _carry(self.path, staging, self._previous, self._carried)
             for name, data in self.files.items():
                 where = os.path.join(self.shown, *name.split("/"))
                 _write_synced(os.path.join(staging, *name.split("/")), data)
@@ -235,34 +276,30 @@ class OutputFolder:
             _sync_tree(staging)
             if not self._created:
                 os.chmod(staging, stat.S_IMODE(os.stat(self.path).st_mode))
-            self._swap(staging)
         except OSError as exc:
             raise environment_error(where, exc) from None
+
+    def swap(self) -> None:
+        """Step 3: the staged folder in place of ``DIR``, the previous one under the staging name."""
+        _swap_names(str(self._staging), self.path)
+
+    def unswap(self) -> None:
+        """Undo :meth:`swap`: the previous folder back, with what the user put into the new one meanwhile."""
+        _swap_names(str(self._staging), self.path)
+        _rescue(str(self._staging), self.path, self._previous | set(self.files), self._carried, side=1)
+
+    def finish(self) -> list[str]:
+        """Step 4: move into the new ``DIR`` what the user changed in the previous one since staging, then remove it."""
         self._committed = True
-        old = staging  # the previous folder now sits under the staging name
-        _rescue_late_files(old, self.path, previous)
+        old = str(self._staging)  # the previous folder now sits under the staging name
+        if _rescue(old, self.path, self._previous | set(self.files), self._carried, side=0):
+            try:
+                _sync_tree(self.path)  # the moved files are in place before the previous folder goes
+            except OSError:
+                pass
         shutil.rmtree(old, ignore_errors=True)
         self._staging = None
         return [os.path.join(self.shown, *name.split("/")) for name in self.files]
-
-    def _swap(self, staging: str) -> None:
-        """Put ``staging`` in place of the folder; the previous folder ends under ``staging``'s name."""
-        exchanged = _exchange(staging, self.path)
-        if not exchanged:
-            old = os.path.join(self.parent, f".{self.name}{_TAG}{_token()}.old")
-            os.rename(self.path, old)
-            os.rename(staging, self.path)
-            os.rename(old, staging)
-        try:
-            _fsync_dir(self.parent)
-        except OSError:  # the swap may not survive a power loss: undo it and say so
-            if exchanged:
-                _exchange(staging, self.path)
-            else:
-                os.rename(self.path, old)
-                os.rename(staging, self.path)
-                os.rename(old, staging)
-            raise
 
     def _previous_manifest(self) -> set[str]:
         try:
@@ -281,9 +318,6 @@ class OutputFolder:
         return [os.path.join(self.parent, n) for n in sorted(names) if n.startswith(prefix) and n.endswith(suffix)]
 
 
-# -- the steps, each a plain function ----------------------------------------------
-
-
 def _write_synced(path: str, data: bytes) -> None:
     os.makedirs(os.path.dirname(path), exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # 0666 less the umask, as open() creates
@@ -296,8 +330,21 @@ def _write_synced(path: str, data: bytes) -> None:
         os.close(fd)
 
 
-def _carry(src: str, dst: str, ours: set[str], rel: str = "") -> None:
-    """Hard-link (or copy) into ``dst`` every entry of ``src`` that the previous scoring did not write."""
+def _identity(path: str) -> Identity:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    return (st.st_dev, st.st_ino, st.st_mode, st.st_size, st.st_mtime_ns)
+
+
+def _holds(paths: set[str], folder: str) -> bool:
+    return any(n.startswith(folder + "/") for n in paths)
+
+
+def _carry(src: str, dst: str, ours: set[str], carried: dict[str, tuple[Identity, Identity]], rel: str = "") -> None:
+    """Hard-link (or copy) into ``dst`` every entry of ``src`` that the previous scoring did not write,
+    noting in ``carried`` each one's identity in ``src`` and in ``dst``."""
     try:
         entries = sorted(os.scandir(src), key=lambda e: e.name)
     except FileNotFoundError:
@@ -307,19 +354,76 @@ def _carry(src: str, dst: str, ours: set[str], rel: str = "") -> None:
         if name == MANIFEST or name in ours:
             continue
         target = os.path.join(dst, entry.name)
+        before = _identity(entry.path)
         if entry.is_dir(follow_symlinks=False):
             os.mkdir(target)
-            os.chmod(target, stat.S_IMODE(entry.stat(follow_symlinks=False).st_mode))
-            _carry(entry.path, target, ours, name + "/")
-            if any(n.startswith(name + "/") for n in ours) and not os.listdir(target):
+            _carry(entry.path, target, ours, carried, name + "/")
+            if _holds(ours, name) and not os.listdir(target):
                 os.rmdir(target)  # a folder only the previous scoring filled
+                continue
+            os.chmod(target, stat.S_IMODE(entry.stat(follow_symlinks=False).st_mode))  # after its entries: a read-only folder too
         elif entry.is_symlink():
             os.symlink(os.readlink(entry.path), target)
         else:
             try:
                 os.link(entry.path, target, follow_symlinks=False)
+                before = _identity(target)  # the very inode linked, whatever happened since the lstat
             except OSError:  # no hard links here (another file system mounted inside, FAT...): copy
                 shutil.copy2(entry.path, target, follow_symlinks=False)
+        carried[name] = (before, _identity(target))
+
+
+def _rescue(src: str, dst: str, scoring: set[str], carried: dict[str, tuple[Identity, Identity]], side: int, rel: str = "") -> bool:
+    """Move into ``dst`` what the user added to ``src`` or replaced there since staging, at any depth; True if any.
+
+    Left alone: ``scoring``'s paths (either scoring's files), an entry still as
+    staged (``carried[path][side]``: side 0 when ``src`` is the previous DIR, 1
+    when it is the staged folder after an undone swap), and one whose
+    counterpart in ``dst`` changed since staging (the user's later change)."""
+    try:
+        entries = sorted(os.scandir(src), key=lambda e: e.name)
+    except OSError:
+        return False
+    moved = False
+    for entry in entries:
+        name = f"{rel}{entry.name}"
+        if name == MANIFEST or name in scoring:
+            continue
+        target = os.path.join(dst, entry.name)
+        was = carried.get(name)
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                if os.path.isdir(target) and not os.path.islink(target):
+                    moved |= _rescue(entry.path, target, scoring, carried, side, name + "/")
+                elif was is None and not os.path.lexists(target) and not _holds(scoring, name):
+                    moved |= _move(entry.path, target, replace=False)  # a folder of the user's own
+                elif was is None and not os.path.lexists(target):  # holds a scoring's files too: bring only the user's
+                    os.mkdir(target, stat.S_IMODE(entry.stat(follow_symlinks=False).st_mode))
+                    if not _rescue(entry.path, target, scoring, carried, side, name + "/"):
+                        os.rmdir(target)
+                    moved |= os.path.exists(target)
+                continue
+            if was is not None and _identity(entry.path) == was[side]:
+                continue  # as staged
+            now = _identity(target)
+            if now is None or (was is not None and now == was[1 - side]):
+                moved |= _move(entry.path, target, replace=now is not None)
+        except OSError:
+            continue  # stays behind (a mount point inside, a read-only folder) and goes with ``src``
+    return moved
+
+
+def _move(src: str, dst: str, *, replace: bool) -> bool:
+    """Rename ``src`` to ``dst``; without ``replace``, only if ``dst`` is still absent."""
+    if replace:
+        os.rename(src, dst)
+        return True
+    if _renameat2(src, dst, 1):  # RENAME_NOREPLACE
+        return True
+    if os.path.lexists(dst):
+        return False
+    os.rename(src, dst)
+    return True
 
 
 def _sync_tree(top: str) -> None:
@@ -335,8 +439,24 @@ def _fsync_dir(path: str) -> None:
         os.close(fd)
 
 
+def _swap_names(staging: str, path: str) -> None:
+    """Exchange the folders at ``staging`` and ``path`` (its own inverse)."""
+    if _exchange(staging, path):
+        return
+    parent, name = os.path.split(path)
+    old = os.path.join(parent, f".{name}{_TAG}{_token()}.old")
+    os.rename(path, old)
+    os.rename(staging, path)
+    os.rename(old, staging)
+
+
 def _exchange(a: str, b: str) -> bool:
     """Swap two paths atomically (Linux ``renameat2(RENAME_EXCHANGE)``); False where not supported."""
+    return _renameat2(a, b, 2)
+
+
+def _renameat2(a: str, b: str, flags: int) -> bool:
+    """Linux ``renameat2(a, b, flags)``; False where not supported, or (``RENAME_NOREPLACE``) when ``b`` exists."""
     import ctypes
     import sys
 
@@ -346,28 +466,13 @@ def _exchange(a: str, b: str) -> bool:
         renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):
         return False
-    at_fdcwd, rename_exchange = -100, 2
-    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+    at_fdcwd = -100
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), flags) == 0:
         return True
     err = ctypes.get_errno()
-    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EEXIST):
         return False
     raise OSError(err, os.strerror(err), b)
-
-
-def _rescue_late_files(old: str, new: str, ours: set[str]) -> None:
-    """Move into ``new`` what the user dropped into the folder while it was being staged."""
-    try:
-        names = os.listdir(old)
-    except OSError:
-        return
-    for name in names:
-        theirs = name != MANIFEST and name not in ours and not any(n.startswith(name + "/") for n in ours)
-        if theirs and not os.path.lexists(os.path.join(new, name)):
-            try:
-                os.rename(os.path.join(old, name), os.path.join(new, name))
-            except OSError:
-                pass
 
 
 def _holder(fd: int) -> str:
