@@ -233,7 +233,6 @@ def test_a_matrix_scores_as_the_same_list_folder_in_every_tie_mode(lists_base, t
         assert values == expected and len(values) == 6, mode
 
 
-@pytest.mark.xfail(strict=True, reason="issue 30.20: refused under the tie modes, accepted under the rule and by check")
 def test_distances_on_some_lines_only_get_one_verdict(lists_base):
     """issue 30.20: validity must not depend on the tie mode, nor on check vs score."""
     root, cla, _ = lists_base

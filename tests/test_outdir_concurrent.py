@@ -269,7 +269,6 @@ def test_a_failure_at_every_step_from_the_second_staging_on_leaves_both_old_or_b
     assert outcomes.count("old") > 5 and outcomes[-1] == "new"
 
 
-@pytest.mark.xfail(strict=True, reason="issue 30.13: cli._Outputs.commit commits each folder on its own until it calls commit_together")
 def test_a_scoring_that_fails_writing_out_leaves_plots_untouched(tmp_path):
     """--out whose staging name is too long for the file system: exit 2, and --plots is not replaced."""
     import subprocess

@@ -60,7 +60,8 @@ def prefix_in(out: str, folder: str, flag: str) -> str | None:
 class Outputs:
     """``--out``, ``--plots`` and ``--html`` as transactions (:mod:`shrec_score.outdir`):
     both folders are locked on entry, so a second scoring into them fails
-    before it reads anything; :meth:`commit` replaces each as a unit.  A
+    before it reads anything; :meth:`commit` replaces them together, all or
+    none (:func:`~shrec_score.outdir.commit_together`).  A
     ``--plots`` or ``--html`` folder inside ``--out`` is part of the same
     unit (and the page then links the CSV files).  Output
     folders inside a RUNS folder are refused: the next scoring would read
@@ -129,11 +130,9 @@ class Outputs:
         if self.plots is not None:
             for name, data in figures.items():
                 self.plots.add(name, data)
-            self.plots.commit()
         if self.html is not None:
             for name, text in pages.items():
                 self.html.add(name, text)
-            self.html.commit()
         if self.out is not None:
             for name, text in csv.items():
                 self.out.add(name, text)
@@ -143,7 +142,10 @@ class Outputs:
             if self.html_prefix is not None:
                 for name, text in pages.items():
                     self.out.add(self.html_prefix + name, text)
-            self.out.commit()
+        from ..outdir import commit_together
+
+        # every folder of one scoring, or none (issue 30.13)
+        commit_together([f for f in (self.out, self.plots, self.html) if f is not None])
 
 
 def render(report: Report, fmt: str, per_query: bool, quiet: bool) -> None:
