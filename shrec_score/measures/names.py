@@ -185,3 +185,17 @@ def expand_names(names: Iterable[str]) -> list[str]:
         prefix = m.group(1) if m else None
         out.append(name)
     return out
+
+
+def trec_twin(name: str) -> str:
+    """The measure that gives trec_eval's value for ``name``: its twin for a
+    SHREC measure with a trec_eval name, ``name``'s own registry name otherwise
+    (for ``--format trec``, which promises trec_eval's numbers).
+
+    >>> [trec_twin(n) for n in ("AP", "NN", "P@5", "R@10", "map", "DCG")]
+    ['map', 'P.1', 'P.5', 'recall.10', 'map', 'DCG']
+    """
+    m = get_measure(name)
+    if m.kind == "binary" and m.trec_name:
+        return get_measure(m.trec_name).name
+    return m.name
