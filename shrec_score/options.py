@@ -18,6 +18,7 @@ from typing import Any
 
 from .errors import OptionError
 from .measures import Settings, get_measure
+from .measures.names import expand_names
 from .measures.registry import did_you_mean
 
 GRADES = ("binary", "sister")
@@ -136,6 +137,11 @@ class Options:
         measures = None
         if opts.measures is not None:
             names = _sequence("measures", opts.measures)
+            if all(isinstance(m, str) for m in names):  # trec_eval's groups and P.5,10,20
+                try:
+                    names = expand_names(names)
+                except KeyError as exc:
+                    raise OptionError(f"measures: {exc.args[0]}") from None
             if not names:
                 raise OptionError("measures: expected at least one measure name, got an empty list")
             measures = tuple(dict.fromkeys(measure_name(m) for m in names))

@@ -212,17 +212,20 @@ def test_names_and_aliases_mean_one_thing():
     assert get_measure("AP@100").name == get_measure("map_cut_100").name == "map_cut.100"
     assert get_measure("Success@10").name == get_measure("success_10").name == "success.10"
     assert get_measure("Bpref").name == "bpref"
-    assert get_measure("P.5").name == get_measure("P_5").name == "P@5"
-    assert get_measure("recall.1000").name == get_measure("R@1000").name == "R@1000"
-    assert get_measure("map").name == "AP" and get_measure("Rprec").name == "FT" and get_measure("recip_rank").name == "RR"
-    # SHREC 2006's NDCG@k keeps its meaning; ir_measures' nDCG@k is refused with a pointer
+    # trec_eval's names are trec_eval's measures (0 for a topic without relevant documents), not the SHREC ones
+    assert get_measure("P.5").name == get_measure("P_5").name == "P.5" != get_measure("P@5").name
+    assert get_measure("recall.1000").name == get_measure("recall_1000").name == "recall.1000" != get_measure("R@1000").name
+    assert (get_measure("map").name, get_measure("Rprec").name, get_measure("recip_rank").name) == ("map", "Rprec", "recip_rank")
+    assert get_measure("mAP").name == get_measure("MAP").name == "AP"
+    # SHREC 2006's NDCG@k keeps its meaning; ir_measures' nDCG@k is trec_eval's ndcg_cut.k
     assert get_measure("NDCG@10").kind == "graded" and get_measure("NDCG@10").trec_name is None
-    with pytest.raises(OptionError, match=r"ndcg_cut\.20.*NDCG@20 is SHREC 2006"):
-        shrec_score.options.Options.build(measures=["nDCG@20"])
-    # one trec_eval name per measure
+    assert get_measure("nDCG@20").name == "ndcg_cut.20"
+    # one trec_eval name per measure, but for the SHREC measures that name their trec_eval twin
     names = [n for n in shrec_score.measures.known_measures() if not n.endswith((".k", "@k"))]
-    trec = [get_measure(n).trec_name for n in names if get_measure(n).trec_name]
+    twins = {"AP", "FT", "RR", "NN"}
+    trec = [get_measure(n).trec_name for n in names if get_measure(n).trec_name and n not in twins]
     assert len(trec) == len(set(trec))
+    assert all(get_measure(n).trec_name == get_measure(get_measure(n).trec_name).trec_name for n in twins)
 
 
 def test_depth_equals_pytrec_eval_on_truncated_runs(tmp_path):
@@ -238,12 +241,12 @@ def test_depth_equals_pytrec_eval_on_truncated_runs(tmp_path):
         assert cli_rows.loc[t, "ndcg"] == pytest.approx(te[t]["ndcg"], abs=1e-9)
         assert cli_rows.loc[t, "num_ret"] == te[t]["num_ret"] <= 7
     report = shrec_score.score([rp], qp, measures=["ndcg", "bpref", "num_ret", "AP"], settings=Settings(depth=7))
-    ours = per_topic(report, ["ndcg", "bpref", "num_ret", "map"])
+    ours = per_topic(report, ["ndcg", "bpref", "num_ret", "AP"])
     for t in te:
         for name in ("ndcg", "bpref", "num_ret"):
             assert ours[t][name] == pytest.approx(te[t][name], abs=1e-9)
-        if not math.isnan(ours[t]["map"]):
-            assert ours[t]["map"] == pytest.approx(te[t]["map"], abs=1e-9)
+        if not math.isnan(ours[t]["AP"]):
+            assert ours[t]["AP"] == pytest.approx(te[t]["map"], abs=1e-9)
 
 
 def test_judged_only_equals_pytrec_eval_judged_docs_only(tmp_path):

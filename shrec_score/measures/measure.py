@@ -10,8 +10,8 @@ cutoff, :data:`PATTERN_ALIASES`), a registered name, or a family with its
 cutoff.  :func:`column_higher_is_better` and :func:`display_name` answer
 for any leaderboard column, measure or not.
 
->>> get_measure("map").name, get_measure("P_5").name, get_measure("ndcg_cut_10").trec_name
-('AP', 'P@5', 'ndcg_cut_10')
+>>> get_measure("mAP").name, get_measure("P_5").name, get_measure("ndcg@10").trec_name
+('AP', 'P.5', 'ndcg_cut_10')
 """
 
 from __future__ import annotations
@@ -138,10 +138,15 @@ class Pattern(NamedTuple):
 
     prefix: str
     regex: re.Pattern[str]
-    #: make(k) -> Measure; ``make("k")`` gives the template shown in listings
-    #: (its ``compute`` raises TypeError).
-    make: Callable[[int | str], Measure]
+    #: make(*params) -> Measure, one int per group of ``regex``; ``make(*placeholders)``
+    #: gives the template shown in listings (its ``compute`` raises TypeError).
+    make: Callable[..., Measure]
+    #: The listing's names of the parameters (``P@k``, ``P(rel=r)@k``).
+    placeholders: tuple[str, ...] = ("k",)
 
+    def template(self) -> Measure:
+        """The family's row in listings (``P@k``)."""
+        return self.make(*self.placeholders)
 
 
 #: Every measure of a fixed name, in registration order (the listing's order).
@@ -149,22 +154,37 @@ REGISTRY: dict[str, Measure] = {}
 #: The ``prefix@k`` families, in registration order.
 PATTERNS: list[Pattern] = []
 
-#: Alternative spellings accepted on the command line; :func:`register` adds
-#: each measure's ir_measures name.
-ALIASES = {"mAP": "AP", "MAP": "AP", "map": "AP", "Rprec": "FT", "recip_rank": "RR", "T1": "FT", "T2": "ST"}
+#: Alternative spellings accepted on the command line: trec_eval's, ranx's
+#: and ir_measures' names of the same value (:func:`register` adds each
+#: measure's ir_measures name).  ``map``, ``Rprec`` and ``recip_rank`` are
+#: registered measures of their own (:mod:`.names`: trec_eval's values).
+ALIASES = {
+    "mAP": "AP", "MAP": "AP", "T1": "FT", "T2": "ST",
+    "mrr": "recip_rank", "r-precision": "Rprec",  # ranx
+    "nDCG": "ndcg",  # ir_measures
+}
 
-#: Spellings of cutoff measures accepted on the command line: trec_eval's
-#: printed names (P_5, ndcg_cut_10), trec_eval's parameter form of P and
-#: recall (P.5, recall.5), and ir_measures' names where the value is the same.
-PATTERN_ALIASES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"P[._]([1-9][0-9]*)"), "P@{}"),
-    (re.compile(r"recall[._]([1-9][0-9]*)"), "R@{}"),
-    (re.compile(r"(?:ndcg_cut_)([1-9][0-9]*)"), "ndcg_cut.{}"),
-    (re.compile(r"(?:map_cut_|AP@)([1-9][0-9]*)"), "map_cut.{}"),
-    (re.compile(r"(?:success_|Success@)([1-9][0-9]*)"), "success.{}"),
+#: Spellings of the cutoff families, ``{k}`` the cutoff: trec_eval's printed
+#: names (``P_5``, ``ndcg_cut_10``), ranx's and ir_measures' names where the
+#: value is the same.  Each entry: (spelling, our name, whose spelling).
+PATTERN_ALIASES: tuple[tuple[str, str, str], ...] = (
+    ("P_{k}", "P.{k}", "trec_eval"),
+    ("precision@{k}", "P.{k}", "ranx"),
+    ("recall_{k}", "recall.{k}", "trec_eval"),
+    ("recall@{k}", "recall.{k}", "ranx"),
+    ("ndcg_cut_{k}", "ndcg_cut.{k}", "trec_eval"),
+    ("ndcg@{k}", "ndcg_cut.{k}", "ranx"),
+    ("nDCG@{k}", "ndcg_cut.{k}", "ir_measures"),
+    ("map_cut_{k}", "map_cut.{k}", "trec_eval"),
+    ("map@{k}", "map_cut.{k}", "ranx"),
+    ("AP@{k}", "map_cut.{k}", "ir_measures"),
+    ("success_{k}", "success.{k}", "trec_eval"),
+    ("hit_rate@{k}", "success.{k}", "ranx"),
+    ("Success@{k}", "success.{k}", "ir_measures"),
 )
-
-
+_PATTERN_ALIAS_RES = tuple(
+    (re.compile(re.escape(spelling).replace(re.escape("{k}"), "([1-9][0-9]*)")), target) for spelling, target, _ in PATTERN_ALIASES
+)
 
 
 def register(measure: Measure) -> Measure:
@@ -177,9 +197,9 @@ def register(measure: Measure) -> Measure:
     return measure
 
 
-def register_pattern(prefix: str, regex: str, make: Callable[[int | str], Measure]) -> None:
-    """Add the family ``prefix@k``: a name matching ``regex`` (its group: k) is ``make(k)``."""
-    PATTERNS.append(Pattern(prefix, re.compile(regex), make))
+def register_pattern(prefix: str, regex: str, make: Callable[..., Measure], placeholders: tuple[str, ...] = ("k",)) -> None:
+    """Add the family ``prefix@k``: a name matching ``regex`` is ``make(*groups)``, each group an int."""
+    PATTERNS.append(Pattern(prefix, re.compile(regex), make, placeholders))
 
 
 def get_measure(name: str) -> Measure:
@@ -191,38 +211,55 @@ def get_measure(name: str) -> Measure:
         When ``name`` is neither registered, an alias, nor a ``prefix@k`` name.
     """
     name = ALIASES.get(name, name)
-    for alias, target in PATTERN_ALIASES:
+    for alias, target in _PATTERN_ALIAS_RES:
         m = alias.fullmatch(name)
         if m:
-            name = target.format(m.group(1))
+            name = target.format(k=m.group(1))
             break
     if name in REGISTRY:
         return REGISTRY[name]
     for pattern in PATTERNS:
         m = pattern.regex.fullmatch(name)
         if m:
-            return pattern.make(int(m.group(1)))
+            return pattern.make(*(int(g) for g in m.groups()))
     raise KeyError(name)
 
 
-def did_you_mean(name: str) -> str:
-    """A hint for an unknown name that is another tool's spelling of ours (empty otherwise).
+def aliases_of(name: str) -> list[str]:
+    """Every other spelling that :func:`get_measure` takes for ``name`` (a family: its template).
 
-    >>> did_you_mean("nDCG@20")
-    " (ir_measures' nDCG@20 is trec_eval's ndcg_cut.20; NDCG@20 is SHREC 2006's NDCG, a different formula)"
+    >>> aliases_of("recip_rank"), aliases_of("P.k")
+    (['mrr'], ['P_k', 'precision@k'])
     """
-    m = re.fullmatch(r"nDCG(?:@([1-9][0-9]*))?", name)
-    if m is None:
+    fixed = [a for a, target in ALIASES.items() if target == name]
+    family = [spelling.format(k="k") for spelling, target, _ in PATTERN_ALIASES if target.format(k="k") == name]
+    return fixed + family
+
+
+def spellings(k: str = "k") -> list[str]:
+    """Every name and alias, families with cutoff ``k`` (what :func:`did_you_mean` compares with)."""
+    families = [p.template().name for p in PATTERNS] + [s.format(k="k") for s, _, _ in PATTERN_ALIASES]
+    return list(REGISTRY) + list(ALIASES) + [f[: -1] + k if f.endswith("k") else f for f in families]
+
+
+def did_you_mean(name: str) -> str:
+    """A hint for an unknown name: the nearest names (difflib), or empty.
+
+    >>> did_you_mean("presicion@10"), did_you_mean("XX")
+    (" (did you mean 'precision@10'?)", '')
+    """
+    import difflib
+
+    m = re.search(r"[0-9]+$", name)
+    near = difflib.get_close_matches(name, spellings(m.group(0) if m else "k"), n=3, cutoff=0.75)
+    if not near:
         return ""
-    if m.group(1) is None:
-        return " (ir_measures' nDCG is trec_eval's ndcg)"
-    k = m.group(1)
-    return f" (ir_measures' nDCG@{k} is trec_eval's ndcg_cut.{k}; NDCG@{k} is SHREC 2006's NDCG, a different formula)"
+    return f" (did you mean {' or '.join(repr(n) for n in near)}?)"
 
 
 def known_measures() -> list[str]:
     """Registered names plus the cutoff patterns, for help texts."""
-    return list(REGISTRY) + [p.make("k").name for p in PATTERNS]
+    return list(REGISTRY) + [p.template().name for p in PATTERNS]
 
 
 #: Display names on the terminal and in tables where they differ from the CSV column.

@@ -1,0 +1,201 @@
+"""trec_eval's and ir_measures' names that promise their value, and trec_eval's groups.
+
+A name another tool defines must give that tool's number.  trec_eval (and
+pytrec_eval, ir_measures and ranx after it) scores a topic without a
+relevant document as 0 and counts it in the mean; the shrec-score measures
+``AP``, ``FT``, ``RR``, ``P@k``, ``R@k`` and ``NN`` leave such a topic empty
+and out of the mean (docs/conventions.md).  So trec_eval's names are
+measures of their own, equal to ours on every other topic:
+
+=============  ===========  =====================================
+trec_eval      ours         a topic without a relevant document
+=============  ===========  =====================================
+``map``        ``AP``       0, counted (``AP``: empty, left out)
+``Rprec``      ``FT``       0, counted
+``recip_rank`` ``RR``       0, counted
+``P.k``        ``P@k``      0, counted (``P.1`` for ``NN``)
+``recall.k``   ``R@k``      0, counted
+=============  ===========  =====================================
+
+Also here: ir_measures' ``P(rel=r)@k`` (precision at k with its own
+relevance level, whatever ``--rel-level`` says) and ``IPrec@x`` (trec_eval
+9's interpolated precision, as pytrec_eval and ir_measures compute it), and
+:func:`expand_names`: trec_eval's groups (``official``) and its comma list
+after a dot (``P.5,10,20``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+import numpy as np
+
+from .measure import ALIASES, REGISTRY, Measure, Settings, get_measure, register, register_pattern
+from .treceval import IPREC_LEVELS, JudgedBlock, iprec_at_recall
+
+
+def zero_without_relevant(values: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
+    """trec_eval's rule: a topic without a relevant document (K = 0) scores 0.
+
+    >>> zero_without_relevant(np.array([0.5, np.nan]), np.array([2, 0])).tolist()
+    [0.5, 0.0]
+    """
+    return np.where(n_relevant > 0, values, 0.0)
+
+
+def _twin(name: str, ours: str, trec_name: str, source: str) -> Measure:
+    """``ours`` under trec_eval's name: 0 (counted) where ``ours`` is empty for K = 0.
+
+    ``ours`` is looked up when a value is computed, so a family's template
+    (``P.k`` on ``P@k``) is listed and computes nothing (TypeError).
+    """
+    base = REGISTRY.get(ours)
+
+    def compute(b, s: Settings) -> np.ndarray:  # type: ignore[no-untyped-def]
+        return zero_without_relevant(get_measure(ours).compute(b, s), b.n_relevant)
+
+    def expected(b, s: Settings) -> np.ndarray:  # type: ignore[no-untyped-def]
+        m = get_measure(ours)
+        return zero_without_relevant((m.expected or m.compute)(b, s), b.n_relevant)
+
+    return Measure(
+        name,
+        f"trec_eval's {trec_name}: {ours}, but a topic without relevant documents scores 0 and counts in the mean",
+        compute,
+        base.func if base else zero_without_relevant,
+        trec_name=trec_name,
+        params=f"k: the cutoff in the name ({name.split('.')[0]}.10)" if name[-1:].isdigit() or name.endswith(".k") else "",
+        source=f"trec_eval {source}",
+        expected=expected,
+    )
+
+
+#: trec_eval's name -> the shrec-score measure it equals on topics with a relevant document.
+TWINS = {"map": "AP", "Rprec": "FT", "recip_rank": "RR", "P.k": "P@k", "recall.k": "R@k"}
+for _name in ("map", "Rprec", "recip_rank"):
+    register(_twin(_name, TWINS[_name], _name, f"m_{_name}.c"))
+
+
+def _family_twin(prefix: str, ours: str, trec_prefix: str) -> None:
+    def make(k: int | str) -> Measure:
+        return _twin(f"{prefix}.{k}", f"{ours}@{k}", f"{trec_prefix}_{k}", f"m_{trec_prefix}.c")
+
+    register_pattern(prefix, rf"{re.escape(prefix)}\.([1-9][0-9]*)", make)
+
+
+_family_twin("P", "P", "P")
+_family_twin("recall", "R", "recall")
+
+
+def precision_at_level(block: JudgedBlock, *, rel: int, k: int) -> np.ndarray:
+    """ir_measures' P(rel=r)@k: items of grade >= r in the first k ranks, divided by k.
+
+    .. math:: P_r@k = |\\{i \\le k: g_i \\ge r\\}| / k
+
+    The relevance level is the name's, not ``--rel-level``.  0 when the
+    topic has no document of grade >= r (counted, as trec_eval's ``P_k``
+    with ``-l r``).  Source: ir_measures ``P(rel=r)@k`` (trec_eval m_P.c).
+
+    >>> precision_at_level(JudgedBlock.from_lists([[2, 1, 3, -1]], [[0, 1, 1, 1]]), rel=2, k=4).tolist()
+    [0.5]
+    """
+    return np.asarray((block.grades[:, :k] >= rel).sum(axis=1) / k, dtype=np.float64)
+
+
+def _precision_at_level(rel: int | str, k: int | str) -> Measure:
+    def compute(b: JudgedBlock, s: Settings) -> np.ndarray:
+        if isinstance(rel, str) or isinstance(k, str):
+            raise TypeError("P(rel=r)@k is the listing's template; name a level and a cutoff, e.g. P(rel=2)@10")
+        return precision_at_level(b, rel=rel, k=k)
+
+    return Measure(
+        f"P(rel={rel})@{k}", "ir_measures' P(rel=r)@k: grade >= r in the first k ranks / k (r: the name's level, not --rel-level)",
+        compute, precision_at_level, kind="judged", trec_name=None,
+        params="r, k: the level and the cutoff in the name (P(rel=2)@10)", source="ir_measures P(rel=r)@k; trec_eval m_P.c with -l r",
+        ties_exact=False,  # the tie groups' means are kept for --rel-level only
+    )
+
+
+register_pattern("P(rel=r)", r"P\(rel=([1-9][0-9]*)\)@([1-9][0-9]*)", _precision_at_level, ("r", "k"))
+
+# ir_measures' IPrec@x is pytrec_eval's, i.e. trec_eval 9's cutoff (long)(x R + 0.9);
+# trec_eval 10's iprec_at_recall_x (lround) is registered under its own name.
+for _x in IPREC_LEVELS:
+    register(
+        Measure(
+            f"IPrec@{_x:.1f}",
+            "ir_measures' IPrec@x: interpolated precision at recall x, trec_eval 9's cutoff (long)(x R + 0.9)",
+            (lambda x: lambda b, s: iprec_at_recall(b, level=x, rounding="v9"))(_x),
+            iprec_at_recall, kind="judged", params="rel_level: Settings.rel_level, --rel-level",
+            source="ir_measures IPrec@x (pytrec_eval: trec_eval 9.0 m_iprec_at_recall.c)", ties_exact=False,
+        )
+    )
+
+ALIASES.update({"IPrec@0": "IPrec@0.0", "IPrec@1": "IPrec@1.0"})
+
+#: trec_eval's groups of measures (``-m official``), as shortcuts.
+OFFICIAL = (
+    "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+    *(f"iprec_at_recall_{x:.2f}" for x in IPREC_LEVELS),
+    *(f"P.{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+)
+GROUPS = {"official": OFFICIAL}
+#: trec_eval's groups shrec-score cannot honour, and why.
+REFUSED_GROUPS = {
+    "all_trec": "shrec-score has only some of trec_eval's measures (not 11pt_avg, infAP, rbp, relstring, set_P, utility ...); "
+    "ask for 'official' or name the measures",
+}
+_PARAMETER = re.compile(r"([A-Za-z_]+\.)[0-9]+")
+
+
+def expand_names(names: Iterable[str]) -> list[str]:
+    """Measure names with trec_eval's shortcuts expanded.
+
+    A group (``official``) becomes its measures; trec_eval's comma list
+    after a dot, ``P.5,10,20``, becomes ``P.5``, ``P.10``, ``P.20`` (given as
+    one string, or split on commas already: a bare number continues the
+    name before it).
+
+    Raises
+    ------
+    KeyError
+        For a group shrec-score cannot honour (``all_trec``), with the reason;
+        a bare number with no ``name.k`` before it.
+
+    >>> expand_names(["P.5,10", "ndcg_cut.20", "30", "AP"])
+    ['P.5', 'P.10', 'ndcg_cut.20', 'ndcg_cut.30', 'AP']
+    """
+    out: list[str] = []
+    prefix = None
+    for name in (part.strip() for text in names for part in text.split(",")):
+        if not name:
+            continue
+        if name in REFUSED_GROUPS:
+            raise KeyError(f"{name}: {REFUSED_GROUPS[name]}")
+        if name in GROUPS:
+            out.extend(GROUPS[name])
+            prefix = None
+            continue
+        if name.isdigit():
+            if prefix is None:
+                raise KeyError(f"{name}: a bare number continues a trec_eval name with a dot (P.5,10), but nothing precedes it")
+            name = prefix + name
+        m = _PARAMETER.fullmatch(name)
+        prefix = m.group(1) if m else None
+        out.append(name)
+    return out
+
+
+def trec_twin(name: str) -> str:
+    """The measure that gives trec_eval's value for ``name``: its twin for a
+    SHREC measure with a trec_eval name, ``name``'s own registry name otherwise
+    (for ``--format trec``, which promises trec_eval's numbers).
+
+    >>> [trec_twin(n) for n in ("AP", "NN", "P@5", "R@10", "map", "DCG")]
+    ['map', 'P.1', 'P.5', 'recall.10', 'map', 'DCG']
+    """
+    m = get_measure(name)
+    if m.kind == "binary" and m.trec_name:
+        return get_measure(m.trec_name).name
+    return m.name
