@@ -65,7 +65,6 @@ from .io.chunked import (
 )
 from .io.runs import check_unique_names, discover_runs
 from .io.text import entry_is_folder, list_folder
-from .io.trec_stream import NotStreamable
 from .join import matrix_axis, matrix_run
 from .loading import PathLike, Progress, load_runs
 from .measures import Measure, Settings
@@ -74,7 +73,6 @@ from .options import Options
 from .ranking import matrix_rank_block, matrix_to_ranked_run
 from .relevance import Relevance
 from .report import Report
-from .stream import TrecStreamRun
 
 #: ``--dask local:N``: a cluster of N worker processes on this machine.
 LOCAL_PREFIX = "local:"
@@ -280,13 +278,7 @@ def _score_source(shared: _Shared, source: RunSource) -> _RunResult:
         lenient=shared.lenient, missing=shared.settings.missing, ties=shared.settings.ties != "rule",
     )
     (run,) = runs
-    try:
-        sc = score_run(run, rel, shared.measures, shared.settings, curves=shared.curves)
-    except NotStreamable:
-        if not isinstance(run, TrecStreamRun):
-            raise
-        run = run.read_whole(rel)  # type: ignore[assignment]
-        sc = score_run(run, rel, shared.measures, shared.settings, curves=shared.curves)
+    sc = score_run(run, rel, shared.measures, shared.settings, curves=shared.curves)
     stub: Any
     if isinstance(run, MatrixRun):
         stub = MatrixRun(run.name, run.path, np.zeros((0, 0)), [], np.zeros(0, np.int64), np.zeros(0, np.int64), drops=run.drops)
@@ -295,8 +287,6 @@ def _score_source(shared: _Shared, source: RunSource) -> _RunResult:
         offsets = np.zeros(lengths.size + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
         stub = RankedRun(run.name, list(run.query_ids), np.zeros(0, np.int64), offsets, drops=run.drops)
-    if isinstance(run, TrecStreamRun):
-        notes = notes + run.notes
     return _RunResult(sc, stub, notes)
 
 
