@@ -31,8 +31,7 @@ from .aggregate import (
 )
 from .engine import Evaluation, RunScores, collect, score_run, small_class_queries
 from .errors import InputError, OptionError, shown
-from .io.runs import discover_runs, first_trec_file
-from .io.trec_stream import NotStreamable, ReadAhead
+from .io.runs import discover_runs
 from .loading import (
     AnyRun,
     PathLike,
@@ -49,7 +48,6 @@ from .options import Options
 from .relevance import Relevance
 from .report import Report
 from .signature import KendallSignature, ScoringSignature, tie_text
-from .stream import TrecStreamRun
 from .table import Table
 
 #: The run records :func:`score` accepts instead of paths.
@@ -70,8 +68,8 @@ def score(
     ----------
     runs : paths or run records
         Folders of runs (one sub-folder per run), run folders, run files, or
-        runs already read (:class:`RankedRun`, :class:`MatrixRun`, or a
-        streamed TREC run from :func:`load_runs`); not a mix of both.
+        runs already read (:class:`RankedRun`, :class:`MatrixRun`, as
+        :func:`load_runs` hands them over); not a mix of both.
     relevance : path, Classification or Relevance
         Target classification (``.cla``), TREC qrels, or a ready relevance model.
     options : Options, optional
@@ -132,23 +130,17 @@ def score(
         raise OptionError(f"give the options either as options= or as keywords, not both (got {', '.join(sorted(settings))})")
     opts = options if options is not None else Options.build(**settings)
     given = _given_runs(runs)
-    with ReadAhead() as ahead:
-        if given is None and not opts.lenient and opts.settings.missing != "zero" and not isinstance(relevance, Relevance):
-            first = first_trec_file(runs, opts.run_format)  # type: ignore[arg-type]
-            if first is not None:
-                ahead.start(first)  # parsed while the relevance loads
-        rel = _relevance(relevance, opts, threads=not ahead.active)
-        plan = plan_measures(rel, opts)
-        notes: list[str] = []
-        if given is None:
-            run_objs, notes = load_runs(
-                runs, rel, run_format=opts.run_format, matrix_order=opts.matrix_order,  # type: ignore[arg-type]
-                progress=progress, lenient=opts.lenient, ahead=ahead, missing=opts.settings.missing,
-                ties=opts.settings.ties != "rule",
-            )
-        else:
-            run_objs = given
-        ev = score_all(run_objs, rel, plan.measures, opts.settings, curves=rel.gain_curves, progress=progress)
+    rel = _relevance(relevance, opts)
+    plan = plan_measures(rel, opts)
+    notes: list[str] = []
+    if given is None:
+        run_objs, notes = load_runs(
+            runs, rel, run_format=opts.run_format, matrix_order=opts.matrix_order,  # type: ignore[arg-type]
+            progress=progress, lenient=opts.lenient, missing=opts.settings.missing, ties=opts.settings.ties != "rule",
+        )
+    else:
+        run_objs = given
+    ev = score_all(run_objs, rel, plan.measures, opts.settings, curves=rel.gain_curves, progress=progress)
     return _report(ev, run_objs, rel, plan, opts, notes)
 
 
@@ -159,16 +151,15 @@ def _given_runs(runs: Sequence[Any]) -> list[AnyRun] | None:
         return None
     if len(records) < len(runs):
         raise OptionError("runs: expected paths or run records (RankedRun, MatrixRun), not a mix of both")
-    # RUN_TYPES admits any ChunkedRun; the one the package makes is TrecStreamRun (AnyRun)
+    # RUN_TYPES admits any ChunkedRun (scored chunk by chunk, as distributed's row blocks are)
     return cast("list[AnyRun]", records)
 
 
-def _relevance(relevance: PathLike | Classification | Relevance, opts: Options, *, threads: bool = True) -> Relevance:
+def _relevance(relevance: PathLike | Classification | Relevance, opts: Options) -> Relevance:
     if isinstance(relevance, Relevance):
         return relevance
     return load_relevance(
-        relevance, opts.queries, grades=opts.grades, collection=opts.collection, collection_size=opts.collection_size, threads=threads,
-        split=opts.split,
+        relevance, opts.queries, grades=opts.grades, collection=opts.collection, collection_size=opts.collection_size, split=opts.split
     )
 
 
@@ -220,18 +211,12 @@ def plan_measures(rel: Relevance, opts: Options) -> MeasurePlan:
 def score_all(
     runs: Sequence[AnyRun], rel: Relevance, measures: Sequence[Measure], settings: Settings, *, curves: bool, progress: Progress | None = None
 ) -> Evaluation:
-    """Score every run; a streamed TREC run that turns out not to be
-    streamable (not grouped by query, malformed) is read whole and scored again."""
+    """Score every run."""
     scores: list[RunScores] = []
     for done, run in enumerate(runs):
         if progress is not None:
             progress("scoring", done, len(runs))
-        try:
-            scores.append(score_run(run, rel, measures, settings, curves=curves))
-        except NotStreamable:
-            if not isinstance(run, TrecStreamRun):
-                raise
-            scores.append(score_run(run.read_whole(rel), rel, measures, settings, curves=curves))
+        scores.append(score_run(run, rel, measures, settings, curves=curves))
     if progress is not None:
         progress("scoring", len(runs), len(runs))
     return collect(scores, rel, measures, settings, curves=curves)
@@ -294,9 +279,6 @@ def _warnings(runs: Sequence[AnyRun], rel: Relevance, opts: Options, notes: list
     is information about the numbers (printed as it is), any other one a
     warning (printed after ``warning: ``)."""
     warnings = list(notes)
-    for r in runs:  # streamed TREC runs know what they passed over only after scoring
-        if isinstance(r, TrecStreamRun):
-            warnings += r.notes
     if opts.lenient:  # after scoring: NaN matrix cells are counted while ranking
         warnings += [lenient_summary(r) for r in runs]
     k = rel.n_relevant(1)

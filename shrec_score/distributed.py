@@ -1,36 +1,20 @@
 """Scoring on a Dask cluster: matrices stored by blocks of rows, and many runs at once.
 
 :func:`score` is :func:`shrec_score.score` with the work spread over the
-workers of a Dask cluster (``dask.distributed``): the same Report, the same
-numbers (per-query values are computed by the same functions, the means and
-the PR curve by the same code on the gathered per-query values).
-
-* A matrix stored by blocks of rows (a Zarr array ``run.zarr`` or a folder
-  of ``.npy`` row shards, :mod:`shrec_score.io.chunked`) is one task per
-  stored block: the worker reads its block from shared storage, ranks it
-  with :func:`shrec_score.ranking.matrix_rank_block` (the single-machine
-  row-block function; other measures through
-  :func:`shrec_score.engine.score_run` on the block's queries) and sends
-  back the block's per-query values and PR rows, never the block.
-* Every other run (a ranked-list folder, a TREC file, a matrix file) is
-  one task: the worker reads and scores it whole
-  (:func:`shrec_score.engine.score_run`) and sends back its per-query values.
-* The relevance model, the measures and the settings are built here once
-  and sent to every worker once (``Client.scatter(..., broadcast=True)``).
-
-Gathered per run, the per-query values go through
-:func:`shrec_score.engine.collect` and the single-machine report code, so
-every CSV is that of the single-process path, byte for byte: the PR curve is
-averaged centrally over the gathered per-query rows (as ``collect`` does);
-a ranks block is padded to the whole matrix's width (sums along a row then
-add in the same order); and where :func:`score_run` would cut a matrix's
-ranked lists into chunks (graded measures, cut lists), the tasks follow the
-same chunks and return each chunk's curve sums apart, added here in chunk
-order as :class:`~shrec_score.engine.MeanAccumulator` adds them.
-
-Nothing here is imported by the single-machine code, and dask is imported
-only when a cluster is used (``dask=None`` runs the same tasks one after the
-other in this process, without dask).
+workers of a Dask cluster (``dask.distributed``): the same Report and numbers.
+A matrix stored by blocks of rows (a Zarr array or ``.npy`` row shards,
+:mod:`shrec_score.io.chunked`) is one task per stored block: the worker reads
+its block, ranks it with the single-machine functions
+(:func:`~shrec_score.ranking.matrix_rank_block`, or
+:func:`~shrec_score.engine.score_run` on the engine's chunks of queries) and
+sends back per-query values and PR rows.  Every other run is one task, read
+and scored whole on a worker.  The relevance model, measures and settings go
+to every worker once (``Client.scatter(..., broadcast=True)``).  The gathered
+values go through :func:`~shrec_score.engine.collect` and the report code, so
+every CSV is the single process's: a ranks block is padded to the matrix's
+width, and curve sums come back per engine chunk, added in chunk order.
+dask is imported only when a cluster is used (``dask=None`` runs the same
+tasks one after the other here).
 """
 
 from __future__ import annotations
@@ -65,7 +49,6 @@ from .io.chunked import (
 )
 from .io.runs import check_unique_names, discover_runs
 from .io.text import entry_is_folder, list_folder
-from .io.trec_stream import NotStreamable
 from .join import matrix_axis, matrix_run
 from .loading import PathLike, Progress, load_runs
 from .measures import Measure, Settings
@@ -74,10 +57,11 @@ from .options import Options
 from .ranking import matrix_rank_block, matrix_to_ranked_run
 from .relevance import Relevance
 from .report import Report
-from .stream import TrecStreamRun
 
 #: ``--dask local:N``: a cluster of N worker processes on this machine.
 LOCAL_PREFIX = "local:"
+#: A task: (function, its arguments after the shared object, run number).
+Task = tuple[Callable[..., Any], tuple[Any, ...], int]
 
 
 def missing_extra() -> str | None:
@@ -158,8 +142,7 @@ class _Shared:
 
 @dataclass
 class _Part:
-    """Some queries of a row-block matrix: their values and PR rows, and the
-    curve partial sums of exactly one of the engine's chunks (or None)."""
+    """Some queries of a row-block matrix: values, PR rows, and the curve sums of one engine chunk (or None)."""
 
     qrows: np.ndarray
     values: dict[str, np.ndarray]
@@ -179,9 +162,7 @@ class _RunResult:
 
 
 class _Rows:
-    """Rows of a matrix held in memory, indexed by their row numbers in the
-    whole matrix (``m[a:b]``, ``m[rows]``), so that messages name the row of
-    the whole matrix."""
+    """Rows of a matrix held in memory, indexed by their numbers in the whole matrix (messages name those)."""
 
     ndim = 2
 
@@ -200,8 +181,7 @@ class _Rows:
 
 class _OneChunk(ChunkedRun):
     """Queries ``qrows`` of a matrix run as the one chunk :func:`score_run`
-    iterates, ranked by the matrix tie rule (as :func:`score_run` ranks a
-    whole matrix, chunk by chunk)."""
+    iterates, ranked as :func:`score_run` ranks a whole matrix, chunk by chunk."""
 
     def __init__(self, run: MatrixRun, qrows: np.ndarray, ties: bool) -> None:
         self.name = run.name
@@ -215,36 +195,28 @@ class _OneChunk(ChunkedRun):
         yield self.qrows, lists, None
 
 
-def _block_run(shared: _Shared, path: str, name: str, qrows: np.ndarray) -> tuple[MatrixRun, RowBlockMatrix]:
+def _block_run(shared: _Shared, path: str, name: str, qrows: np.ndarray) -> MatrixRun:
     """The rows of queries ``qrows``, read here (on the worker) as a matrix run."""
-    rel = shared.relevance
     matrix = open_row_blocks(path)
     rows = shared.row_of_query[qrows]
     lo, hi = int(rows.min()), int(rows.max()) + 1
-    whole = _one_block(matrix, lo, hi)
+    whole = any(a <= lo and hi <= b for a, b in matrix.blocks())  # within one stored block
     block = matrix.read(lo, hi) if whole else matrix[rows]
-    held = np.arange(lo, hi) if whole else rows
-    run = MatrixRun(
-        name, matrix.where(lo, hi) if whole else path, _Rows(block, held, matrix.shape[0]),  # type: ignore[arg-type]
-        [rel.query_ids[i] for i in qrows.tolist()], rows, shared.col_target, drops=Counter() if shared.lenient else None,
-    )
-    return run, matrix
-
-
-def _one_block(matrix: RowBlockMatrix, a: int, b: int) -> bool:
-    return any(lo <= a and b <= hi for lo, hi in matrix.blocks())
+    held = _Rows(block, np.arange(lo, hi) if whole else rows, matrix.shape[0])
+    query_ids = [shared.relevance.query_ids[i] for i in qrows.tolist()]
+    drops: Counter[str] | None = Counter() if shared.lenient else None
+    return MatrixRun(name, matrix.where(lo, hi) if whole else path, held, query_ids, rows, shared.col_target, drops=drops)  # type: ignore[arg-type]
 
 
 def _score_block(shared: _Shared, path: str, name: str, a: int, b: int) -> list[_Part]:
-    """Rows ``a..b`` (one stored block) of a row-block matrix, binary measures
-    only: read here (on the worker), the ranks of the relevant items found by
-    :func:`matrix_rank_block` (the single-machine function), measured."""
+    """Rows ``a..b`` (one stored block) of a row-block matrix, binary measures only: read
+    here (on the worker), ranked by :func:`matrix_rank_block` (as a single process), measured."""
     rel = shared.relevance
     s = shared.settings
     qrows = np.flatnonzero((shared.row_of_query >= a) & (shared.row_of_query < b))
     if qrows.size == 0:  # rows of ignorable queries only (class -1)
         return []
-    run, _ = _block_run(shared, path, name, qrows)
+    run = _block_run(shared, path, name, qrows)
     level = s.rel_level
     relevant, k = shared.relevant(level)
     width = max(1, int(k.max(initial=0)))  # as wide as the single process's blocks: each row's sums add alike
@@ -259,7 +231,7 @@ def _score_chunks(shared: _Shared, path: str, name: str, chunks: list[tuple[int,
     measures, curves, cut lists): each scored by :func:`score_run` as the
     single-process path scores that chunk, its curve sums kept apart."""
     qall = np.arange(chunks[0][0], chunks[-1][1])
-    run, _ = _block_run(shared, path, name, qall)
+    run = _block_run(shared, path, name, qall)
     parts = []
     for c0, c1 in chunks:
         qrows = np.arange(c0, c1)
@@ -274,30 +246,16 @@ def _score_chunks(shared: _Shared, path: str, name: str, chunks: list[tuple[int,
 
 def _score_source(shared: _Shared, source: RunSource) -> _RunResult:
     """One run read and scored whole here (on the worker)."""
-    rel = shared.relevance
-    runs, notes = load_runs(
-        [source.path], rel, run_format=source.format, matrix_order=shared.matrix_order,
-        lenient=shared.lenient, missing=shared.settings.missing, ties=shared.settings.ties != "rule",
-    )
-    (run,) = runs
-    try:
-        sc = score_run(run, rel, shared.measures, shared.settings, curves=shared.curves)
-    except NotStreamable:
-        if not isinstance(run, TrecStreamRun):
-            raise
-        run = run.read_whole(rel)  # type: ignore[assignment]
-        sc = score_run(run, rel, shared.measures, shared.settings, curves=shared.curves)
-    stub: Any
-    if isinstance(run, MatrixRun):
-        stub = MatrixRun(run.name, run.path, np.zeros((0, 0)), [], np.zeros(0, np.int64), np.zeros(0, np.int64), drops=run.drops)
-    else:  # what the report needs of a ranked run: its name, its list lengths, what was dropped
-        lengths = run.lengths()
-        offsets = np.zeros(lengths.size + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        stub = RankedRun(run.name, list(run.query_ids), np.zeros(0, np.int64), offsets, drops=run.drops)
-    if isinstance(run, TrecStreamRun):
-        notes = notes + run.notes
+    s, rel = shared.settings, shared.relevance
+    (run,), notes = load_runs([source.path], rel, run_format=source.format, matrix_order=shared.matrix_order, lenient=shared.lenient, missing=s.missing, ties=s.ties != "rule")
+    sc = score_run(run, rel, shared.measures, s, curves=shared.curves)
+    # what the report needs of a run: its name, what was dropped, its list lengths
+    stub = _matrix_stub(run.name, run.path, run.drops) if isinstance(run, MatrixRun) else RankedRun(run.name, list(run.query_ids), np.zeros(0, np.int64), run.offsets, drops=run.drops)
     return _RunResult(sc, stub, notes)
+
+
+def _matrix_stub(name: str, path: str, drops: Counter[str] | None) -> MatrixRun:
+    return MatrixRun(name, path, np.zeros((0, 0)), [], np.zeros(0, np.int64), np.zeros(0, np.int64), drops=drops)
 
 
 # -- the run plan ----------------------------------------------------------------
@@ -313,9 +271,8 @@ class _BlockSource:
 
 
 def _sources(paths: Sequence[PathLike], fmt: str) -> tuple[list[RunSource | _BlockSource], list[str]]:
-    """The runs in ``paths``: row-block matrix folders (a RUNS argument or a
-    sub-folder of one) first seen as such, everything else found as
-    :func:`shrec_score.io.runs.discover_runs` finds it."""
+    """The runs in ``paths``: row-block matrix folders (a RUNS argument or a sub-folder of
+    one) first seen as such, everything else as :func:`~shrec_score.io.runs.discover_runs` finds it."""
     out: list[RunSource | _BlockSource] = []
     notes: list[str] = []
     rest: list[str] = []
@@ -356,32 +313,24 @@ def _sources(paths: Sequence[PathLike], fmt: str) -> tuple[list[RunSource | _Blo
 
 
 def score(
-    runs: Sequence[PathLike],
-    relevance: PathLike | Relevance,
-    *,
-    dask: Any = None,
-    options: Options | None = None,
-    progress: Progress | None = None,
-    **settings: Any,
+    runs: Sequence[PathLike], relevance: PathLike | Relevance, *, dask: Any = None, options: Options | None = None, progress: Progress | None = None, **settings: Any
 ) -> Report:
     """Score runs on a Dask cluster; the same :class:`~shrec_score.report.Report` as :func:`shrec_score.score`.
 
     Parameters
     ----------
     runs : paths
-        Run folders and files as :func:`shrec_score.score` takes them, and
-        matrices stored by blocks of rows: a Zarr array folder (``run.zarr``)
-        or a folder of ``.npy`` row shards with its ``manifest.json``
-        (:mod:`shrec_score.io.chunked`; ``shrec-score convert`` writes both).
+        As :func:`shrec_score.score` takes them, and matrices stored by blocks
+        of rows: a Zarr array folder (``run.zarr``) or a folder of ``.npy`` row
+        shards with its ``manifest.json`` (``shrec-score convert`` writes both).
     relevance : path or Relevance
     dask : str, distributed.Client or None
-        ``"tcp://HOST:8786"`` (a running scheduler), ``"local:N"`` (a cluster
-        of N worker processes on this machine, closed before returning), a
-        ``distributed.Client`` of the caller's (left open), or None: the same
-        tasks one after the other in this process (no dask needed).
+        ``"tcp://HOST:8786"`` (a running scheduler), ``"local:N"`` (N worker
+        processes here, closed before returning), a ``distributed.Client`` of
+        the caller's (left open), or None: the same tasks one after the other
+        in this process (no dask needed).
     options, progress, **settings
-        As :func:`shrec_score.score`; ``progress("scoring", done, total)``
-        follows the completed tasks.
+        As :func:`shrec_score.score`; ``progress`` follows the completed tasks.
 
     Raises
     ------
@@ -404,14 +353,12 @@ def score(
         col_ids = matrix_axis(list(rel.target_ids), opts.matrix_order, "target", rel.matrix_col_source)
         for s in sources:
             if isinstance(s, _BlockSource) and s.matrix.shape != (len(row_ids), len(col_ids)):
-                raise InputError(
-                    s.path, None, f"expected a {len(row_ids)} x {len(col_ids)} matrix (queries x targets of the classifications)",
-                    f"{s.matrix.shape[0]} x {s.matrix.shape[1]}",
-                )
+                shape = f"{s.matrix.shape[0]} x {s.matrix.shape[1]}"
+                raise InputError(s.path, None, f"expected a {len(row_ids)} x {len(col_ids)} matrix (queries x targets of the classifications)", shape)
         mapped = matrix_run("", "", None, rel, row_ids, col_ids)
         row_of_query, col_target = mapped.row_of_query, mapped.col_target
     shared = _Shared(rel, list(plan.measures), opts.settings, rel.gain_curves, opts.run_format, opts.matrix_order, opts.lenient, row_of_query, col_target)
-    tasks: list[tuple[Callable[..., Any], tuple[Any, ...], int]] = []  # (function, arguments, run number)
+    tasks: list[Task] = []
     for i, s in enumerate(sources):
         if isinstance(s, _BlockSource) and shared.fast:
             tasks.extend((_score_block, (s.path, s.name, a, b), i) for a, b in s.matrix.blocks())
@@ -429,7 +376,7 @@ def score(
         if isinstance(s, _BlockSource):
             sc, drops = _assemble(s.name, [p for parts in mine for p in parts], shared)
             scores.append(sc)
-            stubs.append(MatrixRun(s.name, s.path, np.zeros((0, 0)), [], np.zeros(0, np.int64), np.zeros(0, np.int64), drops=drops))
+            stubs.append(_matrix_stub(s.name, s.path, drops))
         else:
             (res,) = mine
             scores.append(res.scores)
@@ -485,7 +432,7 @@ def _assemble(name: str, parts: list[_Part], shared: _Shared) -> tuple[RunScores
     return RunScores(name, values, pr, vec, gvr, unranked=0), drops
 
 
-def _run_here(shared: _Shared, tasks: list[tuple[Callable[..., Any], tuple[Any, ...], int]], progress: Progress | None) -> list[Any]:
+def _run_here(shared: _Shared, tasks: list[Task], progress: Progress | None) -> list[Any]:
     results = []
     for done, (fn, args, _) in enumerate(tasks):
         if progress is not None:
@@ -496,10 +443,7 @@ def _run_here(shared: _Shared, tasks: list[tuple[Callable[..., Any], tuple[Any, 
     return results
 
 
-def _run_on_cluster(
-    dask: Any, address: str | None, local: int | None, shared: _Shared,
-    tasks: list[tuple[Callable[..., Any], tuple[Any, ...], int]], progress: Progress | None,
-) -> list[Any]:
+def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _Shared, tasks: list[Task], progress: Progress | None) -> list[Any]:
     """The tasks on the cluster; results in task order.  The first error
     cancels every other task and is raised here; so is an interruption."""
     from contextlib import ExitStack
@@ -509,17 +453,10 @@ def _run_on_cluster(
 
     with ExitStack() as stack:
         if local is not None:
-            cluster = stack.enter_context(
-                LocalCluster(
-                    n_workers=local, threads_per_worker=1, processes=True,
-                    # no fixed port (8787 may be taken): its HTTP server on a free port, loopback only
-                    dashboard_address="127.0.0.1:0",
-                    # the workers share our stderr: a task's bad input comes back as the
-                    # one-line error, not also as the workers' ERROR log with its traceback
-                    silence_logs=logging.CRITICAL,
-                )
-            )
-            client = stack.enter_context(Client(cluster))
+            # the dashboard on a free port, loopback only (8787 may be taken); the workers share our
+            # stderr: a task's bad input comes back as the one-line error, not also as their ERROR log
+            cluster = LocalCluster(n_workers=local, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL)
+            client = stack.enter_context(Client(stack.enter_context(cluster)))
         elif address is not None:
             try:
                 client = stack.enter_context(Client(address, timeout="10s"))
@@ -549,7 +486,7 @@ def _run_on_cluster(
         return results
 
 
-def _lost(task: tuple[Callable[..., Any], tuple[Any, ...], int]) -> InputError:
+def _lost(task: Task) -> InputError:
     """The error for a task whose workers died again and again (Dask gave it up)."""
     fn, args, _ = task
     if fn is _score_source:

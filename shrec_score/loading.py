@@ -1,9 +1,7 @@
 """Loading: from paths to a relevance model and run records (the parse stage).
 
-Everything here is per call: the early TREC parser (:class:`ReadAhead`) and
-the threads that parse ranked-list folders (:mod:`shrec_score.io.lists_batch`)
-belong to the call that started them and are stopped before it returns,
-whether it succeeds or fails.  Nothing is kept between calls.
+Everything here is per call and on the calling thread; nothing is kept
+between calls.
 """
 
 from __future__ import annotations
@@ -19,16 +17,14 @@ from .io.runs import discover_runs
 from .io.shapenet import is_shapenet_truth, read_shapenet_truth
 from .io.text import read_head
 from .io.trec import read_qrels
-from .io.trec_stream import ReadAhead
 from .join import read_matrix_run, read_trec_run
 from .model import Classification, MatrixRun, RankedRun
 from .ranking import drop_own
 from .relevance import Relevance, TaxonomyRelevance
-from .stream import TrecStreamRun, stream_source
 
 PathLike = str | os.PathLike[str]
-#: A run as :func:`load_runs` hands it over (TREC files may be streamed while scored).
-AnyRun = RankedRun | MatrixRun | TrecStreamRun
+#: A run as :func:`load_runs` hands it over.
+AnyRun = RankedRun | MatrixRun
 Progress = Callable[[str, int, int], None]
 
 
@@ -51,7 +47,6 @@ def load_relevance(
     grades: str = "binary",
     collection: PathLike | Classification | None = None,
     collection_size: int | None = None,
-    threads: bool = True,
     split: str | None = None,
 ) -> Relevance:
     """Build the relevance model.
@@ -61,7 +56,6 @@ def load_relevance(
     (``id,synsetId,subSynsetId,modelId,split``: taxonomy grades, the models
     of ``split``) or a TREC qrels file (grades from the file; Ds from
     ``collection`` or ``collection_size``, else unknown).
-    ``threads``: parse a large qrels file on several cores.
     """
     from .options import GRADES, _choice
 
@@ -83,7 +77,7 @@ def load_relevance(
     coll = None
     if collection is not None:
         coll = collection if isinstance(collection, Classification) else read_classification(collection)
-    qrels = read_qrels(relevance, threads=threads)
+    qrels = read_qrels(relevance)
     return Relevance.from_qrels(qrels, collection=coll, collection_size=collection_size)
 
 
@@ -106,21 +100,16 @@ def load_runs(
     matrix_order: str | None = None,
     progress: Progress | None = None,
     lenient: bool = False,
-    stream: bool = True,
-    ahead: ReadAhead | None = None,
     missing: str = "error",
     ties: bool = False,
 ) -> tuple[list[AnyRun], list[str]]:
     """Read every run found in ``paths`` (see :func:`shrec_score.io.runs.discover_runs`).
 
     ``lenient``: score broken runs anyway by the documented rules; each run's
-    ``drops`` then says what was dropped and why.  ``stream``: TREC runs are
-    read batch by batch while they are scored (False: read whole now).
-    ``ahead``: the caller's early TREC parsers, taken over by the runs.
+    ``drops`` then says what was dropped and why.
     ``missing`` (:attr:`Settings.missing <shrec_score.measures.Settings>`):
     ``"skip"`` or ``"zero"`` let a run rank nothing for some queries (empty
-    lists; with ``"zero"`` TREC runs are read whole, so that those lists are
-    scored).  ``ties``: the runs carry their tie groups (equal distances or
+    lists).  ``ties``: the runs carry their tie groups (equal distances or
     scores), for any ``ties`` mode but the rule.  Returns the runs and notes
     about files passed over.
     """
@@ -152,8 +141,6 @@ def load_runs(
             run = drop_own(lists, relevance.self_index)  # the lists hold every query, in relevance order
         elif s.format == "matrix":
             run = read_matrix_run(s, relevance, matrix_order)
-        elif drops is None and stream and missing != "zero":
-            run = stream_source(s.name, s.path, ahead, missing_ok=missing_ok, ties=ties)  # read while it is scored
         else:
             run, more = read_trec_run(s, relevance, drops=drops, missing_ok=missing_ok, ties=ties)
             notes.extend(more)

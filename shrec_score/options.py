@@ -139,7 +139,7 @@ class Options:
             names = _sequence("measures", opts.measures)
             if all(isinstance(m, str) for m in names):  # trec_eval's groups and P.5,10,20
                 try:
-                    names = expand_names(names)
+                    names = tuple(expand_names(names))
                 except KeyError as exc:
                     raise OptionError(f"measures: {exc.args[0]}") from None
             if not names:

@@ -65,7 +65,7 @@ class Report(Protocol):
 
 
 def _table(report: Report, name: str) -> Table:
-    """A table of the report without pandas (see :func:`shrec_score.table.light`)."""
+    """A table of the report without pandas (:meth:`shrec_score.report.Report.table`)."""
     table = report.table(name)
     if table is None:
         raise ValueError(f"the report has no {name} table")

@@ -1,12 +1,16 @@
-"""The TREC readers: streamed and in-memory readers agree, and the trec_eval order is exact."""
+"""The TREC reader: trec_eval's order exactly, its errors, any id style and
+line order against trec_eval (pytrec_eval), the qrels readers."""
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 
 import shrec_score
+from shrec_score import join
+from shrec_score.io import runs as runs_io
 from shrec_score.io import trec
-from shrec_score.ranking import trec_order
+from shrec_score.join import trec_order
 
 from .conftest import shared_path
 
@@ -14,7 +18,7 @@ from .conftest import shared_path
 def python_trec_order(q, s, docs):
     """Obviously correct: sort line numbers by (query, -score, doc id descending)."""
     idx = list(range(len(q)))
-    idx.sort(key=lambda i: docs[i], reverse=True)  # stable sorts, least significant key first
+    idx.sort(key=lambda i: docs[i].encode(), reverse=True)  # stable sorts, least significant key first
     idx.sort(key=lambda i: -s[i])
     idx.sort(key=lambda i: q[i])
     return idx
@@ -24,24 +28,21 @@ def python_trec_order(q, s, docs):
 def test_trec_order_equals_a_plain_sort(seed):
     rng = np.random.default_rng(seed)
     n = 400
-    q = np.sort(rng.integers(0, 5, n)) if seed % 2 else rng.integers(0, 5, n)
+    q = np.sort(rng.integers(0, 5, n))  # the lines of a query together, as the reader hands them over
     s = np.round(rng.random(n), 1)
-    if seed % 3 == 0:  # already grouped, scores non-increasing within queries
-        order = np.lexsort((-s, q))
-        q, s = q[order], s[order]
-    docs = [f"d{x}" for x in rng.integers(0, 300, n)]
-    distinct = sorted(set(docs))
-    rank = np.array([distinct.index(d) for d in docs])
-    got = trec_order(q, s, lambda pos: rank if pos is None else rank[pos])
+    if seed % 3 == 0:  # scores non-increasing within queries: only the ties move
+        s = s[np.lexsort((-s, q))]
+    docs = [f"d{x}" if seed % 2 else f"é{x}ü" for x in rng.integers(0, 300, n)]
+    got = trec_order(q, s, pa.array(docs))
     got = list(range(n)) if got is None else got.tolist()
     want = python_trec_order(q.tolist(), s.tolist(), docs)
     assert [(q[i], s[i], docs[i]) for i in got] == [(q[i], s[i], docs[i]) for i in want]
 
 
 def _whole(runs, relevance, **kw):
-    """A report from the in-memory reader (every TREC run read whole, not streamed)."""
+    """A report of the runs read by load_runs and given as records."""
     rel = shrec_score.load_relevance(relevance, queries=kw.pop("queries", None))
-    objs, notes = shrec_score.load_runs(runs, rel, stream=False)
+    objs, notes = shrec_score.load_runs(runs, rel)
     report = shrec_score.score(objs, rel, **kw)
     report.warnings[:0] = notes  # what the reader passed over, as score() from paths reports it
     return report
@@ -91,23 +92,21 @@ def test_duplicate_and_unknown_errors_on_both_paths(tmp_path, monkeypatch):
     (tmp_path / "c.cla").write_text("PSB 1\n1 3\na 0 3\nx\ny\nz\n")
     (tmp_path / "dup.trec").write_text("x Q0 y 1 0.9 t\nx Q0 z 2 0.8 t\nx Q0 y 3 0.7 t\n" + "".join(f"{q} Q0 x 1 0.5 t\n" for q in "yz"))
     (tmp_path / "unk.trec").write_text("x Q0 y 1 0.9 t\nx Q0 w 2 0.8 t\n" + "".join(f"{q} Q0 x 1 0.5 t\n" for q in "yz"))
-    for scorer in (shrec_score.score, _whole):  # streamed, and read whole
+    for scorer in (shrec_score.score, _whole):  # from paths, and from records
         with pytest.raises(shrec_score.InputError, match=r"dup.trec:3: expected each target once per query; x y is already ranked at line 1"):
             scorer([tmp_path / "dup.trec"], tmp_path / "c.cla")
         with pytest.raises(shrec_score.InputError, match=r"unk.trec:2: expected a target id of the collection, got unknown id 'w'"):
             scorer([tmp_path / "unk.trec"], tmp_path / "c.cla")
 
 
-#: Target id styles: packed into uint64 keys (at most 8 bytes), hashed (longer),
-#: both in one batch, and multi-byte UTF-8 (byte order decides ties).
+#: Target id styles: short, long, both in one list, multi-byte UTF-8 (byte
+#: order decides ties), ClueWeb09-like and UUID-like, and very long ones.
 ID_STYLES = {
     "short": lambda d: f"d{d}",
     "long": lambda d: f"LA{d:010d}-x",
     "mixed": lambda d: f"d{d}" if d % 2 else f"LA{d:010d}-x",
     "utf8": lambda d: f"é{d}ü",
-    # ClueWeb09-like (25 bytes) and UUID-like (36 bytes) in one list: rows of words, hashed
     "clueweb-uuid": lambda d: f"clueweb09-en{d % 12:04d}-{d % 100:02d}-{d:05d}" if d % 2 else f"{d * 2654435761 % 2**32:08x}-0d8d-11e6-a6b6-2e6de3695b0e",
-    # some ids wider than _kernels.WORDS_MAX_BYTES: their batches take the general path
     "wide": lambda d: f"w{d}-" + "x" * 130 if d % 7 == 0 else f"LA{d:010d}-x",
 }
 
@@ -130,58 +129,65 @@ def _random_trec(tmp_path, seed, grouped=True, n_q=25, depth=60, pool=200, doc=I
     return tmp_path / "run.trec", tmp_path / "q.qrels"
 
 
+def _pytrec(path):
+    """A run or qrels file as pytrec_eval's dicts."""
+    out = {}
+    for f in (line.split() for line in path.read_text().splitlines()):
+        out.setdefault(f[0], {})[f[2]] = float(f[4]) if len(f) > 4 else int(f[3])
+    return out
+
+
+TREC_NAMES = {"AP": "map", "P@10": "P_10", "RR": "recip_rank", "FT": "Rprec", "ndcg_cut.10": "ndcg_cut_10", "bpref": "bpref"}
+
+
 @pytest.mark.parametrize("style", ID_STYLES)
-@pytest.mark.parametrize("seed, grouped", [(0, True), (1, True), (2, False)])
-def test_streamed_trec_equals_the_in_memory_reader(tmp_path, monkeypatch, seed, grouped, style):
-    from shrec_score import stream
-    from shrec_score.io import trec_stream
-
-
-    run, qrels = _random_trec(tmp_path, seed, grouped, doc=ID_STYLES[style])
-    measures = ["AP", "NN", "FT", "P@10", "RR", "NDCG@10", "ADR", "AP_highly", "ndcg_cut.10", "bpref"]
-    monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 10)  # ~40 lines a batch: queries span batches
-    fallbacks = []
-    read_whole = stream.TrecStreamRun.read_whole
-    monkeypatch.setattr(stream.TrecStreamRun, "read_whole", lambda self, rel: fallbacks.append(1) or read_whole(self, rel))
-    streamed = shrec_score.score([run], qrels, measures=measures)
-    assert len(fallbacks) == (0 if grouped else 1)  # a grouped file is streamed to the end; a shuffled one is read whole
-    whole = _whole([run], qrels, measures=measures)
-    pd.testing.assert_frame_equal(streamed.per_query, whole.per_query)
-    pd.testing.assert_frame_equal(streamed.pr_curve, whole.pr_curve)
-    pd.testing.assert_frame_equal(streamed.curves, whole.curves)
+@pytest.mark.parametrize("seed, grouped, pool", [(0, True, 200), (1, True, 70), (2, False, 200)])
+def test_any_id_style_and_line_order_scores_as_trec_eval(tmp_path, monkeypatch, seed, grouped, pool, style):
+    """Per topic equal to trec_eval (pytrec_eval): ids of every style, files
+    grouped by topic or shuffled, ids judged for several topics of one batch
+    (a small pool), batches of a few topics (join.BATCH_LINES)."""
+    pytrec_eval = pytest.importorskip("pytrec_eval", reason="pytrec-eval-terrier is a test extra")
+    run, qrels = _random_trec(tmp_path, seed, grouped, pool=pool, doc=ID_STYLES[style])
+    monkeypatch.setattr(join, "BATCH_LINES", 100)
+    report = shrec_score.score([run], qrels, measures=list(TREC_NAMES), settings=shrec_score.Settings(missing="skip"))
+    expected = pytrec_eval.RelevanceEvaluator(_pytrec(qrels), set(TREC_NAMES.values())).evaluate(_pytrec(run))
+    got = report.per_query.set_index("query")
+    assert sorted(expected) == sorted(got.index)
+    for m, name in TREC_NAMES.items():
+        for t, values in expected.items():
+            assert got.loc[t, m] == pytest.approx(values[name], abs=1e-12), (m, t)
     note = f"{run}: 1 topic(s) without relevance judgments passed over (unjudged), 2 lines"
-    assert note in streamed.warnings and note in whole.warnings
+    assert note in report.warnings
 
 
 @pytest.mark.parametrize("prefix", ["m", "model-of-the-collection-"])
-def test_streamed_all_against_all_run_with_ties_equals_the_in_memory_reader(tmp_path, monkeypatch, prefix):
-    from shrec_score import stream
-    from shrec_score.io import trec_stream
-
-
+def test_all_against_all_run_with_ties_equals_the_lists_sorted_by_hand(tmp_path, monkeypatch, prefix):
+    """A .cla collection, every model ranking itself too (dropped), scores
+    with many ties: the same scores as the lists sorted in Python and given
+    as a record."""
     rng = np.random.default_rng(5)
     ids = [f"{prefix}{i}" for i in range(40)]
     classes = [ids[i : i + 8] for i in range(0, 40, 8)]
     cla = "PSB 1\n5 40\n" + "".join(f"c{k} 0 8\n" + "\n".join(c) + "\n" for k, c in enumerate(classes))
     (tmp_path / "c.cla").write_text(cla)
     lines = []
-    for q in ids:  # every model ranked, itself included (dropped), scores with many ties
+    for q in ids:
         for t, sc in zip(rng.permutation(ids), np.round(rng.random(40), 1)):
-            lines.append(f"{q} Q0 {t} 0 {sc} r\n")
-    (tmp_path / "run.trec").write_text("".join(lines))
-    monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 10)
-    monkeypatch.setattr(stream.TrecStreamRun, "read_whole", lambda self, rel: pytest.fail("not streamed"))
-    streamed = shrec_score.score([tmp_path / "run.trec"], tmp_path / "c.cla", measures=["NN", "FT", "ST", "E", "DCG", "AP"])
-    whole = _whole([tmp_path / "run.trec"], tmp_path / "c.cla", measures=["NN", "FT", "ST", "E", "DCG", "AP"])
-    pd.testing.assert_frame_equal(streamed.per_query, whole.per_query)
-    assert streamed.per_query["AP"].between(0, 1).all() and len(streamed.per_query) == 40
+            lines.append((q, t, float(sc)))
+    (tmp_path / "run.trec").write_text("".join(f"{q} Q0 {t} 0 {sc} r\n" for q, t, sc in lines))
+    monkeypatch.setattr(join, "BATCH_LINES", 100)
+    measures = ["NN", "FT", "ST", "E", "DCG", "AP"]
+    read = shrec_score.score([tmp_path / "run.trec"], tmp_path / "c.cla", measures=measures)
+    rel = shrec_score.load_relevance(tmp_path / "c.cla")
+    order = python_trec_order([ids.index(q) for q, _, _ in lines], [s for _, _, s in lines], [t for _, t, _ in lines])
+    by_hand = {q: [rel.target_index[lines[i][1]] for i in order if lines[i][0] == q and lines[i][1] != q] for q in ids}
+    record = shrec_score.RankedRun.from_lists("run.trec", {q: np.array(v) for q, v in by_hand.items()})
+    pd.testing.assert_frame_equal(read.per_query, shrec_score.score([record], rel, measures=measures).per_query)
+    assert read.per_query["AP"].between(0, 1).all() and len(read.per_query) == 40
 
 
-def test_streamed_errors_are_the_exact_ones(tmp_path, monkeypatch):
-    from shrec_score.io import trec_stream
-
-
-    monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 10)
+def test_the_errors_are_the_exact_ones(tmp_path, monkeypatch):
+    monkeypatch.setattr(join, "BATCH_LINES", 2)  # a query per batch
     (tmp_path / "c.cla").write_text("PSB 1\n1 3\na 0 3\nx\ny\nz\n")
     body = "".join(f"{q} Q0 {t} 1 0.5 r\n" for q in "xyz" for t in "xyz" if t != q)
     (tmp_path / "miss.trec").write_text(body.replace("z Q0 x 1 0.5 r\nz Q0 y 1 0.5 r\n", ""))
@@ -203,19 +209,6 @@ def test_streamed_errors_are_the_exact_ones(tmp_path, monkeypatch):
             shrec_score.score([tmp_path / name], tmp_path / "c.cla")
 
 
-def test_packed_keys_are_one_to_one_and_in_byte_order():
-    pa = pytest.importorskip("pyarrow", reason="the fast extra")
-    from shrec_score._kernels import pack_ids as _packed
-
-    ids = ["b", "a", "ab", "a0", "zzzzzzzz", "é", "e", "A", "9", "ba"]
-    keys = _packed(pa.array(ids).slice(1))  # a slice: offsets start inside the buffer
-    assert len(set(keys.tolist())) == len(ids) - 1
-    by_key = [x for _, x in sorted(zip(keys.tolist(), ids[1:]))]
-    assert by_key == sorted(ids[1:], key=lambda x: x.encode())
-    assert _packed(pa.array(["a", "123456789"])) is None  # 9 bytes
-    assert _packed(pa.array(["a", "a\x00"])) is None  # a NUL would alias the padding
-
-
 def test_judged_targets_of_query_rows(tmp_path):
     from shrec_score.io.trec import read_qrels
     from shrec_score.relevance import QrelsRelevance
@@ -233,79 +226,6 @@ def test_judged_targets_of_query_rows(tmp_path):
     got = [(int(p), rel.target_ids[t], int(g)) for p, t, g in zip(pos, targets, grades)]
     assert got[:1] == [(0, "x", 1)]  # c: the grade -1 line is left out
     assert sorted(got[1:]) == [(1, "x", 1), (1, "y", 0)]
-
-
-@pytest.mark.parametrize("seed", [1, 3])
-def test_gains_found_while_reading_equal_the_engine_lookup(tmp_path, monkeypatch, seed):
-    """Short ids with qrels: the stream finds each line's judgment among its own
-    query's (one mix per (query, id)); the same scores as the in-memory reader,
-    also when two judgments mix alike and the general path takes the batch."""
-    pytest.importorskip("pyarrow", reason="the fast extra")
-    from shrec_score import stream
-    from shrec_score.io import trec_stream
-
-    # a small pool: every id is judged for several queries of a batch
-    run, qrels = _random_trec(tmp_path, seed, pool=70)
-    measures = ["AP", "NN", "FT", "P@10", "RR", "NDCG@10", "ADR"]
-    monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 11)
-    taken = []
-    pairs = stream._judged_pairs
-
-    def spy(*args):
-        found = pairs(*args)
-        taken.append(found is not None)
-        return found
-
-    monkeypatch.setattr(stream, "_judged_pairs", spy)
-    streamed = shrec_score.score([run], qrels, measures=measures).per_query
-    assert taken and all(taken)
-    whole = _whole([run], qrels, measures=measures).per_query
-    pd.testing.assert_frame_equal(streamed, whole)
-    assert whole["AP"].gt(0).sum() > 10
-    # without the query in the mix, an id judged for two queries of a batch collides
-    from shrec_score import _kernels
-
-    monkeypatch.setattr(_kernels, "MIX_ROW", np.uint64(0))
-    taken.clear()
-    pd.testing.assert_frame_equal(shrec_score.score([run], qrels, measures=measures).per_query, whole)
-    assert taken.count(False) >= 2  # batches handed to the general path
-
-
-def test_repeated_pairs_exactly_even_when_the_fast_mix_collides():
-    from shrec_score._kernels import has_repeats as _repeated
-
-    rng = np.random.default_rng(4)
-    for _ in range(20):
-        rowq, code = rng.integers(0, 5, 300), rng.integers(-(2**62), 2**62, 300)
-        if rng.random() < 0.5:
-            code[7] = code[100]
-            rowq[7] = rowq[100]
-        pairs = list(zip(rowq.tolist(), code.tolist()))
-        assert _repeated(rowq, code) == (len(set(pairs)) < len(pairs))
-        # query by query, lists of one length: each list's hashes sorted on their own
-        order = np.argsort(rowq, kind="stable")
-        lens = np.bincount(rowq)
-        if (lens == lens[0]).all():
-            assert _repeated(rowq[order], code[order], lens) == (len(set(pairs)) < len(pairs))
-    # lists of one length (3 x 4), with and without a repeat inside one list
-    rowq = np.repeat([0, 1, 2], 4)
-    code = np.array([5, 6, 7, 8, 5, 6, 7, 8, 1, 2, 3, 4])
-    assert not _repeated(rowq, code, np.array([4, 4, 4]))
-    code[11] = 1
-    assert _repeated(rowq, code, np.array([4, 4, 4]))
-    # 32-bit hashes alike but ids not: settled on the ids (no repeat)
-    a = 0x9E3779B97F4A7C15
-    twins = np.array([x * pow(a, -1, 2**64) % 2**64 for x in (1, 1 + 2**20)], dtype=np.uint64).view(np.int64)
-    assert (twins.view(np.uint64) * np.uint64(a) >> np.uint64(32)).astype(np.uint32).tolist() == [0, 0]
-    assert not _repeated(np.array([0, 0]), twins, np.array([2]))
-    # (row 1, code 0) and (row 0, code c) mix to the same 64 bits: not a repeat
-    a, b = 0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F
-    c = (b * pow(a, -1, 2**64)) % 2**64
-    rowq, code = np.array([1, 0]), np.array([0, c]).astype(np.uint64).view(np.int64)
-    mix = code.astype(np.uint64) * np.uint64(a) + rowq.astype(np.uint64) * np.uint64(b)
-    assert mix[0] == mix[1]
-    assert not _repeated(rowq, code)
-    assert _repeated(np.array([1, 0, 1]), np.concatenate([code, code[:1]]))
 
 
 def test_lookup_equals_a_dict():
@@ -332,38 +252,6 @@ def test_read_qrels_on_either_reader(tmp_path):
     assert big.stat().st_size >= trec.FAST_QRELS_BYTES
     got = trec.read_qrels(big)
     assert got.targets[:3] == ["d0", "d1", "d2"] and got.grades[:4].tolist() == [0, 1, 2, 0] and len(got.query_ids) == 97
-
-
-@pytest.mark.parametrize("weak", ["length", "prefix"])
-def test_hashed_long_ids_stay_exact_when_hashes_collide(tmp_path, monkeypatch, weak):
-    """Ids too long to pack are hashed (_kernels.hash_words).  With a hash that
-    collides on purpose (every id of one length alike, or ids alike but for their last digits)
-    a hit is confirmed on the ids or the batch / run takes
-    the general path: the scores are still the in-memory reader's."""
-    from shrec_score import _kernels, stream
-    from shrec_score.io import trec_stream
-
-    run, qrels = _random_trec(tmp_path, 0, pool=120, doc=ID_STYLES["long"])
-    measures = ["AP", "NN", "FT", "P@10", "RR", "NDCG@10", "ADR"]
-    monkeypatch.setattr(trec_stream, "BATCH_BYTES", 1 << 11)
-    whole = _whole([run], qrels, measures=measures).per_query
-    exact = shrec_score.score([run], qrels, measures=measures).per_query
-    pd.testing.assert_frame_equal(exact, whole)
-
-    def weak_hash(words, lengths):
-        if weak == "length":
-            return _kernels.hash_words(np.zeros((len(lengths), 1), dtype=np.uint64), lengths)
-        cut = words.copy()
-        cut[:, -1] &= np.uint64(0xFFFF)  # "LA0000000123-x": "LA000000" "01" (the rest of the last word dropped)
-        return _kernels.hash_words(cut, lengths)
-
-    monkeypatch.setattr(stream, "hash_words", weak_hash)
-    slow = []
-    pairs, read_whole = stream._judged_pairs, stream.TrecStreamRun.read_whole
-    monkeypatch.setattr(stream, "_judged_pairs", lambda *a: (lambda f: slow.append(f is None) or f)(pairs(*a)))
-    monkeypatch.setattr(stream.TrecStreamRun, "read_whole", lambda self, rel: slow.append(True) or read_whole(self, rel))
-    pd.testing.assert_frame_equal(shrec_score.score([run], qrels, measures=measures).per_query, whole)
-    assert any(slow)  # the collisions were seen and sent to an exact path
 
 
 @pytest.mark.parametrize("closed", [False, True])
@@ -394,23 +282,26 @@ def test_judged_mask_equals_a_set_of_judged_pairs(tmp_path, closed):
     assert 0 < got.sum() < got.size
 
 
-def test_a_streamed_run_scored_against_two_qrels_uses_each_ones_ids(tmp_path):
-    """The run record caches the relevance's target ids (as arrow ids, packed
-    keys, words); a second scoring of the same record against other qrels
-    with as many targets must look its ids up among the new ones."""
-    from shrec_score.loading import load_relevance, load_runs
+def test_a_bad_score_line_is_named(tmp_path):
+    lines = [f"q{q} Q0 d{d} {d} {1 - d / 100} r\n" for q in range(8) for d in range(80)]
+    lines[500] = "q6 Q0 d1 1 high r\n"
+    (tmp_path / "run.trec").write_text("".join(lines))
+    (tmp_path / "q.qrels").write_text("".join(f"q{q} 0 d{q} 1\n" for q in range(8)))
+    with pytest.raises(shrec_score.InputError, match=r"run.trec:501: expected a number as score \(5th field\), got 'high'"):
+        shrec_score.score([tmp_path / "run.trec"], tmp_path / "q.qrels")
 
-    run = tmp_path / "run.trec"
-    run.write_text("".join(f"q{q} Q0 doc-long-identifier-{d:04d} {r + 1} {50 - r} t\n" for q in range(3) for r, d in enumerate(range(q, q + 20))))
-    first, second = tmp_path / "a.qrels", tmp_path / "b.qrels"
-    # as many judged targets in both, different ids: doc d relevant in a, doc d + 1 in b
-    first.write_text("".join(f"q{q} 0 doc-long-identifier-{d:04d} 1\n" for q in range(3) for d in range(q, q + 20, 4)))
-    second.write_text("".join(f"q{q} 0 doc-long-identifier-{d + 1:04d} 1\n" for q in range(3) for d in range(q, q + 20, 4)))
-    rel_a, rel_b = load_relevance(str(first)), load_relevance(str(second))
-    assert len(rel_a.target_ids) == len(rel_b.target_ids)
-    (record,), _ = load_runs([str(run)], rel_a)
-    a = shrec_score.score([record], rel_a, measures=["NN", "P@10"]).per_query
-    b = shrec_score.score([record], rel_b, measures=["NN", "P@10"]).per_query
-    # by hand: a's relevant docs sit at places 1, 5, 9, ...: NN 1, P@10 3/10; b's at 2, 6, 10: NN 0, P@10 3/10
-    assert a["NN"].tolist() == [1.0] * 3 and a["P@10"].tolist() == [0.3] * 3
-    assert b["NN"].tolist() == [0.0] * 3 and b["P@10"].tolist() == [0.3] * 3
+
+def test_format_detection_reads_the_first_line_only(tmp_path):
+    path = tmp_path / "r.trec"
+    good = "".join(f"q1 Q0 d{i} {i} {1 - i / 1000} r\n" for i in range(1, 301)).encode()  # past the binary probe
+    path.write_bytes(b"\xef\xbb\xbf\n\n" + good + b"q1 Q0 d\xff 2 0.4 r\n")
+    assert runs_io.detect_file_format(str(path)) == "trec"  # the bad byte is the TREC reader's to report
+    (tmp_path / "c.cla").write_text("PSB 1\n1 1\na 0 1\nq1\n")
+    with pytest.raises(shrec_score.InputError, match=r"r.trec:303: expected UTF-8 text, got byte 0xff"):
+        shrec_score.score([path], tmp_path / "c.cla")
+    path.write_bytes(b"\xef\xbb\xbfq1 Q0 d1 1 x r\n")
+    assert runs_io.detect_file_format(str(path)) is None
+    assert shrec_score.api.is_classification_file(tmp_path / "c.cla")
+    (tmp_path / "bom.cla").write_bytes(b"\xef\xbb\xbfPSB 1\n")
+    assert shrec_score.api.is_classification_file(tmp_path / "bom.cla")
+    assert not shrec_score.api.is_classification_file(path)

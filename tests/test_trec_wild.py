@@ -66,15 +66,15 @@ def data(tmp_path):
     return tmp_path, qrels, run
 
 
-def score(paths, relevance, *, stream=True, **settings):
-    """shrec_score.score; with ``stream=False`` the runs are read whole first
-    (the in-memory reader); the report's warnings then carry load_runs' notes."""
-    if stream:
+def score(paths, relevance, *, records=False, **settings):
+    """shrec_score.score; with ``records`` the runs are read by load_runs
+    first and given as records; the report's warnings then carry load_runs' notes."""
+    if not records:
         return shrec_score.score(paths, relevance, **settings)
     from shrec_score.loading import load_relevance, load_runs
 
     rel = load_relevance(relevance)
-    runs, notes = load_runs(paths, rel, stream=False, lenient=settings.get("lenient", False))
+    runs, notes = load_runs(paths, rel, lenient=settings.get("lenient", False))
     report = shrec_score.score(runs, rel, **settings)
     report.warnings[:0] = notes
     return report
@@ -106,10 +106,10 @@ def write(path, text, opener=open):
     return path
 
 
-@pytest.mark.parametrize("stream", [True, False])
-def test_seven_fields_and_compressed_runs_score_as_the_plain_run_and_trec_eval(data, stream):
+@pytest.mark.parametrize("records", [False, True])
+def test_seven_fields_and_compressed_runs_score_as_the_plain_run_and_trec_eval(data, records):
     tmp, qrels, run = data
-    plain = per_query(score([tmp / "plain" / "bm25.run"], tmp / "qrels.txt", measures=MEASURES, stream=stream))
+    plain = per_query(score([tmp / "plain" / "bm25.run"], tmp / "qrels.txt", measures=MEASURES, records=records))
     assert_equals_trec_eval(plain, qrels, run)
     wild = tmp / "wild"
     wild.mkdir()
@@ -124,12 +124,12 @@ def test_seven_fields_and_compressed_runs_score_as_the_plain_run_and_trec_eval(d
         path = write(wild / name, text, opener)
         assert detect_file_format(str(path)) == "trec"
         for relevance in (tmp / "qrels.txt", gz_qrels):
-            report = score([path], relevance, measures=MEASURES, stream=stream)
+            report = score([path], relevance, measures=MEASURES, records=records)
             assert per_query(report) == plain, (name, relevance)
 
 
-@pytest.mark.parametrize("stream", [True, False])
-def test_the_note_counts_the_lines_once_per_run(data, stream):
+@pytest.mark.parametrize("records", [False, True])
+def test_the_note_counts_the_lines_once_per_run(data, records):
     tmp, qrels, run = data
     lines = sum(len(d) for d in run.values())
     runs = tmp / "runs"
@@ -137,7 +137,7 @@ def test_the_note_counts_the_lines_once_per_run(data, stream):
     write(runs / "bm25.run.gz", run_text(run, TAG), gzip.open)
     (runs / "dense.run").write_text(run_text(run, "dense extra words"))
     (runs / "six.run").write_text(run_text(run))
-    report = score([runs], tmp / "qrels.txt", measures=MEASURES, stream=stream)
+    report = score([runs], tmp / "qrels.txt", measures=MEASURES, records=records)
     assert sorted(report.leaderboard["run"]) == ["bm25.run", "dense.run", "six.run"]
     notes = [w for w in report.warnings if "more than six fields" in w]
     assert sorted(notes) == [
@@ -151,8 +151,8 @@ def tab_run_text(run, tag_of):
     return "".join(line.replace(" ", "\t", 5).rsplit("\t", 1)[0] + f"\t{tag_of(i)}\n" for i, line in enumerate(run_text(run).splitlines()))
 
 
-@pytest.mark.parametrize("stream", [True, False])
-def test_tab_separated_runs_with_spaces_in_the_tag_get_the_note(data, stream):
+@pytest.mark.parametrize("records", [False, True])
+def test_tab_separated_runs_with_spaces_in_the_tag_get_the_note(data, records):
     """pyarrow's tab delimiter would keep ``COMPILED (ID:425883)`` as one
     field; trec_eval splits on any blank, so such a line has more than six
     fields: counted for the note, and scored as trec_eval scores it."""
@@ -167,7 +167,7 @@ def test_tab_separated_runs_with_spaces_in_the_tag_get_the_note(data, stream):
     assert "\t" in (runs / "some.run").read_text().splitlines()[0] and " " not in (runs / "plain.run").read_text()
     for path in sorted(runs.iterdir()):
         assert detect_file_format(str(path)) == "trec"
-        report = score([path], tmp / "qrels.txt", measures=MEASURES, stream=stream)
+        report = score([path], tmp / "qrels.txt", measures=MEASURES, records=records)
         assert_equals_trec_eval(per_query(report), qrels, run)
         notes = [w for w in report.warnings if "more than six fields" in w]
         cut = {"all.run": lines, "some.run": len(range(0, lines, 3)), "zipped.run": lines // 2, "plain.run": 0}[report.leaderboard["run"].iloc[0]]
@@ -268,19 +268,19 @@ def test_zstd_with_zstandard(data):
         shrec_score.score([path], tmp / "qrels.txt", measures=MEASURES)
 
 
-@pytest.mark.parametrize("stream", [True, False])
-def test_an_error_line_in_a_compressed_run_is_the_decompressed_line(data, stream):
+@pytest.mark.parametrize("records", [False, True])
+def test_an_error_line_in_a_compressed_run_is_the_decompressed_line(data, records):
     tmp, qrels, run = data
     text = run_text(run, TAG).splitlines(keepends=True)
     text[41] = "t2 Q0 d5 3 notanumber bm25\n"
     path = write(tmp / "bad.run.gz", "".join(text), gzip.open)
     with pytest.raises(InputError, match=r"bad.run.gz:42: expected a number as score \(5th field\), got 'notanumber'"):
-        score([path], tmp / "qrels.txt", measures=MEASURES, stream=stream)
+        score([path], tmp / "qrels.txt", measures=MEASURES, records=records)
     text = run_text(run).splitlines(keepends=True)
     text[70] = "t3 Q0 d5 3\n"
     path = write(tmp / "short.run.bz2", "".join(text), bz2.open)
     with pytest.raises(InputError, match=r'short.run.bz2:71: expected "query_id Q0 target_id rank score tag", got 4 fields'):
-        score([path], tmp / "qrels.txt", measures=MEASURES, stream=stream)
+        score([path], tmp / "qrels.txt", measures=MEASURES, records=records)
 
 
 def test_qrels_with_extra_fields_are_refused_as_trec_eval_does(data):

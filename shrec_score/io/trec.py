@@ -41,21 +41,20 @@ from .text import (
 )
 
 
-def read_qrels(path: str | os.PathLike[str], *, threads: bool = True) -> Qrels:
+def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     """Read a TREC qrels file; a pair judged twice is an error.
 
     Grades are integers; as in trec_eval, grade >= 1 is relevant and a
     negative grade (-1) marks an item in the pool but unjudged: its
     judgment is left out (see :func:`_without_unjudged`).  Large files are
-    read with pyarrow (``threads``: on several cores; off while a run is
-    parsed ahead on the other one); any irregularity is reported by the
-    line-by-line reader.
+    read with pyarrow; any irregularity is reported by the line-by-line
+    reader.
     """
     path = regular_file(path)
     read_head(path)  # UTF-16 / UTF-32 named as such
     fast = None
     if os.path.getsize(path) >= FAST_QRELS_BYTES or is_compressed(path):
-        fast = _read_qrels_fast(path, threads)
+        fast = _read_qrels_fast(path)
     if fast is not None:
         return _without_unjudged(fast)
     queries: list[str] = []
@@ -105,15 +104,13 @@ def _without_unjudged(qrels: Qrels) -> Qrels:
 FAST_QRELS_BYTES = 1 << 20
 
 
-def _read_qrels_fast(path: str, threads: bool) -> Qrels | None:
+def _read_qrels_fast(path: str) -> Qrels | None:
     names, types, keep = ["query", "iter", "doc", "grade"], {"query": "string", "doc": "string", "grade": "int64"}, ["query", "doc", "grade"]
     if is_compressed(path):
         tbl, _ = _read_pieces(path, names, types, keep, lambda t: t is not None and not t.column("grade").null_count, False)
     else:
         scan_line_lengths(path)
-        # while a run is read ahead, its thread has the other core: one thread
-        # here (A/B on the bench's TREC case: 2.09 -> 2.01 s)
-        tbl = _read_columns_arrow(path, names, types, keep, threads=threads)
+        tbl = _read_columns_arrow(path, names, types, keep)
     if tbl is None or tbl.num_rows == 0 or tbl.column("grade").null_count:
         return None
     queries, q_codes = _encode(tbl.column("query"))
@@ -154,6 +151,19 @@ def _locate_trec_problem(path: str) -> None:
 
 
 @dataclass
+class TrecLines:
+    """A TREC run's lines in file order: query and target ids as pyarrow
+    chunked string arrays, scores as floats."""
+
+    path: str
+    queries: Any
+    docs: Any
+    scores: np.ndarray
+    #: Lines with more than six fields (the words after the tag ignored).
+    extra_field_lines: int = 0
+
+
+@dataclass
 class TrecColumns:
     """A TREC run as columns: query and target ids dictionary-encoded, scores as floats."""
 
@@ -163,8 +173,6 @@ class TrecColumns:
     docs: list[str]
     d_codes: np.ndarray
     scores: np.ndarray
-    #: Lines with more than six fields (the words after the tag ignored).
-    extra_field_lines: int = 0
 
 
 def _delimiter(path: Any) -> str:
@@ -175,19 +183,17 @@ def _delimiter(path: Any) -> str:
     return "\t" if b"\t" in first else " "
 
 
-def _read_columns_arrow(
-    source: Any, names: list[str], types: dict[str, str], keep: list[str], *, threads: bool = True, delimiter: str | None = None
-) -> Any:
-    """pyarrow's CSV reader over a path or a buffer, multi-threaded unless
-    ``threads`` is False; None if the layout is irregular (the caller then
-    normalises the whitespace or finds the malformed line)."""
+def _read_columns_arrow(source: Any, names: list[str], types: dict[str, str], keep: list[str], *, delimiter: str | None = None) -> Any:
+    """pyarrow's CSV reader (on its own threads) over a path or a buffer;
+    None if the layout is irregular (the caller then normalises the
+    whitespace or finds the malformed line)."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
     try:
         return pcsv.read_csv(
             source,
-            read_options=pcsv.ReadOptions(column_names=names, block_size=(16 << 20) if threads else (1 << 20), use_threads=threads),
+            read_options=pcsv.ReadOptions(column_names=names, block_size=16 << 20),
             parse_options=pcsv.ParseOptions(delimiter=delimiter or _delimiter(source), quote_char=False),
             convert_options=pcsv.ConvertOptions(include_columns=keep, column_types={k: getattr(pa, v)() for k, v in types.items()}),
         )
@@ -240,18 +246,8 @@ def wider_names(fields: int) -> list[str]:
     return ["query", "q0", "doc", "rank", "score", "tag"] + [f"more{i}" for i in range(1, fields - RUN_FIELDS + 1)]
 
 
-def wider_options(fields: int, check_utf8: bool = True) -> Any:
-    """pyarrow convert options reading every one of ``fields`` columns (see :func:`wider_table`)."""
-    import pyarrow as pa
-    import pyarrow.csv as pcsv
-
-    names = wider_names(fields)
-    types = {n: pa.float64() if n == "score" else pa.string() for n in names}
-    return pcsv.ConvertOptions(include_columns=names, column_types=types, check_utf8=check_utf8)
-
-
 def wider_table(tbl: Any, keep: list[str]) -> Any:
-    """The ``keep`` columns of a table parsed with :func:`wider_options`, or
+    """The ``keep`` columns of a table parsed with every column a string but the score, or
     None when a field is empty (two delimiters in a row: the columns would
     not be trec_eval's fields)."""
     import pyarrow.compute as pc
@@ -347,11 +343,10 @@ _NUMPY_TYPES = {"double": "float64", "float": "float32", "int64": "int64", "int3
 def arrow_numpy(values: Any) -> np.ndarray:
     """A pyarrow array (or chunked array) as numpy, without pandas.
 
-    pyarrow's ``to_numpy`` imports pandas first; in a reading thread that
-    means waiting for the main thread's own import of pandas (the module
-    lock), which is what the reading thread is meant to overlap.  A
-    fixed-width column without nulls is viewed in place; anything else
-    goes through ``to_numpy`` (nulls of a float column: NaN).
+    pyarrow's ``to_numpy`` imports pandas first (0.2-0.3 s a TREC scoring
+    does not need).  A fixed-width column without nulls is viewed in
+    place; anything else goes through ``to_numpy`` (nulls of a float
+    column: NaN).
     """
     import numpy as np
 
@@ -398,8 +393,8 @@ def _encode(column: Any) -> tuple[list[str], np.ndarray]:
 
 
 
-def read_trec_columns(path: str | os.PathLike[str]) -> TrecColumns:
-    """Read a TREC run with pyarrow's multi-threaded CSV reader.
+def read_trec_lines(path: str | os.PathLike[str]) -> TrecLines:
+    """Read a TREC run with pyarrow's CSV reader (on its own threads).
 
     Fields may be separated by any run of blanks, as trec_eval allows (a
     file whose lines do not split on one delimiter is read again with its
@@ -409,8 +404,8 @@ def read_trec_columns(path: str | os.PathLike[str]) -> TrecColumns:
     path = regular_file(path)
     read_head(path)  # UTF-16 / UTF-32 named as such
     names = ["query", "q0", "doc", "rank", "score", "tag"]
-    types = {"query": "string", "doc": "string", "score": "float64", "tag": "string"}
-    keep = ["query", "doc", "score", "tag"]
+    types = {"query": "string", "doc": "string", "score": "float64"}
+    keep = ["query", "doc", "score"]
     cut = 0
     tbl: Any = None
     if not is_compressed(path):
@@ -429,10 +424,15 @@ def read_trec_columns(path: str | os.PathLike[str]) -> TrecColumns:
         for _ in text_lines(path):  # a byte that is not UTF-8: named with its line
             pass
         _locate_trec_problem(path)
-    scores = arrow_numpy(tbl.column("score"))
-    queries, q_codes = _encode(tbl.column("query"))
-    docs, d_codes = _encode(tbl.column("doc"))
-    return TrecColumns(path, queries, q_codes, docs, d_codes, scores, cut)
+    return TrecLines(path, tbl.column("query"), tbl.column("doc"), arrow_numpy(tbl.column("score")), cut)
+
+
+def read_trec_columns(path: str | os.PathLike[str]) -> TrecColumns:
+    """:func:`read_trec_lines` with both id columns dictionary-encoded."""
+    lines = read_trec_lines(path)
+    queries, q_codes = _encode(lines.queries)
+    docs, d_codes = _encode(lines.docs)
+    return TrecColumns(lines.path, queries, q_codes, docs, d_codes, lines.scores)
 
 
 def _first_line_fields(path: str) -> int:
@@ -443,14 +443,13 @@ def _first_line_fields(path: str) -> int:
 
 
 def _regular(tbl: Any, empty: bool = False) -> bool:
-    """A table with lines (or none, if ``empty``), every field present and every score a number."""
-    return (
-        tbl is not None
-        and (empty or tbl.num_rows > 0)
-        and tbl.column("score").null_count == 0
-        and ("tag" not in tbl.column_names or tbl.column("tag").null_count == 0)
-        and not np.isnan(arrow_numpy(tbl.column("score"))).any()
-    )
+    """A table with lines (or none, if ``empty``), every score a number."""
+    import pyarrow.compute as pc
+
+    if tbl is None or not (empty or tbl.num_rows > 0):
+        return False
+    score = tbl.column("score")
+    return score.null_count == 0 and not pc.any(pc.is_nan(score)).as_py()
 
 
 def duplicate_error(path: str, queries: list[str], docs: list[str], q: int, d: int) -> InputError:
@@ -465,12 +464,10 @@ def duplicate_error(path: str, queries: list[str], docs: list[str], q: int, d: i
     return InputError(path, lines[-1] if lines else None, f"expected each target once per query; {_pair(queries[q], docs[d])} is already ranked at line {lines[0] if lines else '?'}")
 
 
-def read_trec_columns_lenient(path: str, drops: Counter[str]) -> TrecColumns:
+def read_trec_lines_lenient(path: str, drops: Counter[str]) -> TrecLines:
     """Line by line, dropping malformed lines and lines whose score is not a number (counted)."""
-    import numpy as np
-
     try:
-        return read_trec_columns(path)
+        return read_trec_lines(path)
     except InputError:
         pass
     qs, ds, sc = [], [], []
@@ -487,9 +484,9 @@ def read_trec_columns_lenient(path: str, drops: Counter[str]) -> TrecColumns:
         qs.append(f[0])
         ds.append(f[2])
         sc.append(score)
+    import pyarrow as pa
 
-    q = Qrels.from_lists(path, qs, ds, [0] * len(qs))  # dictionary-encodes both columns
-    return TrecColumns(path, q.query_ids, q.query_codes, q.target_ids, q.target_codes, np.asarray(sc, dtype=np.float64), cut)
+    return TrecLines(path, pa.chunked_array([arrow_strings(qs)]), pa.chunked_array([arrow_strings(ds)]), np.asarray(sc, dtype=np.float64), cut)
 
 
 def extra_fields_note(name: str, lines: int) -> str:
