@@ -55,20 +55,13 @@ class OnceCommand(click.Command):
     """A command that refuses an option given twice (click keeps the last),
     except options that add up (``multiple=True``) and plain flags (twice is once)."""
 
-    def make_parser(self, ctx: click.Context) -> Any:
-        parser = super().make_parser(ctx)
-        parse = parser.parse_args
-
-        def parse_once(args: list[str]) -> Any:
-            opts, rest, order = parse(args)
-            counts = Counter(p for p in order if isinstance(p, click.Option) and not (p.multiple or p.count or p.is_flag and not p.secondary_opts))
-            for param, n in counts.items():
-                if n > 1:
-                    raise BadInput(f"{_flag(param)}: expected once, got {n} times (only --measures and --cutoffs add up)")
-            return opts, rest, order
-
-        parser.parse_args = parse_once
-        return parser
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        _, _, order = self.make_parser(ctx).parse_args(args=list(args))  # every option in the order given
+        counts = Counter(p for p in order if isinstance(p, click.Option) and not (p.multiple or p.count or p.is_flag and not p.secondary_opts))
+        for param, n in counts.items():
+            if n > 1:
+                raise BadInput(f"{_flag(param)}: expected once, got {n} times (only --measures and --cutoffs add up)")
+        return super().parse_args(ctx, args)
 
 
 #: The inputs of a scoring, as every command takes them.
