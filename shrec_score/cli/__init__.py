@@ -16,7 +16,8 @@ from typing import Any
 
 import click
 
-from .commands import BadInput, cli
+from .commands import cli
+from .inputs import BadInput
 from .outputs import ProgressBar as _ProgressBar
 
 __all__ = ["BadInput", "_ProgressBar", "cli", "main"]

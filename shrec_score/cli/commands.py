@@ -7,47 +7,25 @@ one API function, print.  No arithmetic here.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TypeVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from .. import __version__
 from ..errors import InputError, OptionError
+from .inputs import INPUTS, MEASURES, BadInput, Inputs, OnceCommand
 from .outputs import Outputs, ProgressBar, html_folder, render
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
-    """One decorator of several click options, applied in the order listed
-    (as if written one above the other): a group of options shared by commands."""
-
-    def apply(f: F) -> F:
-        for decorator in reversed(decorators):
-            f = decorator(f)
-        return f
-
-    return apply
-
-
-#: The query classification and the collection, as ``check`` and ``ties`` take them.
-QUERIES_COLLECTION = options(
-    click.option("-q", "--queries", type=click.Path(), help="Separate query classification (.cla)."),
-    click.option("--collection", type=click.Path(), help="Target .cla with qrels relevance."),
-)
-
-
-class BadInput(click.ClickException):
-    """Bad input: one line on stderr, exit status 2."""
-
-    exit_code = 2
+if TYPE_CHECKING:
+    from ..options import Options
 
 
 class DefaultGroup(click.Group):
     """A group that runs ``score`` when the first argument is no command."""
 
     default_command = "score"
+    command_class = OnceCommand
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
@@ -66,30 +44,9 @@ def cli() -> None:
     """
 
 
-class _Pick(Protocol):
-    def __call__(self, key: str, given: Any, default: Any = None) -> Any: ...
-
-
-def _preset(config: str | None) -> tuple[dict[str, Any], _Pick]:
-    """The --config preset's keys, and ``pick(key, given, default)``: a value
-    given on the command line, else the preset's, else the default."""
-    from ..config import load_config
-
-    try:
-        cfg = load_config(config) if config else {}
-    except InputError as exc:
-        raise BadInput(str(exc)) from None
-
-    def pick(key: str, given: Any, default: Any = None) -> Any:
-        return given if given is not None else cfg.get(key, default)
-
-    return cfg, pick
-
-
 @cli.command("score")
 @click.argument("runs", nargs=-1, type=click.Path())
-@click.option("-c", "--config", type=click.Path(), help="Track preset (YAML, see configs/); command-line options override it.")
-@click.option("-r", "--relevance", type=click.Path(), help="Target classification (PSB .cla) or TREC qrels (query 0 target grade).")
+@INPUTS
 @click.option("--ground-truth", type=click.Path(), help="query,item,score CSV/TSV of human scores: Kendall tau-b per query instead of relevance measures.")
 @click.option(
     "--ground-truth-higher-is-better/--ground-truth-lower-is-better",
@@ -103,49 +60,13 @@ def _preset(config: str | None) -> tuple[dict[str, Any], _Pick]:
     default=None,
     help="[default: lower] Orientation of the runs' distances (ranked lists).",
 )
-@click.option("-q", "--queries", type=click.Path(), help="Separate query classification (.cla); default: all-against-all.")
-@click.option(
-    "--grades",
-    type=click.Choice(["binary", "sister"]),
-    help="[default: binary] sister: SHREC 2006 graded relevance (own class 2, classes with the same parent 1).",
-)
-@click.option("--collection", type=click.Path(), help="Target .cla giving the collection (Ds) with qrels relevance.")
-@click.option("--collection-size", type=click.IntRange(min=1), help="Ds, the collection size, with qrels relevance.")
-@click.option("-m", "--measures", help="Comma-separated measures (default NN,FT,ST,E,DCG,AP; graded: every SHREC 2006 measure).")
-@click.option("--sort", help="Leaderboard measure (default: ADR when graded, else the first measure).")
+@MEASURES
 @click.option("--rank-by", help="Measure that ranks the runs per query (per_query_ranking.csv; default CG@100 when graded).")
-@click.option(
-    "--run-format",
-    type=click.Choice(["auto", "lists", "matrix", "trec"]),
-    help="[default: auto] How to read RUNS; auto refuses to guess.",
-)
-@click.option(
-    "--matrix-order",
-    type=click.Choice(["listing", "numeric"]),
-    help="Matrix row i / column j is the i-th id in .cla listing order (PSB tools) or the i-th smallest integer id (SHREC 2021).",
-)
-@click.option("--cutoffs", help="[default: 5,10] k of P@k and R@k in the default measures with qrels.")
-@click.option("--rel-level", type=click.IntRange(min=1), help="[default: 1] Binary measures count grade >= N as relevant (trec_eval -l).")
-@click.option("--e-depth", type=click.IntRange(min=1), help="[default: 32] Depth of the E-measure.")
-@click.option("--depth", type=click.IntRange(min=1), help="Cut every ranked list to its first N items before scoring (trec_eval -M).")
-@click.option("--judged-only", is_flag=True, help="Leave unjudged items out of the ranked lists before scoring (trec_eval -J).")
-@click.option(
-    "--min-class-size",
-    type=click.IntRange(min=1),
-    help="[default: 1] Leave queries of classes with fewer models out of every mean (psbTable: 3).",
-)
-@click.option(
-    "--missing-queries",
-    type=click.Choice(["error", "skip", "zero"]),
-    help="[default: error] A query the run ranks nothing for: an error; skip = left out of the run's means (trec_eval's default); zero = scored as an empty list (trec_eval -c).",
-)
-@click.option("--split", help="ShapeNet Core55 ground truth: score the models of this split (test, val, train).")
 @click.option(
     "--ties",
     type=click.Choice(["rule", "expected", "optimistic", "pessimistic"]),
     help="[default: rule] Tied items (equal distances or scores): the documented rule; expected = exact mean over every order; optimistic / pessimistic = relevant first / last.",
 )
-@click.option("--average", type=click.Choice(["micro", "macro"]), help="[default: micro] macro = mean of per-class means (PSB -macro).")
 @click.option("--significance", is_flag=True, help="Paired randomization tests between runs on the sort measure (Holm-corrected) and bootstrap 95% CIs.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the randomization test and the bootstrap.")
 @click.option("--resamples", type=click.IntRange(min=100), default=10_000, show_default=True, help="Resamples of the randomization test and the bootstrap.")
@@ -170,35 +91,15 @@ def _preset(config: str | None) -> tuple[dict[str, Any], _Pick]:
     help="auto = a table on a terminal, CSV otherwise.",
 )
 @click.option("--quiet", is_flag=True, help="No warnings on stderr.")
-@click.option("--lenient", is_flag=True, help="Score broken runs anyway (documented rules) and say what was dropped.")
-@click.option("--check", "check_only", is_flag=True, help="Only check the runs (as 'shrec-score check').")
+@click.option("--check", "check_only", is_flag=True, help="Only check the runs (as 'shrec-score check'), with the same options.")
 @click.option("--dask", "dask_address", metavar="ADDRESS", help="Score on a Dask cluster: a scheduler (tcp://HOST:8786) or local:N (N worker processes here); needs shrec-score[dask].")
 def score_command(
     runs: Sequence[str],
-    config: str | None,
-    relevance: str | None,
     ground_truth: str | None,
     gt_higher: bool | None,
     run_lower: bool | None,
-    queries: str | None,
-    grades: str | None,
-    collection: str | None,
-    collection_size: int | None,
-    measures: str | None,
-    sort: str | None,
     rank_by: str | None,
-    run_format: str | None,
-    matrix_order: str | None,
-    cutoffs: str | None,
-    rel_level: int | None,
-    e_depth: int | None,
-    depth: int | None,
-    judged_only: bool,
-    min_class_size: int | None,
-    missing_queries: str | None,
-    split: str | None,
     ties: str | None,
-    average: str | None,
     significance: bool,
     seed: int,
     resamples: int,
@@ -208,9 +109,9 @@ def score_command(
     per_query: bool,
     fmt: str,
     quiet: bool,
-    lenient: bool,
     check_only: bool,
     dask_address: str | None = None,
+    **shared: Any,
 ) -> None:
     """Score every run in RUNS and print the leaderboard.
 
@@ -220,14 +121,13 @@ def score_command(
     recall over the first 32 results (higher is better).
     """
     from ..api import score
-    from ..measures import Settings
-    from ..options import Options
 
-    cfg, pick = _preset(config)
-    runs = list(runs) or cfg.get("runs", [])
+    inputs = Inputs(shared)
+    pick = inputs.pick
+    runs = inputs.runs(runs)
     html = html_folder(pick("html", html_dir), out)
-    page = {"description": cfg.get("description")}
-    relevance = pick("relevance", relevance)
+    page = {"description": inputs.cfg.get("description")}
+    relevance = pick("relevance")
     ground_truth = pick("ground_truth", ground_truth)
     if not runs:
         raise click.UsageError("expected RUNS (or 'runs:' in the --config file)")
@@ -244,7 +144,7 @@ def score_command(
                     ground_truth,
                     ground_truth_higher_is_better=pick("ground_truth_higher_is_better", gt_higher, True),
                     lower_is_better=pick("lower_is_better", run_lower, True),
-                    run_format=pick("run_format", run_format, "auto"),
+                    run_format=pick("run_format", default="auto"),
                 )
                 outputs.commit(report)
         except (InputError, OptionError) as exc:
@@ -254,26 +154,8 @@ def score_command(
     if not relevance:
         raise click.UsageError("expected --relevance (or 'relevance:' in the --config file)")
     if check_only:
-        ctx = click.get_current_context()
-        ctx.invoke(
-            check_command,
-            runs=runs,
-            relevance=relevance,
-            queries=pick("queries", queries),
-            collection=pick("collection", collection),
-            run_format=pick("run_format", run_format, "auto"),
-            matrix_order=pick("matrix_order", matrix_order),
-            split=pick("split", split),
-        )
+        check(runs, relevance, inputs.options(ties=ties, rank_by=rank_by))
         return
-    names = [m.strip() for m in measures.split(",") if m.strip()] if measures else cfg.get("measures")
-    if cutoffs is not None:
-        try:
-            ks = [int(k) for k in cutoffs.split(",") if k.strip()]
-        except ValueError:
-            raise BadInput(f"--cutoffs: expected whole numbers separated by commas, got {cutoffs!r}") from None
-    else:
-        ks = cfg.get("cutoffs", [5, 10])
     bar = ProgressBar(enabled=not quiet and sys.stderr.isatty())
     if plots_dir:
         from ..plots import INSTALL_HINT
@@ -282,40 +164,8 @@ def score_command(
             import matplotlib  # noqa: F401
         except ImportError:
             raise BadInput(f"--plots needs matplotlib; install it with: {INSTALL_HINT}") from None
-    defaults = Settings()
-    settings = Settings(
-        rel_level=pick("rel_level", rel_level, defaults.rel_level),
-        e_depth=pick("e_depth", e_depth, defaults.e_depth),
-        pr_levels=cfg.get("pr_levels", defaults.pr_levels),
-        dcg_cutoffs=tuple(cfg.get("dcg_cutoffs", defaults.dcg_cutoffs)),
-        depth=depth,
-        judged_only=judged_only,
-        missing=pick("missing_queries", missing_queries, defaults.missing),
-        min_class_size=pick("min_class_size", min_class_size, defaults.min_class_size),
-        ties=pick("ties", ties, defaults.ties),
-    )
-    try:  # every option checked before any input is read
-        options = Options.build(
-            queries=pick("queries", queries),
-            grades=pick("grades", grades, "binary"),
-            collection=pick("collection", collection),
-            collection_size=pick("collection_size", collection_size),
-            measures=names,
-            sort=pick("sort", sort),
-            rank_by=pick("rank_by", rank_by),
-            run_format=pick("run_format", run_format, "auto"),
-            matrix_order=pick("matrix_order", matrix_order),
-            cutoffs=ks,
-            average=pick("average", average, "micro"),
-            significance=significance,
-            seed=seed,
-            n_resamples=resamples,
-            settings=settings,
-            lenient=lenient,
-            split=pick("split", split),
-        )
-    except OptionError as exc:
-        raise BadInput(str(exc)) from None
+    # every option checked before any input is read
+    options = inputs.options(ties=ties, rank_by=rank_by, significance=significance, seed=seed, n_resamples=resamples)
     if dask_address:
         from ..distributed import cluster_target
 
@@ -348,47 +198,54 @@ def _row_block_runs(runs: Sequence[str]) -> bool:
 
 
 @cli.command("check")
-@click.argument("runs", nargs=-1, required=True, type=click.Path())
-@click.option("-r", "--relevance", required=True, type=click.Path(), help="Target classification (.cla) or TREC qrels.")
-@QUERIES_COLLECTION
-@click.option("--run-format", type=click.Choice(["auto", "lists", "matrix", "trec"]), default="auto", show_default=True)
-@click.option("--matrix-order", type=click.Choice(["listing", "numeric"]))
-@click.option("--split", help="ShapeNet Core55 ground truth: the split the runs rank.")
-def check_command(
-    runs: Sequence[str],
-    relevance: str,
-    queries: str | None,
-    collection: str | None,
-    run_format: str,
-    matrix_order: str | None,
-    split: str | None = None,
-) -> None:
+@click.argument("runs", nargs=-1, type=click.Path())
+@INPUTS
+@MEASURES
+def check_command(runs: Sequence[str], **shared: Any) -> None:
     """Check runs before submitting them: every problem, one line each, nothing scored.
 
-    Exit status 0 when the runs would score, 2 when any line is an error.
+    With the options a scoring takes (a preset, --missing-queries, --lenient
+    ...): what they pass over is a warning.  Exit status 0 when the runs
+    would score, 2 when any line is an error.
     """
-    from ..api import load_relevance
+    inputs = Inputs(shared)
+    runs, relevance = inputs.runs(runs), inputs.pick("relevance")
+    if not runs or not relevance:
+        raise click.UsageError("expected RUNS and --relevance (or 'runs:' and 'relevance:' in the --config file)")
+    check(runs, relevance, inputs.options())
+
+
+def check(runs: list[str], relevance: str, options: Options) -> None:
+    """Print every problem of the runs, the ties that move a mean, and the verdict (exit 2 on an error)."""
+    from dataclasses import replace
+
     from ..check import check_runs
+    from ..loading import load_relevance
+    from ..tiereport import tie_report, tie_warnings
 
     try:
-        rel = load_relevance(relevance, queries, collection=collection, split=split)
+        rel = load_relevance(
+            relevance, options.queries, grades=options.grades, collection=options.collection,
+            collection_size=options.collection_size, split=options.split,
+        )
     except InputError as exc:
         raise BadInput(str(exc)) from None
-    problems = check_runs(list(runs), rel, run_format=run_format, matrix_order=matrix_order)
+    problems = check_runs(runs, rel, run_format=options.run_format, matrix_order=options.matrix_order)
+    errors = sum(p.level == "error" for p in problems)
+    lines: list[str] = []
+    if not errors or options.lenient or options.settings.missing != "error":
+        try:  # the runs score: does the tie rule move a mean (the sort measure)?
+            lines = tie_warnings(tie_report(runs, rel, options=options))
+            if errors:  # the options pass over every error: each is a warning
+                problems = [replace(p, level="warning") if p.level == "error" else p for p in problems]
+                errors = 0
+        except (InputError, OptionError):
+            pass  # what check_runs does not see, scoring reports
     for p in problems:
         click.echo(str(p))
-    errors = sum(p.level == "error" for p in problems)
-    warnings = sum(p.level == "warning" for p in problems)
-    if not errors:  # runs that score: does the tie rule move a mean (the default sort measure)?
-        from ..tiereport import tie_report, tie_warnings
-
-        try:
-            lines = tie_warnings(tie_report(list(runs), rel, run_format=run_format, matrix_order=matrix_order))
-        except (InputError, OptionError):
-            lines = []  # what check_runs does not see, scoring reports
-        for line in lines:
-            click.echo(f"warning: {line}")
-        warnings += len(lines)
+    for line in lines:
+        click.echo(f"warning: {line}")
+    warnings = sum(p.level == "warning" for p in problems) + len(lines)
     click.echo(f"{errors} error(s), {warnings} warning(s): " + ("the runs would not score" if errors else "the runs would score"), err=True)
     if errors:
         sys.exit(2)
@@ -396,45 +253,31 @@ def check_command(
 
 @cli.command("ties")
 @click.argument("runs", nargs=-1, type=click.Path())
-@click.option("-c", "--config", type=click.Path(), help="Track preset (YAML); options given here override it.")
-@click.option("-r", "--relevance", type=click.Path(), help="Target classification (.cla) or TREC qrels.")
-@QUERIES_COLLECTION
-@click.option("--grades", type=click.Choice(["binary", "sister"]), help="[default: binary] sister: SHREC 2006 graded relevance.")
-@click.option("-m", "--measures", help="Comma-separated measures to report (default: the sort measure).")
-@click.option("--run-format", type=click.Choice(["auto", "lists", "matrix", "trec"]), help="[default: auto] How to read RUNS.")
-@click.option("--matrix-order", type=click.Choice(["listing", "numeric"]), help="Matrix row / column order (see score).")
-@click.option("--format", "fmt", type=click.Choice(["auto", "table", "csv", "json", "markdown"]), default="auto", show_default=True)
-def ties_command(
-    runs: Sequence[str],
-    config: str | None,
-    relevance: str | None,
-    queries: str | None,
-    grades: str | None,
-    collection: str | None,
-    measures: str | None,
-    run_format: str | None,
-    matrix_order: str | None,
-    fmt: str,
-) -> None:
+@INPUTS
+@MEASURES
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", "table", "csv", "json", "markdown"]),
+    default="auto",
+    show_default=True,
+    help="auto = a table on a terminal, CSV otherwise.",
+)
+def ties_command(runs: Sequence[str], fmt: str, **shared: Any) -> None:
     """How much of each run's value the tie rule decides: per run, the
     pessimistic, rule, optimistic (and expected) means, the share of queries
     whose value depends on the order of tied items, and the leaderboard
-    places the ties allow."""
+    places the ties allow (of the sort measure, or of each -m)."""
     from ..render import frame_text
     from ..tiereport import tie_report
 
-    cfg, pick = _preset(config)
-    runs = list(runs) or cfg.get("runs", [])
-    relevance = pick("relevance", relevance)
+    inputs = Inputs(shared)
+    runs, relevance = inputs.runs(runs), inputs.pick("relevance")
     if not runs or not relevance:
         raise click.UsageError("expected RUNS and --relevance (or 'runs:' and 'relevance:' in the --config file)")
-    names = [m.strip() for m in measures.split(",") if m.strip()] if measures else None
+    options = inputs.options()
     try:
-        frame = tie_report(
-            runs, relevance, measures=names or ([cfg["sort"]] if cfg.get("sort") else None), queries=pick("queries", queries),
-            grades=pick("grades", grades, "binary"), collection=pick("collection", collection),
-            run_format=pick("run_format", run_format, "auto"), matrix_order=pick("matrix_order", matrix_order),
-        )
+        frame = tie_report(runs, relevance, measures=options.measures if any(inputs.given["measures"]) else None, options=options)
     except (InputError, OptionError) as exc:
         raise BadInput(str(exc)) from None
     if fmt == "auto":

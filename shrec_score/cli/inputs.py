@@ -1,0 +1,226 @@
+"""The options every command that reads runs takes (``score``, ``check``,
+``ties``), defined once: the inputs, the ``--config`` preset and what a
+scoring computes.  :class:`Inputs` reads them (a flag over the preset's key
+over the default) into the one :class:`~shrec_score.options.Options` the
+library takes, so a preset checks and reports ties as it scores.
+
+Two command-line habits are refused in one line (exit status 2) rather
+than guessed at: an option given twice, which click would silently keep the
+last of (only ``-m`` and ``--cutoffs`` add up, as trec_eval's ``-m`` does),
+and trec_eval's ``-q`` / ``-c``, which mean ``--queries`` / ``--config`` here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import click
+
+from ..errors import InputError, OptionError, shown
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: Said when -q or -c is given what trec_eval's -q or -c would be followed by.
+TREC_EVAL_FLAGS = "trec_eval's -q is --per-query here; -c is --missing-queries zero"
+
+
+class BadInput(click.ClickException):
+    """Bad input: one line on stderr, exit status 2."""
+
+    exit_code = 2
+
+
+def options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
+    """One decorator of several click options, applied in the order listed
+    (as if written one above the other): a group of options shared by commands."""
+
+    def apply(f: F) -> F:
+        for decorator in reversed(decorators):
+            f = decorator(f)
+        return f
+
+    return apply
+
+
+def _flag(param: click.Parameter) -> str:
+    """An option's longest name (both of an on/off pair)."""
+    names = [max(param.opts, key=len), *param.secondary_opts]
+    return "/".join(names)
+
+
+class OnceCommand(click.Command):
+    """A command that refuses an option given twice (click keeps the last),
+    except options that add up (``multiple=True``) and plain flags (twice is once)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        _, _, order = self.make_parser(ctx).parse_args(args=list(args))  # every option in the order given
+        counts = Counter(p for p in order if isinstance(p, click.Option) and not (p.multiple or p.count or p.is_flag and not p.secondary_opts))
+        for param, n in counts.items():
+            if n > 1:
+                raise BadInput(f"{_flag(param)}: expected once, got {n} times (only --measures and --cutoffs add up)")
+        return super().parse_args(ctx, args)
+
+
+#: The inputs of a scoring, as every command takes them.
+INPUTS = options(
+    click.option("-c", "--config", type=click.Path(), help="Track preset (YAML, see configs/); command-line options override it."),
+    click.option("-r", "--relevance", type=click.Path(), help="Target classification (PSB .cla) or TREC qrels (query 0 target grade)."),
+    click.option("-q", "--queries", type=click.Path(), help="Separate query classification (.cla); default: all-against-all."),
+    click.option(
+        "--grades",
+        type=click.Choice(["binary", "sister"]),
+        help="[default: binary] sister: SHREC 2006 graded relevance (own class 2, classes with the same parent 1).",
+    ),
+    click.option("--collection", type=click.Path(), help="Target .cla giving the collection (Ds) with qrels relevance."),
+    click.option("--collection-size", type=click.IntRange(min=1), help="Ds, the collection size, with qrels relevance."),
+    click.option("--split", help="ShapeNet Core55 ground truth: score the models of this split (test, val, train)."),
+    click.option(
+        "--run-format",
+        type=click.Choice(["auto", "lists", "matrix", "trec"]),
+        help="[default: auto] How to read RUNS; auto refuses to guess.",
+    ),
+    click.option(
+        "--matrix-order",
+        type=click.Choice(["listing", "numeric"]),
+        help="Matrix row i / column j is the i-th id in .cla listing order (PSB tools) or the i-th smallest integer id (SHREC 2021).",
+    ),
+    click.option(
+        "--missing-queries",
+        type=click.Choice(["error", "skip", "zero"]),
+        help="[default: error] A query the run ranks nothing for: an error; skip = left out of the run's means (trec_eval's default); zero = scored as an empty list (trec_eval -c).",
+    ),
+    click.option("--lenient", is_flag=True, help="Score broken runs anyway (documented rules) and say what was dropped."),
+)
+
+#: What a scoring computes: the measures and their settings.
+MEASURES = options(
+    click.option(
+        "-m",
+        "--measures",
+        multiple=True,
+        help="Comma-separated measures; repeated -m add up (default NN,FT,ST,E,DCG,AP; graded: every SHREC 2006 measure).",
+    ),
+    click.option("--sort", help="Leaderboard measure (default: ADR when graded, else the first measure)."),
+    click.option("--cutoffs", multiple=True, help="[default: 5,10] k of P@k and R@k in the default measures with qrels; repeated --cutoffs add up."),
+    click.option("--rel-level", type=click.IntRange(min=1), help="[default: 1] Binary measures count grade >= N as relevant (trec_eval -l)."),
+    click.option("--e-depth", type=click.IntRange(min=1), help="[default: 32] Depth of the E-measure."),
+    click.option("--depth", type=click.IntRange(min=1), help="Cut every ranked list to its first N items before scoring (trec_eval -M)."),
+    click.option("--judged-only", is_flag=True, help="Leave unjudged items out of the ranked lists before scoring (trec_eval -J)."),
+    click.option(
+        "--min-class-size",
+        type=click.IntRange(min=1),
+        help="[default: 1] Leave queries of classes with fewer models out of every mean (psbTable: 3).",
+    ),
+    click.option("--average", type=click.Choice(["micro", "macro"]), help="[default: micro] macro = mean of per-class means (PSB -macro)."),
+)
+
+#: Every option of :data:`INPUTS` and :data:`MEASURES` (the keywords :class:`Inputs` takes).
+SHARED = (
+    "config", "relevance", "queries", "grades", "collection", "collection_size", "split", "run_format", "matrix_order",
+    "missing_queries", "lenient", "measures", "sort", "cutoffs", "rel_level", "e_depth", "depth", "judged_only",
+    "min_class_size", "average",
+)
+
+
+def _not_trec_eval(flag: str, value: str | None) -> None:
+    """BadInput when ``-q`` or ``-c`` is given no file: trec_eval's flags of the same letter mean something else."""
+    if value is None or os.path.exists(value):
+        return
+    what = "no such file"
+    if not value.startswith("-"):
+        from ..measures import get_measure
+
+        try:
+            get_measure(value)
+            what = "a measure name, no file"
+        except KeyError:
+            pass
+    raise BadInput(f"{flag}: expected a file, got {shown(value)} ({what}); {TREC_EVAL_FLAGS}")
+
+
+class Inputs:
+    """The shared options of one command line over its ``--config`` preset.
+
+    ``given`` holds the command's keywords; the shared ones are taken out of it.
+    """
+
+    def __init__(self, given: dict[str, Any]) -> None:
+        self.given = {k: given.pop(k) for k in SHARED}
+        _not_trec_eval("-q/--queries", self.given["queries"])
+        _not_trec_eval("-c/--config", self.given["config"])
+        from ..config import load_config
+
+        try:
+            self.cfg = load_config(self.given["config"]) if self.given["config"] else {}
+        except InputError as exc:
+            raise BadInput(str(exc)) from None
+
+    def pick(self, key: str, given: Any = None, default: Any = None) -> Any:
+        """A value given on the command line (``given``, else the shared option
+        ``key``), else the preset's, else ``default``."""
+        if given is None:
+            given = self.given.get(key)
+        return given if given is not None and given != () else self.cfg.get(key, default)
+
+    def runs(self, runs: Sequence[str]) -> list[str]:
+        return list(runs) or self.cfg.get("runs", [])
+
+    def measures(self) -> list[str] | None:
+        """The measures of every ``-m`` (commas and repeats add up), else the preset's."""
+        values = self.given["measures"]
+        if not any(values):
+            return self.cfg.get("measures")
+        return [m.strip() for value in values for m in value.split(",") if m.strip()]
+
+    def cutoffs(self) -> list[int]:
+        values = self.given["cutoffs"]
+        if not values:
+            return self.cfg.get("cutoffs", [5, 10])
+        try:
+            return [int(k) for value in values for k in value.split(",") if k.strip()]
+        except ValueError:
+            raise BadInput(f"--cutoffs: expected whole numbers separated by commas, got {','.join(values)!r}") from None
+
+    def options(self, *, ties: str | None = None, rank_by: str | None = None, **extra: Any) -> Any:
+        """The validated :class:`~shrec_score.options.Options` (BadInput when one
+        is refused), checked before any input is read; ``extra`` are the
+        command's own keywords of :meth:`Options.build`."""
+        from ..measures import Settings
+        from ..options import Options
+
+        defaults = Settings()
+        pick, cfg = self.pick, self.cfg
+        try:
+            settings = Settings(
+                rel_level=pick("rel_level", default=defaults.rel_level),
+                e_depth=pick("e_depth", default=defaults.e_depth),
+                pr_levels=cfg.get("pr_levels", defaults.pr_levels),
+                dcg_cutoffs=tuple(cfg.get("dcg_cutoffs", defaults.dcg_cutoffs)),
+                depth=self.given["depth"],
+                judged_only=self.given["judged_only"],
+                missing=pick("missing_queries", default=defaults.missing),
+                min_class_size=pick("min_class_size", default=defaults.min_class_size),
+                ties=pick("ties", ties, defaults.ties),
+            )
+            return Options.build(
+                queries=pick("queries"),
+                grades=pick("grades", default="binary"),
+                collection=pick("collection"),
+                collection_size=pick("collection_size"),
+                measures=self.measures(),
+                sort=pick("sort"),
+                rank_by=pick("rank_by", rank_by),
+                run_format=pick("run_format", default="auto"),
+                matrix_order=pick("matrix_order"),
+                cutoffs=self.cutoffs(),
+                average=pick("average", default="micro"),
+                settings=settings,
+                lenient=self.given["lenient"],
+                split=pick("split"),
+                **extra,
+            )
+        except OptionError as exc:
+            raise BadInput(str(exc)) from None
