@@ -188,14 +188,11 @@ def test_a_2000_by_2000_matrix_scores_like_the_reference_on_sampled_rows(tmp_pat
         assert pq.loc[q, "FT"] == pytest.approx((hits <= k).sum() / k, rel=1e-12)
 
 
-@pytest.mark.parametrize("sort_above", [0, 10**9], ids=["binned", "sorted"])
 @pytest.mark.parametrize("seed", range(8))
-def test_fast_matrix_path_equals_full_ranking_path(seed, sort_above, monkeypatch):
-    """ranks from the counting kernel (binary measures), either way it counts, == ranks from a stable argsort of every row."""
-    from shrec_score import _kernels
+def test_fast_matrix_path_equals_full_ranking_path(seed):
+    """ranks from one sort per block and searchsorted (binary measures) == ranks from a stable argsort of every row."""
     from shrec_score.engine import rank_block
 
-    monkeypatch.setattr(_kernels, "SORT_ABOVE", sort_above)
     from shrec_score.model import Classification, MatrixRun
     from shrec_score.ranking import matrix_rank_block, matrix_to_ranked_run
     from shrec_score.relevance import Relevance
