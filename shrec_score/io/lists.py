@@ -366,9 +366,11 @@ def read_list_run(
 
 
 #: Bytes of query files read before they are parsed (one chunk); the memory
-#: of a chunk in flight is about 5x this (the bytes, their joined copy,
-#: pyarrow's table, the ids' codes).
-CHUNK_BYTES = 32 << 20
+#: of a chunk in flight is a few times this (the bytes, their joined copy,
+#: pyarrow's table, the ids' codes).  SHREC 2014-sized run (141 MB): peak RSS
+#: of the CLI 422 MB with 32 MiB chunks, 284 MB with 8, 252 MB with 4 (and
+#: 10% more CPU).
+CHUNK_BYTES = 8 << 20
 
 #: Bytes of a chunk from which it is parsed by pyarrow.  Below it (test
 #: fixtures, a few queries) the line reader reads the files: importing
