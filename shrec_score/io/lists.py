@@ -7,6 +7,13 @@ re-rank).  A first line holding only the query id (SHREC 2012/2014
 submissions) is skipped.  The lists are returned as the files give them: the
 query's own item (all-against-all) is dropped by the ranking step
 (:func:`shrec_score.ranking.drop_own_items`).
+
+Two readers, one answer: :func:`read_list_run` parses a run's files many at
+a time with pyarrow (:mod:`.lists_batch`, the fast pass, which only
+accepts), and every file that pass doubts goes to the line reader
+(:func:`parse_list`), which names each problem (file, line, what was
+expected) or applies the ``--lenient`` rules.  Both give the same lists and
+distances; ``tests/test_lists_batch.py`` holds them to it.
 """
 
 from __future__ import annotations
