@@ -155,7 +155,7 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, full_length
         if line.tid is None:
             found.append(Problem(path, n, "error", f'expected "<target> [distance]", got {line.fields} fields'))
             continue
-        if line.index is None:
+        if line.target is None:
             found.append(Problem(path, n, "error", f"unknown target id {shown(line.tid)}"))
         elif line.first_at is not None:
             found.append(Problem(path, n, "error", f"target {shown(line.tid)} listed twice (first at line {line.first_at})"))

@@ -181,7 +181,7 @@ class ListLine(NamedTuple):
     #: The target id (None on a line of more than 2 fields).
     tid: str | None = None
     #: Its index in the collection; None when a closed collection does not know it.
-    index: int | None = None
+    target: int | None = None
     #: The line where the same (known) id was first listed, when this one repeats it.
     first_at: int | None = None
     #: The distance as written, and as a float (None when absent or not a
@@ -231,7 +231,7 @@ def _exact(path: str, lines: list[ListLine]) -> tuple[np.ndarray, np.ndarray | N
     out: list[int] = []
     dists: list[float] = []
     for line in lines:
-        if line.index is None:
+        if line.target is None:
             raise InputError(path, line.n, "expected a target id of the collection", f"unknown id {shown(line.tid or '')}")
         if line.dist_text is not None:
             if line.dist is None:
@@ -241,7 +241,7 @@ def _exact(path: str, lines: list[ListLine]) -> tuple[np.ndarray, np.ndarray | N
             dists.append(line.dist)
         if line.first_at is not None:
             raise InputError(path, line.n, f"expected each target once; {shown(line.tid or '')} is already ranked at line {line.first_at}")
-        out.append(line.index)
+        out.append(line.target)
     return _lists(out, dists)
 
 
@@ -253,7 +253,7 @@ def _lenient(lines: list[ListLine], drops: Counter[str]) -> tuple[np.ndarray, np
         if line.tid is None:
             drops["malformed lines dropped"] += 1
             continue
-        if line.index is None:
+        if line.target is None:
             drops["unknown target ids dropped"] += 1
             continue
         if line.dist_text is not None and (line.dist is None or math.isnan(line.dist)):
@@ -261,7 +261,7 @@ def _lenient(lines: list[ListLine], drops: Counter[str]) -> tuple[np.ndarray, np
         if line.first_at is not None:
             drops["repeated target ids dropped (first place kept)"] += 1
             continue
-        out.append(line.index)
+        out.append(line.target)
         if line.dist is not None and not math.isnan(line.dist):
             dists.append(line.dist)
     return _lists(out, dists)
