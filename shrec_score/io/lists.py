@@ -328,10 +328,11 @@ def read_list_run(
     :func:`read_ranked_list`.
 
     Each file is stat'ed once (when the folder is listed) and read once.
-    The files are read in query order, :data:`CHUNK_BYTES` at a time; a
-    chunk of at least :data:`BATCH_MIN_BYTES` is parsed by one pyarrow call
-    (:func:`.lists_batch.parse_batch`), and the files that pass declines, or
-    all of a smaller chunk, by the line reader (:func:`parse_list`).  Both
+    The files are read in query order, :data:`CHUNK_BYTES` at a time; from
+    the first chunk of at least :data:`BATCH_MIN_BYTES` on, each is parsed by
+    one pyarrow call (:func:`.lists_batch.parse_batch`), and the files that
+    pass declines, or all of a smaller run, by the line reader
+    (:func:`parse_list`).  Both
     give the same lists and distances; errors are raised in query order.
     """
     known = dict.fromkeys(query_ids)
@@ -350,9 +351,11 @@ def read_list_run(
     todo = [(q, files[q]) for q in query_ids if q in files]
     lists = dict.fromkeys(query_ids, np.zeros(0, dtype=np.int64))
     equal = dict.fromkeys(query_ids, np.zeros(0, dtype=bool))  # with ties: entry i has the distance of entry i - 1
+    batch = False
     for chunk in _chunks(todo):
         fast: list[Parsed | None] = [None] * len(chunk)
-        if sum(len(data) for _, _, data in chunk if isinstance(data, bytes)) >= BATCH_MIN_BYTES:
+        batch = batch or sum(len(data) for _, _, data in chunk if isinstance(data, bytes)) >= BATCH_MIN_BYTES  # (a run's last chunk too)
+        if batch:
             fast = parse_batch([(q, data if isinstance(data, bytes) else b"") for q, _, data in chunk], target_index, unjudged, header=header)
         for (q, path, data), got in zip(chunk, fast):
             if isinstance(data, InputError):
