@@ -28,7 +28,7 @@ from .errors import GOT_LIMIT, InputError, shown, visible
 from .io.lists import id_column, list_rows, query_of, scan_lines
 from .io.numbers import parse_number
 from .io.runs import discover_runs
-from .io.text import entry_is_folder, plain, read_text, text_lines, utf8_name
+from .io.text import decode_text, entry_is_folder, plain, read_bytes, text_lines, utf8_name
 from .io.trec import extra_fields_note
 from .model import RunSource
 from .relevance import Relevance
@@ -84,8 +84,9 @@ def _limited(found: list[Problem], path: str) -> list[Problem]:
 
 
 def _decode(path: str) -> tuple[str | None, Problem | None]:
+    """The text of a query file that :func:`_check_list_run` stat'ed as a regular file."""
     try:
-        return read_text(path), None
+        return decode_text(path, read_bytes(path, checked=True)), None
     except InputError as exc:
         return None, Problem(path, exc.line, "error", _body(exc))
 
@@ -154,7 +155,7 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, full_length
         if line.tid is None:
             found.append(Problem(path, n, "error", f'expected "<target> [distance]", got {line.fields} fields'))
             continue
-        if line.index is None:
+        if line.target is None:
             found.append(Problem(path, n, "error", f"unknown target id {shown(line.tid)}"))
         elif line.first_at is not None:
             found.append(Problem(path, n, "error", f"target {shown(line.tid)} listed twice (first at line {line.first_at})"))

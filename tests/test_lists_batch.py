@@ -11,7 +11,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from shrec_score.errors import InputError
@@ -477,6 +477,8 @@ def list_files(draw):
 
 @settings(max_examples=300, deadline=None)
 @given(list_files(), st.booleans(), st.booleans())
+@example(("q", ["t0"]), True, True)  # the header line alone, no newline: an empty list, not the id q
+@example(("t1 1\r\nt2 1\r\n", ["t1", "t2"]), False, True)
 def test_what_the_pyarrow_pass_takes_the_line_reader_reads_alike(case, is_open, header):
     """Random small files: where the pyarrow pass takes a file, the line
     reader gives the same indices and distances, strict and lenient (with

@@ -54,9 +54,9 @@ def plain_body(data: bytes, query_id: str | None) -> tuple[bytes, int, int] | No
     raw = np.frombuffer(data, dtype=np.uint8)
     if np.count_nonzero(raw < 32) != np.count_nonzero(raw == 10) + n_cr:
         return None
-    cut = data.find(b"\n")
-    if query_id is not None and cut >= 0 and data[:cut].split() == [query_id.encode()]:
-        data = data[cut + 1 :]
+    first = data.split(b"\n", 1)[0]
+    if query_id is not None and first.split() == [query_id.encode()]:
+        data = data[len(first) + 1 :]
     body = data.rstrip()
     if not body or body[0] <= 32:
         return None  # no target line, or a blank or indented first one
@@ -156,5 +156,6 @@ def _values(array: Any, dtype: type) -> np.ndarray:
 def _strings(array: Any) -> list[str]:
     """The items of a pyarrow binary array of ASCII ids, as str (``to_pylist`` would import pandas)."""
     offsets = np.frombuffer(array.buffers()[1], dtype=np.int32, count=len(array) + 1, offset=array.offset * 4).tolist()
-    data = array.buffers()[2].to_pybytes() if len(array) else b""
+    data = array.buffers()[2]
+    data = data.to_pybytes() if data is not None else b""
     return [data[a:b].decode("ascii") for a, b in zip(offsets[:-1], offsets[1:])]
