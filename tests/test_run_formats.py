@@ -192,7 +192,6 @@ def test_a_2000_by_2000_matrix_scores_like_the_reference_on_sampled_rows(tmp_pat
 def test_fast_matrix_path_equals_full_ranking_path(seed):
     """ranks from one sort per block and searchsorted (binary measures) == ranks from a stable argsort of every row."""
     from shrec_score.engine import rank_block
-
     from shrec_score.model import Classification, MatrixRun
     from shrec_score.ranking import matrix_rank_block, matrix_to_ranked_run
     from shrec_score.relevance import Relevance
