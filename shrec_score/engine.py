@@ -15,7 +15,6 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ._kernels import isin
 from .measures import GainBlock, Measure, RankBlock, Settings, pr_curve
 from .measures.base import TieMeans
 from .measures.cumgain import discounted_cumulated_gain, gain_vectors
@@ -25,7 +24,7 @@ from .measures.treceval import JudgedBlock
 from .model import ChunkedRun, MatrixRun, RankedRun
 from .ranking import (
     arrange_ties,
-    keep_ties,
+    keep_entries,
     matrix_rank_block,
     matrix_to_ranked_run,
     tie_group_ids,
@@ -63,6 +62,7 @@ def rank_block(
     gains: np.ndarray | None = None,
     rows: np.ndarray | None = None,
     sizes: np.ndarray | None = None,
+    width: int = 1,
 ) -> RankBlock:
     """Ranks of the relevant items (gain >= ``level``) of every query of ``run``.
 
@@ -71,7 +71,10 @@ def rank_block(
     ``rows[i]`` (a chunk of queries).  ``gains`` from :func:`flat_gains`.
     ``sizes`` (``ties="expected"``): the size of every entry's tie group
     (:func:`~shrec_score.ranking.tie_group_sizes`); the block then carries
-    the tie groups of its items.
+    the tie groups of its items.  The block is at least ``width`` columns
+    wide: a caller that scores a run chunk by chunk passes the largest K of
+    every query, so that each row's sums add the same columns whatever the
+    chunk (as :func:`~shrec_score.ranking.matrix_rank_block`'s callers do).
     """
     qrows = _query_rows(run, rows)
     n_q = len(run.query_ids)
@@ -81,12 +84,9 @@ def rank_block(
     hit = np.flatnonzero(gains >= level)  # the few relevant entries: index them, not every entry
     hit_rows = np.searchsorted(run.offsets, hit, side="right") - 1
     hit_pos = hit - run.offsets[hit_rows] + 1
-    counts = np.bincount(hit_rows, minlength=n_q)
-    starts = np.zeros(n_q, dtype=np.int64)
-    np.cumsum(counts[:-1], out=starts[1:])
-    col = np.arange(hit_rows.size) - starts[hit_rows]
+    col = np.arange(hit_rows.size) - np.searchsorted(hit_rows, hit_rows)  # place among its list's hits
     k = relevance.n_relevant(level)[qrows]
-    width = max(1, int(k.max(initial=0)), int(counts.max(initial=0)))
+    width = max(width, int(k.max(initial=0)), int(col.max(initial=-1)) + 1)
     ranks = np.full((n_q, width), np.inf)
     ranks[hit_rows, col] = hit_pos
     if sizes is not None and run.tie_start is not None:  # ties="expected": each item's tie group
@@ -102,15 +102,14 @@ def flat_tie_means(run: RankedRun, gains: np.ndarray, thresholds: Sequence[int])
     and of each indicator gain >= t, then the group's start and size."""
     assert run.tie_start is not None
     g = tie_group_ids(run.tie_start, run.offsets)
-    count = np.bincount(g).astype(np.float64) if g.size else np.zeros(0)
-    out = [(np.bincount(g, weights=gains.astype(np.float64)) / count)[g] if g.size else np.zeros(0)]
-    for t in thresholds:
-        out.append((np.bincount(g, weights=(gains >= t).astype(np.float64)) / count)[g] if g.size else np.zeros(0))
-    return [*out, run.tie_start.astype(np.float64), count[g] if g.size else np.zeros(0)]
+    count = np.bincount(g).astype(np.float64)
+    means = [np.bincount(g, weights=np.asarray(x, dtype=np.float64)) / count for x in (gains, *(gains >= t for t in thresholds))]
+    return [*(m[g] for m in means), run.tie_start.astype(np.float64), count[g]]
 
 
-def _dense(values: np.ndarray, lens: np.ndarray, width: int) -> np.ndarray:
-    out = np.zeros((lens.size, width))
+def _dense(values: np.ndarray, lens: np.ndarray, width: int, dtype: type = np.float64, fill: int = 0) -> np.ndarray:
+    """CSR ``values`` as one row per list (``lens``), ``fill`` after a list's end."""
+    out: np.ndarray = np.full((lens.size, width), fill, dtype=dtype)
     out[np.arange(width) < lens[:, None]] = values
     return out
 
@@ -139,22 +138,11 @@ def gain_blocks(
     flat = flat_tie_means(run, gains, (top, 1)) if expected and gains is not None and run.tie_start is not None else None
     for a in range(0, n_q, step):
         b = min(n_q, a + step)
-        lens = lengths[a:b]
-        if gains is None:
-            g = relevance.list_gains(qrows[a:b], run.offsets[a : b + 1] - run.offsets[a], run.targets[run.offsets[a] : run.offsets[b]])
-        else:
-            g = gains[run.offsets[a] : run.offsets[b]]
+        lo, hi, lens = run.offsets[a], run.offsets[b], lengths[a:b]
+        g = relevance.list_gains(qrows[a:b], run.offsets[a : b + 1] - lo, run.targets[lo:hi]) if gains is None else gains[lo:hi]
         width = max(1, int(lens.max(initial=0)))
-        if (lens == width).all():  # lists of one length (the usual run): the gains as they lie
-            dense = np.asarray(g, dtype=np.int8).reshape(b - a, width).copy()
-        else:  # a row-major boolean mask takes the CSR entries in order
-            dense = np.zeros((b - a, width), dtype=np.int8)
-            dense[np.arange(width) < lens[:, None]] = g
-        means = None
-        if flat is not None:
-            lo, hi = run.offsets[a], run.offsets[b]
-            means = TieMeans(*(_dense(x[lo:hi], lens, width) for x in flat))
-        yield slice(a, b), GainBlock(dense, lens.astype(np.int64), ch[a:b], cr[a:b], -1 if ds is None else ds, top, ties=means)
+        means = None if flat is None else TieMeans(*(_dense(x[lo:hi], lens, width) for x in flat))
+        yield slice(a, b), GainBlock(_dense(g, lens, width, np.int8), lens.astype(np.int64), ch[a:b], cr[a:b], -1 if ds is None else ds, top, ties=means)
 
 
 def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray | None = None) -> np.ndarray:
@@ -164,14 +152,15 @@ def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray | None = 
     if not isinstance(relevance, QrelsRelevance):
         return np.ones(run.targets.size, dtype=bool)
     pos, targets, _ = relevance.judgments_of(qrows)
-    judged = (qrows[pos].astype(np.int64) << 32) | targets.astype(np.int64)
+    judged = np.sort((qrows[pos].astype(np.int64) << 32) | targets.astype(np.int64))
     # an id of an open collection that nobody judged has the index len(target_ids):
     # only the other entries (a few per cent of a TREC run) are looked up
     inside = np.flatnonzero(run.targets < len(relevance.target_ids))
     rows_of = qrows[np.searchsorted(run.offsets, inside, side="right") - 1]
     keys = (rows_of.astype(np.int64) << 32) | run.targets[inside].astype(np.int64)
     mask = np.zeros(run.targets.size, dtype=bool)
-    mask[inside] = isin(keys, judged)  # np.isin sorts both sides: 1.5 s of CPU on 10M lines
+    if judged.size:  # each key looked up among the sorted judged ones
+        mask[inside] = judged[np.minimum(np.searchsorted(judged, keys), judged.size - 1)] == keys
     return mask
 
 
@@ -184,14 +173,11 @@ def grade_counts(relevance: Relevance, rows: np.ndarray) -> np.ndarray:
         counts = np.zeros((rows.size, int(g.max(initial=1)) + 1), dtype=np.int64)
         np.add.at(counts, (pos, g), 1)
         return counts
-    top = relevance.max_grade
-    at_least = [relevance.n_relevant(level)[rows] for level in range(1, top + 1)] + [np.zeros(rows.size, dtype=np.int64)]
-    counts = np.zeros((rows.size, top + 1), dtype=np.int64)
-    for level in range(1, top + 1):
-        counts[:, level] = at_least[level - 1] - at_least[level]
+    at_least = np.stack([relevance.n_relevant(level)[rows] for level in range(1, relevance.max_grade + 1)] + [np.zeros(rows.size, dtype=np.int64)], axis=1)
+    counts = np.zeros(at_least.shape, dtype=np.int64)
+    counts[:, 1:] = at_least[:, :-1] - at_least[:, 1:]
     if relevance.collection_size is not None:  # a classification judges its whole collection
-        others = relevance.collection_size - (relevance.self_index[rows] >= 0)
-        counts[:, 0] = others - at_least[0]
+        counts[:, 0] = relevance.collection_size - (relevance.self_index[rows] >= 0) - at_least[:, 0]
     return counts
 
 
@@ -202,8 +188,7 @@ def judged_block(run: RankedRun, relevance: Relevance, *, level: int, gains: np.
     lengths = run.lengths()
     grades = np.where(judged_mask(run, relevance, qrows), gains, -1).astype(np.int16)
     width = max(1, int(lengths.max(initial=0)))
-    dense = np.full((len(run.query_ids), width), -1, dtype=np.int16)
-    dense[np.arange(width) < lengths[:, None]] = grades
+    dense = _dense(grades, lengths, width, np.int16, fill=-1)
     means = None
     if expected and run.tie_start is not None:
         # nDCG's gain is the grade floored at 0 (an unjudged entry has gain 0); relevant: grade >= level
@@ -223,17 +208,7 @@ def restrict(run: RankedRun, relevance: Relevance, gains: np.ndarray, rows: np.n
         keep &= place < settings.depth
     if settings.judged_only:
         keep &= judged_mask(run, relevance, rows)
-    if keep.all():
-        return run, gains
-    query_of = np.repeat(np.arange(len(run.query_ids)), run.lengths())
-    counts = np.bincount(query_of[keep], minlength=len(run.query_ids))
-    offsets = np.zeros(len(run.query_ids) + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    out = RankedRun(run.name, run.query_ids, run.targets[keep], offsets)
-    out.drops = run.drops
-    if run.tie_start is not None:
-        out.tie_start = keep_ties(run.tie_start, run.offsets, keep, offsets)
-    return out, gains[keep]
+    return (run, gains) if keep.all() else (keep_entries(run, keep), gains[keep])
 
 
 #: Ranked entries scored at once (bounds the engine's temporaries).
@@ -247,10 +222,9 @@ def run_chunks(run: RankedRun, relevance: Relevance, *, chunk_entries: int = CHU
     while a < n_q:
         b = int(np.searchsorted(run.offsets, run.offsets[a] + chunk_entries, side="right")) - 1
         b = min(n_q, max(b, a + 1))
-        sub = RankedRun(run.name, run.query_ids[a:b], run.targets[run.offsets[a] : run.offsets[b]], run.offsets[a : b + 1] - run.offsets[a])
-        if run.tie_start is not None:
-            sub.tie_start = run.tie_start[run.offsets[a] : run.offsets[b]]
-        yield np.arange(a, b), sub
+        lo, hi = run.offsets[a], run.offsets[b]
+        ties = None if run.tie_start is None else run.tie_start[lo:hi]
+        yield np.arange(a, b), RankedRun(run.name, run.query_ids[a:b], run.targets[lo:hi], run.offsets[a : b + 1] - lo, tie_start=ties)
         a = b
 
 
@@ -326,11 +300,9 @@ def _gain_at_recall(block: GainBlock, pct: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 def _chunks(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, *, ties: bool = False) -> Iterator[tuple[np.ndarray, RankedRun, np.ndarray | None]]:
-    """Chunks of complete queries of any run, streamed (TREC) or cut from
-    lists: ``(relevance rows, sub-run, gain of every entry or None)``; a
-    streamed run may have looked the gains up while it read the lines.
-    ``ties``: a matrix's lists carry their tie groups (a reader was asked
-    for them when it was opened)."""
+    """Chunks of complete queries of any run: ``(relevance rows, sub-run, gain
+    of every entry or None)`` (a streamed run may look the gains up as it
+    reads); with ``ties``, a matrix's lists carry their tie groups."""
     if isinstance(run, ChunkedRun):
         yield from run.chunks(relevance)
         return
@@ -412,11 +384,11 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
     ranked = np.zeros(n_q, dtype=bool)  # the queries the run ranks something for
     small = small_class_queries(relevance, settings.min_class_size)
     ties = settings.ties
+    width = max(1, int(relevance.n_relevant(level).max(initial=0)))  # every chunk's ranks as wide: sums add alike whatever the chunk
     if isinstance(run, MatrixRun) and not (graded or judged or curves or cut):
         # binary measures only: the ranks of the relevant items suffice, measured a
         # chunk of queries at a time (memory: one chunk's ranks, not queries x K)
         relevant, n_relevant = relevance.relevant_targets(level), relevance.n_relevant(level)
-        width = max(1, int(n_relevant.max(initial=0)))  # every chunk as wide as the whole matrix
         for a in range(0, n_q, MATRIX_QUERIES):
             b = min(n_q, a + MATRIX_QUERIES)
             part = replace(run, query_ids=run.query_ids[a:b], row_of_query=run.row_of_query[a:b])
@@ -440,7 +412,7 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
                 jb = judged_block(sub, relevance, level=level, gains=gains, rows=rows, expected=sizes is not None)
                 for m in judged:
                     values[m.name][rows] = measure_values(m, jb, settings)
-            block = rank_block(sub, relevance, level=level, gains=gains, rows=rows, sizes=sizes)
+            block = rank_block(sub, relevance, level=level, gains=gains, rows=rows, sizes=sizes, width=width)
             for m in binary:
                 values[m.name][rows] = measure_values(m, block, settings)
             pr[rows] = pr_rows(block, pr_levels)

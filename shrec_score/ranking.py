@@ -120,11 +120,16 @@ def drop_own(run: RankedRun, own: np.ndarray) -> RankedRun:
     ``own[i]`` belongs to ``run.query_ids[i]``."""
     if not (np.asarray(own) >= 0).any():
         return run
+    return keep_entries(run, drop_own_items(run.targets, np.repeat(np.arange(len(run.query_ids)), run.lengths()), own))
+
+
+def keep_entries(run: RankedRun, keep: np.ndarray) -> RankedRun:
+    """``run`` with the entries ``keep`` (bool per CSR entry) only: each list
+    shrinks, the entries after a gap move up, and tie groups shrink without
+    two of them merging (:func:`keep_ties`)."""
     n_q = len(run.query_ids)
-    query_of = np.repeat(np.arange(n_q), run.lengths())
-    keep = drop_own_items(run.targets, query_of, own)
     offsets = np.zeros(n_q + 1, dtype=np.int64)
-    np.cumsum(np.bincount(query_of[keep], minlength=n_q), out=offsets[1:])
+    np.cumsum(np.bincount(np.repeat(np.arange(n_q), run.lengths())[keep], minlength=n_q), out=offsets[1:])
     ties = None if run.tie_start is None else keep_ties(run.tie_start, run.offsets, keep, offsets)
     return RankedRun(run.name, run.query_ids, run.targets[keep], offsets, run.sources, drops=run.drops, tie_start=ties)
 

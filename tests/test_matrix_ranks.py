@@ -189,3 +189,24 @@ def test_block_ranks_from_counts_equal_the_row_by_row_ones(mode, seed):
         want = s + hits_before + 1 if mode != "pessimistic" else s + e - hits_in + hits_before + 1
         assert ranks[part].tolist() == want.tolist()
         assert start[part].tolist() == s.tolist() and size[part].tolist() == e.tolist()
+
+
+def test_a_matrix_scores_the_same_through_lists_cut_into_chunks(monkeypatch):
+    """Issue 30 item 9: the binary matrix path, and its ranked lists (a no-op
+    depth) cut into chunks whose queries have different largest K, give the
+    same values to the last bit (every chunk padded to the whole run's K)."""
+    import pandas as pd
+
+    import shrec_score
+    from shrec_score import engine
+    from shrec_score.measures import Settings
+
+    rng = np.random.default_rng(4)
+    labels = np.repeat(np.arange(12), rng.integers(2, 40, 12))
+    d = np.round(rng.random((labels.size, labels.size)), 2).astype(np.float32)
+    monkeypatch.setattr(engine.run_chunks, "__kwdefaults__", {"chunk_entries": 5 * labels.size})
+    measures = ["NN", "FT", "ST", "E", "DCG", "AP", "RR"]
+    whole = shrec_score.evaluate(distances=d, labels=labels, measures=measures)
+    cut = shrec_score.evaluate(distances=d, labels=labels, measures=measures, settings=Settings(depth=labels.size))
+    pd.testing.assert_frame_equal(whole.per_query, cut.per_query, check_exact=True)
+    pd.testing.assert_frame_equal(whole.pr_curve, cut.pr_curve, check_exact=True)
