@@ -264,3 +264,25 @@ def test_harness_size():
     """The harness says how many cases it ran (runs last in this file)."""
     print(f"differential harness: {COUNT['cases']} CLI runs")
     assert COUNT["cases"] > 200
+
+
+def test_text_that_starts_with_bzh_is_text_and_a_bzip2_file_is_bzip2(tmp_path):
+    """issue 30.22: a list whose first target id starts with BZh is read as
+    text (a bzip2 stream is BZh, a digit 1-9 and its block magic); the same
+    list compressed with bzip2 scores the same."""
+    import bz2
+
+    cla = _write(tmp_path, "c.cla", "PSB 1\n2 4\na 0 2\nBZh1\nBZh2\nb 0 2\nBZh3\nBZh4\n", False)
+    runs = {}
+    for name, opener in (("plain", open), ("bzip2", bz2.open)):
+        run = tmp_path / name / "r"
+        os.makedirs(run)
+        for q in ("BZh1", "BZh2", "BZh3", "BZh4"):
+            others = [t for t in ("BZh2", "BZh1", "BZh4", "BZh3") if t != q]
+            with opener(run / f"{q}.txt", "wt") as fh:
+                fh.write("".join(f"{t} {0.1 * (i + 1):.1f}\n" for i, t in enumerate(others)))
+        runs[name] = _run(["score", str(tmp_path / name), "-r", cla, "--format", "csv", "--per-query", "--quiet"])
+    assert runs["plain"][0] == 0, runs["plain"][2]
+    assert runs["plain"][:2] == runs["bzip2"][:2]
+    # BZh1's list: BZh2 (relevant) first: NN 1
+    assert runs["plain"][1].splitlines()[1].split(",")[:4] == ["r", "BZh1", "a", "1.0"]

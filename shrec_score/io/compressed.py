@@ -18,17 +18,22 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from typing import IO, Any
 
 from ..errors import InputError
 
-#: (magic bytes, name) of the compressions read.
+#: (magic bytes, name) of the compressions read.  A bzip2 stream is ``BZh``,
+#: a block size 1-9, then the magic of its first block (pi's digits) or, when
+#: empty, of its end: text that merely starts ``BZh`` is text.
 MAGIC = (
-    (b"\x1f\x8b", "gzip"),
-    (b"BZh", "bzip2"),
-    (b"\xfd7zXZ\x00", "xz"),
-    (b"\x28\xb5\x2f\xfd", "zstd"),
+    (re.compile(rb"\x1f\x8b"), "gzip"),
+    (re.compile(rb"BZh[1-9](1AY&SY|\x17rE8P\x90)"), "bzip2"),
+    (re.compile(rb"\xfd7zXZ\x00"), "xz"),
+    (re.compile(rb"\x28\xb5\x2f\xfd"), "zstd"),
 )
+#: Bytes of a file's head that tell its compression.
+MAGIC_BYTES = 10
 #: Extensions dropped from a run's (or a query file's) name.
 SUFFIXES = (".gz", ".gzip", ".bz2", ".xz", ".zst", ".zstd")
 
@@ -38,17 +43,18 @@ ZSTD_HINT = "the zstandard package; pip install 'shrec-score[zstd]'"
 def compression_of(head: bytes) -> str | None:
     """``gzip``, ``bzip2``, ``xz`` or ``zstd`` from a file's first bytes, else None.
 
-    >>> compression_of(b"\\x1f\\x8b\\x08\\x00"), compression_of(b"q1 Q0 d1 1 0.5 r")
-    ('gzip', None)
+    >>> compression_of(b"\\x1f\\x8b\\x08\\x00"), compression_of(b"q1 Q0 d1 1 0.5 r"), compression_of(b"BZh91AY&SY")
+    ('gzip', None, 'bzip2')
+    >>> compression_of(b"BZh12 0.5")  # text whose first id starts with BZh
     """
-    return next((name for magic, name in MAGIC if head.startswith(magic)), None)
+    return next((name for magic, name in MAGIC if magic.match(head)), None)
 
 
 def file_compression(path: str) -> str | None:
     """:func:`compression_of` the first bytes of ``path`` (a regular file)."""
     try:
         with open(path, "rb") as fh:
-            return compression_of(fh.read(6))
+            return compression_of(fh.read(MAGIC_BYTES))
     except OSError as exc:
         raise InputError(path, None, "expected a readable file", exc.strerror or str(exc)) from None
 

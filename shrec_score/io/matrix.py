@@ -23,7 +23,7 @@ from typing import BinaryIO
 import numpy as np
 
 from ..errors import InputError, shown
-from .compressed import compression_of, open_input
+from .compressed import MAGIC_BYTES, compression_of, open_input
 from .numbers import parse_number
 from .text import (
     HEAD_BYTES,
@@ -96,7 +96,7 @@ def read_npy_matrix(path: str) -> np.ndarray:
     path = regular_file(path)
     try:
         with open(path, "rb") as fh:
-            if compression_of(fh.read(6)) is not None:
+            if compression_of(fh.read(MAGIC_BYTES)) is not None:
                 raise InputError(path, None, COMPRESSED, "a compressed file")
             fh.seek(0)
             shape, dtype, fortran, offset = _npy_header(path, fh)

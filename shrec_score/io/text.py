@@ -27,7 +27,7 @@ from io import FileIO
 from typing import IO
 
 from ..errors import QUOTE_LIMIT, InputError, shown
-from .compressed import Decompressed, compression_of, file_compression, open_input
+from .compressed import MAGIC_BYTES, Decompressed, compression_of, file_compression, open_input
 
 #: The longest line a text input may have, in bytes (1 MiB; the newline is
 #: not counted, a CR before it is).  Ranked lists, TREC runs and qrels,
@@ -344,7 +344,7 @@ def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
     try:
         with open(path, "rb") as fh:
             data = fh.read()
-        kind = compression_of(data[:6])
+        kind = compression_of(data[:MAGIC_BYTES])
         if kind is not None:
             with Decompressed(path, kind) as stream:
                 data = stream.read()
