@@ -27,7 +27,7 @@ from io import FileIO
 from typing import IO
 
 from ..errors import QUOTE_LIMIT, InputError, shown
-from .compressed import MAGIC_BYTES, Decompressed, compression_of, file_compression, open_input
+from .compressed import MAGIC_BYTES, compression_of, file_compression, open_input
 
 #: The longest line a text input may have, in bytes (1 MiB; the newline is
 #: not counted, a CR before it is).  Ranked lists, TREC runs and qrels,
@@ -344,12 +344,12 @@ def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
     try:
         with open(path, "rb") as fh:
             data = fh.read()
-        kind = compression_of(data[:MAGIC_BYTES])
-        if kind is not None:
-            with Decompressed(path, kind) as stream:
-                data = stream.read()
     except OSError as exc:
         raise _os_error(path, exc) from None
+    if compression_of(data[:MAGIC_BYTES]) is not None:
+        # inflated in bounded pieces, each checked: a bomb fails at its first
+        # over-long line, not after it is decompressed whole
+        return b"".join(piece for piece, _ in pieces(path))
     refuse_wide_text(path, data[:HEAD_BYTES])
     check_line_lengths(path, data)
     return data
