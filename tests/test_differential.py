@@ -286,3 +286,12 @@ def test_text_that_starts_with_bzh_is_text_and_a_bzip2_file_is_bzip2(tmp_path):
     assert runs["plain"][:2] == runs["bzip2"][:2]
     # BZh1's list: BZh2 (relevant) first: NN 1
     assert runs["plain"][1].splitlines()[1].split(",")[:4] == ["r", "BZh1", "a", "1.0"]
+
+
+def test_a_trec_run_with_a_nul_byte_is_read_as_a_trec_run(tmp_path):
+    """issue 30.25: a NUL byte in a TREC run does not make it a PSB binary matrix."""
+    qrels = _write(tmp_path, "q.txt", QRELS, False)
+    path = _write(tmp_path, "run", trec_text().replace("d4", "d\x004", 1), False)
+    code, _, err = _run(["score", path, "-r", qrels, "--quiet"], path)
+    assert "binary matrix" not in err
+    assert (code, err) == _run(["score", path, "-r", qrels, "--run-format", "trec", "--quiet"], path)[::2]

@@ -41,8 +41,8 @@ def detect_file_format(path: str) -> str | None:
     if path.endswith(".npy"):
         regular_file(path)
         return "matrix"
-    if is_binary_file(path):
-        return "matrix"
+    if is_binary_file(path) and not _trec_line(list(_first_lines(path))[-1:]):
+        return "matrix"  # (a TREC run with a NUL byte further on is a TREC run, refused by its reader)
     try:
         lines = [raw.decode("utf-8") for raw in _first_lines(path)]
     except (OSError, UnicodeDecodeError):
@@ -53,10 +53,20 @@ def detect_file_format(path: str) -> str | None:
             continue
         if len(f) > 2 and all(is_number(x) for x in f):
             return "matrix"  # numbers only (a TREC line has a tag and a Q0 field)
-        if len(f) >= 6 and is_int(f[3]) and is_number(f[4]):
+        if _trec_line([line.encode()]):
             return "trec"  # a tag of several words: trec_eval reads its first
         return None
     return None
+
+
+def _trec_line(lines: list[bytes]) -> bool:
+    """Whether the first of ``lines`` reads as a TREC run line (six fields or
+    more, the rank an integer and the score a number)."""
+    try:
+        f = lines[0].decode("utf-8").split() if lines else []
+    except UnicodeDecodeError:
+        return False
+    return len(f) >= 6 and is_int(f[3]) and is_number(f[4])
 
 
 def _first_lines(path: str) -> Iterator[bytes]:
