@@ -140,6 +140,7 @@ def score(
         )
     else:
         run_objs = given
+        _check_targets(run_objs, rel)
     ev = score_all(run_objs, rel, plan.measures, opts.settings, curves=rel.gain_curves, progress=progress)
     return _report(ev, run_objs, rel, plan, opts, notes)
 
@@ -153,6 +154,18 @@ def _given_runs(runs: Sequence[Any]) -> list[AnyRun] | None:
         raise OptionError("runs: expected paths or run records (RankedRun, MatrixRun), not a mix of both")
     # RUN_TYPES admits any ChunkedRun (scored chunk by chunk, as distributed's row blocks are)
     return cast("list[AnyRun]", records)
+
+
+def _check_targets(runs: Sequence[AnyRun], rel: Relevance) -> None:
+    """Run records read against another relevance hold indices into other
+    target ids: scoring them here would give wrong numbers, so they are refused."""
+    for run in runs:
+        ids = getattr(run, "target_ids", None)
+        if ids is not None and ids is not rel.target_ids and list(ids) != list(rel.target_ids):
+            raise OptionError(
+                f"runs: run {run.name!r} was read against another relevance (its targets are indices into other ids): "
+                "read it again with load_runs(paths, this relevance)"
+            )
 
 
 def _relevance(relevance: PathLike | Classification | Relevance, opts: Options) -> Relevance:

@@ -10,7 +10,7 @@ that memory stays bounded.  No Python loop over ranked items.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -437,26 +437,6 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
             v[left_out] = np.nan
         pr[left_out] = np.nan
     return RunScores(run.name, values, pr, vec_acc, gvr_acc, unranked=int((~ranked).sum()))
-
-
-def evaluate(
-    runs: Sequence[RankedRun | MatrixRun | ChunkedRun],
-    relevance: Relevance,
-    measures: Sequence[Measure],
-    settings: Settings = Settings(),
-    *,
-    curves: bool = False,
-    progress: Callable[[str, int, int], None] | None = None,
-) -> Evaluation:
-    """Score every run on every query of ``relevance`` (see :func:`collect`)."""
-    scores = []
-    for done, run in enumerate(runs):
-        if progress is not None:
-            progress("scoring", done, len(runs))
-        scores.append(score_run(run, relevance, measures, settings, curves=curves))
-    if progress is not None:
-        progress("scoring", len(runs), len(runs))
-    return collect(scores, relevance, measures, settings, curves=curves)
 
 
 def collect(scores: Sequence[RunScores], relevance: Relevance, measures: Sequence[Measure], settings: Settings = Settings(), *, curves: bool = False) -> Evaluation:

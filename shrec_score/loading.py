@@ -145,6 +145,8 @@ def load_runs(
             run, more = read_trec_run(s, relevance, drops=drops, missing_ok=missing_ok, ties=ties)
             notes.extend(more)
         run.drops = drops
+        if isinstance(run, RankedRun):
+            run.target_ids = relevance.target_ids
         runs.append(run)
     return runs, notes
 

@@ -103,6 +103,9 @@ class RankedRun:
     #: 0-based place in its list of the first entry of its group of equal
     #: values (entries with equal values are consecutive).  None: no ties known.
     tie_start: np.ndarray | None = None
+    #: The target ids its indices point into: those of the relevance it was
+    #: read against (set by :func:`~shrec_score.loading.load_runs`; None: not known).
+    target_ids: list[str] | None = None
 
     def lengths(self) -> np.ndarray:
         return np.diff(self.offsets)

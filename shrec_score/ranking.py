@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -178,42 +178,6 @@ def arrange_ties(tie_start: np.ndarray, offsets: np.ndarray, gains: np.ndarray, 
     g = tie_group_ids(tie_start, offsets)
     key = -np.asarray(gains, dtype=np.int64) if mode == "optimistic" else np.asarray(gains, dtype=np.int64)
     return np.lexsort((key, g))
-
-
-def trec_order(queries: np.ndarray, scores: np.ndarray, doc_rank: Callable[[np.ndarray | None], np.ndarray]) -> np.ndarray | None:
-    """Order of TREC run lines as trec_eval ranks them, or None when the file is in that order.
-
-    Sorted by query (ascending code), then score descending, then target id
-    descending.  ``doc_rank(pos)`` is a callable returning, for the lines at
-    positions ``pos`` (all lines when None), ranks of their target ids in
-    ascending byte order, comparable among those lines; it is only asked
-    for when scores tie, and then only for the tied lines.
-    A file grouped by query with scores non-increasing (the usual case) is
-    fixed up inside its runs of equal scores only; anything else is sorted.
-    """
-    same = queries[1:] == queries[:-1]
-    if not (queries[1:] >= queries[:-1]).all() or (same & (scores[1:] > scores[:-1])).any():
-        return np.lexsort((-doc_rank(None), -scores, queries))
-    tied = same & (scores[1:] == scores[:-1])
-    if not tied.any():
-        return None
-    # positions in runs of equal (query, score): sort each run by target id descending
-    in_run = np.zeros(queries.size, dtype=bool)
-    in_run[:-1] |= tied
-    in_run[1:] |= tied
-    pos = np.flatnonzero(in_run)
-    rank = np.zeros(queries.size, dtype=np.int64)
-    rank[pos] = doc_rank(pos)
-    if (rank[:-1][tied] > rank[1:][tied]).all():
-        return None
-    # a run of ties starts at a position not tied to the one before it
-    starts = np.ones(pos.size, dtype=bool)
-    inner = pos > 0
-    starts[inner] = ~tied[pos[inner] - 1]
-    run_id = np.cumsum(starts)
-    order = np.arange(queries.size)
-    order[pos] = pos[np.lexsort((-rank[pos], run_id))]
-    return order
 
 
 def matrix_rank_block(

@@ -102,3 +102,21 @@ def test_the_callers_copy_on_write_memmap_keeps_its_edits(tmp_path):
     shrec_score.score([MatrixRun("run", "memory", m, list(rel.query_ids), np.arange(n), np.arange(n))], rel, measures=["NN"])
     assert (m == 7.0).all()
     assert read_matrix(str(tmp_path / "d.npy"), (n, n))[0, 0] != 7.0  # the file itself never had them
+
+
+def test_a_run_read_against_one_qrels_is_refused_against_another(tmp_path):
+    """Run records hold indices into the target ids of the relevance they were
+    read against (a bug of 0.1.0 scored them against a second qrels with the
+    first one's ids): another relevance refuses them, the same one (read again)
+    scores them as the paths."""
+    run = tmp_path / "run.trec"
+    run.write_text("q1 Q0 d1 1 0.9 r\nq1 Q0 d2 2 0.8 r\nq1 Q0 d3 3 0.7 r\n")
+    (tmp_path / "a.txt").write_text("q1 0 d3 1\n")
+    (tmp_path / "b.txt").write_text("q1 0 d9 1\nq1 0 d1 1\n")
+    rel_a = shrec_score.load_relevance(str(tmp_path / "a.txt"))
+    runs, _ = shrec_score.load_runs([str(run)], rel_a)
+    with pytest.raises(shrec_score.OptionError, match="was read against another relevance"):
+        shrec_score.score(runs, shrec_score.load_relevance(str(tmp_path / "b.txt")), measures=["AP"])
+    again = shrec_score.score(runs, shrec_score.load_relevance(str(tmp_path / "a.txt")), measures=["AP"])
+    assert again.per_query["AP"].tolist() == [1 / 3]  # d3 at rank 3: AP = 1/3
+    assert shrec_score.score([str(run)], str(tmp_path / "b.txt"), measures=["AP"]).per_query["AP"].tolist() == [0.5]  # d1 at 1 of 2 relevant

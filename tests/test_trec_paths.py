@@ -209,25 +209,6 @@ def test_the_errors_are_the_exact_ones(tmp_path, monkeypatch):
             shrec_score.score([tmp_path / name], tmp_path / "c.cla")
 
 
-def test_judged_targets_of_query_rows(tmp_path):
-    from shrec_score.io.trec import read_qrels
-    from shrec_score.relevance import QrelsRelevance
-
-    (tmp_path / "q.qrels").write_text("a 0 x 1\na 0 y 0\nb 0 z 2\nc 0 x 1\nc 0 w -1\n")
-    rel = QrelsRelevance.from_qrels(read_qrels(tmp_path / "q.qrels"))
-    names = lambda rows: sorted(rel.target_ids[i] for i in rel.judged_targets(np.array(rows)))  # noqa: E731
-    assert names([0]) == ["x", "y"]
-    assert names([2, 1]) == ["x", "z"]  # c's w (grade -1) is in the pool but unjudged, as in trec_eval
-    assert names([0, 2]) == ["x", "y"]
-    assert names([]) == []
-    assert "w" in rel.target_ids  # still a known id
-    # the judgments themselves, query after query in the order asked for
-    pos, targets, grades = rel.judgments_of(np.array([2, 0]))
-    got = [(int(p), rel.target_ids[t], int(g)) for p, t, g in zip(pos, targets, grades)]
-    assert got[:1] == [(0, "x", 1)]  # c: the grade -1 line is left out
-    assert sorted(got[1:]) == [(1, "x", 1), (1, "y", 0)]
-
-
 def test_lookup_equals_a_dict():
     from shrec_score.relevance import lookup
 

@@ -118,17 +118,6 @@ def _run_file(path: str, fmt: str) -> RunSource:
     return RunSource(name, path, fmt)
 
 
-def first_trec_file(paths: Iterable[str | os.PathLike[str]], fmt: str = "auto") -> str | None:
-    """The file of the first run :func:`discover_runs` would find, when it is a
-    TREC run (by ``fmt`` or by its first line); None otherwise.  Cheap: no
-    relevance needed, nothing read but a first line.  A path that cannot be
-    read gives None: :func:`discover_runs` reports it, in its turn."""
-    try:
-        return _first_trec_file(paths, fmt)
-    except InputError:
-        return None
-
-
 def _first_trec_file(paths: Iterable[str | os.PathLike[str]], fmt: str) -> str | None:
     for raw in paths:
         path = os.fspath(raw)

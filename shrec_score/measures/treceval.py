@@ -16,14 +16,10 @@ from __future__ import annotations
 
 import math  # noqa: F401  (the doctests)
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .base import TieMeans
-
-if TYPE_CHECKING:
-    import numpy.typing as npt
 
 #: trec_eval's floor of a topic's AP before its logarithm (``MIN_GEO_MEAN``).
 MIN_GEO_MEAN = 0.00001
@@ -345,6 +341,3 @@ def set_f(block: JudgedBlock, *, beta: float = 1.0) -> np.ndarray:
     return np.where(hits > 0, (beta + 1.0) * p * r / np.where(denom > 0, denom, 1.0), 0.0)
 
 
-def as_block(grades: npt.ArrayLike, n_retrieved: npt.ArrayLike, grade_counts: npt.ArrayLike, rel_level: int = 1) -> JudgedBlock:
-    """A :class:`JudgedBlock` from arrays (typed for the engine)."""
-    return JudgedBlock(np.asarray(grades, dtype=np.int16), np.asarray(n_retrieved, dtype=np.int64), np.asarray(grade_counts, dtype=np.int64), rel_level)

@@ -390,10 +390,6 @@ class QrelsRelevance(Relevance):
         pos = np.repeat(lo - starts, n) + np.arange(int(n.sum()), dtype=np.int64)
         return np.repeat(np.arange(rows.size), n), self._keys[pos] & 0xFFFFFFFF, self._grades[pos]
 
-    def judged_targets(self, rows: np.ndarray) -> np.ndarray:
-        """Distinct indices of the targets judged (any grade) for the query ``rows``."""
-        return np.unique(self.judgments_of(rows)[1])
-
     def n_relevant(self, level: int = 1) -> np.ndarray:
         if level not in self._n_relevant:
             self._n_relevant[level] = _read_only(np.bincount(self._query_of[self._grades >= level], minlength=self.n_queries).astype(np.int64))
