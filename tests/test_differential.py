@@ -243,7 +243,6 @@ def test_distances_on_some_lines_only_get_one_verdict(lists_base):
     assert len(set(verdicts.values())) == 1, verdicts
 
 
-@pytest.mark.xfail(strict=True, reason="issue 30.3: the values are re-wrapped across rows")
 def test_a_ragged_ascii_matrix_is_refused_naming_line_2(tmp_path):
     """issue 30.3: rows of 4, 5, 3 and 4 values hold 16 = 4 x 4 values: not a matrix."""
     cla = _write(tmp_path, "n.cla", "PSB 1\n2 4\na 0 2\n0\n1\nb 0 2\n2\n3\n", False)
@@ -295,3 +294,23 @@ def test_a_trec_run_with_a_nul_byte_is_read_as_a_trec_run(tmp_path):
     code, _, err = _run(["score", path, "-r", qrels, "--quiet"], path)
     assert "binary matrix" not in err
     assert (code, err) == _run(["score", path, "-r", qrels, "--run-format", "trec", "--quiet"], path)[::2]
+
+
+def test_a_ragged_ascii_matrix_is_refused_when_streamed_too(tmp_path, monkeypatch):
+    """The large-matrix path (parsed a piece at a time) refuses it on the same line."""
+    from shrec_score.io import matrix
+
+    monkeypatch.setattr(matrix, "STREAM_ABOVE", 0)
+    cla = _write(tmp_path, "n.cla", "PSB 1\n2 4\na 0 2\n0\n1\nb 0 2\n2\n3\n", False)
+    path = _write(tmp_path, "r.txt", "0 1 2 3\n1 0 2 3 4\n2 1 0\n3 2 1 0\n", False)
+    code, _, err = _run(["score", path, "-r", cla, "--run-format", "matrix", "--quiet"], path)
+    assert code == 2 and err == "Error: RUN:2: expected 4 distances per row (as on the first row), got 5\n", err
+
+
+def test_a_form_feed_inside_a_matrix_row_separates_numbers_and_lines_are_counted_by_newlines(tmp_path):
+    """issue 30.21: a form feed is a blank between two numbers, not a line break:
+    the error on line 3 is reported on line 3."""
+    cla = _write(tmp_path, "n.cla", "PSB 1\n2 4\na 0 2\n0\n1\nb 0 2\n2\n3\n", False)
+    path = _write(tmp_path, "r.txt", "0 1\f2 3\n1 0 2 3\n2 1 0 x\n3 2 1 0\n", False)
+    code, _, err = _run(["score", path, "-r", cla, "--run-format", "matrix", "--quiet"], path)
+    assert code == 2 and err == "Error: RUN:3: expected a number as distance, got 'x'\n", err

@@ -61,18 +61,34 @@ def _parse_numbers(text: str) -> np.ndarray:
 def read_ascii_matrix(path: str) -> np.ndarray:
     """Parse an ASCII matrix with numpy's C parser; bad lines are located exactly."""
     text = read_text(path)
-    lines = [ln for ln in text.splitlines() if ln.strip()]
+    lines = [ln for ln in text.split("\n") if ln.strip()]
     if not lines:
         raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
     n_cols = len(lines[0].split())
     values = _parse_numbers(text)
-    if values.size != len(lines) * n_cols:
+    if values.size != len(lines) * n_cols or _ragged(text, n_cols):
         _locate_bad_line(path, text, n_cols)
     return values.reshape(len(lines), n_cols)
 
 
+#: The bytes that separate numbers on a row: ASCII whitespace but the newline.
+_BLANK = np.zeros(256, dtype=bool)
+_BLANK[[9, 11, 12, 13, 32]] = True
+
+
+def _ragged(text: str, n_cols: int) -> bool:
+    """Whether a line that is not blank holds other than ``n_cols`` fields
+    (the total can still be right: rows of 4, 5, 3 and 4 values are 16 = 4 x 4).
+    The fields are counted where they start: a byte that is not blank after a blank one."""
+    b = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    blank = _BLANK[b] | (b == 10)
+    starts = np.flatnonzero(~blank & np.concatenate(([True], blank[:-1])))
+    per_line = np.bincount(np.searchsorted(np.flatnonzero(b == 10), starts), minlength=1)
+    return bool(((per_line != 0) & (per_line != n_cols)).any())
+
+
 def _locate_bad_line(path: str, text: str, n_cols: int) -> None:
-    for n, line in enumerate(text.splitlines(), start=1):
+    for n, line in enumerate(text.split("\n"), start=1):
         fields = line.split()
         if not fields:
             continue
@@ -201,9 +217,9 @@ def stream_ascii_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
                     text = data.decode("utf-8")
                 except UnicodeDecodeError as exc:
                     raise InputError(path, line_no + data.count(b"\n", 0, exc.start) + 1, "expected UTF-8 text", f"byte 0x{data[exc.start]:02x}") from None
-                lines = [ln for ln in text.splitlines() if ln.strip()]
+                lines = [ln for ln in text.split("\n") if ln.strip()]
                 values = _parse_numbers(text)
-                if values.size != len(lines) * n_cols:
+                if values.size != len(lines) * n_cols or _ragged(text, n_cols):
                     try:
                         _locate_bad_line(path, text, n_cols)
                     except InputError as exc:
