@@ -392,9 +392,12 @@ def _labels(arg: str, value: Sequence[Hashable] | None) -> list[str]:
     if value is not None and not isinstance(value, np.ndarray) and hasattr(value, "__dlpack__"):
         value = list(_to_host(value))  # a tensor of class numbers: numbers, not 0-d tensors
     raws = [] if value is None else [x.item() if isinstance(x, np.generic) else x for x in list(value)]
-    texts = [str(x) for x in raws]
-    if not texts:
+    if not raws:
         raise ValueError(f"{arg}: expected one label per item, got none")
+    missing = [i for i, x in enumerate(raws) if x is None or (isinstance(x, float) and x != x)]
+    if missing:  # a missing label is no class: never a class named "None" or "nan"
+        raise ValueError(f"{arg}: expected a label for every item, got {len(missing)} missing (None or NaN), the first at position {missing[0]}")
+    texts = [str(x) for x in raws]
     seen: dict[str, Hashable] = {}
     for raw, text in zip(raws, texts):
         if seen.setdefault(text, raw) != raw:

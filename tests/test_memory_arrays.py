@@ -173,3 +173,14 @@ def test_cuda_tensors_score_as_numpy(data):
     _same(got, shrec_score.evaluate(distances=d, labels=labels, measures=MEASURES))
     got = shrec_score.evaluate(embeddings=torch.from_numpy(x).cuda(), labels=labels, measures=MEASURES)
     _same(got, shrec_score.evaluate(embeddings=x, labels=labels, measures=MEASURES))
+
+
+@pytest.mark.parametrize("missing", [None, float("nan"), np.nan])
+def test_a_missing_label_is_refused_naming_its_position(missing):
+    """issue 30.23: None or NaN is a missing label, not a class named "None" or "nan"."""
+    labels = [0, 0, 1, missing, 1, 1]
+    emb = np.arange(12, dtype=np.float64).reshape(6, 2)
+    with pytest.raises(ValueError, match=r"^labels: expected a label for every item, got 1 missing \(None or NaN\), the first at position 3$"):
+        shrec_score.evaluate(embeddings=emb, labels=labels)
+    with pytest.raises(ValueError, match=r"^labels: expected a label for every item, got 1 missing \(None or NaN\), the first at position 3$"):
+        shrec_score.evaluate(embeddings=emb, labels=np.asarray(labels, dtype=object))
