@@ -168,14 +168,15 @@ def trec_eval_binary(folder: str) -> str | None:
     return os.path.join(build, "trec_eval")
 
 
-PEERS = {
-    "ranx": "from ranx import Qrels, Run, evaluate\n"
-    "evaluate(Qrels.from_file(sys.argv[1], kind='trec'), Run.from_file(sys.argv[2], kind='trec'),"
-    " ['map', 'precision@1', 'r-precision', 'precision@10', 'ndcg@10'])",
-    "pytrec_eval": "import pytrec_eval\n"
-    "q, r = (getattr(pytrec_eval, f)(open(p)) for f, p in (('parse_qrel', sys.argv[1]), ('parse_run', sys.argv[2])))\n"
-    "pytrec_eval.RelevanceEvaluator(q, {'map', 'P', 'Rprec', 'ndcg_cut'}).evaluate(r)",
-}
+#: The Python peers end to end: read both files, compute the same measures.
+RANX = """import sys
+from ranx import Qrels, Run, evaluate
+evaluate(Qrels.from_file(sys.argv[1], kind="trec"), Run.from_file(sys.argv[2], kind="trec"), ["map", "precision@1", "r-precision", "precision@10", "ndcg@10"])
+"""
+PYTREC_EVAL = """import sys, pytrec_eval
+with open(sys.argv[1]) as q, open(sys.argv[2]) as r:
+    pytrec_eval.RelevanceEvaluator(pytrec_eval.parse_qrel(q), {"map", "P", "Rprec", "ndcg_cut"}).evaluate(pytrec_eval.parse_run(r))
+"""
 
 
 def case_trec(case: str, repeat: int, trec_eval: str | None) -> None:
@@ -194,8 +195,8 @@ def case_trec(case: str, repeat: int, trec_eval: str | None) -> None:
     jobs = {"ours": [CLI, *args, "--quiet", "--format", "csv"]}
     if trec_eval:
         jobs["trec_eval"] = te_args
-    jobs["pytrec_eval"] = [sys.executable, "-c", "import sys\n" + PEERS["pytrec_eval"], qrels, run]
-    jobs["ranx"] = [sys.executable, "-c", "import sys\n" + PEERS["ranx"], qrels, run]
+    jobs["pytrec_eval"] = [sys.executable, "-c", PYTREC_EVAL, qrels, run]
+    jobs["ranx"] = [sys.executable, "-c", RANX, qrels, run]
     jobs["ir_measures"] = [os.path.join(os.path.dirname(sys.executable), "ir_measures"), qrels, run, "AP P@1 Rprec P@10 nDCG@10"]
     try:
         timed(jobs["ranx"])  # numba's on-disk cache warmed, as a returning user meets it
@@ -285,7 +286,8 @@ def case_dask(repeat: int) -> None:
             "dask": [CLI, zarr, "-r", cla, "--dask", "local:2", "--out", outs[1], "--quiet", "--format", "csv"],
         }, repeat)
         same = all(open(os.path.join(outs[0], f), "rb").read() == open(os.path.join(outs[1], f), "rb").read() for f in ("per_query.csv", "per_run.csv"))
-        compare("dask", got["dask"].wall, "one process", got["single"].wall, float("inf"), memory=f"CSVs identical: {same}", memory_ok=same)
+        d, one = got["dask"].wall, got["single"].wall
+        report(Row("dask", f"{d:.3f} s", f"one process {one:.3f} s", f"{d / one:.2f}", "report only", same, f"CSVs identical: {same}"))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
