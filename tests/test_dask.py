@@ -478,3 +478,48 @@ def test_bad_input_on_a_local_cluster_is_one_line_on_stderr(tmp_path):
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1, out.stderr
     assert out.stderr.startswith("Error: ") and "short.npy" in out.stderr and "6 x 6" in out.stderr
+
+
+def test_a_missing_zarr_chunk_is_refused_naming_it(data, tmp_path, capsys):
+    """issue 30.4: zarr reads a missing chunk as its fill value (zeros): refused, with or without --dask."""
+    root, cla, _ = data
+    bad = tmp_path / "run.zarr"
+    shutil.copytree(root / "z" / "run.zarr", bad)
+    os.remove(bad / "c" / "2" / "0")
+    capsys.readouterr()
+    assert _run([str(bad), "-r", cla, "--format", "csv"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"Error: {bad / 'c' / '2' / '0'}: expected every chunk of the Zarr array (a missing one would be read as zeros), got 1 of 7 chunks missing\n"
+
+
+def test_a_manifest_naming_one_shard_twice_or_a_string_shape_is_refused(data, tmp_path, capsys):
+    """issue 30.11 and 30.25: one file for two row ranges; "shape": "44"."""
+    import json
+
+    root, cla, _ = data
+    bad = tmp_path / "run"
+    shutil.copytree(root / "s" / "run", bad)
+    manifest = json.loads((bad / "manifest.json").read_text())
+    manifest["shards"][1]["file"] = manifest["shards"][0]["file"]
+    (bad / "manifest.json").write_text(json.dumps(manifest))
+    capsys.readouterr()
+    assert _run([str(bad), "-r", cla, "--format", "csv"]) == 2
+    assert capsys.readouterr().err == f"Error: {bad / 'manifest.json'}: expected one shard file per row range, got 'rows-000000.npy' named twice\n"
+    manifest = json.loads((root / "s" / "run" / "manifest.json").read_text())
+    manifest["shape"] = "44"
+    (bad / "manifest.json").write_text(json.dumps(manifest))
+    assert _run([str(bad), "-r", cla, "--format", "csv"]) == 2
+    assert capsys.readouterr().err == f"Error: {bad / 'manifest.json'}: expected \"shape\": [rows, columns] (a list of two whole numbers) in the manifest, got '44'\n"
+
+
+def test_convert_never_writes_a_block_larger_than_the_matrix(tmp_path):
+    """issue 30.18: a 4 x 4 matrix with --chunk-rows 100000000 is one block of 4 rows (64 bytes of data)."""
+    from shrec_score.io.chunked import open_row_blocks
+
+    np.save(tmp_path / "m.npy", np.arange(16, dtype=np.float32).reshape(4, 4))
+    for layout in ("zarr", "npy-shards"):
+        out = tmp_path / layout
+        _ok(["convert", str(tmp_path / "m.npy"), str(out), "--to", layout, "--chunk-rows", "100000000"])
+        assert open_row_blocks(str(out)).blocks() == [(0, 4)]
+        size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(out) for f in fs)
+        assert size < 4096, size

@@ -145,6 +145,8 @@ class NpyShards(RowBlockMatrix):
             raise InputError(where, None, "expected a JSON manifest of .npy row shards", str(exc).splitlines()[0][:120]) from None
         if not isinstance(meta, dict) or meta.get("format") != SHARDS_FORMAT:
             raise InputError(where, None, f"expected a manifest with \"format\": \"{SHARDS_FORMAT}\"", shown(str(meta)[:80]))
+        if not (isinstance(meta.get("shape"), list) and all(isinstance(x, int) and not isinstance(x, bool) for x in meta["shape"])):
+            raise InputError(where, None, "expected \"shape\": [rows, columns] (a list of two whole numbers) in the manifest", shown(str(meta.get("shape"))[:80]))
         try:
             shape = tuple(int(x) for x in meta["shape"])
             dtype = np.dtype(meta["dtype"])
@@ -154,9 +156,13 @@ class NpyShards(RowBlockMatrix):
         if len(shape) != 2 or dtype.kind not in "fiu":
             raise InputError(where, None, "expected a 2-D numeric matrix in the manifest", f"shape {shape}, dtype {dtype}")
         expected = 0
+        seen: set[str] = set()
         for name, a, b in shards:
             if os.path.basename(name) != name or name in ("", ".", ".."):
                 raise InputError(where, None, "expected shard file names inside the folder", shown(name))
+            if name in seen:  # one file for two row ranges: the second would be scored with the first's rows
+                raise InputError(where, None, "expected one shard file per row range", f"{shown(name)} named twice")
+            seen.add(name)
             if a != expected or b <= a:
                 raise InputError(where, None, f"expected shard {shown(name)} to start at row {expected} and hold at least one row", f"rows {a}..{b}")
             expected = b
@@ -220,6 +226,10 @@ class ZarrRows(RowBlockMatrix):
         self.shape = (int(arr.shape[0]), int(arr.shape[1]))
         self.dtype = np.dtype(arr.dtype)
         self.chunk_rows = int(rows)
+        stored = int(arr.nchunks_initialized)
+        if stored < arr.nchunks:  # zarr reads a missing chunk as its fill value: zeros would be scored
+            absent = next((self.where(a, b) for a, b in self.blocks() if not os.path.exists(self.where(a, b))), path)
+            raise InputError(absent, None, "expected every chunk of the Zarr array (a missing one would be read as zeros)", f"{arr.nchunks - stored} of {arr.nchunks} chunks missing")
 
     def blocks(self) -> list[tuple[int, int]]:
         n, step = self.shape[0], self.chunk_rows
@@ -276,6 +286,7 @@ def write_row_blocks(
     """
     if layout not in LAYOUTS:
         raise InputError(None, None, f"expected --to {' or '.join(LAYOUTS)}", shown(layout))
+    chunk_rows = max(1, min(chunk_rows, shape[0]))  # a block is never larger than the matrix
     if os.path.lexists(out):
         raise InputError(out, None, "expected a new folder for the converted matrix (it exists: remove it or choose another name)")
     parent = os.path.dirname(os.path.abspath(out))
