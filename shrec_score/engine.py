@@ -19,7 +19,6 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-from ._kernels import isin
 from .measures import GainBlock, Measure, RankBlock, Settings, pr_curve
 from .measures.base import TieMeans
 from .measures.cumgain import discounted_cumulated_gain, gain_vectors
@@ -157,13 +156,15 @@ def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray | None = 
     if not isinstance(relevance, QrelsRelevance):
         return np.ones(run.targets.size, dtype=bool)
     pos, targets, _ = relevance.judgments_of(qrows)
-    judged = (qrows[pos].astype(np.int64) << 32) | targets.astype(np.int64)
-    # an id nobody judged has the index len(target_ids): only the other entries (a few per cent of a TREC run) are looked up
+    judged = np.sort((qrows[pos].astype(np.int64) << 32) | targets.astype(np.int64))
+    # an id of an open collection that nobody judged has the index len(target_ids):
+    # only the other entries (a few per cent of a TREC run) are looked up
     inside = np.flatnonzero(run.targets < len(relevance.target_ids))
     rows_of = qrows[np.searchsorted(run.offsets, inside, side="right") - 1]
     keys = (rows_of.astype(np.int64) << 32) | run.targets[inside].astype(np.int64)
     mask = np.zeros(run.targets.size, dtype=bool)
-    mask[inside] = isin(keys, judged)  # np.isin sorts both sides: 1.5 s of CPU on 10M lines
+    if judged.size:  # each key looked up among the sorted judged ones
+        mask[inside] = judged[np.minimum(np.searchsorted(judged, keys), judged.size - 1)] == keys
     return mask
 
 
