@@ -247,17 +247,18 @@ def equal_before(row: np.ndarray, values: np.ndarray, cols: np.ndarray) -> np.nd
     """Per item (``values[i]`` at column ``cols[i]`` of ``row``): the cells of
     ``row`` equal to it in lower columns, the lower-column rule's share of its rank.
 
-    The row is compared with each distinct value once; the few cells that
-    hold one of them are then keyed (value index) * len(row) + column and
-    sorted, so that two ``searchsorted`` count each item's cells.
+    The row is compared with each value once; the few cells that hold one
+    of them are then keyed (place of their value among the sorted values) *
+    len(row) + column and sorted, so that two ``searchsorted`` count each
+    item's cells.
 
     >>> equal_before(np.array([0.5, 0.2, 0.5, 0.5]), np.array([0.5, 0.5]), np.array([2, 3])).tolist()
     [1, 2]
     """
-    distinct, which = np.unique(values, return_inverse=True)
-    cells = np.flatnonzero((row == distinct[:, None]).any(axis=0))
-    keys = np.sort(np.searchsorted(distinct, row[cells]) * row.size + cells)
-    first = which.reshape(-1) * row.size
+    ordered = np.sort(values)
+    cells = np.flatnonzero((row == ordered[:, None]).any(axis=0))
+    keys = np.sort(np.searchsorted(ordered, row[cells]) * row.size + cells)
+    first = np.searchsorted(ordered, values) * row.size
     return np.searchsorted(keys, first + cols) - np.searchsorted(keys, first)
 
 
