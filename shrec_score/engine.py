@@ -340,11 +340,22 @@ def small_class_queries(relevance: Relevance, min_class_size: int) -> np.ndarray
 
 def measure_values(m: Measure, block: RankBlock | GainBlock | JudgedBlock, settings: Settings) -> np.ndarray:
     """A measure's values: under ``ties="expected"`` (a block that carries tie
-    groups) its exact expectation over tied orders (:mod:`shrec_score.measures.ties`)."""
-    tied = getattr(block, "group_start", None) is not None or getattr(block, "ties", None) is not None
-    if m.expected is not None and tied:
-        return m.expected(block, settings)
-    return m.compute(block, settings)
+    groups) its exact expectation over tied orders (:mod:`shrec_score.measures.ties`)
+    for the queries with a tie group of two items or more; a query without
+    one has a single order, and gets the rule's value, bit for bit."""
+    tied = _tied_rows(block)
+    if m.expected is None or tied is None or not tied.any():
+        return m.compute(block, settings)
+    values = m.expected(block, settings)
+    return values if tied.all() else np.where(tied, values, m.compute(block, settings))
+
+
+def _tied_rows(block: RankBlock | GainBlock | JudgedBlock) -> np.ndarray | None:
+    """Per query: whether its block holds a tie group of two or more entries
+    (None: the block carries no tie groups)."""
+    if isinstance(block, RankBlock):
+        return None if block.group_size is None else np.asarray((block.group_size > 1).any(axis=1))
+    return None if block.ties is None else np.asarray((block.ties.size > 1).any(axis=1))
 
 
 def pr_rows(block: RankBlock, levels: np.ndarray) -> np.ndarray:

@@ -314,3 +314,32 @@ def test_a_form_feed_inside_a_matrix_row_separates_numbers_and_lines_are_counted
     path = _write(tmp_path, "r.txt", "0 1\f2 3\n1 0 2 3\n2 1 0 x\n3 2 1 0\n", False)
     code, _, err = _run(["score", path, "-r", cla, "--run-format", "matrix", "--quiet"], path)
     assert code == 2 and err == "Error: RUN:3: expected a number as distance, got 'x'\n", err
+
+
+def test_without_a_tie_every_tie_mode_gives_the_rules_bytes(tmp_path):
+    """issue 30.10: a matrix without a single tie has one order per query:
+    --ties expected, optimistic and pessimistic write the rule's numbers, to
+    the last bit; with ties in some rows only, the other rows keep theirs."""
+    rng = np.random.default_rng(10)
+    n = 120
+    m = rng.random((n, n))  # float64 draws: no two equal in a row
+    np.save(tmp_path / "m.npy", m)
+    cla = "PSB 1\n6 120\n" + "".join(f"c{c} 0 20\n" + "".join(f"{c * 20 + i}\n" for i in range(20)) for c in range(6))
+    cla_path = _write(tmp_path, "c.cla", cla, False)
+
+    def per_query(path: str, mode: str) -> list[str]:
+        code, out, err = _run(["score", path, "-r", cla_path, "--ties", mode, "--format", "csv", "--per-query", "--quiet", "-m", "NN,FT,ST,E,DCG,AP"])
+        assert code == 0, err
+        return out.splitlines()
+
+    rule = per_query(str(tmp_path / "m.npy"), "rule")
+    for mode in ("expected", "optimistic", "pessimistic"):
+        assert per_query(str(tmp_path / "m.npy"), mode) == rule, mode
+    m[:10] = np.round(m[:10], 1)  # ties in the first ten rows only
+    np.save(tmp_path / "t.npy", m)
+    tied_rule, tied_expected = per_query(str(tmp_path / "t.npy"), "rule"), per_query(str(tmp_path / "t.npy"), "expected")
+    def values(lines: list[str]) -> list[str]:
+        return [line.split(",", 1)[1] for line in lines]  # the run's name aside
+
+    assert values(tied_expected[11:]) == values(rule[11:]) == values(tied_rule[11:])
+    assert tied_expected[1:11] != tied_rule[1:11]
