@@ -54,17 +54,16 @@ def read_matrix_run(source: RunSource, relevance: Relevance, order: str | None) 
     row_ids = matrix_axis(relevance.matrix_row_ids, order, "query", relevance.matrix_row_source)
     col_ids = matrix_axis(list(relevance.target_ids), order, "target", relevance.matrix_col_source)
     m = read_matrix(source.path, (len(row_ids), len(col_ids)))
-    return matrix_run(source.name, source.path, m, relevance, row_ids, col_ids, owned=True)
+    return matrix_run(source.name, source.path, m, relevance, row_ids, col_ids)
 
 
-def matrix_run(name: str, path: str, matrix: Any, relevance: Relevance, row_ids: list[str], col_ids: list[str], *, owned: bool = False) -> MatrixRun:
+def matrix_run(name: str, path: str, matrix: Any, relevance: Relevance, row_ids: list[str], col_ids: list[str]) -> MatrixRun:
     """A :class:`MatrixRun` whose rows are ``row_ids`` and columns ``col_ids``:
-    each scored query mapped to its row, each column to its target.
-    ``owned``: the reader mapped ``matrix`` itself (see :attr:`MatrixRun.owned`)."""
+    each scored query mapped to its row, each column to its target."""
     row_pos = {q: i for i, q in enumerate(row_ids)}
     row_of_query = np.asarray([row_pos[q] for q in relevance.query_ids], dtype=np.int64)
     col_target = np.asarray([relevance.target_index[t] for t in col_ids], dtype=np.int64)
-    return MatrixRun(name, path, matrix, list(relevance.query_ids), row_of_query, col_target, owned=owned)
+    return MatrixRun(name, path, matrix, list(relevance.query_ids), row_of_query, col_target)
 
 
 # -- TREC runs -----------------------------------------------------------------

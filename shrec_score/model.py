@@ -199,10 +199,6 @@ class MatrixRun:
     col_target: np.ndarray
     #: Lenient scoring: NaN cells rank last (as +inf) and are counted here.
     drops: Counter[str] | None = None
-    #: True when a reader mapped ``matrix`` read-only from ``path`` itself: only
-    #: then may the ranking give the pages of rows already ranked back to the OS.
-    #: A caller's array (or memory map) is never touched.
-    owned: bool = False
 
 
 @dataclass(frozen=True)
