@@ -21,6 +21,7 @@ two reports at the same time without drawing into each other's figure.
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
@@ -230,7 +231,32 @@ def _draw_pr_curves(report: Report, ax: Axes) -> None:
 
 def plot_files(report: Report, formats: tuple[str, ...] = ("png", "svg")) -> dict[str, bytes]:
     """Every figure the report supports, as ``{file name: PNG or SVG bytes}`` (see :func:`write_plots`);
-    ``formats=("svg",)``: the SVGs only (the results page's, drawn without the PNGs)."""
+    ``formats=("svg",)``: the SVGs only (the results page's, drawn without the PNGs).
+
+    Run names with characters the font has no glyph for (CJK, emoji, a tab)
+    are drawn with empty boxes: matplotlib's warning per glyph and figure is
+    replaced by one ``UserWarning`` that names the runs."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        files = _plot_files(report, formats)
+    missing = {m.group(1) for w in caught for m in [_GLYPH.search(str(w.message))] if m}
+    for w in caught:
+        if not _GLYPH.search(str(w.message)):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if missing:
+        runs = [str(r) for r in report.leaderboard["run"] if any(chr(int(c)) in str(r) for c in missing)]
+        shown = ", ".join(repr(r) for r in runs[:3]) + (f" and {len(runs) - 3} more" if len(runs) > 3 else "")
+        warnings.warn(f"plots: the font has no glyph for {len(missing)} character(s) of the run names {shown}: they are drawn as empty boxes", UserWarning, stacklevel=2)
+    return files
+
+
+#: matplotlib's warning for a character the font cannot draw ("Glyph 20013 (...) missing from font(s) ...").
+_GLYPH = re.compile(r"Glyph (\d+) .*missing from font")
+
+
+def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
     Figure = _figure_class()
     runs = [str(r) for r in report.leaderboard["run"]]
     st = dict(zip(runs, styles(len(runs))))

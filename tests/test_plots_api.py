@@ -240,3 +240,27 @@ print("pyplot", "matplotlib.pyplot" in sys.modules)
     )
     lines = dict(line.split(" ", 1) for line in out.splitlines())
     assert lines == {"lines": str(len(reports["psb"].leaderboard)), "pyplot": "False"}
+
+
+def test_run_names_the_font_cannot_draw_give_one_line_and_none_with_quiet(tmp_path):
+    """issue 30.24: matplotlib warns once per missing glyph and figure; the CLI
+    says it in one line naming the runs, and nothing under --quiet."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from shrec_score.cli import cli
+
+    src = os.path.join(ROOT, "sample_runs", "psb-like")
+    runs = tmp_path / "runs"
+    shutil.copytree(os.path.join(src, "runs"), runs)
+    first = sorted(os.listdir(runs))[0]
+    os.rename(runs / first, runs / "中文🙂")
+    args = ["score", str(runs), "-r", os.path.join(src, "classes.cla"), "--format", "csv"]
+    loud = CliRunner().invoke(cli, [*args, "--plots", str(tmp_path / "p1")])
+    assert loud.exit_code == 0, loud.stderr
+    glyph_lines = [line for line in loud.stderr.splitlines() if "glyph" in line.lower()]
+    assert glyph_lines == ["warning: plots: the font has no glyph for 3 character(s) of the run names '中文🙂': they are drawn as empty boxes"], loud.stderr
+    quiet = CliRunner().invoke(cli, [*args, "--plots", str(tmp_path / "p2"), "--quiet"])
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+    assert sorted(os.listdir(tmp_path / "p1")) == sorted(os.listdir(tmp_path / "p2")) and len(os.listdir(tmp_path / "p1")) >= 2

@@ -112,6 +112,14 @@ class Outputs:
         self.stack.__exit__(*exc)
 
     def commit(self, report: Any) -> None:
+        import warnings
+
+        with warnings.catch_warnings(record=True) as caught:  # the figures' warnings join the report's (one line each; none with --quiet)
+            warnings.simplefilter("always")
+            self._commit(report)
+        report.warnings.extend(str(w.message) for w in caught)
+
+    def _commit(self, report: Any) -> None:
         figures: dict[str, bytes] = {}
         if self.want_plots:
             from ..plots import plot_files
