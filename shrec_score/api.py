@@ -130,7 +130,7 @@ def score(
         raise OptionError(f"give the options either as options= or as keywords, not both (got {', '.join(sorted(settings))})")
     opts = options if options is not None else Options.build(**settings)
     given = _given_runs(runs)
-    rel = _relevance(relevance, opts)
+    rel = relevance_for(relevance, opts)
     plan = plan_measures(rel, opts)
     notes: list[str] = []
     if given is None:
@@ -168,7 +168,8 @@ def _check_targets(runs: Sequence[AnyRun], rel: Relevance) -> None:
             )
 
 
-def _relevance(relevance: PathLike | Classification | Relevance, opts: Options) -> Relevance:
+def relevance_for(relevance: PathLike | Classification | Relevance, opts: Options) -> Relevance:
+    """The relevance model of a scoring: ``relevance`` as it is, or loaded with ``opts``' settings."""
     if isinstance(relevance, Relevance):
         return relevance
     return load_relevance(

@@ -338,13 +338,13 @@ def score(
         As :func:`shrec_score.score`; a bad input read on a worker comes back
         as the same InputError, naming the file (the shard or the Zarr chunk).
     """
-    from .api import _relevance, _report, plan_measures
+    from .api import _report, plan_measures, relevance_for
 
     if options is not None and settings:
         raise OptionError(f"give the options either as options= or as keywords, not both (got {', '.join(sorted(settings))})")
     opts = options if options is not None else Options.build(**settings)
     address, local = cluster_target(dask)
-    rel = _relevance(relevance, opts)  # type: ignore[arg-type]
+    rel = relevance_for(relevance, opts)  # type: ignore[arg-type]
     plan = plan_measures(rel, opts)
     sources, notes = _sources(runs, opts.run_format)
     row_of_query = col_target = np.zeros(0, dtype=np.int64)

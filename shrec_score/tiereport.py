@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .api import _given_runs, _relevance, _report, plan_measures, score_all
+from .api import RUN_TYPES, plan_measures, relevance_for, score
 from .loading import PathLike, load_runs
 from .measures import column_higher_is_better, get_measure
 from .options import Options, measure_name
@@ -69,31 +69,28 @@ def tie_report(
         ``worst_place`` (the places the ties allow).
     """
     opts = options if options is not None else Options.build(**settings)
-    given = _given_runs(runs)
-    rel = _relevance(relevance, opts)  # type: ignore[arg-type]
+    rel = relevance_for(relevance, opts)  # type: ignore[arg-type]
     plan = plan_measures(rel, opts)
     names = [measure_name(m) for m in measures] if measures else [plan.sort]
-    missing = [m for m in names if m not in plan.names]
-    if missing:
-        plan = replace(plan, measures=[*plan.measures, *(get_measure(m) for m in missing)])
-    exact = all(get_measure(m).ties_exact for m in plan.names) and opts.settings.depth is None
-    if given is None:
-        run_objs, notes = load_runs(
+    computed = [*plan.names, *(m for m in names if m not in plan.names)]
+    exact = all(get_measure(m).ties_exact for m in computed) and opts.settings.depth is None
+    run_objs: list[Any]
+    if runs and all(isinstance(r, RUN_TYPES) for r in runs):
+        run_objs = list(runs)
+    else:
+        run_objs, _ = load_runs(
             runs, rel, run_format=opts.run_format, matrix_order=opts.matrix_order,  # type: ignore[arg-type]
             lenient=opts.lenient, missing=opts.settings.missing, ties=True,
         )
-    else:
-        run_objs, notes = given, []
     boards, per_query = {}, {}
     for mode in MODES:
         if mode == "expected" and not exact:
             continue
         # only the leaderboard's means are read: no significance tests per mode
-        mode_opts = replace(opts, significance=False, settings=replace(opts.settings, ties=mode))
-        ev = score_all(run_objs, rel, plan.measures, mode_opts.settings, curves=False)
-        report = _report(ev, run_objs, rel, plan, mode_opts, notes)
+        mode_opts = replace(opts, measures=tuple(computed), sort=plan.sort, rank_by=plan.rank_by, significance=False, settings=replace(opts.settings, ties=mode))
+        report = score(run_objs, rel, options=mode_opts)
         boards[mode] = report.leaderboard.set_index("run")
-        per_query[mode] = ev.per_query.to_pandas()
+        per_query[mode] = report.per_query
     rows = []
     for m in names:
         rows.extend(_rows(m, boards, per_query))
