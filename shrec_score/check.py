@@ -232,15 +232,16 @@ def _scan_trec_run(source: RunSource, relevance: Relevance, found: list[Problem]
     unknown_topics: set[str] = set()
     extra = 0
 
-    def error(exc: InputError) -> None:
-        found.append(Problem(path, exc.line, "error", _body(exc)))
+    def error(exc: InputError | None) -> None:
+        if exc is not None:
+            found.append(Problem(path, exc.line, "error", _body(exc)))
 
     for n, f in trec_lines(path):  # (a compressed run a piece at a time)
         extra += len(f) > 6  # trec_eval reads the tag's first word and ignores the rest
-        bad = line_error(path, n, f)
-        if bad is not None:
-            error(bad)
-            if len(f) < 6 or parse_number(f[4]) is None:
+        score = parse_number(f[4]) if len(f) >= 6 else None
+        if score is None or math.isnan(score):  # line_error's rule, asked only of a bad line (a call a line costs 10%)
+            error(line_error(path, n, f))
+            if score is None:
                 continue
         q, t = f[0], f[2]
         if q not in qset:

@@ -466,7 +466,7 @@ def text_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise InputError(path, n + len(_LINE_END.findall(data[: exc.start].decode("utf-8", "replace"))) + 1, "expected UTF-8 text", f"byte 0x{data[exc.start]:02x}") from None
-        lines = _LINE_END.split(text)
+        lines = _LINE_END.split(text) if "\r" in text else text.split("\n")
         if lines[-1] == "":
             lines.pop()  # the piece's last line end
         yield from enumerate(lines, start=n + 1)
