@@ -177,6 +177,21 @@ def test_a_broken_trec_run_gets_one_verdict(trec_base, name):
         assert code == 2 and message.count("\n") == 0 and f"RUN:{line}: " in message, message
 
 
+@pytest.mark.parametrize("neighbours", ["plain", "two-word-tag", "tabs", "form-feed-after-doc", "cr"])
+def test_a_short_line_is_refused_whatever_its_neighbours(trec_base, neighbours):
+    """issue 30.2: whether a line is accepted does not depend on the lines
+    around it (nor on where it is, nor on the compression)."""
+    folder, qrels, _ = trec_base
+    kwargs = {"plain": {}, "two-word-tag": dict(tag="my run"), "tabs": dict(sep="\t"), "form-feed-after-doc": dict(after_doc="\f"), "cr": dict(eol="\r")}[neighbours]
+    eol = kwargs.get("eol", "\n")
+    lines = trec_text(**kwargs).split(eol)[:-1]
+    for at, gz in itertools.product((0, 4, len(lines)), (False, True)):
+        text = eol.join(lines[:at] + ["q1  Q0 d3 3 0.7"] + lines[at:]) + eol
+        path = _write(folder / f"short-{neighbours}", "run", text, gz)
+        code, _, err = _trec_score(path, qrels, "rule")
+        assert (code, err.strip().replace(".gz", "")) == (2, f'Error: RUN:{at + 1}: expected "query_id Q0 target_id rank score tag", got 5 fields'), (at, gz)
+
+
 @pytest.mark.parametrize("name", [n for n in sorted(BROKEN) if n not in VALID_ODD_IDS])
 def test_lenient_drops_a_broken_line_and_says_so(trec_base, name):
     """issue 30.2: --lenient scores a run whose line is refused, and counts what it dropped."""
