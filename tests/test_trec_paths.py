@@ -326,3 +326,18 @@ def test_qrels_line_without_four_fields_is_refused_on_every_reader(tmp_path, mon
             trec.read_qrels(path)
         messages.add(str(exc.value))
     assert messages == {f'{path}:80001: expected "query_id iteration target_id grade", got {len(line.split())} fields'}
+
+
+@pytest.mark.parametrize("grade", ["0x1", "+1", "1.0", "-0", "01"])
+def test_a_grade_gets_one_answer_on_every_qrels_reader(tmp_path, monkeypatch, grade):
+    """numbers.is_integer's rule on every path: pyarrow's integer parser alone reads 0x1 as 1."""
+    path = tmp_path / "q.qrels"
+    path.write_text(f"q1 0 d1 {grade}\n" + "".join(f"q{i % 97} 0 d{i} {i % 3}\n" for i in range(2, 80_000)))
+    answers = []
+    for size in (0, 1 << 40):  # pyarrow, then the line reader
+        monkeypatch.setattr(trec, "FAST_QRELS_BYTES", size)
+        try:
+            answers.append(trec.read_qrels(path).grades[:3].tolist())
+        except trec.InputError as exc:
+            answers.append(str(exc))
+    assert answers[0] == answers[1]

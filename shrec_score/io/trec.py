@@ -132,18 +132,21 @@ FAST_QRELS_BYTES = 1 << 20
 
 
 def _read_qrels_fast(path: str) -> Qrels | None:
-    """The qrels read by pyarrow, or None for the line reader to name a problem."""
+    """The qrels read by pyarrow, or None for the line reader to name a problem
+    (or to read a grade such as ``+1``: pyarrow reads ``0x1`` as 1, the rule
+    of :func:`~.numbers.is_integer` refuses it)."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
-    tbl, _ = _read_table(path, QRELS_NAMES, "grade", pa.int64(), _qrels_split)
-    if tbl is None or tbl.num_rows == 0:
+    tbl, _ = _read_table(path, QRELS_NAMES, "grade", pa.string(), _qrels_split)
+    if tbl is None or tbl.num_rows == 0 or not pc.all(pc.match_substring_regex(tbl.column("grade"), "^-?[0-9]{1,18}$")).as_py():
         return None
     queries, q_codes = _encode(tbl.column("query"))
     docs, d_codes = _encode(tbl.column("doc"))
     keys = np.sort(q_codes * max(1, len(docs)) + d_codes)
     if (keys[1:] == keys[:-1]).any():
         return None  # the line reader names both lines
-    return Qrels(path, queries, q_codes, docs, d_codes, arrow_numpy(tbl.column("grade")).astype(np.int64))
+    return Qrels(path, queries, q_codes, docs, d_codes, arrow_numpy(pc.cast(tbl.column("grade"), pa.int64())))
 
 
 TREC_RUN_FIELDS = "query_id Q0 target_id rank score tag"
@@ -270,7 +273,7 @@ def _csv(source: bytes | str, names: list[str], number: str, kind: Any) -> Any:
         return None
     if tbl.column(number).null_count:
         return None
-    if tbl.num_rows and any(pc.min(pc.binary_length(tbl.column(n))).as_py() == 0 for n in names if n != number):
+    if tbl.num_rows and any(pc.min(pc.binary_length(tbl.column(n))).as_py() == 0 for n in names if tbl.column(n).type == pa.string()):
         return None
     return tbl
 
@@ -329,14 +332,13 @@ def _run_split(piece: bytes) -> tuple[Any, int]:
 
 def _qrels_split(piece: bytes) -> tuple[Any, int]:
     """A piece of qrels split by :func:`split_fields`: ``query``, ``doc`` and
-    ``grade``; ``pyarrow.ArrowInvalid`` unless every line has four fields and
-    a whole number as grade."""
+    ``grade`` (a string); ``pyarrow.ArrowInvalid`` unless every line has four fields."""
     import pyarrow as pa
 
     parts, n = split_fields(piece, 4)
     if n.size and (n != 4).any():
         raise pa.ArrowInvalid("a line without four fields")
-    return pa.table({"query": _field(parts, 0), "doc": _field(parts, 2), "grade": _field(parts, 3, pa.int64())}), 0
+    return pa.table({"query": _field(parts, 0), "doc": _field(parts, 2), "grade": _field(parts, 3)}), 0
 
 
 def _read_table(path: str, names: list[str], number: str, kind: Any, split: Callable[[bytes], tuple[Any, int]]) -> tuple[Any, int]:
@@ -380,8 +382,6 @@ def arrow_numpy(values: Any) -> np.ndarray:
     place; anything else goes through ``to_numpy`` (nulls of a float
     column: NaN).
     """
-    import numpy as np
-
     if hasattr(values, "chunks"):
         parts = [arrow_numpy(c) for c in values.chunks]
         return parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else values.to_numpy()
@@ -417,7 +417,6 @@ def arrow_indices(values: np.ndarray) -> Any:
 
 def _encode(column: Any) -> tuple[list[str], np.ndarray]:
     """pyarrow string column -> (distinct values, int64 codes)."""
-    import numpy as np
     import pyarrow.compute as pc
 
     enc = pc.dictionary_encode(column).combine_chunks()
