@@ -30,6 +30,7 @@ from .io.numbers import parse_number
 from .io.runs import discover_runs
 from .io.text import decode_text, entry_is_folder, plain, read_bytes, utf8_name
 from .io.trec import (
+    empty_run_error,
     extra_fields_note,
     line_error,
     missing_queries_error,
@@ -230,13 +231,14 @@ def _scan_trec_run(source: RunSource, relevance: Relevance, found: list[Problem]
     seen: dict[tuple[str, str], int] = {}
     ranked: set[str] = set()
     unknown_topics: set[str] = set()
-    extra = 0
+    extra = lines = 0
 
     def error(exc: InputError | None) -> None:
         if exc is not None:
             found.append(Problem(path, exc.line, "error", _body(exc)))
 
     for n, f in trec_lines(path):  # (a compressed run a piece at a time)
+        lines += 1
         extra += len(f) > 6  # trec_eval reads the tag's first word and ignores the rest
         score = parse_number(f[4]) if len(f) >= 6 else None
         if score is None or math.isnan(score):  # line_error's rule, asked only of a bad line (a call a line costs 10%)
@@ -254,7 +256,9 @@ def _scan_trec_run(source: RunSource, relevance: Relevance, found: list[Problem]
         seen[(q, t)] = n
         ranked.add(q)
     missing = [q for q in relevance.query_ids if q not in ranked]
-    if missing:
+    if not lines:
+        error(empty_run_error(path))
+    elif missing:
         error(missing_queries_error(path, source.name, len(missing), len(qset), missing[0]))
     if unknown_topics:
         found.append(Problem(path, None, "note", f"{len(unknown_topics)} topic(s) without relevance judgments would be passed over"))

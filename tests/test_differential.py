@@ -289,10 +289,11 @@ def test_a_ragged_ascii_matrix_is_refused_naming_line_2(tmp_path):
     assert code == 2 and "RUN:2:" in err and err.count("\n") == 1, err
 
 
-@pytest.mark.parametrize("name", [n for n in sorted(BROKEN) if n not in VALID_ODD_IDS] + ["missing-query"])
+@pytest.mark.parametrize("name", [n for n in sorted(BROKEN) if n not in VALID_ODD_IDS] + ["missing-query", "blank-lines-only"])
 def test_check_and_score_say_the_same_words(trec_base, name):
     folder, qrels, _ = trec_base
-    text = trec_text().replace("q2 ", "q3 ") if name == "missing-query" else trec_text() + BROKEN[name][0]
+    other = {"missing-query": trec_text().replace("q2 ", "q3 "), "blank-lines-only": "\n \t\n\f\n"}
+    text = other[name] if name in other else trec_text() + BROKEN[name][0]
     said_by_check, said_by_score = _check_message(folder, qrels, name + "-words", text)
     assert said_by_check == said_by_score
 

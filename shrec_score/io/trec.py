@@ -194,7 +194,12 @@ def _locate_trec_problem(path: str) -> None:
         error = line_error(path, n, f)
         if error is not None:
             raise error
-    raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"', None if lines else "an empty file")
+    raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"') if lines else empty_run_error(path)
+
+
+def empty_run_error(path: str) -> InputError:
+    """The error for a run without a line (blank lines aside)."""
+    return InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"', "an empty file")
 
 
 @dataclass
@@ -393,12 +398,8 @@ def arrow_numpy(values: Any) -> np.ndarray:
 
 
 def arrow_strings(values: list[str]) -> Any:
-    """Python strings as a pyarrow string array, built from its buffers.
-
-    ``pa.array`` (and ``pa.scalar``) import pandas at their first call
-    (0.2-0.3 s); the TREC path builds its few arrays from numpy buffers
-    instead, and pandas stays out of a CSV scoring.
-    """
+    """Python strings as a pyarrow string array, built from its buffers: ``pa.array``
+    imports pandas at its first call (0.2-0.3 s a CSV scoring does without)."""
     import pyarrow as pa
 
     data = [v.encode() for v in values]
