@@ -28,8 +28,16 @@ from .errors import GOT_LIMIT, InputError, shown, visible
 from .io.lists import id_column, list_rows, query_of, scan_lines
 from .io.numbers import parse_number
 from .io.runs import discover_runs
-from .io.text import decode_text, entry_is_folder, plain, read_bytes, text_lines, utf8_name
-from .io.trec import extra_fields_note
+from .io.text import decode_text, entry_is_folder, plain, read_bytes, utf8_name
+from .io.trec import (
+    empty_run_error,
+    extra_fields_note,
+    line_error,
+    missing_queries_error,
+    repeated_error,
+    trec_lines,
+    unknown_target_error,
+)
 from .model import RunSource
 from .relevance import Relevance
 
@@ -213,41 +221,45 @@ def _check_trec_run(source: RunSource, relevance: Relevance) -> list[Problem]:
 
 
 def _scan_trec_run(source: RunSource, relevance: Relevance, found: list[Problem]) -> int:
-    """Append the run's problems to ``found``; the number of lines with more than six fields."""
+    """Append the run's problems to ``found``, each worded as ``score`` words
+    it (the errors of :mod:`shrec_score.io.trec`, read by its line reader);
+    returns the number of lines with more than six fields."""
+    path = source.path
     qset = set(relevance.query_ids)
     index = relevance.target_index
     open_index = not relevance.closed
     seen: dict[tuple[str, str], int] = {}
     ranked: set[str] = set()
     unknown_topics: set[str] = set()
-    extra = 0
-    for n, line in text_lines(source.path):  # (a compressed run a piece at a time)
-        f = line.split()
-        if not f:
-            continue
-        if len(f) < 6:
-            found.append(Problem(source.path, n, "error", f'expected "query_id Q0 target_id rank score tag", got {len(f)} fields'))
-            continue
+    extra = lines = 0
+
+    def error(exc: InputError | None) -> None:
+        if exc is not None:
+            found.append(Problem(path, exc.line, "error", _body(exc)))
+
+    for n, f in trec_lines(path):  # (a compressed run a piece at a time)
+        lines += 1
         extra += len(f) > 6  # trec_eval reads the tag's first word and ignores the rest
+        score = parse_number(f[4]) if len(f) >= 6 else None
+        if score is None or math.isnan(score):  # line_error's rule, asked only of a bad line (a call a line costs 10%)
+            error(line_error(path, n, f))
+            if score is None:
+                continue
         q, t = f[0], f[2]
-        score = parse_number(f[4])
-        if score is None:
-            found.append(Problem(source.path, n, "error", f"score {shown(f[4])} is not a number"))
-            continue
-        if math.isnan(score):
-            found.append(Problem(source.path, n, "error", "score is NaN"))
         if q not in qset:
             unknown_topics.add(q)
             continue
         if not open_index and t not in index:
-            found.append(Problem(source.path, n, "error", f"unknown target id {shown(t)}"))
+            error(unknown_target_error(path, n, t))
         if (q, t) in seen:
-            found.append(Problem(source.path, n, "error", f"target {shown(t)} ranked twice for query {shown(q)} (first at line {seen[(q, t)]})"))
+            error(repeated_error(path, q, t, seen[(q, t)], n))
         seen[(q, t)] = n
         ranked.add(q)
     missing = [q for q in relevance.query_ids if q not in ranked]
-    if missing:
-        found.append(Problem(source.path, None, "error", f"no ranking for {len(missing)} of {len(qset)} queries (first: {shown(missing[0])})"))
+    if not lines:
+        error(empty_run_error(path))
+    elif missing:
+        error(missing_queries_error(path, source.name, len(missing), len(qset), missing[0]))
     if unknown_topics:
-        found.append(Problem(source.path, None, "note", f"{len(unknown_topics)} topic(s) without relevance judgments would be passed over"))
+        found.append(Problem(path, None, "note", f"{len(unknown_topics)} topic(s) without relevance judgments would be passed over"))
     return extra

@@ -17,7 +17,6 @@ import numpy as np
 from .errors import InputError, shown
 from .io.matrix import read_matrix
 from .io.runs import is_int
-from .io.text import text_lines
 from .model import MatrixRun, RankedRun, RunSource, group_tie_starts
 from .ranking import drop_own_items, score_groups
 from .relevance import QrelsRelevance, Relevance
@@ -95,7 +94,14 @@ def read_trec_run(
     target ids are told apart (a repeat is an error), the judged ones found,
     and the lines ordered.
     """
-    from .io.trec import arrow_indices, extra_fields_note, read_trec_lines, read_trec_lines_lenient
+    from .io.trec import (
+        arrow_indices,
+        extra_fields_note,
+        missing_queries_error,
+        read_trec_lines,
+        read_trec_lines_lenient,
+        unknown_target_error,
+    )
 
     lines = read_trec_lines(source.path) if drops is None else read_trec_lines_lenient(source.path, drops)
     notes: list[str] = []
@@ -116,7 +122,7 @@ def read_trec_run(
             docs, scores, rowq, targets = docs.take(arrow_indices(good)), scores[good], rowq[good], targets[good]
         elif bad.any():
             name = docs[int(np.flatnonzero(bad)[0])].as_py()
-            raise InputError(source.path, _line_of(source.path, name), "expected a target id of the collection", f"unknown id {shown(name)}")
+            raise unknown_target_error(source.path, _line_of(source.path, name), name)
     order, ident, judged = _join_batches(source.path, docs, rowq, scores, relevance, lenient=drops is not None)
     targets = (judged if targets is None else targets)[order]
     group = score_groups(rowq, scores[order]) if ties else None
@@ -134,12 +140,7 @@ def read_trec_run(
     if missing.size and drops is not None:
         drops["queries without a ranked list (scored 0)"] += int(missing.size)
     elif missing.size and not missing_ok:
-        raise InputError(
-            source.path,
-            None,
-            f"expected a ranking for every query; run {shown(source.name)} has none for {missing.size} of {relevance.n_queries} queries",
-            f"first missing: {shown(relevance.query_ids[int(missing[0])])}",
-        )
+        raise missing_queries_error(source.path, source.name, int(missing.size), relevance.n_queries, relevance.query_ids[int(missing[0])])
     if (relevance.self_index >= 0).any():
         own = drop_own_items(targets, rowq, relevance.self_index)
         targets, rowq = targets[own], rowq[own]
@@ -295,8 +296,7 @@ def trec_order(rowq: np.ndarray, scores: np.ndarray, docs: Any) -> np.ndarray | 
 
 
 def _line_of(path: str, token: str) -> int | None:
-    for n, line in text_lines(path):
-        f = line.split()
-        if len(f) > 2 and f[2] == token:
-            return n
-    return None
+    """The first line that ranks ``token``."""
+    from .io.trec import trec_lines
+
+    return next((n for n, f in trec_lines(path) if len(f) > 2 and f[2] == token), None)

@@ -84,10 +84,11 @@ def test_check_matrix_and_trec(tmp_path):
     (tmp_path / "r.trec").write_text("q1 Q0 q2 1 0.9 t\nq1 Q0 q2 2 0.8 t\nq1 Q0 zz 3 0.7 t\nbad line\n")
     r = CliRunner().invoke(cli, ["check", str(tmp_path / "r.trec"), "-r", str(tmp_path / "c.cla")])
     out = r.stdout.splitlines()
-    assert f"{tmp_path / 'r.trec'}:2: error: target 'q2' ranked twice for query 'q1' (first at line 1)" in out
-    assert f"{tmp_path / 'r.trec'}:3: error: unknown target id 'zz'" in out
+    # worded as score words them (issue 30: one input, one answer)
+    assert f"{tmp_path / 'r.trec'}:2: error: expected each target once per query; q1 q2 is already ranked at line 1" in out
+    assert f"{tmp_path / 'r.trec'}:3: error: expected a target id of the collection, got unknown id 'zz'" in out
     assert f"{tmp_path / 'r.trec'}:4: error: expected \"query_id Q0 target_id rank score tag\", got 2 fields" in out
-    assert f"{tmp_path / 'r.trec'}: error: no ranking for 5 of 6 queries (first: 'q2')" in out
+    assert f"{tmp_path / 'r.trec'}: error: expected a ranking for every query; run 'r.trec' has none for 5 of 6 queries, got first missing: 'q2'" in out
 
 
 def test_check_reports_non_utf8_bytes_with_the_line(tmp_path):

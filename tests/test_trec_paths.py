@@ -286,3 +286,58 @@ def test_format_detection_reads_the_first_line_only(tmp_path):
     (tmp_path / "bom.cla").write_bytes(b"\xef\xbb\xbfPSB 1\n")
     assert shrec_score.api.is_classification_file(tmp_path / "bom.cla")
     assert not shrec_score.api.is_classification_file(path)
+
+
+@pytest.mark.parametrize("odd", ["\u00a0", "\u2028", "\x1c", "\x85"])
+def test_qrels_bytes_get_one_answer_whatever_the_size_and_compression(tmp_path, monkeypatch, odd):
+    """issue 30.8: only ASCII blanks separate fields (trec_eval's rule); a
+    no-break space, U+2028 or \\x1c inside an id is part of it, whether the
+    file is small, over 1 MiB or gzipped."""
+    import gzip
+
+    text = f"q1 0 d{odd}1 1\nq1 0 d2 0\nq2 0 d3 1\n"
+    small = tmp_path / "small.qrels"
+    small.write_text(text)
+    zipped = tmp_path / "small.qrels.gz"
+    zipped.write_bytes(gzip.compress(text.encode()))
+    big = tmp_path / "big.qrels"
+    big.write_text(text + "".join(f"q{i % 97 + 3} 0 d{i} {i % 3}\n" for i in range(80_000)))
+    assert big.stat().st_size >= trec.FAST_QRELS_BYTES
+    got = [trec.read_qrels(p) for p in (small, zipped)]
+    monkeypatch.setattr(trec, "FAST_QRELS_BYTES", 0)  # pyarrow for the small file too
+    got.append(trec.read_qrels(small))
+    got.append(trec.read_qrels(big))
+    monkeypatch.setattr(trec, "FAST_QRELS_BYTES", 1 << 40)  # the line reader for the big one
+    got.append(trec.read_qrels(big))
+    for q in got:
+        assert q.targets[:3] == [f"d{odd}1", "d2", "d3"] and q.grades[:3].tolist() == [1, 0, 1]
+
+
+@pytest.mark.parametrize("line", ["q1  d9 1\n", " q1 0 d9\n", "q1 0 d9 \n", "q1\t\td9\t1\n", "q1 0 d9 1 5\n"])
+def test_qrels_line_without_four_fields_is_refused_on_every_reader(tmp_path, monkeypatch, line):
+    """A doubled blank (an empty field for pyarrow) does not make a fourth field."""
+    rows = "".join(f"q{i % 97} 0 d{i} {i % 3}\n" for i in range(80_000))
+    path = tmp_path / "q.qrels"
+    path.write_text(rows + line)
+    messages = set()
+    for size in (0, 1 << 40):  # pyarrow, then the line reader
+        monkeypatch.setattr(trec, "FAST_QRELS_BYTES", size)
+        with pytest.raises(trec.InputError) as exc:
+            trec.read_qrels(path)
+        messages.add(str(exc.value))
+    assert messages == {f'{path}:80001: expected "query_id iteration target_id grade", got {len(line.split())} fields'}
+
+
+@pytest.mark.parametrize("grade", ["0x1", "+1", "1.0", "-0", "01"])
+def test_a_grade_gets_one_answer_on_every_qrels_reader(tmp_path, monkeypatch, grade):
+    """numbers.is_integer's rule on every path: pyarrow's integer parser alone reads 0x1 as 1."""
+    path = tmp_path / "q.qrels"
+    path.write_text(f"q1 0 d1 {grade}\n" + "".join(f"q{i % 97} 0 d{i} {i % 3}\n" for i in range(2, 80_000)))
+    answers = []
+    for size in (0, 1 << 40):  # pyarrow, then the line reader
+        monkeypatch.setattr(trec, "FAST_QRELS_BYTES", size)
+        try:
+            answers.append(trec.read_qrels(path).grades[:3].tolist())
+        except trec.InputError as exc:
+            answers.append(str(exc))
+    assert answers[0] == answers[1]

@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 import unicodedata
 from collections.abc import Iterator
@@ -440,19 +441,33 @@ def _rest_of_line(fh: IO[bytes]) -> int:
         n += len(block)
 
 
+#: Where a line ends in a TREC file: LF, CRLF or a lone CR (as pyarrow's CSV reader).
+_LINE_END = re.compile(r"\r\n?|\n")
+
+
 def text_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
-    """``(line_number, line)`` of a text file, as :func:`read_text_lines`
-    numbers them, decoded a piece at a time (a compressed run or qrels file
-    is never decompressed whole)."""
-    path = os.fspath(path)
-    if not is_compressed(regular_file(path)):
-        yield from read_text_lines(path)
-        return
-    for data, line in pieces(path):
+    """``(line_number, line)`` of a text file whose lines end at LF, CRLF or
+    a lone CR, and only there (a form feed or U+2028 is text), decoded a
+    piece at a time (a compressed run or qrels file is never decompressed
+    whole).
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("wb", suffix=".txt") as fh:
+    ...     _ = fh.write(b"a\\r\\nb\\rc\\fd\\n")
+    ...     fh.flush()
+    ...     list(text_lines(fh.name))
+    [(1, 'a'), (2, 'b'), (3, 'c\\x0cd')]
+    """
+    n = 0
+    for data, line in pieces(os.fspath(path)):
         if line == 1:
             data = data.removeprefix(b"\xef\xbb\xbf")
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise InputError(path, line + data.count(b"\n", 0, exc.start), "expected UTF-8 text", f"byte 0x{data[exc.start]:02x}") from None
-        yield from enumerate(text.splitlines(), start=line)
+            raise InputError(path, n + len(_LINE_END.findall(data[: exc.start].decode("utf-8", "replace"))) + 1, "expected UTF-8 text", f"byte 0x{data[exc.start]:02x}") from None
+        lines = _LINE_END.split(text) if "\r" in text else text.split("\n")
+        if lines[-1] == "":
+            lines.pop()  # the piece's last line end
+        yield from enumerate(lines, start=n + 1)
+        n += len(lines)

@@ -1,27 +1,32 @@
 """Readers of TREC files: qrels (``query_id iteration target_id grade``) and
-runs read whole (``query_id Q0 target_id rank score tag``).
+runs (``query_id Q0 target_id rank score tag``).
 
-pyarrow's CSV reader parses them; its float parser reads the number grammar
-of :mod:`shrec_score.io.numbers` (``nan`` is a null for it, and NaN is
-refused as a score anyway), and the line readers that report errors check
-every score against that grammar.  Lines longer than
-:data:`~shrec_score.io.text.MAX_LINE_BYTES` are refused before pyarrow
-parses them (pyarrow itself admits rows of up to two blocks).
-
-trec_eval's line rule (get_trec_results.c): a run line has at least six
-whitespace-separated fields; the tag is the sixth field's first word and
-anything after it is ignored (tags such as ``COMPILED (ID:425883)``).  Such
-lines are counted for a note (:func:`extra_fields_note`).  A qrels line has
+One field rule for every reader, trec_eval's: lines end at LF, CRLF or a
+lone CR (:func:`~.text.text_lines`); fields are separated by any run of
+ASCII blanks, space, tab, form feed or vertical tab (:data:`BLANKS`); any
+other character (a no-break space, U+2028, ``\x1c``) is part of its field,
+whatever the file's size or compression.  A run line has at least six
+fields; the tag is the sixth field's first word and anything after it is
+ignored (get_trec_results.c; tags such as ``COMPILED (ID:425883)``), such
+lines counted for a note (:func:`extra_fields_note`).  A qrels line has
 exactly four fields: get_qrels.c refuses a fifth, and so do we.
-Compressed files (gzip, bzip2, xz, zstd) are parsed a piece at a time.
+
+Files are read a piece at a time (:func:`~.text.pieces`: compressed or
+not, each line checked against the 1 MiB rule).  pyarrow's CSV reader
+parses a piece that splits on one delimiter; one that does not (doubled
+blanks, a tab indent, a tag of several words) is split by
+:func:`split_fields`; the line reader names a malformed line.  pyarrow's
+float parser reads the number grammar of :mod:`shrec_score.io.numbers`
+(``nan`` is a null for it, and NaN is refused as a score anyway).
 """
 
 from __future__ import annotations
 
 import math
 import os
+import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +45,31 @@ from .text import (
     text_lines,
 )
 
+#: The blanks that separate fields: trec_eval's (``isspace`` in the C
+#: locale) less the line ends.  Any other character, a no-break space,
+#: U+2028 or ``\x1c`` included, is part of its field.
+BLANKS = " \t\f\v"
+_FIELD = re.compile(f"[^{BLANKS}]+")
+
+
+def fields(line: str) -> list[str]:
+    """The fields of one line (:func:`~.text.text_lines` gives its lines), split on runs of :data:`BLANKS`.
+
+    >>> fields("\\tq1  Q0 d2\\f 1 0.5 my run"), fields("d\\u00a01 x")
+    (['q1', 'Q0', 'd2', '1', '0.5', 'my', 'run'], ['d\\xa01', 'x'])
+    """
+    if line.isascii() and "\x1c" not in line and "\x1d" not in line and "\x1e" not in line and "\x1f" not in line:
+        return line.split()  # (str.split's whitespace, less \x1c-\x1f, is BLANKS and the line ends on ASCII text; faster)
+    return _FIELD.findall(line)
+
+
+def trec_lines(path: str) -> Iterator[tuple[int, list[str]]]:
+    """``(line number, fields)`` of every line of ``path`` that is not blank."""
+    for n, line in text_lines(path):
+        f = fields(line)
+        if f:
+            yield n, f
+
 
 def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     """Read a TREC qrels file; a pair judged twice is an error.
@@ -48,7 +78,7 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     negative grade (-1) marks an item in the pool but unjudged: its
     judgment is left out (see :func:`_without_unjudged`).  Large files are
     read with pyarrow; any irregularity is reported by the line-by-line
-    reader.
+    reader.  Both split fields by :func:`fields`.
     """
     path = regular_file(path)
     read_head(path)  # UTF-16 / UTF-32 named as such
@@ -61,10 +91,7 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     targets: list[str] = []
     grades: list[int] = []
     seen: dict[tuple[str, str], int] = {}
-    for n, line in text_lines(path):
-        f = line.split()
-        if not f:
-            continue
+    for n, f in trec_lines(path):
         if len(f) != 4:  # trec_eval's get_qrels.c refuses more fields too
             raise InputError(path, n, 'expected "query_id iteration target_id grade"', f"{len(f)} fields")
         if not is_integer(f[3]):
@@ -105,20 +132,21 @@ FAST_QRELS_BYTES = 1 << 20
 
 
 def _read_qrels_fast(path: str) -> Qrels | None:
-    names, types, keep = ["query", "iter", "doc", "grade"], {"query": "string", "doc": "string", "grade": "int64"}, ["query", "doc", "grade"]
-    if is_compressed(path):
-        tbl, _ = _read_pieces(path, names, types, keep, lambda t: t is not None and not t.column("grade").null_count, False)
-    else:
-        scan_line_lengths(path)
-        tbl = _read_columns_arrow(path, names, types, keep)
-    if tbl is None or tbl.num_rows == 0 or tbl.column("grade").null_count:
+    """The qrels read by pyarrow, or None for the line reader to name a problem
+    (or to read a grade such as ``+1``: pyarrow reads ``0x1`` as 1, the rule
+    of :func:`~.numbers.is_integer` refuses it)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    tbl, _ = _read_table(path, QRELS_NAMES, "grade", pa.string(), _qrels_split)
+    if tbl is None or tbl.num_rows == 0 or not pc.all(pc.match_substring_regex(tbl.column("grade"), "^-?[0-9]{1,18}$")).as_py():
         return None
     queries, q_codes = _encode(tbl.column("query"))
     docs, d_codes = _encode(tbl.column("doc"))
     keys = np.sort(q_codes * max(1, len(docs)) + d_codes)
     if (keys[1:] == keys[:-1]).any():
         return None  # the line reader names both lines
-    return Qrels(path, queries, q_codes, docs, d_codes, arrow_numpy(tbl.column("grade")).astype(np.int64))
+    return Qrels(path, queries, q_codes, docs, d_codes, arrow_numpy(pc.cast(tbl.column("grade"), pa.int64())))
 
 
 TREC_RUN_FIELDS = "query_id Q0 target_id rank score tag"
@@ -132,22 +160,46 @@ def _pair(query: str, target: str) -> str:
     return f"{plain(query)} {plain(target)}"
 
 
+def line_error(path: str, n: int, f: list[str]) -> InputError | None:
+    """The error of a run line's fields ``f`` (line ``n``), or None: fewer
+    than six fields, or a score that is not a number (NaN included)."""
+    if len(f) < RUN_FIELDS:
+        return InputError(path, n, f'expected "{TREC_RUN_FIELDS}"', f"{len(f)} fields")
+    score = parse_number(f[4])
+    if score is None or math.isnan(score):
+        return InputError(path, n, "expected a number as score (5th field)", "NaN" if score is not None else shown(f[4]))
+    return None
+
+
+def repeated_error(path: str, query: str, target: str, first: int | None, line: int | None) -> InputError:
+    """The error for a target ranked twice for one query, at ``line`` (the second), first at ``first``."""
+    return InputError(path, line, f"expected each target once per query; {_pair(query, target)} is already ranked at line {first if first is not None else '?'}")
+
+
+def unknown_target_error(path: str, line: int | None, target: str) -> InputError:
+    """The error for an id that is not a target of a closed collection."""
+    return InputError(path, line, "expected a target id of the collection", f"unknown id {shown(target)}")
+
+
+def missing_queries_error(path: str, name: str, missing: int, queries: int, first: str) -> InputError:
+    """The error for a run without a line for some queries of the relevance."""
+    return InputError(path, None, f"expected a ranking for every query; run {shown(name)} has none for {missing} of {queries} queries", f"first missing: {shown(first)}")
+
+
 def _locate_trec_problem(path: str) -> None:
     """Slow path: find the first malformed line of a TREC run and raise."""
     lines = 0
-    for n, line in text_lines(path):
-        f = line.split()
-        if not f:
-            continue
+    for n, f in trec_lines(path):
         lines += 1
-        if len(f) < RUN_FIELDS:
-            raise InputError(path, n, f'expected "{TREC_RUN_FIELDS}"', f"{len(f)} fields")
-        score = parse_number(f[4])
-        if score is None:
-            raise InputError(path, n, "expected a number as score (5th field)", shown(f[4]))
-        if math.isnan(score):
-            raise InputError(path, n, "expected a number as score (5th field)", "NaN")
-    raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"', None if lines else "an empty file")
+        error = line_error(path, n, f)
+        if error is not None:
+            raise error
+    raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"') if lines else empty_run_error(path)
+
+
+def empty_run_error(path: str) -> InputError:
+    """The error for a run without a line (blank lines aside)."""
+    return InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"', "an empty file")
 
 
 @dataclass
@@ -175,109 +227,75 @@ class TrecColumns:
     scores: np.ndarray
 
 
-def _delimiter(path: Any) -> str:
-    if not isinstance(path, str):
-        return " "
-    head = read_head(path, 65536)
-    first = head.split(b"\n", 1)[0]
-    return "\t" if b"\t" in first else " "
+RUN_NAMES = ["query", "q0", "doc", "rank", "score", "tag"]
+QRELS_NAMES = ["query", "iter", "doc", "grade"]
 
 
-def _read_columns_arrow(source: Any, names: list[str], types: dict[str, str], keep: list[str], *, delimiter: str | None = None) -> Any:
-    """pyarrow's CSV reader (on its own threads) over a path or a buffer;
-    None if the layout is irregular (the caller then normalises the
-    whitespace or finds the malformed line)."""
+def _delimiter(data: Any) -> str | None:
+    """The delimiter on which pyarrow splits ``data`` (bytes or an mmap) as
+    :func:`fields` does: the tab if the first line has one, else the space;
+    None if ``data`` holds another blank (three ``find`` calls in C)."""
+    end = data.find(b"\n")
+    delimiter = b"\t" if data.find(b"\t", 0, end if end >= 0 else len(data)) >= 0 else b" "
+    if any(data.find(b.encode()) >= 0 for b in BLANKS if b != delimiter.decode()):
+        return None
+    return delimiter.decode()
+
+
+def _csv(source: bytes | str, names: list[str], number: str, kind: Any) -> Any:
+    """pyarrow's CSV parse of ``source`` (a piece of whole lines, or a whole
+    uncompressed file by its path, on pyarrow's threads) as ``names``, every
+    column a string but ``number`` (of type ``kind``); None unless it splits
+    exactly as :func:`fields` splits it: another blank than the delimiter
+    (:func:`_delimiter`), a line of another length, an empty field (two
+    delimiters in a row, or one at a line's start or end) or a value that
+    is not a number send it to :func:`split_fields`.  The checks are on the
+    parsed columns, no second parse."""
+    import mmap
+
     import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
-    try:
-        return pcsv.read_csv(
-            source,
-            read_options=pcsv.ReadOptions(column_names=names, block_size=16 << 20),
-            parse_options=pcsv.ParseOptions(delimiter=delimiter or _delimiter(source), quote_char=False),
-            convert_options=pcsv.ConvertOptions(include_columns=keep, column_types={k: getattr(pa, v)() for k, v in types.items()}),
-        )
-    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError, OSError):
-        return None
-
-
-def normalised(data: bytes) -> bytes:
-    """``data`` with every run of blanks (spaces, tabs, CR) made one space
-    and lines trimmed: trec_eval splits lines on any whitespace, pyarrow on
-    one delimiter.
-
-    >>> normalised(b"q1  0\\td1 1\\r\\n")
-    b'q1 0 d1 1\\n'
-    """
-    import re
-
-    data = re.sub(rb"[ \t\r\f\v]+", b" ", data.removeprefix(b"\xef\xbb\xbf"))
-    return re.sub(rb"(?m)^ | $", b"", data)
-
-
-#: Blanks other than the tab: trec_eval (isspace) splits fields on them too.
-_OTHER_BLANKS = (b" ", b"\v", b"\f")
-
-
-def blanks_in_tab_fields(data: bytes | bytearray, end: int | None = None) -> bool:
-    """Whether tab-separated text (``data[:end]``) holds a space, vertical
-    tab or form feed, which would split a field for trec_eval (a tag such
-    as ``COMPILED (ID:425883)``) but not for pyarrow's tab delimiter.
-    Three ``find`` scans in C, no copy (about 1 ms for 16 MiB).
-
-    >>> blanks_in_tab_fields(b"q\\tQ0\\td\\t1\\t2\\tCOMPILED (ID:4)\\n"), blanks_in_tab_fields(b"q\\tQ0\\td\\t1\\t2\\trun\\n")
-    (True, False)
-    """
-    end = len(data) if end is None else end
-    return any(data.find(b, 0, end) >= 0 for b in _OTHER_BLANKS)
-
-
-def _blanks_in_tab_file(path: str) -> bool:
-    """:func:`blanks_in_tab_fields` over a whole (uncompressed) file, 16 MiB at a time."""
-    with open(path, "rb") as fh:
-        while chunk := fh.read(16 << 20):
-            if blanks_in_tab_fields(chunk):
-                return True
-    return False
-
-
-def wider_names(fields: int) -> list[str]:
-    """Column names for lines of ``fields`` > 6 fields: the six of a run, then ``more1``, ...."""
-    return ["query", "q0", "doc", "rank", "score", "tag"] + [f"more{i}" for i in range(1, fields - RUN_FIELDS + 1)]
-
-
-def wider_table(tbl: Any, keep: list[str]) -> Any:
-    """The ``keep`` columns of a table parsed with every column a string but the score, or
-    None when a field is empty (two delimiters in a row: the columns would
-    not be trec_eval's fields)."""
-    import pyarrow.compute as pc
-
-    if tbl is None:
-        return None
-    for name in tbl.column_names:
-        col = tbl.column(name)
-        if name != "score" and tbl.num_rows and pc.min(pc.binary_length(col)).as_py() == 0:
+    if isinstance(source, str):
+        if os.path.getsize(source) == 0:
             return None
-    return tbl.select(keep)
+        with open(source, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            delimiter = _delimiter(mm)
+    else:
+        delimiter = _delimiter(source)
+    if delimiter is None:
+        return None
+    types = {n: pa.string() for n in names} | {number: kind}
+    try:
+        tbl = pcsv.read_csv(
+            source if isinstance(source, str) else pa.BufferReader(source),
+            read_options=pcsv.ReadOptions(column_names=names, block_size=4 << 20),
+            parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False),
+            convert_options=pcsv.ConvertOptions(column_types=types),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    if tbl.column(number).null_count:
+        return None
+    if tbl.num_rows and any(pc.min(pc.binary_length(tbl.column(n))).as_py() == 0 for n in names if tbl.column(n).type == pa.string()):
+        return None
+    return tbl
 
 
-def split_fields(data: Any) -> tuple[Any, int]:
-    """The lines of ``data`` (bytes or a pyarrow buffer of whole lines) split
-    on runs of ASCII whitespace as trec_eval splits them: a table of
-    ``query``, ``doc`` and ``score`` (the 1st, 3rd and 5th fields), and the
-    number of lines with more than six fields (the words after the sixth
-    are ignored).  Blank lines are passed over; a line of fewer than six
-    fields, a score that is not a number or bytes that are not UTF-8 raise
-    ``pyarrow.ArrowInvalid`` (the callers then find the line).
-
-    For lines that do not split on one delimiter with one number of fields
-    (tags of several words, of varying length): about 6x pyarrow's CSV
-    parse, still without a Python object per line.
-    """
+def split_fields(data: bytes, most: int) -> tuple[Any, np.ndarray]:
+    """The lines of ``data`` (whole lines) that are not blank, split as
+    :func:`fields` splits them (up to ``most`` fields, then the rest of the
+    line): a pyarrow list array, and the number of parts of each line.
+    Lines end at LF, CRLF or a lone CR, as for pyarrow and :func:`~.text.text_lines`.
+    Bytes that are not UTF-8 raise ``pyarrow.ArrowInvalid``.  About twice
+    pyarrow's CSV parse, still without a Python object per line."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    buf = data if isinstance(data, pa.Buffer) else pa.py_buffer(data)
+    if b"\r" in data:
+        data = re.sub(rb"\r\n?", b"\n", data)
+    buf = pa.py_buffer(data)
     arr = np.frombuffer(buf, dtype=np.uint8)
     ends = np.flatnonzero(arr == 10) + 1
     if arr.size and arr[-1] != 10:
@@ -287,54 +305,75 @@ def split_fields(data: Any) -> tuple[Any, int]:
     lines = pa.LargeStringArray.from_buffers(ends.size, pa.py_buffer(offsets), buf)
     if arr.max(initial=0) >= 128:
         lines.validate(full=True)  # UTF-8 (ArrowInvalid otherwise)
-    lines = pc.ascii_trim_whitespace(lines)
+    lines = pc.ascii_trim_whitespace(lines)  # (pyarrow's ASCII whitespace: BLANKS and the line ends)
     # numbers go to pyarrow as arrays built from buffers (arrow_indices), never as
     # Python ints: pyarrow converts those through pa.scalar, which imports pandas
     lines = lines.take(arrow_indices(np.flatnonzero(arrow_numpy(pc.binary_length(lines)) > 0)))
-    parts = pc.ascii_split_whitespace(lines, max_splits=RUN_FIELDS)
-    n = arrow_numpy(pc.list_value_length(parts))
-    if len(lines) and n.min() < RUN_FIELDS:
-        raise pa.ArrowInvalid(f"a line with fewer than {RUN_FIELDS} fields")
-    more = int(np.count_nonzero(n > RUN_FIELDS))
-    places = arrow_indices(np.array([0, 2, 4]))
-
-    def field(i: int, kind: Any = pa.string()) -> Any:
-        return pc.cast(pc.list_element(parts, places[i]), kind)
-
-    table = pa.table({"query": field(0), "doc": field(1), "score": field(2, pa.float64())})
-    return table, more
+    parts = pc.ascii_split_whitespace(lines, max_splits=most)
+    return parts, arrow_numpy(pc.list_value_length(parts))
 
 
-def _read_pieces(path: str, names: list[str], types: dict[str, str], keep: list[str], ok: Callable[[Any], bool], run: bool) -> tuple[Any, int]:
-    """A file parsed a piece at a time (:func:`~.text.pieces`): a compressed
-    file is never decompressed whole.  A piece that does not parse on its
-    delimiter is :func:`split_fields` (a ``run``) or :func:`normalised`
-    first.  Returns the table (None if a piece stays irregular) and the
-    lines with more than six fields."""
+def _field(parts: Any, i: int, kind: Any = None) -> Any:
+    """The ``i``-th field of every line of :func:`split_fields`' ``parts`` (cast to ``kind``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    return pc.cast(pc.list_element(parts, arrow_indices(np.array([i]))[0]), kind or pa.string())
+
+
+def _run_split(piece: bytes) -> tuple[Any, int]:
+    """A piece of a run split by :func:`split_fields`: its ``query``, ``doc``
+    and ``score`` columns and its lines with more than six fields;
+    ``pyarrow.ArrowInvalid`` for a line of fewer fields or a score that is
+    not a number."""
     import pyarrow as pa
 
-    tables, cut, delimiter = [], 0, None
+    parts, n = split_fields(piece, RUN_FIELDS)
+    if n.size and n.min() < RUN_FIELDS:
+        raise pa.ArrowInvalid(f"a line with fewer than {RUN_FIELDS} fields")
+    table = pa.table({"query": _field(parts, 0), "doc": _field(parts, 2), "score": _field(parts, 4, pa.float64())})
+    return table, int(np.count_nonzero(n > RUN_FIELDS))
+
+
+def _qrels_split(piece: bytes) -> tuple[Any, int]:
+    """A piece of qrels split by :func:`split_fields`: ``query``, ``doc`` and
+    ``grade`` (a string); ``pyarrow.ArrowInvalid`` unless every line has four fields."""
+    import pyarrow as pa
+
+    parts, n = split_fields(piece, 4)
+    if n.size and (n != 4).any():
+        raise pa.ArrowInvalid("a line without four fields")
+    return pa.table({"query": _field(parts, 0), "doc": _field(parts, 2), "grade": _field(parts, 3)}), 0
+
+
+def _read_table(path: str, names: list[str], number: str, kind: Any, split: Callable[[bytes], tuple[Any, int]]) -> tuple[Any, int]:
+    """The ``query``, ``doc`` and ``number`` columns of ``path`` and its lines
+    with more fields than ``names``; None where a line does not read (the
+    line reader then names it).  An uncompressed file is parsed whole by
+    :func:`_csv` (its lines checked against the 1 MiB rule first); else, or
+    if it does not split on one delimiter, a piece at a time
+    (:func:`~.text.pieces`: decompressed, each line checked), each piece by
+    :func:`_csv` or ``split``."""
+    import pyarrow as pa
+
+    keep = ["query", "doc", number]
+    if not is_compressed(path):
+        scan_line_lengths(path)
+        whole = _csv(path, names, number, kind)
+        if whole is not None:
+            return whole.select(keep), 0
+    tables, more = [], 0
     for piece, line in pieces(path):
-        if line == 1:
-            piece = piece.removeprefix(b"\xef\xbb\xbf")
-        if delimiter is None:
-            delimiter = "\t" if b"\t" in piece.split(b"\n", 1)[0] else " "
-        tbl: Any = None  # a tab-separated piece with a blank inside a field: split as trec_eval splits (below)
-        if not (run and delimiter == "\t" and blanks_in_tab_fields(piece)):
-            tbl = _read_columns_arrow(pa.BufferReader(piece), names, types, keep, delimiter=delimiter)
-        if not ok(tbl) and run:
-            try:
-                tbl, n = split_fields(piece)
-            except (pa.ArrowInvalid, pa.ArrowTypeError):
-                return None, cut
-            cut += n
-        elif not ok(tbl):
-            tbl = _read_columns_arrow(pa.BufferReader(normalised(piece)), names, types, keep, delimiter=" ")
-        if not ok(tbl):
-            return None, cut
+        piece = piece.removeprefix(b"\xef\xbb\xbf") if line == 1 else piece
+        tbl, n = _csv(piece, names, number, kind), 0
+        try:
+            tbl, n = (tbl.select(keep), 0) if tbl is not None else split(piece)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            return None, more
+        more += n
         if tbl.num_rows:
-            tables.append(tbl.select(keep[:3]))
-    return (pa.concat_tables(tables) if tables else None), cut
+            tables.append(tbl)
+    return (pa.concat_tables(tables) if tables else None), more
 
 
 _NUMPY_TYPES = {"double": "float64", "float": "float32", "int64": "int64", "int32": "int32", "int16": "int16", "int8": "int8", "uint64": "uint64", "uint32": "uint32"}
@@ -348,8 +387,6 @@ def arrow_numpy(values: Any) -> np.ndarray:
     place; anything else goes through ``to_numpy`` (nulls of a float
     column: NaN).
     """
-    import numpy as np
-
     if hasattr(values, "chunks"):
         parts = [arrow_numpy(c) for c in values.chunks]
         return parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else values.to_numpy()
@@ -361,12 +398,8 @@ def arrow_numpy(values: Any) -> np.ndarray:
 
 
 def arrow_strings(values: list[str]) -> Any:
-    """Python strings as a pyarrow string array, built from its buffers.
-
-    ``pa.array`` (and ``pa.scalar``) import pandas at their first call
-    (0.2-0.3 s); the TREC path builds its few arrays from numpy buffers
-    instead, and pandas stays out of a CSV scoring.
-    """
+    """Python strings as a pyarrow string array, built from its buffers: ``pa.array``
+    imports pandas at its first call (0.2-0.3 s a CSV scoring does without)."""
     import pyarrow as pa
 
     data = [v.encode() for v in values]
@@ -385,46 +418,28 @@ def arrow_indices(values: np.ndarray) -> Any:
 
 def _encode(column: Any) -> tuple[list[str], np.ndarray]:
     """pyarrow string column -> (distinct values, int64 codes)."""
-    import numpy as np
     import pyarrow.compute as pc
 
     enc = pc.dictionary_encode(column).combine_chunks()
     return enc.dictionary.to_pylist(), arrow_numpy(enc.indices).astype(np.int64)
 
 
-
 def read_trec_lines(path: str | os.PathLike[str]) -> TrecLines:
-    """Read a TREC run with pyarrow's CSV reader (on its own threads).
+    """Read a TREC run with pyarrow, a piece at a time (:func:`_read_table`).
 
-    Fields may be separated by any run of blanks, as trec_eval allows (a
-    file whose lines do not split on one delimiter is read again with its
-    whitespace normalised); a malformed line is reported by the exact line
-    scanner.  Duplicated (query, target) pairs are checked by the caller.
+    Fields are split as trec_eval splits them (:func:`fields`): a piece
+    that pyarrow's CSV reader would split otherwise is split by
+    :func:`split_fields`; a malformed line is reported by the line reader.
+    Duplicated (query, target) pairs are checked by the caller.
     """
     path = regular_file(path)
     read_head(path)  # UTF-16 / UTF-32 named as such
-    names = ["query", "q0", "doc", "rank", "score", "tag"]
-    types = {"query": "string", "doc": "string", "score": "float64"}
-    keep = ["query", "doc", "score"]
-    cut = 0
-    tbl: Any = None
-    if not is_compressed(path):
-        scan_line_lengths(path)  # before pyarrow parses the file
-        # a tab-separated file with blanks inside fields is split by pieces (below), not parsed here
-        blanks = _delimiter(path) == "\t" and _blanks_in_tab_file(path)
-        tbl = None if blanks else _read_columns_arrow(path, names, types, keep)
-        fields = _first_line_fields(path)
-        if not _regular(tbl) and fields > RUN_FIELDS:  # a tag of several words, on every line
-            wide = wider_names(fields)
-            tbl = wider_table(_read_columns_arrow(path, wide, {n: "float64" if n == "score" else "string" for n in wide}, wide), keep)
-            cut = 0 if tbl is None else tbl.num_rows
-    if not _regular(tbl):  # compressed, blanks that are not one delimiter, tags of varying length
-        tbl, cut = _read_pieces(path, names, types, keep, lambda t: _regular(t, empty=True), True)
+    import pyarrow as pa
+
+    tbl, more = _read_table(path, RUN_NAMES, "score", pa.float64(), _run_split)
     if not _regular(tbl):
-        for _ in text_lines(path):  # a byte that is not UTF-8: named with its line
-            pass
-        _locate_trec_problem(path)
-    return TrecLines(path, tbl.column("query"), tbl.column("doc"), arrow_numpy(tbl.column("score")), cut)
+        _locate_trec_problem(path)  # a byte that is not UTF-8, a malformed line: named with its line
+    return TrecLines(path, tbl.column("query"), tbl.column("doc"), arrow_numpy(tbl.column("score")), more)
 
 
 def read_trec_columns(path: str | os.PathLike[str]) -> TrecColumns:
@@ -435,18 +450,11 @@ def read_trec_columns(path: str | os.PathLike[str]) -> TrecColumns:
     return TrecColumns(lines.path, queries, q_codes, docs, d_codes, lines.scores)
 
 
-def _first_line_fields(path: str) -> int:
-    """The number of fields of the file's first line (split on its delimiter, as pyarrow does)."""
-    head = read_head(path, 65536).removeprefix(b"\xef\xbb\xbf")
-    first = head.split(b"\n", 1)[0].rstrip(b"\r")
-    return len(first.split(b"\t" if b"\t" in first else b" "))  # (an empty field: refused by wider_table)
-
-
-def _regular(tbl: Any, empty: bool = False) -> bool:
-    """A table with lines (or none, if ``empty``), every score a number."""
+def _regular(tbl: Any) -> bool:
+    """A table with lines, every score a number."""
     import pyarrow.compute as pc
 
-    if tbl is None or not (empty or tbl.num_rows > 0):
+    if tbl is None or tbl.num_rows == 0:
         return False
     score = tbl.column("score")
     return score.null_count == 0 and not pc.any(pc.is_nan(score)).as_py()
@@ -455,13 +463,12 @@ def _regular(tbl: Any, empty: bool = False) -> bool:
 def duplicate_error(path: str, queries: list[str], docs: list[str], q: int, d: int) -> InputError:
     """The error for a target ranked twice for one query, with both lines."""
     lines = []
-    for n, line in text_lines(path):
-        f = line.split()
+    for n, f in trec_lines(path):
         if len(f) > 2 and f[0] == queries[q] and f[2] == docs[d]:
             lines.append(n)
             if len(lines) == 2:
                 break
-    return InputError(path, lines[-1] if lines else None, f"expected each target once per query; {_pair(queries[q], docs[d])} is already ranked at line {lines[0] if lines else '?'}")
+    return repeated_error(path, queries[q], docs[d], lines[0] if lines else None, lines[-1] if lines else None)
 
 
 def read_trec_lines_lenient(path: str, drops: Counter[str]) -> TrecLines:
@@ -472,18 +479,14 @@ def read_trec_lines_lenient(path: str, drops: Counter[str]) -> TrecLines:
         pass
     qs, ds, sc = [], [], []
     cut = 0
-    for _, line in text_lines(path):
-        f = line.split()
-        if not f:
-            continue
+    for n, f in trec_lines(path):
         cut += len(f) > RUN_FIELDS
-        score = parse_number(f[4]) if len(f) >= RUN_FIELDS else None
-        if score is None or math.isnan(score):
+        if line_error(path, n, f) is not None:
             drops["malformed lines dropped"] += 1
             continue
         qs.append(f[0])
         ds.append(f[2])
-        sc.append(score)
+        sc.append(parse_number(f[4]))
     import pyarrow as pa
 
     return TrecLines(path, pa.chunked_array([arrow_strings(qs)]), pa.chunked_array([arrow_strings(ds)]), np.asarray(sc, dtype=np.float64), cut)
