@@ -27,7 +27,7 @@ import numpy as np
 from .errors import GOT_LIMIT, InputError, shown, visible
 from .io.lists import id_column, list_rows, query_of, scan_lines
 from .io.numbers import parse_number
-from .io.runs import discover_runs
+from .io.runs import BlockSource, discover_sources
 from .io.text import decode_text, entry_is_folder, plain, read_bytes, utf8_name
 from .io.trec import (
     empty_run_error,
@@ -62,12 +62,14 @@ def check_runs(paths: Iterable[str], relevance: Relevance, *, run_format: str = 
     """Validate every run; returns the problems (empty: the runs would score)."""
     problems: list[Problem] = []
     try:
-        sources, notes = discover_runs(paths, run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries))
+        sources, notes = discover_sources(list(paths), run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries))
     except InputError as exc:
         return [Problem(exc.path or "", exc.line, "error", _body(exc))]
     problems += [Problem(n.split(":", 1)[0], None, "note", n.split(": ", 1)[1]) for n in notes]
     for s in sources:
-        if s.format == "lists":
+        if isinstance(s, BlockSource):  # Zarr or .npy shards, as score and --dask read them
+            problems += _check_block_run(s, relevance, matrix_order)
+        elif s.format == "lists":
             problems += _check_list_run(s, relevance)
         elif s.format == "matrix":
             problems += _check_matrix_run(s, relevance, matrix_order)
@@ -201,11 +203,34 @@ def _check_matrix_run(source: RunSource, relevance: Relevance, matrix_order: str
     m = run.matrix
     found: list[Problem] = []
     for a in range(0, m.shape[0], 256):
-        block = np.asarray(m[a : a + 256], dtype=np.float64)
-        for kind, mask, level in (("NaN", np.isnan(block), "error"), ("infinite", np.isinf(block), "warning")):
-            for r, c in np.argwhere(mask)[: PER_FILE - len(found)]:
-                found.append(Problem(source.path, None, level, f"row {a + r + 1} column {c + 1} is {kind}"))
+        _non_finite(found, source.path, a, np.asarray(m[a : a + 256], dtype=np.float64))
     return _limited(found, source.path)
+
+
+def _check_block_run(source: BlockSource, relevance: Relevance, matrix_order: str | None) -> list[Problem]:
+    """A matrix stored by blocks of rows: its shape, then every block read as
+    scoring reads it (a missing or corrupt chunk or shard is its error)."""
+    from .join import matrix_axis
+
+    m = source.matrix
+    try:
+        rows = matrix_axis(relevance.matrix_row_ids, matrix_order, "query", relevance.matrix_row_source)
+        cols = matrix_axis(list(relevance.target_ids), matrix_order, "target", relevance.matrix_col_source)
+        if m.shape != (len(rows), len(cols)):
+            raise InputError(source.path, None, f"expected a {len(rows)} x {len(cols)} matrix (queries x targets of the classifications)", f"{m.shape[0]} x {m.shape[1]}")
+        found: list[Problem] = []
+        for a, b in m.blocks():
+            _non_finite(found, source.path, a, np.asarray(m.read(a, b), dtype=np.float64))
+    except InputError as exc:
+        return [Problem(exc.path or source.path, exc.line, "error", _body(exc))]
+    return _limited(found, source.path)
+
+
+def _non_finite(found: list[Problem], path: str, first_row: int, block: np.ndarray) -> None:
+    """The NaN (an error) and infinite (a warning) cells of a block of rows."""
+    for kind, mask, level in (("NaN", np.isnan(block), "error"), ("infinite", np.isinf(block), "warning")):
+        for r, c in np.argwhere(mask)[: max(0, PER_FILE - len(found))]:
+            found.append(Problem(path, None, level, f"row {first_row + r + 1} column {c + 1} is {kind}"))
 
 
 def _check_trec_run(source: RunSource, relevance: Relevance) -> list[Problem]:

@@ -20,7 +20,6 @@ tasks one after the other here).
 from __future__ import annotations
 
 import logging
-import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -42,13 +41,9 @@ from .errors import InputError, OptionError
 from .io.chunked import (
     INSTALL_HINT,
     RowBlockMatrix,
-    holds_row_blocks,
-    layout_of,
     open_row_blocks,
-    run_name,
 )
-from .io.runs import check_unique_names, discover_runs
-from .io.text import entry_is_folder, list_folder
+from .io.runs import BlockSource, discover_sources
 from .join import matrix_axis, matrix_run
 from .loading import PathLike, Progress, load_runs
 from .measures import Measure, Settings
@@ -261,54 +256,6 @@ def _matrix_stub(name: str, path: str, drops: Counter[str] | None) -> MatrixRun:
 # -- the run plan ----------------------------------------------------------------
 
 
-@dataclass
-class _BlockSource:
-    """A matrix stored by blocks of rows."""
-
-    name: str
-    path: str
-    matrix: RowBlockMatrix
-
-
-def _sources(paths: Sequence[PathLike], fmt: str) -> tuple[list[RunSource | _BlockSource], list[str]]:
-    """The runs in ``paths``: row-block matrix folders (a RUNS argument or a sub-folder of
-    one) first seen as such, everything else as :func:`~shrec_score.io.runs.discover_runs` finds it."""
-    out: list[RunSource | _BlockSource] = []
-    notes: list[str] = []
-    rest: list[str] = []
-
-    def flush() -> None:
-        if rest:
-            found, more = discover_runs(list(rest), fmt)
-            out.extend(found)
-            notes.extend(more)
-            rest.clear()
-
-    for raw in paths:
-        path = os.fspath(raw)
-        if layout_of(path):
-            flush()
-            out.append(_BlockSource(run_name(path), path, open_row_blocks(path)))
-            continue
-        if holds_row_blocks(path):
-            flush()
-            for e in list_folder(path):
-                sub = os.path.join(path, e)
-                if layout_of(sub):
-                    out.append(_BlockSource(run_name(sub), sub, open_row_blocks(sub)))
-                elif entry_is_folder(sub):
-                    out.append(RunSource(e, sub, "lists"))
-                else:
-                    found, more = discover_runs([sub], fmt)
-                    out.extend(found)
-                    notes.extend(more)
-            continue
-        rest.append(path)
-    flush()
-    check_unique_names(out)
-    return out, notes
-
-
 # -- the call --------------------------------------------------------------------
 
 
@@ -346,13 +293,13 @@ def score(
     address, local = cluster_target(dask)
     rel = relevance_for(relevance, opts)  # type: ignore[arg-type]
     plan = plan_measures(rel, opts)
-    sources, notes = _sources(runs, opts.run_format)
+    sources, notes = discover_sources(runs, opts.run_format)
     row_of_query = col_target = np.zeros(0, dtype=np.int64)
-    if any(isinstance(s, _BlockSource) for s in sources):
+    if any(isinstance(s, BlockSource) for s in sources):
         row_ids = matrix_axis(rel.matrix_row_ids, opts.matrix_order, "query", rel.matrix_row_source)
         col_ids = matrix_axis(list(rel.target_ids), opts.matrix_order, "target", rel.matrix_col_source)
         for s in sources:
-            if isinstance(s, _BlockSource) and s.matrix.shape != (len(row_ids), len(col_ids)):
+            if isinstance(s, BlockSource) and s.matrix.shape != (len(row_ids), len(col_ids)):
                 shape = f"{s.matrix.shape[0]} x {s.matrix.shape[1]}"
                 raise InputError(s.path, None, f"expected a {len(row_ids)} x {len(col_ids)} matrix (queries x targets of the classifications)", shape)
         mapped = matrix_run("", "", None, rel, row_ids, col_ids)
@@ -360,9 +307,9 @@ def score(
     shared = _Shared(rel, list(plan.measures), opts.settings, rel.gain_curves, opts.run_format, opts.matrix_order, opts.lenient, row_of_query, col_target)
     tasks: list[Task] = []
     for i, s in enumerate(sources):
-        if isinstance(s, _BlockSource) and shared.fast:
+        if isinstance(s, BlockSource) and shared.fast:
             tasks.extend((_score_block, (s.path, s.name, a, b), i) for a, b in s.matrix.blocks())
-        elif isinstance(s, _BlockSource):
+        elif isinstance(s, BlockSource):
             tasks.extend((_score_chunks, (s.path, s.name, group), i) for group in _chunk_groups(rel, s.matrix))
         else:
             tasks.append((_score_source, (s,), i))
@@ -373,7 +320,7 @@ def score(
     scores, stubs = [], []
     for i, s in enumerate(sources):
         mine = [r for (_, _, run), r in zip(tasks, results) if run == i]
-        if isinstance(s, _BlockSource):
+        if isinstance(s, BlockSource):
             sc, drops = _assemble(s.name, [p for parts in mine for p in parts], shared)
             scores.append(sc)
             stubs.append(_matrix_stub(s.name, s.path, drops))

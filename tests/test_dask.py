@@ -523,3 +523,27 @@ def test_convert_never_writes_a_block_larger_than_the_matrix(tmp_path):
         assert open_row_blocks(str(out)).blocks() == [(0, 4)]
         size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(out) for f in fs)
         assert size < 4096, size
+
+
+def test_check_reads_zarr_and_shards_as_score_does(data, tmp_path, capsys):
+    """issue 30.19: check passes the Zarr and .npy-shard runs that score scores,
+    and refuses a missing chunk, a NaN cell or a wrong shape as score does."""
+    root, cla, _ = data
+    for run in (root / "z" / "run.zarr", root / "s" / "run"):
+        capsys.readouterr()
+        assert _run(["check", str(run), "-r", cla]) == 0, capsys.readouterr()
+        assert capsys.readouterr().err.endswith("0 error(s), 0 warning(s): the runs would score\n")
+    bad = tmp_path / "run.zarr"
+    shutil.copytree(root / "z" / "run.zarr", bad)
+    os.remove(bad / "c" / "2" / "0")
+    capsys.readouterr()
+    assert _run(["check", str(bad), "-r", cla]) == 2
+    out = capsys.readouterr().out
+    assert out == f"{bad / 'c' / '2' / '0'}: error: expected every chunk of the Zarr array (a missing one would be read as zeros), got 1 of 7 chunks missing\n"
+    shards = tmp_path / "s"
+    shutil.copytree(root / "s" / "run", shards)
+    cells = np.load(shards / "rows-000002.npy")
+    cells[16, 5] = np.nan
+    np.save(shards / "rows-000002.npy", cells)
+    assert _run(["check", str(shards), "-r", cla]) == 2
+    assert capsys.readouterr().out == f"{shards}: error: row 117 column 6 is NaN\n"

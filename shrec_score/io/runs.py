@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError, shown
 from ..model import RunSource
+from .chunked import RowBlockMatrix, holds_row_blocks, layout_of, open_row_blocks, run_name
 from .compressed import open_input, strip_suffix
 from .lists import query_of
 from .matrix import is_binary_file
@@ -204,3 +206,53 @@ def check_unique_names(runs: Sequence[RunSource] | Sequence[Any]) -> None:
         if r.name in seen:
             raise InputError(r.path, None, f"expected run names to be unique; run {shown(r.name)} is also at {seen[r.name]}")
         seen[r.name] = r.path
+
+
+@dataclass
+class BlockSource:
+    """A matrix stored by blocks of rows."""
+
+    name: str
+    path: str
+    matrix: RowBlockMatrix
+
+
+def discover_sources(
+    paths: Sequence[str | os.PathLike[str]], fmt: str, *, query_ids: Mapping[str, object] = {}
+) -> tuple[list[RunSource | BlockSource], list[str]]:
+    """The runs in ``paths``: row-block matrix folders (a RUNS argument or a sub-folder of
+    one) first seen as such, everything else as :func:`~shrec_score.io.runs.discover_runs` finds it."""
+    out: list[RunSource | BlockSource] = []
+    notes: list[str] = []
+    rest: list[str] = []
+
+    def flush() -> None:
+        if rest:
+            found, more = discover_runs(list(rest), fmt, query_ids=query_ids)
+            out.extend(found)
+            notes.extend(more)
+            rest.clear()
+
+    for raw in paths:
+        path = os.fspath(raw)
+        if layout_of(path):
+            flush()
+            out.append(BlockSource(run_name(path), path, open_row_blocks(path)))
+            continue
+        if holds_row_blocks(path):
+            flush()
+            for e in list_folder(path):
+                sub = os.path.join(path, e)
+                if layout_of(sub):
+                    out.append(BlockSource(run_name(sub), sub, open_row_blocks(sub)))
+                elif entry_is_folder(sub):
+                    out.append(RunSource(e, sub, "lists"))
+                else:
+                    found, more = discover_runs([sub], fmt, query_ids=query_ids)
+                    out.extend(found)
+                    notes.extend(more)
+            continue
+        rest.append(path)
+    flush()
+    check_unique_names(out)
+    return out, notes
