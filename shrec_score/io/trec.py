@@ -11,13 +11,10 @@ ignored (get_trec_results.c; tags such as ``COMPILED (ID:425883)``), such
 lines counted for a note (:func:`extra_fields_note`).  A qrels line has
 exactly four fields: get_qrels.c refuses a fifth, and so do we.
 
-Files are read a piece at a time (:func:`~.text.pieces`: compressed or
-not, each line checked against the 1 MiB rule).  pyarrow's CSV reader
-parses a piece that splits on one delimiter; one that does not (doubled
-blanks, a tab indent, a tag of several words) is split by
-:func:`split_fields`; the line reader names a malformed line.  pyarrow's
-float parser reads the number grammar of :mod:`shrec_score.io.numbers`
-(``nan`` is a null for it, and NaN is refused as a score anyway).
+pyarrow's CSV reader parses a file (or piece, :func:`~.text.pieces`) that
+splits on one delimiter; one that does not (doubled blanks, a tab indent)
+is split by :func:`split_fields`; the line reader names a malformed line.
+pyarrow reads the number grammar of :mod:`shrec_score.io.numbers`.
 """
 
 from __future__ import annotations
@@ -231,18 +228,20 @@ RUN_NAMES = ["query", "q0", "doc", "rank", "score", "tag"]
 QRELS_NAMES = ["query", "iter", "doc", "grade"]
 
 
-def _delimiter(data: Any) -> str | None:
+def _delimiter(data: Any) -> tuple[str, int] | None:
     """The delimiter on which pyarrow splits ``data`` (bytes or an mmap) as
-    :func:`fields` does: the tab if the first line has one, else the space;
-    None if ``data`` holds another blank (three ``find`` calls in C)."""
+    :func:`fields` does, the tab if the first line has one, else the space,
+    and the first line's fields; None if ``data`` holds another blank
+    (three ``find`` calls in C)."""
     end = data.find(b"\n")
-    delimiter = b"\t" if data.find(b"\t", 0, end if end >= 0 else len(data)) >= 0 else b" "
+    first = data[: end if end >= 0 else len(data)].split(b"\r", 1)[0]
+    delimiter = b"\t" if b"\t" in first else b" "
     if any(data.find(b.encode()) >= 0 for b in BLANKS if b != delimiter.decode()):
         return None
-    return delimiter.decode()
+    return delimiter.decode(), len(first.split(delimiter))
 
 
-def _csv(source: bytes | str, names: list[str], number: str, kind: Any) -> Any:
+def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: bool = False) -> Any:
     """pyarrow's CSV parse of ``source`` (a piece of whole lines, or a whole
     uncompressed file by its path, on pyarrow's threads) as ``names``, every
     column a string but ``number`` (of type ``kind``); None unless it splits
@@ -250,7 +249,8 @@ def _csv(source: bytes | str, names: list[str], number: str, kind: Any) -> Any:
     (:func:`_delimiter`), a line of another length, an empty field (two
     delimiters in a row, or one at a line's start or end) or a value that
     is not a number send it to :func:`split_fields`.  The checks are on the
-    parsed columns, no second parse."""
+    parsed columns, no second parse.  ``wider``: a first line of more
+    fields than ``names`` (a tag of several words) adds string columns."""
     import mmap
 
     import pyarrow as pa
@@ -261,11 +261,13 @@ def _csv(source: bytes | str, names: list[str], number: str, kind: Any) -> Any:
         if os.path.getsize(source) == 0:
             return None
         with open(source, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            delimiter = _delimiter(mm)
+            layout = _delimiter(mm)
     else:
-        delimiter = _delimiter(source)
-    if delimiter is None:
+        layout = _delimiter(source)
+    if layout is None:
         return None
+    delimiter, count = layout
+    names = names + [f"more{i}" for i in range(count - len(names) if wider else 0)]
     types = {n: pa.string() for n in names} | {number: kind}
     try:
         tbl = pcsv.read_csv(
@@ -346,7 +348,7 @@ def _qrels_split(piece: bytes) -> tuple[Any, int]:
     return pa.table({"query": _field(parts, 0), "doc": _field(parts, 2), "grade": _field(parts, 3)}), 0
 
 
-def _read_table(path: str, names: list[str], number: str, kind: Any, split: Callable[[bytes], tuple[Any, int]]) -> tuple[Any, int]:
+def _read_table(path: str, names: list[str], number: str, kind: Any, split: Callable[[bytes], tuple[Any, int]], wider: bool = False) -> tuple[Any, int]:
     """The ``query``, ``doc`` and ``number`` columns of ``path`` and its lines
     with more fields than ``names``; None where a line does not read (the
     line reader then names it).  An uncompressed file is parsed whole by
@@ -359,15 +361,15 @@ def _read_table(path: str, names: list[str], number: str, kind: Any, split: Call
     keep = ["query", "doc", number]
     if not is_compressed(path):
         scan_line_lengths(path)
-        whole = _csv(path, names, number, kind)
+        whole = _csv(path, names, number, kind, wider)
         if whole is not None:
-            return whole.select(keep), 0
+            return whole.select(keep), whole.num_rows if whole.num_columns > len(names) else 0
     tables, more = [], 0
     for piece, line in pieces(path):
         piece = piece.removeprefix(b"\xef\xbb\xbf") if line == 1 else piece
-        tbl, n = _csv(piece, names, number, kind), 0
+        tbl = _csv(piece, names, number, kind, wider)
         try:
-            tbl, n = (tbl.select(keep), 0) if tbl is not None else split(piece)
+            tbl, n = (tbl.select(keep), tbl.num_rows if tbl.num_columns > len(names) else 0) if tbl is not None else split(piece)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             return None, more
         more += n
@@ -436,7 +438,7 @@ def read_trec_lines(path: str | os.PathLike[str]) -> TrecLines:
     read_head(path)  # UTF-16 / UTF-32 named as such
     import pyarrow as pa
 
-    tbl, more = _read_table(path, RUN_NAMES, "score", pa.float64(), _run_split)
+    tbl, more = _read_table(path, RUN_NAMES, "score", pa.float64(), _run_split, wider=True)
     if not _regular(tbl):
         _locate_trec_problem(path)  # a byte that is not UTF-8, a malformed line: named with its line
     return TrecLines(path, tbl.column("query"), tbl.column("doc"), arrow_numpy(tbl.column("score")), more)
