@@ -158,7 +158,7 @@ def test_ranx_names_equal_ranx(tmp_path):
 
 
 def test_ir_measures_names_equal_ir_measures(tmp_path):
-    ir_measures = pytest.importorskip("ir_measures", reason="ir_measures is in the bench extra")
+    ir_measures = pytest.importorskip("ir_measures", reason="ir_measures (the test extra) is not installed")
     qrels, run = random_case(3)
     qp, rp = write_case(tmp_path, qrels, run)
     names = ["nDCG@10", "P(rel=2)@10", "IPrec@0.1", "IPrec@0.5", "Success@5", "AP@100", "Bpref", "nDCG"]
