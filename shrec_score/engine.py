@@ -306,8 +306,13 @@ def _chunks(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, *, ti
     if isinstance(run, ChunkedRun):
         yield from run.chunks(relevance)
         return
-    lists = matrix_to_ranked_run(run, relevance.self_index, ties=ties) if isinstance(run, MatrixRun) else run
-    for rows, sub in run_chunks(align(lists, relevance.query_ids), relevance):
+    if isinstance(run, MatrixRun):  # the lists of a chunk of queries at a time, never of the whole matrix
+        step = max(1, CHUNK_ENTRIES // max(1, run.matrix.shape[1]))
+        for a in range(0, len(run.query_ids), step):
+            part = replace(run, query_ids=run.query_ids[a : a + step], row_of_query=run.row_of_query[a : a + step])
+            yield np.arange(a, a + len(part.query_ids)), matrix_to_ranked_run(part, relevance.self_index[a : a + step], ties=ties), None
+        return
+    for rows, sub in run_chunks(align(run, relevance.query_ids), relevance):
         yield rows, sub, None
 
 

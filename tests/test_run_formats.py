@@ -235,3 +235,30 @@ def test_streamed_ascii_matrix_equals_the_in_memory_one(tmp_path, cla, monkeypat
     (tmp_path / "m.txt").write_text("\n".join(lines[:3]) + "\n")
     with pytest.raises(InputError, match=r"expected a 6 x 6 matrix .*, got 3 rows"):
         shrec_score.score([tmp_path / "m.txt"], cla)
+
+
+def test_a_matrix_on_the_general_path_is_ranked_a_chunk_of_queries_at_a_time(tmp_path):
+    """issue 30.17: under --depth (as under --grades sister or --judged-only) a
+    matrix's lists are made a chunk of queries at a time: the traced peak stays
+    well under the 72 MB that every list of a 3,000^2 matrix takes (int64), and
+    a no-op depth gives the numbers of the binary path."""
+    import tracemalloc
+
+    from click.testing import CliRunner
+
+    from shrec_score.cli import cli
+
+    n = 3000
+    m = np.round(np.random.default_rng(17).random((n, n)), 3).astype(np.float32)
+    np.save(tmp_path / "m.npy", m)
+    (tmp_path / "c.cla").write_text(f"PSB 1\n60 {n}\n" + "".join(f"c{c} 0 50\n" + "".join(f"{c * 50 + i}\n" for i in range(50)) for c in range(60)))
+    args = ["score", str(tmp_path / "m.npy"), "-r", str(tmp_path / "c.cla"), "--format", "csv", "--per-query", "--quiet", "-m", "NN,FT,AP"]
+    tracemalloc.start()
+    try:
+        cut = CliRunner().invoke(cli, [*args, "--depth", str(n - 1)])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert cut.exit_code == 0, cut.stderr
+    assert peak < 80 << 20, f"peak {peak / 2**20:.0f} MiB"  # 140 MiB when every list was made at once
+    assert cut.stdout == CliRunner().invoke(cli, args).stdout
