@@ -215,8 +215,10 @@ def restrict(run: RankedRun, relevance: Relevance, gains: np.ndarray, rows: np.n
 CHUNK_ENTRIES = 2_000_000
 
 
-def run_chunks(run: RankedRun, relevance: Relevance, *, chunk_entries: int = CHUNK_ENTRIES) -> Iterator[tuple[np.ndarray, RankedRun]]:
-    """Consecutive chunks of an aligned run: ``(relevance rows, sub-run)``."""
+def run_chunks(run: RankedRun, relevance: Relevance, *, chunk_entries: int | None = None) -> Iterator[tuple[np.ndarray, RankedRun]]:
+    """Consecutive chunks of an aligned run: ``(relevance rows, sub-run)``,
+    each of at most ``chunk_entries`` (default :data:`CHUNK_ENTRIES`) entries."""
+    chunk_entries = chunk_entries or CHUNK_ENTRIES
     n_q = len(run.query_ids)
     a = 0
     while a < n_q:
@@ -307,7 +309,8 @@ def _chunks(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, *, ti
         yield from run.chunks(relevance)
         return
     if isinstance(run, MatrixRun):  # the lists of a chunk of queries at a time, never of the whole matrix
-        step = max(1, CHUNK_ENTRIES // max(1, run.matrix.shape[1]))
+        width = run.matrix.shape[1] - (1 if relevance.self_index.size and relevance.self_index[0] >= 0 else 0)  # a list's length
+        step = max(1, CHUNK_ENTRIES // max(1, width))  # the chunks run_chunks cuts from the whole run's lists
         for a in range(0, len(run.query_ids), step):
             part = replace(run, query_ids=run.query_ids[a : a + step], row_of_query=run.row_of_query[a : a + step])
             yield np.arange(a, a + len(part.query_ids)), matrix_to_ranked_run(part, relevance.self_index[a : a + step], ties=ties), None

@@ -135,7 +135,7 @@ def test_the_engine_chunks_are_followed_where_a_matrix_spans_several(tmp_path, m
     m = rng.random((n, n))
     np.save(tmp_path / "run.npy", m)
     _ok(["convert", str(tmp_path / "run.npy"), str(tmp_path / "run"), "--to", "npy-shards", "--chunk-rows", "40"])
-    monkeypatch.setattr(engine.run_chunks, "__kwdefaults__", {"chunk_entries": 2_000})
+    monkeypatch.setattr(engine, "CHUNK_ENTRIES", 2_000)
     single = shrec_score.score([str(tmp_path / "run.npy")], cla, grades="sister").csv_files()
     got = dist.score([str(tmp_path / "run")], cla, grades="sister").csv_files()
     assert got["curves.csv"] == single["curves.csv"] and got["gain_vs_recall.csv"] == single["gain_vs_recall.csv"]

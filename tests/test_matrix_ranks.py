@@ -204,7 +204,7 @@ def test_a_matrix_scores_the_same_through_lists_cut_into_chunks(monkeypatch):
     rng = np.random.default_rng(4)
     labels = np.repeat(np.arange(12), rng.integers(2, 40, 12))
     d = np.round(rng.random((labels.size, labels.size)), 2).astype(np.float32)
-    monkeypatch.setattr(engine.run_chunks, "__kwdefaults__", {"chunk_entries": 5 * labels.size})
+    monkeypatch.setattr(engine, "CHUNK_ENTRIES", 5 * labels.size)
     measures = ["NN", "FT", "ST", "E", "DCG", "AP", "RR"]
     whole = shrec_score.evaluate(distances=d, labels=labels, measures=measures)
     cut = shrec_score.evaluate(distances=d, labels=labels, measures=measures, settings=Settings(depth=labels.size))
