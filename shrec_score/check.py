@@ -210,14 +210,11 @@ def _check_matrix_run(source: RunSource, relevance: Relevance, matrix_order: str
 def _check_block_run(source: BlockSource, relevance: Relevance, matrix_order: str | None) -> list[Problem]:
     """A matrix stored by blocks of rows: its shape, then every block read as
     scoring reads it (a missing or corrupt chunk or shard is its error)."""
-    from .join import matrix_axis
+    from .join import block_matrix_ids
 
     m = source.matrix
     try:
-        rows = matrix_axis(relevance.matrix_row_ids, matrix_order, "query", relevance.matrix_row_source)
-        cols = matrix_axis(list(relevance.target_ids), matrix_order, "target", relevance.matrix_col_source)
-        if m.shape != (len(rows), len(cols)):
-            raise InputError(source.path, None, f"expected a {len(rows)} x {len(cols)} matrix (queries x targets of the classifications)", f"{m.shape[0]} x {m.shape[1]}")
+        block_matrix_ids(source.path, m.shape, relevance, matrix_order)
         found: list[Problem] = []
         for a, b in m.blocks():
             _non_finite(found, source.path, a, np.asarray(m.read(a, b), dtype=np.float64))

@@ -44,7 +44,7 @@ from .io.chunked import (
     open_row_blocks,
 )
 from .io.runs import BlockSource, discover_sources
-from .join import matrix_axis, matrix_run
+from .join import block_matrix_ids, matrix_ids, matrix_run
 from .loading import PathLike, Progress, load_runs
 from .measures import Measure, Settings
 from .model import ChunkedRun, MatrixRun, RankedRun, RunSource
@@ -296,12 +296,10 @@ def score(
     sources, notes = discover_sources(runs, opts.run_format)
     row_of_query = col_target = np.zeros(0, dtype=np.int64)
     if any(isinstance(s, BlockSource) for s in sources):
-        row_ids = matrix_axis(rel.matrix_row_ids, opts.matrix_order, "query", rel.matrix_row_source)
-        col_ids = matrix_axis(list(rel.target_ids), opts.matrix_order, "target", rel.matrix_col_source)
+        row_ids, col_ids = matrix_ids(rel, opts.matrix_order)
         for s in sources:
-            if isinstance(s, BlockSource) and s.matrix.shape != (len(row_ids), len(col_ids)):
-                shape = f"{s.matrix.shape[0]} x {s.matrix.shape[1]}"
-                raise InputError(s.path, None, f"expected a {len(row_ids)} x {len(col_ids)} matrix (queries x targets of the classifications)", shape)
+            if isinstance(s, BlockSource):
+                block_matrix_ids(s.path, s.matrix.shape, rel, opts.matrix_order)
         mapped = matrix_run("", "", None, rel, row_ids, col_ids)
         row_of_query, col_target = mapped.row_of_query, mapped.col_target
     shared = _Shared(rel, list(plan.measures), opts.settings, rel.gain_curves, opts.run_format, opts.matrix_order, opts.lenient, row_of_query, col_target)

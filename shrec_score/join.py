@@ -48,10 +48,25 @@ def matrix_axis(ids: list[str], order: str | None, what: str, source: str) -> li
     return list(ids)
 
 
+def matrix_ids(relevance: Relevance, order: str | None) -> tuple[list[str], list[str]]:
+    """The ids of a matrix run's rows (queries) and columns (targets) under ``--matrix-order``."""
+    return (
+        matrix_axis(relevance.matrix_row_ids, order, "query", relevance.matrix_row_source),
+        matrix_axis(list(relevance.target_ids), order, "target", relevance.matrix_col_source),
+    )
+
+
+def block_matrix_ids(path: str, shape: tuple[int, int], relevance: Relevance, order: str | None) -> tuple[list[str], list[str]]:
+    """:func:`matrix_ids` for a matrix stored by blocks of rows, whose ``shape`` must be theirs."""
+    row_ids, col_ids = matrix_ids(relevance, order)
+    if tuple(shape) != (len(row_ids), len(col_ids)):
+        raise InputError(path, None, f"expected a {len(row_ids)} x {len(col_ids)} matrix (queries x targets of the classifications)", f"{shape[0]} x {shape[1]}")
+    return row_ids, col_ids
+
+
 def read_matrix_run(source: RunSource, relevance: Relevance, order: str | None) -> MatrixRun:
     """Read a matrix run and map its rows to queries and its columns to targets."""
-    row_ids = matrix_axis(relevance.matrix_row_ids, order, "query", relevance.matrix_row_source)
-    col_ids = matrix_axis(list(relevance.target_ids), order, "target", relevance.matrix_col_source)
+    row_ids, col_ids = matrix_ids(relevance, order)
     m = read_matrix(source.path, (len(row_ids), len(col_ids)))
     return matrix_run(source.name, source.path, m, relevance, row_ids, col_ids)
 

@@ -171,6 +171,8 @@ class EmbeddingDistances:
             self.q = self.q / np.maximum(np.linalg.norm(self.q, axis=1, keepdims=True), np.finfo(dtype).tiny)
             self.t = self.q if same else self.t / np.maximum(np.linalg.norm(self.t, axis=1, keepdims=True), np.finfo(dtype).tiny)
         self.t_sq = np.einsum("ij,ij->i", self.t, self.t)
+        #: The rows computed by the last product: (first, end, distances).
+        self._held: tuple[int, int, np.ndarray] | None = None
 
     #: Distances computed per matrix product (about 32 MiB of them): the
     #: ranking reads blocks of 2M cells, and products that small keep the BLAS
@@ -181,7 +183,7 @@ class EmbeddingDistances:
         if not (isinstance(rows, slice) and rows.step in (None, 1)):
             return self.block(self.q[rows])
         a, b, _ = rows.indices(self.shape[0])
-        held = getattr(self, "_held", None)
+        held = self._held
         if held is None or not (held[0] <= a and b <= held[1]):
             span = max(b - a, self.PRODUCT_BYTES // max(1, self.shape[1] * np.dtype(self.dtype).itemsize))
             lo, hi = a, min(self.shape[0], a + span)
