@@ -24,6 +24,7 @@ from ..errors import InputError, shown
 from ..model import Classification
 from .numbers import is_count
 from .text import read_text_lines
+from .trec import fields as blank_fields
 
 
 def read_classification(path: str | os.PathLike[str]) -> Classification:
@@ -36,7 +37,7 @@ def read_classification(path: str | os.PathLike[str]) -> Classification:
         model id listed twice, a duplicate class or an undefined parent class.
     """
     path = os.fspath(path)
-    lines = [(n, line.split()) for n, line in read_text_lines(path)]
+    lines = [(n, blank_fields(line)) for n, line in read_text_lines(path)]  # the TREC files' field rule: U+2028 or NBSP is part of a name
     lines = [(n, f) for n, f in lines if f]
     if not lines:
         raise InputError(path, None, 'expected a PSB classification starting with "PSB 1"', "an empty file")

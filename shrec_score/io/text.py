@@ -380,8 +380,10 @@ def read_text(path: str | os.PathLike[str]) -> str:
 
 
 def read_text_lines(path: str | os.PathLike[str]) -> list[tuple[int, str]]:
-    """Return ``(line_number, line)`` pairs, 1-based, line endings removed."""
-    return list(enumerate(read_text(path).splitlines(), start=1))
+    """Return ``(line_number, line)`` pairs, 1-based, line ends removed: the
+    lines of :func:`text_lines` (LF, CRLF or a lone CR, nothing else, so a
+    line number is ``grep -n``'s; a form feed or U+2028 is text)."""
+    return list(text_lines(path))
 
 
 # -- pieces of a stream --------------------------------------------------------
