@@ -100,9 +100,10 @@ def spelled_ids(array: Any, spell: Callable[[str], str] | None) -> Any:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    enc = pc.dictionary_encode(array).combine_chunks() if isinstance(array, pa.ChunkedArray) else pc.dictionary_encode(array)
+    enc = pc.dictionary_encode(array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array)
     words = pa.array([spell(w) for w in enc.dictionary.to_pylist()], type=pa.string())
-    return words.take(enc.indices)
+    out = words.take(enc.indices)
+    return pa.chunked_array([out]) if isinstance(array, pa.ChunkedArray) else out
 
 
 def matrix_axis(ids: list[str], order: str | None, what: str, source: str) -> list[str]:
