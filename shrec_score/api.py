@@ -137,6 +137,7 @@ def score(
         run_objs, notes = load_runs(
             runs, rel, run_format=opts.run_format, matrix_order=opts.matrix_order,  # type: ignore[arg-type]
             progress=progress, lenient=opts.lenient, missing=opts.settings.missing, ties=opts.settings.ties != "rule",
+            strip_zeros=opts.strip_zeros, id_map=opts.id_map,
         )
     else:
         run_objs = given

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,6 +29,7 @@ from .errors import GOT_LIMIT, InputError, shown, visible
 from .io.lists import id_column, list_rows, query_of, scan_lines
 from .io.numbers import parse_number
 from .io.runs import BlockSource, discover_sources
+from .io.submissions import Spell, id_hint, is_clutter
 from .io.text import decode_text, entry_is_folder, plain, read_bytes, utf8_name
 from .io.trec import (
     empty_run_error,
@@ -58,24 +60,76 @@ class Problem:
         return f"{where}: {self.level}: {visible(self.message)}"
 
 
-def check_runs(paths: Iterable[str], relevance: Relevance, *, run_format: str = "auto", matrix_order: str | None = None) -> list[Problem]:
-    """Validate every run; returns the problems (empty: the runs would score)."""
+def check_runs(
+    paths: Iterable[str],
+    relevance: Relevance,
+    *,
+    run_format: str = "auto",
+    matrix_order: str | None = None,
+    strip_zeros: bool = False,
+    id_map: str | None = None,
+) -> list[Problem]:
+    """Validate every run; returns the problems (empty: the runs would score).
+
+    A kind of problem found more than :data:`EXAMPLES` times in a run is one
+    summary line (:func:`summarize`).  ``strip_zeros``, ``id_map``: how the
+    runs spell ids (:func:`shrec_score.join.id_spelling`), as scoring reads them.
+    """
+    from .join import SpelledIndex, id_spelling
+
     problems: list[Problem] = []
     try:
-        sources, notes = discover_sources(list(paths), run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries))
+        spell = id_spelling(relevance, strip=strip_zeros, id_map=id_map)
+        sources, notes = discover_sources(list(paths), run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries), spell=spell)
     except InputError as exc:
         return [Problem(exc.path or "", exc.line, "error", _body(exc))]
+    index = relevance.target_index if spell is None else SpelledIndex(relevance.target_index, spell)
     problems += [Problem(n.split(":", 1)[0], None, "note", n.split(": ", 1)[1]) for n in notes]
     for s in sources:
         if isinstance(s, BlockSource):  # Zarr or .npy shards, as score and --dask read them
             problems += _check_block_run(s, relevance, matrix_order)
         elif s.format == "lists":
-            problems += _check_list_run(s, relevance)
+            problems += summarize(s.path, _check_list_run(s, relevance, index, spell))
         elif s.format == "matrix":
             problems += _check_matrix_run(s, relevance, matrix_order)
+        elif s.format == "shrec2011":
+            problems += _check_shrec2011_run(s, relevance, index, spell)
         else:
-            problems += _check_trec_run(s, relevance)
+            problems += summarize(s.path, _check_trec_run(s, relevance, spell))
     return problems
+
+
+#: Examples (file:line) a summary line of one kind of problem shows.
+EXAMPLES = 3
+
+
+def kind_of(message: str) -> str:
+    """A problem's kind: its message with the quoted ids and the numbers left out
+    (``unknown target id '0012'`` and ``unknown target id '0013'`` are one kind)."""
+    return _NUMBER.sub("N", _QUOTED.sub("…", message))
+
+
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?![\w.])")
+
+
+def summarize(run: str, found: list[Problem]) -> list[Problem]:
+    """One line per kind of problem (:func:`kind_of`, same level) found more than
+    :data:`EXAMPLES` times in the run ``run``: the count, the kind, the first
+    examples (file:line and the first message); other problems as they are,
+    in order (a summary line where its kind was first found)."""
+    groups: dict[tuple[str, str], list[Problem]] = {}
+    for p in found:
+        groups.setdefault((p.level, kind_of(p.message)), []).append(p)
+    out: list[Problem] = []
+    for p in found:
+        group = groups[(p.level, kind_of(p.message))]
+        if len(group) <= EXAMPLES:
+            out.append(p)
+        elif p is group[0]:
+            where = ", ".join(visible(q.path) if q.line is None else f"{visible(q.path)}:{q.line}" for q in group[:EXAMPLES])
+            out.append(Problem(run, None, p.level, f"{len(group)} x {kind_of(p.message)} (first: {where}; {p.message})"))
+    return out
 
 
 def _body(exc: InputError) -> str:
@@ -101,7 +155,19 @@ def _decode(path: str) -> tuple[str | None, Problem | None]:
         return None, Problem(path, exc.line, "error", _body(exc))
 
 
-def _check_list_run(source: RunSource, relevance: Relevance) -> list[Problem]:
+def _check_shrec2011_run(source: RunSource, relevance: Relevance, index: Mapping[str, int], spell: Spell | None) -> list[Problem]:
+    """A SHREC 2011 run file, read as scoring reads it: its first error."""
+    from .io.shrec2011 import read_shrec2011_run
+
+    unjudged = None if relevance.closed else relevance.unjudged
+    try:
+        read_shrec2011_run(source, relevance.query_ids, index, ignorable=relevance.ignorable_queries, unjudged=unjudged, spell=spell)
+    except InputError as exc:
+        return [Problem(exc.path or source.path, exc.line, "error", _body(exc))]
+    return []
+
+
+def _check_list_run(source: RunSource, relevance: Relevance, index: Mapping[str, int], spell: Spell | None) -> list[Problem]:
     out: list[Problem] = []
     known = dict.fromkeys(relevance.query_ids + relevance.ignorable_queries)
     files: dict[str, str] = {}
@@ -112,9 +178,9 @@ def _check_list_run(source: RunSource, relevance: Relevance) -> list[Problem]:
         return [Problem(source.path, None, "error", f"expected a readable folder, got {exc.strerror or exc}")]
     for entry in entries:
         full = os.path.join(source.path, entry)
-        if entry.startswith("."):
+        if is_clutter(entry):  # the discovery's note names them
             continue
-        qid = query_of(entry, known)
+        qid = query_of(entry, known, spell)
         try:  # a FIFO or a device is never opened; a name that is not UTF-8 is no query id
             utf8_name(full, entry)
             if entry_is_folder(full):
@@ -131,21 +197,23 @@ def _check_list_run(source: RunSource, relevance: Relevance) -> list[Problem]:
             out.append(Problem(full, None, "error", f"a second ranked list for query {shown(qid)} (also {files[qid]})"))
         else:
             files[qid] = full
+    if not files and out:  # no file names a query: the ids are spelled otherwise
+        stems = [os.path.basename(p.path) for p in out]
+        hint = id_hint([s.rsplit(".", 1)[0] for s in stems], list(known))
+        return [Problem(source.path, None, "error", f"no file of run {shown(source.name)} names a query; {hint}")]
     missing = [q for q in relevance.query_ids if q not in files]
-    for q in missing[:PER_FILE]:
+    for q in missing:
         out.append(Problem(source.path, None, "error", f"no ranked list for query {shown(q)}"))
-    if len(missing) > PER_FILE:
-        out.append(Problem(source.path, None, "note", f"{len(missing) - PER_FILE} more queries without a ranked list"))
     self_of = {q: int(i) for q, i in zip(relevance.query_ids, relevance.self_index)}
     full_length = relevance.collection_size
     for q, path in files.items():
         if q in relevance.ignorable_queries or path in refused:
             continue
-        out += _check_list_file(path, q, relevance, full_length - (1 if self_of.get(q, -1) >= 0 else 0) if full_length else None)
+        out += _check_list_file(path, q, relevance, index, full_length - (1 if self_of.get(q, -1) >= 0 else 0) if full_length else None)
     return out
 
 
-def _check_list_file(path: str, query_id: str, relevance: Relevance, full_length: int | None) -> list[Problem]:
+def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapping[str, int], full_length: int | None) -> list[Problem]:
     text, bad = _decode(path)
     if text is None:
         return [bad] if bad is not None else []
@@ -154,7 +222,7 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, full_length
     if not rows:
         return [Problem(path, None, "error", "an empty ranked list")]
     unjudged = None if relevance.closed else relevance.unjudged
-    lines = scan_lines(rows, relevance.target_index, id_column(path, rows, relevance.target_index, unjudged is not None, strict=False), unjudged)
+    lines = scan_lines(rows, index, id_column(path, rows, index, unjudged is not None, strict=False), unjudged)
     prev = -math.inf
     decreasing = 0
     own = relevance.query_ids.index(query_id) if query_id in relevance.query_ids else -1
@@ -190,7 +258,7 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, full_length
         found.append(Problem(path, None, "warning", f"distances decrease {decreasing} times down the list"))
     if full_length is not None and n_targets < full_length:
         found.append(Problem(path, None, "note", f"the list ranks {n_targets} of {full_length} targets"))
-    return _limited(found, path)
+    return found  # many of a kind: one summary line (summarize)
 
 
 def _check_matrix_run(source: RunSource, relevance: Relevance, matrix_order: str | None) -> list[Problem]:
@@ -230,11 +298,11 @@ def _non_finite(found: list[Problem], path: str, first_row: int, block: np.ndarr
             found.append(Problem(path, None, level, f"row {first_row + r + 1} column {c + 1} is {kind}"))
 
 
-def _check_trec_run(source: RunSource, relevance: Relevance) -> list[Problem]:
+def _check_trec_run(source: RunSource, relevance: Relevance, spell: Spell | None = None) -> list[Problem]:
     found: list[Problem] = []
     extra = 0
     try:
-        extra = _scan_trec_run(source, relevance, found)
+        extra = _scan_trec_run(source, relevance, found, spell)
     except InputError as exc:  # bytes that are not UTF-8, a long line, a damaged compressed stream
         found.append(Problem(exc.path or source.path, exc.line, "error", _body(exc)))
     if extra:
@@ -242,7 +310,7 @@ def _check_trec_run(source: RunSource, relevance: Relevance) -> list[Problem]:
     return _limited(found, source.path)
 
 
-def _scan_trec_run(source: RunSource, relevance: Relevance, found: list[Problem]) -> int:
+def _scan_trec_run(source: RunSource, relevance: Relevance, found: list[Problem], spell: Spell | None = None) -> int:
     """Append the run's problems to ``found``, each worded as ``score`` words
     it (the errors of :mod:`shrec_score.io.trec`, read by its line reader);
     returns the number of lines with more than six fields."""
@@ -267,7 +335,7 @@ def _scan_trec_run(source: RunSource, relevance: Relevance, found: list[Problem]
             error(line_error(path, n, f))
             if score is None:
                 continue
-        q, t = f[0], f[2]
+        q, t = (f[0], f[2]) if spell is None else (spell(f[0]), spell(f[2]))
         if q not in qset:
             unknown_topics.add(q)
             continue

@@ -57,7 +57,9 @@ KEYS: dict[str, tuple[Callable[[Any], bool], str, str]] = {
     "collection": (_str, "a file path", "file"),
     "collection_size": (_int, "a whole number >= 1", ""),
     "grades": (_choice("binary", "sister"), "binary or sister", ""),
-    "run_format": (_choice("auto", "lists", "matrix", "trec"), "auto, lists, matrix or trec", ""),
+    "run_format": (_choice("auto", "lists", "matrix", "trec", "shrec2011"), "auto, lists, matrix, trec or shrec2011", ""),
+    "strip_zeros": (_bool, "true or false", ""),  # run ids compared without leading zeros
+    "id_map": (_str, "a file path", "file"),  # run spelling -> relevance spelling
     "matrix_order": (_choice("listing", "numeric"), "listing or numeric", ""),
     "measures": (_str_list, "a list of measure names", ""),
     "sort": (_str, "a measure name", ""),

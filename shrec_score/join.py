@@ -10,16 +10,100 @@ dropped.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
 from .errors import InputError, shown
+from .io.idmap import read_id_map
 from .io.matrix import read_matrix
 from .io.runs import is_int
+from .io.submissions import id_hint
 from .model import MatrixRun, RankedRun, RunSource, group_tie_starts
 from .ranking import drop_own_items, score_groups
 from .relevance import QrelsRelevance, Relevance
+
+# -- id spellings (--strip-zeros, --id-map) -----------------------------------
+
+
+def strip_zeros(run_id: str) -> str:
+    """An id without its leading zeros (``0042`` -> ``42``); ``0`` and ``000`` stay ``0``."""
+    return run_id.lstrip("0") or ("0" if run_id else run_id)
+
+
+def id_spelling(relevance: Relevance, *, strip: bool = False, id_map: str | None = None) -> Callable[[str], str] | None:
+    """The one place where a run's spelling of an id meets the relevance's.
+
+    Returns the function that gives, for an id as a run spells it (a file
+    name, a target of a list, a TREC topic or docno, a SHREC 2011 query or
+    result), the relevance's spelling: first ``id_map`` (the two-column file
+    of :func:`shrec_score.io.idmap.read_id_map`: the run's spelling, the
+    relevance's), then with ``strip``, the relevance's id that has the same
+    spelling without leading zeros.  An id the relevance spells as given
+    stays; an id that matches nothing stays as the run spells it (and is an
+    unknown id as usual).  None when neither option is given (ids compared
+    as they are).  Query and target ids alike; a matrix holds no ids (its
+    rows and columns follow the classifications).
+    """
+    if not strip and id_map is None:
+        return None
+    mapped = read_id_map(id_map) if id_map is not None else {}
+    known = set(relevance.query_ids) | set(relevance.ignorable_queries) | set(relevance.target_ids)
+    canon: dict[str, str] = {}
+    if strip:
+        for rid in sorted(known):
+            key = strip_zeros(rid)
+            if canon.setdefault(key, rid) != rid:
+                raise InputError(
+                    relevance.matrix_col_source or None, None,
+                    f"--strip-zeros: the relevance ids {shown(canon[key])} and {shown(rid)} are one id without leading zeros; use --id-map FILE",
+                )
+
+    def spell(run_id: str) -> str:
+        run_id = mapped.get(run_id, run_id)
+        if run_id in known or not strip:
+            return run_id
+        return canon.get(strip_zeros(run_id), run_id)
+
+    return spell
+
+
+class SpelledIndex(Mapping[str, int]):
+    """A target index looked up by a run's spelling of the ids (:func:`id_spelling`)."""
+
+    def __init__(self, index: Mapping[str, int], spell: Callable[[str], str]) -> None:
+        self._index = index
+        self._spell = spell
+
+    def __getitem__(self, run_id: str) -> int:
+        return self._index[self._spell(run_id)]
+
+    def __contains__(self, run_id: object) -> bool:
+        return isinstance(run_id, str) and self._spell(run_id) in self._index
+
+    def get(self, run_id: str, default: Any = None) -> Any:
+        return self._index.get(self._spell(run_id), default)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+
+def spelled_ids(array: Any, spell: Callable[[str], str] | None) -> Any:
+    """A pyarrow string array of a run's ids in the relevance's spelling
+    (each distinct id spelled once)."""
+    if spell is None:
+        return array
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    enc = pc.dictionary_encode(array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array)
+    words = pa.array([spell(w) for w in enc.dictionary.to_pylist()], type=pa.string())
+    out = words.take(enc.indices)
+    return pa.chunked_array([out]) if isinstance(array, pa.ChunkedArray) else out
 
 
 def matrix_axis(ids: list[str], order: str | None, what: str, source: str) -> list[str]:
@@ -95,7 +179,13 @@ def unknown_topics_note(path: str, topics: set[str], lines: int) -> str:
 
 
 def read_trec_run(
-    source: RunSource, relevance: Relevance, *, drops: Counter[str] | None = None, missing_ok: bool = False, ties: bool = False
+    source: RunSource,
+    relevance: Relevance,
+    *,
+    drops: Counter[str] | None = None,
+    missing_ok: bool = False,
+    ties: bool = False,
+    spell: Callable[[str], str] | None = None,
 ) -> tuple[RankedRun, list[str]]:
     """Read a TREC run and rank it as trec_eval does (:func:`trec_order`).
 
@@ -122,8 +212,11 @@ def read_trec_run(
     notes: list[str] = []
     if lines.extra_field_lines:
         notes.append("note: " + extra_fields_note(source.name, lines.extra_field_lines))
-    rowq, keep = _query_rows(source.path, lines.queries, relevance, notes)
-    docs, scores = lines.docs, lines.scores
+    queries, docs, scores = spelled_ids(lines.queries, spell), spelled_ids(lines.docs, spell), lines.scores
+    rowq, keep = _query_rows(source.path, queries, relevance, notes)
+    if keep is not None and keep.size == 0 and len(queries):
+        topics = [str(t) for t in dict.fromkeys(queries.to_pylist()[:10_000])]
+        raise InputError(source.path, None, f"no topic of run {shown(source.name)} is a query; {id_hint(topics, list(relevance.query_ids))}")
     del lines  # the query ids: not needed any more
     if keep is not None:  # lines of unknown topics passed over, or queries not in relevance order
         docs, scores = docs.take(arrow_indices(keep)), scores[keep]

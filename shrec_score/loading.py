@@ -15,9 +15,10 @@ from .io.cla import read_classification
 from .io.lists import read_list_run
 from .io.runs import discover_runs
 from .io.shapenet import is_shapenet_truth, read_shapenet_truth
+from .io.shrec2011 import read_shrec2011_run
 from .io.text import read_head
 from .io.trec import read_qrels
-from .join import read_matrix_run, read_trec_run
+from .join import SpelledIndex, id_spelling, read_matrix_run, read_trec_run
 from .model import Classification, MatrixRun, RankedRun
 from .ranking import drop_own
 from .relevance import Relevance, TaxonomyRelevance
@@ -102,6 +103,8 @@ def load_runs(
     lenient: bool = False,
     missing: str = "error",
     ties: bool = False,
+    strip_zeros: bool = False,
+    id_map: PathLike | None = None,
 ) -> tuple[list[AnyRun], list[str]]:
     """Read every run found in ``paths`` (see :func:`shrec_score.io.runs.discover_runs`).
 
@@ -110,14 +113,17 @@ def load_runs(
     ``missing`` (:attr:`Settings.missing <shrec_score.measures.Settings>`):
     ``"skip"`` or ``"zero"`` let a run rank nothing for some queries (empty
     lists).  ``ties``: the runs carry their tie groups (equal distances or
-    scores), for any ``ties`` mode but the rule.  Returns the runs and notes
-    about files passed over.
+    scores), for any ``ties`` mode but the rule.  ``strip_zeros``, ``id_map``:
+    how a run's ids are spelled (:func:`shrec_score.join.id_spelling`).
+    Returns the runs and notes about files passed over.
     """
     from .options import RUN_FORMATS, _choice
 
     _choice("run_format", run_format, RUN_FORMATS)
-    sources, notes = discover_runs(paths, run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries))
+    spell = id_spelling(relevance, strip=strip_zeros, id_map=None if id_map is None else os.fspath(id_map))
+    sources, notes = discover_runs(paths, run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries), spell=spell)
     unjudged = None if relevance.closed else relevance.unjudged
+    target_index = relevance.target_index if spell is None else SpelledIndex(relevance.target_index, spell)
     missing_ok = missing != "error"
     header = not relevance.keeps_own_item  # a line holding only the query id is then the query ranked first
     runs: list[AnyRun] = []
@@ -130,19 +136,26 @@ def load_runs(
             lists = read_list_run(
                 s,
                 relevance.query_ids,
-                relevance.target_index,
+                target_index,
                 ignorable=relevance.ignorable_queries,
                 drops=drops,
                 unjudged=unjudged,
                 missing_ok=missing_ok,
                 header=header,
                 ties=ties,
+                spell=spell,
             )
             run = drop_own(lists, relevance.self_index)  # the lists hold every query, in relevance order
+        elif s.format == "shrec2011":
+            lists = read_shrec2011_run(
+                s, relevance.query_ids, target_index, ignorable=relevance.ignorable_queries, drops=drops,
+                unjudged=unjudged, missing_ok=missing_ok, ties=ties, spell=spell,
+            )
+            run = drop_own(lists, relevance.self_index)
         elif s.format == "matrix":
             run = read_matrix_run(s, relevance, matrix_order)
         else:
-            run, more = read_trec_run(s, relevance, drops=drops, missing_ok=missing_ok, ties=ties)
+            run, more = read_trec_run(s, relevance, drops=drops, missing_ok=missing_ok, ties=ties, spell=spell)
             notes.extend(more)
         run.drops = drops
         if isinstance(run, RankedRun):

@@ -12,6 +12,7 @@ score the same column.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,7 +26,7 @@ GRADES = ("binary", "sister")
 AVERAGES = ("micro", "macro")
 #: What a query the run ranks nothing for does (Settings.missing, --missing-queries).
 MISSING = ("error", "skip", "zero")
-RUN_FORMATS = ("auto", "lists", "matrix", "trec")
+RUN_FORMATS = ("auto", "lists", "matrix", "trec", "shrec2011")
 MATRIX_ORDERS = ("listing", "numeric")
 #: How tied items are ordered (Settings.ties, --ties).
 TIES = ("rule", "expected", "optimistic", "pessimistic")
@@ -89,6 +90,10 @@ class Options:
     split: str | None = None
     #: How tied items are ordered (see :attr:`Settings.ties`); overrides ``settings.ties`` when given.
     ties: str | None = None
+    #: Compare a run's ids with the relevance's without leading zeros (``0012`` is ``12``).
+    strip_zeros: bool = False
+    #: A two-column file: a run's spelling of an id, the relevance's (see :func:`shrec_score.join.id_spelling`).
+    id_map: Any = None
 
     @classmethod
     def build(cls, **given: Any) -> Options:
@@ -128,7 +133,9 @@ class Options:
             opts = replace(opts, settings=replace(opts.settings, ties=opts.ties))
         if not isinstance(opts.settings.judged_only, bool):
             raise OptionError(f"settings.judged_only: expected True or False, got {opts.settings.judged_only!r}")
-        for key in ("significance", "lenient"):
+        if opts.id_map is not None and not isinstance(opts.id_map, (str, os.PathLike)):
+            raise OptionError(f"id_map: expected the path of a two-column file (run id, relevance id), got {opts.id_map!r}")
+        for key in ("significance", "lenient", "strip_zeros"):
             if not isinstance(getattr(opts, key), bool):
                 raise OptionError(f"{key}: expected True or False, got {getattr(opts, key)!r}")
         if opts.split is not None and (not isinstance(opts.split, str) or not opts.split.strip()):

@@ -80,7 +80,7 @@ def tie_report(
     else:
         run_objs, _ = load_runs(
             runs, rel, run_format=opts.run_format, matrix_order=opts.matrix_order,  # type: ignore[arg-type]
-            lenient=opts.lenient, missing=opts.settings.missing, ties=True,
+            lenient=opts.lenient, missing=opts.settings.missing, ties=True, strip_zeros=opts.strip_zeros, id_map=opts.id_map,
         )
     boards, per_query = {}, {}
     for mode in MODES:

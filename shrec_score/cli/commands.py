@@ -230,7 +230,9 @@ def check(runs: list[str], relevance: str, options: Options) -> None:
         )
     except InputError as exc:
         raise BadInput(str(exc)) from None
-    problems = check_runs(runs, rel, run_format=options.run_format, matrix_order=options.matrix_order)
+    problems = check_runs(
+        runs, rel, run_format=options.run_format, matrix_order=options.matrix_order, strip_zeros=options.strip_zeros, id_map=options.id_map
+    )
     errors = sum(p.level == "error" for p in problems)
     lines: list[str] = []
     if not errors or options.lenient or options.settings.missing != "error":

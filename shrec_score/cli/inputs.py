@@ -79,7 +79,7 @@ INPUTS = options(
     click.option("--split", help="ShapeNet Core55 ground truth: score the models of this split (test, val, train)."),
     click.option(
         "--run-format",
-        type=click.Choice(["auto", "lists", "matrix", "trec"]),
+        type=click.Choice(["auto", "lists", "matrix", "trec", "shrec2011"]),
         help="[default: auto] How to read RUNS; auto refuses to guess.",
     ),
     click.option(
@@ -93,6 +93,8 @@ INPUTS = options(
         help="[default: error] A query the run ranks nothing for: an error; skip = left out of the run's means (trec_eval's default); zero = scored as an empty list (trec_eval -c).",
     ),
     click.option("--lenient", is_flag=True, help="Score broken runs anyway (documented rules) and say what was dropped."),
+    click.option("--strip-zeros", is_flag=True, help="Compare a run's query and target ids without leading zeros (0012 is 12; 0 stays 0)."),
+    click.option("--id-map", type=click.Path(), help="Two-column file: a run's spelling of an id, the relevance's (model_12 12)."),
 )
 
 #: What a scoring computes: the measures and their settings.
@@ -120,7 +122,7 @@ MEASURES = options(
 #: Every option of :data:`INPUTS` and :data:`MEASURES` (the keywords :class:`Inputs` takes).
 SHARED = (
     "config", "relevance", "queries", "grades", "collection", "collection_size", "split", "run_format", "matrix_order",
-    "missing_queries", "lenient", "measures", "sort", "cutoffs", "rel_level", "e_depth", "depth", "judged_only",
+    "missing_queries", "lenient", "strip_zeros", "id_map", "measures", "sort", "cutoffs", "rel_level", "e_depth", "depth", "judged_only",
     "min_class_size", "average",
 )
 
@@ -220,6 +222,8 @@ class Inputs:
                 settings=settings,
                 lenient=self.given["lenient"],
                 split=pick("split"),
+                strip_zeros=self.given["strip_zeros"] or self.cfg.get("strip_zeros", False),
+                id_map=pick("id_map"),
                 **extra,
             )
         except OptionError as exc:

@@ -30,43 +30,66 @@ from ..model import RankedRun, RunSource, tie_starts
 from .compressed import strip_suffix
 from .lists_batch import Parsed, parse_batch
 from .numbers import parse_number
+from .submissions import Spell, is_clutter, no_query_error
 from .text import decode_text, folder_entries, read_bytes, read_text
 
 
-def query_of(entry: str, known: Mapping[str, object]) -> str:
+def query_of(entry: str, known: Mapping[str, object], spell: Spell | None = None) -> str:
     """The query id a ranked-list file is named after: its name, or its name
-    without the extension (``q12.txt``, ``q12.txt.gz`` -> ``q12``)."""
-    if entry in known:
-        return entry
-    entry = strip_suffix(entry)
-    return entry if entry in known else entry.rsplit(".", 1)[0]
+    without the extension (``q12.txt``, ``q12.txt.gz`` -> ``q12``).
+
+    ``spell`` (``--strip-zeros``, ``--id-map``): the relevance's spelling of
+    a run's id (``0012`` -> ``12``); the id comes back in that spelling."""
+    if spell is None:
+        if entry in known:
+            return entry
+        entry = strip_suffix(entry)
+        return entry if entry in known else entry.rsplit(".", 1)[0]
+    for name in (entry, strip_suffix(entry)):
+        if spell(name) in known:
+            return spell(name)
+    return spell(strip_suffix(entry).rsplit(".", 1)[0])
+
 
 #: The reason ``--lenient`` counts a query file without a target line under.
 EMPTY_LISTS = "empty ranked lists (scored 0)"
 
 
-def query_files(folder: str, known_queries: Mapping[str, object], *, drops: Counter[str] | None = None) -> dict[str, str]:
+def query_files(
+    folder: str, known_queries: Mapping[str, object], *, drops: Counter[str] | None = None, spell: Spell | None = None
+) -> dict[str, str]:
     """Map query id -> file in ``folder``; a file whose name is no query is an error
-    (counted and passed over when ``drops`` is given).
+    (counted and passed over when ``drops`` is given).  When files are there
+    but none is named after a query, that is an error even with ``drops``
+    (:func:`no_query_error`: the ids are likely spelled otherwise).
 
-    Hidden entries (``.name``) and sub-folders are passed over; an entry that
-    is neither a regular file nor a folder (a FIFO, a device), cannot be
-    reached, or whose name is not UTF-8 is an error (see
-    :func:`shrec_score.io.text.folder_entries`).
+    Sub-folders and clutter (:func:`is_clutter`: dot-files, ``readme.txt``,
+    ``Thumbs.db``, ``__MACOSX/`` ...; the run discovery notes them) are
+    passed over; an entry that is neither a regular file nor a folder (a
+    FIFO, a device), cannot be reached, or whose name is not UTF-8 is an
+    error (see :func:`shrec_score.io.text.folder_entries`).
     """
     out: dict[str, str] = {}
+    unknown: list[str] = []
+    first_unknown: InputError | None = None
     for entry, full, is_folder in folder_entries(folder):
-        if is_folder:
+        if is_folder or is_clutter(entry):
             continue
-        qid = query_of(entry, known_queries)
-        if qid not in known_queries and drops is not None:
-            drops["files for unknown queries passed over"] += 1
-            continue
+        qid = query_of(entry, known_queries, spell)
         if qid not in known_queries:
-            raise InputError(full, None, "expected a file named after a query id (with or without extension)", f"no query {shown(qid)} in the classification")
+            unknown.append(entry)
+            if drops is not None:
+                drops["files for unknown queries passed over"] += 1
+            elif first_unknown is None:
+                first_unknown = InputError(full, None, "expected a file named after a query id (with or without extension)", f"no query {shown(qid)} in the classification")
+            continue
         if qid in out:
             raise InputError(full, None, f"expected one ranked list per query; query {shown(qid)} also has {out[qid]}")
         out[qid] = full
+    if unknown and not out:
+        raise no_query_error(folder, unknown, known_queries)
+    if first_unknown is not None:
+        raise first_unknown
     return out
 
 
@@ -158,12 +181,29 @@ def parse_list(
         if drops is not None:
             drops[EMPTY_LISTS] += 1
         return np.zeros(0, dtype=np.int64), None
+    return parse_rows(path, rows, target_index, drops=drops, unjudged=unjudged)
+
+
+def parse_rows(
+    path: str,
+    rows: list[tuple[int, list[str]]],
+    target_index: Mapping[str, int],
+    *,
+    drops: Counter[str] | None = None,
+    unjudged: int | None = None,
+    id_col: int | None = None,
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """One ranked list's ``(line number, fields)`` rows as target indices and
+    distances: the rules of :func:`read_ranked_list` (strict, or lenient with
+    ``drops``); ``id_col`` None: the id column is found (:func:`id_column`)."""
     if drops is not None:
-        return _lenient(scan_lines(rows, target_index, id_column(path, rows, target_index, unjudged is not None, strict=False), unjudged), drops)
+        col = id_column(path, rows, target_index, unjudged is not None, strict=False) if id_col is None else id_col
+        return _lenient(scan_lines(rows, target_index, col, unjudged), drops)
     for n, f in rows:
         if len(f) > 2:
             raise InputError(path, n, 'expected "<target> [distance]"', f"{len(f)} fields")
-    return _exact(path, scan_lines(rows, target_index, id_column(path, rows, target_index, unjudged is not None, strict=True), unjudged))
+    col = id_column(path, rows, target_index, unjudged is not None, strict=True) if id_col is None else id_col
+    return _exact(path, scan_lines(rows, target_index, col, unjudged))
 
 
 class ListLine(NamedTuple):
@@ -309,8 +349,13 @@ def read_list_run(
     missing_ok: bool = False,
     header: bool = True,
     ties: bool = False,
+    spell: Spell | None = None,
 ) -> RankedRun:
     """Read a run folder with one ranked list per query.
+
+    ``spell``: the relevance's spelling of a run's query id (files named
+    ``0012.txt`` for query ``12``); ``target_index`` then spells target ids
+    the same way (:class:`shrec_score.join.SpelledIndex`).
 
     ``ties``: the run also carries its tie groups, runs of consecutive
     equal distances (:attr:`RankedRun.tie_start`); lists without a distance
@@ -337,7 +382,7 @@ def read_list_run(
     """
     known = dict.fromkeys(query_ids)
     known.update(dict.fromkeys(ignorable))
-    files = query_files(source.path, known, drops=drops)
+    files = query_files(source.path, known, drops=drops, spell=spell)
     missing = [q for q in query_ids if q not in files]
     if missing and drops is not None:
         drops["queries without a ranked list (scored 0)"] += len(missing)

@@ -27,15 +27,17 @@ from .compressed import open_input, strip_suffix
 from .lists import query_of
 from .matrix import is_binary_file
 from .numbers import is_integer, is_number
+from .shrec2011 import is_shrec2011_header, shrec2011_name
+from .submissions import Spell, clutter_note, id_hint, is_clutter
 from .text import MAX_LINE_BYTES, entry_is_folder, line_too_long, list_folder, regular_file
 
-FORMATS = ("auto", "lists", "matrix", "trec")
+FORMATS = ("auto", "lists", "matrix", "trec", "shrec2011")
 #: Files in a RUNS folder that are never runs.
 NOT_RUNS = (".cla", ".qrels", ".md", ".yaml", ".yml")
 
 
 def detect_file_format(path: str) -> str | None:
-    """``matrix`` or ``trec`` from the file's content; None when it cannot tell.
+    """``matrix``, ``trec`` or ``shrec2011`` from the file's content; None when it cannot tell.
 
     A path that is not a regular file, or UTF-16 / UTF-32 text, is an
     :class:`InputError` (never opened, never taken for a binary matrix).
@@ -53,6 +55,8 @@ def detect_file_format(path: str) -> str | None:
         f = line.split()
         if not f:
             continue
+        if is_shrec2011_header(line):
+            return "shrec2011"  # names:method:variant:institute
         if len(f) > 2 and all(is_number(x) for x in f):
             return "matrix"  # numbers only (a TREC line has a tag and a Q0 field)
         if _trec_line([line.encode()]):
@@ -117,6 +121,8 @@ def _run_file(path: str, fmt: str) -> RunSource:
         raise InputError(path, None, "expected a folder with one ranked-list file per query for --run-format lists", "a file")
     if fmt == "matrix":
         name = os.path.splitext(name)[0]
+    if fmt == "shrec2011":
+        name = shrec2011_name(path)  # the header's method and variant
     return RunSource(name, path, fmt)
 
 
@@ -139,9 +145,16 @@ def _first_trec_file(paths: Iterable[str | os.PathLike[str]], fmt: str) -> str |
 
 def _not_a_run(name: str) -> bool:
     """Files in a RUNS folder that are passed over (classifications, notes, configs)."""
-    name = strip_suffix(name).lower()
-    return name.endswith(NOT_RUNS) or name.startswith("readme")
+    return is_clutter(name) or strip_suffix(name).lower().endswith(NOT_RUNS)
 
+
+
+def _undetected(path: str) -> bool:
+    """Whether a file is no run file of a known format (a ranked list, then)."""
+    try:
+        return detect_file_format(path) is None
+    except InputError:
+        return False
 
 
 #: What a RUNS argument is expected to be.
@@ -149,7 +162,7 @@ RUNS_ARGUMENT = "a run folder, a folder of runs or a run file"
 
 
 def discover_runs(
-    paths: Iterable[str | os.PathLike[str]], fmt: str = "auto", *, query_ids: Mapping[str, object] = {}
+    paths: Iterable[str | os.PathLike[str]], fmt: str = "auto", *, query_ids: Mapping[str, object] = {}, spell: Spell | None = None
 ) -> tuple[list[RunSource], list[str]]:
     """Find the runs in the RUNS arguments.
 
@@ -164,6 +177,12 @@ def discover_runs(
     entry that cannot be reached (a symbolic-link loop, permission denied) or
     a name that is not UTF-8 is an :class:`InputError` naming it.
 
+    Clutter of unzipped submissions (:func:`~shrec_score.io.submissions.is_clutter`:
+    ``__MACOSX/``, ``Thumbs.db``, ``readme.txt``, dot-files) is never a run
+    and never a query file: each folder's is passed over with one note.
+    ``spell``: the relevance's spelling of a file's query id (``--strip-zeros``,
+    ``--id-map``).
+
     Returns the runs and notes about files that were passed over.
     """
     runs: list[RunSource] = []
@@ -174,25 +193,33 @@ def discover_runs(
             runs.append(_run_file(path, fmt))
             continue
         entries = list_folder(path)
-        subdirs = [e for e in entries if entry_is_folder(os.path.join(path, e))]
-        files = [e for e in entries if e not in subdirs]
+        subdirs = [e for e in entries if not is_clutter(e) and entry_is_folder(os.path.join(path, e))]
+        files = [e for e in entries if e not in subdirs and not (is_clutter(e) and entry_is_folder(os.path.join(path, e)))]
         skipped = [e for e in files if _not_a_run(e)]
-        if skipped:
-            notes.append(f"{path}: {len(skipped)} file(s) that are not runs were passed over ({', '.join(skipped[:3])}{', ...' if len(skipped) > 3 else ''})")
+        skipped_note = f"{path}: {len(skipped)} file(s) that are not runs were passed over ({', '.join(skipped[:3])}{', ...' if len(skipped) > 3 else ''})"
         files = [e for e in files if e not in skipped]
         if subdirs:
             if fmt not in ("auto", "lists"):
                 raise InputError(path, None, f"expected {fmt} run files for --run-format {fmt}", f"{len(subdirs)} sub-folder(s)")
+            notes.extend([skipped_note] if skipped else [])
             runs.extend(RunSource(d, os.path.join(path, d), "lists") for d in subdirs)
+            notes.extend(n for d in subdirs if (n := clutter_note(os.path.join(path, d))) is not None)
             for e in files:
                 runs.append(_run_file(os.path.join(path, e), "auto" if fmt == "lists" else fmt))
             continue
-        named_after_queries = any(query_of(e, query_ids) in query_ids for e in files)
+        named_after_queries = any(query_of(e, query_ids, spell) in query_ids for e in files)
+        if fmt == "auto" and files and query_ids and not named_after_queries and _undetected(os.path.join(path, files[0])):
+            stems = [strip_suffix(e).rsplit(".", 1)[0] for e in files]
+            run = shown(os.path.basename(os.path.normpath(path)))
+            raise InputError(path, None, f"no file of run {run} names a query; {id_hint(stems, [str(q) for q in query_ids])}")
         if fmt == "lists" or (fmt == "auto" and named_after_queries):
             runs.append(RunSource(os.path.basename(os.path.normpath(path)), path, "lists"))
+            note = clutter_note(path)  # (its non-runs: readme.txt ... are clutter of the run)
+            notes.extend([note] if note is not None else [skipped_note] if skipped else [])
         else:
             if not files:
                 raise InputError(path, None, "expected runs in the folder", "no files")
+            notes.extend([skipped_note] if skipped else [])
             runs.extend(_run_file(os.path.join(path, e), fmt) for e in files)
     check_unique_names(runs)
     return runs, notes
@@ -218,7 +245,7 @@ class BlockSource:
 
 
 def discover_sources(
-    paths: Sequence[str | os.PathLike[str]], fmt: str, *, query_ids: Mapping[str, object] = {}
+    paths: Sequence[str | os.PathLike[str]], fmt: str, *, query_ids: Mapping[str, object] = {}, spell: Spell | None = None
 ) -> tuple[list[RunSource | BlockSource], list[str]]:
     """The runs in ``paths``: row-block matrix folders (a RUNS argument or a sub-folder of
     one) first seen as such, everything else as :func:`~shrec_score.io.runs.discover_runs` finds it."""
@@ -228,7 +255,7 @@ def discover_sources(
 
     def flush() -> None:
         if rest:
-            found, more = discover_runs(list(rest), fmt, query_ids=query_ids)
+            found, more = discover_runs(list(rest), fmt, query_ids=query_ids, spell=spell)
             out.extend(found)
             notes.extend(more)
             rest.clear()
@@ -248,7 +275,7 @@ def discover_sources(
                 elif entry_is_folder(sub):
                     out.append(RunSource(e, sub, "lists"))
                 else:
-                    found, more = discover_runs([sub], fmt, query_ids=query_ids)
+                    found, more = discover_runs([sub], fmt, query_ids=query_ids, spell=spell)
                     out.extend(found)
                     notes.extend(more)
             continue

@@ -1,0 +1,41 @@
+"""Reader of ``--id-map`` files: how a run spells ids, and how the relevance does.
+
+Two columns a line, separated by blanks or by one comma: the run's
+spelling, then the relevance's (``model_0012 12``).  Blank lines and lines
+starting with ``#`` are passed over.  Lines end by the project's rule
+(:func:`shrec_score.io.text.text_lines`).  A line without two columns, or a
+run spelling mapped twice, is an :class:`~shrec_score.errors.InputError`
+naming the file and line.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import InputError, shown
+from .text import regular_file, text_lines
+
+#: What a line must be.
+LINE = '"<run id> <relevance id>"'
+
+
+def read_id_map(path: str | os.PathLike[str]) -> dict[str, str]:
+    """The run's spelling -> the relevance's spelling, from an ``--id-map`` file."""
+    path = os.fspath(path)
+    regular_file(path)
+    out: dict[str, str] = {}
+    first: dict[str, int] = {}
+    for n, line in text_lines(path):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        fields = text.split(",") if "," in text else text.split()
+        fields = [f.strip() for f in fields]
+        if len(fields) != 2 or not all(fields):
+            raise InputError(path, n, f"expected {LINE} (two columns)", f"{len([f for f in fields if f])} fields")
+        run_id, rel_id = fields
+        if run_id in out and out[run_id] != rel_id:
+            raise InputError(path, n, f"expected each run id once; {shown(run_id)} is already mapped at line {first[run_id]}")
+        out[run_id] = rel_id
+        first.setdefault(run_id, n)
+    return out

@@ -1,0 +1,160 @@
+"""Reader of SHREC 2011's one-file runs (the 3D Face track's result format).
+
+One file holds a whole run::
+
+    names:method:variant:institute
+    query:rank:distance:result
+    query:rank:distance:result
+    ...
+
+The first non-blank line is the header (four fields separated by colons;
+several names or institutes are joined by ``_``; a field may hold blanks,
+``Stefan van Jole``); each further non-blank line ranks one ``result`` for
+one ``query``.  Fields are separated by colons only, with the blanks around
+a field dropped.  Within a query its lines come together and their ranks
+(whole numbers, 0 allowed) increase down the file: the file order is the
+ranking, as in a ranked-list file; the distances are checked (numbers, not
+NaN) and give the tie groups, never the order.  The run is named after the
+header's method and variant (``MyMethod-1``; the method alone when the
+variant is empty).
+
+Lines end by the project's rule (:func:`shrec_score.io.text.text_lines`:
+LF, CRLF or a lone CR; compressed files read a piece at a time).  Each
+query's results go through the ranked-list line rules
+(:func:`shrec_score.io.lists.parse_rows`): unknown ids, a result ranked
+twice and bad distances are the same errors, or the same ``--lenient``
+drops, as in a ranked-list folder.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Mapping
+
+import numpy as np
+
+from ..errors import InputError, shown
+from ..model import RankedRun, RunSource, tie_starts
+from .lists import parse_rows
+from .numbers import is_integer
+from .submissions import Spell
+from .text import text_lines
+
+#: What the first line must be.
+HEADER = '"names:method:variant:institute"'
+#: What every further line must be.
+LINE = '"query:rank:distance:result"'
+
+
+def is_shrec2011_header(line: str) -> bool:
+    """Whether a first non-blank line reads as a SHREC 2011 header: four
+    fields separated by colons, a method name among them, and no tab."""
+    parts = line.strip().split(":")
+    return len(parts) == 4 and "\t" not in line and bool(parts[1].strip())
+
+
+def _header(path: str) -> tuple[int, list[str]]:
+    for n, line in text_lines(path):
+        if line.strip():
+            parts = [p.strip() for p in line.split(":")]
+            if len(parts) != 4:
+                raise InputError(path, n, f"expected a SHREC 2011 header {HEADER}", f"{len(parts)} fields")
+            if not parts[1]:
+                raise InputError(path, n, f"expected a SHREC 2011 header {HEADER} with a method name", "an empty method")
+            return n, parts
+    raise InputError(path, None, f"expected a SHREC 2011 run: a header {HEADER}, then {LINE} lines", "an empty file")
+
+
+def shrec2011_name(path: str) -> str:
+    """The run's name: the header's method and variant (``method-variant``)."""
+    _, (_, method, variant, _) = _header(path)
+    return f"{method}-{variant}" if variant else method
+
+
+def _lines(path: str, start: int) -> Iterator[tuple[int, str, float, str, str, str]]:
+    """``(line, query, rank, distance text, result, rank text)`` of every line after the header."""
+    for n, line in text_lines(path):
+        if n <= start or not line.strip():
+            continue
+        parts = [p.strip() for p in line.split(":")]
+        if len(parts) != 4:
+            raise InputError(path, n, f"expected {LINE}", f"{len(parts)} fields")
+        query, rank, dist, result = parts
+        if not query or not result:
+            raise InputError(path, n, f"expected {LINE} with a query and a result id", "an empty id")
+        if not is_integer(rank):
+            raise InputError(path, n, "expected a whole number as rank", shown(rank))
+        yield n, query, float(int(rank)), dist, result, rank
+
+
+def read_shrec2011_run(
+    source: RunSource,
+    query_ids: list[str],
+    target_index: Mapping[str, int],
+    *,
+    ignorable: list[str] | tuple[str, ...] = (),
+    drops: Counter[str] | None = None,
+    unjudged: int | None = None,
+    missing_ok: bool = False,
+    ties: bool = False,
+    spell: Spell | None = None,
+) -> RankedRun:
+    """Read a SHREC 2011 run file as a run of ranked lists.
+
+    The errors (each naming the file and line): a bad header, a line without
+    four fields, a rank that is not a whole number, ranks that do not
+    increase within a query, a query's lines not together, a query that is
+    not in the classification, and every error of a ranked list
+    (:func:`~shrec_score.io.lists.parse_rows`).  ``drops`` (``--lenient``):
+    lines of unknown queries are dropped and counted, the ranked-list rules
+    are the lenient ones, a query without a line scores 0.
+    ``missing_ok`` (``--missing-queries skip|zero``), ``ties``, ``spell``:
+    as :func:`~shrec_score.io.lists.read_list_run` takes them.
+    """
+    path = source.path
+    start, _ = _header(path)
+    known = set(query_ids) | set(ignorable)
+    rows: dict[str, list[tuple[int, list[str]]]] = {}
+    first_line: dict[str, int] = {}
+    last_rank: dict[str, tuple[float, str]] = {}
+    current = None
+    for n, query, rank, dist, result, rank_text in _lines(path, start):
+        q = query if spell is None else spell(query)
+        if q not in known:
+            if drops is not None:
+                drops["lines of unknown queries dropped"] += 1
+                continue
+            raise InputError(path, n, "expected a query id of the classification", f"unknown query {shown(query)}")
+        if q != current and q in first_line:
+            raise InputError(path, n, f"expected the lines of a query together; query {shown(query)} started at line {first_line[q]}")
+        current = q
+        if q in last_rank and rank <= last_rank[q][0]:
+            raise InputError(path, n, f"expected ranks that increase down the file; rank {rank_text} follows rank {last_rank[q][1]}")
+        first_line.setdefault(q, n)
+        last_rank[q] = (rank, rank_text)
+        rows.setdefault(q, []).append((n, [result, dist]))
+    missing = [q for q in query_ids if q not in rows]
+    if missing and drops is not None:
+        drops["queries without a ranked list (scored 0)"] += len(missing)
+    elif missing and not missing_ok:
+        raise InputError(
+            path,
+            None,
+            f"expected a ranked list for every query; run {shown(source.name)} has none for {len(missing)} of {len(query_ids)} queries",
+            f"first missing: {shown(missing[0])}",
+        )
+    lists = dict.fromkeys(query_ids, np.zeros(0, dtype=np.int64))
+    equal = dict.fromkeys(query_ids, np.zeros(0, dtype=bool))
+    for q in query_ids:
+        if q not in rows:
+            continue
+        lists[q], d = parse_rows(path, rows[q], target_index, drops=drops, unjudged=unjudged, id_col=0)
+        if ties:
+            equal[q] = np.zeros(lists[q].size, dtype=bool)
+            if d is not None:
+                equal[q][1:] = d[1:] == d[:-1]
+    run = RankedRun.from_lists(source.name, lists, [path] * len(query_ids))
+    if ties:
+        run.tie_start = tie_starts(np.concatenate(list(equal.values())), run.offsets)
+    return run
+

@@ -1,0 +1,72 @@
+"""What e-mailed submissions bring besides ranked lists: clutter of unzipped
+archives (``__MACOSX/``, ``Thumbs.db``, ``readme.txt``) and ids spelled
+otherwise than the relevance spells them (``0012`` for ``12``).
+
+One rule each: :func:`is_clutter` (never a query file, never a run) and
+:func:`id_hint` (why a run's ids match none of the relevance's).  The
+mapping of spellings itself is :func:`shrec_score.join.id_spelling`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+
+from ..errors import InputError, shown
+from .compressed import strip_suffix
+
+#: A run's id -> the relevance's spelling of it (built by :func:`shrec_score.join.id_spelling`).
+Spell = Callable[[str], str]
+
+#: What an unzipped e-mail submission brings into a folder besides the runs
+#: (lower case): never a query file, never a run.  Besides these, every
+#: dot-file (``.DS_Store``, ``._q1.txt``) and every name starting with
+#: ``readme``.
+CLUTTER = frozenset({"thumbs.db", "ehthumbs.db", "desktop.ini", "__macosx", "icon\r", "$recycle.bin"})
+
+
+def is_clutter(name: str) -> bool:
+    """Whether a folder entry is clutter of an unzipped submission (see :data:`CLUTTER`):
+    a dot-file, ``README*`` / ``readme.txt``, ``Thumbs.db``, ``desktop.ini``, ``__MACOSX``."""
+    low = name.lower()
+    return name.startswith(".") or low.startswith("readme") or low in CLUTTER
+
+
+def clutter_note(folder: str) -> str | None:
+    """The one note naming the clutter (:func:`is_clutter`) of a run folder that
+    is passed over, or None when there is none (folders shown with a ``/``)."""
+    try:
+        names = sorted(n for n in os.listdir(folder) if is_clutter(n))
+    except OSError:
+        return None  # the reader names the folder's problem
+    if not names:
+        return None
+    shown_names = [n + "/" if os.path.isdir(os.path.join(folder, n)) else n for n in names]
+    listed = ", ".join(shown(n) if not n.isprintable() else n for n in shown_names[:5])
+    more = f", and {len(names) - 5} more" if len(names) > 5 else ""
+    return f"{folder}: {len(names)} entries that are not ranked lists passed over ({listed}{more})"
+
+
+def no_query_error(folder: str, names: list[str], known: Mapping[str, object]) -> InputError:
+    """The error for a run folder none of whose files is named after a query,
+    with the likely cause (zero-padded or prefixed ids) and the way out."""
+    run = os.path.basename(os.path.normpath(folder))
+    stems = [strip_suffix(n).rsplit(".", 1)[0] for n in names]
+    ids = [q for q in known if isinstance(q, str)]
+    return InputError(folder, None, f"no file of run {shown(run)} names a query; {id_hint(stems, ids)}")
+
+
+def id_hint(run_ids: list[str], ids: list[str]) -> str:
+    """Why the ids a run spells (``run_ids``) match none of ``ids`` (the
+    relevance's), and the option that maps them."""
+    stripped = {q.lstrip("0") or "0": q for q in ids}
+    for r in run_ids:
+        q = stripped.get(r.lstrip("0") or "0")
+        if q is not None:
+            return f"ids look zero-padded ({shown(r)} vs {shown(q)}): try --strip-zeros or --id-map FILE"
+    for r in run_ids[:1000]:
+        q = next((q for q in ids if q and q != r and q in r), None)
+        if q is not None:
+            return f"ids look prefixed or suffixed ({shown(r)} vs {shown(q)}): try --id-map FILE"
+    first = f"{shown(run_ids[0])}" if run_ids else "none"
+    return f"expected files named after query ids (such as {shown(ids[0]) if ids else 'none'}), got {first} and the like; --id-map FILE maps spellings"

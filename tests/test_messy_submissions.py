@@ -1,0 +1,250 @@
+"""Messy e-mailed submissions (issue 31, points 9, 10 and 12): ids spelled
+otherwise (zero-padded, prefixed), clutter of unzipped archives, and check's
+summary of many problems of one kind.
+
+The oracle of the scores is the same run spelled cleanly: a padded copy of
+sample_runs/psb-like read with --strip-zeros must write the very CSV the
+original writes.  The small cases are hand computed.
+"""
+
+import os
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from shrec_score.cli import cli
+from shrec_score.join import strip_zeros
+
+from .conftest import SAMPLES
+
+PSB = os.path.join(SAMPLES, "psb-like")
+CLA = os.path.join(PSB, "classes.cla")
+
+
+def run_cli(*args):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def _respell(src, dst, rename):
+    """A copy of the run folders under ``src`` with every id (file names, and
+    the first field of every line) spelled by ``rename``."""
+    for run in sorted(os.listdir(src)):
+        os.makedirs(dst / run)
+        for name in os.listdir(os.path.join(src, run)):
+            qid = name.rsplit(".", 1)[0]
+            with open(os.path.join(src, run, name), encoding="utf-8") as fh:
+                lines = [line.split() for line in fh.read().splitlines()]
+            body = "".join(" ".join([rename(f[0]), *f[1:]]) + "\n" for f in lines if f)
+            (dst / run / f"{rename(qid)}.txt").write_text(body, encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def clean():
+    r = run_cli("score", os.path.join(PSB, "runs"), "-r", CLA)
+    assert r.exit_code == 0, r.output
+    return r.stdout
+
+
+@pytest.fixture
+def padded(tmp_path):
+    _respell(os.path.join(PSB, "runs"), tmp_path / "runs", lambda x: x.zfill(6))
+    return tmp_path / "runs"
+
+
+def test_strip_zeros_rule():
+    assert [strip_zeros(x) for x in ["0012", "12", "0", "000", "0a0", "100"]] == ["12", "12", "0", "0", "a0", "100"]
+
+
+def test_a_padded_run_is_an_error_naming_the_cause_even_lenient(padded):
+    for extra in ([], ["--lenient"]):
+        r = run_cli("score", padded, "-r", CLA, *extra)
+        assert r.exit_code == 2
+        assert r.stderr == (
+            f"Error: {padded / 'D2'}: no file of run 'D2' names a query; ids look zero-padded ('001000' vs '1000'): "
+            "try --strip-zeros or --id-map FILE\n"
+        )
+
+
+def test_a_padded_run_folder_given_alone_names_the_cause(padded):
+    r = run_cli("score", padded / "SHD", "-r", CLA)
+    assert r.exit_code == 2
+    assert "no file of run 'SHD' names a query; ids look zero-padded" in r.stderr
+
+
+def test_strip_zeros_scores_a_padded_copy_as_the_original(padded, clean):
+    r = run_cli("score", padded, "-r", CLA, "--strip-zeros")
+    assert r.exit_code == 0, r.output
+    assert r.stdout == clean
+
+
+def test_strip_zeros_from_a_preset(padded, clean, tmp_path):
+    (tmp_path / "p.yaml").write_text(f"relevance: {CLA}\nstrip_zeros: true\n")
+    r = run_cli("score", padded, "-c", tmp_path / "p.yaml")
+    assert r.exit_code == 0, r.output
+    assert r.stdout == clean
+
+
+def test_id_map_scores_a_prefixed_copy_as_the_original(tmp_path, clean):
+    _respell(os.path.join(PSB, "runs"), tmp_path / "runs", lambda x: f"model_{x}")
+    ids = sorted({n.rsplit(".", 1)[0] for n in os.listdir(os.path.join(PSB, "runs", "D2"))})
+    (tmp_path / "map.csv").write_text("# run id, relevance id\n" + "".join(f"model_{i},{i}\n" for i in ids))
+    r = run_cli("score", tmp_path / "runs", "-r", CLA)
+    assert r.exit_code == 2
+    assert "ids look prefixed or suffixed ('model_1000' vs '1000'): try --id-map FILE" in r.stderr
+    r = run_cli("score", tmp_path / "runs", "-r", CLA, "--id-map", tmp_path / "map.csv")
+    assert r.exit_code == 0, r.output
+    assert r.stdout == clean
+
+
+@pytest.mark.parametrize(
+    "body, line, message",
+    [
+        ("a 1\nb\n", 2, 'expected "<run id> <relevance id>" (two columns), got 1 fields'),
+        ("a 1\n\nb 2 3\n", 3, 'expected "<run id> <relevance id>" (two columns), got 3 fields'),
+        ("a 1\na 2\n", 2, "expected each run id once; 'a' is already mapped at line 1"),
+    ],
+)
+def test_a_bad_id_map_line_is_one_line_with_file_and_line(tmp_path, body, line, message):
+    (tmp_path / "map.txt").write_text(body)
+    r = run_cli("score", os.path.join(PSB, "runs"), "-r", CLA, "--id-map", tmp_path / "map.txt")
+    assert r.exit_code == 2
+    assert r.stderr == f"Error: {tmp_path / 'map.txt'}:{line}: {message}\n"
+
+
+TINY = "PSB 1\n2 4\na 0 2\n1\n2\nb 0 2\n3\n4\n"
+
+
+def test_a_padded_trec_run_scores_as_the_hand_computed_one(tmp_path):
+    """Query 1 ranks 2 (relevant) first: AP 1; query 3 ranks 1, then 4: AP 1/2;
+    queries 2 and 4 rank their relevant item first: AP 1.  Mean (1 + 1 + 1/2 + 1) / 4."""
+    (tmp_path / "c.cla").write_text(TINY)
+    ranked = {"1": ["2", "3", "4"], "2": ["1", "3", "4"], "3": ["1", "4", "2"], "4": ["3", "1", "2"]}
+    lines = [f"{q.zfill(4)} Q0 {t.zfill(4)} {i + 1} {10 - i} tag\n" for q, ts in ranked.items() for i, t in enumerate(ts)]
+    (tmp_path / "r.run").write_text("".join(lines))
+    r = run_cli("score", tmp_path / "r.run", "-r", tmp_path / "c.cla", "-m", "AP,NN")
+    assert r.exit_code == 2
+    assert "no topic of run 'r.run' is a query; ids look zero-padded ('0001' vs '1')" in r.stderr
+    r = run_cli("score", tmp_path / "r.run", "-r", tmp_path / "c.cla", "-m", "AP,NN", "--strip-zeros")
+    assert r.exit_code == 0, r.output
+    row = r.stdout.splitlines()[1].split(",")
+    assert float(row[3]) == (1 + 1 + 1 / 2 + 1) / 4
+    assert float(row[4]) == 3 / 4
+
+
+def test_strip_zeros_leaves_a_matrix_as_it_is():
+    """A matrix names no ids (its rows follow the classifications): nothing to map."""
+    args = ["score", os.path.join(SAMPLES, "scene-image", "runs"), "-r", os.path.join(SAMPLES, "scene-image", "targets.cla"),
+            "-q", os.path.join(SAMPLES, "scene-image", "image_queries.cla")]
+    plain, stripped = run_cli(*args), run_cli(*args, "--strip-zeros")
+    assert plain.exit_code == 0 and stripped.exit_code == 0
+    assert plain.stdout == stripped.stdout
+
+
+def test_strip_zeros_refuses_two_relevance_ids_that_become_one(tmp_path):
+    (tmp_path / "c.cla").write_text("PSB 1\n1 2\na 0 2\n01\n1\n")
+    (tmp_path / "r.run").write_text("01 Q0 1 1 1 t\n1 Q0 01 1 1 t\n")
+    r = run_cli("score", tmp_path / "r.run", "-r", tmp_path / "c.cla", "--strip-zeros")
+    assert r.exit_code == 2
+    assert "--strip-zeros: the relevance ids '01' and '1' are one id without leading zeros; use --id-map FILE" in r.stderr
+
+
+# -- point 10: clutter of unzipped archives -------------------------------------
+
+CLUTTER = [".DS_Store", "Thumbs.db", "desktop.ini", "readme.txt", "README.md", "._1000.txt"]
+
+
+@pytest.fixture
+def cluttered(tmp_path):
+    runs = tmp_path / "runs"
+    shutil.copytree(os.path.join(PSB, "runs"), runs)
+    for name in CLUTTER:
+        (runs / "D2" / name).write_text("not a ranked list\n")
+    (runs / "D2" / "__MACOSX").mkdir()
+    (runs / "D2" / "__MACOSX" / "._1000.txt").write_text("x")
+    (runs / "__MACOSX" / "D2").mkdir(parents=True)  # the archive's own: never a run
+    (runs / "__MACOSX" / "D2" / "._1000.txt").write_text("x")
+    (runs / "Thumbs.db").write_bytes(b"\x00\x01")
+    return runs
+
+
+def test_clutter_is_passed_over_with_one_note(cluttered, clean):
+    r = run_cli("score", cluttered, "-r", CLA)
+    assert r.exit_code == 0, r.output
+    assert r.stdout == clean  # no run named __MACOSX, D2 scored as the clean D2
+    note = (f"{cluttered / 'D2'}: 7 entries that are not ranked lists passed over "
+            "(.DS_Store, ._1000.txt, README.md, Thumbs.db, __MACOSX/, and 2 more)")
+    assert r.stderr.count(note) == 1
+    assert r.stderr.count("not ranked lists passed over") == 1
+    assert r.stderr.count(f"{cluttered}: 1 file(s) that are not runs were passed over (Thumbs.db)") == 1
+
+
+def test_clutter_in_a_run_folder_given_alone(cluttered, clean):
+    r = run_cli("score", cluttered / "D2", "-r", CLA, "-m", "NN")
+    assert r.exit_code == 0, r.output
+    nn = [line for line in clean.splitlines() if ",D2," in line][0].split(",")[3]
+    assert r.stdout.splitlines()[1].split(",")[3] == nn
+    assert r.stderr.count("entries that are not ranked lists passed over") == 1
+
+
+def test_check_passes_clutter_over(cluttered):
+    r = run_cli("check", cluttered, "-r", CLA)
+    assert r.exit_code == 0, r.output
+    assert "error" not in r.stdout
+    assert r.stdout.count("entries that are not ranked lists passed over") == 1
+
+
+# -- point 12: check sums up many problems of one kind --------------------------
+
+
+def test_check_sums_up_padded_target_ids(tmp_path):
+    """Files named after queries, every target id padded: one line for the
+    kind, its count (every line of every file), the first three examples."""
+    run = tmp_path / "runs" / "r"
+    run.mkdir(parents=True)
+    src = os.path.join(PSB, "runs", "D2")
+    total = 0
+    for name in sorted(os.listdir(src)):
+        with open(os.path.join(src, name), encoding="utf-8") as fh:
+            rows = [line.split() for line in fh.read().splitlines() if line.strip()]
+        rows = rows[1:]  # the query's own id: a header line, cut by the reader
+        total += len(rows)
+        (run / name).write_text("".join(f"0{f[0]} {f[1]}\n" for f in rows))
+    r = run_cli("check", tmp_path / "runs", "-r", CLA)
+    assert r.exit_code == 2
+    files = sorted(os.listdir(src))
+    first = files[0]
+    assert r.stdout.splitlines() == [
+        f"{run}: error: {total} x unknown target id … (first: {run / first}:1, {run / first}:2, {run / first}:3; "
+        f"unknown target id '0{open(os.path.join(src, first)).read().split()[2]}')",
+        f"{run}: note: 152 x the list ranks N of N targets (first: {run / files[0]}, {run / files[1]}, {run / files[2]}; "
+        "the list ranks 0 of 151 targets)",
+    ]
+    assert r.stderr == "1 error(s), 0 warning(s): the runs would not score\n"
+    r = run_cli("check", tmp_path / "runs", "-r", CLA, "--strip-zeros")
+    assert r.exit_code == 0, r.output
+
+
+def test_check_keeps_three_problems_of_a_kind_as_they_are(tmp_path):
+    (tmp_path / "c.cla").write_text(TINY)
+    run = tmp_path / "runs" / "r"
+    run.mkdir(parents=True)
+    for q in "1234":
+        (run / f"{q}.txt").write_text("".join(f"{t}\n" for t in "1234" if t != q))
+    (run / "1.txt").write_text("x\ny\nz\n")
+    r = run_cli("check", tmp_path / "runs", "-r", tmp_path / "c.cla")
+    assert r.exit_code == 2
+    assert r.stdout.splitlines() == [
+        *(f"{run / '1.txt'}:{n}: error: unknown target id '{t}'" for n, t in ((1, "x"), (2, "y"), (3, "z"))),
+        f"{run / '1.txt'}: note: the list ranks 0 of 3 targets",
+    ]
+
+
+def test_check_names_a_padded_run_in_one_line(padded):
+    r = run_cli("check", padded, "-r", CLA)
+    assert r.exit_code == 2
+    assert r.stdout.splitlines()[0] == (
+        f"{padded / 'D2'}: error: no file of run 'D2' names a query; ids look zero-padded ('001000' vs '1000'): "
+        "try --strip-zeros or --id-map FILE"
+    )
+    assert len(r.stdout.splitlines()) == 4  # one per run
