@@ -141,7 +141,11 @@ def evaluate(
     elif distances is None and embeddings is None:
         raise ValueError("embeddings: expected embeddings= with labels= (all-against-all)")
     models = _models(given[0], {"distances": distances, "embeddings": embeddings, "query_embeddings": query_embeddings}[given[0]], name)
-    target_models = _models("target_embeddings", target_embeddings, None) if separate and distances is None else None
+    target_models = None
+    if separate and distances is None:
+        if isinstance(target_embeddings, Mapping) != isinstance(query_embeddings, Mapping):
+            raise ValueError("target_embeddings: expected a dict {name: array} for a dict of query_embeddings, an array for an array")
+        target_models = _models("target_embeddings", target_embeddings, None if isinstance(target_embeddings, Mapping) else name)
     if target_models is not None and list(target_models) != list(models):
         raise ValueError(f"target_embeddings: expected the models of query_embeddings ({', '.join(map(repr, models))}), got {', '.join(map(repr, target_models))}")
     # every model checked before any distance is computed or any run scored
