@@ -12,13 +12,14 @@ path's, bit for bit.
 from __future__ import annotations
 
 import os
-from collections.abc import Hashable, Sequence
+import warnings
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from .errors import OptionError
-from .model import Classification
+from .model import MISC_CLASS, Classification
 
 #: metric -> how a block of distances is computed from query rows Q and targets T.
 METRICS = ("euclidean", "sqeuclidean", "cosine", "inner_product")
@@ -37,22 +38,25 @@ def evaluate(
     target_labels: Sequence[Hashable] | Classification | str | os.PathLike[str] | None = None,
     run: Any = None,
     qrels: Any = None,
-    name: str = "run",
+    name: str | None = None,
     **options: Any,
 ) -> Any:
-    """Score one run held in memory; returns the same :class:`~shrec_score.Report` as :func:`~shrec_score.score`.
+    """Score runs held in memory; returns the same :class:`~shrec_score.Report` as :func:`~shrec_score.score`.
 
     Parameters
     ----------
     distances : array-like, shape (n_queries, n_targets)
-        Smaller = more similar.  With ``labels`` (all-against-all) a square
+        Smaller = more similar.  A dict ``{name: array}`` scores several
+        models at once, one run each (see ``name``).  With ``labels`` (all-against-all) a square
         matrix whose row i and column i are item i: the query is left out of
         its own list and K = |C| - 1.  With ``query_labels`` and
         ``target_labels``: rows are queries, columns targets, K = |C|.
     embeddings : array-like, shape (n, d)
         All-against-all from embeddings (with ``labels``); or
         ``query_embeddings`` (n_q, d) and ``target_embeddings`` (n_t, d) with
-        ``query_labels`` and ``target_labels``.  Distances are computed a
+        ``query_labels`` and ``target_labels``; a dict ``{name: array}`` (both
+        dicts with the same names for query and target embeddings) scores
+        several models, one run each.  Distances are computed a
         block of rows at a time (as the ranking asks for them) in ``dtype``:
     metric : {"euclidean", "sqeuclidean", "cosine", "inner_product"}
         ``cosine`` is 1 - cos; ``inner_product`` is the negated product
@@ -64,8 +68,10 @@ def evaluate(
         Class of each item (ints, strings, a pandas Categorical, a tensor of
         class numbers...): items are the rows (and columns) in array order.
         Labels are compared by their text (``str``); two labels with one
-        text are refused.  A label whose text is ``-1`` is the PSB's
-        miscellaneous class: never a query, never relevant.  Or a
+        text are refused; one label per item (a 2-D or one-hot array is
+        refused, naming its shape).  A label whose text is ``-1`` is the PSB's
+        miscellaneous class: never a query, never relevant (it stays in the
+        ranked lists), with a Python warning saying how many items.  Or a
         :class:`~shrec_score.model.Classification` or a ``.cla`` path, as
         :func:`~shrec_score.score` takes: rows and columns then follow its
         ids as a ``.npy`` file's do (``matrix_order=``).
@@ -77,11 +83,15 @@ def evaluate(
         ``relevance``/``rel``/``grade`` or ``{query: {doc: grade}}``.  Scored
         exactly as the same TREC files (they are written to a temporary
         folder, in full precision, and read back by the file readers).
-    name : str
-        The run's name in the report.
+    name : str, optional
+        The run's name in the report (default ``"run"``); with a dict of
+        models, the dict's keys name the runs (then no ``name``).
     **options
         Every keyword of :func:`~shrec_score.score` (``measures``,
         ``average``, ``significance``, ``settings``...), validated the same way.
+        ``R@k`` and ``Recall@k`` are refused here: they mean IR recall
+        (``recall.k``) or the metric-learning Recall@k (``success.k``), and
+        the message names both (the command line keeps ``R@k``).
 
     Raises
     ------
@@ -94,11 +104,14 @@ def evaluate(
     from .loading import load_relevance
     from .options import Options
 
+    _refuse_ambiguous_recall(options)
     opts = Options.build(**options)  # every option checked first
     if run is not None or qrels is not None:
         if run is None or qrels is None or any(v is not None for v in (distances, embeddings, query_embeddings, labels, query_labels)):
             raise ValueError("run: expected run= and qrels= together, without distances, embeddings or labels")
-        return _score_trec(_table("run", run, "score"), _table("qrels", qrels, "relevance"), name, opts)
+        from .memory_trec import score_tables
+
+        return score_tables(run, qrels, name or "run", opts)
     if metric not in METRICS:
         raise OptionError(f"metric: expected one of {', '.join(METRICS)}, got {metric!r}")
     if dtype not in ("float32", "float64"):
@@ -122,34 +135,94 @@ def evaluate(
     q_ids = _matrix_axis(q_arg, (queries or targets).ids, opts.matrix_order, "query")
     t_ids = q_ids if queries is None else _matrix_axis(t_arg, targets.ids, opts.matrix_order, "target")
     shape = (len(q_ids), len(t_ids))
-
-    matrix: np.ndarray | DeviceRows | EmbeddingDistances
-    if distances is not None:
-        matrix = _array("distances", distances)
-        if matrix.ndim != 2 or matrix.shape != shape:
-            raise ValueError(f"distances: expected shape {shape} (queries x targets, from the labels), got {matrix.shape}")
-        _check_numbers("distances", matrix, finite=False)
-    else:
-        if separate:
-            if embeddings is not None or query_embeddings is None or target_embeddings is None:
-                raise ValueError("embeddings: expected query_embeddings= and target_embeddings= with query_labels= and target_labels=")
-            qe, te = _on_host(_array("query_embeddings", query_embeddings)), _on_host(_array("target_embeddings", target_embeddings))
-        else:
-            if embeddings is None:
-                raise ValueError("embeddings: expected embeddings= with labels= (all-against-all)")
-            qe = te = _on_host(_array("embeddings", embeddings))
-        sides = [("query_embeddings" if separate else "embeddings", qe, shape[0]), ("target_embeddings" if separate else "embeddings", te, shape[1])]
-        for arg, e, n in sides[: 1 if te is qe else 2]:  # all-against-all: one array, checked once
-            if e.ndim != 2 or e.shape[0] != n:
-                raise ValueError(f"{arg}: expected shape ({n}, d) (one row per label), got {e.shape}")
-            _check_numbers(arg, e, finite=True)
-        if qe.shape[1] != te.shape[1]:
-            raise ValueError(f"target_embeddings: expected {qe.shape[1]} columns like the queries, got {te.shape[1]}")
-        matrix = EmbeddingDistances(qe, te, metric, np.dtype(dtype))
-
+    if separate:
+        if distances is None and (embeddings is not None or query_embeddings is None or target_embeddings is None):
+            raise ValueError("embeddings: expected query_embeddings= and target_embeddings= with query_labels= and target_labels=")
+    elif distances is None and embeddings is None:
+        raise ValueError("embeddings: expected embeddings= with labels= (all-against-all)")
+    models = _models(given[0], {"distances": distances, "embeddings": embeddings, "query_embeddings": query_embeddings}[given[0]], name)
+    target_models = None
+    if separate and distances is None:
+        if isinstance(target_embeddings, Mapping) != isinstance(query_embeddings, Mapping):
+            raise ValueError("target_embeddings: expected a dict {name: array} for a dict of query_embeddings, an array for an array")
+        target_models = _models("target_embeddings", target_embeddings, None if isinstance(target_embeddings, Mapping) else name)
+    if target_models is not None and list(target_models) != list(models):
+        raise ValueError(f"target_embeddings: expected the models of query_embeddings ({', '.join(map(repr, models))}), got {', '.join(map(repr, target_models))}")
+    # every model checked before any distance is computed or any run scored
+    matrices = {
+        run_name: _matrix(arg, value, None if target_models is None else target_models[run_name], shape, metric, dtype)
+        for run_name, (arg, value) in models.items()
+    }
+    _warn_miscellaneous([("labels" if queries is None else "query_labels", queries or targets)] + ([("target_labels", targets)] if queries else []))
     rel = load_relevance(targets, queries, grades=opts.grades)
-    run = matrix_run(name, "<memory>", matrix, rel, q_ids, t_ids)
-    return score([run], rel, options=opts)
+    runs = [matrix_run(run_name, "<memory>", matrix, rel, q_ids, t_ids) for run_name, matrix in matrices.items()]
+    return score(runs, rel, options=opts)
+
+
+def _refuse_ambiguous_recall(options: dict[str, Any]) -> None:
+    """A ValueError for ``R@k`` / ``Recall@k`` among the measures, the sort or the rank_by measure:
+    IR recall or the metric-learning Recall@k (:func:`~shrec_score.measures.metric_learning.ambiguous_recall`)."""
+    from .measures.metric_learning import ambiguous_recall
+
+    asked = options.get("measures")
+    names = list(asked) if isinstance(asked, (list, tuple)) else []
+    names += [options.get("sort"), options.get("rank_by")]
+    for name in names:
+        for part in name.split(",") if isinstance(name, str) else ():
+            message = ambiguous_recall(part.strip())
+            if message is not None:
+                raise OptionError(message)
+
+
+def _models(arg: str, value: Any, name: str | None) -> dict[str, tuple[str, Any]]:
+    """run name -> (the argument's name in messages, the array): one array is one
+    run (``name``, default ``"run"``), a dict ``{name: array}`` one run per entry."""
+    if not isinstance(value, Mapping):
+        return {name or "run": (arg, value)}
+    if name is not None:
+        raise ValueError(f"name: the keys of {arg}= name the models; leave name= out")
+    if not value:
+        raise ValueError(f"{arg}: expected at least one model, got an empty dict")
+    for key in value:
+        if not isinstance(key, str) or not key.strip():
+            raise ValueError(f"{arg}: expected model names as non-empty strings, got {key!r}")
+    return {key: (f"{arg}[{key!r}]", v) for key, v in value.items()}
+
+
+def _matrix(arg: str, value: Any, targets: tuple[str, Any] | None, shape: tuple[int, int], metric: str, dtype: str) -> Any:
+    """One model's distances, checked: the array itself (``distances``) or an
+    :class:`EmbeddingDistances` of its embeddings (``targets``: the separate target embeddings)."""
+    if arg.startswith("distances"):
+        matrix = _array(arg, value)
+        if matrix.ndim != 2 or matrix.shape != shape:
+            raise ValueError(f"{arg}: expected shape {shape} (queries x targets, from the labels), got {matrix.shape}")
+        _check_numbers(arg, matrix, finite=False)
+        return matrix
+    qe = _on_host(_array(arg, value))
+    te = qe if targets is None else _on_host(_array(*targets))
+    sides = [(arg, qe, shape[0]), (arg if targets is None else targets[0], te, shape[1])]
+    for side, e, n in sides[: 1 if te is qe else 2]:  # all-against-all: one array, checked once
+        if e.ndim != 2 or e.shape[0] != n:
+            raise ValueError(f"{side}: expected shape ({n}, d) (one row per label), got {e.shape}")
+        _check_numbers(side, e, finite=True)
+    if qe.shape[1] != te.shape[1]:
+        raise ValueError(f"{sides[1][0]}: expected {qe.shape[1]} columns like the queries, got {te.shape[1]}")
+    return EmbeddingDistances(qe, te, metric, np.dtype(dtype))
+
+
+def _warn_miscellaneous(sides: list[tuple[str, Classification]]) -> None:
+    """A Python warning per labels argument holding the PSB's miscellaneous class ``-1``, with the count."""
+    for arg, cla in sides:
+        if MISC_CLASS not in cla.class_names:
+            continue
+        n = int((cla.labels == cla.class_names.index(MISC_CLASS)).sum())
+        what = "never relevant" if arg == "target_labels" else "not queries and never relevant"
+        warnings.warn(
+            f"{arg}: {n} of {len(cla.ids)} items have the label -1 (the PSB's miscellaneous class): {what}; "
+            "they stay in the ranked lists as non-relevant items",
+            UserWarning,
+            stacklevel=3,
+        )
 
 
 class EmbeddingDistances:
@@ -206,74 +279,6 @@ class EmbeddingDistances:
         dot += self.t_sq[None, :]
         np.maximum(dot, 0, out=dot)
         return np.sqrt(dot, out=dot) if self.metric == "euclidean" else dot
-
-
-#: Column names accepted for TREC-style tables (ir_measures, ranx, pytrec_eval, trec_eval's docs).
-_COLUMNS = {
-    "query": ("query_id", "qid", "q_id", "query", "topic"),
-    "doc": ("doc_id", "docid", "docno", "doc", "target_id"),
-    "score": ("score", "sim"),
-    "relevance": ("relevance", "rel", "grade", "label", "judgment"),
-}
-
-
-def _table(arg: str, value: Any, kind: str) -> Any:
-    """A DataFrame with columns query, doc and ``kind`` from a DataFrame or a nested dict."""
-    import pandas as pd
-
-    if isinstance(value, dict):
-        rows = [(str(q), str(d), v) for q, docs in value.items() for d, v in docs.items()]
-        frame = pd.DataFrame(rows, columns=["query", "doc", kind])
-    elif isinstance(value, pd.DataFrame):
-        picked = {}
-        for key in ("query", "doc", kind):
-            found = [c for c in _COLUMNS[key] if c in value.columns]
-            if not found:
-                raise ValueError(f"{arg}: expected a column {' or '.join(_COLUMNS[key])}, got columns {list(value.columns)}")
-            picked[key] = value[found[0]]
-        frame = pd.DataFrame({"query": picked["query"].astype(str), "doc": picked["doc"].astype(str), kind: picked[kind]})
-    else:
-        raise ValueError(f"{arg}: expected a pandas DataFrame or a dict {{query: {{doc: {kind}}}}}, got {type(value).__name__}")
-    if frame.empty:
-        raise ValueError(f"{arg}: expected at least one row")
-    values = pd.to_numeric(frame[kind], errors="coerce")
-    if values.isna().any():
-        row = int(np.flatnonzero(values.isna().to_numpy())[0])
-        raise ValueError(f"{arg}: expected a number as {kind} in every row, got {frame[kind].iloc[row]!r} in row {row}")
-    if kind == "relevance" and not (values == values.round()).all():
-        raise ValueError(f"{arg}: expected whole-number grades")
-    frame[kind] = values.astype(np.int64) if kind == "relevance" else values.astype(np.float64)
-    for col in ("query", "doc"):
-        bad = frame[col].str.contains(r"\s") | (frame[col] == "")
-        if bad.any():
-            row = int(np.flatnonzero(bad.to_numpy())[0])
-            raise ValueError(f"{arg}: expected {col} ids without blanks, got {frame[col].iloc[row]!r} in row {row}")
-    dup = frame.duplicated(["query", "doc"])
-    if dup.any():
-        row = int(np.flatnonzero(dup.to_numpy())[0])
-        raise ValueError(f"{arg}: expected each (query, doc) pair once, got {frame['query'].iloc[row]!r}, {frame['doc'].iloc[row]!r} again in row {row}")
-    return frame
-
-
-def _score_trec(run: Any, qrels: Any, name: str, opts: Any) -> Any:
-    """Score TREC-style tables through the file readers (a temporary folder, removed after)."""
-    import dataclasses
-    import os
-    import tempfile
-
-    from .api import score
-
-    with tempfile.TemporaryDirectory(prefix="shrec-score-") as tmp:
-        run_path, qrels_path = os.path.join(tmp, name), os.path.join(tmp, "qrels")
-        with open(run_path, "w", encoding="utf-8") as fh:  # repr: the doubles round-trip exactly
-            fh.writelines(f"{q} Q0 {d} 0 {s!r} r\n" for q, d, s in zip(run["query"], run["doc"], run["score"].tolist()))
-        with open(qrels_path, "w", encoding="utf-8") as fh:
-            fh.writelines(f"{q} 0 {d} {g}\n" for q, d, g in zip(qrels["query"], qrels["doc"], qrels["relevance"].tolist()))
-        report = score([run_path], qrels_path, options=dataclasses.replace(opts, run_format="trec"))
-    # messages name the arguments, not the temporary files
-    report.warnings = [w.replace(run_path, "run=").replace(qrels_path, "qrels=") for w in report.warnings]
-    report.signature["relevance"] = "qrels from memory"
-    return report
 
 
 #: DLPack device type of host memory (kDLCPU); every other device is read in blocks.
@@ -404,6 +409,12 @@ def _check_numbers(arg: str, arr: np.ndarray | DeviceRows, *, finite: bool) -> N
 
 
 def _labels(arg: str, value: Sequence[Hashable] | None) -> list[str]:
+    shape = _shape(value)
+    if shape is not None and len(shape) != 1:
+        raise ValueError(
+            f"{arg}: expected one label per item (shape (n,)), got shape {shape}; "
+            "one-hot labels: pass labels.argmax(axis=1), a column: labels.ravel()"
+        )
     if value is not None and not isinstance(value, np.ndarray) and hasattr(value, "__dlpack__"):
         value = list(_to_host(value))  # a tensor of class numbers: numbers, not 0-d tensors
     raws = [] if value is None else [x.item() if isinstance(x, np.generic) else x for x in list(value)]
@@ -418,6 +429,19 @@ def _labels(arg: str, value: Sequence[Hashable] | None) -> list[str]:
         if seen.setdefault(text, raw) != raw:
             raise ValueError(f"{arg}: expected labels with distinct texts, got {seen[text]!r} and {raw!r} (both {text!r})")
     return texts
+
+
+def _shape(value: Any) -> tuple[Any, ...] | None:
+    """The shape of labels given as an array (numpy, a tensor, pandas) or as nested lists; None otherwise."""
+    shape = getattr(value, "shape", None)
+    if shape is not None:
+        return tuple(int(n) for n in shape)
+    if isinstance(value, (list, tuple)) and any(isinstance(x, (list, tuple, np.ndarray)) for x in value):
+        try:
+            return tuple(np.shape(value))
+        except ValueError:  # ragged rows
+            return (len(value), "ragged")
+    return None
 
 
 def _as_classification(arg: str, value: Any, prefix: str) -> Classification:

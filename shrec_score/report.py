@@ -23,9 +23,13 @@ else:
     from ._lazy import pd  # imported on first use (see _lazy)
 
 from .aggregate import macro_table, per_run_table, wide_values
+from .errors import shown, visible
 from .io.writers import frame_to_csv
 from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
 from .table import Table, as_table
+
+#: Runs named in ``repr(report)`` (the rest are counted).
+REPR_RUNS = 5
 
 #: The tables of a report, in the order of its constructor.
 TABLES = ("per_query", "leaderboard", "pr_curve", "curves", "gain_vs_recall", "ranking", "per_class", "significance")
@@ -127,6 +131,61 @@ class Report:
     def summaries(self) -> dict[str, pd.DataFrame] | None:
         """run -> the official ShapeNet summary (DataFrames), or None."""
         return {run: t.to_pandas() for run, t in self.summary_tables.items()} or None
+
+    # -- notebooks ----------------------------------------------------------
+    def __repr__(self) -> str:
+        """A few lines: the runs, the queries, the measures and the best run (not every table)."""
+        board = self.tables.get("leaderboard")
+        runs = [] if board is None else [str(r) for r in board["run"]]
+        listed = ", ".join(shown(r, 40) for r in runs[:REPR_RUNS]) + (f", ... ({len(runs) - REPR_RUNS} more)" if len(runs) > REPR_RUNS else "")
+        queries = self.signature.get("queries", None if board is None or not len(board) else int(np.max(board["queries"])))
+        lines = [
+            f"<shrec-score Report: {len(runs)} run{'s' if len(runs) != 1 else ''}, {queries} queries>",
+            f"  runs: {listed or '-'}",
+            f"  measures: {', '.join(visible(m) for m in self.shown)} (sorted by {visible(self.sort)})",
+        ]
+        if len(self.measures) > len(self.shown):
+            lines[-1] += f"; {len(self.measures)} computed (report.measures)"
+        if runs and board is not None and self.sort in board:
+            value = float(board[self.sort][0])
+            lines.append(f"  best run: {shown(runs[0], 40)} ({visible(self.sort)} {value:.4f})")
+        if self.warnings:
+            lines.append(f"  warnings: {len(self.warnings)} (report.warnings)")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """The leaderboard as an HTML table for notebooks: the best value of each
+        column in bold (as in Markdown and LaTeX), the signature in one line and
+        the warnings; every text escaped (:func:`html.escape` after
+        :func:`~shrec_score.errors.visible`)."""
+        import html
+
+        from .render import _table_cells  # the one rule for cells and best marks
+
+        def text(value: str) -> str:
+            return html.escape(visible(value), quote=True)
+
+        head, cells, bold = _table_cells(self)
+        board = self.tables["leaderboard"]
+        ci = next((c for c in board.columns if c.endswith("_ci_low")), None)
+        ths = "".join(f"<th>{text(h)}</th>" for h in head) + ("<th>95% CI</th>" if ci else "")
+        rows = []
+        for r, (row, marks) in enumerate(zip(cells, bold)):
+            tds = "".join(f"<td><b>{text(c)}</b></td>" if b else f"<td>{text(c)}</td>" for c, b in zip(row, marks))
+            if ci:
+                low, high = float(board[ci][r]), float(board[ci.replace("_low", "_high")][r])
+                tds += f"<td>{low:.4f}..{high:.4f}</td>"
+            rows.append(f"<tr>{tds}</tr>")
+        parts = [
+            '<div class="shrec-score-report">',
+            f"<table><thead><tr>{ths}</tr></thead><tbody>{''.join(rows)}</tbody></table>",
+            f'<p class="signature"><small>{text(self.signature_text())}</small></p>',
+        ]
+        if self.warnings:
+            items = "".join(f"<li>{text(w if w.startswith('note: ') else 'warning: ' + w)}</li>" for w in self.warnings)
+            parts.append(f'<ul class="warnings">{items}</ul>')
+        parts.append("</div>")
+        return "\n".join(parts)
 
     # -- data -------------------------------------------------------------
     def to_dataframe(self) -> pd.DataFrame:

@@ -308,6 +308,9 @@ SHOWN_GRADED = ("ADR", "AP_highly", "AP_relevant", "FT_highly", "FT_relevant", "
 DEFAULT_BINARY = ("NN", "FT", "ST", "E", "DCG", "AP")
 
 
+# MAP@R and pytorch-metric-learning's AccuracyCalculator keys (measures/metric_learning.py).
+from . import metric_learning as _metric_learning  # noqa: E402,F401
+
 # trec_eval's, ranx's and ir_measures' names for the same values (measures/names.py),
 # registered after the measures they are built on.
 from . import names as _names  # noqa: E402,F401

@@ -1,0 +1,131 @@
+"""Metric-learning measures: MAP@R and pytorch-metric-learning's names.
+
+Deep metric learning reports retrieval over labelled embeddings with the
+keys of pytorch-metric-learning's ``AccuracyCalculator``.  Four of them are
+values shrec-score already computes under PSB / trec_eval names, and one is
+new here, ``MAP@R`` (Musgrave, Belongie & Lim, "A Metric Learning Reality
+Check", ECCV 2020, section 3.2):
+
+================================  ===========  ======================================
+AccuracyCalculator key            shrec-score  per query (R = K, relevant items)
+================================  ===========  ======================================
+``precision_at_1``                ``NN``       1 if the first result is relevant
+``r_precision``                   ``FT``       relevant among the first R, / R
+``mean_average_precision_at_r``   ``MAP@R``    (1/R) sum_{i<=R} P(i) rel(i)
+``mean_reciprocal_rank``          ``RR``       1 / rank of the first relevant item
+================================  ===========  ======================================
+
+Each is the mean over the queries that have a relevant item: a query of a
+class of one (K = 0, AccuracyCalculator's "lone query") is listed empty and
+left out of the mean, as AccuracyCalculator leaves it out.  The query's own
+item is never in its list (AccuracyCalculator drops the first neighbour when
+queries and references are one set; shrec-score drops the own column, so a
+duplicate at distance 0 stays).  Equal distances are ranked by the
+documented tie rule (the lower column first), or averaged exactly over every
+order with ``ties="expected"``.
+
+"Recall@k" means two things: in IR, relevant items in the first k over K
+(shrec-score's ``R@k``); in metric-learning papers, 1 when any relevant item
+is in the first k (shrec-score's ``success.k``).  :func:`ambiguous_recall`
+gives the message :func:`shrec_score.evaluate` raises for it.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from . import ties
+from .base import RankBlock, undefined_without_relevant
+from .measure import ALIASES, Measure, register
+
+#: AccuracyCalculator's key -> the shrec-score measure of the same value.
+ACCURACY_CALCULATOR = {
+    "precision_at_1": "NN",
+    "r_precision": "FT",
+    "mean_average_precision_at_r": "MAP@R",
+    "mean_reciprocal_rank": "RR",
+}
+
+SOURCE = "Musgrave, Belongie & Lim 2020, A Metric Learning Reality Check, sec. 3.2; pytorch-metric-learning AccuracyCalculator"
+
+
+def map_at_r(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
+    """MAP@R: average precision over the first R results, R = K the relevant items.
+
+    .. math::
+        \\text{MAP@R} = \\frac{1}{R} \\sum_{i=1}^{R} P(i)\\,\\text{rel}(i)
+        = \\frac{1}{R} \\sum_{j:\\ \\text{rank}_j \\le R} \\frac{j}{\\text{rank}_j}
+
+    with P(i) the precision at rank i, rel(i) 1 if the item at rank i is
+    relevant, rank_j the rank of the j-th relevant item.  Unlike AP, a
+    relevant item past rank R adds nothing, so a ranking that puts every
+    relevant item first scores 1 and one that interleaves them less than AP
+    (e.g. ranks 1, 3 of R = 2: (1/1) / 2 = 0.5, AP = (1 + 2/3) / 2).
+    NaN when K = 0 (listed, left out of the means).  Source: Musgrave et al.,
+    "A Metric Learning Reality Check", ECCV 2020, section 3.2
+    (pytorch-metric-learning's ``mean_average_precision_at_r``).
+
+    >>> map_at_r(np.array([[1.0, 3.0, 4.0]]), n_relevant=np.array([3])).tolist() == [(1 / 1 + 2 / 3) / 3]
+    True
+    """
+    r = np.asarray(n_relevant, dtype=np.int64)
+    j = np.arange(1, rel_ranks.shape[1] + 1, dtype=np.float64)
+    within = rel_ranks <= r[:, None]
+    total = np.where(within, j[None, :] / np.where(within, rel_ranks, 1.0), 0.0).sum(axis=1)
+    return undefined_without_relevant(total / np.maximum(r, 1), r)
+
+
+def expected_map_at_r(block: RankBlock) -> np.ndarray:
+    """Exact expected MAP@R over every order inside each tie group.
+
+    MAP@R is trec_eval's ``map_cut.k`` with the cutoff k = R of each query,
+    so its expectation is the one of :func:`~shrec_score.measures.ties.expected_precision_sum`
+    with a cutoff per query: for a relevant item of a group of n entries
+    (r relevant, s entries and b relevant items before it),
+    (1/n) sum_{p=1}^{m} (b + 1 + (p - 1)(r - 1)/(n - 1)) / (s + p), m = clip(R - s, 0, n),
+    summed over the items and divided by R.  NaN when K = 0.
+    """
+    k = block.n_relevant
+    total = ties.expected_precision_sum(ties.Items.of(block), k.astype(np.float64))
+    return undefined_without_relevant(total / np.maximum(k, 1), k)
+
+
+register(
+    Measure(
+        "MAP@R",
+        (map_at_r.__doc__ or "").strip().splitlines()[0],
+        lambda b, s: map_at_r(b.rel_ranks, n_relevant=b.n_relevant),
+        map_at_r,
+        source=SOURCE,
+        expected=lambda b, s: expected_map_at_r(b),
+    )
+)
+ALIASES.update(ACCURACY_CALCULATOR)
+
+#: Names read as "recall at k" that mean two things in evaluate(): R@k, Recall@k (any case).
+_RECALL = re.compile(r"(?:R|[Rr][Ee][Cc][Aa][Ll][Ll])@([1-9][0-9]*)")
+
+
+def ambiguous_recall(name: object) -> str | None:
+    """The message for a recall-at-k name whose meaning depends on the field, or None.
+
+    >>> ambiguous_recall("AP") is None, ambiguous_recall("recall.10") is None
+    (True, True)
+    >>> print(ambiguous_recall("Recall@1"))  # doctest: +NORMALIZE_WHITESPACE
+    measures: 'Recall@1' means two things, so it is not guessed: IR recall at 1 (relevant items
+    in the first 1 / K: ask for 'recall.1') or the metric-learning Recall@1 (1 if a relevant item
+    is in the first 1: ask for 'success.1')
+    """
+    if not isinstance(name, str):
+        return None
+    m = _RECALL.fullmatch(name)
+    if m is None:
+        return None
+    k = m.group(1)
+    return (
+        f"measures: {name!r} means two things, so it is not guessed: IR recall at {k} "
+        f"(relevant items in the first {k} / K: ask for 'recall.{k}') or the metric-learning "
+        f"Recall@{k} (1 if a relevant item is in the first {k}: ask for 'success.{k}')"
+    )

@@ -1,0 +1,84 @@
+"""TREC-style runs and qrels held in memory, for :func:`shrec_score.evaluate`.
+
+``evaluate(run=..., qrels=...)`` takes pandas DataFrames (ir_measures',
+ranx's and pytrec_eval's column names) or nested dicts ``{query: {doc:
+value}}``; they are checked here, written to a temporary folder in full
+precision and read back by the TREC file readers, so the numbers are the
+files' (moved out of :mod:`shrec_score.memory`, which keeps the arrays).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+#: Column names accepted for TREC-style tables (ir_measures, ranx, pytrec_eval, trec_eval's docs).
+_COLUMNS = {
+    "query": ("query_id", "qid", "q_id", "query", "topic"),
+    "doc": ("doc_id", "docid", "docno", "doc", "target_id"),
+    "score": ("score", "sim"),
+    "relevance": ("relevance", "rel", "grade", "label", "judgment"),
+}
+
+
+def _table(arg: str, value: Any, kind: str) -> Any:
+    """A DataFrame with columns query, doc and ``kind`` from a DataFrame or a nested dict."""
+    import pandas as pd
+
+    if isinstance(value, dict):
+        rows = [(str(q), str(d), v) for q, docs in value.items() for d, v in docs.items()]
+        frame = pd.DataFrame(rows, columns=["query", "doc", kind])
+    elif isinstance(value, pd.DataFrame):
+        picked = {}
+        for key in ("query", "doc", kind):
+            found = [c for c in _COLUMNS[key] if c in value.columns]
+            if not found:
+                raise ValueError(f"{arg}: expected a column {' or '.join(_COLUMNS[key])}, got columns {list(value.columns)}")
+            picked[key] = value[found[0]]
+        frame = pd.DataFrame({"query": picked["query"].astype(str), "doc": picked["doc"].astype(str), kind: picked[kind]})
+    else:
+        raise ValueError(f"{arg}: expected a pandas DataFrame or a dict {{query: {{doc: {kind}}}}}, got {type(value).__name__}")
+    if frame.empty:
+        raise ValueError(f"{arg}: expected at least one row")
+    values = pd.to_numeric(frame[kind], errors="coerce")
+    if values.isna().any():
+        row = int(np.flatnonzero(values.isna().to_numpy())[0])
+        raise ValueError(f"{arg}: expected a number as {kind} in every row, got {frame[kind].iloc[row]!r} in row {row}")
+    if kind == "relevance" and not (values == values.round()).all():
+        raise ValueError(f"{arg}: expected whole-number grades")
+    frame[kind] = values.astype(np.int64) if kind == "relevance" else values.astype(np.float64)
+    for col in ("query", "doc"):
+        bad = frame[col].str.contains(r"\s") | (frame[col] == "")
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            raise ValueError(f"{arg}: expected {col} ids without blanks, got {frame[col].iloc[row]!r} in row {row}")
+    dup = frame.duplicated(["query", "doc"])
+    if dup.any():
+        row = int(np.flatnonzero(dup.to_numpy())[0])
+        raise ValueError(f"{arg}: expected each (query, doc) pair once, got {frame['query'].iloc[row]!r}, {frame['doc'].iloc[row]!r} again in row {row}")
+    return frame
+
+
+def score_tables(run_value: Any, qrels_value: Any, name: str, opts: Any) -> Any:
+    """Score TREC-style tables (DataFrames or nested dicts, checked by :func:`_table`)
+    through the file readers (a temporary folder, removed after)."""
+    import dataclasses
+    import os
+    import tempfile
+
+    from .api import score
+
+    run, qrels = _table("run", run_value, "score"), _table("qrels", qrels_value, "relevance")
+
+    with tempfile.TemporaryDirectory(prefix="shrec-score-") as tmp:
+        run_path, qrels_path = os.path.join(tmp, name), os.path.join(tmp, "qrels")
+        with open(run_path, "w", encoding="utf-8") as fh:  # repr: the doubles round-trip exactly
+            fh.writelines(f"{q} Q0 {d} 0 {s!r} r\n" for q, d, s in zip(run["query"], run["doc"], run["score"].tolist()))
+        with open(qrels_path, "w", encoding="utf-8") as fh:
+            fh.writelines(f"{q} 0 {d} {g}\n" for q, d, g in zip(qrels["query"], qrels["doc"], qrels["relevance"].tolist()))
+        report = score([run_path], qrels_path, options=dataclasses.replace(opts, run_format="trec"))
+    # messages name the arguments, not the temporary files
+    report.warnings = [w.replace(run_path, "run=").replace(qrels_path, "qrels=") for w in report.warnings]
+    report.signature["relevance"] = "qrels from memory"
+    return report
