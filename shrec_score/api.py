@@ -41,7 +41,8 @@ from .loading import (
     load_relevance,
     load_runs,
 )
-from .measures import DEFAULT_BINARY, SHOWN_GRADED, Measure, Settings, get_measure, graded_defaults
+from .measures import DEFAULT_BINARY, SHOWN_GRADED, Measure, Settings, graded_defaults
+from .measures.names import OFFICIAL, SHOWN_OFFICIAL, column_for, typed_measure
 from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
 from .model import ChunkedRun, Classification, MatrixRun, RankedRun
 from .options import Options
@@ -195,10 +196,13 @@ class MeasurePlan:
 def plan_measures(rel: Relevance, opts: Options) -> MeasurePlan:
     """The measures to compute for ``rel`` under ``opts``; refuses a ``sort`` or
     ``rank_by`` that is not computed (before any run is read)."""
+    first = None
     if opts.measures:
         names = shown = list(opts.measures)
     elif rel.mode == "shapenet":  # the official summary's measures
         names = shown = list(SHAPENET_MEASURES)
+    elif rel.mode == "qrels" and rel.graded:  # trec_eval's default set (issue 31.18)
+        names, shown, first = list(OFFICIAL), list(SHOWN_OFFICIAL), "map"
     elif rel.graded:
         names = list(graded_defaults(tuple(opts.settings.dcg_cutoffs)))
         shown = [m for m in SHOWN_GRADED if m in names] or names[:8]
@@ -207,10 +211,12 @@ def plan_measures(rel: Relevance, opts: Options) -> MeasurePlan:
         names = shown = ["AP", "FT", "RR", *[f"P@{k}" for k in ks], *[f"R@{k}" for k in ks], "NN", "DCG"]
     else:
         names = shown = list(DEFAULT_BINARY)
-    measures = [get_measure(n) for n in names]
+    measures = [typed_measure(n) for n in names]  # columns named as typed
     computed = [m.name for m in measures]
-    sort = opts.sort or ("ADR" if rel.graded and "ADR" in computed else "shapenet.mAP" if "shapenet.mAP" in computed else computed[0])
-    rank_by = opts.rank_by or ("CG@100" if rel.graded and "CG@100" in computed else sort)
+    sort = _column(opts.sort, computed) or first or (
+        "ADR" if rel.graded and "ADR" in computed else "shapenet.mAP" if "shapenet.mAP" in computed else computed[0]
+    )
+    rank_by = _column(opts.rank_by, computed) or ("CG@100" if rel.graded and "CG@100" in computed else sort)
     for option, name in (("--sort", sort), ("--rank-by", rank_by)):
         if name not in computed:
             raise InputError(None, None, f"expected {option} to name a measure that is computed ({', '.join(computed)})", repr(name))
@@ -220,7 +226,12 @@ def plan_measures(rel: Relevance, opts: Options) -> MeasurePlan:
         from .options import check_expected
 
         check_expected(computed, opts.settings)
-    return MeasurePlan(measures, [get_measure(n).name for n in shown], sort, rank_by)
+    return MeasurePlan(measures, list(shown), sort, rank_by)
+
+
+def _column(name: str | None, columns: list[str]) -> str | None:
+    """The column computing the measure ``name`` (any spelling); ``name`` itself when none does (refused then)."""
+    return None if name is None else column_for(name, columns) or name
 
 
 def score_all(

@@ -5,9 +5,12 @@ The CLI (flags over a YAML preset) and the library (keywords of
 outside its documented set is refused with :class:`OptionError` (a
 ``ValueError``) naming the allowed values; nothing is silently replaced.
 The one normalisation is documented: measure names go through the
-registry's aliases (``mAP``, ``map`` and ``MAP`` are ``AP``; ``T1`` is
-``FT``; see ``shrec-score measures``), so two spellings of one measure
-score the same column.
+registry's aliases (``mAP`` and ``MAP`` are ``AP``; ``T1`` is ``FT``;
+``ndcg@10`` is ``ndcg_cut.10``; see ``shrec-score measures``) to find the
+measure, while the column keeps the name as typed (issue 31.4:
+:func:`~shrec_score.measures.names.typed_measure`); two spellings of one
+measure (``mrr,recip_rank``) give two columns of equal values, each named
+as typed, and ``sort`` names the first of them in any spelling.
 """
 
 from __future__ import annotations
@@ -151,7 +154,9 @@ class Options:
                     raise OptionError(f"measures: {exc.args[0]}") from None
             if not names:
                 raise OptionError("measures: expected at least one measure name, got an empty list")
-            measures = tuple(dict.fromkeys(measure_name(m) for m in names))
+            for m in names:
+                measure_name(m)  # known, or OptionError
+            measures = tuple(dict.fromkeys(names))  # as typed: the columns' names
         sort = None if opts.sort is None else measure_name(opts.sort, "sort")
         rank_by = None if opts.rank_by is None else measure_name(opts.rank_by, "rank_by")
         if opts.settings.ties == "expected":

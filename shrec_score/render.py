@@ -36,6 +36,7 @@ import numpy as np
 from .aggregate import wide_values
 from .errors import visible
 from .io.writers import frame_to_csv
+from .measures.names import trec_name
 from .measures.registry import column_higher_is_better, display_name, get_measure
 from .table import Table
 
@@ -160,19 +161,6 @@ def to_latex(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
-def trec_label(column: str) -> str:
-    """trec_eval's name of ``column`` where our value equals trec_eval's, else ``column``.
-
-    >>> trec_label("AP"), trec_label("P@5"), trec_label("NDCG@10"), trec_label("tau_b")
-    ('map', 'P_5', 'NDCG@10', 'tau_b')
-    """
-    try:
-        name = get_measure(column).trec_name
-    except KeyError:
-        name = None
-    return name or column
-
-
 def _trec_value(column: str, value: float) -> str:
     """A value as trec_eval prints it: counts (``num_ret``, summed over
     topics) as whole numbers, every other value with 4 decimals.
@@ -180,21 +168,30 @@ def _trec_value(column: str, value: float) -> str:
     >>> _trec_value("num_rel_ret", 131.0), _trec_value("AP", 0.17854)
     ('131', '0.1785')
     """
+    return f"{int(value)}" if _aggregate(column) == "sum" else f"{value:.4f}"
+
+
+def _aggregate(column: str) -> str:
+    """How a column's per-query values make its mean (``Measure.aggregate``; ``"mean"`` for a column that is no measure)."""
     try:
-        counts = get_measure(column).aggregate == "sum"
+        return get_measure(column).aggregate
     except KeyError:
-        counts = False
-    return f"{int(value)}" if counts else f"{value:.4f}"
+        return "mean"
 
 
 def to_trec(report: Report, *, per_query: bool = False) -> str:
     """trec_eval-style lines ``measure<TAB>query<TAB>value`` (summary under ``all``).
 
     One block per run, opened by ``runid<TAB>all<TAB><run>`` as trec_eval
-    does; values with 4 decimals as trec_eval prints them.  A measure carries
-    trec_eval's name only where the value is exactly trec_eval's (map, Rprec,
-    recip_rank, P_1, P_k, recall_k); any other keeps our name (``NDCG@10``,
-    never ``ndcg_cut_10``), so no line claims a trec_eval value it is not.
+    does; values with 4 decimals as trec_eval prints them (``gm_map``, whose
+    per-query value is a logarithm, under ``all`` only).  A measure carries
+    trec_eval's name only where its values are trec_eval's (``map``,
+    ``Rprec``, ``P.5`` or ``precision@5`` as ``P_5``, ``ndcg@10`` as
+    ``ndcg_cut_10``, ...); any other keeps its column's name: ``AP``, ``FT``,
+    ``P@5``, ``NN`` (a topic without relevant documents left out of the
+    mean, where trec_eval counts 0) and ``NDCG@10`` (SHREC 2006's), so no
+    line claims a trec_eval value it is not.  The format never changes what
+    is computed: ``-m map,P.10`` or ``-m official`` give trec_eval's values.
 
     Every line has exactly three tab-separated fields, whatever the names:
     the run name, the query ids and the measure names are written by
@@ -203,7 +200,8 @@ def to_trec(report: Report, *, per_query: bool = False) -> str:
     ``\\x1b``) and writes a space as ``\\x20``.  So a name never adds a
     field or a line, even for a reader that splits on any whitespace.
     """
-    labels = {m: trec_field(trec_label(m)) for m in report.measures}
+    labels = {m: trec_field(trec_name(m) or m) for m in report.measures}
+    per_topic = [m for m in report.measures if _aggregate(m) != "geometric"]  # trec_eval -q prints gm_map under all only
     board = _table(report, "leaderboard")
     table = _table(report, "per_query") if per_query else None
     lines = []
@@ -214,7 +212,7 @@ def to_trec(report: Report, *, per_query: bool = False) -> str:
             names = sub.columns
             for values in sub.records():
                 rec = dict(zip(names, values))
-                for m in report.measures:
+                for m in per_topic:
                     if m in rec and not _isnan(rec[m]):
                         lines.append(f"{labels[m]:<22}\t{trec_field(str(rec['query']))}\t{_trec_value(m, rec[m])}")
         row = dict(zip(board.columns, board.take(np.flatnonzero(board["run"] == run)[:1]).records()[0]))

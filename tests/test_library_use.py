@@ -40,8 +40,9 @@ def test_unknown_measure_sort_and_keyword_are_refused_up_front():
         shrec_score.score(["nowhere"], "no.cla", sort="best")
     with pytest.raises(OptionError, match=r"^unknown option 'average_mode'"):
         shrec_score.score(["nowhere"], "no.cla", average_mode="macro")
-    # aliases are the one documented normalisation
-    assert shrec_score.Options.build(measures=["mAP", "T1"], sort="map").measures == ("AP", "FT")
+    # aliases find the measure; the column keeps the name as typed (issue 31.4)
+    assert shrec_score.Options.build(measures=["mAP", "T1"], sort="MAP").measures == ("mAP", "T1")
+    assert shrec_score.Options.build(measures=["mAP", "T1"], sort="MAP").sort == "AP"
 
 
 def test_a_matrix_run_object_scores_as_its_file(tmp_path):

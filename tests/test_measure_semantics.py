@@ -184,11 +184,15 @@ def test_to_trec_prints_trec_names_only_for_equal_values(one_query):
     report = shrec_score.score([folder / "runs" / "r1"], folder / "q.qrels", measures=["NDCG@10", "AP", "P@5", "NDCG@2"], run_format="lists")
     lines = render.to_trec(report, per_query=True).splitlines()
     labels = [ln.split("\t")[0].strip() for ln in lines]
-    assert labels == ["runid", "NDCG@10", "map", "P_5", "NDCG@2", "num_q", "NDCG@10", "map", "P_5", "NDCG@2"]
-    assert not any("ndcg" in label for label in labels)
+    # AP and P@5 leave a topic without relevant documents out of the mean where
+    # trec_eval counts 0: not trec_eval's values, so not its names (issue 31.1)
+    assert labels == ["runid", "NDCG@10", "AP", "P@5", "NDCG@2", "num_q", "NDCG@10", "AP", "P@5", "NDCG@2"]
+    assert not any("ndcg" in label or label in ("map", "P_5") for label in labels)
     values = {(ln.split("\t")[0].strip(), ln.split("\t")[1]): ln.split("\t")[2] for ln in lines}
-    assert values["map", "q1"] == f"{(1 / 2 + 2 / 3 + 3 / 7) / 4:.4f}"  # d2, d3, d7 at ranks 2, 3, 7; d20 not retrieved
-    assert values["P_5", "q1"] == f"{2 / 5:.4f}"
+    assert values["AP", "q1"] == f"{(1 / 2 + 2 / 3 + 3 / 7) / 4:.4f}"  # d2, d3, d7 at ranks 2, 3, 7; d20 not retrieved
+    assert values["P@5", "q1"] == f"{2 / 5:.4f}"
+    twins = shrec_score.score([folder / "runs" / "r1"], folder / "q.qrels", measures=["map", "precision@5", "ndcg@2"], run_format="lists")
+    assert [ln.split("\t")[0].strip() for ln in render.to_trec(twins).splitlines()] == ["runid", "num_q", "map", "P_5", "ndcg_cut_2"]
     te = pytrec_eval.RelevanceEvaluator(qrels, {"map", "P.5", "ndcg_cut.2"}).evaluate(run)["q1"]
     pq = report.per_query.iloc[0]
     assert pq["AP"] == pytest.approx(te["map"], abs=1e-12)
@@ -253,7 +257,7 @@ def test_formats_cover_every_text_format_and_each_renders(three_lengths):
     assert doc["sort"] == "FP_relevant" and [r["run"] for r in doc["leaderboard"]] == ["c_short", "b_mid", "a_long"]
     assert out["markdown"].startswith("| rank | run | queries | FP_relevant | mAP |\n")
     assert out["latex"].startswith("% shrec-score ") and "\\textbf{1.0000}" in out["latex"]
-    assert out["trec"].splitlines()[:4] == ["runid                 \tall\tc_short", "num_q                 \tall\t6", "FP_relevant           \tall\t1.0000", "map                   \tall\t0.5000"]
+    assert out["trec"].splitlines()[:4] == ["runid                 \tall\tc_short", "num_q                 \tall\t6", "FP_relevant           \tall\t1.0000", "AP                    \tall\t0.5000"]
     per_query = {name: f(report, per_query=True) for name, f in render.FORMATS.items()}
     assert len(pd.read_csv(io.StringIO(per_query["csv"]))) == 3 * 6
     assert len(json.loads(per_query["json"])["per_query"]) == 3 * 6

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 import shrec_score
 from shrec_score.cli import cli
 from shrec_score.errors import OptionError
-from shrec_score.measures import Settings, get_measure
+from shrec_score.measures import DEFAULT_GRADED, Settings, get_measure
 from shrec_score.measures.registry import measures_markdown
 from shrec_score.measures.treceval import JudgedBlock, bpref, iprec_at_recall, ndcg, ndcg_cut
 
@@ -62,7 +62,7 @@ def write_case(tmp_path, qrels, run):
 
 def per_topic(report, names):
     pq = report.per_query.set_index("query")
-    return {q: {n: float(pq.loc[q, get_measure(n).name]) for n in names} for q in pq.index}
+    return {q: {n: float(pq.loc[q, n]) for n in names} for q in pq.index}  # columns named as typed
 
 
 def trec_order(ranking):
@@ -359,8 +359,10 @@ def test_coverage_note_only_when_its_measures_are_computed(tmp_path):
     r = CliRunner().invoke(cli, [str(rp), "-r", str(qp), "-m", "AP,P_relevant", "--collection-size", "10", "--format", "csv"], catch_exceptions=False)
     assert "note: 1 of 1 ranked lists are shorter than the collection (Va < Ds): P, R and the TP/FP/TN/FN counts are meaningful\n" in r.stderr
     assert "warning: note" not in r.stderr
-    graded_default = shrec_score.score([rp], qp, collection_size=10)  # graded qrels: every SHREC 2006 measure
-    assert any(w.startswith("note: 1 of 1 ranked lists") for w in graded_default.warnings)
+    graded_default = shrec_score.score([rp], qp, collection_size=10)  # graded qrels: trec_eval's set (issue 31.18), no P, R or counts
+    assert "P_relevant" not in graded_default.measures and not any("ranked lists" in w for w in graded_default.warnings)
+    shrec06 = shrec_score.score([rp], qp, collection_size=10, measures=list(DEFAULT_GRADED))
+    assert any(w.startswith("note: 1 of 1 ranked lists") for w in shrec06.warnings)
     assert not any("ranked lists" in w for w in shrec_score.score([rp], qp, collection_size=10, measures=["AP", "P@30"]).warnings)
 
 
@@ -371,7 +373,7 @@ def test_format_trec_prints_the_lines_trec_eval_prints(tmp_path):
     from .conftest import shared_path
 
     results, qrels, expected = (shared_path("trec_eval", n) for n in ("results.test", "qrels.test", "out.test"))
-    measures = "num_ret,num_rel,num_rel_ret,AP,gm_map,bpref,RR,FT,P@5,P@10,iprec_at_recall_0.00,iprec_at_recall_0.50"
+    measures = "num_ret,num_rel,num_rel_ret,map,gm_map,bpref,recip_rank,Rprec,P.5,P_10,iprec_at_recall_0.00,iprec_at_recall_0.50"
     r = CliRunner().invoke(cli, [results, "-r", qrels, "--run-format", "trec", "-m", measures, "--format", "trec", "--quiet"])
     assert r.exit_code == 0, r.output
     theirs = {tuple(line.split()) for line in open(expected)}

@@ -26,8 +26,9 @@ after a dot (``P.5,10,20``).
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -140,6 +141,8 @@ OFFICIAL = (
     *(f"iprec_at_recall_{x:.2f}" for x in IPREC_LEVELS),
     *(f"P.{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
 )
+#: The default measures of graded qrels (issue 31.18) shown on the terminal (per_run.csv holds every one).
+SHOWN_OFFICIAL = ("map", "gm_map", "Rprec", "bpref", "recip_rank", "P.5", "P.10", "P.20")
 GROUPS = {"official": OFFICIAL}
 #: trec_eval's groups shrec-score cannot honour, and why.
 REFUSED_GROUPS = {
@@ -185,6 +188,57 @@ def expand_names(names: Iterable[str]) -> list[str]:
         prefix = m.group(1) if m else None
         out.append(name)
     return out
+
+
+def typed_measure(name: str) -> Measure:
+    """The measure ``name`` computes, under ``name`` as typed: the column of
+    the CSV files, the DataFrames and the tables (issue 31.4).
+
+    ``-m ndcg@10`` computes trec_eval's ``ndcg_cut.10`` in a column named
+    ``ndcg@10``; ``-m mAP`` computes ``AP`` in a column ``mAP``.  This is the
+    one place a typed name becomes a column; every other lookup by column
+    (:func:`get_measure`, :func:`trec_name`) resolves the typed name again.
+
+    >>> m = typed_measure("ndcg@10"); m.name, m.trec_name, typed_measure("AP") is get_measure("AP")
+    ('ndcg@10', 'ndcg_cut_10', True)
+    """
+    m = get_measure(name)
+    return m if m.name == name else dataclasses.replace(m, name=name)
+
+
+def column_for(name: str, columns: Sequence[str]) -> str | None:
+    """The first column among ``columns`` (typed names) that computes the
+    measure ``name`` in any spelling, or None (``--sort AP`` finds the column
+    ``mAP``; of ``-m mrr,recip_rank`` it finds ``mrr``).
+
+    >>> column_for("ndcg_cut_10", ["map", "ndcg@10"]), column_for("AP", ["map"])
+    ('ndcg@10', None)
+    """
+    target = get_measure(name).name
+    return next((c for c in columns if get_measure(c).name == target), None)
+
+
+def trec_name(column: str) -> str | None:
+    """trec_eval's name of a column where its values are trec_eval's, else
+    None (also for a column that is no measure, ``tau_b``).
+
+    The SHREC measures with a trec_eval twin (``AP``, ``FT``, ``RR``, ``NN``,
+    ``P@k``, ``R@k``) leave a topic without relevant documents out of the
+    mean where trec_eval counts 0, so their values are not trec_eval's and
+    they get None (``--format trec`` prints them under their own name); the
+    twins (``map``, ``P.5``, any spelling) and trec_eval's own measures get
+    its name.
+
+    >>> [trec_name(c) for c in ("map", "precision@5", "ndcg@10", "AP", "P@5", "NN", "NDCG@10", "tau_b")]
+    ['map', 'P_5', 'ndcg_cut_10', None, None, None, None, None]
+    """
+    try:
+        m = get_measure(column)
+    except KeyError:
+        return None
+    if m.trec_name is None or trec_twin(column) != m.name:
+        return None
+    return m.trec_name
 
 
 def trec_twin(name: str) -> str:
