@@ -2,7 +2,11 @@
 
 Read with ``yaml.safe_load`` semantics (``yaml.compose`` on the safe loader,
 which also gives line numbers).  Paths are relative to the config file.
-Command-line options override the config.  An unknown key, a value of the
+Command-line options override the config.  The publishing keys (``out``,
+``plots``, ``html``, ``significance``, ``title``, ``description``) make a
+preset the whole command an organiser runs; each has a flag that overrides
+it, the negative included (``--no-plots``, ``--no-html``,
+``--no-significance``, ``--no-out``).  An unknown key, a value of the
 wrong type or a missing file is an :class:`InputError` naming the key, the
 file and the line.  Paths must name regular files (or folders, for
 ``runs``): a FIFO or a device is refused before anything opens it.
@@ -35,6 +39,14 @@ def _str_list(v: Any) -> bool:
 
 def _int_list(v: Any) -> bool:
     return isinstance(v, list) and all(_int(x) for x in v) and len(v) > 0
+
+
+def _line(v: Any) -> bool:
+    return isinstance(v, str) and v.strip() != "" and "\n" not in v
+
+
+def _folder(v: Any) -> bool:
+    return isinstance(v, str) and v != ""
 
 
 def _folder_or_true(v: Any) -> bool:
@@ -78,8 +90,12 @@ KEYS: dict[str, tuple[Callable[[Any], bool], str, str]] = {
     "ground_truth": (_str, "a file path", "file"),
     "ground_truth_higher_is_better": (_bool, "true or false", ""),
     "lower_is_better": (_bool, "true or false", ""),
-    # the results page's folder (written, not read: not checked); true = under --out DIR/report/
-    "html": (_folder_or_true, "a folder path, or true for --out DIR/report/", "folder"),
+    # what an organiser publishes (issue 31.14): folders written, not read (not checked)
+    "out": (_folder, "a folder path", "folder"),
+    "plots": (_folder_or_true, "a folder path, or true for --out DIR/plots/ (false: none)", "folder"),
+    "html": (_folder_or_true, "a folder path, or true for --out DIR/report/ (false: none)", "folder"),
+    "significance": (_bool, "true or false", ""),
+    "title": (_line, "a text of one line", ""),
     "dask": (_str, "a Dask scheduler address (tcp://HOST:8786) or local:N", ""),
 }
 

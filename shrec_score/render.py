@@ -18,8 +18,9 @@ Every text cell that comes from input (run names, query ids, class names,
 column names, the signature with its file names) is escaped for its format,
 so a hostile name keeps the shape of the output and shows as itself:
 :func:`md_escape` (Markdown), :func:`tex_escape` (LaTeX), :func:`trec_field`
-(trec) and :func:`rich_text` (the terminal); each first makes control and
-format characters visible (:func:`shrec_score.errors.visible`).  CSV and
+(trec) and :func:`rich_text` (the terminal, these three in
+:mod:`shrec_score.escape`); each first makes control and format characters
+visible (:func:`shrec_score.errors.visible`).  CSV and
 JSON need nothing more: their own quoting carries any text.
 """
 
@@ -35,14 +36,17 @@ import numpy as np
 
 from .aggregate import wide_values
 from .errors import visible
+from .escape import md_escape, rich_text, tex_escape
 from .io.writers import frame_to_csv
 from .measures.names import trec_name
 from .measures.registry import column_higher_is_better, display_name, get_measure
+from .notes import blank_note, significance_matrix, versus_best
 from .table import Table
+
+__all__ = ["FORMATS", "md_escape", "render_table", "rich_text", "tex_escape", "to_csv", "to_json", "to_latex", "to_markdown", "to_rich", "to_trec", "trec_field"]
 
 if TYPE_CHECKING:
     import pandas as pd
-    from rich.text import Text
 
 
 class Report(Protocol):
@@ -134,12 +138,26 @@ def to_markdown(report: Report) -> str:
     for row, b in zip(cells, bold):
         lines.append("| " + " | ".join(f"**{c}**" if is_b else c for c, is_b in zip(row, b)) + " |")
     lines.append("")
+    note = blank_note(report)
+    if note:
+        lines += [md_escape(note), ""]
     lines.append(f"<sub>{md_escape(report.signature_text())}</sub>")
     return "\n".join(lines) + "\n"
 
 
 def to_latex(report: Report) -> str:
-    """Leaderboard as a LaTeX tabular (booktabs), the best value of each column in bold.
+    r"""The leaderboard as a complete LaTeX ``table`` (booktabs), and the pairwise tests as a second one.
+
+    The first table: a caption and ``\label{tab:leaderboard}``, rank, run,
+    queries and the shown columns, the best value of each column in bold;
+    with significance, the sort measure's bootstrap 95% interval as a column
+    after it and a dagger on the sort value of every run significantly worse
+    than the best (Holm-adjusted p < 0.05, :func:`shrec_score.notes.versus_best`);
+    blank cells explained in a note under the tabular
+    (:func:`shrec_score.notes.blank_note`).  The second table (with
+    significance, ``\label{tab:significance}``): the Holm-adjusted p-value of
+    every pair of runs, row against column, in bold when significant.
+    A comment names the package the tables need (booktabs).
 
     Every cell is escaped by :func:`tex_escape`, so a row is one line with
     one unescaped ``&`` between cells.  The signature is a ``%`` comment,
@@ -147,18 +165,77 @@ def to_latex(report: Report) -> str:
     (:func:`~shrec_score.errors.visible`) and otherwise kept as it reads.
     """
     head, cells, bold = _table_cells(report)
-    spec = "rlr" + "r" * len(report.shown)
+    board = _table(report, "leaderboard")
+    sort = display_name(report.sort)
+    lo, hi = f"{report.sort}_ci_low", f"{report.sort}_ci_high"
+    at = 3 + report.shown.index(report.sort) if report.sort in report.shown else None
+    has_ci = at is not None and lo in board.columns and hi in board.columns
+    versus = versus_best(report)
+    rows = []
+    for r, (row, b) in enumerate(zip(cells, bold)):
+        texed = [f"\\textbf{{{tex_escape(c)}}}" if is_b else tex_escape(c) for c, is_b in zip(row, b)]
+        if at is not None and versus.get(row[1], None) is not None and versus[row[1]].significant:
+            texed[at] += "$^\\dagger$"
+        if has_ci and at is not None:
+            texed.insert(at + 1, f"[{_fmt(board[lo][r].item())}, {_fmt(board[hi][r].item())}]")
+        rows.append(" & ".join(texed) + " \\\\")
+    head_tex = [tex_escape(h) for h in head]
+    if has_ci and at is not None:
+        head_tex.insert(at + 1, "95\\% CI")
+    caption = f"Mean of each measure per run, best first by {tex_escape(sort)}; bold: the best value of the column."
+    if has_ci:
+        caption += f" 95\\% CI: percentile bootstrap interval of the mean {tex_escape(sort)}."
+    if versus:
+        caption += f" $^\\dagger$: significantly worse than the best run (paired randomization test on {tex_escape(sort)}, Holm-corrected, $p < 0.05$)."
     lines = [
         f"% {visible(report.signature_text())}",
-        f"\\begin{{tabular}}{{{spec}}}",
+        "% needs \\usepackage{booktabs} (\\toprule, \\midrule, \\bottomrule)",
+        "\\begin{table}[htbp]",
+        "\\centering",
+        f"\\caption{{{caption}}}",
+        "\\label{tab:leaderboard}",
+        f"\\begin{{tabular}}{{rlr{'r' * (len(report.shown) + has_ci)}}}",
         "\\toprule",
-        " & ".join(tex_escape(h) for h in head) + " \\\\",
+        " & ".join(head_tex) + " \\\\",
+        "\\midrule",
+        *rows,
+        "\\bottomrule",
+        "\\end{tabular}",
+    ]
+    note = blank_note(report)
+    if note:
+        lines.append(f"\\par\\smallskip{{\\footnotesize {tex_escape(note)}}}")
+    lines.append("\\end{table}")
+    if report.significance is not None:
+        lines += ["", *_latex_matrix(report)]
+    return "\n".join(lines) + "\n"
+
+
+def _latex_matrix(report: Report) -> list[str]:
+    """The second LaTeX table: Holm-adjusted p-values, row run against column run, bold when significant."""
+    runs, pairs = significance_matrix(report)
+    sort = tex_escape(display_name(report.sort))
+    lines = [
+        "\\begin{table}[htbp]",
+        "\\centering",
+        f"\\caption{{Pairwise randomization tests on {sort}: Holm-adjusted $p$-value of the row run against the column run; "
+        "bold: significantly different ($p < 0.05$).}",
+        "\\label{tab:significance}",
+        f"\\begin{{tabular}}{{l{'r' * len(runs)}}}",
+        "\\toprule",
+        " & ".join(["", *(tex_escape(r) for r in runs)]) + " \\\\",
         "\\midrule",
     ]
-    for row, b in zip(cells, bold):
-        lines.append(" & ".join(f"\\textbf{{{tex_escape(c)}}}" if is_b else tex_escape(c) for c, is_b in zip(row, b)) + " \\\\")
-    lines += ["\\bottomrule", "\\end{tabular}"]
-    return "\n".join(lines) + "\n"
+    for a in runs:
+        cells = [tex_escape(a)]
+        for b in runs:
+            pair = pairs.get((a, b))
+            if pair is None:
+                cells.append("--")
+            else:
+                cells.append(f"\\textbf{{{_fmt(pair.p_adjusted)}}}" if pair.significant else _fmt(pair.p_adjusted))
+        lines.append(" & ".join(cells) + " \\\\")
+    return [*lines, "\\bottomrule", "\\end{tabular}", "\\end{table}"]
 
 
 def _trec_value(column: str, value: float) -> str:
@@ -233,10 +310,8 @@ def to_rich(report: Report, console: Any, *, per_query: bool = False) -> None:
     from rich import box
     from rich.table import Table
 
-    sig = report.signature
     title = rich_text(f"shrec-score leaderboard, sorted by {display_name(report.sort)}")
-    caption = rich_text(f"{sig['mode']}, {sig['relevance']}; {sig['queries']} queries; shrec-score {sig['version']}")
-    table = Table(title=title, caption=caption, box=box.SIMPLE_HEAD)
+    table = Table(title=title, box=box.SIMPLE_HEAD)
     head, cells, bold = _table_cells(report)
     for i, h in enumerate(head):
         text = rich_text(h)
@@ -255,7 +330,10 @@ def to_rich(report: Report, console: Any, *, per_query: bool = False) -> None:
             styled.append(rich_text(f"{_fmt(lo)}..{_fmt(hi)}"))
         table.add_row(*styled)
     console.print(table)
-    console.print(rich_text(report.signature_text(), "dim"), highlight=False, soft_wrap=True)
+    note = blank_note(report)
+    if note:
+        console.print(rich_text(note), highlight=False)
+    console.print(rich_text(report.signature_text(), "dim"), highlight=False, soft_wrap=True)  # the signature, once
     if report.significance is not None:
         _print_significance(report, console)
     if per_query:
@@ -358,80 +436,6 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-#: Markdown: characters written with a backslash before them.
-_MD_BACKSLASH = frozenset("\\`*_[]$|~")
-#: Markdown: characters written as HTML entities, so no raw HTML passes.
-_MD_ENTITY = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
-
-
-def md_escape(text: str) -> str:
-    """``text`` for a Markdown table cell: shows as itself, keeps the table's shape.
-
-    Control and format characters are made visible (a newline becomes the
-    two characters ``\\n``); ``\\ ` * _ [ ] $ | ~`` get a backslash (``|``
-    as ``\\|`` so no cell is split); ``< > &`` become ``&lt; &gt; &amp;``, so
-    no raw HTML passes; a leading or trailing space becomes ``&#32;`` (a
-    cell is trimmed).  An ``_`` between two letters or digits is left as it
-    is: it cannot open or close emphasis there (CommonMark), and
-    ``FP_relevant`` stays readable.
-
-    >>> md_escape("a|b <i>*x*</i> c_d _e_")
-    'a\\\\|b &lt;i&gt;\\\\*x\\\\*&lt;/i&gt; c_d \\\\_e\\\\_'
-    """
-    text = visible(text)
-    out = []
-    for i, ch in enumerate(text):
-        if ch in _MD_ENTITY:
-            out.append(_MD_ENTITY[ch])
-        elif ch == "_" and 0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum():
-            out.append(ch)
-        elif ch in _MD_BACKSLASH:
-            out.append("\\" + ch)
-        else:
-            out.append(ch)
-    return _edge_spaces("".join(out), "&#32;")
-
-
-#: LaTeX: the ten special characters (and ``< > |``, which are other glyphs in the OT1 encoding).
-_TEX = {
-    "\\": "\\textbackslash{}",
-    "{": "\\{",
-    "}": "\\}",
-    "$": "\\$",
-    "&": "\\&",
-    "#": "\\#",
-    "^": "\\textasciicircum{}",
-    "_": "\\_",
-    "%": "\\%",
-    "~": "\\textasciitilde{}",
-    "<": "\\textless{}",
-    ">": "\\textgreater{}",
-    "|": "\\textbar{}",
-}
-
-
-def tex_escape(text: str) -> str:
-    """``text`` for a LaTeX cell: one line, every special character escaped.
-
-    Control and format characters are first made visible (a newline becomes
-    ``\\n``, then ``\\textbackslash{}n``), so a row stays one line; then
-    ``\\ { } $ & # ^ _ % ~`` (and ``< > |``) are replaced, in one pass; a
-    leading or trailing space becomes ``\\ `` (a cell drops plain ones).
-
-    >>> tex_escape("a_b & {c}~")
-    'a\\\\_b \\\\& \\\\{c\\\\}\\\\textasciitilde{}'
-    """
-    return _edge_spaces("".join(_TEX.get(ch, ch) for ch in visible(text)), "\\ ")
-
-
-def _edge_spaces(text: str, space: str) -> str:
-    """``text`` with its leading and trailing spaces written as ``space`` (a table cell trims plain ones)."""
-    body = text.strip(" ")
-    lead = len(text) - len(text.lstrip(" "))
-    trail = len(text) - len(body) - lead
-    return space * lead + body + space * trail
-
-
 def trec_field(text: str) -> str:
     """``text`` as one whitespace-free field of a trec line (see :func:`to_trec`).
 
@@ -439,19 +443,6 @@ def trec_field(text: str) -> str:
     'my\\\\x20run\\\\tv2\\\\n'
     """
     return visible(text).replace(" ", "\\x20")
-
-
-def rich_text(text: str, style: str = "") -> Text:
-    """``text`` as a :class:`rich.text.Text`: no markup read, control characters visible.
-
-    ``style`` covers the characters only, not the padding rich adds to a cell.
-    """
-    from rich.text import Text
-
-    out = Text(visible(text))
-    if style:
-        out.stylize(style)
-    return out
 
 
 def _records(frame: Table | pd.DataFrame) -> list[dict[str, Any]]:

@@ -165,12 +165,42 @@ def test_significance_group_against_the_best_run(sample):
             expected[other] = f"worse p={float(rec['p_adjusted']):.4f}" if rec["significant"] == "True" else f"\u2248 best p={float(rec['p_adjusted']):.4f}"
     _, heads, rows = _board(soup)
     assert {r[1]: r[heads.index("vs best")] for r in rows} == expected
-    # the pairwise table: one row per pair, as significance.csv
-    table = soup.find("section", id="significance").table
+    # the pairwise table, folded under the matrix: one row per pair, as significance.csv
+    table = soup.find("section", id="significance").find("details", class_="pairs").table
     got = [[c.get_text(strip=True) for c in tr.find_all("td")] for tr in table.tbody.find_all("tr")]
     assert [[g[0], g[1], g[5], g[6]] for g in got] == [
         [r["run_a"], r["run_b"], f"{float(r['p_adjusted']):.4f}", "yes" if r["significant"] == "True" else "no"] for r in sig
     ]
+
+
+def test_significance_matrix_run_by_run(sample):
+    """Issue 31.15: the pairwise tests as a compact run x run matrix (the full list folded below it).
+    Cell (A, B): up if A is significantly better than B, down if worse, about-equal otherwise, with
+    the Holm-adjusted p-value; significance.csv's mean_diff is A's minus B's, oriented (positive = A better)."""
+    out, _, soup = sample
+    runs = [p["run"] for p in read_csv(os.path.join(out, "per_run.csv"))]
+    sig = read_csv(os.path.join(out, "significance.csv"))
+    expected = {}
+    for rec in sig:
+        a, b, diff, p = rec["run_a"], rec["run_b"], float(rec["mean_diff"]), f"{float(rec['p_adjusted']):.4f}"
+        yes = rec["significant"] == "True"
+        expected[(a, b)] = (("\u25b2" if diff > 0 else "\u25bc") if yes else "\u2248") + " " + p
+        expected[(b, a)] = (("\u25bc" if diff > 0 else "\u25b2") if yes else "\u2248") + " " + p
+    section = soup.find("section", id="significance")
+    matrix = section.find("table", id="significance-matrix")
+    assert matrix.find_parent("details") is None and section.find("details", class_="pairs") is not None
+    heads = [th.get_text(strip=True) for th in matrix.thead.find_all("th")]
+    assert heads == ["run", *runs]
+    got = {}
+    for tr in matrix.tbody.find_all("tr"):
+        a = tr.th.get_text(strip=True)
+        for b, td in zip(runs, tr.find_all("td")):
+            if a != b:
+                got[(a, b)] = td.get_text(" ", strip=True)
+            else:
+                assert td.get_text(strip=True) == ""
+    assert [tr.th.get_text(strip=True) for tr in matrix.tbody.find_all("tr")] == runs
+    assert got == expected and len(got) == len(runs) * (len(runs) - 1)
 
 
 def test_plots_inline_svg_with_accessible_titles(sample):
@@ -292,8 +322,10 @@ def test_hostile_names_show_as_themselves(hostile_page):
     heat = soup.find("section", id="per-class").table
     assert [b.get_text() for b in heat.thead.find_all("button")][2:] == [visible(r) for r in report.leaderboard["run"]]
     assert [tr.th.get_text() for tr in heat.tbody.find_all("tr")] == HOSTILE_CLASSES
-    sig = soup.find("section", id="significance").table
+    sig = soup.find("table", id="pairs-table")
     assert {tr.find("td").get_text() for tr in sig.tbody.find_all("tr")} <= {visible(r) for r in HOSTILE_RUNS}
+    matrix = soup.find("table", id="significance-matrix")
+    assert [tr.th.get_text() for tr in matrix.tbody.find_all("tr")] == [visible(r) for r in report.leaderboard["run"]]
     dl = dict((dt.get_text(), dt.find_next_sibling("dd").get_text()) for dt in soup.find("dl").find_all("dt"))
     assert dl["mode"] == "<b>m</b>" and dl["relevance"] == "</script>.cla"
     # U+2028 / U+2029 are shown escaped (as every renderer shows separators)

@@ -88,8 +88,8 @@ def test_markdown_and_latex_bold_the_minimum_of_a_lower_is_better_column(three_l
         "| 3 | a_long | 6 | 3.0000 | **1.0000** |",
     ]
     tex = render.to_latex(report).splitlines()
-    assert tex[3] == "rank & run & queries & FP\\_relevant & mAP \\\\"
-    assert tex[5:8] == [
+    assert tex[8] == "rank & run & queries & FP\\_relevant & mAP \\\\"
+    assert tex[10:13] == [
         "1 & c\\_short & 6 & \\textbf{1.0000} & 0.5000 \\\\",
         "2 & b\\_mid & 6 & 2.0000 & 0.2500 \\\\",
         "3 & a\\_long & 6 & 3.0000 & \\textbf{1.0000} \\\\",

@@ -214,19 +214,24 @@ def _tex_cells(row):
 @pytest.mark.parametrize("which", ["scored", "built"])
 def test_latex_rows_are_one_line_with_every_special_escaped(hostile, which):
     report = hostile if which == "scored" else _built()
-    n_cols = 3 + len(report.shown)
-    lines = render.to_latex(report).split("\n")
+    has_ci = f"{report.sort}_ci_low" in report.leaderboard.columns  # the scored report has significance: its CI column
+    n_cols = 3 + len(report.shown) + has_ci
+    # the significance marks are the renderer's own LaTeX (issue 31.16), not text from input
+    lines = render.to_latex(report).replace("$^\\dagger$", "").split("\n")
     assert lines[0] == f"% {visible(report.signature_text())}"
-    assert lines[1:3] == [f"\\begin{{tabular}}{{rlr{'r' * len(report.shown)}}}", "\\toprule"]
-    assert lines[4] == "\\midrule"
+    # a complete table environment (issue 31.16): the booktabs comment, caption and label, then the tabular
+    assert lines[2:4] == ["\\begin{table}[htbp]", "\\centering"] and lines[5] == "\\label{tab:leaderboard}"
+    assert lines[6:8] == [f"\\begin{{tabular}}{{rlr{'r' * (n_cols - 3)}}}", "\\toprule"]
+    assert lines[9] == "\\midrule"
     n = len(report.leaderboard)
-    assert lines[5 + n :] == ["\\bottomrule", "\\end{tabular}", ""]
-    rows = [lines[3], *lines[5 : 5 + n]]
+    assert lines[10 + n : 12 + n] == ["\\bottomrule", "\\end{tabular}"] and lines[12 + n] == "\\end{table}"
+    rows = [lines[8], *lines[10 : 10 + n]]
     for row in rows:
         assert len(re.findall(r"(?<!\\)&", row)) == n_cols - 1, row
     cells = [_tex_cells(row) for row in rows]
     assert all(len(c) == n_cols for c in cells)
-    assert cells[0] == ["rank", "run", "queries", *(render.display_name(m) for m in report.shown)]
+    ci = ["95% CI"] * has_ci
+    assert cells[0] == ["rank", "run", "queries", *(render.display_name(m) for m in report.shown[:1]), *ci, *(render.display_name(m) for m in report.shown[1:])]
     assert [c[1] for c in cells[1:]] == [visible(str(r)) for r in report.leaderboard["run"]]
     assert [c[0] for c in cells[1:]] == [str(k) for k in range(1, n + 1)]
 

@@ -67,11 +67,25 @@ def cli() -> None:
     type=click.Choice(["rule", "expected", "optimistic", "pessimistic"]),
     help="[default: rule] Tied items (equal distances or scores): the documented rule; expected = exact mean over every order; optimistic / pessimistic = relevant first / last.",
 )
-@click.option("--significance", is_flag=True, help="Paired randomization tests between runs on the sort measure (Holm-corrected) and bootstrap 95% CIs.")
+@click.option(
+    "--significance/--no-significance",
+    default=None,
+    help="Paired randomization tests between runs on the sort measure (Holm-corrected) and bootstrap 95% CIs; --no-significance overrides a preset's.",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the randomization test and the bootstrap.")
 @click.option("--resamples", type=click.IntRange(min=100), default=10_000, show_default=True, help="Resamples of the randomization test and the bootstrap.")
-@click.option("--plots", "plots_dir", type=click.Path(file_okay=False), help="Write PR curves, NDCG/CG curves and per-class bars (PNG and SVG) here; needs matplotlib.")
+@click.option(
+    "--plots",
+    "plots_dir",
+    type=click.Path(file_okay=False),
+    is_flag=False,
+    flag_value="",
+    default=None,
+    help="Write PR curves, NDCG/CG curves and per-class bars (PNG and SVG) here; --plots alone: under --out DIR/plots/; needs matplotlib.",
+)
+@click.option("--no-plots", is_flag=True, help="No plots, whatever the preset says.")
 @click.option("-o", "--out", type=click.Path(file_okay=False), help="Write per_query.csv, per_run.csv and pr_curve.csv here.")
+@click.option("--no-out", is_flag=True, help="No --out folder, whatever the preset says.")
 @click.option(
     "--html",
     "html_dir",
@@ -81,6 +95,9 @@ def cli() -> None:
     default=None,
     help="Write the results page (a self-contained index.html) here; --html alone (or --html=): under --out DIR/report/.",
 )
+@click.option("--no-html", is_flag=True, help="No results page, whatever the preset says.")
+@click.option("--title", help="The results page's heading (default: Retrieval results).")
+@click.option("--description", help="The results page's text under the heading (plain text; a blank line starts a paragraph).")
 @click.option("--per-query", is_flag=True, help="Also print per-query values (machine formats: print them instead of the leaderboard).")
 @click.option(
     "--format",
@@ -100,12 +117,17 @@ def score_command(
     run_lower: bool | None,
     rank_by: str | None,
     ties: str | None,
-    significance: bool,
+    significance: bool | None,
     seed: int,
     resamples: int,
     plots_dir: str | None,
+    no_plots: bool,
     out: str | None,
+    no_out: bool,
     html_dir: str | None,
+    no_html: bool,
+    title: str | None,
+    description: str | None,
     per_query: bool,
     fmt: str,
     quiet: bool,
@@ -125,8 +147,11 @@ def score_command(
     inputs = Inputs(shared)
     pick = inputs.pick
     runs = inputs.runs(runs)
-    html = html_folder(pick("html", html_dir), out)
-    page = {"description": inputs.cfg.get("description")}
+    out = publish_folder(inputs, "out", out, no_out)
+    html = html_folder(publish_folder(inputs, "html", html_dir, no_html), out)
+    plots_dir = html_folder(publish_folder(inputs, "plots", plots_dir, no_plots), out, "plots")
+    significance = bool(pick("significance", significance, False))
+    page = {"title": pick("title", title), "description": pick("description", description)}
     relevance = pick("relevance")
     ground_truth = pick("ground_truth", ground_truth)
     if not runs:
@@ -188,6 +213,15 @@ def score_command(
     finally:
         bar.close()
     render(report, fmt, per_query, quiet)
+
+
+def publish_folder(inputs: Inputs, key: str, given: str | None, refused: bool) -> Any:
+    """``--KEY`` over the preset's ``KEY:``; None with ``--no-KEY`` (both given: refused)."""
+    if refused:
+        if given is not None:
+            raise BadInput(f"--{key} and --no-{key}: expected one of them, got both")
+        return None
+    return inputs.pick(key, given)
 
 
 def _row_block_runs(runs: Sequence[str]) -> bool:

@@ -23,14 +23,16 @@ if TYPE_CHECKING:
     from ..report import Report
 
 
-def html_folder(given: str | bool | None, out: str | None) -> str | None:
-    """The ``--html`` folder: as given, or ``--out DIR/report`` for ``--html`` alone (``""``, YAML ``html: true``)."""
+def html_folder(given: str | bool | None, out: str | None, flag: str = "html") -> str | None:
+    """The ``--html`` (or ``--plots``) folder: as given, or ``--out DIR/report``
+    (``DIR/plots``) for the flag alone (``""``, YAML ``html: true``); None for none (YAML ``false``)."""
     if given is None or given is False:
         return None
     if given is True or given == "":
+        sub = "report" if flag == "html" else flag
         if not out:
-            raise click.UsageError("--html without a folder writes under --out DIR/report/: expected --out DIR (or --html DIR)")
-        return os.path.join(out, "report")
+            raise click.UsageError(f"--{flag} without a folder writes under --out DIR/{sub}/: expected --out DIR (or --{flag} DIR)")
+        return os.path.join(out, sub)
     return str(given)
 
 
@@ -134,7 +136,7 @@ class Outputs:
             if self.html_prefix is not None:  # the CSV files are written beside the page
                 up = "../" * self.html_prefix.count("/")
                 links = {name: up + name for name in csv}
-            pages = html_files(report, description=self.page.get("description"), date=page_date(), figures=figures if self.want_plots else None, links=links)
+            pages = html_files(report, title=self.page.get("title"), description=self.page.get("description"), date=page_date(), figures=figures if self.want_plots else None, links=links)
         if self.plots is not None:
             for name, data in figures.items():
                 self.plots.add(name, data)

@@ -91,9 +91,13 @@ def to_html(
     report : Report
         A scored report.
     title : str, optional
-        The page's heading (default: "Results", after the description when given).
+        The page's heading and window title (``--title``, a preset's
+        ``title``; default: "Retrieval results", and the window takes the
+        description's first paragraph).
     description : str, optional
-        The track's description (a preset's ``description``).
+        The track's description (``--description``, a preset's
+        ``description``): plain text, escaped, a paragraph per block of
+        lines (a blank line starts the next).
     date : str, optional
         The date shown (default: today, UTC, ``YYYY-MM-DD``); give it for a
         byte-identical page.
@@ -109,6 +113,8 @@ def to_html(
     if date is None:
         date = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
     heading = title or "Retrieval results"
+    # the window's title: --title, else the description's first paragraph, else the heading
+    window = title or next(iter(paragraphs(description or "")), heading)
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en">',
@@ -116,14 +122,14 @@ def to_html(
         '<meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f'<meta name="generator" content="shrec-score {text(report.signature.get("version", ""))}">',
-        f"<title>{text(description or heading)}</title>",
+        f"<title>{text(window)}</title>",
         f"<style>\n{_asset('report.css')}</style>",
         "</head>",
         "<body>",
         '<a class="skip" href="#leaderboard">Skip to the leaderboard</a>',
         "<main>",
         _summary(report, heading, description, date),
-        leaderboard(report),
+        leaderboard(report, _warnings(report)),
     ]
     if plots:
         parts.append(_plots(report, figures))
@@ -166,17 +172,33 @@ def _summary(report: Report, heading: str, description: str | None, date: str) -
     sig = "".join(f"<dt>{text(k)}</dt><dd>{text(v)}</dd>" for k, v in report.signature.items())
     out = ['<header id="summary">', f"<h1>{text(heading)}</h1>"]
     if description:
-        out.append(f'<p class="description">{text(description)}</p>')
+        out.append('<div class="description">' + "".join(f"<p>{text(p)}</p>" for p in paragraphs(description)) + "</div>")
     runs, queries = len(report.leaderboard), report.per_query["query"].nunique() if len(report.per_query) else 0
     out.append(
         f'<p class="meta">Scored on <time datetime="{text(date)}">{text(date)}</time>; {runs} run{"s" if runs != 1 else ""}, '
         f"{queries} quer{'ies' if queries != 1 else 'y'}; leaderboard sorted by {text(display_name(report.sort))}.</p>"
     )
-    out.append(f'<details class="signature" open><summary>Signature (every setting that changes a number)</summary><dl>{sig}</dl></details>')
-    if report.warnings:
-        out.append('<ul class="warnings">' + "".join(f"<li>{text(w)}</li>" for w in report.warnings) + "</ul>")
+    out.append(f'<details class="signature"><summary>Signature (every setting that changes a number)</summary><dl>{sig}</dl></details>')
     out.append("</header>")
     return "\n".join(out)
+
+
+def paragraphs(description: str) -> list[str]:
+    """A plain-text description's paragraphs: split at blank lines, each one's lines joined by a space.
+
+    >>> paragraphs("One\\nline.\\n\\n  Two.\\n")
+    ['One line.', 'Two.']
+    """
+    blocks = re.split(r"\n[ \t]*\n", description.replace("\r\n", "\n").replace("\r", "\n"))
+    return [" ".join(line.strip() for line in b.splitlines() if line.strip()) for b in blocks if b.strip()]
+
+
+def _warnings(report: Report) -> str:
+    """The report's warnings and notes, shown under the leaderboard (empty when none)."""
+    if not report.warnings:
+        return ""
+    items = "".join(f"<li>{text(w)}</li>" for w in report.warnings)
+    return f'<ul class="warnings" aria-label="Warnings and notes">{items}</ul>'
 
 
 # -- plots ------------------------------------------------------------------

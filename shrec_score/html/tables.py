@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..measures.registry import column_higher_is_better, display_name
+from ..notes import blank_note, significance_matrix, versus_best
 from .cells import (
     BEST,
     NEAR_BEST,
@@ -30,23 +31,16 @@ _RUN_TH = '<th scope="col" class="run">'
 
 
 def near_best(report: Report) -> dict[str, tuple[str, float | None]]:
-    """run -> (group label, Holm p against the best run), from the pairwise tests."""
-    sig = report.significance
-    if sig is None or not len(report.leaderboard):
-        return {}
-    best = str(report.leaderboard["run"].iloc[0])
-    out: dict[str, tuple[str, float | None]] = {best: ("best", None)}
-    for rec in sig.itertuples(index=False):
-        a, b = str(rec.run_a), str(rec.run_b)
-        if best not in (a, b):
-            continue
-        other = b if a == best else a
-        p = number(rec.p_adjusted)
-        out[other] = ("not significantly different from the best" if not bool(rec.significant) else "significantly worse than the best", p)
+    """run -> (group label, Holm p against the best run), from :func:`shrec_score.notes.versus_best`."""
+    out: dict[str, tuple[str, float | None]] = {}
+    for run, v in versus_best(report).items():
+        label = "best" if v.best else "significantly worse than the best" if v.significant else "not significantly different from the best"
+        out[run] = (label, v.p_adjusted)
     return out
 
 
-def leaderboard(report: Report) -> str:
+def leaderboard(report: Report, after: str = "") -> str:
+    """The leaderboard section: the table, the note on its blank cells, the legend, then ``after`` (the warnings)."""
     board = report.leaderboard
     # the shown columns first (those of the Markdown and the terminal, the sort measure among them), then every other
     measures = [m for m in dict.fromkeys([*report.shown, *report.measures]) if m in board.columns]
@@ -127,7 +121,12 @@ def leaderboard(report: Report) -> str:
                 f'<div class="scroll print-only"><table><caption>{caption} ({n} of {len(chunks)})</caption>'
                 f"<thead><tr>{head}</tr></thead><tbody>{trs}</tbody></table></div>"
             )
+    note = blank_note(report, measures)
+    if note:
+        body.append(f'<p class="note blank-note">{text(note)}</p>')
     body.append('<ul class="legend">' + "".join(legend) + "</ul>")
+    if after:
+        body.append(after)
     return section("leaderboard", "Leaderboard", body)
 
 
@@ -158,12 +157,44 @@ def significance(report: Report) -> str:
         )
     sort = text(display_name(report.sort))
     body = [
-        f"<p>Paired randomization tests on {sort} between every two runs, Holm-corrected for the {len(sig)} comparisons; "
-        "W/T/L: queries where run A wins, ties, loses.</p>",
-        f'<div class="scroll" tabindex="0" role="region" aria-labelledby="significance-h"><table class="sortable"><caption>Pairwise tests on {sort}</caption>'
-        f"<thead><tr>{''.join(heads)}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>",
+        f"<p>Paired randomization tests on {sort} between every two runs, Holm-corrected for the {len(sig)} comparisons. "
+        f"A cell is the row run against the column run: {UP} significantly better, {DOWN} significantly worse, "
+        f"{SAME} not significantly different (p &ge; 0.05); the number is the Holm-adjusted p-value.</p>",
+        _matrix(report),
+        f'<details class="pairs"><summary>Every pair ({len(sig)} tests: mean difference, W/T/L, p-values)</summary>'
+        "<p>W/T/L: queries where run A wins, ties, loses.</p>"
+        f'<div class="scroll" tabindex="0" role="region" aria-labelledby="significance-h"><table class="sortable" id="pairs-table"><caption>Pairwise tests on {sort}</caption>'
+        f"<thead><tr>{''.join(heads)}</tr></thead><tbody>{''.join(rows)}</tbody></table></div></details>",
     ]
     return section("significance", "Pairwise significance", body)
+
+
+UP, DOWN, SAME = "\u25b2", "\u25bc", "\u2248"
+
+
+def _matrix(report: Report) -> str:
+    """The pairwise tests as a compact run x run matrix (:func:`shrec_score.notes.significance_matrix`)."""
+    runs, cells = significance_matrix(report)
+    heads = '<th scope="col" class="run">run</th>' + "".join(f'<th scope="col" class="m-col" title="{text(r)}">{text(r)}</th>' for r in runs)
+    rows = []
+    for a in runs:
+        tds = [f'<th scope="row" class="run">{text(a)}</th>']
+        for b in runs:
+            pair = cells.get((a, b))
+            if a == b or pair is None:
+                tds.append('<td class="num m-diag"></td>')
+                continue
+            mark = (UP if pair.mean_diff > 0 else DOWN) if pair.significant else SAME
+            kind = ("m-up" if pair.mean_diff > 0 else "m-down") if pair.significant else "m-same"
+            what = ("significantly better than" if pair.mean_diff > 0 else "significantly worse than") if pair.significant else "not significantly different from"
+            title = f"{a} {what} {b}: mean difference {pair.mean_diff:+.4f}, p (Holm) {fmt(pair.p_adjusted)}"
+            tds.append(f'<td class="num {kind}" title="{text(title)}">{mark} <small>{fmt(pair.p_adjusted)}</small></td>')
+        rows.append("<tr>" + "".join(tds) + "</tr>")
+    sort = text(display_name(report.sort))
+    return (
+        f'<div class="scroll" tabindex="0" role="region" aria-label="Significance matrix"><table class="matrix" id="significance-matrix">'
+        f"<caption>Row run against column run on {sort}</caption><thead><tr>{heads}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
 
 
 def per_class(report: Report) -> str:

@@ -1,0 +1,120 @@
+"""What the published tables say beside their numbers, in one place for
+every rendering (terminal, Markdown, LaTeX, the results page):
+
+* :func:`blank_cells` and :func:`blank_note`: which cells of the
+  leaderboard are blank, and why (issue 31.17);
+* :func:`versus_best`: each run against the best one, from the pairwise
+  tests (the "vs best" column and the LaTeX marks);
+* :func:`significance_matrix`: the pairwise tests as a run x run matrix.
+
+Plain functions of a report's tables (pandas DataFrames); no formatting
+beyond words, so each renderer escapes and lays them out its own way.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+from .measures.registry import display_name, get_measure
+
+
+def _undefined(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def blank_cells(report: Any, columns: list[str] | None = None) -> dict[str, list[str]]:
+    """Measure column -> the runs (leaderboard order) whose mean is undefined.
+
+    A run's mean of a measure is undefined when no query of the run has a
+    value of it (NDCG@100 of a run whose lists all stop before rank 100,
+    AP of a run whose queries have no relevant item...).  ``columns``:
+    the columns to look at (default: ``report.shown``, those the terminal,
+    Markdown and LaTeX tables show).
+    """
+    board = report.leaderboard
+    runs = [str(r) for r in board["run"]]
+    out: dict[str, list[str]] = {}
+    for m in columns if columns is not None else report.shown:
+        if m not in board.columns:
+            continue
+        blank = [r for r, v in zip(runs, board[m].tolist()) if _undefined(v)]
+        if blank:
+            out[m] = blank
+    return out
+
+
+def _why(measure: str) -> str:
+    """The registry's one-line definition of ``measure`` (where it says when the value is empty)."""
+    try:
+        summary = get_measure(measure).summary
+    except KeyError:
+        return ""
+    return summary.replace("``", "").strip().rstrip(".")
+
+
+def blank_note(report: Any, columns: list[str] | None = None) -> str | None:
+    """The note under a leaderboard that has blank cells (None when it has none), for example::
+
+        Blank cells: no query of the run has a value of the measure, so it has no mean.
+        NDCG@100: B2, D1 (NDCG vector at rank k (SHREC 2006; empty when the list is shorter than k)).
+
+    (one line: the rule, then each column with its blank runs and the measure's definition).
+    """
+    cells = blank_cells(report, columns)
+    if not cells:
+        return None
+    parts = []
+    for m, runs in cells.items():
+        why = _why(m)
+        parts.append(f"{display_name(m)}: {', '.join(runs)}" + (f" ({why})" if why else ""))
+    return "Blank cells: no query of the run has a value of the measure, so it has no mean. " + "; ".join(parts) + "."
+
+
+class Versus(NamedTuple):
+    """A run against the best run of the leaderboard (Holm-adjusted randomization test)."""
+
+    best: bool  # the best run itself
+    significant: bool  # significantly worse than the best (p_adjusted < 0.05)
+    p_adjusted: float | None  # None for the best run
+
+
+def versus_best(report: Any) -> dict[str, Versus]:
+    """run -> :class:`Versus` from ``report.significance`` ({} without significance)."""
+    sig = report.significance
+    if sig is None or not len(report.leaderboard):
+        return {}
+    best = str(report.leaderboard["run"].iloc[0])
+    out = {best: Versus(True, False, None)}
+    for rec in sig.itertuples(index=False):
+        a, b = str(rec.run_a), str(rec.run_b)
+        if best in (a, b) and a != b:
+            out[b if a == best else a] = Versus(False, bool(rec.significant), float(rec.p_adjusted))
+    return out
+
+
+class Pair(NamedTuple):
+    """One cell of :func:`significance_matrix`: the row run against the column run."""
+
+    mean_diff: float  # row minus column, oriented: positive = the row run is better
+    p_adjusted: float
+    significant: bool
+
+
+def significance_matrix(report: Any) -> tuple[list[str], dict[tuple[str, str], Pair]]:
+    """The pairwise tests as a matrix: runs in leaderboard order and
+    ``(row, column) -> Pair`` for every tested pair, both ways (the
+    diagonal and untested pairs are absent).  ``significance.csv``'s
+    ``mean_diff`` is run A's minus run B's, oriented so that positive means
+    A is better; the (B, A) cell holds its negation."""
+    runs = [str(r) for r in report.leaderboard["run"]]
+    cells: dict[tuple[str, str], Pair] = {}
+    sig = report.significance
+    if sig is None:
+        return runs, cells
+    for rec in sig.itertuples(index=False):
+        a, b = str(rec.run_a), str(rec.run_b)
+        diff, p, yes = float(rec.mean_diff), float(rec.p_adjusted), bool(rec.significant)
+        cells[(a, b)] = Pair(diff, p, yes)
+        cells[(b, a)] = Pair(-diff, p, yes)
+    return runs, cells
