@@ -11,7 +11,7 @@ help:
 	@echo "make test     install the test extras and run the whole suite"
 	@echo "make lint     ruff and mypy"
 	@echo "make bench    speed and numbers against trec_eval, peers, pandas, numpy (bench extra)"
-	@echo "make samples  regenerate sample_runs/ (deterministic)"
+	@echo "make samples  regenerate sample_runs/ and the demo contest (deterministic)"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +60,7 @@ bench: $(VENV)/.installed
 
 samples: $(VENV)/.installed
 	$(BIN)/python sample_runs/make_samples.py
+	$(BIN)/python shrec_score/demo/make_demo.py
 
 clean:
 	rm -rf $(VENV) results .pytest_cache
