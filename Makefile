@@ -4,14 +4,15 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 PIP    := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: help install demo test lint bench samples clean browser
+.PHONY: help install demo test lint docs bench samples clean browser
 
 help:
 	@echo "make demo     install the tool into $(VENV) and score sample_runs/"
 	@echo "make test     install the test extras and run the whole suite"
 	@echo "make lint     ruff and mypy"
+	@echo "make docs     the documentation site into site/ (mkdocs build --strict)"
 	@echo "make bench    speed and numbers against trec_eval, peers, pandas, numpy (bench extra)"
-	@echo "make samples  regenerate sample_runs/ (deterministic)"
+	@echo "make samples  regenerate sample_runs/ and the demo contest (deterministic)"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +22,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	@touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[test,dask]'
+	$(PIP) install -e '.[test,dask,docs,lint]'
 	@touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed
@@ -34,7 +35,8 @@ demo: $(VENV)/.installed
 	$(BIN)/shrec-score --config configs/sbir-kendall.yaml --out results/sbir --format table
 	$(BIN)/shrec-score --config configs/shrec2017-shapenet.yaml --out results/shrec2017-shapenet --format table
 
-test: $(VENV)/.installed-test browser
+# lint and the site first: a lint error or a broken link fails before the long suite
+test: $(VENV)/.installed-test browser lint docs
 	$(BIN)/python -m pytest
 
 # The results page's browser tests (tests/test_html_browser.py) drive Debian's
@@ -49,9 +51,12 @@ browser:
 	fi
 
 lint: $(VENV)/.installed-test
-	$(PIP) install -e '.[lint]'
-	$(BIN)/ruff check shrec_score tests bench sample_runs
+	$(BIN)/ruff check shrec_score tests bench sample_runs docs/hooks.py
 	$(BIN)/mypy shrec_score
+
+# --strict: a broken link, a missing page or a missing API reference fails the build
+docs: $(VENV)/.installed-test
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 # The budgets of issue 29 (docs/performance.md); BENCH_ARGS="--cases trec --repeat 5" picks cases.
 bench: $(VENV)/.installed
@@ -60,6 +65,7 @@ bench: $(VENV)/.installed
 
 samples: $(VENV)/.installed
 	$(BIN)/python sample_runs/make_samples.py
+	$(BIN)/python shrec_score/demo/make_demo.py
 
 clean:
-	rm -rf $(VENV) results .pytest_cache
+	rm -rf $(VENV) results site .pytest_cache

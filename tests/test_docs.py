@@ -68,7 +68,7 @@ def test_the_readme_shows_what_the_tool_prints(monkeypatch):
 
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         readme = f.read()
-    block = re.search(r"```\n\$ shrec-score (sample_runs/psb-like/runs .*?)\n(.*?)```", readme, re.S)
+    block = re.search(r"```(?:console)?\n\$ shrec-score (sample_runs/psb-like/runs .*?)\n(.*?)```", readme, re.S)
     args = [a for a in block.group(1).split() if a not in ("--out", "results/")]
     result = CliRunner().invoke(cli, ["score", *args], catch_exceptions=False)
     assert result.exit_code == 0

@@ -14,6 +14,7 @@ import click
 
 from .. import __version__
 from ..errors import InputError, OptionError
+from .demo import demo_command
 from .inputs import INPUTS, MEASURES, BadInput, Inputs, OnceCommand
 from .outputs import Outputs, ProgressBar, html_folder, render
 
@@ -361,3 +362,6 @@ def measures_command() -> None:
     from ..measures import measure_listing
 
     click.echo(measure_listing(), nl=False)
+
+
+cli.add_command(demo_command)
