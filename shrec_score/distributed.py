@@ -118,6 +118,8 @@ class _Shared:
     #: Matrix row of each query and target of each column (``--matrix-order``), for row-block runs.
     row_of_query: np.ndarray
     col_target: np.ndarray
+    #: How the runs spell ids (--strip-zeros, --id-map; see :func:`shrec_score.join.id_spelling`).
+    spelling: dict[str, Any] = field(default_factory=dict)
     _relevant: dict[int, tuple[Sequence[np.ndarray], np.ndarray]] = field(default_factory=dict, repr=False)
 
     def relevant(self, level: int) -> tuple[Sequence[np.ndarray], np.ndarray]:
@@ -242,7 +244,7 @@ def _score_chunks(shared: _Shared, path: str, name: str, chunks: list[tuple[int,
 def _score_source(shared: _Shared, source: RunSource) -> _RunResult:
     """One run read and scored whole here (on the worker)."""
     s, rel = shared.settings, shared.relevance
-    (run,), notes = load_runs([source.path], rel, run_format=source.format, matrix_order=shared.matrix_order, lenient=shared.lenient, missing=s.missing, ties=s.ties != "rule")
+    (run,), notes = load_runs([source.path], rel, run_format=source.format, matrix_order=shared.matrix_order, lenient=shared.lenient, missing=s.missing, ties=s.ties != "rule", **shared.spelling)
     sc = score_run(run, rel, shared.measures, s, curves=shared.curves)
     # what the report needs of a run: its name, what was dropped, its list lengths
     stub = _matrix_stub(run.name, run.path, run.drops) if isinstance(run, MatrixRun) else RankedRun(run.name, list(run.query_ids), np.zeros(0, np.int64), run.offsets, drops=run.drops)
@@ -302,7 +304,7 @@ def score(
                 block_matrix_ids(s.path, s.matrix.shape, rel, opts.matrix_order)
         mapped = matrix_run("", "", None, rel, row_ids, col_ids)
         row_of_query, col_target = mapped.row_of_query, mapped.col_target
-    shared = _Shared(rel, list(plan.measures), opts.settings, rel.gain_curves, opts.run_format, opts.matrix_order, opts.lenient, row_of_query, col_target)
+    shared = _Shared(rel, list(plan.measures), opts.settings, rel.gain_curves, opts.run_format, opts.matrix_order, opts.lenient, row_of_query, col_target, {"strip_zeros": opts.strip_zeros, "id_map": opts.id_map})
     tasks: list[Task] = []
     for i, s in enumerate(sources):
         if isinstance(s, BlockSource) and shared.fast:

@@ -21,7 +21,7 @@ PSB = "sample_runs/psb-like"
 
 @pytest.mark.parametrize(
     "option, value, allowed",
-    [("grades", "Sister", "binary, sister"), ("average", "Macro", "micro, macro"), ("run_format", "TREC", "auto, lists, matrix, trec"),
+    [("grades", "Sister", "binary, sister"), ("average", "Macro", "micro, macro"), ("run_format", "TREC", "auto, lists, matrix, trec, shrec2011"),
      ("matrix_order", "Numeric", "listing, numeric")],
 )
 def test_a_miscased_option_is_refused_before_any_run_is_read(monkeypatch, option, value, allowed):
