@@ -278,6 +278,7 @@ def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: Measur
         rank_by=plan.rank_by,
         per_class=per_class,
         significance=sig,
+        run_tags={r.name: tag for r in runs if (tag := getattr(r, "tag", None)) is not None},
         **_shapenet_files(per_query, rel, names, run_names, per_class),
     )
 

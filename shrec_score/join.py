@@ -123,7 +123,7 @@ def read_trec_run(
     if lines.extra_field_lines:
         notes.append("note: " + extra_fields_note(source.name, lines.extra_field_lines))
     rowq, keep = _query_rows(source.path, lines.queries, relevance, notes)
-    docs, scores = lines.docs, lines.scores
+    docs, scores, tag = lines.docs, lines.scores, lines.tag
     del lines  # the query ids: not needed any more
     if keep is not None:  # lines of unknown topics passed over, or queries not in relevance order
         docs, scores = docs.take(arrow_indices(keep)), scores[keep]
@@ -163,7 +163,7 @@ def read_trec_run(
         counts = np.bincount(rowq, minlength=relevance.n_queries)
     offsets = np.zeros(relevance.n_queries + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    run = RankedRun(source.name, list(relevance.query_ids), targets, offsets, [source.path])
+    run = RankedRun(source.name, list(relevance.query_ids), targets, offsets, [source.path], tag=tag)
     if group is not None:
         run.tie_start = group_tie_starts(group, offsets)
     return run, notes
