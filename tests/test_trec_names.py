@@ -71,6 +71,10 @@ def test_map_at_level_3_is_trec_evals_and_AP_keeps_the_contest_convention():
     r = CliRunner().invoke(cli, [*args, "-m", "map,num_rel", "--format", "trec"], catch_exceptions=False)
     assert r.exit_code == 0, r.output
     assert "map                   \tall\t0.1393" in r.stdout.splitlines()
+    # stderr says what happened to topic 303 (it said nothing: issue 31.1)
+    assert "warning: 1 of 3 queries have no relevant target (K = 0 at --rel-level 3, first: '303'): counted in the means of map, num_rel, as trec_eval" in r.stderr
+    both = shrec_score.score([args[0]], args[2], measures=["AP", "map"], settings=Settings(rel_level=3))
+    assert both.warnings[0].endswith(": left out of the means of AP (empty values); counted in the means of map, as trec_eval")
     board = shrec_score.score([args[0]], args[2], measures=["AP", "map"], settings=Settings(rel_level=3)).leaderboard.iloc[0]
     assert f"{board['AP']:.4f}" == "0.2090" and f"{board['map']:.4f}" == "0.1393"
     assert board["map"] == pytest.approx(board["AP"] * 2 / 3)  # 303 counted as 0 among 3 topics
