@@ -272,13 +272,14 @@ def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: Measur
         shown=plan.shown,
         sort=plan.sort,
         signature=_signature(rel, plan, opts).to_dict(),
-        warnings=_warnings(runs, rel, opts, notes, names) + _unranked_notes(ev, rel, opts) + _small_class_notes(rel, opts),
+        warnings=_warnings(runs, rel, opts, notes, names, per_query) + _unranked_notes(ev, rel, opts) + _small_class_notes(rel, opts),
         curves=ev.curves,
         gain_vs_recall=ev.gain_vs_recall,
         ranking=ranking_table(per_query, plan.rank_by),
         rank_by=plan.rank_by,
         per_class=per_class,
         significance=sig,
+        run_tags={r.name: tag for r in runs if (tag := getattr(r, "tag", None)) is not None},
         **_shapenet_files(per_query, rel, names, run_names, per_class),
     )
 
@@ -300,21 +301,39 @@ def _shapenet_files(per_query: Table, rel: Relevance, names: list[str], run_name
 COVERAGE_MEASURES = tuple(f"{m}_{lv}" for m in ("TP", "FP", "TN", "FN", "P", "R") for lv in ("highly", "relevant"))
 
 
-def _warnings(runs: Sequence[AnyRun], rel: Relevance, opts: Options, notes: list[str], measures: Sequence[str] = ()) -> list[str]:
+def _empty_queries(rel: Relevance, opts: Options, per_query: Table | None, measures: Sequence[str]) -> list[str]:
+    """The warning for queries without a relevant target at ``--rel-level``:
+    the measures that leave them out (an empty value, the contests' rule)
+    and those that count them (trec_eval's), read off the per-query values."""
+    empty = rel.n_relevant(opts.settings.rel_level) == 0
+    if not empty.any():
+        return []
+    level = f" at --rel-level {opts.settings.rel_level}" if opts.settings.rel_level > 1 else ""
+    text = f"{int(empty.sum())} of {rel.n_queries} queries have no relevant target (K = 0{level}, first: {rel.query_ids[int(empty.argmax())]!r})"
+    counted = []
+    if per_query is not None:
+        rows = np.isin(np.asarray(per_query["query"], dtype=object), np.asarray(rel.query_ids, dtype=object)[empty])
+        counted = [m for m in measures if rows.any() and not np.isnan(np.asarray(per_query[m], dtype=np.float64)[rows]).all()]
+    if not counted:
+        return [text + ": listed with empty values, left out of the means"]
+    left = [m for m in measures if m not in counted]
+
+    def some(names: list[str]) -> str:
+        return ", ".join(names[:6]) + (" ..." if len(names) > 6 else "")
+
+    return [text + (f": left out of the means of {some(left)} (empty values);" if left else ":") + f" counted in the means of {some(counted)}, as trec_eval"]
+
+
+def _warnings(
+    runs: Sequence[AnyRun], rel: Relevance, opts: Options, notes: list[str], measures: Sequence[str] = (), per_query: Table | None = None
+) -> list[str]:
     """What the user should know, in order; an entry starting with ``note: ``
     is information about the numbers (printed as it is), any other one a
     warning (printed after ``warning: ``)."""
     warnings = list(notes)
     if opts.lenient:  # after scoring: NaN matrix cells are counted while ranking
         warnings += [lenient_summary(r) for r in runs]
-    k = rel.n_relevant(1)
-    n_empty = int((k == 0).sum())
-    if n_empty:
-        first = rel.query_ids[int((k == 0).argmax())]
-        warnings.append(
-            f"{n_empty} of {rel.n_queries} queries have no relevant target (K = 0, first: {first!r}): "
-            "listed with empty values, left out of the means"
-        )
+    warnings += _empty_queries(rel, opts, per_query, measures)
     if rel.ignorable_queries:
         warnings.append(f"{len(rel.ignorable_queries)} models of class '-1' (miscellaneous) are not queries and never relevant")
     asked = [m for m in measures if m in COVERAGE_MEASURES]

@@ -213,6 +213,7 @@ def read_trec_run(
     if lines.extra_field_lines:
         notes.append("note: " + extra_fields_note(source.name, lines.extra_field_lines))
     queries, docs, scores = spelled_ids(lines.queries, spell), spelled_ids(lines.docs, spell), lines.scores
+    tag = lines.tag
     rowq, keep = _query_rows(source.path, queries, relevance, notes)
     if keep is not None and keep.size == 0 and len(queries):
         topics = [str(t) for t in dict.fromkeys(queries.to_pylist()[:10_000])]
@@ -256,7 +257,7 @@ def read_trec_run(
         counts = np.bincount(rowq, minlength=relevance.n_queries)
     offsets = np.zeros(relevance.n_queries + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    run = RankedRun(source.name, list(relevance.query_ids), targets, offsets, [source.path])
+    run = RankedRun(source.name, list(relevance.query_ids), targets, offsets, [source.path], tag=tag)
     if group is not None:
         run.tie_start = group_tie_starts(group, offsets)
     return run, notes

@@ -106,6 +106,8 @@ class RankedRun:
     #: The target ids its indices point into: those of the relevance it was
     #: read against (set by :func:`~shrec_score.loading.load_runs`; None: not known).
     target_ids: list[str] | None = None
+    #: A TREC run's tag when every line carries the same one (trec_eval's runid), else None.
+    tag: str | None = None
 
     def lengths(self) -> np.ndarray:
         return np.diff(self.offsets)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import io
 import json
 import math
+from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -63,6 +64,7 @@ class Report(Protocol):
     ranking: pd.DataFrame | None
     rank_by: str
     significance: pd.DataFrame | None
+    run_tags: dict[str, str]
 
     def table(self, name: str) -> Table | None: ...
 
@@ -259,16 +261,13 @@ def _aggregate(column: str) -> str:
 def to_trec(report: Report, *, per_query: bool = False) -> str:
     """trec_eval-style lines ``measure<TAB>query<TAB>value`` (summary under ``all``).
 
-    One block per run, opened by ``runid<TAB>all<TAB><run>`` as trec_eval
-    does; values with 4 decimals as trec_eval prints them (``gm_map``, whose
-    per-query value is a logarithm, under ``all`` only).  A measure carries
-    trec_eval's name only where its values are trec_eval's (``map``,
-    ``Rprec``, ``P.5`` or ``precision@5`` as ``P_5``, ``ndcg@10`` as
-    ``ndcg_cut_10``, ...); any other keeps its column's name: ``AP``, ``FT``,
-    ``P@5``, ``NN`` (a topic without relevant documents left out of the
-    mean, where trec_eval counts 0) and ``NDCG@10`` (SHREC 2006's), so no
-    line claims a trec_eval value it is not.  The format never changes what
-    is computed: ``-m map,P.10`` or ``-m official`` give trec_eval's values.
+    One block per run, opened by ``runid<TAB>all<TAB><tag>`` as trec_eval
+    does (:func:`runids`); values with 4 decimals, ``gm_map`` (a logarithm
+    per query) under ``all`` only.  A measure carries trec_eval's name only
+    where its values are trec_eval's (``map``, ``P.5`` or ``precision@5`` as
+    ``P_5``, ``ndcg@10`` as ``ndcg_cut_10``); ``AP``, ``FT``, ``P@5``, ``NN``
+    (a topic without relevant documents left out of the mean, where
+    trec_eval counts 0) and ``NDCG@10`` (SHREC 2006's) keep their names.
 
     Every line has exactly three tab-separated fields, whatever the names:
     the run name, the query ids and the measure names are written by
@@ -282,8 +281,9 @@ def to_trec(report: Report, *, per_query: bool = False) -> str:
     board = _table(report, "leaderboard")
     table = _table(report, "per_query") if per_query else None
     lines = []
+    runid = runids(report.run_tags, board["run"].tolist())
     for run in board["run"].tolist():
-        lines.append(f"{'runid':<22}\tall\t{trec_field(str(run))}")
+        lines.append(f"{'runid':<22}\tall\t{trec_field(runid[run])}")
         if table is not None:
             sub = table.take(table["run"] == run)
             names = sub.columns
@@ -298,6 +298,17 @@ def to_trec(report: Report, *, per_query: bool = False) -> str:
             if m in row and not _isnan(row[m]):
                 lines.append(f"{labels[m]:<22}\tall\t{_trec_value(m, row[m])}")
     return "\n".join(lines) + "\n"
+
+
+def runids(tags: dict[str, str], runs: list[Any]) -> dict[Any, str]:
+    """Each run's runid: the tag of its TREC lines when all carry the same one
+    and no other run has it, else the run's name (a file name, as shown).
+
+    >>> runids({"a.txt": "STANDARD", "b.txt": "x", "c.txt": "x"}, ["a.txt", "b.txt", "c.txt", "d"])
+    {'a.txt': 'STANDARD', 'b.txt': 'b.txt', 'c.txt': 'c.txt', 'd': 'd'}
+    """
+    count = Counter(tags.values())
+    return {r: tags[r] if r in tags and count[tags[r]] == 1 else str(r) for r in runs}
 
 
 def to_rich(report: Report, console: Any, *, per_query: bool = False) -> None:

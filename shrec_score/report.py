@@ -88,6 +88,9 @@ class Report:
         (ShapeNet: ``shapenet.mAP`` is written ``mAP``, the official name).
     summaries : dict of DataFrame or None
         run -> the official ShapeNet summary (``shapenet_summary_<run>.csv``).
+    run_tags : dict
+        run -> the tag of a TREC run's lines, where it is one for the whole
+        file (trec_eval's runid, printed by ``to_trec()``).
     """
 
     def __init__(
@@ -109,6 +112,7 @@ class Report:
         significance: Table | pd.DataFrame | None = None,
         csv_columns: dict[str, str] | None = None,
         summaries: dict[str, Table | pd.DataFrame] | None = None,
+        run_tags: dict[str, str] | None = None,
     ) -> None:
         given = dict(zip(TABLES, (per_query, leaderboard, pr_curve, curves, gain_vs_recall, ranking, per_class, significance)))
         self.tables: dict[str, Table] = {k: as_table(v) for k, v in given.items() if v is not None}
@@ -117,6 +121,7 @@ class Report:
         self.signature = signature
         self.warnings = list(warnings or [])
         self.csv_columns = dict(csv_columns or {})
+        self.run_tags = dict(run_tags or {})
 
     per_query = _frame("per_query", "run, query, class, then one column per measure (a DataFrame).")
     leaderboard = _frame("leaderboard", "rank, run, queries, then the mean of each measure, best first (a DataFrame).")

@@ -71,6 +71,10 @@ def test_map_at_level_3_is_trec_evals_and_AP_keeps_the_contest_convention():
     r = CliRunner().invoke(cli, [*args, "-m", "map,num_rel", "--format", "trec"], catch_exceptions=False)
     assert r.exit_code == 0, r.output
     assert "map                   \tall\t0.1393" in r.stdout.splitlines()
+    # stderr says what happened to topic 303 (it said nothing: issue 31.1)
+    assert "warning: 1 of 3 queries have no relevant target (K = 0 at --rel-level 3, first: '303'): counted in the means of map, num_rel, as trec_eval" in r.stderr
+    both = shrec_score.score([args[0]], args[2], measures=["AP", "map"], settings=Settings(rel_level=3))
+    assert both.warnings[0].endswith(": left out of the means of AP (empty values); counted in the means of map, as trec_eval")
     board = shrec_score.score([args[0]], args[2], measures=["AP", "map"], settings=Settings(rel_level=3)).leaderboard.iloc[0]
     assert f"{board['AP']:.4f}" == "0.2090" and f"{board['map']:.4f}" == "0.1393"
     assert board["map"] == pytest.approx(board["AP"] * 2 / 3)  # 303 counted as 0 among 3 topics
@@ -203,3 +207,36 @@ def test_the_listing_shows_every_alias():
     assert "(also: ndcg_cut_k, ndcg@k, nDCG@k)" in lines["ndcg_cut.k"]
     assert "(also: map_cut_k, map@k, AP@k)" in lines["map_cut.k"]
     assert "(also: success_k, hit_rate@k, Success@k)" in lines["success.k"]
+
+
+# -- issue 31.3: --format trec prints the run's tag as its runid, as trec_eval ------------
+
+
+def test_format_trec_of_official_is_trec_evals_own_output_byte_for_byte():
+    """NIST's out.test (trec_eval qrels.test results.test): runid STANDARD, the run's tag."""
+    d = shared_path("trec_eval")
+    r = CliRunner().invoke(cli, [os.path.join(d, "results.test"), "-r", os.path.join(d, "qrels.test"), "-m", "official", "--format", "trec"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    assert r.stdout == open(os.path.join(d, "out.test"), encoding="utf-8").read()
+
+
+def test_runid_is_the_tag_when_one_for_the_file_else_the_file_name(tmp_path):
+    (tmp_path / "q.qrels").write_text("q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 1\n")
+    runs = {
+        "one.run": "q1 Q0 d1 1 2 myTag\nq1 Q0 d2 2 1 myTag\nq2 Q0 d1 1 1 myTag\n",
+        "words.run": "q1 Q0 d1 1 2 COMPILED (ID:425883)\nq2 Q0 d1 1 1 COMPILED (ID:425883)\n",  # trec_eval reads the first word
+        "mixed.run": "q1 Q0 d1 1 2 a\nq2 Q0 d1 1 1 b\n",
+        "same1.run": "q1 Q0 d1 1 2 twin\nq2 Q0 d1 1 1 twin\n",
+        "same2.run": "q1 Q0 d2 1 2 twin\nq2 Q0 d1 1 1 twin\n",
+        "broken.run": "q1 Q0 d1 1 2 lenientTag\nq1 Q0 d2 2 x lenientTag\nq2 Q0 d1 1 1 lenientTag\n",  # score x: dropped under --lenient
+    }
+    for name, text in runs.items():
+        (tmp_path / name).write_text(text)
+    r = CliRunner().invoke(cli, [*(str(tmp_path / n) for n in runs), "-r", str(tmp_path / "q.qrels"), "-m", "map", "--format", "trec", "--lenient"])
+    assert r.exit_code == 0, r.output
+    runids = sorted(line.split("\t")[2] for line in r.stdout.splitlines() if line.startswith("runid"))
+    # one tag for the file: the tag; two tags (mixed) or a tag another run has too (same1, same2): the file name
+    assert runids == sorted(["myTag", "COMPILED", "mixed.run", "same1.run", "same2.run", "lenientTag"])
+    board = shrec_score.score([str(tmp_path / n) for n in runs], str(tmp_path / "q.qrels"), measures=["map"], lenient=True)
+    assert sorted(board.leaderboard["run"]) == sorted(runs)  # run names stay the file names
+    assert board.run_tags == {"one.run": "myTag", "words.run": "COMPILED", "same1.run": "twin", "same2.run": "twin", "broken.run": "lenientTag"}

@@ -210,6 +210,8 @@ class TrecLines:
     scores: np.ndarray
     #: Lines with more than six fields (the words after the tag ignored).
     extra_field_lines: int = 0
+    #: The tag of every line when it is one (trec_eval's runid), else None.
+    tag: str | None = None
 
 
 @dataclass
@@ -333,7 +335,7 @@ def _run_split(piece: bytes) -> tuple[Any, int]:
     parts, n = split_fields(piece, RUN_FIELDS)
     if n.size and n.min() < RUN_FIELDS:
         raise pa.ArrowInvalid(f"a line with fewer than {RUN_FIELDS} fields")
-    table = pa.table({"query": _field(parts, 0), "doc": _field(parts, 2), "score": _field(parts, 4, pa.float64())})
+    table = pa.table({"query": _field(parts, 0), "doc": _field(parts, 2), "score": _field(parts, 4, pa.float64()), "tag": _field(parts, 5)})
     return table, int(np.count_nonzero(n > RUN_FIELDS))
 
 
@@ -358,7 +360,7 @@ def _read_table(path: str, names: list[str], number: str, kind: Any, split: Call
     :func:`_csv` or ``split``."""
     import pyarrow as pa
 
-    keep = ["query", "doc", number]
+    keep = ["query", "doc", number, *(["tag"] if "tag" in names else [])]
     if not is_compressed(path):
         scan_line_lengths(path)
         whole = _csv(path, names, number, kind, wider)
@@ -427,21 +429,19 @@ def _encode(column: Any) -> tuple[list[str], np.ndarray]:
 
 
 def read_trec_lines(path: str | os.PathLike[str]) -> TrecLines:
-    """Read a TREC run with pyarrow, a piece at a time (:func:`_read_table`).
-
-    Fields are split as trec_eval splits them (:func:`fields`): a piece
-    that pyarrow's CSV reader would split otherwise is split by
-    :func:`split_fields`; a malformed line is reported by the line reader.
-    Duplicated (query, target) pairs are checked by the caller.
-    """
+    """Read a TREC run with pyarrow, a piece at a time (:func:`_read_table`),
+    fields split as :func:`fields` splits them; a malformed line is named by
+    the line reader, repeated (query, target) pairs by the caller."""
     path = regular_file(path)
     read_head(path)  # UTF-16 / UTF-32 named as such
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     tbl, more = _read_table(path, RUN_NAMES, "score", pa.float64(), _run_split, wider=True)
     if not _regular(tbl):
         _locate_trec_problem(path)  # a byte that is not UTF-8, a malformed line: named with its line
-    return TrecLines(path, tbl.column("query"), tbl.column("doc"), arrow_numpy(tbl.column("score")), more)
+    tags = pc.unique(tbl.column("tag"))
+    return TrecLines(path, tbl.column("query"), tbl.column("doc"), arrow_numpy(tbl.column("score")), more, tags[0].as_py() if len(tags) == 1 else None)
 
 
 def read_trec_columns(path: str | os.PathLike[str]) -> TrecColumns:
@@ -479,19 +479,19 @@ def read_trec_lines_lenient(path: str, drops: Counter[str]) -> TrecLines:
         return read_trec_lines(path)
     except InputError:
         pass
-    qs, ds, sc = [], [], []
+    kept: list[list[str]] = []
     cut = 0
     for n, f in trec_lines(path):
         cut += len(f) > RUN_FIELDS
         if line_error(path, n, f) is not None:
             drops["malformed lines dropped"] += 1
             continue
-        qs.append(f[0])
-        ds.append(f[2])
-        sc.append(parse_number(f[4]))
+        kept.append(f)
     import pyarrow as pa
 
-    return TrecLines(path, pa.chunked_array([arrow_strings(qs)]), pa.chunked_array([arrow_strings(ds)]), np.asarray(sc, dtype=np.float64), cut)
+    ids = [pa.chunked_array([arrow_strings([f[i] for f in kept])]) for i in (0, 2)]
+    tags = {f[5] for f in kept}
+    return TrecLines(path, ids[0], ids[1], np.asarray([parse_number(f[4]) for f in kept], dtype=np.float64), cut, tags.pop() if len(tags) == 1 else None)
 
 
 def extra_fields_note(name: str, lines: int) -> str:
