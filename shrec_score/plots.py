@@ -6,9 +6,11 @@
   relevance;
 * ``per_class_<measure>``: grouped bars of the sort measure per class and run.
 
-Each is written as PNG and SVG.  Line styles combine 10 colours, 4 dash
-patterns and 7 markers with coprime cycle lengths, so 20+ runs stay apart,
-also printed in grey.
+Each is written as PNG and SVG.  Line styles combine 20 colours, 4 dash
+patterns and 11 markers with coprime cycle lengths (issue 31.15): 20 runs
+get 20 colours and 11 runs 11 markers, every run up to 44 its own dash and
+marker, so 12+ runs stay apart in colour, and printed in grey.  Legends sit
+outside the axes (to the right), so they cover no curve and no bar.
 
 Only matplotlib's object API is used: every chart is a private
 :class:`matplotlib.figure.Figure` saved through its own canvas (Agg for PNG,
@@ -36,8 +38,16 @@ if TYPE_CHECKING:  # pragma: no cover
 INSTALL_HINT = "pip install 'shrec-score[plots]' (or: pip install matplotlib)"
 
 _DASHES = ["-", "--", ":", "-."]
-_MARKERS = ["o", "s", "^", "D", "v", "x", "P"]
+_MARKERS = ["o", "s", "^", "D", "v", "X", "P", "*", "<", ">", "h"]
 _HATCHES = ["", "//", "..", "xx", "\\\\", "++", "oo"]
+#: matplotlib's tab10, then ten colours chosen one by one as the farthest (RGB distance) from those
+#: already taken, none light enough to vanish on white: any two are at least 0.22 apart.
+PALETTE = [
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+    "#000075", "#800000", "#252525", "#808000", "#393b79", "#f032e6", "#911eb4", "#1b9e77", "#e7ba52", "#637939",
+]
+#: Line charts' size in inches: drawn at 150 dpi, shown at the page's width.
+LINE_FIGSIZE = (8.0, 5.0)
 
 
 def _figure_class() -> type[Figure]:
@@ -71,20 +81,18 @@ def styles(n: int) -> list[dict]:
     Returns
     -------
     list of dict
-        One ``Axes.plot`` keyword dict per run: a ``tab10`` colour, one of 4
-        dash patterns and one of 7 markers.  The cycle lengths are coprime, so
-        the first 28 (dash, marker) pairs are all distinct.
+        One ``Axes.plot`` keyword dict per run: one of the 20 colours of
+        :data:`PALETTE`, one of 4 dash patterns and one of 11 markers.  The
+        cycle lengths 4 and 11 are coprime, so the first 44 (dash, marker)
+        pairs are all distinct; the first 20 runs have 20 colours.
     """
-    import matplotlib
-
-    colours = list(matplotlib.colormaps["tab10"].colors)  # type: ignore[attr-defined]
     out = []
     for i in range(n):
         out.append(
             {
-                "color": colours[i % 10],
-                "linestyle": _DASHES[i % 4],
-                "marker": _MARKERS[i % 7],
+                "color": PALETTE[i % len(PALETTE)],
+                "linestyle": _DASHES[i % len(_DASHES)],
+                "marker": _MARKERS[i % len(_MARKERS)],
                 "markersize": 4,
                 "linewidth": 1.4,
             }
@@ -142,7 +150,13 @@ def _axes(figure_class: type[Figure], figsize: tuple[float, float], ncols: int =
 def _finish_lines(ax: Axes, ncol: int) -> None:
     """Grid and legend shared by the line charts."""
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=ncol, loc="best")
+    legend_outside(ax, ncol)
+
+
+def legend_outside(ax: Axes, ncol: int = 1) -> None:
+    """The legend to the right of the axes, its top at the axes' top: it covers no curve and no bar
+    (``bbox_inches="tight"`` keeps it in the saved figure)."""
+    ax.legend(fontsize=8, ncol=ncol, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, frameon=False)
 
 
 def write_plots(report: Report, out_dir: str | os.PathLike[str]) -> list[str]:
@@ -212,7 +226,7 @@ def plot_pr_curves(report: Report, ax: Axes | None = None) -> Axes:
     if not len(report.pr_curve):
         raise ValueError("report: expected a report with precision-recall curves (report.pr_curve is empty)")
     if ax is None:
-        _, ax = _axes(_figure_class(), (6.4, 4.8))
+        _, ax = _axes(_figure_class(), LINE_FIGSIZE)
     _draw_pr_curves(report, ax)
     return ax
 
@@ -226,7 +240,7 @@ def _draw_pr_curves(report: Report, ax: Axes) -> None:
         sub = report.pr_curve[report.pr_curve["run"] == r]
         ax.plot(sub["recall"], sub["precision"], label=label[r], **st[r])
     ax.set(xlabel="Recall", ylabel="Precision", xlim=(0, 1.02), ylim=(0, 1.02), title="Precision-recall")
-    _finish_lines(ax, 1 if len(runs) <= 12 else 2)
+    _finish_lines(ax, 1 if len(runs) <= 20 else 2)
 
 
 def plot_files(report: Report, formats: tuple[str, ...] = ("png", "svg")) -> dict[str, bytes]:
@@ -262,15 +276,15 @@ def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
     st = dict(zip(runs, styles(len(runs))))
     label = {r: f"{r} ({DISPLAY.get(report.sort, report.sort)} {v:.3f})" for r, v in zip(runs, report.leaderboard[report.sort])}
     written: dict[str, bytes] = {}
-    ncol = 1 if len(runs) <= 12 else 2
+    ncol = 1 if len(runs) <= 20 else 2
 
     if len(report.pr_curve):
-        fig, ax = _axes(Figure, (6.4, 4.8))
+        fig, ax = _axes(Figure, LINE_FIGSIZE)
         _draw_pr_curves(report, ax)
         written.update(_save(fig, "pr_curves", formats))
 
     if report.curves is not None:
-        fig, ax = _axes(Figure, (6.4, 4.8))
+        fig, ax = _axes(Figure, LINE_FIGSIZE)
         for r in runs:
             sub = report.curves[report.curves["run"] == r]
             ax.plot(sub["rank"], sub["NDCG"], label=label[r], markevery=10, **st[r])
@@ -286,7 +300,7 @@ def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
                 ax.plot(sub["recall_pct"], sub[kind], label=label[r], markevery=10, **st[r])
             ax.set(xlabel="Recall (%)", ylabel=f"Mean {kind}", title=f"Average {kind} vs recall")
             ax.grid(alpha=0.3)
-        axes[1].legend(fontsize=7, ncol=ncol, loc="best")
+        legend_outside(axes[1], ncol)
         written.update(_save(fig, "cg_vs_recall", formats))
 
     if report.per_class is not None and report.sort in report.per_class:
@@ -302,10 +316,10 @@ def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
             ax.bar(x + i * width - 0.4 + width / 2, sub[report.sort], width, label=r, color=st[r]["color"], hatch=_HATCHES[i % 7], edgecolor="black", linewidth=0.3)
         ax.set_xticks(x, [str(c) for c in classes], rotation=60, ha="right", fontsize=7)
         ax.set(ylabel=DISPLAY.get(report.sort, report.sort), title=f"{DISPLAY.get(report.sort, report.sort)} per class")
-        ax.legend(fontsize=7, ncol=ncol)
+        legend_outside(ax, ncol)
         safe = "".join(c if c.isalnum() else "_" for c in report.sort)
         written.update(_save(fig, f"per_class_{safe}", formats))
     return written
 
 
-__all__ = ["write_plots", "plot_files", "plot_pr_curves", "styles", "INSTALL_HINT"]
+__all__ = ["write_plots", "plot_files", "plot_pr_curves", "styles", "legend_outside", "INSTALL_HINT", "PALETTE"]

@@ -239,3 +239,45 @@ def test_hostile_names_run_no_script_and_show_as_themselves(browser, tmp_path):
     browser.find_element(By.CSS_SELECTOR, "#pq-table tbody td.q button").click()
     assert browser.find_element(By.ID, "pq-detail-h").text.startswith('Query q<0>&"0" (class </script>)')
     assert browser.execute_script("return window.__pwned === undefined")
+
+
+FIRST_ROW = """
+const table = document.querySelector('#leaderboard-table'), box = table.parentElement.getBoundingClientRect();
+const row = table.tBodies[0].rows[0].getBoundingClientRect(), sort = table.querySelector('thead th[aria-sort]').getBoundingClientRect();
+return {inner: window.innerHeight, width: window.innerWidth, scrollY: window.scrollY, row: [row.top, row.bottom],
+        box: [box.left, box.right], sort: [sort.left, sort.right],
+        figures: Array.from(document.querySelectorAll('figure.plot svg')).map(s => s.getBoundingClientRect().width)};
+"""
+
+
+def _many_runs_page(tmp_path) -> str:
+    """A generated 14-run contest with a dozen warnings and a two-paragraph description."""
+    from .html_pages import big_report
+
+    report = big_report(n_runs=14, n_queries=60)
+    report.warnings.extend(f"note: warning number {i} of a long list that must not push the leaderboard down" for i in range(12))
+    path = tmp_path / "many" / "index.html"
+    path.parent.mkdir()
+    path.write_text(to_html(report, title="SHREC 20XX: a track with 14 runs", description="First paragraph.\n\nSecond one.", date=DATE), encoding="utf-8")
+    return path.as_uri()
+
+
+@pytest.mark.parametrize("which", ["sample", "14 runs"])
+def test_first_screen_shows_the_leaderboard_at_desktop_and_phone_width(browser, sample, tmp_path, which):
+    """Issue 31.15: at 1280 and 390 px the leaderboard's first row lies inside the first screen (its
+    rectangle against the window's inner height, page unscrolled), the sort column is visible in the
+    leaderboard's box without scrolling sideways, and at desktop width every figure is drawn at least
+    800 px wide.  The first screens are saved as PNG in tmp_path."""
+    url = sample[1] if which == "sample" else _many_runs_page(tmp_path)
+    for name, (width, height) in (("desktop", (1280, 800)), ("phone", (390, 844))):
+        browser.set_window_size(width, height)
+        browser.get(url)
+        got = browser.execute_script(FIRST_ROW)
+        assert got["scrollY"] == 0
+        assert 0 < got["row"][0] and got["row"][1] <= got["inner"], (name, got)
+        assert got["box"][0] <= got["sort"][0] and got["sort"][1] <= got["box"][1], (name, got)
+        if name == "desktop":
+            assert got["figures"] and min(got["figures"]) >= 800, got["figures"]
+        path = tmp_path / f"first-screen-{which.replace(' ', '-')}-{name}.png"
+        assert browser.save_screenshot(str(path))
+        assert path.read_bytes().startswith(b"\x89PNG")

@@ -267,3 +267,47 @@ def test_the_page_explains_blank_cells_under_the_leaderboard(tmp_path):
     section = page[page.index('<section id="leaderboard"') : page.index("</section>", page.index('<section id="leaderboard"'))]
     assert f'<p class="note blank-note">{BLANK}</p>' in section
     assert section.index("</table>") < section.index("blank-note")
+
+
+# -- 15. the figures: 12+ runs apart in colour and marker, legends outside the axes ---------------------
+
+
+def test_twelve_and_more_runs_differ_in_colour_and_marker():
+    pytest.importorskip("matplotlib", reason="plots extra")
+    from matplotlib.colors import to_rgb
+
+    from shrec_score.plots import styles
+
+    st = styles(20)
+    assert len({to_rgb(s["color"]) for s in st}) == 20  # 20 runs, 20 colours
+    assert len({s["marker"] for s in st[:11]}) == 11  # and 11 markers before one repeats
+    assert len({(s["linestyle"], s["marker"]) for s in styles(44)}) == 44  # dash x marker: apart in grey up to 44 runs
+    # no two colours of the palette nearly alike (Euclidean RGB distance at least 0.2; tab10's closest pair is 0.33)
+    rgb = [to_rgb(s["color"]) for s in st]
+    gaps = [sum((x - y) ** 2 for x, y in zip(a, b)) ** 0.5 for i, a in enumerate(rgb) for b in rgb[i + 1 :]]
+    assert min(gaps) >= 0.2
+
+
+@pytest.mark.parametrize("n_runs", [5, 14])
+def test_the_legends_cover_no_curve_nor_bar(n_runs):
+    pytest.importorskip("matplotlib", reason="plots extra")
+    from matplotlib.figure import Figure
+
+    from shrec_score.plots import legend_outside, plot_pr_curves
+
+    from .html_pages import big_report
+
+    report = big_report(n_runs=n_runs, n_queries=100)
+    ax = plot_pr_curves(report)
+    fig = ax.figure
+    fig.canvas.draw()
+    legend, frame = ax.get_legend().get_window_extent(), ax.get_window_extent()
+    assert legend.x0 >= frame.x1  # the legend starts right of the axes: no curve under it
+    assert len(ax.get_legend().get_texts()) == n_runs
+    # the per-class bars use the same placement
+    fig2 = Figure()
+    ax2 = fig2.subplots()
+    ax2.bar(range(3), [1, 2, 3], label="run")
+    legend_outside(ax2)
+    fig2.canvas.draw()
+    assert ax2.get_legend().get_window_extent().x0 >= ax2.get_window_extent().x1

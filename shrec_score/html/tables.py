@@ -42,8 +42,9 @@ def near_best(report: Report) -> dict[str, tuple[str, float | None]]:
 def leaderboard(report: Report, after: str = "") -> str:
     """The leaderboard section: the table, the note on its blank cells, the legend, then ``after`` (the warnings)."""
     board = report.leaderboard
-    # the shown columns first (those of the Markdown and the terminal, the sort measure among them), then every other
-    measures = [m for m in dict.fromkeys([*report.shown, *report.measures]) if m in board.columns]
+    # then the shown columns (those of the Markdown and the terminal), then every other
+    # the sort measure first, so a phone shows it beside the run without scrolling (issue 31.15)
+    measures = [m for m in dict.fromkeys([report.sort, *report.shown, *report.measures]) if m in board.columns]
     ci_low, ci_high = f"{report.sort}_ci_low", f"{report.sort}_ci_high"
     has_ci = ci_low in board.columns and ci_high in board.columns
     groups = near_best(report)
