@@ -8,8 +8,9 @@ its block, ranks it with the single-machine functions
 (:func:`~shrec_score.ranking.matrix_rank_block`, or
 :func:`~shrec_score.engine.score_run` on the engine's chunks of queries) and
 sends back per-query values and PR rows.  Every other run is one task, read
-and scored whole on a worker.  The relevance model, measures and settings go
-to every worker once (``Client.scatter(..., broadcast=True)``).  The gathered
+and scored whole on a worker.  The relevance model, measures and settings are
+one task of their own, fetched once by each worker (a task's result, unlike
+scattered data, is computed again when every worker holding it dies).  The gathered
 values go through :func:`~shrec_score.engine.collect` and the report code, so
 every CSV is the single process's: a ranks block is padded to the matrix's
 width, and curve sums come back per engine chunk, added in chunk order.
@@ -55,6 +56,8 @@ from .report import Report
 
 #: ``--dask local:N``: a cluster of N worker processes on this machine.
 LOCAL_PREFIX = "local:"
+#: Run by each ``local:N`` worker process as it starts (a preload given as its text).
+_IGNORE_SIGINT = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
 #: A task: (function, its arguments after the shared object, run number).
 Task = tuple[Callable[..., Any], tuple[Any, ...], int]
 
@@ -122,7 +125,7 @@ class _Shared:
 
     def relevant(self, level: int) -> tuple[Sequence[np.ndarray], np.ndarray]:
         """The relevant targets of every query and their number K, computed once
-        per worker (the scattered object is one per worker, shared by its tasks)."""
+        per worker (the shared object is one per worker, shared by its tasks)."""
         if level not in self._relevant:
             self._relevant[level] = (self.relevance.relevant_targets(level), self.relevance.n_relevant(level))
         return self._relevant[level]
@@ -247,6 +250,10 @@ def _score_source(shared: _Shared, source: RunSource) -> _RunResult:
     # what the report needs of a run: its name, what was dropped, its list lengths
     stub = _matrix_stub(run.name, run.path, run.drops) if isinstance(run, MatrixRun) else RankedRun(run.name, list(run.query_ids), np.zeros(0, np.int64), run.offsets, drops=run.drops)
     return _RunResult(sc, stub, notes)
+
+
+def _the(shared: _Shared) -> _Shared:
+    return shared
 
 
 def _matrix_stub(name: str, path: str, drops: Counter[str] | None) -> MatrixRun:
@@ -400,7 +407,11 @@ def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _
         if local is not None:
             # the dashboard on a free port, loopback only (8787 may be taken); the workers share our
             # stderr: a task's bad input comes back as the one-line error, not also as their ERROR log
-            cluster = LocalCluster(n_workers=local, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL)
+            # and Ctrl-C, which a terminal sends to the whole process group, is left to this process:
+            # it closes the cluster, where each worker would die with a KeyboardInterrupt traceback
+            cluster = LocalCluster(
+                n_workers=local, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL, preload=[_IGNORE_SIGINT]
+            )
             client = stack.enter_context(Client(stack.enter_context(cluster)))
         elif address is not None:
             try:
@@ -409,7 +420,10 @@ def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _
                 raise InputError(address, None, "could not reach the Dask scheduler (is `dask scheduler` running there?)", str(exc)[:120]) from None
         else:
             client = dask  # the caller's client: left open
-        [token] = client.scatter([shared], broadcast=True, hash=False)  # once per worker; a key of its own (released below)
+        # the shared object as a task of its own, not scattered data: a task has lineage, so when every
+        # worker holding it dies the scheduler computes it again (scattered data would be lost, and every
+        # task after it cancelled); each worker fetches it once from another that holds it
+        token = client.submit(_the, shared, pure=False)
         futures = [client.submit(fn, token, *args, pure=False) for fn, args, _ in tasks]
         index = {f.key: i for i, f in enumerate(futures)}
         results: list[Any] = [None] * len(futures)
