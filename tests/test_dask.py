@@ -581,3 +581,29 @@ def test_check_reads_zarr_and_shards_as_score_does(data, tmp_path, capsys):
     np.save(shards / "rows-000002.npy", cells)
     assert _run(["check", str(shards), "-r", cla]) == 2
     assert capsys.readouterr().out == f"{shards}: error: row 117 column 6 is NaN\n"
+
+
+def test_the_cli_silences_distributed_s_loggers_for_the_call_only(data, cluster, tmp_path, monkeypatch):
+    """issue 30.14: while --dask runs, no logger of distributed (nor tornado's,
+    asyncio's) writes even a CRITICAL record; after the call each has its own
+    level back (here one a user set).  The library alone changes no level."""
+    import logging
+
+    root, cla, _ = data
+    names = ["distributed", "distributed.client", "distributed.scheduler", "distributed.worker", "tornado", "asyncio"]
+    monkeypatch.setattr(logging.getLogger("distributed.client"), "level", logging.INFO)  # a user's choice
+    before = {n: logging.getLogger(n).level for n in names}
+    during = []
+    real = dist._run_on_cluster
+
+    def spy(*args, **kwargs):
+        during.append({n: logging.getLogger(n).isEnabledFor(logging.CRITICAL) for n in names})
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(dist, "_run_on_cluster", spy)
+    _ok([str(root / "z" / "run.zarr"), "-r", cla, "--dask", cluster.scheduler.address, "--format", "csv", "--quiet", "--out", str(tmp_path / "o")])
+    assert during == [dict.fromkeys(names, False)]
+    assert {n: logging.getLogger(n).level for n in names} == before
+    dist.score([str(root / "z" / "run.zarr")], cla, dask=cluster)
+    assert during[1] == dict.fromkeys(names, True)
+    assert {n: logging.getLogger(n).level for n in names} == before

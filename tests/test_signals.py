@@ -216,3 +216,37 @@ def test_a_signal_swallowed_where_it_was_raised_still_ends_the_scoring(tmp_path,
     assert err == "shrec-score: interrupted\n" and out == ""
     assert os.listdir(tmp_path) == []
     assert signal.getsignal(sig) in (signal.default_int_handler, signal.SIG_DFL)  # put back
+
+
+def test_a_second_signal_raises_again_only_after_a_swallowed_raise(capfd):
+    """A second Ctrl-C during the clean-up of the first is recorded, not
+    raised (the clean-up must finish); after a raise Python swallowed (and
+    reported to sys.unraisablehook, which stays silent about it), the next
+    signal raises again, with the first signal's status."""
+    from shrec_score.cli.signals import Interrupts, Stopped
+
+    def send(sig):
+        os.kill(os.getpid(), sig)
+        for _ in range(1000):  # the handler runs in here
+            pass
+
+    class Sender:
+        def __del__(self):
+            send(signal.SIGTERM)
+
+    with Interrupts() as stops:
+        with pytest.raises(Stopped) as raised:
+            send(signal.SIGTERM)
+        assert raised.value.signum == signal.SIGTERM
+        send(signal.SIGINT)  # during the clean-up: recorded only
+        assert stops.signum == signal.SIGTERM
+    with Interrupts() as stops:
+        Sender()  # raised in __del__: swallowed
+        assert stops.signum == signal.SIGTERM
+        with pytest.raises(Stopped) as raised:
+            send(signal.SIGINT)
+        assert raised.value.signum == signal.SIGTERM
+        with pytest.raises(Stopped):
+            stops.check()
+    assert capfd.readouterr().err == ""  # no "Exception ignored in"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

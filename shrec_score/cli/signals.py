@@ -44,14 +44,16 @@ class Interrupts:
     (from the main thread; elsewhere the caller's stay) and a filter of
     ``sys.unraisablehook``; both are put back on leaving.  ``stops.signum``
     is the first signal received (None before).  The first signal raises
-    :class:`Stopped`; a later one is only recorded (the way out is already
-    being taken: a second Ctrl-C must not break the clean-up).
+    :class:`Stopped`; a later one raises only if Python reported the last
+    raise swallowed (a second Ctrl-C must not break the clean-up of the
+    first).
     """
 
     def __init__(self) -> None:
         self.signum: int | None = None
         self._previous: dict[int, Any] = {}
         self._hook: Any = None
+        self._swallowed = False
 
     def __enter__(self) -> Interrupts:
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -70,12 +72,15 @@ class Interrupts:
             sys.unraisablehook = self._hook
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
-        if self.signum is None:
-            self.signum = signum
-            raise Stopped(signum)
+        if self.signum is None or self._swallowed:
+            self.signum = self.signum or signum
+            self._swallowed = False
+            raise Stopped(self.signum)
 
     def _unraisable(self, info: Any) -> None:
-        if not isinstance(info.exc_value, Stopped):  # ours: recorded in signum, acted on by check()
+        if isinstance(info.exc_value, Stopped):  # ours: recorded in signum, acted on by check()
+            self._swallowed = True
+        else:
             self._hook(info)
 
     def check(self) -> None:
