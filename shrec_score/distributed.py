@@ -8,8 +8,9 @@ its block, ranks it with the single-machine functions
 (:func:`~shrec_score.ranking.matrix_rank_block`, or
 :func:`~shrec_score.engine.score_run` on the engine's chunks of queries) and
 sends back per-query values and PR rows.  Every other run is one task, read
-and scored whole on a worker.  The relevance model, measures and settings go
-to every worker once (``Client.scatter(..., broadcast=True)``).  The gathered
+and scored whole on a worker.  The relevance model, measures and settings are
+one task of their own, fetched once by each worker (a task's result, unlike
+scattered data, is computed again when every worker holding it dies).  The gathered
 values go through :func:`~shrec_score.engine.collect` and the report code, so
 every CSV is the single process's: a ranks block is padded to the matrix's
 width, and curve sums come back per engine chunk, added in chunk order.
@@ -55,6 +56,8 @@ from .report import Report
 
 #: ``--dask local:N``: a cluster of N worker processes on this machine.
 LOCAL_PREFIX = "local:"
+#: Run by each ``local:N`` worker process as it starts (a preload given as its text).
+_IGNORE_SIGINT = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
 #: A task: (function, its arguments after the shared object, run number).
 Task = tuple[Callable[..., Any], tuple[Any, ...], int]
 
@@ -112,7 +115,6 @@ class _Shared:
     measures: list[Measure]
     settings: Settings
     curves: bool
-    run_format: str
     matrix_order: str | None
     lenient: bool
     #: Matrix row of each query and target of each column (``--matrix-order``), for row-block runs.
@@ -124,7 +126,7 @@ class _Shared:
 
     def relevant(self, level: int) -> tuple[Sequence[np.ndarray], np.ndarray]:
         """The relevant targets of every query and their number K, computed once
-        per worker (the scattered object is one per worker, shared by its tasks)."""
+        per worker (the shared object is one per worker, shared by its tasks)."""
         if level not in self._relevant:
             self._relevant[level] = (self.relevance.relevant_targets(level), self.relevance.n_relevant(level))
         return self._relevant[level]
@@ -147,15 +149,6 @@ class _Part:
     vectors: dict[str, MeanAccumulator] | None
     gain_at_recall: dict[str, MeanAccumulator] | None
     drops: Counter[str] | None
-
-
-@dataclass
-class _RunResult:
-    """One run scored whole on a worker."""
-
-    scores: RunScores
-    stub: Any
-    notes: list[str]
 
 
 class _Rows:
@@ -241,21 +234,22 @@ def _score_chunks(shared: _Shared, path: str, name: str, chunks: list[tuple[int,
     return parts
 
 
-def _score_source(shared: _Shared, source: RunSource) -> _RunResult:
-    """One run read and scored whole here (on the worker)."""
+def _score_source(shared: _Shared, source: RunSource) -> tuple[RunScores, RankedRun | MatrixRun, list[str]]:
+    """One run read and scored whole here (on the worker): its scores, what the
+    report needs of the run (its name, what was dropped, its list lengths), notes."""
     s, rel = shared.settings, shared.relevance
     (run,), notes = load_runs([source.path], rel, run_format=source.format, matrix_order=shared.matrix_order, lenient=shared.lenient, missing=s.missing, ties=s.ties != "rule", **shared.spelling)
     sc = score_run(run, rel, shared.measures, s, curves=shared.curves)
-    # what the report needs of a run: its name, what was dropped, its list lengths
     stub = _matrix_stub(run.name, run.path, run.drops) if isinstance(run, MatrixRun) else RankedRun(run.name, list(run.query_ids), np.zeros(0, np.int64), run.offsets, drops=run.drops)
-    return _RunResult(sc, stub, notes)
+    return sc, stub, notes
+
+
+def _the(shared: _Shared) -> _Shared:
+    return shared
 
 
 def _matrix_stub(name: str, path: str, drops: Counter[str] | None) -> MatrixRun:
     return MatrixRun(name, path, np.zeros((0, 0)), [], np.zeros(0, np.int64), np.zeros(0, np.int64), drops=drops)
-
-
-# -- the run plan ----------------------------------------------------------------
 
 
 # -- the call --------------------------------------------------------------------
@@ -304,7 +298,7 @@ def score(
                 block_matrix_ids(s.path, s.matrix.shape, rel, opts.matrix_order)
         mapped = matrix_run("", "", None, rel, row_ids, col_ids)
         row_of_query, col_target = mapped.row_of_query, mapped.col_target
-    shared = _Shared(rel, list(plan.measures), opts.settings, rel.gain_curves, opts.run_format, opts.matrix_order, opts.lenient, row_of_query, col_target, {"strip_zeros": opts.strip_zeros, "id_map": opts.id_map})
+    shared = _Shared(rel, list(plan.measures), opts.settings, rel.gain_curves, opts.matrix_order, opts.lenient, row_of_query, col_target, {"strip_zeros": opts.strip_zeros, "id_map": opts.id_map})
     tasks: list[Task] = []
     for i, s in enumerate(sources):
         if isinstance(s, BlockSource) and shared.fast:
@@ -313,10 +307,15 @@ def score(
             tasks.extend((_score_chunks, (s.path, s.name, group), i) for group in _chunk_groups(rel, s.matrix))
         else:
             tasks.append((_score_source, (s,), i))
+    report = progress if progress is not None else _silent
+    report("scoring", 0, len(tasks))
     if dask is None:
-        results = _run_here(shared, tasks, progress)
+        results = []
+        for fn, args, _ in tasks:
+            results.append(fn(shared, *args))
+            report("scoring", len(results), len(tasks))
     else:
-        results = _run_on_cluster(dask, address, local, shared, tasks, progress)
+        results = _run_on_cluster(dask, address, local, shared, tasks, report)
     scores, stubs = [], []
     for i, s in enumerate(sources):
         mine = [r for (_, _, run), r in zip(tasks, results) if run == i]
@@ -325,10 +324,10 @@ def score(
             scores.append(sc)
             stubs.append(_matrix_stub(s.name, s.path, drops))
         else:
-            (res,) = mine
-            scores.append(res.scores)
-            stubs.append(res.stub)
-            notes.extend(res.notes)
+            ((sc, stub, run_notes),) = mine
+            scores.append(sc)
+            stubs.append(stub)
+            notes.extend(run_notes)
     ev = collect(scores, rel, plan.measures, opts.settings, curves=rel.gain_curves)
     return _report(ev, stubs, rel, plan, opts, notes)
 
@@ -379,18 +378,11 @@ def _assemble(name: str, parts: list[_Part], shared: _Shared) -> tuple[RunScores
     return RunScores(name, values, pr, vec, gvr, unranked=0), drops
 
 
-def _run_here(shared: _Shared, tasks: list[Task], progress: Progress | None) -> list[Any]:
-    results = []
-    for done, (fn, args, _) in enumerate(tasks):
-        if progress is not None:
-            progress("scoring", done, len(tasks))
-        results.append(fn(shared, *args))
-    if progress is not None:
-        progress("scoring", len(tasks), len(tasks))
-    return results
+def _silent(stage: str, done: int, total: int) -> None:
+    """No progress reports."""
 
 
-def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _Shared, tasks: list[Task], progress: Progress | None) -> list[Any]:
+def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _Shared, tasks: list[Task], progress: Progress) -> list[Any]:
     """The tasks on the cluster; results in task order.  The first error
     cancels every other task and is raised here; so is an interruption."""
     from contextlib import ExitStack
@@ -402,7 +394,11 @@ def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _
         if local is not None:
             # the dashboard on a free port, loopback only (8787 may be taken); the workers share our
             # stderr: a task's bad input comes back as the one-line error, not also as their ERROR log
-            cluster = LocalCluster(n_workers=local, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL)
+            # and Ctrl-C, which a terminal sends to the whole process group, is left to this process:
+            # it closes the cluster, where each worker would die with a KeyboardInterrupt traceback
+            cluster = LocalCluster(
+                n_workers=local, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL, preload=[_IGNORE_SIGINT]
+            )
             client = stack.enter_context(Client(stack.enter_context(cluster)))
         elif address is not None:
             try:
@@ -411,20 +407,20 @@ def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _
                 raise InputError(address, None, "could not reach the Dask scheduler (is `dask scheduler` running there?)", str(exc)[:120]) from None
         else:
             client = dask  # the caller's client: left open
-        [token] = client.scatter([shared], broadcast=True, hash=False)  # once per worker; a key of its own (released below)
+        # the shared object as a task of its own, not scattered data: a task has lineage, so when every
+        # worker holding it dies the scheduler computes it again (scattered data would be lost, and every
+        # task after it cancelled); each worker fetches it once from another that holds it
+        token = client.submit(_the, shared, pure=False)
         futures = [client.submit(fn, token, *args, pure=False) for fn, args, _ in tasks]
         index = {f.key: i for i, f in enumerate(futures)}
         results: list[Any] = [None] * len(futures)
         try:
-            if progress is not None:
-                progress("scoring", 0, len(futures))
             for done, future in enumerate(as_completed(futures), start=1):
                 try:
                     results[index[future.key]] = future.result()  # raises the task's error (an InputError intact)
                 except KilledWorker:
                     raise _lost(tasks[index[future.key]]) from None
-                if progress is not None:
-                    progress("scoring", done, len(futures))
+                progress("scoring", done, len(futures))
         except BaseException:
             client.cancel(futures, force=True)
             raise

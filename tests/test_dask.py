@@ -189,9 +189,11 @@ def test_trec_runs_on_the_cluster_write_the_single_process_csvs(cluster, tmp_pat
     assert (tmp_path / "single-rule" / "per_run.csv").read_text() != (tmp_path / "single-expected" / "per_run.csv").read_text()
 
 
-def test_relevance_is_scattered_once_and_tasks_carry_no_block(data, cluster):
-    """One scatter (broadcast to every worker); every task's arguments are the
-    scattered future, a path, a name and row numbers; the progress callback
+def test_relevance_is_one_task_and_tasks_carry_no_block(data, cluster):
+    """The shared object (relevance, measures, settings) is submitted once, as
+    a task of its own (issue 30.15: scattered data has no lineage and died
+    with the workers); nothing is scattered; every other task's arguments are
+    that task's future, a path, a name and row numbers; the progress callback
     counts the tasks (one per stored block) up to the total."""
     from distributed import Future
 
@@ -212,11 +214,43 @@ def test_relevance_is_scattered_once_and_tasks_carry_no_block(data, cluster):
         dist.score([str(root / "z" / "run.zarr")], cla, dask=cluster, progress=lambda *a: seen.append(a))
     finally:
         del cluster.scatter, cluster.submit
-    assert len(scattered) == 1 and scattered[0][1].get("broadcast") is True
-    assert len(submitted) == 7  # 240 rows in blocks of 37
-    for args in submitted:
+    assert scattered == []
+    (shared,), blocks = submitted[0], submitted[1:]
+    assert type(shared).__name__ == "_Shared" and sorted(shared.relevance.query_ids) == sorted(f"m{k}" for k in range(240))
+    assert len(blocks) == 7  # 240 rows in blocks of 37
+    for args in blocks:
         assert isinstance(args[0], Future) and all(isinstance(a, (str, int)) for a in args[1:])
     assert seen[-1] == ("scoring", 7, 7) and [d for _, d, _ in seen] == list(range(8))
+
+
+@pytest.mark.parametrize("n_workers", [1, 2])
+def test_every_worker_killed_mid_run_the_tasks_run_again(data, tmp_path, n_workers):
+    """issue 30.15: with one worker, or when every worker dies, SIGKILL of the
+    worker processes (their pids from the client) after the first block came
+    back: the nannies start new workers, the scheduler computes the shared
+    object again (a task, not scattered data) and runs the tasks that died;
+    the tables are the single process's.  It ended in FutureCancelledError."""
+    import logging
+    import signal
+
+    root, cla, _ = data
+    big = tmp_path / "run"
+    _ok(["convert", str(root / "one" / "run.npy"), str(big), "--to", "npy-shards", "--chunk-rows", "6"])  # 40 tasks
+    with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL) as lc, Client(lc) as client:
+        pids = sorted(client.run(os.getpid).values())
+        killed = []
+
+        def progress(stage, done, total):
+            if done >= 1 and not killed:
+                for pid in pids:
+                    os.kill(pid, signal.SIGKILL)
+                killed.extend(pids)
+
+        got = dist.score([str(big)], cla, dask=client, progress=progress).csv_files()
+        client.wait_for_workers(n_workers, timeout=60)
+        assert set(client.run(os.getpid).values()).isdisjoint(killed)
+    single = shrec_score.score([str(root / "one" / "run.npy")], cla).csv_files()
+    assert len(killed) == n_workers and all(got[name] == single[name] for name in CSVS)
 
 
 def test_a_corrupt_shard_is_exit_2_naming_it(data, cluster, tmp_path, capsys):
@@ -547,3 +581,29 @@ def test_check_reads_zarr_and_shards_as_score_does(data, tmp_path, capsys):
     np.save(shards / "rows-000002.npy", cells)
     assert _run(["check", str(shards), "-r", cla]) == 2
     assert capsys.readouterr().out == f"{shards}: error: row 117 column 6 is NaN\n"
+
+
+def test_the_cli_silences_distributed_s_loggers_for_the_call_only(data, cluster, tmp_path, monkeypatch):
+    """issue 30.14: while --dask runs, no logger of distributed (nor tornado's,
+    asyncio's) writes even a CRITICAL record; after the call each has its own
+    level back (here one a user set).  The library alone changes no level."""
+    import logging
+
+    root, cla, _ = data
+    names = ["distributed", "distributed.client", "distributed.scheduler", "distributed.worker", "tornado", "asyncio"]
+    monkeypatch.setattr(logging.getLogger("distributed.client"), "level", logging.INFO)  # a user's choice
+    before = {n: logging.getLogger(n).level for n in names}
+    during = []
+    real = dist._run_on_cluster
+
+    def spy(*args, **kwargs):
+        during.append({n: logging.getLogger(n).isEnabledFor(logging.CRITICAL) for n in names})
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(dist, "_run_on_cluster", spy)
+    _ok([str(root / "z" / "run.zarr"), "-r", cla, "--dask", cluster.scheduler.address, "--format", "csv", "--quiet", "--out", str(tmp_path / "o")])
+    assert during == [dict.fromkeys(names, False)]
+    assert {n: logging.getLogger(n).level for n in names} == before
+    dist.score([str(root / "z" / "run.zarr")], cla, dask=cluster)
+    assert during[1] == dict.fromkeys(names, True)
+    assert {n: logging.getLogger(n).level for n in names} == before

@@ -14,6 +14,8 @@ import time
 import numpy as np
 import pytest
 
+from .conftest import SAMPLES
+
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to see what the tool is doing")
 
 CLI = [sys.executable, "-c", "import sys; from shrec_score.cli import main; sys.argv[0] = 'shrec-score'; main()"]
@@ -158,3 +160,93 @@ def test_two_scorings_into_one_folder_one_waits_for_nothing_and_fails(contest, t
     # the folder holds exactly the first scoring's set
     written = sorted(n for n in os.listdir(out) if not n.startswith("."))
     assert written == ["leaderboard.md", "leaderboard.tex", "per_class.csv", "per_query.csv", "per_query_ranking.csv", "per_run.csv", "pr_curve.csv", "signature.txt"]
+
+
+@pytest.mark.parametrize("where", ["gc callback", "__del__"])
+@pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_swallowed_where_it_was_raised_still_ends_the_scoring(tmp_path, capfd, monkeypatch, where, sig, status):
+    """The handler runs between two bytecodes of whatever the main thread is
+    running: inside a gc callback (distributed registers one) or a __del__,
+    Python swallows the exception ("Exception ignored in ...") and the scoring
+    went on to exit 0 and publish --out.  Here the signal is sent from inside
+    each of them at the first progress report: still exit 130 / 143, one line,
+    no --out."""
+    import gc
+
+    from shrec_score.cli import main, outputs
+
+    class Sender:
+        def __del__(self):
+            send()
+
+    def send():
+        os.kill(os.getpid(), sig)
+        for _ in range(1000):  # bytecodes after the kill: the handler runs in here
+            pass
+
+    armed = []
+
+    def callback(phase, info):
+        if armed and phase == "start":
+            armed.clear()
+            send()
+
+    real = outputs.ProgressBar.__call__
+
+    def first_report(self, stage, done, total):
+        if not armed and not getattr(first_report, "done", False):
+            first_report.done = True
+            if where == "gc callback":
+                armed.append(1)
+                gc.collect()
+            else:
+                Sender()  # dropped at once: __del__ runs here
+        return real(self, stage, done, total)
+
+    monkeypatch.setattr(outputs.ProgressBar, "__call__", first_report)
+    gc.callbacks.append(callback)
+    try:
+        with pytest.raises(SystemExit) as exit_:
+            main([os.path.join(SAMPLES, "psb-like", "runs"), "-r", os.path.join(SAMPLES, "psb-like", "classes.cla"), "--out", str(tmp_path / "out"), "--quiet"])
+    finally:
+        gc.callbacks.remove(callback)
+    assert getattr(first_report, "done", False)
+    assert exit_.value.code == status
+    out, err = capfd.readouterr()
+    assert err == "shrec-score: interrupted\n" and out == ""
+    assert os.listdir(tmp_path) == []
+    assert signal.getsignal(sig) in (signal.default_int_handler, signal.SIG_DFL)  # put back
+
+
+def test_a_second_signal_raises_again_only_after_a_swallowed_raise(capfd):
+    """A second Ctrl-C during the clean-up of the first is recorded, not
+    raised (the clean-up must finish); after a raise Python swallowed (and
+    reported to sys.unraisablehook, which stays silent about it), the next
+    signal raises again, with the first signal's status."""
+    from shrec_score.cli.signals import Interrupts, Stopped
+
+    def send(sig):
+        os.kill(os.getpid(), sig)
+        for _ in range(1000):  # the handler runs in here
+            pass
+
+    class Sender:
+        def __del__(self):
+            send(signal.SIGTERM)
+
+    with Interrupts() as stops:
+        with pytest.raises(Stopped) as raised:
+            send(signal.SIGTERM)
+        assert raised.value.signum == signal.SIGTERM
+        send(signal.SIGINT)  # during the clean-up: recorded only
+        assert stops.signum == signal.SIGTERM
+    with Interrupts() as stops:
+        Sender()  # raised in __del__: swallowed
+        assert stops.signum == signal.SIGTERM
+        with pytest.raises(Stopped) as raised:
+            send(signal.SIGINT)
+        assert raised.value.signum == signal.SIGTERM
+        with pytest.raises(Stopped):
+            stops.check()
+    assert capfd.readouterr().err == ""  # no "Exception ignored in"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -12,31 +12,15 @@ from __future__ import annotations
 import os
 import sys
 import traceback
-from typing import Any
 
 import click
 
 from .commands import cli
 from .inputs import BadInput
 from .outputs import ProgressBar as _ProgressBar
+from .signals import Interrupts, Stopped
 
 __all__ = ["BadInput", "_ProgressBar", "cli", "main"]
-
-
-
-class _Stopped(BaseException):
-    """SIGINT or SIGTERM, raised in the main thread so that every ``finally``
-    and ``with`` block runs on the way out (workers stopped, staging folders
-    removed, the terminal's cursor restored).  A BaseException, so that no
-    ``except Exception`` and not click's own Ctrl-C handling swallows it."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _stop(signum: int, frame: object) -> None:
-    raise _Stopped(signum)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -50,39 +34,33 @@ def main(argv: list[str] | None = None) -> None:
     SIGINT/SIGTERM handlers are installed for the call only (from the main
     thread) and the caller's handlers are put back on the way out.
     """
-    import signal
-
-    previous: dict[int, Any] = {}
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    with Interrupts() as stops:
         try:
-            previous[sig] = signal.signal(sig, _stop)
-        except ValueError:  # not the main thread: the caller's handlers stay
-            break
-    try:
-        cli.main(args=argv, prog_name="shrec-score", standalone_mode=True)
-    except SystemExit:
-        raise
-    except _Stopped as stop:
-        click.echo("shrec-score: interrupted", err=True)
-        sys.exit(128 + stop.signum)
-    except MemoryError:
-        click.echo("shrec-score: out of memory: the inputs need more memory than this process may use (score fewer runs at a time, or raise the limit)", err=True)
-        sys.exit(2)
-    except OSError as exc:  # an environment error no reader turned into an InputError: still the user's to fix
-        from ..outdir import environment_error
+            try:
+                cli.main(args=argv, prog_name="shrec-score", standalone_mode=True, obj=stops)
+            except SystemExit:
+                stops.check()  # a signal whose first raise was swallowed: 130 / 143 even after a done command
+                raise
+        except SystemExit:
+            raise
+        except Stopped as stop:
+            click.echo("shrec-score: interrupted", err=True)
+            sys.exit(128 + stop.signum)
+        except MemoryError:
+            click.echo("shrec-score: out of memory: the inputs need more memory than this process may use (score fewer runs at a time, or raise the limit)", err=True)
+            sys.exit(2)
+        except OSError as exc:  # an environment error no reader turned into an InputError: still the user's to fix
+            from ..outdir import environment_error
 
-        name = exc.filename if exc.filename is not None else "shrec-score"
-        click.echo(str(environment_error(name, exc, doing=None)), err=True)
-        sys.exit(2)
-    except Exception as exc:  # an internal error: say so in one line
-        if os.environ.get("SHREC_SCORE_DEBUG"):
-            traceback.print_exc()
-        click.echo(
-            f"shrec-score: internal error: {type(exc).__name__}: {exc} "
-            "(please report it; SHREC_SCORE_DEBUG=1 shows the traceback)",
-            err=True,
-        )
-        sys.exit(1)
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+            name = exc.filename if exc.filename is not None else "shrec-score"
+            click.echo(str(environment_error(name, exc, doing=None)), err=True)
+            sys.exit(2)
+        except Exception as exc:  # an internal error: say so in one line
+            if os.environ.get("SHREC_SCORE_DEBUG"):
+                traceback.print_exc()
+            click.echo(
+                f"shrec-score: internal error: {type(exc).__name__}: {exc} "
+                "(please report it; SHREC_SCORE_DEBUG=1 shows the traceback)",
+                err=True,
+            )
+            sys.exit(1)

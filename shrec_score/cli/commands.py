@@ -17,6 +17,7 @@ from ..errors import InputError, OptionError
 from .demo import demo_command
 from .inputs import INPUTS, MEASURES, BadInput, Inputs, OnceCommand
 from .outputs import Outputs, ProgressBar, html_folder, render
+from .signals import Interrupts, quiet_dask_logs
 
 if TYPE_CHECKING:
     from ..options import Options
@@ -199,15 +200,28 @@ def score_command(
             cluster_target(dask_address)
         except OptionError as exc:
             raise BadInput(str(exc)) from None
+    stops = click.get_current_context().find_object(Interrupts)  # main()'s (None under CliRunner)
+    stopped = stops.check if stops is not None else lambda: None
+
+    def progress(stage: str, done: int, total: int) -> None:
+        stopped()  # a signal whose raise a library swallowed ends the scoring here
+        bar(stage, done, total)
+
     try:
         with Outputs(runs, out, plots_dir, html, page) as outputs:  # locked before any input is read
-            if dask_address or _row_block_runs(runs):  # without --dask: the same tasks here, one by one
+            if dask_address:
                 from ..distributed import score as score_on_cluster
 
-                report = score_on_cluster(runs, relevance, dask=dask_address or None, options=options, progress=bar)
+                with quiet_dask_logs():  # the one-line error or "interrupted" says it all
+                    report = score_on_cluster(runs, relevance, dask=dask_address, options=options, progress=progress)
+            elif _row_block_runs(runs):  # without --dask: the same tasks here, one by one
+                from ..distributed import score as score_on_cluster
+
+                report = score_on_cluster(runs, relevance, dask=None, options=options, progress=progress)
             else:
-                report = score(runs, relevance, options=options, progress=bar)
+                report = score(runs, relevance, options=options, progress=progress)
             bar.close()
+            stopped()  # never publish the outputs of an interrupted scoring
             outputs.commit(report)
     except (InputError, OptionError) as exc:
         raise BadInput(str(exc)) from None

@@ -1,0 +1,124 @@
+"""Ctrl-C and SIGTERM during ``--dask local:2`` (issue 30.14): exit 130 / 143,
+the one line ``shrec-score: interrupted`` on stderr (no log of distributed's,
+no worker's traceback), no --out folder, no worker left, every time.
+
+The CLI runs in a subprocess whose progress reports (after the CLI's own
+callback, which is what is tested) also write one byte to a pipe: the test
+waits for the first task's report on that pipe, not for a guessed time, then
+waits a different short moment in each round (so that the signal falls at
+different points of the run: between tasks, while results come back, while
+the last ones finish) and sends the signal.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed")
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to find the worker processes")
+
+#: The CLI, with its ProgressBar also writing a byte to fd MARK_FD once a task has come back.
+CODE = """
+import os, sys
+from shrec_score.cli import main, outputs
+fd = int(os.environ["MARK_FD"])
+real = outputs.ProgressBar.__call__
+def report(self, stage, done, total):
+    if done >= 1:
+        os.write(fd, b"x")
+    return real(self, stage, done, total)
+outputs.ProgressBar.__call__ = report
+sys.argv[0] = "shrec-score"
+main()
+"""
+#: Seconds waited after the first task's report, one per round.
+PAUSES = [0.0, 0.1, 0.3, 0.6, 1.0]
+
+
+@pytest.fixture(scope="module")
+def contest(tmp_path_factory):
+    """2,000 models in 20 classes, a float32 matrix in 100 shards of 20 rows: a few seconds of tasks."""
+    from shrec_score.cli import main
+
+    top = tmp_path_factory.mktemp("dask-signals")
+    rng = np.random.default_rng(14)
+    n = 2000
+    labels = rng.integers(0, 20, n)
+    lines = ["PSB 1", f"20 {n}"]
+    for c in range(20):
+        members = np.flatnonzero(labels == c)
+        lines += ["", f"c{c} 0 {members.size}", *[f"m{k}" for k in members]]
+    (top / "classes.cla").write_text("\n".join(lines) + "\n")
+    np.save(top / "run.npy", rng.random((n, n)).astype(np.float32))
+    with pytest.raises(SystemExit) as done:
+        main(["convert", str(top / "run.npy"), str(top / "run"), "--to", "npy-shards", "--chunk-rows", "20"])
+    assert done.value.code == 0
+    return top
+
+
+def _children(pid):
+    """Processes whose parent is ``pid`` (the local cluster's workers)."""
+    kids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                kids.append(int(entry))
+    return kids
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize(("how", "status"), [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_signal_during_dask_ends_with_its_status_and_one_line_every_time(contest, tmp_path, how, status):
+    seen = []
+    for k, pause in enumerate(PAUSES):
+        out = tmp_path / f"out{k}"
+        mark, mark_w = os.pipe()
+        proc = subprocess.Popen(
+            [sys.executable, "-c", CODE, str(contest / "run"), "-r", str(contest / "classes.cla"), "--dask", "local:2", "--out", str(out), "--quiet"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,  # its own process group, as a shell job is
+            pass_fds=(mark_w,),
+            env={**os.environ, "MARK_FD": str(mark_w)},
+        )
+        os.close(mark_w)
+        try:
+            first = os.read(mark, 1)  # the first task has come back (b"" if the CLI ended first)
+        finally:
+            os.close(mark)
+        assert first == b"x", proc.communicate(timeout=60)
+        time.sleep(pause)
+        workers = _children(proc.pid)
+        if how == "SIGINT":
+            os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group: the workers too
+        else:
+            os.kill(proc.pid, signal.SIGTERM)  # kill PID reaches the tool only
+        stdout, stderr = proc.communicate(timeout=120)
+        seen.append((proc.returncode, stderr, stdout, out.exists()))
+        deadline = time.monotonic() + 10
+        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [w for w in workers if _alive(w)] == [], f"round {k}: workers left"
+        assert [n for n in os.listdir(tmp_path) if ".shrec-score-" in n] == []
+    assert seen == [(status, "shrec-score: interrupted\n", "", False)] * len(PAUSES)
