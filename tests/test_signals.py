@@ -143,16 +143,14 @@ def test_two_scorings_into_one_folder_one_waits_for_nothing_and_fails(contest, t
     wait_for_reading(first, contest)  # the first holds the folder's lock from before it reads
     # paused while the second starts: the reader is fast enough to finish
     # before a second interpreter has imported, which would leave no lock to meet
+    # (the second ends while the first is stopped: it cannot have waited for the lock, no clock needed)
     os.kill(first.pid, signal.SIGSTOP)
     try:
-        t0 = time.monotonic()
         second = subprocess.run(
             [*CLI, str(contest / "runs"), "-r", str(contest / "classes.cla"), "-q", str(contest / "queries.cla"), "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=60
         )
-        elapsed = time.monotonic() - t0
     finally:
         os.kill(first.pid, signal.SIGCONT)
-    assert elapsed < 5
     assert second.returncode == 2
     assert second.stderr == f"Error: {out}: expected a folder no other scoring is writing; process {first.pid} ({os.path.basename(sys.executable)} -c) is writing it (wait for it to end, or choose another folder)\n"
     _, err = first.communicate(timeout=120)
