@@ -141,6 +141,18 @@ def test_strip_zeros_leaves_a_matrix_as_it_is():
     assert plain.stdout == stripped.stdout
 
 
+def test_a_target_spelled_two_ways_is_listed_twice(tmp_path):
+    (tmp_path / "c.cla").write_text(TINY)
+    run = tmp_path / "runs" / "r"
+    run.mkdir(parents=True)
+    for q in "1234":
+        (run / f"{q}.txt").write_text("".join(f"{t}\n" for t in "1234" if t != q))
+    (run / "1.txt").write_text("2\n03\n3\n4\n")
+    r = run_cli("score", tmp_path / "runs", "-r", tmp_path / "c.cla", "--strip-zeros")
+    assert r.exit_code == 2
+    assert r.stderr == f"Error: {run / '1.txt'}:3: expected each target once; '3' is already ranked at line 2\n"
+
+
 def test_strip_zeros_refuses_two_relevance_ids_that_become_one(tmp_path):
     (tmp_path / "c.cla").write_text("PSB 1\n1 2\na 0 2\n01\n1\n")
     (tmp_path / "r.run").write_text("01 Q0 1 1 1 t\n1 Q0 01 1 1 t\n")

@@ -248,7 +248,7 @@ def list_rows(text: str, query_id: str | None) -> list[tuple[int, list[str]]]:
 def scan_lines(rows: list[tuple[int, list[str]]], target_index: Mapping[str, int], id_col: int, unjudged: int | None = None) -> list[ListLine]:
     """Every line's id, target index, repeat and distance (see :class:`ListLine`)."""
     out: list[ListLine] = []
-    seen: dict[str, int] = {}
+    seen: dict[str | int, int] = {}
     for n, f in rows:
         if len(f) > 2:
             out.append(ListLine(n, len(f)))
@@ -257,9 +257,10 @@ def scan_lines(rows: list[tuple[int, list[str]]], target_index: Mapping[str, int
         index = target_index.get(tid, unjudged)
         first_at = None
         if index is not None:
-            first_at = seen.get(tid)
+            key = tid if index == unjudged else index  # a target, however the run spells it (02 and 2, --strip-zeros)
+            first_at = seen.get(key)
             if first_at is None:
-                seen[tid] = n
+                seen[key] = n
         dist_text = f[1 - id_col] if len(f) == 2 else None
         dist = None if dist_text is None else parse_number(dist_text)
         out.append(ListLine(n, len(f), tid, index, first_at, dist_text, dist))
@@ -400,6 +401,7 @@ def read_list_run(
     for chunk in _chunks(todo):
         fast: list[Parsed | None] = [None] * len(chunk)
         batch = batch or sum(len(data) for _, _, data in chunk if isinstance(data, bytes)) >= BATCH_MIN_BYTES  # (a run's last chunk too)
+        batch = batch and spell is None  # spelled ids: the line reader, which finds a target spelled two ways twice
         if batch:
             fast = parse_batch([(q, data if isinstance(data, bytes) else b"") for q, _, data in chunk], target_index, unjudged, header=header)
         for (q, path, data), got in zip(chunk, fast):

@@ -64,7 +64,7 @@ def id_hint(run_ids: list[str], ids: list[str]) -> str:
         q = stripped.get(r.lstrip("0") or "0")
         if q is not None:
             return f"ids look zero-padded ({shown(r)} vs {shown(q)}): try --strip-zeros or --id-map FILE"
-    for r in run_ids[:1000]:
+    for r in run_ids[:20]:  # (a few: every relevance id is tried against each)
         q = next((q for q in ids if q and q != r and q in r), None)
         if q is not None:
             return f"ids look prefixed or suffixed ({shown(r)} vs {shown(q)}): try --id-map FILE"
