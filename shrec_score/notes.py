@@ -7,8 +7,10 @@ every rendering (terminal, Markdown, LaTeX, the results page):
   tests (the "vs best" column and the LaTeX marks);
 * :func:`significance_matrix`: the pairwise tests as a run x run matrix.
 
-Plain functions of a report's tables (pandas DataFrames); no formatting
-beyond words, so each renderer escapes and lays them out its own way.
+Plain functions of a report's tables, read without pandas
+(``report.table(name)``, a :class:`~shrec_score.table.Table`: scoring to
+CSV and LaTeX imports no pandas); no formatting beyond words, so each
+renderer escapes and lays them out its own way.
 """
 
 from __future__ import annotations
@@ -32,8 +34,8 @@ def blank_cells(report: Any, columns: list[str] | None = None) -> dict[str, list
     the columns to look at (default: ``report.shown``, those the terminal,
     Markdown and LaTeX tables show).
     """
-    board = report.leaderboard
-    runs = [str(r) for r in board["run"]]
+    board = report.table("leaderboard")
+    runs = [str(r) for r in board["run"].tolist()]
     out: dict[str, list[str]] = {}
     for m in columns if columns is not None else report.shown:
         if m not in board.columns:
@@ -81,16 +83,24 @@ class Versus(NamedTuple):
 
 def versus_best(report: Any) -> dict[str, Versus]:
     """run -> :class:`Versus` from ``report.significance`` ({} without significance)."""
-    sig = report.significance
-    if sig is None or not len(report.leaderboard):
+    board = report.table("leaderboard")
+    if report.table("significance") is None or not len(board["run"]):
         return {}
-    best = str(report.leaderboard["run"].iloc[0])
+    best = str(board["run"].tolist()[0])
     out = {best: Versus(True, False, None)}
-    for rec in sig.itertuples(index=False):
-        a, b = str(rec.run_a), str(rec.run_b)
+    for a, b, _, p, yes in _pairs(report):
         if best in (a, b) and a != b:
-            out[b if a == best else a] = Versus(False, bool(rec.significant), float(rec.p_adjusted))
+            out[b if a == best else a] = Versus(False, yes, p)
     return out
+
+
+def _pairs(report: Any) -> list[tuple[str, str, float, float, bool]]:
+    """The rows of the significance table: run_a, run_b, mean_diff, p_adjusted, significant."""
+    sig = report.table("significance")
+    if sig is None:
+        return []
+    cols = [sig[c].tolist() for c in ("run_a", "run_b", "mean_diff", "p_adjusted", "significant")]
+    return [(str(a), str(b), float(d), float(p), bool(y)) for a, b, d, p, y in zip(*cols)]
 
 
 class Pair(NamedTuple):
@@ -107,14 +117,9 @@ def significance_matrix(report: Any) -> tuple[list[str], dict[tuple[str, str], P
     diagonal and untested pairs are absent).  ``significance.csv``'s
     ``mean_diff`` is run A's minus run B's, oriented so that positive means
     A is better; the (B, A) cell holds its negation."""
-    runs = [str(r) for r in report.leaderboard["run"]]
+    runs = [str(r) for r in report.table("leaderboard")["run"].tolist()]
     cells: dict[tuple[str, str], Pair] = {}
-    sig = report.significance
-    if sig is None:
-        return runs, cells
-    for rec in sig.itertuples(index=False):
-        a, b = str(rec.run_a), str(rec.run_b)
-        diff, p, yes = float(rec.mean_diff), float(rec.p_adjusted), bool(rec.significant)
+    for a, b, diff, p, yes in _pairs(report):
         cells[(a, b)] = Pair(diff, p, yes)
         cells[(b, a)] = Pair(-diff, p, yes)
     return runs, cells

@@ -208,7 +208,7 @@ def to_latex(report: Report) -> str:
     if note:
         lines.append(f"\\par\\smallskip{{\\footnotesize {tex_escape(note)}}}")
     lines.append("\\end{table}")
-    if report.significance is not None:
+    if report.table("significance") is not None:
         lines += ["", *_latex_matrix(report)]
     return "\n".join(lines) + "\n"
 

@@ -84,6 +84,11 @@ def test_the_command_line_beats_the_preset_negatives_included(tmp_path):
     assert "ADR_ci_low" not in r.stdout.splitlines()[0]
     page = (other / "report" / "index.html").read_text(encoding="utf-8")
     assert "<h1>Mine</h1>" in page and "Second paragraph." in page  # the preset's description stays
+    r = run("--config", p, "--out", other, "--no-plots", "--html", "--description", "Ours & <theirs>.\n\nSecond.", "--format", "csv", "--quiet")
+    assert r.exit_code == 0, r.output
+    page = (other / "report" / "index.html").read_text(encoding="utf-8")
+    assert '<div class="description"><p>Ours &amp; &lt;theirs&gt;.</p><p>Second.</p></div>' in page
+    assert "<h1>SHREC 2006 &lt;results&gt;</h1>" in page and "Thirty queries" not in page
     r = run("--config", p, "--no-out", "--no-html", "--no-plots", "--format", "csv", "--quiet", "--resamples", "100")
     assert r.exit_code == 0, r.output
     assert not (tmp_path / "published").exists()
