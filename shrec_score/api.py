@@ -41,7 +41,7 @@ from .loading import (
     load_relevance,
     load_runs,
 )
-from .measures import DEFAULT_BINARY, SHOWN_GRADED, Measure, Settings, graded_defaults
+from .measures import DEFAULT_BINARY, SHOWN_GRADED, Measure, Settings, get_measure, graded_defaults
 from .measures.names import OFFICIAL, SHOWN_OFFICIAL, column_for, typed_measure
 from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
 from .model import ChunkedRun, Classification, MatrixRun, RankedRun
@@ -84,11 +84,14 @@ def score(
         Ds for qrels relevance (a target ``.cla`` or a number); unknown
         otherwise, and the TN columns are then empty.
     measures : list of str, optional
-        Measure names.  Default: NN FT ST E DCG AP (binary relevance), every
-        SHREC 2006 measure (graded relevance), AP FT RR P@k R@k NN DCG (qrels).
+        Measure names, each the name of its column as given (``"ndcg@10"``).
+        Default: NN FT ST E DCG AP (binary relevance), every SHREC 2006
+        measure (``grades="sister"``), AP FT RR P@k R@k NN DCG (binary qrels),
+        trec_eval's default set (graded qrels: ``official``).
     sort : str, optional
-        Leaderboard measure (default: ADR when graded, else the first
-        measure); lower-is-better measures sort ascending.
+        Leaderboard measure in any spelling (default: ADR when graded, map
+        with trec_eval's default set, else the first measure);
+        lower-is-better measures sort ascending.
     rank_by : str, optional
         Measure of the per-query ranking of runs (Table 2 of SHREC 2006;
         default CG@100 when graded, else the sort measure).
@@ -187,6 +190,8 @@ class MeasurePlan:
     shown: list[str]
     sort: str
     rank_by: str
+    #: Notes on the plan for the report's warnings.
+    notes: tuple[str, ...] = ()
 
     @property
     def names(self) -> list[str]:
@@ -196,13 +201,18 @@ class MeasurePlan:
 def plan_measures(rel: Relevance, opts: Options) -> MeasurePlan:
     """The measures to compute for ``rel`` under ``opts``; refuses a ``sort`` or
     ``rank_by`` that is not computed (before any run is read)."""
-    first = None
+    first: str | None = None
+    notes: tuple[str, ...] = ()
     if opts.measures:
         names = shown = list(opts.measures)
     elif rel.mode == "shapenet":  # the official summary's measures
         names = shown = list(SHAPENET_MEASURES)
     elif rel.mode == "qrels" and rel.graded:  # trec_eval's default set (issue 31.18)
         names, shown, first = list(OFFICIAL), list(SHOWN_OFFICIAL), "map"
+        if opts.settings.ties == "expected":  # what has an exact expectation over tied orders
+            out = [n for n in names if not get_measure(n).ties_exact]
+            names, shown = [n for n in names if n not in out], [n for n in shown if n not in out]
+            notes = (f"note: --ties expected: {', '.join(out)} of trec_eval's default measures left out (no exact expected value over tied orders)",)
     elif rel.graded:
         names = list(graded_defaults(tuple(opts.settings.dcg_cutoffs)))
         shown = [m for m in SHOWN_GRADED if m in names] or names[:8]
@@ -226,7 +236,7 @@ def plan_measures(rel: Relevance, opts: Options) -> MeasurePlan:
         from .options import check_expected
 
         check_expected(computed, opts.settings)
-    return MeasurePlan(measures, list(shown), sort, rank_by)
+    return MeasurePlan(measures, list(shown), sort, rank_by, notes)
 
 
 def _column(name: str | None, columns: list[str]) -> str | None:
@@ -272,7 +282,7 @@ def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: Measur
         shown=plan.shown,
         sort=plan.sort,
         signature=_signature(rel, plan, opts).to_dict(),
-        warnings=_warnings(runs, rel, opts, notes, names, per_query) + _unranked_notes(ev, rel, opts) + _small_class_notes(rel, opts),
+        warnings=_warnings(runs, rel, opts, [*plan.notes, *notes], names, per_query) + _unranked_notes(ev, rel, opts) + _small_class_notes(rel, opts),
         curves=ev.curves,
         gain_vs_recall=ev.gain_vs_recall,
         ranking=ranking_table(per_query, plan.rank_by),

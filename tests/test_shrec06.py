@@ -11,6 +11,7 @@ from click.testing import CliRunner
 import shrec_score
 from shrec_score.cli import cli
 from shrec_score.engine import gain_blocks
+from shrec_score.measures import graded_defaults
 from shrec_score.measures.cumgain import gain_vectors
 
 from . import reference06 as ref
@@ -154,9 +155,11 @@ def test_worked_example_cli_with_curves(example):
 
 
 def test_worked_example_from_qrels(example):
-    report = shrec_score.score([example / "runs"], example / "example.qrels", collection_size=DS)
+    # graded qrels score trec_eval's default set unless the SHREC 2006 measures are asked for (issue 31.18)
+    shrec06 = list(graded_defaults())
+    report = shrec_score.score([example / "runs"], example / "example.qrels", collection_size=DS, measures=shrec06)
     check_scalars(report.per_query.iloc[0])
-    report2 = shrec_score.score([example / "runs"], example / "example.qrels", collection=example / "targets.cla")
+    report2 = shrec_score.score([example / "runs"], example / "example.qrels", collection=example / "targets.cla", measures=shrec06)
     check_scalars(report2.per_query.iloc[0])
     assert report.signature["mode"] == "qrels"
 

@@ -185,3 +185,18 @@ def test_binary_qrels_and_sister_grades_keep_their_defaults(tmp_path):
     assert binary.measures == ["AP", "FT", "RR", "P@5", "P@10", "R@5", "R@10", "NN", "DCG"]
     sister = shrec_score.score([os.path.join(SAMPLES, "psb-like", "runs")], os.path.join(SAMPLES, "psb-like", "classes.cla"), grades="sister")
     assert sister.measures == list(DEFAULT_GRADED) and sister.sort == "ADR"
+
+
+def test_graded_qrels_default_under_ties_expected_leaves_out_what_has_no_exact_expectation(tmp_path):
+    """Documented choice: the default set keeps what --ties expected computes exactly, with a note; typed, such a measure is refused."""
+    (tmp_path / "q.qrels").write_text("q1 0 d1 2\nq1 0 d2 0\nq1 0 d3 1\n")
+    (tmp_path / "r.run").write_text("q1 Q0 d1 1 1 t\nq1 Q0 d2 2 1 t\nq1 Q0 d3 3 0 t\n")  # d1 and d2 tied
+    report = shrec_score.score([tmp_path / "r.run"], tmp_path / "q.qrels", ties="expected")
+    out = [n for n in OFFICIAL if not get_measure(n).ties_exact]
+    assert set(out) == {"gm_map", "bpref", *(n for n in OFFICIAL if n.startswith("iprec"))}
+    assert report.measures == [n for n in OFFICIAL if n not in out]
+    assert report.warnings[0] == f"note: --ties expected: {', '.join(out)} of trec_eval's default measures left out (no exact expected value over tied orders)"
+    # d1 (relevant) and d2 tied at ranks 1-2, d3 at 3: AP = ((1/1 + 2/3) + (1/2 + 2/3)) / 2 / 2 over the two orders
+    assert report.leaderboard.loc[0, "map"] == pytest.approx(((1 + 2 / 3) + (1 / 2 + 2 / 3)) / 2 / 2)
+    with pytest.raises(shrec_score.OptionError, match="gm_map has no exact expected value"):
+        shrec_score.score([tmp_path / "r.run"], tmp_path / "q.qrels", ties="expected", measures=["map", "gm_map"])

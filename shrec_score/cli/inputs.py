@@ -103,7 +103,8 @@ MEASURES = options(
         "-m",
         "--measures",
         multiple=True,
-        help="Comma-separated measures; repeated -m add up (default NN,FT,ST,E,DCG,AP; graded: every SHREC 2006 measure).",
+        help="Comma-separated measures, each column named as typed; repeated -m add up (default NN,FT,ST,E,DCG,AP; "
+        "--grades sister: every SHREC 2006 measure; qrels: AP,FT,RR,P@k,R@k,NN,DCG; graded qrels: trec_eval's official).",
     ),
     click.option("--sort", help="Leaderboard measure (default: ADR when graded, else the first measure)."),
     click.option("--cutoffs", multiple=True, help="[default: 5,10] k of P@k and R@k in the default measures with qrels; repeated --cutoffs add up."),
