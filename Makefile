@@ -21,7 +21,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	@touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[test,dask]'
+	$(PIP) install -e '.[test,dask,server]'
 	@touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed

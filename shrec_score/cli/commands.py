@@ -14,6 +14,7 @@ import click
 
 from .. import __version__
 from ..errors import InputError, OptionError
+from .contest import contest_group, serve_command
 from .inputs import INPUTS, MEASURES, BadInput, Inputs, OnceCommand
 from .outputs import Outputs, ProgressBar, html_folder, render
 
@@ -325,3 +326,7 @@ def measures_command() -> None:
     from ..measures import measure_listing
 
     click.echo(measure_listing(), nl=False)
+
+
+cli.add_command(serve_command)
+cli.add_command(contest_group)
