@@ -134,10 +134,11 @@ def _unzip(upload: str, root: str, budget: _Budget) -> None:
     with zipfile.ZipFile(upload) as z:
         for info in z.infolist():
             budget.member()
-            mode = info.external_attr >> 16
+            kind = stat.S_IFMT(info.external_attr >> 16)  # 0: no Unix type recorded (a plain file)
             name = _safe_name(info.filename)
-            if mode and (stat.S_ISLNK(mode) or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))):
-                raise UploadError(f"archive member {info.filename!r}: expected a file or a folder, got {'a symbolic link' if stat.S_ISLNK(mode) else 'a special file'}")
+            if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
+                mode = kind
+                raise UploadError(f"archive member {info.filename!r}: expected a file or a folder, got {'a symbolic link' if stat.S_ISLNK(mode) else 'a device or another special file'}")
             if info.is_dir() or not name:
                 continue
             if info.file_size > budget.max_bytes:
