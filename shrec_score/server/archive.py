@@ -23,6 +23,7 @@ import os
 import stat
 import tarfile
 import zipfile
+import zlib
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -80,7 +81,7 @@ def unpack(upload: str, filename: str, dest: str, limits: Limits) -> Unpacked:
             _unzip(upload, root, written)
         else:
             _untar(upload, root, written)
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError) as exc:
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         if isinstance(exc, OSError) and exc.errno is not None:
             raise
         raise UploadError(f"{filename}: expected a {'.zip' if kind == 'zip' else '.tar.gz'} archive, got a damaged one ({exc})") from None
@@ -148,6 +149,17 @@ def _unzip(upload: str, root: str, budget: _Budget) -> None:
 
 
 def _untar(upload: str, root: str, budget: _Budget) -> None:
+    import gzip
+
+    # a first pass over the gzip stream: a truncated one is refused (tarfile's stream mode
+    # would stop quietly), a bomb is refused before a member is written
+    tar_limit = budget.max_bytes + (budget.limits.max_members + 2) * 1024 + PIECE
+    with gzip.open(upload, "rb") as stream:
+        size = 0
+        while piece := stream.read(PIECE):
+            size += len(piece)
+            if size > tar_limit:
+                budget.add(size)
     with tarfile.open(upload, mode="r|gz") as tar:  # a stream: one pass, no seeking
         for member in tar:
             budget.member()
