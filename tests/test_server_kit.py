@@ -161,18 +161,3 @@ class Served:
 
     def stored_entries(self) -> set[str]:
         return set(os.listdir(os.path.join(self.data, "runs")))
-
-
-@pytest.fixture
-def served(tmp_path):
-    """A server factory: every server started is killed at the end of the test."""
-    started: list[Served] = []
-
-    def start(contest: str) -> Served:
-        s = Served(contest)
-        started.append(s)
-        return s.start()
-
-    yield start
-    for s in started:
-        s.kill()

@@ -20,6 +20,7 @@ with the file named inside the upload (no server path is ever shown).
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import tarfile
 import zipfile
@@ -85,7 +86,9 @@ def unpack(upload: str, filename: str, dest: str, limits: Limits) -> Unpacked:
         if isinstance(exc, OSError) and exc.errno is not None:
             raise
         raise UploadError(f"{filename}: expected a {'.zip' if kind == 'zip' else '.tar.gz'} archive, got a damaged one ({exc})") from None
-    return _run_root(dest, root)
+    found = _run_root(dest, root)
+    shutil.rmtree(root, ignore_errors=True)  # what is left of the archive beside the run
+    return found
 
 
 class _Budget:
