@@ -61,6 +61,7 @@ class Contest:
     data: str
     phases: tuple[Phase, ...]
     limits: dict[str, float]
+    sort: str | None = None  # the preset's sort measure (the leaderboard's order)
 
     def open_phase(self, now: dt.datetime) -> Phase | None:
         return next((p for p in self.phases if p.is_open(now)), None)
@@ -156,7 +157,7 @@ def load_contest(path: str | os.PathLike[str]) -> Contest:
             os.fsync(f.fileno())
         os.replace(tmp, preset)
     load_config(preset)  # every path it names exists and is a regular file
-    return Contest(path, title.strip(), preset, relevance, folder, phases, limits)
+    return Contest(path, title.strip(), preset, relevance, folder, phases, limits, settings.get("sort"))
 
 
 def _absolute(base: str, value: str) -> str:

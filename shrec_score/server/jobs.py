@@ -49,7 +49,11 @@ class Scorer:
                 except asyncio.TimeoutError:
                     pass
                 continue
-            await self.score(job)
+            try:
+                await self.score(job)
+            except Exception as exc:  # a bug or the disk, not the run: say so on the run, keep the queue going
+                await self._finish(job, "failed", reason=f"internal error while scoring: {type(exc).__name__}: {exc}"[:500])
+                await asyncio.sleep(1)
 
     async def score(self, job: dict[str, Any]) -> None:
         c = self.contest

@@ -42,7 +42,7 @@ class Pages:
         self.css = resources.files("shrec_score.html").joinpath("report.css").read_text(encoding="utf-8") + EXTRA_CSS
         folder = str(resources.files("shrec_score.server").joinpath("templates"))
         self.env = Environment(loader=FileSystemLoader(folder), autoescape=True)
-        self.csp = f"default-src 'none'; style-src {style_hash(self.css)}; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        self.csp = f"default-src 'none'; style-src {style_hash(self.css)}; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
     def page(self, name: str, status: int = 200, **values: Any) -> HTMLResponse:
         html = self.env.get_template(name).render(css=self.css, title=self.server.contest.title, **values)

@@ -56,11 +56,8 @@ def run_view(contest: Contest, run: dict[str, Any], now: dt.datetime) -> dict[st
 
 
 def sort_measure(contest: Contest, columns: list[str]) -> str:
-    from ..config import load_config
-
-    sort = load_config(contest.preset).get("sort")
     measures = [c for c in columns if c not in FIXED]
-    return sort if sort in measures else measures[0]
+    return contest.sort if contest.sort in measures else measures[0]
 
 
 def leaderboard(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime) -> list[dict[str, Any]]:
