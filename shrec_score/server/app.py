@@ -14,10 +14,8 @@ requests (sessions, the rate limiter, the scoring task) lives on one
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import hashlib
-import hmac
 import os
 import re
 import secrets
@@ -38,32 +36,17 @@ from . import views
 from .archive import PIECE, Limits, RunChecker, UploadError, unpack
 from .contest import Contest, Phase, now
 from .jobs import Scorer, stamp
+from .rules import COOKIE, Failed, Session, refusal
 from .store import Refused, Store, Team, fsync_tree
 
 #: A run's name as a participant gives it (it becomes part of a file name).
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
-COOKIE = "shrec_session"
 #: Room for the multipart framing and the small fields beside the file.
 FRAMING = 64 << 10
 
 
 class TooLarge(Exception):
     pass
-
-
-class Failed(Exception):
-    """An upload answered with ``status`` and ``body`` (JSON) before it is stored."""
-
-    def __init__(self, status: int, body: dict[str, Any]) -> None:
-        super().__init__(status)
-        self.status = status
-        self.body = body
-
-
-def refusal(status: int, text: str) -> Failed:
-    if status == 422:
-        return Failed(status, {"errors": [{"file": "upload", "line": None, "message": text}]})
-    return Failed(status, {"error": text})
 
 
 class RateLimiter:
@@ -81,12 +64,6 @@ class RateLimiter:
             return False
         times.append(at)
         return True
-
-
-@dataclass
-class Session:
-    csrf: str
-    team: Team | None = None
 
 
 @dataclass
@@ -312,11 +289,3 @@ class SecurityHeaders:
             await send(message)
 
         await self.app(scope, receive, sending)
-
-
-def style_hash(css: str) -> str:
-    return "'sha256-" + base64.b64encode(hashlib.sha256(css.encode()).digest()).decode() + "'"
-
-
-def same(a: str, b: str) -> bool:
-    return hmac.compare_digest(a.encode(), b.encode())

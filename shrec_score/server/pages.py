@@ -21,9 +21,10 @@ from starlette.responses import HTMLResponse, Response
 
 from . import views
 from .contest import now
+from .rules import COOKIE, Failed, Session, refusal, same, style_hash
 
 if TYPE_CHECKING:
-    from .app import Server, Session
+    from .app import Server
 
 EXTRA_CSS = """
 .form{display:grid;gap:.6em;max-width:36em;margin:1em 0}
@@ -36,8 +37,6 @@ table{border-collapse:collapse}td,th{border-bottom:1px solid var(--line);padding
 
 class Pages:
     def __init__(self, server: Server) -> None:
-        from .app import style_hash
-
         self.server = server
         self.css = resources.files("shrec_score.html").joinpath("report.css").read_text(encoding="utf-8") + EXTRA_CSS
         folder = str(resources.files("shrec_score.server").joinpath("templates"))
@@ -55,8 +54,6 @@ class Pages:
 
     async def post(self, request: Request, session: Session, fresh: bool) -> dict[str, Any]:
         """The form's upload: its CSRF token, the team's token once, then as the API."""
-        from .app import refusal, same
-
         server = self.server
         form = await server.read_form(request)
         try:
@@ -74,8 +71,6 @@ class Pages:
             await form.close()
 
     async def submit(self, request: Request) -> Response:
-        from .app import COOKIE, Failed
-
         server = self.server
         sid = request.cookies.get(COOKIE, "")
         session = server.sessions.get(sid)
