@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from ..errors import InputError
+from ..errors import InputError, OptionError
 from .inputs import BadInput
 
 
@@ -39,7 +39,11 @@ def serve_command(contest_file: str, host: str, port: int) -> None:
     except ImportError as exc:
         raise BadInput(f"serve needs the server extra ({exc.name} is missing): pip install 'shrec-score[server]'") from None
     contest = _contest(contest_file)
-    uvicorn.run(create_app(contest), host=host, port=port, log_level="warning", access_log=False, server_header=False)
+    try:
+        app = create_app(contest)  # the ground truth read and the store recovered before the port opens
+    except (InputError, OptionError) as exc:
+        raise BadInput(str(exc)) from None
+    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, server_header=False)
 
 
 @click.group("contest")
