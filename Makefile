@@ -22,7 +22,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	@touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[test,dask,docs,lint]'
+	$(PIP) install -e '.[test,dask,server,docs,lint]'
 	@touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed

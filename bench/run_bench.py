@@ -9,6 +9,7 @@ default cases writes its table.  Inputs: bench/inputs.py (into bench/_data).
 
     python bench/run_bench.py [--cases trec,trec-long,lists,matrix10k,matrix4k,startup,embeddings] [--repeat 3]
     python bench/run_bench.py --cases dask      # not in the default cases: 3.2 GB of disk
+    python bench/run_bench.py --cases server    # not in the default cases: needs shrec-score[server]
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import gzip
 import io
 import os
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -292,6 +294,50 @@ def case_dask(repeat: int) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def case_server(repeat: int) -> None:
+    """shrec-score serve on the psb-like sample: uploads per second (each checked) and the latency
+    from a 201 to the run scored, against the same scoring by the CLI (the server's overhead)."""
+    import httpx
+
+    sample, folder = os.path.join(ROOT, "sample_runs", "psb-like"), tempfile.mkdtemp(prefix="bench-server-")
+    contest = os.path.join(folder, "contest.yaml")
+    with open(contest, "w") as fh:
+        fh.write(f"title: bench\ntrack: {ROOT}/configs/psb.yaml\nrelevance: {sample}/classes.cla\ndata: data\nrate_limit: 100000\n"
+                 "phases:\n  - {name: p, opens: 2000-01-01T00:00:00Z, closes: 2999-01-01T00:00:00Z, max_runs: 100000, leaderboard: live}\n")
+    token = subprocess.run([CLI, "contest", "add-team", contest, "bench"], capture_output=True, text=True, check=True).stdout.strip()
+    shutil.make_archive(os.path.join(folder, "D2"), "zip", os.path.join(sample, "runs"), "D2")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([CLI, "serve", contest, "--port", str(port)], stderr=subprocess.DEVNULL)
+    try:
+        client = httpx.Client(base_url=f"http://127.0.0.1:{port}", headers={"Authorization": f"Bearer {token}"}, timeout=120)
+        while True:
+            try:
+                client.get("/healthz")
+                break
+            except httpx.TransportError:
+                time.sleep(0.05)
+        data = open(os.path.join(folder, "D2.zip"), "rb").read()
+        latencies, n = [], 10 * repeat
+        for _ in range(repeat):  # one run at a time: the queue is empty when it arrives
+            t = time.perf_counter()
+            run = client.post("/api/runs", files={"file": ("D2.zip", data)}).json()["id"]
+            while client.get(f"/api/runs/{run}").json()["status"] == "queued":
+                time.sleep(0.01)
+            latencies.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        assert all(client.post("/api/runs", files={"file": ("D2.zip", data)}).status_code == 201 for _ in range(n))
+        per_second = n / (time.perf_counter() - t)
+    finally:
+        server.terminate()
+        server.wait()
+    cli = statistics.median(timed([CLI, "--config", os.path.join(ROOT, "configs", "psb.yaml"), os.path.join(sample, "runs", "D2"), "--out", os.path.join(folder, "cli"), "--quiet", "--format", "csv"])[0] for _ in range(repeat))
+    shutil.rmtree(folder, ignore_errors=True)
+    lat = statistics.median(latencies)
+    report(Row("server psb-like", f"{lat:.3f} s", f"CLI {cli:.3f} s", f"{lat / cli:.2f}", "report only", True, f"upload to scored; {per_second:.1f} uploads/s, each checked"))
+
+
 # -- the table in docs/performance.md ----------------------------------------------------------
 
 START, END = "<!-- bench table: written by bench/run_bench.py -->", "<!-- end of bench table -->"
@@ -362,8 +408,10 @@ def main() -> None:
                 case_embeddings(args.repeat)
             elif case == "dask":
                 case_dask(args.repeat)
+            elif case == "server":
+                case_server(args.repeat)
             else:
-                raise SystemExit(f"unknown case {case!r}; the cases: {DEFAULT_CASES},dask")
+                raise SystemExit(f"unknown case {case!r}; the cases: {DEFAULT_CASES},dask,server")
     if args.cases == DEFAULT_CASES:
         write_docs(header)
     else:

@@ -14,6 +14,7 @@ import click
 
 from .. import __version__
 from ..errors import InputError, OptionError
+from .contest import contest_group, serve_command
 from .demo import demo_command
 from .inputs import INPUTS, MEASURES, BadInput, Inputs, OnceCommand
 from .outputs import Outputs, ProgressBar, html_folder, render
@@ -379,3 +380,5 @@ def measures_command() -> None:
 
 
 cli.add_command(demo_command)
+cli.add_command(serve_command)
+cli.add_command(contest_group)

@@ -1,0 +1,243 @@
+"""An upload, unpacked and checked before anything of it is stored.
+
+An upload is a ``.zip``, ``.tar.gz`` or ``.tgz`` of one run folder, or a
+single run file (a matrix or a TREC run, compressed or not; told apart by
+the upload's file name).  Archives are read member by member, in pieces of
+1 MiB, never by the libraries' ``extractall``:
+
+* a member with an absolute path, a ``..`` part, a symbolic or hard link, a
+  device, a FIFO or any other special file is refused (zip slip and its kin);
+* more than ``max_members`` members, more than ``max_unpacked_mb`` unpacked
+  (the bytes really written are counted, not the sizes the archive claims), or
+  an unpacked size over ``max_ratio`` times the upload (a zip bomb) are refused
+  as soon as they are seen: the work done is bounded by the limits.
+
+Then :class:`RunChecker` runs the project's own :func:`shrec_score.check.check_runs`
+with the contest's preset; its errors come back as ``{file, line, message}``
+with the file named inside the upload (no server path is ever shown).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import tarfile
+import zipfile
+import zlib
+from dataclasses import dataclass
+from typing import IO, Any
+
+PIECE = 1 << 20
+#: Entries an archive may hold beside the run, passed over (macOS and editors leave them).
+JUNK = ("__MACOSX",)
+
+
+class UploadError(Exception):
+    """An upload refused before its run is checked: 422 with one error."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_bytes: int  # unpacked, together
+    max_members: int
+    max_ratio: float
+
+
+@dataclass(frozen=True)
+class Unpacked:
+    name: str  # the run's entry under the staging folder
+    suffix: str  # what the stored name keeps of the uploaded one (".txt.gz"; "" for a folder)
+    shown: str  # the run's path inside the upload, as its errors name it ("" for the upload itself)
+
+
+def kind_of(filename: str) -> str:
+    low = filename.lower()
+    if low.endswith(".zip"):
+        return "zip"
+    if low.endswith((".tar.gz", ".tgz")):
+        return "tar"
+    return "file"
+
+
+def suffix_of(filename: str) -> str:
+    """``bm25.run.gz`` -> ``.run.gz``: the extensions a run file's format is told by."""
+    base = os.path.basename(filename).lstrip(".")
+    return base[base.index(".") :] if "." in base else ""
+
+
+def unpack(upload: str, filename: str, dest: str, limits: Limits) -> Unpacked:
+    """Unpack ``upload`` (received as ``filename``) into the new folder ``dest``."""
+    os.makedirs(dest)
+    kind = kind_of(filename)
+    if kind == "file":
+        suffix = suffix_of(filename)
+        os.rename(upload, os.path.join(dest, "run" + suffix))
+        return Unpacked("run" + suffix, suffix, os.path.basename(filename))
+    root = os.path.join(dest, "unpacked")
+    os.makedirs(root)
+    written = _Budget(limits, os.path.getsize(upload))
+    try:
+        if kind == "zip":
+            _unzip(upload, root, written)
+        else:
+            _untar(upload, root, written)
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+        if isinstance(exc, OSError) and exc.errno is not None:
+            raise
+        raise UploadError(f"{filename}: expected a {'.zip' if kind == 'zip' else '.tar.gz'} archive, got a damaged one ({exc})") from None
+    found = _run_root(dest, root)
+    shutil.rmtree(root, ignore_errors=True)  # what is left of the archive beside the run
+    return found
+
+
+class _Budget:
+    """Counts members and bytes written against the limits."""
+
+    def __init__(self, limits: Limits, packed: int) -> None:
+        self.limits = limits
+        self.max_bytes = min(limits.max_bytes, int(limits.max_ratio * max(packed, 1)))
+        self.members = 0
+        self.bytes = 0
+
+    def member(self) -> None:
+        self.members += 1
+        if self.members > self.limits.max_members:
+            raise UploadError(f"expected at most {self.limits.max_members} members in the archive, got more")
+
+    def add(self, n: int) -> None:
+        self.bytes += n
+        if self.bytes > self.max_bytes:
+            if self.max_bytes < self.limits.max_bytes:
+                raise UploadError(f"expected the archive to unpack to at most {self.limits.max_ratio:g} times its size, got more (a compression bomb?)")
+            raise UploadError(f"expected the archive to unpack to at most {self.limits.max_bytes >> 20} MB, got more")
+
+
+def _safe_name(name: str) -> str:
+    """A member's path inside the run, or UploadError for an absolute path or a ``..``."""
+    if "\x00" in name or name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
+        raise UploadError(f"archive member {name!r}: expected a relative path, got an absolute one")
+    parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
+    if ".." in parts:
+        raise UploadError(f"archive member {name!r}: expected a path inside the archive, got one with '..'")
+    return "/".join(parts)
+
+
+def _copy(src: IO[bytes], path: str, budget: _Budget) -> None:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "xb") as out:  # "x": a member named twice is refused, not overwritten
+        while True:
+            piece = src.read(PIECE)
+            if not piece:
+                break
+            budget.add(len(piece))
+            out.write(piece)
+
+
+def _unzip(upload: str, root: str, budget: _Budget) -> None:
+    with zipfile.ZipFile(upload) as z:
+        for info in z.infolist():
+            budget.member()
+            kind = stat.S_IFMT(info.external_attr >> 16)  # 0: no Unix type recorded (a plain file)
+            name = _safe_name(info.filename)
+            if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
+                mode = kind
+                raise UploadError(f"archive member {info.filename!r}: expected a file or a folder, got {'a symbolic link' if stat.S_ISLNK(mode) else 'a device or another special file'}")
+            if info.is_dir() or not name:
+                continue
+            if info.file_size > budget.max_bytes:
+                budget.add(info.file_size)  # refused on what it claims, before a byte is read
+            with z.open(info) as src:
+                _copy(src, os.path.join(root, name), budget)
+
+
+def _untar(upload: str, root: str, budget: _Budget) -> None:
+    import gzip
+
+    # a first pass over the gzip stream: a truncated one is refused (tarfile's stream mode
+    # would stop quietly), a bomb is refused before a member is written
+    tar_limit = budget.max_bytes + (budget.limits.max_members + 2) * 1024 + PIECE
+    with gzip.open(upload, "rb") as stream:
+        size = 0
+        while piece := stream.read(PIECE):
+            size += len(piece)
+            if size > tar_limit:
+                budget.add(size)
+    with tarfile.open(upload, mode="r|gz") as tar:  # a stream: one pass, no seeking
+        for member in tar:
+            budget.member()
+            name = _safe_name(member.name)
+            if member.issym() or member.islnk():
+                raise UploadError(f"archive member {member.name!r}: expected a file or a folder, got a {'symbolic' if member.issym() else 'hard'} link")
+            if not (member.isfile() or member.isdir()):
+                raise UploadError(f"archive member {member.name!r}: expected a file or a folder, got a device or another special file")
+            if member.isdir() or not name:
+                continue
+            if member.size > budget.max_bytes:
+                budget.add(member.size)
+            src = tar.extractfile(member)
+            if src is not None:
+                _copy(src, os.path.join(root, name), budget)
+
+
+def _entries(folder: str) -> list[str]:
+    return sorted(e for e in os.listdir(folder) if not e.startswith(".") and e not in JUNK)
+
+
+def _run_root(dest: str, root: str) -> Unpacked:
+    """The run in an unpacked archive: its one top folder, or the archive's top itself;
+    a folder holding a single file (a matrix, a TREC run) stands for that file."""
+    top = _entries(root)
+    if not top:
+        raise UploadError("expected one run folder in the archive, got no file")
+    run, shown = root, ""
+    if len(top) == 1:
+        run, shown = os.path.join(root, top[0]), top[0]
+    if os.path.isdir(run):
+        files = _entries(run)
+        if len(files) == 1 and os.path.isfile(os.path.join(run, files[0])):
+            run, shown = os.path.join(run, files[0]), os.path.join(shown, files[0])
+    if os.path.isfile(run):
+        suffix = suffix_of(run)
+        os.rename(run, os.path.join(dest, "run" + suffix))
+        return Unpacked("run" + suffix, suffix, shown)
+    os.rename(run, os.path.join(dest, "run"))
+    return Unpacked("run", "", shown)
+
+
+class RunChecker:
+    """The contest's ``check``: the preset's relevance and input options, read once."""
+
+    def __init__(self, preset: str) -> None:
+        from ..config import load_config
+        from ..loading import load_relevance
+        from ..options import Options
+
+        cfg = load_config(preset)
+        self.options = Options.build(**{k: cfg.get(k) for k in ("queries", "grades", "collection", "collection_size", "split", "run_format", "matrix_order")})
+        o = self.options
+        self.relevance = load_relevance(cfg["relevance"], o.queries, grades=o.grades, collection=o.collection, collection_size=o.collection_size, split=o.split)
+
+    def errors(self, staging: str, unpacked: Unpacked) -> list[dict[str, Any]]:
+        """The check's errors of the run at ``staging/unpacked.name``, files named inside the upload."""
+        from ..check import check_runs
+        from ..errors import InputError
+        from ..io.runs import discover_runs
+
+        path = os.path.join(staging, unpacked.name)
+        o, rel = self.options, self.relevance
+        try:
+            found, _ = discover_runs([path], o.run_format, query_ids=dict.fromkeys(rel.query_ids + rel.ignorable_queries))
+        except InputError as exc:
+            return [_error(exc.path, exc.line, exc.expected if exc.got is None else f"{exc.expected}, got {exc.got}", path, unpacked.shown)]
+        if len(found) != 1:
+            return [_error(path, None, f"expected one run, got {len(found)}: a ranked-list folder (one file per query), a matrix or a TREC run", path, unpacked.shown)]
+        problems = check_runs([path], rel, run_format=o.run_format, matrix_order=o.matrix_order)
+        return [_error(p.path, p.line, p.message, path, unpacked.shown) for p in problems if p.level == "error"]
+
+
+def _error(path: str | None, line: int | None, message: str, run: str, shown: str) -> dict[str, Any]:
+    """An error with its file named as in the upload (``D2/1000.txt``), never by its server path."""
+    inside = os.path.relpath(path, run) if path else "."
+    name = shown if inside == "." else os.path.join(shown, inside) if shown else inside
+    return {"file": name or "upload", "line": line, "message": message.replace(run, shown or "upload")}

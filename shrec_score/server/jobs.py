@@ -1,0 +1,99 @@
+"""The scoring queue: one job at a time, each in a child process under limits.
+
+A job is a run whose status is ``queued`` in the store; nothing else holds
+the queue, so a run accepted before a crash (kill -9, a power cut) is
+scored after the next start, and a scoring cut short is simply tried again.
+Its outcome (the CLI's ``per_run.csv``, or the reason it failed) is
+committed with the status change in one guarded statement
+(:meth:`Store.finish`): once scored, never scored again.
+
+Stopping (SIGTERM, Ctrl-C) cancels the job under way: its child is killed
+and the run stays ``queued`` for the next start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+from typing import Any
+
+from .contest import Contest
+from .store import Store
+
+
+def stamp() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+class Scorer:
+    """Takes the queued runs of ``store`` in order and scores each."""
+
+    def __init__(self, contest: Contest, store: Store) -> None:
+        self.contest = contest
+        self.store = store
+        self.wake = asyncio.Event()
+
+    async def run_forever(self) -> None:
+        while True:
+            job = await asyncio.to_thread(self.store.next_queued)
+            if job is None:
+                self.wake.clear()
+                try:
+                    await asyncio.wait_for(self.wake.wait(), timeout=5)
+                except asyncio.TimeoutError:
+                    pass
+                continue
+            try:
+                await self.score(job)
+            except Exception as exc:  # a bug or the disk, not the run: say so on the run, keep the queue going
+                await self._finish(job, "failed", reason=f"internal error while scoring: {type(exc).__name__}: {exc}"[:500])
+                await asyncio.sleep(1)
+
+    async def score(self, job: dict[str, Any]) -> None:
+        c = self.contest
+        out = os.path.join(self.store.work, f"{job['id']}-{secrets.token_hex(4)}")
+        run = self.store.run_path(job)
+        cmd = [
+            sys.executable, "-m", "shrec_score.server.worker",
+            "--cpu", str(int(c.limit("cpu_seconds"))), "--memory", str(int(c.limit("memory_mb"))),
+            c.preset, run, out,
+        ]  # fmt: skip
+        proc = await asyncio.create_subprocess_exec(*cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        wall = c.limit("wall_seconds")
+        try:
+            _, err = await asyncio.wait_for(proc.communicate(), timeout=wall)
+        except asyncio.TimeoutError:
+            proc.kill()
+            await proc.wait()
+            await self._finish(job, "failed", reason=f"stopped at the wall-clock limit of {wall:g} s")
+            return
+        except BaseException:  # cancelled (the server stops): the run stays queued
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
+            shutil.rmtree(out, ignore_errors=True)
+            raise
+        try:
+            if proc.returncode == 0:
+                with open(os.path.join(out, "per_run.csv"), encoding="utf-8") as f:
+                    await self._finish(job, "scored", per_run=f.read())
+            else:
+                await self._finish(job, "failed", reason=self._reason(proc.returncode, err, run, job["label"]))
+        finally:
+            shutil.rmtree(out, ignore_errors=True)
+
+    def _reason(self, status: int | None, err: bytes, run: str, label: str) -> str:
+        if status in (-signal.SIGXCPU, -signal.SIGKILL):
+            return f"stopped at the CPU-time limit of {self.contest.limit('cpu_seconds'):g} s"
+        lines = [ln for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
+        text = lines[-1] if lines else f"the scoring ended with status {status}"
+        return text.replace(os.path.dirname(run) + os.sep, "").replace(run, label)[:500]  # no server path shown
+
+    async def _finish(self, job: dict[str, Any], status: str, **result: str) -> None:
+        await asyncio.to_thread(self.store.finish, job["id"], status, stamp(), **result)

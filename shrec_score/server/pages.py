@@ -1,0 +1,96 @@
+"""The two pages: ``/`` (the leaderboard, in the results page's look) and
+``/submit`` (the upload form for a browser).
+
+Jinja2 templates under ``templates/`` with autoescape on: a team's or a
+run's name is text wherever it shows.  The style sheet is the results
+page's (``shrec_score/html/report.css``), inlined and allowed by its hash in
+the Content-Security-Policy; no script.  The form keeps the token in a
+server-side session (an HttpOnly, SameSite=Strict cookie holds only its
+random id) and carries a CSRF token bound to that session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from jinja2 import Environment, FileSystemLoader
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+
+from . import views
+from .contest import now
+from .rules import COOKIE, Failed, Session, refusal, same, style_hash
+
+if TYPE_CHECKING:
+    from .app import Server
+
+EXTRA_CSS = """
+.form{display:grid;gap:.6em;max-width:36em;margin:1em 0}
+.form label{display:grid;gap:.2em}
+.errors{color:#8b0000}.receipt{color:#064}
+.num{text-align:right;font-variant-numeric:tabular-nums}
+table{border-collapse:collapse}td,th{border-bottom:1px solid var(--line);padding:.25em .6em}
+"""
+
+
+class Pages:
+    def __init__(self, server: Server) -> None:
+        self.server = server
+        self.css = resources.files("shrec_score.html").joinpath("report.css").read_text(encoding="utf-8") + EXTRA_CSS
+        folder = str(resources.files("shrec_score.server").joinpath("templates"))
+        self.env = Environment(loader=FileSystemLoader(folder), autoescape=True)
+        self.csp = f"default-src 'none'; style-src {style_hash(self.css)}; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+    def page(self, name: str, status: int = 200, **values: Any) -> HTMLResponse:
+        html = self.env.get_template(name).render(css=self.css, title=self.server.contest.title, **values)
+        return HTMLResponse(html, status)
+
+    async def index(self, request: Request) -> Response:
+        runs = await asyncio.to_thread(self.server.store.runs)
+        phases = views.leaderboard(self.server.contest, runs, now())
+        return self.page("index.html", phases=phases)
+
+    async def post(self, request: Request, session: Session, fresh: bool) -> dict[str, Any]:
+        """The form's upload: its CSRF token, the team's token once, then as the API."""
+        server = self.server
+        form = await server.read_form(request)
+        try:
+            csrf, token = form.get("csrf"), form.get("token")
+            if fresh or not isinstance(csrf, str) or not same(csrf, session.csrf):
+                raise refusal(403, "the form expired: reload the page and submit again")
+            if isinstance(token, str) and token.strip():
+                session.team = await asyncio.to_thread(server.store.team_of, token.strip())
+                if session.team is None:
+                    raise refusal(401, "this is not a team's token")
+            if session.team is None:
+                raise refusal(401, "expected your team's token")
+            return await server.upload(session.team, server.admit(session.team), form)
+        finally:
+            await form.close()
+
+    async def submit(self, request: Request) -> Response:
+        server = self.server
+        sid = request.cookies.get(COOKIE, "")
+        session = server.sessions.get(sid)
+        fresh = session is None
+        if session is None:
+            sid, session = server.new_session()
+        status, receipt = 200, None
+        errors: list[dict[str, Any]] = []
+        if request.method == "POST":
+            try:
+                status, receipt = 201, await self.post(request, session, fresh)
+            except Failed as exc:
+                status = exc.status
+                errors = exc.body.get("errors") or [{"file": "", "line": None, "message": exc.body.get("error", "")}]
+        runs = []
+        if session.team is not None:
+            rows = await asyncio.to_thread(server.store.runs, session.team.id)
+            t = now()
+            runs = [views.run_view(server.contest, r, t) for r in rows]
+        response = self.page("submit.html", status, csrf=session.csrf, team=session.team, errors=errors, receipt=receipt, runs=runs)
+        secure = request.url.scheme == "https"
+        response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", secure=secure, path="/")
+        return response

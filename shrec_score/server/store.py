@@ -1,0 +1,233 @@
+"""Teams and runs: SQLite (the standard library's, WAL mode) and the stored files.
+
+Layout under the contest's ``data:`` folder::
+
+    contest.sqlite3     teams (name, SHA-256 of the token), runs (status, scores)
+    track.yaml          the preset every scoring reads (see contest.py)
+    runs/ID/ENTRY       an accepted run: ENTRY is its folder or its file
+    incoming/           uploads being received or checked (emptied at start)
+    work/               scorings under way (emptied at start)
+
+A run is accepted in one transaction: its files are written and fsync'ed
+under ``incoming/``, then, with the database's write lock held (``BEGIN
+IMMEDIATE``, so concurrent uploads cannot pass ``max_runs``), the row is
+inserted, the folder renamed to ``runs/ID`` and the directories fsync'ed,
+and only then committed.  A crash before the commit leaves a folder without
+a row, removed at the next start; a crash after leaves both.  A scoring's
+result is committed with the status change in one statement guarded by
+``status = 'queued'``, so a run is scored once however often it is tried.
+
+Every connection is opened for one call (no connection is shared between
+threads); a token is kept only as its SHA-256 and compared in constant time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+import shutil
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS teams (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    token_sha256 TEXT NOT NULL UNIQUE,
+    created TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY,
+    team_id INTEGER NOT NULL REFERENCES teams(id),
+    name TEXT NOT NULL,
+    label TEXT NOT NULL UNIQUE,
+    entry TEXT NOT NULL,
+    phase TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('queued', 'scored', 'failed')),
+    sha256 TEXT NOT NULL,
+    submitted TEXT NOT NULL,
+    finished TEXT,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    reason TEXT,
+    per_run TEXT
+);
+CREATE INDEX IF NOT EXISTS runs_team ON runs(team_id, phase);
+"""
+
+
+class Refused(Exception):
+    """An upload the rules refuse (no open phase, max_runs reached): HTTP 403."""
+
+
+@dataclass(frozen=True)
+class Team:
+    id: int
+    name: str
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def fsync_dir(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def fsync_tree(top: str) -> None:
+    """fsync every file and folder under ``top`` (``top`` itself included)."""
+    if os.path.isfile(top):
+        with open(top, "rb") as f:
+            os.fsync(f.fileno())
+        return
+    for here, _, files in os.walk(top):
+        for name in files:
+            with open(os.path.join(here, name), "rb") as f:
+                os.fsync(f.fileno())
+        fsync_dir(here)
+
+
+class Store:
+    """The contest's database and files under ``folder``."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self.db = os.path.join(folder, "contest.sqlite3")
+        self.runs_dir = os.path.join(folder, "runs")
+        self.incoming = os.path.join(folder, "incoming")
+        self.work = os.path.join(folder, "work")
+        for d in (folder, self.runs_dir, self.incoming, self.work):
+            os.makedirs(d, exist_ok=True)
+        with self.connect() as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.executescript(SCHEMA)
+
+    @contextmanager
+    def connect(self) -> Iterator[sqlite3.Connection]:
+        db = sqlite3.connect(self.db, timeout=30, isolation_level=None)
+        db.row_factory = sqlite3.Row
+        try:
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA foreign_keys=ON")
+            yield db
+        finally:
+            db.close()
+
+    def recover(self) -> None:
+        """At start: remove what no committed row holds (uploads and scorings cut short)."""
+        with self.connect() as db:
+            ids = {str(r[0]) for r in db.execute("SELECT id FROM runs")}
+        for name in os.listdir(self.runs_dir):
+            if name not in ids:
+                shutil.rmtree(os.path.join(self.runs_dir, name), ignore_errors=True)
+        for d in (self.incoming, self.work):
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d, exist_ok=True)
+        fsync_dir(self.runs_dir)
+
+    # -- teams ---------------------------------------------------------------
+
+    def add_team(self, name: str, created: str) -> str:
+        """Create a team; returns its token (kept only as a hash)."""
+        token = secrets.token_urlsafe(32)
+        with self.connect() as db:
+            try:
+                db.execute("INSERT INTO teams (name, token_sha256, created) VALUES (?, ?, ?)", (name, token_hash(token), created))
+            except sqlite3.IntegrityError:
+                raise ValueError(f"a team named {name!r} already exists") from None
+        return token
+
+    def team_of(self, token: str) -> Team | None:
+        digest = token_hash(token)
+        with self.connect() as db:
+            row = db.execute("SELECT id, name, token_sha256 FROM teams WHERE token_sha256 = ?", (digest,)).fetchone()
+        if row is None or not hmac.compare_digest(row["token_sha256"], digest):
+            return None
+        return Team(row["id"], row["name"])
+
+    # -- runs ----------------------------------------------------------------
+
+    def accept(self, team: Team, name: str | None, staged: str, unpacked: str, suffix: str, phase: str, max_runs: int, sha256: str, submitted: str) -> dict[str, Any]:
+        """Store the run staged at ``staged/unpacked`` (already fsync'ed) as
+        ``runs/ID/LABEL+suffix``, LABEL being ``TEAM-NAME`` (the CLI's run name).
+
+        Raises :class:`Refused` when the team already has ``max_runs`` runs in the phase.
+        """
+        final = ""
+        with self.connect() as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                (count,) = db.execute("SELECT count(*) FROM runs WHERE team_id = ? AND phase = ?", (team.id, phase)).fetchone()
+                if count >= max_runs:
+                    raise Refused(f"team {team.name!r} has submitted its {max_runs} run(s) of phase {phase!r}")
+                (next_id,) = db.execute("SELECT coalesce(max(id), 0) + 1 FROM runs").fetchone()
+                run_name = name or f"run{count + 1}"
+                label = f"{team.name}-{run_name}"
+                if db.execute("SELECT 1 FROM runs WHERE label = ?", (label,)).fetchone():
+                    label = f"{label}-{next_id}"
+                entry = label + suffix
+                db.execute(
+                    "INSERT INTO runs (id, team_id, name, label, entry, phase, status, sha256, submitted) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?)",
+                    (next_id, team.id, run_name, label, entry, phase, sha256, submitted),
+                )
+                final = os.path.join(self.runs_dir, str(next_id))
+                os.rename(os.path.join(staged, unpacked), os.path.join(staged, entry))
+                fsync_dir(staged)
+                os.rename(staged, final)
+                fsync_dir(self.runs_dir)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                if final and os.path.exists(final):  # no row: no file
+                    shutil.rmtree(final, ignore_errors=True)
+                raise
+        return {"id": next_id, "name": run_name, "label": label, "status": "queued", "phase": phase, "sha256": sha256}
+
+    def run_path(self, row: sqlite3.Row | dict[str, Any]) -> str:
+        return os.path.join(self.runs_dir, str(row["id"]), row["entry"])
+
+    def runs(self, team_id: int | None = None, status: str | None = None) -> list[dict[str, Any]]:
+        query = "SELECT runs.*, teams.name AS team FROM runs JOIN teams ON teams.id = runs.team_id"
+        where: list[str] = []
+        args: list[Any] = []
+        if team_id is not None:
+            where.append("team_id = ?")
+            args.append(team_id)
+        if status is not None:
+            where.append("status = ?")
+            args.append(status)
+        if where:
+            query += " WHERE " + " AND ".join(where)
+        with self.connect() as db:
+            return [dict(r) for r in db.execute(query + " ORDER BY runs.id", args)]
+
+    def run(self, run_id: int) -> dict[str, Any] | None:
+        with self.connect() as db:
+            row = db.execute("SELECT runs.*, teams.name AS team FROM runs JOIN teams ON teams.id = runs.team_id WHERE runs.id = ?", (run_id,)).fetchone()
+        return None if row is None else dict(row)
+
+    def next_queued(self) -> dict[str, Any] | None:
+        """The oldest queued run, its attempt counted (a crash mid-scoring shows as attempts > 1)."""
+        with self.connect() as db:
+            row = db.execute("SELECT * FROM runs WHERE status = 'queued' ORDER BY id LIMIT 1").fetchone()
+            if row is None:
+                return None
+            db.execute("UPDATE runs SET attempts = attempts + 1 WHERE id = ?", (row["id"],))
+        return dict(row)
+
+    def finish(self, run_id: int, status: str, finished: str, *, per_run: str | None = None, reason: str | None = None) -> bool:
+        """Commit a scoring's outcome with its status; False when the run was no longer queued."""
+        with self.connect() as db:
+            cur = db.execute(
+                "UPDATE runs SET status = ?, finished = ?, per_run = ?, reason = ? WHERE id = ? AND status = 'queued'",
+                (status, finished, per_run, reason, run_id),
+            )
+            return cur.rowcount == 1

@@ -1,0 +1,104 @@
+"""Hostile uploads against a real ``shrec-score serve``: every one is a 422
+naming what was refused, and nothing of it is written anywhere (issue 32)."""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import tarfile
+import zipfile
+
+import pytest
+
+from .test_server_kit import Served, add_team, tgz_of, tiny_run, write_contest, zip_of
+
+pytest.importorskip("starlette", reason="the server extra is not installed")
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("hostile")
+    contest = write_contest(folder, extra="rate_limit: 1000\nmax_members: 50\nmax_unpacked_mb: 8\nmax_ratio: 100\n")
+    token = add_team(contest, "eve")
+    server = Served(contest).start()
+    yield server, token, str(folder)
+    server.kill()
+
+
+def _zip(members: list[tuple[zipfile.ZipInfo | str, bytes]]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for info, data in members:
+            z.writestr(info, data)
+    return buf.getvalue()
+
+
+def _tar(members: list[tarfile.TarInfo], data: dict[str, bytes] | None = None) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as t:
+        for info in members:
+            body = (data or {}).get(info.name)
+            t.addfile(info, io.BytesIO(body) if body is not None else None)
+    return buf.getvalue()
+
+
+def _link(name: str, target: str, kind: bytes) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = kind, target
+    return info
+
+
+def _symlink_member() -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo("run/1.txt")
+    info.external_attr = (stat.S_IFLNK | 0o777) << 16
+    return info
+
+
+def _device() -> tarfile.TarInfo:
+    info = tarfile.TarInfo("run/1.txt")
+    info.type, info.devmajor, info.devminor = tarfile.CHRTYPE, 1, 3
+    return info
+
+
+GOOD = tiny_run()
+
+CASES = [
+    ("zip slip", "run.zip", lambda tmp: _zip([("run/../../evil.txt", b"x"), *((f"run/{k}", v) for k, v in GOOD.items())]), "expected a path inside the archive, got one with '..'"),
+    ("backslash slip", "run.zip", lambda tmp: _zip([("..\\evil.txt", b"x")]), "got one with '..'"),
+    ("absolute path", "run.zip", lambda tmp: _zip([(os.path.join(tmp, "evil-abs.txt"), b"x")]), "expected a relative path, got an absolute one"),
+    ("absolute path in tar", "run.tgz", lambda tmp: _tar([tarfile.TarInfo(os.path.join(tmp, "evil-abs.txt"))]), "expected a relative path, got an absolute one"),
+    ("zip symlink", "run.zip", lambda tmp: _zip([(_symlink_member(), b"/etc/passwd")]), "expected a file or a folder, got a symbolic link"),
+    ("tar symlink", "run.tgz", lambda tmp: _tar([_link("run/1.txt", "/etc/passwd", tarfile.SYMTYPE)]), "expected a file or a folder, got a symbolic link"),
+    ("tar hard link", "run.tgz", lambda tmp: _tar([_link("run/1.txt", "/etc/passwd", tarfile.LNKTYPE)]), "expected a file or a folder, got a hard link"),
+    ("tar device", "run.tgz", lambda tmp: _tar([_device()]), "expected a file or a folder, got a device or another special file"),
+    ("bomb", "run.zip", lambda tmp: _zip([("run/1.txt", b"\0" * (64 << 20))]), "expected the archive to unpack to at most 100 times its size, got more (a compression bomb?)"),
+    ("10,000 members", "run.zip", lambda tmp: _zip([(f"run/{i}.txt", b"") for i in range(10_000)]), "expected at most 50 members in the archive, got more"),
+    ("damaged zip", "run.zip", lambda tmp: zip_of(GOOD)[:-40], "expected a .zip archive, got a damaged one"),
+    ("damaged tgz", "run.tgz", lambda tmp: tgz_of(GOOD)[:100], "expected a .tar.gz archive, got a damaged one"),
+    ("empty archive", "run.zip", lambda tmp: _zip([]), "expected one run folder in the archive, got no file"),
+]
+
+
+@pytest.mark.parametrize("what, filename, make, message", CASES, ids=[c[0] for c in CASES])
+def test_a_hostile_archive_is_refused_and_nothing_of_it_is_written(tiny, what, filename, make, message):
+    server, token, folder = tiny
+    before = server.stored_entries()
+    r = server.upload(token, make(folder), filename)
+    assert r.status_code == 422, r.text
+    errors = r.json()["errors"]
+    assert len(errors) == 1 and message in errors[0]["message"], errors
+    assert server.stored_entries() == before
+    assert os.listdir(os.path.join(server.data, "incoming")) == []
+    for evil in ("evil.txt", "evil-abs.txt"):
+        for where in (folder, os.path.dirname(folder), server.data, os.path.join(server.data, "runs")):
+            assert not os.path.exists(os.path.join(where, evil))
+
+
+def test_a_good_run_still_passes_the_same_limits(tiny):
+    server, token, _ = tiny
+    r = server.upload(token, tgz_of(GOOD), "mine.tgz", "fine")
+    assert r.status_code == 201, r.text
+    assert r.json()["run"] == "eve-fine"
+    r = server.upload(token, GOOD["1.txt"], "1.txt")  # one ranked-list file is no run of this collection
+    assert r.status_code == 422
