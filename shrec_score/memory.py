@@ -1,12 +1,8 @@
-"""Scoring from memory: distance matrices and embeddings with their labels.
+"""Scoring from memory: distance matrices, embeddings and TREC-style tables (docs/usage.md).
 
-:func:`evaluate` is :func:`shrec_score.score` for data a notebook or a
-training loop holds: a (queries x targets) distance array, or embeddings
-whose distances are computed block by block and never held whole.  Labels
-become an in-memory classification (ids ``"0"``, ``"1"``, ... in array
-order; query ids ``"q0"``, ... with separate query labels); the matrix is
-ranked by the same code as a ``.npy`` file, so the numbers are the file
-path's, bit for bit.
+Labels become an in-memory classification (ids ``"0"``, ``"1"``, ... in
+array order; query ids ``"q0"``, ...); the matrix is ranked by the same code
+as a ``.npy`` file, so the numbers are the file path's, bit for bit.
 """
 
 from __future__ import annotations
@@ -22,72 +18,29 @@ from .model import Classification
 
 #: metric -> how a block of distances is computed from query rows Q and targets T.
 METRICS = ("euclidean", "sqeuclidean", "cosine", "inner_product")
+#: Labels of the rows / columns: one per item, a Classification or a ``.cla`` path.
+Labels = Sequence[Hashable] | Classification | str | os.PathLike[str] | None
 
 
 def evaluate(
-    *,
-    distances: Any = None,
-    embeddings: Any = None,
-    query_embeddings: Any = None,
-    target_embeddings: Any = None,
-    metric: str = "euclidean",
-    dtype: str = "float32",
-    labels: Sequence[Hashable] | Classification | str | os.PathLike[str] | None = None,
-    query_labels: Sequence[Hashable] | Classification | str | os.PathLike[str] | None = None,
-    target_labels: Sequence[Hashable] | Classification | str | os.PathLike[str] | None = None,
-    run: Any = None,
-    qrels: Any = None,
-    name: str = "run",
-    **options: Any,
+    *, distances: Any = None, embeddings: Any = None, query_embeddings: Any = None, target_embeddings: Any = None,
+    metric: str = "euclidean", dtype: str = "float32", labels: Labels = None, query_labels: Labels = None,
+    target_labels: Labels = None, run: Any = None, qrels: Any = None, name: str = "run", **options: Any,
 ) -> Any:
     """Score one run held in memory; returns the same :class:`~shrec_score.Report` as :func:`~shrec_score.score`.
 
-    Parameters
-    ----------
-    distances : array-like, shape (n_queries, n_targets)
-        Smaller = more similar.  With ``labels`` (all-against-all) a square
-        matrix whose row i and column i are item i: the query is left out of
-        its own list and K = |C| - 1.  With ``query_labels`` and
-        ``target_labels``: rows are queries, columns targets, K = |C|.
-    embeddings : array-like, shape (n, d)
-        All-against-all from embeddings (with ``labels``); or
-        ``query_embeddings`` (n_q, d) and ``target_embeddings`` (n_t, d) with
-        ``query_labels`` and ``target_labels``.  Distances are computed a
-        block of rows at a time (as the ranking asks for them) in ``dtype``:
-    metric : {"euclidean", "sqeuclidean", "cosine", "inner_product"}
-        ``cosine`` is 1 - cos; ``inner_product`` is the negated product
-        (higher product = more similar).  Ties between computed distances
-        are ranked as in any matrix: the lower column first.
-    dtype : {"float32", "float64"}
-        Precision of computed distances (float32 may tie where float64 would not).
-    labels, query_labels, target_labels : sequence of hashable, Classification or path
-        Class of each item (ints, strings, a pandas Categorical, a tensor of
-        class numbers...): items are the rows (and columns) in array order.
-        Labels are compared by their text (``str``); two labels with one
-        text are refused.  A label whose text is ``-1`` is the PSB's
-        miscellaneous class: never a query, never relevant.  Or a
-        :class:`~shrec_score.model.Classification` or a ``.cla`` path, as
-        :func:`~shrec_score.score` takes: rows and columns then follow its
-        ids as a ``.npy`` file's do (``matrix_order=``).
-    run, qrels : pandas.DataFrame or dict
-        TREC-style data instead of a matrix: ``run`` with columns query id,
-        doc id, score (``query_id``/``qid``/``q_id``, ``doc_id``/``docid``/
-        ``docno``, ``score``: the names of ir_measures, ranx and pytrec_eval)
-        or the nested dict ``{query: {doc: score}}``; ``qrels`` likewise with
-        ``relevance``/``rel``/``grade`` or ``{query: {doc: grade}}``.  Scored
-        exactly as the same TREC files (they are written to a temporary
-        folder, in full precision, and read back by the file readers).
-    name : str
-        The run's name in the report.
-    **options
-        Every keyword of :func:`~shrec_score.score` (``measures``,
-        ``average``, ``significance``, ``settings``...), validated the same way.
-
-    Raises
-    ------
-    ValueError
-        A wrong shape, NaN distances, labels of the wrong length or an
-        unknown metric, naming the argument, before any work is done.
+    Give one of ``distances`` (queries x targets, smaller = more similar),
+    ``embeddings`` (all-against-all) or ``query_embeddings`` + ``target_embeddings``
+    (distances by ``metric`` in ``dtype``, a block of rows at a time), with
+    ``labels`` (all-against-all: row i and column i are item i, left out of its
+    own list) or ``query_labels`` + ``target_labels``.  Labels are compared by
+    their text (two labels of one text are refused; ``-1`` is PSB's
+    miscellaneous class), or are a Classification or a ``.cla`` path.  Or
+    ``run`` and ``qrels`` (DataFrames with ir_measures' / ranx's column names, or
+    nested dicts), scored as the same TREC files.  ``**options``: every keyword
+    of :func:`~shrec_score.score`.  A wrong shape, a NaN, labels of the wrong
+    length or an unknown metric raise ValueError naming the argument, before any work
+    (docs/usage.md).
     """
     from .api import score
     from .join import matrix_run
@@ -153,12 +106,7 @@ def evaluate(
 
 
 class EmbeddingDistances:
-    """A (queries x targets) distance matrix computed on demand from embeddings.
-
-    Supports what the ranking reads of a matrix: ``shape``, ``dtype`` and
-    row selection (a slice or an array of rows), each returning a computed
-    block; the full matrix is never built.
-    """
+    """A (queries x targets) distance matrix computed from embeddings a block of rows at a time (``shape``, ``dtype``, row selection)."""
 
     def __init__(self, queries: np.ndarray, targets: np.ndarray, metric: str, dtype: np.dtype) -> None:
         self.q = np.ascontiguousarray(queries, dtype=dtype)
@@ -218,7 +166,7 @@ _COLUMNS = {
 
 
 def _table(arg: str, value: Any, kind: str) -> Any:
-    """A DataFrame with columns query, doc and ``kind`` from a DataFrame or a nested dict."""
+    """A DataFrame with columns query, doc and ``kind`` from a DataFrame or a nested dict, checked row by row."""
     import pandas as pd
 
     if isinstance(value, dict):
@@ -283,15 +231,10 @@ DEVICE_BLOCK_BYTES = 64 << 20
 
 
 def _array(arg: str, value: Any) -> np.ndarray | DeviceRows:
-    """A numpy view of an array-like, or a :class:`DeviceRows` for an array on a device.
+    """A numpy view of an array-like, or a :class:`DeviceRows` for a DLPack array on a device (a GPU).
 
-    numpy arrays and memory maps are used as they are; an object with
-    ``__dlpack__`` in host memory (a PyTorch CPU tensor, a JAX CPU array) is
-    viewed without a copy through ``numpy.from_dlpack``; an object with
-    ``__dlpack__`` on another device (a GPU) becomes a :class:`DeviceRows`,
-    copied to host memory a block of rows at a time, never whole; anything
-    else goes through ``numpy.asarray`` (``__array__``, nested lists).  The
-    array's library is never imported: only its own methods are called.
+    Host DLPack arrays are viewed without a copy; the array's library is never
+    imported, only its own methods are called.
     """
     if isinstance(value, np.ndarray):
         return value
@@ -307,18 +250,12 @@ def _array(arg: str, value: Any) -> np.ndarray | DeviceRows:
 
 
 def _library(value: Any) -> str:
-    """The top-level package that defines the type of ``value`` (``"torch"``, ``"cupy"``, ``"jaxlib"``...)."""
+    """The top-level package of the type of ``value`` (``"torch"``, ``"cupy"``...)."""
     return (type(value).__module__ or "").split(".")[0]
 
 
 class DeviceRows:
-    """A 2-D array on a device (a GPU tensor) read a block of rows at a time.
-
-    Offers what the ranking and the checks read of a matrix: ``shape``,
-    ``ndim``, ``dtype`` and row selection (a slice or an array of row
-    numbers), which slices the device array and copies only that block to
-    host memory.  The whole array is never copied at once.
-    """
+    """A 2-D array on a device read a block of rows at a time (``shape``, ``ndim``, ``dtype``, row selection); never copied whole at once."""
 
     def __init__(self, arg: str, value: Any) -> None:
         self.arg = arg
@@ -329,43 +266,25 @@ class DeviceRows:
             raise ValueError(f"{arg}: expected a 2-D array, got shape {self.shape}")
         if self.shape[0] == 0:
             raise ValueError(f"{arg}: expected at least one row, got shape {self.shape}")
-        self.dtype = self._host(value[0:1]).dtype  # one row tells the dtype numpy sees
-        #: Rows copied per block when the whole array is walked (see :meth:`blocks`).
-        self.block_rows = max(1, DEVICE_BLOCK_BYTES // max(1, self.shape[1] * self.dtype.itemsize))
-
-    def _host(self, block: Any) -> np.ndarray:
-        """One block of rows of the device array, copied to host memory."""
-        return _to_host(block)
+        self.dtype = _to_host(value[0:1]).dtype  # one row tells the dtype numpy sees
 
     def __getitem__(self, rows: Any) -> np.ndarray:
         if isinstance(rows, slice):
-            return self._host(self.value[rows])
+            return _to_host(self.value[rows])
         rows = np.asarray(rows, dtype=np.int64)
         if rows.size == 0:
             return np.empty((0, self.shape[1]), dtype=self.dtype)
         wanted, back = np.unique(rows, return_inverse=True)
         cuts = np.flatnonzero(np.diff(wanted) != 1) + 1  # runs of consecutive rows: one slice each
-        parts = [self._host(self.value[int(r[0]) : int(r[-1]) + 1]) for r in np.split(wanted, cuts)]
+        parts = [_to_host(self.value[int(r[0]) : int(r[-1]) + 1]) for r in np.split(wanted, cuts)]
         return np.concatenate(parts)[back]
-
-    def blocks(self) -> Any:
-        """Every row, as consecutive host blocks of about :data:`DEVICE_BLOCK_BYTES`."""
-        for a in range(0, self.shape[0], self.block_rows):
-            yield self[a : a + self.block_rows]
-
-    def to_host(self, dtype: np.dtype) -> np.ndarray:
-        """The whole array in host memory as ``dtype``, filled block by block (embeddings: n x d)."""
-        out = np.empty(self.shape, dtype=dtype)
-        for a, block in zip(range(0, self.shape[0], self.block_rows), self.blocks()):
-            out[a : a + len(block)] = block
-        return out
 
 
 def _on_host(arr: np.ndarray | DeviceRows) -> np.ndarray:
     """Embeddings (n x d, small beside the n x n distances) in host memory: a device
     array is copied once, block by block, and the checks and the scoring share
     the copy."""
-    return arr.to_host(arr.dtype) if isinstance(arr, DeviceRows) else arr
+    return np.concatenate(list(_row_blocks(arr))) if isinstance(arr, DeviceRows) else arr
 
 
 def _to_host(value: Any) -> np.ndarray:
@@ -383,10 +302,7 @@ def _to_host(value: Any) -> np.ndarray:
 
 
 def _row_blocks(arr: np.ndarray | DeviceRows) -> Any:
-    """The rows of a 2-D array in blocks of a few MB (a memory map or a device array is never read whole)."""
-    if isinstance(arr, DeviceRows):
-        yield from arr.blocks()
-        return
+    """The rows of a 2-D array (numpy, memory map or device) in host blocks of about :data:`DEVICE_BLOCK_BYTES`."""
     step = max(1, DEVICE_BLOCK_BYTES // max(1, arr.shape[1] * arr.dtype.itemsize))
     for a in range(0, arr.shape[0], step):
         yield arr[a : a + step]
