@@ -206,7 +206,6 @@ def _table(arg: str, value: Any, kind: str) -> Any:
 def _score_trec(run: Any, qrels: Any, name: str, opts: Any) -> Any:
     """Score TREC-style tables through the file readers (a temporary folder, removed after)."""
     import dataclasses
-    import os
     import tempfile
 
     from .api import score

@@ -86,6 +86,8 @@ def _parse_joined(bodies: list[tuple[bytes, int, int]], target_index: Mapping[st
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
+    from .trec import arrow_numpy
+
     width = bodies[0][1]
     lines = [n for _, _, n in bodies]
     joined = b"\n".join(b for b, _, _ in bodies)
@@ -104,7 +106,7 @@ def _parse_joined(bodies: list[tuple[bytes, int, int]], target_index: Mapping[st
         return None
     table = table.unify_dictionaries()  # (one chunk, one dictionary, unless the text is over 1 GiB)
     chunks = table.column(0).chunks
-    codes = np.concatenate([_values(c.indices, np.int32) for c in chunks])
+    codes = np.concatenate([arrow_numpy(c.indices) for c in chunks])
     names = _strings(chunks[0].dictionary)
     indices = np.fromiter((target_index.get(n, -1 if unjudged is None else unjudged) for n in names), dtype=np.int64, count=len(names))[codes]
     ends = np.cumsum(lines)
@@ -114,7 +116,7 @@ def _parse_joined(bodies: list[tuple[bytes, int, int]], target_index: Mapping[st
         bad[np.searchsorted(ends, np.flatnonzero(codes == names.index("")), side="right")] = True
     dist = None
     if width == 2:
-        dist = np.concatenate([_values(c, np.float64) for c in table.column(1).chunks])
+        dist = np.concatenate([arrow_numpy(c) for c in table.column(1).chunks])
         bad[np.searchsorted(ends, np.flatnonzero(np.isnan(dist)), side="right")] = True
     out: list[Parsed | None] = []
     slot = np.zeros(len(names), dtype=np.int32)
@@ -127,11 +129,6 @@ def _parse_joined(bodies: list[tuple[bytes, int, int]], target_index: Mapping[st
         else:
             out.append((indices[end - n : end], None if dist is None else dist[end - n : end]))
     return out
-
-
-def _values(array: Any, dtype: type) -> np.ndarray:
-    """The values of a null-free pyarrow array, viewed through its buffer (``to_numpy`` would import pandas)."""
-    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=array.offset * np.dtype(dtype).itemsize)
 
 
 def _strings(array: Any) -> list[str]:
