@@ -1,18 +1,8 @@
-"""From per-query values to per-run means and a sorted leaderboard.
+"""From per-query values to per-run means and a sorted leaderboard (docs/architecture.md).
 
-Every ordering follows the measure's direction in the registry: best first
-is the largest value, or the smallest for a lower-is-better measure.
-
-The work is done once, in numpy, on :class:`~shrec_score.table.Table`
-(``*_table`` functions: what the pipeline calls, without pandas).  The
-pandas functions (:func:`per_run_means` over :func:`per_run_table`,
-:func:`per_class_means` over :func:`per_class_table`, :func:`macro_means`
-over :func:`macro_table`, :func:`leaderboard` over :func:`leaderboard_table`,
-:func:`per_query_ranking` over :func:`ranking_table`) take and return
-DataFrames for library users and convert at the boundary.  A mean is the
-sum of the defined values divided by their count, summed in one documented
-order (:func:`group_sums`: pairwise ``np.sum`` over a group's queries in
-input order); a macro mean is ``np.sum`` over the classes in order.
+The work is done in numpy on :class:`~shrec_score.table.Table` (``*_table``);
+the pandas functions convert at the boundary.  Best first follows the
+measure's direction; every mean is summed in the order of :func:`group_sums`.
 """
 
 from __future__ import annotations
@@ -32,13 +22,8 @@ if TYPE_CHECKING:
 def group_sums(values: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
     """Per group and column: the sum of the defined (non-NaN) values, and their count.
 
-    ``values`` (rows x columns), ``group`` the group of each row (-1: no
-    group).  The one order of summation of every mean the tool writes: a
-    group's rows in input order, an undefined value taken as 0, added by
-    ``np.sum`` along the rows (numpy's pairwise summation, exact for up to
-    eight values added left to right).  The same input gives the same bits on
-    every run; a sum may differ in its last bit from another tool's order
-    (pandas' groupby, a compensated sum).
+    ``group`` is each row's group (-1: none).  The one order of summation of
+    every mean: a group's rows in input order, NaN as 0, pairwise ``np.sum``.
 
     >>> sums, counts = group_sums(np.array([[0.6], [7.0], [0.3], [0.4], [np.nan]]), np.array([0, 1, 0, 0, 1]), 2)
     >>> sums[:, 0].tolist(), counts[:, 0].tolist()
@@ -65,10 +50,7 @@ def _how(column: str) -> str:
 
 
 def _summarise(values: np.ndarray, group: np.ndarray, n_groups: int, measures: list[str]) -> np.ndarray:
-    """Each group's value of each measure: the mean over the queries where it
-    is defined, or what the measure asks for (``Measure.aggregate``: the
-    geometric mean of gm_map, the sums of trec_eval's counts); NaN where no
-    query of the group defines it."""
+    """Each group's mean of each measure over its defined values, or the measure's own aggregate (sum, geometric); NaN where none is defined."""
     sums, counts = group_sums(values, group, n_groups)
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(counts > 0, sums / np.maximum(counts, 1).astype(np.float64), np.nan)
@@ -82,8 +64,7 @@ def _summarise(values: np.ndarray, group: np.ndarray, n_groups: int, measures: l
 
 
 def _codes(values: np.ndarray, known: dict[Any, int] | None = None) -> tuple[np.ndarray, dict[Any, int]]:
-    """Each value's number: its place in ``known``, else in first-appearance
-    order; -1 for a missing value (None, NaN) or one not in ``known``."""
+    """Each value's place in ``known`` (else first-appearance order); -1 for None, NaN or unknown."""
     index: dict[Any, int] = {} if known is None else known
     get = index.get if known is not None else lambda v: index.setdefault(v, len(index))
     codes = [-1 if v is None or v != v else get(v) for v in values.tolist()]
@@ -97,12 +78,7 @@ def _measure_values(per_query: Table, measures: list[str]) -> np.ndarray:
 
 
 def per_run_table(per_query: Table, measures: Sequence[str], run_order: Sequence[str]) -> Table:
-    """Mean of each measure over the queries where it is defined.
-
-    Columns: run, queries (number of queries scored: at least one measure
-    defined), then one column per measure.  Queries with an undefined value
-    (K = 0) are left out of the means.
-    """
+    """Columns run, queries (scored: a measure defined), then each measure's mean over its defined values."""
     measures = list(measures)
     runs = list(dict.fromkeys(run_order))
     place = {r: i for i, r in enumerate(runs)}
@@ -118,11 +94,7 @@ def per_run_table(per_query: Table, measures: Sequence[str], run_order: Sequence
 
 
 def per_class_table(per_query: Table, measures: Sequence[str], run_order: Sequence[str]) -> Table:
-    """Columns run, class, queries, then the mean of each measure over the class's queries.
-
-    Runs in ``run_order``, classes in first-appearance order; queries with
-    undefined values are left out of each mean (as in :func:`per_run_table`).
-    """
+    """Columns run, class, queries, then each measure's mean over the class's queries (classes in first-appearance order)."""
     measures = list(measures)
     runs = list(dict.fromkeys(run_order))
     run_code, _ = _codes(per_query["run"], {r: i for i, r in enumerate(runs)})
@@ -147,13 +119,7 @@ def per_class_table(per_query: Table, measures: Sequence[str], run_order: Sequen
 
 
 def macro_table(per_class: Table, measures: Sequence[str], run_order: Sequence[str]) -> Table:
-    """Per-run mean of the per-class means (PSB's -macro): every class weighs the same.
-
-    (For gm_map and trec_eval's counts: the mean of the per-class values.)
-
-    Classes with no scored query are left out.  ``queries`` is the total
-    number of scored queries.
-    """
+    """Per-run mean of the per-class means (PSB's -macro); classes without a scored query are left out."""
     measures = list(measures)
     run_col = per_class["run"]
     counted = np.asarray(per_class["queries"]) > 0
@@ -188,18 +154,13 @@ def sort_order(values: np.ndarray, ascending: bool) -> np.ndarray:
 
 
 def leaderboard_table(per_run: Table, sort: str) -> Table:
-    """Runs sorted best first by ``sort``, ranked from 1 (see :func:`leaderboard`)."""
     by_name = per_run.take(sort_order(per_run["run"], True))
     board = by_name.take(sort_order(by_name[sort], _ascending(sort)))
     return board.assign("rank", np.arange(1, len(board) + 1, dtype=np.int64), at=0)
 
 
 def wide_values(per_query: Table, runs: Sequence[str], measure: str) -> tuple[Table, np.ndarray]:
-    """The per-query values of ``measure`` side by side: the key columns
-    (query, and class when there is one) of each query in order of first
-    appearance, and a (runs x queries) array of each run's value (NaN where a
-    run has none; a run outside ``runs`` is left out).  One reshaping for the
-    library's wide DataFrame and the terminal's per-query table."""
+    """The key columns (query[, class]) in first-appearance order and a (runs x queries) array of ``measure`` (NaN: no value)."""
     queries = per_query["query"].tolist()
     first: dict[Any, int] = {}
     for i, q in enumerate(queries):
@@ -217,12 +178,7 @@ def wide_values(per_query: Table, runs: Sequence[str], measure: str) -> tuple[Ta
 
 
 def ranking_table(per_query: Table, measure: str) -> Table:
-    """For each query, the runs ranked by ``measure`` (Table 2 of SHREC 2006).
-
-    Columns query, rank, run, value; best first (the smallest value first
-    for a lower-is-better measure), ties by run name, undefined values last.
-    Queries keep their input order.
-    """
+    """Per query (input order), the runs ranked by ``measure``: query, rank, run, value; ties by run name, NaN last (SHREC 2006 Table 2)."""
     q, _ = _codes(per_query["query"])  # the queries' input order
     frame = Table({"query": per_query["query"], "run": per_query["run"], "value": per_query[measure], "_q": q}, len(per_query))
     frame = frame.take(sort_order(frame["run"], True))
@@ -235,41 +191,17 @@ def ranking_table(per_query: Table, measure: str) -> Table:
 
 
 def _ascending(column: str) -> bool:
-    """Sort ``column`` ascending only when lower is better."""
     return column_higher_is_better(column) is False
 
 
-# -- the same for pandas DataFrames (library users) ----------------------------------
-
 
 def per_run_means(per_query: pd.DataFrame, measures: Sequence[str], run_order: Sequence[str]) -> pd.DataFrame:
-    """Mean of each measure over the queries where it is defined: :func:`per_run_table` on a DataFrame.
-
-    Columns: run, queries (number of queries scored: at least one measure
-    defined), then one column per measure.  Queries with an undefined value
-    (K = 0) are left out of the means.
-    """
+    """:func:`per_run_table` on a DataFrame."""
     return per_run_table(Table.from_pandas(per_query), measures, run_order).to_pandas()
 
 
 def leaderboard(per_run: pd.DataFrame, sort: str) -> pd.DataFrame:
-    """Runs sorted best first by ``sort``, ranked from 1.
-
-    Parameters
-    ----------
-    per_run : DataFrame
-        run, queries, then one column per measure (:func:`per_run_means`).
-    sort : str
-        The column to sort by.  Descending when higher is better, ascending
-        for a lower-is-better measure (FP_*, FN_*); a column without a
-        direction (see :func:`~shrec_score.measures.column_higher_is_better`)
-        sorts descending.
-
-    Returns
-    -------
-    DataFrame
-        rank, then the columns of ``per_run``.  Ties keep run name ascending;
-        a run whose sort value is undefined goes last.
+    """Runs sorted best first by ``sort`` (its direction; none: descending), ranked from 1; ties by run name, NaN last.
 
     >>> import pandas as pd
     >>> per_run = pd.DataFrame({"run": ["b", "a", "c"], "queries": [2, 2, 2], "FP_relevant": [3.0, 3.0, 1.0]})
@@ -280,16 +212,11 @@ def leaderboard(per_run: pd.DataFrame, sort: str) -> pd.DataFrame:
 
 
 def per_query_ranking(per_query: pd.DataFrame, measure: str) -> pd.DataFrame:
-    """For each query, the runs ranked by ``measure``: :func:`ranking_table` on a DataFrame."""
+    """:func:`ranking_table` on a DataFrame."""
     return ranking_table(Table.from_pandas(per_query), measure).to_pandas()
 
 
 def per_class_means(per_query: pd.DataFrame, measures: Sequence[str], run_order: Sequence[str]) -> pd.DataFrame:
-    """Columns run, class, queries, then the mean of each measure over the
-    class's queries: :func:`per_class_table` on a DataFrame."""
+    """:func:`per_class_table` on a DataFrame."""
     return per_class_table(Table.from_pandas(per_query), measures, run_order).to_pandas()
 
-
-def macro_means(per_class: pd.DataFrame, measures: Sequence[str], run_order: Sequence[str]) -> pd.DataFrame:
-    """Per-run mean of the per-class means (PSB's -macro): :func:`macro_table` on a DataFrame."""
-    return macro_table(Table.from_pandas(per_class), measures, run_order).to_pandas()

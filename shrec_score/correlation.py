@@ -1,11 +1,8 @@
-"""Rank correlation against human ground truth (seed 004): per query tau-b.
+"""Rank correlation against human ground truth (seed 004): per query tau-b (docs/measures.md).
 
-A system's value for an item is its distance when the ranked list gives one
-(lower = more similar unless ``lower_is_better=False``), else its rank; for a
-TREC run it is the score (higher = more similar, the TREC convention).  The
-ground truth is a mean user score (higher = more similar unless
-``ground_truth_higher_is_better=False``).  Both sides are oriented to "higher
-= more similar" before tau-b, so tau-b = 1 means the same order.
+A system's value for an item is its distance (lower = more similar unless
+``lower_is_better=False``), else its rank, or a TREC score; the ground truth
+is a mean user score.  Both are oriented "higher = more similar" first.
 """
 
 from __future__ import annotations
@@ -69,13 +66,10 @@ def run_values(source: RunSource, gt: pd.DataFrame, *, lower_is_better: bool = T
 
 
 def evaluate_kendall(
-    sources: list[RunSource],
-    gt: pd.DataFrame,
-    *,
-    ground_truth_higher_is_better: bool = True,
+    sources: list[RunSource], gt: pd.DataFrame, *, ground_truth_higher_is_better: bool = True,
     lower_is_better: bool = True,
 ) -> pd.DataFrame:
-    """per-query frame: run, query, items, tau_b."""
+    """The per-query frame: run, query, items, tau_b."""
     rows = []
     gt_by_query = {q: dict(zip(sub["item"], sub["score"])) for q, sub in gt.groupby("query", sort=False)}
     for source in sources:

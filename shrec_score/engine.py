@@ -1,11 +1,8 @@
-"""Runs x queries -> per-query values, on whole arrays.
+"""Runs x queries -> per-query values, on whole arrays (docs/architecture.md).
 
-A ranked list is turned into the ranks of its relevant items (a
-:class:`~shrec_score.measures.RankBlock`) in one vectorised pass over all the
-lists of a run; every binary measure is then a few numpy operations on that
-block.  Graded (SHREC 2006) measures work on gain vectors
-(:class:`~shrec_score.measures.GainBlock`), built for chunks of queries so
-that memory stays bounded.  No Python loop over ranked items.
+A run's lists become the ranks of their relevant items (a RankBlock), gain
+vectors (a GainBlock) or judged grades (a JudgedBlock), a chunk of complete
+queries at a time; every measure is a few numpy operations on a block.
 """
 
 from __future__ import annotations
@@ -30,7 +27,7 @@ from .ranking import (
     tie_group_ids,
     tie_group_sizes,
 )
-from .relevance import QrelsRelevance, Relevance
+from .relevance import QrelsRelevance, Relevance, lookup
 from .table import Table
 
 #: Cells of a dense gain matrix built at once (bounds memory on large runs).
@@ -44,37 +41,20 @@ def _query_rows(run: RankedRun, rows: np.ndarray | None) -> np.ndarray:
 
 
 def flat_gains(run: RankedRun, relevance: Relevance, rows: np.ndarray | None = None) -> np.ndarray:
-    """Gain of every entry of every ranked list of ``run`` (CSR order), by
-    :meth:`~shrec_score.relevance.Relevance.list_gains` (a classification
-    looks long lists up one at a time in its class x target table).
-
-    ``rows``: the relevance query row of each query of ``run`` (default: the
-    run holds every query, in relevance order).
-    """
+    """Gain of every entry of ``run`` (CSR order); ``rows``: each query's relevance row (default: all, in order)."""
     return relevance.list_gains(_query_rows(run, rows), run.offsets, run.targets)
 
 
 def rank_block(
-    run: RankedRun,
-    relevance: Relevance,
-    *,
-    level: int = 1,
-    gains: np.ndarray | None = None,
-    rows: np.ndarray | None = None,
-    sizes: np.ndarray | None = None,
-    width: int = 1,
+    run: RankedRun, relevance: Relevance, *, level: int = 1, gains: np.ndarray | None = None,
+    rows: np.ndarray | None = None, sizes: np.ndarray | None = None, width: int = 1,
 ) -> RankBlock:
     """Ranks of the relevant items (gain >= ``level``) of every query of ``run``.
 
-    Without ``rows``, ``run.query_ids`` must be ``relevance.query_ids`` (see
-    :func:`align`); with ``rows``, query i of ``run`` is relevance row
-    ``rows[i]`` (a chunk of queries).  ``gains`` from :func:`flat_gains`.
-    ``sizes`` (``ties="expected"``): the size of every entry's tie group
-    (:func:`~shrec_score.ranking.tie_group_sizes`); the block then carries
-    the tie groups of its items.  The block is at least ``width`` columns
-    wide: a caller that scores a run chunk by chunk passes the largest K of
-    every query, so that each row's sums add the same columns whatever the
-    chunk (as :func:`~shrec_score.ranking.matrix_rank_block`'s callers do).
+    ``rows`` as :func:`flat_gains`; ``sizes`` (``ties="expected"``): each
+    entry's tie group size, carried into the block.  At least ``width`` columns:
+    chunked callers pass the largest K, so that each row's sums add the same
+    columns whatever the chunk.
     """
     qrows = _query_rows(run, rows)
     n_q = len(run.query_ids)
@@ -98,8 +78,7 @@ def rank_block(
 
 
 def flat_tie_means(run: RankedRun, gains: np.ndarray, thresholds: Sequence[int]) -> list[np.ndarray]:
-    """Per entry (``ties="expected"``): the mean over its tie group of the gain
-    and of each indicator gain >= t, then the group's start and size."""
+    """Per entry (``ties="expected"``): its tie group's mean gain and mean of each indicator gain >= t, then the group's start and size."""
     assert run.tie_start is not None
     g = tie_group_ids(run.tie_start, run.offsets)
     count = np.bincount(g).astype(np.float64)
@@ -115,18 +94,10 @@ def _dense(values: np.ndarray, lens: np.ndarray, width: int, dtype: type = np.fl
 
 
 def gain_blocks(
-    run: RankedRun,
-    relevance: Relevance,
-    *,
-    chunk_cells: int = CHUNK_CELLS,
-    gains: np.ndarray | None = None,
-    rows: np.ndarray | None = None,
-    expected: bool = False,
+    run: RankedRun, relevance: Relevance, *, chunk_cells: int = CHUNK_CELLS, gains: np.ndarray | None = None,
+    rows: np.ndarray | None = None, expected: bool = False,
 ) -> Iterator[tuple[slice, GainBlock]]:
-    """Gain vectors of consecutive chunks of queries: ``(slice of run's queries, GainBlock)``.
-
-    ``expected`` (a run with tie groups, ``gains`` given): the blocks carry
-    the groups' means (:class:`~shrec_score.measures.base.TieMeans`)."""
+    """Gain vectors of consecutive chunks of queries: ``(slice of run's queries, GainBlock)``; ``expected``: with the tie groups' means."""
     qrows = _query_rows(run, rows)
     n_q = len(run.query_ids)
     lengths = run.lengths()
@@ -146,8 +117,7 @@ def gain_blocks(
 
 
 def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray | None = None) -> np.ndarray:
-    """Bool per entry of ``run`` (CSR order): somebody judged it (a qrels line
-    of any grade, 0 included).  With classes every target is judged."""
+    """Bool per entry of ``run``: somebody judged it (a qrels line of any grade); with classes every target is."""
     qrows = _query_rows(run, rows)
     if not isinstance(relevance, QrelsRelevance):
         return np.ones(run.targets.size, dtype=bool)
@@ -159,8 +129,7 @@ def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray | None = 
     rows_of = qrows[np.searchsorted(run.offsets, inside, side="right") - 1]
     keys = (rows_of.astype(np.int64) << 32) | run.targets[inside].astype(np.int64)
     mask = np.zeros(run.targets.size, dtype=bool)
-    if judged.size:  # each key looked up among the sorted judged ones
-        mask[inside] = judged[np.minimum(np.searchsorted(judged, keys), judged.size - 1)] == keys
+    mask[inside] = lookup(keys, judged, np.ones(judged.size, dtype=bool), False)
     return mask
 
 
@@ -182,8 +151,7 @@ def grade_counts(relevance: Relevance, rows: np.ndarray) -> np.ndarray:
 
 
 def judged_block(run: RankedRun, relevance: Relevance, *, level: int, gains: np.ndarray, rows: np.ndarray | None = None, expected: bool = False) -> JudgedBlock:
-    """The judged grade at every rank of ``run`` (-1: not judged) and the judged
-    counts per grade; ``expected`` (a run with tie groups): with the groups' means."""
+    """The judged grade at every rank of ``run`` (-1: not judged) and the judged counts per grade; ``expected``: with the tie groups' means."""
     qrows = _query_rows(run, rows)
     lengths = run.lengths()
     grades = np.where(judged_mask(run, relevance, qrows), gains, -1).astype(np.int16)
@@ -198,9 +166,7 @@ def judged_block(run: RankedRun, relevance: Relevance, *, level: int, gains: np.
 
 
 def restrict(run: RankedRun, relevance: Relevance, gains: np.ndarray, rows: np.ndarray, settings: Settings) -> tuple[RankedRun, np.ndarray]:
-    """The run as trec_eval sees it under ``-M depth`` (each list cut to its
-    first ``depth``) and then ``-J`` (unjudged entries left out, the rest
-    moving up); the same run when neither is set."""
+    """The run as trec_eval sees it under ``-M depth`` and then ``-J`` (unjudged entries left out, the rest moving up)."""
     keep = np.ones(run.targets.size, dtype=bool)
     if settings.depth is not None:
         lengths = run.lengths()
@@ -216,8 +182,7 @@ CHUNK_ENTRIES = 2_000_000
 
 
 def run_chunks(run: RankedRun, relevance: Relevance, *, chunk_entries: int | None = None) -> Iterator[tuple[np.ndarray, RankedRun]]:
-    """Consecutive chunks of an aligned run: ``(relevance rows, sub-run)``,
-    each of at most ``chunk_entries`` (default :data:`CHUNK_ENTRIES`) entries."""
+    """Consecutive chunks of an aligned run, ``(relevance rows, sub-run)``, of at most ``chunk_entries`` (:data:`CHUNK_ENTRIES`) entries."""
     chunk_entries = chunk_entries or CHUNK_ENTRIES
     n_q = len(run.query_ids)
     a = 0
@@ -245,8 +210,7 @@ def align(run: RankedRun, query_ids: Sequence[str]) -> RankedRun:
 
 @dataclass
 class Evaluation:
-    """Raw results as :class:`~shrec_score.table.Table`: one row per (run,
-    query), and the curves per run."""
+    """Raw results as tables: one row per (run, query), and the curves per run."""
 
     per_query: Table
     pr_curve: Table
@@ -275,12 +239,7 @@ class MeanAccumulator:
 
 
 def _gain_at_recall(block: GainBlock, pct: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """CG and DCG at the relevant item where recall first reaches each percentage.
-
-    For a query with Cr relevant items, recall p% is first reached at its
-    j-th relevant item, j = ceil(p Cr / 100); NaN where that item was not
-    retrieved or Cr = 0.
-    """
+    """CG and DCG at the j-th relevant item, j = ceil(p Cr / 100), where recall first reaches each p%; NaN where not retrieved or Cr = 0."""
     g = block.gains
     rel = g >= 1
     cg = np.cumsum(g, axis=1, dtype=np.int64).astype(np.float64)
@@ -302,9 +261,7 @@ def _gain_at_recall(block: GainBlock, pct: np.ndarray) -> tuple[np.ndarray, np.n
 
 
 def _chunks(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, *, ties: bool = False) -> Iterator[tuple[np.ndarray, RankedRun, np.ndarray | None]]:
-    """Chunks of complete queries of any run: ``(relevance rows, sub-run, gain
-    of every entry or None)`` (a streamed run may look the gains up as it
-    reads); with ``ties``, a matrix's lists carry their tie groups."""
+    """Chunks of complete queries of any run: ``(relevance rows, sub-run, gains or None)``; with ``ties``, a matrix's lists carry their tie groups."""
     if isinstance(run, ChunkedRun):
         yield from run.chunks(relevance)
         return
@@ -333,8 +290,7 @@ class RunScores:
 
 
 def small_class_queries(relevance: Relevance, min_class_size: int) -> np.ndarray:
-    """Mask of the queries whose class has fewer than ``min_class_size``
-    queries (all-against-all: models), psbTable's ``CUTOFF``.
+    """Mask of the queries whose class has fewer than ``min_class_size`` queries (psbTable's ``CUTOFF``).
 
     >>> from types import SimpleNamespace
     >>> small_class_queries(SimpleNamespace(query_classes=["a", "b", "b", "c", "c", "c"]), 3).tolist()
@@ -347,10 +303,7 @@ def small_class_queries(relevance: Relevance, min_class_size: int) -> np.ndarray
 
 
 def measure_values(m: Measure, block: RankBlock | GainBlock | JudgedBlock, settings: Settings) -> np.ndarray:
-    """A measure's values: under ``ties="expected"`` (a block that carries tie
-    groups) its exact expectation over tied orders (:mod:`shrec_score.measures.ties`)
-    for the queries with a tie group of two items or more; a query without
-    one has a single order, and gets the rule's value, bit for bit."""
+    """A measure's values; under ``ties="expected"`` its exact expectation on the queries with a tie group of two or more (others keep the rule's bits)."""
     tied = _tied_rows(block)
     if m.expected is None or tied is None or not tied.any():
         return m.compute(block, settings)
@@ -359,8 +312,7 @@ def measure_values(m: Measure, block: RankBlock | GainBlock | JudgedBlock, setti
 
 
 def _tied_rows(block: RankBlock | GainBlock | JudgedBlock) -> np.ndarray | None:
-    """Per query: whether its block holds a tie group of two or more entries
-    (None: the block carries no tie groups)."""
+    """Per query: whether the block holds a tie group of two or more (None: no tie groups)."""
     if isinstance(block, RankBlock):
         return None if block.group_size is None else np.asarray((block.group_size > 1).any(axis=1))
     return None if block.ties is None else np.asarray((block.ties.size > 1).any(axis=1))
@@ -374,17 +326,11 @@ def pr_rows(block: RankBlock, levels: np.ndarray) -> np.ndarray:
 
 
 def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, measures: Sequence[Measure], settings: Settings = Settings(), *, curves: bool = False) -> RunScores:
-    """Score one run on every query of ``relevance``.
+    """Score one run on every query of ``relevance``, iterating it once, a chunk of complete queries at a time.
 
-    The run is iterated once, chunk by chunk of complete queries (a
-    :class:`~shrec_score.model.ChunkedRun` hands its own chunks over while
-    it is read); any error it raises while it is read propagates.
-
-    ``settings.missing == "skip"``: a query the run ranks nothing for (a
-    streamed run never hands it over, or its list is empty) keeps empty
-    values and stays out of the PR curve and the gain curves, as trec_eval
-    leaves out the topics a run does not have; otherwise its empty list is
-    scored (0 where a measure is defined).
+    ``settings.missing == "skip"``: a query the run ranks nothing for keeps
+    empty values and stays out of the curves (as trec_eval); otherwise its
+    empty list is scored.
     """
     pr_levels = settings.recall_levels()
     binary = [m for m in measures if m.kind == "binary"]
@@ -459,13 +405,7 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
 
 
 def collect(scores: Sequence[RunScores], relevance: Relevance, measures: Sequence[Measure], settings: Settings = Settings(), *, curves: bool = False) -> Evaluation:
-    """The tables of an :class:`Evaluation` from each run's :class:`RunScores`.
-
-    Per-query values (columns run, query, class, then one per measure; NaN
-    where a measure is undefined, e.g. K = 0), the PR curve averaged over
-    the queries that reach each recall level and, with ``curves``, the
-    SHREC 2006 gain curves.
-    """
+    """The tables of an :class:`Evaluation` (per-query values, the mean PR curve, with ``curves`` the SHREC 2006 gain curves) from each run's scores."""
     pr_levels = settings.recall_levels()
     depth = settings.curve_depth
     pct = np.arange(1, 101)

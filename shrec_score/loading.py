@@ -1,8 +1,4 @@
-"""Loading: from paths to a relevance model and run records (the parse stage).
-
-Everything here is per call and on the calling thread; nothing is kept
-between calls.
-"""
+"""Loading: from paths to a relevance model and run records (the parse stage), per call, on the calling thread."""
 
 from __future__ import annotations
 
@@ -30,33 +26,19 @@ Progress = Callable[[str, int, int], None]
 
 
 def is_classification_file(path: PathLike) -> bool:
-    """True for a PSB ``.cla`` (first word ``PSB``), False for TREC qrels.
-
-    The first bytes tell (no need to read a large qrels file twice); a path
-    that is not a regular file, or a UTF-16 / UTF-32 file, is an
-    :class:`InputError` here (see :func:`shrec_score.io.text.read_head`).
-    """
+    """True for a PSB ``.cla`` (first word ``PSB``), False for TREC qrels, from the first bytes; not a regular file or UTF-16/32: InputError."""
     head = read_head(path).removeprefix(b"\xef\xbb\xbf")
     words = head.split(None, 1)
     return bool(words) and words[0] == b"PSB"
 
 
 def load_relevance(
-    relevance: PathLike | Classification,
-    queries: PathLike | Classification | None = None,
-    *,
-    grades: str = "binary",
-    collection: PathLike | Classification | None = None,
-    collection_size: int | None = None,
-    split: str | None = None,
+    relevance: PathLike | Classification, queries: PathLike | Classification | None = None, *, grades: str = "binary",
+    collection: PathLike | Classification | None = None, collection_size: int | None = None, split: str | None = None,
 ) -> Relevance:
-    """Build the relevance model.
+    """Build the relevance model from a target ``.cla`` (``grades="sister"``: SHREC 2006), a ShapeNet Core55 ground truth (of ``split``) or TREC qrels.
 
-    ``relevance`` is a target ``.cla`` (relevance by class; ``grades="sister"``
-    for SHREC 2006 graded relevance), a ShapeNet Core55 ground truth
-    (``id,synsetId,subSynsetId,modelId,split``: taxonomy grades, the models
-    of ``split``) or a TREC qrels file (grades from the file; Ds from
-    ``collection`` or ``collection_size``, else unknown).
+    With qrels, Ds comes from ``collection`` or ``collection_size``, else it is unknown.
     """
     from .options import GRADES, _choice
 
@@ -83,7 +65,7 @@ def load_relevance(
 
 
 def _taxonomy(
-    path: PathLike, queries: object, grades: str, collection: object, collection_size: int | None, split: str | None
+    path: PathLike, queries: object, grades: str, collection: object, collection_size: int | None, split: str | None,
 ) -> TaxonomyRelevance:
     """The ShapeNet Core55 family: its ground truth names the queries, the collection and the grades."""
     for given, flag in ((queries is not None, "--queries"), (grades != "binary", "--grades"), (collection is not None, "--collection"), (collection_size is not None, "--collection-size")):
@@ -94,28 +76,16 @@ def _taxonomy(
 
 
 def load_runs(
-    paths: Sequence[PathLike],
-    relevance: Relevance,
-    *,
-    run_format: str = "auto",
-    matrix_order: str | None = None,
-    progress: Progress | None = None,
-    lenient: bool = False,
-    missing: str = "error",
-    ties: bool = False,
-    strip_zeros: bool = False,
-    id_map: PathLike | None = None,
+    paths: Sequence[PathLike], relevance: Relevance, *, run_format: str = "auto", matrix_order: str | None = None,
+    progress: Progress | None = None, lenient: bool = False, missing: str = "error", ties: bool = False,
+    strip_zeros: bool = False, id_map: PathLike | None = None,
 ) -> tuple[list[AnyRun], list[str]]:
-    """Read every run found in ``paths`` (see :func:`shrec_score.io.runs.discover_runs`).
+    """Read every run found in ``paths`` (:func:`shrec_score.io.runs.discover_runs`); returns the runs and notes on files passed over.
 
-    ``lenient``: score broken runs anyway by the documented rules; each run's
-    ``drops`` then says what was dropped and why.
-    ``missing`` (:attr:`Settings.missing <shrec_score.measures.Settings>`):
-    ``"skip"`` or ``"zero"`` let a run rank nothing for some queries (empty
-    lists).  ``ties``: the runs carry their tie groups (equal distances or
-    scores), for any ``ties`` mode but the rule.  ``strip_zeros``, ``id_map``:
-    how a run's ids are spelled (:func:`shrec_score.join.id_spelling`).
-    Returns the runs and notes about files passed over.
+    ``lenient``: broken runs are scored by the documented rules, each run's
+    ``drops`` saying what was dropped; ``missing`` ``"skip"``/``"zero"``: a run
+    may rank nothing for some queries; ``ties``: the runs carry their tie groups;
+    ``strip_zeros``, ``id_map``: how a run's ids are spelled (:func:`shrec_score.join.id_spelling`).
     """
     from .options import RUN_FORMATS, _choice
 
@@ -134,16 +104,8 @@ def load_runs(
         run: AnyRun
         if s.format == "lists":
             lists = read_list_run(
-                s,
-                relevance.query_ids,
-                target_index,
-                ignorable=relevance.ignorable_queries,
-                drops=drops,
-                unjudged=unjudged,
-                missing_ok=missing_ok,
-                header=header,
-                ties=ties,
-                spell=spell,
+                s, relevance.query_ids, target_index, ignorable=relevance.ignorable_queries,
+                drops=drops, unjudged=unjudged, missing_ok=missing_ok, header=header, ties=ties, spell=spell,
             )
             run = drop_own(lists, relevance.self_index)  # the lists hold every query, in relevance order
         elif s.format == "shrec2011":

@@ -25,21 +25,7 @@ class RunSource:
 
 @dataclass(frozen=True)
 class Classification:
-    """A PSB ``.cla`` classification.
-
-    Attributes
-    ----------
-    path : str
-        File it was read from (for messages).
-    class_names : list of str
-        Class names in file order.
-    class_parents : list of str
-        Parent class name of each class, ``"0"`` for the root.
-    ids : list of str
-        Model ids in listing order (the order of the file).
-    labels : ndarray of int32, shape (n_models,)
-        Index into ``class_names`` of each model, in listing order.
-    """
+    """A PSB ``.cla`` classification: class names and parents (``"0"``: root) in file order, model ids in listing order and each one's class index."""
 
     path: str
     class_names: list[str]
@@ -69,11 +55,7 @@ class Classification:
 
 
 class ChunkedRun(abc.ABC):
-    """A run that hands its queries over in chunks while it is being read.
-
-    The engine iterates :meth:`chunks` once; each item is ``(relevance rows,
-    sub-run, gain of every entry or None)`` for a chunk of complete queries.
-    """
+    """A run that hands its complete queries over in chunks, ``(relevance rows, sub-run, gains or None)``, while it is read."""
 
     name: str
     drops: Counter[str] | None
@@ -85,11 +67,7 @@ class ChunkedRun(abc.ABC):
 
 @dataclass
 class RankedRun:
-    """One run: for every query, the ranked target indices (best first).
-
-    The lists are stored in CSR form: the ranked list of ``query_ids[i]`` is
-    ``targets[offsets[i]:offsets[i + 1]]``, indices into the target collection.
-    """
+    """One run in CSR form: the ranked list of ``query_ids[i]`` is ``targets[offsets[i]:offsets[i + 1]]`` (target indices, best first)."""
 
     name: str
     query_ids: list[str]
@@ -98,10 +76,8 @@ class RankedRun:
     sources: list[str] = field(default_factory=list)
     #: Lenient scoring: what was dropped, by reason (a Counter).
     drops: Counter[str] | None = None
-    #: Tie groups, when the reader was asked for them (any ``ties`` mode but
-    #: ``"rule"``) and the run gives distances or scores: per entry, the
-    #: 0-based place in its list of the first entry of its group of equal
-    #: values (entries with equal values are consecutive).  None: no ties known.
+    #: Tie groups (any ``ties`` mode but ``"rule"``): per entry, the place in its
+    #: list where its group of equal values starts (:func:`tie_starts`); None: unknown.
     tie_start: np.ndarray | None = None
     #: The target ids its indices point into: those of the relevance it was
     #: read against (set by :func:`~shrec_score.loading.load_runs`; None: not known).
@@ -116,47 +92,19 @@ class RankedRun:
         return self.targets[self.offsets[i] : self.offsets[i + 1]]
 
     @classmethod
-    def from_lists(
-        cls, name: str, lists: dict[str, np.ndarray], sources: list[str] | None = None
-    ) -> RankedRun:
-        """A run from each query's list of target indices, in ``lists``'
-        order.  Lists that are consecutive int64 views of one buffer (the
-        batch list reader writes them so) are held in place, not copied."""
+    def from_lists(cls, name: str, lists: dict[str, np.ndarray], sources: list[str] | None = None) -> RankedRun:
+        """A run from each query's list of target indices, in ``lists``' order."""
         qids = list(lists)
         arrays = [np.asarray(lists[q], dtype=np.int64) for q in qids]
         lengths = np.fromiter((a.size for a in arrays), dtype=np.int64, count=len(arrays))
         offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        targets = _one_array(arrays)  # the lists laid end to end in one buffer already (the batch list reader): no copy
-        if targets is None:
-            targets = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
+        targets = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
         return cls(name, qids, targets.astype(np.int64, copy=False), offsets, sources or [])
 
 
-def _one_array(arrays: list[np.ndarray]) -> np.ndarray | None:
-    """The lists as one array when they are consecutive int64 views of one
-    buffer (as :mod:`shrec_score.io.lists_batch` writes them); else None."""
-    full = [a for a in arrays if a.size]
-    if not full or full[0].base is None or full[0].dtype != np.int64:
-        return None
-    base = full[0].base
-    if not isinstance(base, np.ndarray) or base.dtype != np.int64 or not base.flags.c_contiguous:
-        return None
-    at = full[0].__array_interface__["data"][0]
-    start = at - base.__array_interface__["data"][0]
-    for a in full:
-        if a.base is not base or a.__array_interface__["data"][0] != at or not a.flags.c_contiguous or a.dtype != np.int64:
-            return None
-        at += a.size * 8
-    first = start // 8
-    return base[first : first + sum(a.size for a in full)]
-
-
 def tie_starts(equal: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Per entry of CSR lists, the 0-based place in its list where its tie group starts.
-
-    ``equal[i]``: entry i has the same value (distance, score) as entry
-    i - 1; ignored at the first entry of a list.
+    """Per entry of CSR lists, the 0-based place in its list where its tie group starts (``equal[i]``: same value as entry i - 1).
 
     >>> tie_starts(np.array([False, True, False, True, True, True]), np.array([0, 4, 6])).tolist()
     [0, 0, 2, 2, 0, 0]
@@ -181,17 +129,7 @@ def group_tie_starts(group: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 @dataclass
 class MatrixRun:
-    """A dissimilarity-matrix run: rows = queries, columns = targets, smaller = closer.
-
-    Attributes
-    ----------
-    matrix : ndarray, shape (n_rows, n_cols)
-        The distances (may be a memory map).
-    row_of_query : ndarray of int64, shape (n_queries,)
-        Matrix row of each scored query (in the relevance's query order).
-    col_target : ndarray of int64, shape (n_cols,)
-        Target index (into the collection) of each column.
-    """
+    """A dissimilarity-matrix run (smaller = closer): ``row_of_query`` the row of each scored query, ``col_target`` the target index of each column."""
 
     name: str
     path: str
@@ -205,9 +143,7 @@ class MatrixRun:
 
 @dataclass(frozen=True)
 class Qrels:
-    """Judgments in file order, dictionary-encoded: judgment i is query
-    ``query_ids[query_codes[i]]``, target ``target_ids[target_codes[i]]``,
-    grade ``grades[i]``; the distinct ids are in order of first appearance."""
+    """Judgments in file order, dictionary-encoded (distinct ids in order of first appearance): query ``query_ids[query_codes[i]]``, target ``target_ids[target_codes[i]]``, grade ``grades[i]``."""
 
     path: str
     query_ids: list[str]

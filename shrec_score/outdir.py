@@ -1,50 +1,26 @@
-"""Output folders, each replaced as one unit, several committed together.
+"""Output folders, each replaced as one unit, several committed together (docs/architecture.md).
 
-``--out DIR`` (and ``--plots``, ``--html``) hold, at every instant and after
-any interruption (a signal, ``kill -9``, a power loss after the call
-returned, a full disk, a failing write), the complete set of files of either
-the previous scoring or this one, never a mix:
+``--out DIR`` (and ``--plots``, ``--html``) hold, after any interruption
+(a signal, ``kill -9``, a power loss after the call returned, a full disk),
+the complete files of either the previous scoring or this one, never a mix:
 
-1. **Lock.**  ``DIR`` is created if missing and ``flock``-ed (released by
-   the kernel when the process dies); a second scoring into it fails at
-   once, naming the folder and the process holding it.
-2. **Stage** (:meth:`OutputFolder.stage`).  A new folder is built beside
-   ``DIR`` (``.DIR.shrec-score-<token>.tmp``, on the same file system): the
-   user's entries of ``DIR`` (all that the previous scoring's manifest does
-   not list) hard-linked (or copied) into it, each one's identity (inode,
-   size, mtime) noted; the new files written and ``fsync``-ed; the manifest
-   (:data:`MANIFEST`); every staged folder ``fsync``-ed.
-3. **Swap** (:meth:`OutputFolder.swap`).  One ``renameat2(RENAME_EXCHANGE)``
-   of the staged folder and ``DIR``, then an ``fsync`` of the parent.  Where
-   not supported, two renames (``DIR`` to ``.DIR.shrec-score-<token>.old``,
-   then the staged folder to ``DIR``); if cut between them, the next scoring
-   puts the previous folder back first.
-4. **Finish** (:meth:`OutputFolder.finish`).  What the user changed in the
-   previous folder while the new one was staged moves into the new one, at
-   any depth: a file or folder added (in a folder of their own or one the
-   scoring writes), a file replaced (an editor saves by renaming a temporary
-   file over it), unless the user changed that path again in the new folder
-   since the swap.  Then the previous folder is removed (as are staging
-   folders of a killed scoring, by the next scoring of the same folder).
+1. **Lock**: ``DIR`` is created if missing and ``flock``-ed; a second scoring fails at once.
+2. **Stage**: ``.DIR.shrec-score-<token>.tmp`` beside ``DIR`` gets the user's entries
+   (all the previous :data:`MANIFEST` does not list) hard-linked or copied, each
+   one's identity noted, then the new files and the manifest, all ``fsync``-ed.
+3. **Swap**: ``renameat2(RENAME_EXCHANGE)``, then an ``fsync`` of the parent; else two
+   renames via ``.old``, put back by the next scoring if cut between them.
+4. **Finish**: what the user added or replaced in the previous folder since staging
+   moves into the new one, at any depth; the previous folder is removed.
 
-**Several folders** (:func:`commit_together`): all are staged before any is
-swapped, so if staging one fails (a full disk) none is replaced; if a swap
-or the sync after the swaps fails, or a signal comes meanwhile, the folders
-already swapped are put back (with what the user wrote into them).  Only a
-``kill -9`` or a power loss between two swaps (microseconds) mixes them.
-
-So ``DIR`` holds what this scoring wrote plus what the user put there; an
-earlier scoring's files that this one does not write are gone; at a path
-either scoring writes, the scoring's file wins; a file the user deleted
-during the commit comes back.  Two windows stay open, as Linux offers no way
-to close them: what a process whose current directory (or an open folder)
-lies inside ``DIR`` writes after step 4 is lost with the previous folder (a
-``DIR`` holding our own current directory is refused), and so is a file
-whose path was looked up before the swap but created after step 4 read its
-folder.  Files and folders get mode 0666/0777 less the umask; a folder that
-existed keeps its mode; ``DIR`` becomes a new inode; its parent must be
-writable.  Every operating-system error is an :class:`InputError` naming
-the user's path (never a staging name) and what to do.
+:func:`commit_together` stages every folder before swapping any and puts the
+swapped ones back if a swap, the sync or a signal fails; only ``kill -9`` or
+a power loss between two swaps mixes them.  Two windows stay open (Linux
+cannot close them): what a process whose current directory lies inside
+``DIR`` writes after step 4, and a file whose path was looked up before the
+swap but created after step 4 read its folder, are lost with the previous
+folder.  Every operating-system error is an :class:`InputError` naming the
+user's path and what to do.
 """
 
 from __future__ import annotations
@@ -91,8 +67,7 @@ def environment_error(path: str | os.PathLike[str] | None, exc: OSError, doing: 
 
 
 def publish(path: str | os.PathLike[str], files: Mapping[str, str | bytes]) -> list[str]:
-    """Replace the folder ``path`` with ``files`` (relative path -> text or bytes), as one unit
-    (see the module docstring); returns the paths written, in the order given."""
+    """Replace the folder ``path`` with ``files`` (relative path -> text or bytes) as one unit; returns the paths written."""
     return publish_together({path: files})
 
 
@@ -109,9 +84,7 @@ def publish_together(folders: Mapping[str | os.PathLike[str], Mapping[str, str |
 
 
 def commit_together(folders: Sequence[OutputFolder]) -> list[str]:
-    """Commit entered :class:`OutputFolder` s as one: stage each, then swap each, then finish each; returns
-    the paths written.  If staging one fails, none is swapped; if a swap or the sync after the swaps fails
-    (or a signal comes), the ones swapped are put back; the staged folders go when their ``with`` ends."""
+    """Stage, then swap, then finish each entered :class:`OutputFolder` (a failed swap puts the swapped ones back); returns the paths written."""
     for folder in folders:
         folder.stage()
     swapped: list[OutputFolder] = []
@@ -131,12 +104,9 @@ def commit_together(folders: Sequence[OutputFolder]) -> list[str]:
 
 
 class OutputFolder:
-    """One output folder as a transaction: ``with OutputFolder(dir) as out:
-    out.add(name, data); out.commit()``.
+    """One output folder as a transaction: ``with OutputFolder(dir) as out: out.add(name, data); out.commit()``.
 
-    Entering takes the lock (fails at once if another scoring holds it); leaving without :meth:`commit`
-    leaves the folder as it was.  :meth:`add` may name files in sub-folders (``plots/pr.svg``).
-    :meth:`commit` runs :meth:`stage`, :meth:`swap` and :meth:`finish` (:func:`commit_together`: several).
+    Entering takes the lock; leaving without :meth:`commit` leaves the folder as it was.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -151,7 +121,6 @@ class OutputFolder:
         self._carried: dict[str, tuple[Identity, Identity]] = {}  # user's path -> (identity in DIR, in the staged folder)
         self._committed = False
 
-    # -- lock -----------------------------------------------------------------
     def __enter__(self) -> OutputFolder:
         if not self.name:
             raise InputError(self.shown, None, "expected a folder that can be replaced as a whole, not the file system's root")
@@ -234,7 +203,6 @@ class OutputFolder:
         finally:
             self._release()
 
-    # -- content --------------------------------------------------------------
     def add(self, name: str, data: str | bytes) -> None:
         """Add a file at ``name`` (relative, ``/``-separated) with ``data`` (text is written as UTF-8)."""
         parts = name.split("/")
@@ -242,7 +210,6 @@ class OutputFolder:
             raise ValueError(f"expected a relative file name inside the folder, got {name!r}")
         self.files[name] = data.encode("utf-8") if isinstance(data, str) else data
 
-    # -- commit: stage, swap, finish --------------------------------------------
     def commit(self) -> list[str]:
         """Stage the files beside the folder, then swap it in (see the module docstring)."""
         return commit_together([self])
@@ -376,10 +343,10 @@ def _carry(src: str, dst: str, ours: set[str], carried: dict[str, tuple[Identity
 def _rescue(src: str, dst: str, scoring: set[str], carried: dict[str, tuple[Identity, Identity]], side: int, rel: str = "") -> bool:
     """Move into ``dst`` what the user added to ``src`` or replaced there since staging, at any depth; True if any.
 
-    Left alone: ``scoring``'s paths (either scoring's files), an entry still as
-    staged (``carried[path][side]``: side 0 when ``src`` is the previous DIR, 1
-    when it is the staged folder after an undone swap), and one whose
-    counterpart in ``dst`` changed since staging (the user's later change)."""
+    Left alone: ``scoring``'s paths, an entry still as staged (``carried[path][side]``:
+    side 0 when ``src`` is the previous DIR, 1 for the staged folder after an undone
+    swap), and one whose counterpart in ``dst`` changed since staging.
+    """
     try:
         entries = sorted(os.scandir(src), key=lambda e: e.name)
     except OSError:

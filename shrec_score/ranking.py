@@ -1,17 +1,14 @@
-"""Tie rules, in one place.
+"""Tie rules and ranks, in one place (docs/ties.md).
 
-* Ranked-list files: the order of the lines is the ranking.
-* Dissimilarity matrices: a row is sorted by distance ascending; equal
-  distances are broken by the lower column (target) position (a stable sort).
-  In all-against-all mode the query's own column is removed first.
-* TREC run files: as trec_eval ranks them: score descending (parsed as a
-  double), equal scores by target id descending (byte order), the rank column
-  ignored.
+Ranked-list files: the order of the lines.  Matrices: distance ascending,
+equal distances by the lower column (a stable sort), the query's own column
+removed in all-against-all mode.  TREC runs: as trec_eval, score descending,
+equal scores by target id descending (byte order), the rank column ignored.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,15 +22,12 @@ if TYPE_CHECKING:
 #: Matrix cells ranked at once (bounds memory: about 16 bytes per cell).
 BLOCK_CELLS = 2_000_000
 
-
 #: The drop counter of NaN matrix cells (lenient scoring).
 NAN_DROPS = "NaN cells ranked last"
 
 
 def without_nan(run: MatrixRun, a: int, rows: np.ndarray, dist: np.ndarray) -> np.ndarray:
-    """Rows ``rows`` of a matrix (queries ``a``, ``a + 1``, ...) as they are
-    ranked: an InputError naming the first NaN cell (row, then column); under
-    lenient scoring NaN cells become inf (ranked last) and are counted."""
+    """Rows of a matrix (queries ``a``, ``a + 1``, ...) as ranked: an InputError naming the first NaN cell, or under lenient scoring NaN as inf (counted)."""
     if not (dist.size and np.isnan(dist.max(axis=1)).any()):  # max is NaN where a row holds one
         return dist
     nan = np.isnan(dist)
@@ -45,53 +39,36 @@ def without_nan(run: MatrixRun, a: int, rows: np.ndarray, dist: np.ndarray) -> n
     return np.where(nan, dist.dtype.type(np.inf), dist)
 
 
-def matrix_blocks(
-    run: MatrixRun, self_col: np.ndarray, *, block_cells: int = BLOCK_CELLS, ties: bool = False
-) -> Iterator[tuple[slice, np.ndarray, np.ndarray | None]]:
-    """Ranked target indices for consecutive blocks of queries.
+def _columns(run: MatrixRun, self_index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The column of each target index (-1: none), and each query's own column (-1: none)."""
+    col_of_target = np.full(max(int(run.col_target.max(initial=-1)) + 1, int(self_index.max(initial=-1)) + 1, 1), -1, dtype=np.int64)
+    col_of_target[run.col_target] = np.arange(run.col_target.size)
+    return col_of_target, np.where(self_index >= 0, col_of_target[np.maximum(self_index, 0)], -1)
 
-    Yields ``(query_slice, targets, equal)`` where ``targets`` has shape
-    (n_block, n_cols) or (n_block, n_cols - 1) when every query of the block
-    has its own column (``self_col >= 0``), which is removed.  ``equal``
-    (only with ``ties``, else None): bool of the same shape, the entry's
-    distance equals the one before it in its row (a tie group goes on).
-    """
-    n_q = len(run.query_ids)
-    n_cols = run.matrix.shape[1]
-    step = max(1, block_cells // max(1, n_cols))
+
+def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray, *, ties: bool = False) -> RankedRun:
+    """The ranked lists of a matrix run by the matrix tie rule, a block of rows at a time;
+    with ``ties`` also its tie groups (equal distances, :attr:`RankedRun.tie_start`)."""
+    _, self_col = _columns(run, self_index)
+    if (self_col >= 0).any() and not (self_col >= 0).all():
+        raise ValueError("all-against-all needs every query among the columns")
+    n_q, n_cols = len(run.query_ids), run.matrix.shape[1]
+    own = bool(n_q) and self_col[0] >= 0
+    width = n_cols - own
+    parts, equal = [], []
+    step = max(1, BLOCK_CELLS // max(1, n_cols))
     for a in range(0, n_q, step):
         b = min(n_q, a + step)
         dist = without_nan(run, a, run.row_of_query[a:b], _rows(run.matrix, run.row_of_query[a:b]))
         order = np.argsort(dist, axis=1, kind="stable")
-        own = self_col[a:b]
-        if (own >= 0).any():
-            if not (own >= 0).all():
-                raise ValueError("a block mixes queries with and without their own column")
-            keep = order != own[:, None]
-            order = order[keep].reshape(b - a, n_cols - 1)
-        equal = None
+        if own:
+            order = order[order != self_col[a:b, None]].reshape(b - a, width)
+        parts.append(run.col_target[order].ravel())
         if ties:
             ranked = np.take_along_axis(dist, order, axis=1)  # (-0.0 == 0.0 holds)
-            equal = np.zeros(order.shape, dtype=bool)
-            equal[:, 1:] = ranked[:, 1:] == ranked[:, :-1]
-        yield slice(a, b), run.col_target[order], equal
-
-
-def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray, *, ties: bool = False) -> RankedRun:
-    """The ranked lists of a matrix run (all queries), by the matrix tie rule;
-    with ``ties`` also its tie groups (equal distances, :attr:`RankedRun.tie_start`)."""
-    col_of_target = np.full(int(run.col_target.max(initial=-1)) + 1, -1, dtype=np.int64)
-    col_of_target[run.col_target] = np.arange(run.col_target.size)
-    self_col = np.where(self_index >= 0, col_of_target[np.maximum(self_index, 0)], -1)
-    if (self_col >= 0).any() and not (self_col >= 0).all():
-        raise ValueError("all-against-all needs every query among the columns")
-    parts, equal = [], []
-    for _, targets, eq in matrix_blocks(run, self_col, ties=ties):
-        parts.append(targets.ravel())
-        if eq is not None:
+            eq = np.zeros(order.shape, dtype=bool)
+            eq[:, 1:] = ranked[:, 1:] == ranked[:, :-1]
             equal.append(eq.ravel())
-    n_q = len(run.query_ids)
-    width = run.matrix.shape[1] - (1 if n_q and self_col[0] >= 0 else 0)
     offsets = np.arange(n_q + 1, dtype=np.int64) * width
     targets = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
     out = RankedRun(run.name, list(run.query_ids), targets, offsets, [run.path], drops=run.drops)
@@ -101,13 +78,10 @@ def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray, *, ties: bool =
 
 
 def drop_own_items(targets: np.ndarray, query_of: np.ndarray, own: np.ndarray) -> np.ndarray:
-    """Which entries to keep: every one but the query's own item (all-against-all).
+    """Which entries to keep: all but the query's own item (``own[q]``: its index in the collection, or -1).
 
-    ``targets[i]`` is ranked for query ``query_of[i]``; ``own[q]`` is query
-    q's index in the collection, or -1 when it is not a target (separate
-    queries, qrels).  The one place where the query's own item leaves its
-    ranked list, for every run format (matrices drop the own column in
-    :func:`matrix_blocks` and :func:`matrix_rank_block`, by the same rule).
+    The one place where the own item leaves a ranked list, for every run format
+    (matrices drop the own column by the same rule).
 
     >>> drop_own_items(np.array([3, 0, 1, 1]), np.array([0, 0, 1, 1]), np.array([0, -1])).tolist()
     [True, False, True, True]
@@ -116,17 +90,14 @@ def drop_own_items(targets: np.ndarray, query_of: np.ndarray, own: np.ndarray) -
 
 
 def drop_own(run: RankedRun, own: np.ndarray) -> RankedRun:
-    """``run`` without each query's own item (see :func:`drop_own_items`);
-    ``own[i]`` belongs to ``run.query_ids[i]``."""
+    """``run`` without each query's own item (:func:`drop_own_items`)."""
     if not (np.asarray(own) >= 0).any():
         return run
     return keep_entries(run, drop_own_items(run.targets, np.repeat(np.arange(len(run.query_ids)), run.lengths()), own))
 
 
 def keep_entries(run: RankedRun, keep: np.ndarray) -> RankedRun:
-    """``run`` with the entries ``keep`` (bool per CSR entry) only: each list
-    shrinks, the entries after a gap move up, and tie groups shrink without
-    two of them merging (:func:`keep_ties`)."""
+    """``run`` with the entries ``keep`` only: lists shrink, later entries move up, tie groups shrink without merging."""
     n_q = len(run.query_ids)
     offsets = np.zeros(n_q + 1, dtype=np.int64)
     np.cumsum(np.bincount(np.repeat(np.arange(n_q), run.lengths())[keep], minlength=n_q), out=offsets[1:])
@@ -135,11 +106,11 @@ def keep_entries(run: RankedRun, keep: np.ndarray) -> RankedRun:
 
 
 def score_groups(queries: np.ndarray, scores: np.ndarray) -> np.ndarray:
-    """A number per group of consecutive lines with one query and one score
-    (lines in ranked order): equal numbers, one tie group (:func:`tie_starts`)."""
+    """A number per group of consecutive lines with one query and one score: one tie group."""
     new = np.ones(queries.size, dtype=bool)
     new[1:] = (queries[1:] != queries[:-1]) | (scores[1:] != scores[:-1])
     return np.cumsum(new)
+
 
 def tie_group_ids(tie_start: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """A number per tie group, increasing along the CSR entries (0-based).
@@ -156,8 +127,7 @@ def tie_group_ids(tie_start: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 def keep_ties(tie_start: np.ndarray, offsets: np.ndarray, keep: np.ndarray, new_offsets: np.ndarray) -> np.ndarray:
-    """The tie groups of the entries ``keep`` leaves (lists ``new_offsets``):
-    the groups shrink, entries move up, no two groups merge."""
+    """The tie groups of the entries ``keep`` leaves (lists ``new_offsets``): groups shrink, none merge."""
     return group_tie_starts(tie_group_ids(tie_start, offsets)[keep], new_offsets)
 
 
@@ -168,9 +138,7 @@ def tie_group_sizes(tie_start: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 def arrange_ties(tie_start: np.ndarray, offsets: np.ndarray, gains: np.ndarray, mode: str) -> np.ndarray:
-    """The permutation of the CSR entries that puts, inside each tie group,
-    higher gains first (``"optimistic"``) or last (``"pessimistic"``); equal
-    gains keep their order.  Nothing moves across groups.
+    """The permutation that puts, inside each tie group, higher gains first (``"optimistic"``) or last (``"pessimistic"``); equal gains keep their order.
 
     >>> arrange_ties(np.array([0, 0, 0, 3]), np.array([0, 4]), np.array([0, 2, 1, 5]), "optimistic").tolist()
     [1, 2, 0, 3]
@@ -181,42 +149,23 @@ def arrange_ties(tie_start: np.ndarray, offsets: np.ndarray, gains: np.ndarray, 
 
 
 def matrix_rank_block(
-    run: MatrixRun,
-    relevant: Sequence[np.ndarray],
-    n_relevant: np.ndarray,
-    self_index: np.ndarray,
-    *,
-    ties: str = "rule",
-    width: int | None = None,
+    run: MatrixRun, relevant: Sequence[np.ndarray], n_relevant: np.ndarray, self_index: np.ndarray, *,
+    ties: str = "rule", width: int | None = None,
 ) -> RankBlock:
     """Ranks of the relevant items of every query of a matrix run, without ranking everything.
 
-    Every binary measure depends only on where the relevant items land, so a
-    row needs the ranks of its relevant columns, not an order of the row.
-    Each block of rows is sorted once (``np.sort``); in its sorted row, a
-    relevant item's distance is looked up with ``np.searchsorted``: the left
-    end counts the ``smaller`` cells, the right end minus the left the
-    ``equal`` ones (itself included), the query's own column (all-against-all)
-    taken out.  The tie rule (equal distances: lower column first) gives rank
-    1 + smaller + the equal cells in lower columns, counted in the row only
-    for an item that has equal cells (:func:`equal_before`); the other
-    ``ties`` modes need only smaller and equal (:func:`rows_ranks_from_counts`).
-    Memory: one block of :data:`BLOCK_CELLS` cells and its sorted copy.
-
-    Returns a :class:`~shrec_score.measures.RankBlock` (with ``ties="expected"``
-    carrying each item's tie group, ``group_start`` and ``group_size``),
-    ``width`` columns wide (default: the largest K of these queries).  A
-    caller that ranks a matrix a part of its queries at a time passes the
-    whole matrix's largest K, so that each row's sums add the same columns,
-    in the same order, whatever the part: bit-identical values.
+    Each block of rows is sorted once; a relevant item's distance is looked up
+    with ``np.searchsorted`` (left: the smaller cells, right minus left: the
+    equal ones), the own column taken out.  The rule's rank is 1 + smaller +
+    the equal cells in lower columns (:func:`equal_before`, only for items with
+    equal cells); other modes need only the counts (:func:`rows_ranks_from_counts`).
+    ``width`` (default: the largest K) keeps every part of a chunked matrix's
+    sums on the same columns: bit-identical values.
     """
     from .measures import RankBlock
 
-    n_q = len(run.query_ids)
-    n_cols = run.matrix.shape[1]
-    col_of_target = np.full(max(int(run.col_target.max(initial=-1)) + 1, int(self_index.max(initial=-1)) + 1, 1), -1, dtype=np.int64)
-    col_of_target[run.col_target] = np.arange(n_cols)
-    self_col = np.where(self_index >= 0, col_of_target[np.maximum(self_index, 0)], -1)
+    n_q, n_cols = len(run.query_ids), run.matrix.shape[1]
+    col_of_target, self_col = _columns(run, self_index)
     if width is None:
         width = max(1, int(n_relevant.max(initial=0)))
     ranks = np.full((n_q, width), np.inf)
@@ -236,21 +185,14 @@ def matrix_rank_block(
 
 
 def _rows(m: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Rows ``rows`` of a matrix as float32 or float64 (other types as float64):
-    a view of consecutive rows where it can be (read, never written)."""
+    """Rows ``rows`` of a matrix as float32 or float64 (others as float64), a view of consecutive rows where it can be."""
     contiguous = rows.size and rows[-1] - rows[0] == rows.size - 1 and (np.diff(rows) == 1).all()
     dist = np.asarray(m[int(rows[0]) : int(rows[-1]) + 1] if contiguous else m[rows])
     return dist if dist.dtype.kind == "f" and dist.dtype.itemsize in (4, 8) else dist.astype(np.float64)
 
 
 def equal_before(row: np.ndarray, values: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """Per item (``values[i]`` at column ``cols[i]`` of ``row``): the cells of
-    ``row`` equal to it in lower columns, the lower-column rule's share of its rank.
-
-    The row is compared with each value once; the few cells that hold one
-    of them are then keyed (place of their value among the sorted values) *
-    len(row) + column and sorted, so that two ``searchsorted`` count each
-    item's cells.
+    """Per item (``values[i]`` at column ``cols[i]`` of ``row``): the cells equal to it in lower columns.
 
     >>> equal_before(np.array([0.5, 0.2, 0.5, 0.5]), np.array([0.5, 0.5]), np.array([2, 3])).tolist()
     [1, 2]
@@ -263,11 +205,10 @@ def equal_before(row: np.ndarray, values: np.ndarray, cols: np.ndarray) -> np.nd
 
 
 def _rank_rows(
-    a: int, b: int, dist: np.ndarray, relevant: Sequence[np.ndarray], col_of_target: np.ndarray, self_col: np.ndarray, ties: str = "rule"
+    a: int, b: int, dist: np.ndarray, relevant: Sequence[np.ndarray], col_of_target: np.ndarray, self_col: np.ndarray,
+    ties: str = "rule",
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
-    """Ranks of the relevant items of rows a..b (see :func:`matrix_rank_block`):
-    (query, slot, rank) triples, each query's ranks ascending in its slots,
-    and with ``ties="expected"`` the tie group (smaller, equal) of each slot."""
+    """Ranks of the relevant items of rows a..b: (query, slot, rank), each query's ranks ascending, and with ``ties="expected"`` each slot's tie group."""
     targets = [relevant[q] for q in range(a, b)]
     n_items = np.fromiter(map(len, targets), dtype=np.int64, count=b - a)
     item_row = np.repeat(np.arange(b - a), n_items)
@@ -300,16 +241,13 @@ def _rank_rows(
 
 
 def rows_ranks_from_counts(
-    item_row: np.ndarray, smaller: np.ndarray, equal: np.ndarray, values: np.ndarray, mode: str
+    item_row: np.ndarray, smaller: np.ndarray, equal: np.ndarray, values: np.ndarray, mode: str,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """1-based ranks of the relevant items of many rows from their counts
-    (:func:`_rank_rows`; items grouped by row, ``item_row`` non-decreasing).
+    """1-based ranks of the relevant items of many rows from their smaller and equal counts (``item_row`` non-decreasing).
 
-    Inside a tie group (one value in one row) the r relevant items take the
-    first r places (``"optimistic"``, also the order of ``"expected"``) or
-    the last r (``"pessimistic"``).  Returns each row's ranks ascending in
-    its own slots, and each slot's tie group (smaller, equal) in the order
-    of those ranks.
+    In a tie group the r relevant items take the first r places (``"optimistic"``,
+    ``"expected"``) or the last r (``"pessimistic"``).  Returns each row's ranks
+    ascending and each slot's tie group (smaller, equal).
 
     >>> rows_ranks_from_counts(np.array([0, 0, 0]), np.array([0, 2, 2]), np.array([1, 4, 4]), np.array([0.1, 0.5, 0.5]), "pessimistic")[0].tolist()
     [1.0, 5.0, 6.0]

@@ -1,10 +1,4 @@
-"""The output signature: the shrec-score version and every setting that changes a number.
-
-Built once per scoring as a frozen dataclass; :meth:`to_dict` gives the
-mapping that every renderer prints (``signature.txt``, the Markdown and
-LaTeX footers, the rich caption), in field order, leaving out settings
-that were not used (``None``).
-"""
+"""The output signature: the shrec-score version and every setting that changes a number, in field order, unused (None) ones left out."""
 
 from __future__ import annotations
 

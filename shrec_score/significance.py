@@ -1,15 +1,8 @@
-"""Is run A really better than run B?  Paired tests over the per-query values.
+"""Is run A really better than run B?  Paired tests over the per-query values (docs/outputs.md).
 
-* :func:`randomization_test`: paired, two-sided sign-flip randomization test of
-  the mean difference (Fisher; Smucker, Allan & Carterette, CIKM 2007).  Exact
-  (all 2^n sign patterns) for n <= 16 queries, else ``n_resamples`` random
-  sign patterns with p = (hits + 1) / (n_resamples + 1).
-* :func:`holm`: Holm's step-down correction for the m pairwise comparisons.
-* :func:`bootstrap_ci`: percentile bootstrap confidence interval of a mean.
-* :func:`pairwise`: every pair of runs, oriented by the measure's direction
-  (a positive ``mean_diff`` and a win always mean run A is better).
-
-Everything is seeded (``seed``) and reproducible.
+Sign-flip randomization test (Smucker, Allan & Carterette, CIKM 2007; exact
+up to :data:`EXACT_UP_TO` queries), Holm's correction, percentile bootstrap;
+every draw seeded.
 """
 
 from __future__ import annotations
@@ -26,10 +19,9 @@ EXACT_UP_TO = 16
 
 
 def randomization_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int = 10_000, seed: int = 0) -> float:
-    """Two-sided p-value of H0 "mean(a - b) = 0" by flipping the signs of the differences.
+    """Two-sided p-value of H0 "mean(a - b) = 0": P(|mean(s * d)| >= |mean(d)|) over sign patterns s.
 
-    p = P(|mean(s * d)| >= |mean(d)|) over sign patterns s.  Identical runs
-    give p = 1.
+    Exact for n <= 16; else ``n_resamples`` patterns, p = (hits + 1) / (n_resamples + 1).
 
     >>> randomization_test(np.array([0.5, 0.6, 0.7]), np.array([0.5, 0.6, 0.7]))
     1.0
@@ -59,9 +51,7 @@ def randomization_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int = 10_00
 
 
 def holm(p_values: np.ndarray) -> np.ndarray:
-    """Holm's step-down adjusted p-values (family-wise error rate).
-
-    p_(i) adjusted = max_{j <= i} min(1, (m - j + 1) p_(j)) for the sorted p.
+    """Holm's step-down adjusted p-values: p_(i) = max_{j <= i} min(1, (m - j + 1) p_(j)).
 
     >>> holm(np.array([0.01, 0.04, 0.03])).tolist()
     [0.03, 0.06, 0.06]
@@ -94,51 +84,15 @@ def bootstrap_ci(values: np.ndarray, *, n_resamples: int = 10_000, level: float 
 
 
 def pairwise(
-    per_query: pd.DataFrame,
-    measure: str,
-    runs: list[str],
-    *,
-    n_resamples: int = 10_000,
-    seed: int = 0,
-    alpha: float = 0.05,
-    higher_is_better: bool | None = None,
+    per_query: pd.DataFrame, measure: str, runs: list[str], *, n_resamples: int = 10_000, seed: int = 0,
+    alpha: float = 0.05, higher_is_better: bool | None = None,
 ) -> pd.DataFrame:
-    """Every pair of runs, oriented so that a positive difference means run A is better.
+    """Every pair of runs (A ranked above B in ``runs``), oriented so that a positive difference means A is better.
 
-    For each pair (A, B) in ``runs`` order (leaderboard order: A is the run
-    ranked higher): the mean difference, win/tie/loss counts, the p-value of
-    the randomization test on ``measure`` and its Holm-adjusted value.
-
-    Parameters
-    ----------
-    per_query : DataFrame
-        run, query and a column ``measure``.
-    measure : str
-        The measure compared.
-    runs : list of str
-        The runs, in the order the pairs are formed.
-    n_resamples, seed : int
-        Passed to :func:`randomization_test` (pair i uses ``seed + i``).
-    alpha : float
-        Level of the ``significant`` column (on the Holm-adjusted p-value).
-    higher_is_better : bool, optional
-        The measure's direction; by default the registry's
-        (:func:`~shrec_score.measures.column_higher_is_better`; a column with
-        no direction counts as higher-is-better).
-
-    Returns
-    -------
-    DataFrame
-        run_a, run_b, queries, mean_diff, wins, ties, losses, p_value,
-        p_adjusted, significant.  ``mean_diff`` is mean(A - B) for a
-        higher-is-better measure and mean(B - A) for a lower-is-better one
-        (FP_*, FN_*), so positive always means A is better; ``wins`` counts
-        the queries where A is better, ``losses`` those where B is.  The
-        two-sided p-value does not depend on the orientation.
-
-    Notes
-    -----
-    Only queries where both runs have a value are compared.
+    Columns run_a, run_b, queries (both have a value), mean_diff, wins, ties,
+    losses, p_value (:func:`randomization_test`, pair i seeded ``seed + i``),
+    p_adjusted (:func:`holm`), significant (p_adjusted < alpha).  The direction
+    is the registry's unless ``higher_is_better`` is given.
 
     >>> pq = pd.DataFrame({"run": ["A", "A", "B", "B"], "query": ["x", "y"] * 2, "FN_relevant": [1.0, 2.0, 3.0, 2.0]})
     >>> pairwise(pq, "FN_relevant", ["A", "B"])[["mean_diff", "wins", "ties", "losses"]].values.tolist()
@@ -153,18 +107,9 @@ def pairwise(
         pair = wide[[ra, rb]].dropna()
         a, b = pair[ra].to_numpy(), pair[rb].to_numpy()
         better = sign * (a - b)  # > 0 where A is better
-        rows.append(
-            {
-                "run_a": ra,
-                "run_b": rb,
-                "queries": len(pair),
-                "mean_diff": float(better.mean()) if len(pair) else float("nan"),
-                "wins": int((better > 0).sum()),
-                "ties": int((better == 0).sum()),
-                "losses": int((better < 0).sum()),
-                "p_value": randomization_test(a, b, n_resamples=n_resamples, seed=seed + i),
-            }
-        )
+        mean_diff = float(better.mean()) if len(pair) else float("nan")
+        p = randomization_test(a, b, n_resamples=n_resamples, seed=seed + i)
+        rows.append((ra, rb, len(pair), mean_diff, int((better > 0).sum()), int((better == 0).sum()), int((better < 0).sum()), p))
     out = pd.DataFrame(rows, columns=["run_a", "run_b", "queries", "mean_diff", "wins", "ties", "losses", "p_value"])
     out["p_adjusted"] = holm(out["p_value"].to_numpy()) if len(out) else []
     out["significant"] = out["p_adjusted"] < alpha

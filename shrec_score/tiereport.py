@@ -1,15 +1,8 @@
-"""How much of a leaderboard the tie rule decides (``shrec-score ties``).
+"""How much of a leaderboard the tie rule decides (``shrec-score ties``; docs/ties.md).
 
-Every run is read once, with its tie groups (equal distances in a matrix
-row or a ranked list, equal TREC scores in a topic), and scored under
-``pessimistic``, ``rule`` and ``optimistic`` (and ``expected`` when every
-measure asked for has an exact expectation).  The tie arrangements of
-different runs are independent, so the bounds of all runs can be reached
-at once: run B can be placed above run A when B's optimistic value beats
-A's pessimistic one, and B is above A whatever the ties when B's
-pessimistic value beats A's optimistic one (equal values: the
-leaderboard's order by run name).  That gives each run the best and worst
-place the ties allow.
+Each run is scored under every tie mode; the runs' tie orders are
+independent, so each run's best and worst place come from comparing its
+optimistic and pessimistic values with the others'.
 """
 
 from __future__ import annotations
@@ -39,34 +32,14 @@ CHECK_THRESHOLD = 0.001
 
 
 def tie_report(
-    runs: Sequence[PathLike],
-    relevance: PathLike | Relevance,
-    *,
-    measures: Sequence[str] | None = None,
-    options: Options | None = None,
-    **settings: Any,
+    runs: Sequence[PathLike], relevance: PathLike | Relevance, *, measures: Sequence[str] | None = None,
+    options: Options | None = None, **settings: Any,
 ) -> pd.DataFrame:
-    """Per run and measure, what the ties can do to its mean.
+    """Per (measure, run), in the rule's leaderboard order: its mean under each mode, the spread, tied_queries and the places the ties allow.
 
-    Parameters
-    ----------
-    runs, relevance, options, settings
-        As :func:`shrec_score.score` (its ``ties`` option is not used here).
-        Run records (instead of paths) carry their tie groups only when
-        read with ``load_runs(..., ties=True)``; matrices always do.
-    measures : list of str, optional
-        The measures to report (default: the sort measure of the scoring).
-
-    Returns
-    -------
-    DataFrame
-        One row per (measure, run), runs in the rule's leaderboard order:
-        ``measure``, ``run``, ``pessimistic``, ``rule``, ``optimistic``,
-        ``expected`` (empty when the measure has no exact expectation),
-        ``spread`` (optimistic - pessimistic), ``tied_queries`` (share of the
-        queries whose value depends on the order of tied items),
-        ``place`` (the rule's leaderboard place), ``best_place``,
-        ``worst_place`` (the places the ties allow).
+    ``runs``, ``relevance``, ``options`` and ``settings`` as :func:`shrec_score.score`;
+    ``measures`` default to the sort measure.  Run records carry tie groups only
+    when read with ``load_runs(..., ties=True)``.
     """
     opts = options if options is not None else Options.build(**settings)
     rel = relevance_for(relevance, opts)  # type: ignore[arg-type]
@@ -107,7 +80,6 @@ def _rows(measure: str, boards: dict[str, pd.DataFrame], per_query: dict[str, pd
         low, high = high, low
 
     def above(b: str, vb: float, a: str, va: float) -> bool:
-        """Whether b is placed above a when their values are vb and va (better value, then run name)."""
         return sign * vb > sign * va or (vb == va and b < a)
 
     out = []

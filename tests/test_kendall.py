@@ -11,11 +11,39 @@ from click.testing import CliRunner
 
 import shrec_score
 from shrec_score.cli import cli
-from shrec_score.measures.kendall import count_inversions, kendall_tau_b, pair_sets
+from shrec_score.measures.kendall import count_inversions, kendall_tau_b
 
 from .conftest import ROOT
 
 scipy_stats = pytest.importorskip("scipy.stats", reason="scipy is a test extra")
+
+
+def pair_sets(x: list[float], y: list[float]) -> dict[str, int]:
+    """The five pair sets of seed 004 by brute force, O(n^2) (the oracle of these tests).
+
+    Each unordered pair once: C (same order), D (opposite), T_x (tied in x
+    only), T_y (tied in y only), T_xy (tied in both).
+
+    >>> pair_sets([1, 2, 2], [1, 3, 2])
+    {'C': 2, 'D': 0, 'T_x': 1, 'T_y': 0, 'T_xy': 0}
+    """
+    out = {"C": 0, "D": 0, "T_x": 0, "T_y": 0, "T_xy": 0}
+    n = len(x)
+    for i in range(n):
+        for j in range(i + 1, n):
+            dx = (x[i] > x[j]) - (x[i] < x[j])
+            dy = (y[i] > y[j]) - (y[i] < y[j])
+            if dx == 0 and dy == 0:
+                out["T_xy"] += 1
+            elif dx == 0:
+                out["T_x"] += 1
+            elif dy == 0:
+                out["T_y"] += 1
+            elif dx == dy:
+                out["C"] += 1
+            else:
+                out["D"] += 1
+    return out
 
 
 def test_the_five_pair_sets_on_a_hand_worked_example():

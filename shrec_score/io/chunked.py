@@ -1,33 +1,15 @@
-"""Matrix runs stored by blocks of rows: a Zarr array or a folder of ``.npy`` row shards.
+"""Matrix runs stored by blocks of rows: a Zarr array or a folder of ``.npy`` row shards (docs/scale-out.md).
 
-A matrix too large for one file (200,000 x 200,000 float32 is 160 GB) lives
-on shared storage cut into blocks of rows (rows = queries, columns =
-targets, smaller = closer, in the same row and column order as a matrix
-file: ``--matrix-order``).  Two layouts:
+Rows are queries and columns targets, in a matrix file's order.  A shard
+folder holds ``rows-000000.npy``, ... and ``manifest.json``::
 
-* **Zarr** (a folder ``run.zarr``, Zarr format 3, chunked by rows only: one
-  chunk spans every column).  Read with the ``zarr`` package (the
-  ``shrec-score[dask]`` extra).
-* **.npy row shards**: a folder holding ``rows-000000.npy``,
-  ``rows-000001.npy``, ... and ``manifest.json``::
+    {"format": "shrec-score npy-shards", "version": 1,
+     "shape": [n_rows, n_cols], "dtype": "float32",
+     "shards": [{"file": "rows-000000.npy", "rows": [0, 1000]}, ...]}
 
-      {"format": "shrec-score npy-shards", "version": 1,
-       "shape": [n_rows, n_cols], "dtype": "float32",
-       "shards": [{"file": "rows-000000.npy", "rows": [0, 1000]}, ...]}
-
-  ``rows`` is the half-open range of matrix rows a shard holds; the shards
-  cover the rows in order, without gap or overlap.  Needs nothing but numpy.
-
-:func:`open_row_blocks` opens either as a :class:`RowBlockMatrix`: its
-:meth:`~RowBlockMatrix.blocks` are the stored blocks of rows, and
-:meth:`~RowBlockMatrix.read` reads one of them whole (the unit a worker
-ranks).  It also indexes like an array (``m[a:b]``, ``m[rows]``), so a
-:class:`~shrec_score.model.MatrixRun` can hold it in a single process.
-Every problem is an :class:`~shrec_score.errors.InputError` naming the shard
-(or Zarr chunk) and its rows.
-
-:func:`write_row_blocks` writes either layout from blocks of rows (bounded
-memory), into a staging folder renamed to its final name only when complete.
+:func:`open_row_blocks` opens either as a :class:`RowBlockMatrix` (stored
+blocks, a block read whole, array indexing); :func:`write_row_blocks`
+writes either layout into a staging folder renamed when complete.
 """
 
 from __future__ import annotations
@@ -55,13 +37,11 @@ INSTALL_HINT = "pip install 'shrec-score[dask]'"
 
 
 def layout_of(path: str) -> str | None:
-    """``"zarr"``, ``"npy-shards"`` or None: whether ``path`` is a folder holding a
-    row-block matrix (told by its metadata file, without reading it)."""
+    """``"zarr"``, ``"npy-shards"`` or None: whether ``path`` is a folder holding a row-block matrix (by its metadata file)."""
     return _layout(path) if os.path.isdir(path) else None
 
 
 def _layout(folder: str) -> str | None:
-    """:func:`layout_of` a folder."""
     if os.path.isfile(os.path.join(folder, MANIFEST)):
         return "npy-shards"
     if os.path.isfile(os.path.join(folder, "zarr.json")) or os.path.isfile(os.path.join(folder, ".zarray")):
@@ -70,10 +50,7 @@ def _layout(folder: str) -> str | None:
 
 
 def holds_row_blocks(path: str) -> bool:
-    """Whether a RUNS argument is a row-block matrix or a folder holding one
-    (the one test for both the cluster's run plan and the CLI's choice of it;
-    a file is one ``stat``).  Hidden entries are not runs (as everywhere,
-    :func:`.text.list_folder`); an unreadable folder is its InputError."""
+    """Whether a RUNS argument is a row-block matrix or a folder holding one (hidden entries are not runs)."""
     if not os.path.isdir(path):
         return False
     return _layout(path) is not None or any(layout_of(os.path.join(path, e)) for e in list_folder(path))
@@ -269,20 +246,12 @@ def default_chunk_rows(n_cols: int, itemsize: int, target_bytes: int = 64 << 20)
 
 
 def write_row_blocks(
-    out: str,
-    layout: str,
-    shape: tuple[int, int],
-    dtype: np.dtype,
-    chunk_rows: int,
+    out: str, layout: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows: int,
     rows: Callable[[int, int], np.ndarray],
 ) -> None:
-    """Write a ``shape`` matrix in ``layout`` to the folder ``out``.
+    """Write a ``shape`` matrix in ``layout`` to the new folder ``out``, ``rows(a, b)`` asked for one block of ``chunk_rows`` at a time.
 
-    ``rows(a, b)`` hands over rows ``a..b``; it is asked for one block of
-    ``chunk_rows`` rows at a time, so memory stays near one block.  The
-    folder is built under a staging name beside ``out`` and renamed to
-    ``out`` when complete; on any error (or interruption) the staging folder
-    is removed, so ``out`` is never half-written.  ``out`` must not exist.
+    Built under a staging name and renamed when complete; removed on any error, so ``out`` is never half-written.
     """
     if layout not in LAYOUTS:
         raise InputError(None, None, f"expected --to {' or '.join(LAYOUTS)}", shown(layout))
@@ -335,28 +304,19 @@ def _write_zarr(folder: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows
 
 def _fsync_tree(top: str) -> None:
     for here, _, files in os.walk(top):
-        for name in files:
-            fd = os.open(os.path.join(here, name), os.O_RDONLY)
+        for path in [*(os.path.join(here, name) for name in files), here]:
+            fd = os.open(path, os.O_RDONLY)
             try:
                 os.fsync(fd)
             finally:
                 os.close(fd)
-        fd = os.open(here, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray:
     """A matrix file (ASCII, ``.npy`` or PSB binary) to convert, without holding it in memory.
 
-    ``.npy`` and PSB binary are memory-mapped; an ASCII matrix (plain or
-    compressed) is parsed a chunk at a time into a temporary binary file
-    (:func:`~shrec_score.io.matrix.stream_ascii_matrix`), so memory stays
-    bounded whatever the size.  ``shape`` is needed only for a PSB binary
-    matrix that is not square (it has no header); an ASCII matrix's shape is
-    counted from its lines.
+    ``.npy`` and PSB binary are memory-mapped; ASCII is streamed into a temporary
+    binary file.  ``shape``: only for a PSB binary matrix that is not square.
     """
     from .compressed import open_input
     from .matrix import is_binary_file, read_matrix, stream_ascii_matrix

@@ -1,17 +1,10 @@
-"""Compressed inputs: gzip, bzip2, xz and zstd, told by their magic bytes.
+"""Compressed inputs: gzip, bzip2, xz and zstd, told by their magic bytes (docs/inputs.md).
 
-A compressed file is read through a decompressing stream
-(:func:`open_input`), a block at a time: every rule of
-:mod:`shrec_score.io.text` (1 MiB lines, UTF-16 detection, format
-detection by the first bytes) applies to the decompressed bytes, and line
-numbers in messages are lines of the decompressed text.  The extension
-plays no part in detection; it is only dropped from a run's name
-(``bm25.run.gz`` -> ``bm25.run``, :func:`strip_suffix`).
-
-zstd needs the ``zstandard`` package (``pip install 'shrec-score[zstd]'``);
-the others are in the standard library.  A stream that is corrupt or cut
-short is an :class:`~shrec_score.errors.InputError` naming the file
-("expected a complete gzip stream, got ...").
+Read through a decompressing stream (:func:`open_input`): every rule of
+:mod:`shrec_score.io.text` applies to the decompressed bytes, and line numbers
+are the decompressed text's.  The extension only leaves a run's name
+(:func:`strip_suffix`).  zstd needs ``zstandard``; a corrupt or cut stream is
+an :class:`~shrec_score.errors.InputError` naming the file.
 """
 
 from __future__ import annotations
@@ -19,7 +12,7 @@ from __future__ import annotations
 import io
 import os
 import re
-from typing import IO, Any
+from typing import Any
 
 from ..errors import InputError
 
@@ -85,13 +78,10 @@ def corrupt(path: str, kind: str, exc: BaseException) -> InputError:
 
 
 class Decompressed:
-    """A binary stream of the decompressed bytes of ``path`` (``read``,
-    ``readinto``, ``readline``), turning every decompression error into
-    :func:`corrupt`.  Use as a context manager."""
+    """The decompressed bytes of ``path`` as a binary stream (a context manager); every decompression error becomes :func:`corrupt`."""
 
     def __init__(self, path: str, kind: str) -> None:
         self.path, self.kind = path, kind
-        self._raw: IO[bytes] | None = None
         self._fh: Any = _open(path, kind)
 
     def _call(self, name: str, *args: Any) -> Any:
@@ -107,16 +97,13 @@ class Decompressed:
             raise corrupt(self.path, self.kind, exc) from None
 
     def read(self, size: int = -1) -> bytes:
-        data: bytes = self._call("read", size)
-        return data
+        return self._call("read", size)
 
     def readinto(self, view: Any) -> int:
-        n: int = self._call("readinto", view)
-        return n
+        return self._call("readinto", view)
 
     def readline(self, size: int = -1) -> bytes:
-        line: bytes = self._call("readline", size)
-        return line
+        return self._call("readline", size)
 
     def close(self) -> None:
         try:
@@ -148,9 +135,7 @@ def _open(path: str, kind: str) -> Any:
 
 
 class _ZstdRaw(io.RawIOBase):
-    """zstd frames decompressed a block at a time; a file that ends inside
-    a frame is an EOFError (zstandard's own stream reader returns what it
-    has without a word)."""
+    """zstd frames decompressed a block at a time; a file that ends inside a frame is an EOFError (zstandard's reader says nothing)."""
 
     def __init__(self, path: str, zstd: Any) -> None:
         self._raw = open(path, "rb")  # noqa: SIM115 - closed with this reader
@@ -197,8 +182,7 @@ def import_zstd(path: str) -> Any:
 
 
 def open_input(path: str | os.PathLike[str]) -> Any:
-    """The bytes of ``path`` (a regular file, checked by the caller) as a
-    binary stream: decompressed when the magic bytes say so."""
+    """The bytes of ``path`` (a regular file, checked by the caller) as a binary stream, decompressed when the magic bytes say so."""
     path = os.fspath(path)
     kind = file_compression(path)
     if kind is None:

@@ -1,26 +1,13 @@
-"""Many ranked-list files parsed in one pyarrow call (the fast pass of :mod:`.lists`).
+"""Many ranked-list files parsed in one pyarrow call (the fast pass of :mod:`.lists`; docs/inputs.md).
 
-A run of ranked lists is thousands of small files (SHREC 2014: one file of
-8,987 lines per query sketch).  Read one by one, each line costs Python
-objects; here the bodies of many files (their bytes, already read and
-checked by :func:`shrec_score.io.text.read_bytes`) are joined and parsed by
-one call of pyarrow's CSV reader (ids as bytes, distances as float64), on the
-calling thread.  The ids are dictionary-encoded, the few distinct ones
-looked up in the collection, and each line's target index is one ``take``.
-
-This pass only ever *accepts* a file; it never reports a problem.  It takes
-a file whose text is plain (:func:`plain_body`: ASCII, one space between the
-fields, no blank or indented line, one or two fields a line) and whose
-lines are all good (known ids, or any id of an open collection; each id
-once; distances that are numbers and not NaN).  Any other file is handed
-back as None, and :func:`shrec_score.io.lists.parse_list` (the line reader)
-reads it: it raises the one-line error with its line number, applies the
-``--lenient`` rules, or reads what this pass does not (tabs, distance-first
-lines, non-ASCII ids).  On a plain text ``str.split`` and pyarrow split the
-same fields, and pyarrow's float parser reads exactly the number grammar of
-:mod:`shrec_score.io.numbers` and rounds as ``float()`` (both checked in
-``tests/test_lists_batch.py``), so the two readers give the same lists and
-distances.
+The bodies of many files (already read by :func:`shrec_score.io.text.read_bytes`)
+are joined and parsed by one call of pyarrow's CSV reader on the calling
+thread; each distinct id is looked up once.  This pass only ever accepts a
+file: one that is not plain (:func:`plain_body`) or not all good (unknown
+id of a closed collection, an id twice, a NaN) is handed back as None, and
+:func:`shrec_score.io.lists.parse_list` reads it and names its problem.  On
+plain text both readers split the same fields and parse the same numbers
+(checked in ``tests/test_lists_batch.py``).
 """
 
 from __future__ import annotations
@@ -39,11 +26,9 @@ Parsed = tuple[np.ndarray, np.ndarray | None]
 def plain_body(data: bytes, query_id: str | None) -> tuple[bytes, int, int] | None:
     """``(body, fields a line, lines)`` of a file this pass can take, else None.
 
-    ``data`` is the file's bytes; a UTF-8 BOM is dropped, so is a first line
-    holding only ``query_id`` (SHREC 2012/2014; None: no such line is cut)
-    and the blanks at the end.  Plain means: ASCII, no control byte but LF
-    and the CR of a CRLF (``str.split`` splits on the others, pyarrow does
-    not), a first line that starts with an id and holds 1 or 2 fields.
+    A UTF-8 BOM, a first line holding only ``query_id`` (None: kept) and the
+    trailing blanks are dropped.  Plain: ASCII, no control byte but LF and the
+    CR of a CRLF, a first line that starts with an id and holds 1 or 2 fields.
     """
     data = data.removeprefix(b"\xef\xbb\xbf")
     if not data.isascii():
@@ -68,12 +53,11 @@ def plain_body(data: bytes, query_id: str | None) -> tuple[bytes, int, int] | No
 
 
 def parse_batch(files: Sequence[tuple[str, bytes]], target_index: Mapping[str, int], unjudged: int | None = None, *, header: bool = True) -> list[Parsed | None]:
-    """The lists of ``(query, bytes)`` files, each as :data:`Parsed` or None (see the module's doc).
+    """The lists of ``(query, bytes)`` files, each as :data:`Parsed` or None (the line reader's).
 
-    ``unjudged``: an open collection (qrels alone), ids outside it get this
-    index; None: a closed collection, where an unknown id sends its file to
-    the line reader.  ``header``: a first line holding only the query id is
-    cut (False: it is the query ranked first, ShapeNet Core55).
+    ``unjudged``: the index of ids outside an open collection (None: closed, an
+    unknown id sends its file to the line reader); ``header``: a first line
+    holding only the query id is cut (False: ShapeNet Core55).
     """
     out: list[Parsed | None] = [None] * len(files)
     bodies = [plain_body(data, q if header else None) for q, data in files]
@@ -84,9 +68,7 @@ def parse_batch(files: Sequence[tuple[str, bytes]], target_index: Mapping[str, i
 
 
 def _parse_group(slots: list[int], bodies: list[tuple[bytes, int, int]], target_index: Mapping[str, int], unjudged: int | None, out: list[Parsed | None]) -> None:
-    """Parse files of one width together; where pyarrow refuses the joined
-    text (a line with another number of fields, a distance that is not a
-    number), each half is tried alone, down to the files at fault."""
+    """Parse files of one width together; where pyarrow refuses the joined text, each half alone, down to the files at fault."""
     if not bodies:
         return
     got = _parse_joined(bodies, target_index, unjudged)
@@ -103,6 +85,8 @@ def _parse_joined(bodies: list[tuple[bytes, int, int]], target_index: Mapping[st
     """The files of ``bodies`` (one width) parsed as one text; None when pyarrow refuses it."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
+
+    from .trec import arrow_numpy
 
     width = bodies[0][1]
     lines = [n for _, _, n in bodies]
@@ -122,7 +106,7 @@ def _parse_joined(bodies: list[tuple[bytes, int, int]], target_index: Mapping[st
         return None
     table = table.unify_dictionaries()  # (one chunk, one dictionary, unless the text is over 1 GiB)
     chunks = table.column(0).chunks
-    codes = np.concatenate([_values(c.indices, np.int32) for c in chunks])
+    codes = np.concatenate([arrow_numpy(c.indices) for c in chunks])
     names = _strings(chunks[0].dictionary)
     indices = np.fromiter((target_index.get(n, -1 if unjudged is None else unjudged) for n in names), dtype=np.int64, count=len(names))[codes]
     ends = np.cumsum(lines)
@@ -132,7 +116,7 @@ def _parse_joined(bodies: list[tuple[bytes, int, int]], target_index: Mapping[st
         bad[np.searchsorted(ends, np.flatnonzero(codes == names.index("")), side="right")] = True
     dist = None
     if width == 2:
-        dist = np.concatenate([_values(c, np.float64) for c in table.column(1).chunks])
+        dist = np.concatenate([arrow_numpy(c) for c in table.column(1).chunks])
         bad[np.searchsorted(ends, np.flatnonzero(np.isnan(dist)), side="right")] = True
     out: list[Parsed | None] = []
     slot = np.zeros(len(names), dtype=np.int32)
@@ -145,12 +129,6 @@ def _parse_joined(bodies: list[tuple[bytes, int, int]], target_index: Mapping[st
         else:
             out.append((indices[end - n : end], None if dist is None else dist[end - n : end]))
     return out
-
-
-def _values(array: Any, dtype: type) -> np.ndarray:
-    """The values of a pyarrow array without nulls, viewed through its buffer
-    (``to_numpy`` would import pandas)."""
-    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=array.offset * np.dtype(dtype).itemsize)
 
 
 def _strings(array: Any) -> list[str]:

@@ -1,15 +1,8 @@
-"""Readers of dissimilarity-matrix runs: rows = queries, columns = targets,
-smaller = more similar.
+"""Readers of dissimilarity-matrix runs (rows = queries, columns = targets, smaller = more similar; docs/inputs.md).
 
-Three forms:
-
-* ASCII, whitespace separated, one row per line (SHREC 2014/2015/2021);
-* ``.npy`` (memory-mapped, so a large matrix is read in blocks of rows);
-* PSB binary: N x M float32, row-major, no header (recognised by its size).
-
-Every form is read only from a regular file; text follows the rules of
-:mod:`shrec_score.io.text` (UTF-8, lines of at most 1 MiB) and distances the
-number grammar of :mod:`shrec_score.io.numbers`.
+ASCII (one row per line), ``.npy`` (memory-mapped) or PSB binary (N x M
+float32, no header, told by its size); only from a regular file, text by the
+rules of :mod:`.text`, numbers by :mod:`.numbers`.
 """
 
 from __future__ import annotations
@@ -40,12 +33,7 @@ _NUMPY2 = int(np.__version__.split(".")[0]) >= 2
 
 
 def _parse_numbers(text: str) -> np.ndarray:
-    """Every whitespace-separated number of ``text``, by numpy's C parser; an
-    array too short when a token is not a number (the caller then locates it).
-
-    numpy's parser reads the number grammar of :mod:`shrec_score.io.numbers`
-    and, besides it, only ``nan(...)``, which is sent to the locator.
-    """
+    """Every whitespace-separated number of ``text`` by numpy's C parser (its grammar is ours, but ``nan(...)``); too short on a bad token."""
     if "(" in text:
         return np.zeros(0)
     if _NUMPY2:
@@ -77,9 +65,7 @@ _BLANK[[9, 11, 12, 13, 32]] = True
 
 
 def _ragged(text: str, n_cols: int) -> bool:
-    """Whether a line that is not blank holds other than ``n_cols`` fields
-    (the total can still be right: rows of 4, 5, 3 and 4 values are 16 = 4 x 4).
-    The fields are counted where they start: a byte that is not blank after a blank one."""
+    """Whether a non-blank line holds other than ``n_cols`` fields (counted where they start), even when the total is right."""
     b = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
     blank = _BLANK[b] | (b == 10)
     starts = np.flatnonzero(~blank & np.concatenate(([True], blank[:-1])))
@@ -101,13 +87,10 @@ def _locate_bad_line(path: str, text: str, n_cols: int) -> None:
 
 
 def read_npy_matrix(path: str) -> np.ndarray:
-    """A 2-D numeric ``.npy`` array, memory-mapped; the file is checked (one
-    ``stat``) and opened once.
+    """A 2-D numeric ``.npy`` array, memory-mapped; the file is checked once and opened once.
 
-    The header is read and checked against the file's size first, with
-    Python integers: a memory map of a lying shape (a truncated file, a
-    header saying 10**10 x 10**10) would multiply it in fixed-width
-    integers, which overflows with a RuntimeWarning printed before its error.
+    The header is checked against the file's size in Python integers first: a
+    lying shape would overflow numpy's fixed-width product.
     """
     path = regular_file(path)
     try:
@@ -166,11 +149,7 @@ def is_binary(head: bytes) -> bool:
 
 
 def is_binary_file(path: str, probe: int = 4096) -> bool:
-    """:func:`is_binary` of the first bytes of ``path`` (decompressed).
-
-    A UTF-16 / UTF-32 text file is an :class:`InputError` (see
-    :func:`shrec_score.io.text.read_head`), not a binary file.
-    """
+    """:func:`is_binary` of the first bytes of ``path`` (decompressed); UTF-16 / UTF-32 text is an InputError."""
     return is_binary(read_head(path, probe))
 
 
@@ -181,10 +160,7 @@ STREAM_CHUNK = 16 << 20
 
 
 def stream_ascii_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
-    """Parse a large ASCII matrix (a regular file, checked by the caller)
-    chunk by chunk into a temporary float64 file, memory-mapped read-only:
-    memory stays near ``STREAM_CHUNK`` whatever the file's size.  Errors name
-    the line as :func:`read_ascii_matrix` does."""
+    """Parse a large ASCII matrix chunk by chunk into a temporary float64 file, memory-mapped read-only; errors name the line as :func:`read_ascii_matrix`'s."""
     import tempfile
 
     n_rows, n_cols = shape
@@ -249,11 +225,7 @@ def _rest_of_line(fh: BinaryIO) -> int:
 
 
 def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
-    """Read a matrix run in any of the three forms and check its shape.
-
-    The file is checked once (``stat``); a ``.npy`` or PSB binary matrix is
-    then opened once and memory-mapped.
-    """
+    """Read a matrix run in any of the three forms (the file checked and opened once) and check its shape."""
     if path.endswith(".npy"):
         m = read_npy_matrix(path)
     else:
@@ -280,10 +252,5 @@ def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
         except OSError as exc:
             raise InputError(path, None, "expected a readable file", exc.strerror or str(exc)) from None
     if tuple(m.shape) != tuple(shape):
-        raise InputError(
-            path,
-            None,
-            f"expected a {shape[0]} x {shape[1]} matrix (queries x targets of the classifications)",
-            f"{m.shape[0]} x {m.shape[1]}",
-        )
+        raise InputError(path, None, f"expected a {shape[0]} x {shape[1]} matrix (queries x targets of the classifications)", f"{m.shape[0]} x {m.shape[1]}")
     return m

@@ -1,20 +1,11 @@
-"""Readers of TREC files: qrels (``query_id iteration target_id grade``) and
-runs (``query_id Q0 target_id rank score tag``).
+"""Readers of TREC files: qrels (``query_id iteration target_id grade``) and runs (``query_id Q0 target_id rank score tag``).
 
-One field rule for every reader, trec_eval's: lines end at LF, CRLF or a
-lone CR (:func:`~.text.text_lines`); fields are separated by any run of
-ASCII blanks, space, tab, form feed or vertical tab (:data:`BLANKS`); any
-other character (a no-break space, U+2028, ``\x1c``) is part of its field,
-whatever the file's size or compression.  A run line has at least six
-fields; the tag is the sixth field's first word and anything after it is
-ignored (get_trec_results.c; tags such as ``COMPILED (ID:425883)``), such
-lines counted for a note (:func:`extra_fields_note`).  A qrels line has
-exactly four fields: get_qrels.c refuses a fifth, and so do we.
-
-pyarrow's CSV reader parses a file (or piece, :func:`~.text.pieces`) that
-splits on one delimiter; one that does not (doubled blanks, a tab indent)
-is split by :func:`split_fields`; the line reader names a malformed line.
-pyarrow reads the number grammar of :mod:`shrec_score.io.numbers`.
+trec_eval's field rule for every reader (docs/inputs.md): lines end at LF,
+CRLF or a lone CR; fields are split on runs of :data:`BLANKS`; a run line has
+six fields or more (the words after the tag ignored, counted for a note), a
+qrels line exactly four.  pyarrow's CSV reader parses what splits on one
+delimiter, :func:`split_fields` the rest, and the line reader names a
+malformed line.
 """
 
 from __future__ import annotations
@@ -71,11 +62,9 @@ def trec_lines(path: str) -> Iterator[tuple[int, list[str]]]:
 def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     """Read a TREC qrels file; a pair judged twice is an error.
 
-    Grades are integers; as in trec_eval, grade >= 1 is relevant and a
-    negative grade (-1) marks an item in the pool but unjudged: its
-    judgment is left out (see :func:`_without_unjudged`).  Large files are
-    read with pyarrow; any irregularity is reported by the line-by-line
-    reader.  Both split fields by :func:`fields`.
+    Grades are integers; a negative grade (in the pool, unjudged) is dropped as
+    trec_eval does (:func:`_without_unjudged`).  Large or compressed files are
+    read with pyarrow, the rest (and any irregularity) by the line reader.
     """
     path = regular_file(path)
     read_head(path)  # UTF-16 / UTF-32 named as such
@@ -107,17 +96,7 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
 
 
 def _without_unjudged(qrels: Qrels) -> Qrels:
-    """The judgments of grade >= 0; the ids of every line stay listed.
-
-    trec_eval (form_res_rels.c) takes a negative grade for "in the pool but
-    unjudged" (RELVALUE_UNJUDGED): not relevant, not counted among the
-    judged documents of any grade (bpref's non-relevant, ``rel_levels``)
-    and left out under ``-J``, exactly as a document missing from the
-    qrels, for every measure shrec-score computes.  So the line is dropped
-    here; its query stays a topic of the qrels (with nothing judged, if
-    every line of it is negative).  A pair judged twice is still refused,
-    whatever its grades (checked before).
-    """
+    """The judgments of grade >= 0 (trec_eval's RELVALUE_UNJUDGED: as a document missing from the qrels); every line's ids stay listed."""
     keep = qrels.grades >= 0
     if keep.all():
         return qrels
@@ -129,9 +108,7 @@ FAST_QRELS_BYTES = 1 << 20
 
 
 def _read_qrels_fast(path: str) -> Qrels | None:
-    """The qrels read by pyarrow, or None for the line reader to name a problem
-    (or to read a grade such as ``+1``: pyarrow reads ``0x1`` as 1, the rule
-    of :func:`~.numbers.is_integer` refuses it)."""
+    """The qrels read by pyarrow, or None for the line reader to name a problem or read a grade such as ``+1`` (:func:`~.numbers.is_integer`'s rule)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -158,8 +135,7 @@ def _pair(query: str, target: str) -> str:
 
 
 def line_error(path: str, n: int, f: list[str]) -> InputError | None:
-    """The error of a run line's fields ``f`` (line ``n``), or None: fewer
-    than six fields, or a score that is not a number (NaN included)."""
+    """The error of a run line's fields ``f`` (line ``n``), or None: fewer than six fields, or a score that is not a number (NaN included)."""
     if len(f) < RUN_FIELDS:
         return InputError(path, n, f'expected "{TREC_RUN_FIELDS}"', f"{len(f)} fields")
     score = parse_number(f[4])
@@ -201,8 +177,7 @@ def empty_run_error(path: str) -> InputError:
 
 @dataclass
 class TrecLines:
-    """A TREC run's lines in file order: query and target ids as pyarrow
-    chunked string arrays, scores as floats."""
+    """A TREC run's lines in file order: query and target ids as pyarrow chunked string arrays, scores as floats."""
 
     path: str
     queries: Any
@@ -231,10 +206,7 @@ QRELS_NAMES = ["query", "iter", "doc", "grade"]
 
 
 def _delimiter(data: Any) -> tuple[str, int] | None:
-    """The delimiter on which pyarrow splits ``data`` (bytes or an mmap) as
-    :func:`fields` does, the tab if the first line has one, else the space,
-    and the first line's fields; None if ``data`` holds another blank
-    (three ``find`` calls in C)."""
+    """The delimiter (tab if the first line has one, else space) and the first line's field count; None if ``data`` holds another blank."""
     end = data.find(b"\n")
     first = data[: end if end >= 0 else len(data)].split(b"\r", 1)[0]
     delimiter = b"\t" if b"\t" in first else b" "
@@ -244,15 +216,12 @@ def _delimiter(data: Any) -> tuple[str, int] | None:
 
 
 def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: bool = False) -> Any:
-    """pyarrow's CSV parse of ``source`` (a piece of whole lines, or a whole
-    uncompressed file by its path, on pyarrow's threads) as ``names``, every
-    column a string but ``number`` (of type ``kind``); None unless it splits
-    exactly as :func:`fields` splits it: another blank than the delimiter
-    (:func:`_delimiter`), a line of another length, an empty field (two
-    delimiters in a row, or one at a line's start or end) or a value that
-    is not a number send it to :func:`split_fields`.  The checks are on the
-    parsed columns, no second parse.  ``wider``: a first line of more
-    fields than ``names`` (a tag of several words) adds string columns."""
+    """pyarrow's CSV parse of ``source`` (whole lines, or an uncompressed file's path) as ``names``, all strings but ``number``.
+
+    None unless it splits exactly as :func:`fields` does (one delimiter, lines of
+    one length, no empty field, every number parsed): then :func:`split_fields`
+    reads it.  ``wider``: a first line of more fields adds string columns.
+    """
     import mmap
 
     import pyarrow as pa
@@ -288,12 +257,10 @@ def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: b
 
 
 def split_fields(data: bytes, most: int) -> tuple[Any, np.ndarray]:
-    """The lines of ``data`` (whole lines) that are not blank, split as
-    :func:`fields` splits them (up to ``most`` fields, then the rest of the
-    line): a pyarrow list array, and the number of parts of each line.
-    Lines end at LF, CRLF or a lone CR, as for pyarrow and :func:`~.text.text_lines`.
-    Bytes that are not UTF-8 raise ``pyarrow.ArrowInvalid``.  About twice
-    pyarrow's CSV parse, still without a Python object per line."""
+    """The non-blank lines of ``data`` split as :func:`fields` does (up to ``most`` fields, then the rest): a pyarrow list array and each line's part count.
+
+    Not UTF-8 raises ``pyarrow.ArrowInvalid``; no Python object per line.
+    """
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -326,10 +293,7 @@ def _field(parts: Any, i: int, kind: Any = None) -> Any:
 
 
 def _run_split(piece: bytes) -> tuple[Any, int]:
-    """A piece of a run split by :func:`split_fields`: its ``query``, ``doc``
-    and ``score`` columns and its lines with more than six fields;
-    ``pyarrow.ArrowInvalid`` for a line of fewer fields or a score that is
-    not a number."""
+    """A run piece by :func:`split_fields`: query, doc, score and its lines of more than six fields; ``ArrowInvalid`` for a short line or a bad score."""
     import pyarrow as pa
 
     parts, n = split_fields(piece, RUN_FIELDS)
@@ -340,8 +304,7 @@ def _run_split(piece: bytes) -> tuple[Any, int]:
 
 
 def _qrels_split(piece: bytes) -> tuple[Any, int]:
-    """A piece of qrels split by :func:`split_fields`: ``query``, ``doc`` and
-    ``grade`` (a string); ``pyarrow.ArrowInvalid`` unless every line has four fields."""
+    """A qrels piece by :func:`split_fields`: query, doc, grade (text); ``ArrowInvalid`` unless every line has four fields."""
     import pyarrow as pa
 
     parts, n = split_fields(piece, 4)
@@ -351,13 +314,11 @@ def _qrels_split(piece: bytes) -> tuple[Any, int]:
 
 
 def _read_table(path: str, names: list[str], number: str, kind: Any, split: Callable[[bytes], tuple[Any, int]], wider: bool = False) -> tuple[Any, int]:
-    """The ``query``, ``doc`` and ``number`` columns of ``path`` and its lines
-    with more fields than ``names``; None where a line does not read (the
-    line reader then names it).  An uncompressed file is parsed whole by
-    :func:`_csv` (its lines checked against the 1 MiB rule first); else, or
-    if it does not split on one delimiter, a piece at a time
-    (:func:`~.text.pieces`: decompressed, each line checked), each piece by
-    :func:`_csv` or ``split``."""
+    """The ``query``, ``doc`` and ``number`` columns of ``path`` and its lines of more fields than ``names``; None where a line does not read.
+
+    An uncompressed file is parsed whole by :func:`_csv`; else, or if that
+    fails, a piece at a time (:func:`~.text.pieces`) by :func:`_csv` or ``split``.
+    """
     import pyarrow as pa
 
     keep = ["query", "doc", number, *(["tag"] if "tag" in names else [])]
@@ -384,13 +345,7 @@ _NUMPY_TYPES = {"double": "float64", "float": "float32", "int64": "int64", "int3
 
 
 def arrow_numpy(values: Any) -> np.ndarray:
-    """A pyarrow array (or chunked array) as numpy, without pandas.
-
-    pyarrow's ``to_numpy`` imports pandas first (0.2-0.3 s a TREC scoring
-    does not need).  A fixed-width column without nulls is viewed in
-    place; anything else goes through ``to_numpy`` (nulls of a float
-    column: NaN).
-    """
+    """A pyarrow array (or chunked array) as numpy without ``to_numpy``'s pandas import: fixed-width columns without nulls viewed in place."""
     if hasattr(values, "chunks"):
         parts = [arrow_numpy(c) for c in values.chunks]
         return parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else values.to_numpy()
@@ -429,16 +384,15 @@ def _encode(column: Any) -> tuple[list[str], np.ndarray]:
 
 
 def read_trec_lines(path: str | os.PathLike[str]) -> TrecLines:
-    """Read a TREC run with pyarrow, a piece at a time (:func:`_read_table`),
-    fields split as :func:`fields` splits them; a malformed line is named by
-    the line reader, repeated (query, target) pairs by the caller."""
+    """Read a TREC run with pyarrow (:func:`_read_table`); a malformed line is named by the line reader, duplicates are the caller's."""
     path = regular_file(path)
     read_head(path)  # UTF-16 / UTF-32 named as such
     import pyarrow as pa
     import pyarrow.compute as pc
 
     tbl, more = _read_table(path, RUN_NAMES, "score", pa.float64(), _run_split, wider=True)
-    if not _regular(tbl):
+    score = None if tbl is None or tbl.num_rows == 0 else tbl.column("score")
+    if score is None or score.null_count or pc.any(pc.is_nan(score)).as_py():
         _locate_trec_problem(path)  # a byte that is not UTF-8, a malformed line: named with its line
     tags = pc.unique(tbl.column("tag"))
     return TrecLines(path, tbl.column("query"), tbl.column("doc"), arrow_numpy(tbl.column("score")), more, tags[0].as_py() if len(tags) == 1 else None)
@@ -450,16 +404,6 @@ def read_trec_columns(path: str | os.PathLike[str]) -> TrecColumns:
     queries, q_codes = _encode(lines.queries)
     docs, d_codes = _encode(lines.docs)
     return TrecColumns(lines.path, queries, q_codes, docs, d_codes, lines.scores)
-
-
-def _regular(tbl: Any) -> bool:
-    """A table with lines, every score a number."""
-    import pyarrow.compute as pc
-
-    if tbl is None or tbl.num_rows == 0:
-        return False
-    score = tbl.column("score")
-    return score.null_count == 0 and not pc.any(pc.is_nan(score)).as_py()
 
 
 def duplicate_error(path: str, queries: list[str], docs: list[str], q: int, d: int) -> InputError:

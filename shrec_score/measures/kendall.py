@@ -9,7 +9,6 @@ data", JASA 61 (1966); the same algorithm as ``scipy.stats.kendalltau``.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -107,30 +106,3 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     denom = float(a) if a == b else math.sqrt(a * b)
     return float(min(1.0, max(-1.0, con_minus_dis / denom)))
 
-
-def pair_sets(x: Sequence[float], y: Sequence[float]) -> dict[str, int]:
-    """The five pair sets of seed 004 by brute force, O(n^2) (for tests and small inputs).
-
-    Each unordered pair once: C (same order), D (opposite), T_x (tied in x
-    only), T_y (tied in y only), T_xy (tied in both).
-
-    >>> pair_sets([1, 2, 2], [1, 3, 2])
-    {'C': 2, 'D': 0, 'T_x': 1, 'T_y': 0, 'T_xy': 0}
-    """
-    out = {"C": 0, "D": 0, "T_x": 0, "T_y": 0, "T_xy": 0}
-    n = len(x)
-    for i in range(n):
-        for j in range(i + 1, n):
-            dx = (x[i] > x[j]) - (x[i] < x[j])
-            dy = (y[i] > y[j]) - (y[i] < y[j])
-            if dx == 0 and dy == 0:
-                out["T_xy"] += 1
-            elif dx == 0:
-                out["T_x"] += 1
-            elif dy == 0:
-                out["T_y"] += 1
-            elif dx == dy:
-                out["C"] += 1
-            else:
-                out["D"] += 1
-    return out

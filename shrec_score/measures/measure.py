@@ -1,14 +1,10 @@
-"""What a measure is, and how a name finds one.
+"""What a measure is, and how a name finds one (docs/measures.md).
 
-:class:`Measure` is a named per-query measure and its semantics,
-:class:`Settings` every setting that changes a number.  The table of
-measures (:mod:`shrec_score.measures.registry`) fills the store with
-:func:`register` (fixed names) and :func:`register_pattern` (families named
-``prefix@k``, built on demand); :func:`get_measure` resolves a name typed on
-the command line: an alias (:data:`ALIASES`, another tool's spelling of a
-cutoff, :data:`PATTERN_ALIASES`), a registered name, or a family with its
-cutoff.  :func:`column_higher_is_better` and :func:`display_name` answer
-for any leaderboard column, measure or not.
+:class:`Measure` is a named per-query measure, :class:`Settings` every
+setting that changes a number.  The registry (:mod:`.registry`) fills the
+store with :func:`register` and :func:`register_pattern` (``prefix@k``
+families); :func:`get_measure` resolves an alias, a registered name or a
+family with its cutoff.
 
 >>> get_measure("mAP").name, get_measure("P_5").name, get_measure("ndcg@10").trec_name
 ('AP', 'P.5', 'ndcg_cut_10')
@@ -44,19 +40,11 @@ class Settings:
     depth: int | None = None
     #: Unjudged items left out of the ranked lists, the rest moving up (trec_eval -J).
     judged_only: bool = False
-    #: A query the run ranks nothing for: ``"error"`` (a run must rank every
-    #: query), ``"skip"`` (left out of the means, trec_eval's default) or
-    #: ``"zero"`` (an empty list, every measure 0 where it is defined: trec_eval -c).
+    #: A query the run ranks nothing for: ``"error"``, ``"skip"`` (left out of the means) or ``"zero"`` (trec_eval -c).
     missing: str = "error"
-    #: Queries of a class with fewer models than this (counted among the
-    #: queries: all-against-all, the class's size) keep empty values and stay
-    #: out of every mean, curve and test; 3 is psbTable's ``CUTOFF 2``.
-    #: 1: every query counts.
+    #: Queries of a class with fewer queries than this stay out of every mean (3: psbTable's ``CUTOFF 2``).
     min_class_size: int = 1
-    #: How tied items (equal distances or scores) are ordered: ``"rule"`` (the
-    #: documented tie rule, :mod:`shrec_score.ranking`), ``"expected"`` (the
-    #: exact mean over every order inside each tie group), ``"optimistic"`` /
-    #: ``"pessimistic"`` (higher grades first / last inside each group).
+    #: How tied items are ordered: ``"rule"``, ``"expected"``, ``"optimistic"`` or ``"pessimistic"`` (docs/ties.md).
     ties: str = "rule"
 
     def recall_levels(self) -> np.ndarray:
@@ -72,37 +60,12 @@ class Settings:
 class Measure:
     """A named per-query measure and its semantics.
 
-    Parameters
-    ----------
-    name : str
-        The CSV column and the name on the command line.
-    summary : str
-        One-line definition (``shrec-score measures``, help texts).
-    compute : callable
-        ``compute(block, settings) -> ndarray`` of one value per query.
-    func : callable
-        The measure function of ``measures/`` (its docstring has the formula).
-    kind : {"binary", "graded"}
-        ``"binary"``: computed on a RankBlock; ``"graded"``: on a GainBlock
-        (SHREC 2006).
-    higher_is_better : bool
-        False only for the SHREC 2006 error counts (FP_*, FN_*): leaderboards
-        sort them ascending and mark the minimum as best.
-    trec_name : str or None
-        trec_eval's name, given only where our value equals trec_eval's
-        exactly (``--format trec`` prints our own name otherwise).
-    params : str
-        The parameters that change the value and where they are set (empty
-        when there are none).
-    ir_name : str or None
-        ir_measures' name of the same value (accepted as an alias), if any.
-    source : str
-        Where the definition comes from (the docs table).
-    aggregate : {"mean", "geometric", "sum"}
-        How per-query values become a run's value (trec_eval's ``all``):
-        the mean; ``"geometric"`` for ``gm_map``, whose per-query value is
-        already a logarithm (exp of the mean of the logs); ``"sum"`` for
-        trec_eval's counts (``num_ret``, ``num_rel``, ``num_rel_ret``).
+    ``compute(block, settings)`` gives one value per query; ``func`` is the
+    measure function (its docstring has the formula); ``kind`` the block it
+    reads (``"binary"``: RankBlock, ``"graded"``: GainBlock, ``"judged"``:
+    JudgedBlock); ``trec_name`` only where our value equals trec_eval's;
+    ``aggregate`` how per-query values become a run's (``"mean"``,
+    ``"geometric"`` for gm_map, ``"sum"`` for trec_eval's counts).
     """
 
     name: str
@@ -132,7 +95,6 @@ class Measure:
         return "higher" if self.higher_is_better else "lower"
 
 
-
 class Pattern(NamedTuple):
     """A family of measures named ``prefix@k``, built on demand."""
 
@@ -154,19 +116,14 @@ REGISTRY: dict[str, Measure] = {}
 #: The ``prefix@k`` families, in registration order.
 PATTERNS: list[Pattern] = []
 
-#: Alternative spellings accepted on the command line: trec_eval's, ranx's
-#: and ir_measures' names of the same value (:func:`register` adds each
-#: measure's ir_measures name).  ``map``, ``Rprec`` and ``recip_rank`` are
-#: registered measures of their own (:mod:`.names`: trec_eval's values).
+#: Other tools' spellings of the same value (:func:`register` adds each ir_measures name).
 ALIASES = {
     "mAP": "AP", "MAP": "AP", "T1": "FT", "T2": "ST",
     "mrr": "recip_rank", "r-precision": "Rprec",  # ranx
     "nDCG": "ndcg",  # ir_measures
 }
 
-#: Spellings of the cutoff families, ``{k}`` the cutoff: trec_eval's printed
-#: names (``P_5``, ``ndcg_cut_10``), ranx's and ir_measures' names where the
-#: value is the same.  Each entry: (spelling, our name, whose spelling).
+#: Other tools' spellings of the cutoff families: (spelling, our name, whose spelling), ``{k}`` the cutoff.
 PATTERN_ALIASES: tuple[tuple[str, str, str], ...] = (
     ("P_{k}", "P.{k}", "trec_eval"),
     ("precision@{k}", "P.{k}", "ranx"),
@@ -203,13 +160,7 @@ def register_pattern(prefix: str, regex: str, make: Callable[..., Measure], plac
 
 
 def get_measure(name: str) -> Measure:
-    """The measure called ``name`` (``P@10`` style names are built on demand).
-
-    Raises
-    ------
-    KeyError
-        When ``name`` is neither registered, an alias, nor a ``prefix@k`` name.
-    """
+    """The measure called ``name`` (``P@10`` style names built on demand); KeyError for an unknown name."""
     name = ALIASES.get(name, name)
     for alias, target in _PATTERN_ALIAS_RES:
         m = alias.fullmatch(name)
@@ -271,18 +222,7 @@ OTHER_COLUMNS: dict[str, bool | None] = {"rank": None, "run": None, "queries": N
 
 
 def column_higher_is_better(column: str) -> bool | None:
-    """Which way is better in a leaderboard column, measure or not.
-
-    Returns
-    -------
-    bool or None
-        The measure's ``higher_is_better`` for a measure; the entry of
-        :data:`OTHER_COLUMNS` for the known non-measure columns (``tau_b``:
-        True; ``tau_b_std``, ``queries``, ``rank``: None); None for the
-        bootstrap bounds (``*_ci_low``, ``*_ci_high``); True for any other
-        column (a column added by the user keeps the old "highest is best").
-        None means: no direction, never marked best (sorting by it is
-        descending).
+    """Which way is better in a leaderboard column: a measure's direction, :data:`OTHER_COLUMNS`' entry, None for bootstrap bounds (no direction), True for any other column.
 
     >>> [column_higher_is_better(c) for c in ("AP", "FP_highly", "tau_b_std", "AP_ci_low", "my_score")]
     [True, False, None, None, True]

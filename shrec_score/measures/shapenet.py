@@ -1,36 +1,14 @@
-"""SHREC'16/'17 "Large-Scale 3D Shape Retrieval from ShapeNet Core55": the official summary measures.
+"""SHREC'16/'17 "Large-Scale 3D Shape Retrieval from ShapeNet Core55": the official summary measures (docs/evaluators.md).
 
-Source: the organisers' evaluator (``Evaluator.js`` and ``Metrics.js``,
-node.js) as described in issue 18 of shrec-score: every ranked list is cut
-to its first 1000 items first; then, per query, with N the list length after
-the cut, g_i the taxonomy grade of the item at rank i (3 same sub-synset,
-2 same synset and the item labelled only at synset level, 1 sibling
-sub-synset, 0 another synset), an item relevant when g_i > 0, and C =
-min(number of models of the query's synset, the query included, 1000):
-
-* P@N = relevant retrieved / N;
-* R@N = relevant retrieved / C;
-* F1@N = 2 P R / (P + R);
-* AP = the mean of the precisions at the retrieved relevant items (its mean
-  over queries is the summary's ``mAP``);
-* NDCG = DCG(g) / DCG(g sorted descending), DCG(g) = g_1 + sum_{i>=2} g_i / log2 i:
-  the ideal is the retrieved list's own grades re-sorted, not the collection's.
-
-These differ from the measures of the PSB / SHREC 2018 family (``AP``,
-``DCG``, ``NDCG@k``): AP here divides by the relevant items *retrieved*
-(trec_eval's ``map`` and shrec-score's ``AP`` divide by all K relevant
-items), and NDCG's ideal is the retrieved list re-sorted (SHREC 2006's
-``NDCG@k`` and the PSB's ``DCG`` take the ideal over the whole class).
-
-Every function takes a :class:`~shrec_score.measures.graded.GainBlock`
-(``gains`` = the grades, ``n_retrieved`` = the list lengths before the cut,
-``n_relevant`` = the synset's size with the query) and returns one value per
-query.  Degenerate cases, chosen where the official code divides 0 by 0:
-an empty list scores 0 in P@N, R@N, F1@N, AP and NDCG; F1@N is 0 when
-P = R = 0; NDCG is 0 when no relevant item is retrieved (the official code
-returns NaN there, which turns its whole average into NaN).  C = 0 (only
-possible with a relevance family that leaves the query out, K = 0) makes
-R@N and F1@N NaN: listed, left out of the means.
+Source: the organisers' evaluator (``Evaluator.js``, ``Metrics.js``; issue 18).
+Every list is cut to its first 1000 items; N is the length after the cut,
+g_i the taxonomy grade at rank i (3 same sub-synset, 2 same synset labelled
+at synset level only, 1 sibling sub-synset, 0 other), relevant when g_i > 0,
+C = min(models of the query's synset with the query, 1000).  Unlike the PSB
+family, AP divides by the relevant items retrieved and NDCG's ideal is the
+retrieved list re-sorted.  Where the official code divides 0 by 0: an empty
+list scores 0, F1@N is 0 when P = R = 0, NDCG is 0 without a relevant item
+retrieved (NaN there), and C = 0 makes R@N and F1@N NaN.
 """
 
 from __future__ import annotations
@@ -59,7 +37,7 @@ def precision_at_n(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
 
     .. math:: P@N = |\\{i \\le N : g_i > 0\\}| / N
 
-    0 for an empty list.  Source: SHREC'16/'17 ShapeNet Core55 Metrics.js (issue 18).
+    0 for an empty list.  Source: ShapeNet Metrics.js.
 
     >>> b = GainBlock.from_gains([[3, 0, 1, 2], []], [1, 1], [3, 3], -1, top=3)
     >>> precision_at_n(b).tolist()
@@ -75,7 +53,7 @@ def recall_at_n(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
 
     .. math:: R@N = |\\{i \\le N : g_i > 0\\}| / \\min(C_r, 1000)
 
-    NaN when C = 0.  Source: SHREC'16/'17 ShapeNet Core55 Metrics.js (issue 18).
+    NaN when C = 0.  Source: ShapeNet Metrics.js.
 
     >>> b = GainBlock.from_gains([[3, 0, 1, 2]], [1], [4], -1, top=3)
     >>> recall_at_n(b).tolist()  # 3 of C = 5
@@ -92,7 +70,7 @@ def f1_at_n(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
 
     .. math:: F1@N = \\frac{2 \\, P@N \\, R@N}{P@N + R@N}
 
-    NaN when R@N is (C = 0).  Source: SHREC'16/'17 ShapeNet Core55 Metrics.js (issue 18).
+    NaN when R@N is (C = 0).  Source: ShapeNet Metrics.js.
 
     >>> b = GainBlock.from_gains([[3, 0, 1, 2], [0, 0]], [1, 1], [4, 4], -1, top=3)
     >>> [round(x, 12) for x in f1_at_n(b).tolist()]  # 2 * 0.75 * 0.6 / 1.35
@@ -111,9 +89,7 @@ def average_precision_retrieved(b: GainBlock, *, cutoff: int = CUTOFF) -> np.nda
 
     .. math:: AP = \\frac{1}{V} \\sum_{i \\le N, g_i > 0} \\frac{|\\{j \\le i : g_j > 0\\}|}{i}
 
-    V = relevant items among the first N (not K: unretrieved relevant items
-    do not count); 0 when V = 0.  Source: SHREC'16/'17 ShapeNet Core55
-    Metrics.js (issue 18).
+    V = relevant items among the first N (not K); 0 when V = 0.  Source: ShapeNet Metrics.js.
 
     >>> b = GainBlock.from_gains([[3, 0, 1, 2], [0, 0]], [1, 1], [4, 4], -1, top=3)
     >>> average_precision_retrieved(b).tolist() == [(1/1 + 2/3 + 3/4) / 3, 0.0]
@@ -138,10 +114,8 @@ def ndcg_retrieved(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
 
     .. math:: NDCG = \\frac{g_1 + \\sum_{i=2}^{N} g_i / \\log_2 i}{g^*_1 + \\sum_{i=2}^{N} g^*_i / \\log_2 i}
 
-    g* = the first N grades sorted descending (the ideal is the retrieved
-    list's own, not the collection's).  0 when no retrieved item has a grade
-    > 0 (0/0 in the official code).  Source: SHREC'16/'17 ShapeNet Core55
-    Metrics.js (issue 18).
+    g* = the first N grades sorted descending; 0 when no retrieved item has a
+    grade > 0 (0/0 in the official code).  Source: ShapeNet Metrics.js.
 
     >>> import math
     >>> b = GainBlock.from_gains([[1, 3], [0, 0]], [1, 1], [4, 4], -1, top=3)

@@ -1,15 +1,10 @@
-"""SHREC 2006 measures on graded relevance (highly relevant = 2, marginal = 1).
+"""SHREC 2006 measures on graded relevance (highly relevant = 2, marginal = 1; docs/measures.md).
 
-Source: Veltkamp et al., SHREC 2006 report, section 4 (seed 002) and the
-SHREC 2006 performance-measures page (seed 003), with the errata of
-seeds/README.md.  Notation: Ds collection size, Ch / Cm / Cr highly /
-marginally / all relevant items in the collection, Vh / Vr the visible
-(retrieved) ones, Va the length of the ranked list.  ``level="highly"`` uses
-Ch and Vh; ``level="relevant"`` uses Cr and Vr.
-
-Every function takes a :class:`~shrec_score.measures.graded.GainBlock` and
-returns one value per query; a value whose divisor is zero (C = 0) is NaN
-(listed, left out of means).
+Source: Veltkamp et al., SHREC 2006 report, section 4 (seed 002), the
+performance-measures page (seed 003) and the errata of seeds/README.md.
+Ds collection size, Ch / Cr highly / all relevant items, Vh / Vr the
+retrieved ones, Va the list's length; ``level="highly"`` uses Ch and Vh,
+``"relevant"`` Cr and Vr.  A value whose divisor is zero (C = 0) is NaN.
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ iprec_at_recall (maxima and logarithms of order-dependent values).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -66,19 +66,11 @@ if TYPE_CHECKING:
 CHUNK_TERMS = 4_000_000
 
 
-def _harmonic(top: int) -> np.ndarray:
-    """H[0..top]: H[m] = 1 + 1/2 + ... + 1/m."""
-    h = np.zeros(top + 1)
-    if top:
-        np.cumsum(1.0 / np.arange(1, top + 1), out=h[1:])
-    return h
-
-
-def _log_factorial(top: int) -> np.ndarray:
-    lf = np.zeros(top + 1)
-    if top:
-        np.cumsum(np.log(np.arange(1, top + 1)), out=lf[1:])
-    return lf
+def _prefix_sums(f: Any, top: int) -> np.ndarray:
+    """S[0..top]: S[m] = f(1) + ... + f(m) (``f = np.reciprocal``: harmonic numbers, ``np.log``: log m!)."""
+    out = np.zeros(top + 1)
+    np.cumsum(f(np.arange(1, top + 1, dtype=np.float64)), out=out[1:])
+    return out
 
 
 class Items:
@@ -136,10 +128,7 @@ def expected_hits(items: Items, depth: float | np.ndarray) -> np.ndarray:
 
 def expected_discounted(items: Items) -> np.ndarray:
     """E[sum over relevant items of discount(rank)] per row (PSB DCG's numerator)."""
-    top = int((items.s + items.n).max(initial=0))
-    cum = np.zeros(top + 1)
-    if top:
-        np.cumsum(discount(np.arange(1, top + 1)), out=cum[1:])
+    cum = _prefix_sums(discount, int((items.s + items.n).max(initial=0)))
     return items.per_row((cum[items.s + items.n] - cum[items.s]) / items.n)
 
 
@@ -149,7 +138,7 @@ def expected_precision_sum(items: Items, cutoff: float | np.ndarray = np.inf) ->
     k = np.asarray(cutoff, dtype=np.float64)
     k = k[items.row] if k.ndim else k
     m = np.clip(np.minimum(k - s, n), 0, None).astype(np.int64)
-    h = _harmonic(int((s + m).max(initial=0)))
+    h = _prefix_sums(np.reciprocal, int((s + m).max(initial=0)))
     dh = h[s + m] - h[s]
     share = np.where(n > 1, (r - 1) / np.maximum(n - 1, 1), 0.0)
     return items.per_row(((b + 1) * dh + share * (m - (s + 1) * dh)) / n)
@@ -164,7 +153,7 @@ def expected_inverse_rank(s: np.ndarray, n: np.ndarray, r: np.ndarray, i: np.nda
     todo = np.flatnonzero(n > r)
     if todo.size == 0:
         return out
-    lf = _log_factorial(int(n[todo].max()))
+    lf = _prefix_sums(np.log, int(n[todo].max()))
     terms = n[todo] - r[todo] + 1
     a = 0
     while a < todo.size:
@@ -236,7 +225,7 @@ def expected_first_within(items: Items, k: int) -> np.ndarray:
     first = items.col == 0
     s, n, r = items.s[first], items.n[first], items.r[first]
     m = np.clip(k - s, 0, n)
-    lf = _log_factorial(int(n.max(initial=0)))
+    lf = _prefix_sums(np.log, int(n.max(initial=0)))
     rest = n - m
     none = np.where(rest >= r, np.exp((lf[np.maximum(rest, 0)] - lf[np.maximum(rest - r, 0)]) - (lf[n] - lf[n - r])), 0.0)
     out = np.zeros(items.shape[0])

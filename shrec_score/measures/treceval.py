@@ -1,15 +1,10 @@
-"""trec_eval's measures under trec_eval's names, on the judged grade of each rank.
+"""trec_eval's measures under trec_eval's names, on the judged grade of each rank (docs/measures.md).
 
-The binary measures of ``precision.py`` need only the ranks of the relevant
-items; trec_eval's nDCG needs every grade and bpref the judged non-relevant
-documents, which a :class:`~shrec_score.measures.RankBlock` does not carry.
-A :class:`JudgedBlock` holds, per query, the qrels grade at each rank
-(``-1``: nobody judged it) and how many documents of each grade were judged.
-
-Every function here follows trec_eval (``m_<name>.c``; versions 9.0 and
-10.0 agree on these but for ``iprec_at_recall``) in what it counts; a topic without a relevant document scores what trec_eval
-gives it (0, or the floor of ``gm_map``) and counts in the mean, as in
-trec_eval, unlike the shrec-score measures (empty for K = 0).
+A :class:`JudgedBlock` holds, per query, the qrels grade at each rank (-1:
+unjudged) and the judged count of each grade, which nDCG and bpref need.
+Each function counts as trec_eval's ``m_<name>.c`` (9.0 and 10.0 agree but
+for ``iprec_at_recall``); a topic without a relevant document scores what
+trec_eval gives it (0, or gm_map's floor) and counts in the mean.
 """
 
 from __future__ import annotations
@@ -32,32 +27,22 @@ IPREC_LEVELS = tuple(i / 10 for i in range(11))
 class JudgedBlock:
     """The judged grade at every rank of a block of queries.
 
-    Attributes
-    ----------
-    grades : ndarray of int16, shape (n_queries, width)
-        The qrels grade of the item at rank i + 1; -1 where nobody judged it
-        and past the end of the list.  ``width >= 1``.
-    n_retrieved : ndarray of int64, shape (n_queries,)
-        Length of each ranked list (trec_eval ``num_ret``).
-    grade_counts : ndarray of int64, shape (n_queries, max_grade + 1)
-        Judged documents of each grade 0, 1, ..., per query (trec_eval
-        ``rel_levels``), retrieved or not.
-    rel_level : int
-        Grade >= rel_level counts as relevant (trec_eval ``-l``, ``--rel-level``).
+    ``grades`` (int16, queries x width): the qrels grade at rank i + 1, -1
+    unjudged or past the list's end; ``n_retrieved``: trec_eval ``num_ret``;
+    ``grade_counts`` (queries x max grade + 1): judged documents of each grade
+    (``rel_levels``); grade >= ``rel_level`` is relevant (trec_eval ``-l``).
     """
 
     grades: np.ndarray
     n_retrieved: np.ndarray
     grade_counts: np.ndarray
     rel_level: int = 1
-    #: Under ``ties="expected"``: the tie groups' means (``gain``: of the grade
-    #: floored at 0; ``relevant``: of grade >= rel_level); ``grades`` keeps one order.
+    #: Under ``ties="expected"``: the tie groups' mean gain and relevance; ``grades`` keeps one order.
     ties: TieMeans | None = None
 
     @property
     def gain_values(self) -> np.ndarray:
-        """Float (n_queries, width): the grade at each rank floored at 0 (nDCG's
-        gain), or its expectation over tied orders."""
+        """Float (n_queries, width): the grade at each rank floored at 0 (nDCG's gain), or its expectation over tied orders."""
         return np.maximum(self.grades, 0).astype(np.float64) if self.ties is None else self.ties.gain
 
     @classmethod
@@ -121,17 +106,12 @@ def _normalised(dcg: np.ndarray, ideal: np.ndarray) -> np.ndarray:
 def ndcg_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
     """trec_eval ndcg_cut.k: DCG of the first k grades over the ideal DCG at k.
 
-    .. math::
+    Source: trec_eval ``m_ndcg_cut.c`` (Järvelin & Kekäläinen 2002).
 
-        \\mathrm{nDCG@k} = \\frac{\\sum_{i=1}^{k} g_i / \\log_2(i + 1)}
-                               {\\sum_{i=1}^{k} g^*_i / \\log_2(i + 1)}
+    .. math:: \\mathrm{nDCG@k} = \\sum_{i=1}^{k} g_i / \\log_2(i + 1) \\Big/ \\sum_{i=1}^{k} g^*_i / \\log_2(i + 1)
 
-    :math:`g_i` is the qrels grade at rank i (0 when not judged or
-    negative), :math:`g^*` every judged grade of the topic sorted
-    descending (retrieved or not).  The gain is the grade itself; the
-    relevance level does not change it.  0 when the topic has no judged
-    grade above 0.  Source: trec_eval ``m_ndcg_cut.c`` (Järvelin &
-    Kekäläinen 2002).
+    :math:`g_i` the grade at rank i (0 unjudged or negative), :math:`g^*` every
+    judged grade of the topic, descending; 0 when no judged grade is above 0.
 
     >>> b = JudgedBlock.from_lists([[0, 2, 1]], [[1, 1, 1]])
     >>> round(float(ndcg_cut(b, k=2)[0]), 6), round((2 / math.log2(3)) / (2 + 1 / math.log2(3)), 6)
@@ -143,14 +123,9 @@ def ndcg_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
 def ndcg(block: JudgedBlock) -> np.ndarray:
     """trec_eval ndcg: DCG of the whole ranked list over the ideal DCG of all judged documents.
 
-    .. math::
+    As :func:`ndcg_cut` without a cutoff: the ideal runs over all J judged grades above 0.  Source: trec_eval ``m_ndcg.c``.
 
-        \\mathrm{nDCG} = \\frac{\\sum_{i=1}^{V_a} g_i / \\log_2(i + 1)}
-                             {\\sum_{i=1}^{J} g^*_i / \\log_2(i + 1)}
-
-    As :func:`ndcg_cut` without a cutoff: the ideal runs over all J judged
-    documents with a grade above 0, however long the list.  0 when there is
-    none.  Source: trec_eval ``m_ndcg.c`` (default gains: the grade).
+    .. math:: \\mathrm{nDCG} = \\sum_{i=1}^{V_a} g_i / \\log_2(i + 1) \\Big/ \\sum_{i=1}^{J} g^*_i / \\log_2(i + 1)
 
     >>> b = JudgedBlock.from_lists([[0, 2]], [[1, 1, 1]])
     >>> round(float(ndcg(b)[0]), 6), round((2 / math.log2(3)) / (2 + 1 / math.log2(3)), 6)
@@ -169,12 +144,9 @@ def _precision_at_hits(block: JudgedBlock, k: int | None) -> np.ndarray:
 def map_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
     """trec_eval map_cut.k: average precision over the first k ranks, divided by all R relevant.
 
-    .. math::
+    0 when R = 0.  Source: trec_eval ``m_map_cut.c``.
 
-        \\mathrm{AP@k} = \\frac{1}{R} \\sum_{i \\le k,\\ \\mathrm{rel}(i)} \\frac{|\\{j \\le i: \\mathrm{rel}(j)\\}|}{i}
-
-    R: judged documents with grade >= rel_level.  0 when R = 0.  Source:
-    trec_eval ``m_map_cut.c``.
+    .. math:: \\mathrm{AP@k} = \\frac{1}{R} \\sum_{i \\le k,\\ \\mathrm{rel}(i)} \\frac{|\\{j \\le i: \\mathrm{rel}(j)\\}|}{i}
 
     >>> float(map_cut(JudgedBlock.from_lists([[1, 0, 1]], [[1, 3]]), k=2)[0]) == (1 / 1) / 3
     True
@@ -186,11 +158,9 @@ def map_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
 def success(block: JudgedBlock, *, k: int) -> np.ndarray:
     """trec_eval success.k: 1 if a relevant item is in the first k ranks, else 0.
 
-    .. math::
+    .. math:: \\mathrm{Success@k} = [\\exists i \\le k: \\mathrm{rel}(i)]
 
-        \\mathrm{Success@k} = [\\exists i \\le k: \\mathrm{rel}(i)]
-
-    0 when the topic has no relevant document.  Source: trec_eval ``m_success.c``.
+    Source: trec_eval ``m_success.c``.
 
     >>> success(JudgedBlock.from_lists([[0, 0, 1]], [[2, 1]]), k=2).tolist()
     [0.0]
@@ -201,15 +171,11 @@ def success(block: JudgedBlock, *, k: int) -> np.ndarray:
 def bpref(block: JudgedBlock) -> np.ndarray:
     """trec_eval bpref: how often relevant items come before judged non-relevant ones.
 
-    .. math::
+    .. math:: \\mathrm{bpref} = \\frac{1}{R} \\sum_{r\\ \\mathrm{retrieved\\ relevant}} \\left(1 - \\frac{\\min(n_r, R)}{\\min(N, R)}\\right)
 
-        \\mathrm{bpref} = \\frac{1}{R} \\sum_{r\\ \\mathrm{retrieved\\ relevant}}
-            \\left(1 - \\frac{\\min(n_r, R)}{\\min(N, R)}\\right)
-
-    :math:`n_r`: judged non-relevant items (grade < rel_level) ranked above r
-    (a term is 1 when :math:`n_r = 0`); R: judged relevant, N: judged
-    non-relevant documents of the topic.  Unjudged items are passed over.
-    0 when R = 0.  Source: trec_eval ``m_bpref.c`` (Buckley & Voorhees 2004).
+    :math:`n_r`: judged non-relevant items ranked above r (the term is 1 when 0);
+    R judged relevant, N judged non-relevant; unjudged items are passed over; 0 when R = 0.
+    Source: trec_eval ``m_bpref.c`` (Buckley & Voorhees 2004).
 
     >>> float(bpref(JudgedBlock.from_lists([[1, 0, -1, 1]], [[2, 2]]))[0]) == (1 + (1 - 1 / 2)) / 2
     True
@@ -227,9 +193,7 @@ def bpref(block: JudgedBlock) -> np.ndarray:
 def num_ret(block: JudgedBlock) -> np.ndarray:
     """trec_eval num_ret: number of items retrieved (the length of the ranked list).
 
-    .. math:: V_a
-
-    Source: trec_eval ``m_num_ret.c``.
+    :math:`V_a`.  Source: trec_eval ``m_num_ret.c``.
 
     >>> num_ret(JudgedBlock.from_lists([[0, -1, 1]], [[1, 1]])).tolist()
     [3.0]
@@ -240,9 +204,7 @@ def num_ret(block: JudgedBlock) -> np.ndarray:
 def num_rel(block: JudgedBlock) -> np.ndarray:
     """trec_eval num_rel: number of judged relevant documents of the topic (grade >= rel_level).
 
-    .. math:: R
-
-    Source: trec_eval ``m_num_rel.c``.
+    R.  Source: trec_eval ``m_num_rel.c``.
 
     >>> num_rel(JudgedBlock.from_lists([[0, -1, 1]], [[1, 1, 2]])).tolist()
     [3.0]
@@ -253,9 +215,7 @@ def num_rel(block: JudgedBlock) -> np.ndarray:
 def num_rel_ret(block: JudgedBlock) -> np.ndarray:
     """trec_eval num_rel_ret: number of relevant items retrieved.
 
-    .. math:: |\\{i \\le V_a: \\mathrm{rel}(i)\\}|
-
-    Source: trec_eval ``m_num_rel_ret.c``.
+    :math:`|\\{i \\le V_a: \\mathrm{rel}(i)\\}|`.  Source: trec_eval ``m_num_rel_ret.c``.
 
     >>> num_rel_ret(JudgedBlock.from_lists([[0, -1, 1]], [[1, 1, 2]])).tolist()
     [1.0]
@@ -266,17 +226,12 @@ def num_rel_ret(block: JudgedBlock) -> np.ndarray:
 def iprec_at_recall(block: JudgedBlock, *, level: float, rounding: str = "v9") -> np.ndarray:
     """trec_eval iprec_at_recall: interpolated precision at a recall level (0.0, 0.1, ..., 1.0).
 
-    .. math::
+    .. math:: \\mathrm{iprec}(x) = \\max_{i \\ge r_c} \\frac{|\\{j \\le i: \\mathrm{rel}(j)\\}|}{i}, \\quad c = \\mathrm{lround}(x R)
 
-        \\mathrm{iprec}(x) = \\max_{i \\ge r_c} \\frac{|\\{j \\le i: \\mathrm{rel}(j)\\}|}{i},
-        \\quad c = \\mathrm{lround}(x R)
-
-    :math:`r_c` is the rank of the c-th relevant item retrieved (the first
-    one when c = 0), i runs up to the end of the list.  0 when fewer than
-    c relevant items are retrieved (and when none is).  Source: trec_eval
-    10.0 ``m_iprec_at_recall.c``: c = lround(x R), half away from 0; with
-    ``rounding="v9"`` trec_eval 9.0's c = (long)(x R + 0.9), which
-    pytrec_eval and ir_measures compute.
+    :math:`r_c` the rank of the c-th relevant item retrieved (the first when
+    c = 0); 0 when fewer than c are retrieved.  Source: trec_eval 10.0
+    ``m_iprec_at_recall.c`` (c = lround(x R)); ``rounding="v9"``: trec_eval
+    9.0's c = (long)(x R + 0.9), as pytrec_eval and ir_measures.
 
     >>> float(iprec_at_recall(JudgedBlock.from_lists([[0, 1, 0, 1]], [[2, 2]]), level=0.5)[0])
     0.5
@@ -302,14 +257,9 @@ def iprec_at_recall(block: JudgedBlock, *, level: float, rounding: str = "v9") -
 def gm_map(block: JudgedBlock) -> np.ndarray:
     """trec_eval gm_map: per topic, the natural log of AP (floored at 1e-5); the mean is exp of the mean log.
 
-    .. math::
+    What ``-q`` prints per topic; the run's value is exp of the mean.  Source: trec_eval ``m_gm_map.c`` (Robertson 2006).
 
-        \\mathrm{gm\\_map}_q = \\ln \\max(\\mathrm{AP}_q, 10^{-5}),
-        \\qquad \\mathrm{GMAP} = \\exp\\Big(\\frac{1}{Q}\\sum_q \\mathrm{gm\\_map}_q\\Big)
-
-    Per topic the value trec_eval prints with ``-q`` (a logarithm, <= 0);
-    the per-run mean is the geometric mean (``aggregate`` takes exp of the
-    mean).  Source: trec_eval ``m_gm_map.c`` (Robertson 2006).
+    .. math:: \\mathrm{gm\\_map}_q = \\ln \\max(\\mathrm{AP}_q, 10^{-5}), \\qquad \\mathrm{GMAP} = \\exp\\Big(\\frac{1}{Q}\\sum_q \\mathrm{gm\\_map}_q\\Big)
 
     >>> round(float(gm_map(JudgedBlock.from_lists([[1, 0]], [[1, 2]]))[0]), 6), round(math.log(0.5), 6)
     (-0.693147, -0.693147)
@@ -322,14 +272,9 @@ def gm_map(block: JudgedBlock) -> np.ndarray:
 def set_f(block: JudgedBlock, *, beta: float = 1.0) -> np.ndarray:
     """trec_eval set_F: F-measure of the whole retrieved set (beta = 1: F1).
 
-    .. math::
+    Beta, not beta squared, as trec_eval; 0 when nothing relevant is retrieved.  Source: trec_eval ``m_set_F.c``.
 
-        F = \\frac{(\\beta + 1) P R}{\\beta P + R}, \\quad
-        P = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_ret}},\\
-        R = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_rel}}
-
-    (trec_eval's formula: beta, not beta squared.)  0 when nothing relevant
-    is retrieved.  Source: trec_eval ``m_set_F.c``.
+    .. math:: F = \\frac{(\\beta + 1) P R}{\\beta P + R}, \\quad P = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_ret}},\\ R = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_rel}}
 
     >>> float(set_f(JudgedBlock.from_lists([[1, 0]], [[1, 2]]))[0]) == 2 * (1 / 2) * (1 / 2) / (1 / 2 + 1 / 2)
     True

@@ -1,28 +1,12 @@
-"""Relevance: which targets are relevant to which query, and how much.
+"""Relevance: which targets are relevant to which query, and how much (docs/inputs.md).
 
-Everything downstream asks two questions of a :class:`Relevance`:
-
-* ``gains(query_rows, targets)``: the gain (0 = not relevant, 1 = relevant or
-  marginally relevant, 2 = highly relevant) of each target for each query row;
-* ``n_relevant(level)``: per query, how many targets of the collection have a
-  gain of at least ``level`` (K in the SHREC texts), the query itself excluded.
-
-Conventions (seeds/README.md, erratum 6):
-
-* all-against-all (no separate query set): every classified model is a query,
-  a model is never relevant to itself and is dropped from its own ranked
-  list, so K = |C| - 1;
-* separate queries (``--queries``): a query is relevant to the targets of the
-  target class with the same name, and K = |C|;
-* models in a class named ``-1`` (PSB "miscellaneous") are never queries and
-  never relevant;
-* graded "sister" relevance (SHREC 2006): the query's own class is highly
-  relevant (2), classes with the same parent (parent not ``0``) are marginally
-  relevant (1);
-* ShapeNet Core55 (SHREC'16/'17, :class:`TaxonomyRelevance`): every model is a
-  query, its own item stays in its list and counts in K (the official
-  evaluator's rule); grades 3/2/1/0 from the synset / sub-synset taxonomy
-  (:mod:`shrec_score.relevance.taxonomy`).
+Downstream asks a :class:`Relevance` for ``gains(query_rows, targets)`` (0 not
+relevant, 1 relevant, 2 highly relevant) and ``n_relevant(level)`` (K per
+query, the query itself excluded).  All-against-all: a model is never
+relevant to itself, K = |C| - 1; separate queries: the target class of the
+same name, K = |C|; class ``-1`` (PSB miscellaneous) is never a query nor
+relevant; "sister" grades: own class 2, classes of one parent (not ``0``) 1;
+ShapeNet (:mod:`.taxonomy`): the own item stays and counts in K.
 """
 
 from __future__ import annotations
@@ -43,27 +27,12 @@ Grades = Literal["binary", "sister"]
 
 @dataclass(frozen=True)
 class Relevance:
-    """Relevance of a target collection for a set of queries (base class).
+    """Relevance of a target collection for a set of queries (base class), immutable once built.
 
-    Immutable once built: reading runs never changes it, so every run of a
-    scoring sees the same collection, the same K and the same Ds.
-
-    Attributes
-    ----------
-    query_ids : list of str
-        The scored queries, in output order.
-    query_classes : list of str
-        Class name of each query (shown in per-query tables).
-    target_ids : list of str
-        The collection, in listing order (matrix columns in ``listing`` order).
-    self_index : ndarray of int64, shape (n_queries,)
-        Index of each query in the collection (all-against-all), else -1.
-    ignorable_queries : list of str
-        Ids whose ranked lists may be present but are not scored (class -1).
-    mode : str
-        ``"all-against-all"`` or ``"separate queries"``.
-    max_grade : int
-        1 for binary relevance, 2 for graded (highly relevant = 2).
+    ``query_ids`` in output order with their ``query_classes``; ``target_ids``
+    the collection in listing order; ``self_index`` each query's index in it
+    (all-against-all) or -1; ``ignorable_queries`` lists present but not scored
+    (class -1); ``max_grade`` 1 binary, 2 graded.
     """
 
     query_ids: list[str]
@@ -93,19 +62,12 @@ class Relevance:
 
     @property
     def collection_size(self) -> int | None:
-        """Ds: the declared size of the collection, None when unknown.
-
-        A classification declares its models; qrels declare nothing unless
-        ``--collection`` or ``--collection-size`` is given.  Never counted
-        from the runs, so every run of a scoring sees the same Ds.
-        """
+        """Ds: the declared size of the collection (a classification's models, or ``--collection[-size]``), never counted from the runs; None when unknown."""
         return self.declared_size
 
     @property
     def closed(self) -> bool:
-        """True when every target of the collection is known (a ``.cla``):
-        an id outside it is an error.  False for qrels alone: an id nobody
-        judged is admitted and maps to :attr:`unjudged` (gain 0)."""
+        """True when every target is known (a ``.cla``): an unknown id is an error; qrels alone map it to :attr:`unjudged` (gain 0)."""
         return True
 
     @property
@@ -114,8 +76,7 @@ class Relevance:
         return len(self.target_ids)
 
     def target_codes(self, ids: Sequence[str]) -> np.ndarray:
-        """Index of each id among :attr:`target_ids`; -1 for an unknown id of a
-        closed collection, :attr:`unjudged` for one of an open collection."""
+        """Index of each id among :attr:`target_ids`; -1 (closed) or :attr:`unjudged` (open) for an unknown id."""
         missing = -1 if self.closed else self.unjudged
         get = self.target_index.get
         return np.fromiter((get(i, missing) for i in ids), dtype=np.int64, count=len(ids))
@@ -126,14 +87,12 @@ class Relevance:
 
     @property
     def gain_curves(self) -> bool:
-        """SHREC 2006's gain curves (CG/DCG/NCG/NDCG by rank and vs recall) are
-        drawn: graded relevance, but not the ShapeNet evaluator's taxonomy."""
+        """SHREC 2006's gain curves are drawn: graded relevance, but not the ShapeNet taxonomy."""
         return self.graded and self.mode != "shapenet"
 
     @property
     def keeps_own_item(self) -> bool:
-        """True when a query may retrieve itself and is scored with its own
-        item in its list (ShapeNet Core55); then ``self_index`` is -1."""
+        """True when a query is scored with its own item in its list (ShapeNet Core55); then ``self_index`` is -1."""
         return False
 
     def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
@@ -141,12 +100,7 @@ class Relevance:
         raise NotImplementedError
 
     def list_gains(self, query_rows: np.ndarray, offsets: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        """Gains of ranked lists held end to end (CSR): ``targets[offsets[i]:offsets[i + 1]]``
-        is the list of query row ``query_rows[i]``.
-
-        The plain version: each entry's query row repeated, then :meth:`gains`
-        (subclasses may look the lists up another way, with equal results).
-        """
+        """Gains of ranked lists end to end (CSR): ``targets[offsets[i]:offsets[i + 1]]`` is query row ``query_rows[i]``'s list."""
         return self.gains(np.repeat(np.asarray(query_rows), np.diff(offsets)), targets)
 
     def n_relevant(self, level: int = 1) -> np.ndarray:
@@ -159,10 +113,7 @@ class Relevance:
 
     @staticmethod
     def from_classification(
-        targets: Classification,
-        queries: Classification | None = None,
-        *,
-        grades: Grades = "binary",
+        targets: Classification, queries: Classification | None = None, *, grades: Grades = "binary",
     ) -> ClassRelevance:
         """Relevance from a target ``.cla`` and, optionally, a query ``.cla``."""
         t_names = targets.class_names
@@ -177,18 +128,11 @@ class Relevance:
                 q_names.append(name)
                 q_parent[name] = parent
         q_pos = {n: i for i, n in enumerate(q_names)}
-        table = np.zeros((len(q_names), len(t_names)), dtype=np.int8)
         top = 2 if grades == "sister" else 1
-        for i, qn in enumerate(q_names):
-            if qn == MISC_CLASS:
-                continue
-            for j, tn in enumerate(t_names):
-                if tn == MISC_CLASS:
-                    continue
-                if qn == tn:
-                    table[i, j] = top
-                elif grades == "sister" and q_parent[qn] != "0" and q_parent[qn] == t_parent[tn]:
-                    table[i, j] = 1
+        qn, tn = np.array(q_names, dtype=object)[:, None], np.array(t_names, dtype=object)[None, :]
+        qp, tp = np.array([q_parent[n] for n in q_names], dtype=object)[:, None], np.array([t_parent[n] for n in t_names], dtype=object)[None, :]
+        sister = (qp == tp) & (qp != "0") & (grades == "sister")  # same parent, not the root
+        table = np.where(qn == tn, top, sister).astype(np.int8) * ((qn != MISC_CLASS) & (tn != MISC_CLASS))
         src_label_to_q = np.asarray([q_pos[n] for n in q_source.class_names], dtype=np.int64)
         keep = [i for i, lab in enumerate(q_source.labels) if q_source.class_names[lab] != MISC_CLASS]
         ignorable = [q_source.ids[i] for i, lab in enumerate(q_source.labels) if q_source.class_names[lab] == MISC_CLASS]
@@ -201,38 +145,19 @@ class Relevance:
             self_index = np.full(len(keep), -1, dtype=np.int64)
             mode = "separate queries"
         return ClassRelevance(
-            query_ids=query_ids,
-            query_classes=[q_names[lab] for lab in query_label],
-            target_ids=list(targets.ids),
-            self_index=self_index,
-            ignorable_queries=ignorable,
-            mode=mode,
-            max_grade=top,
-            _query_label=np.asarray(query_label, dtype=np.int64),
-            _target_label=targets.labels.astype(np.int64),
-            _table=table,
-            target_index=dict(targets.index),
-            declared_size=len(targets.ids),
+            query_ids=query_ids, query_classes=[q_names[lab] for lab in query_label], target_ids=list(targets.ids),
+            self_index=self_index, ignorable_queries=ignorable, mode=mode, max_grade=top,
+            _query_label=np.asarray(query_label, dtype=np.int64), _target_label=targets.labels.astype(np.int64),
+            _table=table, target_index=dict(targets.index), declared_size=len(targets.ids),
             description="graded: own class 2, sister classes 1" if grades == "sister" else "binary: same class",
-            matrix_row_ids=list(q_source.ids),
-            matrix_row_source=q_source.path,
-            matrix_col_source=targets.path,
+            matrix_row_ids=list(q_source.ids), matrix_row_source=q_source.path, matrix_col_source=targets.path,
         )
 
     @staticmethod
     def from_qrels(
-        qrels: Qrels,
-        *,
-        collection: Classification | None = None,
-        collection_size: int | None = None,
+        qrels: Qrels, *, collection: Classification | None = None, collection_size: int | None = None,
     ) -> QrelsRelevance:
-        """Relevance from TREC qrels.
-
-        With a ``collection`` classification the targets are its models (an
-        id outside it is an error in runs and in the qrels); otherwise any
-        target id is accepted (unjudged = gain 0) and Ds is ``collection_size``
-        (None: unknown, the TN counts are then empty).
-        """
+        """Relevance from TREC qrels; with a ``collection`` its models are the targets (any other id an error), else any id is admitted (unjudged, gain 0) and Ds is ``collection_size``."""
         uniques = qrels.target_ids
         if collection is not None:
             target_ids = list(collection.ids)
@@ -254,23 +179,12 @@ class Relevance:
         order = np.argsort(keys, kind="stable")
         top = 2 if int(g.max(initial=0)) >= 2 else 1
         return QrelsRelevance(
-            query_ids=query_ids,
-            query_classes=[""] * len(query_ids),
-            target_ids=target_ids,
-            self_index=np.full(len(query_ids), -1, dtype=np.int64),
-            ignorable_queries=[],
-            mode="qrels",
-            max_grade=top,
-            target_index=index,
-            declared_size=size,
-            is_closed=collection is not None,
-            description=f"qrels {os.path.basename(qrels.path)}",
-            matrix_row_ids=list(query_ids),
-            matrix_row_source=qrels.path,
-            matrix_col_source=collection.path if collection is not None else qrels.path,
-            _keys=keys[order],
-            _grades=g[order],
-            _query_of=q[order],
+            query_ids=query_ids, query_classes=[""] * len(query_ids), target_ids=target_ids,
+            self_index=np.full(len(query_ids), -1, dtype=np.int64), ignorable_queries=[], mode="qrels", max_grade=top,
+            target_index=index, declared_size=size, is_closed=collection is not None,
+            description=f"qrels {os.path.basename(qrels.path)}", matrix_row_ids=list(query_ids),
+            matrix_row_source=qrels.path, matrix_col_source=collection.path if collection is not None else qrels.path,
+            _keys=keys[order], _grades=g[order], _query_of=q[order],
         )
 
 
@@ -303,13 +217,9 @@ class ClassRelevance(Relevance):
         return self._table[self._query_label[query_rows], self._target_label[targets]]
 
     def list_gains(self, query_rows: np.ndarray, offsets: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        """:meth:`Relevance.list_gains` a list at a time when the lists are long:
-        each list is one ``take`` in its query's row of the class x target
-        gain table (a few KiB, in cache), so no entry's query row nor flat
-        index is ever made (a ranked-list run of 27M entries: 432 MB of int64
-        scratch and its page faults less).  Short lists (a Python step each
-        would cost more than it saves) and targets outside the collection go
-        the plain way (:meth:`Relevance.list_gains`, the twin it is tested against).
+        """:meth:`Relevance.list_gains` a list at a time when the lists are long: one ``take`` per list in its query's row of the gain table.
+
+        Short lists and targets outside the collection go the plain way (the twin it is tested against).
         """
         by_target = self._gains_by_target
         targets = np.asarray(targets)
@@ -330,10 +240,7 @@ class ClassRelevance(Relevance):
 
     @functools.cached_property
     def _gains_by_target(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """The gain table by query class and target (flat), and each query's
-        row start in it; None when larger than :data:`GAINS_BY_TARGET_BYTES`.
-        One ``take`` per entry instead of three lookups (a ranked-list run of
-        27M entries: 0.3 s of CPU less)."""
+        """The gain table by query class and target (flat) and each query's row start; None when larger than :data:`GAINS_BY_TARGET_BYTES`."""
         n = len(self._target_label)
         if self._table.shape[0] * n * self._table.itemsize > GAINS_BY_TARGET_BYTES:
             return None
@@ -381,8 +288,7 @@ class QrelsRelevance(Relevance):
         return lookup((q << 32) | t, self._keys, self._grades, 0)
 
     def judgments_of(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The judgments of the query ``rows``, query after query in the order
-        given: ``(position in rows, target index, grade)`` per judgment."""
+        """The judgments of the query ``rows``, in the order given: ``(position in rows, target index, grade)`` per judgment."""
         rows = np.asarray(rows, dtype=np.int64)
         lo = np.searchsorted(self._query_of, rows, side="left")
         n = np.searchsorted(self._query_of, rows, side="right") - lo
@@ -403,9 +309,7 @@ class QrelsRelevance(Relevance):
 
 
 class _ClassMembers(Sequence[np.ndarray]):
-    """Per query, the relevant targets of its class without the query itself,
-    made when asked for: one array per class is held, never one per query
-    (all-against-all, that would be n x K indices)."""
+    """Per query, the relevant targets of its class without the query itself, made when asked for (one array per class is held)."""
 
     def __init__(self, by_label: dict[int, np.ndarray], query_label: np.ndarray, self_index: np.ndarray) -> None:
         self._by_label, self._query_label, self._self_index = by_label, query_label, self_index

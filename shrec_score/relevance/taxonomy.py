@@ -1,5 +1,4 @@
-"""ShapeNet Core55 (SHREC'16/'17): relevance graded by the synset /
-sub-synset taxonomy of the official evaluator (see :class:`TaxonomyRelevance`)."""
+"""ShapeNet Core55 (SHREC'16/'17): relevance graded by the official evaluator's synset / sub-synset taxonomy."""
 
 from __future__ import annotations
 
@@ -14,21 +13,12 @@ from . import Relevance
 
 @dataclass(frozen=True)
 class TaxonomyRelevance(Relevance):
-    """SHREC'16/'17 ShapeNet Core55: grades from the synset / sub-synset taxonomy.
+    """SHREC'16/'17 ShapeNet Core55: every model is a query, keeps its own item and counts in its synset's size (``self_index`` -1).
 
-    Every model of the collection is a query and the query may retrieve
-    itself, as in the official evaluator: unlike the PSB family nothing
-    leaves a list (``self_index`` is -1 for every query, so
-    :func:`~shrec_score.ranking.drop_own_items` keeps the own item) and the
-    query counts in its synset's size (``n_relevant(1)`` = C before the
-    1000 cap).  Grade of target t for query q (``max_grade`` 3):
-
-    * 3: same sub-synset (both labelled only at synset level included);
-    * 2: same synset and t labelled only at synset level (t's subSynsetId is its synsetId);
-    * 1: same synset, a sibling sub-synset;
-    * 0: another synset.
-
-    ``query_classes`` are the synset ids (per-class rows and macro means are per synset).
+    Grade of target t for query q (``max_grade`` 3): 3 same sub-synset (both
+    labelled at synset level only included); 2 same synset, t labelled at synset
+    level only; 1 same synset, a sibling sub-synset; 0 another synset.
+    ``query_classes`` are the synset ids.
     """
 
     @property
@@ -44,13 +34,10 @@ class TaxonomyRelevance(Relevance):
 
     @staticmethod
     def from_rows(
-        path: str, ids: Sequence[str], synsets: Sequence[str], subsynsets: Sequence[str], splits: Sequence[str], *, split: str | None = None
+        path: str, ids: Sequence[str], synsets: Sequence[str], subsynsets: Sequence[str], splits: Sequence[str], *,
+        split: str | None = None,
     ) -> TaxonomyRelevance:
-        """The collection of one split of a ShapeNet ground truth (every model when it holds one split).
-
-        ``split`` None with several splits in the file is an error naming them
-        (the official evaluator takes the split from the run folder's name).
-        """
+        """The collection of one split of a ShapeNet ground truth; ``split`` None with several splits in the file is an error naming them."""
         present = list(dict.fromkeys(splits))
         if split is None and len(present) > 1:
             raise InputError(path, None, f"expected --split to choose the models scored (the ground truth holds the splits {', '.join(sorted(present))})")
@@ -64,19 +51,10 @@ class TaxonomyRelevance(Relevance):
         sub_code = {s: i for i, s in enumerate(dict.fromkeys(sub))}
         n = len(t_ids)
         return TaxonomyRelevance(
-            query_ids=list(t_ids),
-            query_classes=list(syn),
-            target_ids=t_ids,
-            self_index=np.full(n, -1, dtype=np.int64),  # the query stays in its own list
-            ignorable_queries=[],
-            mode="shapenet",
-            max_grade=3,
-            declared_size=n,
-            description="ShapeNet taxonomy: same sub-synset 3, synset-level target 2, sibling sub-synset 1; own item kept"
-            + (f"; split {split}" if split is not None else ""),
-            matrix_row_ids=list(t_ids),
-            matrix_row_source=path,
-            matrix_col_source=path,
+            query_ids=list(t_ids), query_classes=list(syn), target_ids=t_ids, self_index=np.full(n, -1, dtype=np.int64),
+            ignorable_queries=[], mode="shapenet", max_grade=3, declared_size=n,
+            description="ShapeNet taxonomy: same sub-synset 3, synset-level target 2, sibling sub-synset 1; own item kept" + (f"; split {split}" if split is not None else ""),
+            matrix_row_ids=list(t_ids), matrix_row_source=path, matrix_col_source=path,
             _synset=np.asarray([syn_code[s] for s in syn], dtype=np.int64),
             _subsynset=np.asarray([sub_code[s] for s in sub], dtype=np.int64),
             _synset_level=np.asarray([a == b for a, b in zip(syn, sub)], dtype=bool),
