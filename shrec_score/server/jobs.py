@@ -61,7 +61,7 @@ class Scorer:
         run = self.store.run_path(job)
         cmd = [
             sys.executable, "-m", "shrec_score.server.worker",
-            "--cpu", str(int(c.limit("cpu_seconds"))), "--memory", str(int(c.limit("memory_mb"))),
+            "--cpu", str(int(c.limit("cpu_seconds"))), "--memory", str(int(c.limit("memory_mb"))), "--parent", str(os.getpid()),
             c.preset, run, out,
         ]  # fmt: skip
         proc = await asyncio.create_subprocess_exec(*cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
@@ -71,6 +71,7 @@ class Scorer:
         except asyncio.TimeoutError:
             proc.kill()
             await proc.wait()
+            shutil.rmtree(out, ignore_errors=True)
             await self._finish(job, "failed", reason=f"stopped at the wall-clock limit of {wall:g} s")
             return
         except BaseException:  # cancelled (the server stops): the run stays queued
@@ -82,11 +83,12 @@ class Scorer:
         try:
             if proc.returncode == 0:
                 with open(os.path.join(out, "per_run.csv"), encoding="utf-8") as f:
-                    await self._finish(job, "scored", per_run=f.read())
+                    result = {"per_run": f.read()}
             else:
-                await self._finish(job, "failed", reason=self._reason(proc.returncode, err, run, job["label"]))
+                result = {"reason": self._reason(proc.returncode, err, run, job["label"])}
         finally:
-            shutil.rmtree(out, ignore_errors=True)
+            shutil.rmtree(out, ignore_errors=True)  # before the commit: a scored run leaves nothing in work/
+        await self._finish(job, "scored" if "per_run" in result else "failed", **result)
 
     def _reason(self, status: int | None, err: bytes, run: str, label: str) -> str:
         if status in (-signal.SIGXCPU, -signal.SIGKILL):
