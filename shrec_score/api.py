@@ -1,13 +1,7 @@
-"""The library API: everything the CLI does, callable from a notebook.
+"""The library API: everything the CLI does, callable from a notebook (docs/notebook.md).
 
->>> import shrec_score
->>> report = shrec_score.score(["sample_runs/psb-like/runs"],
-...                            relevance="sample_runs/psb-like/classes.cla")  # doctest: +SKIP
->>> report.to_dataframe()  # doctest: +SKIP
-
-:func:`score` is the pipeline in order: validate the options, load the
-relevance, plan the measures, load the runs, score them, aggregate, and
-build the report.  Each step is a small function of its own below.
+:func:`score` is the pipeline in order: validate the options, load the relevance, plan the measures,
+load the runs, score them, aggregate, and build the report; each step a small function below.
 """
 
 from __future__ import annotations
@@ -45,7 +39,7 @@ from .measures import DEFAULT_BINARY, SHOWN_GRADED, Measure, Settings, get_measu
 from .measures.names import OFFICIAL, SHOWN_OFFICIAL, column_for, typed_measure
 from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
 from .model import ChunkedRun, Classification, MatrixRun, RankedRun
-from .options import Options
+from .options import Options, check_expected
 from .relevance import Relevance
 from .report import Report
 from .signature import KendallSignature, ScoringSignature, tie_text
@@ -130,9 +124,7 @@ def score(
     InputError
         for a bad input file, naming the file and the line.
     """
-    if options is not None and settings:
-        raise OptionError(f"give the options either as options= or as keywords, not both (got {', '.join(sorted(settings))})")
-    opts = options if options is not None else Options.build(**settings)
+    opts = Options.of(options, settings)
     given = _given_runs(runs)
     rel = relevance_for(relevance, opts)
     plan = plan_measures(rel, opts)
@@ -233,8 +225,6 @@ def plan_measures(rel: Relevance, opts: Options) -> MeasurePlan:
     if opts.average == "macro" and rel.mode == "qrels":
         raise InputError(None, None, "expected classes for --average macro (qrels have none)")
     if opts.settings.ties == "expected":
-        from .options import check_expected
-
         check_expected(computed, opts.settings)
     return MeasurePlan(measures, list(shown), sort, rank_by, notes)
 
@@ -414,23 +404,15 @@ def _lists(s: Settings) -> str | None:
 def _coverage_note(runs: Sequence[AnyRun], rel: Relevance, *, counts_tn: bool = True) -> str:
     """Whether P, R and the TP/FP/TN/FN counts mean anything (SHREC 2006, section 5)."""
     if rel.collection_size is None:
-        if counts_tn:
-            return "collection size unknown (give --collection or --collection-size): TN counts are empty"
-        return "collection size unknown (give --collection or --collection-size): whether the lists cover it is not known"
+        what = "TN counts are empty" if counts_tn else "whether the lists cover it is not known"
+        return f"collection size unknown (give --collection or --collection-size): {what}"
     full = rel.collection_size - (rel.self_index >= 0).astype(np.int64)
     pos = {q: i for i, q in enumerate(rel.query_ids)}
-    short = 0
-    for r in runs:
-        if isinstance(r, MatrixRun):  # a matrix ranks everything
-            continue
-        rows = np.asarray([pos[q] for q in r.query_ids], dtype=np.int64)
-        short += int((r.lengths() < full[rows]).sum())
+    lists = [r for r in runs if not isinstance(r, MatrixRun)]  # a matrix ranks everything
+    short = sum(int((r.lengths() < full[[pos[q] for q in r.query_ids]]).sum()) for r in lists)
     total = sum(len(r.query_ids) for r in runs)
     if short == 0:
-        return (
-            "every ranked list covers the whole collection (Va = Ds): P, R and the "
-            "TP/FP/TN/FN counts do not tell the runs apart"
-        )
+        return "every ranked list covers the whole collection (Va = Ds): P, R and the TP/FP/TN/FN counts do not tell the runs apart"
     return f"{short} of {total} ranked lists are shorter than the collection (Va < Ds): P, R and the TP/FP/TN/FN counts are meaningful"
 
 
