@@ -301,7 +301,7 @@ def _shapenet_files(per_query: Table, rel: Relevance, names: list[str], run_name
 COVERAGE_MEASURES = tuple(f"{m}_{lv}" for m in ("TP", "FP", "TN", "FN", "P", "R") for lv in ("highly", "relevant"))
 
 
-def _empty_queries(rel: Relevance, opts: Options, per_query: Table | None, measures: Sequence[str]) -> list[str]:
+def _empty_queries(rel: Relevance, opts: Options, per_query: Table, measures: Sequence[str]) -> list[str]:
     """The warning for queries without a relevant target at ``--rel-level``:
     the measures that leave them out (an empty value, the contests' rule)
     and those that count them (trec_eval's), read off the per-query values."""
@@ -310,10 +310,8 @@ def _empty_queries(rel: Relevance, opts: Options, per_query: Table | None, measu
         return []
     level = f" at --rel-level {opts.settings.rel_level}" if opts.settings.rel_level > 1 else ""
     text = f"{int(empty.sum())} of {rel.n_queries} queries have no relevant target (K = 0{level}, first: {rel.query_ids[int(empty.argmax())]!r})"
-    counted = []
-    if per_query is not None:
-        rows = np.isin(np.asarray(per_query["query"], dtype=object), np.asarray(rel.query_ids, dtype=object)[empty])
-        counted = [m for m in measures if rows.any() and not np.isnan(np.asarray(per_query[m], dtype=np.float64)[rows]).all()]
+    rows = np.isin(np.asarray(per_query["query"], dtype=object), np.asarray(rel.query_ids, dtype=object)[empty])
+    counted = [m for m in measures if rows.any() and not np.isnan(np.asarray(per_query[m], dtype=np.float64)[rows]).all()]
     if not counted:
         return [text + ": listed with empty values, left out of the means"]
     left = [m for m in measures if m not in counted]
@@ -325,7 +323,7 @@ def _empty_queries(rel: Relevance, opts: Options, per_query: Table | None, measu
 
 
 def _warnings(
-    runs: Sequence[AnyRun], rel: Relevance, opts: Options, notes: list[str], measures: Sequence[str] = (), per_query: Table | None = None
+    runs: Sequence[AnyRun], rel: Relevance, opts: Options, notes: list[str], measures: Sequence[str], per_query: Table
 ) -> list[str]:
     """What the user should know, in order; an entry starting with ``note: ``
     is information about the numbers (printed as it is), any other one a

@@ -252,11 +252,11 @@ def score(
     plan = plan_measures(rel, opts)
     sources, notes = discover_sources(runs, opts.run_format)
     row_of_query = col_target = np.zeros(0, dtype=np.int64)
-    if any(isinstance(s, BlockSource) for s in sources):
+    blocks = [s for s in sources if isinstance(s, BlockSource)]
+    if blocks:
         row_ids, col_ids = matrix_ids(rel, opts.matrix_order)
-        for s in sources:
-            if isinstance(s, BlockSource):
-                block_matrix_ids(s.path, s.matrix.shape, rel, opts.matrix_order)
+        for b in blocks:
+            block_matrix_ids(b.path, b.matrix.shape, rel, opts.matrix_order)
         mapped = matrix_run("", "", None, rel, row_ids, col_ids)
         row_of_query, col_target = mapped.row_of_query, mapped.col_target
     shared = _Shared(rel, list(plan.measures), opts.settings, rel.gain_curves, opts.matrix_order, opts.lenient, row_of_query, col_target, {"strip_zeros": opts.strip_zeros, "id_map": opts.id_map})
@@ -268,7 +268,7 @@ def score(
             tasks.extend((_score_chunks, (s.path, s.name, group), i) for group in _chunk_groups(rel, s.matrix))
         else:
             tasks.append((_score_source, (s,), i))
-    report = progress if progress is not None else _silent
+    report = progress or (lambda stage, done, total: None)
     report("scoring", 0, len(tasks))
     if dask is None:
         results = []
@@ -337,10 +337,6 @@ def _assemble(name: str, parts: list[_Part], shared: _Shared) -> tuple[RunScores
             v[small] = np.nan
         pr[small] = np.nan
     return RunScores(name, values, pr, vec, gvr, unranked=0), drops
-
-
-def _silent(stage: str, done: int, total: int) -> None:
-    """No progress reports."""
 
 
 def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _Shared, tasks: list[Task], progress: Progress) -> list[Any]:

@@ -23,8 +23,7 @@ def explorer_measures(report: Report) -> list[str]:
     every = [m for m in report.measures if m in pq.columns]
     if len(pq) * len(every) <= EXPLORER_BUDGET:
         return every
-    picked = [m for m in dict.fromkeys([report.sort, *report.shown, report.rank_by]) if m and m in pq.columns]
-    return picked
+    return [m for m in dict.fromkeys([report.sort, *report.shown, report.rank_by]) if m and m in pq.columns]
 
 
 def explorer_data(report: Report) -> dict[str, Any]:
