@@ -1,5 +1,5 @@
 """Figures for the organiser's paper (matplotlib, the optional ``plots`` extra): the charts and
-styles of docs/outputs.md#charts---plots.
+styles of docs/outputs.md, "Charts".
 
 Only matplotlib's object API is used (a private ``Figure`` saved through its own canvas): pyplot is
 never imported, the backend never switched, ``rcParams`` only read, so a notebook's inline backend is

@@ -1,4 +1,4 @@
-"""The organiser's results page, one self-contained ``index.html`` (docs/outputs.md#the-results-page---html;
+"""The organiser's results page, one self-contained ``index.html`` (docs/outputs.md, "The results page";
 its escaping, printing and size rules: docs/architecture.md).
 
 :func:`to_html` returns the page, :func:`html_files` ``{"index.html": text}``, :func:`write_html` writes it
