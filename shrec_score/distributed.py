@@ -13,6 +13,7 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -99,14 +100,13 @@ class _Shared:
     col_target: np.ndarray
     #: How the runs spell ids (--strip-zeros, --id-map; see :func:`shrec_score.join.id_spelling`).
     spelling: dict[str, Any] = field(default_factory=dict)
-    _relevant: dict[int, tuple[Sequence[np.ndarray], np.ndarray]] = field(default_factory=dict, repr=False)
 
-    def relevant(self, level: int) -> tuple[Sequence[np.ndarray], np.ndarray]:
-        """The relevant targets of every query and their number K, computed once
+    @cached_property
+    def relevant(self) -> tuple[Sequence[np.ndarray], np.ndarray]:
+        """The relevant targets of every query at ``rel_level`` and their number K, computed once
         per worker (the shared object is one per worker, shared by its tasks)."""
-        if level not in self._relevant:
-            self._relevant[level] = (self.relevance.relevant_targets(level), self.relevance.n_relevant(level))
-        return self._relevant[level]
+        level = self.settings.rel_level
+        return self.relevance.relevant_targets(level), self.relevance.n_relevant(level)
 
     @property
     def fast(self) -> bool:
@@ -184,8 +184,7 @@ def _score_block(shared: _Shared, path: str, name: str, a: int, b: int) -> list[
     if qrows.size == 0:  # rows of ignorable queries only (class -1)
         return []
     run = _block_run(shared, path, name, qrows)
-    level = s.rel_level
-    relevant, k = shared.relevant(level)
+    relevant, k = shared.relevant
     width = max(1, int(k.max(initial=0)))  # as wide as the single process's blocks: each row's sums add alike
     ranks = matrix_rank_block(run, [relevant[i] for i in qrows.tolist()], k[qrows], rel.self_index[qrows], ties=s.ties, width=width)
     values = {m.name: measure_values(m, ranks, s) for m in shared.measures}  # as score_run's matrix branch
