@@ -1,13 +1,7 @@
-"""The library API: everything the CLI does, callable from a notebook.
+"""The library API: everything the CLI does, callable from a notebook (docs/notebook.md).
 
->>> import shrec_score
->>> report = shrec_score.score(["sample_runs/psb-like/runs"],
-...                            relevance="sample_runs/psb-like/classes.cla")  # doctest: +SKIP
->>> report.to_dataframe()  # doctest: +SKIP
-
-:func:`score` is the pipeline in order: validate the options, load the
-relevance, plan the measures, load the runs, score them, aggregate, and
-build the report.  Each step is a small function of its own below.
+:func:`score` is the pipeline in order: validate the options, load the relevance, plan the measures,
+load the runs, score them, aggregate, and build the report; each step a small function below.
 """
 
 from __future__ import annotations
@@ -45,7 +39,7 @@ from .measures import DEFAULT_BINARY, SHOWN_GRADED, Measure, Settings, get_measu
 from .measures.names import OFFICIAL, SHOWN_OFFICIAL, column_for, typed_measure
 from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
 from .model import ChunkedRun, Classification, MatrixRun, RankedRun
-from .options import Options
+from .options import Options, check_expected
 from .relevance import Relevance
 from .report import Report
 from .signature import KendallSignature, ScoringSignature, tie_text
@@ -130,9 +124,7 @@ def score(
     InputError
         for a bad input file, naming the file and the line.
     """
-    if options is not None and settings:
-        raise OptionError(f"give the options either as options= or as keywords, not both (got {', '.join(sorted(settings))})")
-    opts = options if options is not None else Options.build(**settings)
+    opts = Options.of(options, settings)
     given = _given_runs(runs)
     rel = relevance_for(relevance, opts)
     plan = plan_measures(rel, opts)
@@ -233,8 +225,6 @@ def plan_measures(rel: Relevance, opts: Options) -> MeasurePlan:
     if opts.average == "macro" and rel.mode == "qrels":
         raise InputError(None, None, "expected classes for --average macro (qrels have none)")
     if opts.settings.ties == "expected":
-        from .options import check_expected
-
         check_expected(computed, opts.settings)
     return MeasurePlan(measures, list(shown), sort, rank_by, notes)
 
@@ -311,7 +301,7 @@ def _shapenet_files(per_query: Table, rel: Relevance, names: list[str], run_name
 COVERAGE_MEASURES = tuple(f"{m}_{lv}" for m in ("TP", "FP", "TN", "FN", "P", "R") for lv in ("highly", "relevant"))
 
 
-def _empty_queries(rel: Relevance, opts: Options, per_query: Table | None, measures: Sequence[str]) -> list[str]:
+def _empty_queries(rel: Relevance, opts: Options, per_query: Table, measures: Sequence[str]) -> list[str]:
     """The warning for queries without a relevant target at ``--rel-level``:
     the measures that leave them out (an empty value, the contests' rule)
     and those that count them (trec_eval's), read off the per-query values."""
@@ -320,10 +310,8 @@ def _empty_queries(rel: Relevance, opts: Options, per_query: Table | None, measu
         return []
     level = f" at --rel-level {opts.settings.rel_level}" if opts.settings.rel_level > 1 else ""
     text = f"{int(empty.sum())} of {rel.n_queries} queries have no relevant target (K = 0{level}, first: {rel.query_ids[int(empty.argmax())]!r})"
-    counted = []
-    if per_query is not None:
-        rows = np.isin(np.asarray(per_query["query"], dtype=object), np.asarray(rel.query_ids, dtype=object)[empty])
-        counted = [m for m in measures if rows.any() and not np.isnan(np.asarray(per_query[m], dtype=np.float64)[rows]).all()]
+    rows = np.isin(np.asarray(per_query["query"], dtype=object), np.asarray(rel.query_ids, dtype=object)[empty])
+    counted = [m for m in measures if rows.any() and not np.isnan(np.asarray(per_query[m], dtype=np.float64)[rows]).all()]
     if not counted:
         return [text + ": listed with empty values, left out of the means"]
     left = [m for m in measures if m not in counted]
@@ -335,7 +323,7 @@ def _empty_queries(rel: Relevance, opts: Options, per_query: Table | None, measu
 
 
 def _warnings(
-    runs: Sequence[AnyRun], rel: Relevance, opts: Options, notes: list[str], measures: Sequence[str] = (), per_query: Table | None = None
+    runs: Sequence[AnyRun], rel: Relevance, opts: Options, notes: list[str], measures: Sequence[str], per_query: Table
 ) -> list[str]:
     """What the user should know, in order; an entry starting with ``note: ``
     is information about the numbers (printed as it is), any other one a
@@ -414,23 +402,15 @@ def _lists(s: Settings) -> str | None:
 def _coverage_note(runs: Sequence[AnyRun], rel: Relevance, *, counts_tn: bool = True) -> str:
     """Whether P, R and the TP/FP/TN/FN counts mean anything (SHREC 2006, section 5)."""
     if rel.collection_size is None:
-        if counts_tn:
-            return "collection size unknown (give --collection or --collection-size): TN counts are empty"
-        return "collection size unknown (give --collection or --collection-size): whether the lists cover it is not known"
+        what = "TN counts are empty" if counts_tn else "whether the lists cover it is not known"
+        return f"collection size unknown (give --collection or --collection-size): {what}"
     full = rel.collection_size - (rel.self_index >= 0).astype(np.int64)
     pos = {q: i for i, q in enumerate(rel.query_ids)}
-    short = 0
-    for r in runs:
-        if isinstance(r, MatrixRun):  # a matrix ranks everything
-            continue
-        rows = np.asarray([pos[q] for q in r.query_ids], dtype=np.int64)
-        short += int((r.lengths() < full[rows]).sum())
+    lists = [r for r in runs if not isinstance(r, MatrixRun)]  # a matrix ranks everything
+    short = sum(int((r.lengths() < full[[pos[q] for q in r.query_ids]]).sum()) for r in lists)
     total = sum(len(r.query_ids) for r in runs)
     if short == 0:
-        return (
-            "every ranked list covers the whole collection (Va = Ds): P, R and the "
-            "TP/FP/TN/FN counts do not tell the runs apart"
-        )
+        return "every ranked list covers the whole collection (Va = Ds): P, R and the TP/FP/TN/FN counts do not tell the runs apart"
     return f"{short} of {total} ranked lists are shorter than the collection (Va < Ds): P, R and the TP/FP/TN/FN counts are meaningful"
 
 

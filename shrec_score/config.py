@@ -1,78 +1,49 @@
-"""Track presets in YAML: describe a track once, score every run the same way.
+"""Track presets in YAML (docs/usage.md#track-presets): describe a track once, score every run alike.
 
-Read with ``yaml.safe_load`` semantics (``yaml.compose`` on the safe loader,
-which also gives line numbers).  Paths are relative to the config file.
-Command-line options override the config.  The publishing keys (``out``,
-``plots``, ``html``, ``significance``, ``title``, ``description``) make a
-preset the whole command an organiser runs; each has a flag that overrides
-it, the negative included (``--no-plots``, ``--no-html``,
-``--no-significance``, ``--no-out``).  An unknown key, a value of the
-wrong type or a missing file is an :class:`InputError` naming the key, the
-file and the line.  Paths must name regular files (or folders, for
-``runs``): a FIFO or a device is refused before anything opens it.
+Read with ``yaml.safe_load`` semantics (``yaml.compose`` on the safe loader gives the line numbers);
+paths are relative to the config file and must name regular files (or folders, for ``runs``): a FIFO or
+a device is refused before anything opens it.  An unknown key, a value of the wrong type or a missing
+file is an :class:`InputError` naming the key, the file and the line.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .errors import InputError, shown
+from .options import AVERAGES, GRADES, MATRIX_ORDERS, MISSING, RUN_FORMATS, TIES
+
+#: A check of a preset value (one line each: a table of predicates).
+Check = Callable[[Any], bool]
+_str: Check = lambda v: isinstance(v, str)
+_int: Check = lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1
+_bool: Check = lambda v: isinstance(v, bool)
+_str_list: Check = lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)
+_int_list: Check = lambda v: isinstance(v, list) and len(v) > 0 and all(_int(x) for x in v)
+_line: Check = lambda v: isinstance(v, str) and v.strip() != "" and "\n" not in v
+_folder: Check = lambda v: isinstance(v, str) and v != ""
+_folder_or_true: Check = lambda v: isinstance(v, bool) or _folder(v)
 
 
-def _str(v: Any) -> bool:
-    return isinstance(v, str)
-
-
-def _int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and v >= 1
-
-
-def _bool(v: Any) -> bool:
-    return isinstance(v, bool)
-
-
-def _str_list(v: Any) -> bool:
-    return isinstance(v, list) and all(isinstance(x, str) for x in v)
-
-
-def _int_list(v: Any) -> bool:
-    return isinstance(v, list) and all(_int(x) for x in v) and len(v) > 0
-
-
-def _line(v: Any) -> bool:
-    return isinstance(v, str) and v.strip() != "" and "\n" not in v
-
-
-def _folder(v: Any) -> bool:
-    return isinstance(v, str) and v != ""
-
-
-def _folder_or_true(v: Any) -> bool:
-    return isinstance(v, bool) or (isinstance(v, str) and v != "")
-
-
-def _choice(*options: str) -> Callable[[Any], bool]:
-    def check(v: Any) -> bool:
-        return v in options
-
-    check.__doc__ = " or ".join(options)
-    return check
+def _choice(options: Sequence[str]) -> tuple[Check, str, str]:
+    """The entry of a key whose value is one of ``options`` (expected: "a, b or c")."""
+    return (lambda v: v in options), ", ".join(options[:-1]) + " or " + options[-1], ""
 
 
 #: key -> (check, what is expected, is a path)
-KEYS: dict[str, tuple[Callable[[Any], bool], str, str]] = {
+KEYS: dict[str, tuple[Check, str, str]] = {
     "description": (_str, "a text", ""),
     "relevance": (_str, "a file path", "file"),
     "queries": (_str, "a file path", "file"),
     "collection": (_str, "a file path", "file"),
     "collection_size": (_int, "a whole number >= 1", ""),
-    "grades": (_choice("binary", "sister"), "binary or sister", ""),
-    "run_format": (_choice("auto", "lists", "matrix", "trec", "shrec2011"), "auto, lists, matrix, trec or shrec2011", ""),
+    "grades": _choice(GRADES),
+    "run_format": _choice(RUN_FORMATS),
     "strip_zeros": (_bool, "true or false", ""),  # run ids compared without leading zeros
     "id_map": (_str, "a file path", "file"),  # run spelling -> relevance spelling
-    "matrix_order": (_choice("listing", "numeric"), "listing or numeric", ""),
+    "matrix_order": _choice(MATRIX_ORDERS),
     "measures": (_str_list, "a list of measure names", ""),
     "sort": (_str, "a measure name", ""),
     "rank_by": (_str, "a measure name", ""),
@@ -81,11 +52,11 @@ KEYS: dict[str, tuple[Callable[[Any], bool], str, str]] = {
     "pr_levels": (_int, "a whole number >= 1 (the number of recall levels)", ""),
     "cutoffs": (_int_list, "a list of whole numbers >= 1", ""),
     "rel_level": (_int, "a whole number >= 1", ""),
-    "average": (_choice("micro", "macro"), "micro or macro", ""),
-    "missing_queries": (_choice("error", "skip", "zero"), "error, skip or zero", ""),
+    "average": _choice(AVERAGES),
+    "missing_queries": _choice(MISSING),
     "min_class_size": (_int, "a whole number >= 1", ""),
     "split": (_str, "a split name of the ShapeNet ground truth", ""),
-    "ties": (_choice("rule", "expected", "optimistic", "pessimistic"), "rule, expected, optimistic or pessimistic", ""),
+    "ties": _choice(TIES),
     "runs": (_str_list, "a list of paths", "paths"),
     "ground_truth": (_str, "a file path", "file"),
     "ground_truth_higher_is_better": (_bool, "true or false", ""),
@@ -145,8 +116,7 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 def _resolve(base: str, value: str) -> str:
-    full = value if os.path.isabs(value) else os.path.join(base, value)
-    return os.path.relpath(os.path.normpath(full)) if not os.path.isabs(value) else full
+    return value if os.path.isabs(value) else os.path.relpath(os.path.normpath(os.path.join(base, value)))
 
 
 def _check_path(probe: Callable[[str], object], value: str, where: tuple[str, int | None, str], existing: str, regular: str) -> None:

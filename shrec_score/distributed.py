@@ -1,21 +1,10 @@
-"""Scoring on a Dask cluster: matrices stored by blocks of rows, and many runs at once.
+"""Scoring on a Dask cluster (docs/scale-out.md): :func:`score` is :func:`shrec_score.score` with the work
+spread over the workers, the same Report and numbers.
 
-:func:`score` is :func:`shrec_score.score` with the work spread over the
-workers of a Dask cluster (``dask.distributed``): the same Report and numbers.
-A matrix stored by blocks of rows (a Zarr array or ``.npy`` row shards,
-:mod:`shrec_score.io.chunked`) is one task per stored block: the worker reads
-its block, ranks it with the single-machine functions
-(:func:`~shrec_score.ranking.matrix_rank_block`, or
-:func:`~shrec_score.engine.score_run` on the engine's chunks of queries) and
-sends back per-query values and PR rows.  Every other run is one task, read
-and scored whole on a worker.  The relevance model, measures and settings are
-one task of their own, fetched once by each worker (a task's result, unlike
-scattered data, is computed again when every worker holding it dies).  The gathered
-values go through :func:`~shrec_score.engine.collect` and the report code, so
-every CSV is the single process's: a ranks block is padded to the matrix's
-width, and curve sums come back per engine chunk, added in chunk order.
-dask is imported only when a cluster is used (``dask=None`` runs the same
-tasks one after the other here).
+A matrix stored by blocks of rows (:mod:`shrec_score.io.chunked`) is one task per stored block, ranked
+by the single-machine functions; every other run is one task.  The gathered values go through
+:func:`~shrec_score.engine.collect` and the report code, so every CSV is the single process's.  dask is
+imported only when a cluster is used (``dask=None`` runs the same tasks one after the other here).
 """
 
 from __future__ import annotations
@@ -24,6 +13,7 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -54,35 +44,23 @@ from .ranking import matrix_rank_block, matrix_to_ranked_run
 from .relevance import Relevance
 from .report import Report
 
-#: ``--dask local:N``: a cluster of N worker processes on this machine.
-LOCAL_PREFIX = "local:"
 #: Run by each ``local:N`` worker process as it starts (a preload given as its text).
 _IGNORE_SIGINT = "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
 #: A task: (function, its arguments after the shared object, run number).
 Task = tuple[Callable[..., Any], tuple[Any, ...], int]
 
 
-def missing_extra() -> str | None:
-    """The message when the ``dask`` extra is not installed (None when it is).
-    Looks for the packages without importing them."""
+def cluster_target(dask: Any) -> tuple[str | None, int | None]:
+    """What ``dask=`` names, checked before anything is read: ``parse_address``'s pair for a string,
+    ``(None, None)`` for a Client or None.  OptionError with the pip command when the extra is missing
+    (looked for without importing it; told first: nothing runs without it)."""
     from importlib.util import find_spec
 
-    for name in ("dask", "distributed", "zarr"):
-        if find_spec(name) is None:
-            return f"--dask needs the optional packages dask[distributed] and zarr (no module {name!r}); install them with: {INSTALL_HINT}"
-    return None
-
-
-def cluster_target(dask: Any) -> tuple[str | None, int | None]:
-    """What ``dask=`` names, checked before anything is read: ``parse_address``'s
-    pair for a string, ``(None, None)`` for a Client or None.  OptionError with
-    the pip command when the extra is missing (told first: nothing runs without
-    it), else with the expected form of a bad address."""
     if dask is None:
         return None, None
-    hint = missing_extra()
-    if hint is not None:
-        raise OptionError(hint)
+    for name in ("dask", "distributed", "zarr"):
+        if find_spec(name) is None:
+            raise OptionError(f"--dask needs the optional packages dask[distributed] and zarr (no module {name!r}); install them with: {INSTALL_HINT}")
     return parse_address(dask) if isinstance(dask, str) else (None, None)
 
 
@@ -94,8 +72,8 @@ def parse_address(address: str) -> tuple[str | None, int | None]:
     >>> parse_address("local:2")
     (None, 2)
     """
-    if address.startswith(LOCAL_PREFIX):
-        n = address[len(LOCAL_PREFIX) :]
+    if address.startswith("local:"):
+        n = address[len("local:") :]
         if not n.isascii() or not n.isdigit() or int(n) < 1:
             raise OptionError(f"dask: expected local:N with N >= 1 worker processes, got {address!r}")
         return None, int(n)
@@ -122,14 +100,13 @@ class _Shared:
     col_target: np.ndarray
     #: How the runs spell ids (--strip-zeros, --id-map; see :func:`shrec_score.join.id_spelling`).
     spelling: dict[str, Any] = field(default_factory=dict)
-    _relevant: dict[int, tuple[Sequence[np.ndarray], np.ndarray]] = field(default_factory=dict, repr=False)
 
-    def relevant(self, level: int) -> tuple[Sequence[np.ndarray], np.ndarray]:
-        """The relevant targets of every query and their number K, computed once
+    @cached_property
+    def relevant(self) -> tuple[Sequence[np.ndarray], np.ndarray]:
+        """The relevant targets of every query at ``rel_level`` and their number K, computed once
         per worker (the shared object is one per worker, shared by its tasks)."""
-        if level not in self._relevant:
-            self._relevant[level] = (self.relevance.relevant_targets(level), self.relevance.n_relevant(level))
-        return self._relevant[level]
+        level = self.settings.rel_level
+        return self.relevance.relevant_targets(level), self.relevance.n_relevant(level)
 
     @property
     def fast(self) -> bool:
@@ -207,8 +184,7 @@ def _score_block(shared: _Shared, path: str, name: str, a: int, b: int) -> list[
     if qrows.size == 0:  # rows of ignorable queries only (class -1)
         return []
     run = _block_run(shared, path, name, qrows)
-    level = s.rel_level
-    relevant, k = shared.relevant(level)
+    relevant, k = shared.relevant
     width = max(1, int(k.max(initial=0)))  # as wide as the single process's blocks: each row's sums add alike
     ranks = matrix_rank_block(run, [relevant[i] for i in qrows.tolist()], k[qrows], rel.self_index[qrows], ties=s.ties, width=width)
     values = {m.name: measure_values(m, ranks, s) for m in shared.measures}  # as score_run's matrix branch
@@ -260,42 +236,26 @@ def score(
 ) -> Report:
     """Score runs on a Dask cluster; the same :class:`~shrec_score.report.Report` as :func:`shrec_score.score`.
 
-    Parameters
-    ----------
-    runs : paths
-        As :func:`shrec_score.score` takes them, and matrices stored by blocks
-        of rows: a Zarr array folder (``run.zarr``) or a folder of ``.npy`` row
-        shards with its ``manifest.json`` (``shrec-score convert`` writes both).
-    relevance : path or Relevance
-    dask : str, distributed.Client or None
-        ``"tcp://HOST:8786"`` (a running scheduler), ``"local:N"`` (N worker
-        processes here, closed before returning), a ``distributed.Client`` of
-        the caller's (left open), or None: the same tasks one after the other
-        in this process (no dask needed).
-    options, progress, **settings
-        As :func:`shrec_score.score`; ``progress`` follows the completed tasks.
-
-    Raises
-    ------
-    OptionError, InputError
-        As :func:`shrec_score.score`; a bad input read on a worker comes back
-        as the same InputError, naming the file (the shard or the Zarr chunk).
+    ``runs`` as :func:`shrec_score.score` takes them, and matrices stored by blocks of rows (a Zarr array
+    folder or ``.npy`` row shards with their ``manifest.json``).  ``dask``: ``"tcp://HOST:8786"``, ``"local:N"``
+    (N worker processes here, closed before returning), the caller's ``distributed.Client`` (left open),
+    or None (the same tasks one after the other here).  ``options``, ``progress`` (the completed tasks),
+    ``settings`` and the errors as :func:`shrec_score.score`'s; a bad input read on a worker comes back
+    as the same InputError, naming the shard or the Zarr chunk.
     """
     from .api import _report, plan_measures, relevance_for
 
-    if options is not None and settings:
-        raise OptionError(f"give the options either as options= or as keywords, not both (got {', '.join(sorted(settings))})")
-    opts = options if options is not None else Options.build(**settings)
+    opts = Options.of(options, settings)
     address, local = cluster_target(dask)
     rel = relevance_for(relevance, opts)  # type: ignore[arg-type]
     plan = plan_measures(rel, opts)
     sources, notes = discover_sources(runs, opts.run_format)
     row_of_query = col_target = np.zeros(0, dtype=np.int64)
-    if any(isinstance(s, BlockSource) for s in sources):
+    blocks = [s for s in sources if isinstance(s, BlockSource)]
+    if blocks:
         row_ids, col_ids = matrix_ids(rel, opts.matrix_order)
-        for s in sources:
-            if isinstance(s, BlockSource):
-                block_matrix_ids(s.path, s.matrix.shape, rel, opts.matrix_order)
+        for b in blocks:
+            block_matrix_ids(b.path, b.matrix.shape, rel, opts.matrix_order)
         mapped = matrix_run("", "", None, rel, row_ids, col_ids)
         row_of_query, col_target = mapped.row_of_query, mapped.col_target
     shared = _Shared(rel, list(plan.measures), opts.settings, rel.gain_curves, opts.matrix_order, opts.lenient, row_of_query, col_target, {"strip_zeros": opts.strip_zeros, "id_map": opts.id_map})
@@ -307,7 +267,7 @@ def score(
             tasks.extend((_score_chunks, (s.path, s.name, group), i) for group in _chunk_groups(rel, s.matrix))
         else:
             tasks.append((_score_source, (s,), i))
-    report = progress if progress is not None else _silent
+    report = progress or (lambda stage, done, total: None)
     report("scoring", 0, len(tasks))
     if dask is None:
         results = []
@@ -378,10 +338,6 @@ def _assemble(name: str, parts: list[_Part], shared: _Shared) -> tuple[RunScores
     return RunScores(name, values, pr, vec, gvr, unranked=0), drops
 
 
-def _silent(stage: str, done: int, total: int) -> None:
-    """No progress reports."""
-
-
 def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _Shared, tasks: list[Task], progress: Progress) -> list[Any]:
     """The tasks on the cluster; results in task order.  The first error
     cancels every other task and is raised here; so is an interruption."""
@@ -392,10 +348,7 @@ def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _
 
     with ExitStack() as stack:
         if local is not None:
-            # the dashboard on a free port, loopback only (8787 may be taken); the workers share our
-            # stderr: a task's bad input comes back as the one-line error, not also as their ERROR log
-            # and Ctrl-C, which a terminal sends to the whole process group, is left to this process:
-            # it closes the cluster, where each worker would die with a KeyboardInterrupt traceback
+            # dashboard on a free loopback port; workers silent and deaf to Ctrl-C (docs/scale-out.md)
             cluster = LocalCluster(
                 n_workers=local, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL, preload=[_IGNORE_SIGINT]
             )
@@ -407,9 +360,7 @@ def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _
                 raise InputError(address, None, "could not reach the Dask scheduler (is `dask scheduler` running there?)", str(exc)[:120]) from None
         else:
             client = dask  # the caller's client: left open
-        # the shared object as a task of its own, not scattered data: a task has lineage, so when every
-        # worker holding it dies the scheduler computes it again (scattered data would be lost, and every
-        # task after it cancelled); each worker fetches it once from another that holds it
+        # the shared object as a task, not scattered data: it has lineage (docs/scale-out.md)
         token = client.submit(_the, shared, pure=False)
         futures = [client.submit(fn, token, *args, pure=False) for fn, args, _ in tasks]
         index = {f.key: i for i, f in enumerate(futures)}

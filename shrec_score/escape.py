@@ -51,21 +51,10 @@ def md_escape(text: str) -> str:
 
 
 #: LaTeX: the ten special characters (and ``< > |``, which are other glyphs in the OT1 encoding).
-_TEX = {
-    "\\": "\\textbackslash{}",
-    "{": "\\{",
-    "}": "\\}",
-    "$": "\\$",
-    "&": "\\&",
-    "#": "\\#",
-    "^": "\\textasciicircum{}",
-    "_": "\\_",
-    "%": "\\%",
-    "~": "\\textasciitilde{}",
-    "<": "\\textless{}",
-    ">": "\\textgreater{}",
-    "|": "\\textbar{}",
-}
+_TEX = str.maketrans({
+    "\\": "\\textbackslash{}", "{": "\\{", "}": "\\}", "$": "\\$", "&": "\\&", "#": "\\#", "^": "\\textasciicircum{}",
+    "_": "\\_", "%": "\\%", "~": "\\textasciitilde{}", "<": "\\textless{}", ">": "\\textgreater{}", "|": "\\textbar{}",
+})
 
 
 def tex_escape(text: str) -> str:
@@ -79,7 +68,7 @@ def tex_escape(text: str) -> str:
     >>> tex_escape("a_b & {c}~")
     'a\\\\_b \\\\& \\\\{c\\\\}\\\\textasciitilde{}'
     """
-    return _edge_spaces("".join(_TEX.get(ch, ch) for ch in visible(text)), "\\ ")
+    return _edge_spaces(visible(text).translate(_TEX), "\\ ")
 
 
 def _edge_spaces(text: str, space: str) -> str:

@@ -1,16 +1,7 @@
-"""What the published tables say beside their numbers, in one place for
-every rendering (terminal, Markdown, LaTeX, the results page):
-
-* :func:`blank_cells` and :func:`blank_note`: which cells of the
-  leaderboard are blank, and why (issue 31.17);
-* :func:`versus_best`: each run against the best one, from the pairwise
-  tests (the "vs best" column and the LaTeX marks);
-* :func:`significance_matrix`: the pairwise tests as a run x run matrix.
-
-Plain functions of a report's tables, read without pandas
-(``report.table(name)``, a :class:`~shrec_score.table.Table`: scoring to
-CSV and LaTeX imports no pandas); no formatting beyond words, so each
-renderer escapes and lays them out its own way.
+"""What the published tables say beside their numbers, in one place for every rendering (terminal,
+Markdown, LaTeX, the results page): the blank-cell note (docs/outputs.md, issue 31.17), each run against
+the best one, and the pairwise tests as a run x run matrix.  Plain functions of a report's tables, read
+without pandas (``report.table(name)``); words only, each renderer escapes and lays them out.
 """
 
 from __future__ import annotations
@@ -21,26 +12,16 @@ from typing import Any, NamedTuple
 from .measures.registry import display_name, get_measure
 
 
-def _undefined(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
 def blank_cells(report: Any, columns: list[str] | None = None) -> dict[str, list[str]]:
-    """Measure column -> the runs (leaderboard order) whose mean is undefined.
-
-    A run's mean of a measure is undefined when no query of the run has a
-    value of it (NDCG@100 of a run whose lists all stop before rank 100,
-    AP of a run whose queries have no relevant item...).  ``columns``:
-    the columns to look at (default: ``report.shown``, those the terminal,
-    Markdown and LaTeX tables show).
-    """
+    """Measure column -> the runs (leaderboard order) whose mean is undefined (no query of the run has a
+    value of it); ``columns``: those to look at (default ``report.shown``, the tables' columns)."""
     board = report.table("leaderboard")
     runs = [str(r) for r in board["run"].tolist()]
     out: dict[str, list[str]] = {}
     for m in columns if columns is not None else report.shown:
         if m not in board.columns:
             continue
-        blank = [r for r, v in zip(runs, board[m].tolist()) if _undefined(v)]
+        blank = [r for r, v in zip(runs, board[m].tolist()) if v is None or (isinstance(v, float) and math.isnan(v))]
         if blank:
             out[m] = blank
     return out
@@ -56,13 +37,8 @@ def _why(measure: str) -> str:
 
 
 def blank_note(report: Any, columns: list[str] | None = None) -> str | None:
-    """The note under a leaderboard that has blank cells (None when it has none), for example::
-
-        Blank cells: no query of the run has a value of the measure, so it has no mean.
-        NDCG@100: B2, D1 (NDCG vector at rank k (SHREC 2006; empty when the list is shorter than k)).
-
-    (one line: the rule, then each column with its blank runs and the measure's definition).
-    """
+    """The one-line note under a leaderboard with blank cells (None without): the rule, then each column
+    with its blank runs and the measure's definition (examples in docs/outputs.md)."""
     cells = blank_cells(report, columns)
     if not cells:
         return None

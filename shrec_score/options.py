@@ -1,16 +1,10 @@
-"""Every option of a scoring, validated once, before any input is read.
+"""Every option of a scoring, validated once, before any input is read (docs/usage.md).
 
-The CLI (flags over a YAML preset) and the library (keywords of
-:func:`shrec_score.score`) build the same frozen :class:`Options`.  A value
-outside its documented set is refused with :class:`OptionError` (a
-``ValueError``) naming the allowed values; nothing is silently replaced.
-The one normalisation is documented: measure names go through the
-registry's aliases (``mAP`` and ``MAP`` are ``AP``; ``T1`` is ``FT``;
-``ndcg@10`` is ``ndcg_cut.10``; see ``shrec-score measures``) to find the
-measure, while the column keeps the name as typed (issue 31.4:
-:func:`~shrec_score.measures.names.typed_measure`); two spellings of one
-measure (``mrr,recip_rank``) give two columns of equal values, each named
-as typed, and ``sort`` names the first of them in any spelling.
+The CLI (flags over a YAML preset) and the library (keywords of :func:`shrec_score.score`) build the
+same frozen :class:`Options`; a value outside its documented set is an :class:`OptionError` naming the
+allowed values, nothing silently replaced.  Measure names go through the registry's aliases to find
+the measure while the column keeps the name as typed (:func:`~shrec_score.measures.names.typed_measure`):
+two spellings of one measure give two columns of equal values, and ``sort`` names the first of them.
 """
 
 from __future__ import annotations
@@ -97,6 +91,14 @@ class Options:
     strip_zeros: bool = False
     #: A two-column file: a run's spelling of an id, the relevance's (see :func:`shrec_score.join.id_spelling`).
     id_map: Any = None
+
+    @classmethod
+    def of(cls, options: Options | None, settings: dict[str, Any]) -> Options:
+        """``options``, or the keywords ``settings`` built into Options; OptionError when both are given."""
+        if options is not None and settings:
+            got = ", ".join(sorted(settings))
+            raise OptionError(f"give the options either as options= or as keywords, not both (got {got})")
+        return options if options is not None else cls.build(**settings)
 
     @classmethod
     def build(cls, **given: Any) -> Options:

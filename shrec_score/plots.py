@@ -1,27 +1,14 @@
-"""Figures for the organiser's paper (matplotlib, the optional ``plots`` extra).
+"""Figures for the organiser's paper (matplotlib, the optional ``plots`` extra): the charts and
+styles of docs/outputs.md, "Charts".
 
-* ``pr_curves``: precision-recall curves of every run on one chart, the
-  legend in leaderboard order;
-* ``ndcg_vs_rank`` (SHREC 2006 Figure 3) and ``cg_vs_recall`` with graded
-  relevance;
-* ``per_class_<measure>``: grouped bars of the sort measure per class and run.
-
-Each is written as PNG and SVG.  Line styles combine 20 colours, 4 dash
-patterns and 11 markers with coprime cycle lengths (issue 31.15): 20 runs
-get 20 colours and 11 runs 11 markers, every run up to 44 its own dash and
-marker, so 12+ runs stay apart in colour, and printed in grey.  Legends sit
-outside the axes (to the right), so they cover no curve and no bar.
-
-Only matplotlib's object API is used: every chart is a private
-:class:`matplotlib.figure.Figure` saved through its own canvas (Agg for PNG,
-the SVG printer for SVG).  ``matplotlib.pyplot`` is never imported, the
-backend is never switched and ``rcParams`` are only read, so writing plots
-leaves a notebook's inline backend alone and two threads can write plots of
-two reports at the same time without drawing into each other's figure.
+Only matplotlib's object API is used (a private ``Figure`` saved through its own canvas): pyplot is
+never imported, the backend never switched, ``rcParams`` only read, so a notebook's inline backend is
+left alone and two threads can draw plots of two reports at once.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from typing import TYPE_CHECKING, Any
@@ -51,18 +38,7 @@ LINE_FIGSIZE = (8.0, 5.0)
 
 
 def _figure_class() -> type[Figure]:
-    """Return matplotlib's ``Figure`` class without touching global state.
-
-    Returns
-    -------
-    type
-        :class:`matplotlib.figure.Figure`.
-
-    Raises
-    ------
-    InputError
-        matplotlib is not installed; the message carries :data:`INSTALL_HINT`.
-    """
+    """matplotlib's ``Figure`` class; InputError naming :data:`INSTALL_HINT` when matplotlib is missing."""
     try:
         from matplotlib.figure import Figure
     except ImportError:
@@ -71,52 +47,15 @@ def _figure_class() -> type[Figure]:
 
 
 def styles(n: int) -> list[dict]:
-    """Line styles for ``n`` runs, distinguishable in colour and in grey.
-
-    Parameters
-    ----------
-    n : int
-        Number of runs.
-
-    Returns
-    -------
-    list of dict
-        One ``Axes.plot`` keyword dict per run: one of the 20 colours of
-        :data:`PALETTE`, one of 4 dash patterns and one of 11 markers.  The
-        cycle lengths 4 and 11 are coprime, so the first 44 (dash, marker)
-        pairs are all distinct; the first 20 runs have 20 colours.
-    """
-    out = []
-    for i in range(n):
-        out.append(
-            {
-                "color": PALETTE[i % len(PALETTE)],
-                "linestyle": _DASHES[i % len(_DASHES)],
-                "marker": _MARKERS[i % len(_MARKERS)],
-                "markersize": 4,
-                "linewidth": 1.4,
-            }
-        )
-    return out
+    """One ``Axes.plot`` keyword dict per run: 20 colours, then 4 dashes x 11 markers (coprime: 44 pairs)."""
+    return [
+        {"color": PALETTE[i % 20], "linestyle": _DASHES[i % 4], "marker": _MARKERS[i % 11], "markersize": 4, "linewidth": 1.4}
+        for i in range(n)
+    ]
 
 
 def _save(fig: Figure, name: str, formats: tuple[str, ...] = ("png", "svg")) -> dict[str, bytes]:
-    """``fig`` as ``{"<name>.png": bytes, "<name>.svg": bytes}``.
-
-    Parameters
-    ----------
-    fig : matplotlib.figure.Figure
-        The figure; saved through its own canvas, no pyplot involved.
-    name : str
-        File name without extension.
-
-    Returns
-    -------
-    dict of str to bytes
-        The PNG and the SVG, in that order.
-    """
-    import io
-
+    """``fig`` as ``{"<name>.png": bytes, "<name>.svg": bytes}``, saved through its own canvas (no pyplot)."""
     files = {}
     for ext in formats:
         buf = io.BytesIO()
@@ -126,23 +65,7 @@ def _save(fig: Figure, name: str, formats: tuple[str, ...] = ("png", "svg")) -> 
 
 
 def _axes(figure_class: type[Figure], figsize: tuple[float, float], ncols: int = 1) -> tuple[Figure, Any]:
-    """Create a standalone figure (not registered with pyplot) and its axes.
-
-    Parameters
-    ----------
-    figure_class : type
-        :class:`matplotlib.figure.Figure`.
-    figsize : tuple of float
-        Width and height in inches.
-    ncols : int, default 1
-        Number of side-by-side axes.
-
-    Returns
-    -------
-    fig : matplotlib.figure.Figure
-    axes : matplotlib.axes.Axes or numpy.ndarray of Axes
-        One ``Axes`` if ``ncols == 1``, else an array of ``ncols`` axes.
-    """
+    """A standalone figure (not registered with pyplot) and its axes (an array of them when ``ncols > 1``)."""
     fig = figure_class(figsize=figsize)
     return fig, fig.subplots(1, ncols)
 
@@ -160,68 +83,22 @@ def legend_outside(ax: Axes, ncol: int = 1) -> None:
 
 
 def write_plots(report: Report, out_dir: str | os.PathLike[str]) -> list[str]:
-    """Replace the folder ``out_dir`` with every figure the report supports, as one unit.
+    """Replace the folder ``out_dir`` with every figure the report supports, as one unit
+    (:func:`shrec_score.outdir.publish`); returns the paths written, a PNG then an SVG per figure.
 
-    The folder is written as :func:`shrec_score.outdir.publish` writes it:
-    the previous plots stay whole until the new set replaces them.
-
-    Parameters
-    ----------
-    report : Report
-        A scored report.  ``pr_curves`` needs a precision-recall table,
-        ``ndcg_vs_rank`` and ``cg_vs_recall`` need graded curves, and
-        ``per_class_<sort>`` needs per-class scores of the sort measure.
-    out_dir : str or os.PathLike
-        Output folder, created if missing.
-
-    Returns
-    -------
-    list of str
-        Paths written, a PNG then an SVG per figure.
-
-    Raises
-    ------
-    InputError
-        matplotlib is not installed.
-
-    Notes
-    -----
-    Uses matplotlib's object API only: no pyplot, no backend switch, no
-    ``rcParams`` change, so it is safe in a notebook and from several threads.
+    ``pr_curves`` needs a precision-recall table, ``ndcg_vs_rank`` and ``cg_vs_recall`` graded curves,
+    ``per_class_<sort>`` per-class values of the sort measure.  InputError when matplotlib is missing.
     """
     return publish(out_dir, plot_files(report))
 
 
 def plot_pr_curves(report: Report, ax: Axes | None = None) -> Axes:
-    """Draw the precision-recall curves of every run of ``report`` on ``ax``.
+    """Draw the precision-recall curves of every run of ``report`` on ``ax`` and return it.
 
-    The chart written as ``pr_curves.png`` by :func:`write_plots`, drawn on
-    a matplotlib Axes the caller owns (a notebook cell's
-    ``fig, ax = plt.subplots()``, one panel of a larger figure): its lines,
-    labels and legend go onto ``ax``, nothing else is touched (no pyplot
-    call, no backend switch, no ``rcParams`` change, no figure created).
-
-    Parameters
-    ----------
-    report : Report
-        A scored report (``report.pr_curve`` holds the curves).
-    ax : matplotlib.axes.Axes, optional
-        Where to draw.  When omitted, a standalone
-        :class:`matplotlib.figure.Figure` (not registered with pyplot) is
-        made; it is ``returned_ax.figure``.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-        ``ax`` (or the new figure's Axes), with one line per run in
-        leaderboard order, labelled "run (measure value)".
-
-    Raises
-    ------
-    ValueError
-        The report has no precision-recall table.
-    InputError
-        ``ax`` is omitted and matplotlib is not installed.
+    The chart :func:`write_plots` writes as ``pr_curves.png``, one line per run in leaderboard order,
+    labelled "run (measure value)", drawn on an Axes the caller owns (nothing else is touched), or,
+    ``ax`` omitted, on a new standalone Figure's (``returned_ax.figure``).  ValueError when the report
+    has no precision-recall table; InputError when ``ax`` is omitted and matplotlib is missing.
     """
     if not len(report.pr_curve):
         raise ValueError("report: expected a report with precision-recall curves (report.pr_curve is empty)")
@@ -231,11 +108,16 @@ def plot_pr_curves(report: Report, ax: Axes | None = None) -> Axes:
     return ax
 
 
+def _lines(report: Report) -> tuple[list[str], dict[str, dict], dict[str, str]]:
+    """The runs in leaderboard order, the style of each and its legend label "run (measure value)"."""
+    runs = [str(r) for r in report.leaderboard["run"]]
+    label = {r: f"{r} ({DISPLAY.get(report.sort, report.sort)} {v:.3f})" for r, v in zip(runs, report.leaderboard[report.sort])}
+    return runs, dict(zip(runs, styles(len(runs)))), label
+
+
 def _draw_pr_curves(report: Report, ax: Axes) -> None:
     """The precision-recall chart on ``ax`` (see :func:`plot_pr_curves`)."""
-    runs = [str(r) for r in report.leaderboard["run"]]
-    st = dict(zip(runs, styles(len(runs))))
-    label = {r: f"{r} ({DISPLAY.get(report.sort, report.sort)} {v:.3f})" for r, v in zip(runs, report.leaderboard[report.sort])}
+    runs, st, label = _lines(report)
     for r in runs:
         sub = report.pr_curve[report.pr_curve["run"] == r]
         ax.plot(sub["recall"], sub["precision"], label=label[r], **st[r])
@@ -272,9 +154,7 @@ _GLYPH = re.compile(r"Glyph (\d+) .*missing from font")
 
 def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
     Figure = _figure_class()
-    runs = [str(r) for r in report.leaderboard["run"]]
-    st = dict(zip(runs, styles(len(runs))))
-    label = {r: f"{r} ({DISPLAY.get(report.sort, report.sort)} {v:.3f})" for r, v in zip(runs, report.leaderboard[report.sort])}
+    runs, st, label = _lines(report)
     written: dict[str, bytes] = {}
     ncol = 1 if len(runs) <= 20 else 2
 

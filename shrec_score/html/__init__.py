@@ -1,44 +1,12 @@
-"""The organiser's results page: one self-contained ``index.html``.
+"""The organiser's results page, one self-contained ``index.html`` (docs/outputs.md, "The results page";
+its escaping, printing and size rules: docs/architecture.md).
 
-:func:`to_html` returns the page as text, :func:`html_files` as
-``{"index.html": text}`` and :func:`write_html` writes it through
-:mod:`shrec_score.outdir`'s transaction (``--html DIR`` on the command line).
-
-The page needs nothing from the network (no CDN, no web font, no external
-script or style sheet): it works opened from ``file://``, from a static web
-host and offline.  Sections, in this order (each a ``<section>`` with a
-stable ``id``): ``summary`` (title, description, date, signature),
-``leaderboard`` (every measure column, the shown ones first, sortable, the best value of each
-column in bold with a star, bootstrap intervals and the significance group
-when computed), ``plots`` (matplotlib's SVGs inline, each with a
-``<title>``), ``significance`` (the pairwise tests), ``per-class`` (a heat
-map of the sort measure), ``per-query`` (an explorer written in a small
-hand-written script) and ``files`` (links to the CSV files written beside
-the page).
-
-The package's modules: this one assembles the page (summary, plots, files);
-:mod:`~shrec_score.html.tables` writes the leaderboard, the pairwise tests
-and the per-class heat map, :mod:`~shrec_score.html.explorer` the per-query
-explorer and its data, :mod:`~shrec_score.html.cells` the escaping and the
-cells they share.  The style sheet and the script are the package's
-``report.css`` and ``report.js``, put inline in every page.
-
-Generation uses the standard library only: every text from input (run
-names, class names, query ids, the description, the signature) goes through
-:func:`text` (control characters made visible, then :func:`html.escape`)
-in HTML text and attributes, and through :func:`json_for_script` in the
-``<script type="application/json">`` block, where ``<``, ``>``, ``&``,
-U+2028 and U+2029 are written as ``\\uXXXX`` escapes, so no ``</script>``
-or ``<!--`` can occur inside it.  The script reads that block with
-``JSON.parse`` and writes into the page with ``textContent`` only.
-
-Per-query values sit in the JSON block as whole numbers, value x 10^4
-rounded (the page shows 4 decimals, as the Markdown and the terminal do;
-the CSV files keep full precision), so a 20-run, 1,000-query contest with
-the six default measures stays under 1 MB.  When runs x queries x measures
-exceeds :data:`EXPLORER_BUDGET`, the explorer holds the shown measures
-(the leaderboard's Markdown columns) and the rank-by measure only, and
-says so.
+:func:`to_html` returns the page, :func:`html_files` ``{"index.html": text}``, :func:`write_html` writes it
+through :mod:`shrec_score.outdir`.  Each part is a ``<section>`` with a stable id, in this order:
+``summary``, ``leaderboard``, ``plots``, ``significance``, ``per-class``, ``per-query``, ``files``.  This
+module assembles the page; :mod:`.tables` writes the leaderboard, the pairwise tests and the heat map,
+:mod:`.explorer` the per-query explorer and its JSON block, :mod:`.cells` the escaping and shared cells;
+the style sheet and script are the package data ``report.css`` and ``report.js``, put inline.
 """
 
 from __future__ import annotations
@@ -71,9 +39,6 @@ PLOT_TITLES = {
 }
 
 
-# -- the page ---------------------------------------------------------------
-
-
 def to_html(
     report: Report,
     *,
@@ -86,29 +51,12 @@ def to_html(
 ) -> str:
     """The results page of ``report``, one self-contained HTML document.
 
-    Parameters
-    ----------
-    report : Report
-        A scored report.
-    title : str, optional
-        The page's heading and window title (``--title``, a preset's
-        ``title``; default: "Retrieval results", and the window takes the
-        description's first paragraph).
-    description : str, optional
-        The track's description (``--description``, a preset's
-        ``description``): plain text, escaped, a paragraph per block of
-        lines (a blank line starts the next).
-    date : str, optional
-        The date shown (default: today, UTC, ``YYYY-MM-DD``); give it for a
-        byte-identical page.
-    figures : mapping of file name to bytes, optional
-        The figures of :func:`shrec_score.plots.plot_files`; the ``.svg``
-        ones are put inline.  When None and ``plots`` is true, they are
-        drawn here if matplotlib is installed (else the page says so).
-    plots : bool, default True
-        False: no plot section.
-    links : mapping of label to href, optional
-        Files written beside the page (``per_run.csv`` -> ``../per_run.csv``).
+    ``title``: the heading and window title (default "Retrieval results"; the window then takes the
+    description's first paragraph).  ``description``: plain text, escaped, a paragraph per block of lines.
+    ``date``: shown as given (default today, UTC; give it for a byte-identical page).  ``figures``:
+    :func:`shrec_score.plots.plot_files`'s files, the ``.svg`` ones put inline; None draws them here when
+    matplotlib is installed.  ``plots=False``: no plot section.  ``links``: label -> href of the files
+    written beside the page.
     """
     if date is None:
         date = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
@@ -161,10 +109,7 @@ def html_files(report: Report, **kwargs: Any) -> dict[str, str]:
 
 
 def write_html(report: Report, out_dir: str | os.PathLike[str], **kwargs: Any) -> list[str]:
-    """Replace the folder ``out_dir`` with ``index.html``, as one unit (:func:`shrec_score.outdir.publish`).
-
-    Keyword arguments are those of :func:`to_html`.  Returns the paths written.
-    """
+    """Replace the folder ``out_dir`` with ``index.html`` as one unit (keywords: :func:`to_html`'s); the paths written."""
     return publish(out_dir, html_files(report, **kwargs))
 
 
@@ -201,9 +146,6 @@ def _warnings(report: Report) -> str:
     return f'<ul class="warnings" aria-label="Warnings and notes">{items}</ul>'
 
 
-# -- plots ------------------------------------------------------------------
-
-
 def _plot_title(stem: str, report: Report) -> str:
     if stem.startswith("per_class_"):
         return f"{display_name(report.sort)} per class, one bar per run"
@@ -227,27 +169,15 @@ _SVG_ID = re.compile(r'\bid="([^"]+)"')
 
 
 def inline_svg(svg: str, prefix: str, title: str) -> str:
-    """An SVG file's text made ready to sit inside the page.
-
-    The XML prolog, the DOCTYPE, comments and metadata are dropped; every
-    ``id`` becomes ``prefix`` and its number in order of appearance (two
-    figures never share one, and matplotlib's random clip-path ids give way
-    to the same ids at every scoring) and every reference to it follows; the root gets ``role="img"``, an ``aria-labelledby`` and
-    a ``<title>`` (escaped).
-    """
+    """An SVG file's text ready to sit in the page: prolog, DOCTYPE, comments and metadata dropped; every
+    ``id`` renamed ``prefix`` + its number in order of appearance (references follow); the root gets
+    ``role="img"``, ``aria-labelledby`` and an escaped ``<title>``."""
     svg = _SVG_JUNK.sub("", svg).strip()
     new = {old: f"{prefix}{i}" for i, old in enumerate(dict.fromkeys(_SVG_ID.findall(svg)))}
-    if new:
-        svg = _SVG_ID.sub(lambda m: f'id="{new[m.group(1)]}"', svg)
-        svg = re.sub(r"#([A-Za-z_][\w.:-]*)", lambda m: f"#{new[m.group(1)]}" if m.group(1) in new else m.group(0), svg)
-    title_id = f"{prefix}title"
-    svg = re.sub(
-        r"<svg\b([^>]*)>",
-        lambda m: f'<svg{m.group(1)} role="img" aria-labelledby="{title_id}"><title id="{title_id}">{text(title)}</title>',
-        svg,
-        count=1,
-    )
-    return svg
+    svg = _SVG_ID.sub(lambda m: f'id="{new[m.group(1)]}"', svg)
+    svg = re.sub(r"#([A-Za-z_][\w.:-]*)", lambda m: f"#{new[m.group(1)]}" if m.group(1) in new else m.group(0), svg)
+    head = f' role="img" aria-labelledby="{prefix}title"><title id="{prefix}title">{text(title)}</title>'
+    return re.sub(r"<svg\b([^>]*)>", lambda m: f"<svg{m.group(1)}{head}", svg, count=1)
 
 
 def _plots(report: Report, figures: Mapping[str, bytes] | None) -> str:

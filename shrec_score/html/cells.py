@@ -1,9 +1,5 @@
-"""The pieces of every table of the results page.
-
-Text from input escaped for HTML (:func:`text`) and for the page's JSON
-block (:func:`json_for_script`), numbers as the tables show them
-(:func:`fmt`, 4 decimals) and as the script sorts them (:func:`sort_key`),
-and the sortable header and value cells the tables share.
+"""The pieces every table of the results page shares: text escaped for HTML (:func:`text`) and for the
+JSON block (:func:`json_for_script`), numbers as shown (:func:`fmt`) and sorted (:func:`sort_key`), cells.
 """
 
 from __future__ import annotations

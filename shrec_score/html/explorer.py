@@ -23,8 +23,7 @@ def explorer_measures(report: Report) -> list[str]:
     every = [m for m in report.measures if m in pq.columns]
     if len(pq) * len(every) <= EXPLORER_BUDGET:
         return every
-    picked = [m for m in dict.fromkeys([report.sort, *report.shown, report.rank_by]) if m and m in pq.columns]
-    return picked
+    return [m for m in dict.fromkeys([report.sort, *report.shown, report.rank_by]) if m and m in pq.columns]
 
 
 def explorer_data(report: Report) -> dict[str, Any]:
@@ -33,22 +32,20 @@ def explorer_data(report: Report) -> dict[str, Any]:
     queries = list(dict.fromkeys(pq["query"]))
     qpos = {q: i for i, q in enumerate(queries)}
     measures = explorer_measures(report)
-    has_class = "class" in pq.columns
     classes: list[str] | None = None
-    if has_class:
+    if "class" in pq.columns:
         first = pq.drop_duplicates("query")
         cls_of = dict(zip(first["query"], first["class"]))
         classes = [visible(str(cls_of[q])) for q in queries]
     values: dict[str, list[list[int | None]]] = {m: [] for m in measures}
     groups = {str(r): sub for r, sub in pq.groupby("run", sort=False)}
     for run in runs:
-        sub = groups.get(run)
-        pos = [qpos[q] for q in sub["query"]] if sub is not None else []
+        sub = groups.get(run, pq.iloc[:0])  # a run without rows: every value empty
+        pos = [qpos[q] for q in sub["query"]]
         for m in measures:
             col: list[int | None] = [None] * len(queries)
-            if sub is not None:
-                for p, v in zip(pos, sub[m].tolist()):
-                    col[p] = scaled(v)
+            for p, v in zip(pos, sub[m].tolist()):
+                col[p] = scaled(v)
             values[m].append(col)
     return {
         "scale": 10_000,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..measures.registry import column_higher_is_better, display_name
-from ..notes import blank_note, significance_matrix, versus_best
+from ..notes import Versus, blank_note, significance_matrix, versus_best
 from .cells import (
     BEST,
     NEAR_BEST,
@@ -30,15 +30,6 @@ PRINT_COLUMNS = 8
 _RUN_TH = '<th scope="col" class="run">'
 
 
-def near_best(report: Report) -> dict[str, tuple[str, float | None]]:
-    """run -> (group label, Holm p against the best run), from :func:`shrec_score.notes.versus_best`."""
-    out: dict[str, tuple[str, float | None]] = {}
-    for run, v in versus_best(report).items():
-        label = "best" if v.best else "significantly worse than the best" if v.significant else "not significantly different from the best"
-        out[run] = (label, v.p_adjusted)
-    return out
-
-
 def leaderboard(report: Report, after: str = "") -> str:
     """The leaderboard section: the table, the note on its blank cells, the legend, then ``after`` (the warnings)."""
     board = report.leaderboard
@@ -47,7 +38,7 @@ def leaderboard(report: Report, after: str = "") -> str:
     measures = [m for m in dict.fromkeys([report.sort, *report.shown, *report.measures]) if m in board.columns]
     ci_low, ci_high = f"{report.sort}_ci_low", f"{report.sort}_ci_high"
     has_ci = ci_low in board.columns and ci_high in board.columns
-    groups = near_best(report)
+    groups = versus_best(report)
     # columns as (key, sortable header, plain header for print); the interval and the group follow the sort measure
     cols: list[tuple[str, str, str]] = [
         ("rank", header("rank", "num", "asc", ""), "rank"),
@@ -82,15 +73,7 @@ def leaderboard(report: Report, after: str = "") -> str:
             lo, hi = fmt(rec[ci_low]), fmt(rec[ci_high])
             cells["ci"] = f'<td class="num ci">{lo}&ndash;{hi}</td>' if lo and hi else '<td class="num ci"></td>'
         if groups:
-            label, p = groups.get(run, ("", None))
-            if label == "best":
-                cells["group"] = f'<td class="num group" data-v="2"><span class="g-best">best {BEST}</span></td>'
-            elif label.startswith("not"):
-                cells["group"] = f'<td class="num group" data-v="{sort_key(p)}"><span class="g-near" title="{label}">{NEAR_BEST} best</span> <small>p={fmt(p)}</small></td>'
-            elif label:
-                cells["group"] = f'<td class="num group" data-v="{sort_key(p)}"><span title="{label}">worse</span> <small>p={fmt(p)}</small></td>'
-            else:
-                cells["group"] = '<td class="num group" data-v=""></td>'
+            cells["group"] = _group_cell(groups.get(run))
         rows.append(cells)
     heads = [h for _, h, _ in cols]
     body_rows = ["<tr>" + "".join(r[k] for k, _, _ in cols) + "</tr>" for r in rows]
@@ -129,6 +112,19 @@ def leaderboard(report: Report, after: str = "") -> str:
     if after:
         body.append(after)
     return section("leaderboard", "Leaderboard", body)
+
+
+def _group_cell(v: Versus | None) -> str:
+    """The "vs best" cell of a run (empty for a run the tests do not compare with the best)."""
+    if v is None:
+        return '<td class="num group" data-v=""></td>'
+    if v.best:
+        return f'<td class="num group" data-v="2"><span class="g-best">best {BEST}</span></td>'
+    if v.significant:
+        mark = '<span title="significantly worse than the best">worse</span>'
+    else:
+        mark = f'<span class="g-near" title="not significantly different from the best">{NEAR_BEST} best</span>'
+    return f'<td class="num group" data-v="{sort_key(v.p_adjusted)}">{mark} <small>p={fmt(v.p_adjusted)}</small></td>'
 
 
 def significance(report: Report) -> str:

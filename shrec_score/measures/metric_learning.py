@@ -1,33 +1,6 @@
-"""Metric-learning measures: MAP@R and pytorch-metric-learning's names.
-
-Deep metric learning reports retrieval over labelled embeddings with the
-keys of pytorch-metric-learning's ``AccuracyCalculator``.  Four of them are
-values shrec-score already computes under PSB / trec_eval names, and one is
-new here, ``MAP@R`` (Musgrave, Belongie & Lim, "A Metric Learning Reality
-Check", ECCV 2020, section 3.2):
-
-================================  ===========  ======================================
-AccuracyCalculator key            shrec-score  per query (R = K, relevant items)
-================================  ===========  ======================================
-``precision_at_1``                ``NN``       1 if the first result is relevant
-``r_precision``                   ``FT``       relevant among the first R, / R
-``mean_average_precision_at_r``   ``MAP@R``    (1/R) sum_{i<=R} P(i) rel(i)
-``mean_reciprocal_rank``          ``RR``       1 / rank of the first relevant item
-================================  ===========  ======================================
-
-Each is the mean over the queries that have a relevant item: a query of a
-class of one (K = 0, AccuracyCalculator's "lone query") is listed empty and
-left out of the mean, as AccuracyCalculator leaves it out.  The query's own
-item is never in its list (AccuracyCalculator drops the first neighbour when
-queries and references are one set; shrec-score drops the own column, so a
-duplicate at distance 0 stays).  Equal distances are ranked by the
-documented tie rule (the lower column first), or averaged exactly over every
-order with ``ties="expected"``.
-
-"Recall@k" means two things: in IR, relevant items in the first k over K
-(shrec-score's ``R@k``); in metric-learning papers, 1 when any relevant item
-is in the first k (shrec-score's ``success.k``).  :func:`ambiguous_recall`
-gives the message :func:`shrec_score.evaluate` raises for it.
+"""Metric-learning measures: MAP@R and pytorch-metric-learning's ``AccuracyCalculator`` keys as aliases
+of the measures of the same value (docs/coming-from.md#pytorch-metric-learning: lone queries, the own
+item, ties), and the refusal of "Recall@k", which means two things (:func:`ambiguous_recall`).
 """
 
 from __future__ import annotations
