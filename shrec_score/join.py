@@ -18,7 +18,7 @@ import numpy as np
 from .errors import InputError, shown
 from .io.idmap import read_id_map
 from .io.matrix import read_matrix
-from .io.runs import is_int
+from .io.numbers import is_integer
 from .io.submissions import id_hint
 from .model import MatrixRun, RankedRun, RunSource, group_tie_starts
 from .ranking import drop_own_items, score_groups
@@ -114,11 +114,11 @@ def matrix_axis(ids: list[str], order: str | None, what: str, source: str) -> li
     the SHREC 2021 evaluator does).  With no order given, integer ids whose
     numeric order differs from the listing order are refused.
     """
-    all_int = all(is_int(x) for x in ids)
+    all_int = all(is_integer(x) for x in ids)
     numeric = sorted(ids, key=int) if all_int else None
     if order == "numeric":
         if numeric is None:
-            bad = next(x for x in ids if not is_int(x))
+            bad = next(x for x in ids if not is_integer(x))
             raise InputError(source, None, f"expected integer {what} ids for --matrix-order numeric", shown(bad))
         return numeric
     if order is None and numeric is not None and numeric != ids:

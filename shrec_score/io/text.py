@@ -238,7 +238,7 @@ def scan_line_lengths(path: str, chunk: int = 16 << 20) -> None:
             first = block.find(b"\n")
             length = offset + (len(block) if first < 0 else first) - begin
             if length > MAX_LINE_BYTES:
-                raise line_too_long(path, _line_at(path, begin), length + (_rest_of_line(fh) if first < 0 else 0))
+                raise line_too_long(path, _line_at(path, begin), length + (rest_of_line(fh) if first < 0 else 0))
             if first >= 0:
                 last = block.rfind(b"\n")
                 found = long_line(block, start=first + 1, end=last)
@@ -340,18 +340,18 @@ def pieces(path: str, size: int = 16 << 20) -> Iterator[tuple[bytes, int]]:
             cut = data.rfind(b"\n") + 1
             if cut == 0:
                 if len(data) > MAX_LINE_BYTES:
-                    raise line_too_long(path, line, len(data) + _rest_of_line(fh))
+                    raise line_too_long(path, line, len(data) + rest_of_line(fh))
                 carry = data
                 continue
             piece, carry = data[:cut], data[cut:]
             if len(carry) > MAX_LINE_BYTES:
-                raise line_too_long(path, line + piece.count(b"\n"), len(carry) + _rest_of_line(fh))
+                raise line_too_long(path, line + piece.count(b"\n"), len(carry) + rest_of_line(fh))
             _check_lines(path, piece, line)
             yield piece, line
             line += piece.count(b"\n")
 
 
-def _rest_of_line(fh: IO[bytes]) -> int:
+def rest_of_line(fh: IO[bytes]) -> int:
     """Bytes up to the next newline (not counted) of a stream."""
     n = 0
     while True:
