@@ -1,18 +1,6 @@
-"""Pre-submission check of runs: every problem, one line each, without scoring.
-
-``shrec-score check RUNS --relevance ...`` prints ``file:line: level: message``
-lines.  Levels:
-
-* ``error``: the run would not score (unknown target id, a target listed
-  twice, a missing query, a file for an unknown query, an empty list, a
-  distance that is not a number, NaN, a matrix of the wrong shape, bytes that
-  are not UTF-8, a malformed line, a line longer than 1 MiB, an entry that is
-  not a regular file or cannot be read, a file name that is not UTF-8);
-* ``warning``: it scores, but something looks wrong (infinite distances,
-  distances that decrease down a ranked list: smaller must mean more similar);
-* ``note``: worth knowing (a list shorter than the collection).
-
-Exit status 0 when nothing is an error, 2 otherwise.
+"""Pre-submission check of runs (``shrec-score check``): every problem, one
+``file:line: level: message`` line each, without scoring; the levels and what
+each means: docs/inputs.md, "Checking runs and lenient scoring".
 """
 
 from __future__ import annotations
@@ -70,11 +58,7 @@ def check_runs(
     id_map: str | None = None,
 ) -> list[Problem]:
     """Validate every run; returns the problems (empty: the runs would score).
-
-    A kind of problem found more than :data:`EXAMPLES` times in a run is one
-    summary line (:func:`summarize`).  ``strip_zeros``, ``id_map``: how the
-    runs spell ids (:func:`shrec_score.join.id_spelling`), as scoring reads them.
-    """
+    ``strip_zeros``, ``id_map``: how the runs spell ids (:func:`shrec_score.join.id_spelling`)."""
     from .join import SpelledIndex, id_spelling
 
     problems: list[Problem] = []
@@ -115,9 +99,8 @@ _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?![\w.])")
 
 def summarize(run: str, found: list[Problem]) -> list[Problem]:
     """One line per kind of problem (:func:`kind_of`, same level) found more than
-    :data:`EXAMPLES` times in the run ``run``: the count, the kind, the first
-    examples (file:line and the first message); other problems as they are,
-    in order (a summary line where its kind was first found)."""
+    :data:`EXAMPLES` times in the run ``run`` (where its kind was first found);
+    other problems as they are, in order."""
     groups: dict[tuple[str, str], list[Problem]] = {}
     for p in found:
         groups.setdefault((p.level, kind_of(p.message)), []).append(p)

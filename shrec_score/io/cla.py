@@ -1,17 +1,12 @@
-"""Reader of Princeton Shape Benchmark ``.cla`` classification files.
-
-Format (PSB 1)::
+"""Reader of Princeton Shape Benchmark ``.cla`` classification files (PSB 1)::
 
     PSB 1
     numClasses numModels
-    <blank>
     className parentClassName numModelsInClass
-    modelId
     modelId
     ...
 
-Parent ``0`` is the root.  White space is free (blank lines, CRLF, trailing
-spaces).  Classes may hold no models (pure parents) or models and children.
+The rules: docs/inputs.md, "Relevance".
 """
 
 from __future__ import annotations
@@ -28,14 +23,9 @@ from .trec import fields as blank_fields
 
 
 def read_classification(path: str | os.PathLike[str]) -> Classification:
-    """Read a PSB ``.cla`` file, checking it against its header.
-
-    Raises
-    ------
-    InputError
-        On a missing ``PSB 1`` header, counts that disagree with the header, a
-        model id listed twice, a duplicate class or an undefined parent class.
-    """
+    """Read a PSB ``.cla`` file, checking it against its header (an :class:`InputError`
+    for a missing ``PSB 1``, counts that disagree, a model id listed twice, a duplicate
+    class or an undefined parent class)."""
     path = os.fspath(path)
     lines = [(n, blank_fields(line)) for n, line in read_text_lines(path)]  # the TREC files' field rule: U+2028 or NBSP is part of a name
     lines = [(n, f) for n, f in lines if f]

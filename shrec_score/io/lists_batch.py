@@ -1,26 +1,14 @@
-"""Many ranked-list files parsed in one pyarrow call (the fast pass of :mod:`.lists`).
+"""Many ranked-list files parsed in one pyarrow call: the fast pass of :mod:`.lists`
+(docs/performance.md, "How the fast paths work").
 
-A run of ranked lists is thousands of small files (SHREC 2014: one file of
-8,987 lines per query sketch).  Read one by one, each line costs Python
-objects; here the bodies of many files (their bytes, already read and
-checked by :func:`shrec_score.io.text.read_bytes`) are joined and parsed by
-one call of pyarrow's CSV reader (ids as bytes, distances as float64), on the
-calling thread.  The ids are dictionary-encoded, the few distinct ones
-looked up in the collection, and each line's target index is one ``take``.
-
-This pass only ever *accepts* a file; it never reports a problem.  It takes
-a file whose text is plain (:func:`plain_body`: ASCII, one space between the
-fields, no blank or indented line, one or two fields a line) and whose
-lines are all good (known ids, or any id of an open collection; each id
-once; distances that are numbers and not NaN).  Any other file is handed
-back as None, and :func:`shrec_score.io.lists.parse_list` (the line reader)
-reads it: it raises the one-line error with its line number, applies the
-``--lenient`` rules, or reads what this pass does not (tabs, distance-first
-lines, non-ASCII ids).  On a plain text ``str.split`` and pyarrow split the
-same fields, and pyarrow's float parser reads exactly the number grammar of
-:mod:`shrec_score.io.numbers` and rounds as ``float()`` (both checked in
-``tests/test_lists_batch.py``), so the two readers give the same lists and
-distances.
+It only ever *accepts* a file: a plain text (:func:`plain_body`) whose lines are
+all good (known ids, or any id of an open collection; each id once; distances
+that are numbers and not NaN).  Any other file is handed back as None and the
+line reader (:func:`shrec_score.io.lists.parse_list`) reads it, explains its
+error or applies ``--lenient``.  On a plain text ``str.split`` and pyarrow
+split the same fields, and pyarrow's float parser reads the grammar of
+:mod:`shrec_score.io.numbers` and rounds as ``float()`` (both held in
+``tests/test_lists_batch.py``), so both readers give the same lists.
 """
 
 from __future__ import annotations
@@ -39,10 +27,9 @@ Parsed = tuple[np.ndarray, np.ndarray | None]
 def plain_body(data: bytes, query_id: str | None) -> tuple[bytes, int, int] | None:
     """``(body, fields a line, lines)`` of a file this pass can take, else None.
 
-    ``data`` is the file's bytes; a UTF-8 BOM is dropped, so is a first line
-    holding only ``query_id`` (SHREC 2012/2014; None: no such line is cut)
-    and the blanks at the end.  Plain means: ASCII, no control byte but LF
-    and the CR of a CRLF (``str.split`` splits on the others, pyarrow does
+    A UTF-8 BOM, a first line holding only ``query_id`` (None: none is cut) and
+    the blanks at the end are dropped.  Plain means: ASCII, no control byte but
+    LF and the CR of a CRLF (``str.split`` splits on the others, pyarrow does
     not), a first line that starts with an id and holds 1 or 2 fields.
     """
     data = data.removeprefix(b"\xef\xbb\xbf")
@@ -68,13 +55,8 @@ def plain_body(data: bytes, query_id: str | None) -> tuple[bytes, int, int] | No
 
 
 def parse_batch(files: Sequence[tuple[str, bytes]], target_index: Mapping[str, int], unjudged: int | None = None, *, header: bool = True) -> list[Parsed | None]:
-    """The lists of ``(query, bytes)`` files, each as :data:`Parsed` or None (see the module's doc).
-
-    ``unjudged``: an open collection (qrels alone), ids outside it get this
-    index; None: a closed collection, where an unknown id sends its file to
-    the line reader.  ``header``: a first line holding only the query id is
-    cut (False: it is the query ranked first, ShapeNet Core55).
-    """
+    """The lists of ``(query, bytes)`` files, each as :data:`Parsed` or None (see the
+    module's doc); ``unjudged`` and ``header`` as :func:`~.lists.read_ranked_list` takes them."""
     out: list[Parsed | None] = [None] * len(files)
     bodies = [plain_body(data, q if header else None) for q, data in files]
     for width in (1, 2):
