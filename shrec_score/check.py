@@ -42,10 +42,13 @@ class Problem:
     level: str  # error, warning, note
     message: str
 
+    @property
+    def where(self) -> str:
+        return visible(self.path) if self.line is None else f"{visible(self.path)}:{self.line}"
+
     def __str__(self) -> str:
         """One line: the path and the message escaped (a newline in a file name shows as ``\\n``)."""
-        where = visible(self.path) if self.line is None else f"{visible(self.path)}:{self.line}"
-        return f"{where}: {self.level}: {visible(self.message)}"
+        return f"{self.where}: {self.level}: {visible(self.message)}"
 
 
 def check_runs(
@@ -110,7 +113,7 @@ def summarize(run: str, found: list[Problem]) -> list[Problem]:
         if len(group) <= EXAMPLES:
             out.append(p)
         elif p is group[0]:
-            where = ", ".join(visible(q.path) if q.line is None else f"{visible(q.path)}:{q.line}" for q in group[:EXAMPLES])
+            where = ", ".join(q.where for q in group[:EXAMPLES])
             out.append(Problem(run, None, p.level, f"{len(group)} x {kind_of(p.message)} (first: {where}; {p.message})"))
     return out
 
@@ -128,14 +131,6 @@ def _limited(found: list[Problem], path: str) -> list[Problem]:
         return found
     rest = len(found) - PER_FILE
     return found[:PER_FILE] + [Problem(path, None, "note", f"{rest} more problem(s) in this file not listed")]
-
-
-def _decode(path: str) -> tuple[str | None, Problem | None]:
-    """The text of a query file that :func:`_check_list_run` stat'ed as a regular file."""
-    try:
-        return decode_text(path, read_bytes(path, checked=True)), None
-    except InputError as exc:
-        return None, Problem(path, exc.line, "error", _body(exc))
 
 
 def _check_shrec2011_run(source: RunSource, relevance: Relevance, index: Mapping[str, int], spell: Spell | None) -> list[Problem]:
@@ -184,22 +179,18 @@ def _check_list_run(source: RunSource, relevance: Relevance, index: Mapping[str,
         stems = [os.path.basename(p.path) for p in out]
         hint = id_hint([s.rsplit(".", 1)[0] for s in stems], list(known))
         return [Problem(source.path, None, "error", f"no file of run {shown(source.name)} names a query; {hint}")]
-    missing = [q for q in relevance.query_ids if q not in files]
-    for q in missing:
-        out.append(Problem(source.path, None, "error", f"no ranked list for query {shown(q)}"))
-    self_of = {q: int(i) for q, i in zip(relevance.query_ids, relevance.self_index)}
-    full_length = relevance.collection_size
+    out += [Problem(source.path, None, "error", f"no ranked list for query {shown(q)}") for q in relevance.query_ids if q not in files]
     for q, path in files.items():
-        if q in relevance.ignorable_queries or path in refused:
-            continue
-        out += _check_list_file(path, q, relevance, index, full_length - (1 if self_of.get(q, -1) >= 0 else 0) if full_length else None)
+        if q not in relevance.ignorable_queries and path not in refused:
+            out += _check_list_file(path, q, relevance, index)
     return out
 
 
-def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapping[str, int], full_length: int | None) -> list[Problem]:
-    text, bad = _decode(path)
-    if text is None:
-        return [bad] if bad is not None else []
+def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapping[str, int]) -> list[Problem]:
+    try:
+        text = decode_text(path, read_bytes(path, checked=True))  # _check_list_run stat'ed it
+    except InputError as exc:
+        return [Problem(path, exc.line, "error", _body(exc))]
     found: list[Problem] = []
     rows = list_rows(text, None if relevance.keeps_own_item else query_id)  # ShapeNet: a query-id line is the query ranked first
     if not rows:
@@ -210,6 +201,7 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
     decreasing = 0
     own = relevance.query_ids.index(query_id) if query_id in relevance.query_ids else -1
     self_id = relevance.target_ids[relevance.self_index[own]] if own >= 0 and relevance.self_index[own] >= 0 else None
+    full_length = relevance.collection_size - (self_id is not None) if relevance.collection_size else None
     n_targets = 0
     for line in lines:
         n = line.n
