@@ -57,10 +57,8 @@ def _mode(path: str, expected: str, what: str = "a regular file") -> int:
 
 
 def regular_file(path: str | os.PathLike[str]) -> str:
-    """``path`` (as a str) once it is known to be a regular file, or an :class:`InputError`.
-
-    Called by every reader before it opens a file: the check is a ``stat``,
-    so a FIFO is refused without being opened.
+    """``path`` (as a str) once a ``stat`` finds it a regular file (a FIFO is never
+    opened), or an :class:`InputError`.
 
     >>> regular_file("/dev/null")
     Traceback (most recent call last):
@@ -129,12 +127,9 @@ def wide_encoding(head: bytes) -> str | None:
     """``"UTF-16 (byte-order mark FF FE)"`` when ``head`` (a file's first bytes)
     is UTF-16 or UTF-32 text, else None.
 
-    A byte-order mark alone is not enough (a PSB binary matrix may start with
-    the bytes FF FE): the bytes after it must decode in that encoding to text
-    (assigned characters, no control character but tabs and line ends, and
-    a blank or a line end somewhere, as every input format has; the float32
-    distances of a binary matrix give NULs, unassigned and private-use code
-    points within a few values).
+    A byte-order mark alone is not enough (a PSB binary matrix may start with FF
+    FE): the bytes after it must decode to text (printable, tabs and line ends,
+    a blank somewhere), which float32 distances do not within a few values.
 
     >>> wide_encoding("\\ufeffPSB 1\\n".encode("utf-16-le"))
     'UTF-16 (byte-order mark FF FE)'
@@ -296,12 +291,7 @@ def decode_text(path: str, data: bytes) -> str:
 
 
 def read_text(path: str | os.PathLike[str]) -> str:
-    """Return the file's text, decoded as UTF-8 (a BOM is dropped).
-
-    The file is checked first (:func:`regular_file`, line lengths, UTF-16);
-    a file that is not UTF-8 is an :class:`InputError` naming the line of the
-    first bad byte.
-    """
+    """The file's text (:func:`read_bytes`, then :func:`decode_text`)."""
     path = os.fspath(path)
     return decode_text(path, read_bytes(path))
 
@@ -324,31 +314,22 @@ def pieces(path: str, size: int = 16 << 20) -> Iterator[tuple[bytes, int]]:
     path = regular_file(path)
     line = 1
     carry = b""
-    first = True
     with open_input(path) as fh:
         while True:
             block = fh.read(size)
             data = carry + block if carry else block
-            if first:
+            if line == 1 and not carry:
                 refuse_wide_text(path, data[:HEAD_BYTES])
-                first = False
-            if not block:
-                if data:
-                    _check_lines(path, data, line)
-                    yield data, line
-                return
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
-                if len(data) > MAX_LINE_BYTES:
-                    raise line_too_long(path, line, len(data) + rest_of_line(fh))
-                carry = data
-                continue
+            cut = data.rfind(b"\n") + 1 if block else len(data)  # the last piece: all that is left
             piece, carry = data[:cut], data[cut:]
             if len(carry) > MAX_LINE_BYTES:
                 raise line_too_long(path, line + piece.count(b"\n"), len(carry) + rest_of_line(fh))
-            _check_lines(path, piece, line)
-            yield piece, line
-            line += piece.count(b"\n")
+            if piece:
+                _check_lines(path, piece, line)
+                yield piece, line
+                line += piece.count(b"\n")
+            if not block:
+                return
 
 
 def rest_of_line(fh: IO[bytes]) -> int:
@@ -369,10 +350,8 @@ _LINE_END = re.compile(r"\r\n?|\n")
 
 
 def text_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
-    """``(line_number, line)`` of a text file whose lines end at LF, CRLF or
-    a lone CR, and only there (a form feed or U+2028 is text), decoded a
-    piece at a time (a compressed run or qrels file is never decompressed
-    whole).
+    """``(line_number, line)`` of a text file whose lines end at LF, CRLF or a lone
+    CR only, decoded a piece at a time (:func:`pieces`).
 
     >>> import tempfile
     >>> with tempfile.NamedTemporaryFile("wb", suffix=".txt") as fh:
