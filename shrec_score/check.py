@@ -10,6 +10,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -73,12 +74,10 @@ def check_runs(
     index = relevance.target_index if spell is None else SpelledIndex(relevance.target_index, spell)
     problems += [Problem(n.split(":", 1)[0], None, "note", n.split(": ", 1)[1]) for n in notes]
     for s in sources:
-        if isinstance(s, BlockSource):  # Zarr or .npy shards, as score and --dask read them
-            problems += _check_block_run(s, relevance, matrix_order)
+        if isinstance(s, BlockSource) or s.format == "matrix":  # (blocks: Zarr or .npy shards, as score and --dask read them)
+            problems += _check_matrix_run(s, relevance, matrix_order)
         elif s.format == "lists":
             problems += summarize(s.path, _check_list_run(s, relevance, index, spell))
-        elif s.format == "matrix":
-            problems += _check_matrix_run(s, relevance, matrix_order)
         elif s.format == "shrec2011":
             problems += _check_shrec2011_run(s, relevance, index, spell)
         else:
@@ -236,31 +235,22 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
     return found  # many of a kind: one summary line (summarize)
 
 
-def _check_matrix_run(source: RunSource, relevance: Relevance, matrix_order: str | None) -> list[Problem]:
-    from .join import read_matrix_run
+def _check_matrix_run(source: RunSource | BlockSource, relevance: Relevance, matrix_order: str | None) -> list[Problem]:
+    """A matrix read as scoring reads it (stored by blocks of rows: its shape, then
+    every block; a missing or corrupt chunk or shard is its error), then its cells."""
+    from .join import block_matrix_ids, read_matrix_run
 
-    try:
-        run = read_matrix_run(source, relevance, matrix_order)
-    except InputError as exc:
-        return [Problem(exc.path or source.path, exc.line, "error", _body(exc))]
-    m = run.matrix
     found: list[Problem] = []
-    for a in range(0, m.shape[0], 256):
-        _non_finite(found, source.path, a, np.asarray(m[a : a + 256], dtype=np.float64))
-    return _limited(found, source.path)
-
-
-def _check_block_run(source: BlockSource, relevance: Relevance, matrix_order: str | None) -> list[Problem]:
-    """A matrix stored by blocks of rows: its shape, then every block read as
-    scoring reads it (a missing or corrupt chunk or shard is its error)."""
-    from .join import block_matrix_ids
-
-    m = source.matrix
     try:
-        block_matrix_ids(source.path, m.shape, relevance, matrix_order)
-        found: list[Problem] = []
-        for a, b in m.blocks():
-            _non_finite(found, source.path, a, np.asarray(m.read(a, b), dtype=np.float64))
+        if isinstance(source, BlockSource):
+            m: Any = source.matrix
+            block_matrix_ids(source.path, m.shape, relevance, matrix_order)
+            blocks = ((a, m.read(a, b)) for a, b in m.blocks())
+        else:
+            m = read_matrix_run(source, relevance, matrix_order).matrix
+            blocks = ((a, m[a : a + 256]) for a in range(0, m.shape[0], 256))
+        for a, block in blocks:
+            _non_finite(found, source.path, a, np.asarray(block, dtype=np.float64))
     except InputError as exc:
         return [Problem(exc.path or source.path, exc.line, "error", _body(exc))]
     return _limited(found, source.path)
