@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,53 +42,46 @@ def detect_file_format(path: str) -> str | None:
     if path.endswith(".npy"):
         regular_file(path)
         return "matrix"
-    if is_binary_file(path) and not _trec_line(list(_first_lines(path))[-1:]):
+    if is_binary_file(path) and not _trec_line(_first_line(path)):
         return "matrix"  # (a TREC run with a NUL byte further on is a TREC run, refused by its reader)
     try:
-        lines = [raw.decode("utf-8") for raw in _first_lines(path)]
+        line = _first_line(path).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-    for line in lines:
-        f = line.split()
-        if not f:
-            continue
-        if is_shrec2011_header(line):
-            return "shrec2011"  # names:method:variant:institute
-        if len(f) > 2 and all(is_number(x) for x in f):
-            return "matrix"  # numbers only (a TREC line has a tag and a Q0 field)
-        if _trec_line([line.encode()]):
-            return "trec"  # a tag of several words: trec_eval reads its first
+    f = line.split()
+    if not f:
         return None
-    return None
+    if is_shrec2011_header(line):
+        return "shrec2011"  # names:method:variant:institute
+    if len(f) > 2 and all(is_number(x) for x in f):
+        return "matrix"  # numbers only (a TREC line has a tag and a Q0 field)
+    return "trec" if _trec_line(line.encode()) else None  # (a tag of several words: trec_eval reads its first)
 
 
-def _trec_line(lines: list[bytes]) -> bool:
-    """Whether the first of ``lines`` reads as a TREC run line (six fields or
-    more, the rank an integer and the score a number)."""
+def _trec_line(line: bytes) -> bool:
+    """Whether ``line`` reads as a TREC run line (six fields or more, the rank an
+    integer and the score a number)."""
     try:
-        f = lines[0].decode("utf-8").split() if lines else []
+        f = line.decode("utf-8").split()
     except UnicodeDecodeError:
         return False
     return len(f) >= 6 and is_integer(f[3]) and is_number(f[4])
 
 
-def _first_lines(path: str) -> Iterator[bytes]:
-    """The lines of a file up to its first one that is not blank (a BOM
-    dropped); not the whole file, and no line longer than ``MAX_LINE_BYTES``."""
+def _first_line(path: str) -> bytes:
+    """A file's first line that is not blank (a BOM dropped; b"" when none is), the
+    file read up to there only; a line longer than ``MAX_LINE_BYTES`` is an error."""
     with open_input(path) as fh:  # decompressed (gzip, bzip2, xz, zstd)
         n = 0
-        while True:
+        while raw := fh.readline(MAX_LINE_BYTES + 1):
             n += 1
-            raw = fh.readline(MAX_LINE_BYTES + 1)
-            if not raw:
-                return
             if not raw.endswith(b"\n") and len(raw) > MAX_LINE_BYTES:
                 raise line_too_long(path, n, len(raw) + rest_of_line(fh))
             if n == 1:
                 raw = raw.removeprefix(b"\xef\xbb\xbf")
-            yield raw
             if raw.strip():
-                return
+                return raw
+    return b""
 
 
 def _run_file(path: str, fmt: str) -> RunSource:
