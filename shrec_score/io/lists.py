@@ -32,15 +32,11 @@ def query_of(entry: str, known: Mapping[str, object], spell: Spell | None = None
 
     ``spell`` (``--strip-zeros``, ``--id-map``): the relevance's spelling of
     a run's id (``0012`` -> ``12``); the id comes back in that spelling."""
-    if spell is None:
-        if entry in known:
-            return entry
-        entry = strip_suffix(entry)
-        return entry if entry in known else entry.rsplit(".", 1)[0]
+    as_known = spell or str
     for name in (entry, strip_suffix(entry)):
-        if spell(name) in known:
-            return spell(name)
-    return spell(strip_suffix(entry).rsplit(".", 1)[0])
+        if as_known(name) in known:
+            return as_known(name)
+    return as_known(strip_suffix(entry).rsplit(".", 1)[0])
 
 
 #: The reason ``--lenient`` counts a query file without a target line under.

@@ -89,7 +89,6 @@ def read_shrec2011_run(
     start, _ = _header(path)
     known = set(query_ids) | set(ignorable)
     rows: dict[str, list[tuple[int, list[str]]]] = {}
-    first_line: dict[str, int] = {}
     last_rank: dict[str, tuple[float, str]] = {}
     current = None
     for n, query, rank, dist, result, rank_text in _lines(path, start):
@@ -99,12 +98,11 @@ def read_shrec2011_run(
                 drops["lines of unknown queries dropped"] += 1
                 continue
             raise InputError(path, n, "expected a query id of the classification", f"unknown query {shown(query)}")
-        if q != current and q in first_line:
-            raise InputError(path, n, f"expected the lines of a query together; query {shown(query)} started at line {first_line[q]}")
+        if q != current and q in rows:
+            raise InputError(path, n, f"expected the lines of a query together; query {shown(query)} started at line {rows[q][0][0]}")
         current = q
         if q in last_rank and rank <= last_rank[q][0]:
             raise InputError(path, n, f"expected ranks that increase down the file; rank {rank_text} follows rank {last_rank[q][1]}")
-        first_line.setdefault(q, n)
         last_rank[q] = (rank, rank_text)
         rows.setdefault(q, []).append((n, [result, dist]))
     missing_lists(source, query_ids, rows, drops=drops, missing_ok=missing_ok)
