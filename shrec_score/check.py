@@ -1,18 +1,6 @@
-"""Pre-submission check of runs: every problem, one line each, without scoring.
-
-``shrec-score check RUNS --relevance ...`` prints ``file:line: level: message``
-lines.  Levels:
-
-* ``error``: the run would not score (unknown target id, a target listed
-  twice, a missing query, a file for an unknown query, an empty list, a
-  distance that is not a number, NaN, a matrix of the wrong shape, bytes that
-  are not UTF-8, a malformed line, a line longer than 1 MiB, an entry that is
-  not a regular file or cannot be read, a file name that is not UTF-8);
-* ``warning``: it scores, but something looks wrong (infinite distances,
-  distances that decrease down a ranked list: smaller must mean more similar);
-* ``note``: worth knowing (a list shorter than the collection).
-
-Exit status 0 when nothing is an error, 2 otherwise.
+"""Pre-submission check of runs (``shrec-score check``): every problem, one
+``file:line: level: message`` line each, without scoring; the levels and what
+each means: docs/inputs.md, "Checking runs and lenient scoring".
 """
 
 from __future__ import annotations
@@ -22,6 +10,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -54,10 +43,13 @@ class Problem:
     level: str  # error, warning, note
     message: str
 
+    @property
+    def where(self) -> str:
+        return visible(self.path) if self.line is None else f"{visible(self.path)}:{self.line}"
+
     def __str__(self) -> str:
         """One line: the path and the message escaped (a newline in a file name shows as ``\\n``)."""
-        where = visible(self.path) if self.line is None else f"{visible(self.path)}:{self.line}"
-        return f"{where}: {self.level}: {visible(self.message)}"
+        return f"{self.where}: {self.level}: {visible(self.message)}"
 
 
 def check_runs(
@@ -70,11 +62,7 @@ def check_runs(
     id_map: str | None = None,
 ) -> list[Problem]:
     """Validate every run; returns the problems (empty: the runs would score).
-
-    A kind of problem found more than :data:`EXAMPLES` times in a run is one
-    summary line (:func:`summarize`).  ``strip_zeros``, ``id_map``: how the
-    runs spell ids (:func:`shrec_score.join.id_spelling`), as scoring reads them.
-    """
+    ``strip_zeros``, ``id_map``: how the runs spell ids (:func:`shrec_score.join.id_spelling`)."""
     from .join import SpelledIndex, id_spelling
 
     problems: list[Problem] = []
@@ -86,12 +74,10 @@ def check_runs(
     index = relevance.target_index if spell is None else SpelledIndex(relevance.target_index, spell)
     problems += [Problem(n.split(":", 1)[0], None, "note", n.split(": ", 1)[1]) for n in notes]
     for s in sources:
-        if isinstance(s, BlockSource):  # Zarr or .npy shards, as score and --dask read them
-            problems += _check_block_run(s, relevance, matrix_order)
+        if isinstance(s, BlockSource) or s.format == "matrix":  # (blocks: Zarr or .npy shards, as score and --dask read them)
+            problems += _check_matrix_run(s, relevance, matrix_order)
         elif s.format == "lists":
             problems += summarize(s.path, _check_list_run(s, relevance, index, spell))
-        elif s.format == "matrix":
-            problems += _check_matrix_run(s, relevance, matrix_order)
         elif s.format == "shrec2011":
             problems += _check_shrec2011_run(s, relevance, index, spell)
         else:
@@ -115,9 +101,8 @@ _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?![\w.])")
 
 def summarize(run: str, found: list[Problem]) -> list[Problem]:
     """One line per kind of problem (:func:`kind_of`, same level) found more than
-    :data:`EXAMPLES` times in the run ``run``: the count, the kind, the first
-    examples (file:line and the first message); other problems as they are,
-    in order (a summary line where its kind was first found)."""
+    :data:`EXAMPLES` times in the run ``run`` (where its kind was first found);
+    other problems as they are, in order."""
     groups: dict[tuple[str, str], list[Problem]] = {}
     for p in found:
         groups.setdefault((p.level, kind_of(p.message)), []).append(p)
@@ -127,7 +112,7 @@ def summarize(run: str, found: list[Problem]) -> list[Problem]:
         if len(group) <= EXAMPLES:
             out.append(p)
         elif p is group[0]:
-            where = ", ".join(visible(q.path) if q.line is None else f"{visible(q.path)}:{q.line}" for q in group[:EXAMPLES])
+            where = ", ".join(q.where for q in group[:EXAMPLES])
             out.append(Problem(run, None, p.level, f"{len(group)} x {kind_of(p.message)} (first: {where}; {p.message})"))
     return out
 
@@ -145,14 +130,6 @@ def _limited(found: list[Problem], path: str) -> list[Problem]:
         return found
     rest = len(found) - PER_FILE
     return found[:PER_FILE] + [Problem(path, None, "note", f"{rest} more problem(s) in this file not listed")]
-
-
-def _decode(path: str) -> tuple[str | None, Problem | None]:
-    """The text of a query file that :func:`_check_list_run` stat'ed as a regular file."""
-    try:
-        return decode_text(path, read_bytes(path, checked=True)), None
-    except InputError as exc:
-        return None, Problem(path, exc.line, "error", _body(exc))
 
 
 def _check_shrec2011_run(source: RunSource, relevance: Relevance, index: Mapping[str, int], spell: Spell | None) -> list[Problem]:
@@ -201,22 +178,18 @@ def _check_list_run(source: RunSource, relevance: Relevance, index: Mapping[str,
         stems = [os.path.basename(p.path) for p in out]
         hint = id_hint([s.rsplit(".", 1)[0] for s in stems], list(known))
         return [Problem(source.path, None, "error", f"no file of run {shown(source.name)} names a query; {hint}")]
-    missing = [q for q in relevance.query_ids if q not in files]
-    for q in missing:
-        out.append(Problem(source.path, None, "error", f"no ranked list for query {shown(q)}"))
-    self_of = {q: int(i) for q, i in zip(relevance.query_ids, relevance.self_index)}
-    full_length = relevance.collection_size
+    out += [Problem(source.path, None, "error", f"no ranked list for query {shown(q)}") for q in relevance.query_ids if q not in files]
     for q, path in files.items():
-        if q in relevance.ignorable_queries or path in refused:
-            continue
-        out += _check_list_file(path, q, relevance, index, full_length - (1 if self_of.get(q, -1) >= 0 else 0) if full_length else None)
+        if q not in relevance.ignorable_queries and path not in refused:
+            out += _check_list_file(path, q, relevance, index)
     return out
 
 
-def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapping[str, int], full_length: int | None) -> list[Problem]:
-    text, bad = _decode(path)
-    if text is None:
-        return [bad] if bad is not None else []
+def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapping[str, int]) -> list[Problem]:
+    try:
+        text = decode_text(path, read_bytes(path, checked=True))  # _check_list_run stat'ed it
+    except InputError as exc:
+        return [Problem(path, exc.line, "error", _body(exc))]
     found: list[Problem] = []
     rows = list_rows(text, None if relevance.keeps_own_item else query_id)  # ShapeNet: a query-id line is the query ranked first
     if not rows:
@@ -227,6 +200,7 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
     decreasing = 0
     own = relevance.query_ids.index(query_id) if query_id in relevance.query_ids else -1
     self_id = relevance.target_ids[relevance.self_index[own]] if own >= 0 and relevance.self_index[own] >= 0 else None
+    full_length = relevance.collection_size - (self_id is not None) if relevance.collection_size else None
     n_targets = 0
     for line in lines:
         n = line.n
@@ -261,31 +235,22 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
     return found  # many of a kind: one summary line (summarize)
 
 
-def _check_matrix_run(source: RunSource, relevance: Relevance, matrix_order: str | None) -> list[Problem]:
-    from .join import read_matrix_run
+def _check_matrix_run(source: RunSource | BlockSource, relevance: Relevance, matrix_order: str | None) -> list[Problem]:
+    """A matrix read as scoring reads it (stored by blocks of rows: its shape, then
+    every block; a missing or corrupt chunk or shard is its error), then its cells."""
+    from .join import block_matrix_ids, read_matrix_run
 
-    try:
-        run = read_matrix_run(source, relevance, matrix_order)
-    except InputError as exc:
-        return [Problem(exc.path or source.path, exc.line, "error", _body(exc))]
-    m = run.matrix
     found: list[Problem] = []
-    for a in range(0, m.shape[0], 256):
-        _non_finite(found, source.path, a, np.asarray(m[a : a + 256], dtype=np.float64))
-    return _limited(found, source.path)
-
-
-def _check_block_run(source: BlockSource, relevance: Relevance, matrix_order: str | None) -> list[Problem]:
-    """A matrix stored by blocks of rows: its shape, then every block read as
-    scoring reads it (a missing or corrupt chunk or shard is its error)."""
-    from .join import block_matrix_ids
-
-    m = source.matrix
     try:
-        block_matrix_ids(source.path, m.shape, relevance, matrix_order)
-        found: list[Problem] = []
-        for a, b in m.blocks():
-            _non_finite(found, source.path, a, np.asarray(m.read(a, b), dtype=np.float64))
+        if isinstance(source, BlockSource):
+            m: Any = source.matrix
+            block_matrix_ids(source.path, m.shape, relevance, matrix_order)
+            blocks = ((a, m.read(a, b)) for a, b in m.blocks())
+        else:
+            m = read_matrix_run(source, relevance, matrix_order).matrix
+            blocks = ((a, m[a : a + 256]) for a in range(0, m.shape[0], 256))
+        for a, block in blocks:
+            _non_finite(found, source.path, a, np.asarray(block, dtype=np.float64))
     except InputError as exc:
         return [Problem(exc.path or source.path, exc.line, "error", _body(exc))]
     return _limited(found, source.path)

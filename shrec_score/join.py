@@ -1,10 +1,6 @@
-"""Join: parsed runs matched with the relevance model, and ranked.
-
-The readers in :mod:`shrec_score.io` only parse bytes.  Here a matrix gets
-its rows mapped to queries and its columns to targets (``--matrix-order``),
-and a TREC run gets its ids mapped to targets, its lines put in trec_eval's
-order (:func:`trec_order`), its repeats found and the query's own item
-dropped.
+"""Join: parsed runs matched with the relevance model, and ranked: a matrix's
+rows and columns mapped to queries and targets (``--matrix-order``), a TREC
+run's ids to targets, its lines put in trec_eval's order, its repeats found.
 """
 
 from __future__ import annotations
@@ -18,7 +14,7 @@ import numpy as np
 from .errors import InputError, shown
 from .io.idmap import read_id_map
 from .io.matrix import read_matrix
-from .io.runs import is_int
+from .io.numbers import is_integer
 from .io.submissions import id_hint
 from .model import MatrixRun, RankedRun, RunSource, group_tie_starts
 from .ranking import drop_own_items, score_groups
@@ -33,18 +29,10 @@ def strip_zeros(run_id: str) -> str:
 
 
 def id_spelling(relevance: Relevance, *, strip: bool = False, id_map: str | None = None) -> Callable[[str], str] | None:
-    """The one place where a run's spelling of an id meets the relevance's.
-
-    Returns the function that gives, for an id as a run spells it (a file
-    name, a target of a list, a TREC topic or docno, a SHREC 2011 query or
-    result), the relevance's spelling: first ``id_map`` (the two-column file
-    of :func:`shrec_score.io.idmap.read_id_map`: the run's spelling, the
-    relevance's), then with ``strip``, the relevance's id that has the same
-    spelling without leading zeros.  An id the relevance spells as given
-    stays; an id that matches nothing stays as the run spells it (and is an
-    unknown id as usual).  None when neither option is given (ids compared
-    as they are).  Query and target ids alike; a matrix holds no ids (its
-    rows and columns follow the classifications).
+    """The one place where a run's spelling of an id (query or target, any run
+    format but a matrix) meets the relevance's: the function from the first to
+    the second by ``id_map``, then ``strip`` (docs/inputs.md, "Ids spelled
+    otherwise"); None when neither is given.
     """
     if not strip and id_map is None:
         return None
@@ -107,18 +95,14 @@ def spelled_ids(array: Any, spell: Callable[[str], str] | None) -> Any:
 
 
 def matrix_axis(ids: list[str], order: str | None, what: str, source: str) -> list[str]:
-    """The id of each matrix row (or column) under ``--matrix-order``.
-
-    ``listing``: the i-th id of the ``.cla`` (PSB tools); ``numeric``: ids are
-    integers and row i holds the i-th smallest (id i when ids are 0..n-1, as
-    the SHREC 2021 evaluator does).  With no order given, integer ids whose
-    numeric order differs from the listing order are refused.
-    """
-    all_int = all(is_int(x) for x in ids)
+    """The id of each matrix row (or column) under ``--matrix-order`` (docs/inputs.md,
+    "Dissimilarity matrices"): integer ids whose numeric order differs from the
+    listing order are refused when no order is given."""
+    all_int = all(is_integer(x) for x in ids)
     numeric = sorted(ids, key=int) if all_int else None
     if order == "numeric":
         if numeric is None:
-            bad = next(x for x in ids if not is_int(x))
+            bad = next(x for x in ids if not is_integer(x))
             raise InputError(source, None, f"expected integer {what} ids for --matrix-order numeric", shown(bad))
         return numeric
     if order is None and numeric is not None and numeric != ids:
@@ -166,9 +150,8 @@ def matrix_run(name: str, path: str, matrix: Any, relevance: Relevance, row_ids:
 
 # -- TREC runs -----------------------------------------------------------------
 
-#: Lines of whole queries whose target ids are dictionary-encoded at once: the
-#: hash table stays in the CPU cache (3-5x faster than one encoding of a
-#: 10-million-line column, whose table does not).
+#: Lines of whole queries whose target ids are dictionary-encoded at once (the
+#: hash table stays in the CPU cache: 3-5x faster than one 10M-line encoding).
 BATCH_LINES = 16_384
 
 
@@ -187,17 +170,9 @@ def read_trec_run(
     ties: bool = False,
     spell: Callable[[str], str] | None = None,
 ) -> tuple[RankedRun, list[str]]:
-    """Read a TREC run and rank it as trec_eval does (:func:`trec_order`).
-
-    ``ties``: the run also carries its tie groups (equal scores within a
-    topic, compared as the parsed doubles; :attr:`RankedRun.tie_start`).
-    Topics of the run that the relevance does not know are passed over (as
-    trec_eval does), with a note.
-
-    The lines are put query by query (in relevance order), then taken a few
-    thousand lines of whole queries at a time (:func:`_join_batches`): their
-    target ids are told apart (a repeat is an error), the judged ones found,
-    and the lines ordered.
+    """Read a TREC run and rank it as trec_eval does (:func:`trec_order`); topics the
+    relevance does not know are passed over with a note.  ``ties``: the run carries
+    its tie groups (equal scores within a topic, compared as the parsed doubles).
     """
     from .io.trec import (
         arrow_indices,
@@ -264,11 +239,10 @@ def read_trec_run(
 
 
 def _query_rows(path: str, queries: Any, relevance: Relevance, notes: list[str]) -> tuple[np.ndarray, np.ndarray | None]:
-    """The relevance row of every line kept, ascending (the lines of a query
-    together, in relevance order), and which lines are kept in which order
-    (None: every line, in file order).  Lines of topics the relevance does
-    not know are passed over with a note.  Only the first id of every run
-    of lines with one query id is looked up."""
+    """The relevance row of every line kept, ascending, and which lines are kept in
+    which order (None: every line, in file order); lines of unknown topics are
+    passed over with a note.  Only the first id of every run of lines of one
+    query id is looked up."""
     import pyarrow.compute as pc
 
     from .io.trec import arrow_indices, arrow_numpy
@@ -313,17 +287,14 @@ def _collection_targets(docs: Any, relevance: Relevance) -> np.ndarray:
 def _join_batches(
     path: str, docs: Any, rowq: np.ndarray, scores: np.ndarray, relevance: Relevance, *, lenient: bool
 ) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
-    """trec_eval's order of the lines (the lines of a query together;
-    :func:`trec_order`), per line an identity of its id among the ids of its
-    query (``lenient``; else an id ranked twice for one query is an error
-    naming both lines) and its target index among the targets judged for
-    its query (an open collection; :attr:`~Relevance.unjudged` for the
-    others).
+    """trec_eval's order of the lines (:func:`trec_order`), per line an identity of
+    its id within its query (``lenient``; else an id ranked twice for one query is
+    an error naming both lines) and its target among the targets judged for its
+    query (an open collection; :attr:`~Relevance.unjudged` for the others).
 
-    About :data:`BATCH_LINES` lines of whole queries at a time, after the
-    ids judged for their queries, are dictionary-encoded in one call: the
-    code tells the ids apart (made distinct between batches: the identity),
-    and a code among the first ones is a judged id.
+    About :data:`BATCH_LINES` lines of whole queries at a time, after the ids
+    judged for their queries, are dictionary-encoded in one call: the code tells
+    the ids apart, and a code among the first ones is a judged id.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -368,14 +339,10 @@ def _join_batches(
 
 
 def trec_order(rowq: np.ndarray, scores: np.ndarray, docs: Any) -> np.ndarray | None:
-    """trec_eval's order of the lines of each query, or None when the lines are in it.
-
-    ``rowq`` (the lines of a query together, ascending) stays as it is;
-    within a query: score descending, then target id descending (bytes
-    compared as ``strcmp`` does, in ``docs``, a pyarrow string array).  A
-    file whose scores do not increase within a query (the usual run file)
-    is only fixed up within its runs of equal scores; the ids are compared
-    only there.
+    """trec_eval's order of the lines of each query (``rowq``, ascending, stays), or
+    None when the lines are in it: score descending, then target id descending
+    (bytes compared as ``strcmp`` does, in ``docs``, a pyarrow string array), the
+    ids compared only within runs of equal scores.
     """
     import pyarrow as pa
     import pyarrow.compute as pc

@@ -1,10 +1,6 @@
 """Command line: parse, call one API function, render.  No arithmetic here.
-
-:func:`main` is the console script: the click commands
-(:mod:`~shrec_score.cli.commands`) under the exit statuses and the signal
-handling of a command-line tool.  What a scoring prints and writes (the
-report, the output folders, the progress bar) is in
-:mod:`~shrec_score.cli.outputs`.
+:func:`main` runs the click commands (:mod:`~shrec_score.cli.commands`) under
+a command-line tool's exit statuses and signal handling.
 """
 
 from __future__ import annotations
@@ -24,15 +20,9 @@ __all__ = ["BadInput", "_ProgressBar", "cli", "main"]
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point.  Exit status: 0 done, 2 bad input or an
-    environment error (a missing or unreadable file, a full disk, out of
-    memory...), 130 interrupted (SIGINT, Ctrl-C), 143 terminated (SIGTERM),
-    1 an internal error (a bug: please report it).
-
-    Leaves through ``SystemExit`` like any click program, so ``atexit``
-    handlers, a caller's ``finally``, profilers and coverage all run.  The
-    SIGINT/SIGTERM handlers are installed for the call only (from the main
-    thread) and the caller's handlers are put back on the way out.
+    """Console-script entry point; its exit statuses: docs/errors.md.  Leaves through
+    ``SystemExit`` like any click program (``atexit``, a caller's ``finally`` run);
+    the SIGINT/SIGTERM handlers are the call's only (:class:`.signals.Interrupts`).
     """
     with Interrupts() as stops:
         try:

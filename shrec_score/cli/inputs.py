@@ -1,13 +1,8 @@
-"""The options every command that reads runs takes (``score``, ``check``,
-``ties``), defined once: the inputs, the ``--config`` preset and what a
-scoring computes.  :class:`Inputs` reads them (a flag over the preset's key
-over the default) into the one :class:`~shrec_score.options.Options` the
-library takes, so a preset checks and reports ties as it scores.
-
-Two command-line habits are refused in one line (exit status 2) rather
-than guessed at: an option given twice, which click would silently keep the
-last of (only ``-m`` and ``--cutoffs`` add up, as trec_eval's ``-m`` does),
-and trec_eval's ``-q`` / ``-c``, which mean ``--queries`` / ``--config`` here.
+"""The options every command that reads runs takes (``score``, ``check``, ``ties``),
+defined once; :class:`Inputs` reads them (a flag over the preset's key over the
+default) into the one :class:`~shrec_score.options.Options` the library takes.
+An option given twice (docs/usage.md) and trec_eval's ``-q`` / ``-c`` given no
+file are refused in one line, exit 2.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""Where a scoring goes: the report printed on stdout (:func:`render`), the
-``--out``, ``--plots`` and ``--html`` folders written as one transaction
-(:class:`Outputs`, :func:`html_folder`) and the progress bar on stderr
-(:class:`ProgressBar`).
-
-A folder that conflicts with another (inside RUNS, ``--out`` inside
-``--html``...) is an :class:`~shrec_score.errors.OptionError`, refused
-before any input is read.
+"""Where a scoring goes: the report on stdout (:func:`render`), the ``--out``,
+``--plots`` and ``--html`` folders as one transaction (:class:`Outputs`; folders
+that conflict are an OptionError before any input is read) and the progress
+bar on stderr (:class:`ProgressBar`).
 """
 
 from __future__ import annotations
@@ -60,14 +56,9 @@ def prefix_in(out: str, folder: str, flag: str) -> str | None:
 
 
 class Outputs:
-    """``--out``, ``--plots`` and ``--html`` as transactions (:mod:`shrec_score.outdir`):
-    both folders are locked on entry, so a second scoring into them fails
-    before it reads anything; :meth:`commit` replaces them together, all or
-    none (:func:`~shrec_score.outdir.commit_together`).  A
-    ``--plots`` or ``--html`` folder inside ``--out`` is part of the same
-    unit (and the page then links the CSV files).  Output
-    folders inside a RUNS folder are refused: the next scoring would read
-    them as runs."""
+    """``--out``, ``--plots`` and ``--html`` as transactions (:mod:`shrec_score.outdir`),
+    locked on entry and replaced together by :meth:`commit`, all or none; a folder
+    inside ``--out`` is part of its unit (the page then links the CSV files)."""
 
     def __init__(
         self, runs: Sequence[str], out: str | None, plots: str | None, html: str | None = None, page: dict[str, Any] | None = None
@@ -137,21 +128,17 @@ class Outputs:
                 up = "../" * self.html_prefix.count("/")
                 links = {name: up + name for name in csv}
             pages = html_files(report, title=self.page.get("title"), description=self.page.get("description"), date=page_date(), figures=figures if self.want_plots else None, links=links)
-        if self.plots is not None:
-            for name, data in figures.items():
-                self.plots.add(name, data)
-        if self.html is not None:
-            for name, text in pages.items():
-                self.html.add(name, text)
-        if self.out is not None:
-            for name, text in csv.items():
-                self.out.add(name, text)
-            if self.plots_prefix is not None:
-                for name, data in figures.items():
-                    self.out.add(self.plots_prefix + name, data)
-            if self.html_prefix is not None:
-                for name, text in pages.items():
-                    self.out.add(self.html_prefix + name, text)
+        places: list[tuple[Any, str | None, dict[str, Any]]] = [
+            (self.plots, "", figures),
+            (self.html, "", pages),
+            (self.out, "", csv),
+            (self.out, self.plots_prefix, figures),
+            (self.out, self.html_prefix, pages),
+        ]
+        for folder, prefix, files in places:
+            if folder is not None and prefix is not None:
+                for name, data in files.items():
+                    folder.add(prefix + name, data)
         from ..outdir import commit_together
 
         # every folder of one scoring, or none (issue 30.13)

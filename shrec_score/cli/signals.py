@@ -1,17 +1,11 @@
 """SIGINT and SIGTERM for the command line: exit 130 / 143, one line, no output published.
 
-The library installs no handler; :func:`shrec_score.cli.main` installs these
-for the call only.  A signal's handler runs in the main thread, between two
-bytecodes of whatever that thread is running, which may be a place that
-swallows exceptions: a ``gc`` callback (distributed registers one while a
-scheduler lives in the process), a ``__del__`` method, a weakref callback,
-or library code that catches every exception.  So the handler both raises
-:class:`Stopped` (the fast way out, through every ``finally``) and records
-the signal; the command checks the record (:meth:`Interrupts.check`) where
-nothing swallows it: on every progress report and before an output folder
-is published, and :func:`~shrec_score.cli.main` checks it once more on the
-way out.  A swallowed :class:`Stopped` is not reported as "Exception
-ignored" (its traceback would be many lines).
+The handler runs between two bytecodes of the main thread, maybe where an
+exception is swallowed (a ``gc`` callback as distributed registers, a
+``__del__``, code that catches everything).  So it both raises :class:`Stopped`
+and records the signal, which the command checks where nothing swallows it
+(:meth:`Interrupts.check`: every progress report, before an output folder is
+published, on the way out of :func:`~shrec_score.cli.main`).
 """
 
 from __future__ import annotations
@@ -26,11 +20,9 @@ from typing import Any
 
 
 class Stopped(BaseException):
-    """SIGINT or SIGTERM, raised in the main thread so that every ``finally``
-    and ``with`` block runs on the way out (workers stopped, staging folders
-    removed, the terminal's cursor restored).  A BaseException, and not a
-    KeyboardInterrupt, so that no ``except Exception`` and not click's own
-    Ctrl-C handling ("Aborted!", exit 1) catches it."""
+    """SIGINT or SIGTERM, raised in the main thread so that every ``finally`` runs; a
+    BaseException but no KeyboardInterrupt, so that neither ``except Exception``
+    nor click's Ctrl-C handling ("Aborted!", exit 1) catches it."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
@@ -38,16 +30,10 @@ class Stopped(BaseException):
 
 
 class Interrupts:
-    """The handlers of one call of the command line, and the signal they got.
-
-    ``with Interrupts() as stops:`` installs the SIGINT / SIGTERM handlers
-    (from the main thread; elsewhere the caller's stay) and a filter of
-    ``sys.unraisablehook``; both are put back on leaving.  ``stops.signum``
-    is the first signal received (None before).  The first signal raises
-    :class:`Stopped`; a later one raises only if Python reported the last
-    raise swallowed (a second Ctrl-C must not break the clean-up of the
-    first).
-    """
+    """The handlers of one call of the command line (installed from the main thread
+    only, with a filter of ``sys.unraisablehook``, all put back on leaving) and
+    ``signum``, the first signal received.  A later signal raises only if the last
+    raise was swallowed (a second Ctrl-C must not break the first's clean-up)."""
 
     def __init__(self) -> None:
         self.signum: int | None = None
@@ -95,13 +81,10 @@ DASK_LOGGERS = ("distributed", "tornado", "asyncio", "bokeh")
 
 @contextmanager
 def quiet_dask_logs() -> Iterator[None]:
-    """distributed's loggers (and tornado's and asyncio's, whose loops it
-    runs) silent for the block, their levels put back after.  On a cluster
-    the tool's own messages say what failed in one line; distributed's logs
-    of a worker lost, a connection closed by Ctrl-C or a task cancelled would
-    add dozens to hundreds of lines.  distributed is imported first: its
-    import sets its loggers' levels (from dask's config), which must not undo
-    these."""
+    """distributed's loggers (and those of the loops it runs) silent for the block,
+    their levels put back after: the tool says what failed in one line, where
+    distributed would log hundreds.  distributed is imported first (its import
+    sets its loggers' levels, which must not undo these)."""
     import distributed  # noqa: F401  (configures its loggers)
 
     names = [n for n in list(logging.root.manager.loggerDict) if n.split(".")[0] in DASK_LOGGERS]

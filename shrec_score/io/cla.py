@@ -1,17 +1,12 @@
-"""Reader of Princeton Shape Benchmark ``.cla`` classification files.
-
-Format (PSB 1)::
+"""Reader of Princeton Shape Benchmark ``.cla`` classification files (PSB 1)::
 
     PSB 1
     numClasses numModels
-    <blank>
     className parentClassName numModelsInClass
-    modelId
     modelId
     ...
 
-Parent ``0`` is the root.  White space is free (blank lines, CRLF, trailing
-spaces).  Classes may hold no models (pure parents) or models and children.
+The rules: docs/inputs.md, "Relevance".
 """
 
 from __future__ import annotations
@@ -28,14 +23,9 @@ from .trec import fields as blank_fields
 
 
 def read_classification(path: str | os.PathLike[str]) -> Classification:
-    """Read a PSB ``.cla`` file, checking it against its header.
-
-    Raises
-    ------
-    InputError
-        On a missing ``PSB 1`` header, counts that disagree with the header, a
-        model id listed twice, a duplicate class or an undefined parent class.
-    """
+    """Read a PSB ``.cla`` file, checking it against its header (an :class:`InputError`
+    for a missing ``PSB 1``, counts that disagree, a model id listed twice, a duplicate
+    class or an undefined parent class)."""
     path = os.fspath(path)
     lines = [(n, blank_fields(line)) for n, line in read_text_lines(path)]  # the TREC files' field rule: U+2028 or NBSP is part of a name
     lines = [(n, f) for n, f in lines if f]
@@ -51,27 +41,18 @@ def read_classification(path: str | os.PathLike[str]) -> Classification:
         raise InputError(path, n, 'expected "numClasses numModels" (two whole numbers)', shown(" ".join(fields)))
     n_classes_declared, n_models_declared = int(fields[0]), int(fields[1])
 
-    class_names: list[str] = []
-    class_parents: list[str] = []
-    class_lines: list[int] = []
-    class_at: dict[str, int] = {}
-    ids: list[str] = []
+    classes: dict[str, tuple[str, int]] = {}  # name -> (parent, line), in file order
+    seen: dict[str, tuple[str, int]] = {}  # model id -> (class, line), in file order
     labels: list[int] = []
-    seen: dict[str, tuple[str, int]] = {}
-
     i = 2
     while i < len(lines):
         n, fields = lines[i]
         if len(fields) != 3 or not is_count(fields[2]):
             raise InputError(path, n, 'expected a class line "name parent count"', f"{len(fields)} field(s) {shown(' '.join(fields))}")
         name, parent, count = fields[0], fields[1], int(fields[2])
-        if name in class_at:
-            raise InputError(path, n, f"expected each class once; class {shown(name)} is already defined at line {class_lines[class_at[name]]}")
-        class_at[name] = len(class_names)
-        class_names.append(name)
-        class_parents.append(parent)
-        class_lines.append(n)
-        label = class_at[name]
+        if name in classes:
+            raise InputError(path, n, f"expected each class once; class {shown(name)} is already defined at line {classes[name][1]}")
+        classes[name] = (parent, n)
         for k in range(count):
             i += 1
             if i >= len(lines):
@@ -86,16 +67,15 @@ def read_classification(path: str | os.PathLike[str]) -> Classification:
                 other_class, other_line = seen[model]
                 raise InputError(path, m, f"expected each model id once; {shown(model)} is already listed in class {shown(other_class)} at line {other_line}")
             seen[model] = (name, m)
-            ids.append(model)
-            labels.append(label)
+            labels.append(len(classes) - 1)
         i += 1
 
-    for name, parent, line in zip(class_names, class_parents, class_lines):
-        if parent != "0" and parent not in class_at:
+    for name, (parent, line) in classes.items():
+        if parent != "0" and parent not in classes:
             raise InputError(path, line, f"expected parent class {shown(parent)} of class {shown(name)} to be defined in the file (or 0 for the root)")
-    if len(class_names) != n_classes_declared:
-        raise InputError(path, lines[1][0], f"header declares {n_classes_declared} classes", f"{len(class_names)} class lines")
-    if len(ids) != n_models_declared:
-        raise InputError(path, lines[1][0], f"header declares {n_models_declared} models", f"{len(ids)} model ids")
-    return Classification(path, class_names, class_parents, ids, np.asarray(labels, dtype=np.int32))
-
+    if len(classes) != n_classes_declared:
+        raise InputError(path, lines[1][0], f"header declares {n_classes_declared} classes", f"{len(classes)} class lines")
+    if len(seen) != n_models_declared:
+        raise InputError(path, lines[1][0], f"header declares {n_models_declared} models", f"{len(seen)} model ids")
+    parents = [p for p, _ in classes.values()]
+    return Classification(path, list(classes), parents, list(seen), np.asarray(labels, dtype=np.int32))

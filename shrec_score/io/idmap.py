@@ -1,11 +1,5 @@
-"""Reader of ``--id-map`` files: how a run spells ids, and how the relevance does.
-
-Two columns a line, separated by blanks or by one comma: the run's
-spelling, then the relevance's (``model_0012 12``).  Blank lines and lines
-starting with ``#`` are passed over.  Lines end by the project's rule
-(:func:`shrec_score.io.text.text_lines`).  A line without two columns, or a
-run spelling mapped twice, is an :class:`~shrec_score.errors.InputError`
-naming the file and line.
+"""Reader of ``--id-map`` files (two columns a line: the run's spelling of an id,
+then the relevance's); the rules: docs/inputs.md, "Ids spelled otherwise".
 """
 
 from __future__ import annotations

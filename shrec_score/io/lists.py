@@ -1,19 +1,11 @@
-"""Reader of ranked-list runs: one file per query, one target per line.
+"""Reader of ranked-list runs: one file per query, one target per line (the
+rules: docs/inputs.md, "Runs" and "Checking runs and lenient scoring").
 
-A run folder holds one file per query, named after the query id with or
-without an extension.  Each non-blank line is ``target_id [distance]``; the
-order of the lines is the ranking (distances are checked, not used to
-re-rank).  A first line holding only the query id (SHREC 2012/2014
-submissions) is skipped.  The lists are returned as the files give them: the
-query's own item (all-against-all) is dropped by the ranking step
-(:func:`shrec_score.ranking.drop_own_items`).
-
-Two readers, one answer: :func:`read_list_run` parses a run's files many at
-a time with pyarrow (:mod:`.lists_batch`, the fast pass, which only
-accepts), and every file that pass doubts goes to the line reader
-(:func:`parse_list`), which names each problem (file, line, what was
-expected) or applies the ``--lenient`` rules.  Both give the same lists and
-distances; ``tests/test_lists_batch.py`` holds them to it.
+Two readers, one answer: :func:`read_list_run` parses a run's files many at a
+time with pyarrow (:mod:`.lists_batch`, which only accepts), and every file
+that pass doubts goes to the line reader (:func:`parse_list`), which names
+each problem or applies the ``--lenient`` rules; ``tests/test_lists_batch.py``
+holds them to the same lists and distances.
 """
 
 from __future__ import annotations
@@ -21,7 +13,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Literal, NamedTuple, overload
+from typing import Literal, NamedTuple
 
 import numpy as np
 
@@ -40,15 +32,11 @@ def query_of(entry: str, known: Mapping[str, object], spell: Spell | None = None
 
     ``spell`` (``--strip-zeros``, ``--id-map``): the relevance's spelling of
     a run's id (``0012`` -> ``12``); the id comes back in that spelling."""
-    if spell is None:
-        if entry in known:
-            return entry
-        entry = strip_suffix(entry)
-        return entry if entry in known else entry.rsplit(".", 1)[0]
+    as_known = spell or str
     for name in (entry, strip_suffix(entry)):
-        if spell(name) in known:
-            return spell(name)
-    return spell(strip_suffix(entry).rsplit(".", 1)[0])
+        if as_known(name) in known:
+            return as_known(name)
+    return as_known(strip_suffix(entry).rsplit(".", 1)[0])
 
 
 #: The reason ``--lenient`` counts a query file without a target line under.
@@ -59,15 +47,10 @@ def query_files(
     folder: str, known_queries: Mapping[str, object], *, drops: Counter[str] | None = None, spell: Spell | None = None
 ) -> dict[str, str]:
     """Map query id -> file in ``folder``; a file whose name is no query is an error
-    (counted and passed over when ``drops`` is given).  When files are there
-    but none is named after a query, that is an error even with ``drops``
-    (:func:`no_query_error`: the ids are likely spelled otherwise).
-
-    Sub-folders and clutter (:func:`is_clutter`: dot-files, ``readme.txt``,
-    ``Thumbs.db``, ``__MACOSX/`` ...; the run discovery notes them) are
-    passed over; an entry that is neither a regular file nor a folder (a
-    FIFO, a device), cannot be reached, or whose name is not UTF-8 is an
-    error (see :func:`shrec_score.io.text.folder_entries`).
+    (counted and passed over when ``drops`` is given), and so is a folder none of
+    whose files names a query, even with ``drops`` (:func:`no_query_error`).
+    Sub-folders and clutter (:func:`is_clutter`) are passed over; every entry is
+    checked by :func:`shrec_score.io.text.folder_entries`.
     """
     out: dict[str, str] = {}
     unknown: list[str] = []
@@ -93,74 +76,29 @@ def query_files(
     return out
 
 
-@overload
 def read_ranked_list(
     path: str,
     query_id: str,
     target_index: Mapping[str, int],
     *,
-    with_distances: Literal[False] = ...,
-    drops: Counter[str] | None = ...,
-    unjudged: int | None = ...,
-    header: bool = ...,
-) -> np.ndarray: ...
-@overload
-def read_ranked_list(
-    path: str,
-    query_id: str,
-    target_index: Mapping[str, int],
-    *,
-    with_distances: Literal[True],
-    drops: Counter[str] | None = ...,
-    unjudged: int | None = ...,
-    header: bool = ...,
-) -> tuple[np.ndarray, np.ndarray | None]: ...
-def read_ranked_list(
-    path: str,
-    query_id: str,
-    target_index: Mapping[str, int],
-    *,
-    with_distances: bool = False,
+    with_distances: Literal[True] = True,
     drops: Counter[str] | None = None,
     unjudged: int | None = None,
     header: bool = True,
-) -> np.ndarray | tuple[np.ndarray, np.ndarray | None]:
-    """Read one query's ranked list as target indices (best first).
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """One query's ranked list as target indices (best first) and distances
+    (None unless every target kept carries a number).
 
-    Lines are ``target_id [distance]`` or, SHREC 2016 style, ``distance
-    target_id``: the column that holds the ids is found by checking both
-    against the collection (``target_id`` first when both could be ids).
-
-    Parameters
-    ----------
-    path : str
-        The query file.
-    query_id : str
-        The query it ranks for (a first line holding only this id is skipped).
-    target_index : mapping
-        Target id -> index into the collection.
-    with_distances : bool, keyword-only
-        Also return the distances (float64 array, or None unless every
-        target kept carries one that is a number).
-    unjudged : int, keyword-only
-        An open collection (qrels alone): ids outside ``target_index`` are
-        admitted and get this index (gain 0).  None: a closed collection,
-        where an unknown id is an error.
-    drops : collections.Counter, keyword-only
-        Lenient reading: instead of raising, malformed lines and unknown ids
-        are dropped, a repeated id keeps its first place, a bad distance is
-        ignored, and each is counted here by reason (a file without a
-        target line as :data:`EMPTY_LISTS`).
-    header : bool, keyword-only
-        Skip a first line holding only the query id (SHREC 2012/2014).
-        False where the query may retrieve itself (ShapeNet Core55): such a
-        line is then the query ranked first.
-
-    A file without a target line gives an empty list (strict reading: the
-    caller decides, see :func:`read_list_run`).
+    Lines are ``target_id [distance]`` or ``distance target_id`` (SHREC 2016:
+    the id column is the one whose ids the collection knows, the first when
+    both are).  ``unjudged``: an open collection (qrels alone), unknown ids get
+    this index; None: an unknown id is an error.  ``drops``: lenient reading,
+    each drop counted by reason (a file without a target line as
+    :data:`EMPTY_LISTS`).  ``header``: skip a first line holding only the
+    query id (False where the query may retrieve itself: ShapeNet Core55).
+    A file without a target line gives an empty list (the caller decides).
     """
-    indices, dist = parse_list(path, read_text(path), query_id, target_index, drops=drops, unjudged=unjudged, header=header)
-    return (indices, dist) if with_distances else indices
+    return parse_list(path, read_text(path), query_id, target_index, drops=drops, unjudged=unjudged, header=header)
 
 
 def parse_list(
@@ -173,9 +111,8 @@ def parse_list(
     unjudged: int | None = None,
     header: bool = True,
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """The line reader: ``text`` (the file ``path``'s) as target indices and
-    distances, by the rules of :func:`read_ranked_list`; the one reader that
-    explains every error (file, line, what was expected)."""
+    """The line reader: ``text`` (the file ``path``'s) by the rules of
+    :func:`read_ranked_list`, explaining every error (file, line, what was expected)."""
     rows = list_rows(text, query_id if header else None)
     if not rows:
         if drops is not None:
@@ -207,12 +144,8 @@ def parse_rows(
 
 
 class ListLine(NamedTuple):
-    """One non-blank line of a ranked-list file as :func:`scan_lines` read it.
-
-    The one line parser of ranked lists: the exact reader, ``--lenient`` and
-    ``shrec-score check`` apply their own rules to the same lines.  (A named
-    tuple: made 3x faster than a frozen dataclass, one per line.)
-    """
+    """One non-blank line of a ranked-list file as :func:`scan_lines` read it: the
+    exact reader, ``--lenient`` and ``check`` apply their own rules to the same lines."""
 
     #: 1-based line number in the file.
     n: int
@@ -232,12 +165,9 @@ class ListLine(NamedTuple):
 
 def list_rows(text: str, query_id: str | None) -> list[tuple[int, list[str]]]:
     """The non-blank lines as ``(line number, fields)``, without a first line that
-    holds only the query id (SHREC 2012/2014 submissions; None: no such line).
-
-    Lines end at LF, CRLF or a lone CR (Python's universal newlines, as
-    pyarrow's reader counts them); a form feed, a vertical tab, U+0085 or U+2028 inside a line
-    separates fields, as any other blank does (``str.splitlines`` would end
-    the line there, issue 30)."""
+    holds only ``query_id`` (SHREC 2012/2014; None: no such line).  Lines end at
+    LF, CRLF or a lone CR only (as pyarrow counts them); a form feed, a vertical
+    tab, U+0085 or U+2028 separates fields as any blank does."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     rows = [(n, f) for n, line in enumerate(lines, start=1) if (f := line.split())]
     if rows and query_id is not None and len(rows[0][1]) == 1 and rows[0][1][0] == query_id:
@@ -352,51 +282,29 @@ def read_list_run(
     ties: bool = False,
     spell: Spell | None = None,
 ) -> RankedRun:
-    """Read a run folder with one ranked list per query.
+    """Read a run folder with one ranked list per query (``query_ids``; files of
+    ``ignorable`` ids, PSB class ``-1``, may exist and are not scored).
 
-    ``spell``: the relevance's spelling of a run's query id (files named
-    ``0012.txt`` for query ``12``); ``target_index`` then spells target ids
-    the same way (:class:`shrec_score.join.SpelledIndex`).
+    ``spell``: the relevance's spelling of a file's query id (``target_index``
+    then spells target ids the same way, :class:`shrec_score.join.SpelledIndex`).
+    ``ties``: the run carries its tie groups (runs of equal distances; none
+    for a list without a distance on every target kept).  ``missing_ok``
+    (``--missing-queries skip|zero``): a query without a file gets an empty
+    list; ``drops``, ``unjudged``, ``header``: see :func:`read_ranked_list`.
 
-    ``ties``: the run also carries its tie groups, runs of consecutive
-    equal distances (:attr:`RankedRun.tie_start`); lists without a distance
-    on every target kept (or with one dropped by lenient reading) have none.
-
-    ``query_ids`` are the queries to score; ``ignorable`` are ids whose files
-    may exist but are not scored (models of the PSB class ``-1``).
-    ``source`` has ``name`` and ``path``.
-
-    Every query must have a file, and every file a target line: a missing
-    file or an empty one is an error naming the first and how many there are
-    (``drops`` given, i.e. ``--lenient``: both are scored as empty lists and
-    counted).  ``missing_ok`` (``--missing-queries skip|zero``): a query
-    without a file gets an empty list, no error.  ``header``: see
-    :func:`read_ranked_list`.
-
-    Each file is stat'ed once (when the folder is listed) and read once.
-    The files are read in query order, :data:`CHUNK_BYTES` at a time; from
-    the first chunk of at least :data:`BATCH_MIN_BYTES` on, each is parsed by
-    one pyarrow call (:func:`.lists_batch.parse_batch`), and the files that
-    pass declines, or all of a smaller run, by the line reader
-    (:func:`parse_list`).  Both
-    give the same lists and distances; errors are raised in query order.
+    Each file is stat'ed once and read once, in query order,
+    :data:`CHUNK_BYTES` at a time; from the first chunk of at least
+    :data:`BATCH_MIN_BYTES` on, by one pyarrow call per chunk
+    (:func:`.lists_batch.parse_batch`), the files it declines by the line
+    reader; errors are raised in query order.
     """
     known = dict.fromkeys(query_ids)
     known.update(dict.fromkeys(ignorable))
     files = query_files(source.path, known, drops=drops, spell=spell)
-    missing = [q for q in query_ids if q not in files]
-    if missing and drops is not None:
-        drops["queries without a ranked list (scored 0)"] += len(missing)
-    elif missing and not missing_ok:
-        raise InputError(
-            source.path,
-            None,
-            f"expected a ranked list for every query; run {shown(source.name)} has none for {len(missing)} of {len(query_ids)} queries",
-            f"first missing: {shown(missing[0])}",
-        )
+    missing_lists(source, query_ids, files, drops=drops, missing_ok=missing_ok)
     todo = [(q, files[q]) for q in query_ids if q in files]
     lists = dict.fromkeys(query_ids, np.zeros(0, dtype=np.int64))
-    equal = dict.fromkeys(query_ids, np.zeros(0, dtype=bool))  # with ties: entry i has the distance of entry i - 1
+    dists: dict[str, np.ndarray | None] = {}
     batch = False
     for chunk in _chunks(todo):
         fast: list[Parsed | None] = [None] * len(chunk)
@@ -409,29 +317,45 @@ def read_list_run(
                 raise data
             if got is None:
                 got = parse_list(path, decode_text(path, data), q, target_index, drops=drops, unjudged=unjudged, header=header)
-            lists[q], dist = got
+            lists[q], dists[q] = got[0], got[1] if ties else None
             if drops is None and lists[q].size == 0:  # strict: only a file without a target line gives no target
                 raise _empty_lists_error(source, todo, q, header=header)
-            if ties:
-                equal[q] = np.zeros(lists[q].size, dtype=bool)
-                if dist is not None:
-                    equal[q][1:] = dist[1:] == dist[:-1]
-    run = RankedRun.from_lists(source.name, lists, [files.get(q, "") for q in query_ids])
+    return list_run(source.name, lists, dists, [files.get(q, "") for q in query_ids], ties=ties)
+
+
+def missing_lists(source: RunSource, query_ids: list[str], have: Mapping[str, object], *, drops: Counter[str] | None, missing_ok: bool) -> None:
+    """The rule for queries without a ranked list in ``have``: counted with ``drops``
+    (``--lenient``), else an error naming the first unless ``missing_ok``."""
+    missing = [q for q in query_ids if q not in have]
+    if missing and drops is not None:
+        drops["queries without a ranked list (scored 0)"] += len(missing)
+    elif missing and not missing_ok:
+        raise InputError(
+            source.path,
+            None,
+            f"expected a ranked list for every query; run {shown(source.name)} has none for {len(missing)} of {len(query_ids)} queries",
+            f"first missing: {shown(missing[0])}",
+        )
+
+
+def list_run(name: str, lists: dict[str, np.ndarray], dists: Mapping[str, np.ndarray | None], files: list[str], *, ties: bool) -> RankedRun:
+    """The run of ``lists`` (query -> target indices); with ``ties``, its tie groups:
+    runs of equal distances (``dists``: query -> distances, or None: no ties)."""
+    run = RankedRun.from_lists(name, lists, files)
     if ties:
-        run.tie_start = tie_starts(np.concatenate(list(equal.values())), run.offsets)
+        d = [np.full(v.size, np.nan) if dists.get(q) is None else dists[q] for q, v in lists.items()]
+        flat = np.concatenate([np.zeros(0), *d])
+        run.tie_start = tie_starts(np.r_[False, flat[1:] == flat[:-1]], run.offsets)  # NaN equals nothing
     return run
 
 
-#: Bytes of query files read before they are parsed (one chunk); the memory
-#: of a chunk in flight is a few times this (the bytes, their joined copy,
-#: pyarrow's table, the ids' codes).  SHREC 2014-sized run (141 MB): peak RSS
-#: of the CLI 422 MB with 32 MiB chunks, 284 MB with 8, 252 MB with 4 (and
-#: 10% more CPU).
+#: Bytes of query files read before they are parsed (one chunk); a chunk in
+#: flight holds a few times this (SHREC 2014-sized run of 141 MB: peak RSS
+#: 422 MB with 32 MiB chunks, 284 MB with 8, 252 MB with 4 and 10% more CPU).
 CHUNK_BYTES = 8 << 20
 
-#: Bytes of a chunk from which it is parsed by pyarrow.  Below it (test
-#: fixtures, a few queries) the line reader reads the files: importing
-#: pyarrow (0.05-0.1 s) would cost more than it saves.
+#: Bytes of a chunk from which it is parsed by pyarrow; below it the line
+#: reader is faster than importing pyarrow (0.05-0.1 s).
 BATCH_MIN_BYTES = 256 << 10
 
 
@@ -457,8 +381,7 @@ def _chunks(files: list[tuple[str, str]]) -> Iterator[list[tuple[str, str, bytes
 
 def _empty_lists_error(source: RunSource, files: list[tuple[str, str]], first: str, *, header: bool = True) -> InputError:
     """The error for a run whose query file ``first`` is empty, with the number
-    of its query files that are (the files before ``first`` were not), each
-    read by the rule of :func:`read_ranked_list` (``header``)."""
+    of its query files that are (the files before ``first`` were not)."""
     at = [q for q, _ in files].index(first)
     n_empty = sum(_is_empty_list(path, q, header=header) for q, path in files[at:])
     return InputError(
@@ -471,10 +394,8 @@ def _empty_lists_error(source: RunSource, files: list[tuple[str, str]], first: s
 
 
 def _is_empty_list(path: str, query_id: str, *, header: bool = True) -> bool:
-    """Whether a query file has no target line (a file that cannot be read is
-    not counted).  ``header``: a first line holding only the query id is cut
-    (as :func:`read_ranked_list` cuts it); False (ShapeNet Core55): it is the
-    query ranked first, so a file holding only that line is not empty."""
+    """Whether a query file has no target line by :func:`read_ranked_list`'s
+    ``header`` rule (a file that cannot be read is not counted)."""
     try:
         return not list_rows(read_text(path), query_id if header else None)
     except InputError:

@@ -1,22 +1,12 @@
-"""Finding runs in the RUNS arguments and reading each in its format.
-
-Formats: ``lists`` (a folder, one ranked-list file per query), ``matrix`` (a
-dissimilarity matrix file: ASCII, ``.npy`` or PSB binary) and ``trec`` (a
-TREC run file).  ``auto`` decides from the files and refuses to guess.
-
-Every path and folder entry is checked before anything opens it
-(:mod:`shrec_score.io.text`): a FIFO, a socket or a device is refused, an
-entry the system cannot reach is refused with its reason, names must be
-UTF-8, and UTF-16 / UTF-32 files are told to be saved as UTF-8 rather than
-taken for PSB binary matrices.  A compressed file (gzip, bzip2, xz, zstd:
-told by its magic bytes) is detected by its decompressed first lines, and a
-run's name drops the compression extension (``bm25.run.gz`` -> ``bm25.run``).
+"""Finding runs in the RUNS arguments and telling each one's format (``--run-format``;
+``auto`` decides from the files and refuses to guess).  The rules: docs/inputs.md
+("Runs", "Rules for every format"); every path is checked by :mod:`.text` first.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +19,14 @@ from .matrix import is_binary_file
 from .numbers import is_integer, is_number
 from .shrec2011 import is_shrec2011_header, shrec2011_name
 from .submissions import Spell, clutter_note, id_hint, is_clutter
-from .text import MAX_LINE_BYTES, entry_is_folder, line_too_long, list_folder, regular_file
+from .text import (
+    MAX_LINE_BYTES,
+    entry_is_folder,
+    line_too_long,
+    list_folder,
+    regular_file,
+    rest_of_line,
+)
 
 FORMATS = ("auto", "lists", "matrix", "trec", "shrec2011")
 #: Files in a RUNS folder that are never runs.
@@ -45,64 +42,46 @@ def detect_file_format(path: str) -> str | None:
     if path.endswith(".npy"):
         regular_file(path)
         return "matrix"
-    if is_binary_file(path) and not _trec_line(list(_first_lines(path))[-1:]):
+    if is_binary_file(path) and not _trec_line(_first_line(path)):
         return "matrix"  # (a TREC run with a NUL byte further on is a TREC run, refused by its reader)
     try:
-        lines = [raw.decode("utf-8") for raw in _first_lines(path)]
+        line = _first_line(path).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-    for line in lines:
-        f = line.split()
-        if not f:
-            continue
-        if is_shrec2011_header(line):
-            return "shrec2011"  # names:method:variant:institute
-        if len(f) > 2 and all(is_number(x) for x in f):
-            return "matrix"  # numbers only (a TREC line has a tag and a Q0 field)
-        if _trec_line([line.encode()]):
-            return "trec"  # a tag of several words: trec_eval reads its first
+    f = line.split()
+    if not f:
         return None
-    return None
+    if is_shrec2011_header(line):
+        return "shrec2011"  # names:method:variant:institute
+    if len(f) > 2 and all(is_number(x) for x in f):
+        return "matrix"  # numbers only (a TREC line has a tag and a Q0 field)
+    return "trec" if _trec_line(line.encode()) else None  # (a tag of several words: trec_eval reads its first)
 
 
-def _trec_line(lines: list[bytes]) -> bool:
-    """Whether the first of ``lines`` reads as a TREC run line (six fields or
-    more, the rank an integer and the score a number)."""
+def _trec_line(line: bytes) -> bool:
+    """Whether ``line`` reads as a TREC run line (six fields or more, the rank an
+    integer and the score a number)."""
     try:
-        f = lines[0].decode("utf-8").split() if lines else []
+        f = line.decode("utf-8").split()
     except UnicodeDecodeError:
         return False
-    return len(f) >= 6 and is_int(f[3]) and is_number(f[4])
+    return len(f) >= 6 and is_integer(f[3]) and is_number(f[4])
 
 
-def _first_lines(path: str) -> Iterator[bytes]:
-    """The lines of a file up to its first one that is not blank (a BOM
-    dropped); not the whole file, and no line longer than ``MAX_LINE_BYTES``."""
+def _first_line(path: str) -> bytes:
+    """A file's first line that is not blank (a BOM dropped; b"" when none is), the
+    file read up to there only; a line longer than ``MAX_LINE_BYTES`` is an error."""
     with open_input(path) as fh:  # decompressed (gzip, bzip2, xz, zstd)
         n = 0
-        while True:
+        while raw := fh.readline(MAX_LINE_BYTES + 1):
             n += 1
-            raw = fh.readline(MAX_LINE_BYTES + 1)
-            if not raw:
-                return
             if not raw.endswith(b"\n") and len(raw) > MAX_LINE_BYTES:
-                length = len(raw)
-                while not raw.endswith(b"\n"):
-                    raw = fh.readline(1 << 20)
-                    if not raw:
-                        break
-                    length += len(raw) - raw.endswith(b"\n")
-                raise line_too_long(path, n, length)
+                raise line_too_long(path, n, len(raw) + rest_of_line(fh))
             if n == 1:
                 raw = raw.removeprefix(b"\xef\xbb\xbf")
-            yield raw
             if raw.strip():
-                return
-
-
-def is_int(s: str) -> bool:
-    """A whole number in ASCII digits (see :mod:`shrec_score.io.numbers`)."""
-    return is_integer(s)
+                return raw
+    return b""
 
 
 def _run_file(path: str, fmt: str) -> RunSource:
@@ -126,27 +105,9 @@ def _run_file(path: str, fmt: str) -> RunSource:
     return RunSource(name, path, fmt)
 
 
-def _first_trec_file(paths: Iterable[str | os.PathLike[str]], fmt: str) -> str | None:
-    for raw in paths:
-        path = os.fspath(raw)
-        if entry_is_folder(path):
-            entries = list_folder(path)
-            if any(entry_is_folder(os.path.join(path, e)) for e in entries):
-                return None  # sub-folders: ranked-list runs come first
-            files = [e for e in entries if not _not_a_run(e)]
-            if not files:
-                return None
-            path = os.path.join(path, files[0])
-        if fmt == "trec" or (fmt == "auto" and detect_file_format(path) == "trec"):
-            return path
-        return None
-    return None
-
-
 def _not_a_run(name: str) -> bool:
     """Files in a RUNS folder that are passed over (classifications, notes, configs)."""
     return is_clutter(name) or strip_suffix(name).lower().endswith(NOT_RUNS)
-
 
 
 def _undetected(path: str) -> bool:
@@ -164,26 +125,13 @@ RUNS_ARGUMENT = "a run folder, a folder of runs or a run file"
 def discover_runs(
     paths: Iterable[str | os.PathLike[str]], fmt: str = "auto", *, query_ids: Mapping[str, object] = {}, spell: Spell | None = None
 ) -> tuple[list[RunSource], list[str]]:
-    """Find the runs in the RUNS arguments.
+    """The runs in the RUNS arguments, and notes about files passed over.
 
-    * a file is one run (matrix or TREC);
-    * a folder holding sub-folders: each sub-folder is a ranked-list run, and
-      files beside them are runs of their own format;
-    * a folder holding only files is one ranked-list run when its files are
-      named after queries (or with ``--run-format lists``), else each file is
-      a run (matrix or TREC), named after the file.
-
-    Only regular files and folders are taken: a FIFO, a socket, a device, an
-    entry that cannot be reached (a symbolic-link loop, permission denied) or
-    a name that is not UTF-8 is an :class:`InputError` naming it.
-
-    Clutter of unzipped submissions (:func:`~shrec_score.io.submissions.is_clutter`:
-    ``__MACOSX/``, ``Thumbs.db``, ``readme.txt``, dot-files) is never a run
-    and never a query file: each folder's is passed over with one note.
-    ``spell``: the relevance's spelling of a file's query id (``--strip-zeros``,
-    ``--id-map``).
-
-    Returns the runs and notes about files that were passed over.
+    A file is one run; a folder holding sub-folders has a ranked-list run in
+    each (files beside them are runs of their own format); a folder holding
+    only files is one ranked-list run when its files are named after queries
+    (``spell``: their spelling, ``--strip-zeros``, ``--id-map``), else each
+    file is a run.  Clutter (:func:`~.submissions.is_clutter`) is never a run.
     """
     runs: list[RunSource] = []
     notes: list[str] = []

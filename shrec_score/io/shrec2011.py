@@ -1,29 +1,12 @@
-"""Reader of SHREC 2011's one-file runs (the 3D Face track's result format).
-
-One file holds a whole run::
+"""Reader of SHREC 2011's one-file runs (the 3D Face track's result format)::
 
     names:method:variant:institute
     query:rank:distance:result
-    query:rank:distance:result
     ...
 
-The first non-blank line is the header (four fields separated by colons;
-several names or institutes are joined by ``_``; a field may hold blanks,
-``Stefan van Jole``); each further non-blank line ranks one ``result`` for
-one ``query``.  Fields are separated by colons only, with the blanks around
-a field dropped.  Within a query its lines come together and their ranks
-(whole numbers, 0 allowed) increase down the file: the file order is the
-ranking, as in a ranked-list file; the distances are checked (numbers, not
-NaN) and give the tie groups, never the order.  The run is named after the
-header's method and variant (``MyMethod-1``; the method alone when the
-variant is empty).
-
-Lines end by the project's rule (:func:`shrec_score.io.text.text_lines`:
-LF, CRLF or a lone CR; compressed files read a piece at a time).  Each
-query's results go through the ranked-list line rules
-(:func:`shrec_score.io.lists.parse_rows`): unknown ids, a result ranked
-twice and bad distances are the same errors, or the same ``--lenient``
-drops, as in a ranked-list folder.
+The rules (fields, ranks, the run's name, errors): docs/inputs.md, "SHREC 2011
+runs".  Each query's results go through the ranked-list line rules
+(:func:`shrec_score.io.lists.parse_rows`), strict or ``--lenient``.
 """
 
 from __future__ import annotations
@@ -34,8 +17,8 @@ from collections.abc import Iterator, Mapping
 import numpy as np
 
 from ..errors import InputError, shown
-from ..model import RankedRun, RunSource, tie_starts
-from .lists import parse_rows
+from ..model import RankedRun, RunSource
+from .lists import list_run, missing_lists, parse_rows
 from .numbers import is_integer
 from .submissions import Spell
 from .text import text_lines
@@ -99,23 +82,13 @@ def read_shrec2011_run(
     ties: bool = False,
     spell: Spell | None = None,
 ) -> RankedRun:
-    """Read a SHREC 2011 run file as a run of ranked lists.
-
-    The errors (each naming the file and line): a bad header, a line without
-    four fields, a rank that is not a whole number, ranks that do not
-    increase within a query, a query's lines not together, a query that is
-    not in the classification, and every error of a ranked list
-    (:func:`~shrec_score.io.lists.parse_rows`).  ``drops`` (``--lenient``):
-    lines of unknown queries are dropped and counted, the ranked-list rules
-    are the lenient ones, a query without a line scores 0.
-    ``missing_ok`` (``--missing-queries skip|zero``), ``ties``, ``spell``:
-    as :func:`~shrec_score.io.lists.read_list_run` takes them.
-    """
+    """Read a SHREC 2011 run file as a run of ranked lists; the keywords as
+    :func:`~shrec_score.io.lists.read_list_run` takes them (``drops``: lines of
+    unknown queries are dropped and counted too)."""
     path = source.path
     start, _ = _header(path)
     known = set(query_ids) | set(ignorable)
     rows: dict[str, list[tuple[int, list[str]]]] = {}
-    first_line: dict[str, int] = {}
     last_rank: dict[str, tuple[float, str]] = {}
     current = None
     for n, query, rank, dist, result, rank_text in _lines(path, start):
@@ -125,36 +98,18 @@ def read_shrec2011_run(
                 drops["lines of unknown queries dropped"] += 1
                 continue
             raise InputError(path, n, "expected a query id of the classification", f"unknown query {shown(query)}")
-        if q != current and q in first_line:
-            raise InputError(path, n, f"expected the lines of a query together; query {shown(query)} started at line {first_line[q]}")
+        if q != current and q in rows:
+            raise InputError(path, n, f"expected the lines of a query together; query {shown(query)} started at line {rows[q][0][0]}")
         current = q
         if q in last_rank and rank <= last_rank[q][0]:
             raise InputError(path, n, f"expected ranks that increase down the file; rank {rank_text} follows rank {last_rank[q][1]}")
-        first_line.setdefault(q, n)
         last_rank[q] = (rank, rank_text)
         rows.setdefault(q, []).append((n, [result, dist]))
-    missing = [q for q in query_ids if q not in rows]
-    if missing and drops is not None:
-        drops["queries without a ranked list (scored 0)"] += len(missing)
-    elif missing and not missing_ok:
-        raise InputError(
-            path,
-            None,
-            f"expected a ranked list for every query; run {shown(source.name)} has none for {len(missing)} of {len(query_ids)} queries",
-            f"first missing: {shown(missing[0])}",
-        )
+    missing_lists(source, query_ids, rows, drops=drops, missing_ok=missing_ok)
     lists = dict.fromkeys(query_ids, np.zeros(0, dtype=np.int64))
-    equal = dict.fromkeys(query_ids, np.zeros(0, dtype=bool))
+    dists: dict[str, np.ndarray | None] = {}
     for q in query_ids:
-        if q not in rows:
-            continue
-        lists[q], d = parse_rows(path, rows[q], target_index, drops=drops, unjudged=unjudged, id_col=0)
-        if ties:
-            equal[q] = np.zeros(lists[q].size, dtype=bool)
-            if d is not None:
-                equal[q][1:] = d[1:] == d[:-1]
-    run = RankedRun.from_lists(source.name, lists, [path] * len(query_ids))
-    if ties:
-        run.tie_start = tie_starts(np.concatenate(list(equal.values())), run.offsets)
-    return run
+        if q in rows:
+            lists[q], dists[q] = parse_rows(path, rows[q], target_index, drops=drops, unjudged=unjudged, id_col=0)
+    return list_run(source.name, lists, dists, [path] * len(query_ids), ties=ties)
 

@@ -1,10 +1,6 @@
 """What e-mailed submissions bring besides ranked lists: clutter of unzipped
-archives (``__MACOSX/``, ``Thumbs.db``, ``readme.txt``) and ids spelled
-otherwise than the relevance spells them (``0012`` for ``12``).
-
-One rule each: :func:`is_clutter` (never a query file, never a run) and
-:func:`id_hint` (why a run's ids match none of the relevance's).  The
-mapping of spellings itself is :func:`shrec_score.join.id_spelling`.
+archives (:func:`is_clutter`) and ids spelled otherwise than the relevance
+spells them (:func:`id_hint`); docs/inputs.md, "Runs", states both rules.
 """
 
 from __future__ import annotations
@@ -18,10 +14,7 @@ from .compressed import strip_suffix
 #: A run's id -> the relevance's spelling of it (built by :func:`shrec_score.join.id_spelling`).
 Spell = Callable[[str], str]
 
-#: What an unzipped e-mail submission brings into a folder besides the runs
-#: (lower case): never a query file, never a run.  Besides these, every
-#: dot-file (``.DS_Store``, ``._q1.txt``) and every name starting with
-#: ``readme``.
+#: Clutter of unzipped submissions (lower case) besides dot-files and ``readme*``.
 CLUTTER = frozenset({"thumbs.db", "ehthumbs.db", "desktop.ini", "__macosx", "icon\r", "$recycle.bin"})
 
 

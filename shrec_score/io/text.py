@@ -1,20 +1,7 @@
-"""What every reader checks before it trusts a file, and text decoding.
-
-* **Regular files only.**  :func:`regular_file` stats a path before anything
-  opens it: a FIFO, a socket or a device (``/dev/zero``) is refused by name
-  (opening a FIFO would wait forever for a writer), and a path the system
-  cannot reach (a symbolic-link loop, permission denied, "not a directory")
-  is refused with the system's reason.  Symbolic links to regular files are
-  followed.  :func:`folder_entries` does the same for every entry of a
-  folder and refuses names that are not UTF-8.
-* **Lines of at most** :data:`MAX_LINE_BYTES`.  A longer line is refused
-  naming its number and its length, never quoting it.
-* **UTF-8 text.**  A UTF-16 or UTF-32 file (recognised by its byte-order
-  mark) is told to be saved as UTF-8; any other byte that is not UTF-8 is
-  named with its line.  A UTF-8 byte-order mark is dropped.
-* **Compressed files** (gzip, bzip2, xz, zstd; :mod:`.compressed`) are read
-  through a decompressing stream: each rule above applies to the
-  decompressed bytes, and line numbers count decompressed lines.
+"""What every reader checks before it trusts a file, and text decoding: regular
+files only, lines of at most 1 MiB, UTF-8 text (a UTF-16 / UTF-32 file is told
+to be saved as UTF-8), compressed files checked after decompression.  The rules
+and their messages: docs/inputs.md ("Rules for every format").
 """
 
 from __future__ import annotations
@@ -24,19 +11,14 @@ import re
 import stat
 import unicodedata
 from collections.abc import Iterator
-from io import FileIO
 from typing import IO
 
 from ..errors import QUOTE_LIMIT, InputError, shown
 from .compressed import MAGIC_BYTES, compression_of, file_compression, open_input
 
-#: The longest line a text input may have, in bytes (1 MiB; the newline is
-#: not counted, a CR before it is).  Ranked lists, TREC runs and qrels,
-#: ``.cla`` files, ground truth and configs have lines of a few dozen bytes;
-#: a text matrix row of 10,000 distances is about 100 KB (a matrix with rows
-#: of more than about 100,000 distances goes as ``.npy`` or PSB binary).  A
-#: longer line is a file that is not what it claims to be, and is refused
-#: before it is parsed, its text never quoted.
+#: The longest line a text input may have, in bytes (1 MiB; the newline is not
+#: counted, a CR before it is): a text matrix row of 10,000 distances is about
+#: 100 KB; a longer line is refused before it is parsed, its text never quoted.
 MAX_LINE_BYTES = 1 << 20
 
 #: Bytes read to tell a file's format (and its byte-order mark).
@@ -62,15 +44,21 @@ def _os_error(path: str, exc: OSError, expected: str = "expected a readable file
     return InputError(path, None, expected, exc.strerror or str(exc))
 
 
-def _kind(mode: int) -> str:
-    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+def _mode(path: str, expected: str, what: str = "a regular file") -> int:
+    """``path``'s stat mode when it is a regular file or a folder; anything else (see
+    :data:`_KINDS`) is an InputError saying ``expected {what}``, an unreachable path ``expected``."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise _os_error(path, exc, expected) from None
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise InputError(path, None, f"expected {what}", next((name for test, name in _KINDS if test(mode)), "not a regular file"))
+    return mode
 
 
 def regular_file(path: str | os.PathLike[str]) -> str:
-    """``path`` (as a str) once it is known to be a regular file, or an :class:`InputError`.
-
-    Called by every reader before it opens a file: the check is a ``stat``,
-    so a FIFO is refused without being opened.
+    """``path`` (as a str) once a ``stat`` finds it a regular file (a FIFO is never
+    opened), or an :class:`InputError`.
 
     >>> regular_file("/dev/null")
     Traceback (most recent call last):
@@ -78,12 +66,8 @@ def regular_file(path: str | os.PathLike[str]) -> str:
     shrec_score.errors.InputError: /dev/null: expected a regular file, got a character device
     """
     path = os.fspath(path)
-    try:
-        mode = os.stat(path).st_mode
-    except OSError as exc:
-        raise _os_error(path, exc) from None
-    if not stat.S_ISREG(mode):
-        raise InputError(path, None, "expected a regular file", _kind(mode))
+    if stat.S_ISDIR(_mode(path, "expected a readable file")):
+        raise InputError(path, None, "expected a regular file", "a folder")
     return path
 
 
@@ -100,15 +84,7 @@ def entry_is_folder(path: str, what: str = "a regular file or a folder") -> bool
     """True for a folder, False for a regular file; anything else, or a path
     that cannot be reached, is an :class:`InputError` saying ``expected {what}``
     and what the path is, or the system's reason (see :func:`regular_file`)."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError as exc:
-        raise _os_error(path, exc, f"expected {what}") from None
-    if stat.S_ISDIR(mode):
-        return True
-    if not stat.S_ISREG(mode):
-        raise InputError(path, None, f"expected {what}", _kind(mode))
-    return False
+    return stat.S_ISDIR(_mode(path, f"expected {what}", what))
 
 
 def list_folder(path: str) -> list[str]:
@@ -127,11 +103,7 @@ def list_folder(path: str) -> list[str]:
 def folder_entries(path: str) -> list[tuple[str, str, bool]]:
     """``(name, full path, is a folder)`` of every entry :func:`list_folder`
     gives, each checked by :func:`entry_is_folder`."""
-    out = []
-    for name in list_folder(path):
-        full = os.path.join(path, name)
-        out.append((name, full, entry_is_folder(full)))
-    return out
+    return [(name, os.path.join(path, name), entry_is_folder(os.path.join(path, name))) for name in list_folder(path)]
 
 
 # -- byte-order marks ----------------------------------------------------------
@@ -155,12 +127,9 @@ def wide_encoding(head: bytes) -> str | None:
     """``"UTF-16 (byte-order mark FF FE)"`` when ``head`` (a file's first bytes)
     is UTF-16 or UTF-32 text, else None.
 
-    A byte-order mark alone is not enough (a PSB binary matrix may start with
-    the bytes FF FE): the bytes after it must decode in that encoding to text
-    (assigned characters, no control character but tabs and line ends, and
-    a blank or a line end somewhere, as every input format has; the float32
-    distances of a binary matrix give NULs, unassigned and private-use code
-    points within a few values).
+    A byte-order mark alone is not enough (a PSB binary matrix may start with FF
+    FE): the bytes after it must decode to text (printable, tabs and line ends,
+    a blank somewhere), which float32 distances do not within a few values.
 
     >>> wide_encoding("\\ufeffPSB 1\\n".encode("utf-16-le"))
     'UTF-16 (byte-order mark FF FE)'
@@ -219,25 +188,22 @@ def line_too_long(path: str, line: int | None, length: int) -> InputError:
     return InputError(path, line, f"expected lines of at most {MAX_LINE_BYTES:,} bytes (1 MiB)", f"a line of {length:,} bytes")
 
 
-def long_line(data: bytes | bytearray, limit: int = MAX_LINE_BYTES, end: int | None = None) -> tuple[int, int] | None:
+def long_line(data: bytes | bytearray, limit: int = MAX_LINE_BYTES, end: int | None = None, *, start: int = 0) -> tuple[int, int] | None:
     """``(offset where the line starts, its length)`` of the first line of
-    ``data[:end]`` longer than ``limit`` bytes, or None.
+    ``data[start:end]`` (``start``: 0 or just after a newline) longer than ``limit`` bytes, or None.
 
     Cheap: a line longer than ``limit`` covers at least one whole block of
     ``limit // 2`` bytes on a grid of such blocks, so one ``find`` per block
-    (which stops at the block's first newline, a few bytes in) rules the
-    block out; only a block without a newline is measured, and the grid then
-    starts again after that line.  A 100 MB file costs about 200 ``find``
-    calls.
+    rules the block out; only a block without a newline is measured, and the
+    grid then starts again after that line.
 
     >>> long_line(b"ab\\ncdefg\\nh", limit=4)
     (3, 5)
     """
     end = len(data) if end is None else end
-    if end <= limit:
+    if end - start <= limit:
         return None
     step = max(1, limit // 2)
-    start = 0
     while start < end:
         if data.find(b"\n", start, min(start + step, end)) < 0:
             begin = data.rfind(b"\n", 0, start) + 1
@@ -251,85 +217,41 @@ def long_line(data: bytes | bytearray, limit: int = MAX_LINE_BYTES, end: int | N
     return None
 
 
-def check_line_lengths(path: str, data: bytes | bytearray) -> None:
-    """Refuse ``data`` (the whole of ``path``) if a line is longer than :data:`MAX_LINE_BYTES`."""
+def _check_lines(path: str, data: bytes | bytearray, first_line: int = 1) -> None:
+    """Refuse ``data`` (``path``'s bytes from line ``first_line`` on) if a line is longer than :data:`MAX_LINE_BYTES`."""
     found = long_line(data)
     if found is not None:
-        raise line_too_long(path, data.count(b"\n", 0, found[0]) + 1, found[1])
+        raise line_too_long(path, first_line + data.count(b"\n", 0, found[0]), found[1])
 
 
 def scan_line_lengths(path: str, chunk: int = 16 << 20) -> None:
-    """:func:`check_line_lengths` for a file another reader parses (pyarrow),
-    a chunk at a time: memory stays at ``chunk`` bytes whatever the file's
-    size.  Blocks of ``MAX_LINE_BYTES // 2`` on a fixed grid, as in
-    :func:`long_line`; a block without a newline is measured in the file."""
-    if is_compressed(path):
-        for _ in pieces(path, chunk):  # checks every piece
-            pass
-        return
-    step = MAX_LINE_BYTES // 2
-    chunk = max(step, chunk - chunk % step)  # whole blocks per chunk: no block spans two chunks
-    buf = bytearray(chunk)
-    view = memoryview(buf)
-    with open(path, "rb", buffering=0) as fh:
-        offset = 0
-        while True:
-            fh.seek(offset)
-            n = read_into(fh, view)
-            for start in range(0, n - step + 1, step):
-                if buf.find(b"\n", start, start + step) < 0:
-                    begin, stop = line_extent(fh, offset + start)
-                    if stop - begin > MAX_LINE_BYTES:
-                        raise line_too_long(path, line_number_at(fh, begin), stop - begin)
-            if n < chunk:
-                return
-            offset += n
+    """The line-length check of :func:`pieces` for a file another reader parses
+    (pyarrow), a chunk at a time, lines counted only to name a long one."""
+    begin = offset = 0  # where the unfinished line starts, where the chunk does
+    with open_input(path) as fh:
+        while block := fh.read(chunk):
+            first = block.find(b"\n")
+            length = offset + (len(block) if first < 0 else first) - begin
+            if length > MAX_LINE_BYTES:
+                raise line_too_long(path, _line_at(path, begin), length + (rest_of_line(fh) if first < 0 else 0))
+            if first >= 0:
+                last = block.rfind(b"\n")
+                found = long_line(block, start=first + 1, end=last)
+                if found is not None:
+                    raise line_too_long(path, _line_at(path, offset + found[0]), found[1])
+                begin = offset + last + 1
+            offset += len(block)
+    if offset - begin > MAX_LINE_BYTES:  # the last line, without a newline
+        raise line_too_long(path, _line_at(path, begin), offset - begin)
 
 
-def read_into(fh: FileIO, view: memoryview) -> int:
-    """Fill ``view`` from ``fh``; the bytes read (fewer only at the end of the file)."""
-    n = 0
-    while n < len(view):
-        got = fh.readinto(view[n:])
-        if not got:
-            break
-        n += got
-    return n
-
-
-def line_extent(fh: FileIO, at: int, step: int = 1 << 16) -> tuple[int, int]:
-    """``(start, end)`` offsets of the line holding byte ``at`` of ``fh`` (end: its newline or the file's end)."""
-    begin = at
-    while begin > 0:
-        lo = max(0, begin - step)
-        fh.seek(lo)
-        cut = fh.read(begin - lo).rfind(b"\n")
-        if cut >= 0:
-            begin = lo + cut + 1
-            break
-        begin = lo
-    stop = at
-    fh.seek(stop)
-    while True:
-        block = fh.read(step)
-        cut = block.find(b"\n")
-        if cut >= 0:
-            return begin, stop + cut
-        if not block:
-            return begin, stop
-        stop += len(block)
-
-
-def line_number_at(fh: FileIO, offset: int, step: int = 1 << 20) -> int:
-    """The 1-based number of the line starting at ``offset``."""
-    fh.seek(0)
-    line, done = 1, 0
-    while done < offset:
-        block = fh.read(min(step, offset - done))
-        if not block:
-            break
-        line += block.count(b"\n")
-        done += len(block)
+def _line_at(path: str, offset: int) -> int:
+    """The 1-based number of the line starting at byte ``offset`` of ``path``'s (decompressed) bytes."""
+    line = 1
+    with open_input(path) as fh:
+        while offset > 0 and (block := fh.read(min(offset, 1 << 24))):
+            line += block.count(b"\n")
+            offset -= len(block)
     return line
 
 
@@ -352,7 +274,7 @@ def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
         # over-long line, not after it is decompressed whole
         return b"".join(piece for piece, _ in pieces(path))
     refuse_wide_text(path, data[:HEAD_BYTES])
-    check_line_lengths(path, data)
+    _check_lines(path, data)
     return data
 
 
@@ -369,12 +291,7 @@ def decode_text(path: str, data: bytes) -> str:
 
 
 def read_text(path: str | os.PathLike[str]) -> str:
-    """Return the file's text, decoded as UTF-8 (a BOM is dropped).
-
-    The file is checked first (:func:`regular_file`, line lengths, UTF-16);
-    a file that is not UTF-8 is an :class:`InputError` naming the line of the
-    first bad byte.
-    """
+    """The file's text (:func:`read_bytes`, then :func:`decode_text`)."""
     path = os.fspath(path)
     return decode_text(path, read_bytes(path))
 
@@ -397,40 +314,25 @@ def pieces(path: str, size: int = 16 << 20) -> Iterator[tuple[bytes, int]]:
     path = regular_file(path)
     line = 1
     carry = b""
-    first = True
     with open_input(path) as fh:
         while True:
             block = fh.read(size)
             data = carry + block if carry else block
-            if first:
+            if line == 1 and not carry:
                 refuse_wide_text(path, data[:HEAD_BYTES])
-                first = False
-            if not block:
-                if data:
-                    _check_piece(path, data, line)
-                    yield data, line
-                return
-            cut = data.rfind(b"\n") + 1
-            if cut == 0:
-                if len(data) > MAX_LINE_BYTES:
-                    raise line_too_long(path, line, len(data) + _rest_of_line(fh))
-                carry = data
-                continue
+            cut = data.rfind(b"\n") + 1 if block else len(data)  # the last piece: all that is left
             piece, carry = data[:cut], data[cut:]
             if len(carry) > MAX_LINE_BYTES:
-                raise line_too_long(path, line + piece.count(b"\n"), len(carry) + _rest_of_line(fh))
-            _check_piece(path, piece, line)
-            yield piece, line
-            line += piece.count(b"\n")
+                raise line_too_long(path, line + piece.count(b"\n"), len(carry) + rest_of_line(fh))
+            if piece:
+                _check_lines(path, piece, line)
+                yield piece, line
+                line += piece.count(b"\n")
+            if not block:
+                return
 
 
-def _check_piece(path: str, piece: bytes, line: int) -> None:
-    found = long_line(piece)
-    if found is not None:
-        raise line_too_long(path, line + piece.count(b"\n", 0, found[0]), found[1])
-
-
-def _rest_of_line(fh: IO[bytes]) -> int:
+def rest_of_line(fh: IO[bytes]) -> int:
     """Bytes up to the next newline (not counted) of a stream."""
     n = 0
     while True:
@@ -448,10 +350,8 @@ _LINE_END = re.compile(r"\r\n?|\n")
 
 
 def text_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
-    """``(line_number, line)`` of a text file whose lines end at LF, CRLF or
-    a lone CR, and only there (a form feed or U+2028 is text), decoded a
-    piece at a time (a compressed run or qrels file is never decompressed
-    whole).
+    """``(line_number, line)`` of a text file whose lines end at LF, CRLF or a lone
+    CR only, decoded a piece at a time (:func:`pieces`).
 
     >>> import tempfile
     >>> with tempfile.NamedTemporaryFile("wb", suffix=".txt") as fh:
