@@ -260,3 +260,25 @@ def test_check_names_a_padded_run_in_one_line(padded):
         "try --strip-zeros or --id-map FILE"
     )
     assert len(r.stdout.splitlines()) == 4  # one per run
+
+
+def test_a_padded_query_line_at_the_top_of_a_list_is_the_header(tmp_path):
+    """A SHREC 2012/2014 list opens with a line holding only its query id; in a
+    padded run that line reads ``0007``: with --strip-zeros it is the header, not
+    a ranked target.  Queries apart from the targets (as in ShapeNet's or the
+    sketch tracks' layout), so nothing drops the line as the query's own item.
+    Query 7 of class A; its list t1, t3, t2, t4 with t1, t2 of class A: NN 1,
+    AP (1/1 + 2/3) / 2 = 5/6, counted by hand."""
+    (tmp_path / "targets.cla").write_text("PSB 1\n2 4\n\nA 0 2\nt1\nt2\n\nB 0 2\nt3\nt4\n")
+    (tmp_path / "queries.cla").write_text("PSB 1\n2 1\n\nA 0 1\n7\n\nB 0 0\n")
+    for name, head in (("clean", "7"), ("padded", "0007")):
+        (tmp_path / name / "R").mkdir(parents=True)
+        (tmp_path / name / "R" / f"{head}.txt").write_text(f"{head}\nt1 0.1\nt3 0.2\nt2 0.3\nt4 0.4\n")
+    common = ["-r", tmp_path / "targets.cla", "--queries", tmp_path / "queries.cla", "-m", "NN,AP", "--format", "csv"]
+    clean = run_cli("score", tmp_path / "clean", *common)
+    padded = run_cli("score", tmp_path / "padded", *common, "--strip-zeros")
+    assert clean.exit_code == 0 and padded.exit_code == 0, (clean.output, padded.output)
+    row = padded.stdout.splitlines()[1].split(",")
+    assert padded.stdout.splitlines()[0].split(",")[-2:] == ["NN", "AP"]
+    assert float(row[-2]) == 1.0 and float(row[-1]) == pytest.approx(5 / 6, abs=1e-15)
+    assert padded.stdout == clean.stdout

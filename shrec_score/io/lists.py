@@ -110,10 +110,11 @@ def parse_list(
     drops: Counter[str] | None = None,
     unjudged: int | None = None,
     header: bool = True,
+    spell: Spell | None = None,
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """The line reader: ``text`` (the file ``path``'s) by the rules of
     :func:`read_ranked_list`, explaining every error (file, line, what was expected)."""
-    rows = list_rows(text, query_id if header else None)
+    rows = list_rows(text, query_id if header else None, spell)
     if not rows:
         if drops is not None:
             drops[EMPTY_LISTS] += 1
@@ -163,14 +164,15 @@ class ListLine(NamedTuple):
     dist: float | None = None
 
 
-def list_rows(text: str, query_id: str | None) -> list[tuple[int, list[str]]]:
+def list_rows(text: str, query_id: str | None, spell: Spell | None = None) -> list[tuple[int, list[str]]]:
     """The non-blank lines as ``(line number, fields)``, without a first line that
-    holds only ``query_id`` (SHREC 2012/2014; None: no such line).  Lines end at
+    holds only ``query_id`` (SHREC 2012/2014; None: no such line), spelled as the
+    run spells ids (``spell``: ``--strip-zeros``, ``--id-map``).  Lines end at
     LF, CRLF or a lone CR only (as pyarrow counts them); a form feed, a vertical
     tab, U+0085 or U+2028 separates fields as any blank does."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     rows = [(n, f) for n, line in enumerate(lines, start=1) if (f := line.split())]
-    if rows and query_id is not None and len(rows[0][1]) == 1 and rows[0][1][0] == query_id:
+    if rows and query_id is not None and len(rows[0][1]) == 1 and (spell or str)(rows[0][1][0]) == query_id:
         rows = rows[1:]
     return rows
 
@@ -316,10 +318,10 @@ def read_list_run(
             if isinstance(data, InputError):
                 raise data
             if got is None:
-                got = parse_list(path, decode_text(path, data), q, target_index, drops=drops, unjudged=unjudged, header=header)
+                got = parse_list(path, decode_text(path, data), q, target_index, drops=drops, unjudged=unjudged, header=header, spell=spell)
             lists[q], dists[q] = got[0], got[1] if ties else None
             if drops is None and lists[q].size == 0:  # strict: only a file without a target line gives no target
-                raise _empty_lists_error(source, todo, q, header=header)
+                raise _empty_lists_error(source, todo, q, header=header, spell=spell)
     return list_run(source.name, lists, dists, [files.get(q, "") for q in query_ids], ties=ties)
 
 
@@ -379,11 +381,11 @@ def _chunks(files: list[tuple[str, str]]) -> Iterator[list[tuple[str, str, bytes
         yield chunk
 
 
-def _empty_lists_error(source: RunSource, files: list[tuple[str, str]], first: str, *, header: bool = True) -> InputError:
+def _empty_lists_error(source: RunSource, files: list[tuple[str, str]], first: str, *, header: bool = True, spell: Spell | None = None) -> InputError:
     """The error for a run whose query file ``first`` is empty, with the number
     of its query files that are (the files before ``first`` were not)."""
     at = [q for q, _ in files].index(first)
-    n_empty = sum(_is_empty_list(path, q, header=header) for q, path in files[at:])
+    n_empty = sum(_is_empty_list(path, q, header=header, spell=spell) for q, path in files[at:])
     return InputError(
         files[at][1],
         None,
@@ -393,10 +395,10 @@ def _empty_lists_error(source: RunSource, files: list[tuple[str, str]], first: s
     )
 
 
-def _is_empty_list(path: str, query_id: str, *, header: bool = True) -> bool:
+def _is_empty_list(path: str, query_id: str, *, header: bool = True, spell: Spell | None = None) -> bool:
     """Whether a query file has no target line by :func:`read_ranked_list`'s
     ``header`` rule (a file that cannot be read is not counted)."""
     try:
-        return not list_rows(read_text(path), query_id if header else None)
+        return not list_rows(read_text(path), query_id if header else None, spell)
     except InputError:
         return False
