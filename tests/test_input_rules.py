@@ -39,8 +39,12 @@ IDS = ["q1", "q2", "q3", "q4", "q5", "q6"]
 ENTRY = "import sys; from shrec_score.cli import main; sys.argv[0] = 'shrec-score'; main()"
 
 
-def cli(*args: object, cwd: object = None, preexec_fn=None, timeout: float = 10) -> tuple[subprocess.CompletedProcess, float]:
-    """The console script in a fresh process: the result and its wall time."""
+def cli(*args: object, cwd: object = None, preexec_fn=None, timeout: float = 60) -> tuple[subprocess.CompletedProcess, float]:
+    """The console script in a fresh process: the result and its wall time.
+
+    A reader that blocked (on a FIFO, a device) would hang: ``timeout`` turns
+    that into a failure.  No test bounds the time itself (a loaded machine
+    starts Python slowly: the old 2 s bounds failed under a load of 12)."""
     t = time.perf_counter()
     r = subprocess.run(
         [sys.executable, "-c", ENTRY, *map(str, args)], cwd=cwd or ROOT, capture_output=True, text=True, timeout=timeout, preexec_fn=preexec_fn
@@ -108,7 +112,6 @@ def test_a_fifo_as_a_query_file_exits_2_at_once(track, mode):
     os.mkfifo(fifo)
     args = ["check", track / "runs", "-r", track / "c.cla"] if mode == ["check"] else [track / "runs", "-r", track / "c.cla", *mode]
     r, elapsed = cli(*args)
-    assert elapsed < 2, elapsed
     if mode == ["check"]:  # the problems on stdout, the summary on stderr
         assert r.returncode == 2
         assert f"{fifo}: error: expected a regular file or a folder, got a FIFO" in r.stdout.splitlines()
@@ -123,13 +126,11 @@ def test_a_fifo_at_runs_level_exits_2_at_once(track, mode):
     os.mkfifo(fifo)
     args = ["check", track / "runs", "-r", track / "c.cla"] if mode == ["check"] else [track / "runs", "-r", track / "c.cla", *mode]
     r, elapsed = cli(*args)
-    assert elapsed < 2, elapsed
     if mode == ["check"]:
         assert r.returncode == 2 and f"{fifo}: error: expected a regular file or a folder, got a FIFO" in r.stdout.splitlines()
     else:
         one_line_error(r, str(fifo), "got a FIFO")
     r, elapsed = cli(fifo, "-r", track / "c.cla", *(m for m in mode if m != "check"))  # the FIFO itself as RUNS
-    assert elapsed < 2
     one_line_error(r, f"{fifo}: expected a run folder, a folder of runs or a run file, got a FIFO")
 
 
@@ -146,7 +147,6 @@ def test_fifos_and_devices_as_relevance_queries_collection_and_config_are_refuse
             with pytest.raises(InputError, match=re.escape(f"{fifo}: expected a regular file, got a FIFO")):
                 call()
         r, elapsed = cli(runs, "-r", track / "c.cla", "--config", fifo)
-        assert elapsed < 2
         one_line_error(r, f"{fifo}: expected a regular file, got a FIFO")
         (track / "t.yaml").write_text(f"relevance: {fifo}\n")
         r, _ = cli(runs, "--config", track / "t.yaml")

@@ -224,7 +224,7 @@ def test_a_second_writer_fails_at_once_naming_the_folder_and_the_holder(tmp_path
         with pytest.raises(InputError) as err:
             with OutputFolder(out):
                 pass
-        assert time.monotonic() - start < 1
+        assert time.monotonic() - start < 30  # refused at once: a lock that waited would wait for the holder, forever
         assert str(err.value).startswith(f"{out}: expected a folder no other scoring is writing; process {holder.pid}")
     finally:
         holder.communicate("\n", timeout=10)
