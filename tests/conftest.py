@@ -9,6 +9,31 @@ SEEDS = os.path.join(SHARED, "seeds")
 SAMPLES = os.path.join(ROOT, "sample_runs")
 
 
+def foreground_job() -> None:
+    """``preexec_fn`` of a child started as a shell starts a foreground job:
+    SIGINT and SIGTERM at their defaults.  A test run from a background job
+    (``make test &``) inherits SIGINT ignored, and the tool leaves an ignored
+    signal ignored, as Python does."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+@pytest.fixture
+def default_signals():
+    """SIGINT and SIGTERM as in a program started in the foreground (Python's
+    KeyboardInterrupt handler, the default), put back as they were after."""
+    import signal
+
+    before = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    yield
+    for sig, handler in before.items():
+        signal.signal(sig, handler)
+
+
 def shared_path(*parts: str) -> str:
     """Path under ../shared/data, or skip the test with the reason."""
     path = os.path.join(SHARED_DATA, *parts)

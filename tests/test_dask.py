@@ -26,6 +26,8 @@ from shrec_score import distributed as dist  # noqa: E402
 from shrec_score.cli import main  # noqa: E402
 from shrec_score.measures import Settings  # noqa: E402
 
+from .conftest import foreground_job  # noqa: E402
+
 CSVS = ("per_query.csv", "per_run.csv", "pr_curve.csv")
 
 
@@ -439,7 +441,7 @@ def test_ctrl_c_cancels_the_tasks_and_exits_130(data, cluster, tmp_path):
     assert cluster.run_on_scheduler(tasks) == 0
     proc = subprocess.Popen(
         [sys.executable, "-m", "shrec_score.cli", str(many), "-r", cla, "--dask", cluster.scheduler.address, "--format", "csv"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=foreground_job,
     )
     deadline = time.monotonic() + 30
     while cluster.run_on_scheduler(tasks) < 5 and time.monotonic() < deadline and proc.poll() is None:

@@ -23,6 +23,8 @@ import time
 import numpy as np
 import pytest
 
+from .conftest import foreground_job
+
 pytest.importorskip("distributed")
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to find the worker processes")
@@ -39,7 +41,12 @@ def report(self, stage, done, total):
         marked.append(os.write(fd, b"x"))
     real(self, stage, done, total)
     if done == total:  # the last report waits for the signal: it always falls while the scoring runs
-        time.sleep(120)
+        import click
+        from shrec_score.cli.signals import Interrupts
+        stops = click.get_current_context().find_object(Interrupts)
+        for _ in range(2400):  # checked as each progress report checks it (a raise may have been swallowed)
+            time.sleep(0.05)
+            stops.check()
 outputs.ProgressBar.__call__ = report
 sys.argv[0] = "shrec-score"
 main()
@@ -104,6 +111,7 @@ def test_a_signal_during_dask_ends_with_its_status_and_one_line_every_time(conte
             stderr=subprocess.PIPE,
             text=True,
             start_new_session=True,  # its own process group, as a shell job is
+            preexec_fn=foreground_job,
             pass_fds=(mark_w,),
             env={**os.environ, "MARK_FD": str(mark_w)},
         )

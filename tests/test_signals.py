@@ -14,7 +14,7 @@ import time
 import numpy as np
 import pytest
 
-from .conftest import SAMPLES
+from .conftest import SAMPLES, foreground_job
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to see what the tool is doing")
 
@@ -74,6 +74,7 @@ def start(contest, out):
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own process group, as a shell job is
+        preexec_fn=foreground_job,
     )
 
 
@@ -126,6 +127,28 @@ def test_a_signal_ends_the_scoring_cleanly(contest, previous, how, status):
     assert [n for n in os.listdir(out.parent) if ".shrec-score-" in n] == []
 
 
+def test_a_sigint_ignored_by_the_parent_stays_ignored(contest, tmp_path):
+    """A job a script starts in the background (``shrec-score ... &``) inherits
+    SIGINT ignored, so that a Ctrl-C meant for the foreground leaves it alone;
+    Python keeps that, and so does the tool: the scoring ends normally with
+    exit 0 and its --out, as without the Ctrl-C."""
+
+    def background_job() -> None:
+        foreground_job()
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [*CLI, str(contest / "runs"), "-r", str(contest / "classes.cla"), "-q", str(contest / "queries.cla"), "--out", str(out), "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=background_job,
+    )
+    wait_for_reading(proc, contest)
+    os.killpg(proc.pid, signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert (proc.returncode, stderr) == (0, "")
+    assert "per_run.csv" in os.listdir(out)
+
+
 def test_kill_9_leaves_nothing_behind(contest, tmp_path):
     proc = start(contest, tmp_path / "out")
     kids = wait_for_reading(proc, contest)
@@ -162,7 +185,7 @@ def test_two_scorings_into_one_folder_one_waits_for_nothing_and_fails(contest, t
 
 @pytest.mark.parametrize("where", ["gc callback", "__del__"])
 @pytest.mark.parametrize(("sig", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_a_signal_swallowed_where_it_was_raised_still_ends_the_scoring(tmp_path, capfd, monkeypatch, where, sig, status):
+def test_a_signal_swallowed_where_it_was_raised_still_ends_the_scoring(tmp_path, capfd, monkeypatch, default_signals, where, sig, status):
     """The handler runs between two bytecodes of whatever the main thread is
     running: inside a gc callback (distributed registers one) or a __del__,
     Python swallows the exception ("Exception ignored in ...") and the scoring
@@ -216,7 +239,7 @@ def test_a_signal_swallowed_where_it_was_raised_still_ends_the_scoring(tmp_path,
     assert signal.getsignal(sig) in (signal.default_int_handler, signal.SIG_DFL)  # put back
 
 
-def test_a_second_signal_raises_again_only_after_a_swallowed_raise(capfd):
+def test_a_second_signal_raises_again_only_after_a_swallowed_raise(capfd, default_signals):
     """A second Ctrl-C during the clean-up of the first is recorded, not
     raised (the clean-up must finish); after a raise Python swallowed (and
     reported to sys.unraisablehook, which stays silent about it), the next

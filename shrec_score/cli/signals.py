@@ -43,6 +43,8 @@ class Interrupts:
 
     def __enter__(self) -> Interrupts:
         for sig in (signal.SIGINT, signal.SIGTERM):
+            if signal.getsignal(sig) is signal.SIG_IGN:  # ignored by whoever started us (a background job, nohup): stays so, as Python leaves it
+                continue
             try:
                 self._previous[sig] = signal.signal(sig, self._handle)
             except ValueError:  # not the main thread: the caller's handlers stay
