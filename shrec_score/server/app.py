@@ -15,194 +15,40 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import os
-import re
-import secrets
-import shutil
-import time
-from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from . import views
-from .archive import PIECE, Limits, RunChecker, UploadError, unpack
-from .contest import Contest, Phase, now
-from .jobs import Scorer, stamp
-from .rules import COOKIE, Failed, Session, refusal
-from .store import Refused, Store, Team, fsync_tree
-
-#: A run's name as a participant gives it (it becomes part of a file name).
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
-#: Room for the multipart framing and the small fields beside the file.
-FRAMING = 64 << 10
-
-
-class TooLarge(Exception):
-    pass
-
-
-class RateLimiter:
-    """At most ``per_minute`` uploads per token in any 60 s."""
-
-    def __init__(self, per_minute: float) -> None:
-        self.per_minute = per_minute
-        self.seen: dict[str, deque[float]] = {}
-
-    def allow(self, key: str, at: float) -> bool:
-        times = self.seen.setdefault(key, deque())
-        while times and times[0] <= at - 60:
-            times.popleft()
-        if len(times) >= self.per_minute:
-            return False
-        times.append(at)
-        return True
-
-
-@dataclass
-class Server:
-    contest: Contest
-    store: Store
-    checker: RunChecker
-    limiter: RateLimiter
-    scorer: Scorer | None = None
-    sessions: OrderedDict[str, Session] = field(default_factory=OrderedDict)
-
-    @property
-    def max_upload(self) -> int:
-        return int(self.contest.limit("max_upload_mb") * (1 << 20))
-
-    async def team(self, request: Request) -> Team | None:
-        """The team of the request's bearer token (the API) or of its session (the form)."""
-        auth = request.headers.get("authorization", "")
-        if auth[:7].lower() == "bearer ":
-            return await asyncio.to_thread(self.store.team_of, auth[7:].strip())
-        session = self.session(request)
-        return session.team if session is not None else None
-
-    def session(self, request: Request) -> Session | None:
-        return self.sessions.get(request.cookies.get(COOKIE, ""))
-
-    def new_session(self) -> tuple[str, Session]:
-        sid = secrets.token_urlsafe(32)
-        self.sessions[sid] = session = Session(secrets.token_urlsafe(32))
-        while len(self.sessions) > 10_000:
-            self.sessions.popitem(last=False)
-        return sid, session
-
-    def admit(self, team: Team) -> Phase:
-        """The open phase a team may upload to now (raises :class:`Failed`: 429, 403)."""
-        c = self.contest
-        if not self.limiter.allow(team.name, time.monotonic()):
-            raise refusal(429, f"at most {c.limit('rate_limit'):g} uploads a minute per team: try again in a minute")
-        phase = c.open_phase(now())
-        if phase is None:
-            raise refusal(403, "no phase of the contest is open for submissions")
-        return phase
-
-    async def read_form(self, request: Request) -> FormData:
-        """The multipart body, its size bounded while it streams in (raises :class:`Failed`: 413, 422)."""
-        c = self.contest
-        declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > self.max_upload + FRAMING:
-            raise refusal(413, f"expected an upload of at most {c.limit('max_upload_mb'):g} MB, got {int(declared) >> 20} MB")
-        if request.headers.get("content-type", "").split(";")[0].strip() != "multipart/form-data":
-            raise refusal(422, "expected a multipart/form-data body with the run in the field 'file'")
-        limited = Request(request.scope, _limited(request.receive, self.max_upload + FRAMING))
-        try:
-            return await limited.form(max_files=1, max_fields=8)
-        except TooLarge:
-            raise refusal(413, f"expected an upload of at most {c.limit('max_upload_mb'):g} MB, got more") from None
-        except Exception as exc:  # starlette's MultiPartException, a broken body
-            raise refusal(422, f"expected a multipart/form-data body with the run in the field 'file' ({exc})") from None
-
-    async def upload(self, team: Team, phase: Phase, form: FormData) -> dict[str, Any]:
-        """Unpack, check and store the run of ``form`` (raises :class:`Failed`: 403, 413, 422)."""
-        upload, name = form.get("file"), form.get("name") or None
-        if not isinstance(upload, UploadFile) or not upload.filename:
-            raise refusal(422, "expected the run in the multipart field 'file' (a .zip, .tar.gz or .tgz of one run folder, or one run file)")
-        if name is not None and (not isinstance(name, str) or not NAME.fullmatch(name)):
-            raise refusal(422, f"expected 'name' to be 1 to 40 letters, digits, '_', '.' or '-', got {str(name)[:60]!r}")
-        body = await asyncio.to_thread(self._store, team, name, upload, phase.name, phase.max_runs)
-        if self.scorer is not None:
-            self.scorer.wake.set()
-        return body
-
-    def _store(self, team: Team, name: str | None, upload: UploadFile, phase: str, max_runs: int) -> dict[str, Any]:
-        c, store = self.contest, self.store
-        with store.connect() as db:  # refused before the work of unpacking (and again under the write lock)
-            (count,) = db.execute("SELECT count(*) FROM runs WHERE team_id = ? AND phase = ?", (team.id, phase)).fetchone()
-        if count >= max_runs:
-            raise refusal(403, f"team {team.name!r} has submitted its {max_runs} run(s) of phase {phase!r}")
-        work = os.path.join(store.incoming, secrets.token_hex(8))
-        os.makedirs(work)
-        try:
-            received = os.path.join(work, "upload")
-            digest, size = hashlib.sha256(), 0
-            with open(received, "wb") as out:
-                while piece := upload.file.read(PIECE):
-                    size += len(piece)
-                    if size > self.max_upload:
-                        raise refusal(413, f"expected an upload of at most {c.limit('max_upload_mb'):g} MB, got more")
-                    digest.update(piece)
-                    out.write(piece)
-            limits = Limits(int(c.limit("max_unpacked_mb")) << 20, int(c.limit("max_members")), c.limit("max_ratio"))
-            staged = os.path.join(work, "run")
-            try:
-                unpacked = unpack(received, os.path.basename(upload.filename or "upload"), staged, limits)
-            except UploadError as exc:
-                raise refusal(422, str(exc)) from None
-            errors = self.checker.errors(staged, unpacked)
-            if errors:
-                raise Failed(422, {"errors": errors})
-            fsync_tree(staged)
-            try:
-                return store.accept(team, name, staged, unpacked.name, unpacked.suffix, phase, max_runs, digest.hexdigest(), stamp())
-            except Refused as exc:
-                raise refusal(403, str(exc)) from None
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-
-
-def _limited(receive: Callable[[], Awaitable[Any]], limit: int) -> Callable[[], Awaitable[Any]]:
-    """``receive`` that raises :class:`TooLarge` once the body passes ``limit`` bytes (as it streams in)."""
-    seen = 0
-
-    async def wrapped() -> Any:
-        nonlocal seen
-        message = await receive()
-        if message.get("type") == "http.request":
-            seen += len(message.get("body", b""))
-            if seen > limit:
-                raise TooLarge()
-        return message
-
-    return wrapped
+from .archive import RunChecker
+from .contest import Contest, now
+from .jobs import Scorer
+from .pages import Pages
+from .rules import Failed
+from .service import RateLimiter, Server
+from .store import Store, Team
 
 
 def create_app(contest: Contest) -> Starlette:
     """The application of ``contest``: its store recovered (see :meth:`Store.recover`), its scorer started with it."""
-    from .pages import Pages
-
     store = Store(contest.data)
     store.recover()
     server = Server(contest, store, RunChecker(contest.preset), RateLimiter(contest.limit("rate_limit")))
     pages = Pages(server)
 
+    async def bearer_team(request: Request) -> Team | None:
+        return await server.team(request) if _bearer(request) else None
+
     async def healthz(request: Request) -> Response:
         return JSONResponse({"status": "ok"})
 
     async def post_run(request: Request) -> Response:
-        team = await server.team(request) if _bearer(request) else None
-        if team is None:
-            return JSONResponse({"error": "expected a team's token in 'Authorization: Bearer TOKEN'"}, 401, headers={"WWW-Authenticate": "Bearer"})
+        if (team := await bearer_team(request)) is None:
+            return _unauthorized()
         try:
             phase = server.admit(team)
             form = await server.read_form(request)
@@ -215,17 +61,15 @@ def create_app(contest: Contest) -> Starlette:
         return JSONResponse({k: body[k] for k in ("id", "name", "status", "phase", "sha256")} | {"run": body["label"]}, 201)
 
     async def list_runs(request: Request) -> Response:
-        team = await server.team(request) if _bearer(request) else None
-        if team is None:
-            return JSONResponse({"error": "expected a team's token in 'Authorization: Bearer TOKEN'"}, 401, headers={"WWW-Authenticate": "Bearer"})
+        if (team := await bearer_team(request)) is None:
+            return _unauthorized()
         runs = await asyncio.to_thread(store.runs, team.id)
         t = now()
         return JSONResponse({"team": team.name, "runs": [views.run_view(contest, r, t) for r in runs]})
 
     async def get_run(request: Request) -> Response:
-        team = await server.team(request) if _bearer(request) else None
-        if team is None:
-            return JSONResponse({"error": "expected a team's token in 'Authorization: Bearer TOKEN'"}, 401, headers={"WWW-Authenticate": "Bearer"})
+        if (team := await bearer_team(request)) is None:
+            return _unauthorized()
         run = await asyncio.to_thread(store.run, request.path_params["run_id"])
         if run is None or run["team_id"] != team.id:  # another team's run is as absent as no run
             return JSONResponse({"error": "no such run of your team"}, 404)
@@ -259,6 +103,10 @@ def create_app(contest: Contest) -> Starlette:
     app.state.server = server
     app.add_middleware(SecurityHeaders, csp=pages.csp)
     return app
+
+
+def _unauthorized() -> Response:
+    return JSONResponse({"error": "expected a team's token in 'Authorization: Bearer TOKEN'"}, 401, headers={"WWW-Authenticate": "Bearer"})
 
 
 def _bearer(request: Request) -> bool:

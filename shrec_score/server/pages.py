@@ -24,7 +24,7 @@ from .contest import now
 from .rules import COOKIE, Failed, Session, refusal, same, style_hash
 
 if TYPE_CHECKING:
-    from .app import Server
+    from .service import Server
 
 EXTRA_CSS = """
 .form{display:grid;gap:.6em;max-width:36em;margin:1em 0}
