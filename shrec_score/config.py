@@ -71,27 +71,33 @@ KEYS: dict[str, tuple[Check, str, str]] = {
 }
 
 
-def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Read and check a track preset; paths come back resolved against its folder."""
+def read_yaml_mapping(path: str, text: str, what: str, keys: str) -> tuple[dict[Any, Any], dict[Any, int]]:
+    """``text`` (the file ``path``'s) as a YAML mapping and the line of each key;
+    an empty file is an empty mapping.  Errors name the file and line:
+    "expected a YAML mapping of ``what`` (``keys``)"."""
     import yaml
 
-    path = os.fspath(path)
-    from .io.text import entry_is_folder, read_text, regular_file
-
-    text = read_text(path)
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
         problem = str(getattr(exc, "problem", None) or exc).splitlines()[0]
-        raise InputError(path, line, "expected a YAML mapping of settings", problem) from None
+        raise InputError(path, mark.line + 1 if mark is not None else None, f"expected a YAML mapping of {what}", problem) from None
     if data is None:
-        return {}
+        return {}, {}
     if not isinstance(data, dict):
-        raise InputError(path, 1, "expected a YAML mapping of settings (key: value)", type(data).__name__)
-    lines = {k.value: k.start_mark.line + 1 for k, _ in node.value}
+        raise InputError(path, 1, f"expected a YAML mapping of {what} ({keys})", type(data).__name__)
+    return data, {k.value: k.start_mark.line + 1 for k, _ in node.value}
+
+
+def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read and check a track preset; paths come back resolved against its folder."""
+
+    path = os.fspath(path)
+    from .io.text import entry_is_folder, read_text, regular_file
+
+    data, lines = read_yaml_mapping(path, read_text(path), "settings", "key: value")
     base = os.path.dirname(os.path.abspath(path))
     out: dict[str, Any] = {}
     for key, value in data.items():

@@ -9,6 +9,30 @@ SEEDS = os.path.join(SHARED, "seeds")
 SAMPLES = os.path.join(ROOT, "sample_runs")
 
 
+def children_of(pid: int) -> list[int]:
+    """Live processes whose parent is ``pid`` (from /proc: Linux)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                out.append(int(entry))
+    return out
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie has ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def foreground_job() -> None:
     """``preexec_fn`` of a child started as a shell starts a foreground job:
     SIGINT and SIGTERM at their defaults.  A test run from a background job

@@ -23,7 +23,7 @@ import time
 import numpy as np
 import pytest
 
-from .conftest import foreground_job
+from .conftest import alive, children_of, foreground_job
 
 pytest.importorskip("distributed")
 
@@ -76,27 +76,6 @@ def contest(tmp_path_factory):
     return top
 
 
-def _children(pid):
-    """Processes whose parent is ``pid`` (the local cluster's workers)."""
-    kids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    fields = fh.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid and fields[0] != "Z":
-                kids.append(int(entry))
-    return kids
-
-
-def _alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 @pytest.mark.parametrize(("how", "status"), [("SIGINT", 130), ("SIGTERM", 143)])
@@ -122,7 +101,7 @@ def test_a_signal_during_dask_ends_with_its_status_and_one_line_every_time(conte
             os.close(mark)
         assert first == b"x", proc.communicate(timeout=60)
         time.sleep(pause)
-        workers = _children(proc.pid)
+        workers = children_of(proc.pid)
         if how == "SIGINT":
             os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group: the workers too
         else:
@@ -130,8 +109,8 @@ def test_a_signal_during_dask_ends_with_its_status_and_one_line_every_time(conte
         stdout, stderr = proc.communicate(timeout=120)
         seen.append((proc.returncode, stderr, stdout, out.exists()))
         deadline = time.monotonic() + 10
-        while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        while any(alive(w) for w in workers) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert [w for w in workers if _alive(w)] == [], f"round {k}: workers left"
+        assert [w for w in workers if alive(w)] == [], f"round {k}: workers left"
         assert [n for n in os.listdir(tmp_path) if ".shrec-score-" in n] == []
     assert seen == [(status, "shrec-score: interrupted\n", "", False)] * len(PAUSES)

@@ -39,8 +39,8 @@ FLAGS = [
 A4_TEXT_WIDTH = 703  # 210 mm less two 12 mm margins, in CSS px (96 per inch)
 
 
-@pytest.fixture(scope="module")
-def browser():
+def chromium(profile: str) -> webdriver.Chrome:
+    """Headless Chromium with its profile in ``profile``, 1280 x 900, the console logged; skips without it."""
     if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
         pytest.skip("chromium and chromedriver are not installed (make test installs them when run as root: apt-get install chromium chromium-driver)")
     from selenium.webdriver.chrome.service import Service
@@ -49,11 +49,17 @@ def browser():
     options.binary_location = CHROMIUM
     for flag in FLAGS:
         options.add_argument(flag)
-    profile = tempfile.mkdtemp(prefix="shrec-chromium-")
     options.add_argument(f"--user-data-dir={profile}")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
     driver.set_window_size(1280, 900)
+    return driver
+
+
+@pytest.fixture(scope="module")
+def browser():
+    profile = tempfile.mkdtemp(prefix="shrec-chromium-")
+    driver = chromium(profile)
     yield driver
     driver.quit()
     shutil.rmtree(profile, ignore_errors=True)

@@ -7,12 +7,11 @@ a screenshot of each page is saved under the test's temporary folder."""
 from __future__ import annotations
 
 import base64
-import os
 import re
 
 import pytest
 
-from .test_html_browser import CHROMEDRIVER, CHROMIUM, FLAGS
+from .test_html_browser import chromium
 from .test_server_kit import Served, add_team, tiny_run, write_contest, zip_of
 
 pytest.importorskip("starlette", reason="the server extra is not installed")
@@ -24,18 +23,7 @@ from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 @pytest.fixture
 def browser(tmp_path):
-    if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
-        pytest.skip("chromium and chromedriver are not installed (make test installs them when run as root: apt-get install chromium chromium-driver)")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path / 'profile'}")
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-    driver.set_window_size(1280, 900)
+    driver = chromium(str(tmp_path / "profile"))
     yield driver
     driver.quit()
 

@@ -14,7 +14,7 @@ import time
 import numpy as np
 import pytest
 
-from .conftest import SAMPLES, foreground_job
+from .conftest import SAMPLES, alive, children_of, foreground_job
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc to see what the tool is doing")
 
@@ -45,26 +45,6 @@ def contest(tmp_path_factory):
     return top
 
 
-def children_of(pid):
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as fh:
-                    fields = fh.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid and fields[0] != "Z":
-                out.append(int(entry))
-    return out
-
-
-def alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
-    except OSError:
-        return False
 
 
 def start(contest, out):

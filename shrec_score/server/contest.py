@@ -82,21 +82,11 @@ def load_contest(path: str | os.PathLike[str]) -> Contest:
     import yaml
 
     from ..config import KEYS as PRESET_KEYS
-    from ..config import load_config
+    from ..config import load_config, read_yaml_mapping
     from ..io.text import read_text
 
     path = os.fspath(path)
-    text = read_text(path)
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = str(getattr(exc, "problem", None) or exc).splitlines()[0]
-        raise InputError(path, mark.line + 1 if mark is not None else None, "expected a YAML mapping of contest settings", problem) from None
-    if not isinstance(data, dict):
-        raise InputError(path, 1, "expected a YAML mapping of contest settings (title, track, relevance, data, phases)", type(data).__name__)
-    lines = {k.value: k.start_mark.line + 1 for k, _ in node.value}
+    data, lines = read_yaml_mapping(path, read_text(path), "contest settings", "title, track, relevance, data, phases")
     base = os.path.dirname(os.path.abspath(path))
 
     def fail(key: str, expected: str, got: Any = None) -> InputError:
