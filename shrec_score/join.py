@@ -15,17 +15,12 @@ from .errors import InputError, shown
 from .io.idmap import read_id_map
 from .io.matrix import read_matrix
 from .io.numbers import is_integer
-from .io.submissions import id_hint
+from .io.submissions import id_hint, strip_zeros
 from .model import MatrixRun, RankedRun, RunSource, group_tie_starts
 from .ranking import drop_own_items, score_groups
 from .relevance import QrelsRelevance, Relevance
 
 # -- id spellings (--strip-zeros, --id-map) -----------------------------------
-
-
-def strip_zeros(run_id: str) -> str:
-    """An id without its leading zeros (``0042`` -> ``42``); ``0`` and ``000`` stay ``0``."""
-    return run_id.lstrip("0") or ("0" if run_id else run_id)
 
 
 def id_spelling(relevance: Relevance, *, strip: bool = False, id_map: str | None = None) -> Callable[[str], str] | None:

@@ -49,12 +49,17 @@ def no_query_error(folder: str, names: list[str], known: Mapping[str, object]) -
     return InputError(folder, None, f"no file of run {shown(run)} names a query; {id_hint(stems, ids)}")
 
 
+def strip_zeros(run_id: str) -> str:
+    """An id without its leading zeros (``0042`` -> ``42``); ``0`` and ``000`` stay ``0``."""
+    return run_id.lstrip("0") or ("0" if run_id else run_id)
+
+
 def id_hint(run_ids: list[str], ids: list[str]) -> str:
     """Why the ids a run spells (``run_ids``) match none of ``ids`` (the
     relevance's), and the option that maps them."""
-    stripped = {q.lstrip("0") or "0": q for q in ids}
+    stripped = {strip_zeros(q): q for q in ids}
     for r in run_ids:
-        q = stripped.get(r.lstrip("0") or "0")
+        q = stripped.get(strip_zeros(r))
         if q is not None:
             return f"ids look zero-padded ({shown(r)} vs {shown(q)}): try --strip-zeros or --id-map FILE"
     for r in run_ids[:20]:  # (a few: every relevance id is tried against each)
