@@ -78,7 +78,7 @@ register(
 ALIASES.update(ACCURACY_CALCULATOR)
 
 #: Names read as "recall at k" that mean two things in evaluate(): R@k, Recall@k (any case).
-_RECALL = re.compile(r"(?:R|[Rr][Ee][Cc][Aa][Ll][Ll])@([1-9][0-9]*)")
+_RECALL = re.compile(r"(?:R|(?i:recall))@([1-9][0-9]*)")
 
 
 def ambiguous_recall(name: object) -> str | None:
