@@ -30,8 +30,8 @@ PRINT_COLUMNS = 8
 _RUN_TH = '<th scope="col" class="run">'
 
 
-def leaderboard(report: Report, after: str = "") -> str:
-    """The leaderboard section: the table, the note on its blank cells, the legend, then ``after`` (the warnings)."""
+def leaderboard(report: Report) -> str:
+    """The leaderboard section: the table, the note on its blank cells, the legend, then the report's warnings and notes."""
     board = report.leaderboard
     # then the shown columns (those of the Markdown and the terminal), then every other
     # the sort measure first, so a phone shows it beside the run without scrolling (issue 31.15)
@@ -109,8 +109,9 @@ def leaderboard(report: Report, after: str = "") -> str:
     if note:
         body.append(f'<p class="note blank-note">{text(note)}</p>')
     body.append('<ul class="legend">' + "".join(legend) + "</ul>")
-    if after:
-        body.append(after)
+    if report.warnings:
+        items = "".join(f"<li>{text(w)}</li>" for w in report.warnings)
+        body.append(f'<ul class="warnings" aria-label="Warnings and notes">{items}</ul>')
     return section("leaderboard", "Leaderboard", body)
 
 
