@@ -14,7 +14,7 @@ import json
 import math
 from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -32,44 +32,19 @@ __all__ = ["FORMATS", "md_escape", "render_table", "rich_text", "tex_escape", "t
 if TYPE_CHECKING:
     import pandas as pd
 
-
-class Report(Protocol):
-    """What a renderer reads of a :class:`shrec_score.report.Report` (named here: data flows one way)."""
-
-    per_query: pd.DataFrame
-    leaderboard: pd.DataFrame
-    measures: list[str]
-    shown: list[str]
-    sort: str
-    signature: dict[str, Any]
-    ranking: pd.DataFrame | None
-    rank_by: str
-    significance: pd.DataFrame | None
-    run_tags: dict[str, str]
-
-    def table(self, name: str) -> Table | None: ...
-
-    def signature_text(self) -> str: ...
-
-
-def _table(report: Report, name: str) -> Table:
-    """A table of the report without pandas (:meth:`shrec_score.report.Report.table`)."""
-    table = report.table(name)
-    if table is None:
-        raise ValueError(f"the report has no {name} table")
-    return table
+    from .report import Report  # a hint only: report calls render, render never imports report
 
 
 def to_csv(report: Report, *, per_query: bool = False) -> str:
     """The leaderboard (or, with ``per_query``, the per-query values) as CSV."""
-    return frame_to_csv(_table(report, "per_query" if per_query else "leaderboard"))
+    return frame_to_csv(report.tables["per_query" if per_query else "leaderboard"])
 
 
 def to_json(report: Report, *, per_query: bool = False) -> str:
     """signature, sort, leaderboard (and per_query, significance) as JSON; undefined values are ``null``."""
-    doc: dict[str, Any] = {"signature": report.signature, "sort": report.sort, "leaderboard": _records(_table(report, "leaderboard"))}
+    doc: dict[str, Any] = {"signature": report.signature, "sort": report.sort, "leaderboard": _records(report.tables["leaderboard"])}
     if per_query:
-        doc["per_query"] = _records(_table(report, "per_query"))
+        doc["per_query"] = _records(report.tables["per_query"])
     significance = report.table("significance")
     if significance is not None:
         doc["significance"] = _records(significance)
@@ -79,7 +54,7 @@ def to_json(report: Report, *, per_query: bool = False) -> str:
 def _table_cells(report: Report) -> tuple[list[str], list[list[str]], list[list[bool]]]:
     """Header, formatted cells and which cells show their column's best mean: the largest, the smallest
     for a lower-is-better measure (FP_*, FN_*), none in a column without a direction (``tau_b_std``)."""
-    board = _table(report, "leaderboard")
+    board = report.tables["leaderboard"]
     best = {}
     for m in report.shown:
         higher = column_higher_is_better(m)
@@ -115,20 +90,20 @@ def to_latex(report: Report) -> str:
     second one (docs/outputs.md, "LaTeX").  Every cell is escaped by :func:`tex_escape`; the signature is a
     ``%`` comment, made visible (:func:`~shrec_score.errors.visible`) so that no line break ends it."""
     head, cells, bold = _table_cells(report)
-    board = _table(report, "leaderboard")
+    board = report.tables["leaderboard"]
     sort = display_name(report.sort)
     lo, hi = f"{report.sort}_ci_low", f"{report.sort}_ci_high"
     at = 3 + report.shown.index(report.sort) if report.sort in report.shown else -1
     has_ci = at >= 0 and lo in board.columns and hi in board.columns
     versus = versus_best(report)
     rows = []
-    for r, (row, b) in enumerate(zip(cells, bold)):
-        texed = [f"\\textbf{{{tex_escape(c)}}}" if is_b else tex_escape(c) for c, is_b in zip(row, b)]
+    for r, (row, marks) in enumerate(zip(cells, bold)):
+        texed = [f"\\textbf{{{tex_escape(c)}}}" if is_b else tex_escape(c) for c, is_b in zip(row, marks)]
         if at >= 0 and row[1] in versus and versus[row[1]].significant:
             texed[at] += "$^\\dagger$"
         if has_ci:
             texed.insert(at + 1, f"[{_fmt(board[lo][r].item())}, {_fmt(board[hi][r].item())}]")
-        rows.append(" & ".join(texed) + " \\\\")
+        rows.append(texed)
     head_tex = [tex_escape(h) for h in head]
     if has_ci:
         head_tex.insert(at + 1, "95\\% CI")
@@ -137,53 +112,48 @@ def to_latex(report: Report) -> str:
         caption += f" 95\\% CI: percentile bootstrap interval of the mean {tex_escape(sort)}."
     if versus:
         caption += f" $^\\dagger$: significantly worse than the best run (paired randomization test on {tex_escape(sort)}, Holm-corrected, $p < 0.05$)."
+    spec = f"rlr{'r' * (len(report.shown) + has_ci)}"
+    note = blank_note(report)
     lines = [
         f"% {visible(report.signature_text())}",
         "% needs \\usepackage{booktabs} (\\toprule, \\midrule, \\bottomrule)",
-        "\\begin{table}[htbp]",
-        "\\centering",
-        f"\\caption{{{caption}}}",
-        "\\label{tab:leaderboard}",
-        f"\\begin{{tabular}}{{rlr{'r' * (len(report.shown) + has_ci)}}}",
-        "\\toprule",
-        " & ".join(head_tex) + " \\\\",
-        "\\midrule",
-        *rows,
-        "\\bottomrule",
-        "\\end{tabular}",
+        *_tex_table(caption, "tab:leaderboard", spec, head_tex, rows, None if note is None else tex_escape(note)),
     ]
-    note = blank_note(report)
-    if note:
-        lines.append(f"\\par\\smallskip{{\\footnotesize {tex_escape(note)}}}")
-    lines.append("\\end{table}")
     if report.table("significance") is not None:
-        lines += ["", *_latex_matrix(report)]
+        runs, pairs = significance_matrix(report)
+        matrix = []
+        for a in runs:
+            line = [tex_escape(a)]
+            for b in runs:
+                pair = pairs.get((a, b))
+                p = "--" if pair is None else _fmt(pair.p_adjusted)
+                line.append(f"\\textbf{{{p}}}" if pair is not None and pair.significant else p)
+            matrix.append(line)
+        caption = (
+            f"Pairwise randomization tests on {tex_escape(sort)}: Holm-adjusted $p$-value of the row run against the column run; "
+            "bold: significantly different ($p < 0.05$)."
+        )
+        lines += ["", *_tex_table(caption, "tab:significance", "l" + "r" * len(runs), ["", *map(tex_escape, runs)], matrix)]
     return "\n".join(lines) + "\n"
 
 
-def _latex_matrix(report: Report) -> list[str]:
-    """The second LaTeX table: Holm-adjusted p-values, row run against column run, bold when significant."""
-    runs, pairs = significance_matrix(report)
-    sort = tex_escape(display_name(report.sort))
-    lines = [
+def _tex_table(caption: str, label: str, spec: str, head: list[str], rows: list[list[str]], note: str | None = None) -> list[str]:
+    """A booktabs ``table`` environment: caption, label, the head row, the rows and a note under the tabular."""
+    return [
         "\\begin{table}[htbp]",
         "\\centering",
-        f"\\caption{{Pairwise randomization tests on {sort}: Holm-adjusted $p$-value of the row run against the column run; "
-        "bold: significantly different ($p < 0.05$).}",
-        "\\label{tab:significance}",
-        f"\\begin{{tabular}}{{l{'r' * len(runs)}}}",
+        f"\\caption{{{caption}}}",
+        f"\\label{{{label}}}",
+        f"\\begin{{tabular}}{{{spec}}}",
         "\\toprule",
-        " & ".join(["", *(tex_escape(r) for r in runs)]) + " \\\\",
+        " & ".join(head) + " \\\\",
         "\\midrule",
+        *(" & ".join(row) + " \\\\" for row in rows),
+        "\\bottomrule",
+        "\\end{tabular}",
+        *([] if note is None else [f"\\par\\smallskip{{\\footnotesize {note}}}"]),
+        "\\end{table}",
     ]
-    for a in runs:
-        cells = [tex_escape(a)]
-        for b in runs:
-            pair = pairs.get((a, b))
-            p = "--" if pair is None else _fmt(pair.p_adjusted)
-            cells.append(f"\\textbf{{{p}}}" if pair is not None and pair.significant else p)
-        lines.append(" & ".join(cells) + " \\\\")
-    return [*lines, "\\bottomrule", "\\end{tabular}", "\\end{table}"]
 
 
 def _aggregate(column: str) -> str:
@@ -205,8 +175,8 @@ def to_trec(report: Report, *, per_query: bool = False) -> str:
     labels = {m: trec_field(trec_name(m) or m) for m in report.measures}
     sums = {m for m in report.measures if _aggregate(m) == "sum"}
     per_topic = [m for m in report.measures if _aggregate(m) != "geometric"]  # trec_eval -q prints gm_map under all only
-    board = _table(report, "leaderboard")
-    table = _table(report, "per_query") if per_query else None
+    board = report.tables["leaderboard"]
+    table = report.tables["per_query"] if per_query else None
     runid = runids(report.run_tags, board["run"].tolist())
     lines = []
 
@@ -247,11 +217,8 @@ def to_rich(report: Report, console: Any, *, per_query: bool = False) -> None:
     head, cells, bold = _table_cells(report)
     for i, h in enumerate(head):
         text = rich_text(h)
-        if i == 1:
-            table.add_column(text, no_wrap=True)
-        else:
-            table.add_column(text, justify="right", no_wrap=True, min_width=max(6, len(text)) if i > 2 else None)
-    board = _table(report, "leaderboard")
+        table.add_column(text, justify="left" if i == 1 else "right", no_wrap=True, min_width=max(6, len(text)) if i > 2 else None)
+    board = report.tables["leaderboard"]
     ci = [c for c in board.columns if c.endswith("_ci_low")]
     if ci:
         table.add_column("95% CI", justify="right", no_wrap=True)
@@ -323,8 +290,8 @@ def _print_per_query(report: Report, console: Any) -> None:
 def _wide(report: Report) -> tuple[list[str], list[list[str]]]:
     """The cells of :meth:`~shrec_score.report.Report.per_query_wide` for the sort
     measure: query (and class), then one formatted value per run in leaderboard order."""
-    runs = [str(r) for r in _table(report, "leaderboard")["run"].tolist()]
-    keys, values = wide_values(_table(report, "per_query"), runs, report.sort)
+    runs = [str(r) for r in report.tables["leaderboard"]["run"].tolist()]
+    keys, values = wide_values(report.tables["per_query"], runs, report.sort)
     key_cols = [keys[k].tolist() for k in keys.columns]
     cells = [["" if col[i] is None else str(col[i]) for col in key_cols] + [_fmt(v) for v in values[:, i].tolist()] for i in range(len(keys))]
     return keys.columns + runs, cells

@@ -193,9 +193,7 @@ def trec_name(column: str) -> str | None:
         m = get_measure(column)
     except KeyError:
         return None
-    if m.trec_name is None or trec_twin(column) != m.name:
-        return None
-    return m.trec_name
+    return m.trec_name if m.trec_name is not None and trec_twin(column) == m.name else None
 
 
 def trec_twin(name: str) -> str:
@@ -206,6 +204,4 @@ def trec_twin(name: str) -> str:
     ['map', 'P.1', 'P.5', 'recall.10', 'map', 'DCG']
     """
     m = get_measure(name)
-    if m.kind == "binary" and m.trec_name:
-        return get_measure(m.trec_name).name
-    return m.name
+    return get_measure(m.trec_name).name if m.kind == "binary" and m.trec_name else m.name
