@@ -76,25 +76,12 @@ class Report:
     """
 
     def __init__(
-        self,
-        *,
-        per_query: Table | pd.DataFrame,
-        leaderboard: Table | pd.DataFrame,
-        pr_curve: Table | pd.DataFrame,
-        measures: list[str],
-        shown: list[str],
-        sort: str,
-        signature: dict[str, Any],
-        warnings: list[str] | None = None,
-        curves: Table | pd.DataFrame | None = None,
-        gain_vs_recall: Table | pd.DataFrame | None = None,
-        ranking: Table | pd.DataFrame | None = None,
-        rank_by: str = "",
-        per_class: Table | pd.DataFrame | None = None,
-        significance: Table | pd.DataFrame | None = None,
-        csv_columns: dict[str, str] | None = None,
-        summaries: dict[str, Table | pd.DataFrame] | None = None,
-        run_tags: dict[str, str] | None = None,
+        self, *, per_query: Table | pd.DataFrame, leaderboard: Table | pd.DataFrame, pr_curve: Table | pd.DataFrame,
+        measures: list[str], shown: list[str], sort: str, signature: dict[str, Any], warnings: list[str] | None = None,
+        curves: Table | pd.DataFrame | None = None, gain_vs_recall: Table | pd.DataFrame | None = None,
+        ranking: Table | pd.DataFrame | None = None, rank_by: str = "", per_class: Table | pd.DataFrame | None = None,
+        significance: Table | pd.DataFrame | None = None, csv_columns: dict[str, str] | None = None,
+        summaries: dict[str, Table | pd.DataFrame] | None = None, run_tags: dict[str, str] | None = None,
     ) -> None:
         given = dict(zip(TABLES, (per_query, leaderboard, pr_curve, curves, gain_vs_recall, ranking, per_class, significance)))
         self.tables: dict[str, Table] = {k: as_table(v) for k, v in given.items() if v is not None}
@@ -195,8 +182,7 @@ class Report:
         return pd.concat([keys.to_pandas(), pd.DataFrame(values.T, columns=runs)], axis=1)
 
     def table(self, name: str) -> Table | None:
-        """The table ``name`` (``per_query``, ``leaderboard``...) without pandas:
-        what the renderers and the CSV files read."""
+        """The table ``name`` (``per_query``, ``leaderboard``...) without pandas, or None."""
         return self.tables.get(name)
 
     def csv_files(self) -> dict[str, str]:
@@ -252,12 +238,9 @@ class Report:
 
 
 def shapenet_summaries(per_query: Table, per_class: Table, run_names: list[str]) -> dict[str, Table]:
-    """Per run, the official ShapeNet Core55 ``summary.csv`` layout.
-
-    Header ``class,P@N,R@N,F1@N,mAP,NDCG``; rows ``microALL`` (mean over the
-    queries), one per synset (mean over its queries, ground-truth order),
-    ``macroALL`` (mean of the per-synset means).  Values in full precision.
-    """
+    """Per run, the official ShapeNet Core55 ``summary.csv`` layout: header ``class,P@N,R@N,F1@N,mAP,NDCG``;
+    rows ``microALL`` (mean over the queries), one per synset (mean over its queries, ground-truth order),
+    ``macroALL`` (mean of the per-synset means); values in full precision."""
     names = list(SHAPENET_MEASURES)
     micro = per_run_table(per_query, names, run_names)
     macro = macro_table(per_class, names, run_names)

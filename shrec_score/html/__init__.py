@@ -35,14 +35,8 @@ PLOT_TITLES = {
 
 
 def to_html(
-    report: Report,
-    *,
-    title: str | None = None,
-    description: str | None = None,
-    date: str | None = None,
-    figures: Mapping[str, bytes] | None = None,
-    plots: bool = True,
-    links: Mapping[str, str] | None = None,
+    report: Report, *, title: str | None = None, description: str | None = None, date: str | None = None,
+    figures: Mapping[str, bytes] | None = None, plots: bool = True, links: Mapping[str, str] | None = None,
 ) -> str:
     """The results page of ``report``, one self-contained HTML document.
 

@@ -1,5 +1,5 @@
-"""The leaderboard, the pairwise tests and the per-class heat map of the
-results page: static tables that the page's script sorts by any column."""
+"""The leaderboard, the pairwise tests and the per-class heat map of the results page: static tables that
+the page's script sorts by any column."""
 
 from __future__ import annotations
 
@@ -47,9 +47,7 @@ def leaderboard(report: Report) -> str:
     ]
     for m in measures:
         higher = column_higher_is_better(m)
-        aria = ""
-        if m == report.sort:
-            aria = ' aria-sort="ascending"' if higher is False else ' aria-sort="descending"'
+        aria = f' aria-sort="{"ascending" if higher is False else "descending"}"' if m == report.sort else ""
         where = "higher is better" if higher else "lower is better" if higher is False else "no direction"
         label = text(display_name(m)) + arrow(higher)
         cols.append((m, header(label, "num", "asc" if higher is False else "desc", aria, f"{display_name(m)}: {where}"), label))
