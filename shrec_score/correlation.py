@@ -1,8 +1,6 @@
-"""Rank correlation against human ground truth (seed 004): per query tau-b (docs/measures.md).
-
-A system's value for an item is its distance (lower = more similar unless
-``lower_is_better=False``), else its rank, or a TREC score; the ground truth
-is a mean user score.  Both are oriented "higher = more similar" first.
+"""Rank correlation against human ground truth (seed 004): per query tau-b (docs/measures.md).  A system's
+value for an item is its distance (lower = more similar unless ``lower_is_better=False``), else its rank, or a
+TREC score; the ground truth is a mean user score; both are oriented "higher = more similar" first.
 """
 
 from __future__ import annotations
@@ -52,14 +50,14 @@ def run_values(source: RunSource, gt: pd.DataFrame, *, lower_is_better: bool = T
         if first.size < keys.size:  # a target ranked twice for one query: name both lines
             dup = int(np.setdiff1d(np.arange(keys.size), first)[0])
             raise duplicate_error(source.path, cols.queries, cols.docs, int(cols.q_codes[dup]), int(cols.d_codes[dup]))
-        df = pd.DataFrame({"query": np.asarray(cols.queries, dtype=object)[cols.q_codes], "doc": np.asarray(cols.docs, dtype=object)[cols.d_codes], "score": cols.scores})
+        code = {q: i for i, q in enumerate(cols.queries)}
         for q, items in items_of.items():
-            sub = df[df["query"] == q]
-            if sub.empty:
+            rows = np.flatnonzero(cols.q_codes == code.get(q, -1))  # the query's lines, in file order
+            if not rows.size:
                 raise InputError(source.path, None, f"expected a ranking for every query; run {source.name!r} has none for query {q!r}")
-            ranked = list(sub["doc"])
+            ranked = [cols.docs[d] for d in cols.d_codes[rows]]
             _check_items(source.path, source.name, q, ranked, set(items))
-            out[q] = (ranked, sub["score"].to_numpy(dtype=np.float64))
+            out[q] = (ranked, np.asarray(cols.scores[rows], dtype=np.float64))
     else:
         raise InputError(source.path, None, "expected ranked-list folders or TREC runs for a ground-truth (Kendall) evaluation", f"a {source.format} run")
     return out

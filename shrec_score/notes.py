@@ -1,7 +1,6 @@
-"""What the published tables say beside their numbers, in one place for every rendering (terminal,
-Markdown, LaTeX, the results page): the blank-cell note (docs/outputs.md, issue 31.17), each run against
-the best one, and the pairwise tests as a run x run matrix.  Plain functions of a report's tables, read
-without pandas (``report.table(name)``); words only, each renderer escapes and lays them out.
+"""What the published tables say beside their numbers, for every rendering (terminal, Markdown, LaTeX, the
+results page): the blank-cell note (docs/outputs.md), each run against the best one, and the pairwise tests
+as a run x run matrix.  Words only, read from ``report.table(name)``; each renderer escapes and lays them out.
 """
 
 from __future__ import annotations
@@ -12,40 +11,23 @@ from typing import Any, NamedTuple
 from .measures.registry import display_name, get_measure
 
 
-def blank_cells(report: Any, columns: list[str] | None = None) -> dict[str, list[str]]:
-    """Measure column -> the runs (leaderboard order) whose mean is undefined (no query of the run has a
-    value of it); ``columns``: those to look at (default ``report.shown``, the tables' columns)."""
-    board = report.table("leaderboard")
-    runs = [str(r) for r in board["run"].tolist()]
-    out: dict[str, list[str]] = {}
-    for m in columns if columns is not None else report.shown:
-        if m not in board.columns:
-            continue
-        blank = [r for r, v in zip(runs, board[m].tolist()) if v is None or (isinstance(v, float) and math.isnan(v))]
-        if blank:
-            out[m] = blank
-    return out
-
-
-def _why(measure: str) -> str:
-    """The registry's one-line definition of ``measure`` (where it says when the value is empty)."""
-    try:
-        summary = get_measure(measure).summary
-    except KeyError:
-        return ""
-    return summary.replace("``", "").strip().rstrip(".")
-
-
 def blank_note(report: Any, columns: list[str] | None = None) -> str | None:
     """The one-line note under a leaderboard with blank cells (None without): the rule, then each column
-    with its blank runs and the measure's definition (examples in docs/outputs.md)."""
-    cells = blank_cells(report, columns)
-    if not cells:
-        return None
+    (``columns``, default ``report.shown``) with the runs whose mean is undefined and the measure's definition."""
+    board = report.table("leaderboard")
+    runs = [str(r) for r in board["run"].tolist()]
     parts = []
-    for m, runs in cells.items():
-        why = _why(m)
-        parts.append(f"{display_name(m)}: {', '.join(runs)}" + (f" ({why})" if why else ""))
+    for m in columns if columns is not None else report.shown:
+        values = board[m].tolist() if m in board.columns else []
+        blank = [r for r, v in zip(runs, values) if v is None or (isinstance(v, float) and math.isnan(v))]
+        if blank:
+            try:
+                why = get_measure(m).summary.replace("``", "").strip().rstrip(".")
+            except KeyError:
+                why = ""
+            parts.append(f"{display_name(m)}: {', '.join(blank)}" + (f" ({why})" if why else ""))
+    if not parts:
+        return None
     return "Blank cells: no query of the run has a value of the measure, so it has no mean. " + "; ".join(parts) + "."
 
 
@@ -88,11 +70,8 @@ class Pair(NamedTuple):
 
 
 def significance_matrix(report: Any) -> tuple[list[str], dict[tuple[str, str], Pair]]:
-    """The pairwise tests as a matrix: runs in leaderboard order and
-    ``(row, column) -> Pair`` for every tested pair, both ways (the
-    diagonal and untested pairs are absent).  ``significance.csv``'s
-    ``mean_diff`` is run A's minus run B's, oriented so that positive means
-    A is better; the (B, A) cell holds its negation."""
+    """The runs in leaderboard order and ``(row, column) -> Pair`` for every tested pair, both ways (the
+    (B, A) cell holds the negated ``mean_diff``; the diagonal and untested pairs are absent)."""
     runs = [str(r) for r in report.table("leaderboard")["run"].tolist()]
     cells: dict[tuple[str, str], Pair] = {}
     for a, b, diff, p, yes in _pairs(report):

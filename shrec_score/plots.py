@@ -1,9 +1,7 @@
-"""Figures for the organiser's paper (matplotlib, the optional ``plots`` extra): the charts and
-styles of docs/outputs.md, "Charts".
+"""Figures for the organiser's paper (matplotlib, the optional ``plots`` extra; docs/outputs.md, "Charts").
 
-Only matplotlib's object API is used (a private ``Figure`` saved through its own canvas): pyplot is
-never imported, the backend never switched, ``rcParams`` only read, so a notebook's inline backend is
-left alone and two threads can draw plots of two reports at once.
+Only matplotlib's object API is used (a private ``Figure`` saved through its own canvas): pyplot is never
+imported, the backend never switched, ``rcParams`` only read, so a notebook's inline backend is left alone.
 """
 
 from __future__ import annotations
@@ -54,8 +52,8 @@ def styles(n: int) -> list[dict]:
     ]
 
 
-def _save(fig: Figure, name: str, formats: tuple[str, ...] = ("png", "svg")) -> dict[str, bytes]:
-    """``fig`` as ``{"<name>.png": bytes, "<name>.svg": bytes}``, saved through its own canvas (no pyplot)."""
+def _save(fig: Figure, name: str, formats: tuple[str, ...]) -> dict[str, bytes]:
+    """``fig`` as ``{"<name>.<format>": bytes}``, saved through its own canvas (no pyplot)."""
     files = {}
     for ext in formats:
         buf = io.BytesIO()
@@ -71,40 +69,39 @@ def _axes(figure_class: type[Figure], figsize: tuple[float, float], ncols: int =
 
 
 def _finish_lines(ax: Axes, ncol: int) -> None:
-    """Grid and legend shared by the line charts."""
     ax.grid(alpha=0.3)
     legend_outside(ax, ncol)
 
 
 def legend_outside(ax: Axes, ncol: int = 1) -> None:
-    """The legend to the right of the axes, its top at the axes' top: it covers no curve and no bar
-    (``bbox_inches="tight"`` keeps it in the saved figure)."""
+    """The legend to the right of the axes, its top at the axes' top: it covers no curve and no bar."""
     ax.legend(fontsize=8, ncol=ncol, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, frameon=False)
 
 
 def write_plots(report: Report, out_dir: str | os.PathLike[str]) -> list[str]:
-    """Replace the folder ``out_dir`` with every figure the report supports, as one unit
-    (:func:`shrec_score.outdir.publish`); returns the paths written, a PNG then an SVG per figure.
-
-    ``pr_curves`` needs a precision-recall table, ``ndcg_vs_rank`` and ``cg_vs_recall`` graded curves,
-    ``per_class_<sort>`` per-class values of the sort measure.  InputError when matplotlib is missing.
+    """Replace the folder ``out_dir`` with every figure the report supports, as one unit; the paths written, a
+    PNG then an SVG per figure: ``pr_curves`` (a precision-recall table), ``ndcg_vs_rank`` and ``cg_vs_recall``
+    (graded curves), ``per_class_<sort>`` (per-class values).  InputError when matplotlib is missing.
     """
     return publish(out_dir, plot_files(report))
 
 
 def plot_pr_curves(report: Report, ax: Axes | None = None) -> Axes:
-    """Draw the precision-recall curves of every run of ``report`` on ``ax`` and return it.
-
-    The chart :func:`write_plots` writes as ``pr_curves.png``, one line per run in leaderboard order,
-    labelled "run (measure value)", drawn on an Axes the caller owns (nothing else is touched), or,
-    ``ax`` omitted, on a new standalone Figure's (``returned_ax.figure``).  ValueError when the report
-    has no precision-recall table; InputError when ``ax`` is omitted and matplotlib is missing.
+    """Draw the precision-recall curves of every run of ``report`` on ``ax`` (or, omitted, a new standalone
+    Figure's) and return it: one line per run in leaderboard order, labelled "run (measure value)", nothing else
+    touched.  ValueError when the report has no precision-recall table; InputError when ``ax`` is omitted and
+    matplotlib is missing.
     """
     if not len(report.pr_curve):
         raise ValueError("report: expected a report with precision-recall curves (report.pr_curve is empty)")
     if ax is None:
         _, ax = _axes(_figure_class(), LINE_FIGSIZE)
-    _draw_pr_curves(report, ax)
+    runs, st, label = _lines(report)
+    for r in runs:
+        sub = report.pr_curve[report.pr_curve["run"] == r]
+        ax.plot(sub["recall"], sub["precision"], label=label[r], **st[r])
+    ax.set(xlabel="Recall", ylabel="Precision", xlim=(0, 1.02), ylim=(0, 1.02), title="Precision-recall")
+    _finish_lines(ax, 1 if len(runs) <= 20 else 2)
     return ax
 
 
@@ -115,23 +112,11 @@ def _lines(report: Report) -> tuple[list[str], dict[str, dict], dict[str, str]]:
     return runs, dict(zip(runs, styles(len(runs)))), label
 
 
-def _draw_pr_curves(report: Report, ax: Axes) -> None:
-    """The precision-recall chart on ``ax`` (see :func:`plot_pr_curves`)."""
-    runs, st, label = _lines(report)
-    for r in runs:
-        sub = report.pr_curve[report.pr_curve["run"] == r]
-        ax.plot(sub["recall"], sub["precision"], label=label[r], **st[r])
-    ax.set(xlabel="Recall", ylabel="Precision", xlim=(0, 1.02), ylim=(0, 1.02), title="Precision-recall")
-    _finish_lines(ax, 1 if len(runs) <= 20 else 2)
-
-
 def plot_files(report: Report, formats: tuple[str, ...] = ("png", "svg")) -> dict[str, bytes]:
-    """Every figure the report supports, as ``{file name: PNG or SVG bytes}`` (see :func:`write_plots`);
-    ``formats=("svg",)``: the SVGs only (the results page's, drawn without the PNGs).
+    """Every figure the report supports (:func:`write_plots`) as ``{file name: bytes}``, in ``formats``.
 
-    Run names with characters the font has no glyph for (CJK, emoji, a tab)
-    are drawn with empty boxes: matplotlib's warning per glyph and figure is
-    replaced by one ``UserWarning`` that names the runs."""
+    Run names with characters the font has no glyph for (CJK, emoji, a tab) are drawn with empty boxes:
+    matplotlib's warning per glyph and figure is replaced by one ``UserWarning`` that names the runs."""
     import warnings
 
     with warnings.catch_warnings(record=True) as caught:
@@ -160,7 +145,7 @@ def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
 
     if len(report.pr_curve):
         fig, ax = _axes(Figure, LINE_FIGSIZE)
-        _draw_pr_curves(report, ax)
+        plot_pr_curves(report, ax)
         written.update(_save(fig, "pr_curves", formats))
 
     if report.curves is not None:

@@ -1,27 +1,10 @@
-"""Text renderings of a :class:`~shrec_score.report.Report`, apart from its data.
+"""Text renderings of a :class:`~shrec_score.report.Report`: CSV, JSON, Markdown, LaTeX, trec and the
+terminal (docs/outputs.md).
 
-Plain functions of a report: :func:`to_csv`, :func:`to_json`,
-:func:`to_markdown`, :func:`to_latex`, :func:`to_trec` return text and
-:func:`to_rich` prints a table on a rich Console.  :data:`FORMATS` maps the
-``--format`` names to the text renderers, all called the same way::
-
-    FORMATS[name](report, per_query=per_query)
-
-and :func:`render_table` is the ``table`` format.  Every rendering carries
-the signature (the shrec-score version and every setting that changes a
-number).  The best value of a column is the largest, or the smallest for a
-lower-is-better measure (FP_*, FN_*); a column without a direction
-(``tau_b_std``, see :func:`~shrec_score.measures.column_higher_is_better`)
-has no best value.
-
-Every text cell that comes from input (run names, query ids, class names,
-column names, the signature with its file names) is escaped for its format,
-so a hostile name keeps the shape of the output and shows as itself:
-:func:`md_escape` (Markdown), :func:`tex_escape` (LaTeX), :func:`trec_field`
-(trec) and :func:`rich_text` (the terminal, these three in
-:mod:`shrec_score.escape`); each first makes control and format characters
-visible (:func:`shrec_score.errors.visible`).  CSV and
-JSON need nothing more: their own quoting carries any text.
+:data:`FORMATS` maps the ``--format`` names to the text renderers, each called
+``FORMATS[name](report, per_query=...)``; :func:`to_rich` prints on a rich Console.  Every rendering carries
+the signature.  Every text cell from input is escaped for its format (:mod:`shrec_score.escape`,
+:func:`trec_field`), so a hostile name keeps the shape of the output; CSV and JSON quote any text themselves.
 """
 
 from __future__ import annotations
@@ -31,7 +14,7 @@ import json
 import math
 from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -49,91 +32,46 @@ __all__ = ["FORMATS", "md_escape", "render_table", "rich_text", "tex_escape", "t
 if TYPE_CHECKING:
     import pandas as pd
 
-
-class Report(Protocol):
-    """What a renderer reads of a report: the tables of
-    :class:`shrec_score.report.Report`, which holds them (and calls the
-    renderers), named here so that the data flows one way, into the renderers."""
-
-    per_query: pd.DataFrame
-    leaderboard: pd.DataFrame
-    measures: list[str]
-    shown: list[str]
-    sort: str
-    signature: dict[str, Any]
-    ranking: pd.DataFrame | None
-    rank_by: str
-    significance: pd.DataFrame | None
-    run_tags: dict[str, str]
-
-    def table(self, name: str) -> Table | None: ...
-
-    def signature_text(self) -> str: ...
-
-
-def _table(report: Report, name: str) -> Table:
-    """A table of the report without pandas (:meth:`shrec_score.report.Report.table`)."""
-    table = report.table(name)
-    if table is None:
-        raise ValueError(f"the report has no {name} table")
-    return table
+    from .report import Report  # a hint only: report calls render, render never imports report
 
 
 def to_csv(report: Report, *, per_query: bool = False) -> str:
     """The leaderboard (or, with ``per_query``, the per-query values) as CSV."""
-    return frame_to_csv(_table(report, "per_query" if per_query else "leaderboard"))
+    return frame_to_csv(report.tables["per_query" if per_query else "leaderboard"])
 
 
 def to_json(report: Report, *, per_query: bool = False) -> str:
-    """signature, sort, leaderboard (and per_query, significance) as a JSON document.
-
-    Undefined values are ``null``.
-    """
-    doc: dict[str, Any] = {"signature": report.signature, "sort": report.sort, "leaderboard": _records(_table(report, "leaderboard"))}
+    """signature, sort, leaderboard (and per_query, significance) as JSON; undefined values are ``null``."""
+    doc: dict[str, Any] = {"signature": report.signature, "sort": report.sort, "leaderboard": _records(report.tables["leaderboard"])}
     if per_query:
-        doc["per_query"] = _records(_table(report, "per_query"))
+        doc["per_query"] = _records(report.tables["per_query"])
     significance = report.table("significance")
     if significance is not None:
         doc["significance"] = _records(significance)
     return json.dumps(doc, indent=2, allow_nan=False) + "\n"
 
 
-def best_values(report: Report) -> dict[str, float]:
-    """The best mean of each shown column that has a direction.
-
-    The maximum, or the minimum for a lower-is-better measure (undefined
-    values left out); a column with no direction (``tau_b_std``) is left
-    out, so nothing in it is marked.
-    """
-    board = _table(report, "leaderboard")
+def _table_cells(report: Report) -> tuple[list[str], list[list[str]], list[list[bool]]]:
+    """Header, formatted cells and which cells show their column's best mean: the largest, the smallest
+    for a lower-is-better measure (FP_*, FN_*), none in a column without a direction (``tau_b_std``)."""
+    board = report.tables["leaderboard"]
     best = {}
     for m in report.shown:
         higher = column_higher_is_better(m)
-        if higher is not None:
-            values = np.asarray(board[m], dtype=np.float64)
-            values = values[~np.isnan(values)]
-            best[m] = float("nan") if not len(values) else float(values.max() if higher else values.min())
-    return best
-
-
-def _table_cells(report: Report) -> tuple[list[str], list[list[str]], list[list[bool]]]:
-    """Header, formatted cells and which cells hold the best value of their column."""
-    shown = report.shown
-    cols = ["rank", "run", "queries", *shown]
-    head = ["rank", "run", "queries", *[display_name(m) for m in shown]]
-    best = best_values(report)
+        values = np.asarray(board[m], dtype=np.float64)
+        values = values[~np.isnan(values)]
+        if higher is not None and len(values):
+            best[m] = _fmt(float(values.max() if higher else values.min()))
     cells, bold = [], []
-    for values in _table(report, "leaderboard").select(cols).records():
-        cells.append([str(values[0]), str(values[1]), str(values[2])] + [_fmt(v) for v in values[3:]])
-        bold.append([False, False, False] + [m in best and _fmt(v) != "" and _fmt(v) == _fmt(best[m]) for v, m in zip(values[3:], shown)])
-    return head, cells, bold
+    for rec in board.select(["rank", "run", "queries", *report.shown]).records():
+        row = [str(v) for v in rec[:3]] + [_fmt(v) for v in rec[3:]]
+        cells.append(row)
+        bold.append([False] * 3 + [c == best.get(m) for c, m in zip(row[3:], report.shown)])
+    return ["rank", "run", "queries", *[display_name(m) for m in report.shown]], cells, bold
 
 
 def to_markdown(report: Report) -> str:
-    """Leaderboard as a Markdown table, the best value of each column in bold.
-
-    Every cell and the signature line are escaped by :func:`md_escape`.
-    """
+    """Leaderboard as a Markdown table, the best value of each column in bold, every cell escaped."""
     head, cells, bold = _table_cells(report)
     head, cells = [md_escape(h) for h in head], [[md_escape(c) for c in row] for row in cells]
     lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---:", ":---", "---:"] + ["---:"] * len(report.shown)) + "|"]
@@ -148,110 +86,78 @@ def to_markdown(report: Report) -> str:
 
 
 def to_latex(report: Report) -> str:
-    r"""The leaderboard as a complete LaTeX ``table`` (booktabs), and the pairwise tests as a second one.
-
-    The first table: a caption and ``\label{tab:leaderboard}``, rank, run,
-    queries and the shown columns, the best value of each column in bold;
-    with significance, the sort measure's bootstrap 95% interval as a column
-    after it and a dagger on the sort value of every run significantly worse
-    than the best (Holm-adjusted p < 0.05, :func:`shrec_score.notes.versus_best`);
-    blank cells explained in a note under the tabular
-    (:func:`shrec_score.notes.blank_note`).  The second table (with
-    significance, ``\label{tab:significance}``): the Holm-adjusted p-value of
-    every pair of runs, row against column, in bold when significant.
-    A comment names the package the tables need (booktabs).
-
-    Every cell is escaped by :func:`tex_escape`, so a row is one line with
-    one unescaped ``&`` between cells.  The signature is a ``%`` comment,
-    where only a line break could do harm: it is made visible
-    (:func:`~shrec_score.errors.visible`) and otherwise kept as it reads.
-    """
+    r"""The leaderboard as a complete LaTeX ``table`` (booktabs), with significance the pairwise tests as a
+    second one (docs/outputs.md, "LaTeX").  Every cell is escaped by :func:`tex_escape`; the signature is a
+    ``%`` comment, made visible (:func:`~shrec_score.errors.visible`) so that no line break ends it."""
     head, cells, bold = _table_cells(report)
-    board = _table(report, "leaderboard")
+    board = report.tables["leaderboard"]
     sort = display_name(report.sort)
     lo, hi = f"{report.sort}_ci_low", f"{report.sort}_ci_high"
-    at = 3 + report.shown.index(report.sort) if report.sort in report.shown else None
-    has_ci = at is not None and lo in board.columns and hi in board.columns
+    at = 3 + report.shown.index(report.sort) if report.sort in report.shown else -1
+    has_ci = at >= 0 and lo in board.columns and hi in board.columns
     versus = versus_best(report)
     rows = []
-    for r, (row, b) in enumerate(zip(cells, bold)):
-        texed = [f"\\textbf{{{tex_escape(c)}}}" if is_b else tex_escape(c) for c, is_b in zip(row, b)]
-        if at is not None and versus.get(row[1], None) is not None and versus[row[1]].significant:
+    for r, (row, marks) in enumerate(zip(cells, bold)):
+        texed = [f"\\textbf{{{tex_escape(c)}}}" if is_b else tex_escape(c) for c, is_b in zip(row, marks)]
+        if at >= 0 and row[1] in versus and versus[row[1]].significant:
             texed[at] += "$^\\dagger$"
-        if has_ci and at is not None:
+        if has_ci:
             texed.insert(at + 1, f"[{_fmt(board[lo][r].item())}, {_fmt(board[hi][r].item())}]")
-        rows.append(" & ".join(texed) + " \\\\")
+        rows.append(texed)
     head_tex = [tex_escape(h) for h in head]
-    if has_ci and at is not None:
+    if has_ci:
         head_tex.insert(at + 1, "95\\% CI")
     caption = f"Mean of each measure per run, best first by {tex_escape(sort)}; bold: the best value of the column."
     if has_ci:
         caption += f" 95\\% CI: percentile bootstrap interval of the mean {tex_escape(sort)}."
     if versus:
         caption += f" $^\\dagger$: significantly worse than the best run (paired randomization test on {tex_escape(sort)}, Holm-corrected, $p < 0.05$)."
+    spec = f"rlr{'r' * (len(report.shown) + has_ci)}"
+    note = blank_note(report)
     lines = [
         f"% {visible(report.signature_text())}",
         "% needs \\usepackage{booktabs} (\\toprule, \\midrule, \\bottomrule)",
-        "\\begin{table}[htbp]",
-        "\\centering",
-        f"\\caption{{{caption}}}",
-        "\\label{tab:leaderboard}",
-        f"\\begin{{tabular}}{{rlr{'r' * (len(report.shown) + has_ci)}}}",
-        "\\toprule",
-        " & ".join(head_tex) + " \\\\",
-        "\\midrule",
-        *rows,
-        "\\bottomrule",
-        "\\end{tabular}",
+        *_tex_table(caption, "tab:leaderboard", spec, head_tex, rows, None if note is None else tex_escape(note)),
     ]
-    note = blank_note(report)
-    if note:
-        lines.append(f"\\par\\smallskip{{\\footnotesize {tex_escape(note)}}}")
-    lines.append("\\end{table}")
     if report.table("significance") is not None:
-        lines += ["", *_latex_matrix(report)]
+        runs, pairs = significance_matrix(report)
+        matrix = []
+        for a in runs:
+            line = [tex_escape(a)]
+            for b in runs:
+                pair = pairs.get((a, b))
+                p = "--" if pair is None else _fmt(pair.p_adjusted)
+                line.append(f"\\textbf{{{p}}}" if pair is not None and pair.significant else p)
+            matrix.append(line)
+        caption = (
+            f"Pairwise randomization tests on {tex_escape(sort)}: Holm-adjusted $p$-value of the row run against the column run; "
+            "bold: significantly different ($p < 0.05$)."
+        )
+        lines += ["", *_tex_table(caption, "tab:significance", "l" + "r" * len(runs), ["", *map(tex_escape, runs)], matrix)]
     return "\n".join(lines) + "\n"
 
 
-def _latex_matrix(report: Report) -> list[str]:
-    """The second LaTeX table: Holm-adjusted p-values, row run against column run, bold when significant."""
-    runs, pairs = significance_matrix(report)
-    sort = tex_escape(display_name(report.sort))
-    lines = [
+def _tex_table(caption: str, label: str, spec: str, head: list[str], rows: list[list[str]], note: str | None = None) -> list[str]:
+    """A booktabs ``table`` environment: caption, label, the head row, the rows and a note under the tabular."""
+    return [
         "\\begin{table}[htbp]",
         "\\centering",
-        f"\\caption{{Pairwise randomization tests on {sort}: Holm-adjusted $p$-value of the row run against the column run; "
-        "bold: significantly different ($p < 0.05$).}",
-        "\\label{tab:significance}",
-        f"\\begin{{tabular}}{{l{'r' * len(runs)}}}",
+        f"\\caption{{{caption}}}",
+        f"\\label{{{label}}}",
+        f"\\begin{{tabular}}{{{spec}}}",
         "\\toprule",
-        " & ".join(["", *(tex_escape(r) for r in runs)]) + " \\\\",
+        " & ".join(head) + " \\\\",
         "\\midrule",
+        *(" & ".join(row) + " \\\\" for row in rows),
+        "\\bottomrule",
+        "\\end{tabular}",
+        *([] if note is None else [f"\\par\\smallskip{{\\footnotesize {note}}}"]),
+        "\\end{table}",
     ]
-    for a in runs:
-        cells = [tex_escape(a)]
-        for b in runs:
-            pair = pairs.get((a, b))
-            if pair is None:
-                cells.append("--")
-            else:
-                cells.append(f"\\textbf{{{_fmt(pair.p_adjusted)}}}" if pair.significant else _fmt(pair.p_adjusted))
-        lines.append(" & ".join(cells) + " \\\\")
-    return [*lines, "\\bottomrule", "\\end{tabular}", "\\end{table}"]
-
-
-def _trec_value(column: str, value: float) -> str:
-    """A value as trec_eval prints it: counts (``num_ret``, summed over
-    topics) as whole numbers, every other value with 4 decimals.
-
-    >>> _trec_value("num_rel_ret", 131.0), _trec_value("AP", 0.17854)
-    ('131', '0.1785')
-    """
-    return f"{int(value)}" if _aggregate(column) == "sum" else f"{value:.4f}"
 
 
 def _aggregate(column: str) -> str:
-    """How a column's per-query values make its mean (``Measure.aggregate``; ``"mean"`` for a column that is no measure)."""
+    """How a column's per-query values make its mean (``Measure.aggregate``; ``"mean"`` for no measure)."""
     try:
         return get_measure(column).aggregate
     except KeyError:
@@ -259,50 +165,39 @@ def _aggregate(column: str) -> str:
 
 
 def to_trec(report: Report, *, per_query: bool = False) -> str:
-    """trec_eval-style lines ``measure<TAB>query<TAB>value`` (summary under ``all``).
+    """trec_eval-style lines ``measure<TAB>query<TAB>value`` (summary under ``all``; docs/outputs.md).
 
-    One block per run, opened by ``runid<TAB>all<TAB><tag>`` as trec_eval
-    does (:func:`runids`); values with 4 decimals, ``gm_map`` (a logarithm
-    per query) under ``all`` only.  A measure carries trec_eval's name only
-    where its values are trec_eval's (``map``, ``P.5`` or ``precision@5`` as
-    ``P_5``, ``ndcg@10`` as ``ndcg_cut_10``); ``AP``, ``FT``, ``P@5``, ``NN``
-    (a topic without relevant documents left out of the mean, where
-    trec_eval counts 0) and ``NDCG@10`` (SHREC 2006's) keep their names.
-
-    Every line has exactly three tab-separated fields, whatever the names:
-    the run name, the query ids and the measure names are written by
-    :func:`trec_field`, which makes control and format characters visible
-    (a tab becomes the two characters ``\\t``, a newline ``\\n``, an ESC
-    ``\\x1b``) and writes a space as ``\\x20``.  So a name never adds a
-    field or a line, even for a reader that splits on any whitespace.
+    One block per run, opened by ``runid<TAB>all<TAB><tag>`` (:func:`runids`); counts (``num_ret``, summed)
+    as whole numbers, other values with 4 decimals, ``gm_map`` under ``all`` only.  A measure carries
+    trec_eval's name only where its values are trec_eval's (:func:`~shrec_score.measures.names.trec_name`).
+    Every name is written by :func:`trec_field`, so a line has exactly three fields, whatever the names.
     """
     labels = {m: trec_field(trec_name(m) or m) for m in report.measures}
+    sums = {m for m in report.measures if _aggregate(m) == "sum"}
     per_topic = [m for m in report.measures if _aggregate(m) != "geometric"]  # trec_eval -q prints gm_map under all only
-    board = _table(report, "leaderboard")
-    table = _table(report, "per_query") if per_query else None
-    lines = []
+    board = report.tables["leaderboard"]
+    table = report.tables["per_query"] if per_query else None
     runid = runids(report.run_tags, board["run"].tolist())
-    for run in board["run"].tolist():
+    lines = []
+
+    def line(m: str, query: str, value: float) -> str:
+        return f"{labels[m]:<22}\t{query}\t{int(value) if m in sums else f'{value:.4f}'}"
+
+    for values in board.records():
+        row = dict(zip(board.columns, values))
+        run = row["run"]
         lines.append(f"{'runid':<22}\tall\t{trec_field(runid[run])}")
         if table is not None:
             sub = table.take(table["run"] == run)
-            names = sub.columns
-            for values in sub.records():
-                rec = dict(zip(names, values))
-                for m in per_topic:
-                    if m in rec and not _isnan(rec[m]):
-                        lines.append(f"{labels[m]:<22}\t{trec_field(str(rec['query']))}\t{_trec_value(m, rec[m])}")
-        row = dict(zip(board.columns, board.take(np.flatnonzero(board["run"] == run)[:1]).records()[0]))
+            for rec in (dict(zip(sub.columns, v)) for v in sub.records()):
+                lines += [line(m, trec_field(str(rec["query"])), rec[m]) for m in per_topic if m in rec and not _isnan(rec[m])]
         lines.append(f"{'num_q':<22}\tall\t{int(row['queries'])}")
-        for m in report.measures:
-            if m in row and not _isnan(row[m]):
-                lines.append(f"{labels[m]:<22}\tall\t{_trec_value(m, row[m])}")
+        lines += [line(m, "all", row[m]) for m in report.measures if m in row and not _isnan(row[m])]
     return "\n".join(lines) + "\n"
 
 
 def runids(tags: dict[str, str], runs: list[Any]) -> dict[Any, str]:
-    """Each run's runid: the tag of its TREC lines when all carry the same one
-    and no other run has it, else the run's name (a file name, as shown).
+    """Each run's runid: the tag of its TREC lines when all carry one that no other run has, else its name.
 
     >>> runids({"a.txt": "STANDARD", "b.txt": "x", "c.txt": "x"}, ["a.txt", "b.txt", "c.txt", "d"])
     {'a.txt': 'STANDARD', 'b.txt': 'b.txt', 'c.txt': 'c.txt', 'd': 'd'}
@@ -312,12 +207,8 @@ def runids(tags: dict[str, str], runs: list[Any]) -> dict[Any, str]:
 
 
 def to_rich(report: Report, console: Any, *, per_query: bool = False) -> None:
-    """Print the leaderboard (and the per-query table) on a rich Console.
-
-    Every text from input reaches rich as a :class:`rich.text.Text` made by
-    :func:`rich_text`: no markup is read in it (``[bold]x[/]`` prints as
-    written) and control characters show escaped, never reach the terminal.
-    """
+    """Print the leaderboard (and the per-query table) on a rich Console; every text from input as a
+    :func:`rich_text` (no markup read, control characters shown escaped)."""
     from rich import box
     from rich.table import Table
 
@@ -326,11 +217,8 @@ def to_rich(report: Report, console: Any, *, per_query: bool = False) -> None:
     head, cells, bold = _table_cells(report)
     for i, h in enumerate(head):
         text = rich_text(h)
-        if i == 1:
-            table.add_column(text, no_wrap=True)
-        else:
-            table.add_column(text, justify="right", no_wrap=True, min_width=max(6, len(text)) if i > 2 else None)
-    board = _table(report, "leaderboard")
+        table.add_column(text, justify="left" if i == 1 else "right", no_wrap=True, min_width=max(6, len(text)) if i > 2 else None)
+    board = report.tables["leaderboard"]
     ci = [c for c in board.columns if c.endswith("_ci_low")]
     if ci:
         table.add_column("95% CI", justify="right", no_wrap=True)
@@ -381,7 +269,11 @@ def _print_per_query(report: Report, console: Any) -> None:
         t2.add_column("query")
         t2.add_column("ranking")
         runs, values = ranking["run"].tolist(), ranking["value"].tolist()
-        for q, rows in _rows_by_key(ranking["query"].tolist()).items():
+        by_query: dict[Any, list[int]] = {}  # row numbers per query, first-appearance order, missing left out
+        for i, q in enumerate(ranking["query"].tolist()):
+            if not (q is None or _isnan(q)):
+                by_query.setdefault(q, []).append(i)
+        for q, rows in by_query.items():
             t2.add_row(rich_text(str(q)), rich_text(" > ".join(f"{runs[i]} {_fmt(values[i])}" for i in rows)))
         console.print(t2)
         return
@@ -395,42 +287,22 @@ def _print_per_query(report: Report, console: Any) -> None:
     console.print(t2)
 
 
-def _rows_by_key(keys: list[Any]) -> dict[Any, list[int]]:
-    """Row numbers of each key, keys in first-appearance order (missing keys left out, as a groupby)."""
-    out: dict[Any, list[int]] = {}
-    for i, k in enumerate(keys):
-        if not (k is None or _isnan(k)):
-            out.setdefault(k, []).append(i)
-    return out
-
-
 def _wide(report: Report) -> tuple[list[str], list[list[str]]]:
     """The cells of :meth:`~shrec_score.report.Report.per_query_wide` for the sort
     measure: query (and class), then one formatted value per run in leaderboard order."""
-    runs = [str(r) for r in _table(report, "leaderboard")["run"].tolist()]
-    keys, values = wide_values(_table(report, "per_query"), runs, report.sort)
+    runs = [str(r) for r in report.tables["leaderboard"]["run"].tolist()]
+    keys, values = wide_values(report.tables["per_query"], runs, report.sort)
     key_cols = [keys[k].tolist() for k in keys.columns]
     cells = [["" if col[i] is None else str(col[i]) for col in key_cols] + [_fmt(v) for v in values[:, i].tolist()] for i in range(len(keys))]
     return keys.columns + runs, cells
 
 
-def _whole(render: Callable[[Report], str]) -> Callable[..., str]:
-    """A renderer of the leaderboard only: ``per_query`` is accepted and ignored."""
-
-    def call(report: Report, *, per_query: bool = False) -> str:
-        return render(report)
-
-    call.__name__ = call.__qualname__ = render.__name__
-    call.__doc__ = render.__doc__
-    return call
-
-
-#: ``--format`` name -> ``f(report, *, per_query=False) -> str``.
+#: ``--format`` name -> ``f(report, *, per_query=False) -> str`` (Markdown and LaTeX: the leaderboard only).
 FORMATS: dict[str, Callable[..., str]] = {
     "csv": to_csv,
     "json": to_json,
-    "markdown": _whole(to_markdown),
-    "latex": _whole(to_latex),
+    "markdown": lambda report, *, per_query=False: to_markdown(report),
+    "latex": lambda report, *, per_query=False: to_latex(report),
     "trec": to_trec,
 }
 
@@ -448,7 +320,7 @@ def _fmt(value: Any) -> str:
 
 
 def trec_field(text: str) -> str:
-    """``text`` as one whitespace-free field of a trec line (see :func:`to_trec`).
+    """``text`` as one whitespace-free field of a trec line: control characters visible, a space ``\\x20``.
 
     >>> trec_field("my run\\tv2\\n")
     'my\\\\x20run\\\\tv2\\\\n'

@@ -1,8 +1,6 @@
-"""Is run A really better than run B?  Paired tests over the per-query values (docs/outputs.md).
-
-Sign-flip randomization test (Smucker, Allan & Carterette, CIKM 2007; exact
-up to :data:`EXACT_UP_TO` queries), Holm's correction, percentile bootstrap;
-every draw seeded.
+"""Is run A really better than run B?  Paired tests over the per-query values (docs/outputs.md): sign-flip
+randomization test (Smucker, Allan & Carterette, CIKM 2007; exact up to :data:`EXACT_UP_TO` queries), Holm's
+correction, percentile bootstrap; every draw seeded.
 """
 
 from __future__ import annotations
@@ -40,13 +38,10 @@ def randomization_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int = 10_00
         return float((means >= observed - tol).sum() / 2**n)
     rng = np.random.default_rng(seed)
     hits = 0
-    done = 0
-    chunk = max(1, 2_000_000 // n)
-    while done < n_resamples:
-        k = min(chunk, n_resamples - done)
-        signs = rng.integers(0, 2, size=(k, n), dtype=np.int8) * 2 - 1
+    chunk = max(1, 2_000_000 // n)  # sign patterns drawn per block: a bounded matrix
+    for done in range(0, n_resamples, chunk):
+        signs = rng.integers(0, 2, size=(min(chunk, n_resamples - done), n), dtype=np.int8) * 2 - 1
         hits += int((np.abs(signs @ d) / n >= observed - tol).sum())
-        done += k
     return float((hits + 1) / (n_resamples + 1))
 
 
@@ -59,10 +54,8 @@ def holm(p_values: np.ndarray) -> np.ndarray:
     p = np.asarray(p_values, dtype=np.float64)
     m = p.size
     order = np.argsort(p, kind="stable")
-    scaled = np.minimum(1.0, (m - np.arange(m)) * p[order])
-    adjusted = np.maximum.accumulate(scaled)
     out = np.empty(m)
-    out[order] = adjusted
+    out[order] = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * p[order]))
     return out
 
 
@@ -76,9 +69,8 @@ def bootstrap_ci(values: np.ndarray, *, n_resamples: int = 10_000, level: float 
     means = np.empty(n_resamples)
     chunk = max(1, 2_000_000 // v.size)
     for start in range(0, n_resamples, chunk):
-        k = min(chunk, n_resamples - start)
-        idx = rng.integers(0, v.size, size=(k, v.size))
-        means[start : start + k] = v[idx].mean(axis=1)
+        idx = rng.integers(0, v.size, size=(min(chunk, n_resamples - start), v.size))
+        means[start : start + len(idx)] = v[idx].mean(axis=1)
     lo, hi = np.quantile(means, [(1 - level) / 2, 1 - (1 - level) / 2])
     return float(lo), float(hi)
 

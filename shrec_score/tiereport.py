@@ -1,8 +1,6 @@
-"""How much of a leaderboard the tie rule decides (``shrec-score ties``; docs/ties.md).
-
-Each run is scored under every tie mode; the runs' tie orders are
-independent, so each run's best and worst place come from comparing its
-optimistic and pessimistic values with the others'.
+"""How much of a leaderboard the tie rule decides (``shrec-score ties``; docs/ties.md): each run is scored
+under every tie mode; the runs' tie orders are independent, so each run's best and worst place come from
+comparing its optimistic and pessimistic values with the others'.
 """
 
 from __future__ import annotations
@@ -64,9 +62,7 @@ def tie_report(
         report = score(run_objs, rel, options=mode_opts)
         boards[mode] = report.leaderboard.set_index("run")
         per_query[mode] = report.per_query
-    rows = []
-    for m in names:
-        rows.extend(_rows(m, boards, per_query))
+    rows = [row for m in names for row in _rows(m, boards, per_query)]
     return pd.DataFrame(rows, columns=["measure", "run", *MODES, "spread", "tied_queries", "place", "best_place", "worst_place"])
 
 
@@ -107,14 +103,11 @@ def tie_warnings(report: pd.DataFrame, threshold: float = CHECK_THRESHOLD) -> li
     >>> tie_warnings(frame)
     ["run 'a': ties move NN between 0.5000 (pessimistic) and 0.7000 (optimistic), rule 0.6000; 25% of the queries depend on the tie order; leaderboard place 1 to 2 (see 'shrec-score ties')"]
     """
-    lines = []
-    for row in report.itertuples():
-        if not row.spread > threshold:
-            continue
-        lines.append(
-            f"run {row.run!r}: ties move {row.measure} between {row.pessimistic:.4f} (pessimistic) and {row.optimistic:.4f} (optimistic), "
-            f"rule {row.rule:.4f}; {row.tied_queries:.0%} of the queries depend on the tie order; "
-            f"leaderboard place {row.best_place} to {row.worst_place} (see 'shrec-score ties')"
-        )
-    return lines
+    return [
+        f"run {row.run!r}: ties move {row.measure} between {row.pessimistic:.4f} (pessimistic) and {row.optimistic:.4f} (optimistic), "
+        f"rule {row.rule:.4f}; {row.tied_queries:.0%} of the queries depend on the tie order; "
+        f"leaderboard place {row.best_place} to {row.worst_place} (see 'shrec-score ties')"
+        for row in report.itertuples()
+        if row.spread > threshold
+    ]
 

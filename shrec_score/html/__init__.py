@@ -1,12 +1,10 @@
 """The organiser's results page, one self-contained ``index.html`` (docs/outputs.md, "The results page";
 its escaping, printing and size rules: docs/architecture.md).
 
-:func:`to_html` returns the page, :func:`html_files` ``{"index.html": text}``, :func:`write_html` writes it
-through :mod:`shrec_score.outdir`.  Each part is a ``<section>`` with a stable id, in this order:
-``summary``, ``leaderboard``, ``plots``, ``significance``, ``per-class``, ``per-query``, ``files``.  This
-module assembles the page; :mod:`.tables` writes the leaderboard, the pairwise tests and the heat map,
-:mod:`.explorer` the per-query explorer and its JSON block, :mod:`.cells` the escaping and shared cells;
-the style sheet and script are the package data ``report.css`` and ``report.js``, put inline.
+This module assembles the page, a ``<section>`` with a stable id per part: ``summary``, ``leaderboard``,
+``plots``, ``significance``, ``per-class``, ``per-query``, ``files``.  :mod:`.tables` writes the leaderboard,
+the pairwise tests and the heat map, :mod:`.explorer` the per-query explorer and its JSON block, :mod:`.cells`
+the escaping and shared cells; the style sheet and script are the package data ``report.css`` and ``report.js``.
 """
 
 from __future__ import annotations
@@ -19,17 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..measures.registry import display_name
 from ..outdir import publish
-from .cells import BEST, NEAR_BEST, fmt, json_for_script, section, text
-from .explorer import EXPLORER_BUDGET, explorer, explorer_data, explorer_measures
+from .cells import json_for_script, section, text
+from .explorer import EXPLORER_BUDGET, explorer, explorer_data
 from .tables import PRINT_COLUMNS, leaderboard, per_class, significance
 
 if TYPE_CHECKING:
     from ..report import Report
 
-__all__ = [
-    "BEST", "EXPLORER_BUDGET", "NEAR_BEST", "PLOT_TITLES", "PRINT_COLUMNS", "explorer_measures", "fmt",
-    "html_files", "inline_svg", "json_for_script", "text", "to_html", "write_html",
-]
+__all__ = ["EXPLORER_BUDGET", "PLOT_TITLES", "PRINT_COLUMNS", "html_files", "inline_svg", "json_for_script", "to_html", "write_html"]
 
 #: Plot file stem (see :func:`shrec_score.plots.plot_files`) -> accessible title.
 PLOT_TITLES = {
@@ -40,14 +35,8 @@ PLOT_TITLES = {
 
 
 def to_html(
-    report: Report,
-    *,
-    title: str | None = None,
-    description: str | None = None,
-    date: str | None = None,
-    figures: Mapping[str, bytes] | None = None,
-    plots: bool = True,
-    links: Mapping[str, str] | None = None,
+    report: Report, *, title: str | None = None, description: str | None = None, date: str | None = None,
+    figures: Mapping[str, bytes] | None = None, plots: bool = True, links: Mapping[str, str] | None = None,
 ) -> str:
     """The results page of ``report``, one self-contained HTML document.
 
@@ -61,7 +50,6 @@ def to_html(
     if date is None:
         date = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
     heading = title or "Retrieval results"
-    # the window's title: --title, else the description's first paragraph, else the heading
     window = title or next(iter(paragraphs(description or "")), heading)
     parts = [
         "<!DOCTYPE html>",
@@ -77,23 +65,19 @@ def to_html(
         '<a class="skip" href="#leaderboard">Skip to the leaderboard</a>',
         "<main>",
         _summary(report, heading, description, date),
-        leaderboard(report, _warnings(report)),
-    ]
-    if plots:
-        parts.append(_plots(report, figures))
-    if report.significance is not None:
-        parts.append(significance(report))
-    parts.append(per_class(report))
-    parts.append(explorer(report))
-    parts.append(_files(links))
-    parts += [
+        leaderboard(report),
+        _plots(report, figures) if plots else "",
+        significance(report) if report.significance is not None else "",
+        per_class(report),
+        explorer(report),
+        _files(links),
         "</main>",
         f'<script type="application/json" id="shrec-data">{json_for_script(explorer_data(report))}</script>',
         f"<script>\n{_asset('report.js')}</script>",
         "</body>",
         "</html>",
     ]
-    return "\n".join(parts) + "\n"
+    return "\n".join(p for p in parts if p) + "\n"
 
 
 def _asset(name: str) -> str:
@@ -138,20 +122,6 @@ def paragraphs(description: str) -> list[str]:
     return [" ".join(line.strip() for line in b.splitlines() if line.strip()) for b in blocks if b.strip()]
 
 
-def _warnings(report: Report) -> str:
-    """The report's warnings and notes, shown under the leaderboard (empty when none)."""
-    if not report.warnings:
-        return ""
-    items = "".join(f"<li>{text(w)}</li>" for w in report.warnings)
-    return f'<ul class="warnings" aria-label="Warnings and notes">{items}</ul>'
-
-
-def _plot_title(stem: str, report: Report) -> str:
-    if stem.startswith("per_class_"):
-        return f"{display_name(report.sort)} per class, one bar per run"
-    return PLOT_TITLES.get(stem, stem.replace("_", " "))
-
-
 def _figures(report: Report, figures: Mapping[str, bytes] | None) -> dict[str, bytes] | None:
     if figures is not None:
         return dict(figures)
@@ -187,7 +157,8 @@ def _plots(report: Report, figures: Mapping[str, bytes] | None) -> str:
     body = []
     for i, (name, data) in enumerate((n, d) for n, d in files.items() if n.endswith(".svg")):
         stem = name[: -len(".svg")]
-        title = _plot_title(stem, report)
+        bars = f"{display_name(report.sort)} per class, one bar per run" if stem.startswith("per_class_") else None
+        title = bars or PLOT_TITLES.get(stem, stem.replace("_", " "))
         svg = inline_svg(data.decode("utf-8"), f"f{i}-", title)
         size = re.search(r'<svg[^>]*\bwidth="([\d.]+)pt"[^>]*\bheight="([\d.]+)pt"', svg)
         wide = size is not None and float(size.group(1)) > 1.7 * float(size.group(2))

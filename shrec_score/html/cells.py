@@ -1,5 +1,5 @@
-"""The pieces every table of the results page shares: text escaped for HTML (:func:`text`) and for the
-JSON block (:func:`json_for_script`), numbers as shown (:func:`fmt`) and sorted (:func:`sort_key`), cells.
+"""The pieces every table of the results page shares: text escaped for HTML (:func:`text`) and for the JSON
+block (:func:`json_for_script`), numbers as shown (:func:`fmt`) and sorted (:func:`sort_key`), cells.
 """
 
 from __future__ import annotations
@@ -26,30 +26,15 @@ def text(value: Any) -> str:
     return html.escape(visible(str(value)), quote=True)
 
 
-_JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
-
-
 def json_for_script(data: Any) -> str:
-    """``data`` as JSON safe inside ``<script type="application/json">``.
-
-    ``<``, ``>``, ``&``, U+2028 and U+2029 are written as ``\\uXXXX``
-    escapes (the same string for ``JSON.parse``), so neither ``</script>``
-    nor ``<!--`` can appear in the block.
+    """``data`` as JSON safe inside ``<script type="application/json">``: ``< > &``, U+2028 and U+2029 as
+    ``\\uXXXX`` escapes (the same string for ``JSON.parse``), so neither ``</script>`` nor ``<!--`` appears.
 
     >>> json_for_script({"run": "</script><!--"})
     '{"run":"\\\\u003c/script\\\\u003e\\\\u003c!--"}'
     """
     raw = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    return re.sub("[<>&\u2028\u2029]", lambda m: _JSON_ESCAPES[m.group()], raw)
-
-
-def fmt(value: Any) -> str:
-    """A value as the tables show it: 4 decimals, empty when undefined."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return f"{float(value):.4f}"
-    return str(value)
+    return re.sub("[<>&\u2028\u2029]", lambda m: f"\\u{ord(m[0]):04x}", raw)
 
 
 def number(value: Any) -> float | None:
@@ -59,6 +44,13 @@ def number(value: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return None if math.isnan(v) else v
+
+
+def fmt(value: Any) -> str:
+    """A value as the tables show it: 4 decimals, empty when undefined."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return f"{float(value):.4f}" if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
 
 
 def sort_key(value: Any) -> str:

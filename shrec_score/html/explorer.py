@@ -1,6 +1,5 @@
-"""The per-query explorer of the results page: its section and the JSON
-block the page's script reads (per-query values as whole numbers, value x
-10^4 rounded)."""
+"""The per-query explorer of the results page: its section and the JSON block the page's script reads
+(per-query values as whole numbers, value x 10^4 rounded)."""
 
 from __future__ import annotations
 
@@ -30,23 +29,20 @@ def explorer_data(report: Report) -> dict[str, Any]:
     pq = report.per_query
     runs = [str(r) for r in report.leaderboard["run"]]
     queries = list(dict.fromkeys(pq["query"]))
-    qpos = {q: i for i, q in enumerate(queries)}
+    qpos, rpos = {q: i for i, q in enumerate(queries)}, {r: i for i, r in enumerate(runs)}
     measures = explorer_measures(report)
-    classes: list[str] | None = None
+    classes = None
     if "class" in pq.columns:
         first = pq.drop_duplicates("query")
         cls_of = dict(zip(first["query"], first["class"]))
         classes = [visible(str(cls_of[q])) for q in queries]
-    values: dict[str, list[list[int | None]]] = {m: [] for m in measures}
-    groups = {str(r): sub for r, sub in pq.groupby("run", sort=False)}
-    for run in runs:
-        sub = groups.get(run, pq.iloc[:0])  # a run without rows: every value empty
-        pos = [qpos[q] for q in sub["query"]]
-        for m in measures:
-            col: list[int | None] = [None] * len(queries)
-            for p, v in zip(pos, sub[m].tolist()):
-                col[p] = scaled(v)
-            values[m].append(col)
+    row_runs = [rpos.get(str(r)) for r in pq["run"]]  # None: a run outside the leaderboard, left out
+    row_queries = [qpos[q] for q in pq["query"]]
+    values: dict[str, list[list[int | None]]] = {m: [[None] * len(queries) for _ in runs] for m in measures}
+    for m in measures:
+        for r, q, v in zip(row_runs, row_queries, pq[m].tolist()):
+            if r is not None:
+                values[m][r][q] = scaled(v)
     return {
         "scale": 10_000,
         "runs": [visible(r) for r in runs],

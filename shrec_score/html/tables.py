@@ -1,5 +1,5 @@
-"""The leaderboard, the pairwise tests and the per-class heat map of the
-results page: static tables that the page's script sorts by any column."""
+"""The leaderboard, the pairwise tests and the per-class heat map of the results page: static tables that
+the page's script sorts by any column."""
 
 from __future__ import annotations
 
@@ -30,8 +30,8 @@ PRINT_COLUMNS = 8
 _RUN_TH = '<th scope="col" class="run">'
 
 
-def leaderboard(report: Report, after: str = "") -> str:
-    """The leaderboard section: the table, the note on its blank cells, the legend, then ``after`` (the warnings)."""
+def leaderboard(report: Report) -> str:
+    """The leaderboard section: the table, the note on its blank cells, the legend, then the report's warnings and notes."""
     board = report.leaderboard
     # then the shown columns (those of the Markdown and the terminal), then every other
     # the sort measure first, so a phone shows it beside the run without scrolling (issue 31.15)
@@ -47,9 +47,7 @@ def leaderboard(report: Report, after: str = "") -> str:
     ]
     for m in measures:
         higher = column_higher_is_better(m)
-        aria = ""
-        if m == report.sort:
-            aria = ' aria-sort="ascending"' if higher is False else ' aria-sort="descending"'
+        aria = f' aria-sort="{"ascending" if higher is False else "descending"}"' if m == report.sort else ""
         where = "higher is better" if higher else "lower is better" if higher is False else "no direction"
         label = text(display_name(m)) + arrow(higher)
         cols.append((m, header(label, "num", "asc" if higher is False else "desc", aria, f"{display_name(m)}: {where}"), label))
@@ -109,8 +107,9 @@ def leaderboard(report: Report, after: str = "") -> str:
     if note:
         body.append(f'<p class="note blank-note">{text(note)}</p>')
     body.append('<ul class="legend">' + "".join(legend) + "</ul>")
-    if after:
-        body.append(after)
+    if report.warnings:
+        items = "".join(f"<li>{text(w)}</li>" for w in report.warnings)
+        body.append(f'<ul class="warnings" aria-label="Warnings and notes">{items}</ul>')
     return section("leaderboard", "Leaderboard", body)
 
 

@@ -1,27 +1,9 @@
-"""trec_eval's and ir_measures' names that promise their value, and trec_eval's groups.
+"""trec_eval's and ir_measures' names that promise their value, and trec_eval's groups (docs/measures.md).
 
-A name another tool defines must give that tool's number.  trec_eval (and
-pytrec_eval, ir_measures and ranx after it) scores a topic without a
-relevant document as 0 and counts it in the mean; the shrec-score measures
-``AP``, ``FT``, ``RR``, ``P@k``, ``R@k`` and ``NN`` leave such a topic empty
-and out of the mean (docs/conventions.md).  So trec_eval's names are
-measures of their own, equal to ours on every other topic:
-
-=============  ===========  =====================================
-trec_eval      ours         a topic without a relevant document
-=============  ===========  =====================================
-``map``        ``AP``       0, counted (``AP``: empty, left out)
-``Rprec``      ``FT``       0, counted
-``recip_rank`` ``RR``       0, counted
-``P.k``        ``P@k``      0, counted (``P.1`` for ``NN``)
-``recall.k``   ``R@k``      0, counted
-=============  ===========  =====================================
-
-Also here: ir_measures' ``P(rel=r)@k`` (precision at k with its own
-relevance level, whatever ``--rel-level`` says) and ``IPrec@x`` (trec_eval
-9's interpolated precision, as pytrec_eval and ir_measures compute it), and
-:func:`expand_names`: trec_eval's groups (``official``) and its comma list
-after a dot (``P.5,10,20``).
+A name another tool defines gives that tool's number: trec_eval's ``map``, ``Rprec``, ``recip_rank``, ``P.k``
+and ``recall.k`` score a topic without a relevant document 0 and count it, where their twins ``AP``, ``FT``,
+``RR``, ``P@k`` and ``R@k`` leave it out of the mean.  Also ir_measures' ``P(rel=r)@k`` and ``IPrec@x``, and
+:func:`expand_names` (``official``, ``P.5,10,20``).
 """
 
 from __future__ import annotations
@@ -46,11 +28,8 @@ def zero_without_relevant(values: np.ndarray, n_relevant: np.ndarray) -> np.ndar
 
 
 def _twin(name: str, ours: str, trec_name: str, source: str) -> Measure:
-    """``ours`` under trec_eval's name: 0 (counted) where ``ours`` is empty for K = 0.
-
-    ``ours`` is looked up when a value is computed, so a family's template
-    (``P.k`` on ``P@k``) is listed and computes nothing (TypeError).
-    """
+    """``ours`` under trec_eval's name, 0 (counted) where ``ours`` is empty for K = 0; ``ours`` is looked up
+    when a value is computed, so a family's template (``P.k`` on ``P@k``) is listed and computes nothing."""
     base = REGISTRY.get(ours)
 
     def compute(b, s: Settings) -> np.ndarray:  # type: ignore[no-untyped-def]
@@ -72,21 +51,20 @@ def _twin(name: str, ours: str, trec_name: str, source: str) -> Measure:
     )
 
 
-#: trec_eval's name -> the shrec-score measure it equals on topics with a relevant document.
-TWINS = {"map": "AP", "Rprec": "FT", "recip_rank": "RR", "P.k": "P@k", "recall.k": "R@k"}
-for _name in ("map", "Rprec", "recip_rank"):
-    register(_twin(_name, TWINS[_name], _name, f"m_{_name}.c"))
+# trec_eval's names of AP, FT and RR, then of the P@k and R@k families (P.k, recall.k)
+for _name, _ours in (("map", "AP"), ("Rprec", "FT"), ("recip_rank", "RR")):
+    register(_twin(_name, _ours, _name, f"m_{_name}.c"))
 
 
-def _family_twin(prefix: str, ours: str, trec_prefix: str) -> None:
+def _family_twin(prefix: str, ours: str) -> None:
     def make(k: int | str) -> Measure:
-        return _twin(f"{prefix}.{k}", f"{ours}@{k}", f"{trec_prefix}_{k}", f"m_{trec_prefix}.c")
+        return _twin(f"{prefix}.{k}", f"{ours}@{k}", f"{prefix}_{k}", f"m_{prefix}.c")
 
-    register_pattern(prefix, rf"{re.escape(prefix)}\.([1-9][0-9]*)", make)
+    register_pattern(prefix, rf"{prefix}\.([1-9][0-9]*)", make)
 
 
-_family_twin("P", "P", "P")
-_family_twin("recall", "R", "recall")
+_family_twin("P", "P")
+_family_twin("recall", "R")
 
 
 def precision_at_level(block: JudgedBlock, *, rel: int, k: int) -> np.ndarray:
@@ -94,9 +72,8 @@ def precision_at_level(block: JudgedBlock, *, rel: int, k: int) -> np.ndarray:
 
     .. math:: P_r@k = |\\{i \\le k: g_i \\ge r\\}| / k
 
-    The relevance level is the name's, not ``--rel-level``.  0 when the
-    topic has no document of grade >= r (counted, as trec_eval's ``P_k``
-    with ``-l r``).  Source: ir_measures ``P(rel=r)@k`` (trec_eval m_P.c).
+    The level is the name's, not ``--rel-level``; 0 (counted) when the topic has no document of grade >= r,
+    as trec_eval's ``P_k`` with ``-l r``.  Source: ir_measures ``P(rel=r)@k`` (trec_eval m_P.c).
 
     >>> precision_at_level(JudgedBlock.from_lists([[2, 1, 3, -1]], [[0, 1, 1, 1]]), rel=2, k=4).tolist()
     [0.5]
@@ -153,18 +130,10 @@ _PARAMETER = re.compile(r"([A-Za-z_]+\.)[0-9]+")
 
 
 def expand_names(names: Iterable[str]) -> list[str]:
-    """Measure names with trec_eval's shortcuts expanded.
-
-    A group (``official``) becomes its measures; trec_eval's comma list
-    after a dot, ``P.5,10,20``, becomes ``P.5``, ``P.10``, ``P.20`` (given as
-    one string, or split on commas already: a bare number continues the
-    name before it).
-
-    Raises
-    ------
-    KeyError
-        For a group shrec-score cannot honour (``all_trec``), with the reason;
-        a bare number with no ``name.k`` before it.
+    """Measure names with trec_eval's shortcuts expanded: a group (``official``) becomes its measures;
+    ``P.5,10,20`` (one string, or split on commas: a bare number continues the name before it) becomes
+    ``P.5``, ``P.10``, ``P.20``.  KeyError for a group shrec-score cannot honour (``all_trec``, with the
+    reason) and for a bare number with no ``name.k`` before it.
 
     >>> expand_names(["P.5,10", "ndcg_cut.20", "30", "AP"])
     ['P.5', 'P.10', 'ndcg_cut.20', 'ndcg_cut.30', 'AP']
@@ -191,12 +160,8 @@ def expand_names(names: Iterable[str]) -> list[str]:
 
 
 def typed_measure(name: str) -> Measure:
-    """The measure ``name`` computes, under ``name`` as typed: the column of
-    the CSV files, the DataFrames and the tables (issue 31.4).
-
-    ``-m ndcg@10`` computes trec_eval's ``ndcg_cut.10`` in a column named
-    ``ndcg@10``; ``-m mAP`` computes ``AP`` in a column ``mAP``.  This is the
-    one place a typed name becomes a column; every other lookup by column
+    """The measure ``name`` computes, under ``name`` as typed: the one place a typed name becomes a column
+    (``-m ndcg@10`` computes ``ndcg_cut.10`` in a column ``ndcg@10``); every other lookup by column
     (:func:`get_measure`, :func:`trec_name`) resolves the typed name again.
 
     >>> m = typed_measure("ndcg@10"); m.name, m.trec_name, typed_measure("AP") is get_measure("AP")
@@ -207,9 +172,7 @@ def typed_measure(name: str) -> Measure:
 
 
 def column_for(name: str, columns: Sequence[str]) -> str | None:
-    """The first column among ``columns`` (typed names) that computes the
-    measure ``name`` in any spelling, or None (``--sort AP`` finds the column
-    ``mAP``; of ``-m mrr,recip_rank`` it finds ``mrr``).
+    """The first of ``columns`` (typed names) that computes the measure ``name`` in any spelling, or None.
 
     >>> column_for("ndcg_cut_10", ["map", "ndcg@10"]), column_for("AP", ["map"])
     ('ndcg@10', None)
@@ -219,15 +182,9 @@ def column_for(name: str, columns: Sequence[str]) -> str | None:
 
 
 def trec_name(column: str) -> str | None:
-    """trec_eval's name of a column where its values are trec_eval's, else
-    None (also for a column that is no measure, ``tau_b``).
-
-    The SHREC measures with a trec_eval twin (``AP``, ``FT``, ``RR``, ``NN``,
-    ``P@k``, ``R@k``) leave a topic without relevant documents out of the
-    mean where trec_eval counts 0, so their values are not trec_eval's and
-    they get None (``--format trec`` prints them under their own name); the
-    twins (``map``, ``P.5``, any spelling) and trec_eval's own measures get
-    its name.
+    """trec_eval's name of a column where its values are trec_eval's, else None: for a SHREC measure with
+    a trec_eval twin (``AP``, ``NN``, ``P@5``: a topic without relevant documents left out of the mean) and
+    for a column that is no measure.
 
     >>> [trec_name(c) for c in ("map", "precision@5", "ndcg@10", "AP", "P@5", "NN", "NDCG@10", "tau_b")]
     ['map', 'P_5', 'ndcg_cut_10', None, None, None, None, None]
@@ -236,20 +193,15 @@ def trec_name(column: str) -> str | None:
         m = get_measure(column)
     except KeyError:
         return None
-    if m.trec_name is None or trec_twin(column) != m.name:
-        return None
-    return m.trec_name
+    return m.trec_name if m.trec_name is not None and trec_twin(column) == m.name else None
 
 
 def trec_twin(name: str) -> str:
-    """The measure that gives trec_eval's value for ``name``: its twin for a
-    SHREC measure with a trec_eval name, ``name``'s own registry name otherwise
-    (for ``--format trec``, which promises trec_eval's numbers).
+    """The measure that gives trec_eval's value for ``name``: its twin for a SHREC measure with a
+    trec_eval name, else ``name``'s own registry name.
 
     >>> [trec_twin(n) for n in ("AP", "NN", "P@5", "R@10", "map", "DCG")]
     ['map', 'P.1', 'P.5', 'recall.10', 'map', 'DCG']
     """
     m = get_measure(name)
-    if m.kind == "binary" and m.trec_name:
-        return get_measure(m.trec_name).name
-    return m.name
+    return get_measure(m.trec_name).name if m.kind == "binary" and m.trec_name else m.name
