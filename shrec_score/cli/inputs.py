@@ -167,36 +167,27 @@ class Inputs:
         from ..measures import Settings
         from ..options import Options
 
-        defaults = Settings()
-        pick, cfg = self.pick, self.cfg
+        pick, cfg, given = self.pick, self.cfg, self.given
+        settings = {  # None: the default of Settings
+            "rel_level": pick("rel_level"),
+            "e_depth": pick("e_depth"),
+            "pr_levels": cfg.get("pr_levels"),
+            "dcg_cutoffs": tuple(cfg["dcg_cutoffs"]) if "dcg_cutoffs" in cfg else None,
+            "depth": given["depth"],
+            "judged_only": given["judged_only"],
+            "missing": pick("missing_queries"),
+            "min_class_size": pick("min_class_size"),
+            "ties": pick("ties", ties),
+        }
+        plain = ("queries", "grades", "collection", "collection_size", "sort", "run_format", "matrix_order", "average", "split", "id_map")
         with user_errors():
-            settings = Settings(
-                rel_level=pick("rel_level", default=defaults.rel_level),
-                e_depth=pick("e_depth", default=defaults.e_depth),
-                pr_levels=cfg.get("pr_levels", defaults.pr_levels),
-                dcg_cutoffs=tuple(cfg.get("dcg_cutoffs", defaults.dcg_cutoffs)),
-                depth=self.given["depth"],
-                judged_only=self.given["judged_only"],
-                missing=pick("missing_queries", default=defaults.missing),
-                min_class_size=pick("min_class_size", default=defaults.min_class_size),
-                ties=pick("ties", ties, defaults.ties),
-            )
             return Options.build(
-                queries=pick("queries"),
-                grades=pick("grades", default="binary"),
-                collection=pick("collection"),
-                collection_size=pick("collection_size"),
+                **{key: pick(key) for key in plain},  # None: the default of Options
                 measures=self.measures(),
-                sort=pick("sort"),
                 rank_by=pick("rank_by", rank_by),
-                run_format=pick("run_format", default="auto"),
-                matrix_order=pick("matrix_order"),
                 cutoffs=self.cutoffs(),
-                average=pick("average", default="micro"),
-                settings=settings,
-                lenient=self.given["lenient"],
-                split=pick("split"),
-                strip_zeros=self.given["strip_zeros"] or cfg.get("strip_zeros", False),
-                id_map=pick("id_map"),
+                settings=Settings(**{k: v for k, v in settings.items() if v is not None}),
+                lenient=given["lenient"],
+                strip_zeros=given["strip_zeros"] or cfg.get("strip_zeros", False),
                 **extra,
             )
