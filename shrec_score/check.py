@@ -49,14 +49,13 @@ def check_runs(
     ``strip_zeros``, ``id_map``: how the runs spell ids (:func:`shrec_score.join.id_spelling`)."""
     from .join import SpelledIndex, id_spelling
 
-    problems: list[Problem] = []
     try:
         spell = id_spelling(relevance, strip=strip_zeros, id_map=id_map)
         sources, notes = discover_sources(list(paths), run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries), spell=spell)
     except InputError as exc:
         return [Problem(exc.path or "", exc.line, "error", exc.body)]
     index = relevance.target_index if spell is None else SpelledIndex(relevance.target_index, spell)
-    problems += [Problem(n.split(":", 1)[0], None, "note", n.split(": ", 1)[1]) for n in notes]
+    problems = [Problem(n.split(":", 1)[0], None, "note", n.split(": ", 1)[1]) for n in notes]
     for s in sources:
         if isinstance(s, BlockSource) or s.format == "matrix":  # (blocks: Zarr or .npy shards, as score and --dask read them)
             problems += _check_matrix_run(s, relevance, matrix_order)
@@ -100,9 +99,9 @@ def summarize(run: str, found: list[Problem]) -> list[Problem]:
 
 
 def _limited(found: list[Problem], path: str) -> list[Problem]:
-    if len(found) <= PER_FILE:
-        return found
     rest = len(found) - PER_FILE
+    if rest <= 0:
+        return found
     return found[:PER_FILE] + [Problem(path, None, "note", f"{rest} more problem(s) in this file not listed")]
 
 
@@ -237,24 +236,12 @@ def _non_finite(found: list[Problem], path: str, first_row: int, block: np.ndarr
 
 
 def _check_trec_run(source: RunSource, relevance: Relevance, spell: Spell | None = None) -> list[Problem]:
-    found: list[Problem] = []
-    extra = 0
-    try:
-        extra = _scan_trec_run(source, relevance, found, spell)
-    except InputError as exc:  # bytes that are not UTF-8, a long line, a damaged compressed stream
-        found.append(Problem(exc.path or source.path, exc.line, "error", exc.body))
-    if extra:
-        found.append(Problem(source.path, None, "note", trec.extra_fields_note(source.name, extra)))
-    return _limited(found, source.path)
-
-
-def _scan_trec_run(source: RunSource, relevance: Relevance, found: list[Problem], spell: Spell | None = None) -> int:
-    """Append the run's problems to ``found`` in :mod:`shrec_score.io.trec`'s words; returns the number
-    of lines with more than six fields."""
+    """The run's problems in :mod:`shrec_score.io.trec`'s words, read by its line reader."""
     path = source.path
     qset = set(relevance.query_ids)
     index = relevance.target_index
     open_index = not relevance.closed
+    found: list[Problem] = []
     seen: dict[tuple[str, str], int] = {}
     ranked: set[str] = set()
     unknown_topics: set[str] = set()
@@ -262,25 +249,30 @@ def _scan_trec_run(source: RunSource, relevance: Relevance, found: list[Problem]
 
     def error(exc: InputError | None) -> None:
         if exc is not None:
-            found.append(Problem(path, exc.line, "error", exc.body))
-    for n, f in trec.trec_lines(path):  # (a compressed run a piece at a time)
-        lines += 1
-        extra += len(f) > 6  # trec_eval reads the tag's first word and ignores the rest
-        score = parse_number(f[4]) if len(f) >= 6 else None
-        if score is None or math.isnan(score):  # line_error's rule, asked only of a bad line (a call a line costs 10%)
-            error(trec.line_error(path, n, f))
-            if score is None:
+            found.append(Problem(exc.path or path, exc.line, "error", exc.body))
+
+    try:
+        for n, f in trec.trec_lines(path):  # (a compressed run a piece at a time)
+            lines += 1
+            extra += len(f) > 6  # trec_eval reads the tag's first word and ignores the rest
+            score = parse_number(f[4]) if len(f) >= 6 else None
+            if score is None or math.isnan(score):  # line_error's rule, asked of bad lines only (10% a line)
+                error(trec.line_error(path, n, f))
+                if score is None:
+                    continue
+            q, t = (f[0], f[2]) if spell is None else (spell(f[0]), spell(f[2]))
+            if q not in qset:
+                unknown_topics.add(q)
                 continue
-        q, t = (f[0], f[2]) if spell is None else (spell(f[0]), spell(f[2]))
-        if q not in qset:
-            unknown_topics.add(q)
-            continue
-        if not open_index and t not in index:
-            error(trec.unknown_target_error(path, n, t))
-        if (q, t) in seen:
-            error(trec.repeated_error(path, q, t, seen[(q, t)], n))
-        seen[(q, t)] = n
-        ranked.add(q)
+            if not open_index and t not in index:
+                error(trec.unknown_target_error(path, n, t))
+            if (q, t) in seen:
+                error(trec.repeated_error(path, q, t, seen[(q, t)], n))
+            seen[(q, t)] = n
+            ranked.add(q)
+    except InputError as exc:  # bytes that are not UTF-8, a long line, a damaged compressed stream
+        error(exc)
+        return _limited(found, path)
     missing = [q for q in relevance.query_ids if q not in ranked]
     if not lines:
         error(trec.empty_run_error(path))
@@ -288,4 +280,6 @@ def _scan_trec_run(source: RunSource, relevance: Relevance, found: list[Problem]
         error(trec.missing_queries_error(path, source.name, len(missing), len(qset), missing[0]))
     if unknown_topics:
         found.append(Problem(path, None, "note", f"{len(unknown_topics)} topic(s) without relevance judgments would be passed over"))
-    return extra
+    if extra:
+        found.append(Problem(path, None, "note", trec.extra_fields_note(source.name, extra)))
+    return _limited(found, path)

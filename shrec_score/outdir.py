@@ -1,22 +1,13 @@
-"""Output folders, each replaced as one unit, several committed together (docs/outputs.md, docs/architecture.md).
-
-``--out DIR`` (and ``--plots``, ``--html``) hold, after any interruption (a signal, ``kill -9``, a power
-loss after the call returned, a full disk), the complete files of the previous scoring or of this one:
-
-1. **Lock**: ``DIR`` is created if missing and ``flock``-ed; a second scoring fails at once.
-2. **Stage**: ``.DIR.shrec-score-<token>.tmp`` beside ``DIR`` gets the user's entries (all the previous
-   :data:`MANIFEST` does not list) hard-linked or copied, each one's identity noted, then the new files
-   and the manifest, all ``fsync``-ed.
-3. **Swap**: ``renameat2(RENAME_EXCHANGE)``, then an ``fsync`` of the parent; else two renames via
-   ``.old``, put back by the next scoring if cut between them.
-4. **Finish**: what the user added or replaced in the previous folder since staging moves into the new
-   one, at any depth; the previous folder is removed.
+"""Output folders, each replaced as one unit, several committed together: after any interruption (a signal,
+``kill -9``, a power loss after the call returned, a full disk) ``--out DIR`` holds the complete files of
+the previous scoring or of this one.  The steps (lock, stage, swap, finish): docs/architecture.md, "The
+output folder"; what a user sees: docs/outputs.md.
 
 :func:`commit_together` stages every folder before swapping any and puts the swapped ones back if a swap,
 the sync or a signal fails; only ``kill -9`` or a power loss between two swaps mixes them.  Two windows
 stay open (Linux cannot close them): what a process whose current directory lies inside ``DIR`` writes
-after step 4, and a file whose path was looked up before the swap but created after step 4 read its
-folder, are lost with the previous folder.  Every operating-system error is an :class:`InputError`
+after the finish, and a file whose path was looked up before the swap but created after the finish read
+its folder, are lost with the previous folder.  Every operating-system error is an :class:`InputError`
 naming the user's path and what to do.
 """
 
@@ -100,10 +91,8 @@ def commit_together(folders: Sequence[OutputFolder]) -> list[str]:
 
 
 class OutputFolder:
-    """One output folder as a transaction: ``with OutputFolder(dir) as out: out.add(name, data); out.commit()``.
-
-    Entering takes the lock; leaving without :meth:`commit` leaves the folder as it was.
-    """
+    """One output folder as a transaction: ``with OutputFolder(dir) as out: out.add(name, data); out.commit()``;
+    entering takes the lock, leaving without :meth:`commit` leaves the folder as it was."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.shown = os.fspath(path)  # as the user wrote it, for messages
@@ -206,7 +195,7 @@ class OutputFolder:
         self.files[name] = data.encode("utf-8") if isinstance(data, str) else data
 
     def commit(self) -> list[str]:
-        """Stage the files beside the folder, then swap it in (see the module docstring)."""
+        """Stage the files beside the folder, then swap it in."""
         return commit_together([self])
 
     def stage(self) -> None:

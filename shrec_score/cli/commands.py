@@ -113,10 +113,9 @@ def score_command(
 ) -> None:
     """Score every run in RUNS and print the leaderboard.
 
-    RUNS is a folder holding one sub-folder per run, or a single run folder
-    (one ranked-list file per query, named after the query id).  The E column
-    is the value SHREC and the PSB publish as "E-measure": F1 of precision and
-    recall over the first 32 results (higher is better).
+    RUNS is a folder holding one sub-folder per run, or a single run folder (one ranked-list file per query,
+    named after the query id).  The E column is the value SHREC and the PSB publish as "E-measure": F1 of
+    precision and recall over the first 32 results (higher is better).
     """
     from ..api import score
 
@@ -183,7 +182,9 @@ def score_command(
                 from ..distributed import score as score_on_cluster
 
                 with quiet_dask_logs() if dask_address else nullcontext():  # one line says what failed
-                    report = score_on_cluster(runs, relevance, dask=dask_address or None, options=options, progress=progress)
+                    report = score_on_cluster(
+                        runs, relevance, dask=dask_address or None, options=options, progress=progress
+                    )
             else:
                 report = score(runs, relevance, options=options, progress=progress)
             bar.close()
@@ -201,9 +202,8 @@ def score_command(
 def check_command(runs: Sequence[str], **shared: Any) -> None:
     """Check runs before submitting them: every problem, one line each, nothing scored.
 
-    With the options a scoring takes (a preset, --missing-queries, --lenient
-    ...): what they pass over is a warning.  Exit status 0 when the runs
-    would score, 2 when any line is an error.
+    With the options a scoring takes (a preset, --missing-queries, --lenient ...): what they pass over is a
+    warning.  Exit status 0 when the runs would score, 2 when any line is an error.
     """
     inputs = Inputs(shared)
     runs = inputs.runs(runs, relevance=True)
@@ -221,7 +221,8 @@ def check(runs: list[str], relevance: str, options: Options) -> None:
     o = options
     with user_errors():
         rel = load_relevance(
-            relevance, o.queries, grades=o.grades, collection=o.collection, collection_size=o.collection_size, split=o.split
+            relevance, o.queries, grades=o.grades, collection=o.collection, collection_size=o.collection_size,
+            split=o.split,
         )
     problems = check_runs(
         runs, rel, run_format=o.run_format, matrix_order=o.matrix_order, strip_zeros=o.strip_zeros, id_map=o.id_map
@@ -252,10 +253,9 @@ def check(runs: list[str], relevance: str, options: Options) -> None:
 @MEASURES
 @format_option("table", "csv", "json", "markdown")
 def ties_command(runs: Sequence[str], fmt: str, **shared: Any) -> None:
-    """How much of each run's value the tie rule decides: per run, the
-    pessimistic, rule, optimistic (and expected) means, the share of queries
-    whose value depends on the order of tied items, and the leaderboard
-    places the ties allow (of the sort measure, or of each -m)."""
+    """How much of each run's value the tie rule decides: per run, the pessimistic, rule, optimistic (and
+    expected) means, the share of queries whose value depends on the order of tied items, and the
+    leaderboard places the ties allow (of the sort measure, or of each -m)."""
     from ..render import frame_text
     from ..tiereport import tie_report
 
@@ -281,9 +281,8 @@ def ties_command(runs: Sequence[str], fmt: str, **shared: Any) -> None:
 def convert_command(matrix: str, out: str, layout: str, chunk_rows: int | None, shape: str | None, dtype: str | None) -> None:
     """Convert MATRIX (ASCII, .npy or PSB binary) into a matrix stored by blocks of rows at OUT.
 
-    Streamed a block at a time (memory near one block); OUT appears only when complete.
-    Score it with --dask (or shrec_score.distributed.score).
-    """
+    Streamed a block at a time (memory near one block); OUT appears only when complete.  Score it with
+    --dask (or shrec_score.distributed.score)."""
     import numpy as np
 
     from ..io.chunked import default_chunk_rows, source_matrix, write_row_blocks

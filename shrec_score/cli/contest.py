@@ -29,8 +29,8 @@ def _contest(path: str) -> Any:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (put a TLS reverse proxy in front for the internet).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 def serve_command(contest_file: str, host: str, port: int) -> None:
-    """Run the contest's submission server: uploads checked at once, scored
-    in the background, the leaderboard at /.  Needs shrec-score[server]."""
+    """Run the contest's submission server: uploads checked at once, scored in the background, the
+    leaderboard at /.  Needs shrec-score[server]."""
     try:
         import uvicorn
 
@@ -73,8 +73,8 @@ def add_team_command(contest_file: str, team: str) -> None:
 @click.option("--html", is_flag=True, help="Also write the results page under OUT/report/.")
 @click.option("--phase", help="Only the runs of this phase (default: every phase).")
 def export_command(contest_file: str, out: str, html: bool, phase: str | None) -> None:
-    """Write the final results of every scored run into OUT: exactly what
-    ``shrec-score --config PRESET RUNS --out OUT`` writes on the stored runs."""
+    """Write the final results of every scored run into OUT: exactly what ``shrec-score --config PRESET RUNS
+    --out OUT`` writes on the stored runs."""
     from ..server.store import Store
 
     contest = _contest(contest_file)

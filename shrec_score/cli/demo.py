@@ -13,12 +13,8 @@ from .outputs import REPORT_FORMAT, Outputs, render
 
 
 def write_contest(folder: str) -> None:
-    """Write the sample contest's files into ``folder`` (made if missing).
-
-    A folder holding any file the contest does not have is refused (nothing of the user's is
-    overwritten); the contest's own files are written again, so a second demo into the same OUT, or
-    one cut short, simply completes it.
-    """
+    """Write the sample contest's files into ``folder`` (made if missing); a folder holding any other file
+    is refused, the contest's own are written again (a second demo, or one cut short, completes it)."""
     import tarfile
     from importlib.resources import files
 
@@ -39,9 +35,8 @@ def write_contest(folder: str) -> None:
 @click.argument("out", type=click.Path(file_okay=False))
 @REPORT_FORMAT
 def demo_command(out: str, fmt: str) -> None:
-    """Write the psb-like sample contest (4 runs, 152 models in 20 classes) to
-    OUT/psb-like and score it into OUT/results: what a user with only the
-    package installed can try.  The same as
+    """Write the psb-like sample contest (4 runs, 152 models in 20 classes) to OUT/psb-like and score it
+    into OUT/results: what a user with only the package installed can try.  The same as
 
     \b
     shrec-score OUT/psb-like/runs --relevance OUT/psb-like/classes.cla --out OUT/results

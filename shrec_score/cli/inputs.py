@@ -179,7 +179,9 @@ class Inputs:
             "min_class_size": pick("min_class_size"),
             "ties": pick("ties", ties),
         }
-        plain = ("queries", "grades", "collection", "collection_size", "sort", "run_format", "matrix_order", "average", "split", "id_map")
+        plain = (
+            "queries", "grades", "collection", "collection_size", "sort", "run_format", "matrix_order", "average", "split", "id_map"
+        )
         with user_errors():
             return Options.build(
                 **{key: pick(key) for key in plain},  # None: the default of Options

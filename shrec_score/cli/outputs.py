@@ -61,7 +61,9 @@ class Outputs:
     replaced together by :meth:`commit`, all or none; a folder inside ``--out`` is part of its unit (the
     page then links the CSV files)."""
 
-    def __init__(self, runs: Sequence[str], out: str | None, plots: str | None, html: str | None = None, page: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, runs: Sequence[str], out: str | None, plots: str | None, html: str | None = None, page: dict[str, Any] | None = None
+    ) -> None:
         from ..outdir import OutputFolder
 
         self.page = page or {}
@@ -71,7 +73,8 @@ class Outputs:
                     raise OptionError(f"{folder}: expected a {flag} folder outside RUNS ({run}); the next scoring would read it as a run")
         self.plots_prefix = prefix_in(out, plots, "--plots") if out and plots else None
         self.html_prefix = prefix_in(out, html, "--html") if out and html else None
-        if html and plots and self.html_prefix is None and self.plots_prefix is None and (_inside(html, plots) or _inside(plots, html)):
+        apart = self.html_prefix is None and self.plots_prefix is None
+        if html and plots and apart and (_inside(html, plots) or _inside(plots, html)):
             raise OptionError(f"{html}: expected --html apart from --plots {plots} (or both inside --out)")
         self.out = OutputFolder(out) if out else None
         self.plots = OutputFolder(plots) if plots and self.plots_prefix is None else None
@@ -115,8 +118,10 @@ class Outputs:
             links = None
             if self.html_prefix is not None:  # the CSV files are written beside the page
                 links = {name: "../" * self.html_prefix.count("/") + name for name in csv}
-            pages = html_files(report, title=self.page.get("title"), description=self.page.get("description"), date=page_date(),
-                               figures=figures if self.want_plots else None, links=links)
+            pages = html_files(
+                report, title=self.page.get("title"), description=self.page.get("description"), date=page_date(),
+                figures=figures if self.want_plots else None, links=links,
+            )
         places: list[tuple[Any, str | None, dict[str, Any]]] = [
             (self.plots, "", figures),
             (self.html, "", pages),

@@ -1,10 +1,9 @@
 """SIGINT and SIGTERM for the command line: exit 130 / 143, one line, no output published.
 
-The handler runs between two bytecodes of the main thread, maybe where an exception is swallowed (a
-``gc`` callback as distributed registers, a ``__del__``, code that catches everything).  So it both
-raises :class:`Stopped` and records the signal, which the command checks where nothing swallows it
-(:meth:`Interrupts.check`: every progress report, before an output folder is published, on the way out
-of :func:`~shrec_score.cli.main`).
+The handler runs between two bytecodes of the main thread, maybe where an exception is swallowed (a ``gc``
+callback as distributed registers, a ``__del__``, code that catches everything).  So it both raises
+:class:`Stopped` and records the signal, which the command checks where nothing swallows it
+(:meth:`Interrupts.check`: every progress report, before publishing, on the way out of ``main``).
 """
 
 from __future__ import annotations
