@@ -14,12 +14,13 @@ naming the user's path and what to do.
 from __future__ import annotations
 
 import errno
+import fcntl
 import json
 import os
 import shutil
 import stat
 from collections.abc import Mapping, Sequence
-from types import TracebackType
+from contextlib import suppress
 
 from .errors import InputError, visible
 
@@ -121,32 +122,25 @@ class OutputFolder:
 
     def _recover(self) -> None:
         """Put the previous folder back if a two-rename swap was cut between its renames."""
-        import fcntl
-
-        if os.path.lexists(self.path):
+        olds = [] if os.path.lexists(self.path) else self._leftovers(".old")
+        if not olds:
             return
-        for old in self._leftovers(".old"):
-            fd = os.open(old, os.O_RDONLY | os.O_DIRECTORY)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held: its scoring is between the renames right now
-            except BlockingIOError:
-                return
-            finally:
-                os.close(fd)
-            os.rename(old, self.path)
-            return
+        fd = os.open(olds[0], os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return  # held: its scoring is between the renames right now
+        finally:
+            os.close(fd)
+        os.rename(olds[0], self.path)
 
     def _lock(self) -> None:
-        import fcntl
-
         for _ in range(10):  # the folder may be swapped by its holder between open and lock
             try:
                 os.makedirs(self.parent, exist_ok=True)
-                try:
+                with suppress(FileExistsError):
                     os.mkdir(self.path)
                     self._created = True
-                except FileExistsError:
-                    pass
                 if not os.path.isdir(self.path):
                     raise InputError(self.shown, None, "expected a folder for the output, got a file")
                 fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
@@ -160,13 +154,10 @@ class OutputFolder:
                 raise InputError(
                     self.shown, None, f"expected a folder no other scoring is writing; {holder} is writing it (wait for it to end, or {_ANOTHER})"
                 ) from None
-            try:
-                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
-            except FileNotFoundError:
-                same = False
-            if same:
-                self._fds.append(fd)
-                return
+            with suppress(FileNotFoundError):
+                if os.stat(self.path).st_ino == os.fstat(fd).st_ino:
+                    self._fds.append(fd)
+                    return
             os.close(fd)
         raise InputError(self.shown, None, "expected a folder that stays in place; it kept being replaced")
 
@@ -175,15 +166,13 @@ class OutputFolder:
             os.close(fd)  # closing the last descriptor releases the flock
         self._fds.clear()
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(self, *exc: object) -> None:
         try:
             if self._staging is not None and os.path.lexists(self._staging):
                 shutil.rmtree(self._staging, ignore_errors=True)
             if self._created and not self._committed:
-                try:
+                with suppress(OSError):
                     os.rmdir(self.path)  # made by this call and still empty: leave no trace
-                except OSError:
-                    pass
         finally:
             self._release()
 
@@ -200,8 +189,6 @@ class OutputFolder:
 
     def stage(self) -> None:
         """Step 2: build the new folder beside ``DIR`` (the user's files carried, the new ones written, all synced)."""
-        import fcntl
-
         if not self._fds:
             raise RuntimeError("OutputFolder.commit() outside its 'with' block")
         for stale in self._leftovers(".tmp") + self._leftovers(".old"):
@@ -241,10 +228,8 @@ class OutputFolder:
         self._committed = True
         old = str(self._staging)  # the previous folder now sits under the staging name
         if _rescue(old, self.path, self._previous | set(self.files), self._carried, side=0):
-            try:
+            with suppress(OSError):
                 _sync_tree(self.path)  # the moved files are in place before the previous folder goes
-            except OSError:
-                pass
         shutil.rmtree(old, ignore_errors=True)
         self._staging = None
         return [os.path.join(self.shown, *name.split("/")) for name in self.files]

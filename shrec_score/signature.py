@@ -21,11 +21,7 @@ TIE_MODES = {
 
 
 def tie_text(mode: str) -> str:
-    """The signature's ``ties`` entry for a tie mode.
-
-    >>> tie_text("rule") == TIE_RULE
-    True
-    """
+    """The signature's ``ties`` entry for a tie mode (``rule``: :data:`TIE_RULE`)."""
     return TIE_MODES[mode]
 
 
