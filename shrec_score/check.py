@@ -148,8 +148,7 @@ def _check_list_run(source: RunSource, relevance: Relevance, index: Mapping[str,
         else:
             files[qid] = full
     if not files and out:  # no file names a query: the ids are spelled otherwise
-        stems = [os.path.basename(p.path) for p in out]
-        hint = id_hint([s.rsplit(".", 1)[0] for s in stems], list(known))
+        hint = id_hint([os.path.basename(p.path).rsplit(".", 1)[0] for p in out], list(known))
         return [Problem(source.path, None, "error", f"no file of run {shown(source.name)} names a query; {hint}")]
     out += [Problem(source.path, None, "error", f"no ranked list for query {shown(q)}") for q in relevance.query_ids if q not in files]
     for q, path in files.items():

@@ -19,7 +19,7 @@ import json
 import os
 import shutil
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import suppress
 
 from .errors import InputError, visible
@@ -274,21 +274,22 @@ def _holds(paths: set[str], folder: str) -> bool:
     return any(n.startswith(folder + "/") for n in paths)
 
 
-def _entries(src: str) -> list[os.DirEntry[str]]:
-    return sorted(os.scandir(src), key=lambda e: e.name)
+def _entries(src: str, rel: str, skip: set[str], unreadable: type[OSError]) -> Iterator[tuple[os.DirEntry[str], str]]:
+    """The entries of ``src`` by name, each with its path under the output folder, but the manifest and ``skip``."""
+    try:
+        entries = sorted(os.scandir(src), key=lambda e: e.name)
+    except unreadable:
+        return
+    for entry in entries:
+        name = f"{rel}{entry.name}"
+        if name != MANIFEST and name not in skip:
+            yield entry, name
 
 
 def _carry(src: str, dst: str, ours: set[str], carried: dict[str, tuple[Identity, Identity]], rel: str = "") -> None:
     """Hard-link (or copy) into ``dst`` every entry of ``src`` that the previous scoring did not write,
     noting in ``carried`` each one's identity in ``src`` and in ``dst``."""
-    try:
-        entries = _entries(src)
-    except FileNotFoundError:
-        return
-    for entry in entries:
-        name = f"{rel}{entry.name}"
-        if name == MANIFEST or name in ours:
-            continue
+    for entry, name in _entries(src, rel, ours, FileNotFoundError):
         target = os.path.join(dst, entry.name)
         before = _identity(entry.path)
         if entry.is_dir(follow_symlinks=False):
@@ -316,15 +317,8 @@ def _rescue(src: str, dst: str, scoring: set[str], carried: dict[str, tuple[Iden
     is the previous DIR, 1 for the staged folder after an undone swap), and one whose counterpart in
     ``dst`` changed since staging.
     """
-    try:
-        entries = _entries(src)
-    except OSError:
-        return False
     moved = False
-    for entry in entries:
-        name = f"{rel}{entry.name}"
-        if name == MANIFEST or name in scoring:
-            continue
+    for entry, name in _entries(src, rel, scoring, OSError):
         target = os.path.join(dst, entry.name)
         was = carried.get(name)
         try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
 
 import click
@@ -112,11 +112,9 @@ def _not_trec_eval(flag: str, value: str | None) -> None:
     if not value.startswith("-"):
         from ..measures import get_measure
 
-        try:
+        with suppress(KeyError):
             get_measure(value)
             what = "a measure name, no file"
-        except KeyError:
-            pass
     raise BadInput(f"{flag}: expected a file, got {shown(value)} ({what}); {TREC_EVAL_FLAGS}")
 
 
