@@ -31,11 +31,8 @@ REPORT_FORMAT = format_option("table", "csv", "json", "markdown", "latex", "trec
 
 def page_date() -> str:
     """Today (UTC), or the day of SOURCE_DATE_EPOCH when set (reproducible pages)."""
-    import datetime
-
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
-    when = datetime.datetime.fromtimestamp(int(epoch), datetime.timezone.utc) if epoch.isdigit() else datetime.datetime.now(datetime.timezone.utc)
-    return when.date().isoformat()
+    return time.strftime("%Y-%m-%d", time.gmtime(int(epoch) if epoch.isdigit() else None))
 
 
 def _inside(path: str, folder: str) -> bool:
