@@ -1,7 +1,5 @@
-"""Pre-submission check of runs (``shrec-score check``): every problem, one
-``file:line: level: message`` line each, without scoring; the levels and what
-each means: docs/inputs.md, "Checking runs and lenient scoring".
-"""
+"""Pre-submission check of runs (``shrec-score check``): every problem, one ``file:line: level: message``
+line each, without scoring (docs/inputs.md, "Checking runs and lenient scoring")."""
 
 from __future__ import annotations
 
@@ -14,21 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from .errors import GOT_LIMIT, InputError, shown, visible
+from .errors import InputError, shown, visible
+from .io import trec
 from .io.lists import id_column, list_rows, query_of, scan_lines
 from .io.numbers import parse_number
 from .io.runs import BlockSource, discover_sources
 from .io.submissions import Spell, id_hint, is_clutter
 from .io.text import decode_text, entry_is_folder, plain, read_bytes, utf8_name
-from .io.trec import (
-    empty_run_error,
-    extra_fields_note,
-    line_error,
-    missing_queries_error,
-    repeated_error,
-    trec_lines,
-    unknown_target_error,
-)
 from .model import RunSource
 from .relevance import Relevance
 
@@ -47,32 +37,25 @@ class Problem:
     def where(self) -> str:
         return visible(self.path) if self.line is None else f"{visible(self.path)}:{self.line}"
 
-    def __str__(self) -> str:
-        """One line: the path and the message escaped (a newline in a file name shows as ``\\n``)."""
+    def __str__(self) -> str:  # escaped: a newline in a file name shows as \n
         return f"{self.where}: {self.level}: {visible(self.message)}"
 
 
 def check_runs(
-    paths: Iterable[str],
-    relevance: Relevance,
-    *,
-    run_format: str = "auto",
-    matrix_order: str | None = None,
-    strip_zeros: bool = False,
-    id_map: str | None = None,
+    paths: Iterable[str], relevance: Relevance, *, run_format: str = "auto", matrix_order: str | None = None,
+    strip_zeros: bool = False, id_map: str | None = None,
 ) -> list[Problem]:
     """Validate every run; returns the problems (empty: the runs would score).
     ``strip_zeros``, ``id_map``: how the runs spell ids (:func:`shrec_score.join.id_spelling`)."""
     from .join import SpelledIndex, id_spelling
 
-    problems: list[Problem] = []
     try:
         spell = id_spelling(relevance, strip=strip_zeros, id_map=id_map)
         sources, notes = discover_sources(list(paths), run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries), spell=spell)
     except InputError as exc:
-        return [Problem(exc.path or "", exc.line, "error", _body(exc))]
+        return [Problem(exc.path or "", exc.line, "error", exc.body)]
     index = relevance.target_index if spell is None else SpelledIndex(relevance.target_index, spell)
-    problems += [Problem(n.split(":", 1)[0], None, "note", n.split(": ", 1)[1]) for n in notes]
+    problems = [Problem(n.split(":", 1)[0], None, "note", n.split(": ", 1)[1]) for n in notes]
     for s in sources:
         if isinstance(s, BlockSource) or s.format == "matrix":  # (blocks: Zarr or .npy shards, as score and --dask read them)
             problems += _check_matrix_run(s, relevance, matrix_order)
@@ -90,8 +73,7 @@ EXAMPLES = 3
 
 
 def kind_of(message: str) -> str:
-    """A problem's kind: its message with the quoted ids and the numbers left out
-    (``unknown target id '0012'`` and ``unknown target id '0013'`` are one kind)."""
+    """A problem's kind: its message without quoted ids and numbers (``unknown target id '0012'``)."""
     return _NUMBER.sub("N", _QUOTED.sub("…", message))
 
 
@@ -100,9 +82,8 @@ _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?![\w.])")
 
 
 def summarize(run: str, found: list[Problem]) -> list[Problem]:
-    """One line per kind of problem (:func:`kind_of`, same level) found more than
-    :data:`EXAMPLES` times in the run ``run`` (where its kind was first found);
-    other problems as they are, in order."""
+    """One line per kind of problem (:func:`kind_of`, same level) found more than :data:`EXAMPLES` times
+    in the run ``run`` (where its kind was first found); other problems as they are, in order."""
     groups: dict[tuple[str, str], list[Problem]] = {}
     for p in found:
         groups.setdefault((p.level, kind_of(p.message)), []).append(p)
@@ -117,18 +98,10 @@ def summarize(run: str, found: list[Problem]) -> list[Problem]:
     return out
 
 
-def _body(exc: InputError) -> str:
-    """An error's message without its path and line (what is got cut as :class:`InputError` cuts it)."""
-    if exc.got is None:
-        return exc.expected
-    got = exc.got if len(exc.got) <= GOT_LIMIT else f"{exc.got[:GOT_LIMIT]}... ({len(exc.got) - GOT_LIMIT} more characters)"
-    return f"{exc.expected}, got {got}"
-
-
 def _limited(found: list[Problem], path: str) -> list[Problem]:
-    if len(found) <= PER_FILE:
-        return found
     rest = len(found) - PER_FILE
+    if rest <= 0:
+        return found
     return found[:PER_FILE] + [Problem(path, None, "note", f"{rest} more problem(s) in this file not listed")]
 
 
@@ -140,7 +113,7 @@ def _check_shrec2011_run(source: RunSource, relevance: Relevance, index: Mapping
     try:
         read_shrec2011_run(source, relevance.query_ids, index, ignorable=relevance.ignorable_queries, unjudged=unjudged, spell=spell)
     except InputError as exc:
-        return [Problem(exc.path or source.path, exc.line, "error", _body(exc))]
+        return [Problem(exc.path or source.path, exc.line, "error", exc.body)]
     return []
 
 
@@ -163,7 +136,7 @@ def _check_list_run(source: RunSource, relevance: Relevance, index: Mapping[str,
             if entry_is_folder(full):
                 continue
         except InputError as exc:
-            out.append(Problem(full, None, "error", _body(exc)))
+            out.append(Problem(full, None, "error", exc.body))
             if qid in known and qid not in files:
                 files[qid] = full
                 refused.add(full)
@@ -175,8 +148,7 @@ def _check_list_run(source: RunSource, relevance: Relevance, index: Mapping[str,
         else:
             files[qid] = full
     if not files and out:  # no file names a query: the ids are spelled otherwise
-        stems = [os.path.basename(p.path) for p in out]
-        hint = id_hint([s.rsplit(".", 1)[0] for s in stems], list(known))
+        hint = id_hint([os.path.basename(p.path).rsplit(".", 1)[0] for p in out], list(known))
         return [Problem(source.path, None, "error", f"no file of run {shown(source.name)} names a query; {hint}")]
     out += [Problem(source.path, None, "error", f"no ranked list for query {shown(q)}") for q in relevance.query_ids if q not in files]
     for q, path in files.items():
@@ -189,7 +161,7 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
     try:
         text = decode_text(path, read_bytes(path, checked=True))  # _check_list_run stat'ed it
     except InputError as exc:
-        return [Problem(path, exc.line, "error", _body(exc))]
+        return [Problem(path, exc.line, "error", exc.body)]
     found: list[Problem] = []
     rows = list_rows(text, None if relevance.keeps_own_item else query_id)  # ShapeNet: a query-id line is the query ranked first
     if not rows:
@@ -236,8 +208,7 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
 
 
 def _check_matrix_run(source: RunSource | BlockSource, relevance: Relevance, matrix_order: str | None) -> list[Problem]:
-    """A matrix read as scoring reads it (stored by blocks of rows: its shape, then
-    every block; a missing or corrupt chunk or shard is its error), then its cells."""
+    """A matrix read as scoring reads it (by blocks of rows: its shape, then every block), then its cells."""
     from .join import block_matrix_ids, read_matrix_run
 
     found: list[Problem] = []
@@ -252,7 +223,7 @@ def _check_matrix_run(source: RunSource | BlockSource, relevance: Relevance, mat
         for a, block in blocks:
             _non_finite(found, source.path, a, np.asarray(block, dtype=np.float64))
     except InputError as exc:
-        return [Problem(exc.path or source.path, exc.line, "error", _body(exc))]
+        return [Problem(exc.path or source.path, exc.line, "error", exc.body)]
     return _limited(found, source.path)
 
 
@@ -264,25 +235,12 @@ def _non_finite(found: list[Problem], path: str, first_row: int, block: np.ndarr
 
 
 def _check_trec_run(source: RunSource, relevance: Relevance, spell: Spell | None = None) -> list[Problem]:
-    found: list[Problem] = []
-    extra = 0
-    try:
-        extra = _scan_trec_run(source, relevance, found, spell)
-    except InputError as exc:  # bytes that are not UTF-8, a long line, a damaged compressed stream
-        found.append(Problem(exc.path or source.path, exc.line, "error", _body(exc)))
-    if extra:
-        found.append(Problem(source.path, None, "note", extra_fields_note(source.name, extra)))
-    return _limited(found, source.path)
-
-
-def _scan_trec_run(source: RunSource, relevance: Relevance, found: list[Problem], spell: Spell | None = None) -> int:
-    """Append the run's problems to ``found``, each worded as ``score`` words
-    it (the errors of :mod:`shrec_score.io.trec`, read by its line reader);
-    returns the number of lines with more than six fields."""
+    """The run's problems in :mod:`shrec_score.io.trec`'s words, read by its line reader."""
     path = source.path
     qset = set(relevance.query_ids)
     index = relevance.target_index
     open_index = not relevance.closed
+    found: list[Problem] = []
     seen: dict[tuple[str, str], int] = {}
     ranked: set[str] = set()
     unknown_topics: set[str] = set()
@@ -290,31 +248,37 @@ def _scan_trec_run(source: RunSource, relevance: Relevance, found: list[Problem]
 
     def error(exc: InputError | None) -> None:
         if exc is not None:
-            found.append(Problem(path, exc.line, "error", _body(exc)))
+            found.append(Problem(exc.path or path, exc.line, "error", exc.body))
 
-    for n, f in trec_lines(path):  # (a compressed run a piece at a time)
-        lines += 1
-        extra += len(f) > 6  # trec_eval reads the tag's first word and ignores the rest
-        score = parse_number(f[4]) if len(f) >= 6 else None
-        if score is None or math.isnan(score):  # line_error's rule, asked only of a bad line (a call a line costs 10%)
-            error(line_error(path, n, f))
-            if score is None:
+    try:
+        for n, f in trec.trec_lines(path):  # (a compressed run a piece at a time)
+            lines += 1
+            extra += len(f) > 6  # trec_eval reads the tag's first word and ignores the rest
+            score = parse_number(f[4]) if len(f) >= 6 else None
+            if score is None or math.isnan(score):  # line_error's rule, asked of bad lines only (10% a line)
+                error(trec.line_error(path, n, f))
+                if score is None:
+                    continue
+            q, t = (f[0], f[2]) if spell is None else (spell(f[0]), spell(f[2]))
+            if q not in qset:
+                unknown_topics.add(q)
                 continue
-        q, t = (f[0], f[2]) if spell is None else (spell(f[0]), spell(f[2]))
-        if q not in qset:
-            unknown_topics.add(q)
-            continue
-        if not open_index and t not in index:
-            error(unknown_target_error(path, n, t))
-        if (q, t) in seen:
-            error(repeated_error(path, q, t, seen[(q, t)], n))
-        seen[(q, t)] = n
-        ranked.add(q)
+            if not open_index and t not in index:
+                error(trec.unknown_target_error(path, n, t))
+            if (q, t) in seen:
+                error(trec.repeated_error(path, q, t, seen[(q, t)], n))
+            seen[(q, t)] = n
+            ranked.add(q)
+    except InputError as exc:  # bytes that are not UTF-8, a long line, a damaged compressed stream
+        error(exc)
+        return _limited(found, path)
     missing = [q for q in relevance.query_ids if q not in ranked]
     if not lines:
-        error(empty_run_error(path))
+        error(trec.empty_run_error(path))
     elif missing:
-        error(missing_queries_error(path, source.name, len(missing), len(qset), missing[0]))
+        error(trec.missing_queries_error(path, source.name, len(missing), len(qset), missing[0]))
     if unknown_topics:
         found.append(Problem(path, None, "note", f"{len(unknown_topics)} topic(s) without relevance judgments would be passed over"))
-    return extra
+    if extra:
+        found.append(Problem(path, None, "note", trec.extra_fields_note(source.name, extra)))
+    return _limited(found, path)

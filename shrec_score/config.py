@@ -1,9 +1,6 @@
-"""Track presets in YAML (docs/usage.md#track-presets): describe a track once, score every run alike.
-
-Read with ``yaml.safe_load`` semantics (``yaml.compose`` on the safe loader gives the line numbers);
-paths are relative to the config file and must name regular files (or folders, for ``runs``): a FIFO or
-a device is refused before anything opens it.  An unknown key, a value of the wrong type or a missing
-file is an :class:`InputError` naming the key, the file and the line.
+"""Track presets in YAML (docs/usage.md#track-presets), read with ``yaml.safe_load`` semantics; paths are
+relative to the config file and must name regular files (or folders, for ``runs``: a FIFO or a device is
+refused unopened).  An unknown key, a wrong type or a missing file is an :class:`InputError` (key, file, line).
 """
 
 from __future__ import annotations
@@ -15,7 +12,7 @@ from typing import Any
 from .errors import InputError, shown
 from .options import AVERAGES, GRADES, MATRIX_ORDERS, MISSING, RUN_FORMATS, TIES
 
-#: A check of a preset value (one line each: a table of predicates).
+#: A check of a preset value.
 Check = Callable[[Any], bool]
 _str: Check = lambda v: isinstance(v, str)
 _int: Check = lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1
@@ -28,7 +25,7 @@ _folder_or_true: Check = lambda v: isinstance(v, bool) or _folder(v)
 
 
 def _choice(options: Sequence[str]) -> tuple[Check, str, str]:
-    """The entry of a key whose value is one of ``options`` (expected: "a, b or c")."""
+    """The entry of a key whose value is one of ``options`` ("a, b or c")."""
     return (lambda v: v in options), ", ".join(options[:-1]) + " or " + options[-1], ""
 
 
@@ -72,9 +69,8 @@ KEYS: dict[str, tuple[Check, str, str]] = {
 
 
 def read_yaml_mapping(path: str, text: str, what: str, keys: str) -> tuple[dict[Any, Any], dict[Any, int]]:
-    """``text`` (the file ``path``'s) as a YAML mapping and the line of each key;
-    an empty file is an empty mapping.  Errors name the file and line:
-    "expected a YAML mapping of ``what`` (``keys``)"."""
+    """``text`` (the file ``path``'s) as a YAML mapping (empty file: empty) and the line of each key;
+    errors name the file and line: "expected a YAML mapping of ``what`` (``keys``)"."""
     import yaml
 
     try:
@@ -93,10 +89,9 @@ def read_yaml_mapping(path: str, text: str, what: str, keys: str) -> tuple[dict[
 
 def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read and check a track preset; paths come back resolved against its folder."""
-
-    path = os.fspath(path)
     from .io.text import entry_is_folder, read_text, regular_file
 
+    path = os.fspath(path)
     data, lines = read_yaml_mapping(path, read_text(path), "settings", "key: value")
     base = os.path.dirname(os.path.abspath(path))
     out: dict[str, Any] = {}
@@ -108,11 +103,10 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
         if not check(value):
             raise InputError(path, line, f"expected {shown(key)} to be {expected}", shown(value if isinstance(value, str) else repr(value)))
         where = (path, line, shown(key))
+        if kind in ("file", "folder") and isinstance(value, str):
+            value = _resolve(base, value)
         if kind == "file":
-            value = _resolve(base, value)
             _check_path(regular_file, value, where, "an existing file", "a regular file")
-        elif kind == "folder" and isinstance(value, str):
-            value = _resolve(base, value)
         elif kind == "paths":
             value = [_resolve(base, v) for v in value]
             for v in value:

@@ -1,9 +1,6 @@
-"""Errors raised for bad input.
-
-Every reader raises :class:`InputError` with the file, the 1-based line (or
-``None`` when the problem is not tied to one line), what was expected and what
-was found.  The CLI prints ``str(err)`` as one line and exits with status 2.
-"""
+"""Errors raised for bad input: :class:`InputError` names the file, the 1-based line (None when the
+problem is not tied to one line), what was expected and what was found; the CLI prints it as one line,
+exit status 2 (docs/errors.md)."""
 
 from __future__ import annotations
 
@@ -14,49 +11,37 @@ import unicodedata
 QUOTE_LIMIT = 80
 #: The "got" part of an :class:`InputError` is cut after this many characters.
 GOT_LIMIT = 200
+_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _escaped(ch: str) -> str:
+    if ch == " " or (ch.isprintable() and unicodedata.category(ch) not in ("Cf", "Zs", "Zl", "Zp")):
+        return ch
+    if ch in _NAMED:
+        return _NAMED[ch]
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def visible(text: str) -> str:
-    """``text`` with every character that would not show escaped.
-
-    Control characters (newline, tab, ESC...), format characters (a BOM,
-    zero-width spaces, direction marks), separators other than the plain
-    space, unpaired surrogates (bytes of a name that is not UTF-8) and
-    unassigned code points become ``\\n``, ``\\t``, ``\\x1b``,
-    ``\\ufeff``...; printable text of any script stays as it is.
+    """``text`` with every character that would not show escaped: control and format characters (a BOM,
+    zero-width spaces, direction marks), separators other than the plain space, unpaired surrogates and
+    unassigned code points become ``\\n``, ``\\x1b``, ``\\ufeff``...; printable text of any script stays.
 
     >>> visible("a\\tb\\ufeffc")
     'a\\\\tb\\\\ufeffc'
     """
-    if text.isprintable():
-        return text
-    out = []
-    for ch in text:
-        if ch == " " or (ch.isprintable() and unicodedata.category(ch) not in ("Cf", "Zs", "Zl", "Zp")):
-            out.append(ch)
-        elif ch in "\n\t\r":
-            out.append({"\n": "\\n", "\t": "\\t", "\r": "\\r"}[ch])
-        elif ord(ch) < 0x100:
-            out.append(f"\\x{ord(ch):02x}")
-        elif ord(ch) < 0x10000:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(f"\\U{ord(ch):08x}")
-    return "".join(out)
+    return text if text.isprintable() else "".join(map(_escaped, text))
 
 
 def shown(text: str, limit: int = QUOTE_LIMIT) -> str:
-    """``text`` quoted for a message: escaped by :func:`visible`, at most
-    ``limit`` characters of it, the rest counted.
+    """``text`` quoted for a message: escaped by :func:`visible`, at most ``limit`` characters, the rest counted.
 
-    >>> shown("chair")
-    "'chair'"
     >>> shown("x" * 100, limit=5)
     "'xxxxx'... (95 more characters)"
     """
     more = len(text) - limit
-    head = visible(text[:limit] if more > 0 else text)
-    quoted = "'" + head.replace("'", "\\'") + "'"
+    quoted = "'" + visible(text[:limit] if more > 0 else text).replace("'", "\\'") + "'"
     return quoted + (f"... ({more} more characters)" if more > 0 else "")
 
 
@@ -64,11 +49,7 @@ class InputError(Exception):
     """Bad input: names the file, the line, what was expected and what was got."""
 
     def __init__(
-        self,
-        path: str | os.PathLike[str] | None,
-        line: int | None,
-        expected: str,
-        got: str | None = None,
+        self, path: str | os.PathLike[str] | None, line: int | None, expected: str, got: str | None = None
     ) -> None:
         self.path = None if path is None else os.fspath(path)
         self.line = line
@@ -80,26 +61,23 @@ class InputError(Exception):
         return (type(self), (self.path, self.line, self.expected, self.got))
 
     @property
+    def body(self) -> str:
+        """What was expected, and what was got (cut after :data:`GOT_LIMIT` characters), unescaped."""
+        if self.got is None:
+            return self.expected
+        cut = self.got if len(self.got) <= GOT_LIMIT else f"{self.got[:GOT_LIMIT]}... ({len(self.got) - GOT_LIMIT} more characters)"
+        return f"{self.expected}, got {cut}"
+
+    @property
     def message(self) -> str:
-        """One line: the path (escaped), the line, what was expected, what was got
-        (escaped, and cut after :data:`GOT_LIMIT` characters whatever the caller passed)."""
-        where = ""
-        if self.path is not None:
-            where = visible(self.path) if self.line is None else f"{visible(self.path)}:{self.line}"
-            where += ": "
-        text = f"{where}{visible(self.expected)}"
-        if self.got is not None:
-            got = self.got if len(self.got) <= GOT_LIMIT else f"{self.got[:GOT_LIMIT]}... ({len(self.got) - GOT_LIMIT} more characters)"
-            text += f", got {visible(got)}"
-        return text
+        """One line: the path, the line and :attr:`body`, escaped."""
+        where = "" if self.path is None else visible(self.path) + ("" if self.line is None else f":{self.line}") + ": "
+        return where + visible(self.body)
 
     def __str__(self) -> str:
         return self.message
 
 
 class OptionError(ValueError):
-    """An option outside its documented values (``score(average="Macro")``).
-
-    Raised before any input is read; the message names the option, the
-    allowed values and what was given.  The CLI shows it as one line, exit 2.
-    """
+    """An option outside its documented values (``score(average="Macro")``), raised before any input is read;
+    the message names the option, the allowed values and what was given."""

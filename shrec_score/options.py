@@ -1,17 +1,13 @@
-"""Every option of a scoring, validated once, before any input is read (docs/usage.md).
-
-The CLI (flags over a YAML preset) and the library (keywords of :func:`shrec_score.score`) build the
-same frozen :class:`Options`; a value outside its documented set is an :class:`OptionError` naming the
-allowed values, nothing silently replaced.  Measure names go through the registry's aliases to find
-the measure while the column keeps the name as typed (:func:`~shrec_score.measures.names.typed_measure`):
-two spellings of one measure give two columns of equal values, and ``sort`` names the first of them.
-"""
+"""Every option of a scoring, validated once, before any input is read (docs/usage.md): the CLI and the
+library build the same frozen :class:`Options`; a value outside its documented set is an
+:class:`OptionError` naming the allowed values.  Measure columns keep the name as typed (docs/usage.md,
+"Measure names and columns")."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .errors import OptionError
@@ -29,21 +25,16 @@ MATRIX_ORDERS = ("listing", "numeric")
 TIES = ("rule", "expected", "optimistic", "pessimistic")
 
 
-def _choice(name: str, value: Any, allowed: Sequence[str], *, optional: bool = False) -> Any:
-    if value is None and optional:
-        return None
-    if value not in allowed:
+def _choice(name: str, value: Any, allowed: Sequence[str], *, optional: bool = False) -> None:
+    if value not in allowed and not (value is None and optional):
         hint = ""
         if isinstance(value, str) and value.lower() in allowed:
             hint = f" (did you mean {value.lower()!r}? values are case-sensitive)"
         raise OptionError(f"{name}: expected one of {', '.join(allowed)}, got {value!r}{hint}")
-    return value
 
 
 def _whole(name: str, value: Any, *, minimum: int, optional: bool = False) -> Any:
-    if value is None and optional:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+    if (isinstance(value, bool) or not isinstance(value, int) or value < minimum) and not (value is None and optional):
         raise OptionError(f"{name}: expected a whole number >= {minimum}, got {value!r}")
     return value
 
@@ -61,11 +52,8 @@ def measure_name(name: Any, option: str = "measures") -> str:
 
 @dataclass(frozen=True)
 class Options:
-    """The settings of one scoring (see :func:`shrec_score.score` for each).
-
-    Build it with :meth:`build`, which validates every value; the fields are
-    then known to be valid and cannot change.
-    """
+    """The settings of one scoring (see :func:`shrec_score.score` for each), built by :meth:`build`, which
+    validates every value."""
 
     queries: Any = None
     grades: str = "binary"
@@ -83,13 +71,9 @@ class Options:
     n_resamples: int = 10_000
     settings: Settings = field(default_factory=Settings)
     lenient: bool = False
-    #: The split scored with a ShapeNet Core55 ground truth (its ``split`` column).
-    split: str | None = None
-    #: How tied items are ordered (see :attr:`Settings.ties`); overrides ``settings.ties`` when given.
-    ties: str | None = None
-    #: Compare a run's ids with the relevance's without leading zeros (``0012`` is ``12``).
+    split: str | None = None  # of a ShapeNet Core55 ground truth
+    ties: str | None = None  # overrides ``settings.ties`` when given
     strip_zeros: bool = False
-    #: A two-column file: a run's spelling of an id, the relevance's (see :func:`shrec_score.join.id_spelling`).
     id_map: Any = None
 
     @classmethod
@@ -111,12 +95,11 @@ class Options:
         ...
         shrec_score.errors.OptionError: average: expected one of micro, macro, got 'Macro' (did you mean 'macro'? values are case-sensitive)
         """
-        known = {f for f in cls.__dataclass_fields__}
+        known = set(cls.__dataclass_fields__)
         unknown = sorted(set(given) - known)
         if unknown:
             raise OptionError(f"unknown option {unknown[0]!r}; expected one of {', '.join(sorted(known))}")
-        values = {k: v for k, v in given.items() if v is not None}
-        opts = cls(**values)
+        opts = cls(**{k: v for k, v in given.items() if v is not None})
         _choice("grades", opts.grades, GRADES)
         _choice("average", opts.average, AVERAGES)
         _choice("run_format", opts.run_format, RUN_FORMATS)
@@ -133,8 +116,6 @@ class Options:
         _choice("ties", opts.ties, TIES, optional=True)
         _choice("settings.ties", opts.settings.ties, TIES)
         if opts.ties is not None and opts.ties != opts.settings.ties:
-            from dataclasses import replace
-
             opts = replace(opts, settings=replace(opts.settings, ties=opts.ties))
         if not isinstance(opts.settings.judged_only, bool):
             raise OptionError(f"settings.judged_only: expected True or False, got {opts.settings.judged_only!r}")
@@ -167,8 +148,8 @@ class Options:
 
 
 def check_expected(names: Sequence[str], settings: Settings) -> None:
-    """OptionError unless every measure in ``names`` has an exact expectation over
-    tied orders (``ties="expected"``) and the lists are not cut by depth."""
+    """OptionError unless every measure in ``names`` has an exact expectation over tied orders
+    (``ties="expected"``) and the lists are not cut by depth."""
     for name in names:
         if not get_measure(name).ties_exact:
             raise OptionError(

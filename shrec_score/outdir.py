@@ -1,51 +1,40 @@
-"""Output folders, each replaced as one unit, several committed together (docs/architecture.md).
+"""Output folders, each replaced as one unit, several committed together: after any interruption (a signal,
+``kill -9``, a power loss after the call returned, a full disk) ``--out DIR`` holds the complete files of
+the previous scoring or of this one.  The steps (lock, stage, swap, finish): docs/architecture.md, "The
+output folder"; what a user sees: docs/outputs.md.
 
-``--out DIR`` (and ``--plots``, ``--html``) hold, after any interruption
-(a signal, ``kill -9``, a power loss after the call returned, a full disk),
-the complete files of either the previous scoring or this one, never a mix:
-
-1. **Lock**: ``DIR`` is created if missing and ``flock``-ed; a second scoring fails at once.
-2. **Stage**: ``.DIR.shrec-score-<token>.tmp`` beside ``DIR`` gets the user's entries
-   (all the previous :data:`MANIFEST` does not list) hard-linked or copied, each
-   one's identity noted, then the new files and the manifest, all ``fsync``-ed.
-3. **Swap**: ``renameat2(RENAME_EXCHANGE)``, then an ``fsync`` of the parent; else two
-   renames via ``.old``, put back by the next scoring if cut between them.
-4. **Finish**: what the user added or replaced in the previous folder since staging
-   moves into the new one, at any depth; the previous folder is removed.
-
-:func:`commit_together` stages every folder before swapping any and puts the
-swapped ones back if a swap, the sync or a signal fails; only ``kill -9`` or
-a power loss between two swaps mixes them.  Two windows stay open (Linux
-cannot close them): what a process whose current directory lies inside
-``DIR`` writes after step 4, and a file whose path was looked up before the
-swap but created after step 4 read its folder, are lost with the previous
-folder.  Every operating-system error is an :class:`InputError` naming the
-user's path and what to do.
+:func:`commit_together` stages every folder before swapping any and puts the swapped ones back if a swap,
+the sync or a signal fails; only ``kill -9`` or a power loss between two swaps mixes them.  Two windows
+stay open (Linux cannot close them): what a process whose current directory lies inside ``DIR`` writes
+after the finish, and a file whose path was looked up before the swap but created after the finish read
+its folder, are lost with the previous folder.  Every operating-system error is an :class:`InputError`
+naming the user's path and what to do.
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import json
 import os
 import shutil
 import stat
-from collections.abc import Mapping, Sequence
-from types import TracebackType
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import suppress
 
 from .errors import InputError, visible
 
 #: The list of files a scoring wrote, kept in the output folder.
 MANIFEST = ".shrec-score-manifest.json"
 _TAG = ".shrec-score-"
-
+_ANOTHER = "choose another folder"
 _ADVICE = {
-    errno.ENOSPC: "the disk is full: free some space or choose another folder",
-    errno.EDQUOT: "the disk quota is exceeded: free some space or choose another folder",
-    errno.EFBIG: "the file size limit was reached (ulimit -f): raise it or choose another folder",
-    errno.EACCES: "permission denied: check the folder's permissions or choose another folder",
-    errno.EPERM: "operation not permitted: check the folder's permissions or choose another folder",
-    errno.EROFS: "the file system is read-only: choose another folder",
+    errno.ENOSPC: f"the disk is full: free some space or {_ANOTHER}",
+    errno.EDQUOT: f"the disk quota is exceeded: free some space or {_ANOTHER}",
+    errno.EFBIG: f"the file size limit was reached (ulimit -f): raise it or {_ANOTHER}",
+    errno.EACCES: f"permission denied: check the folder's permissions or {_ANOTHER}",
+    errno.EPERM: f"operation not permitted: check the folder's permissions or {_ANOTHER}",
+    errno.EROFS: f"the file system is read-only: {_ANOTHER}",
     errno.ENOTDIR: "a part of the path is not a folder",
     errno.ELOOP: "too many levels of symbolic links",
     errno.ENAMETOOLONG: "the name is too long",
@@ -56,8 +45,7 @@ Identity = tuple[int, int, int, int, int] | None
 
 
 def _token() -> str:
-    """12 random hex digits for a staging name (os.urandom: secrets imports hashlib, 7 ms of start-up)."""
-    return os.urandom(6).hex()
+    return os.urandom(6).hex()  # not secrets: it imports hashlib, 7 ms of start-up
 
 
 def environment_error(path: str | os.PathLike[str] | None, exc: OSError, doing: str | None = "could not write") -> InputError:
@@ -104,10 +92,8 @@ def commit_together(folders: Sequence[OutputFolder]) -> list[str]:
 
 
 class OutputFolder:
-    """One output folder as a transaction: ``with OutputFolder(dir) as out: out.add(name, data); out.commit()``.
-
-    Entering takes the lock; leaving without :meth:`commit` leaves the folder as it was.
-    """
+    """One output folder as a transaction: ``with OutputFolder(dir) as out: out.add(name, data); out.commit()``;
+    entering takes the lock, leaving without :meth:`commit` leaves the folder as it was."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.shown = os.fspath(path)  # as the user wrote it, for messages
@@ -115,11 +101,10 @@ class OutputFolder:
         self.parent, self.name = os.path.split(self.path)
         self.files: dict[str, bytes] = {}
         self._fds: list[int] = []
-        self._created = False
+        self._created = self._committed = False
         self._staging: str | None = None
         self._previous: set[str] = set()  # the files the previous scoring wrote (its manifest)
         self._carried: dict[str, tuple[Identity, Identity]] = {}  # user's path -> (identity in DIR, in the staged folder)
-        self._committed = False
 
     def __enter__(self) -> OutputFolder:
         if not self.name:
@@ -137,32 +122,25 @@ class OutputFolder:
 
     def _recover(self) -> None:
         """Put the previous folder back if a two-rename swap was cut between its renames."""
-        import fcntl
-
-        if os.path.lexists(self.path):
+        olds = [] if os.path.lexists(self.path) else self._leftovers(".old")
+        if not olds:
             return
-        for old in self._leftovers(".old"):
-            fd = os.open(old, os.O_RDONLY | os.O_DIRECTORY)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # held: its scoring is between the renames right now
-            except BlockingIOError:
-                return
-            finally:
-                os.close(fd)
-            os.rename(old, self.path)
-            return
+        fd = os.open(olds[0], os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return  # held: its scoring is between the renames right now
+        finally:
+            os.close(fd)
+        os.rename(olds[0], self.path)
 
     def _lock(self) -> None:
-        import fcntl
-
         for _ in range(10):  # the folder may be swapped by its holder between open and lock
             try:
                 os.makedirs(self.parent, exist_ok=True)
-                try:
+                with suppress(FileExistsError):
                     os.mkdir(self.path)
                     self._created = True
-                except FileExistsError:
-                    pass
                 if not os.path.isdir(self.path):
                     raise InputError(self.shown, None, "expected a folder for the output, got a file")
                 fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
@@ -174,15 +152,12 @@ class OutputFolder:
                 holder = _holder(fd)
                 os.close(fd)
                 raise InputError(
-                    self.shown, None, f"expected a folder no other scoring is writing; {holder} is writing it (wait for it to end, or choose another folder)"
+                    self.shown, None, f"expected a folder no other scoring is writing; {holder} is writing it (wait for it to end, or {_ANOTHER})"
                 ) from None
-            try:
-                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
-            except FileNotFoundError:
-                same = False
-            if same:
-                self._fds.append(fd)
-                return
+            with suppress(FileNotFoundError):
+                if os.stat(self.path).st_ino == os.fstat(fd).st_ino:
+                    self._fds.append(fd)
+                    return
             os.close(fd)
         raise InputError(self.shown, None, "expected a folder that stays in place; it kept being replaced")
 
@@ -191,15 +166,13 @@ class OutputFolder:
             os.close(fd)  # closing the last descriptor releases the flock
         self._fds.clear()
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(self, *exc: object) -> None:
         try:
             if self._staging is not None and os.path.lexists(self._staging):
                 shutil.rmtree(self._staging, ignore_errors=True)
             if self._created and not self._committed:
-                try:
+                with suppress(OSError):
                     os.rmdir(self.path)  # made by this call and still empty: leave no trace
-                except OSError:
-                    pass
         finally:
             self._release()
 
@@ -211,7 +184,7 @@ class OutputFolder:
         self.files[name] = data.encode("utf-8") if isinstance(data, str) else data
 
     def commit(self) -> list[str]:
-        """Stage the files beside the folder, then swap it in (see the module docstring)."""
+        """Stage the files beside the folder, then swap it in."""
         return commit_together([self])
 
     def stage(self) -> None:
@@ -221,24 +194,19 @@ class OutputFolder:
         for stale in self._leftovers(".tmp") + self._leftovers(".old"):
             shutil.rmtree(stale, ignore_errors=True)
         self._previous = self._previous_manifest()
-        staging = os.path.join(self.parent, f".{self.name}{_TAG}{_token()}.tmp")
-        self._staging = staging
+        self._staging = staging = os.path.join(self.parent, f".{self.name}{_TAG}{_token()}.tmp")
         where = self.shown
         try:
             os.mkdir(staging)
             staging_fd = os.open(staging, os.O_RDONLY | os.O_DIRECTORY)
             self._fds.append(staging_fd)  # lock the new folder too: it is DIR once swapped
-            import fcntl
-
             fcntl.flock(staging_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             self._carried = {}
             _carry(self.path, staging, self._previous, self._carried)
-            for name, data in self.files.items():
+            manifest = {"written_by": "shrec-score", "files": sorted(self.files)}
+            for name, data in [*self.files.items(), (MANIFEST, (json.dumps(manifest, indent=1) + "\n").encode())]:
                 where = os.path.join(self.shown, *name.split("/"))
                 _write_synced(os.path.join(staging, *name.split("/")), data)
-            where = os.path.join(self.shown, MANIFEST)
-            manifest = {"written_by": "shrec-score", "files": sorted(self.files)}
-            _write_synced(os.path.join(staging, MANIFEST), (json.dumps(manifest, indent=1) + "\n").encode())
             where = self.shown
             _sync_tree(staging)
             if not self._created:
@@ -260,10 +228,8 @@ class OutputFolder:
         self._committed = True
         old = str(self._staging)  # the previous folder now sits under the staging name
         if _rescue(old, self.path, self._previous | set(self.files), self._carried, side=0):
-            try:
+            with suppress(OSError):
                 _sync_tree(self.path)  # the moved files are in place before the previous folder goes
-            except OSError:
-                pass
         shutil.rmtree(old, ignore_errors=True)
         self._staging = None
         return [os.path.join(self.shown, *name.split("/")) for name in self.files]
@@ -271,18 +237,17 @@ class OutputFolder:
     def _previous_manifest(self) -> set[str]:
         try:
             with open(os.path.join(self.path, MANIFEST), "rb") as fh:
-                listed = json.loads(fh.read()).get("files", [])
+                return {str(n) for n in json.loads(fh.read()).get("files", [])}
         except (OSError, ValueError, AttributeError):
             return set()  # no manifest: every file there is the user's
-        return {str(n) for n in listed}
 
     def _leftovers(self, suffix: str) -> list[str]:
         prefix = f".{self.name}{_TAG}"
         try:
-            names = os.listdir(self.parent or ".")
+            names = sorted(os.listdir(self.parent or "."))
         except OSError:
             return []
-        return [os.path.join(self.parent, n) for n in sorted(names) if n.startswith(prefix) and n.endswith(suffix)]
+        return [os.path.join(self.parent, n) for n in names if n.startswith(prefix) and n.endswith(suffix)]
 
 
 def _write_synced(path: str, data: bytes) -> None:
@@ -309,17 +274,22 @@ def _holds(paths: set[str], folder: str) -> bool:
     return any(n.startswith(folder + "/") for n in paths)
 
 
-def _carry(src: str, dst: str, ours: set[str], carried: dict[str, tuple[Identity, Identity]], rel: str = "") -> None:
-    """Hard-link (or copy) into ``dst`` every entry of ``src`` that the previous scoring did not write,
-    noting in ``carried`` each one's identity in ``src`` and in ``dst``."""
+def _entries(src: str, rel: str, skip: set[str], unreadable: type[OSError]) -> Iterator[tuple[os.DirEntry[str], str]]:
+    """The entries of ``src`` by name, each with its path under the output folder, but the manifest and ``skip``."""
     try:
         entries = sorted(os.scandir(src), key=lambda e: e.name)
-    except FileNotFoundError:
+    except unreadable:
         return
     for entry in entries:
         name = f"{rel}{entry.name}"
-        if name == MANIFEST or name in ours:
-            continue
+        if name != MANIFEST and name not in skip:
+            yield entry, name
+
+
+def _carry(src: str, dst: str, ours: set[str], carried: dict[str, tuple[Identity, Identity]], rel: str = "") -> None:
+    """Hard-link (or copy) into ``dst`` every entry of ``src`` that the previous scoring did not write,
+    noting in ``carried`` each one's identity in ``src`` and in ``dst``."""
+    for entry, name in _entries(src, rel, ours, FileNotFoundError):
         target = os.path.join(dst, entry.name)
         before = _identity(entry.path)
         if entry.is_dir(follow_symlinks=False):
@@ -343,19 +313,12 @@ def _carry(src: str, dst: str, ours: set[str], carried: dict[str, tuple[Identity
 def _rescue(src: str, dst: str, scoring: set[str], carried: dict[str, tuple[Identity, Identity]], side: int, rel: str = "") -> bool:
     """Move into ``dst`` what the user added to ``src`` or replaced there since staging, at any depth; True if any.
 
-    Left alone: ``scoring``'s paths, an entry still as staged (``carried[path][side]``:
-    side 0 when ``src`` is the previous DIR, 1 for the staged folder after an undone
-    swap), and one whose counterpart in ``dst`` changed since staging.
+    Left alone: ``scoring``'s paths, an entry still as staged (``carried[path][side]``: side 0 when ``src``
+    is the previous DIR, 1 for the staged folder after an undone swap), and one whose counterpart in
+    ``dst`` changed since staging.
     """
-    try:
-        entries = sorted(os.scandir(src), key=lambda e: e.name)
-    except OSError:
-        return False
     moved = False
-    for entry in entries:
-        name = f"{rel}{entry.name}"
-        if name == MANIFEST or name in scoring:
-            continue
+    for entry, name in _entries(src, rel, scoring, OSError):
         target = os.path.join(dst, entry.name)
         was = carried.get(name)
         try:
@@ -382,12 +345,9 @@ def _rescue(src: str, dst: str, scoring: set[str], carried: dict[str, tuple[Iden
 
 def _move(src: str, dst: str, *, replace: bool) -> bool:
     """Rename ``src`` to ``dst``; without ``replace``, only if ``dst`` is still absent."""
-    if replace:
-        os.rename(src, dst)
+    if not replace and _renameat2(src, dst, 1):  # RENAME_NOREPLACE
         return True
-    if _renameat2(src, dst, 1):  # RENAME_NOREPLACE
-        return True
-    if os.path.lexists(dst):
+    if not replace and os.path.lexists(dst):
         return False
     os.rename(src, dst)
     return True
@@ -444,20 +404,19 @@ def _renameat2(a: str, b: str, flags: int) -> bool:
 
 def _holder(fd: int) -> str:
     """Who holds the flock on ``fd``: 'process 1234 (shrec-score)' from /proc/locks, if it tells."""
-    inode = os.fstat(fd).st_ino
+    inode = str(os.fstat(fd).st_ino)
     try:
         with open("/proc/locks") as fh:
-            for line in fh:
-                fields = line.split()
-                if len(fields) > 5 and fields[1] == "FLOCK" and fields[5].rsplit(":", 1)[-1] == str(inode):
-                    pid = fields[4]
-                    try:
-                        with open(f"/proc/{pid}/cmdline", "rb") as cf:
-                            words = cf.read().split(b"\0")
-                        prog = " ".join(os.path.basename(w.decode(errors="replace")) for w in words[:2] if w)
-                    except OSError:
-                        prog = ""
-                    return f"process {pid}" + (f" ({visible(prog)})" if prog else "")
+            rows = [line.split() for line in fh]
+        pids = [f[4] for f in rows if len(f) > 5 and f[1] == "FLOCK" and f[5].rsplit(":", 1)[-1] == inode]
     except OSError:
-        pass
-    return "another process"
+        pids = []
+    if not pids:
+        return "another process"
+    try:
+        with open(f"/proc/{pids[0]}/cmdline", "rb") as cf:
+            words = cf.read().split(b"\0")
+        prog = " ".join(os.path.basename(w.decode(errors="replace")) for w in words[:2] if w)
+    except OSError:
+        prog = ""
+    return f"process {pids[0]}" + (f" ({visible(prog)})" if prog else "")

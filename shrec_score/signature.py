@@ -1,4 +1,5 @@
-"""The output signature: the shrec-score version and every setting that changes a number, in field order, unused (None) ones left out."""
+"""The output signature: the shrec-score version and every setting that changes a number, in field order,
+unused (None) ones left out."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from . import __version__
 
 TIE_RULE = "lists: file order; matrices: distance, then lower column; TREC: score desc, then id desc"
 
-#: The signature's ``ties`` entry per tie mode (``--ties``); ``rule`` is :data:`TIE_RULE`.
+#: The signature's ``ties`` entry per tie mode (``--ties``).
 TIE_MODES = {
     "rule": TIE_RULE,
     "expected": "expected: exact mean over every order inside each tie group (equal distances in a matrix row or a list, equal TREC scores in a topic)",
@@ -20,28 +21,28 @@ TIE_MODES = {
 
 
 def tie_text(mode: str) -> str:
-    """The signature's ``ties`` entry for a tie mode.
-
-    >>> tie_text("rule") == TIE_RULE
-    True
-    """
+    """The signature's ``ties`` entry for a tie mode (``rule``: :data:`TIE_RULE`)."""
     return TIE_MODES[mode]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class _Signature:
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if getattr(self, f.name) is not None}
+        return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ScoringSignature(_Signature):
-    """Settings of a relevance scoring (see :func:`shrec_score.score`)."""
+    """Settings of a relevance scoring (see :func:`shrec_score.score`); ``collection`` None: unknown."""
 
+    version: str = __version__
     mode: str
     relevance: str
     queries: int
-    collection: int | None
+    collection: int | str | None
+    ties: str = TIE_RULE
+    #: How the ranked lists were cut before scoring (--depth, --judged-only); None: whole lists.
+    lists: str | None = None
     matrix_order: str
     rel_level: int
     e_depth: int
@@ -49,33 +50,22 @@ class ScoringSignature(_Signature):
     averaging: str
     lenient: str | None = None
     significance: str | None = None
-    version: str = __version__
-    ties: str = TIE_RULE
-    #: How the ranked lists were cut before scoring (--depth, --judged-only); None: whole lists.
-    lists: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        d = super().to_dict()
-        if d.get("collection") is None:
-            d["collection"] = "unknown (TN columns empty)"
-        order = ["version", "mode", "relevance", "queries", "collection", "ties", "lists", "matrix_order", "rel_level", "e_depth", "pr_levels", "averaging", "lenient", "significance"]
-        return {k: d[k] for k in order if k in d}
+        if self.collection is None:
+            return dataclasses.replace(self, collection="unknown (TN columns empty)").to_dict()
+        return super().to_dict()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class KendallSignature(_Signature):
     """Settings of a rank-correlation scoring (see :func:`shrec_score.score_kendall`)."""
 
+    version: str = __version__
+    mode: str = "rank correlation"
     relevance: str
     queries: int
     ground_truth_higher_is_better: bool
     lower_is_better: bool
-    version: str = __version__
-    mode: str = "rank correlation"
     ties: str = "tau-b (ties in either ranking)"
     averaging: str = "mean over queries; std with ddof = 1"
-
-    def to_dict(self) -> dict[str, Any]:
-        d = super().to_dict()
-        order = ["version", "mode", "relevance", "queries", "ground_truth_higher_is_better", "lower_is_better", "ties", "averaging"]
-        return {k: d[k] for k in order}

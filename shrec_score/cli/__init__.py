@@ -1,6 +1,5 @@
-"""Command line: parse, call one API function, render.  No arithmetic here.
-:func:`main` runs the click commands (:mod:`~shrec_score.cli.commands`) under
-a command-line tool's exit statuses and signal handling.
+"""Command line: parse, call one API function, render; no arithmetic here.  :func:`main` runs the click
+commands (:mod:`~shrec_score.cli.commands`) under a command-line tool's exit statuses and signal handling.
 """
 
 from __future__ import annotations
@@ -20,9 +19,9 @@ __all__ = ["BadInput", "_ProgressBar", "cli", "main"]
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point; its exit statuses: docs/errors.md.  Leaves through
-    ``SystemExit`` like any click program (``atexit``, a caller's ``finally`` run);
-    the SIGINT/SIGTERM handlers are the call's only (:class:`.signals.Interrupts`).
+    """Console-script entry point; its exit statuses: docs/errors.md.  Leaves through ``SystemExit`` like
+    any click program (``atexit``, a caller's ``finally`` run); the SIGINT/SIGTERM handlers are the call's
+    only (:class:`.signals.Interrupts`).
     """
     with Interrupts() as stops:
         try:
@@ -31,8 +30,6 @@ def main(argv: list[str] | None = None) -> None:
             except SystemExit:
                 stops.check()  # a signal whose first raise was swallowed: 130 / 143 even after a done command
                 raise
-        except SystemExit:
-            raise
         except Stopped as stop:
             click.echo("shrec-score: interrupted", err=True)
             sys.exit(128 + stop.signum)
@@ -48,9 +45,6 @@ def main(argv: list[str] | None = None) -> None:
         except Exception as exc:  # an internal error: say so in one line
             if os.environ.get("SHREC_SCORE_DEBUG"):
                 traceback.print_exc()
-            click.echo(
-                f"shrec-score: internal error: {type(exc).__name__}: {exc} "
-                "(please report it; SHREC_SCORE_DEBUG=1 shows the traceback)",
-                err=True,
-            )
+            click.echo(f"shrec-score: internal error: {type(exc).__name__}: {exc} "
+                       "(please report it; SHREC_SCORE_DEBUG=1 shows the traceback)", err=True)
             sys.exit(1)

@@ -1,13 +1,13 @@
-"""The commands: parse the options (flags over a ``--config`` preset), call
-one API function, print.  No arithmetic here.
-
-``shrec-score RUNS... --relevance CLA`` is short for ``shrec-score score ...``.
+"""The commands: parse the options (flags over a ``--config`` preset), call one API function, print.
+No arithmetic here.  ``shrec-score RUNS... --relevance CLA`` is short for ``shrec-score score ...``.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -16,8 +16,8 @@ from .. import __version__
 from ..errors import InputError, OptionError
 from .contest import contest_group, serve_command
 from .demo import demo_command
-from .inputs import INPUTS, MEASURES, BadInput, Inputs, OnceCommand
-from .outputs import Outputs, ProgressBar, html_folder, render
+from .inputs import INPUTS, MEASURES, BadInput, Inputs, OnceCommand, options, user_errors
+from .outputs import REPORT_FORMAT, Outputs, ProgressBar, format_option, render
 from .signals import Interrupts, quiet_dask_logs
 
 if TYPE_CHECKING:
@@ -47,103 +47,75 @@ def cli() -> None:
     """
 
 
+def folder_option(*names: str, what: str, help: str, alone: bool = True) -> Any:
+    """An output folder ``--KEY DIR`` (``alone``: ``--KEY`` without one too) and ``--no-KEY``."""
+    key = names[-1][2:]
+    flag_alone: dict[str, Any] = {"is_flag": False, "flag_value": "", "default": None} if alone else {}
+    return options(
+        click.option(*names, key, type=click.Path(file_okay=False), help=help, **flag_alone),
+        click.option(f"--no-{key}", is_flag=True, help=f"No {what}, whatever the preset says."),
+    )
+
+
+def publish_folder(inputs: Inputs, key: str, given: str | None, refused: bool, out: str | None = None) -> Any:
+    """``--KEY`` over the preset's ``KEY:``, None with ``--no-KEY`` (both given: refused); ``--KEY`` alone
+    (``""``, YAML ``true``) is ``--out DIR/report`` (``DIR/plots``), YAML ``false`` none."""
+    if refused and given is not None:
+        raise BadInput(f"--{key} and --no-{key}: expected one of them, got both")
+    value = None if refused else inputs.pick(key, given)
+    if value is None or value is False:
+        return None
+    if key != "out" and (value is True or value == ""):
+        sub = "report" if key == "html" else key
+        if not out:
+            raise click.UsageError(f"--{key} without a folder writes under --out DIR/{sub}/: expected --out DIR (or --{key} DIR)")
+        return os.path.join(out, sub)
+    return str(value)
+
+
 @cli.command("score")
 @click.argument("runs", nargs=-1, type=click.Path())
 @INPUTS
 @click.option("--ground-truth", type=click.Path(), help="query,item,score CSV/TSV of human scores: Kendall tau-b per query instead of relevance measures.")
-@click.option(
-    "--ground-truth-higher-is-better/--ground-truth-lower-is-better",
-    "gt_higher",
-    default=None,
-    help="[default: higher] Orientation of the ground-truth scores.",
-)
-@click.option(
-    "--lower-is-better/--higher-is-better",
-    "run_lower",
-    default=None,
-    help="[default: lower] Orientation of the runs' distances (ranked lists).",
-)
+@click.option("--ground-truth-higher-is-better/--ground-truth-lower-is-better", "gt_higher", default=None,
+              help="[default: higher] Orientation of the ground-truth scores.")
+@click.option("--lower-is-better/--higher-is-better", "run_lower", default=None,
+              help="[default: lower] Orientation of the runs' distances (ranked lists).")
 @MEASURES
 @click.option("--rank-by", help="Measure that ranks the runs per query (per_query_ranking.csv; default CG@100 when graded).")
-@click.option(
-    "--ties",
-    type=click.Choice(["rule", "expected", "optimistic", "pessimistic"]),
-    help="[default: rule] Tied items (equal distances or scores): the documented rule; expected = exact mean over every order; optimistic / pessimistic = relevant first / last.",
-)
-@click.option(
-    "--significance/--no-significance",
-    default=None,
-    help="Paired randomization tests between runs on the sort measure (Holm-corrected) and bootstrap 95% CIs; --no-significance overrides a preset's.",
-)
+@click.option("--ties", type=click.Choice(["rule", "expected", "optimistic", "pessimistic"]),
+              help="[default: rule] Tied items (equal distances or scores): the documented rule; expected = exact mean over every "
+              "order; optimistic / pessimistic = relevant first / last.")
+@click.option("--significance/--no-significance", default=None,
+              help="Paired randomization tests between runs on the sort measure (Holm-corrected) and bootstrap 95% CIs; "
+              "--no-significance overrides a preset's.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the randomization test and the bootstrap.")
 @click.option("--resamples", type=click.IntRange(min=100), default=10_000, show_default=True, help="Resamples of the randomization test and the bootstrap.")
-@click.option(
-    "--plots",
-    "plots_dir",
-    type=click.Path(file_okay=False),
-    is_flag=False,
-    flag_value="",
-    default=None,
-    help="Write PR curves, NDCG/CG curves and per-class bars (PNG and SVG) here; --plots alone: under --out DIR/plots/; needs matplotlib.",
-)
-@click.option("--no-plots", is_flag=True, help="No plots, whatever the preset says.")
-@click.option("-o", "--out", type=click.Path(file_okay=False), help="Write per_query.csv, per_run.csv and pr_curve.csv here.")
-@click.option("--no-out", is_flag=True, help="No --out folder, whatever the preset says.")
-@click.option(
-    "--html",
-    "html_dir",
-    type=click.Path(file_okay=False),
-    is_flag=False,
-    flag_value="",
-    default=None,
-    help="Write the results page (a self-contained index.html) here; --html alone (or --html=): under --out DIR/report/.",
-)
-@click.option("--no-html", is_flag=True, help="No results page, whatever the preset says.")
+@folder_option("--plots", what="plots",
+               help="Write PR curves, NDCG/CG curves and per-class bars (PNG and SVG) here; --plots alone: under --out DIR/plots/; needs matplotlib.")
+@folder_option("-o", "--out", what="--out folder", alone=False,
+               help="Write per_query.csv, per_run.csv and pr_curve.csv here.")
+@folder_option("--html", what="results page",
+               help="Write the results page (a self-contained index.html) here; --html alone (or --html=): under --out DIR/report/.")
 @click.option("--title", help="The results page's heading (default: Retrieval results).")
 @click.option("--description", help="The results page's text under the heading (plain text; a blank line starts a paragraph).")
 @click.option("--per-query", is_flag=True, help="Also print per-query values (machine formats: print them instead of the leaderboard).")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["auto", "table", "csv", "json", "markdown", "latex", "trec"]),
-    default="auto",
-    show_default=True,
-    help="auto = a table on a terminal, CSV otherwise.",
-)
+@REPORT_FORMAT
 @click.option("--quiet", is_flag=True, help="No warnings on stderr.")
 @click.option("--check", "check_only", is_flag=True, help="Only check the runs (as 'shrec-score check'), with the same options.")
-@click.option("--dask", "dask_address", metavar="ADDRESS", help="Score on a Dask cluster: a scheduler (tcp://HOST:8786) or local:N (N worker processes here); needs shrec-score[dask].")
+@click.option("--dask", "dask_address", metavar="ADDRESS",
+              help="Score on a Dask cluster: a scheduler (tcp://HOST:8786) or local:N (N worker processes here); needs shrec-score[dask].")
 def score_command(
-    runs: Sequence[str],
-    ground_truth: str | None,
-    gt_higher: bool | None,
-    run_lower: bool | None,
-    rank_by: str | None,
-    ties: str | None,
-    significance: bool | None,
-    seed: int,
-    resamples: int,
-    plots_dir: str | None,
-    no_plots: bool,
-    out: str | None,
-    no_out: bool,
-    html_dir: str | None,
-    no_html: bool,
-    title: str | None,
-    description: str | None,
-    per_query: bool,
-    fmt: str,
-    quiet: bool,
-    check_only: bool,
-    dask_address: str | None = None,
-    **shared: Any,
+    runs: Sequence[str], ground_truth: str | None, gt_higher: bool | None, run_lower: bool | None, rank_by: str | None,
+    ties: str | None, significance: bool | None, seed: int, resamples: int, plots: str | None, no_plots: bool,
+    out: str | None, no_out: bool, html: str | None, no_html: bool, title: str | None, description: str | None,
+    per_query: bool, fmt: str, quiet: bool, check_only: bool, dask_address: str | None = None, **shared: Any,
 ) -> None:
     """Score every run in RUNS and print the leaderboard.
 
-    RUNS is a folder holding one sub-folder per run, or a single run folder
-    (one ranked-list file per query, named after the query id).  The E column
-    is the value SHREC and the PSB publish as "E-measure": F1 of precision and
-    recall over the first 32 results (higher is better).
+    RUNS is a folder holding one sub-folder per run, or a single run folder (one ranked-list file per query,
+    named after the query id).  The E column is the value SHREC and the PSB publish as "E-measure": F1 of
+    precision and recall over the first 32 results (higher is better).
     """
     from ..api import score
 
@@ -151,12 +123,10 @@ def score_command(
     pick = inputs.pick
     runs = inputs.runs(runs)
     out = publish_folder(inputs, "out", out, no_out)
-    html = html_folder(publish_folder(inputs, "html", html_dir, no_html), out)
-    plots_dir = html_folder(publish_folder(inputs, "plots", plots_dir, no_plots), out, "plots")
-    significance = bool(pick("significance", significance, False))
+    html = publish_folder(inputs, "html", html, no_html, out)
+    plots = publish_folder(inputs, "plots", plots, no_plots, out)
     page = {"title": pick("title", title), "description": pick("description", description)}
-    relevance = pick("relevance")
-    ground_truth = pick("ground_truth", ground_truth)
+    relevance, ground_truth = pick("relevance"), pick("ground_truth", ground_truth)
     if not runs:
         raise click.UsageError("expected RUNS (or 'runs:' in the --config file)")
     dask_address = pick("dask", dask_address)
@@ -165,18 +135,15 @@ def score_command(
     if ground_truth and not relevance:
         from ..api import score_kendall
 
-        try:
-            with Outputs(runs, out, None, html, page) as outputs:
-                report = score_kendall(
-                    runs,
-                    ground_truth,
-                    ground_truth_higher_is_better=pick("ground_truth_higher_is_better", gt_higher, True),
-                    lower_is_better=pick("lower_is_better", run_lower, True),
-                    run_format=pick("run_format", default="auto"),
-                )
-                outputs.commit(report)
-        except (InputError, OptionError) as exc:
-            raise BadInput(str(exc)) from None
+        with user_errors(), Outputs(runs, out, None, html, page) as outputs:
+            report = score_kendall(
+                runs,
+                ground_truth,
+                ground_truth_higher_is_better=pick("ground_truth_higher_is_better", gt_higher, True),
+                lower_is_better=pick("lower_is_better", run_lower, True),
+                run_format=pick("run_format", default="auto"),
+            )
+            outputs.commit(report)
         render(report, fmt, per_query, quiet)
         return
     if not relevance:
@@ -185,7 +152,7 @@ def score_command(
         check(runs, relevance, inputs.options(ties=ties, rank_by=rank_by))
         return
     bar = ProgressBar(enabled=not quiet and sys.stderr.isatty())
-    if plots_dir:
+    if plots:
         from ..plots import INSTALL_HINT
 
         try:
@@ -193,14 +160,13 @@ def score_command(
         except ImportError:
             raise BadInput(f"--plots needs matplotlib; install it with: {INSTALL_HINT}") from None
     # every option checked before any input is read
+    significance = bool(pick("significance", significance, False))
     options = inputs.options(ties=ties, rank_by=rank_by, significance=significance, seed=seed, n_resamples=resamples)
     if dask_address:
         from ..distributed import cluster_target
 
-        try:
+        with user_errors():
             cluster_target(dask_address)
-        except OptionError as exc:
-            raise BadInput(str(exc)) from None
     stops = click.get_current_context().find_object(Interrupts)  # main()'s (None under CliRunner)
     stopped = stops.check if stops is not None else lambda: None
 
@@ -208,43 +174,25 @@ def score_command(
         stopped()  # a signal whose raise a library swallowed ends the scoring here
         bar(stage, done, total)
 
+    from ..io.chunked import holds_row_blocks
+
     try:
-        with Outputs(runs, out, plots_dir, html, page) as outputs:  # locked before any input is read
-            if dask_address:
+        with user_errors(), Outputs(runs, out, plots, html, page) as outputs:  # locked before any input is read
+            if dask_address or any(holds_row_blocks(r) for r in runs):  # row blocks: the same tasks here
                 from ..distributed import score as score_on_cluster
 
-                with quiet_dask_logs():  # the one-line error or "interrupted" says it all
-                    report = score_on_cluster(runs, relevance, dask=dask_address, options=options, progress=progress)
-            elif _row_block_runs(runs):  # without --dask: the same tasks here, one by one
-                from ..distributed import score as score_on_cluster
-
-                report = score_on_cluster(runs, relevance, dask=None, options=options, progress=progress)
+                with quiet_dask_logs() if dask_address else nullcontext():  # one line says what failed
+                    report = score_on_cluster(
+                        runs, relevance, dask=dask_address or None, options=options, progress=progress
+                    )
             else:
                 report = score(runs, relevance, options=options, progress=progress)
             bar.close()
             stopped()  # never publish the outputs of an interrupted scoring
             outputs.commit(report)
-    except (InputError, OptionError) as exc:
-        raise BadInput(str(exc)) from None
     finally:
         bar.close()
     render(report, fmt, per_query, quiet)
-
-
-def publish_folder(inputs: Inputs, key: str, given: str | None, refused: bool) -> Any:
-    """``--KEY`` over the preset's ``KEY:``; None with ``--no-KEY`` (both given: refused)."""
-    if refused:
-        if given is not None:
-            raise BadInput(f"--{key} and --no-{key}: expected one of them, got both")
-        return None
-    return inputs.pick(key, given)
-
-
-def _row_block_runs(runs: Sequence[str]) -> bool:
-    """Whether a RUNS argument is (or holds) a matrix stored by blocks of rows (Zarr, .npy shards)."""
-    from ..io.chunked import holds_row_blocks
-
-    return any(holds_row_blocks(r) for r in runs)
 
 
 @cli.command("check")
@@ -254,15 +202,12 @@ def _row_block_runs(runs: Sequence[str]) -> bool:
 def check_command(runs: Sequence[str], **shared: Any) -> None:
     """Check runs before submitting them: every problem, one line each, nothing scored.
 
-    With the options a scoring takes (a preset, --missing-queries, --lenient
-    ...): what they pass over is a warning.  Exit status 0 when the runs
-    would score, 2 when any line is an error.
+    With the options a scoring takes (a preset, --missing-queries, --lenient ...): what they pass over is a
+    warning.  Exit status 0 when the runs would score, 2 when any line is an error.
     """
     inputs = Inputs(shared)
-    runs, relevance = inputs.runs(runs), inputs.pick("relevance")
-    if not runs or not relevance:
-        raise click.UsageError("expected RUNS and --relevance (or 'runs:' and 'relevance:' in the --config file)")
-    check(runs, relevance, inputs.options())
+    runs = inputs.runs(runs, relevance=True)
+    check(runs, inputs.pick("relevance"), inputs.options())
 
 
 def check(runs: list[str], relevance: str, options: Options) -> None:
@@ -273,21 +218,20 @@ def check(runs: list[str], relevance: str, options: Options) -> None:
     from ..loading import load_relevance
     from ..tiereport import tie_report, tie_warnings
 
-    try:
+    o = options
+    with user_errors():
         rel = load_relevance(
-            relevance, options.queries, grades=options.grades, collection=options.collection,
-            collection_size=options.collection_size, split=options.split,
+            relevance, o.queries, grades=o.grades, collection=o.collection, collection_size=o.collection_size,
+            split=o.split,
         )
-    except InputError as exc:
-        raise BadInput(str(exc)) from None
     problems = check_runs(
-        runs, rel, run_format=options.run_format, matrix_order=options.matrix_order, strip_zeros=options.strip_zeros, id_map=options.id_map
+        runs, rel, run_format=o.run_format, matrix_order=o.matrix_order, strip_zeros=o.strip_zeros, id_map=o.id_map
     )
     errors = sum(p.level == "error" for p in problems)
     lines: list[str] = []
-    if not errors or options.lenient or options.settings.missing != "error":
+    if not errors or o.lenient or o.settings.missing != "error":
         try:  # the runs score: does the tie rule move a mean (the sort measure)?
-            lines = tie_warnings(tie_report(runs, rel, options=options))
+            lines = tie_warnings(tie_report(runs, rel, options=o))
             if errors:  # the options pass over every error: each is a warning
                 problems = [replace(p, level="warning") if p.level == "error" else p for p in problems]
                 errors = 0
@@ -307,31 +251,20 @@ def check(runs: list[str], relevance: str, options: Options) -> None:
 @click.argument("runs", nargs=-1, type=click.Path())
 @INPUTS
 @MEASURES
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["auto", "table", "csv", "json", "markdown"]),
-    default="auto",
-    show_default=True,
-    help="auto = a table on a terminal, CSV otherwise.",
-)
+@format_option("table", "csv", "json", "markdown")
 def ties_command(runs: Sequence[str], fmt: str, **shared: Any) -> None:
-    """How much of each run's value the tie rule decides: per run, the
-    pessimistic, rule, optimistic (and expected) means, the share of queries
-    whose value depends on the order of tied items, and the leaderboard
-    places the ties allow (of the sort measure, or of each -m)."""
+    """How much of each run's value the tie rule decides: per run, the pessimistic, rule, optimistic (and
+    expected) means, the share of queries whose value depends on the order of tied items, and the
+    leaderboard places the ties allow (of the sort measure, or of each -m)."""
     from ..render import frame_text
     from ..tiereport import tie_report
 
     inputs = Inputs(shared)
-    runs, relevance = inputs.runs(runs), inputs.pick("relevance")
-    if not runs or not relevance:
-        raise click.UsageError("expected RUNS and --relevance (or 'runs:' and 'relevance:' in the --config file)")
+    runs = inputs.runs(runs, relevance=True)
     options = inputs.options()
-    try:
+    relevance = inputs.pick("relevance")
+    with user_errors():
         frame = tie_report(runs, relevance, measures=options.measures if any(inputs.given["measures"]) else None, options=options)
-    except (InputError, OptionError) as exc:
-        raise BadInput(str(exc)) from None
     if fmt == "auto":
         fmt = "table" if sys.stdout.isatty() else "csv"
     click.echo(frame_text(frame, fmt), nl=False)
@@ -340,16 +273,16 @@ def ties_command(runs: Sequence[str], fmt: str, **shared: Any) -> None:
 @cli.command("convert")
 @click.argument("matrix", type=click.Path())
 @click.argument("out", type=click.Path())
-@click.option("--to", "layout", type=click.Choice(["zarr", "npy-shards"]), required=True, help="zarr: a Zarr array folder; npy-shards: .npy row shards with a manifest.json.")
+@click.option("--to", "layout", type=click.Choice(["zarr", "npy-shards"]), required=True,
+              help="zarr: a Zarr array folder; npy-shards: .npy row shards with a manifest.json.")
 @click.option("--chunk-rows", type=click.IntRange(min=1), help="Rows per block (default: about 64 MiB per block).")
 @click.option("--shape", help="ROWSxCOLS of a PSB binary matrix that is not square (it has no header).")
 @click.option("--dtype", type=click.Choice(["float32", "float64"]), help="[default: the matrix's own] Cell type of the blocks.")
 def convert_command(matrix: str, out: str, layout: str, chunk_rows: int | None, shape: str | None, dtype: str | None) -> None:
     """Convert MATRIX (ASCII, .npy or PSB binary) into a matrix stored by blocks of rows at OUT.
 
-    Streamed a block at a time (memory near one block); OUT appears only when complete.
-    Score it with --dask (or shrec_score.distributed.score).
-    """
+    Streamed a block at a time (memory near one block); OUT appears only when complete.  Score it with
+    --dask (or shrec_score.distributed.score)."""
     import numpy as np
 
     from ..io.chunked import default_chunk_rows, source_matrix, write_row_blocks
@@ -360,14 +293,12 @@ def convert_command(matrix: str, out: str, layout: str, chunk_rows: int | None, 
         if len(parts) != 2 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
             raise BadInput(f"--shape: expected ROWSxCOLS (two whole numbers), got {shape!r}")
         dims = (int(parts[0]), int(parts[1]))
-    try:
+    with user_errors():
         m = source_matrix(matrix, dims)
         kind = np.dtype(dtype) if dtype else np.dtype(m.dtype)
         n_rows, n_cols = int(m.shape[0]), int(m.shape[1])
         step = chunk_rows or default_chunk_rows(n_cols, kind.itemsize)
         write_row_blocks(out, layout, (n_rows, n_cols), kind, step, lambda a, b: np.asarray(m[a:b], dtype=kind))
-    except InputError as exc:
-        raise BadInput(str(exc)) from None
     click.echo(f"{out}: {n_rows} x {n_cols} {kind}, blocks of {step} rows ({layout})", err=True)
 
 

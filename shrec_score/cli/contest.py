@@ -1,6 +1,5 @@
-"""``shrec-score serve`` and ``shrec-score contest``: a contest's submission
-server and the organiser's commands (issue 32).  The server's modules are
-imported only when one of these runs (``shrec-score --help`` stays fast).
+"""``shrec-score serve`` and ``shrec-score contest``: a contest's submission server and the organiser's
+commands (issue 32).  The server's modules are imported only when one of these runs (``--help`` stays fast).
 """
 
 from __future__ import annotations
@@ -10,28 +9,28 @@ from typing import Any
 
 import click
 
-from ..errors import InputError, OptionError
-from .inputs import BadInput
+from .inputs import BadInput, user_errors
+
+CONTEST_FILE = click.argument("contest_file", metavar="CONTEST.yaml", type=click.Path())
 
 
 def _contest(path: str) -> Any:
     from ..server.contest import load_contest
 
     try:
-        return load_contest(path)
-    except InputError as exc:
-        raise BadInput(str(exc)) from None
+        with user_errors():
+            return load_contest(path)
     except OSError as exc:
         raise BadInput(f"{path}: could not read or write the contest's files: {exc.strerror or exc}") from None
 
 
 @click.command("serve")
-@click.argument("contest_file", metavar="CONTEST.yaml", type=click.Path())
+@CONTEST_FILE
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (put a TLS reverse proxy in front for the internet).")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 def serve_command(contest_file: str, host: str, port: int) -> None:
-    """Run the contest's submission server: uploads checked at once, scored
-    in the background, the leaderboard at /.  Needs shrec-score[server]."""
+    """Run the contest's submission server: uploads checked at once, scored in the background, the
+    leaderboard at /.  Needs shrec-score[server]."""
     try:
         import uvicorn
 
@@ -39,10 +38,8 @@ def serve_command(contest_file: str, host: str, port: int) -> None:
     except ImportError as exc:
         raise BadInput(f"serve needs the server extra ({exc.name} is missing): pip install 'shrec-score[server]'") from None
     contest = _contest(contest_file)
-    try:
+    with user_errors():
         app = create_app(contest)  # the ground truth read and the store recovered before the port opens
-    except (InputError, OptionError) as exc:
-        raise BadInput(str(exc)) from None
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, server_header=False)
 
 
@@ -52,7 +49,7 @@ def contest_group() -> None:
 
 
 @contest_group.command("add-team")
-@click.argument("contest_file", metavar="CONTEST.yaml", type=click.Path())
+@CONTEST_FILE
 @click.argument("team")
 def add_team_command(contest_file: str, team: str) -> None:
     """Create TEAM and print its token, once, on one line (only its hash is kept)."""
@@ -71,13 +68,13 @@ def add_team_command(contest_file: str, team: str) -> None:
 
 
 @contest_group.command("export")
-@click.argument("contest_file", metavar="CONTEST.yaml", type=click.Path())
+@CONTEST_FILE
 @click.argument("out", type=click.Path(file_okay=False))
 @click.option("--html", is_flag=True, help="Also write the results page under OUT/report/.")
 @click.option("--phase", help="Only the runs of this phase (default: every phase).")
 def export_command(contest_file: str, out: str, html: bool, phase: str | None) -> None:
-    """Write the final results of every scored run into OUT: exactly what
-    ``shrec-score --config PRESET RUNS --out OUT`` writes on the stored runs."""
+    """Write the final results of every scored run into OUT: exactly what ``shrec-score --config PRESET RUNS
+    --out OUT`` writes on the stored runs."""
     from ..server.store import Store
 
     contest = _contest(contest_file)

@@ -1,7 +1,6 @@
-"""``shrec-score demo OUT``: the psb-like sample contest, shipped inside the
-package (shrec_score/demo/psb-like.tar.xz, a copy of sample_runs/psb-like),
-written to ``OUT/psb-like`` and scored into ``OUT/results`` by the same
-:func:`shrec_score.api.score` as ``shrec-score RUNS --relevance CLA --out DIR``."""
+"""``shrec-score demo OUT``: the psb-like sample contest shipped inside the package
+(shrec_score/demo/psb-like.tar.xz, a copy of sample_runs/psb-like), written to ``OUT/psb-like`` and
+scored into ``OUT/results`` by the same :func:`shrec_score.api.score` as ``shrec-score RUNS``."""
 
 from __future__ import annotations
 
@@ -9,45 +8,35 @@ import os
 
 import click
 
-from ..errors import InputError, OptionError
-from .inputs import BadInput
-from .outputs import Outputs, render
+from .inputs import BadInput, user_errors
+from .outputs import REPORT_FORMAT, Outputs, render
 
 
 def write_contest(folder: str) -> None:
-    """Write the sample contest's files into ``folder`` (made if missing).
-
-    A folder holding any file the contest does not have is refused (nothing
-    of the user's is overwritten); the contest's own files are written again,
-    so a second demo into the same OUT, or one cut short, simply completes it.
-    """
+    """Write the sample contest's files into ``folder`` (made if missing); a folder holding any other file
+    is refused, the contest's own are written again (a second demo, or one cut short, completes it)."""
     import tarfile
     from importlib.resources import files
 
     with files("shrec_score").joinpath("demo/psb-like.tar.xz").open("rb") as packed, tarfile.open(fileobj=packed, mode="r:xz") as tar:
         members = {m.name.split("/", 1)[1]: m for m in tar.getmembers() if m.isfile()}
-        if os.path.isdir(folder):
-            for parent, _, names in os.walk(folder):
-                for name in names:
-                    rel = os.path.relpath(os.path.join(parent, name), folder).replace(os.sep, "/")
-                    if rel not in members:
-                        raise BadInput(f"{os.path.join(parent, name)}: expected only the sample contest's files in {folder}, got a file of another (give another OUT)")
+        for parent, _, names in os.walk(folder):
+            for name in names:
+                if os.path.relpath(os.path.join(parent, name), folder).replace(os.sep, "/") not in members:
+                    raise BadInput(f"{os.path.join(parent, name)}: expected only the sample contest's files in {folder}, got a file of another (give another OUT)")
         for rel, member in sorted(members.items()):
             path = os.path.join(folder, *rel.split("/"))
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            data = tar.extractfile(member)
-            if data is not None:  # always: members are regular files
-                with open(path, "wb") as out:
-                    out.write(data.read())
+            with open(path, "wb") as out:
+                out.write(tar.extractfile(member).read())  # type: ignore[union-attr]  # members are regular files
 
 
 @click.command("demo")
 @click.argument("out", type=click.Path(file_okay=False))
-@click.option("--format", "fmt", type=click.Choice(["auto", "table", "csv", "json", "markdown", "latex"]), default="auto", show_default=True, help="auto = a table on a terminal, CSV otherwise.")
+@REPORT_FORMAT
 def demo_command(out: str, fmt: str) -> None:
-    """Write the psb-like sample contest (4 runs, 152 models in 20 classes) to
-    OUT/psb-like and score it into OUT/results: what a user with only the
-    package installed can try.  The same as
+    """Write the psb-like sample contest (4 runs, 152 models in 20 classes) to OUT/psb-like and score it
+    into OUT/results: what a user with only the package installed can try.  The same as
 
     \b
     shrec-score OUT/psb-like/runs --relevance OUT/psb-like/classes.cla --out OUT/results
@@ -56,13 +45,11 @@ def demo_command(out: str, fmt: str) -> None:
 
     contest, results = os.path.join(out, "psb-like"), os.path.join(out, "results")
     runs, classes = os.path.join(contest, "runs"), os.path.join(contest, "classes.cla")
-    try:
+    with user_errors():
         write_contest(contest)
         with Outputs([runs], results, None) as outputs:
             report = score([runs], classes)
             outputs.commit(report)
-    except (InputError, OptionError) as exc:
-        raise BadInput(str(exc)) from None
     render(report, fmt, False, False)
     click.echo(f"wrote {contest} (the contest) and {results} (per_run.csv, per_query.csv...); the same scoring:\n"
                f"  shrec-score {runs} --relevance {classes} --out {results}", err=True)

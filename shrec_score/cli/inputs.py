@@ -1,15 +1,15 @@
-"""The options every command that reads runs takes (``score``, ``check``, ``ties``),
-defined once; :class:`Inputs` reads them (a flag over the preset's key over the
-default) into the one :class:`~shrec_score.options.Options` the library takes.
-An option given twice (docs/usage.md) and trec_eval's ``-q`` / ``-c`` given no
-file are refused in one line, exit 2.
+"""The options every command that reads runs takes (``score``, ``check``, ``ties``), defined once;
+:class:`Inputs` reads them (a flag over the preset's key over the default) into the one
+:class:`~shrec_score.options.Options` the library takes.  An option given twice (docs/usage.md) and
+trec_eval's ``-q`` / ``-c`` given no file are refused in one line, exit 2.
 """
 
 from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
 
 import click
@@ -28,9 +28,17 @@ class BadInput(click.ClickException):
     exit_code = 2
 
 
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """The library's InputError and OptionError as :class:`BadInput`."""
+    try:
+        yield
+    except (InputError, OptionError) as exc:
+        raise BadInput(str(exc)) from None
+
+
 def options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
-    """One decorator of several click options, applied in the order listed
-    (as if written one above the other): a group of options shared by commands."""
+    """One decorator of several click options, in the order listed: a group of options shared by commands."""
 
     def apply(f: F) -> F:
         for decorator in reversed(decorators):
@@ -38,12 +46,6 @@ def options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
         return f
 
     return apply
-
-
-def _flag(param: click.Parameter) -> str:
-    """An option's longest name (both of an on/off pair)."""
-    names = [max(param.opts, key=len), *param.secondary_opts]
-    return "/".join(names)
 
 
 class OnceCommand(click.Command):
@@ -55,7 +57,8 @@ class OnceCommand(click.Command):
         counts = Counter(p for p in order if isinstance(p, click.Option) and not (p.multiple or p.count or p.is_flag and not p.secondary_opts))
         for param, n in counts.items():
             if n > 1:
-                raise BadInput(f"{_flag(param)}: expected once, got {n} times (only --measures and --cutoffs add up)")
+                flag = "/".join([max(param.opts, key=len), *param.secondary_opts])
+                raise BadInput(f"{flag}: expected once, got {n} times (only --measures and --cutoffs add up)")
         return super().parse_args(ctx, args)
 
 
@@ -64,29 +67,18 @@ INPUTS = options(
     click.option("-c", "--config", type=click.Path(), help="Track preset (YAML, see configs/); command-line options override it."),
     click.option("-r", "--relevance", type=click.Path(), help="Target classification (PSB .cla) or TREC qrels (query 0 target grade)."),
     click.option("-q", "--queries", type=click.Path(), help="Separate query classification (.cla); default: all-against-all."),
-    click.option(
-        "--grades",
-        type=click.Choice(["binary", "sister"]),
-        help="[default: binary] sister: SHREC 2006 graded relevance (own class 2, classes with the same parent 1).",
-    ),
+    click.option("--grades", type=click.Choice(["binary", "sister"]),
+                 help="[default: binary] sister: SHREC 2006 graded relevance (own class 2, classes with the same parent 1)."),
     click.option("--collection", type=click.Path(), help="Target .cla giving the collection (Ds) with qrels relevance."),
     click.option("--collection-size", type=click.IntRange(min=1), help="Ds, the collection size, with qrels relevance."),
     click.option("--split", help="ShapeNet Core55 ground truth: score the models of this split (test, val, train)."),
-    click.option(
-        "--run-format",
-        type=click.Choice(["auto", "lists", "matrix", "trec", "shrec2011"]),
-        help="[default: auto] How to read RUNS; auto refuses to guess.",
-    ),
-    click.option(
-        "--matrix-order",
-        type=click.Choice(["listing", "numeric"]),
-        help="Matrix row i / column j is the i-th id in .cla listing order (PSB tools) or the i-th smallest integer id (SHREC 2021).",
-    ),
-    click.option(
-        "--missing-queries",
-        type=click.Choice(["error", "skip", "zero"]),
-        help="[default: error] A query the run ranks nothing for: an error; skip = left out of the run's means (trec_eval's default); zero = scored as an empty list (trec_eval -c).",
-    ),
+    click.option("--run-format", type=click.Choice(["auto", "lists", "matrix", "trec", "shrec2011"]),
+                 help="[default: auto] How to read RUNS; auto refuses to guess."),
+    click.option("--matrix-order", type=click.Choice(["listing", "numeric"]),
+                 help="Matrix row i / column j is the i-th id in .cla listing order (PSB tools) or the i-th smallest integer id (SHREC 2021)."),
+    click.option("--missing-queries", type=click.Choice(["error", "skip", "zero"]),
+                 help="[default: error] A query the run ranks nothing for: an error; skip = left out of the run's means "
+                 "(trec_eval's default); zero = scored as an empty list (trec_eval -c)."),
     click.option("--lenient", is_flag=True, help="Score broken runs anyway (documented rules) and say what was dropped."),
     click.option("--strip-zeros", is_flag=True, help="Compare a run's query and target ids without leading zeros (0012 is 12; 0 stays 0)."),
     click.option("--id-map", type=click.Path(), help="Two-column file: a run's spelling of an id, the relevance's (model_12 12)."),
@@ -94,33 +86,22 @@ INPUTS = options(
 
 #: What a scoring computes: the measures and their settings.
 MEASURES = options(
-    click.option(
-        "-m",
-        "--measures",
-        multiple=True,
-        help="Comma-separated measures, each column named as typed; repeated -m add up (default NN,FT,ST,E,DCG,AP; "
-        "--grades sister: every SHREC 2006 measure; qrels: AP,FT,RR,P@k,R@k,NN,DCG; graded qrels: trec_eval's official).",
-    ),
+    click.option("-m", "--measures", multiple=True,
+                 help="Comma-separated measures, each column named as typed; repeated -m add up (default NN,FT,ST,E,DCG,AP; "
+                 "--grades sister: every SHREC 2006 measure; qrels: AP,FT,RR,P@k,R@k,NN,DCG; graded qrels: trec_eval's official)."),
     click.option("--sort", help="Leaderboard measure (default: ADR when graded, else the first measure)."),
     click.option("--cutoffs", multiple=True, help="[default: 5,10] k of P@k and R@k in the default measures with qrels; repeated --cutoffs add up."),
     click.option("--rel-level", type=click.IntRange(min=1), help="[default: 1] Binary measures count grade >= N as relevant (trec_eval -l)."),
     click.option("--e-depth", type=click.IntRange(min=1), help="[default: 32] Depth of the E-measure."),
     click.option("--depth", type=click.IntRange(min=1), help="Cut every ranked list to its first N items before scoring (trec_eval -M)."),
     click.option("--judged-only", is_flag=True, help="Leave unjudged items out of the ranked lists before scoring (trec_eval -J)."),
-    click.option(
-        "--min-class-size",
-        type=click.IntRange(min=1),
-        help="[default: 1] Leave queries of classes with fewer models out of every mean (psbTable: 3).",
-    ),
+    click.option("--min-class-size", type=click.IntRange(min=1),
+                 help="[default: 1] Leave queries of classes with fewer models out of every mean (psbTable: 3)."),
     click.option("--average", type=click.Choice(["micro", "macro"]), help="[default: micro] macro = mean of per-class means (PSB -macro)."),
 )
 
 #: Every option of :data:`INPUTS` and :data:`MEASURES` (the keywords :class:`Inputs` takes).
-SHARED = (
-    "config", "relevance", "queries", "grades", "collection", "collection_size", "split", "run_format", "matrix_order",
-    "missing_queries", "lenient", "strip_zeros", "id_map", "measures", "sort", "cutoffs", "rel_level", "e_depth", "depth", "judged_only",
-    "min_class_size", "average",
-)
+SHARED = tuple(str(p.name) for p in click.command()(INPUTS(MEASURES(lambda **_: None))).params)
 
 
 def _not_trec_eval(flag: str, value: str | None) -> None:
@@ -131,19 +112,14 @@ def _not_trec_eval(flag: str, value: str | None) -> None:
     if not value.startswith("-"):
         from ..measures import get_measure
 
-        try:
+        with suppress(KeyError):
             get_measure(value)
             what = "a measure name, no file"
-        except KeyError:
-            pass
     raise BadInput(f"{flag}: expected a file, got {shown(value)} ({what}); {TREC_EVAL_FLAGS}")
 
 
 class Inputs:
-    """The shared options of one command line over its ``--config`` preset.
-
-    ``given`` holds the command's keywords; the shared ones are taken out of it.
-    """
+    """The shared options of one command line (taken out of its keywords ``given``) over its ``--config`` preset."""
 
     def __init__(self, given: dict[str, Any]) -> None:
         self.given = {k: given.pop(k) for k in SHARED}
@@ -151,20 +127,21 @@ class Inputs:
         _not_trec_eval("-c/--config", self.given["config"])
         from ..config import load_config
 
-        try:
+        with user_errors():
             self.cfg = load_config(self.given["config"]) if self.given["config"] else {}
-        except InputError as exc:
-            raise BadInput(str(exc)) from None
 
     def pick(self, key: str, given: Any = None, default: Any = None) -> Any:
-        """A value given on the command line (``given``, else the shared option
-        ``key``), else the preset's, else ``default``."""
+        """``given`` (else the shared option ``key``) from the command line, else the preset's, else ``default``."""
         if given is None:
             given = self.given.get(key)
         return given if given is not None and given != () else self.cfg.get(key, default)
 
-    def runs(self, runs: Sequence[str]) -> list[str]:
-        return list(runs) or self.cfg.get("runs", [])
+    def runs(self, runs: Sequence[str], relevance: bool = False) -> list[str]:
+        """RUNS, else the preset's; with ``relevance``, both are required."""
+        runs = list(runs) or self.cfg.get("runs", [])
+        if relevance and (not runs or not self.pick("relevance")):
+            raise click.UsageError("expected RUNS and --relevance (or 'runs:' and 'relevance:' in the --config file)")
+        return runs
 
     def measures(self) -> list[str] | None:
         """The measures of every ``-m`` (commas and repeats add up), else the preset's."""
@@ -183,44 +160,34 @@ class Inputs:
             raise BadInput(f"--cutoffs: expected whole numbers separated by commas, got {','.join(values)!r}") from None
 
     def options(self, *, ties: str | None = None, rank_by: str | None = None, **extra: Any) -> Any:
-        """The validated :class:`~shrec_score.options.Options` (BadInput when one
-        is refused), checked before any input is read; ``extra`` are the
-        command's own keywords of :meth:`Options.build`."""
+        """The validated :class:`~shrec_score.options.Options` (BadInput when one is refused), checked
+        before any input is read; ``extra`` are the command's own keywords of :meth:`Options.build`."""
         from ..measures import Settings
         from ..options import Options
 
-        defaults = Settings()
-        pick, cfg = self.pick, self.cfg
-        try:
-            settings = Settings(
-                rel_level=pick("rel_level", default=defaults.rel_level),
-                e_depth=pick("e_depth", default=defaults.e_depth),
-                pr_levels=cfg.get("pr_levels", defaults.pr_levels),
-                dcg_cutoffs=tuple(cfg.get("dcg_cutoffs", defaults.dcg_cutoffs)),
-                depth=self.given["depth"],
-                judged_only=self.given["judged_only"],
-                missing=pick("missing_queries", default=defaults.missing),
-                min_class_size=pick("min_class_size", default=defaults.min_class_size),
-                ties=pick("ties", ties, defaults.ties),
-            )
+        pick, cfg, given = self.pick, self.cfg, self.given
+        settings = {  # None: the default of Settings
+            "rel_level": pick("rel_level"),
+            "e_depth": pick("e_depth"),
+            "pr_levels": cfg.get("pr_levels"),
+            "dcg_cutoffs": tuple(cfg["dcg_cutoffs"]) if "dcg_cutoffs" in cfg else None,
+            "depth": given["depth"],
+            "judged_only": given["judged_only"],
+            "missing": pick("missing_queries"),
+            "min_class_size": pick("min_class_size"),
+            "ties": pick("ties", ties),
+        }
+        plain = (
+            "queries", "grades", "collection", "collection_size", "sort", "run_format", "matrix_order", "average", "split", "id_map"
+        )
+        with user_errors():
             return Options.build(
-                queries=pick("queries"),
-                grades=pick("grades", default="binary"),
-                collection=pick("collection"),
-                collection_size=pick("collection_size"),
+                **{key: pick(key) for key in plain},  # None: the default of Options
                 measures=self.measures(),
-                sort=pick("sort"),
                 rank_by=pick("rank_by", rank_by),
-                run_format=pick("run_format", default="auto"),
-                matrix_order=pick("matrix_order"),
                 cutoffs=self.cutoffs(),
-                average=pick("average", default="micro"),
-                settings=settings,
-                lenient=self.given["lenient"],
-                split=pick("split"),
-                strip_zeros=self.given["strip_zeros"] or self.cfg.get("strip_zeros", False),
-                id_map=pick("id_map"),
+                settings=Settings(**{k: v for k, v in settings.items() if v is not None}),
+                lenient=given["lenient"],
+                strip_zeros=given["strip_zeros"] or cfg.get("strip_zeros", False),
                 **extra,
             )
-        except OptionError as exc:
-            raise BadInput(str(exc)) from None

@@ -1,11 +1,9 @@
 """SIGINT and SIGTERM for the command line: exit 130 / 143, one line, no output published.
 
-The handler runs between two bytecodes of the main thread, maybe where an
-exception is swallowed (a ``gc`` callback as distributed registers, a
-``__del__``, code that catches everything).  So it both raises :class:`Stopped`
-and records the signal, which the command checks where nothing swallows it
-(:meth:`Interrupts.check`: every progress report, before an output folder is
-published, on the way out of :func:`~shrec_score.cli.main`).
+The handler runs between two bytecodes of the main thread, maybe where an exception is swallowed (a ``gc``
+callback as distributed registers, a ``__del__``, code that catches everything).  So it both raises
+:class:`Stopped` and records the signal, which the command checks where nothing swallows it
+(:meth:`Interrupts.check`: every progress report, before publishing, on the way out of ``main``).
 """
 
 from __future__ import annotations
@@ -15,14 +13,13 @@ import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from types import FrameType, TracebackType
+from types import FrameType
 from typing import Any
 
 
 class Stopped(BaseException):
-    """SIGINT or SIGTERM, raised in the main thread so that every ``finally`` runs; a
-    BaseException but no KeyboardInterrupt, so that neither ``except Exception``
-    nor click's Ctrl-C handling ("Aborted!", exit 1) catches it."""
+    """SIGINT or SIGTERM, raised in the main thread so that every ``finally`` runs; no KeyboardInterrupt,
+    so that neither ``except Exception`` nor click's Ctrl-C handling ("Aborted!", exit 1) catches it."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
@@ -30,15 +27,14 @@ class Stopped(BaseException):
 
 
 class Interrupts:
-    """The handlers of one call of the command line (installed from the main thread
-    only, with a filter of ``sys.unraisablehook``, all put back on leaving) and
-    ``signum``, the first signal received.  A later signal raises only if the last
-    raise was swallowed (a second Ctrl-C must not break the first's clean-up)."""
+    """The handlers of one call of the command line (installed from the main thread only, with a filter
+    of ``sys.unraisablehook``, all put back on leaving) and ``signum``, the first signal received.  A
+    later signal raises only if the last raise was swallowed (a second Ctrl-C must not break the first's
+    clean-up)."""
 
     def __init__(self) -> None:
         self.signum: int | None = None
         self._previous: dict[int, Any] = {}
-        self._hook: Any = None
         self._swallowed = False
 
     def __enter__(self) -> Interrupts:
@@ -53,7 +49,7 @@ class Interrupts:
         sys.unraisablehook = self._unraisable
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(self, *exc: object) -> None:
         for signum, handler in self._previous.items():
             signal.signal(signum, handler)
         if sys.unraisablehook == self._unraisable:
@@ -83,10 +79,9 @@ DASK_LOGGERS = ("distributed", "tornado", "asyncio", "bokeh")
 
 @contextmanager
 def quiet_dask_logs() -> Iterator[None]:
-    """distributed's loggers (and those of the loops it runs) silent for the block,
-    their levels put back after: the tool says what failed in one line, where
-    distributed would log hundreds.  distributed is imported first (its import
-    sets its loggers' levels, which must not undo these)."""
+    """distributed's loggers (and those of the loops it runs) silent for the block, their levels put back
+    after: the tool says what failed in one line, where distributed would log hundreds.  distributed is
+    imported first (its import sets its loggers' levels, which must not undo these)."""
     import distributed  # noqa: F401  (configures its loggers)
 
     names = [n for n in list(logging.root.manager.loggerDict) if n.split(".")[0] in DASK_LOGGERS]
