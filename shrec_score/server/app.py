@@ -1,14 +1,7 @@
-"""The Starlette application of ``shrec-score serve``.
+"""The Starlette application of ``shrec-score serve``: its routes and nothing else (docs/server.md).
 
-Routes: ``/`` (the leaderboard page), ``/submit`` (the upload form),
-``POST /api/runs``, ``GET /api/runs``, ``GET /api/runs/{id}``,
-``GET /api/leaderboard``, ``GET /healthz``.  Nothing else is served: no file
-of the data folder, the ground truth or another team's run has a URL.
-
-Who may do what is decided in one place, :meth:`Server.team` (the bearer
-token, or the form's session).  Everything the server keeps between
-requests (sessions, the rate limiter, the scoring task) lives on one
-:class:`Server` object per application, none in a module global.
+Who may do what is decided in one place, :meth:`Server.team`; what the server keeps between
+requests lives on one :class:`Server` per application, none in a module global.
 """
 
 from __future__ import annotations
@@ -43,9 +36,6 @@ def create_app(contest: Contest) -> Starlette:
     async def bearer_team(request: Request) -> Team | None:
         return await server.team(request) if _bearer(request) else None
 
-    async def healthz(request: Request) -> Response:
-        return JSONResponse({"status": "ok"})
-
     async def post_run(request: Request) -> Response:
         if (team := await bearer_team(request)) is None:
             return _unauthorized()
@@ -64,8 +54,7 @@ def create_app(contest: Contest) -> Starlette:
         if (team := await bearer_team(request)) is None:
             return _unauthorized()
         runs = await asyncio.to_thread(store.runs, team.id)
-        t = now()
-        return JSONResponse({"team": team.name, "runs": [views.run_view(contest, r, t) for r in runs]})
+        return JSONResponse({"team": team.name, "runs": views.run_views(contest, runs, now())})
 
     async def get_run(request: Request) -> Response:
         if (team := await bearer_team(request)) is None:
@@ -73,7 +62,7 @@ def create_app(contest: Contest) -> Starlette:
         run = await asyncio.to_thread(store.run, request.path_params["run_id"])
         if run is None or run["team_id"] != team.id:  # another team's run is as absent as no run
             return JSONResponse({"error": "no such run of your team"}, 404)
-        return JSONResponse(views.run_view(contest, run, now()))
+        return JSONResponse(views.run_views(contest, [run], now())[0])
 
     async def get_leaderboard(request: Request) -> Response:
         runs = await asyncio.to_thread(store.runs)
@@ -97,7 +86,7 @@ def create_app(contest: Contest) -> Starlette:
         Route("/api/runs", list_runs, methods=["GET"]),
         Route("/api/runs/{run_id:int}", get_run),
         Route("/api/leaderboard", get_leaderboard),
-        Route("/healthz", healthz),
+        Route("/healthz", lambda request: JSONResponse({"status": "ok"})),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.server = server
@@ -118,22 +107,13 @@ class SecurityHeaders:
 
     def __init__(self, app: Any, csp: str) -> None:
         self.app = app
-        self.headers = [
-            (b"content-security-policy", csp.encode()),
-            (b"x-content-type-options", b"nosniff"),
-            (b"x-frame-options", b"DENY"),
-            (b"referrer-policy", b"no-referrer"),
-            (b"cache-control", b"no-store"),
-        ]
+        self.headers = [(b"content-security-policy", csp.encode()), (b"x-content-type-options", b"nosniff"),
+                        (b"x-frame-options", b"DENY"), (b"referrer-policy", b"no-referrer"), (b"cache-control", b"no-store")]
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
         async def sending(message: Any) -> None:
             if message["type"] == "http.response.start":
                 message["headers"] = [*message.get("headers", []), *self.headers]
             await send(message)
 
-        await self.app(scope, receive, sending)
+        await self.app(scope, receive, sending if scope["type"] == "http" else send)

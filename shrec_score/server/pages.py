@@ -1,12 +1,6 @@
-"""The two pages: ``/`` (the leaderboard, in the results page's look) and
-``/submit`` (the upload form for a browser).
-
-Jinja2 templates under ``templates/`` with autoescape on: a team's or a
-run's name is text wherever it shows.  The style sheet is the results
-page's (``shrec_score/html/report.css``), inlined and allowed by its hash in
-the Content-Security-Policy; no script.  The form keeps the token in a
-server-side session (an HttpOnly, SameSite=Strict cookie holds only its
-random id) and carries a CSRF token bound to that session.
+"""The pages ``/`` (the leaderboard) and ``/submit`` (the upload form): Jinja2 templates with
+autoescape, the results page's style sheet inlined and allowed by its hash, no script; the form's
+token kept in a server-side session, a CSRF token bound to it (docs/server.md#security).
 """
 
 from __future__ import annotations
@@ -49,8 +43,7 @@ class Pages:
 
     async def index(self, request: Request) -> Response:
         runs = await asyncio.to_thread(self.server.store.runs)
-        phases = views.leaderboard(self.server.contest, runs, now())
-        return self.page("index.html", phases=phases)
+        return self.page("index.html", phases=views.leaderboard(self.server.contest, runs, now()))
 
     async def post(self, request: Request, session: Session, fresh: bool) -> dict[str, Any]:
         """The form's upload: its CSRF token, the team's token once, then as the API."""
@@ -87,10 +80,7 @@ class Pages:
                 errors = exc.body.get("errors") or [{"file": "", "line": None, "message": exc.body.get("error", "")}]
         runs = []
         if session.team is not None:
-            rows = await asyncio.to_thread(server.store.runs, session.team.id)
-            t = now()
-            runs = [views.run_view(server.contest, r, t) for r in rows]
+            runs = views.run_views(server.contest, await asyncio.to_thread(server.store.runs, session.team.id), now())
         response = self.page("submit.html", status, csrf=session.csrf, team=session.team, errors=errors, receipt=receipt, runs=runs)
-        secure = request.url.scheme == "https"
-        response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", secure=secure, path="/")
+        response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", secure=request.url.scheme == "https", path="/")
         return response
