@@ -1,32 +1,23 @@
-"""Registry of measures by name: the single source of the CSV columns, the
-``shrec-score measures`` listing, the help texts and the semantics every
-renderer and test relies on.
+"""Registry of measures by name: the one source of the CSV columns, the ``shrec-score measures``
+listing, the help texts and each measure's direction and trec_eval name (docs/measures.md).
 
-Each :class:`Measure` says which way is better (``higher_is_better``) and,
-only where our value equals trec_eval's exactly, trec_eval's name
-(``trec_name``).  :func:`column_higher_is_better` answers the direction
-question for any leaderboard column, measure or not, and
-:func:`measure_table` / :func:`measure_listing` give the listing.
-
->>> get_measure("FP_relevant").higher_is_better, get_measure("P@5").trec_name
-(False, 'P_5')
->>> get_measure("NDCG@10").trec_name is None  # SHREC 2006 NDCG is not ndcg_cut_10
-True
+>>> get_measure("FP_relevant").higher_is_better, get_measure("P@5").trec_name, get_measure("NDCG@10").trec_name
+(False, 'P_5', None)
 """
+
 
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from . import ties
-from .base import RankBlock
 from .cumgain import gain_at
 from .dcg import dcg
-from .graded import GainBlock
 from .measure import (
     ALIASES,
     DISPLAY,
@@ -59,7 +50,6 @@ from .shrec06 import (
 from .tiers import E_DEPTH, e_measure, first_tier, nearest_neighbor, second_tier
 from .treceval import (
     IPREC_LEVELS,
-    JudgedBlock,
     bpref,
     gm_map,
     iprec_at_recall,
@@ -112,41 +102,35 @@ _binary("AP", average_precision, "map", lambda b, s: ties.expected_ap(b))
 _binary("RR", reciprocal_rank, "recip_rank", lambda b, s: ties.expected_rr(b))
 
 
-def _cutoff_value(k: int | str, prefix: str) -> int:
-    """The cutoff of a ``prefix@k`` measure; the listing's template ``prefix@k`` computes nothing."""
-    if isinstance(k, str):
-        raise TypeError(f"{prefix}@k is the listing's template; name a cutoff, e.g. {prefix}@10")
-    return k
-
-
-def _cutoff(prefix: str, func: Callable[..., np.ndarray], trec_prefix: str, divisor: Callable[[RankBlock, int], np.ndarray | float]) -> None:
-    """Register ``prefix@k``: ``func`` on the ranks, and under ``--ties expected``
-    the expected share of relevant items in the first k places over ``divisor(block, k)``."""
+def _family(
+    prefix: str, sep: str, func: Callable[..., np.ndarray], compute: Callable[[Any, int], np.ndarray], *, params: str,
+    expected: Callable[[Any, int], np.ndarray] | None = None, summary: str = "", kind: str = "binary",
+    trec_name: str | None = None, ir_name: str | None = None, source: str = "",
+) -> None:
+    """Register the family ``prefix<sep>k``: ``compute(block, k)``, and ``expected(block, k)`` under
+    ``--ties expected``; ``{k}`` in ``trec_name`` / ``ir_name`` is the cutoff."""
 
     def make(k: int | str) -> Measure:
-        def compute(b: RankBlock, s: Settings) -> np.ndarray:
-            cut = _cutoff_value(k, prefix)
-            return func(b.rel_ranks, n_relevant=b.n_relevant, k=cut)
-
-        def expected(b: RankBlock, s: Settings) -> np.ndarray:
-            cut = _cutoff_value(k, prefix)
-            return ties.expected_share(b, cut, divisor(b, cut))
+        def cut() -> int:
+            if isinstance(k, str):  # the listing's template computes nothing
+                raise TypeError(f"{prefix}@k is the listing's template; name a cutoff, e.g. {prefix}@10")
+            return k
 
         return Measure(
-            f"{prefix}@{k}",
-            _summary(func),
-            compute,
-            func,
-            trec_name=f"{trec_prefix}_{k}",
-            params=f"k: the cutoff in the name ({prefix}@10)",
-            expected=expected,
+            f"{prefix}{sep}{k}", summary or _summary(func), lambda b, s: compute(b, cut()), func, kind=kind,
+            trec_name=trec_name and trec_name.format(k=k), params=params, ir_name=ir_name and ir_name.format(k=k),
+            source=source, expected=None if expected is None else lambda b, s: expected(b, cut()),
         )
 
-    register_pattern(prefix, rf"{re.escape(prefix)}@([1-9][0-9]*)", make)
+    register_pattern(prefix, rf"{re.escape(prefix)}{re.escape(sep)}([1-9][0-9]*)", make)
 
 
-_cutoff("P", precision_at, "P", lambda b, k: k)  # divisor k, as trec_eval's P_k
-_cutoff("R", recall_at, "recall", lambda b, k: b.n_relevant)  # divisor K, as trec_eval's recall_k
+# P@k divides by k as trec_eval's P_k, R@k by K as its recall_k; under --ties expected both are
+# the expected hits in the first k over that divisor.
+_family("P", "@", precision_at, lambda b, k: precision_at(b.rel_ranks, n_relevant=b.n_relevant, k=k), trec_name="P_{k}",
+        params="k: the cutoff in the name (P@10)", expected=lambda b, k: ties.expected_share(b, k, k))
+_family("R", "@", recall_at, lambda b, k: recall_at(b.rel_ranks, n_relevant=b.n_relevant, k=k), trec_name="recall_{k}",
+        params="k: the cutoff in the name (R@10)", expected=lambda b, k: ties.expected_share(b, k, b.n_relevant))
 
 
 def _graded(
@@ -174,27 +158,12 @@ GAIN_KINDS = ("CG", "DCG", "NCG", "NDCG")
 GAIN_CUTOFFS = (5, 10, 25, 50, 100)
 
 
-def _gain_pattern(kind: str) -> None:
+for _kind in GAIN_KINDS:
     # No trec_name: SHREC 2006 discounts by log2(i) from i = 2 on and takes the
     # ideal over the whole class, so NDCG@k is not trec_eval's ndcg_cut_k.
-    def make(k: int | str) -> Measure:
-        def compute(b: GainBlock, s: Settings) -> np.ndarray:
-            return gain_at(b, kind=kind, k=_cutoff_value(k, kind))
-
-        return Measure(
-            f"{kind}@{k}",
-            f"{kind} vector at rank k (SHREC 2006; empty when the list is shorter than k)",
-            compute,
-            gain_at,
-            kind="graded",
-            params=f"k: the rank in the name ({kind}@10)",
-        )
-
-    register_pattern(kind, rf"{kind}@([1-9][0-9]*)", make)
-
-
-for _kind in GAIN_KINDS:
-    _gain_pattern(_kind)
+    _family(_kind, "@", gain_at, (lambda kind: lambda b, k: gain_at(b, kind=kind, k=k))(_kind), kind="graded",
+            summary=f"{_kind} vector at rank k (SHREC 2006; empty when the list is shorter than k)",
+            params=f"k: the rank in the name ({_kind}@10)")
 
 # SHREC'16/'17 ShapeNet Core55 (measures/shapenet.py): lists cut at 1000, taxonomy
 # grades.  Namespaced: "mAP" is AP's alias and "NDCG" would differ from trec_eval's
@@ -259,36 +228,19 @@ for _x in IPREC_LEVELS:
     _judged(f"iprec_at_recall_{_x:.2f}", iprec_at_recall, source="trec_eval 10.0 m_iprec_at_recall.c", level=_x, rounding="v10", ties_exact=False)
 
 
-def _judged_cutoff(prefix: str, func: Callable[..., np.ndarray], ir_prefix: str | None, expected_func: Callable[..., np.ndarray] | None = None) -> None:
-    def make(k: int | str) -> Measure:
-        def compute(b: JudgedBlock, s: Settings) -> np.ndarray:
-            return func(b, k=_cutoff_value(k, prefix))
-
-        def expected(b: JudgedBlock, s: Settings) -> np.ndarray:
-            assert expected_func is not None
-            return expected_func(b, k=_cutoff_value(k, prefix))
-
-        return Measure(
-            f"{prefix}.{k}",
-            _summary(func),
-            compute,
-            func,
-            kind="judged",
-            trec_name=f"{prefix}_{k}",
-            params=f"k: the cutoff in the name ({prefix}.10)" + ("" if func is ndcg_cut else "; rel_level: --rel-level"),
-            ir_name=None if ir_prefix is None else f"{ir_prefix}@{k}",
-            source=_TREC_SOURCE.format(prefix),
-            expected=None if expected_func is None else expected,
-        )
-
-    register_pattern(prefix, rf"{re.escape(prefix)}\.([1-9][0-9]*)", make)
-
-
 # nDCG@k is not an alias of ndcg_cut.k: NDCG@k (SHREC 2006) differs by one
 # letter's case and means something else; see did_you_mean.
-_judged_cutoff("ndcg_cut", ndcg_cut, None)
-_judged_cutoff("map_cut", map_cut, "AP", ties.expected_map_cut)
-_judged_cutoff("success", success, "Success", ties.expected_success)
+for _prefix, _jfunc, _ir, _jexp in (
+    ("ndcg_cut", ndcg_cut, None, None),
+    ("map_cut", map_cut, "AP@{k}", ties.expected_map_cut),
+    ("success", success, "Success@{k}", ties.expected_success),
+):
+    _family(
+        _prefix, ".", _jfunc, (lambda f: lambda b, k: f(b, k=k))(_jfunc), kind="judged", trec_name=f"{_prefix}_{{k}}",
+        params=f"k: the cutoff in the name ({_prefix}.10)" + ("" if _jfunc is ndcg_cut else "; rel_level: --rel-level"),
+        ir_name=_ir, source=_TREC_SOURCE.format(_prefix),
+        expected=None if _jexp is None else (lambda f: lambda b, k: f(b, k=k))(_jexp),
+    )
 
 
 def graded_defaults(cutoffs: tuple[int, ...] = GAIN_CUTOFFS) -> tuple[str, ...]:
