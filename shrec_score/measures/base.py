@@ -13,12 +13,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class TieMeans:
-    """A dense block's tie groups under ``ties="expected"``, per rank (shape
-    of the block's gain matrix): the group's mean gain and mean relevance
-    indicators (the exact expectation at that rank over every order inside
-    the group), and where the group starts (0-based) and how many entries it
-    holds.  Every measure linear in the per-rank gains reads the means;
-    the others use ``start`` / ``size`` (:mod:`shrec_score.measures.ties`)."""
+    """A dense block's tie groups under ``ties="expected"``, per rank: the group's mean gain and
+    relevance indicators (the exact expectation at that rank), where it starts (0-based) and its
+    size.  Measures linear in the per-rank gains read the means, the others ``start`` / ``size``."""
 
     gain: np.ndarray
     highly: np.ndarray
@@ -69,12 +66,9 @@ class RankBlock:
 def hits_within(rel_ranks: np.ndarray, depth: float | np.ndarray) -> np.ndarray:
     """Number of relevant items ranked at or above ``depth`` (scalar or per row)."""
     depth = np.asarray(depth, dtype=np.float64)
-    if depth.ndim == 1:
-        depth = depth[:, None]
-    return (rel_ranks <= depth).sum(axis=1)
+    return (rel_ranks <= (depth[:, None] if depth.ndim else depth)).sum(axis=1)
 
 
 def undefined_without_relevant(values: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
     """Queries with no relevant item (K = 0) get NaN: listed, left out of means."""
-    values = np.asarray(values, dtype=np.float64)
-    return np.where(n_relevant > 0, values, np.nan)
+    return np.where(n_relevant > 0, np.asarray(values, dtype=np.float64), np.nan)
