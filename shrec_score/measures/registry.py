@@ -87,16 +87,11 @@ def _binary(name: str, func: Callable[..., np.ndarray], trec_name: str | None, e
 _binary("NN", nearest_neighbor, "P_1", lambda b, s: ties.expected_share(b, 1, 1))
 _binary("FT", first_tier, "Rprec", lambda b, s: ties.expected_share(b, b.n_relevant, b.n_relevant))
 _binary("ST", second_tier, None, lambda b, s: ties.expected_share(b, 2 * b.n_relevant, b.n_relevant))
-register(
-    Measure(
-        "E",
-        f"E-measure as published by SHREC and the PSB: F1 over the first e_depth (default {E_DEPTH}) results.",
-        lambda b, s: e_measure(b.rel_ranks, n_relevant=b.n_relevant, n_retrieved=b.n_retrieved, depth=s.e_depth),
-        e_measure,
-        params="e_depth: Settings.e_depth, --e-depth",
-        expected=lambda b, s: ties.expected_e(b, s.e_depth),
-    )
-)
+register(Measure(
+    "E", f"E-measure as published by SHREC and the PSB: F1 over the first e_depth (default {E_DEPTH}) results.",
+    lambda b, s: e_measure(b.rel_ranks, n_relevant=b.n_relevant, n_retrieved=b.n_retrieved, depth=s.e_depth),
+    e_measure, params="e_depth: Settings.e_depth, --e-depth", expected=lambda b, s: ties.expected_e(b, s.e_depth),
+))
 _binary("DCG", dcg, None, lambda b, s: ties.expected_dcg(b))  # PSB-normalised over the whole list: no trec_eval equivalent
 _binary("AP", average_precision, "map", lambda b, s: ties.expected_ap(b))
 _binary("RR", reciprocal_rank, "recip_rank", lambda b, s: ties.expected_rr(b))
@@ -169,25 +164,16 @@ for _kind in GAIN_KINDS:
 # grades.  Namespaced: "mAP" is AP's alias and "NDCG" would differ from trec_eval's
 # "ndcg" by case only; the official summary's names appear in the files of a
 # ShapeNet scoring (SHAPENET_OFFICIAL, shapenet_summary_<run>.csv).
-_SHAPENET_SOURCE = "SHREC'16/'17 ShapeNet Core55 evaluator (Metrics.js), issue 18"
-for _name, _func in (
-    ("shapenet.P@N", precision_at_n),
-    ("shapenet.R@N", recall_at_n),
-    ("shapenet.F1@N", f1_at_n),
-    ("shapenet.mAP", shapenet_ap),
-    ("shapenet.NDCG", ndcg_retrieved),
-):
-    register(
-        Measure(
-            _name, _summary(_func), (lambda f: lambda b, s: f(b))(_func), _func, kind="graded",
-            params="lists cut at 1000; relevant = grade > 0 (--rel-level does not apply)", source=_SHAPENET_SOURCE,
-            ties_exact=False,  # the cut at 1000 can split a tie group; no exact expectation written
-        )
-    )
-
 #: The ShapeNet family in the official summary's order, and each one's name there.
 SHAPENET_MEASURES = ("shapenet.P@N", "shapenet.R@N", "shapenet.F1@N", "shapenet.mAP", "shapenet.NDCG")
 SHAPENET_OFFICIAL = {m: m.removeprefix("shapenet.") for m in SHAPENET_MEASURES}
+for _name, _func in zip(SHAPENET_MEASURES, (precision_at_n, recall_at_n, f1_at_n, shapenet_ap, ndcg_retrieved)):
+    register(Measure(
+        _name, _summary(_func), (lambda f: lambda b, s: f(b))(_func), _func, kind="graded",
+        params="lists cut at 1000; relevant = grade > 0 (--rel-level does not apply)",
+        source="SHREC'16/'17 ShapeNet Core55 evaluator (Metrics.js), issue 18",
+        ties_exact=False,  # the cut at 1000 can split a tie group; no exact expectation written
+    ))
 
 # trec_eval's own measures (measures/treceval.py), on a JudgedBlock: the name
 # is what users type (trec_eval's parameterised spelling, ndcg_cut.10), the
@@ -198,21 +184,11 @@ _TREC_SOURCE = "trec_eval m_{}.c"
 def _judged(
     name: str, func: Callable[..., np.ndarray], *, ir_name: str | None = None, source: str = "", aggregate: str = "mean", ties_exact: bool = True, **kw: object
 ) -> None:
-    register(
-        Measure(
-            name,
-            _summary(func),
-            lambda b, s: func(b, **kw),
-            func,
-            kind="judged",
-            trec_name=name,
-            params="rel_level: Settings.rel_level, --rel-level" if func not in (ndcg, num_ret) else "",
-            ir_name=ir_name,
-            source=source or _TREC_SOURCE.format(name),
-            aggregate=aggregate,
-            ties_exact=ties_exact,
-        )
-    )
+    register(Measure(
+        name, _summary(func), lambda b, s: func(b, **kw), func, kind="judged", trec_name=name,
+        params="rel_level: Settings.rel_level, --rel-level" if func not in (ndcg, num_ret) else "", ir_name=ir_name,
+        source=source or _TREC_SOURCE.format(name), aggregate=aggregate, ties_exact=ties_exact,
+    ))
 
 
 _judged("ndcg", ndcg)
