@@ -26,25 +26,13 @@ class TieMeans:
 
 @dataclass(frozen=True)
 class RankBlock:
-    """Where the relevant items of a block of queries landed.
-
-    Attributes
-    ----------
-    rel_ranks : ndarray of float64, shape (n_queries, k_max)
-        Row q holds the 1-based ranks of the relevant items retrieved for
-        query q, ascending, padded with ``inf`` (unretrieved relevant items and
-        the columns past the query's K are ``inf``).  ``k_max >= 1``.
-    n_relevant : ndarray of int64, shape (n_queries,)
-        K: relevant items in the collection (the query itself excluded).
-    n_retrieved : ndarray of int64, shape (n_queries,)
-        Va: length of the ranked list.
-    group_start, group_size : ndarray of float64 like ``rel_ranks``, or None
-        Only under ``ties="expected"``: for each relevant item, the number of
-        entries ranked before its tie group and the group's size (0 in the
-        padding).  ``rel_ranks`` then holds one order (relevant items first
-        inside each group); the measures take the mean over all orders
-        (:mod:`shrec_score.measures.ties`).
-    """
+    """Where the relevant items of a block of queries landed: ``rel_ranks`` (float64, queries x
+    k_max >= 1) row q the 1-based ranks of query q's retrieved relevant items, ascending, padded
+    with ``inf`` (unretrieved, and past its K); ``n_relevant`` K (int64, the query itself
+    excluded); ``n_retrieved`` Va, the list's length.  Only under ``ties="expected"``,
+    ``group_start`` / ``group_size`` (like ``rel_ranks``): per relevant item the entries ranked
+    before its tie group and the group's size (0 in the padding); ``rel_ranks`` then holds one
+    order and the measures take the mean over all (:mod:`shrec_score.measures.ties`)."""
 
     rel_ranks: np.ndarray
     n_relevant: np.ndarray

@@ -44,7 +44,6 @@ def pr_curve(
     -------
     ndarray of float64, shape (n_queries, len(levels))
 
-    >>> import numpy as np
     >>> r = np.array([[1.0, 4.0, 10.0, 41.0, 44.0]])
     >>> pr_curve(r, n_relevant=np.array([5]), levels=np.array([0.1, 0.2, 0.3, 1.0])).round(6).tolist()
     [[nan, 1.0, 0.75, 0.113636]]

@@ -23,7 +23,6 @@ def average_precision(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.nd
     items that were not retrieved contribute 0.  Its mean over queries is mAP.
     NaN when K = 0.
 
-    >>> import numpy as np
     >>> round(float(average_precision(np.array([[1.0, 4.0, 10.0, 41.0, 44.0]]),
     ...                               n_relevant=np.array([5]))[0]), 6)
     0.402239
@@ -42,7 +41,6 @@ def precision_at(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, k: int) -> np
     As trec_eval's ``P_k``: the divisor is k even when fewer items were
     retrieved.  NaN when K = 0.
 
-    >>> import numpy as np
     >>> precision_at(np.array([[1.0, 4.0, 10.0]]), n_relevant=np.array([3]), k=5).tolist()
     [0.4]
     """
@@ -56,7 +54,6 @@ def recall_at(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, k: int) -> np.nd
 
     NaN when K = 0.
 
-    >>> import numpy as np
     >>> recall_at(np.array([[1.0, 4.0, 10.0]]), n_relevant=np.array([4]), k=5).tolist()
     [0.5]
     """
@@ -70,7 +67,6 @@ def reciprocal_rank(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndar
 
     As trec_eval's ``recip_rank``.  NaN when K = 0.
 
-    >>> import numpy as np
     >>> reciprocal_rank(np.array([[4.0, 10.0], [np.inf, np.inf]]), n_relevant=np.array([2, 2])).tolist()
     [0.25, 0.0]
     """

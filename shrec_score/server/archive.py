@@ -9,18 +9,21 @@ inside the upload, never a server path.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import stat
 import tarfile
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any
 
 PIECE = 1 << 20
 #: Entries an archive may hold beside the run, passed over (macOS and editors leave them).
 JUNK = ("__MACOSX",)
+SPECIAL = "a device or another special file"
 
 
 class UploadError(Exception):
@@ -99,9 +102,22 @@ def _safe_name(name: str) -> str:
     return "/".join(parts)
 
 
-def _copy(src: IO[bytes], path: str, budget: _Budget) -> None:
+def _member(root: str, budget: _Budget, name: str, got: str | None, is_dir: bool, size: int, opener: Callable[[], IO[bytes] | None]) -> None:
+    """Write one member under ``root``, or refuse it (``got``: what it is, a link or a special file)."""
+    budget.member()
+    path = _safe_name(name)
+    if got is not None:
+        raise UploadError(f"archive member {name!r}: expected a file or a folder, got {got}")
+    if is_dir or not path:
+        return
+    if size > budget.max_bytes:
+        budget.add(size)  # refused on what it claims, before a byte is read
+    src = opener()
+    if src is None:
+        return
+    path = os.path.join(root, path)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "xb") as out:  # "x": a member named twice is refused, not overwritten
+    with src, open(path, "xb") as out:  # "x": a member named twice is refused, not overwritten
         while piece := src.read(PIECE):
             budget.add(len(piece))
             out.write(piece)
@@ -110,18 +126,9 @@ def _copy(src: IO[bytes], path: str, budget: _Budget) -> None:
 def _unzip(upload: str, root: str, budget: _Budget) -> None:
     with zipfile.ZipFile(upload) as z:
         for info in z.infolist():
-            budget.member()
             kind = stat.S_IFMT(info.external_attr >> 16)  # 0: no Unix type recorded (a plain file)
-            name = _safe_name(info.filename)
-            if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
-                got = "a symbolic link" if stat.S_ISLNK(kind) else "a device or another special file"
-                raise UploadError(f"archive member {info.filename!r}: expected a file or a folder, got {got}")
-            if info.is_dir() or not name:
-                continue
-            if info.file_size > budget.max_bytes:
-                budget.add(info.file_size)  # refused on what it claims, before a byte is read
-            with z.open(info) as src:
-                _copy(src, os.path.join(root, name), budget)
+            got = None if kind in (0, stat.S_IFREG, stat.S_IFDIR) else "a symbolic link" if stat.S_ISLNK(kind) else SPECIAL
+            _member(root, budget, info.filename, got, info.is_dir(), info.file_size, functools.partial(z.open, info))
 
 
 def _untar(upload: str, root: str, budget: _Budget) -> None:
@@ -137,20 +144,9 @@ def _untar(upload: str, root: str, budget: _Budget) -> None:
             if size > tar_limit:
                 budget.add(size)
     with tarfile.open(upload, mode="r|gz") as tar:  # a stream: one pass, no seeking
-        for member in tar:
-            budget.member()
-            name = _safe_name(member.name)
-            if member.issym() or member.islnk():
-                raise UploadError(f"archive member {member.name!r}: expected a file or a folder, got a {'symbolic' if member.issym() else 'hard'} link")
-            if not (member.isfile() or member.isdir()):
-                raise UploadError(f"archive member {member.name!r}: expected a file or a folder, got a device or another special file")
-            if member.isdir() or not name:
-                continue
-            if member.size > budget.max_bytes:
-                budget.add(member.size)
-            src = tar.extractfile(member)
-            if src is not None:
-                _copy(src, os.path.join(root, name), budget)
+        for m in tar:
+            got = "a symbolic link" if m.issym() else "a hard link" if m.islnk() else None if m.isfile() or m.isdir() else SPECIAL
+            _member(root, budget, m.name, got, m.isdir(), m.size, functools.partial(tar.extractfile, m))
 
 
 def _entries(folder: str) -> list[str]:
@@ -188,8 +184,7 @@ class RunChecker:
         from ..options import Options
 
         cfg = load_config(preset)
-        self.options = Options.build(**{k: cfg.get(k) for k in ("queries", "grades", "collection", "collection_size", "split", "run_format", "matrix_order")})
-        o = self.options
+        self.options = o = Options.build(**{k: cfg.get(k) for k in ("queries", "grades", "collection", "collection_size", "split", "run_format", "matrix_order")})
         self.relevance = load_relevance(cfg["relevance"], o.queries, grades=o.grades, collection=o.collection, collection_size=o.collection_size, split=o.split)
 
     def errors(self, staging: str, unpacked: Unpacked) -> list[dict[str, Any]]:

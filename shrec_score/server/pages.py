@@ -6,6 +6,9 @@ token kept in a server-side session, a CSRF token bound to it (docs/server.md#se
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
+import hmac
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +18,7 @@ from starlette.responses import HTMLResponse, Response
 
 from . import views
 from .contest import now
-from .rules import COOKIE, Failed, Session, refusal, same, style_hash
+from .rules import COOKIE, Failed, Session, refusal
 
 if TYPE_CHECKING:
     from .service import Server
@@ -35,7 +38,8 @@ class Pages:
         self.css = resources.files("shrec_score.html").joinpath("report.css").read_text(encoding="utf-8") + EXTRA_CSS
         folder = str(resources.files("shrec_score.server").joinpath("templates"))
         self.env = Environment(loader=FileSystemLoader(folder), autoescape=True)
-        self.csp = f"default-src 'none'; style-src {style_hash(self.css)}; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        digest = base64.b64encode(hashlib.sha256(self.css.encode()).digest()).decode()
+        self.csp = f"default-src 'none'; style-src 'sha256-{digest}'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
     def page(self, name: str, status: int = 200, **values: Any) -> HTMLResponse:
         html = self.env.get_template(name).render(css=self.css, title=self.server.contest.title, **values)
@@ -51,7 +55,7 @@ class Pages:
         form = await server.read_form(request)
         try:
             csrf, token = form.get("csrf"), form.get("token")
-            if fresh or not isinstance(csrf, str) or not same(csrf, session.csrf):
+            if fresh or not isinstance(csrf, str) or not hmac.compare_digest(csrf.encode(), session.csrf.encode()):
                 raise refusal(403, "the form expired: reload the page and submit again")
             if isinstance(token, str) and token.strip():
                 session.team = await asyncio.to_thread(server.store.team_of, token.strip())

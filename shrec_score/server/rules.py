@@ -1,11 +1,7 @@
-"""What the app and its pages share: a refusal (status and JSON body), the
-form's session, and the small checks both make."""
+"""What the service and the pages share: a refusal (status and JSON body) and the form's session."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,11 +30,3 @@ def refusal(status: int, text: str) -> Failed:
 class Session:
     csrf: str
     team: Team | None = None
-
-
-def style_hash(css: str) -> str:
-    return "'sha256-" + base64.b64encode(hashlib.sha256(css.encode()).digest()).decode() + "'"
-
-
-def same(a: str, b: str) -> bool:
-    return hmac.compare_digest(a.encode(), b.encode())
