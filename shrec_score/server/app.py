@@ -21,8 +21,7 @@ from .archive import RunChecker
 from .contest import Contest, now
 from .jobs import Scorer
 from .pages import Pages
-from .rules import Failed
-from .service import RateLimiter, Server
+from .service import Failed, RateLimiter, Server
 from .store import Store, Team
 
 
@@ -30,7 +29,7 @@ def create_app(contest: Contest) -> Starlette:
     """The application of ``contest``: its store recovered (see :meth:`Store.recover`), its scorer started with it."""
     store = Store(contest.data)
     store.recover()
-    server = Server(contest, store, RunChecker(contest.preset), RateLimiter(contest.limit("rate_limit")))
+    server = Server(contest, store, RunChecker(contest.preset), RateLimiter(contest.limits["rate_limit"]))
     pages = Pages(server)
 
     async def bearer_team(request: Request) -> Team | None:

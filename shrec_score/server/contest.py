@@ -63,9 +63,6 @@ class Contest:
     def phase(self, name: str) -> Phase | None:
         return next((p for p in self.phases if p.name == name), None)
 
-    def limit(self, key: str) -> float:
-        return self.limits[key]
-
 
 def now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
@@ -174,12 +171,10 @@ def _phases(value: Any, fail: Any) -> tuple[Phase, ...]:
 
 def _time(value: Any, where: str, fail: Any) -> dt.datetime:
     """An ISO 8601 time with a zone (YAML reads an unquoted one as a datetime)."""
-    t = value
-    if isinstance(value, str):
-        try:
-            t = dt.datetime.fromisoformat(value)
-        except ValueError:
-            raise fail(f"{where}: expected an ISO 8601 time with a zone (2026-03-01T12:00:00Z)", value) from None
+    try:
+        t = dt.datetime.fromisoformat(value) if isinstance(value, str) else value
+    except ValueError:
+        t = None
     if not isinstance(t, dt.datetime) or t.tzinfo is None:
         raise fail(f"{where}: expected an ISO 8601 time with a zone (2026-03-01T12:00:00Z)", str(value))
     return t

@@ -54,11 +54,11 @@ class Scorer:
         run = self.store.run_path(job)
         cmd = [
             sys.executable, "-m", "shrec_score.server.worker",
-            "--cpu", str(int(c.limit("cpu_seconds"))), "--memory", str(int(c.limit("memory_mb"))), "--parent", str(os.getpid()),
+            "--cpu", str(int(c.limits["cpu_seconds"])), "--memory", str(int(c.limits["memory_mb"])), "--parent", str(os.getpid()),
             c.preset, run, out,
         ]  # fmt: skip
         proc = await asyncio.create_subprocess_exec(*cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-        wall = c.limit("wall_seconds")
+        wall = c.limits["wall_seconds"]
         try:
             _, err = await asyncio.wait_for(proc.communicate(), timeout=wall)
         except BaseException as exc:  # past the wall-clock limit, or cancelled (the server stops: the run stays queued)
@@ -81,7 +81,7 @@ class Scorer:
 
     def _reason(self, status: int | None, err: bytes, run: str, label: str) -> str:
         if status in (-signal.SIGXCPU, -signal.SIGKILL):
-            return f"stopped at the CPU-time limit of {self.contest.limit('cpu_seconds'):g} s"
+            return f"stopped at the CPU-time limit of {self.contest.limits['cpu_seconds']:g} s"
         lines = [ln for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
         text = lines[-1] if lines else f"the scoring ended with status {status}"
         return text.replace(os.path.dirname(run) + os.sep, "").replace(run, label)[:500]  # no server path shown

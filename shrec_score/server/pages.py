@@ -10,7 +10,7 @@ import base64
 import hashlib
 import hmac
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jinja2 import Environment, FileSystemLoader
 from starlette.requests import Request
@@ -18,10 +18,7 @@ from starlette.responses import HTMLResponse, Response
 
 from . import views
 from .contest import now
-from .rules import COOKIE, Failed, Session, refusal
-
-if TYPE_CHECKING:
-    from .service import Server
+from .service import COOKIE, Failed, Server, Session, refusal
 
 EXTRA_CSS = """
 .form{display:grid;gap:.6em;max-width:36em;margin:1em 0}

@@ -1,6 +1,6 @@
 """What the server does for a request: who asks (:meth:`Server.team`), whether a phase admits the
-team, reading the upload under the size limit as it streams in, storing a checked run.  :mod:`.app`
-and :mod:`.pages` call it; it imports neither.
+team, reading the upload under the size limit as it streams in, storing a checked run, and a
+refusal (:class:`Failed`).  :mod:`.app` and :mod:`.pages` call it; it imports neither.
 """
 
 from __future__ import annotations
@@ -23,13 +23,35 @@ from starlette.requests import Request
 from .archive import PIECE, Limits, RunChecker, UploadError, unpack
 from .contest import Contest, Phase, now
 from .jobs import Scorer, stamp
-from .rules import COOKIE, Failed, Session, refusal
 from .store import Refused, Store, Team, fsync_tree
 
 #: A run's name as a participant gives it (it becomes part of a file name).
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 #: Room for the multipart framing and the small fields beside the file.
 FRAMING = 64 << 10
+#: The form's session cookie (its value: a random id of a :class:`Session` kept by the server).
+COOKIE = "shrec_session"
+
+
+class Failed(Exception):
+    """An upload answered with ``status`` and ``body`` (JSON) before it is stored."""
+
+    def __init__(self, status: int, body: dict[str, Any]) -> None:
+        super().__init__(status)
+        self.status = status
+        self.body = body
+
+
+def refusal(status: int, text: str) -> Failed:
+    if status == 422:
+        return Failed(status, {"errors": [{"file": "upload", "line": None, "message": text}]})
+    return Failed(status, {"error": text})
+
+
+@dataclass
+class Session:
+    csrf: str
+    team: Team | None = None
 
 
 class TooLarge(Exception):
@@ -64,10 +86,10 @@ class Server:
 
     @property
     def max_upload(self) -> int:
-        return int(self.contest.limit("max_upload_mb") * (1 << 20))
+        return int(self.contest.limits["max_upload_mb"] * (1 << 20))
 
     def too_large(self, got: str) -> Failed:
-        return refusal(413, f"expected an upload of at most {self.contest.limit('max_upload_mb'):g} MB, got {got}")
+        return refusal(413, f"expected an upload of at most {self.contest.limits['max_upload_mb']:g} MB, got {got}")
 
     async def team(self, request: Request) -> Team | None:
         """The team of the request's bearer token (the API) or of its session (the form)."""
@@ -139,7 +161,7 @@ class Server:
                         raise self.too_large("more")
                     digest.update(piece)
                     out.write(piece)
-            limits = Limits(int(c.limit("max_unpacked_mb")) << 20, int(c.limit("max_members")), c.limit("max_ratio"))
+            limits = Limits(int(c.limits["max_unpacked_mb"]) << 20, int(c.limits["max_members"]), c.limits["max_ratio"])
             staged = os.path.join(work, "run")
             try:
                 unpacked = unpack(received, os.path.basename(upload.filename or "upload"), staged, limits)
