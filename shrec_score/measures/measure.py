@@ -113,20 +113,15 @@ ALIASES = {
 
 #: Other tools' spellings of the cutoff families: (spelling, our name, whose spelling), ``{k}`` the cutoff.
 PATTERN_ALIASES: tuple[tuple[str, str, str], ...] = (
-    ("P_{k}", "P.{k}", "trec_eval"),
-    ("precision@{k}", "P.{k}", "ranx"),
-    ("recall_{k}", "recall.{k}", "trec_eval"),
-    ("recall@{k}", "recall.{k}", "ranx"),
-    ("ndcg_cut_{k}", "ndcg_cut.{k}", "trec_eval"),
-    ("ndcg@{k}", "ndcg_cut.{k}", "ranx"),
+    ("P_{k}", "P.{k}", "trec_eval"), ("precision@{k}", "P.{k}", "ranx"),
+    ("recall_{k}", "recall.{k}", "trec_eval"), ("recall@{k}", "recall.{k}", "ranx"),
+    ("ndcg_cut_{k}", "ndcg_cut.{k}", "trec_eval"), ("ndcg@{k}", "ndcg_cut.{k}", "ranx"),
     ("nDCG@{k}", "ndcg_cut.{k}", "ir_measures"),
-    ("map_cut_{k}", "map_cut.{k}", "trec_eval"),
-    ("map@{k}", "map_cut.{k}", "ranx"),
+    ("map_cut_{k}", "map_cut.{k}", "trec_eval"), ("map@{k}", "map_cut.{k}", "ranx"),
     ("AP@{k}", "map_cut.{k}", "ir_measures"),
-    ("success_{k}", "success.{k}", "trec_eval"),
-    ("hit_rate@{k}", "success.{k}", "ranx"),
+    ("success_{k}", "success.{k}", "trec_eval"), ("hit_rate@{k}", "success.{k}", "ranx"),
     ("Success@{k}", "success.{k}", "ir_measures"),
-)
+)  # fmt: skip
 _PATTERN_ALIAS_RES = tuple(
     (re.compile(re.escape(spelling).replace(re.escape("{k}"), "([1-9][0-9]*)")), target) for spelling, target, _ in PATTERN_ALIASES
 )

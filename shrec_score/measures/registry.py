@@ -5,8 +5,6 @@ listing, the help texts and each measure's direction and trec_eval name (docs/me
 (False, 'P_5', None)
 """
 
-
-
 from __future__ import annotations
 
 import re
@@ -15,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from . import ties
+from . import shapenet, shrec06, ties, treceval
 from .cumgain import gain_at
 from .dcg import dcg
 from .measure import (
@@ -34,34 +32,8 @@ from .measure import (
     register_pattern,
 )
 from .precision import average_precision, precision_at, recall_at, reciprocal_rank
-from .shapenet import average_precision_retrieved as shapenet_ap
-from .shapenet import f1_at_n, ndcg_retrieved, precision_at_n, recall_at_n
-from .shrec06 import (
-    average_dynamic_recall,
-    average_precision_retrieved,
-    false_negatives,
-    false_positives,
-    precision,
-    recall,
-    tier,
-    true_negatives,
-    true_positives,
-)
 from .tiers import E_DEPTH, e_measure, first_tier, nearest_neighbor, second_tier
-from .treceval import (
-    IPREC_LEVELS,
-    bpref,
-    gm_map,
-    iprec_at_recall,
-    map_cut,
-    ndcg,
-    ndcg_cut,
-    num_rel,
-    num_rel_ret,
-    num_ret,
-    set_f,
-    success,
-)
+from .treceval import IPREC_LEVELS
 
 #: The registry's names; the Measure type, the lookup by name and the column helpers come from :mod:`.measure`.
 __all__ = [
@@ -138,16 +110,16 @@ def _graded(
 for _lv in ("highly", "relevant"):
     _C = "Ch" if _lv == "highly" else "Cr"
     _V = "Vh" if _lv == "highly" else "Vr"
-    _graded(f"TP_{_lv}", true_positives, f"SHREC 2006 true positives ({_lv}): {_V}", level=_lv)
-    _graded(f"FP_{_lv}", false_positives, f"SHREC 2006 false positives ({_lv}): Va - {_V}", higher_is_better=False, level=_lv)
-    _graded(f"TN_{_lv}", true_negatives, f"SHREC 2006 true negatives ({_lv}): Ds + {_V} - Va - {_C}", level=_lv)
-    _graded(f"FN_{_lv}", false_negatives, f"SHREC 2006 false negatives ({_lv}): {_C} - {_V}", higher_is_better=False, level=_lv)
-    _graded(f"FT_{_lv}", tier, f"SHREC 2006 First Tier ({_lv}): hits in the first d / d, d = min(Va, {_C})", level=_lv, factor=1)
-    _graded(f"ST_{_lv}", tier, f"SHREC 2006 Second Tier ({_lv}): hits in the first d / d, d = min(Va, 2 {_C})", level=_lv, factor=2)
-    _graded(f"P_{_lv}", precision, f"SHREC 2006 precision ({_lv}): {_V} / Va", level=_lv)
-    _graded(f"R_{_lv}", recall, f"SHREC 2006 recall ({_lv}): {_V} / {_C}", level=_lv)
-    _graded(f"AP_{_lv}", average_precision_retrieved, f"SHREC 2006 average precision ({_lv}): mean precision over the retrieved relevant items", level=_lv, expected=ties.expected_ap_retrieved)
-_graded("ADR", average_dynamic_recall, _summary(average_dynamic_recall))
+    _graded(f"TP_{_lv}", shrec06.true_positives, f"SHREC 2006 true positives ({_lv}): {_V}", level=_lv)
+    _graded(f"FP_{_lv}", shrec06.false_positives, f"SHREC 2006 false positives ({_lv}): Va - {_V}", higher_is_better=False, level=_lv)
+    _graded(f"TN_{_lv}", shrec06.true_negatives, f"SHREC 2006 true negatives ({_lv}): Ds + {_V} - Va - {_C}", level=_lv)
+    _graded(f"FN_{_lv}", shrec06.false_negatives, f"SHREC 2006 false negatives ({_lv}): {_C} - {_V}", higher_is_better=False, level=_lv)
+    _graded(f"FT_{_lv}", shrec06.tier, f"SHREC 2006 First Tier ({_lv}): hits in the first d / d, d = min(Va, {_C})", level=_lv, factor=1)
+    _graded(f"ST_{_lv}", shrec06.tier, f"SHREC 2006 Second Tier ({_lv}): hits in the first d / d, d = min(Va, 2 {_C})", level=_lv, factor=2)
+    _graded(f"P_{_lv}", shrec06.precision, f"SHREC 2006 precision ({_lv}): {_V} / Va", level=_lv)
+    _graded(f"R_{_lv}", shrec06.recall, f"SHREC 2006 recall ({_lv}): {_V} / {_C}", level=_lv)
+    _graded(f"AP_{_lv}", shrec06.average_precision_retrieved, f"SHREC 2006 average precision ({_lv}): mean precision over the retrieved relevant items", level=_lv, expected=ties.expected_ap_retrieved)
+_graded("ADR", shrec06.average_dynamic_recall, _summary(shrec06.average_dynamic_recall))
 
 GAIN_KINDS = ("CG", "DCG", "NCG", "NDCG")
 GAIN_CUTOFFS = (5, 10, 25, 50, 100)
@@ -167,7 +139,8 @@ for _kind in GAIN_KINDS:
 #: The ShapeNet family in the official summary's order, and each one's name there.
 SHAPENET_MEASURES = ("shapenet.P@N", "shapenet.R@N", "shapenet.F1@N", "shapenet.mAP", "shapenet.NDCG")
 SHAPENET_OFFICIAL = {m: m.removeprefix("shapenet.") for m in SHAPENET_MEASURES}
-for _name, _func in zip(SHAPENET_MEASURES, (precision_at_n, recall_at_n, f1_at_n, shapenet_ap, ndcg_retrieved)):
+for _name, _func in zip(SHAPENET_MEASURES, (shapenet.precision_at_n, shapenet.recall_at_n, shapenet.f1_at_n,
+                                     shapenet.average_precision_retrieved, shapenet.ndcg_retrieved)):
     register(Measure(
         _name, _summary(_func), (lambda f: lambda b, s: f(b))(_func), _func, kind="graded",
         params="lists cut at 1000; relevant = grade > 0 (--rel-level does not apply)",
@@ -186,34 +159,34 @@ def _judged(
 ) -> None:
     register(Measure(
         name, _summary(func), lambda b, s: func(b, **kw), func, kind="judged", trec_name=name,
-        params="rel_level: Settings.rel_level, --rel-level" if func not in (ndcg, num_ret) else "", ir_name=ir_name,
+        params="rel_level: Settings.rel_level, --rel-level" if func not in (treceval.ndcg, treceval.num_ret) else "", ir_name=ir_name,
         source=source or _TREC_SOURCE.format(name), aggregate=aggregate, ties_exact=ties_exact,
     ))
 
 
-_judged("ndcg", ndcg)
-_judged("bpref", bpref, ir_name="Bpref", ties_exact=False)
-_judged("num_ret", num_ret, ir_name="NumRet", aggregate="sum")
-_judged("num_rel", num_rel, ir_name="NumRel", aggregate="sum")
-_judged("num_rel_ret", num_rel_ret, ir_name="NumRelRet", aggregate="sum")
-_judged("gm_map", gm_map, aggregate="geometric", ties_exact=False)
-_judged("set_F", set_f, ir_name="SetF")
+_judged("ndcg", treceval.ndcg)
+_judged("bpref", treceval.bpref, ir_name="Bpref", ties_exact=False)
+_judged("num_ret", treceval.num_ret, ir_name="NumRet", aggregate="sum")
+_judged("num_rel", treceval.num_rel, ir_name="NumRel", aggregate="sum")
+_judged("num_rel_ret", treceval.num_rel_ret, ir_name="NumRelRet", aggregate="sum")
+_judged("gm_map", treceval.gm_map, aggregate="geometric", ties_exact=False)
+_judged("set_F", treceval.set_f, ir_name="SetF")
 for _x in IPREC_LEVELS:
     # trec_eval 10's lround cutoff; ir_measures' IPrec@x (pytrec_eval, trec_eval
     # 9's truncation of x R + 0.9) differs on some topics, so it is no alias.
-    _judged(f"iprec_at_recall_{_x:.2f}", iprec_at_recall, source="trec_eval 10.0 m_iprec_at_recall.c", level=_x, rounding="v10", ties_exact=False)
+    _judged(f"iprec_at_recall_{_x:.2f}", treceval.iprec_at_recall, source="trec_eval 10.0 m_iprec_at_recall.c", level=_x, rounding="v10", ties_exact=False)
 
 
 # nDCG@k is not an alias of ndcg_cut.k: NDCG@k (SHREC 2006) differs by one
 # letter's case and means something else; see did_you_mean.
 for _prefix, _jfunc, _ir, _jexp in (
-    ("ndcg_cut", ndcg_cut, None, None),
-    ("map_cut", map_cut, "AP@{k}", ties.expected_map_cut),
-    ("success", success, "Success@{k}", ties.expected_success),
+    ("ndcg_cut", treceval.ndcg_cut, None, None),
+    ("map_cut", treceval.map_cut, "AP@{k}", ties.expected_map_cut),
+    ("success", treceval.success, "Success@{k}", ties.expected_success),
 ):
     _family(
         _prefix, ".", _jfunc, (lambda f: lambda b, k: f(b, k=k))(_jfunc), kind="judged", trec_name=f"{_prefix}_{{k}}",
-        params=f"k: the cutoff in the name ({_prefix}.10)" + ("" if _jfunc is ndcg_cut else "; rel_level: --rel-level"),
+        params=f"k: the cutoff in the name ({_prefix}.10)" + ("" if _jfunc is treceval.ndcg_cut else "; rel_level: --rel-level"),
         ir_name=_ir, source=_TREC_SOURCE.format(_prefix),
         expected=None if _jexp is None else (lambda f: lambda b, k: f(b, k=k))(_jexp),
     )

@@ -106,8 +106,10 @@ class SecurityHeaders:
 
     def __init__(self, app: Any, csp: str) -> None:
         self.app = app
-        self.headers = [(b"content-security-policy", csp.encode()), (b"x-content-type-options", b"nosniff"),
-                        (b"x-frame-options", b"DENY"), (b"referrer-policy", b"no-referrer"), (b"cache-control", b"no-store")]
+        self.headers = [
+            (b"content-security-policy", csp.encode()), (b"x-content-type-options", b"nosniff"),
+            (b"x-frame-options", b"DENY"), (b"referrer-policy", b"no-referrer"), (b"cache-control", b"no-store"),
+        ]  # fmt: skip
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         async def sending(message: Any) -> None:

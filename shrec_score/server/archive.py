@@ -102,7 +102,9 @@ def _safe_name(name: str) -> str:
     return "/".join(parts)
 
 
-def _member(root: str, budget: _Budget, name: str, got: str | None, is_dir: bool, size: int, opener: Callable[[], IO[bytes] | None]) -> None:
+def _member(
+    root: str, budget: _Budget, name: str, got: str | None, is_dir: bool, size: int, opener: Callable[[], IO[bytes] | None]
+) -> None:
     """Write one member under ``root``, or refuse it (``got``: what it is, a link or a special file)."""
     budget.member()
     path = _safe_name(name)
@@ -127,7 +129,9 @@ def _unzip(upload: str, root: str, budget: _Budget) -> None:
     with zipfile.ZipFile(upload) as z:
         for info in z.infolist():
             kind = stat.S_IFMT(info.external_attr >> 16)  # 0: no Unix type recorded (a plain file)
-            got = None if kind in (0, stat.S_IFREG, stat.S_IFDIR) else "a symbolic link" if stat.S_ISLNK(kind) else SPECIAL
+            got: str | None = "a symbolic link" if stat.S_ISLNK(kind) else SPECIAL
+            if kind in (0, stat.S_IFREG, stat.S_IFDIR):
+                got = None
             _member(root, budget, info.filename, got, info.is_dir(), info.file_size, functools.partial(z.open, info))
 
 
@@ -145,7 +149,9 @@ def _untar(upload: str, root: str, budget: _Budget) -> None:
                 budget.add(size)
     with tarfile.open(upload, mode="r|gz") as tar:  # a stream: one pass, no seeking
         for m in tar:
-            got = "a symbolic link" if m.issym() else "a hard link" if m.islnk() else None if m.isfile() or m.isdir() else SPECIAL
+            got: str | None = "a symbolic link" if m.issym() else "a hard link" if m.islnk() else SPECIAL
+            if m.isfile() or m.isdir():
+                got = None
             _member(root, budget, m.name, got, m.isdir(), m.size, functools.partial(tar.extractfile, m))
 
 

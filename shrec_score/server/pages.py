@@ -83,5 +83,6 @@ class Pages:
         if session.team is not None:
             runs = views.run_views(server.contest, await asyncio.to_thread(server.store.runs, session.team.id), now())
         response = self.page("submit.html", status, csrf=session.csrf, team=session.team, errors=errors, receipt=receipt, runs=runs)
-        response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", secure=request.url.scheme == "https", path="/")
+        secure = request.url.scheme == "https"
+        response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", secure=secure, path="/")
         return response

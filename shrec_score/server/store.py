@@ -183,14 +183,16 @@ class Store:
     def run_path(self, row: sqlite3.Row | dict[str, Any]) -> str:
         return os.path.join(self.runs_dir, str(row["id"]), row["entry"])
 
-    def runs(self, team_id: int | None = None, status: str | None = None, run_id: int | None = None) -> list[dict[str, Any]]:
+    def runs(
+        self, team_id: int | None = None, status: str | None = None, run_id: int | None = None
+    ) -> list[dict[str, Any]]:
         """The runs with their team's name, by id; each filter given narrows them."""
         where = {"team_id": team_id, "status": status, "runs.id": run_id}
         query = " AND ".join([f"{k} = ?" for k, v in where.items() if v is not None] or ["1"])
         args = [v for v in where.values() if v is not None]
+        sql = "SELECT runs.*, teams.name AS team FROM runs JOIN teams ON teams.id = runs.team_id"
         with self.connect() as db:
-            sql = f"SELECT runs.*, teams.name AS team FROM runs JOIN teams ON teams.id = runs.team_id WHERE {query} ORDER BY runs.id"
-            return [dict(r) for r in db.execute(sql, args)]
+            return [dict(r) for r in db.execute(f"{sql} WHERE {query} ORDER BY runs.id", args)]
 
     def run(self, run_id: int) -> dict[str, Any] | None:
         return next(iter(self.runs(run_id=run_id)), None)
