@@ -27,10 +27,8 @@ def average_precision(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.nd
     ...                               n_relevant=np.array([5]))[0]), 6)
     0.402239
     """
-    k = n_relevant
-    order = np.arange(1, rel_ranks.shape[1] + 1, dtype=np.float64)
-    prec = order[None, :] / rel_ranks  # inf rank -> 0
-    return undefined_without_relevant(prec.sum(axis=1) / np.maximum(k, 1), k)
+    prec = np.arange(1, rel_ranks.shape[1] + 1, dtype=np.float64) / rel_ranks  # inf rank -> 0
+    return undefined_without_relevant(prec.sum(axis=1) / np.maximum(n_relevant, 1), n_relevant)
 
 
 def precision_at(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, k: int) -> np.ndarray:

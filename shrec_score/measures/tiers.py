@@ -75,8 +75,5 @@ def e_measure(
     ...           n_retrieved=np.array([100])).tolist() == [2 * 3 / (32 + 5)]
     True
     """
-    k = n_relevant
     h = hits_within(rel_ranks, depth)
-    retrieved = np.minimum(depth, n_retrieved)
-    denom = np.maximum(retrieved + k, 1)
-    return undefined_without_relevant(2.0 * h / denom, k)
+    return undefined_without_relevant(2.0 * h / np.maximum(np.minimum(depth, n_retrieved) + n_relevant, 1), n_relevant)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -32,12 +32,17 @@ def create_app(contest: Contest) -> Starlette:
     server = Server(contest, store, RunChecker(contest.preset), RateLimiter(contest.limits["rate_limit"]))
     pages = Pages(server)
 
-    async def bearer_team(request: Request) -> Team | None:
-        return await server.team(request) if _bearer(request) else None
+    def with_team(handler: Callable[[Request, Team], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+        """``handler`` for the team of the request's bearer token; 401 without one."""
 
-    async def post_run(request: Request) -> Response:
-        if (team := await bearer_team(request)) is None:
-            return _unauthorized()
+        async def endpoint(request: Request) -> Response:
+            team = await server.team(request) if _bearer(request) else None
+            return _unauthorized() if team is None else await handler(request, team)
+
+        return endpoint
+
+    @with_team
+    async def post_run(request: Request, team: Team) -> Response:
         try:
             phase = server.admit(team)
             form = await server.read_form(request)
@@ -49,15 +54,13 @@ def create_app(contest: Contest) -> Starlette:
             return JSONResponse(exc.body, exc.status)
         return JSONResponse({k: body[k] for k in ("id", "name", "status", "phase", "sha256")} | {"run": body["label"]}, 201)
 
-    async def list_runs(request: Request) -> Response:
-        if (team := await bearer_team(request)) is None:
-            return _unauthorized()
+    @with_team
+    async def list_runs(request: Request, team: Team) -> Response:
         runs = await asyncio.to_thread(store.runs, team.id)
         return JSONResponse({"team": team.name, "runs": views.run_views(contest, runs, now())})
 
-    async def get_run(request: Request) -> Response:
-        if (team := await bearer_team(request)) is None:
-            return _unauthorized()
+    @with_team
+    async def get_run(request: Request, team: Team) -> Response:
         run = await asyncio.to_thread(store.run, request.path_params["run_id"])
         if run is None or run["team_id"] != team.id:  # another team's run is as absent as no run
             return JSONResponse({"error": "no such run of your team"}, 404)
