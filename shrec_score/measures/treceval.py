@@ -84,13 +84,11 @@ class JudgedBlock:
         return counts.shape[1] - passed
 
 
-def _discount(width: int) -> np.ndarray:
-    return 1.0 / np.log2(np.arange(2, width + 2, dtype=np.float64))
-
-
 def _dcg(gains: np.ndarray, k: int | None) -> np.ndarray:
+    """sum_i g_i / log2(i + 1) over the first k ranks (all with None)."""
     g = gains if k is None else gains[:, :k]
-    return np.asarray((g * _discount(g.shape[1])).sum(axis=1), dtype=np.float64)
+    discount = 1.0 / np.log2(np.arange(2, g.shape[1] + 2, dtype=np.float64))
+    return np.asarray((g * discount).sum(axis=1), dtype=np.float64)
 
 
 def _normalised(dcg: np.ndarray, ideal: np.ndarray) -> np.ndarray:
