@@ -70,8 +70,7 @@ def f1_at_n(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
     """
     p, r = precision_at_n(b, cutoff=cutoff), recall_at_n(b, cutoff=cutoff)
     s = p + r
-    with np.errstate(invalid="ignore"):  # NaN where R@N is
-        f1 = np.where(s > 0, 2 * p * r / np.where(s > 0, s, 1.0), 0.0)
+    f1 = np.where(s > 0, 2 * p * r / np.where(s > 0, s, 1.0), 0.0)
     return np.where(np.isnan(r), np.nan, f1)
 
 
