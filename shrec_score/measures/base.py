@@ -13,12 +13,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class TieMeans:
-    """A dense block's tie groups under ``ties="expected"``, per rank (shape
-    of the block's gain matrix): the group's mean gain and mean relevance
-    indicators (the exact expectation at that rank over every order inside
-    the group), and where the group starts (0-based) and how many entries it
-    holds.  Every measure linear in the per-rank gains reads the means;
-    the others use ``start`` / ``size`` (:mod:`shrec_score.measures.ties`)."""
+    """A dense block's tie groups under ``ties="expected"``, per rank: the group's mean gain and
+    relevance indicators (the exact expectation at that rank), where it starts (0-based) and its
+    size.  Measures linear in the per-rank gains read the means, the others ``start`` / ``size``."""
 
     gain: np.ndarray
     highly: np.ndarray
@@ -29,25 +26,13 @@ class TieMeans:
 
 @dataclass(frozen=True)
 class RankBlock:
-    """Where the relevant items of a block of queries landed.
-
-    Attributes
-    ----------
-    rel_ranks : ndarray of float64, shape (n_queries, k_max)
-        Row q holds the 1-based ranks of the relevant items retrieved for
-        query q, ascending, padded with ``inf`` (unretrieved relevant items and
-        the columns past the query's K are ``inf``).  ``k_max >= 1``.
-    n_relevant : ndarray of int64, shape (n_queries,)
-        K: relevant items in the collection (the query itself excluded).
-    n_retrieved : ndarray of int64, shape (n_queries,)
-        Va: length of the ranked list.
-    group_start, group_size : ndarray of float64 like ``rel_ranks``, or None
-        Only under ``ties="expected"``: for each relevant item, the number of
-        entries ranked before its tie group and the group's size (0 in the
-        padding).  ``rel_ranks`` then holds one order (relevant items first
-        inside each group); the measures take the mean over all orders
-        (:mod:`shrec_score.measures.ties`).
-    """
+    """Where the relevant items of a block of queries landed: ``rel_ranks`` (float64, queries x
+    k_max >= 1) row q the 1-based ranks of query q's retrieved relevant items, ascending, padded
+    with ``inf`` (unretrieved, and past its K); ``n_relevant`` K (int64, the query itself
+    excluded); ``n_retrieved`` Va, the list's length.  Only under ``ties="expected"``,
+    ``group_start`` / ``group_size`` (like ``rel_ranks``): per relevant item the entries ranked
+    before its tie group and the group's size (0 in the padding); ``rel_ranks`` then holds one
+    order and the measures take the mean over all (:mod:`shrec_score.measures.ties`)."""
 
     rel_ranks: np.ndarray
     n_relevant: np.ndarray
@@ -69,12 +54,9 @@ class RankBlock:
 def hits_within(rel_ranks: np.ndarray, depth: float | np.ndarray) -> np.ndarray:
     """Number of relevant items ranked at or above ``depth`` (scalar or per row)."""
     depth = np.asarray(depth, dtype=np.float64)
-    if depth.ndim == 1:
-        depth = depth[:, None]
-    return (rel_ranks <= depth).sum(axis=1)
+    return (rel_ranks <= (depth[:, None] if depth.ndim else depth)).sum(axis=1)
 
 
 def undefined_without_relevant(values: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
     """Queries with no relevant item (K = 0) get NaN: listed, left out of means."""
-    values = np.asarray(values, dtype=np.float64)
-    return np.where(n_relevant > 0, values, np.nan)
+    return np.where(n_relevant > 0, np.asarray(values, dtype=np.float64), np.nan)

@@ -37,9 +37,7 @@ def discounted_cumulated_gain(gains: np.ndarray) -> np.ndarray:
 def ideal_gains(b: GainBlock, width: int) -> np.ndarray:
     """Ideal gain vectors: Ch items of the top grade, then Cm of grade 1, then 0."""
     i = np.arange(width)[None, :]
-    ch = b.n_highly[:, None]
-    cr = b.n_relevant[:, None]
-    return np.where(i < ch, b.top, np.where(i < cr, 1, 0)).astype(np.int8)
+    return np.where(i < b.n_highly[:, None], b.top, i < b.n_relevant[:, None]).astype(np.int8)
 
 
 def normalized(vec: np.ndarray, ideal_vec: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
@@ -59,16 +57,9 @@ def gain_vectors(b: GainBlock, width: int) -> dict[str, np.ndarray]:
         g = np.pad(g, ((0, 0), (0, width - g.shape[1])))
     ideal_width = max(width, int(b.n_relevant.max(initial=0)))
     ideal = ideal_gains(b, ideal_width)
-    cg = cumulated_gain(g).astype(np.float64)
-    dcg = discounted_cumulated_gain(g)
-    icg = cumulated_gain(ideal).astype(np.float64)
-    idcg = discounted_cumulated_gain(ideal)
-    out = {
-        "CG": cg,
-        "DCG": dcg,
-        "NCG": normalized(cg, icg, b.n_relevant),
-        "NDCG": normalized(dcg, idcg, b.n_relevant),
-    }
+    cg, dcg = cumulated_gain(g).astype(np.float64), discounted_cumulated_gain(g)
+    icg, idcg = cumulated_gain(ideal).astype(np.float64), discounted_cumulated_gain(ideal)
+    out = {"CG": cg, "DCG": dcg, "NCG": normalized(cg, icg, b.n_relevant), "NDCG": normalized(dcg, idcg, b.n_relevant)}
     past_end = np.arange(1, width + 1)[None, :] > b.n_retrieved[:, None]
     return {k: np.where(past_end, np.nan, v) for k, v in out.items()}
 

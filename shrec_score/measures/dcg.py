@@ -29,7 +29,6 @@ def dcg(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
 
     with binary gains G_i.  NaN when K = 0.
 
-    >>> import numpy as np
     >>> round(float(dcg(np.array([[1.0, 2.0, np.inf]]), n_relevant=np.array([3]))[0]), 6)
     0.760188
     """

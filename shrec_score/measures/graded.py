@@ -15,25 +15,10 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class GainBlock:
-    """Gain vectors of a block of queries.
-
-    Attributes
-    ----------
-    gains : ndarray of int8, shape (n_queries, width)
-        G[i]: gain of the item at rank i + 1 (2 highly relevant, 1 marginally
-        relevant, 0 not), padded with 0 past the end of each list.  With
-        binary relevance every relevant item has gain ``top`` = 1.
-    n_retrieved : ndarray of int64, shape (n_queries,)
-        Va, the length of each ranked list.
-    n_highly : ndarray of int64
-        Ch, highly relevant items in the collection (gain >= ``top``).
-    n_relevant : ndarray of int64
-        Cr = Ch + Cm, relevant items in the collection (gain >= 1).
-    collection_size : int
-        Ds.
-    top : int
-        The highest grade (2 graded, 1 binary: then highly = relevant).
-    """
+    """Gain vectors of a block of queries: ``gains`` (int8, queries x width) G[i] the gain at rank
+    i + 1 (2 highly relevant, 1 marginally, 0 not; padded with 0), ``n_retrieved`` Va (int64 per
+    query), ``n_highly`` Ch (gain >= ``top``), ``n_relevant`` Cr = Ch + Cm (gain >= 1),
+    ``collection_size`` Ds, ``top`` the highest grade (2 graded; 1 binary: highly = relevant)."""
 
     gains: np.ndarray
     n_retrieved: np.ndarray
@@ -41,8 +26,7 @@ class GainBlock:
     n_relevant: np.ndarray
     collection_size: int
     top: int = 2
-    #: Under ``ties="expected"``: the tie groups' means (``highly`` at grade
-    #: ``top``, ``relevant`` at grade >= 1); ``gains`` keeps one order.
+    #: Under ``ties="expected"``: the tie groups' means; ``gains`` keeps one order.
     ties: TieMeans | None = None
 
     @property
@@ -63,8 +47,7 @@ class GainBlock:
     def level(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(is-relevant matrix, C) for ``"highly"`` or ``"relevant"``; under
         ``ties="expected"`` the matrix holds the expected indicator (a float)."""
+        highly = name == "highly"
         if self.ties is not None:
-            return (self.ties.highly, self.n_highly) if name == "highly" else (self.ties.relevant, self.n_relevant)
-        if name == "highly":
-            return self.gains >= self.top, self.n_highly
-        return self.gains >= 1, self.n_relevant
+            return (self.ties.highly, self.n_highly) if highly else (self.ties.relevant, self.n_relevant)
+        return (self.gains >= self.top, self.n_highly) if highly else (self.gains >= 1, self.n_relevant)

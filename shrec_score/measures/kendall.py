@@ -14,19 +14,16 @@ import numpy as np
 
 
 def _dense_ranks(sorted_values: np.ndarray) -> np.ndarray:
-    """0-based dense ranks of an already sorted array."""
-    if sorted_values.size == 0:
-        return np.zeros(0, dtype=np.int64)
+    """0-based dense ranks of an already sorted array (not empty)."""
     return np.concatenate([[0], np.cumsum(sorted_values[1:] != sorted_values[:-1])]).astype(np.int64)
 
 
 def count_inversions(a: np.ndarray) -> int:
     """Number of pairs i < j with a[i] > a[j] (strictly), for integers a >= 0.
 
-    Bottom-up merge sort, each pass vectorised: blocks of width w are sorted;
-    for every element of a right block, the elements of its left block that
-    are greater are counted with one global ``searchsorted`` (blocks are kept
-    apart by adding ``pair * base`` to the values).  log2(n) passes.
+    Bottom-up merge sort in log2(n) vectorised passes: for every element of a right block, the
+    greater ones of its left block are counted by one ``searchsorted`` (blocks kept apart by adding
+    ``pair * base`` to the values).
 
     >>> count_inversions(np.array([3, 1, 2, 0]))
     5
@@ -37,8 +34,7 @@ def count_inversions(a: np.ndarray) -> int:
         return 0
     base = int(a.max()) + 1
     idx = np.arange(n, dtype=np.int64)
-    inversions = 0
-    width = 1
+    inversions, width = 0, 1
     while width < n:
         pair = idx // (2 * width)
         in_right = (idx % (2 * width)) >= width
@@ -76,8 +72,7 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     >>> kendall_tau_b(np.array([1, 2, 3]), np.array([3, 2, 1]))
     -1.0
     """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError(f"x and y must be 1-D and of the same length; got {x.shape} and {y.shape}")
     n = x.size

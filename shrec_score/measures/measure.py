@@ -1,10 +1,6 @@
-"""What a measure is, and how a name finds one (docs/measures.md).
-
-:class:`Measure` is a named per-query measure, :class:`Settings` every
-setting that changes a number.  The registry (:mod:`.registry`) fills the
-store with :func:`register` and :func:`register_pattern` (``prefix@k``
-families); :func:`get_measure` resolves an alias, a registered name or a
-family with its cutoff.
+"""What a measure is (:class:`Measure`, :class:`Settings`), and how a name finds one: the
+registry (:mod:`.registry`) fills the store with :func:`register` and :func:`register_pattern`
+(``prefix@k`` families), :func:`get_measure` resolves a name (docs/measures.md).
 
 >>> get_measure("mAP").name, get_measure("P_5").name, get_measure("ndcg@10").trec_name
 ('AP', 'P.5', 'ndcg_cut_10')
@@ -58,15 +54,10 @@ class Settings:
 
 @dataclass(frozen=True)
 class Measure:
-    """A named per-query measure and its semantics.
-
-    ``compute(block, settings)`` gives one value per query; ``func`` is the
-    measure function (its docstring has the formula); ``kind`` the block it
-    reads (``"binary"``: RankBlock, ``"graded"``: GainBlock, ``"judged"``:
-    JudgedBlock); ``trec_name`` only where our value equals trec_eval's;
-    ``aggregate`` how per-query values become a run's (``"mean"``,
-    ``"geometric"`` for gm_map, ``"sum"`` for trec_eval's counts).
-    """
+    """A named per-query measure: ``compute(block, settings)`` gives one value per query, ``func``
+    has the formula in its docstring, ``kind`` names the block it reads (``"binary"``: RankBlock,
+    ``"graded"``: GainBlock, ``"judged"``: JudgedBlock), ``trec_name`` is set only where our value
+    equals trec_eval's, ``aggregate`` makes a run's value (``"mean"``, ``"geometric"``, ``"sum"``)."""
 
     name: str
     summary: str
@@ -79,8 +70,7 @@ class Measure:
     ir_name: str | None = None
     source: str = ""
     aggregate: str = "mean"
-    #: ``compute(block, settings)`` under ``ties="expected"`` when ``compute``
-    #: itself is not linear in the block's (group-averaged) values; None: ``compute``.
+    #: ``compute`` under ``ties="expected"`` where it is not linear in the group-averaged values.
     expected: Callable[..., np.ndarray] | None = None
     #: False: no exact expectation over tied orders is known; refused under ``ties="expected"``.
     ties_exact: bool = True
@@ -96,14 +86,12 @@ class Measure:
 
 
 class Pattern(NamedTuple):
-    """A family of measures named ``prefix@k``, built on demand."""
+    """A family of measures named ``prefix@k``, built on demand: ``make(*ints)``, one per group of
+    ``regex``; ``make(*placeholders)`` is the listing's template (``P@k``, ``P(rel=r)@k``)."""
 
     prefix: str
     regex: re.Pattern[str]
-    #: make(*params) -> Measure, one int per group of ``regex``; ``make(*placeholders)``
-    #: gives the template shown in listings (its ``compute`` raises TypeError).
     make: Callable[..., Measure]
-    #: The listing's names of the parameters (``P@k``, ``P(rel=r)@k``).
     placeholders: tuple[str, ...] = ("k",)
 
     def template(self) -> Measure:
@@ -125,20 +113,15 @@ ALIASES = {
 
 #: Other tools' spellings of the cutoff families: (spelling, our name, whose spelling), ``{k}`` the cutoff.
 PATTERN_ALIASES: tuple[tuple[str, str, str], ...] = (
-    ("P_{k}", "P.{k}", "trec_eval"),
-    ("precision@{k}", "P.{k}", "ranx"),
-    ("recall_{k}", "recall.{k}", "trec_eval"),
-    ("recall@{k}", "recall.{k}", "ranx"),
-    ("ndcg_cut_{k}", "ndcg_cut.{k}", "trec_eval"),
-    ("ndcg@{k}", "ndcg_cut.{k}", "ranx"),
+    ("P_{k}", "P.{k}", "trec_eval"), ("precision@{k}", "P.{k}", "ranx"),
+    ("recall_{k}", "recall.{k}", "trec_eval"), ("recall@{k}", "recall.{k}", "ranx"),
+    ("ndcg_cut_{k}", "ndcg_cut.{k}", "trec_eval"), ("ndcg@{k}", "ndcg_cut.{k}", "ranx"),
     ("nDCG@{k}", "ndcg_cut.{k}", "ir_measures"),
-    ("map_cut_{k}", "map_cut.{k}", "trec_eval"),
-    ("map@{k}", "map_cut.{k}", "ranx"),
+    ("map_cut_{k}", "map_cut.{k}", "trec_eval"), ("map@{k}", "map_cut.{k}", "ranx"),
     ("AP@{k}", "map_cut.{k}", "ir_measures"),
-    ("success_{k}", "success.{k}", "trec_eval"),
-    ("hit_rate@{k}", "success.{k}", "ranx"),
+    ("success_{k}", "success.{k}", "trec_eval"), ("hit_rate@{k}", "success.{k}", "ranx"),
     ("Success@{k}", "success.{k}", "ir_measures"),
-)
+)  # fmt: skip
 _PATTERN_ALIAS_RES = tuple(
     (re.compile(re.escape(spelling).replace(re.escape("{k}"), "([1-9][0-9]*)")), target) for spelling, target, _ in PATTERN_ALIASES
 )
@@ -163,15 +146,13 @@ def get_measure(name: str) -> Measure:
     """The measure called ``name`` (``P@10`` style names built on demand); KeyError for an unknown name."""
     name = ALIASES.get(name, name)
     for alias, target in _PATTERN_ALIAS_RES:
-        m = alias.fullmatch(name)
-        if m:
+        if m := alias.fullmatch(name):
             name = target.format(k=m.group(1))
             break
     if name in REGISTRY:
         return REGISTRY[name]
     for pattern in PATTERNS:
-        m = pattern.regex.fullmatch(name)
-        if m:
+        if m := pattern.regex.fullmatch(name):
             return pattern.make(*(int(g) for g in m.groups()))
     raise KeyError(name)
 
@@ -203,9 +184,7 @@ def did_you_mean(name: str) -> str:
 
     m = re.search(r"[0-9]+$", name)
     near = difflib.get_close_matches(name, spellings(m.group(0) if m else "k"), n=3, cutoff=0.75)
-    if not near:
-        return ""
-    return f" (did you mean {' or '.join(repr(n) for n in near)}?)"
+    return f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else ""
 
 
 def known_measures() -> list[str]:
@@ -222,7 +201,8 @@ OTHER_COLUMNS: dict[str, bool | None] = {"rank": None, "run": None, "queries": N
 
 
 def column_higher_is_better(column: str) -> bool | None:
-    """Which way is better in a leaderboard column: a measure's direction, :data:`OTHER_COLUMNS`' entry, None for bootstrap bounds (no direction), True for any other column.
+    """Which way is better in a leaderboard column: a measure's direction, :data:`OTHER_COLUMNS`'
+    entry, None for bootstrap bounds (no direction), True for any other column.
 
     >>> [column_higher_is_better(c) for c in ("AP", "FP_highly", "tau_b_std", "AP_ci_low", "my_score")]
     [True, False, None, None, True]

@@ -51,15 +51,8 @@ def map_at_r(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
 
 
 def expected_map_at_r(block: RankBlock) -> np.ndarray:
-    """Exact expected MAP@R over every order inside each tie group.
-
-    MAP@R is trec_eval's ``map_cut.k`` with the cutoff k = R of each query,
-    so its expectation is the one of :func:`~shrec_score.measures.ties.expected_precision_sum`
-    with a cutoff per query: for a relevant item of a group of n entries
-    (r relevant, s entries and b relevant items before it),
-    (1/n) sum_{p=1}^{m} (b + 1 + (p - 1)(r - 1)/(n - 1)) / (s + p), m = clip(R - s, 0, n),
-    summed over the items and divided by R.  NaN when K = 0.
-    """
+    """Exact expected MAP@R over every order inside each tie group: map_cut's expectation with
+    the cutoff k = R of each query (docs/ties.md, "Average precision").  NaN when K = 0."""
     k = block.n_relevant
     total = ties.expected_precision_sum(ties.Items.of(block), k.astype(np.float64))
     return undefined_without_relevant(total / np.maximum(k, 1), k)
@@ -91,9 +84,7 @@ def ambiguous_recall(name: object) -> str | None:
     in the first 1 / K: ask for 'recall.1') or the metric-learning Recall@1 (1 if a relevant item
     is in the first 1: ask for 'success.1')
     """
-    if not isinstance(name, str):
-        return None
-    m = _RECALL.fullmatch(name)
+    m = _RECALL.fullmatch(name) if isinstance(name, str) else None
     if m is None:
         return None
     k = m.group(1)

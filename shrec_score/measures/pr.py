@@ -24,9 +24,7 @@ def precision_at_hits(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.nd
     return np.where(k[None, :] <= n_relevant[:, None], prec, np.nan)
 
 
-def pr_curve(
-    rel_ranks: np.ndarray, *, n_relevant: np.ndarray, levels: np.ndarray = PR_LEVELS
-) -> np.ndarray:
+def pr_curve(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, levels: np.ndarray = PR_LEVELS) -> np.ndarray:
     """Per-query precision at the given recall levels, PSB convention.
 
     The precision at the k-th hit is k / rank_k.  At recall level r the
@@ -38,13 +36,8 @@ def pr_curve(
                (P_{\\lceil p \\rceil} - P_{\\lfloor p \\rfloor}), \\quad p = rK
 
     A query does not contribute to levels below 1/K (p < 1): those cells are
-    NaN, and so is every cell of a query with K = 0.
+    NaN, and so is every cell of a query with K = 0.  Shape (n_queries, len(levels)).
 
-    Returns
-    -------
-    ndarray of float64, shape (n_queries, len(levels))
-
-    >>> import numpy as np
     >>> r = np.array([[1.0, 4.0, 10.0, 41.0, 44.0]])
     >>> pr_curve(r, n_relevant=np.array([5]), levels=np.array([0.1, 0.2, 0.3, 1.0])).round(6).tolist()
     [[nan, 1.0, 0.75, 0.113636]]
@@ -63,10 +56,5 @@ def interpolate_pr(prec: np.ndarray, *, n_relevant: np.ndarray, levels: np.ndarr
     frac = np.where(pos - lo > _EPS, pos - lo, 0.0)
     hi = np.where(frac > 0, lo + 1, lo)
     width = prec.shape[1]
-    lo_i = np.clip(lo.astype(np.int64) - 1, 0, width - 1)
-    hi_i = np.clip(hi.astype(np.int64) - 1, 0, width - 1)
-    p_lo = np.take_along_axis(prec, lo_i, axis=1)
-    p_hi = np.take_along_axis(prec, hi_i, axis=1)
-    out = p_lo + frac * (p_hi - p_lo)
-    valid = (lo >= 1) & (k > 0)
-    return np.where(valid, out, np.nan)
+    p_lo, p_hi = (np.take_along_axis(prec, np.clip(x.astype(np.int64) - 1, 0, width - 1), axis=1) for x in (lo, hi))
+    return np.where((lo >= 1) & (k > 0), p_lo + frac * (p_hi - p_lo), np.nan)

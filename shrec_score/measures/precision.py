@@ -23,15 +23,12 @@ def average_precision(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.nd
     items that were not retrieved contribute 0.  Its mean over queries is mAP.
     NaN when K = 0.
 
-    >>> import numpy as np
     >>> round(float(average_precision(np.array([[1.0, 4.0, 10.0, 41.0, 44.0]]),
     ...                               n_relevant=np.array([5]))[0]), 6)
     0.402239
     """
-    k = n_relevant
-    order = np.arange(1, rel_ranks.shape[1] + 1, dtype=np.float64)
-    prec = order[None, :] / rel_ranks  # inf rank -> 0
-    return undefined_without_relevant(prec.sum(axis=1) / np.maximum(k, 1), k)
+    prec = np.arange(1, rel_ranks.shape[1] + 1, dtype=np.float64) / rel_ranks  # inf rank -> 0
+    return undefined_without_relevant(prec.sum(axis=1) / np.maximum(n_relevant, 1), n_relevant)
 
 
 def precision_at(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, k: int) -> np.ndarray:
@@ -42,7 +39,6 @@ def precision_at(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, k: int) -> np
     As trec_eval's ``P_k``: the divisor is k even when fewer items were
     retrieved.  NaN when K = 0.
 
-    >>> import numpy as np
     >>> precision_at(np.array([[1.0, 4.0, 10.0]]), n_relevant=np.array([3]), k=5).tolist()
     [0.4]
     """
@@ -56,7 +52,6 @@ def recall_at(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, k: int) -> np.nd
 
     NaN when K = 0.
 
-    >>> import numpy as np
     >>> recall_at(np.array([[1.0, 4.0, 10.0]]), n_relevant=np.array([4]), k=5).tolist()
     [0.5]
     """
@@ -70,7 +65,6 @@ def reciprocal_rank(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndar
 
     As trec_eval's ``recip_rank``.  NaN when K = 0.
 
-    >>> import numpy as np
     >>> reciprocal_rank(np.array([[4.0, 10.0], [np.inf, np.inf]]), n_relevant=np.array([2, 2])).tolist()
     [0.25, 0.0]
     """

@@ -1,32 +1,21 @@
-"""Registry of measures by name: the single source of the CSV columns, the
-``shrec-score measures`` listing, the help texts and the semantics every
-renderer and test relies on.
+"""Registry of measures by name: the one source of the CSV columns, the ``shrec-score measures``
+listing, the help texts and each measure's direction and trec_eval name (docs/measures.md).
 
-Each :class:`Measure` says which way is better (``higher_is_better``) and,
-only where our value equals trec_eval's exactly, trec_eval's name
-(``trec_name``).  :func:`column_higher_is_better` answers the direction
-question for any leaderboard column, measure or not, and
-:func:`measure_table` / :func:`measure_listing` give the listing.
-
->>> get_measure("FP_relevant").higher_is_better, get_measure("P@5").trec_name
-(False, 'P_5')
->>> get_measure("NDCG@10").trec_name is None  # SHREC 2006 NDCG is not ndcg_cut_10
-True
+>>> get_measure("FP_relevant").higher_is_better, get_measure("P@5").trec_name, get_measure("NDCG@10").trec_name
+(False, 'P_5', None)
 """
-
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
-from . import ties
-from .base import RankBlock
+from . import shapenet, shrec06, ties, treceval
 from .cumgain import gain_at
 from .dcg import dcg
-from .graded import GainBlock
 from .measure import (
     ALIASES,
     DISPLAY,
@@ -43,35 +32,8 @@ from .measure import (
     register_pattern,
 )
 from .precision import average_precision, precision_at, recall_at, reciprocal_rank
-from .shapenet import average_precision_retrieved as shapenet_ap
-from .shapenet import f1_at_n, ndcg_retrieved, precision_at_n, recall_at_n
-from .shrec06 import (
-    average_dynamic_recall,
-    average_precision_retrieved,
-    false_negatives,
-    false_positives,
-    precision,
-    recall,
-    tier,
-    true_negatives,
-    true_positives,
-)
 from .tiers import E_DEPTH, e_measure, first_tier, nearest_neighbor, second_tier
-from .treceval import (
-    IPREC_LEVELS,
-    JudgedBlock,
-    bpref,
-    gm_map,
-    iprec_at_recall,
-    map_cut,
-    ndcg,
-    ndcg_cut,
-    num_rel,
-    num_rel_ret,
-    num_ret,
-    set_f,
-    success,
-)
+from .treceval import IPREC_LEVELS
 
 #: The registry's names; the Measure type, the lookup by name and the column helpers come from :mod:`.measure`.
 __all__ = [
@@ -97,56 +59,45 @@ def _binary(name: str, func: Callable[..., np.ndarray], trec_name: str | None, e
 _binary("NN", nearest_neighbor, "P_1", lambda b, s: ties.expected_share(b, 1, 1))
 _binary("FT", first_tier, "Rprec", lambda b, s: ties.expected_share(b, b.n_relevant, b.n_relevant))
 _binary("ST", second_tier, None, lambda b, s: ties.expected_share(b, 2 * b.n_relevant, b.n_relevant))
-register(
-    Measure(
-        "E",
-        f"E-measure as published by SHREC and the PSB: F1 over the first e_depth (default {E_DEPTH}) results.",
-        lambda b, s: e_measure(b.rel_ranks, n_relevant=b.n_relevant, n_retrieved=b.n_retrieved, depth=s.e_depth),
-        e_measure,
-        params="e_depth: Settings.e_depth, --e-depth",
-        expected=lambda b, s: ties.expected_e(b, s.e_depth),
-    )
-)
+register(Measure(
+    "E", f"E-measure as published by SHREC and the PSB: F1 over the first e_depth (default {E_DEPTH}) results.",
+    lambda b, s: e_measure(b.rel_ranks, n_relevant=b.n_relevant, n_retrieved=b.n_retrieved, depth=s.e_depth),
+    e_measure, params="e_depth: Settings.e_depth, --e-depth", expected=lambda b, s: ties.expected_e(b, s.e_depth),
+))
 _binary("DCG", dcg, None, lambda b, s: ties.expected_dcg(b))  # PSB-normalised over the whole list: no trec_eval equivalent
 _binary("AP", average_precision, "map", lambda b, s: ties.expected_ap(b))
 _binary("RR", reciprocal_rank, "recip_rank", lambda b, s: ties.expected_rr(b))
 
 
-def _cutoff_value(k: int | str, prefix: str) -> int:
-    """The cutoff of a ``prefix@k`` measure; the listing's template ``prefix@k`` computes nothing."""
-    if isinstance(k, str):
-        raise TypeError(f"{prefix}@k is the listing's template; name a cutoff, e.g. {prefix}@10")
-    return k
-
-
-def _cutoff(prefix: str, func: Callable[..., np.ndarray], trec_prefix: str, divisor: Callable[[RankBlock, int], np.ndarray | float]) -> None:
-    """Register ``prefix@k``: ``func`` on the ranks, and under ``--ties expected``
-    the expected share of relevant items in the first k places over ``divisor(block, k)``."""
+def _family(
+    prefix: str, sep: str, func: Callable[..., np.ndarray], compute: Callable[[Any, int], np.ndarray], *, params: str,
+    expected: Callable[[Any, int], np.ndarray] | None = None, summary: str = "", kind: str = "binary",
+    trec_name: str | None = None, ir_name: str | None = None, source: str = "",
+) -> None:
+    """Register the family ``prefix<sep>k``: ``compute(block, k)``, and ``expected(block, k)`` under
+    ``--ties expected``; ``{k}`` in ``trec_name`` / ``ir_name`` is the cutoff."""
 
     def make(k: int | str) -> Measure:
-        def compute(b: RankBlock, s: Settings) -> np.ndarray:
-            cut = _cutoff_value(k, prefix)
-            return func(b.rel_ranks, n_relevant=b.n_relevant, k=cut)
-
-        def expected(b: RankBlock, s: Settings) -> np.ndarray:
-            cut = _cutoff_value(k, prefix)
-            return ties.expected_share(b, cut, divisor(b, cut))
+        def cut() -> int:
+            if isinstance(k, str):  # the listing's template computes nothing
+                raise TypeError(f"{prefix}@k is the listing's template; name a cutoff, e.g. {prefix}@10")
+            return k
 
         return Measure(
-            f"{prefix}@{k}",
-            _summary(func),
-            compute,
-            func,
-            trec_name=f"{trec_prefix}_{k}",
-            params=f"k: the cutoff in the name ({prefix}@10)",
-            expected=expected,
+            f"{prefix}{sep}{k}", summary or _summary(func), lambda b, s: compute(b, cut()), func, kind=kind,
+            trec_name=trec_name and trec_name.format(k=k), params=params, ir_name=ir_name and ir_name.format(k=k),
+            source=source, expected=None if expected is None else lambda b, s: expected(b, cut()),
         )
 
-    register_pattern(prefix, rf"{re.escape(prefix)}@([1-9][0-9]*)", make)
+    register_pattern(prefix, rf"{re.escape(prefix)}{re.escape(sep)}([1-9][0-9]*)", make)
 
 
-_cutoff("P", precision_at, "P", lambda b, k: k)  # divisor k, as trec_eval's P_k
-_cutoff("R", recall_at, "recall", lambda b, k: b.n_relevant)  # divisor K, as trec_eval's recall_k
+# P@k divides by k as trec_eval's P_k, R@k by K as its recall_k; under --ties expected both are
+# the expected hits in the first k over that divisor.
+_family("P", "@", precision_at, lambda b, k: precision_at(b.rel_ranks, n_relevant=b.n_relevant, k=k), trec_name="P_{k}",
+        params="k: the cutoff in the name (P@10)", expected=lambda b, k: ties.expected_share(b, k, k))
+_family("R", "@", recall_at, lambda b, k: recall_at(b.rel_ranks, n_relevant=b.n_relevant, k=k), trec_name="recall_{k}",
+        params="k: the cutoff in the name (R@10)", expected=lambda b, k: ties.expected_share(b, k, b.n_relevant))
 
 
 def _graded(
@@ -159,66 +110,43 @@ def _graded(
 for _lv in ("highly", "relevant"):
     _C = "Ch" if _lv == "highly" else "Cr"
     _V = "Vh" if _lv == "highly" else "Vr"
-    _graded(f"TP_{_lv}", true_positives, f"SHREC 2006 true positives ({_lv}): {_V}", level=_lv)
-    _graded(f"FP_{_lv}", false_positives, f"SHREC 2006 false positives ({_lv}): Va - {_V}", higher_is_better=False, level=_lv)
-    _graded(f"TN_{_lv}", true_negatives, f"SHREC 2006 true negatives ({_lv}): Ds + {_V} - Va - {_C}", level=_lv)
-    _graded(f"FN_{_lv}", false_negatives, f"SHREC 2006 false negatives ({_lv}): {_C} - {_V}", higher_is_better=False, level=_lv)
-    _graded(f"FT_{_lv}", tier, f"SHREC 2006 First Tier ({_lv}): hits in the first d / d, d = min(Va, {_C})", level=_lv, factor=1)
-    _graded(f"ST_{_lv}", tier, f"SHREC 2006 Second Tier ({_lv}): hits in the first d / d, d = min(Va, 2 {_C})", level=_lv, factor=2)
-    _graded(f"P_{_lv}", precision, f"SHREC 2006 precision ({_lv}): {_V} / Va", level=_lv)
-    _graded(f"R_{_lv}", recall, f"SHREC 2006 recall ({_lv}): {_V} / {_C}", level=_lv)
-    _graded(f"AP_{_lv}", average_precision_retrieved, f"SHREC 2006 average precision ({_lv}): mean precision over the retrieved relevant items", level=_lv, expected=ties.expected_ap_retrieved)
-_graded("ADR", average_dynamic_recall, _summary(average_dynamic_recall))
+    _graded(f"TP_{_lv}", shrec06.true_positives, f"SHREC 2006 true positives ({_lv}): {_V}", level=_lv)
+    _graded(f"FP_{_lv}", shrec06.false_positives, f"SHREC 2006 false positives ({_lv}): Va - {_V}", higher_is_better=False, level=_lv)
+    _graded(f"TN_{_lv}", shrec06.true_negatives, f"SHREC 2006 true negatives ({_lv}): Ds + {_V} - Va - {_C}", level=_lv)
+    _graded(f"FN_{_lv}", shrec06.false_negatives, f"SHREC 2006 false negatives ({_lv}): {_C} - {_V}", higher_is_better=False, level=_lv)
+    _graded(f"FT_{_lv}", shrec06.tier, f"SHREC 2006 First Tier ({_lv}): hits in the first d / d, d = min(Va, {_C})", level=_lv, factor=1)
+    _graded(f"ST_{_lv}", shrec06.tier, f"SHREC 2006 Second Tier ({_lv}): hits in the first d / d, d = min(Va, 2 {_C})", level=_lv, factor=2)
+    _graded(f"P_{_lv}", shrec06.precision, f"SHREC 2006 precision ({_lv}): {_V} / Va", level=_lv)
+    _graded(f"R_{_lv}", shrec06.recall, f"SHREC 2006 recall ({_lv}): {_V} / {_C}", level=_lv)
+    _graded(f"AP_{_lv}", shrec06.average_precision_retrieved, f"SHREC 2006 average precision ({_lv}): mean precision over the retrieved relevant items", level=_lv, expected=ties.expected_ap_retrieved)
+_graded("ADR", shrec06.average_dynamic_recall, _summary(shrec06.average_dynamic_recall))
 
 GAIN_KINDS = ("CG", "DCG", "NCG", "NDCG")
 GAIN_CUTOFFS = (5, 10, 25, 50, 100)
 
 
-def _gain_pattern(kind: str) -> None:
+for _kind in GAIN_KINDS:
     # No trec_name: SHREC 2006 discounts by log2(i) from i = 2 on and takes the
     # ideal over the whole class, so NDCG@k is not trec_eval's ndcg_cut_k.
-    def make(k: int | str) -> Measure:
-        def compute(b: GainBlock, s: Settings) -> np.ndarray:
-            return gain_at(b, kind=kind, k=_cutoff_value(k, kind))
-
-        return Measure(
-            f"{kind}@{k}",
-            f"{kind} vector at rank k (SHREC 2006; empty when the list is shorter than k)",
-            compute,
-            gain_at,
-            kind="graded",
-            params=f"k: the rank in the name ({kind}@10)",
-        )
-
-    register_pattern(kind, rf"{kind}@([1-9][0-9]*)", make)
-
-
-for _kind in GAIN_KINDS:
-    _gain_pattern(_kind)
+    _family(_kind, "@", gain_at, (lambda kind: lambda b, k: gain_at(b, kind=kind, k=k))(_kind), kind="graded",
+            summary=f"{_kind} vector at rank k (SHREC 2006; empty when the list is shorter than k)",
+            params=f"k: the rank in the name ({_kind}@10)")
 
 # SHREC'16/'17 ShapeNet Core55 (measures/shapenet.py): lists cut at 1000, taxonomy
 # grades.  Namespaced: "mAP" is AP's alias and "NDCG" would differ from trec_eval's
 # "ndcg" by case only; the official summary's names appear in the files of a
 # ShapeNet scoring (SHAPENET_OFFICIAL, shapenet_summary_<run>.csv).
-_SHAPENET_SOURCE = "SHREC'16/'17 ShapeNet Core55 evaluator (Metrics.js), issue 18"
-for _name, _func in (
-    ("shapenet.P@N", precision_at_n),
-    ("shapenet.R@N", recall_at_n),
-    ("shapenet.F1@N", f1_at_n),
-    ("shapenet.mAP", shapenet_ap),
-    ("shapenet.NDCG", ndcg_retrieved),
-):
-    register(
-        Measure(
-            _name, _summary(_func), (lambda f: lambda b, s: f(b))(_func), _func, kind="graded",
-            params="lists cut at 1000; relevant = grade > 0 (--rel-level does not apply)", source=_SHAPENET_SOURCE,
-            ties_exact=False,  # the cut at 1000 can split a tie group; no exact expectation written
-        )
-    )
-
 #: The ShapeNet family in the official summary's order, and each one's name there.
 SHAPENET_MEASURES = ("shapenet.P@N", "shapenet.R@N", "shapenet.F1@N", "shapenet.mAP", "shapenet.NDCG")
 SHAPENET_OFFICIAL = {m: m.removeprefix("shapenet.") for m in SHAPENET_MEASURES}
+for _name, _func in zip(SHAPENET_MEASURES, (shapenet.precision_at_n, shapenet.recall_at_n, shapenet.f1_at_n,
+                                     shapenet.average_precision_retrieved, shapenet.ndcg_retrieved)):
+    register(Measure(
+        _name, _summary(_func), (lambda f: lambda b, s: f(b))(_func), _func, kind="graded",
+        params="lists cut at 1000; relevant = grade > 0 (--rel-level does not apply)",
+        source="SHREC'16/'17 ShapeNet Core55 evaluator (Metrics.js), issue 18",
+        ties_exact=False,  # the cut at 1000 can split a tie group; no exact expectation written
+    ))
 
 # trec_eval's own measures (measures/treceval.py), on a JudgedBlock: the name
 # is what users type (trec_eval's parameterised spelling, ndcg_cut.10), the
@@ -229,66 +157,39 @@ _TREC_SOURCE = "trec_eval m_{}.c"
 def _judged(
     name: str, func: Callable[..., np.ndarray], *, ir_name: str | None = None, source: str = "", aggregate: str = "mean", ties_exact: bool = True, **kw: object
 ) -> None:
-    register(
-        Measure(
-            name,
-            _summary(func),
-            lambda b, s: func(b, **kw),
-            func,
-            kind="judged",
-            trec_name=name,
-            params="rel_level: Settings.rel_level, --rel-level" if func not in (ndcg, num_ret) else "",
-            ir_name=ir_name,
-            source=source or _TREC_SOURCE.format(name),
-            aggregate=aggregate,
-            ties_exact=ties_exact,
-        )
-    )
+    register(Measure(
+        name, _summary(func), lambda b, s: func(b, **kw), func, kind="judged", trec_name=name,
+        params="rel_level: Settings.rel_level, --rel-level" if func not in (treceval.ndcg, treceval.num_ret) else "", ir_name=ir_name,
+        source=source or _TREC_SOURCE.format(name), aggregate=aggregate, ties_exact=ties_exact,
+    ))
 
 
-_judged("ndcg", ndcg)
-_judged("bpref", bpref, ir_name="Bpref", ties_exact=False)
-_judged("num_ret", num_ret, ir_name="NumRet", aggregate="sum")
-_judged("num_rel", num_rel, ir_name="NumRel", aggregate="sum")
-_judged("num_rel_ret", num_rel_ret, ir_name="NumRelRet", aggregate="sum")
-_judged("gm_map", gm_map, aggregate="geometric", ties_exact=False)
-_judged("set_F", set_f, ir_name="SetF")
+_judged("ndcg", treceval.ndcg)
+_judged("bpref", treceval.bpref, ir_name="Bpref", ties_exact=False)
+_judged("num_ret", treceval.num_ret, ir_name="NumRet", aggregate="sum")
+_judged("num_rel", treceval.num_rel, ir_name="NumRel", aggregate="sum")
+_judged("num_rel_ret", treceval.num_rel_ret, ir_name="NumRelRet", aggregate="sum")
+_judged("gm_map", treceval.gm_map, aggregate="geometric", ties_exact=False)
+_judged("set_F", treceval.set_f, ir_name="SetF")
 for _x in IPREC_LEVELS:
     # trec_eval 10's lround cutoff; ir_measures' IPrec@x (pytrec_eval, trec_eval
     # 9's truncation of x R + 0.9) differs on some topics, so it is no alias.
-    _judged(f"iprec_at_recall_{_x:.2f}", iprec_at_recall, source="trec_eval 10.0 m_iprec_at_recall.c", level=_x, rounding="v10", ties_exact=False)
-
-
-def _judged_cutoff(prefix: str, func: Callable[..., np.ndarray], ir_prefix: str | None, expected_func: Callable[..., np.ndarray] | None = None) -> None:
-    def make(k: int | str) -> Measure:
-        def compute(b: JudgedBlock, s: Settings) -> np.ndarray:
-            return func(b, k=_cutoff_value(k, prefix))
-
-        def expected(b: JudgedBlock, s: Settings) -> np.ndarray:
-            assert expected_func is not None
-            return expected_func(b, k=_cutoff_value(k, prefix))
-
-        return Measure(
-            f"{prefix}.{k}",
-            _summary(func),
-            compute,
-            func,
-            kind="judged",
-            trec_name=f"{prefix}_{k}",
-            params=f"k: the cutoff in the name ({prefix}.10)" + ("" if func is ndcg_cut else "; rel_level: --rel-level"),
-            ir_name=None if ir_prefix is None else f"{ir_prefix}@{k}",
-            source=_TREC_SOURCE.format(prefix),
-            expected=None if expected_func is None else expected,
-        )
-
-    register_pattern(prefix, rf"{re.escape(prefix)}\.([1-9][0-9]*)", make)
+    _judged(f"iprec_at_recall_{_x:.2f}", treceval.iprec_at_recall, source="trec_eval 10.0 m_iprec_at_recall.c", level=_x, rounding="v10", ties_exact=False)
 
 
 # nDCG@k is not an alias of ndcg_cut.k: NDCG@k (SHREC 2006) differs by one
 # letter's case and means something else; see did_you_mean.
-_judged_cutoff("ndcg_cut", ndcg_cut, None)
-_judged_cutoff("map_cut", map_cut, "AP", ties.expected_map_cut)
-_judged_cutoff("success", success, "Success", ties.expected_success)
+for _prefix, _jfunc, _ir, _jexp in (
+    ("ndcg_cut", treceval.ndcg_cut, None, None),
+    ("map_cut", treceval.map_cut, "AP@{k}", ties.expected_map_cut),
+    ("success", treceval.success, "Success@{k}", ties.expected_success),
+):
+    _family(
+        _prefix, ".", _jfunc, (lambda f: lambda b, k: f(b, k=k))(_jfunc), kind="judged", trec_name=f"{_prefix}_{{k}}",
+        params=f"k: the cutoff in the name ({_prefix}.10)" + ("" if _jfunc is treceval.ndcg_cut else "; rel_level: --rel-level"),
+        ir_name=_ir, source=_TREC_SOURCE.format(_prefix),
+        expected=None if _jexp is None else (lambda f: lambda b, k: f(b, k=k))(_jexp),
+    )
 
 
 def graded_defaults(cutoffs: tuple[int, ...] = GAIN_CUTOFFS) -> tuple[str, ...]:

@@ -22,14 +22,9 @@ from .graded import GainBlock
 CUTOFF = 1000
 
 
-def _cut(b: GainBlock, cutoff: int) -> tuple[np.ndarray, np.ndarray]:
-    """(grades of the first ``cutoff`` items, padded with 0; N per query)."""
-    return b.gains[:, :cutoff], np.minimum(b.n_retrieved, cutoff)
-
-
-def _hits(b: GainBlock, cutoff: int) -> tuple[np.ndarray, np.ndarray]:
-    g, n = _cut(b, cutoff)
-    return (g > 0).sum(axis=1), n
+def _hits(b: GainBlock, cutoff: int) -> np.ndarray:
+    """Relevant items (grade > 0) among the first ``cutoff``."""
+    return (b.gains[:, :cutoff] > 0).sum(axis=1)
 
 
 def precision_at_n(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
@@ -43,9 +38,8 @@ def precision_at_n(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
     >>> precision_at_n(b).tolist()
     [0.75, 0.0]
     """
-    hits, n = _hits(b, cutoff)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(n > 0, hits / np.maximum(n, 1), 0.0)
+    n = np.minimum(b.n_retrieved, cutoff)
+    return np.where(n > 0, _hits(b, cutoff) / np.maximum(n, 1), 0.0)
 
 
 def recall_at_n(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
@@ -59,10 +53,8 @@ def recall_at_n(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
     >>> recall_at_n(b).tolist()  # 3 of C = 5
     [0.6]
     """
-    hits, _ = _hits(b, cutoff)
     c = np.minimum(b.n_relevant, cutoff)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(c > 0, hits / np.maximum(c, 1), np.nan)
+    return np.where(c > 0, _hits(b, cutoff) / np.maximum(c, 1), np.nan)
 
 
 def f1_at_n(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
@@ -76,11 +68,9 @@ def f1_at_n(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
     >>> [round(x, 12) for x in f1_at_n(b).tolist()]  # 2 * 0.75 * 0.6 / 1.35
     [0.666666666667, 0.0]
     """
-    p = precision_at_n(b, cutoff=cutoff)
-    r = recall_at_n(b, cutoff=cutoff)
+    p, r = precision_at_n(b, cutoff=cutoff), recall_at_n(b, cutoff=cutoff)
     s = p + r
-    with np.errstate(divide="ignore", invalid="ignore"):
-        f1 = np.where(s > 0, 2 * p * r / np.where(s > 0, s, 1.0), 0.0)
+    f1 = np.where(s > 0, 2 * p * r / np.where(s > 0, s, 1.0), 0.0)
     return np.where(np.isnan(r), np.nan, f1)
 
 
@@ -95,9 +85,8 @@ def average_precision_retrieved(b: GainBlock, *, cutoff: int = CUTOFF) -> np.nda
     >>> average_precision_retrieved(b).tolist() == [(1/1 + 2/3 + 3/4) / 3, 0.0]
     True
     """
-    g, _ = _cut(b, cutoff)
-    rel = g > 0
-    ranks = np.arange(1, g.shape[1] + 1)
+    rel = b.gains[:, :cutoff] > 0
+    ranks = np.arange(1, rel.shape[1] + 1)
     precision = np.cumsum(rel, axis=1) / ranks
     hits = rel.sum(axis=1)
     total = np.where(rel, precision, 0.0).sum(axis=1)
@@ -122,7 +111,6 @@ def ndcg_retrieved(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
     >>> ndcg_retrieved(b).tolist() == [(1 + 3 / math.log2(2)) / (3 + 1 / math.log2(2)), 0.0]
     True
     """
-    g, _ = _cut(b, cutoff)
+    g = b.gains[:, :cutoff]
     ideal = _dcg(-np.sort(-g, axis=1))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(ideal > 0, _dcg(g) / np.where(ideal > 0, ideal, 1.0), 0.0)
+    return np.where(ideal > 0, _dcg(g) / np.where(ideal > 0, ideal, 1.0), 0.0)

@@ -20,8 +20,7 @@ if TYPE_CHECKING:
 
 
 def _nan_where(values: npt.ArrayLike, zero: npt.ArrayLike) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(zero, np.nan, np.asarray(values, dtype=np.float64))
+    return np.where(zero, np.nan, np.asarray(values, dtype=np.float64))
 
 
 def true_positives(b: GainBlock, *, level: str) -> np.ndarray:
@@ -75,9 +74,7 @@ def tier(b: GainBlock, *, level: str, factor: int) -> np.ndarray:
     d = np.minimum(b.n_retrieved, factor * c)
     cum = np.cumsum(rel, axis=1)
     hits = np.take_along_axis(cum, np.maximum(d - 1, 0)[:, None], axis=1)[:, 0]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        value = np.where(d > 0, hits / np.maximum(d, 1), 0.0)
-    return _nan_where(value, c == 0)
+    return _nan_where(np.where(d > 0, hits / np.maximum(d, 1), 0.0), c == 0)
 
 
 def precision(b: GainBlock, *, level: str) -> np.ndarray:

@@ -1,52 +1,8 @@
 """Exact expected values over every order of tied items (``ties="expected"``).
 
-Model: inside each tie group (entries with equal distance or score) every
-order is equally likely, independently across groups; a value is the mean
-over all those orders.  Source: McSherry & Najork, "Computing information
-retrieval performance measures efficiently in the presence of tied
-scores", ECIR 2008 (LNCS 4956, 414-421), who show that this mean can be
-computed in about the time of one order.  The formulas below are derived
-here in that spirit (the paper's text was not at hand to copy its
-notation); ``tests/test_ties*.py`` checks each one against the mean over
-every distinct arrangement, enumerated exhaustively.
-
-Notation for a relevant item retrieved in a tie group: ``s`` entries are
-ranked before the group, the group has ``n`` entries of which ``r`` are
-relevant, and ``b`` relevant items are ranked before the group.
-
-* **Marginal place.**  Each entry of the group is at each place s + p
-  (p = 1..n) with probability 1/n.  Every measure that is a sum over ranks
-  of a weight times the gain there (hits in the first k: NN, FT, ST, E,
-  P@k, R@k; DCG; the SHREC 2006 CG/DCG/NCG/NDCG vectors; ADR's counts;
-  trec_eval's nDCG) is therefore exact with every place of a group given
-  the group's mean gain (or mean relevance), e.g.
-  E[hits in the first k] = sum over relevant items of clip((k - s) / n, 0, 1).
-* **Average precision.**  Given the item at place p of its group, the other
-  r - 1 relevant items of the group lie on the other n - 1 places at
-  random, (p - 1)(r - 1)/(n - 1) of them before it in expectation, so
-
-  .. math::
-      E[\\text{prec}] = \\frac{1}{n}\\sum_{p=1}^{m}
-      \\frac{b + 1 + (p-1)\\frac{r-1}{n-1}}{s + p}
-      = \\frac{1}{n}\\Big[(b+1)\\,\\Delta H + \\frac{r-1}{n-1}\\big(m - (s+1)\\Delta H\\big)\\Big]
-
-  with :math:`\\Delta H = H_{s+m} - H_s` (harmonic numbers) and m = n (AP;
-  m = clip(k - s, 0, n) for map_cut.k: the places past the cutoff add
-  nothing).  AP is the sum over relevant items divided by K (SHREC 2006's
-  AP_*: by the retrieved relevant count V, fixed by the groups).
-* **Order statistics.**  The i-th of the r relevant items of a group is at
-  place p with probability C(p-1, i-1) C(n-p, r-i) / C(n, r),
-  p = i..n-r+i.  Reciprocal rank is E[1 / (s + P)] for the first relevant
-  item (i = 1) of the first group holding one; the PR curve's precision at
-  the j-th relevant item is j E[1 / rank_j] (i = j - b); both are summed
-  exactly over the places (log-factorials for the binomials).  The PSB
-  interpolation between the precisions at hits is linear with weights that
-  do not depend on the order, so the expected curve is the interpolation of
-  the expected precisions.  success.k is 1 - C(n - (k - s), r) / C(n, r)
-  for the first group holding a relevant item.
-
-No exact method (refused under ``expected``): bpref, gm_map,
-iprec_at_recall (maxima and logarithms of order-dependent values).
+Source: McSherry & Najork, ECIR 2008; the model, the notation (``s``, ``n``, ``r``, ``b`` of a
+relevant item's tie group) and every formula with its derivation: docs/ties.md, "The formulas of
+the expected mode".  ``tests/test_ties*.py`` checks each against the mean over every arrangement.
 """
 
 from __future__ import annotations
@@ -55,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .base import RankBlock, TieMeans, undefined_without_relevant
+from .base import RankBlock, undefined_without_relevant
 from .dcg import discount
 
 if TYPE_CHECKING:
@@ -74,13 +30,9 @@ def _prefix_sums(f: Any, top: int) -> np.ndarray:
 
 
 class Items:
-    """The retrieved relevant items of a block with their tie groups, flattened.
-
-    Attributes (one entry per item, rows in order, ranks ascending within a
-    row): ``row``, ``col`` (the item's index among its row's relevant
-    items), ``s``, ``n`` (see the module), ``r`` (relevant items of its
-    group), ``b`` (relevant items before its group).
-    """
+    """The retrieved relevant items of a block with their tie groups, flattened: per item (rows in
+    order, ranks ascending) ``row``, ``col`` (its index among the row's relevant items), ``s``,
+    ``n``, ``r`` and ``b`` (docs/ties.md)."""
 
     def __init__(self, start: np.ndarray, size: np.ndarray, valid: np.ndarray) -> None:
         self.shape = valid.shape
@@ -96,8 +48,8 @@ class Items:
         new[1:] = (self.s[1:] != self.s[:-1]) | (self.row[1:] != self.row[:-1])
         gid = np.cumsum(new) - 1
         first = np.flatnonzero(new)
-        self.r = np.bincount(gid)[gid] if gid.size else np.zeros(0, dtype=np.int64)
-        self.b = self.col[first[gid]] if gid.size else np.zeros(0, dtype=np.int64)
+        self.r = np.bincount(gid, minlength=1)[gid]
+        self.b = self.col[first[gid]]
         #: the first item of each group: group sums are taken once per group
         #: (r times an item's expectation, one rounding), so that a group
         #: whose every entry is relevant gives exact integers
@@ -107,11 +59,6 @@ class Items:
     def of(cls, block: RankBlock) -> Items:
         assert block.group_start is not None and block.group_size is not None
         return cls(block.group_start, block.group_size, np.isfinite(block.rel_ranks))
-
-    @classmethod
-    def of_dense(cls, relevant: np.ndarray, ties: TieMeans) -> Items:
-        """The relevant entries (bool per rank, one order) of a dense block with its tie groups."""
-        return cls(ties.start, ties.size, relevant)
 
     def per_row(self, values: np.ndarray) -> np.ndarray:
         """Sum of per-item values per row."""
@@ -242,7 +189,7 @@ def expected_ap_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
     top = b.top if level == "highly" else 1
     rel = b.gains >= top
     c = b.n_highly if level == "highly" else b.n_relevant
-    total = expected_precision_sum(Items.of_dense(rel, b.ties))
+    total = expected_precision_sum(Items(b.ties.start, b.ties.size, rel))
     v = rel.sum(axis=1)
     return _nan_where(np.where(v > 0, total / np.maximum(v, 1), 0.0), c == 0)
 
@@ -251,11 +198,11 @@ def expected_map_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
     """Expected trec_eval map_cut.k: E[precision sum within k] / R; 0 when R = 0."""
     assert block.ties is not None
     r = block.n_relevant
-    total = expected_precision_sum(Items.of_dense(block.relevant, block.ties), k)
+    total = expected_precision_sum(Items(block.ties.start, block.ties.size, block.relevant), k)
     return np.where(r > 0, total / np.maximum(r, 1), 0.0)
 
 
 def expected_success(block: JudgedBlock, *, k: int) -> np.ndarray:
     """Expected trec_eval success.k: P(a relevant item in the first k)."""
     assert block.ties is not None
-    return expected_first_within(Items.of_dense(block.relevant, block.ties), k)
+    return expected_first_within(Items(block.ties.start, block.ties.size, block.relevant), k)

@@ -77,25 +77,18 @@ class JudgedBlock:
         """Float (n_queries, width): every judged grade > 0, largest first, padded with 0."""
         counts = self.grade_counts[:, 1:]
         width = max(1, int(counts.sum(axis=1).max(initial=0)))
-        out = np.zeros((counts.shape[0], width))
-        # column j holds the grade g for which j falls among the grades >= g counted from the top
-        above = np.cumsum(counts[:, ::-1], axis=1)  # documents of grade >= top, >= top - 1, ...
-        top = counts.shape[1]
-        cols = np.arange(width)
-        for step in range(top):  # a handful of grades
-            lo = above[:, step - 1][:, None] if step else np.zeros((counts.shape[0], 1), dtype=np.int64)
-            hi = above[:, step][:, None]
-            out[(cols >= lo) & (cols < hi)] = top - step
-        return out
-
-
-def _discount(width: int) -> np.ndarray:
-    return 1.0 / np.log2(np.arange(2, width + 2, dtype=np.float64))
+        above = np.cumsum(counts[:, ::-1], axis=1)  # documents of grade >= top, >= top - 1, ..., >= 1
+        passed = np.zeros((counts.shape[0], width))  # column j holds the top grade less the counts j has passed
+        for step in range(counts.shape[1]):  # a handful of grades
+            passed += above[:, step, None] <= np.arange(width)
+        return counts.shape[1] - passed
 
 
 def _dcg(gains: np.ndarray, k: int | None) -> np.ndarray:
+    """sum_i g_i / log2(i + 1) over the first k ranks (all with None)."""
     g = gains if k is None else gains[:, :k]
-    return np.asarray((g * _discount(g.shape[1])).sum(axis=1), dtype=np.float64)
+    discount = 1.0 / np.log2(np.arange(2, g.shape[1] + 2, dtype=np.float64))
+    return np.asarray((g * discount).sum(axis=1), dtype=np.float64)
 
 
 def _normalised(dcg: np.ndarray, ideal: np.ndarray) -> np.ndarray:
@@ -242,10 +235,8 @@ def iprec_at_recall(block: JudgedBlock, *, level: float, rounding: str = "v9") -
     ranks = np.arange(1, width + 1)
     prec = np.where(ranks[None, :] <= n[:, None], np.cumsum(rel, axis=1) / ranks, -np.inf)
     best_after = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]  # max precision at rank >= i
-    if rounding == "v9":  # (long) (x R + 0.9): trec_eval 9.0.x, pytrec_eval, ir_measures
-        cut = np.floor(np.float64(level) * block.n_relevant + 0.9).astype(np.int64)
-    else:  # lround(x R), half away from 0: trec_eval 10.0
-        cut = np.floor(np.float64(level) * block.n_relevant + 0.5).astype(np.int64)
+    # v9: (long) (x R + 0.9), trec_eval 9.0.x, pytrec_eval, ir_measures; v10: lround(x R), half away from 0
+    cut = np.floor(np.float64(level) * block.n_relevant + (0.9 if rounding == "v9" else 0.5)).astype(np.int64)
     hits = rel.sum(axis=1)
     c = np.maximum(cut, 1)  # c = 0 reads the first relevant item, as c = 1
     # rank index of the c-th relevant item: the first position where the running count reaches c

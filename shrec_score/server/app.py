@@ -1,21 +1,14 @@
-"""The Starlette application of ``shrec-score serve``.
+"""The Starlette application of ``shrec-score serve``: its routes and nothing else (docs/server.md).
 
-Routes: ``/`` (the leaderboard page), ``/submit`` (the upload form),
-``POST /api/runs``, ``GET /api/runs``, ``GET /api/runs/{id}``,
-``GET /api/leaderboard``, ``GET /healthz``.  Nothing else is served: no file
-of the data folder, the ground truth or another team's run has a URL.
-
-Who may do what is decided in one place, :meth:`Server.team` (the bearer
-token, or the form's session).  Everything the server keeps between
-requests (sessions, the rate limiter, the scoring task) lives on one
-:class:`Server` object per application, none in a module global.
+Who may do what is decided in one place, :meth:`Server.team`; what the server keeps between
+requests lives on one :class:`Server` per application, none in a module global.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from starlette.applications import Starlette
@@ -28,8 +21,7 @@ from .archive import RunChecker
 from .contest import Contest, now
 from .jobs import Scorer
 from .pages import Pages
-from .rules import Failed
-from .service import RateLimiter, Server
+from .service import Failed, RateLimiter, Server
 from .store import Store, Team
 
 
@@ -37,18 +29,20 @@ def create_app(contest: Contest) -> Starlette:
     """The application of ``contest``: its store recovered (see :meth:`Store.recover`), its scorer started with it."""
     store = Store(contest.data)
     store.recover()
-    server = Server(contest, store, RunChecker(contest.preset), RateLimiter(contest.limit("rate_limit")))
+    server = Server(contest, store, RunChecker(contest.preset), RateLimiter(contest.limits["rate_limit"]))
     pages = Pages(server)
 
-    async def bearer_team(request: Request) -> Team | None:
-        return await server.team(request) if _bearer(request) else None
+    def with_team(handler: Callable[[Request, Team], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+        """``handler`` for the team of the request's bearer token; 401 without one."""
 
-    async def healthz(request: Request) -> Response:
-        return JSONResponse({"status": "ok"})
+        async def endpoint(request: Request) -> Response:
+            team = await server.team(request) if _bearer(request) else None
+            return _unauthorized() if team is None else await handler(request, team)
 
-    async def post_run(request: Request) -> Response:
-        if (team := await bearer_team(request)) is None:
-            return _unauthorized()
+        return endpoint
+
+    @with_team
+    async def post_run(request: Request, team: Team) -> Response:
         try:
             phase = server.admit(team)
             form = await server.read_form(request)
@@ -60,20 +54,17 @@ def create_app(contest: Contest) -> Starlette:
             return JSONResponse(exc.body, exc.status)
         return JSONResponse({k: body[k] for k in ("id", "name", "status", "phase", "sha256")} | {"run": body["label"]}, 201)
 
-    async def list_runs(request: Request) -> Response:
-        if (team := await bearer_team(request)) is None:
-            return _unauthorized()
+    @with_team
+    async def list_runs(request: Request, team: Team) -> Response:
         runs = await asyncio.to_thread(store.runs, team.id)
-        t = now()
-        return JSONResponse({"team": team.name, "runs": [views.run_view(contest, r, t) for r in runs]})
+        return JSONResponse({"team": team.name, "runs": views.run_views(contest, runs, now())})
 
-    async def get_run(request: Request) -> Response:
-        if (team := await bearer_team(request)) is None:
-            return _unauthorized()
+    @with_team
+    async def get_run(request: Request, team: Team) -> Response:
         run = await asyncio.to_thread(store.run, request.path_params["run_id"])
         if run is None or run["team_id"] != team.id:  # another team's run is as absent as no run
             return JSONResponse({"error": "no such run of your team"}, 404)
-        return JSONResponse(views.run_view(contest, run, now()))
+        return JSONResponse(views.run_views(contest, [run], now())[0])
 
     async def get_leaderboard(request: Request) -> Response:
         runs = await asyncio.to_thread(store.runs)
@@ -97,7 +88,7 @@ def create_app(contest: Contest) -> Starlette:
         Route("/api/runs", list_runs, methods=["GET"]),
         Route("/api/runs/{run_id:int}", get_run),
         Route("/api/leaderboard", get_leaderboard),
-        Route("/healthz", healthz),
+        Route("/healthz", lambda request: JSONResponse({"status": "ok"})),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.server = server
@@ -119,21 +110,14 @@ class SecurityHeaders:
     def __init__(self, app: Any, csp: str) -> None:
         self.app = app
         self.headers = [
-            (b"content-security-policy", csp.encode()),
-            (b"x-content-type-options", b"nosniff"),
-            (b"x-frame-options", b"DENY"),
-            (b"referrer-policy", b"no-referrer"),
-            (b"cache-control", b"no-store"),
-        ]
+            (b"content-security-policy", csp.encode()), (b"x-content-type-options", b"nosniff"),
+            (b"x-frame-options", b"DENY"), (b"referrer-policy", b"no-referrer"), (b"cache-control", b"no-store"),
+        ]  # fmt: skip
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
         async def sending(message: Any) -> None:
             if message["type"] == "http.response.start":
                 message["headers"] = [*message.get("headers", []), *self.headers]
             await send(message)
 
-        await self.app(scope, receive, sending)
+        await self.app(scope, receive, sending if scope["type"] == "http" else send)

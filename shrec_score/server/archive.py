@@ -1,36 +1,29 @@
-"""An upload, unpacked and checked before anything of it is stored.
+"""An upload, unpacked and checked before anything of it is stored (docs/server.md#security).
 
-An upload is a ``.zip``, ``.tar.gz`` or ``.tgz`` of one run folder, or a
-single run file (a matrix or a TREC run, compressed or not; told apart by
-the upload's file name).  Archives are read member by member, in pieces of
-1 MiB, never by the libraries' ``extractall``:
-
-* a member with an absolute path, a ``..`` part, a symbolic or hard link, a
-  device, a FIFO or any other special file is refused (zip slip and its kin);
-* more than ``max_members`` members, more than ``max_unpacked_mb`` unpacked
-  (the bytes really written are counted, not the sizes the archive claims), or
-  an unpacked size over ``max_ratio`` times the upload (a zip bomb) are refused
-  as soon as they are seen: the work done is bounded by the limits.
-
-Then :class:`RunChecker` runs the project's own :func:`shrec_score.check.check_runs`
-with the contest's preset; its errors come back as ``{file, line, message}``
-with the file named inside the upload (no server path is ever shown).
+An archive is read member by member in pieces of 1 MiB, never by ``extractall``: absolute paths,
+``..``, links, devices and other special files are refused, and the member count, the bytes really
+written and their ratio to the upload's size are bounded as they grow.  :class:`RunChecker` then
+runs :func:`shrec_score.check.check_runs` with the contest's preset; its errors name files as
+inside the upload, never a server path.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import stat
 import tarfile
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any
 
 PIECE = 1 << 20
 #: Entries an archive may hold beside the run, passed over (macOS and editors leave them).
 JUNK = ("__MACOSX",)
+SPECIAL = "a device or another special file"
 
 
 class UploadError(Exception):
@@ -51,15 +44,6 @@ class Unpacked:
     shown: str  # the run's path inside the upload, as its errors name it ("" for the upload itself)
 
 
-def kind_of(filename: str) -> str:
-    low = filename.lower()
-    if low.endswith(".zip"):
-        return "zip"
-    if low.endswith((".tar.gz", ".tgz")):
-        return "tar"
-    return "file"
-
-
 def suffix_of(filename: str) -> str:
     """``bm25.run.gz`` -> ``.run.gz``: the extensions a run file's format is told by."""
     base = os.path.basename(filename).lstrip(".")
@@ -69,23 +53,18 @@ def suffix_of(filename: str) -> str:
 def unpack(upload: str, filename: str, dest: str, limits: Limits) -> Unpacked:
     """Unpack ``upload`` (received as ``filename``) into the new folder ``dest``."""
     os.makedirs(dest)
-    kind = kind_of(filename)
-    if kind == "file":
-        suffix = suffix_of(filename)
-        os.rename(upload, os.path.join(dest, "run" + suffix))
-        return Unpacked("run" + suffix, suffix, os.path.basename(filename))
+    low = filename.lower()
+    if not low.endswith((".zip", ".tar.gz", ".tgz")):
+        return _as_run(upload, dest, os.path.basename(filename), suffix_of(filename))
     root = os.path.join(dest, "unpacked")
     os.makedirs(root)
-    written = _Budget(limits, os.path.getsize(upload))
+    zipped = low.endswith(".zip")
     try:
-        if kind == "zip":
-            _unzip(upload, root, written)
-        else:
-            _untar(upload, root, written)
+        (_unzip if zipped else _untar)(upload, root, _Budget(limits, os.path.getsize(upload)))
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         if isinstance(exc, OSError) and exc.errno is not None:
             raise
-        raise UploadError(f"{filename}: expected a {'.zip' if kind == 'zip' else '.tar.gz'} archive, got a damaged one ({exc})") from None
+        raise UploadError(f"{filename}: expected a {'.zip' if zipped else '.tar.gz'} archive, got a damaged one ({exc})") from None
     found = _run_root(dest, root)
     shutil.rmtree(root, ignore_errors=True)  # what is left of the archive beside the run
     return found
@@ -123,13 +102,25 @@ def _safe_name(name: str) -> str:
     return "/".join(parts)
 
 
-def _copy(src: IO[bytes], path: str, budget: _Budget) -> None:
+def _member(
+    root: str, budget: _Budget, name: str, got: str | None, is_dir: bool, size: int, opener: Callable[[], IO[bytes] | None]
+) -> None:
+    """Write one member under ``root``, or refuse it (``got``: what it is, a link or a special file)."""
+    budget.member()
+    path = _safe_name(name)
+    if got is not None:
+        raise UploadError(f"archive member {name!r}: expected a file or a folder, got {got}")
+    if is_dir or not path:
+        return
+    if size > budget.max_bytes:
+        budget.add(size)  # refused on what it claims, before a byte is read
+    src = opener()
+    if src is None:
+        return
+    path = os.path.join(root, path)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "xb") as out:  # "x": a member named twice is refused, not overwritten
-        while True:
-            piece = src.read(PIECE)
-            if not piece:
-                break
+    with src, open(path, "xb") as out:  # "x": a member named twice is refused, not overwritten
+        while piece := src.read(PIECE):
             budget.add(len(piece))
             out.write(piece)
 
@@ -137,18 +128,11 @@ def _copy(src: IO[bytes], path: str, budget: _Budget) -> None:
 def _unzip(upload: str, root: str, budget: _Budget) -> None:
     with zipfile.ZipFile(upload) as z:
         for info in z.infolist():
-            budget.member()
             kind = stat.S_IFMT(info.external_attr >> 16)  # 0: no Unix type recorded (a plain file)
-            name = _safe_name(info.filename)
-            if kind not in (0, stat.S_IFREG, stat.S_IFDIR):
-                mode = kind
-                raise UploadError(f"archive member {info.filename!r}: expected a file or a folder, got {'a symbolic link' if stat.S_ISLNK(mode) else 'a device or another special file'}")
-            if info.is_dir() or not name:
-                continue
-            if info.file_size > budget.max_bytes:
-                budget.add(info.file_size)  # refused on what it claims, before a byte is read
-            with z.open(info) as src:
-                _copy(src, os.path.join(root, name), budget)
+            got: str | None = "a symbolic link" if stat.S_ISLNK(kind) else SPECIAL
+            if kind in (0, stat.S_IFREG, stat.S_IFDIR):
+                got = None
+            _member(root, budget, info.filename, got, info.is_dir(), info.file_size, functools.partial(z.open, info))
 
 
 def _untar(upload: str, root: str, budget: _Budget) -> None:
@@ -164,20 +148,11 @@ def _untar(upload: str, root: str, budget: _Budget) -> None:
             if size > tar_limit:
                 budget.add(size)
     with tarfile.open(upload, mode="r|gz") as tar:  # a stream: one pass, no seeking
-        for member in tar:
-            budget.member()
-            name = _safe_name(member.name)
-            if member.issym() or member.islnk():
-                raise UploadError(f"archive member {member.name!r}: expected a file or a folder, got a {'symbolic' if member.issym() else 'hard'} link")
-            if not (member.isfile() or member.isdir()):
-                raise UploadError(f"archive member {member.name!r}: expected a file or a folder, got a device or another special file")
-            if member.isdir() or not name:
-                continue
-            if member.size > budget.max_bytes:
-                budget.add(member.size)
-            src = tar.extractfile(member)
-            if src is not None:
-                _copy(src, os.path.join(root, name), budget)
+        for m in tar:
+            got: str | None = "a symbolic link" if m.issym() else "a hard link" if m.islnk() else SPECIAL
+            if m.isfile() or m.isdir():
+                got = None
+            _member(root, budget, m.name, got, m.isdir(), m.size, functools.partial(tar.extractfile, m))
 
 
 def _entries(folder: str) -> list[str]:
@@ -197,12 +172,13 @@ def _run_root(dest: str, root: str) -> Unpacked:
         files = _entries(run)
         if len(files) == 1 and os.path.isfile(os.path.join(run, files[0])):
             run, shown = os.path.join(run, files[0]), os.path.join(shown, files[0])
-    if os.path.isfile(run):
-        suffix = suffix_of(run)
-        os.rename(run, os.path.join(dest, "run" + suffix))
-        return Unpacked("run" + suffix, suffix, shown)
-    os.rename(run, os.path.join(dest, "run"))
-    return Unpacked("run", "", shown)
+    return _as_run(run, dest, shown, suffix_of(run) if os.path.isfile(run) else "")
+
+
+def _as_run(path: str, dest: str, shown: str, suffix: str) -> Unpacked:
+    """Move the run (a folder, or a file keeping its extensions) to ``dest/run``."""
+    os.rename(path, os.path.join(dest, "run" + suffix))
+    return Unpacked("run" + suffix, suffix, shown)
 
 
 class RunChecker:
@@ -214,8 +190,7 @@ class RunChecker:
         from ..options import Options
 
         cfg = load_config(preset)
-        self.options = Options.build(**{k: cfg.get(k) for k in ("queries", "grades", "collection", "collection_size", "split", "run_format", "matrix_order")})
-        o = self.options
+        self.options = o = Options.build(**{k: cfg.get(k) for k in ("queries", "grades", "collection", "collection_size", "split", "run_format", "matrix_order")})
         self.relevance = load_relevance(cfg["relevance"], o.queries, grades=o.grades, collection=o.collection, collection_size=o.collection_size, split=o.split)
 
     def errors(self, staging: str, unpacked: Unpacked) -> list[dict[str, Any]]:

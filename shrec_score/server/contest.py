@@ -1,11 +1,8 @@
-"""CONTEST.yaml: a contest's settings, read and checked once at start.
+"""CONTEST.yaml: a contest's settings, read and checked once at start (docs/server.md#contestyaml).
 
-A bad key or value is an :class:`~shrec_score.errors.InputError` naming the
-file, the line and what was expected (one line, as a preset's errors).  The
-track (a preset's path, or its keys inline) is written out as the preset
-``DATA/track.yaml`` with every path absolute and the contest's
-``relevance:``: the file the worker, ``contest export`` and the upload check
-all read, so the server scores as ``shrec-score --config`` does.
+A bad key or value is an :class:`~shrec_score.errors.InputError` naming the file and the line.  The
+track is written out as the preset ``DATA/track.yaml`` (paths absolute, the contest's
+``relevance:``), the one file the worker, ``contest export`` and the upload check read.
 """
 
 from __future__ import annotations
@@ -44,9 +41,6 @@ class Phase:
     max_runs: int
     leaderboard: str
 
-    def is_open(self, now: dt.datetime) -> bool:
-        return self.opens <= now < self.closes
-
     def shows_scores(self, now: dt.datetime) -> bool:
         """Whether the phase's scores may be shown (to their team and on the leaderboard)."""
         return self.leaderboard == "live" or (self.leaderboard == "after-close" and now >= self.closes)
@@ -64,13 +58,10 @@ class Contest:
     sort: str | None = None  # the preset's sort measure (the leaderboard's order)
 
     def open_phase(self, now: dt.datetime) -> Phase | None:
-        return next((p for p in self.phases if p.is_open(now)), None)
+        return next((p for p in self.phases if p.opens <= now < p.closes), None)
 
     def phase(self, name: str) -> Phase | None:
         return next((p for p in self.phases if p.name == name), None)
-
-    def limit(self, key: str) -> float:
-        return self.limits[key]
 
 
 def now() -> dt.datetime:
@@ -99,24 +90,20 @@ def load_contest(path: str | os.PathLike[str]) -> Contest:
     for key in ("title", "track", "relevance", "data", "phases"):
         if key not in data:
             raise InputError(path, None, f"expected the key {shown(key)}")
+    for key, what in (("title", "a text"), ("relevance", "a file path"), ("data", "a folder path")):
+        if not isinstance(data[key], str) or not (data[key].strip() if key == "title" else data[key]):
+            raise fail(key, f"expected {key!r} to be {what}", data[key])
     title, track, relevance, folder = data["title"], data["track"], data["relevance"], data["data"]
-    if not isinstance(title, str) or not title.strip():
-        raise fail("title", "expected 'title' to be a text", title)
-    if not isinstance(relevance, str) or not relevance:
-        raise fail("relevance", "expected 'relevance' to be a file path", relevance)
-    if not isinstance(folder, str) or not folder:
-        raise fail("data", "expected 'data' to be a folder path", folder)
     relevance = _absolute(base, relevance)
     if not os.path.isfile(relevance):
         raise fail("relevance", "expected 'relevance' to be an existing file", f"{relevance} not found")
     folder = _absolute(base, folder)
     limits = dict(LIMITS)
-    for key in LIMITS:
-        if key in data:
-            value = data[key]
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                raise fail(key, f"expected {shown(key)} to be a number > 0", value)
-            limits[key] = float(value)
+    for key in [k for k in LIMITS if k in data]:
+        value = data[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            raise fail(key, f"expected {shown(key)} to be a number > 0", value)
+        limits[key] = float(value)
     # the track: a preset's keys, its paths made absolute (against the preset's folder, or the contest's)
     if isinstance(track, str):
         settings = load_config(_absolute(base, track))  # its own errors, its own lines
@@ -184,12 +171,10 @@ def _phases(value: Any, fail: Any) -> tuple[Phase, ...]:
 
 def _time(value: Any, where: str, fail: Any) -> dt.datetime:
     """An ISO 8601 time with a zone (YAML reads an unquoted one as a datetime)."""
-    t = value
-    if isinstance(value, str):
-        try:
-            t = dt.datetime.fromisoformat(value)
-        except ValueError:
-            raise fail(f"{where}: expected an ISO 8601 time with a zone (2026-03-01T12:00:00Z)", value) from None
+    try:
+        t = dt.datetime.fromisoformat(value) if isinstance(value, str) else value
+    except ValueError:
+        t = None
     if not isinstance(t, dt.datetime) or t.tzinfo is None:
         raise fail(f"{where}: expected an ISO 8601 time with a zone (2026-03-01T12:00:00Z)", str(value))
     return t

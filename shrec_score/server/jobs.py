@@ -1,19 +1,14 @@
-"""The scoring queue: one job at a time, each in a child process under limits.
+"""The scoring queue: one job at a time, each in a child process under limits (:mod:`.worker`).
 
-A job is a run whose status is ``queued`` in the store; nothing else holds
-the queue, so a run accepted before a crash (kill -9, a power cut) is
-scored after the next start, and a scoring cut short is simply tried again.
-Its outcome (the CLI's ``per_run.csv``, or the reason it failed) is
-committed with the status change in one guarded statement
-(:meth:`Store.finish`): once scored, never scored again.
-
-Stopping (SIGTERM, Ctrl-C) cancels the job under way: its child is killed
-and the run stays ``queued`` for the next start.
+A job is a run whose status is ``queued`` in the store and nothing else, so a run accepted before a
+crash is scored after the next start; its outcome is committed with the status change in one
+guarded statement (:meth:`Store.finish`).  Stopping kills the job's child; the run stays queued.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import os
 import secrets
@@ -44,10 +39,8 @@ class Scorer:
             job = await asyncio.to_thread(self.store.next_queued)
             if job is None:
                 self.wake.clear()
-                try:
+                with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(self.wake.wait(), timeout=5)
-                except asyncio.TimeoutError:
-                    pass
                 continue
             try:
                 await self.score(job)
@@ -61,25 +54,21 @@ class Scorer:
         run = self.store.run_path(job)
         cmd = [
             sys.executable, "-m", "shrec_score.server.worker",
-            "--cpu", str(int(c.limit("cpu_seconds"))), "--memory", str(int(c.limit("memory_mb"))), "--parent", str(os.getpid()),
+            "--cpu", str(int(c.limits["cpu_seconds"])), "--memory", str(int(c.limits["memory_mb"])), "--parent", str(os.getpid()),
             c.preset, run, out,
         ]  # fmt: skip
         proc = await asyncio.create_subprocess_exec(*cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-        wall = c.limit("wall_seconds")
+        wall = c.limits["wall_seconds"]
         try:
             _, err = await asyncio.wait_for(proc.communicate(), timeout=wall)
-        except asyncio.TimeoutError:
-            proc.kill()
-            await proc.wait()
-            shutil.rmtree(out, ignore_errors=True)
-            await self._finish(job, "failed", reason=f"stopped at the wall-clock limit of {wall:g} s")
-            return
-        except BaseException:  # cancelled (the server stops): the run stays queued
+        except BaseException as exc:  # past the wall-clock limit, or cancelled (the server stops: the run stays queued)
             if proc.returncode is None:
                 proc.kill()
                 await proc.wait()
             shutil.rmtree(out, ignore_errors=True)
-            raise
+            if not isinstance(exc, asyncio.TimeoutError):
+                raise
+            return await self._finish(job, "failed", reason=f"stopped at the wall-clock limit of {wall:g} s")
         try:
             if proc.returncode == 0:
                 with open(os.path.join(out, "per_run.csv"), encoding="utf-8") as f:
@@ -92,7 +81,7 @@ class Scorer:
 
     def _reason(self, status: int | None, err: bytes, run: str, label: str) -> str:
         if status in (-signal.SIGXCPU, -signal.SIGKILL):
-            return f"stopped at the CPU-time limit of {self.contest.limit('cpu_seconds'):g} s"
+            return f"stopped at the CPU-time limit of {self.contest.limits['cpu_seconds']:g} s"
         lines = [ln for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
         text = lines[-1] if lines else f"the scoring ended with status {status}"
         return text.replace(os.path.dirname(run) + os.sep, "").replace(run, label)[:500]  # no server path shown

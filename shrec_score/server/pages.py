@@ -1,19 +1,16 @@
-"""The two pages: ``/`` (the leaderboard, in the results page's look) and
-``/submit`` (the upload form for a browser).
-
-Jinja2 templates under ``templates/`` with autoescape on: a team's or a
-run's name is text wherever it shows.  The style sheet is the results
-page's (``shrec_score/html/report.css``), inlined and allowed by its hash in
-the Content-Security-Policy; no script.  The form keeps the token in a
-server-side session (an HttpOnly, SameSite=Strict cookie holds only its
-random id) and carries a CSRF token bound to that session.
+"""The pages ``/`` (the leaderboard) and ``/submit`` (the upload form): Jinja2 templates with
+autoescape, the results page's style sheet inlined and allowed by its hash, no script; the form's
+token kept in a server-side session, a CSRF token bound to it (docs/server.md#security).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
+import hmac
 from importlib import resources
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jinja2 import Environment, FileSystemLoader
 from starlette.requests import Request
@@ -21,10 +18,7 @@ from starlette.responses import HTMLResponse, Response
 
 from . import views
 from .contest import now
-from .rules import COOKIE, Failed, Session, refusal, same, style_hash
-
-if TYPE_CHECKING:
-    from .service import Server
+from .service import COOKIE, Failed, Server, Session, refusal
 
 EXTRA_CSS = """
 .form{display:grid;gap:.6em;max-width:36em;margin:1em 0}
@@ -41,7 +35,8 @@ class Pages:
         self.css = resources.files("shrec_score.html").joinpath("report.css").read_text(encoding="utf-8") + EXTRA_CSS
         folder = str(resources.files("shrec_score.server").joinpath("templates"))
         self.env = Environment(loader=FileSystemLoader(folder), autoescape=True)
-        self.csp = f"default-src 'none'; style-src {style_hash(self.css)}; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+        digest = base64.b64encode(hashlib.sha256(self.css.encode()).digest()).decode()
+        self.csp = f"default-src 'none'; style-src 'sha256-{digest}'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
     def page(self, name: str, status: int = 200, **values: Any) -> HTMLResponse:
         html = self.env.get_template(name).render(css=self.css, title=self.server.contest.title, **values)
@@ -49,8 +44,7 @@ class Pages:
 
     async def index(self, request: Request) -> Response:
         runs = await asyncio.to_thread(self.server.store.runs)
-        phases = views.leaderboard(self.server.contest, runs, now())
-        return self.page("index.html", phases=phases)
+        return self.page("index.html", phases=views.leaderboard(self.server.contest, runs, now()))
 
     async def post(self, request: Request, session: Session, fresh: bool) -> dict[str, Any]:
         """The form's upload: its CSRF token, the team's token once, then as the API."""
@@ -58,7 +52,7 @@ class Pages:
         form = await server.read_form(request)
         try:
             csrf, token = form.get("csrf"), form.get("token")
-            if fresh or not isinstance(csrf, str) or not same(csrf, session.csrf):
+            if fresh or not isinstance(csrf, str) or not hmac.compare_digest(csrf.encode(), session.csrf.encode()):
                 raise refusal(403, "the form expired: reload the page and submit again")
             if isinstance(token, str) and token.strip():
                 session.team = await asyncio.to_thread(server.store.team_of, token.strip())
@@ -87,9 +81,7 @@ class Pages:
                 errors = exc.body.get("errors") or [{"file": "", "line": None, "message": exc.body.get("error", "")}]
         runs = []
         if session.team is not None:
-            rows = await asyncio.to_thread(server.store.runs, session.team.id)
-            t = now()
-            runs = [views.run_view(server.contest, r, t) for r in rows]
+            runs = views.run_views(server.contest, await asyncio.to_thread(server.store.runs, session.team.id), now())
         response = self.page("submit.html", status, csrf=session.csrf, team=session.team, errors=errors, receipt=receipt, runs=runs)
         secure = request.url.scheme == "https"
         response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", secure=secure, path="/")

@@ -1,8 +1,6 @@
-"""What the server does for a request, apart from its routes: who is asking
-(:meth:`Server.team`: the bearer token, or the form's session), whether a
-phase admits the team, reading the upload as it streams in under the size
-limit, and storing a checked run.  :mod:`.app` routes the API to it and
-:mod:`.pages` the HTML pages; neither is imported here.
+"""What the server does for a request: who asks (:meth:`Server.team`), whether a phase admits the
+team, reading the upload under the size limit as it streams in, storing a checked run, and a
+refusal (:class:`Failed`).  :mod:`.app` and :mod:`.pages` call it; it imports neither.
 """
 
 from __future__ import annotations
@@ -25,25 +23,47 @@ from starlette.requests import Request
 from .archive import PIECE, Limits, RunChecker, UploadError, unpack
 from .contest import Contest, Phase, now
 from .jobs import Scorer, stamp
-from .rules import COOKIE, Failed, Session, refusal
 from .store import Refused, Store, Team, fsync_tree
 
 #: A run's name as a participant gives it (it becomes part of a file name).
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 #: Room for the multipart framing and the small fields beside the file.
 FRAMING = 64 << 10
+#: The form's session cookie (its value: a random id of a :class:`Session` kept by the server).
+COOKIE = "shrec_session"
+
+
+class Failed(Exception):
+    """An upload answered with ``status`` and ``body`` (JSON) before it is stored."""
+
+    def __init__(self, status: int, body: dict[str, Any]) -> None:
+        super().__init__(status)
+        self.status = status
+        self.body = body
+
+
+def refusal(status: int, text: str) -> Failed:
+    if status == 422:
+        return Failed(status, {"errors": [{"file": "upload", "line": None, "message": text}]})
+    return Failed(status, {"error": text})
+
+
+@dataclass
+class Session:
+    csrf: str
+    team: Team | None = None
 
 
 class TooLarge(Exception):
     pass
 
 
+@dataclass
 class RateLimiter:
     """At most ``per_minute`` uploads per token in any 60 s."""
 
-    def __init__(self, per_minute: float) -> None:
-        self.per_minute = per_minute
-        self.seen: dict[str, deque[float]] = {}
+    per_minute: float
+    seen: dict[str, deque[float]] = field(default_factory=dict)
 
     def allow(self, key: str, at: float) -> bool:
         times = self.seen.setdefault(key, deque())
@@ -66,18 +86,18 @@ class Server:
 
     @property
     def max_upload(self) -> int:
-        return int(self.contest.limit("max_upload_mb") * (1 << 20))
+        return int(self.contest.limits["max_upload_mb"] * (1 << 20))
+
+    def too_large(self, got: str) -> Failed:
+        return refusal(413, f"expected an upload of at most {self.contest.limits['max_upload_mb']:g} MB, got {got}")
 
     async def team(self, request: Request) -> Team | None:
         """The team of the request's bearer token (the API) or of its session (the form)."""
         auth = request.headers.get("authorization", "")
         if auth[:7].lower() == "bearer ":
             return await asyncio.to_thread(self.store.team_of, auth[7:].strip())
-        session = self.session(request)
+        session = self.sessions.get(request.cookies.get(COOKIE, ""))
         return session.team if session is not None else None
-
-    def session(self, request: Request) -> Session | None:
-        return self.sessions.get(request.cookies.get(COOKIE, ""))
 
     def new_session(self) -> tuple[str, Session]:
         sid = secrets.token_urlsafe(32)
@@ -88,27 +108,25 @@ class Server:
 
     def admit(self, team: Team) -> Phase:
         """The open phase a team may upload to now (raises :class:`Failed`: 429, 403)."""
-        c = self.contest
         if not self.limiter.allow(team.name, time.monotonic()):
-            raise refusal(429, f"at most {c.limit('rate_limit'):g} uploads a minute per team: try again in a minute")
-        phase = c.open_phase(now())
+            raise refusal(429, f"at most {self.limiter.per_minute:g} uploads a minute per team: try again in a minute")
+        phase = self.contest.open_phase(now())
         if phase is None:
             raise refusal(403, "no phase of the contest is open for submissions")
         return phase
 
     async def read_form(self, request: Request) -> FormData:
         """The multipart body, its size bounded while it streams in (raises :class:`Failed`: 413, 422)."""
-        c = self.contest
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self.max_upload + FRAMING:
-            raise refusal(413, f"expected an upload of at most {c.limit('max_upload_mb'):g} MB, got {int(declared) >> 20} MB")
+            raise self.too_large(f"{int(declared) >> 20} MB")
         if request.headers.get("content-type", "").split(";")[0].strip() != "multipart/form-data":
             raise refusal(422, "expected a multipart/form-data body with the run in the field 'file'")
         limited = Request(request.scope, _limited(request.receive, self.max_upload + FRAMING))
         try:
             return await limited.form(max_files=1, max_fields=8)
         except TooLarge:
-            raise refusal(413, f"expected an upload of at most {c.limit('max_upload_mb'):g} MB, got more") from None
+            raise self.too_large("more") from None
         except Exception as exc:  # starlette's MultiPartException, a broken body
             raise refusal(422, f"expected a multipart/form-data body with the run in the field 'file' ({exc})") from None
 
@@ -119,17 +137,18 @@ class Server:
             raise refusal(422, "expected the run in the multipart field 'file' (a .zip, .tar.gz or .tgz of one run folder, or one run file)")
         if name is not None and (not isinstance(name, str) or not NAME.fullmatch(name)):
             raise refusal(422, f"expected 'name' to be 1 to 40 letters, digits, '_', '.' or '-', got {str(name)[:60]!r}")
-        body = await asyncio.to_thread(self._store, team, name, upload, phase.name, phase.max_runs)
+        try:
+            body = await asyncio.to_thread(self._store, team, name, upload, phase)
+        except Refused as exc:
+            raise refusal(403, str(exc)) from None
         if self.scorer is not None:
             self.scorer.wake.set()
         return body
 
-    def _store(self, team: Team, name: str | None, upload: UploadFile, phase: str, max_runs: int) -> dict[str, Any]:
+    def _store(self, team: Team, name: str | None, upload: UploadFile, phase: Phase) -> dict[str, Any]:
         c, store = self.contest, self.store
         with store.connect() as db:  # refused before the work of unpacking (and again under the write lock)
-            (count,) = db.execute("SELECT count(*) FROM runs WHERE team_id = ? AND phase = ?", (team.id, phase)).fetchone()
-        if count >= max_runs:
-            raise refusal(403, f"team {team.name!r} has submitted its {max_runs} run(s) of phase {phase!r}")
+            store.count_runs(db, team, phase.name, phase.max_runs)
         work = os.path.join(store.incoming, secrets.token_hex(8))
         os.makedirs(work)
         try:
@@ -139,10 +158,10 @@ class Server:
                 while piece := upload.file.read(PIECE):
                     size += len(piece)
                     if size > self.max_upload:
-                        raise refusal(413, f"expected an upload of at most {c.limit('max_upload_mb'):g} MB, got more")
+                        raise self.too_large("more")
                     digest.update(piece)
                     out.write(piece)
-            limits = Limits(int(c.limit("max_unpacked_mb")) << 20, int(c.limit("max_members")), c.limit("max_ratio"))
+            limits = Limits(int(c.limits["max_unpacked_mb"]) << 20, int(c.limits["max_members"]), c.limits["max_ratio"])
             staged = os.path.join(work, "run")
             try:
                 unpacked = unpack(received, os.path.basename(upload.filename or "upload"), staged, limits)
@@ -152,10 +171,7 @@ class Server:
             if errors:
                 raise Failed(422, {"errors": errors})
             fsync_tree(staged)
-            try:
-                return store.accept(team, name, staged, unpacked.name, unpacked.suffix, phase, max_runs, digest.hexdigest(), stamp())
-            except Refused as exc:
-                raise refusal(403, str(exc)) from None
+            return store.accept(team, name, staged, unpacked.name, unpacked.suffix, phase.name, phase.max_runs, digest.hexdigest(), stamp())
         finally:
             shutil.rmtree(work, ignore_errors=True)
 

@@ -1,24 +1,12 @@
-"""Teams and runs: SQLite (the standard library's, WAL mode) and the stored files.
+"""Teams and runs: SQLite (the standard library's, WAL mode) and the stored files (docs/server.md,
+"What the server keeps").
 
-Layout under the contest's ``data:`` folder::
-
-    contest.sqlite3     teams (name, SHA-256 of the token), runs (status, scores)
-    track.yaml          the preset every scoring reads (see contest.py)
-    runs/ID/ENTRY       an accepted run: ENTRY is its folder or its file
-    incoming/           uploads being received or checked (emptied at start)
-    work/               scorings under way (emptied at start)
-
-A run is accepted in one transaction: its files are written and fsync'ed
-under ``incoming/``, then, with the database's write lock held (``BEGIN
-IMMEDIATE``, so concurrent uploads cannot pass ``max_runs``), the row is
-inserted, the folder renamed to ``runs/ID`` and the directories fsync'ed,
-and only then committed.  A crash before the commit leaves a folder without
-a row, removed at the next start; a crash after leaves both.  A scoring's
-result is committed with the status change in one statement guarded by
-``status = 'queued'``, so a run is scored once however often it is tried.
-
-Every connection is opened for one call (no connection is shared between
-threads); a token is kept only as its SHA-256 and compared in constant time.
+A run is accepted in one transaction: its files fsync'ed under ``incoming/``, then under the write
+lock (``BEGIN IMMEDIATE``, so concurrent uploads cannot pass ``max_runs``) the row inserted, the
+folder renamed to ``runs/ID``, the folders fsync'ed, and only then the commit; a crash before it
+leaves a folder without a row, removed at the next start.  A scoring's result is committed with the
+status change in one statement guarded by ``status = 'queued'``.  Every connection serves one call;
+a token is kept only as its SHA-256, compared in constant time.
 """
 
 from __future__ import annotations
@@ -123,8 +111,7 @@ class Store:
 
     def recover(self) -> None:
         """At start: remove what no committed row holds (uploads and scorings cut short)."""
-        with self.connect() as db:
-            ids = {str(r[0]) for r in db.execute("SELECT id FROM runs")}
+        ids = {str(r["id"]) for r in self.runs()}
         for name in os.listdir(self.runs_dir):
             if name not in ids:
                 shutil.rmtree(os.path.join(self.runs_dir, name), ignore_errors=True)
@@ -132,8 +119,6 @@ class Store:
             shutil.rmtree(d, ignore_errors=True)
             os.makedirs(d, exist_ok=True)
         fsync_dir(self.runs_dir)
-
-    # -- teams ---------------------------------------------------------------
 
     def add_team(self, name: str, created: str) -> str:
         """Create a team; returns its token (kept only as a hash)."""
@@ -153,8 +138,6 @@ class Store:
             return None
         return Team(row["id"], row["name"])
 
-    # -- runs ----------------------------------------------------------------
-
     def accept(self, team: Team, name: str | None, staged: str, unpacked: str, suffix: str, phase: str, max_runs: int, sha256: str, submitted: str) -> dict[str, Any]:
         """Store the run staged at ``staged/unpacked`` (already fsync'ed) as
         ``runs/ID/LABEL+suffix``, LABEL being ``TEAM-NAME`` (the CLI's run name).
@@ -165,9 +148,7 @@ class Store:
         with self.connect() as db:
             db.execute("BEGIN IMMEDIATE")
             try:
-                (count,) = db.execute("SELECT count(*) FROM runs WHERE team_id = ? AND phase = ?", (team.id, phase)).fetchone()
-                if count >= max_runs:
-                    raise Refused(f"team {team.name!r} has submitted its {max_runs} run(s) of phase {phase!r}")
+                count = self.count_runs(db, team, phase, max_runs)
                 (next_id,) = db.execute("SELECT coalesce(max(id), 0) + 1 FROM runs").fetchone()
                 run_name = name or f"run{count + 1}"
                 label = f"{team.name}-{run_name}"
@@ -191,28 +172,30 @@ class Store:
                 raise
         return {"id": next_id, "name": run_name, "label": label, "status": "queued", "phase": phase, "sha256": sha256}
 
+    @staticmethod
+    def count_runs(db: sqlite3.Connection, team: Team, phase: str, max_runs: int) -> int:
+        """The team's runs in ``phase``; :class:`Refused` when there are ``max_runs`` already."""
+        (count,) = db.execute("SELECT count(*) FROM runs WHERE team_id = ? AND phase = ?", (team.id, phase)).fetchone()
+        if count >= max_runs:
+            raise Refused(f"team {team.name!r} has submitted its {max_runs} run(s) of phase {phase!r}")
+        return int(count)
+
     def run_path(self, row: sqlite3.Row | dict[str, Any]) -> str:
         return os.path.join(self.runs_dir, str(row["id"]), row["entry"])
 
-    def runs(self, team_id: int | None = None, status: str | None = None) -> list[dict[str, Any]]:
-        query = "SELECT runs.*, teams.name AS team FROM runs JOIN teams ON teams.id = runs.team_id"
-        where: list[str] = []
-        args: list[Any] = []
-        if team_id is not None:
-            where.append("team_id = ?")
-            args.append(team_id)
-        if status is not None:
-            where.append("status = ?")
-            args.append(status)
-        if where:
-            query += " WHERE " + " AND ".join(where)
+    def runs(
+        self, team_id: int | None = None, status: str | None = None, run_id: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The runs with their team's name, by id; each filter given narrows them."""
+        where = {"team_id": team_id, "status": status, "runs.id": run_id}
+        query = " AND ".join([f"{k} = ?" for k, v in where.items() if v is not None] or ["1"])
+        args = [v for v in where.values() if v is not None]
+        sql = "SELECT runs.*, teams.name AS team FROM runs JOIN teams ON teams.id = runs.team_id"
         with self.connect() as db:
-            return [dict(r) for r in db.execute(query + " ORDER BY runs.id", args)]
+            return [dict(r) for r in db.execute(f"{sql} WHERE {query} ORDER BY runs.id", args)]
 
     def run(self, run_id: int) -> dict[str, Any] | None:
-        with self.connect() as db:
-            row = db.execute("SELECT runs.*, teams.name AS team FROM runs JOIN teams ON teams.id = runs.team_id WHERE runs.id = ?", (run_id,)).fetchone()
-        return None if row is None else dict(row)
+        return next(iter(self.runs(run_id=run_id)), None)
 
     def next_queued(self) -> dict[str, Any] | None:
         """The oldest queued run, its attempt counted (a crash mid-scoring shows as attempts > 1)."""

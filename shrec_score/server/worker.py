@@ -1,19 +1,9 @@
-"""One scoring in a child process, under limits: ``python -m shrec_score.server.worker
---cpu SECONDS --memory MB PRESET RUN OUT``.
-
-The worker sets its own CPU-time and address-space limits
-(``resource.setrlimit``: they hold across ``exec``), then becomes the
-command line itself, ``python -m shrec_score.cli score --config PRESET RUN
---out OUT`` (``os.execv``): the numbers a contest shows are the CLI's, on
-the same preset, by construction.  The wall-clock limit is the parent's
-(:mod:`~shrec_score.server.queue` kills a worker that outlives it).
-
-On Linux the worker also asks to be killed when the server dies
-(``PR_SET_PDEATHSIG``, kept across ``exec``): after a kill -9 of the server no
-orphan scoring goes on writing while the restarted server recovers its folders.
-
-Exit status: the CLI's (0 scored, 2 the run or the limits refused it); killed
-by SIGXCPU or SIGKILL when the CPU time ran out.
+"""One scoring in a child process: ``python -m shrec_score.server.worker --cpu SECONDS --memory MB
+[--parent PID] PRESET RUN OUT`` sets its CPU-time and address-space limits (they hold across
+``exec``), asks to die with the server (Linux's ``PR_SET_PDEATHSIG``: no orphan scoring writes while
+a restarted server recovers) and becomes ``shrec-score score --config PRESET RUN --out OUT``: a
+contest's numbers are the CLI's by construction.  Exit status: the CLI's; killed by SIGXCPU or
+SIGKILL past the CPU time.  The wall-clock limit is :mod:`.jobs`'.
 """
 
 from __future__ import annotations
@@ -22,11 +12,6 @@ import argparse
 import os
 import resource
 import sys
-
-
-def command(preset: str, run: str, out: str) -> list[str]:
-    """The command line the worker becomes."""
-    return [sys.executable, "-m", "shrec_score.cli", "score", "--config", preset, run, "--out", out, "--quiet", "--format", "csv"]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -41,9 +26,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.parent is not None:
         _die_with(args.parent)
     resource.setrlimit(resource.RLIMIT_CPU, (args.cpu, args.cpu + 1))
-    memory = args.memory << 20
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    cmd = command(args.preset, args.run, args.out)
+    resource.setrlimit(resource.RLIMIT_AS, (args.memory << 20, args.memory << 20))
+    cmd = [sys.executable, "-m", "shrec_score.cli", "score", "--config", args.preset, args.run, "--out", args.out,
+           "--quiet", "--format", "csv"]
     sys.stdout.flush()
     os.execv(cmd[0], cmd)
 
