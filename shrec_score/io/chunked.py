@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, shown
-from .matrix import read_npy_matrix
+from .matrix import RowFile, read_npy_matrix
 from .text import list_folder
 
 #: The ``format`` of a shard folder's manifest.
@@ -171,7 +171,7 @@ class NpyShards(RowBlockMatrix):
                 f"{' x '.join(map(str, m.shape))} {m.dtype}",
             )
         try:
-            return np.array(m[a - lo : b - lo])
+            return np.asarray(m[a - lo : b - lo])
         except OSError as exc:
             raise InputError(path, None, f"could not read rows {a + 1}..{b}", exc.strerror or str(exc)) from None
 
@@ -312,11 +312,11 @@ def _fsync_tree(top: str) -> None:
                 os.close(fd)
 
 
-def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray:
+def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray | RowFile:
     """A matrix file (ASCII, ``.npy`` or PSB binary) to convert, without holding it in memory.
 
-    ``.npy`` and PSB binary are memory-mapped; ASCII is streamed into a temporary
-    binary file.  ``shape``: only for a PSB binary matrix that is not square.
+    ``.npy`` and PSB binary are read rows at a time (:class:`.matrix.RowFile`); ASCII is
+    streamed into a temporary binary file.  ``shape``: only for a PSB binary matrix that is not square.
     """
     from .compressed import open_input
     from .matrix import is_binary_file, read_matrix, stream_ascii_matrix

@@ -11,7 +11,7 @@ import math
 import os
 import tokenize
 import warnings
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -86,7 +86,7 @@ def _locate_bad_line(path: str, text: str, n_cols: int) -> None:
     raise InputError(path, None, "expected a whitespace-separated matrix of numbers")
 
 
-def read_npy_matrix(path: str) -> np.ndarray:
+def read_npy_matrix(path: str) -> np.ndarray | RowFile:
     """A 2-D numeric ``.npy`` array, memory-mapped; the file is checked once and opened once.
 
     The header is checked against the file's size in Python integers first: a
@@ -107,11 +107,51 @@ def read_npy_matrix(path: str) -> np.ndarray:
                 raise InputError(
                     path, None, f"expected a .npy file of {need:,} bytes (a {' x '.join(map(str, shape))} {dtype} array, as its header says)", f"{size:,} bytes"
                 )
-            if need == offset:  # no cell: nothing to map
+            if need == offset:  # no cell: nothing to read
                 return np.zeros(shape, dtype=dtype)
-            return np.memmap(fh, dtype=dtype, mode="r", offset=offset, shape=shape, order="F" if fortran else "C")
+            if fortran:  # rows are not stored whole: mapped
+                return np.memmap(fh, dtype=dtype, mode="r", offset=offset, shape=shape, order="F")
+            return RowFile(path, offset, (shape[0], shape[1]), dtype)
     except OSError as exc:
         raise InputError(path, None, "expected a readable file", exc.strerror or str(exc)) from None
+
+
+class RowFile:
+    """A C-order matrix file (``.npy`` or PSB binary) read rows at a time: only the rows
+    indexed are in memory (a memory map would keep every page it touched resident)."""
+
+    ndim = 2
+
+    def __init__(self, path: str, offset: int, shape: tuple[int, int], dtype: np.dtype) -> None:
+        self.path, self.offset, self.shape, self.dtype = path, offset, shape, dtype
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self[:] if dtype is None else self[:].astype(dtype)
+
+    def __getitem__(self, index: Any) -> np.ndarray:
+        """``m[rows]`` or ``m[rows, columns]`` as numpy indexes an array, only those rows read."""
+        first, rest = (index[0], index[1:]) if isinstance(index, tuple) else (index, ())
+        rows = np.arange(self.shape[0])[first]
+        out = self._read(rows.reshape(-1))
+        return out[0][rest] if rows.ndim == 0 else out[(slice(None), *rest)]
+
+    def _read(self, rows: np.ndarray) -> np.ndarray:
+        """Rows ``rows`` as an array, each run of consecutive rows read at once."""
+        out = np.empty((rows.size, self.shape[1]), dtype=self.dtype)
+        row_bytes = self.shape[1] * self.dtype.itemsize
+        starts = np.flatnonzero(np.diff(rows, prepend=-2) != 1).tolist()
+        try:
+            with open(self.path, "rb") as fh:
+                for i, j in zip(starts, [*starts[1:], rows.size]):
+                    fh.seek(self.offset + int(rows[i]) * row_bytes)
+                    if fh.readinto(out[i:j].data.cast("B")) != (j - i) * row_bytes:
+                        raise InputError(self.path, None, f"expected rows {int(rows[i]) + 1}..{int(rows[j - 1]) + 1} (the file shrank while read)")
+        except OSError as exc:
+            raise InputError(self.path, None, "expected a readable file", exc.strerror or str(exc)) from None
+        return out
 
 
 #: The error for a compressed ``.npy`` or PSB binary matrix.
@@ -224,7 +264,7 @@ def _rest_of_line(fh: BinaryIO) -> int:
         n += len(block)
 
 
-def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
+def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray | RowFile:
     """Read a matrix run in any of the three forms (the file checked and opened once) and check its shape."""
     if path.endswith(".npy"):
         m = read_npy_matrix(path)
@@ -244,7 +284,7 @@ def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
                         raise InputError(path, None, COMPRESSED, "a compressed file")
                     if size != 4 * shape[0] * shape[1]:
                         raise InputError(path, None, f"expected a PSB binary matrix of {shape[0]} x {shape[1]} float32 ({4 * shape[0] * shape[1]} bytes)", f"{size} bytes")
-                    m = np.memmap(fh, dtype=np.float32, mode="r", shape=shape) if size else np.zeros(shape, dtype=np.float32)
+                    m = RowFile(path, 0, shape, np.dtype(np.float32)) if size else np.zeros(shape, dtype=np.float32)
                 elif compressed or size > STREAM_ABOVE:  # decompressed, or parsed, a chunk at a time
                     m = stream_ascii_matrix(path, shape)
                 else:
