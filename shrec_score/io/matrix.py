@@ -1,8 +1,8 @@
 """Readers of dissimilarity-matrix runs (rows = queries, columns = targets, smaller = more similar; docs/inputs.md).
 
-ASCII (one row per line), ``.npy`` (memory-mapped) or PSB binary (N x M
-float32, no header, told by its size); only from a regular file, text by the
-rules of :mod:`.text`, numbers by :mod:`.numbers`.
+ASCII (one row per line), ``.npy`` or PSB binary (N x M float32, no header,
+told by its size; both read rows at a time, :class:`RowFile`); only from a
+regular file, text by the rules of :mod:`.text`, numbers by :mod:`.numbers`.
 """
 
 from __future__ import annotations
@@ -49,14 +49,26 @@ def _parse_numbers(text: str) -> np.ndarray:
 def read_ascii_matrix(path: str) -> np.ndarray:
     """Parse an ASCII matrix with numpy's C parser; bad lines are located exactly."""
     text = read_text(path)
-    lines = [ln for ln in text.split("\n") if ln.strip()]
-    if not lines:
+    first = next((ln for ln in text.split("\n") if ln.strip()), None)
+    if first is None:
         raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
-    n_cols = len(lines[0].split())
+    return _parse_rows(path, text, len(first.split()))
+
+
+def _parse_rows(path: str, text: str, n_cols: int, line_no: int = 0) -> np.ndarray:
+    """The non-blank lines of ``text`` (after ``line_no`` lines of the file) as rows of ``n_cols`` numbers; a bad line is an InputError naming it."""
+    n_rows = sum(1 for ln in text.split("\n") if ln.strip())
     values = _parse_numbers(text)
-    if values.size != len(lines) * n_cols or _ragged(text, n_cols):
-        _locate_bad_line(path, text, n_cols)
-    return values.reshape(len(lines), n_cols)
+    if values.size != n_rows * n_cols or _ragged(text, n_cols):
+        for n, line in enumerate(text.split("\n"), start=line_no + 1):
+            fields = line.split()
+            if fields and len(fields) != n_cols:
+                raise InputError(path, n, f"expected {n_cols} distances per row (as on the first row)", f"{len(fields)}")
+            bad = next((f for f in fields if parse_number(f) is None), None)
+            if bad is not None:
+                raise InputError(path, n, "expected a number as distance", shown(bad))
+        raise InputError(path, None, "expected a whitespace-separated matrix of numbers")
+    return values.reshape(n_rows, n_cols)
 
 
 #: The bytes that separate numbers on a row: ASCII whitespace but the newline.
@@ -71,19 +83,6 @@ def _ragged(text: str, n_cols: int) -> bool:
     starts = np.flatnonzero(~blank & np.concatenate(([True], blank[:-1])))
     per_line = np.bincount(np.searchsorted(np.flatnonzero(b == 10), starts), minlength=1)
     return bool(((per_line != 0) & (per_line != n_cols)).any())
-
-
-def _locate_bad_line(path: str, text: str, n_cols: int) -> None:
-    for n, line in enumerate(text.split("\n"), start=1):
-        fields = line.split()
-        if not fields:
-            continue
-        if len(fields) != n_cols:
-            raise InputError(path, n, f"expected {n_cols} distances per row (as on the first row)", f"{len(fields)}")
-        for f in fields:
-            if parse_number(f) is None:
-                raise InputError(path, n, "expected a number as distance", shown(f))
-    raise InputError(path, None, "expected a whitespace-separated matrix of numbers")
 
 
 def read_npy_matrix(path: str) -> np.ndarray | RowFile:
@@ -167,14 +166,9 @@ def _npy_header(path: str, fh: BinaryIO) -> tuple[tuple[int, ...], np.dtype, boo
         read = npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
         shape, fortran, dtype = read(fh)
     except (ValueError, SyntaxError, TypeError, EOFError, RecursionError, tokenize.TokenError) as exc:  # numpy parses the header as a Python literal
-        raise InputError(path, None, "expected a .npy array", _reason(exc)) from None
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__  # first line, cut: it may hold a piece of the header
+        raise InputError(path, None, "expected a .npy array", reason if len(reason) <= 120 else f"{reason[:120]}...") from None
     return tuple(int(k) for k in shape), np.dtype(dtype), bool(fortran), fh.tell()
-
-
-def _reason(exc: BaseException) -> str:
-    """numpy's reason, first line, cut (it may hold a piece of the header)."""
-    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return text if len(text) <= 120 else f"{text[:120]}..."
 
 
 def is_binary(head: bytes) -> bool:
@@ -188,9 +182,9 @@ def is_binary(head: bytes) -> bool:
     return False
 
 
-def is_binary_file(path: str, probe: int = 4096) -> bool:
-    """:func:`is_binary` of the first bytes of ``path`` (decompressed); UTF-16 / UTF-32 text is an InputError."""
-    return is_binary(read_head(path, probe))
+def is_binary_file(path: str) -> bool:
+    """:func:`is_binary` of the first 4 KiB of ``path`` (decompressed); UTF-16 / UTF-32 text is an InputError."""
+    return is_binary(read_head(path, 4096))
 
 
 #: ASCII matrices larger than this are streamed (row chunks -> a temporary binary file).
@@ -233,17 +227,11 @@ def stream_ascii_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
                     text = data.decode("utf-8")
                 except UnicodeDecodeError as exc:
                     raise InputError(path, line_no + data.count(b"\n", 0, exc.start) + 1, "expected UTF-8 text", f"byte 0x{data[exc.start]:02x}") from None
-                lines = [ln for ln in text.split("\n") if ln.strip()]
-                values = _parse_numbers(text)
-                if values.size != len(lines) * n_cols or _ragged(text, n_cols):
-                    try:
-                        _locate_bad_line(path, text, n_cols)
-                    except InputError as exc:
-                        raise InputError(path, None if exc.line is None else exc.line + line_no, exc.expected, exc.got) from None
-                rows_done += len(lines)
+                rows = _parse_rows(path, text, n_cols, line_no)
+                rows_done += len(rows)
                 if rows_done > n_rows:
                     break
-                tmp.write(values.tobytes())
+                tmp.write(rows.tobytes())
                 line_no += text.count("\n")
             if eof:
                 break
