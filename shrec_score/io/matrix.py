@@ -101,7 +101,8 @@ def read_npy_matrix(path: str) -> np.ndarray | RowFile:
             if len(shape) != 2 or dtype.kind not in "fiu":
                 raise InputError(path, None, "expected a 2-D numeric .npy array", f"shape {shape}, dtype {dtype}")
             need = offset + math.prod(shape) * dtype.itemsize
-            size = os.fstat(fh.fileno()).st_size
+            st = os.fstat(fh.fileno())
+            size = st.st_size
             if size < need:
                 raise InputError(
                     path, None, f"expected a .npy file of {need:,} bytes (a {' x '.join(map(str, shape))} {dtype} array, as its header says)", f"{size:,} bytes"
@@ -110,19 +111,22 @@ def read_npy_matrix(path: str) -> np.ndarray | RowFile:
                 return np.zeros(shape, dtype=dtype)
             if fortran:  # rows are not stored whole: mapped
                 return np.memmap(fh, dtype=dtype, mode="r", offset=offset, shape=shape, order="F")
-            return RowFile(path, offset, (shape[0], shape[1]), dtype)
+            return RowFile(path, offset, (shape[0], shape[1]), dtype, st)
     except OSError as exc:
         raise InputError(path, None, "expected a readable file", exc.strerror or str(exc)) from None
 
 
 class RowFile:
     """A C-order matrix file (``.npy`` or PSB binary) read rows at a time: only the rows
-    indexed are in memory (a memory map would keep every page it touched resident)."""
+    indexed are in memory (a memory map would keep every page it touched resident).
+    ``st``: the file's ``fstat`` when its header was checked; a file replaced or
+    rewritten since is an error, not other numbers."""
 
     ndim = 2
 
-    def __init__(self, path: str, offset: int, shape: tuple[int, int], dtype: np.dtype) -> None:
+    def __init__(self, path: str, offset: int, shape: tuple[int, int], dtype: np.dtype, st: os.stat_result) -> None:
         self.path, self.offset, self.shape, self.dtype = path, offset, shape, dtype
+        self._version = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
     def __len__(self) -> int:
         return self.shape[0]
@@ -144,10 +148,11 @@ class RowFile:
         starts = np.flatnonzero(np.diff(rows, prepend=-2) != 1).tolist()
         try:
             with open(self.path, "rb") as fh:
+                st = os.fstat(fh.fileno())
                 for i, j in zip(starts, [*starts[1:], rows.size]):
                     fh.seek(self.offset + int(rows[i]) * row_bytes)
-                    if fh.readinto(out[i:j].data.cast("B")) != (j - i) * row_bytes:
-                        raise InputError(self.path, None, f"expected rows {int(rows[i]) + 1}..{int(rows[j - 1]) + 1} (the file shrank while read)")
+                    if fh.readinto(out[i:j].data.cast("B")) != (j - i) * row_bytes or (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != self._version:
+                        raise InputError(self.path, None, "expected the matrix file unchanged while it is scored", "a file replaced or rewritten")
         except OSError as exc:
             raise InputError(self.path, None, "expected a readable file", exc.strerror or str(exc)) from None
         return out
@@ -266,13 +271,14 @@ def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray | RowFile:
                     with open_input(path) as inner:
                         head = inner.read(HEAD_BYTES)
                 refuse_wide_text(path, head)
-                size = os.fstat(fh.fileno()).st_size
+                st = os.fstat(fh.fileno())
+                size = st.st_size
                 if is_binary(head):
                     if compressed:
                         raise InputError(path, None, COMPRESSED, "a compressed file")
                     if size != 4 * shape[0] * shape[1]:
                         raise InputError(path, None, f"expected a PSB binary matrix of {shape[0]} x {shape[1]} float32 ({4 * shape[0] * shape[1]} bytes)", f"{size} bytes")
-                    m = RowFile(path, 0, shape, np.dtype(np.float32)) if size else np.zeros(shape, dtype=np.float32)
+                    m = RowFile(path, 0, shape, np.dtype(np.float32), st) if size else np.zeros(shape, dtype=np.float32)
                 elif compressed or size > STREAM_ABOVE:  # decompressed, or parsed, a chunk at a time
                     m = stream_ascii_matrix(path, shape)
                 else:
