@@ -8,7 +8,7 @@ equal scores by target id descending (byte order), the rank column ignored.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -26,24 +26,34 @@ BLOCK_CELLS = 2_000_000
 NAN_DROPS = "NaN cells ranked last"
 
 
-def without_nan(run: MatrixRun, a: int, rows: np.ndarray, dist: np.ndarray) -> np.ndarray:
-    """Rows of a matrix (queries ``a``, ``a + 1``, ...) as ranked: an InputError naming the first NaN cell, or under lenient scoring NaN as inf (counted)."""
-    if not (dist.size and np.isnan(dist.max(axis=1)).any()):  # max is NaN where a row holds one
-        return dist
-    nan = np.isnan(dist)
-    if run.drops is None:
-        i = int(np.flatnonzero(nan.any(axis=1))[0])
-        c = int(np.flatnonzero(nan[i])[0])
-        raise InputError(run.path, int(rows[i]) + 1, f"expected a number in every cell; row {int(rows[i]) + 1} (query {run.query_ids[a + i]!r}) column {c + 1}", "NaN")
-    run.drops[NAN_DROPS] += int(nan.sum())
-    return np.where(nan, dist.dtype.type(np.inf), dist)
-
-
 def _columns(run: MatrixRun, self_index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The column of each target index (-1: none), and each query's own column (-1: none)."""
     col_of_target = np.full(max(int(run.col_target.max(initial=-1)) + 1, int(self_index.max(initial=-1)) + 1, 1), -1, dtype=np.int64)
     col_of_target[run.col_target] = np.arange(run.col_target.size)
     return col_of_target, np.where(self_index >= 0, col_of_target[np.maximum(self_index, 0)], -1)
+
+
+def _blocks(run: MatrixRun) -> Iterator[tuple[int, int, np.ndarray]]:
+    """``(a, b, distances)`` of queries ``a..b``, :data:`BLOCK_CELLS` cells at a time, as float32 or float64 (others
+    as float64; consecutive rows read as one slice); a NaN cell is an InputError, or under lenient scoring inf (counted)."""
+    n_q = len(run.query_ids)
+    step = max(1, BLOCK_CELLS // max(1, run.matrix.shape[1]))
+    for a in range(0, n_q, step):
+        b = min(n_q, a + step)
+        rows = run.row_of_query[a:b]
+        contiguous = rows[-1] - rows[0] == rows.size - 1 and (np.diff(rows) == 1).all()
+        dist = np.asarray(run.matrix[int(rows[0]) : int(rows[-1]) + 1] if contiguous else run.matrix[rows])
+        if not (dist.dtype.kind == "f" and dist.dtype.itemsize in (4, 8)):
+            dist = dist.astype(np.float64)
+        if dist.size and np.isnan(dist.max(axis=1)).any():  # max is NaN where a row holds one
+            nan = np.isnan(dist)
+            if run.drops is None:
+                i = int(np.flatnonzero(nan.any(axis=1))[0])
+                c = int(np.flatnonzero(nan[i])[0])
+                raise InputError(run.path, int(rows[i]) + 1, f"expected a number in every cell; row {int(rows[i]) + 1} (query {run.query_ids[a + i]!r}) column {c + 1}", "NaN")
+            run.drops[NAN_DROPS] += int(nan.sum())
+            dist = np.where(nan, dist.dtype.type(np.inf), dist)
+        yield a, b, dist
 
 
 def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray, *, ties: bool = False) -> RankedRun:
@@ -52,23 +62,18 @@ def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray, *, ties: bool =
     _, self_col = _columns(run, self_index)
     if (self_col >= 0).any() and not (self_col >= 0).all():
         raise ValueError("all-against-all needs every query among the columns")
-    n_q, n_cols = len(run.query_ids), run.matrix.shape[1]
+    n_q = len(run.query_ids)
     own = bool(n_q) and self_col[0] >= 0
-    width = n_cols - own
+    width = run.matrix.shape[1] - own
     parts, equal = [], []
-    step = max(1, BLOCK_CELLS // max(1, n_cols))
-    for a in range(0, n_q, step):
-        b = min(n_q, a + step)
-        dist = without_nan(run, a, run.row_of_query[a:b], _rows(run.matrix, run.row_of_query[a:b]))
+    for a, b, dist in _blocks(run):
         order = np.argsort(dist, axis=1, kind="stable")
         if own:
             order = order[order != self_col[a:b, None]].reshape(b - a, width)
         parts.append(run.col_target[order].ravel())
         if ties:
             ranked = np.take_along_axis(dist, order, axis=1)  # (-0.0 == 0.0 holds)
-            eq = np.zeros(order.shape, dtype=bool)
-            eq[:, 1:] = ranked[:, 1:] == ranked[:, :-1]
-            equal.append(eq.ravel())
+            equal.append(np.pad(ranked[:, 1:] == ranked[:, :-1], ((0, 0), (1, 0))).ravel())
     offsets = np.arange(n_q + 1, dtype=np.int64) * width
     targets = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
     out = RankedRun(run.name, list(run.query_ids), targets, offsets, [run.path], drops=run.drops)
@@ -78,10 +83,8 @@ def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray, *, ties: bool =
 
 
 def drop_own_items(targets: np.ndarray, query_of: np.ndarray, own: np.ndarray) -> np.ndarray:
-    """Which entries to keep: all but the query's own item (``own[q]``: its index in the collection, or -1).
-
-    The one place where the own item leaves a ranked list, for every run format
-    (matrices drop the own column by the same rule).
+    """Which entries to keep: all but the query's own item (``own[q]``: its index in the collection, or -1);
+    the one place where the own item leaves a ranked list (matrices drop the own column by the same rule).
 
     >>> drop_own_items(np.array([3, 0, 1, 1]), np.array([0, 0, 1, 1]), np.array([0, -1])).tolist()
     [True, False, True, True]
@@ -101,7 +104,7 @@ def keep_entries(run: RankedRun, keep: np.ndarray) -> RankedRun:
     n_q = len(run.query_ids)
     offsets = np.zeros(n_q + 1, dtype=np.int64)
     np.cumsum(np.bincount(np.repeat(np.arange(n_q), run.lengths())[keep], minlength=n_q), out=offsets[1:])
-    ties = None if run.tie_start is None else keep_ties(run.tie_start, run.offsets, keep, offsets)
+    ties = None if run.tie_start is None else group_tie_starts(tie_group_ids(run.tie_start, run.offsets)[keep], offsets)  # groups shrink, none merge
     return RankedRun(run.name, run.query_ids, run.targets[keep], offsets, run.sources, drops=run.drops, tie_start=ties)
 
 
@@ -126,11 +129,6 @@ def tie_group_ids(tie_start: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return np.cumsum(new) - 1
 
 
-def keep_ties(tie_start: np.ndarray, offsets: np.ndarray, keep: np.ndarray, new_offsets: np.ndarray) -> np.ndarray:
-    """The tie groups of the entries ``keep`` leaves (lists ``new_offsets``): groups shrink, none merge."""
-    return group_tie_starts(tie_group_ids(tie_start, offsets)[keep], new_offsets)
-
-
 def tie_group_sizes(tie_start: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Per entry, the number of entries of its tie group."""
     g = tie_group_ids(tie_start, offsets)
@@ -152,15 +150,13 @@ def matrix_rank_block(
     run: MatrixRun, relevant: Sequence[np.ndarray], n_relevant: np.ndarray, self_index: np.ndarray, *,
     ties: str = "rule", width: int | None = None,
 ) -> RankBlock:
-    """Ranks of the relevant items of every query of a matrix run, without ranking everything.
+    """Ranks of the relevant items of every query of a matrix run, without ranking everything (docs/performance.md).
 
-    Each block of rows is sorted once; a relevant item's distance is looked up
-    with ``np.searchsorted`` (left: the smaller cells, right minus left: the
-    equal ones), the own column taken out.  The rule's rank is 1 + smaller +
-    the equal cells in lower columns (:func:`equal_before`, only for items with
-    equal cells); other modes need only the counts (:func:`rows_ranks_from_counts`).
-    ``width`` (default: the largest K) keeps every part of a chunked matrix's
-    sums on the same columns: bit-identical values.
+    Each block of rows is sorted once and a relevant item's distance looked up with
+    ``np.searchsorted``: left gives the smaller cells, right minus left the equal ones.
+    The rule's rank adds the equal cells in lower columns (:func:`equal_before`); other
+    modes need only the counts.  ``width`` (default: the largest K) keeps every part of
+    a chunked matrix's sums on the same columns: bit-identical values.
     """
     from .measures import RankBlock
 
@@ -170,25 +166,14 @@ def matrix_rank_block(
         width = max(1, int(n_relevant.max(initial=0)))
     ranks = np.full((n_q, width), np.inf)
     groups = (np.zeros((n_q, width)), np.zeros((n_q, width))) if ties == "expected" else None
-    step = max(1, BLOCK_CELLS // max(1, n_cols))
-    for a in range(0, n_q, step):
-        b = min(n_q, a + step)
-        dist = without_nan(run, a, run.row_of_query[a:b], _rows(run.matrix, run.row_of_query[a:b]))
+    for a, b, dist in _blocks(run):
         q, slot, r, group = _rank_rows(a, b, dist, relevant, col_of_target, self_col, ties)
         ranks[q, slot] = r
         if groups is not None and group is not None:
             groups[0][q, slot], groups[1][q, slot] = group
     n_retrieved = np.full(n_q, n_cols, dtype=np.int64) - (self_col >= 0)
-    if groups is not None:
-        return RankBlock(ranks, n_relevant, n_retrieved, group_start=groups[0], group_size=groups[1])
-    return RankBlock(ranks, n_relevant, n_retrieved)
-
-
-def _rows(m: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Rows ``rows`` of a matrix as float32 or float64 (others as float64), a view of consecutive rows where it can be."""
-    contiguous = rows.size and rows[-1] - rows[0] == rows.size - 1 and (np.diff(rows) == 1).all()
-    dist = np.asarray(m[int(rows[0]) : int(rows[-1]) + 1] if contiguous else m[rows])
-    return dist if dist.dtype.kind == "f" and dist.dtype.itemsize in (4, 8) else dist.astype(np.float64)
+    start, size = groups or (None, None)
+    return RankBlock(ranks, n_relevant, n_retrieved, group_start=start, group_size=size)
 
 
 def equal_before(row: np.ndarray, values: np.ndarray, cols: np.ndarray) -> np.ndarray:
@@ -254,11 +239,8 @@ def rows_ranks_from_counts(
     """
     order = np.lexsort((values, item_row))  # stable: equal values keep their order
     r, v, s, e = item_row[order], values[order], smaller[order], equal[order]
-    new = np.ones(v.size, dtype=bool)
-    new[1:] = (v[1:] != v[:-1]) | (r[1:] != r[:-1])
-    gid = np.cumsum(new) - 1
-    first = np.flatnonzero(new)
-    i = np.arange(v.size) - first[gid]
+    gid = score_groups(r, v) - 1
+    i = np.arange(v.size) - np.searchsorted(gid, gid)  # place within its group
     if mode == "pessimistic":
         ranks = s + e - np.bincount(gid)[gid] + i + 1
         ranks = ranks[np.lexsort((ranks, r))]

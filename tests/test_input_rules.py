@@ -496,6 +496,35 @@ def test_broken_npy_files_give_an_error_and_no_runtime_warning(tmp_path):
     one_line_error(r, f"{path}: expected a .npy file of")
 
 
+def test_a_npy_or_psb_binary_matrix_is_read_by_rows_as_numpy_indexes_it(tmp_path):
+    """Only the rows asked for are read (no memory map of the whole file): every
+    index numpy takes gives what numpy gives on the loaded array (the oracle)."""
+    m = np.random.default_rng(5).random((7, 4)).astype(">f4")  # another byte order than the host's
+    np.save(tmp_path / "m.npy", m)
+    m.astype("<f4").tofile(tmp_path / "m.bin")
+    for got in (read_npy_matrix(str(tmp_path / "m.npy")), read_matrix(str(tmp_path / "m.bin"), (7, 4))):
+        assert got.shape == (7, 4) and not isinstance(got, np.memmap)
+        for index in (slice(None), slice(2, 5), slice(None, None, -2), 3, -1, [6, 0, 1, 2, 5], np.array([4, 4]), (2, 3), (slice(1, 3), [0, 3]), (5, slice(1, None))):
+            np.testing.assert_array_equal(got[index], m[index], err_msg=str(index))
+        np.testing.assert_array_equal(np.asarray(got), m)
+        assert got[2:2].shape == (0, 4)
+
+
+def test_a_matrix_file_replaced_while_it_is_scored_is_an_error_not_other_numbers(tmp_path):
+    path = tmp_path / "m.npy"
+    np.save(path, np.zeros((6, 6)))
+    got = read_npy_matrix(str(path))
+    np.testing.assert_array_equal(got[:2], np.zeros((2, 6)))
+    os.replace(_saved(tmp_path / "new.npy", np.ones((6, 6))), path)  # same shape, new numbers
+    with pytest.raises(InputError, match=re.escape(f"{path}: expected the matrix file unchanged while it is scored, got a file replaced or rewritten")):
+        got[:2]
+
+
+def _saved(path, array):
+    np.save(path, array)
+    return path
+
+
 # -- 6. empty ranked lists --------------------------------------------------------
 
 

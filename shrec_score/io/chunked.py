@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, shown
-from .matrix import read_npy_matrix
+from .matrix import RowFile, read_npy_matrix
 from .text import list_folder
 
 #: The ``format`` of a shard folder's manifest.
@@ -38,22 +38,16 @@ INSTALL_HINT = "pip install 'shrec-score[dask]'"
 
 def layout_of(path: str) -> str | None:
     """``"zarr"``, ``"npy-shards"`` or None: whether ``path`` is a folder holding a row-block matrix (by its metadata file)."""
-    return _layout(path) if os.path.isdir(path) else None
-
-
-def _layout(folder: str) -> str | None:
-    if os.path.isfile(os.path.join(folder, MANIFEST)):
+    if os.path.isfile(os.path.join(path, MANIFEST)):
         return "npy-shards"
-    if os.path.isfile(os.path.join(folder, "zarr.json")) or os.path.isfile(os.path.join(folder, ".zarray")):
+    if os.path.isfile(os.path.join(path, "zarr.json")) or os.path.isfile(os.path.join(path, ".zarray")):
         return "zarr"
     return None
 
 
 def holds_row_blocks(path: str) -> bool:
     """Whether a RUNS argument is a row-block matrix or a folder holding one (hidden entries are not runs)."""
-    if not os.path.isdir(path):
-        return False
-    return _layout(path) is not None or any(layout_of(os.path.join(path, e)) for e in list_folder(path))
+    return os.path.isdir(path) and (layout_of(path) is not None or any(layout_of(os.path.join(path, e)) for e in list_folder(path)))
 
 
 def run_name(path: str) -> str:
@@ -87,23 +81,16 @@ class RowBlockMatrix:
 
     def __getitem__(self, index: Any) -> np.ndarray:
         """``m[a:b]`` or ``m[rows]`` (rows of any order), read block by block."""
-        if isinstance(index, slice):
-            start, stop, step = index.indices(self.shape[0])
-            rows = np.arange(start, stop, step)
-        else:
-            rows = np.asarray(index, dtype=np.int64)
-            if rows.ndim == 0:
-                return self[rows.reshape(1)][0]
+        rows = np.arange(self.shape[0])[index] if isinstance(index, slice) else np.asarray(index, dtype=np.int64)
+        if rows.ndim == 0:
+            return self[rows.reshape(1)][0]
         out = np.empty((rows.size, self.shape[1]), dtype=self.dtype)
-        if rows.size == 0:
-            return out
-        bounds = np.asarray([b for _, b in self.blocks()], dtype=np.int64)
-        which = np.searchsorted(bounds, rows, side="right")
+        blocks = self.blocks()
+        which = np.searchsorted([b for _, b in blocks], rows, side="right")
         for k in np.unique(which).tolist():
-            a, b = self.blocks()[k]
-            sel = np.flatnonzero(which == k)
-            block = self.read(a, b)
-            out[sel] = block[rows[sel] - a]
+            a, b = blocks[k]
+            sel = which == k
+            out[sel] = self.read(a, b)[rows[sel] - a]
         return out
 
 
@@ -148,10 +135,9 @@ class NpyShards(RowBlockMatrix):
         self.shape = (shape[0], shape[1])
         self.dtype = dtype
         self._shards = shards
-        self._blocks = [(a, b) for _, a, b in shards]
 
     def blocks(self) -> list[tuple[int, int]]:
-        return list(self._blocks)
+        return [(a, b) for _, a, b in self._shards]
 
     def _shard(self, a: int, b: int) -> tuple[str, int, int]:
         for name, lo, hi in self._shards:
@@ -170,10 +156,7 @@ class NpyShards(RowBlockMatrix):
                 path, None, f"expected a {hi - lo} x {self.shape[1]} {self.dtype} shard (rows {lo + 1}..{hi} of {self.path}, as its manifest says)",
                 f"{' x '.join(map(str, m.shape))} {m.dtype}",
             )
-        try:
-            return np.array(m[a - lo : b - lo])
-        except OSError as exc:
-            raise InputError(path, None, f"could not read rows {a + 1}..{b}", exc.strerror or str(exc)) from None
+        return np.asarray(m[a - lo : b - lo])  # only these rows read (io.matrix.RowFile)
 
 
 def _zarr() -> Any:
@@ -312,11 +295,11 @@ def _fsync_tree(top: str) -> None:
                 os.close(fd)
 
 
-def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray:
+def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray | RowFile:
     """A matrix file (ASCII, ``.npy`` or PSB binary) to convert, without holding it in memory.
 
-    ``.npy`` and PSB binary are memory-mapped; ASCII is streamed into a temporary
-    binary file.  ``shape``: only for a PSB binary matrix that is not square.
+    ``.npy`` and PSB binary are read rows at a time (:class:`.matrix.RowFile`); ASCII is
+    streamed into a temporary binary file.  ``shape``: only for a PSB binary matrix that is not square.
     """
     from .compressed import open_input
     from .matrix import is_binary_file, read_matrix, stream_ascii_matrix

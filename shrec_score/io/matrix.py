@@ -1,8 +1,8 @@
 """Readers of dissimilarity-matrix runs (rows = queries, columns = targets, smaller = more similar; docs/inputs.md).
 
-ASCII (one row per line), ``.npy`` (memory-mapped) or PSB binary (N x M
-float32, no header, told by its size); only from a regular file, text by the
-rules of :mod:`.text`, numbers by :mod:`.numbers`.
+ASCII (one row per line), ``.npy`` or PSB binary (N x M float32, no header,
+told by its size; both read rows at a time, :class:`RowFile`); only from a
+regular file, text by the rules of :mod:`.text`, numbers by :mod:`.numbers`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import math
 import os
 import tokenize
 import warnings
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -49,14 +49,26 @@ def _parse_numbers(text: str) -> np.ndarray:
 def read_ascii_matrix(path: str) -> np.ndarray:
     """Parse an ASCII matrix with numpy's C parser; bad lines are located exactly."""
     text = read_text(path)
-    lines = [ln for ln in text.split("\n") if ln.strip()]
-    if not lines:
+    first = next((ln for ln in text.split("\n") if ln.strip()), None)
+    if first is None:
         raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
-    n_cols = len(lines[0].split())
+    return _parse_rows(path, text, len(first.split()))
+
+
+def _parse_rows(path: str, text: str, n_cols: int, line_no: int = 0) -> np.ndarray:
+    """The non-blank lines of ``text`` (after ``line_no`` lines of the file) as rows of ``n_cols`` numbers; a bad line is an InputError naming it."""
+    n_rows = sum(1 for ln in text.split("\n") if ln.strip())
     values = _parse_numbers(text)
-    if values.size != len(lines) * n_cols or _ragged(text, n_cols):
-        _locate_bad_line(path, text, n_cols)
-    return values.reshape(len(lines), n_cols)
+    if values.size != n_rows * n_cols or _ragged(text, n_cols):
+        for n, line in enumerate(text.split("\n"), start=line_no + 1):
+            fields = line.split()
+            if fields and len(fields) != n_cols:
+                raise InputError(path, n, f"expected {n_cols} distances per row (as on the first row)", f"{len(fields)}")
+            bad = next((f for f in fields if parse_number(f) is None), None)
+            if bad is not None:
+                raise InputError(path, n, "expected a number as distance", shown(bad))
+        raise InputError(path, None, "expected a whitespace-separated matrix of numbers")
+    return values.reshape(n_rows, n_cols)
 
 
 #: The bytes that separate numbers on a row: ASCII whitespace but the newline.
@@ -73,20 +85,7 @@ def _ragged(text: str, n_cols: int) -> bool:
     return bool(((per_line != 0) & (per_line != n_cols)).any())
 
 
-def _locate_bad_line(path: str, text: str, n_cols: int) -> None:
-    for n, line in enumerate(text.split("\n"), start=1):
-        fields = line.split()
-        if not fields:
-            continue
-        if len(fields) != n_cols:
-            raise InputError(path, n, f"expected {n_cols} distances per row (as on the first row)", f"{len(fields)}")
-        for f in fields:
-            if parse_number(f) is None:
-                raise InputError(path, n, "expected a number as distance", shown(f))
-    raise InputError(path, None, "expected a whitespace-separated matrix of numbers")
-
-
-def read_npy_matrix(path: str) -> np.ndarray:
+def read_npy_matrix(path: str) -> np.ndarray | RowFile:
     """A 2-D numeric ``.npy`` array, memory-mapped; the file is checked once and opened once.
 
     The header is checked against the file's size in Python integers first: a
@@ -102,16 +101,61 @@ def read_npy_matrix(path: str) -> np.ndarray:
             if len(shape) != 2 or dtype.kind not in "fiu":
                 raise InputError(path, None, "expected a 2-D numeric .npy array", f"shape {shape}, dtype {dtype}")
             need = offset + math.prod(shape) * dtype.itemsize
-            size = os.fstat(fh.fileno()).st_size
+            st = os.fstat(fh.fileno())
+            size = st.st_size
             if size < need:
                 raise InputError(
                     path, None, f"expected a .npy file of {need:,} bytes (a {' x '.join(map(str, shape))} {dtype} array, as its header says)", f"{size:,} bytes"
                 )
-            if need == offset:  # no cell: nothing to map
+            if need == offset:  # no cell: nothing to read
                 return np.zeros(shape, dtype=dtype)
-            return np.memmap(fh, dtype=dtype, mode="r", offset=offset, shape=shape, order="F" if fortran else "C")
+            if fortran:  # rows are not stored whole: mapped
+                return np.memmap(fh, dtype=dtype, mode="r", offset=offset, shape=shape, order="F")
+            return RowFile(path, offset, (shape[0], shape[1]), dtype, st)
     except OSError as exc:
         raise InputError(path, None, "expected a readable file", exc.strerror or str(exc)) from None
+
+
+class RowFile:
+    """A C-order matrix file (``.npy`` or PSB binary) read rows at a time: only the rows
+    indexed are in memory (a memory map would keep every page it touched resident).
+    ``st``: the file's ``fstat`` when its header was checked; a file replaced or
+    rewritten since is an error, not other numbers."""
+
+    ndim = 2
+
+    def __init__(self, path: str, offset: int, shape: tuple[int, int], dtype: np.dtype, st: os.stat_result) -> None:
+        self.path, self.offset, self.shape, self.dtype = path, offset, shape, dtype
+        self._version = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self[:] if dtype is None else self[:].astype(dtype)
+
+    def __getitem__(self, index: Any) -> np.ndarray:
+        """``m[rows]`` or ``m[rows, columns]`` as numpy indexes an array, only those rows read."""
+        first, rest = (index[0], index[1:]) if isinstance(index, tuple) else (index, ())
+        rows = np.arange(self.shape[0])[first]
+        out = self._read(rows.reshape(-1))
+        return out[0][rest] if rows.ndim == 0 else out[(slice(None), *rest)]
+
+    def _read(self, rows: np.ndarray) -> np.ndarray:
+        """Rows ``rows`` as an array, each run of consecutive rows read at once."""
+        out = np.empty((rows.size, self.shape[1]), dtype=self.dtype)
+        row_bytes = self.shape[1] * self.dtype.itemsize
+        starts = np.flatnonzero(np.diff(rows, prepend=-2) != 1).tolist()
+        try:
+            with open(self.path, "rb") as fh:
+                st = os.fstat(fh.fileno())
+                for i, j in zip(starts, [*starts[1:], rows.size]):
+                    fh.seek(self.offset + int(rows[i]) * row_bytes)
+                    if fh.readinto(out[i:j].data.cast("B")) != (j - i) * row_bytes or (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != self._version:
+                        raise InputError(self.path, None, "expected the matrix file unchanged while it is scored", "a file replaced or rewritten")
+        except OSError as exc:
+            raise InputError(self.path, None, "expected a readable file", exc.strerror or str(exc)) from None
+        return out
 
 
 #: The error for a compressed ``.npy`` or PSB binary matrix.
@@ -127,14 +171,9 @@ def _npy_header(path: str, fh: BinaryIO) -> tuple[tuple[int, ...], np.dtype, boo
         read = npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
         shape, fortran, dtype = read(fh)
     except (ValueError, SyntaxError, TypeError, EOFError, RecursionError, tokenize.TokenError) as exc:  # numpy parses the header as a Python literal
-        raise InputError(path, None, "expected a .npy array", _reason(exc)) from None
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__  # first line, cut: it may hold a piece of the header
+        raise InputError(path, None, "expected a .npy array", reason if len(reason) <= 120 else f"{reason[:120]}...") from None
     return tuple(int(k) for k in shape), np.dtype(dtype), bool(fortran), fh.tell()
-
-
-def _reason(exc: BaseException) -> str:
-    """numpy's reason, first line, cut (it may hold a piece of the header)."""
-    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-    return text if len(text) <= 120 else f"{text[:120]}..."
 
 
 def is_binary(head: bytes) -> bool:
@@ -148,9 +187,9 @@ def is_binary(head: bytes) -> bool:
     return False
 
 
-def is_binary_file(path: str, probe: int = 4096) -> bool:
-    """:func:`is_binary` of the first bytes of ``path`` (decompressed); UTF-16 / UTF-32 text is an InputError."""
-    return is_binary(read_head(path, probe))
+def is_binary_file(path: str) -> bool:
+    """:func:`is_binary` of the first 4 KiB of ``path`` (decompressed); UTF-16 / UTF-32 text is an InputError."""
+    return is_binary(read_head(path, 4096))
 
 
 #: ASCII matrices larger than this are streamed (row chunks -> a temporary binary file).
@@ -193,17 +232,11 @@ def stream_ascii_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
                     text = data.decode("utf-8")
                 except UnicodeDecodeError as exc:
                     raise InputError(path, line_no + data.count(b"\n", 0, exc.start) + 1, "expected UTF-8 text", f"byte 0x{data[exc.start]:02x}") from None
-                lines = [ln for ln in text.split("\n") if ln.strip()]
-                values = _parse_numbers(text)
-                if values.size != len(lines) * n_cols or _ragged(text, n_cols):
-                    try:
-                        _locate_bad_line(path, text, n_cols)
-                    except InputError as exc:
-                        raise InputError(path, None if exc.line is None else exc.line + line_no, exc.expected, exc.got) from None
-                rows_done += len(lines)
+                rows = _parse_rows(path, text, n_cols, line_no)
+                rows_done += len(rows)
                 if rows_done > n_rows:
                     break
-                tmp.write(values.tobytes())
+                tmp.write(rows.tobytes())
                 line_no += text.count("\n")
             if eof:
                 break
@@ -224,7 +257,7 @@ def _rest_of_line(fh: BinaryIO) -> int:
         n += len(block)
 
 
-def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
+def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray | RowFile:
     """Read a matrix run in any of the three forms (the file checked and opened once) and check its shape."""
     if path.endswith(".npy"):
         m = read_npy_matrix(path)
@@ -238,13 +271,14 @@ def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
                     with open_input(path) as inner:
                         head = inner.read(HEAD_BYTES)
                 refuse_wide_text(path, head)
-                size = os.fstat(fh.fileno()).st_size
+                st = os.fstat(fh.fileno())
+                size = st.st_size
                 if is_binary(head):
                     if compressed:
                         raise InputError(path, None, COMPRESSED, "a compressed file")
                     if size != 4 * shape[0] * shape[1]:
                         raise InputError(path, None, f"expected a PSB binary matrix of {shape[0]} x {shape[1]} float32 ({4 * shape[0] * shape[1]} bytes)", f"{size} bytes")
-                    m = np.memmap(fh, dtype=np.float32, mode="r", shape=shape) if size else np.zeros(shape, dtype=np.float32)
+                    m = RowFile(path, 0, shape, np.dtype(np.float32), st) if size else np.zeros(shape, dtype=np.float32)
                 elif compressed or size > STREAM_ABOVE:  # decompressed, or parsed, a chunk at a time
                     m = stream_ascii_matrix(path, shape)
                 else:
