@@ -86,7 +86,8 @@ def _ragged(text: str, n_cols: int) -> bool:
 
 
 def read_npy_matrix(path: str) -> np.ndarray | RowFile:
-    """A 2-D numeric ``.npy`` array, memory-mapped; the file is checked once and opened once.
+    """A 2-D numeric ``.npy`` array, read a block of rows at a time (:class:`RowFile`; Fortran order is
+    memory-mapped); the file is checked once and opened once.
 
     The header is checked against the file's size in Python integers first: a
     lying shape would overflow numpy's fixed-width product.
@@ -159,7 +160,7 @@ class RowFile:
 
 
 #: The error for a compressed ``.npy`` or PSB binary matrix.
-COMPRESSED = "expected an uncompressed .npy or PSB binary matrix (they are memory-mapped); decompress it first"
+COMPRESSED = "expected an uncompressed .npy or PSB binary matrix (their rows are read by position); decompress it first"
 
 
 def _npy_header(path: str, fh: BinaryIO) -> tuple[tuple[int, ...], np.dtype, bool, int]:
