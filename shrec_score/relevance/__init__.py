@@ -1,12 +1,6 @@
-"""Relevance: which targets are relevant to which query, and how much (docs/inputs.md).
-
-Downstream asks a :class:`Relevance` for ``gains(query_rows, targets)`` (0 not
-relevant, 1 relevant, 2 highly relevant) and ``n_relevant(level)`` (K per
-query, the query itself excluded).  All-against-all: a model is never
-relevant to itself, K = |C| - 1; separate queries: the target class of the
-same name, K = |C|; class ``-1`` (PSB miscellaneous) is never a query nor
-relevant; "sister" grades: own class 2, classes of one parent (not ``0``) 1;
-ShapeNet (:mod:`.taxonomy`): the own item stays and counts in K.
+"""Relevance: which targets are relevant to which query, and how much (the rules: docs/inputs.md,
+"Relevance"; docs/measures.md for the grades).  Downstream asks for ``gains(query_rows, targets)``
+and ``n_relevant(level)`` (K per query); ShapeNet's taxonomy is in :mod:`.taxonomy`.
 """
 
 from __future__ import annotations
@@ -29,10 +23,8 @@ Grades = Literal["binary", "sister"]
 class Relevance:
     """Relevance of a target collection for a set of queries (base class), immutable once built.
 
-    ``query_ids`` in output order with their ``query_classes``; ``target_ids``
-    the collection in listing order; ``self_index`` each query's index in it
-    (all-against-all) or -1; ``ignorable_queries`` lists present but not scored
-    (class -1); ``max_grade`` 1 binary, 2 graded.
+    ``self_index``: each query's index among ``target_ids`` (all-against-all) or -1;
+    ``ignorable_queries``: in the lists but not scored (class -1); ``max_grade``: 1 binary.
     """
 
     query_ids: list[str]
@@ -62,12 +54,12 @@ class Relevance:
 
     @property
     def collection_size(self) -> int | None:
-        """Ds: the declared size of the collection (a classification's models, or ``--collection[-size]``), never counted from the runs; None when unknown."""
+        """Ds as declared (a classification's models, ``--collection[-size]``), never counted from the runs."""
         return self.declared_size
 
     @property
     def closed(self) -> bool:
-        """True when every target is known (a ``.cla``): an unknown id is an error; qrels alone map it to :attr:`unjudged` (gain 0)."""
+        """Every target known (a ``.cla``): an unknown id is an error, not :attr:`unjudged` (gain 0)."""
         return True
 
     @property
@@ -92,7 +84,7 @@ class Relevance:
 
     @property
     def keeps_own_item(self) -> bool:
-        """True when a query is scored with its own item in its list (ShapeNet Core55); then ``self_index`` is -1."""
+        """A query is scored with its own item in its list (ShapeNet Core55; ``self_index`` -1)."""
         return False
 
     def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
@@ -119,8 +111,7 @@ class Relevance:
         t_names = targets.class_names
         t_parent = dict(zip(t_names, targets.class_parents))
         q_source = targets if queries is None else queries
-        # Query classes are matched to target classes by name; a query class
-        # unknown to the targets gets its own row (nothing relevant, K = 0).
+        # query classes match target classes by name; one unknown to the targets gets its own row (K = 0)
         q_names = list(t_names)
         q_parent = dict(t_parent)
         for name, parent in zip(q_source.class_names, q_source.class_parents):
@@ -157,7 +148,8 @@ class Relevance:
     def from_qrels(
         qrels: Qrels, *, collection: Classification | None = None, collection_size: int | None = None,
     ) -> QrelsRelevance:
-        """Relevance from TREC qrels; with a ``collection`` its models are the targets (any other id an error), else any id is admitted (unjudged, gain 0) and Ds is ``collection_size``."""
+        """Relevance from TREC qrels; a ``collection``'s models are the targets (any other id an error),
+        else any id is admitted (unjudged, gain 0) and Ds is ``collection_size``."""
         uniques = qrels.target_ids
         if collection is not None:
             target_ids = list(collection.ids)
@@ -207,7 +199,7 @@ class ClassRelevance(Relevance):
         by_target = self._gains_by_target
         targets = np.asarray(targets)
         n = len(self._target_label)
-        if by_target is None or (targets.size and (int(targets.min()) < 0 or int(targets.max()) >= n)):
+        if by_target is None or not _within(targets, n):
             return self.gains_reference(query_rows, targets)
         at = np.take(by_target[1], query_rows) + targets  # the query's row of gains by target, then the target (broadcasting)
         return np.take(by_target[0], at)
@@ -217,18 +209,14 @@ class ClassRelevance(Relevance):
         return self._table[self._query_label[query_rows], self._target_label[targets]]
 
     def list_gains(self, query_rows: np.ndarray, offsets: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        """:meth:`Relevance.list_gains` a list at a time when the lists are long: one ``take`` per list in its query's row of the gain table.
-
-        Short lists and targets outside the collection go the plain way (the twin it is tested against).
-        """
+        """:meth:`Relevance.list_gains`, long lists one ``take`` each in their query's row of the gain
+        table; short lists and targets outside the collection the plain way."""
         by_target = self._gains_by_target
         targets = np.asarray(targets)
         offsets = np.asarray(offsets)
         n_lists, n = len(offsets) - 1, len(self._target_label)
         whole = n_lists > 0 and int(offsets[0]) == 0 and int(offsets[-1]) == targets.size
-        if by_target is None or not whole or targets.size < LIST_GAINS_MIN_MEAN * n_lists:
-            return super().list_gains(query_rows, offsets, targets)
-        if int(targets.min()) < 0 or int(targets.max()) >= n:
+        if by_target is None or not whole or targets.size < LIST_GAINS_MIN_MEAN * n_lists or not _within(targets, n):
             return super().list_gains(query_rows, offsets, targets)
         flat, row_start = by_target
         out = np.empty(targets.size, dtype=flat.dtype)
@@ -346,6 +334,10 @@ def lookup(keys: np.ndarray, sorted_keys: np.ndarray, values: np.ndarray, missin
         hit = sorted_keys[pos] == keys
         out[hit] = values[pos[hit]]
     return out
+
+
+def _within(targets: np.ndarray, n: int) -> bool:
+    return not targets.size or (int(targets.min()) >= 0 and int(targets.max()) < n)
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:
