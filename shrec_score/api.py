@@ -257,7 +257,7 @@ def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: Measur
     if opts.significance:
         sig = pairwise(per_query.to_pandas(), plan.sort, board["run"].tolist(), n_resamples=opts.n_resamples, seed=opts.seed)
     shapenet: dict[str, Any] = {}
-    if rel.mode == "shapenet":  # the official names of the columns, and the official summary when its measures are computed
+    if rel.mode == "shapenet":  # the official column names; the official summary of its five measures
         from .report import shapenet_summaries
 
         shapenet["csv_columns"] = {m: SHAPENET_OFFICIAL[m] for m in names if m in SHAPENET_OFFICIAL}
@@ -291,7 +291,9 @@ def _some(names: list[str]) -> str:
     return ", ".join(names[:6]) + (" ..." if len(names) > 6 else "")
 
 
-def _warnings(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, opts: Options, notes: list[str], measures: Sequence[str]) -> list[str]:
+def _warnings(
+    ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, opts: Options, notes: list[str], measures: Sequence[str]
+) -> list[str]:
     """What the user should know, in order: an entry starting with ``note: `` is about the numbers
     (printed as it is), any other a warning (printed after ``warning: ``)."""
     s = opts.settings
@@ -299,7 +301,7 @@ def _warnings(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, opts: Opti
     if opts.lenient:  # after scoring: NaN matrix cells are counted while ranking
         warnings += [lenient_summary(r) for r in runs]
     empty = rel.n_relevant(s.rel_level) == 0
-    if empty.any():  # the measures that leave these queries out (the contests' rule) and those that count them (trec_eval's)
+    if empty.any():  # the measures that leave them out (the contests' rule), those that count them (trec_eval's)
         level = f" at --rel-level {s.rel_level}" if s.rel_level > 1 else ""
         text = f"{int(empty.sum())} of {rel.n_queries} queries have no relevant target (K = 0{level}, first: {rel.query_ids[int(empty.argmax())]!r})"
         per_query = ev.per_query

@@ -92,11 +92,12 @@ class _Shared:
     @cached_property
     def relevant(self) -> tuple[Sequence[np.ndarray], np.ndarray]:
         """The relevant targets of every query at ``rel_level`` and K, computed once per worker."""
-        return self.relevance.relevant_targets(self.settings.rel_level), self.relevance.n_relevant(self.settings.rel_level)
+        level = self.settings.rel_level
+        return self.relevance.relevant_targets(level), self.relevance.n_relevant(level)
 
     @property
     def fast(self) -> bool:
-        """Binary measures only, nothing cut: the ranks of the relevant items suffice (:func:`score_run`'s matrix branch)."""
+        """Binary measures only, nothing cut: the ranks of the relevant items suffice."""
         s = self.settings
         return all(m.kind == "binary" for m in self.measures) and not self.curves and s.depth is None and not s.judged_only
 
