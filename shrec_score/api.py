@@ -48,12 +48,8 @@ RUN_TYPES = (RankedRun, MatrixRun, ChunkedRun)
 
 
 def score(
-    runs: Sequence[PathLike] | Sequence[AnyRun],
-    relevance: PathLike | Classification | Relevance,
-    *,
-    options: Options | None = None,
-    progress: Progress | None = None,
-    **settings: Any,
+    runs: Sequence[PathLike] | Sequence[AnyRun], relevance: PathLike | Classification | Relevance, *,
+    options: Options | None = None, progress: Progress | None = None, **settings: Any,
 ) -> Report:
     """Score runs and return a :class:`~shrec_score.report.Report`.
 
@@ -376,12 +372,8 @@ def _coverage_note(runs: Sequence[AnyRun], rel: Relevance, *, counts_tn: bool) -
 
 
 def score_kendall(
-    runs: Sequence[PathLike],
-    ground_truth: PathLike,
-    *,
-    ground_truth_higher_is_better: bool = True,
-    lower_is_better: bool = True,
-    run_format: str = "auto",
+    runs: Sequence[PathLike], ground_truth: PathLike, *,
+    ground_truth_higher_is_better: bool = True, lower_is_better: bool = True, run_format: str = "auto",
 ) -> Report:
     """Rank correlation with human ground truth (seed 004): Kendall's tau-b per query.
 

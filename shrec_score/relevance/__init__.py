@@ -112,12 +112,10 @@ class Relevance:
         t_parent = dict(zip(t_names, targets.class_parents))
         q_source = targets if queries is None else queries
         # query classes match target classes by name; one unknown to the targets gets its own row (K = 0)
-        q_names = list(t_names)
         q_parent = dict(t_parent)
         for name, parent in zip(q_source.class_names, q_source.class_parents):
-            if name not in t_parent:
-                q_names.append(name)
-                q_parent[name] = parent
+            q_parent.setdefault(name, parent)
+        q_names = list(q_parent)
         q_pos = {n: i for i, n in enumerate(q_names)}
         top = 2 if grades == "sister" else 1
         qn, tn = np.array(q_names, dtype=object)[:, None], np.array(t_names, dtype=object)[None, :]
@@ -129,15 +127,11 @@ class Relevance:
         ignorable = [q_source.ids[i] for i, lab in enumerate(q_source.labels) if q_source.class_names[lab] == MISC_CLASS]
         query_ids = [q_source.ids[i] for i in keep]
         query_label = src_label_to_q[q_source.labels[keep]] if keep else np.zeros(0, dtype=np.int64)
-        if queries is None:
-            self_index = np.asarray(keep, dtype=np.int64)
-            mode = "all-against-all"
-        else:
-            self_index = np.full(len(keep), -1, dtype=np.int64)
-            mode = "separate queries"
+        self_index = np.asarray(keep, dtype=np.int64) if queries is None else np.full(len(keep), -1, dtype=np.int64)
         return ClassRelevance(
             query_ids=query_ids, query_classes=[q_names[lab] for lab in query_label], target_ids=list(targets.ids),
-            self_index=self_index, ignorable_queries=ignorable, mode=mode, max_grade=top,
+            self_index=self_index, ignorable_queries=ignorable, max_grade=top,
+            mode="all-against-all" if queries is None else "separate queries",
             _query_label=np.asarray(query_label, dtype=np.int64), _target_label=targets.labels.astype(np.int64),
             _table=table, target_index=dict(targets.index), declared_size=len(targets.ids),
             description="graded: own class 2, sister classes 1" if grades == "sister" else "binary: same class",
