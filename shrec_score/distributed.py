@@ -188,9 +188,7 @@ def _score_chunks(shared: _Shared, path: str, name: str, chunks: list[tuple[int,
         sub = MatrixRun(run.name, run.path, run.matrix, [run.query_ids[i - qall[0]] for i in range(c0, c1)], shared.row_of_query[qrows], run.col_target, drops=run.drops)
         sc = score_run(_OneChunk(sub, qrows, shared.settings.ties != "rule"), shared.relevance, shared.measures, shared.settings, curves=shared.curves)
         values = {k: v[qrows] for k, v in sc.values.items()}
-        parts.append(_Part(qrows, values, sc.pr[qrows], sc.vectors, sc.gain_at_recall, None))
-    if parts:
-        parts[0].drops = run.drops
+        parts.append(_Part(qrows, values, sc.pr[qrows], sc.vectors, sc.gain_at_recall, None if parts else run.drops))
     return parts
 
 

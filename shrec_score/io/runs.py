@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Any
 
 from ..errors import InputError, shown
@@ -181,35 +182,23 @@ def discover_sources(
     everything else as :func:`discover_runs` finds it."""
     out: list[RunSource | BlockSource] = []
     notes: list[str] = []
-    rest: list[str] = []
 
-    def flush() -> None:
-        if rest:
-            found, more = discover_runs(list(rest), fmt, query_ids=query_ids, spell=spell)
-            out.extend(found)
-            notes.extend(more)
-            rest.clear()
+    def runs_in(group: list[str]) -> None:
+        found, more = discover_runs(group, fmt, query_ids=query_ids, spell=spell)
+        out.extend(found)
+        notes.extend(more)
 
-    for raw in paths:
-        path = os.fspath(raw)
-        if layout_of(path):
-            flush()
-            out.append(BlockSource(run_name(path), path, open_row_blocks(path)))
+    for blocks, group in groupby((os.fspath(p) for p in paths), key=holds_row_blocks):
+        if not blocks:  # paths discover_runs reads together
+            runs_in(list(group))
             continue
-        if holds_row_blocks(path):
-            flush()
-            for e in list_folder(path):
-                sub = os.path.join(path, e)
+        for path in group:
+            for sub in [path] if layout_of(path) else [os.path.join(path, e) for e in list_folder(path)]:
                 if layout_of(sub):
                     out.append(BlockSource(run_name(sub), sub, open_row_blocks(sub)))
                 elif entry_is_folder(sub):
-                    out.append(RunSource(e, sub, "lists"))
+                    out.append(RunSource(os.path.basename(sub), sub, "lists"))
                 else:
-                    found, more = discover_runs([sub], fmt, query_ids=query_ids, spell=spell)
-                    out.extend(found)
-                    notes.extend(more)
-            continue
-        rest.append(path)
-    flush()
+                    runs_in([sub])
     check_unique_names(out)
     return out, notes
