@@ -182,7 +182,7 @@ def _score_chunks(shared: _Shared, path: str, name: str, chunks: list[tuple[int,
     :func:`score_run` as the single process scores it, its curve sums kept apart."""
     qall = np.arange(chunks[0][0], chunks[-1][1])
     run = _block_run(shared, path, name, qall)
-    parts = []
+    parts: list[_Part] = []
     for c0, c1 in chunks:
         qrows = np.arange(c0, c1)
         sub = MatrixRun(run.name, run.path, run.matrix, [run.query_ids[i - qall[0]] for i in range(c0, c1)], shared.row_of_query[qrows], run.col_target, drops=run.drops)

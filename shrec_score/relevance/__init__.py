@@ -9,7 +9,7 @@ import functools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, overload
+from typing import Any, ClassVar, Literal, overload
 
 import numpy as np
 
@@ -43,6 +43,10 @@ class Relevance:
     matrix_row_ids: list[str] = field(repr=False, default_factory=list)
     matrix_row_source: str = ""
     matrix_col_source: str = ""
+    #: Every target known (a ``.cla``): an unknown id is an error, not :attr:`unjudged` (gain 0).
+    closed: bool = True
+    #: A query is scored with its own item in its list (ShapeNet Core55; ``self_index`` -1).
+    keeps_own_item: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         if not self.target_index:
@@ -56,11 +60,6 @@ class Relevance:
     def collection_size(self) -> int | None:
         """Ds as declared (a classification's models, ``--collection[-size]``), never counted from the runs."""
         return self.declared_size
-
-    @property
-    def closed(self) -> bool:
-        """Every target known (a ``.cla``): an unknown id is an error, not :attr:`unjudged` (gain 0)."""
-        return True
 
     @property
     def unjudged(self) -> int:
@@ -81,11 +80,6 @@ class Relevance:
     def gain_curves(self) -> bool:
         """SHREC 2006's gain curves are drawn: graded relevance, but not the ShapeNet taxonomy."""
         return self.graded and self.mode != "shapenet"
-
-    @property
-    def keeps_own_item(self) -> bool:
-        """A query is scored with its own item in its list (ShapeNet Core55; ``self_index`` -1)."""
-        return False
 
     def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
         """Gain of ``targets[i]`` for query row ``query_rows[i]`` (broadcasting)."""
@@ -167,7 +161,7 @@ class Relevance:
         return QrelsRelevance(
             query_ids=query_ids, query_classes=[""] * len(query_ids), target_ids=target_ids,
             self_index=np.full(len(query_ids), -1, dtype=np.int64), ignorable_queries=[], mode="qrels", max_grade=top,
-            target_index=index, declared_size=size, is_closed=collection is not None,
+            target_index=index, declared_size=size, closed=collection is not None,
             description=f"qrels {os.path.basename(qrels.path)}", matrix_row_ids=list(query_ids),
             matrix_row_source=qrels.path, matrix_col_source=collection.path if collection is not None else qrels.path,
             _keys=keys[order], _grades=g[order], _query_of=q[order],
@@ -251,14 +245,8 @@ class QrelsRelevance(Relevance):
     _keys: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
     _grades: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int8))
     _query_of: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
-    #: With a collection (--collection): ids outside it are errors.  Without: unjudged.
-    is_closed: bool = False
     #: K per query by grade level, computed once (asked for by every chunk of a streamed run), read-only.
     _n_relevant: dict[int, np.ndarray] = field(repr=False, default_factory=dict)
-
-    @property
-    def closed(self) -> bool:
-        return self.is_closed
 
     def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
         q, t = np.broadcast_arrays(np.asarray(query_rows, dtype=np.int64), np.asarray(targets, dtype=np.int64))
