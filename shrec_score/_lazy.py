@@ -1,11 +1,5 @@
-"""pandas imported on first use, not with the package.
-
-Importing pandas (with pyarrow) takes 0.4-0.5 s on the bench machine, a
-third of a contest-sized run.  Modules write ``pd.DataFrame`` as usual; the
-import happens at the first attribute access.  The scoring's own tables are
-:class:`shrec_score.table.Table` and need no pandas (nor do the TREC readers:
-they build their pyarrow arrays from numpy buffers, see ``io/trec.arrow_strings``).
-"""
+"""pandas imported at the first attribute access of ``pd``, not with the package (it costs more
+than a contest-sized scoring; docs/architecture.md, "Tables without pandas")."""
 
 from __future__ import annotations
 

@@ -71,10 +71,13 @@ def _codes(values: np.ndarray, known: dict[Any, int] | None = None) -> tuple[np.
     return np.asarray([-1 if c is None else c for c in codes], dtype=np.int64), index
 
 
-def _measure_values(per_query: Table, measures: list[str]) -> np.ndarray:
-    if not measures:
-        return np.zeros((len(per_query), 0))
-    return np.column_stack([np.asarray(per_query[m], dtype=np.float64) for m in measures])
+def _group_means(per_query: Table, measures: list[str], group: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each group's means (:func:`_summarise`) and its number of scored queries (a measure defined)."""
+    values = np.zeros((len(per_query), 0))
+    if measures:
+        values = np.column_stack([np.asarray(per_query[m], dtype=np.float64) for m in measures])
+    scored = (~np.isnan(values)).any(axis=1) & (group >= 0)
+    return _summarise(values, group, n, measures), np.bincount(group[scored], minlength=n).astype(np.int64)
 
 
 def per_run_table(per_query: Table, measures: Sequence[str], run_order: Sequence[str]) -> Table:
@@ -83,10 +86,7 @@ def per_run_table(per_query: Table, measures: Sequence[str], run_order: Sequence
     runs = list(dict.fromkeys(run_order))
     place = {r: i for i, r in enumerate(runs)}
     group, _ = _codes(per_query["run"], place)
-    values = _measure_values(per_query, measures)
-    means = _summarise(values, group, len(runs), measures)
-    scored = (~np.isnan(values)).any(axis=1) & (group >= 0)
-    queries = np.bincount(group[scored], minlength=len(runs)).astype(np.int64)
+    means, queries = _group_means(per_query, measures, group, len(runs))
     at = np.asarray([place[r] for r in run_order], dtype=np.int64)
     cols: dict[str, Any] = {"run": object_column(list(run_order)), "queries": queries[at]}
     cols.update({m: means[at, j] for j, m in enumerate(measures)})
@@ -104,10 +104,7 @@ def per_class_table(per_query: Table, measures: Sequence[str], run_order: Sequen
     present = np.flatnonzero(np.bincount(pair[pair >= 0], minlength=len(runs) * n_c))  # (run, class) pairs in run order, then class order
     group = np.searchsorted(present, pair)
     group[pair < 0] = -1
-    values = _measure_values(per_query, measures)
-    means = _summarise(values, group, len(present), measures)
-    scored = (~np.isnan(values)).any(axis=1) & (group >= 0)
-    queries = np.bincount(group[scored], minlength=len(present)).astype(np.int64)
+    means, queries = _group_means(per_query, measures, group, len(present))
     names = list(classes)
     cols: dict[str, Any] = {
         "run": object_column([runs[i] for i in present // max(n_c, 1)]),
@@ -192,7 +189,6 @@ def ranking_table(per_query: Table, measure: str) -> Table:
 
 def _ascending(column: str) -> bool:
     return column_higher_is_better(column) is False
-
 
 
 def per_run_means(per_query: pd.DataFrame, measures: Sequence[str], run_order: Sequence[str]) -> pd.DataFrame:

@@ -1,7 +1,6 @@
 """The library API: everything the CLI does, callable from a notebook (docs/notebook.md).
 
-:func:`score` is the pipeline in order: validate the options, load the relevance, plan the measures,
-load the runs, score them, aggregate, and build the report; each step a small function below.
+:func:`score` runs the pipeline in order: options, relevance, measures, runs, scores, means, report.
 """
 
 from __future__ import annotations
@@ -43,19 +42,14 @@ from .options import Options, check_expected
 from .relevance import Relevance
 from .report import Report
 from .signature import KendallSignature, ScoringSignature, tie_text
-from .table import Table
 
 #: The run records :func:`score` accepts instead of paths.
 RUN_TYPES = (RankedRun, MatrixRun, ChunkedRun)
 
 
 def score(
-    runs: Sequence[PathLike] | Sequence[AnyRun],
-    relevance: PathLike | Classification | Relevance,
-    *,
-    options: Options | None = None,
-    progress: Progress | None = None,
-    **settings: Any,
+    runs: Sequence[PathLike] | Sequence[AnyRun], relevance: PathLike | Classification | Relevance, *,
+    options: Options | None = None, progress: Progress | None = None, **settings: Any,
 ) -> Report:
     """Score runs and return a :class:`~shrec_score.report.Report`.
 
@@ -128,7 +122,6 @@ def score(
     given = _given_runs(runs)
     rel = relevance_for(relevance, opts)
     plan = plan_measures(rel, opts)
-    notes: list[str] = []
     if given is None:
         run_objs, notes = load_runs(
             runs, rel, run_format=opts.run_format, matrix_order=opts.matrix_order,  # type: ignore[arg-type]
@@ -136,26 +129,22 @@ def score(
             strip_zeros=opts.strip_zeros, id_map=opts.id_map,
         )
     else:
-        run_objs = given
+        run_objs, notes = given, []
         _check_targets(run_objs, rel)
     ev = score_all(run_objs, rel, plan.measures, opts.settings, curves=rel.gain_curves, progress=progress)
     return _report(ev, run_objs, rel, plan, opts, notes)
 
 
 def _given_runs(runs: Sequence[Any]) -> list[AnyRun] | None:
-    """The run records when ``runs`` holds records, None when it holds paths."""
+    """The run records when ``runs`` holds records (any ChunkedRun too), None when it holds paths."""
     records = [r for r in runs if isinstance(r, RUN_TYPES)]
-    if not records:
-        return None
-    if len(records) < len(runs):
+    if records and len(records) < len(runs):
         raise OptionError("runs: expected paths or run records (RankedRun, MatrixRun), not a mix of both")
-    # RUN_TYPES admits any ChunkedRun (scored chunk by chunk, as distributed's row blocks are)
-    return cast("list[AnyRun]", records)
+    return cast("list[AnyRun]", records) or None
 
 
 def _check_targets(runs: Sequence[AnyRun], rel: Relevance) -> None:
-    """Run records read against another relevance hold indices into other
-    target ids: scoring them here would give wrong numbers, so they are refused."""
+    """Refuse records read against another relevance: their target indices point into other ids."""
     for run in runs:
         ids = getattr(run, "target_ids", None)
         if ids is not None and ids is not rel.target_ids and list(ids) != list(rel.target_ids):
@@ -238,13 +227,12 @@ def score_all(
     runs: Sequence[AnyRun], rel: Relevance, measures: Sequence[Measure], settings: Settings, *, curves: bool, progress: Progress | None = None
 ) -> Evaluation:
     """Score every run."""
+    report = progress or (lambda stage, done, total: None)
     scores: list[RunScores] = []
     for done, run in enumerate(runs):
-        if progress is not None:
-            progress("scoring", done, len(runs))
+        report("scoring", done, len(runs))
         scores.append(score_run(run, rel, measures, settings, curves=curves))
-    if progress is not None:
-        progress("scoring", len(runs), len(runs))
+    report("scoring", len(runs), len(runs))
     return collect(scores, rel, measures, settings, curves=curves)
 
 
@@ -264,6 +252,13 @@ def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: Measur
     board = leaderboard_table(per_run, plan.sort)
     if opts.significance:
         sig = pairwise(per_query.to_pandas(), plan.sort, board["run"].tolist(), n_resamples=opts.n_resamples, seed=opts.seed)
+    shapenet: dict[str, Any] = {}
+    if rel.mode == "shapenet":  # the official column names; the official summary of its five measures
+        from .report import shapenet_summaries
+
+        shapenet["csv_columns"] = {m: SHAPENET_OFFICIAL[m] for m in names if m in SHAPENET_OFFICIAL}
+        if all(m in names for m in SHAPENET_MEASURES) and per_class is not None:
+            shapenet["summaries"] = shapenet_summaries(per_query, per_class, run_names)
     return Report(
         per_query=per_query,
         leaderboard=board,
@@ -272,7 +267,7 @@ def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: Measur
         shown=plan.shown,
         sort=plan.sort,
         signature=_signature(rel, plan, opts).to_dict(),
-        warnings=_warnings(runs, rel, opts, [*plan.notes, *notes], names, per_query) + _unranked_notes(ev, rel, opts) + _small_class_notes(rel, opts),
+        warnings=_warnings(ev, runs, rel, opts, [*plan.notes, *notes], names),
         curves=ev.curves,
         gain_vs_recall=ev.gain_vs_recall,
         ranking=ranking_table(per_query, plan.rank_by),
@@ -280,73 +275,69 @@ def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: Measur
         per_class=per_class,
         significance=sig,
         run_tags={r.name: tag for r in runs if (tag := getattr(r, "tag", None)) is not None},
-        **_shapenet_files(per_query, rel, names, run_names, per_class),
+        **shapenet,
     )
-
-
-def _shapenet_files(per_query: Table, rel: Relevance, names: list[str], run_names: list[str], per_class: Table | None) -> dict[str, Any]:
-    """With a ShapeNet ground truth: the official summary per run (when the
-    five measures are computed) and the official names of the CSV columns."""
-    if rel.mode != "shapenet":
-        return {}
-    from .report import shapenet_summaries
-
-    out: dict[str, Any] = {"csv_columns": {m: SHAPENET_OFFICIAL[m] for m in names if m in SHAPENET_OFFICIAL}}
-    if all(m in names for m in SHAPENET_MEASURES) and per_class is not None:
-        out["summaries"] = shapenet_summaries(per_query, per_class, run_names)
-    return out
 
 
 #: The SHREC 2006 measures the coverage note is about (section 5: P, R and the counts).
 COVERAGE_MEASURES = tuple(f"{m}_{lv}" for m in ("TP", "FP", "TN", "FN", "P", "R") for lv in ("highly", "relevant"))
 
 
-def _empty_queries(rel: Relevance, opts: Options, per_query: Table, measures: Sequence[str]) -> list[str]:
-    """The warning for queries without a relevant target at ``--rel-level``:
-    the measures that leave them out (an empty value, the contests' rule)
-    and those that count them (trec_eval's), read off the per-query values."""
-    empty = rel.n_relevant(opts.settings.rel_level) == 0
-    if not empty.any():
-        return []
-    level = f" at --rel-level {opts.settings.rel_level}" if opts.settings.rel_level > 1 else ""
-    text = f"{int(empty.sum())} of {rel.n_queries} queries have no relevant target (K = 0{level}, first: {rel.query_ids[int(empty.argmax())]!r})"
-    rows = np.isin(np.asarray(per_query["query"], dtype=object), np.asarray(rel.query_ids, dtype=object)[empty])
-    counted = [m for m in measures if rows.any() and not np.isnan(np.asarray(per_query[m], dtype=np.float64)[rows]).all()]
-    if not counted:
-        return [text + ": listed with empty values, left out of the means"]
-    left = [m for m in measures if m not in counted]
-
-    def some(names: list[str]) -> str:
-        return ", ".join(names[:6]) + (" ..." if len(names) > 6 else "")
-
-    return [text + (f": left out of the means of {some(left)} (empty values);" if left else ":") + f" counted in the means of {some(counted)}, as trec_eval"]
+def _some(names: list[str]) -> str:
+    return ", ".join(names[:6]) + (" ..." if len(names) > 6 else "")
 
 
 def _warnings(
-    runs: Sequence[AnyRun], rel: Relevance, opts: Options, notes: list[str], measures: Sequence[str], per_query: Table
+    ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, opts: Options, notes: list[str], measures: Sequence[str]
 ) -> list[str]:
-    """What the user should know, in order; an entry starting with ``note: ``
-    is information about the numbers (printed as it is), any other one a
-    warning (printed after ``warning: ``)."""
+    """What the user should know, in order: an entry starting with ``note: `` is about the numbers
+    (printed as it is), any other a warning (printed after ``warning: ``)."""
+    s = opts.settings
     warnings = list(notes)
     if opts.lenient:  # after scoring: NaN matrix cells are counted while ranking
         warnings += [lenient_summary(r) for r in runs]
-    warnings += _empty_queries(rel, opts, per_query, measures)
+    empty = rel.n_relevant(s.rel_level) == 0
+    if empty.any():  # the measures that leave them out (the contests' rule), those that count them (trec_eval's)
+        level = f" at --rel-level {s.rel_level}" if s.rel_level > 1 else ""
+        text = f"{int(empty.sum())} of {rel.n_queries} queries have no relevant target (K = 0{level}, first: {rel.query_ids[int(empty.argmax())]!r})"
+        per_query = ev.per_query
+        rows = np.isin(np.asarray(per_query["query"], dtype=object), np.asarray(rel.query_ids, dtype=object)[empty])
+        counted = [m for m in measures if rows.any() and not np.isnan(np.asarray(per_query[m], dtype=np.float64)[rows]).all()]
+        left = [m for m in measures if m not in counted]
+        if not counted:
+            warnings.append(text + ": listed with empty values, left out of the means")
+        else:
+            warnings.append(text + (f": left out of the means of {_some(left)} (empty values);" if left else ":") + f" counted in the means of {_some(counted)}, as trec_eval")
     if rel.ignorable_queries:
         warnings.append(f"{len(rel.ignorable_queries)} models of class '-1' (miscellaneous) are not queries and never relevant")
     asked = [m for m in measures if m in COVERAGE_MEASURES]
     if asked:  # only when a measure it speaks of is computed
         warnings.append("note: " + _coverage_note(runs, rel, counts_tn=any(m.startswith("TN_") for m in asked)))
+    if s.missing != "error":
+        what = "left out of the means (--missing-queries skip)" if s.missing == "skip" else "scored as empty lists (--missing-queries zero)"
+        warnings += [f"note: run {shown(name)} ranks nothing for {n} of {rel.n_queries} queries: {what}" for name, n in ev.unranked.items() if n]
+    small = small_class_queries(rel, s.min_class_size)
+    if small.any():
+        classes = len({c for c, is_small in zip(rel.query_classes, small) if is_small})
+        warnings.append(
+            f"note: {int(small.sum())} of {rel.n_queries} queries, of {classes} classes with fewer than "
+            f"{s.min_class_size} models, are listed with empty values and left out of every mean (--min-class-size, psbTable's CUTOFF)"
+        )
     return warnings
 
 
 def _signature(rel: Relevance, plan: MeasurePlan, opts: Options) -> ScoringSignature:
     s = opts.settings
-    n_empty = int((rel.n_relevant(1) == 0).sum())
+    cuts = [  # how the ranked lists were cut
+        (s.depth is not None, f"first {s.depth} items only (trec_eval -M {s.depth})"),
+        (s.judged_only, "unjudged items left out (trec_eval -J)"),
+        (s.missing == "skip", "queries a run ranks nothing for left out of its means (trec_eval's default)"),
+        (s.missing == "zero", "queries a run ranks nothing for scored as empty lists (trec_eval -c)"),
+    ]
     return ScoringSignature(
         mode=rel.mode,
         relevance=rel.description,
-        queries=int(rel.n_queries - n_empty),
+        queries=int(rel.n_queries - (rel.n_relevant(1) == 0).sum()),
         collection=rel.collection_size,
         matrix_order=opts.matrix_order or "listing (ids not reordered)",
         rel_level=s.rel_level,
@@ -354,7 +345,7 @@ def _signature(rel: Relevance, plan: MeasurePlan, opts: Options) -> ScoringSigna
         pr_levels=f"{s.pr_levels} levels 1/{s.pr_levels}..1, PSB interpolation",
         averaging=("macro: mean of per-class means" if opts.average == "macro" else "micro: mean over the queries a measure has a value for (K = 0: empty in the contests' measures, 0 in trec_eval's)")
         + (f"; classes of fewer than {s.min_class_size} models left out (psbTable's CUTOFF)" if s.min_class_size > 1 else ""),
-        lists=_lists(s),
+        lists="; ".join(text for cut, text in cuts if cut) or None,
         ties=tie_text(s.ties),
         lenient="unknown ids dropped, repeated ids keep first place, missing queries and empty lists score 0" if opts.lenient else None,
         significance=(
@@ -365,41 +356,7 @@ def _signature(rel: Relevance, plan: MeasurePlan, opts: Options) -> ScoringSigna
     )
 
 
-def _small_class_notes(rel: Relevance, opts: Options) -> list[str]:
-    """With ``--min-class-size``: how many queries were left out of the means, and why."""
-    small = small_class_queries(rel, opts.settings.min_class_size)
-    if not small.any():
-        return []
-    classes = len({c for c, s in zip(rel.query_classes, small) if s})
-    return [
-        f"note: {int(small.sum())} of {rel.n_queries} queries, of {classes} classes with fewer than "
-        f"{opts.settings.min_class_size} models, are listed with empty values and left out of every mean (--min-class-size, psbTable's CUTOFF)"
-    ]
-
-
-def _unranked_notes(ev: Evaluation, rel: Relevance, opts: Options) -> list[str]:
-    """With ``--missing-queries skip|zero``: per run, how many queries it ranks nothing for, and what became of them."""
-    if opts.settings.missing == "error":
-        return []
-    what = "left out of the means (--missing-queries skip)" if opts.settings.missing == "skip" else "scored as empty lists (--missing-queries zero)"
-    return [f"note: run {shown(name)} ranks nothing for {n} of {rel.n_queries} queries: {what}" for name, n in ev.unranked.items() if n]
-
-
-def _lists(s: Settings) -> str | None:
-    """The signature's ``lists`` entry: how the ranked lists were cut (None: whole)."""
-    cuts = []
-    if s.depth is not None:
-        cuts.append(f"first {s.depth} items only (trec_eval -M {s.depth})")
-    if s.judged_only:
-        cuts.append("unjudged items left out (trec_eval -J)")
-    if s.missing == "skip":
-        cuts.append("queries a run ranks nothing for left out of its means (trec_eval's default)")
-    elif s.missing == "zero":
-        cuts.append("queries a run ranks nothing for scored as empty lists (trec_eval -c)")
-    return "; ".join(cuts) or None
-
-
-def _coverage_note(runs: Sequence[AnyRun], rel: Relevance, *, counts_tn: bool = True) -> str:
+def _coverage_note(runs: Sequence[AnyRun], rel: Relevance, *, counts_tn: bool) -> str:
     """Whether P, R and the TP/FP/TN/FN counts mean anything (SHREC 2006, section 5)."""
     if rel.collection_size is None:
         what = "TN counts are empty" if counts_tn else "whether the lists cover it is not known"
@@ -415,12 +372,8 @@ def _coverage_note(runs: Sequence[AnyRun], rel: Relevance, *, counts_tn: bool = 
 
 
 def score_kendall(
-    runs: Sequence[PathLike],
-    ground_truth: PathLike,
-    *,
-    ground_truth_higher_is_better: bool = True,
-    lower_is_better: bool = True,
-    run_format: str = "auto",
+    runs: Sequence[PathLike], ground_truth: PathLike, *,
+    ground_truth_higher_is_better: bool = True, lower_is_better: bool = True, run_format: str = "auto",
 ) -> Report:
     """Rank correlation with human ground truth (seed 004): Kendall's tau-b per query.
 

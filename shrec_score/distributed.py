@@ -1,10 +1,6 @@
-"""Scoring on a Dask cluster (docs/scale-out.md): :func:`score` is :func:`shrec_score.score` with the work
-spread over the workers, the same Report and numbers.
-
-A matrix stored by blocks of rows (:mod:`shrec_score.io.chunked`) is one task per stored block, ranked
-by the single-machine functions; every other run is one task.  The gathered values go through
-:func:`~shrec_score.engine.collect` and the report code, so every CSV is the single process's.  dask is
-imported only when a cluster is used (``dask=None`` runs the same tasks one after the other here).
+"""Scoring on a Dask cluster (docs/scale-out.md): :func:`score` is :func:`shrec_score.score` with the
+work spread over the workers (a task per stored block of a row-block matrix, per run otherwise), the
+values gathered through :func:`~shrec_score.engine.collect`, so every CSV is the single process's.
 """
 
 from __future__ import annotations
@@ -29,11 +25,7 @@ from .engine import (
     small_class_queries,
 )
 from .errors import InputError, OptionError
-from .io.chunked import (
-    INSTALL_HINT,
-    RowBlockMatrix,
-    open_row_blocks,
-)
+from .io.chunked import INSTALL_HINT, RowBlockMatrix, open_row_blocks
 from .io.runs import BlockSource, discover_sources
 from .join import block_matrix_ids, matrix_ids, matrix_run
 from .loading import PathLike, Progress, load_runs
@@ -52,8 +44,7 @@ Task = tuple[Callable[..., Any], tuple[Any, ...], int]
 
 def cluster_target(dask: Any) -> tuple[str | None, int | None]:
     """What ``dask=`` names, checked before anything is read: ``parse_address``'s pair for a string,
-    ``(None, None)`` for a Client or None.  OptionError with the pip command when the extra is missing
-    (looked for without importing it; told first: nothing runs without it)."""
+    ``(None, None)`` for a Client or None; OptionError with the pip command when the extra is missing."""
     from importlib.util import find_spec
 
     if dask is None:
@@ -82,9 +73,6 @@ def parse_address(address: str) -> tuple[str | None, int | None]:
     return address, None
 
 
-# -- what the workers receive once ------------------------------------------------
-
-
 @dataclass
 class _Shared:
     """Everything a task needs besides its own run or block: sent to each worker once."""
@@ -103,15 +91,13 @@ class _Shared:
 
     @cached_property
     def relevant(self) -> tuple[Sequence[np.ndarray], np.ndarray]:
-        """The relevant targets of every query at ``rel_level`` and their number K, computed once
-        per worker (the shared object is one per worker, shared by its tasks)."""
+        """The relevant targets of every query at ``rel_level`` and K, computed once per worker."""
         level = self.settings.rel_level
         return self.relevance.relevant_targets(level), self.relevance.n_relevant(level)
 
     @property
     def fast(self) -> bool:
-        """Binary measures only, nothing cut: :func:`score_run`'s matrix branch
-        (the ranks of the relevant items suffice)."""
+        """Binary measures only, nothing cut: the ranks of the relevant items suffice."""
         s = self.settings
         return all(m.kind == "binary" for m in self.measures) and not self.curves and s.depth is None and not s.judged_only
 
@@ -147,8 +133,7 @@ class _Rows:
 
 
 class _OneChunk(ChunkedRun):
-    """Queries ``qrows`` of a matrix run as the one chunk :func:`score_run`
-    iterates, ranked as :func:`score_run` ranks a whole matrix, chunk by chunk."""
+    """Queries ``qrows`` of a matrix run as the one chunk :func:`score_run` iterates, ranked as it ranks a matrix."""
 
     def __init__(self, run: MatrixRun, qrows: np.ndarray, ties: bool) -> None:
         self.name = run.name
@@ -176,8 +161,8 @@ def _block_run(shared: _Shared, path: str, name: str, qrows: np.ndarray) -> Matr
 
 
 def _score_block(shared: _Shared, path: str, name: str, a: int, b: int) -> list[_Part]:
-    """Rows ``a..b`` (one stored block) of a row-block matrix, binary measures only: read
-    here (on the worker), ranked by :func:`matrix_rank_block` (as a single process), measured."""
+    """Rows ``a..b`` (one stored block) of a row-block matrix, binary measures only, read and ranked
+    on the worker as the single process ranks them (:func:`matrix_rank_block`)."""
     rel = shared.relevance
     s = shared.settings
     qrows = np.flatnonzero((shared.row_of_query >= a) & (shared.row_of_query < b))
@@ -193,26 +178,22 @@ def _score_block(shared: _Shared, path: str, name: str, a: int, b: int) -> list[
 
 
 def _score_chunks(shared: _Shared, path: str, name: str, chunks: list[tuple[int, int]]) -> list[_Part]:
-    """Queries ``c0..c1`` of each of the engine's chunks (graded or judged
-    measures, curves, cut lists): each scored by :func:`score_run` as the
-    single-process path scores that chunk, its curve sums kept apart."""
+    """Each of the engine's chunks of queries (graded or judged measures, curves, cut lists), scored by
+    :func:`score_run` as the single process scores it, its curve sums kept apart."""
     qall = np.arange(chunks[0][0], chunks[-1][1])
     run = _block_run(shared, path, name, qall)
-    parts = []
+    parts: list[_Part] = []
     for c0, c1 in chunks:
         qrows = np.arange(c0, c1)
         sub = MatrixRun(run.name, run.path, run.matrix, [run.query_ids[i - qall[0]] for i in range(c0, c1)], shared.row_of_query[qrows], run.col_target, drops=run.drops)
         sc = score_run(_OneChunk(sub, qrows, shared.settings.ties != "rule"), shared.relevance, shared.measures, shared.settings, curves=shared.curves)
         values = {k: v[qrows] for k, v in sc.values.items()}
-        parts.append(_Part(qrows, values, sc.pr[qrows], sc.vectors, sc.gain_at_recall, None))
-    if parts:
-        parts[0].drops = run.drops
+        parts.append(_Part(qrows, values, sc.pr[qrows], sc.vectors, sc.gain_at_recall, None if parts else run.drops))
     return parts
 
 
 def _score_source(shared: _Shared, source: RunSource) -> tuple[RunScores, RankedRun | MatrixRun, list[str]]:
-    """One run read and scored whole here (on the worker): its scores, what the
-    report needs of the run (its name, what was dropped, its list lengths), notes."""
+    """One run read and scored whole on the worker: its scores, what the report needs of it, notes."""
     s, rel = shared.settings, shared.relevance
     (run,), notes = load_runs([source.path], rel, run_format=source.format, matrix_order=shared.matrix_order, lenient=shared.lenient, missing=s.missing, ties=s.ties != "rule", **shared.spelling)
     sc = score_run(run, rel, shared.measures, s, curves=shared.curves)
@@ -226,9 +207,6 @@ def _the(shared: _Shared) -> _Shared:
 
 def _matrix_stub(name: str, path: str, drops: Counter[str] | None) -> MatrixRun:
     return MatrixRun(name, path, np.zeros((0, 0)), [], np.zeros(0, np.int64), np.zeros(0, np.int64), drops=drops)
-
-
-# -- the call --------------------------------------------------------------------
 
 
 def score(
@@ -280,22 +258,19 @@ def score(
     for i, s in enumerate(sources):
         mine = [r for (_, _, run), r in zip(tasks, results) if run == i]
         if isinstance(s, BlockSource):
-            sc, drops = _assemble(s.name, [p for parts in mine for p in parts], shared)
-            scores.append(sc)
-            stubs.append(_matrix_stub(s.name, s.path, drops))
+            sc, stub = _assemble(s, [p for parts in mine for p in parts], shared)
         else:
             ((sc, stub, run_notes),) = mine
-            scores.append(sc)
-            stubs.append(stub)
             notes.extend(run_notes)
+        scores.append(sc)
+        stubs.append(stub)
     ev = collect(scores, rel, plan.measures, opts.settings, curves=rel.gain_curves)
     return _report(ev, stubs, rel, plan, opts, notes)
 
 
 def _chunk_groups(rel: Relevance, matrix: RowBlockMatrix) -> list[list[tuple[int, int]]]:
-    """The engine's chunks of queries for a whole matrix run (as
-    :func:`score_run` cuts its ranked lists: :func:`run_chunks`), grouped
-    into tasks of about one stored block of rows each."""
+    """The engine's chunks of queries of a whole matrix run (:func:`run_chunks`), grouped into tasks of
+    about one stored block of rows each."""
     n_q = rel.n_queries
     width = matrix.shape[1] - (1 if n_q and rel.self_index[0] >= 0 else 0)  # list length (own column left out)
     lists = RankedRun("", list(rel.query_ids), np.zeros(0, dtype=np.int64), np.arange(n_q + 1, dtype=np.int64) * width)
@@ -310,8 +285,8 @@ def _chunk_groups(rel: Relevance, matrix: RowBlockMatrix) -> list[list[tuple[int
     return groups
 
 
-def _assemble(name: str, parts: list[_Part], shared: _Shared) -> tuple[RunScores, Counter[str] | None]:
-    """One row-block run's :class:`RunScores` from its blocks (in block order)."""
+def _assemble(source: BlockSource, parts: list[_Part], shared: _Shared) -> tuple[RunScores, MatrixRun]:
+    """One row-block run's :class:`RunScores` from its blocks (in block order), and the run's stub."""
     rel = shared.relevance
     n_q = rel.n_queries
     values = {m.name: np.full(n_q, np.nan) for m in shared.measures}
@@ -335,12 +310,11 @@ def _assemble(name: str, parts: list[_Part], shared: _Shared) -> tuple[RunScores
         for v in values.values():
             v[small] = np.nan
         pr[small] = np.nan
-    return RunScores(name, values, pr, vec, gvr, unranked=0), drops
+    return RunScores(source.name, values, pr, vec, gvr, unranked=0), _matrix_stub(source.name, source.path, drops)
 
 
 def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _Shared, tasks: list[Task], progress: Progress) -> list[Any]:
-    """The tasks on the cluster; results in task order.  The first error
-    cancels every other task and is raised here; so is an interruption."""
+    """The tasks' results in task order; the first error (or an interruption) cancels every other task."""
     from contextlib import ExitStack
 
     from distributed import Client, LocalCluster, as_completed

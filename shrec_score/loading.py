@@ -26,20 +26,16 @@ Progress = Callable[[str, int, int], None]
 
 
 def is_classification_file(path: PathLike) -> bool:
-    """True for a PSB ``.cla`` (first word ``PSB``), False for TREC qrels, from the first bytes; not a regular file or UTF-16/32: InputError."""
-    head = read_head(path).removeprefix(b"\xef\xbb\xbf")
-    words = head.split(None, 1)
-    return bool(words) and words[0] == b"PSB"
+    """True for a PSB ``.cla`` (first word ``PSB``), False for TREC qrels, from the first bytes."""
+    return read_head(path).removeprefix(b"\xef\xbb\xbf").split(None, 1)[:1] == [b"PSB"]
 
 
 def load_relevance(
     relevance: PathLike | Classification, queries: PathLike | Classification | None = None, *, grades: str = "binary",
     collection: PathLike | Classification | None = None, collection_size: int | None = None, split: str | None = None,
 ) -> Relevance:
-    """Build the relevance model from a target ``.cla`` (``grades="sister"``: SHREC 2006), a ShapeNet Core55 ground truth (of ``split``) or TREC qrels.
-
-    With qrels, Ds comes from ``collection`` or ``collection_size``, else it is unknown.
-    """
+    """Build the relevance model from a target ``.cla`` (``grades="sister"``: SHREC 2006), a ShapeNet
+    Core55 ground truth (of ``split``) or TREC qrels (Ds from ``collection`` or ``collection_size``)."""
     from .options import GRADES, _choice
 
     _choice("grades", grades, GRADES)
@@ -49,17 +45,13 @@ def load_relevance(
         raise InputError(None if isinstance(relevance, Classification) else relevance, None, "expected a ShapeNet ground truth (id,synsetId,subSynsetId,modelId,split) with --split")
     if isinstance(relevance, Classification) or is_classification_file(relevance):
         targets = relevance if isinstance(relevance, Classification) else read_classification(relevance)
-        qcla = None
-        if queries is not None:
-            qcla = queries if isinstance(queries, Classification) else read_classification(queries)
+        qcla = queries if queries is None or isinstance(queries, Classification) else read_classification(queries)
         return Relevance.from_classification(targets, qcla, grades=grades)  # type: ignore[arg-type]
     if grades != "binary":
         raise InputError(relevance, None, "expected a PSB .cla with --grades sister (qrels carry their own grades)")
     if queries is not None:
         raise InputError(relevance, None, "expected no --queries with qrels (the qrels name the queries)")
-    coll = None
-    if collection is not None:
-        coll = collection if isinstance(collection, Classification) else read_classification(collection)
+    coll = collection if collection is None or isinstance(collection, Classification) else read_classification(collection)
     qrels = read_qrels(relevance)
     return Relevance.from_qrels(qrels, collection=coll, collection_size=collection_size)
 

@@ -1,23 +1,7 @@
-"""A small columnar table: what the pipeline hands on, without pandas.
-
-Importing pandas costs a quarter of a second, more than scoring a
-contest-sized sample; the CSV outputs (``--format csv``, ``--out``) need
-none of it.  A :class:`Table` is ordered columns of one-dimensional numpy
-arrays of one length (floats, integers, booleans; text as object arrays);
-:meth:`Table.to_csv` writes exactly what ``DataFrame.to_csv(index=False,
-na_rep="", lineterminator="\\n")`` writes for the same columns, and
-:meth:`Table.to_pandas` makes that DataFrame for the library API (the
-attributes of :class:`~shrec_score.report.Report`).
-
-CSV text, cell by cell (as pandas writes it):
-
-- a float: ``numpy.ndarray.astype(str)`` (the shortest repr that reads back
-  the same double: ``0.1``, ``1e+22``, ``-0.0``, ``inf``); NaN: empty;
-- an integer or a boolean: ``str`` of the Python value;
-- text: as it is; ``None`` or a float NaN in a text column: empty;
-- quoting by Python's :mod:`csv` writer (minimal: a cell holding ``,``,
-  ``"``, CR or LF is quoted, ``"`` doubled; a row that is one empty cell is
-  written ``""``), LF line ends, the header first.
+"""A small columnar table, what the pipeline hands on without pandas (its import costs more than a
+contest's scoring): ordered 1-D numpy columns of one length, text as object arrays.
+:meth:`Table.to_csv` writes what ``DataFrame.to_csv(index=False, na_rep="", lineterminator="\\n")``
+writes (the cell rules: docs/architecture.md, "Tables without pandas").
 
 >>> t = Table({"run": ["a", "b,c"], "queries": np.array([2, 3]), "AP": np.array([0.5, np.nan])})
 >>> print(t.to_csv(), end="")
@@ -41,11 +25,8 @@ if TYPE_CHECKING:
 
 
 def column(values: Any, length: int | None = None) -> np.ndarray:
-    """``values`` as a table column: a 1-D numpy array (text as an object array).
-
-    A string or another scalar is repeated ``length`` times.  Numbers with
-    missing values (None) make a float column with NaN, as pandas makes them.
-    """
+    """``values`` as a 1-D column: a scalar repeated ``length`` times; numbers with None make floats
+    with NaN (as pandas makes them), text an object array."""
     if isinstance(values, np.ndarray):
         arr = values
     elif isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
@@ -74,28 +55,21 @@ def column(values: Any, length: int | None = None) -> np.ndarray:
 
 
 def object_column(items: Sequence[Any]) -> np.ndarray:
-    """Any items as a 1-D object array, one cell each (``np.asarray`` would
-    make a 2-D array of tuples, or strings of a fixed width)."""
+    """Items as a 1-D object array, one cell each (not ``np.asarray``'s 2-D tuples or fixed-width strings)."""
     arr = np.empty(len(items), dtype=object)
     arr[:] = list(items)
     return arr
 
 
 class Table:
-    """Ordered columns of one length (see the module docstring).
-
-    A table is not changed in place: every method returns a new table that
-    shares the column arrays it did not change.
-    """
+    """Ordered columns of one length, never changed in place: a method returns a new table sharing
+    the columns it did not change."""
 
     __slots__ = ("_cols", "_n")
 
     def __init__(self, columns: Mapping[str, Any], length: int | None = None) -> None:
-        n = length
-        for v in columns.values():
-            if isinstance(v, Sized) and not isinstance(v, (str, bytes)):
-                n = len(v) if n is None else n
-                break
+        sized = (len(v) for v in columns.values() if isinstance(v, Sized) and not isinstance(v, (str, bytes)))
+        n = next(sized, None) if length is None else length
         cols = {str(k): column(v, n) for k, v in columns.items()}
         lengths = {len(c) for c in cols.values()}
         if len(lengths) > 1:
@@ -103,7 +77,6 @@ class Table:
         self._cols = cols
         self._n = lengths.pop() if lengths else (n or 0)
 
-    # -- shape ---------------------------------------------------------------
     @property
     def columns(self) -> list[str]:
         return list(self._cols)
@@ -120,7 +93,6 @@ class Table:
     def __repr__(self) -> str:
         return f"Table({self._n} rows: {', '.join(self._cols)})"
 
-    # -- new tables ----------------------------------------------------------
     def select(self, names: Sequence[str]) -> Table:
         """The columns ``names``, in that order."""
         return Table({n: self._cols[n] for n in names}, self._n)
@@ -145,26 +117,23 @@ class Table:
 
     @classmethod
     def concat(cls, tables: Sequence[Table], columns: Sequence[str] = ()) -> Table:
-        """The rows of ``tables`` one after another (same columns); an empty
-        table with ``columns`` when there is none."""
+        """The rows of ``tables`` one after another; an empty table of ``columns`` when there is none."""
         if not tables:
             return cls({c: np.empty(0, dtype=object) for c in columns}, 0)
         names = tables[0].columns
         return cls({c: np.concatenate([t[c] for t in tables]) for c in names}, sum(len(t) for t in tables))
 
-    # -- rows ----------------------------------------------------------------
     def records(self) -> list[tuple[Any, ...]]:
         """The rows as tuples of Python values (float, int, bool, str, None)."""
         return list(zip(*(v.tolist() for v in self._cols.values())))
 
-    # -- conversions ---------------------------------------------------------
     def to_pandas(self) -> pd.DataFrame:
         """The DataFrame with these columns (a new one at every call)."""
         import pandas as pd
 
         if not self._n and all(v.dtype == object for v in self._cols.values()):
             return pd.DataFrame(columns=self.columns)
-        return pd.DataFrame({k: v for k, v in self._cols.items()}, columns=self.columns)
+        return pd.DataFrame(dict(self._cols), columns=self.columns)
 
     @classmethod
     def from_pandas(cls, frame: pd.DataFrame) -> Table:
@@ -172,8 +141,7 @@ class Table:
         cols = {}
         for name in frame.columns:
             values = frame[name]
-            kind = values.dtype.kind if isinstance(values.dtype, np.dtype) else "O"
-            if kind in "fiub":
+            if isinstance(values.dtype, np.dtype) and values.dtype.kind in "fiub":
                 cols[str(name)] = values.to_numpy()
             else:
                 cols[str(name)] = object_column([None if _missing(v) else v for v in values.to_numpy(dtype=object)])

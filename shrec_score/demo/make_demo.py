@@ -1,11 +1,5 @@
-"""Write shrec_score/demo/psb-like.tar.xz, the contest of ``shrec-score demo``:
-a byte-for-byte copy of sample_runs/psb-like/ (its classification and its
-four runs), packed deterministically (sorted names, no times, no owners).
-
-    python shrec_score/demo/make_demo.py      (``make samples`` runs it)
-
-tests/test_demo.py checks that the archive holds exactly the files of
-sample_runs/psb-like/.
+"""Write shrec_score/demo/psb-like.tar.xz, the contest of ``shrec-score demo``: sample_runs/psb-like/
+packed deterministically (sorted names, no times, no owners); ``make samples`` runs it.
 """
 
 from __future__ import annotations
@@ -22,11 +16,8 @@ ARCHIVE = os.path.join(HERE, "psb-like.tar.xz")
 
 def pack(source: str = SOURCE, archive: str = ARCHIVE) -> None:
     """Pack ``source`` as ``psb-like/...`` into ``archive`` (tar, xz)."""
-    files = sorted(
-        os.path.relpath(os.path.join(folder, name), source).replace(os.sep, "/")
-        for folder, _, names in os.walk(source)
-        for name in names
-    )
+    paths = (os.path.join(folder, name) for folder, _, names in os.walk(source) for name in names)
+    files = sorted(os.path.relpath(p, source).replace(os.sep, "/") for p in paths)
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for rel in files:

@@ -18,17 +18,15 @@ import numpy as np
 from ..errors import InputError, shown
 from ..model import Classification
 from .numbers import is_count
-from .text import read_text_lines
+from .text import text_lines
 from .trec import fields as blank_fields
 
 
 def read_classification(path: str | os.PathLike[str]) -> Classification:
-    """Read a PSB ``.cla`` file, checking it against its header (an :class:`InputError`
-    for a missing ``PSB 1``, counts that disagree, a model id listed twice, a duplicate
-    class or an undefined parent class)."""
+    """Read a PSB ``.cla`` file, checked against its header and for repeated ids and undefined parents."""
     path = os.fspath(path)
-    lines = [(n, blank_fields(line)) for n, line in read_text_lines(path)]  # the TREC files' field rule: U+2028 or NBSP is part of a name
-    lines = [(n, f) for n, f in lines if f]
+    # the TREC files' field rule: U+2028 or NBSP is part of a name
+    lines = [(n, f) for n, line in text_lines(path) if (f := blank_fields(line))]
     if not lines:
         raise InputError(path, None, 'expected a PSB classification starting with "PSB 1"', "an empty file")
     n, fields = lines[0]

@@ -1,8 +1,5 @@
-"""Reader of human ground truth for rank correlation: ``query,item,score``.
-
-CSV or TSV (by extension ``.tsv`` or a tab in the header line) with the
-header ``query,item,score``; one row per query/item pair; score = mean user
-score.  Every query may have its own set of items.
+"""Reader of human ground truth for rank correlation, ``query,item,score`` (CSV or TSV); the rules:
+docs/measures.md, "Rank correlation with human ground truth".
 """
 
 from __future__ import annotations
@@ -30,13 +27,11 @@ def read_ground_truth(path: str | os.PathLike[str]) -> pd.DataFrame:
     header = [h.strip() for h in lines[0].split(sep)]
     if header != COLUMNS:
         raise InputError(path, 1, f"expected the header {shown(sep.join(COLUMNS))}", shown(lines[0]))
-    numbered = [(n, ln) for n, ln in enumerate(lines[1:], start=2) if ln.strip()]
-    rows = []
-    for n, ln in numbered:
-        f = [x.strip() for x in ln.split(sep)]
+    numbered = [(n, [x.strip() for x in ln.split(sep)]) for n, ln in enumerate(lines[1:], start=2) if ln.strip()]
+    for n, f in numbered:
         if len(f) != 3:
             raise InputError(path, n, f"expected 3 fields query{sep}item{sep}score", f"{len(f)}")
-        rows.append(f)
+    rows = [f for _, f in numbered]
     if not rows:
         raise InputError(path, None, "expected at least one query,item,score row")
     df = pd.DataFrame(rows, columns=COLUMNS)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 from ..errors import InputError, shown
-from .text import regular_file, text_lines
+from .text import text_lines
 
 #: What a line must be.
 LINE = '"<run id> <relevance id>"'
@@ -16,15 +16,13 @@ LINE = '"<run id> <relevance id>"'
 def read_id_map(path: str | os.PathLike[str]) -> dict[str, str]:
     """The run's spelling -> the relevance's spelling, from an ``--id-map`` file."""
     path = os.fspath(path)
-    regular_file(path)
     out: dict[str, str] = {}
     first: dict[str, int] = {}
     for n, line in text_lines(path):
         text = line.strip()
         if not text or text.startswith("#"):
             continue
-        fields = text.split(",") if "," in text else text.split()
-        fields = [f.strip() for f in fields]
+        fields = [f.strip() for f in (text.split(",") if "," in text else text.split())]
         if len(fields) != 2 or not all(fields):
             raise InputError(path, n, f"expected {LINE} (two columns)", f"{len([f for f in fields if f])} fields")
         run_id, rel_id = fields

@@ -1,31 +1,8 @@
-"""The one grammar of numbers in every reader: distances, scores, grades, counts.
-
-A distance or a score is what C's ``strtod`` reads as a decimal number, the
-whole token::
-
-    [+-]? ( digits [ "." digits? ] | "." digits ) ( [eE] [+-]? digits )?
-    [+-]? ( "inf" | "infinity" | "nan" )          (any case)
-
-with ``digits`` the ASCII digits 0-9 only.  So ``1e3``, ``-0.5``, ``.5``,
-``5.``, ``+inf`` and ``NaN`` are numbers (whether NaN or an infinity is
-admitted is each reader's rule), and these are not:
-
-* ``1_000``: Python's ``float()`` reads digit groups, ``strtod``, numpy's
-  text parser, pyarrow and trec_eval do not;
-* digits of other scripts (Arabic-Indic ``١٢``, full-width ``１２``): Python
-  reads them, no C tool does, and they are rarely what was meant;
-* hexadecimal floats (``0x1p-3``): ``strtod`` reads them, but numpy's matrix
-  parser, pyarrow and Python do not, and no contest file has them; refusing
-  them keeps every reader (lists, matrices, TREC, ground truth) in agreement;
-* ``nan(...)``: ``strtod``'s NaN payloads, for the same reason.
-
-Whole numbers (qrels grades, ``.cla`` counts) are ``[+-]?`` and ASCII digits.
-
-Readers whose parser is already this strict keep it (numpy's ``fromstring``
-for matrices; pyarrow for TREC runs, whose float parser agrees with this
-grammar, ``tests/test_input_rules.py`` checks it); where Python's ``float()``
-or numpy's conversion of Python strings is used, the token is checked here
-first.
+"""The one grammar of numbers in every reader: a distance or a score is what C's ``strtod`` reads as
+a decimal number, the whole token (ASCII digits; ``inf``, ``infinity``, ``nan`` in any case); whole
+numbers are ``[+-]?`` and ASCII digits.  The rule and what it refuses: docs/inputs.md.  Digit groups
+(``1_000``), other scripts' digits and hexadecimal floats are refused although Python reads some of
+them: numpy's matrix parser, pyarrow and trec_eval do not, and every reader must agree.
 """
 
 from __future__ import annotations
@@ -49,7 +26,7 @@ def is_number(token: str) -> bool:
 
 
 def parse_number(token: str) -> float | None:
-    """``token`` as a float, or None when it is not a number of the grammar (NaN is returned as NaN)."""
+    """``token`` as a float (NaN too), or None when it is not a number of the grammar."""
     return float(token) if _NUMBER.fullmatch(token) is not None else None
 
 

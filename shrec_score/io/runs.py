@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Any
 
 from ..errors import InputError, shown
@@ -18,7 +19,7 @@ from .lists import query_of
 from .matrix import is_binary_file
 from .numbers import is_integer, is_number
 from .shrec2011 import is_shrec2011_header, shrec2011_name
-from .submissions import Spell, clutter_note, id_hint, is_clutter
+from .submissions import Spell, clutter_note, is_clutter, no_query_error
 from .text import (
     MAX_LINE_BYTES,
     entry_is_folder,
@@ -34,11 +35,8 @@ NOT_RUNS = (".cla", ".qrels", ".md", ".yaml", ".yml")
 
 
 def detect_file_format(path: str) -> str | None:
-    """``matrix``, ``trec`` or ``shrec2011`` from the file's content; None when it cannot tell.
-
-    A path that is not a regular file, or UTF-16 / UTF-32 text, is an
-    :class:`InputError` (never opened, never taken for a binary matrix).
-    """
+    """``matrix``, ``trec`` or ``shrec2011`` from the file's content, None when it cannot tell; not a
+    regular file, or UTF-16 / UTF-32 text: an InputError (never taken for a binary matrix)."""
     if path.endswith(".npy"):
         regular_file(path)
         return "matrix"
@@ -59,8 +57,7 @@ def detect_file_format(path: str) -> str | None:
 
 
 def _trec_line(line: bytes) -> bool:
-    """Whether ``line`` reads as a TREC run line (six fields or more, the rank an
-    integer and the score a number)."""
+    """Whether ``line`` reads as a TREC run line (six fields or more, rank an integer, score a number)."""
     try:
         f = line.decode("utf-8").split()
     except UnicodeDecodeError:
@@ -69,8 +66,7 @@ def _trec_line(line: bytes) -> bool:
 
 
 def _first_line(path: str) -> bytes:
-    """A file's first line that is not blank (a BOM dropped; b"" when none is), the
-    file read up to there only; a line longer than ``MAX_LINE_BYTES`` is an error."""
+    """A file's first line that is not blank (a BOM dropped; b"" when none is), read up to there only."""
     with open_input(path) as fh:  # decompressed (gzip, bzip2, xz, zstd)
         n = 0
         while raw := fh.readline(MAX_LINE_BYTES + 1):
@@ -89,12 +85,8 @@ def _run_file(path: str, fmt: str) -> RunSource:
     if fmt == "auto":
         detected = detect_file_format(path)
         if detected is None:
-            raise InputError(
-                path,
-                None,
-                "cannot tell the run format: expected a ranked-list folder, a dissimilarity matrix "
-                "(ASCII, .npy or PSB binary) or a TREC run file; say --run-format lists|matrix|trec",
-            )
+            raise InputError(path, None, "cannot tell the run format: expected a ranked-list folder, a dissimilarity matrix "
+                             "(ASCII, .npy or PSB binary) or a TREC run file; say --run-format lists|matrix|trec")
         fmt = detected
     if fmt == "lists":
         raise InputError(path, None, "expected a folder with one ranked-list file per query for --run-format lists", "a file")
@@ -106,7 +98,7 @@ def _run_file(path: str, fmt: str) -> RunSource:
 
 
 def _not_a_run(name: str) -> bool:
-    """Files in a RUNS folder that are passed over (classifications, notes, configs)."""
+    """A file in a RUNS folder that is passed over (classifications, notes, configs)."""
     return is_clutter(name) or strip_suffix(name).lower().endswith(NOT_RUNS)
 
 
@@ -125,14 +117,8 @@ RUNS_ARGUMENT = "a run folder, a folder of runs or a run file"
 def discover_runs(
     paths: Iterable[str | os.PathLike[str]], fmt: str = "auto", *, query_ids: Mapping[str, object] = {}, spell: Spell | None = None
 ) -> tuple[list[RunSource], list[str]]:
-    """The runs in the RUNS arguments, and notes about files passed over.
-
-    A file is one run; a folder holding sub-folders has a ranked-list run in
-    each (files beside them are runs of their own format); a folder holding
-    only files is one ranked-list run when its files are named after queries
-    (``spell``: their spelling, ``--strip-zeros``, ``--id-map``), else each
-    file is a run.  Clutter (:func:`~.submissions.is_clutter`) is never a run.
-    """
+    """The runs in the RUNS arguments, and notes about files passed over (the rules: docs/inputs.md,
+    "Runs"); ``spell``: how file names spell query ids (``--strip-zeros``, ``--id-map``)."""
     runs: list[RunSource] = []
     notes: list[str] = []
     for raw in paths:
@@ -157,9 +143,7 @@ def discover_runs(
             continue
         named_after_queries = any(query_of(e, query_ids, spell) in query_ids for e in files)
         if fmt == "auto" and files and query_ids and not named_after_queries and _undetected(os.path.join(path, files[0])):
-            stems = [strip_suffix(e).rsplit(".", 1)[0] for e in files]
-            run = shown(os.path.basename(os.path.normpath(path)))
-            raise InputError(path, None, f"no file of run {run} names a query; {id_hint(stems, [str(q) for q in query_ids])}")
+            raise no_query_error(path, files, query_ids)
         if fmt == "lists" or (fmt == "auto" and named_after_queries):
             runs.append(RunSource(os.path.basename(os.path.normpath(path)), path, "lists"))
             note = clutter_note(path)  # (its non-runs: readme.txt ... are clutter of the run)
@@ -174,8 +158,7 @@ def discover_runs(
 
 
 def check_unique_names(runs: Sequence[RunSource] | Sequence[Any]) -> None:
-    """InputError naming the second of two runs (anything with ``name`` and
-    ``path``) that share a name: every table is keyed by run name."""
+    """InputError naming the second of two runs that share a name (every table is keyed by run name)."""
     seen: dict[str, str] = {}
     for r in runs:
         if r.name in seen:
@@ -195,39 +178,27 @@ class BlockSource:
 def discover_sources(
     paths: Sequence[str | os.PathLike[str]], fmt: str, *, query_ids: Mapping[str, object] = {}, spell: Spell | None = None
 ) -> tuple[list[RunSource | BlockSource], list[str]]:
-    """The runs in ``paths``: row-block matrix folders (a RUNS argument or a sub-folder of
-    one) first seen as such, everything else as :func:`~shrec_score.io.runs.discover_runs` finds it."""
+    """The runs in ``paths``: row-block matrices (a RUNS argument or a sub-folder of one) as such,
+    everything else as :func:`discover_runs` finds it."""
     out: list[RunSource | BlockSource] = []
     notes: list[str] = []
-    rest: list[str] = []
 
-    def flush() -> None:
-        if rest:
-            found, more = discover_runs(list(rest), fmt, query_ids=query_ids, spell=spell)
-            out.extend(found)
-            notes.extend(more)
-            rest.clear()
+    def runs_in(group: list[str]) -> None:
+        found, more = discover_runs(group, fmt, query_ids=query_ids, spell=spell)
+        out.extend(found)
+        notes.extend(more)
 
-    for raw in paths:
-        path = os.fspath(raw)
-        if layout_of(path):
-            flush()
-            out.append(BlockSource(run_name(path), path, open_row_blocks(path)))
+    for blocks, group in groupby((os.fspath(p) for p in paths), key=holds_row_blocks):
+        if not blocks:  # paths discover_runs reads together
+            runs_in(list(group))
             continue
-        if holds_row_blocks(path):
-            flush()
-            for e in list_folder(path):
-                sub = os.path.join(path, e)
+        for path in group:
+            for sub in [path] if layout_of(path) else [os.path.join(path, e) for e in list_folder(path)]:
                 if layout_of(sub):
                     out.append(BlockSource(run_name(sub), sub, open_row_blocks(sub)))
                 elif entry_is_folder(sub):
-                    out.append(RunSource(e, sub, "lists"))
+                    out.append(RunSource(os.path.basename(sub), sub, "lists"))
                 else:
-                    found, more = discover_runs([sub], fmt, query_ids=query_ids, spell=spell)
-                    out.extend(found)
-                    notes.extend(more)
-            continue
-        rest.append(path)
-    flush()
+                    runs_in([sub])
     check_unique_names(out)
     return out, notes

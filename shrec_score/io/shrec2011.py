@@ -30,8 +30,7 @@ LINE = '"query:rank:distance:result"'
 
 
 def is_shrec2011_header(line: str) -> bool:
-    """Whether a first non-blank line reads as a SHREC 2011 header: four
-    fields separated by colons, a method name among them, and no tab."""
+    """Whether a first non-blank line reads as a SHREC 2011 header (four colon-separated fields, a method, no tab)."""
     parts = line.strip().split(":")
     return len(parts) == 4 and "\t" not in line and bool(parts[1].strip())
 
@@ -71,20 +70,12 @@ def _lines(path: str, start: int) -> Iterator[tuple[int, str, float, str, str, s
 
 
 def read_shrec2011_run(
-    source: RunSource,
-    query_ids: list[str],
-    target_index: Mapping[str, int],
-    *,
-    ignorable: list[str] | tuple[str, ...] = (),
-    drops: Counter[str] | None = None,
-    unjudged: int | None = None,
-    missing_ok: bool = False,
-    ties: bool = False,
-    spell: Spell | None = None,
+    source: RunSource, query_ids: list[str], target_index: Mapping[str, int], *,
+    ignorable: list[str] | tuple[str, ...] = (), drops: Counter[str] | None = None, unjudged: int | None = None,
+    missing_ok: bool = False, ties: bool = False, spell: Spell | None = None,
 ) -> RankedRun:
-    """Read a SHREC 2011 run file as a run of ranked lists; the keywords as
-    :func:`~shrec_score.io.lists.read_list_run` takes them (``drops``: lines of
-    unknown queries are dropped and counted too)."""
+    """A SHREC 2011 run file as a run of ranked lists; the keywords as
+    :func:`~shrec_score.io.lists.read_list_run`'s (``drops``: lines of unknown queries counted too)."""
     path = source.path
     start, _ = _header(path)
     known = set(query_ids) | set(ignorable)

@@ -1,6 +1,5 @@
-"""What e-mailed submissions bring besides ranked lists: clutter of unzipped
-archives (:func:`is_clutter`) and ids spelled otherwise than the relevance
-spells them (:func:`id_hint`); docs/inputs.md, "Runs", states both rules.
+"""What e-mailed submissions bring besides ranked lists: clutter of unzipped archives and ids spelled
+otherwise than the relevance spells them; docs/inputs.md, "Runs", states both rules.
 """
 
 from __future__ import annotations
@@ -19,15 +18,13 @@ CLUTTER = frozenset({"thumbs.db", "ehthumbs.db", "desktop.ini", "__macosx", "ico
 
 
 def is_clutter(name: str) -> bool:
-    """Whether a folder entry is clutter of an unzipped submission (see :data:`CLUTTER`):
-    a dot-file, ``README*`` / ``readme.txt``, ``Thumbs.db``, ``desktop.ini``, ``__MACOSX``."""
+    """Whether a folder entry is clutter of an unzipped submission: a dot-file, ``README*``, :data:`CLUTTER`."""
     low = name.lower()
     return name.startswith(".") or low.startswith("readme") or low in CLUTTER
 
 
 def clutter_note(folder: str) -> str | None:
-    """The one note naming the clutter (:func:`is_clutter`) of a run folder that
-    is passed over, or None when there is none (folders shown with a ``/``)."""
+    """The one note naming a run folder's clutter (folders shown with a ``/``), or None when there is none."""
     try:
         names = sorted(n for n in os.listdir(folder) if is_clutter(n))
     except OSError:
@@ -41,8 +38,7 @@ def clutter_note(folder: str) -> str | None:
 
 
 def no_query_error(folder: str, names: list[str], known: Mapping[str, object]) -> InputError:
-    """The error for a run folder none of whose files is named after a query,
-    with the likely cause (zero-padded or prefixed ids) and the way out."""
+    """The error for a run folder none of whose files is named after a query, with the likely cause."""
     run = os.path.basename(os.path.normpath(folder))
     stems = [strip_suffix(n).rsplit(".", 1)[0] for n in names]
     ids = [q for q in known if isinstance(q, str)]
@@ -55,8 +51,7 @@ def strip_zeros(run_id: str) -> str:
 
 
 def id_hint(run_ids: list[str], ids: list[str]) -> str:
-    """Why the ids a run spells (``run_ids``) match none of ``ids`` (the
-    relevance's), and the option that maps them."""
+    """Why the ids a run spells match none of the relevance's ``ids``, and the option that maps them."""
     stripped = {strip_zeros(q): q for q in ids}
     for r in run_ids:
         q = stripped.get(strip_zeros(r))

@@ -1,7 +1,5 @@
-"""What every reader checks before it trusts a file, and text decoding: regular
-files only, lines of at most 1 MiB, UTF-8 text (a UTF-16 / UTF-32 file is told
-to be saved as UTF-8), compressed files checked after decompression.  The rules
-and their messages: docs/inputs.md ("Rules for every format").
+"""What every reader checks before it trusts a file (regular files, 1 MiB lines, UTF-8, decompressed
+bytes), and text decoding; the rules and messages: docs/inputs.md ("Rules for every format").
 """
 
 from __future__ import annotations
@@ -16,9 +14,7 @@ from typing import IO
 from ..errors import QUOTE_LIMIT, InputError, shown
 from .compressed import MAGIC_BYTES, compression_of, file_compression, open_input
 
-#: The longest line a text input may have, in bytes (1 MiB; the newline is not
-#: counted, a CR before it is): a text matrix row of 10,000 distances is about
-#: 100 KB; a longer line is refused before it is parsed, its text never quoted.
+#: The longest line a text input may have, in bytes (the newline not counted, a CR before it is).
 MAX_LINE_BYTES = 1 << 20
 
 #: Bytes read to tell a file's format (and its byte-order mark).
@@ -34,9 +30,7 @@ _KINDS = (
 
 
 def plain(text: str) -> str:
-    """An id for a message that shows it unquoted (``q1 d7 is already ranked``):
-    as it is when short, else quoted and cut like :func:`~shrec_score.errors.shown`
-    (the message escapes what would not show)."""
+    """An id shown unquoted in a message when short, else as :func:`~shrec_score.errors.shown` cuts it."""
     return text if len(text) <= QUOTE_LIMIT else shown(text)
 
 
@@ -45,8 +39,7 @@ def _os_error(path: str, exc: OSError, expected: str = "expected a readable file
 
 
 def _mode(path: str, expected: str, what: str = "a regular file") -> int:
-    """``path``'s stat mode when it is a regular file or a folder; anything else (see
-    :data:`_KINDS`) is an InputError saying ``expected {what}``, an unreachable path ``expected``."""
+    """``path``'s stat mode if a regular file or a folder, else an InputError (``expected {what}``)."""
     try:
         mode = os.stat(path).st_mode
     except OSError as exc:
@@ -57,8 +50,7 @@ def _mode(path: str, expected: str, what: str = "a regular file") -> int:
 
 
 def regular_file(path: str | os.PathLike[str]) -> str:
-    """``path`` (as a str) once a ``stat`` finds it a regular file (a FIFO is never
-    opened), or an :class:`InputError`.
+    """``path`` (as a str) once a ``stat`` finds it a regular file (a FIFO is never opened).
 
     >>> regular_file("/dev/null")
     Traceback (most recent call last):
@@ -72,8 +64,7 @@ def regular_file(path: str | os.PathLike[str]) -> str:
 
 
 def utf8_name(path: str, name: str) -> None:
-    """Refuse a folder entry whose name is not UTF-8 (``os.listdir`` keeps its
-    bytes as surrogate escapes, which cannot name a query or a run)."""
+    """Refuse a folder entry whose name is not UTF-8 (surrogate escapes cannot name a query or a run)."""
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
@@ -81,15 +72,12 @@ def utf8_name(path: str, name: str) -> None:
 
 
 def entry_is_folder(path: str, what: str = "a regular file or a folder") -> bool:
-    """True for a folder, False for a regular file; anything else, or a path
-    that cannot be reached, is an :class:`InputError` saying ``expected {what}``
-    and what the path is, or the system's reason (see :func:`regular_file`)."""
+    """True for a folder, False for a regular file, else an InputError saying ``expected {what}``."""
     return stat.S_ISDIR(_mode(path, f"expected {what}", what))
 
 
 def list_folder(path: str) -> list[str]:
-    """The entries of a folder, sorted, without hidden ones (``.name``); every
-    name checked to be UTF-8.  An unreadable folder is an :class:`InputError`."""
+    """A folder's entries, sorted, hidden ones (``.name``) left out, each name checked to be UTF-8."""
     try:
         names = os.listdir(path)
     except OSError as exc:
@@ -101,15 +89,11 @@ def list_folder(path: str) -> list[str]:
 
 
 def folder_entries(path: str) -> list[tuple[str, str, bool]]:
-    """``(name, full path, is a folder)`` of every entry :func:`list_folder`
-    gives, each checked by :func:`entry_is_folder`."""
+    """``(name, full path, is a folder)`` of each entry of :func:`list_folder`."""
     return [(name, os.path.join(path, name), entry_is_folder(os.path.join(path, name))) for name in list_folder(path)]
 
 
-# -- byte-order marks ----------------------------------------------------------
-
-#: Byte-order marks of the encodings that are not UTF-8 (UTF-32 first: its
-#: little-endian mark starts with UTF-16's).
+#: Byte-order marks of the encodings that are not UTF-8 (UTF-32 first: its LE mark starts with UTF-16's).
 _BOMS = (
     (b"\xff\xfe\x00\x00", "UTF-32", "utf-32-le"),
     (b"\x00\x00\xfe\xff", "UTF-32", "utf-32-be"),
@@ -117,19 +101,13 @@ _BOMS = (
     (b"\xfe\xff", "UTF-16", "utf-16-be"),
 )
 
-
-#: Characters that do not print but are text (format characters such as a
-#: zero-width space, separators such as a no-break space).
+#: Characters that do not print but are text (zero-width space, no-break space ...).
 _TEXT_CATEGORIES = ("Cf", "Zs", "Zl", "Zp")
 
 
 def wide_encoding(head: bytes) -> str | None:
-    """``"UTF-16 (byte-order mark FF FE)"`` when ``head`` (a file's first bytes)
-    is UTF-16 or UTF-32 text, else None.
-
-    A byte-order mark alone is not enough (a PSB binary matrix may start with FF
-    FE): the bytes after it must decode to text (printable, tabs and line ends,
-    a blank somewhere), which float32 distances do not within a few values.
+    """``"UTF-16 (byte-order mark FF FE)"`` when ``head`` is UTF-16 or UTF-32 text, else None: the bytes
+    after the mark must decode to text with a blank (a PSB binary matrix may start with FF FE).
 
     >>> wide_encoding("\\ufeffPSB 1\\n".encode("utf-16-le"))
     'UTF-16 (byte-order mark FF FE)'
@@ -155,16 +133,13 @@ def wide_encoding(head: bytes) -> str | None:
 
 
 def refuse_wide_text(path: str, head: bytes) -> None:
-    """An :class:`InputError` for a UTF-16 or UTF-32 file (see :func:`wide_encoding`)."""
-    wide = wide_encoding(head)
-    if wide is not None:
+    """Refuse a UTF-16 or UTF-32 file (see :func:`wide_encoding`)."""
+    if (wide := wide_encoding(head)) is not None:
         raise InputError(path, None, "expected UTF-8 text", f"{wide}; save the file as UTF-8")
 
 
 def read_head(path: str | os.PathLike[str], size: int = HEAD_BYTES) -> bytes:
-    """The first ``size`` bytes of a regular file, for format detection; a
-    UTF-16 / UTF-32 file is refused here, so that no detector mistakes it for
-    another format."""
+    """The first ``size`` bytes of a regular file, for format detection; UTF-16 / UTF-32 refused here."""
     path = regular_file(path)
     try:
         with open_input(path) as fh:
@@ -176,26 +151,19 @@ def read_head(path: str | os.PathLike[str], size: int = HEAD_BYTES) -> bytes:
 
 
 def is_compressed(path: str) -> bool:
-    """Whether ``path`` (a regular file) is gzip, bzip2, xz or zstd by its magic bytes."""
+    """Whether ``path`` is gzip, bzip2, xz or zstd by its magic bytes."""
     return file_compression(path) is not None
 
 
-# -- line lengths --------------------------------------------------------------
-
-
 def line_too_long(path: str, line: int | None, length: int) -> InputError:
-    """The error for a line longer than :data:`MAX_LINE_BYTES` (its text is never quoted)."""
+    """The error for a line longer than :data:`MAX_LINE_BYTES` (never quoted)."""
     return InputError(path, line, f"expected lines of at most {MAX_LINE_BYTES:,} bytes (1 MiB)", f"a line of {length:,} bytes")
 
 
 def long_line(data: bytes | bytearray, limit: int = MAX_LINE_BYTES, end: int | None = None, *, start: int = 0) -> tuple[int, int] | None:
-    """``(offset where the line starts, its length)`` of the first line of
-    ``data[start:end]`` (``start``: 0 or just after a newline) longer than ``limit`` bytes, or None.
-
-    Cheap: a line longer than ``limit`` covers at least one whole block of
-    ``limit // 2`` bytes on a grid of such blocks, so one ``find`` per block
-    rules the block out; only a block without a newline is measured, and the
-    grid then starts again after that line.
+    """``(start offset, length)`` of the first line of ``data[start:end]`` (``start`` at a line start)
+    longer than ``limit``, or None.  A longer line covers a whole block of ``limit // 2`` bytes, so
+    one ``find`` per block rules a block out; only a block without a newline is measured.
 
     >>> long_line(b"ab\\ncdefg\\nh", limit=4)
     (3, 5)
@@ -218,15 +186,13 @@ def long_line(data: bytes | bytearray, limit: int = MAX_LINE_BYTES, end: int | N
 
 
 def _check_lines(path: str, data: bytes | bytearray, first_line: int = 1) -> None:
-    """Refuse ``data`` (``path``'s bytes from line ``first_line`` on) if a line is longer than :data:`MAX_LINE_BYTES`."""
-    found = long_line(data)
-    if found is not None:
+    """Refuse ``data`` (``path``'s bytes from line ``first_line`` on) if a line is too long."""
+    if (found := long_line(data)) is not None:
         raise line_too_long(path, first_line + data.count(b"\n", 0, found[0]), found[1])
 
 
 def scan_line_lengths(path: str, chunk: int = 16 << 20) -> None:
-    """The line-length check of :func:`pieces` for a file another reader parses
-    (pyarrow), a chunk at a time, lines counted only to name a long one."""
+    """The line-length check of :func:`pieces` for a file pyarrow parses; lines counted only to name a long one."""
     begin = offset = 0  # where the unfinished line starts, where the chunk does
     with open_input(path) as fh:
         while block := fh.read(chunk):
@@ -246,7 +212,7 @@ def scan_line_lengths(path: str, chunk: int = 16 << 20) -> None:
 
 
 def _line_at(path: str, offset: int) -> int:
-    """The 1-based number of the line starting at byte ``offset`` of ``path``'s (decompressed) bytes."""
+    """The number of the line starting at byte ``offset`` of ``path``'s (decompressed) bytes."""
     line = 1
     with open_input(path) as fh:
         while offset > 0 and (block := fh.read(min(offset, 1 << 24))):
@@ -255,14 +221,9 @@ def _line_at(path: str, offset: int) -> int:
     return line
 
 
-# -- text ----------------------------------------------------------------------
-
-
 def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
-    """The bytes of a regular file whose lines are at most :data:`MAX_LINE_BYTES`
-    and which is not UTF-16 / UTF-32 text (decompressed when its magic bytes
-    say so).  ``checked``: the caller has stat'ed ``path`` as a regular file
-    already (:func:`folder_entries`), so it is not stat'ed again."""
+    """The (decompressed) bytes of a regular file, lines and encoding checked; ``checked``: the caller
+    has stat'ed ``path`` as a regular file already (:func:`folder_entries`)."""
     path = os.fspath(path) if checked else regular_file(path)
     try:
         with open(path, "rb") as fh:
@@ -270,8 +231,7 @@ def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
     except OSError as exc:
         raise _os_error(path, exc) from None
     if compression_of(data[:MAGIC_BYTES]) is not None:
-        # inflated in bounded pieces, each checked: a bomb fails at its first
-        # over-long line, not after it is decompressed whole
+        # inflated in checked pieces: a bomb fails at its first over-long line, not once inflated whole
         return b"".join(piece for piece, _ in pieces(path))
     refuse_wide_text(path, data[:HEAD_BYTES])
     _check_lines(path, data)
@@ -279,9 +239,7 @@ def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
 
 
 def decode_text(path: str, data: bytes) -> str:
-    """``data`` (the bytes of ``path``, as :func:`read_bytes` gives them) as
-    UTF-8 text without a BOM; a byte that is not UTF-8 is an :class:`InputError`
-    naming its line."""
+    """``data`` (``path``'s bytes) as UTF-8 text without a BOM; a byte that is not UTF-8 is an InputError."""
     data = data.removeprefix(b"\xef\xbb\xbf")  # (decoding as utf-8-sig would shift the error's offset)
     try:
         return data.decode("utf-8")
@@ -297,20 +255,13 @@ def read_text(path: str | os.PathLike[str]) -> str:
 
 
 def read_text_lines(path: str | os.PathLike[str]) -> list[tuple[int, str]]:
-    """Return ``(line_number, line)`` pairs, 1-based, line ends removed: the
-    lines of :func:`text_lines` (LF, CRLF or a lone CR, nothing else, so a
-    line number is ``grep -n``'s; a form feed or U+2028 is text)."""
+    """The ``(line number, line)`` pairs of :func:`text_lines` as a list."""
     return list(text_lines(path))
 
 
-# -- pieces of a stream --------------------------------------------------------
-
-
 def pieces(path: str, size: int = 16 << 20) -> Iterator[tuple[bytes, int]]:
-    """The (decompressed) bytes of ``path`` in pieces of about ``size`` cut
-    after a newline, each with the number of its first line; every line
-    checked against :data:`MAX_LINE_BYTES` and the head against UTF-16.
-    Memory stays at a few pieces whatever the file's (decompressed) size."""
+    """The (decompressed) bytes of ``path`` in pieces of about ``size`` cut after a newline, each with
+    the number of its first line, lines and encoding checked; memory stays at a few pieces."""
     path = regular_file(path)
     line = 1
     carry = b""
@@ -350,8 +301,8 @@ _LINE_END = re.compile(r"\r\n?|\n")
 
 
 def text_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
-    """``(line_number, line)`` of a text file whose lines end at LF, CRLF or a lone
-    CR only, decoded a piece at a time (:func:`pieces`).
+    """``(line number, line)`` of a text file whose lines end at LF, CRLF or a lone CR only (a form
+    feed or U+2028 is text, so a number is ``grep -n``'s), decoded a piece at a time.
 
     >>> import tempfile
     >>> with tempfile.NamedTemporaryFile("wb", suffix=".txt") as fh:

@@ -11,11 +11,8 @@ if TYPE_CHECKING:
 
 
 def frame_to_csv(frame: Table | pd.DataFrame) -> str:
-    """CSV text of a table or a frame: floats in full precision (repr), NaN as empty, LF line ends.
-
-    A :class:`~shrec_score.table.Table` writes the same text without pandas
-    (:meth:`~shrec_score.table.Table.to_csv`).
-    """
+    """CSV text of a table (:meth:`~shrec_score.table.Table.to_csv`, without pandas) or a frame: floats
+    in full precision (repr), NaN as empty, LF line ends."""
     if isinstance(frame, Table):
         return frame.to_csv()
     return frame.to_csv(index=False, na_rep="", lineterminator="\n")

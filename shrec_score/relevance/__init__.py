@@ -1,12 +1,6 @@
-"""Relevance: which targets are relevant to which query, and how much (docs/inputs.md).
-
-Downstream asks a :class:`Relevance` for ``gains(query_rows, targets)`` (0 not
-relevant, 1 relevant, 2 highly relevant) and ``n_relevant(level)`` (K per
-query, the query itself excluded).  All-against-all: a model is never
-relevant to itself, K = |C| - 1; separate queries: the target class of the
-same name, K = |C|; class ``-1`` (PSB miscellaneous) is never a query nor
-relevant; "sister" grades: own class 2, classes of one parent (not ``0``) 1;
-ShapeNet (:mod:`.taxonomy`): the own item stays and counts in K.
+"""Relevance: which targets are relevant to which query, and how much (the rules: docs/inputs.md,
+"Relevance"; docs/measures.md for the grades).  Downstream asks for ``gains(query_rows, targets)``
+and ``n_relevant(level)`` (K per query); ShapeNet's taxonomy is in :mod:`.taxonomy`.
 """
 
 from __future__ import annotations
@@ -15,7 +9,7 @@ import functools
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, overload
+from typing import Any, ClassVar, Literal, overload
 
 import numpy as np
 
@@ -29,10 +23,8 @@ Grades = Literal["binary", "sister"]
 class Relevance:
     """Relevance of a target collection for a set of queries (base class), immutable once built.
 
-    ``query_ids`` in output order with their ``query_classes``; ``target_ids``
-    the collection in listing order; ``self_index`` each query's index in it
-    (all-against-all) or -1; ``ignorable_queries`` lists present but not scored
-    (class -1); ``max_grade`` 1 binary, 2 graded.
+    ``self_index``: each query's index among ``target_ids`` (all-against-all) or -1;
+    ``ignorable_queries``: in the lists but not scored (class -1); ``max_grade``: 1 binary.
     """
 
     query_ids: list[str]
@@ -51,6 +43,10 @@ class Relevance:
     matrix_row_ids: list[str] = field(repr=False, default_factory=list)
     matrix_row_source: str = ""
     matrix_col_source: str = ""
+    #: Every target known (a ``.cla``): an unknown id is an error, not :attr:`unjudged` (gain 0).
+    closed: bool = True
+    #: A query is scored with its own item in its list (ShapeNet Core55; ``self_index`` -1).
+    keeps_own_item: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         if not self.target_index:
@@ -62,13 +58,8 @@ class Relevance:
 
     @property
     def collection_size(self) -> int | None:
-        """Ds: the declared size of the collection (a classification's models, or ``--collection[-size]``), never counted from the runs; None when unknown."""
+        """Ds as declared (a classification's models, ``--collection[-size]``), never counted from the runs."""
         return self.declared_size
-
-    @property
-    def closed(self) -> bool:
-        """True when every target is known (a ``.cla``): an unknown id is an error; qrels alone map it to :attr:`unjudged` (gain 0)."""
-        return True
 
     @property
     def unjudged(self) -> int:
@@ -89,11 +80,6 @@ class Relevance:
     def gain_curves(self) -> bool:
         """SHREC 2006's gain curves are drawn: graded relevance, but not the ShapeNet taxonomy."""
         return self.graded and self.mode != "shapenet"
-
-    @property
-    def keeps_own_item(self) -> bool:
-        """True when a query is scored with its own item in its list (ShapeNet Core55); then ``self_index`` is -1."""
-        return False
 
     def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
         """Gain of ``targets[i]`` for query row ``query_rows[i]`` (broadcasting)."""
@@ -119,14 +105,11 @@ class Relevance:
         t_names = targets.class_names
         t_parent = dict(zip(t_names, targets.class_parents))
         q_source = targets if queries is None else queries
-        # Query classes are matched to target classes by name; a query class
-        # unknown to the targets gets its own row (nothing relevant, K = 0).
-        q_names = list(t_names)
+        # query classes match target classes by name; one unknown to the targets gets its own row (K = 0)
         q_parent = dict(t_parent)
         for name, parent in zip(q_source.class_names, q_source.class_parents):
-            if name not in t_parent:
-                q_names.append(name)
-                q_parent[name] = parent
+            q_parent.setdefault(name, parent)
+        q_names = list(q_parent)
         q_pos = {n: i for i, n in enumerate(q_names)}
         top = 2 if grades == "sister" else 1
         qn, tn = np.array(q_names, dtype=object)[:, None], np.array(t_names, dtype=object)[None, :]
@@ -138,15 +121,11 @@ class Relevance:
         ignorable = [q_source.ids[i] for i, lab in enumerate(q_source.labels) if q_source.class_names[lab] == MISC_CLASS]
         query_ids = [q_source.ids[i] for i in keep]
         query_label = src_label_to_q[q_source.labels[keep]] if keep else np.zeros(0, dtype=np.int64)
-        if queries is None:
-            self_index = np.asarray(keep, dtype=np.int64)
-            mode = "all-against-all"
-        else:
-            self_index = np.full(len(keep), -1, dtype=np.int64)
-            mode = "separate queries"
+        self_index = np.asarray(keep, dtype=np.int64) if queries is None else np.full(len(keep), -1, dtype=np.int64)
         return ClassRelevance(
             query_ids=query_ids, query_classes=[q_names[lab] for lab in query_label], target_ids=list(targets.ids),
-            self_index=self_index, ignorable_queries=ignorable, mode=mode, max_grade=top,
+            self_index=self_index, ignorable_queries=ignorable, max_grade=top,
+            mode="all-against-all" if queries is None else "separate queries",
             _query_label=np.asarray(query_label, dtype=np.int64), _target_label=targets.labels.astype(np.int64),
             _table=table, target_index=dict(targets.index), declared_size=len(targets.ids),
             description="graded: own class 2, sister classes 1" if grades == "sister" else "binary: same class",
@@ -157,7 +136,8 @@ class Relevance:
     def from_qrels(
         qrels: Qrels, *, collection: Classification | None = None, collection_size: int | None = None,
     ) -> QrelsRelevance:
-        """Relevance from TREC qrels; with a ``collection`` its models are the targets (any other id an error), else any id is admitted (unjudged, gain 0) and Ds is ``collection_size``."""
+        """Relevance from TREC qrels; a ``collection``'s models are the targets (any other id an error),
+        else any id is admitted (unjudged, gain 0) and Ds is ``collection_size``."""
         uniques = qrels.target_ids
         if collection is not None:
             target_ids = list(collection.ids)
@@ -181,7 +161,7 @@ class Relevance:
         return QrelsRelevance(
             query_ids=query_ids, query_classes=[""] * len(query_ids), target_ids=target_ids,
             self_index=np.full(len(query_ids), -1, dtype=np.int64), ignorable_queries=[], mode="qrels", max_grade=top,
-            target_index=index, declared_size=size, is_closed=collection is not None,
+            target_index=index, declared_size=size, closed=collection is not None,
             description=f"qrels {os.path.basename(qrels.path)}", matrix_row_ids=list(query_ids),
             matrix_row_source=qrels.path, matrix_col_source=collection.path if collection is not None else qrels.path,
             _keys=keys[order], _grades=g[order], _query_of=q[order],
@@ -207,7 +187,7 @@ class ClassRelevance(Relevance):
         by_target = self._gains_by_target
         targets = np.asarray(targets)
         n = len(self._target_label)
-        if by_target is None or (targets.size and (int(targets.min()) < 0 or int(targets.max()) >= n)):
+        if by_target is None or not _within(targets, n):
             return self.gains_reference(query_rows, targets)
         at = np.take(by_target[1], query_rows) + targets  # the query's row of gains by target, then the target (broadcasting)
         return np.take(by_target[0], at)
@@ -217,18 +197,14 @@ class ClassRelevance(Relevance):
         return self._table[self._query_label[query_rows], self._target_label[targets]]
 
     def list_gains(self, query_rows: np.ndarray, offsets: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        """:meth:`Relevance.list_gains` a list at a time when the lists are long: one ``take`` per list in its query's row of the gain table.
-
-        Short lists and targets outside the collection go the plain way (the twin it is tested against).
-        """
+        """:meth:`Relevance.list_gains`, long lists one ``take`` each in their query's row of the gain
+        table; short lists and targets outside the collection the plain way."""
         by_target = self._gains_by_target
         targets = np.asarray(targets)
         offsets = np.asarray(offsets)
         n_lists, n = len(offsets) - 1, len(self._target_label)
         whole = n_lists > 0 and int(offsets[0]) == 0 and int(offsets[-1]) == targets.size
-        if by_target is None or not whole or targets.size < LIST_GAINS_MIN_MEAN * n_lists:
-            return super().list_gains(query_rows, offsets, targets)
-        if int(targets.min()) < 0 or int(targets.max()) >= n:
+        if by_target is None or not whole or targets.size < LIST_GAINS_MIN_MEAN * n_lists or not _within(targets, n):
             return super().list_gains(query_rows, offsets, targets)
         flat, row_start = by_target
         out = np.empty(targets.size, dtype=flat.dtype)
@@ -269,14 +245,8 @@ class QrelsRelevance(Relevance):
     _keys: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
     _grades: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int8))
     _query_of: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
-    #: With a collection (--collection): ids outside it are errors.  Without: unjudged.
-    is_closed: bool = False
     #: K per query by grade level, computed once (asked for by every chunk of a streamed run), read-only.
     _n_relevant: dict[int, np.ndarray] = field(repr=False, default_factory=dict)
-
-    @property
-    def closed(self) -> bool:
-        return self.is_closed
 
     def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
         q, t = np.broadcast_arrays(np.asarray(query_rows, dtype=np.int64), np.asarray(targets, dtype=np.int64))
@@ -346,6 +316,10 @@ def lookup(keys: np.ndarray, sorted_keys: np.ndarray, values: np.ndarray, missin
         hit = sorted_keys[pos] == keys
         out[hit] = values[pos[hit]]
     return out
+
+
+def _within(targets: np.ndarray, n: int) -> bool:
+    return not targets.size or (int(targets.min()) >= 0 and int(targets.max()) < n)
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -21,9 +22,7 @@ class TaxonomyRelevance(Relevance):
     ``query_classes`` are the synset ids.
     """
 
-    @property
-    def keeps_own_item(self) -> bool:
-        return True
+    keeps_own_item: ClassVar[bool] = True
 
     #: Per target: synset code, sub-synset code, labelled only at synset level.
     _synset: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
