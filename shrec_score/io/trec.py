@@ -25,6 +25,7 @@ from ..model import Qrels
 from .numbers import is_integer, parse_number
 from .text import (
     is_compressed,
+    long_line,
     pieces,
     plain,
     read_head,
@@ -209,10 +210,23 @@ def _delimiter(data: Any) -> tuple[str, int] | None:
     """The delimiter (tab if the first line has one, else space) and the first line's field count; None if ``data`` holds another blank."""
     end = data.find(b"\n")
     first = data[: end if end >= 0 else len(data)].split(b"\r", 1)[0]
-    delimiter = b"\t" if b"\t" in first else b" "
-    if any(data.find(b.encode()) >= 0 for b in BLANKS if b != delimiter.decode()):
+    delimiter = "\t" if b"\t" in first else " "
+    if any(data.find(b.encode()) >= 0 for b in BLANKS if b != delimiter):
         return None
-    return delimiter.decode(), len(first.split(delimiter))
+    return delimiter, len(first.split(delimiter.encode()))
+
+
+def _file_layout(path: str) -> tuple[str, int] | None:
+    """:func:`_delimiter` of an uncompressed file, memory-mapped; a line over
+    :data:`~.text.MAX_LINE_BYTES` raises :func:`~.text.scan_line_lengths`' error."""
+    import mmap
+
+    if os.path.getsize(path) == 0:
+        return None
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        if long_line(mm) is not None:  # type: ignore[arg-type]  # (an mmap finds as bytes do)
+            scan_line_lengths(path)
+        return _delimiter(mm)
 
 
 def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: bool = False) -> Any:
@@ -222,38 +236,26 @@ def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: b
     one length, no empty field, every number parsed): then :func:`split_fields`
     reads it.  ``wider``: a first line of more fields adds string columns.
     """
-    import mmap
-
     import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
-    if isinstance(source, str):
-        if os.path.getsize(source) == 0:
-            return None
-        with open(source, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            layout = _delimiter(mm)
-    else:
-        layout = _delimiter(source)
+    layout = _file_layout(source) if isinstance(source, str) else _delimiter(source)
     if layout is None:
         return None
     delimiter, count = layout
     names = names + [f"more{i}" for i in range(count - len(names) if wider else 0)]
-    types = {n: pa.string() for n in names} | {number: kind}
     try:
         tbl = pcsv.read_csv(
             source if isinstance(source, str) else pa.BufferReader(source),
             read_options=pcsv.ReadOptions(column_names=names, block_size=4 << 20),
             parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False),
-            convert_options=pcsv.ConvertOptions(column_types=types),
+            # an empty field (two delimiters in a row, one at a line's end) reads as null
+            convert_options=pcsv.ConvertOptions(column_types={n: pa.string() for n in names} | {number: kind}, strings_can_be_null=True, null_values=[""]),
+            memory_pool=pa.system_memory_pool(),  # (malloc: a third of mimalloc's system time here, docs/performance.md)
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    if tbl.column(number).null_count:
-        return None
-    if tbl.num_rows and any(pc.min(pc.binary_length(tbl.column(n))).as_py() == 0 for n in names if tbl.column(n).type == pa.string()):
-        return None
-    return tbl
+    return None if any(column.null_count for column in tbl.columns) else tbl
 
 
 def split_fields(data: bytes, most: int) -> tuple[Any, np.ndarray]:
@@ -323,7 +325,6 @@ def _read_table(path: str, names: list[str], number: str, kind: Any, split: Call
 
     keep = ["query", "doc", number, *(["tag"] if "tag" in names else [])]
     if not is_compressed(path):
-        scan_line_lengths(path)
         whole = _csv(path, names, number, kind, wider)
         if whole is not None:
             return whole.select(keep), whole.num_rows if whole.num_columns > len(names) else 0
@@ -391,11 +392,12 @@ def read_trec_lines(path: str | os.PathLike[str]) -> TrecLines:
     import pyarrow.compute as pc
 
     tbl, more = _read_table(path, RUN_NAMES, "score", pa.float64(), _run_split, wider=True)
-    score = None if tbl is None or tbl.num_rows == 0 else tbl.column("score")
-    if score is None or score.null_count or pc.any(pc.is_nan(score)).as_py():
+    scores = arrow_numpy(tbl.column("score")) if tbl is not None else np.zeros(0)
+    if not scores.size or np.isnan(scores).any():
         _locate_trec_problem(path)  # a byte that is not UTF-8, a malformed line: named with its line
-    tags = pc.unique(tbl.column("tag"))
-    return TrecLines(path, tbl.column("query"), tbl.column("doc"), arrow_numpy(tbl.column("score")), more, tags[0].as_py() if len(tags) == 1 else None)
+    tags = pc.min_max(tbl.column("tag"))
+    tag = tags["min"].as_py()
+    return TrecLines(path, tbl.column("query"), tbl.column("doc"), scores, more, tag if tag == tags["max"].as_py() else None)
 
 
 def read_trec_columns(path: str | os.PathLike[str]) -> TrecColumns:
