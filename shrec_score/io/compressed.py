@@ -1,14 +1,14 @@
 """Compressed inputs: gzip, bzip2, xz and zstd, told by their magic bytes (docs/inputs.md).
 
 Read through a decompressing stream (:func:`open_input`): every rule of
-:mod:`shrec_score.io.text` applies to the decompressed bytes, and line numbers
-are the decompressed text's.  The extension only leaves a run's name
-(:func:`strip_suffix`).  zstd needs ``zstandard``; a corrupt or cut stream is
-an :class:`~shrec_score.errors.InputError` naming the file.
+:mod:`shrec_score.io.text` applies to the decompressed bytes and lines.  zstd
+needs ``zstandard``; a corrupt or cut stream is an InputError naming the file.
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import io
 import os
 import re
@@ -29,8 +29,6 @@ MAGIC = (
 MAGIC_BYTES = 10
 #: Extensions dropped from a run's (or a query file's) name.
 SUFFIXES = (".gz", ".gzip", ".bz2", ".xz", ".zst", ".zstd")
-
-ZSTD_HINT = "the zstandard package; pip install 'shrec-score[zstd]'"
 
 
 def compression_of(head: bytes) -> str | None:
@@ -65,16 +63,12 @@ def strip_suffix(name: str) -> str:
     return name
 
 
-class CorruptStream(InputError):
-    """A compressed stream that is corrupt or cut short."""
-
-
 def corrupt(path: str, kind: str, exc: BaseException) -> InputError:
     """The error for a damaged ``kind`` stream."""
     reason = str(exc) or type(exc).__name__
     if isinstance(exc, EOFError):
         reason = "a stream cut short (the file ends before the compressed data does)"
-    return CorruptStream(path, None, f"expected a complete {kind} stream", reason)
+    return InputError(path, None, f"expected a complete {kind} stream", reason)
 
 
 class Decompressed:
@@ -106,10 +100,8 @@ class Decompressed:
         return self._call("readline", size)
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # a damaged stream reported by read already
             self._fh.close()
-        except Exception:  # a damaged stream reported by read already
-            pass
 
     def __enter__(self) -> Decompressed:
         return self
@@ -119,19 +111,9 @@ class Decompressed:
 
 
 def _open(path: str, kind: str) -> Any:
-    if kind == "gzip":
-        import gzip
-
-        return gzip.open(path, "rb")
-    if kind == "bzip2":
-        import bz2
-
-        return bz2.open(path, "rb")
-    if kind == "xz":
-        import lzma
-
-        return lzma.open(path, "rb")
-    return io.BufferedReader(_ZstdRaw(path, import_zstd(path)), 1 << 20)
+    if kind == "zstd":
+        return io.BufferedReader(_ZstdRaw(path, import_zstd(path)), 1 << 20)
+    return importlib.import_module({"gzip": "gzip", "bzip2": "bz2", "xz": "lzma"}[kind]).open(path, "rb")
 
 
 class _ZstdRaw(io.RawIOBase):
@@ -177,15 +159,14 @@ def import_zstd(path: str) -> Any:
     try:
         import zstandard
     except ImportError:
-        raise InputError(path, None, "a zstd-compressed file needs " + ZSTD_HINT) from None
+        raise InputError(path, None, "a zstd-compressed file needs the zstandard package; pip install 'shrec-score[zstd]'") from None
     return zstandard
 
 
 def open_input(path: str | os.PathLike[str]) -> Any:
     """The bytes of ``path`` (a regular file, checked by the caller) as a binary stream, decompressed when the magic bytes say so."""
     path = os.fspath(path)
-    kind = file_compression(path)
-    if kind is None:
+    if (kind := file_compression(path)) is None:
         try:
             return open(path, "rb")  # noqa: SIM115 - the caller closes it
         except OSError as exc:

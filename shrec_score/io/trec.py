@@ -1,11 +1,9 @@
 """Readers of TREC files: qrels (``query_id iteration target_id grade``) and runs (``query_id Q0 target_id rank score tag``).
 
-trec_eval's field rule for every reader (docs/inputs.md): lines end at LF,
-CRLF or a lone CR; fields are split on runs of :data:`BLANKS`; a run line has
-six fields or more (the words after the tag ignored, counted for a note), a
-qrels line exactly four.  pyarrow's CSV reader parses what splits on one
-delimiter, :func:`split_fields` the rest, and the line reader names a
-malformed line.
+trec_eval's field rule (docs/inputs.md): lines end at LF, CRLF or a lone CR;
+fields are split on runs of :data:`BLANKS`; a run line has six fields or more,
+a qrels line exactly four.  pyarrow's CSV reader parses what splits on one
+delimiter, :func:`split_fields` the rest, the line reader names a bad line.
 """
 
 from __future__ import annotations
@@ -14,8 +12,9 @@ import math
 import os
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 import numpy as np
@@ -25,6 +24,7 @@ from ..model import Qrels
 from .numbers import is_integer, parse_number
 from .text import (
     is_compressed,
+    long_line,
     pieces,
     plain,
     read_head,
@@ -60,17 +60,13 @@ def trec_lines(path: str) -> Iterator[tuple[int, list[str]]]:
 
 
 def read_qrels(path: str | os.PathLike[str]) -> Qrels:
-    """Read a TREC qrels file; a pair judged twice is an error.
+    """Read a TREC qrels file; a pair judged twice is an error, a negative grade is dropped (:func:`_without_unjudged`).
 
-    Grades are integers; a negative grade (in the pool, unjudged) is dropped as
-    trec_eval does (:func:`_without_unjudged`).  Large or compressed files are
-    read with pyarrow, the rest (and any irregularity) by the line reader.
+    Large or compressed files are read with pyarrow, the rest (and any irregularity) by the line reader.
     """
     path = regular_file(path)
     read_head(path)  # UTF-16 / UTF-32 named as such
-    fast = None
-    if os.path.getsize(path) >= FAST_QRELS_BYTES or is_compressed(path):
-        fast = _read_qrels_fast(path)
+    fast = _read_qrels_fast(path) if os.path.getsize(path) >= FAST_QRELS_BYTES or is_compressed(path) else None
     if fast is not None:
         return _without_unjudged(fast)
     queries: list[str] = []
@@ -112,7 +108,7 @@ def _read_qrels_fast(path: str) -> Qrels | None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    tbl, _ = _read_table(path, QRELS_NAMES, "grade", pa.string(), _qrels_split)
+    tbl, _ = _read_table(path, QRELS_NAMES, "grade", pa.string())
     if tbl is None or tbl.num_rows == 0 or not pc.all(pc.match_substring_regex(tbl.column("grade"), "^-?[0-9]{1,18}$")).as_py():
         return None
     queries, q_codes = _encode(tbl.column("query"))
@@ -130,7 +126,6 @@ RUN_FIELDS = 6
 
 
 def _pair(query: str, target: str) -> str:
-    """``query target`` as a message shows them (see :func:`~shrec_score.io.text.plain`)."""
     return f"{plain(query)} {plain(target)}"
 
 
@@ -145,22 +140,19 @@ def line_error(path: str, n: int, f: list[str]) -> InputError | None:
 
 
 def repeated_error(path: str, query: str, target: str, first: int | None, line: int | None) -> InputError:
-    """The error for a target ranked twice for one query, at ``line`` (the second), first at ``first``."""
     return InputError(path, line, f"expected each target once per query; {_pair(query, target)} is already ranked at line {first if first is not None else '?'}")
 
 
 def unknown_target_error(path: str, line: int | None, target: str) -> InputError:
-    """The error for an id that is not a target of a closed collection."""
     return InputError(path, line, "expected a target id of the collection", f"unknown id {shown(target)}")
 
 
 def missing_queries_error(path: str, name: str, missing: int, queries: int, first: str) -> InputError:
-    """The error for a run without a line for some queries of the relevance."""
     return InputError(path, None, f"expected a ranking for every query; run {shown(name)} has none for {missing} of {queries} queries", f"first missing: {shown(first)}")
 
 
 def _locate_trec_problem(path: str) -> None:
-    """Slow path: find the first malformed line of a TREC run and raise."""
+    """Raise the error of the first malformed line of a TREC run."""
     lines = 0
     for n, f in trec_lines(path):
         lines += 1
@@ -171,7 +163,6 @@ def _locate_trec_problem(path: str) -> None:
 
 
 def empty_run_error(path: str) -> InputError:
-    """The error for a run without a line (blank lines aside)."""
     return InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"', "an empty file")
 
 
@@ -183,10 +174,8 @@ class TrecLines:
     queries: Any
     docs: Any
     scores: np.ndarray
-    #: Lines with more than six fields (the words after the tag ignored).
-    extra_field_lines: int = 0
-    #: The tag of every line when it is one (trec_eval's runid), else None.
-    tag: str | None = None
+    extra_field_lines: int = 0  # lines of more than six fields (the words after the tag ignored)
+    tag: str | None = None  # the tag of every line when it is one (trec_eval's runid)
 
 
 @dataclass
@@ -209,10 +198,23 @@ def _delimiter(data: Any) -> tuple[str, int] | None:
     """The delimiter (tab if the first line has one, else space) and the first line's field count; None if ``data`` holds another blank."""
     end = data.find(b"\n")
     first = data[: end if end >= 0 else len(data)].split(b"\r", 1)[0]
-    delimiter = b"\t" if b"\t" in first else b" "
-    if any(data.find(b.encode()) >= 0 for b in BLANKS if b != delimiter.decode()):
+    delimiter = "\t" if b"\t" in first else " "
+    if any(data.find(b.encode()) >= 0 for b in BLANKS if b != delimiter):
         return None
-    return delimiter.decode(), len(first.split(delimiter))
+    return delimiter, len(first.split(delimiter.encode()))
+
+
+def _file_layout(path: str) -> tuple[str, int] | None:
+    """:func:`_delimiter` of an uncompressed file, memory-mapped; a line over
+    :data:`~.text.MAX_LINE_BYTES` raises :func:`~.text.scan_line_lengths`' error."""
+    import mmap
+
+    if os.path.getsize(path) == 0:
+        return None
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        if long_line(mm) is not None:  # type: ignore[arg-type]  # (an mmap finds as bytes do)
+            scan_line_lengths(path)
+        return _delimiter(mm)
 
 
 def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: bool = False) -> Any:
@@ -222,38 +224,26 @@ def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: b
     one length, no empty field, every number parsed): then :func:`split_fields`
     reads it.  ``wider``: a first line of more fields adds string columns.
     """
-    import mmap
-
     import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
-    if isinstance(source, str):
-        if os.path.getsize(source) == 0:
-            return None
-        with open(source, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            layout = _delimiter(mm)
-    else:
-        layout = _delimiter(source)
+    layout = _file_layout(source) if isinstance(source, str) else _delimiter(source)
     if layout is None:
         return None
     delimiter, count = layout
     names = names + [f"more{i}" for i in range(count - len(names) if wider else 0)]
-    types = {n: pa.string() for n in names} | {number: kind}
     try:
         tbl = pcsv.read_csv(
             source if isinstance(source, str) else pa.BufferReader(source),
             read_options=pcsv.ReadOptions(column_names=names, block_size=4 << 20),
             parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False),
-            convert_options=pcsv.ConvertOptions(column_types=types),
+            # an empty field (two delimiters in a row, one at a line's end) reads as null
+            convert_options=pcsv.ConvertOptions(column_types={n: pa.string() for n in names} | {number: kind}, strings_can_be_null=True, null_values=[""]),
+            memory_pool=pa.system_memory_pool(),  # (malloc: a third of mimalloc's system time here, docs/performance.md)
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    if tbl.column(number).null_count:
-        return None
-    if tbl.num_rows and any(pc.min(pc.binary_length(tbl.column(n))).as_py() == 0 for n in names if tbl.column(n).type == pa.string()):
-        return None
-    return tbl
+    return None if any(column.null_count for column in tbl.columns) else tbl
 
 
 def split_fields(data: bytes, most: int) -> tuple[Any, np.ndarray]:
@@ -292,52 +282,40 @@ def _field(parts: Any, i: int, kind: Any = None) -> Any:
     return pc.cast(pc.list_element(parts, arrow_indices(np.array([i]))[0]), kind or pa.string())
 
 
-def _run_split(piece: bytes) -> tuple[Any, int]:
-    """A run piece by :func:`split_fields`: query, doc, score and its lines of more than six fields; ``ArrowInvalid`` for a short line or a bad score."""
+def _split_table(piece: bytes, names: list[str], number: str, kind: Any, wider: bool) -> tuple[Any, int]:
+    """A piece by :func:`split_fields` as :func:`_csv`'s table and its lines of more fields than ``names``; ``ArrowInvalid`` for a line of fewer (or, not ``wider``, more) or a bad number."""
     import pyarrow as pa
 
-    parts, n = split_fields(piece, RUN_FIELDS)
-    if n.size and n.min() < RUN_FIELDS:
-        raise pa.ArrowInvalid(f"a line with fewer than {RUN_FIELDS} fields")
-    table = pa.table({"query": _field(parts, 0), "doc": _field(parts, 2), "score": _field(parts, 4, pa.float64()), "tag": _field(parts, 5)})
-    return table, int(np.count_nonzero(n > RUN_FIELDS))
+    parts, n = split_fields(piece, len(names))
+    if n.size and (n.min() < len(names) or not wider and n.max() > len(names)):
+        raise pa.ArrowInvalid(f"a line without {len(names)} fields")
+    columns = {name: _field(parts, i, kind if name == number else None) for i, name in enumerate(names) if name in ("query", "doc", number, "tag")}
+    return pa.table(columns), int(np.count_nonzero(n > len(names)))
 
 
-def _qrels_split(piece: bytes) -> tuple[Any, int]:
-    """A qrels piece by :func:`split_fields`: query, doc, grade (text); ``ArrowInvalid`` unless every line has four fields."""
-    import pyarrow as pa
-
-    parts, n = split_fields(piece, 4)
-    if n.size and (n != 4).any():
-        raise pa.ArrowInvalid("a line without four fields")
-    return pa.table({"query": _field(parts, 0), "doc": _field(parts, 2), "grade": _field(parts, 3)}), 0
-
-
-def _read_table(path: str, names: list[str], number: str, kind: Any, split: Callable[[bytes], tuple[Any, int]], wider: bool = False) -> tuple[Any, int]:
-    """The ``query``, ``doc`` and ``number`` columns of ``path`` and its lines of more fields than ``names``; None where a line does not read.
+def _read_table(path: str, names: list[str], number: str, kind: Any, wider: bool = False) -> tuple[Any, int]:
+    """The ``query``, ``doc``, ``number`` (and ``tag``) columns of ``path`` and its lines of more fields than ``names``; None where a line does not read.
 
     An uncompressed file is parsed whole by :func:`_csv`; else, or if that
-    fails, a piece at a time (:func:`~.text.pieces`) by :func:`_csv` or ``split``.
+    fails, a piece at a time (:func:`~.text.pieces`) by :func:`_csv` or :func:`_split_table`.
     """
     import pyarrow as pa
 
-    keep = ["query", "doc", number, *(["tag"] if "tag" in names else [])]
-    if not is_compressed(path):
-        scan_line_lengths(path)
-        whole = _csv(path, names, number, kind, wider)
-        if whole is not None:
-            return whole.select(keep), whole.num_rows if whole.num_columns > len(names) else 0
+    keep = [n for n in ("query", "doc", number, "tag") if n in names]
+    whole = None if is_compressed(path) else _csv(path, names, number, kind, wider)
+    if whole is not None:
+        return whole.select(keep), whole.num_rows if whole.num_columns > len(names) else 0
     tables, more = [], 0
     for piece, line in pieces(path):
         piece = piece.removeprefix(b"\xef\xbb\xbf") if line == 1 else piece
         tbl = _csv(piece, names, number, kind, wider)
         try:
-            tbl, n = (tbl.select(keep), tbl.num_rows if tbl.num_columns > len(names) else 0) if tbl is not None else split(piece)
+            tbl, n = (tbl, tbl.num_rows if tbl.num_columns > len(names) else 0) if tbl is not None else _split_table(piece, names, number, kind, wider)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             return None, more
         more += n
         if tbl.num_rows:
-            tables.append(tbl)
+            tables.append(tbl.select(keep))
     return (pa.concat_tables(tables) if tables else None), more
 
 
@@ -390,12 +368,13 @@ def read_trec_lines(path: str | os.PathLike[str]) -> TrecLines:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    tbl, more = _read_table(path, RUN_NAMES, "score", pa.float64(), _run_split, wider=True)
-    score = None if tbl is None or tbl.num_rows == 0 else tbl.column("score")
-    if score is None or score.null_count or pc.any(pc.is_nan(score)).as_py():
+    tbl, more = _read_table(path, RUN_NAMES, "score", pa.float64(), wider=True)
+    scores = arrow_numpy(tbl.column("score")) if tbl is not None else np.zeros(0)
+    if not scores.size or np.isnan(scores).any():
         _locate_trec_problem(path)  # a byte that is not UTF-8, a malformed line: named with its line
-    tags = pc.unique(tbl.column("tag"))
-    return TrecLines(path, tbl.column("query"), tbl.column("doc"), arrow_numpy(tbl.column("score")), more, tags[0].as_py() if len(tags) == 1 else None)
+    tags = pc.min_max(tbl.column("tag"))
+    tag = tags["min"].as_py()
+    return TrecLines(path, tbl.column("query"), tbl.column("doc"), scores, more, tag if tag == tags["max"].as_py() else None)
 
 
 def read_trec_columns(path: str | os.PathLike[str]) -> TrecColumns:
@@ -408,12 +387,7 @@ def read_trec_columns(path: str | os.PathLike[str]) -> TrecColumns:
 
 def duplicate_error(path: str, queries: list[str], docs: list[str], q: int, d: int) -> InputError:
     """The error for a target ranked twice for one query, with both lines."""
-    lines = []
-    for n, f in trec_lines(path):
-        if len(f) > 2 and f[0] == queries[q] and f[2] == docs[d]:
-            lines.append(n)
-            if len(lines) == 2:
-                break
+    lines = list(islice((n for n, f in trec_lines(path) if len(f) > 2 and f[0] == queries[q] and f[2] == docs[d]), 2))
     return repeated_error(path, queries[q], docs[d], lines[0] if lines else None, lines[-1] if lines else None)
 
 
@@ -423,14 +397,11 @@ def read_trec_lines_lenient(path: str, drops: Counter[str]) -> TrecLines:
         return read_trec_lines(path)
     except InputError:
         pass
-    kept: list[list[str]] = []
-    cut = 0
-    for n, f in trec_lines(path):
-        cut += len(f) > RUN_FIELDS
-        if line_error(path, n, f) is not None:
-            drops["malformed lines dropped"] += 1
-            continue
-        kept.append(f)
+    read = list(trec_lines(path))
+    kept = [f for n, f in read if line_error(path, n, f) is None]
+    if len(kept) < len(read):
+        drops["malformed lines dropped"] += len(read) - len(kept)
+    cut = sum(len(f) > RUN_FIELDS for _, f in read)
     import pyarrow as pa
 
     ids = [pa.chunked_array([arrow_strings([f[i] for f in kept])]) for i in (0, 2)]
