@@ -1,11 +1,7 @@
-"""Many ranked-list files parsed in one pyarrow call: the fast pass of :mod:`.lists`
-(how it works: docs/performance.md, "Ranked-list folders").
+"""Many ranked-list files parsed in one pyarrow call, the fast pass of :mod:`.lists` (docs/performance.md).
 
-This pass only ever accepts a file: one that is not plain (:func:`plain_body`)
-or not all good (an unknown id of a closed collection, an id twice, a NaN)
-comes back as None, and :func:`shrec_score.io.lists.parse_list` reads it and
-names its problem (``tests/test_lists_batch.py`` holds both to the same lists).
-"""
+It only ever accepts a file: one not plain (:func:`plain_body`) or not all good (an unknown id of
+a closed collection, an id twice, a NaN) comes back as None, for :func:`.lists.parse_list` to read."""
 
 from __future__ import annotations
 
@@ -74,25 +70,17 @@ def parse_batch(
     """
     ids = ids or id_table(target_index)
     out: list[Parsed | None] = [None] * len(files)
-    bodies = [plain_body(data, q if header else None) for q, data in files]
-    for width in (1, 2):
-        group = [k for k, b in enumerate(bodies) if b is not None and b[1] == width]
-        _parse_group(group, [b for b in bodies if b is not None and b[1] == width], ids, unjudged, out)
+    plain = {k: body for k, (q, data) in enumerate(files) if (body := plain_body(data, q if header else None))}
+    todo = [[k for k, body in plain.items() if body[1] == width] for width in (1, 2)]
+    while todo:  # files of one width together; where pyarrow refuses the joined text, each half alone
+        group = todo.pop()
+        got = _parse_joined([plain[k] for k in group], ids, unjudged) if group else []
+        if got is not None:
+            for k, parsed in zip(group, got):
+                out[k] = parsed
+        elif len(group) > 1:
+            todo += [group[: len(group) // 2], group[len(group) // 2 :]]
     return out
-
-
-def _parse_group(slots: list[int], bodies: list[tuple[memoryview, int, int]], ids: tuple[Any, np.ndarray], unjudged: int | None, out: list[Parsed | None]) -> None:
-    """Parse files of one width together; where pyarrow refuses the joined text, each half alone, down to the files at fault."""
-    if not bodies:
-        return
-    got = _parse_joined(bodies, ids, unjudged)
-    if got is not None:
-        for k, parsed in zip(slots, got):
-            out[k] = parsed
-    elif len(bodies) > 1:
-        half = len(bodies) // 2
-        _parse_group(slots[:half], bodies[:half], ids, unjudged, out)
-        _parse_group(slots[half:], bodies[half:], ids, unjudged, out)
 
 
 def _parse_joined(bodies: list[tuple[memoryview, int, int]], ids: tuple[Any, np.ndarray], unjudged: int | None) -> list[Parsed | None] | None:
