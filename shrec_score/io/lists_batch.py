@@ -92,7 +92,7 @@ def _parse_joined(bodies: list[tuple[memoryview, int, int]], ids: tuple[Any, np.
     try:
         table = pcsv.read_csv(
             pa.py_buffer(b"\n".join(b for b, _, _ in bodies)),
-            read_options=pcsv.ReadOptions(autogenerate_column_names=True),
+            read_options=pcsv.ReadOptions(autogenerate_column_names=True, use_threads=False),
             parse_options=pcsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False, ignore_empty_lines=False),
             convert_options=pcsv.ConvertOptions(
                 column_types={"f0": pa.binary(), "f1": pa.float64()}, null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False
