@@ -94,13 +94,9 @@ class RankedRun:
     @classmethod
     def from_lists(cls, name: str, lists: dict[str, np.ndarray], sources: list[str] | None = None) -> RankedRun:
         """A run from each query's list of target indices, in ``lists``' order."""
-        qids = list(lists)
-        arrays = [np.asarray(lists[q], dtype=np.int64) for q in qids]
-        lengths = np.fromiter((a.size for a in arrays), dtype=np.int64, count=len(arrays))
-        offsets = np.zeros(len(arrays) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=offsets[1:])
-        targets = np.concatenate(arrays) if arrays else np.zeros(0, dtype=np.int64)
-        return cls(name, qids, targets.astype(np.int64, copy=False), offsets, sources or [])
+        arrays = [np.asarray(a, dtype=np.int64) for a in lists.values()]
+        offsets = np.cumsum([0, *(a.size for a in arrays)], dtype=np.int64)
+        return cls(name, list(lists), np.concatenate([np.zeros(0, dtype=np.int64), *arrays]), offsets, sources or [])
 
 
 def tie_starts(equal: np.ndarray, offsets: np.ndarray) -> np.ndarray:

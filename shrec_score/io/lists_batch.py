@@ -1,14 +1,7 @@
-"""Many ranked-list files parsed in one pyarrow call (the fast pass of :mod:`.lists`; docs/inputs.md).
+"""Many ranked-list files parsed in one pyarrow call, the fast pass of :mod:`.lists` (docs/performance.md).
 
-The bodies of many files (already read by :func:`shrec_score.io.text.read_bytes`)
-are joined and parsed by one call of pyarrow's CSV reader on the calling
-thread; each distinct id is looked up once.  This pass only ever accepts a
-file: one that is not plain (:func:`plain_body`) or not all good (unknown
-id of a closed collection, an id twice, a NaN) is handed back as None, and
-:func:`shrec_score.io.lists.parse_list` reads it and names its problem.  On
-plain text both readers split the same fields and parse the same numbers
-(checked in ``tests/test_lists_batch.py``).
-"""
+It only ever accepts a file: one not plain (:func:`plain_body`) or not all good (an unknown id of
+a closed collection, an id twice, a NaN) comes back as None, for :func:`.lists.parse_list` to read."""
 
 from __future__ import annotations
 
@@ -17,18 +10,19 @@ from typing import Any
 
 import numpy as np
 
-#: What this pass returns for one file: target indices (int64, file order)
-#: and distances (float64, None for lines without one), or None: the line
-#: reader must read the file.
+from .trec import arrow_indices, arrow_numpy, arrow_strings
+
+#: One file's target indices (int64, file order) and distances (None for lines
+#: without one), or None: the line reader must read the file.
 Parsed = tuple[np.ndarray, np.ndarray | None]
 
 
-def plain_body(data: bytes, query_id: str | None) -> tuple[bytes, int, int] | None:
+def plain_body(data: bytes, query_id: str | None) -> tuple[memoryview, int, int] | None:
     """``(body, fields a line, lines)`` of a file this pass can take, else None.
 
-    A UTF-8 BOM, a first line holding only ``query_id`` (None: kept) and the
-    trailing blanks are dropped.  Plain: ASCII, no control byte but LF and the
-    CR of a CRLF, a first line that starts with an id and holds 1 or 2 fields.
+    The body is ``data`` without a UTF-8 BOM, a first line holding only ``query_id`` (None:
+    kept) and its trailing blanks.  Plain: ASCII, no control byte but LF and the CR of a CRLF,
+    a first line that starts with an id and holds 1 or 2 fields.
     """
     data = data.removeprefix(b"\xef\xbb\xbf")
     if not data.isascii():
@@ -37,89 +31,86 @@ def plain_body(data: bytes, query_id: str | None) -> tuple[bytes, int, int] | No
     if n_cr != (data.count(b"\r\n") if n_cr else 0):
         return None
     raw = np.frombuffer(data, dtype=np.uint8)
-    if np.count_nonzero(raw < 32) != np.count_nonzero(raw == 10) + n_cr:
+    n_lf = int(np.count_nonzero(raw == 10))
+    if np.count_nonzero(raw < 32) != n_lf + n_cr:
         return None
-    first = data.split(b"\n", 1)[0]
-    if query_id is not None and first.split() == [query_id.encode()]:
-        data = data[len(first) + 1 :]
-    body = data.rstrip()
-    if not body or body[0] <= 32:
+    first = data[: data.find(b"\n")] if b"\n" in data else data
+    start = len(first) + 1 if query_id is not None and first.split() == [query_id.encode()] else 0
+    end = len(data)
+    while end > start and data[end - 1 : end].isspace():  # (rstrip would copy the body)
+        end -= 1
+    if end <= start or data[start] <= 32:
         return None  # no target line, or a blank or indented first one
-    cut = body.find(b"\n")
-    width = len(body[: cut if cut >= 0 else len(body)].split())
+    stop = data.find(b"\n", start, end)
+    width = len(data[start : end if stop < 0 else stop].split())
     if width not in (1, 2):
         return None
-    return body, width, int(np.count_nonzero(np.frombuffer(body, dtype=np.uint8) == 10)) + 1
+    return memoryview(data)[start:end], width, n_lf - (start > 0) - data.count(b"\n", end) + 1
 
 
-def parse_batch(files: Sequence[tuple[str, bytes]], target_index: Mapping[str, int], unjudged: int | None = None, *, header: bool = True) -> list[Parsed | None]:
+def id_table(target_index: Mapping[str, int]) -> tuple[Any, np.ndarray]:
+    """The collection's ids as a pyarrow array and their indices, for ``pyarrow.compute.index_in``."""
+    return arrow_strings(list(target_index)), np.fromiter(target_index.values(), dtype=np.int64, count=len(target_index))
+
+
+def parse_batch(
+    files: Sequence[tuple[str, bytes]],
+    target_index: Mapping[str, int],
+    unjudged: int | None = None,
+    *,
+    header: bool = True,
+    ids: tuple[Any, np.ndarray] | None = None,
+) -> list[Parsed | None]:
     """The lists of ``(query, bytes)`` files, each as :data:`Parsed` or None (the line reader's).
 
     ``unjudged``: the index of ids outside an open collection (None: closed, an
     unknown id sends its file to the line reader); ``header``: a first line
-    holding only the query id is cut (False: ShapeNet Core55).
+    holding only the query id is cut (False: ShapeNet Core55); ``ids``:
+    :func:`id_table` of ``target_index``, when the caller keeps it for many calls.
     """
+    ids = ids or id_table(target_index)
     out: list[Parsed | None] = [None] * len(files)
-    bodies = [plain_body(data, q if header else None) for q, data in files]
-    for width in (1, 2):
-        group = [k for k, b in enumerate(bodies) if b is not None and b[1] == width]
-        _parse_group(group, [b for b in bodies if b is not None and b[1] == width], target_index, unjudged, out)
+    plain = {k: body for k, (q, data) in enumerate(files) if (body := plain_body(data, q if header else None))}
+    todo = [[k for k, body in plain.items() if body[1] == width] for width in (1, 2)]
+    while todo:  # files of one width together; where pyarrow refuses the joined text, each half alone
+        group = todo.pop()
+        got = _parse_joined([plain[k] for k in group], ids, unjudged) if group else []
+        if got is not None:
+            for k, parsed in zip(group, got):
+                out[k] = parsed
+        elif len(group) > 1:
+            todo += [group[: len(group) // 2], group[len(group) // 2 :]]
     return out
 
 
-def _parse_group(slots: list[int], bodies: list[tuple[bytes, int, int]], target_index: Mapping[str, int], unjudged: int | None, out: list[Parsed | None]) -> None:
-    """Parse files of one width together; where pyarrow refuses the joined text, each half alone, down to the files at fault."""
-    if not bodies:
-        return
-    got = _parse_joined(bodies, target_index, unjudged)
-    if got is not None:
-        for k, parsed in zip(slots, got):
-            out[k] = parsed
-    elif len(bodies) > 1:
-        half = len(bodies) // 2
-        _parse_group(slots[:half], bodies[:half], target_index, unjudged, out)
-        _parse_group(slots[half:], bodies[half:], target_index, unjudged, out)
-
-
-def _parse_joined(bodies: list[tuple[bytes, int, int]], target_index: Mapping[str, int], unjudged: int | None) -> list[Parsed | None] | None:
+def _parse_joined(bodies: list[tuple[memoryview, int, int]], ids: tuple[Any, np.ndarray], unjudged: int | None) -> list[Parsed | None] | None:
     """The files of ``bodies`` (one width) parsed as one text; None when pyarrow refuses it."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    from .trec import arrow_numpy
-
-    width = bodies[0][1]
-    lines = [n for _, _, n in bodies]
-    joined = b"\n".join(b for b, _, _ in bodies)
-    ids = pa.dictionary(pa.int32(), pa.binary())  # each distinct id looked up once
-    types = {"f0": ids} if width == 1 else {"f0": ids, "f1": pa.float64()}
+    width, lines = bodies[0][1], [n for _, _, n in bodies]
     try:
         table = pcsv.read_csv(
-            pa.py_buffer(joined),
-            read_options=pcsv.ReadOptions(autogenerate_column_names=True, use_threads=False, block_size=min(len(joined) + 1, 1 << 30)),
+            pa.py_buffer(b"\n".join(b for b, _, _ in bodies)),
+            read_options=pcsv.ReadOptions(autogenerate_column_names=True, use_threads=False),
             parse_options=pcsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False, ignore_empty_lines=False),
-            convert_options=pcsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False),
+            convert_options=pcsv.ConvertOptions(
+                column_types={"f0": pa.binary(), "f1": pa.float64()}, null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False
+            ),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
         return None
     if table.num_columns != width or table.num_rows != sum(lines):
         return None
-    table = table.unify_dictionaries()  # (one chunk, one dictionary, unless the text is over 1 GiB)
-    chunks = table.column(0).chunks
-    codes = np.concatenate([arrow_numpy(c.indices) for c in chunks])
-    names = _strings(chunks[0].dictionary)
-    indices = np.fromiter((target_index.get(n, -1 if unjudged is None else unjudged) for n in names), dtype=np.int64, count=len(names))[codes]
+    codes, indices, bad_lines = _lookup(table.column(0), ids, unjudged)
+    dist = arrow_numpy(table.column(1)) if width == 2 else None
+    if dist is not None and np.isnan(dist).any():
+        bad_lines.append(np.flatnonzero(np.isnan(dist)))
     ends = np.cumsum(lines)
     bad = np.zeros(len(lines), dtype=bool)
-    bad[np.searchsorted(ends, np.flatnonzero(indices < 0), side="right")] = True  # an id outside a closed collection
-    if "" in names:  # an empty field (a line starting with a space)
-        bad[np.searchsorted(ends, np.flatnonzero(codes == names.index("")), side="right")] = True
-    dist = None
-    if width == 2:
-        dist = np.concatenate([arrow_numpy(c) for c in table.column(1).chunks])
-        bad[np.searchsorted(ends, np.flatnonzero(np.isnan(dist)), side="right")] = True
+    bad[np.searchsorted(ends, np.concatenate([np.zeros(0, dtype=np.int64), *bad_lines]), side="right")] = True
     out: list[Parsed | None] = []
-    slot = np.zeros(len(names), dtype=np.int32)
+    slot = np.zeros(int(codes.max(initial=0)) + 1, dtype=np.int32)
     place = np.arange(max(lines), dtype=np.int32)
     for k, (end, n) in enumerate(zip(ends.tolist(), lines)):
         mine = codes[end - n : end]
@@ -131,9 +122,20 @@ def _parse_joined(bodies: list[tuple[bytes, int, int]], target_index: Mapping[st
     return out
 
 
-def _strings(array: Any) -> list[str]:
-    """The items of a pyarrow binary array of ASCII ids, as str (``to_pylist`` would import pandas)."""
-    offsets = np.frombuffer(array.buffers()[1], dtype=np.int32, count=len(array) + 1, offset=array.offset * 4).tolist()
-    data = array.buffers()[2]
-    data = data.to_pybytes() if data is not None else b""
-    return [data[a:b].decode("ascii") for a, b in zip(offsets[:-1], offsets[1:])]
+def _lookup(column: Any, ids: tuple[Any, np.ndarray], unjudged: int | None) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """Each line's id code (its place in the collection; an unknown id of an open one past
+    them), its target index, and the lines that send their file to the line reader."""
+    import pyarrow.compute as pc
+
+    found = pc.index_in(column, value_set=ids[0])
+    if not found.null_count:
+        codes = arrow_numpy(found).astype(np.int64)  # (int64 indexes faster)
+        return codes, ids[1][codes], []
+    codes = arrow_numpy(pc.coalesce(found, arrow_indices(np.array([-1]))[0])).astype(np.int64)  # (fill_null imports pandas)
+    indices, unknown = ids[1][codes], np.flatnonzero(codes < 0)
+    if unjudged is None:
+        return codes, indices, [unknown]  # ids outside a closed collection
+    other = pc.dictionary_encode(column.filter(pc.is_null(found)).combine_chunks())
+    codes[unknown] = len(ids[1]) + arrow_numpy(other.indices)
+    indices[unknown] = unjudged
+    return codes, indices, [unknown[(arrow_numpy(pc.binary_length(other.dictionary)) == 0)[arrow_numpy(other.indices)]]]  # empty fields
