@@ -244,41 +244,42 @@ class EmbeddingDistances:
             self.q = self.q / np.maximum(np.linalg.norm(self.q, axis=1, keepdims=True), np.finfo(dtype).tiny)
             self.t = self.q if same else self.t / np.maximum(np.linalg.norm(self.t, axis=1, keepdims=True), np.finfo(dtype).tiny)
         self.t_sq = np.einsum("ij,ij->i", self.t, self.t)
-        #: The rows computed by the last product: (first, end, distances).
+        #: The products of the last matrix product: (first row, end row, q @ t.T).
         self._held: tuple[int, int, np.ndarray] | None = None
 
-    #: Distances computed per matrix product (about 32 MiB of them): the
-    #: ranking reads blocks of 2M cells, and products that small keep the BLAS
-    #: threads spinning between calls (about twice the CPU time for the same result).
-    PRODUCT_BYTES = 32 << 20
+    #: Products computed per matrix product (about 64 MiB): after each product the BLAS
+    #: threads spin a while, CPU time spent per call (products of 100 rows doubled it).
+    PRODUCT_BYTES = 64 << 20
 
     def __getitem__(self, rows: Any) -> np.ndarray:
         if not (isinstance(rows, slice) and rows.step in (None, 1)):
-            return self.block(self.q[rows])
+            q = self.q[rows]
+            return self.block(q, q @ self.t.T)
         a, b, _ = rows.indices(self.shape[0])
-        held = self._held
-        if held is None or not (held[0] <= a and b <= held[1]):
-            span = max(b - a, self.PRODUCT_BYTES // max(1, self.shape[1] * np.dtype(self.dtype).itemsize))
-            lo, hi = a, min(self.shape[0], a + span)
-            held = self._held = (lo, hi, self.block(self.q[lo:hi]))
-        return held[2][a - held[0] : b - held[0]].copy()  # a block of its own: the caller may work in place
+        if self._held is None or not (self._held[0] <= a and b <= self._held[1]):
+            span = self.PRODUCT_BYTES // max(1, self.shape[1] * self.dtype.itemsize)
+            end = min(self.shape[0], max(b, a + span))
+            self._held = None  # the last products freed before the next are made: one held at a time
+            self._held = (a, end, self.q[a:end] @ self.t.T)
+        lo, _, dot = self._held
+        return self.block(self.q[a:b], dot[a - lo : b - lo])
 
-    def block(self, q: np.ndarray) -> np.ndarray:
-        """Distances of the query rows ``q`` to every target.
+    def block(self, q: np.ndarray, dot: np.ndarray) -> np.ndarray:
+        """Distances of the query rows ``q`` to every target from their products ``dot``, as a new
+        array (the caller may work in place), made while the rows are in the CPU cache.
 
         euclidean: sqrt(max(-2 q.t + |q|^2 + |t|^2, 0)) (summed in that order); sqeuclidean: the same
         without the root; cosine: 1 - q.t of the unit vectors; inner_product: -q.t.
         """
-        dot = q @ self.t.T  # the one block-sized array: every step below works in place
         if self.metric == "inner_product":
-            return np.negative(dot, out=dot)
+            return np.negative(dot)
         if self.metric == "cosine":
-            return np.subtract(1, dot, out=dot)
-        dot *= -2
-        dot += np.einsum("ij,ij->i", q, q)[:, None]
-        dot += self.t_sq[None, :]
-        np.maximum(dot, 0, out=dot)
-        return np.sqrt(dot, out=dot) if self.metric == "euclidean" else dot
+            return np.subtract(1, dot)
+        d = np.multiply(dot, -2)
+        d += np.einsum("ij,ij->i", q, q)[:, None]
+        d += self.t_sq[None, :]
+        np.maximum(d, 0, out=d)
+        return np.sqrt(d, out=d) if self.metric == "euclidean" else d
 
 
 #: DLPack device type of host memory (kDLCPU); every other device is read in blocks.

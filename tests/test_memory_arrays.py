@@ -187,7 +187,7 @@ def test_a_missing_label_is_refused_naming_its_position(missing):
 
 
 def test_embedding_distances_read_in_blocks_equal_scipy_and_each_other():
-    """EmbeddingDistances computes about 32 MiB of distances per product and
+    """EmbeddingDistances computes PRODUCT_BYTES of products at a time and
     hands out copies of row blocks: any read order gives the same rows, and
     they equal scipy's cdist (to float32 rounding)."""
     rng = np.random.default_rng(8)
