@@ -223,9 +223,9 @@ class EmbeddingDistances:
         #: The products of the last matrix product: (first row, end row, q @ t.T).
         self._held: tuple[int, int, np.ndarray] | None = None
 
-    #: Products computed per matrix product (about 64 MiB): after each product the BLAS
-    #: threads spin a while, CPU time spent per call (products of 100 rows doubled it).
-    PRODUCT_BYTES = 64 << 20
+    #: Products per BLAS call: at most 256 MiB and at most an eighth of the matrix.  After each call
+    #: BLAS's threads spin a while (CPU time, not wall time): few, large products cost less CPU.
+    PRODUCT_BYTES = 256 << 20
 
     def __getitem__(self, rows: Any) -> np.ndarray:
         if not (isinstance(rows, slice) and rows.step in (None, 1)):
@@ -233,7 +233,7 @@ class EmbeddingDistances:
             return self.block(q, q @ self.t.T)
         a, b, _ = rows.indices(self.shape[0])
         if self._held is None or not (self._held[0] <= a and b <= self._held[1]):
-            span = self.PRODUCT_BYTES // max(1, self.shape[1] * self.dtype.itemsize)
+            span = min(self.PRODUCT_BYTES // max(1, self.shape[1] * self.dtype.itemsize), self.shape[0] // 8)
             end = min(self.shape[0], max(b, a + span))
             self._held = None  # the last products freed before the next are made: one held at a time
             self._held = (a, end, self.q[a:end] @ self.t.T)
