@@ -296,10 +296,8 @@ def small_class_queries(relevance: Relevance, min_class_size: int) -> np.ndarray
     >>> small_class_queries(SimpleNamespace(query_classes=["a", "b", "b", "c", "c", "c"]), 3).tolist()
     [True, True, True, False, False, False]
     """
-    from collections import Counter
-
-    sizes = Counter(relevance.query_classes)
-    return np.array([sizes[c] < min_class_size for c in relevance.query_classes], dtype=bool)
+    _, where, sizes = np.unique(np.asarray(relevance.query_classes, dtype=object), return_inverse=True, return_counts=True)
+    return np.asarray(sizes[where] < min_class_size, dtype=bool)
 
 
 def measure_values(m: Measure, block: RankBlock | GainBlock | JudgedBlock, settings: Settings) -> np.ndarray:

@@ -1,13 +1,7 @@
-"""Scoring from memory: distance matrices and embeddings with their labels.
-
-:func:`evaluate` is :func:`shrec_score.score` for data a notebook or a
-training loop holds: a (queries x targets) distance array, or embeddings
-whose distances are computed block by block and never held whole.  Labels
-become an in-memory classification (ids ``"0"``, ``"1"``, ... in array
-order; query ids ``"q0"``, ... with separate query labels); the matrix is
-ranked by the same code as a ``.npy`` file, so the numbers are the file
-path's, bit for bit.
-"""
+"""Scoring from memory (docs/api.md): :func:`evaluate` is :func:`shrec_score.score` for a distance
+array or embeddings a notebook holds.  Labels become an in-memory classification (ids ``"0"``,
+``"1"``, ... in array order; ``"q0"``, ... for separate query labels); distances from embeddings are
+computed a block of rows at a time, and every matrix is ranked by the code of a ``.npy`` file."""
 
 from __future__ import annotations
 
@@ -21,7 +15,6 @@ import numpy as np
 from .errors import OptionError
 from .model import MISC_CLASS, Classification
 
-#: metric -> how a block of distances is computed from query rows Q and targets T.
 METRICS = ("euclidean", "sqeuclidean", "cosine", "inner_product")
 
 
@@ -46,58 +39,47 @@ def evaluate(
     Parameters
     ----------
     distances : array-like, shape (n_queries, n_targets)
-        Smaller = more similar.  A dict ``{name: array}`` scores several
-        models at once, one run each (see ``name``).  With ``labels`` (all-against-all) a square
-        matrix whose row i and column i are item i: the query is left out of
-        its own list and K = |C| - 1.  With ``query_labels`` and
-        ``target_labels``: rows are queries, columns targets, K = |C|.
+        Smaller = more similar.  With ``labels`` (all-against-all) a square matrix whose row and
+        column i are item i: the query is left out of its own list and K = |C| - 1.  With
+        ``query_labels`` and ``target_labels``: rows are queries, columns targets, K = |C|.
+        A dict ``{name: array}`` scores several models, one run each.
     embeddings : array-like, shape (n, d)
-        All-against-all from embeddings (with ``labels``); or
-        ``query_embeddings`` (n_q, d) and ``target_embeddings`` (n_t, d) with
-        ``query_labels`` and ``target_labels``; a dict ``{name: array}`` (both
-        dicts with the same names for query and target embeddings) scores
-        several models, one run each.  Distances are computed a
-        block of rows at a time (as the ranking asks for them) in ``dtype``:
+        All-against-all with ``labels``; or ``query_embeddings`` (n_q, d) and
+        ``target_embeddings`` (n_t, d) with ``query_labels`` and ``target_labels``.  A dict
+        ``{name: array}`` (the same names for queries and targets) scores several models.
+        Distances are computed in ``dtype`` a block of rows at a time, never held whole.
     metric : {"euclidean", "sqeuclidean", "cosine", "inner_product"}
-        ``cosine`` is 1 - cos; ``inner_product`` is the negated product
-        (higher product = more similar).  Ties between computed distances
-        are ranked as in any matrix: the lower column first.
+        ``cosine`` is 1 - cos; ``inner_product`` the negated product (higher product = more
+        similar).  Ties between computed distances rank as in any matrix: the lower column first.
     dtype : {"float32", "float64"}
         Precision of computed distances (float32 may tie where float64 would not).
     labels, query_labels, target_labels : sequence of hashable, Classification or path
-        Class of each item (ints, strings, a pandas Categorical, a tensor of
-        class numbers...): items are the rows (and columns) in array order.
-        Labels are compared by their text (``str``); two labels with one
-        text are refused; one label per item (a 2-D or one-hot array is
-        refused, naming its shape).  A label whose text is ``-1`` is the PSB's
-        miscellaneous class: never a query, never relevant (it stays in the
-        ranked lists), with a Python warning saying how many items.  Or a
-        :class:`~shrec_score.model.Classification` or a ``.cla`` path, as
-        :func:`~shrec_score.score` takes: rows and columns then follow its
+        Class of each item (ints, strings, a pandas Categorical, a tensor of class numbers...),
+        in array order, compared by their text (``str``): two labels with one text are refused,
+        and so is a 2-D or one-hot array (naming its shape).  The label ``-1`` is the PSB's
+        miscellaneous class: never a query, never relevant (it stays in the ranked lists), with
+        a Python warning saying how many items.  Or a :class:`~shrec_score.model.Classification`
+        or a ``.cla`` path as :func:`~shrec_score.score` takes: rows and columns then follow its
         ids as a ``.npy`` file's do (``matrix_order=``).
     run, qrels : pandas.DataFrame or dict
-        TREC-style data instead of a matrix: ``run`` with columns query id,
-        doc id, score (``query_id``/``qid``/``q_id``, ``doc_id``/``docid``/
-        ``docno``, ``score``: the names of ir_measures, ranx and pytrec_eval)
-        or the nested dict ``{query: {doc: score}}``; ``qrels`` likewise with
-        ``relevance``/``rel``/``grade`` or ``{query: {doc: grade}}``.  Scored
-        exactly as the same TREC files (they are written to a temporary
-        folder, in full precision, and read back by the file readers).
+        TREC-style data instead of a matrix: ``run`` with columns query id, doc id, score
+        (``query_id``/``qid``/``q_id``, ``doc_id``/``docid``/``docno``, ``score``: the names of
+        ir_measures, ranx and pytrec_eval) or ``{query: {doc: score}}``; ``qrels`` likewise
+        with ``relevance``/``rel``/``grade`` or ``{query: {doc: grade}}``.  Scored exactly as
+        the same TREC files (written to a temporary folder in full precision and read back).
     name : str, optional
-        The run's name in the report (default ``"run"``); with a dict of
-        models, the dict's keys name the runs (then no ``name``).
+        The run's name (default ``"run"``); with a dict of models its keys name the runs.
     **options
-        Every keyword of :func:`~shrec_score.score` (``measures``,
-        ``average``, ``significance``, ``settings``...), validated the same way.
-        ``R@k`` and ``Recall@k`` are refused here: they mean IR recall
-        (``recall.k``) or the metric-learning Recall@k (``success.k``), and
-        the message names both (the command line keeps ``R@k``).
+        Every keyword of :func:`~shrec_score.score` (``measures``, ``average``,
+        ``significance``, ``settings``...), validated the same way.  ``R@k`` and ``Recall@k``
+        are refused, naming both meanings: IR recall (``recall.k``) and the metric-learning
+        Recall@k (``success.k``); the command line keeps ``R@k``.
 
     Raises
     ------
     ValueError
-        A wrong shape, NaN distances, labels of the wrong length or an
-        unknown metric, naming the argument, before any work is done.
+        A wrong shape, NaN distances, labels of the wrong length or an unknown metric, naming
+        the argument, before any work is done.
     """
     from .api import score
     from .join import matrix_run
@@ -226,59 +208,54 @@ def _warn_miscellaneous(sides: list[tuple[str, Classification]]) -> None:
 
 
 class EmbeddingDistances:
-    """A (queries x targets) distance matrix computed on demand from embeddings.
-
-    Supports what the ranking reads of a matrix: ``shape``, ``dtype`` and
-    row selection (a slice or an array of rows), each returning a computed
-    block; the full matrix is never built.
-    """
+    """A (queries x targets) distance matrix computed on demand from embeddings, with what the ranking
+    reads of a matrix: ``shape``, ``dtype`` and row selection (a slice or row numbers)."""
 
     def __init__(self, queries: np.ndarray, targets: np.ndarray, metric: str, dtype: np.dtype) -> None:
-        self.q = np.ascontiguousarray(queries, dtype=dtype)
-        self.t = self.q if targets is queries else np.ascontiguousarray(targets, dtype=dtype)
-        self.metric = metric
-        self.dtype = dtype
-        self.shape = (len(self.q), len(self.t))
-        if metric == "cosine":
-            same = self.t is self.q
-            self.q = self.q / np.maximum(np.linalg.norm(self.q, axis=1, keepdims=True), np.finfo(dtype).tiny)
-            self.t = self.q if same else self.t / np.maximum(np.linalg.norm(self.t, axis=1, keepdims=True), np.finfo(dtype).tiny)
+        def rows(e: np.ndarray) -> np.ndarray:  # cosine: unit vectors
+            e = np.ascontiguousarray(e, dtype=dtype)
+            return e / np.maximum(np.linalg.norm(e, axis=1, keepdims=True), np.finfo(dtype).tiny) if metric == "cosine" else e
+
+        self.q = rows(queries)
+        self.t = self.q if targets is queries else rows(targets)
+        self.metric, self.dtype, self.shape = metric, dtype, (len(self.q), len(self.t))
         self.t_sq = np.einsum("ij,ij->i", self.t, self.t)
-        #: The rows computed by the last product: (first, end, distances).
+        #: The products of the last matrix product: (first row, end row, q @ t.T).
         self._held: tuple[int, int, np.ndarray] | None = None
 
-    #: Distances computed per matrix product (about 32 MiB of them): the
-    #: ranking reads blocks of 2M cells, and products that small keep the BLAS
-    #: threads spinning between calls (about twice the CPU time for the same result).
-    PRODUCT_BYTES = 32 << 20
+    #: Products per BLAS call: at most 256 MiB and at most an eighth of the matrix.  After each call
+    #: BLAS's threads spin a while (CPU time, not wall time): few, large products cost less CPU.
+    PRODUCT_BYTES = 256 << 20
 
     def __getitem__(self, rows: Any) -> np.ndarray:
         if not (isinstance(rows, slice) and rows.step in (None, 1)):
-            return self.block(self.q[rows])
+            q = self.q[rows]
+            return self.block(q, q @ self.t.T)
         a, b, _ = rows.indices(self.shape[0])
-        held = self._held
-        if held is None or not (held[0] <= a and b <= held[1]):
-            span = max(b - a, self.PRODUCT_BYTES // max(1, self.shape[1] * np.dtype(self.dtype).itemsize))
-            lo, hi = a, min(self.shape[0], a + span)
-            held = self._held = (lo, hi, self.block(self.q[lo:hi]))
-        return held[2][a - held[0] : b - held[0]].copy()  # a block of its own: the caller may work in place
+        if self._held is None or not (self._held[0] <= a and b <= self._held[1]):
+            span = min(self.PRODUCT_BYTES // max(1, self.shape[1] * self.dtype.itemsize), self.shape[0] // 8)
+            end = min(self.shape[0], max(b, a + span))
+            self._held = None  # the last products freed before the next are made: one held at a time
+            self._held = (a, end, self.q[a:end] @ self.t.T)
+        lo, _, dot = self._held
+        return self.block(self.q[a:b], dot[a - lo : b - lo])
 
-    def block(self, q: np.ndarray) -> np.ndarray:
-        """Distances of the query rows ``q`` to every target.
+    def block(self, q: np.ndarray, dot: np.ndarray) -> np.ndarray:
+        """Distances of the query rows ``q`` to every target from their products ``dot``, as a new
+        array (the caller may work in place), made while the rows are in the CPU cache.
 
         euclidean: sqrt(max(-2 q.t + |q|^2 + |t|^2, 0)) (summed in that order); sqeuclidean: the same
         without the root; cosine: 1 - q.t of the unit vectors; inner_product: -q.t.
         """
-        dot = q @ self.t.T  # the one block-sized array: every step below works in place
         if self.metric == "inner_product":
-            return np.negative(dot, out=dot)
+            return np.negative(dot)
         if self.metric == "cosine":
-            return np.subtract(1, dot, out=dot)
-        dot *= -2
-        dot += np.einsum("ij,ij->i", q, q)[:, None]
-        dot += self.t_sq[None, :]
-        np.maximum(dot, 0, out=dot)
-        return np.sqrt(dot, out=dot) if self.metric == "euclidean" else dot
+            return np.subtract(1, dot)
+        d = np.multiply(dot, -2)
+        d += np.einsum("ij,ij->i", q, q)[:, None]
+        d += self.t_sq[None, :]
+        np.maximum(d, 0, out=d)
+        return np.sqrt(d, out=d) if self.metric == "euclidean" else d
 
 
 #: DLPack device type of host memory (kDLCPU); every other device is read in blocks.
@@ -288,16 +265,8 @@ DEVICE_BLOCK_BYTES = 64 << 20
 
 
 def _array(arg: str, value: Any) -> np.ndarray | DeviceRows:
-    """A numpy view of an array-like, or a :class:`DeviceRows` for an array on a device.
-
-    numpy arrays and memory maps are used as they are; an object with
-    ``__dlpack__`` in host memory (a PyTorch CPU tensor, a JAX CPU array) is
-    viewed without a copy through ``numpy.from_dlpack``; an object with
-    ``__dlpack__`` on another device (a GPU) becomes a :class:`DeviceRows`,
-    copied to host memory a block of rows at a time, never whole; anything
-    else goes through ``numpy.asarray`` (``__array__``, nested lists).  The
-    array's library is never imported: only its own methods are called.
-    """
+    """A numpy view of an array-like (``__dlpack__`` in host memory, ``__array__``, nested lists), or a
+    :class:`DeviceRows` for a DLPack array on a device; the array's library is never imported."""
     if isinstance(value, np.ndarray):
         return value
     dlpack = hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__")
@@ -312,21 +281,16 @@ def _array(arg: str, value: Any) -> np.ndarray | DeviceRows:
 
 
 def _library(value: Any) -> str:
-    """The top-level package that defines the type of ``value`` (``"torch"``, ``"cupy"``, ``"jaxlib"``...)."""
+    """The top-level package that defines the type of ``value`` (``"torch"``, ``"cupy"``...)."""
     return (type(value).__module__ or "").split(".")[0]
 
 
 class DeviceRows:
-    """A 2-D array on a device (a GPU tensor) read a block of rows at a time.
-
-    Offers what the ranking and the checks read of a matrix: ``shape``,
-    ``ndim``, ``dtype`` and row selection (a slice or an array of row
-    numbers), which slices the device array and copies only that block to
-    host memory.  The whole array is never copied at once.
-    """
+    """A 2-D array on a device (a GPU tensor) with what the ranking and the checks read of a matrix:
+    ``shape``, ``ndim``, ``dtype`` and row selection (a slice or row numbers), which copies only those
+    rows to host memory, never the whole array at once."""
 
     def __init__(self, arg: str, value: Any) -> None:
-        self.arg = arg
         self.value = value
         self.shape = tuple(int(n) for n in value.shape)
         self.ndim = len(self.shape)
@@ -334,43 +298,29 @@ class DeviceRows:
             raise ValueError(f"{arg}: expected a 2-D array, got shape {self.shape}")
         if self.shape[0] == 0:
             raise ValueError(f"{arg}: expected at least one row, got shape {self.shape}")
-        self.dtype = self._host(value[0:1]).dtype  # one row tells the dtype numpy sees
-        #: Rows copied per block when the whole array is walked (see :meth:`blocks`).
-        self.block_rows = max(1, DEVICE_BLOCK_BYTES // max(1, self.shape[1] * self.dtype.itemsize))
-
-    def _host(self, block: Any) -> np.ndarray:
-        """One block of rows of the device array, copied to host memory."""
-        return _to_host(block)
+        self.dtype = _to_host(value[0:1]).dtype  # one row tells the dtype numpy sees
 
     def __getitem__(self, rows: Any) -> np.ndarray:
         if isinstance(rows, slice):
-            return self._host(self.value[rows])
+            return _to_host(self.value[rows])
         rows = np.asarray(rows, dtype=np.int64)
         if rows.size == 0:
             return np.empty((0, self.shape[1]), dtype=self.dtype)
         wanted, back = np.unique(rows, return_inverse=True)
         cuts = np.flatnonzero(np.diff(wanted) != 1) + 1  # runs of consecutive rows: one slice each
-        parts = [self._host(self.value[int(r[0]) : int(r[-1]) + 1]) for r in np.split(wanted, cuts)]
+        parts = [_to_host(self.value[int(r[0]) : int(r[-1]) + 1]) for r in np.split(wanted, cuts)]
         return np.concatenate(parts)[back]
-
-    def blocks(self) -> Any:
-        """Every row, as consecutive host blocks of about :data:`DEVICE_BLOCK_BYTES`."""
-        for a in range(0, self.shape[0], self.block_rows):
-            yield self[a : a + self.block_rows]
-
-    def to_host(self, dtype: np.dtype) -> np.ndarray:
-        """The whole array in host memory as ``dtype``, filled block by block (embeddings: n x d)."""
-        out = np.empty(self.shape, dtype=dtype)
-        for a, block in zip(range(0, self.shape[0], self.block_rows), self.blocks()):
-            out[a : a + len(block)] = block
-        return out
 
 
 def _on_host(arr: np.ndarray | DeviceRows) -> np.ndarray:
-    """Embeddings (n x d, small beside the n x n distances) in host memory: a device
-    array is copied once, block by block, and the checks and the scoring share
-    the copy."""
-    return arr.to_host(arr.dtype) if isinstance(arr, DeviceRows) else arr
+    """Embeddings (n x d, small beside the distances) in host memory: a device array is copied once,
+    block by block, and the checks and the scoring share the copy."""
+    if not isinstance(arr, DeviceRows):
+        return arr
+    out = np.empty(arr.shape, dtype=arr.dtype)
+    for a, block in _row_blocks(arr):
+        out[a : a + len(block)] = block
+    return out
 
 
 def _to_host(value: Any) -> np.ndarray:
@@ -388,13 +338,11 @@ def _to_host(value: Any) -> np.ndarray:
 
 
 def _row_blocks(arr: np.ndarray | DeviceRows) -> Any:
-    """The rows of a 2-D array in blocks of a few MB (a memory map or a device array is never read whole)."""
-    if isinstance(arr, DeviceRows):
-        yield from arr.blocks()
-        return
+    """``(first row, rows)`` of a 2-D array in blocks of :data:`DEVICE_BLOCK_BYTES` (a memory map or a
+    device array is never read whole)."""
     step = max(1, DEVICE_BLOCK_BYTES // max(1, arr.shape[1] * arr.dtype.itemsize))
     for a in range(0, arr.shape[0], step):
-        yield arr[a : a + step]
+        yield a, arr[a : a + step]
 
 
 def _check_numbers(arg: str, arr: np.ndarray | DeviceRows, *, finite: bool) -> None:
@@ -403,12 +351,13 @@ def _check_numbers(arg: str, arr: np.ndarray | DeviceRows, *, finite: bool) -> N
         raise ValueError(f"{arg}: expected numbers, got dtype {arr.dtype}")
     if arr.dtype.kind != "f":
         return
-    for block in _row_blocks(arr):
+    for _, block in _row_blocks(arr):
         if not (np.isfinite(block).all() if finite else not np.isnan(block).any()):
             raise ValueError(f"{arg}: expected finite numbers (no NaN or inf)" if finite else f"{arg}: expected no NaN")
 
 
 def _labels(arg: str, value: Sequence[Hashable] | None) -> list[str]:
+    """The text of each label, refusing 2-D labels, none, a missing one and two labels with one text."""
     shape = _shape(value)
     if shape is not None and len(shape) != 1:
         raise ValueError(
@@ -453,7 +402,10 @@ def _as_classification(arg: str, value: Any, prefix: str) -> Classification:
 
         return read_classification(value)
     texts = _labels(arg, value)
-    return _classification(arg, [f"{prefix}{i}" for i in range(len(texts))], texts)
+    names = list(dict.fromkeys(texts))
+    code = {n: i for i, n in enumerate(names)}
+    ids = [f"{prefix}{i}" for i in range(len(texts))]
+    return Classification(f"<{arg}>", names, ["0"] * len(names), ids, np.asarray([code[x] for x in texts], dtype=np.int32))
 
 
 def _matrix_axis(arg: str, ids: list[str], order: str | None, what: str) -> list[str]:
@@ -466,8 +418,3 @@ def _matrix_axis(arg: str, ids: list[str], order: str | None, what: str) -> list
     except InputError as exc:
         raise ValueError(exc.message) from None  # "<arg>: ..." (the argument stands where a file would)
 
-
-def _classification(arg: str, ids: list[str], labels: list[str]) -> Classification:
-    names = list(dict.fromkeys(labels))
-    code = {n: i for i, n in enumerate(names)}
-    return Classification(f"<{arg}>", names, ["0"] * len(names), ids, np.asarray([code[x] for x in labels], dtype=np.int32))

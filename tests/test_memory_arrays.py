@@ -187,8 +187,8 @@ def test_a_missing_label_is_refused_naming_its_position(missing):
 
 
 def test_embedding_distances_read_in_blocks_equal_scipy_and_each_other():
-    """EmbeddingDistances computes about 32 MiB of distances per product and
-    hands out copies of row blocks: any read order gives the same rows, and
+    """EmbeddingDistances computes PRODUCT_BYTES of products at a time and
+    hands out each row block as a new array: any read order gives the same rows, and
     they equal scipy's cdist (to float32 rounding)."""
     rng = np.random.default_rng(8)
     x = rng.normal(size=(700, 24)).astype(np.float32)
