@@ -24,7 +24,9 @@ from .test_server_kit import (
     PSB_RUNS,
     Served,
     add_team,
+    add_team_with_token,
     folder_files,
+    one_character_off,
     tgz_of,
     write_contest,
     zip_of,
@@ -107,8 +109,13 @@ def test_tokens_are_checked_and_a_team_sees_only_its_own_runs(psb):
     with server.client() as c:
         assert c.get("/api/runs").status_code == 401
         assert c.get(f"/api/runs/{alpha_run}").status_code == 401
-    with server.client("x" + tokens["alpha"][1:]) as c:
-        assert c.get("/api/runs").status_code == 401
+    x_token = "x" + "0" * 42  # a token that starts with "x", as 1 random token in 64 does
+    add_team_with_token(server.contest, "xenon", x_token)
+    for token in (tokens["alpha"], x_token):
+        with server.client(token) as c:
+            assert c.get("/api/runs").status_code == 200
+        with server.client(one_character_off(token)) as c:
+            assert c.get("/api/runs").status_code == 401
     with server.client(tokens["beta"]) as c:
         assert c.get(f"/api/runs/{alpha_run}").status_code == 404  # another team's run: as absent as none
         assert c.get("/api/runs/999999").status_code == 404

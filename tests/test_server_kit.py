@@ -89,6 +89,20 @@ def add_team(contest: str, name: str) -> str:
     return Store(load_contest(contest).data).add_team(name, "2026-01-01T00:00:00+00:00")
 
 
+def add_team_with_token(contest: str, name: str, token: str) -> None:
+    """A team whose token is ``token`` (kept, as ``add-team`` keeps it, only as its SHA-256): a test's chosen case."""
+    from shrec_score.server.contest import load_contest
+    from shrec_score.server.store import Store, token_hash
+
+    with Store(load_contest(contest).data).connect() as db:
+        db.execute("INSERT INTO teams (name, token_sha256, created) VALUES (?, ?, ?)", (name, token_hash(token), "2026-01-01T00:00:00+00:00"))
+
+
+def one_character_off(token: str) -> str:
+    """``token`` with its first character changed: never ``token`` itself (1 random token in 64 starts with "x")."""
+    return ("y" if token[0] == "x" else "x") + token[1:]
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
