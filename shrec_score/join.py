@@ -353,9 +353,26 @@ def trec_order(rowq: np.ndarray, scores: np.ndarray, docs: Any) -> np.ndarray | 
     starts[inner] = ~tied[pos[inner] - 1]
     order = np.arange(rowq.size) if order is None else order
     at = order[pos]
-    runs = pa.table({"run": arrow_indices(np.cumsum(starts)), "doc": docs.take(arrow_indices(at))})
+    runs = pa.table({"run": arrow_indices(np.cumsum(starts)), "doc": _taken(docs, at)})
     order[pos] = at[arrow_numpy(pc.sort_indices(runs, sort_keys=[("run", "ascending"), ("doc", "descending")]))]
     return order
+
+
+def _taken(docs: Any, at: np.ndarray) -> Any:
+    """``docs.take(at)`` (``at`` distinct) without pyarrow's joining of a chunked
+    array's chunks first (a copy of every id): taken chunk by chunk in ascending
+    order, then put in ``at``'s."""
+    import pyarrow as pa
+
+    from .io.trec import arrow_indices
+
+    if not isinstance(docs, pa.ChunkedArray):
+        return docs.take(arrow_indices(at))
+    up = np.sort(at)
+    ends = np.cumsum([len(c) for c in docs.chunks])
+    cut = np.searchsorted(up, ends).tolist()  # up[cut[k - 1]:cut[k]] lie in chunk k
+    parts = [c.take(arrow_indices(up[i:j] - (e - len(c)))) for c, i, j, e in zip(docs.chunks, [0, *cut], cut, ends.tolist())]
+    return pa.concat_arrays(parts).take(arrow_indices(np.searchsorted(up, at)))
 
 
 def _line_of(path: str, token: str) -> int | None:
