@@ -196,12 +196,14 @@ def read_trec_run(
         elif bad.any():
             name = docs[int(np.flatnonzero(bad)[0])].as_py()
             raise unknown_target_error(source.path, _line_of(source.path, name), name)
-    order, ident, judged = _join_batches(source.path, docs, rowq, scores, relevance, lenient=drops is not None)
-    targets = (judged if targets is None else targets)[order]
-    group = score_groups(rowq, scores[order]) if ties else None
+    ident, judged = _join_batches(source.path, docs, rowq, relevance, lenient=drops is not None)
+    targets = judged if targets is None else targets
+    order = trec_order(rowq, scores, docs)  # once over the run: few lines are tied
+    if order is not None:
+        targets, ident = targets[order], None if ident is None else ident[order]
+    group = score_groups(rowq, scores if order is None else scores[order]) if ties else None
     if ident is not None:  # lenient
         assert drops is not None
-        ident = ident[order]
         _, first = np.unique(rowq * max(1, int(ident.max(initial=0)) + 1) + ident, return_index=True)  # first place in ranked order
         if first.size < ident.size:
             drops["repeated target ids dropped (first place kept)"] += ident.size - first.size
@@ -274,13 +276,11 @@ def _collection_targets(docs: Any, relevance: Relevance) -> np.ndarray:
     return arrow_numpy(pc.fill_null(index, -1)).astype(np.int64)
 
 
-def _join_batches(
-    path: str, docs: Any, rowq: np.ndarray, scores: np.ndarray, relevance: Relevance, *, lenient: bool
-) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
-    """trec_eval's order of the lines (:func:`trec_order`), per line an identity of
-    its id within its query (``lenient``; else an id ranked twice for one query is
-    an error naming both lines) and its target among the targets judged for its
-    query (an open collection; :attr:`~Relevance.unjudged` for the others).
+def _join_batches(path: str, docs: Any, rowq: np.ndarray, relevance: Relevance, *, lenient: bool) -> tuple[np.ndarray | None, np.ndarray]:
+    """Per line an identity of its id within its query (``lenient``; else an id
+    ranked twice for one query is an error naming both lines) and its target among
+    the targets judged for its query (an open collection; :attr:`~Relevance.unjudged`
+    for the others).
 
     About :data:`BATCH_LINES` lines of whole queries at a time, after the ids
     judged for their queries, are dictionary-encoded in one call: the code tells
@@ -292,7 +292,6 @@ def _join_batches(
     from .io.trec import arrow_indices, arrow_numpy, arrow_strings, duplicate_error
 
     n = rowq.size
-    order = np.arange(n)
     ident = np.empty(n, dtype=np.int64) if lenient else None
     judged = np.full(n, relevance.unjudged, dtype=np.int64)
     first = np.flatnonzero(rowq[1:] != rowq[:-1]) + 1 if n else np.zeros(0, dtype=np.int64)
@@ -317,15 +316,13 @@ def _join_batches(
             ident[a:b] = code + seen
             seen += width
         else:
-            key = np.sort(rowq[a:b] * width + code, kind="stable")  # nearly sorted: timsort's runs
+            many = np.bincount(code, minlength=width)[code] > 1  # only ids met twice in the batch can repeat
+            key = np.sort(rowq[a:b][many] * width + code[many])
             twice = np.flatnonzero(key[1:] == key[:-1])
             if twice.size:
                 k = int(key[twice[0]])
                 raise duplicate_error(path, relevance.query_ids, enc.dictionary.to_pylist(), k // width, k % width)
-        within = trec_order(rowq[a:b], scores[a:b], batch)
-        if within is not None:
-            order[a:b] = a + within
-    return order, ident, judged
+    return ident, judged
 
 
 def trec_order(rowq: np.ndarray, scores: np.ndarray, docs: Any) -> np.ndarray | None:
@@ -356,9 +353,26 @@ def trec_order(rowq: np.ndarray, scores: np.ndarray, docs: Any) -> np.ndarray | 
     starts[inner] = ~tied[pos[inner] - 1]
     order = np.arange(rowq.size) if order is None else order
     at = order[pos]
-    runs = pa.table({"run": arrow_indices(np.cumsum(starts)), "doc": docs.take(arrow_indices(at))})
+    runs = pa.table({"run": arrow_indices(np.cumsum(starts)), "doc": _taken(docs, at)})
     order[pos] = at[arrow_numpy(pc.sort_indices(runs, sort_keys=[("run", "ascending"), ("doc", "descending")]))]
     return order
+
+
+def _taken(docs: Any, at: np.ndarray) -> Any:
+    """``docs.take(at)`` (``at`` distinct) without pyarrow's joining of a chunked
+    array's chunks first (a copy of every id): taken chunk by chunk in ascending
+    order, then put in ``at``'s."""
+    import pyarrow as pa
+
+    from .io.trec import arrow_indices
+
+    if not isinstance(docs, pa.ChunkedArray):
+        return docs.take(arrow_indices(at))
+    up = np.sort(at)
+    ends = np.cumsum([len(c) for c in docs.chunks])
+    cut = np.searchsorted(up, ends).tolist()  # up[cut[k - 1]:cut[k]] lie in chunk k
+    parts = [c.take(arrow_indices(up[i:j] - (e - len(c)))) for c, i, j, e in zip(docs.chunks, [0, *cut], cut, ends.tolist())]
+    return pa.concat_arrays(parts).take(arrow_indices(np.searchsorted(up, at)))
 
 
 def _line_of(path: str, token: str) -> int | None:

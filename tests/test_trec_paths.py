@@ -33,10 +33,11 @@ def test_trec_order_equals_a_plain_sort(seed):
     if seed % 3 == 0:  # scores non-increasing within queries: only the ties move
         s = s[np.lexsort((-s, q))]
     docs = [f"d{x}" if seed % 2 else f"é{x}ü" for x in rng.integers(0, 300, n)]
-    got = trec_order(q, s, pa.array(docs))
-    got = list(range(n)) if got is None else got.tolist()
     want = python_trec_order(q.tolist(), s.tolist(), docs)
-    assert [(q[i], s[i], docs[i]) for i in got] == [(q[i], s[i], docs[i]) for i in want]
+    for ids in (pa.array(docs), pa.chunked_array([docs[:150], [], docs[150:151], docs[151:]])):  # as the reader's chunks
+        got = trec_order(q, s, ids)
+        got = list(range(n)) if got is None else got.tolist()
+        assert [(q[i], s[i], docs[i]) for i in got] == [(q[i], s[i], docs[i]) for i in want]
 
 
 def _whole(runs, relevance, **kw):
