@@ -270,10 +270,9 @@ def _collection_targets(docs: Any, relevance: Relevance) -> np.ndarray:
     """The target index of every line's id in a closed collection; -1 for an id outside it."""
     import pyarrow.compute as pc
 
-    from .io.trec import arrow_numpy, arrow_strings
+    from .io.trec import arrow_filled, arrow_strings
 
-    index = pc.index_in(docs, value_set=arrow_strings(list(relevance.target_ids)))
-    return arrow_numpy(pc.fill_null(index, -1)).astype(np.int64)
+    return arrow_filled(pc.index_in(docs, value_set=arrow_strings(list(relevance.target_ids))), -1)
 
 
 def _join_batches(path: str, docs: Any, rowq: np.ndarray, relevance: Relevance, *, lenient: bool) -> tuple[np.ndarray | None, np.ndarray]:

@@ -93,3 +93,19 @@ def test_csv_scoring_of_a_trec_run_imports_no_pandas(tmp_path, tag):
     out = subprocess.run([sys.executable, "-c", "from shrec_score.cli import main; main()", str(run), "-r", str(qrels), "--run-format", "trec", "-m", "P@10,num_rel_ret", "--format", "csv", "--quiet"], capture_output=True, text=True, timeout=60)
     p10, rel_ret = out.stdout.splitlines()[1].split(",")[-2:]
     assert float(p10) == pytest.approx(0.2, abs=1e-15) and float(rel_ret) == 400, out.stdout
+
+
+def test_a_trec_run_against_a_classification_imports_no_pandas(tmp_path):
+    """A TREC run scored against a ``.cla`` looks its ids up in the closed collection
+    (``index_in``, its misses filled without ``pc.fill_null``, which imports pandas)."""
+    cla, run = tmp_path / "c.cla", tmp_path / "run.trec"
+    cla.write_text("PSB 1\n2 6\n\nA 0 3\na1\na2\na3\n\nB 0 3\nb1\nb2\nb3\n")
+    run.write_text("".join(f"{q} Q0 {d} {r} {9 - r} r\n" for q, docs in {"a1": "a2 b1 a3 b2", "b1": "b2 a1 a2 b3"}.items() for r, d in enumerate(docs.split(), 1)))
+    args = [str(run), "-r", str(cla), "--run-format", "trec", "-m", "NN,FT,AP", "--format", "csv", "--lenient"]
+    assert "pandas" not in imported(*args)
+    out = subprocess.run([sys.executable, "-c", "from shrec_score.cli import main; main()", *args], capture_output=True, text=True, timeout=60)
+    # 6 queries, 4 without a list (0 under --lenient); a1: NN 1, FT 1/2 (a2 of a2 b1), AP (1/1 + 2/3) / 2;
+    # b1: NN 1, FT 1/2, AP (1/1 + 2/4) / 2
+    nn, ft, ap = map(float, out.stdout.splitlines()[1].split(",")[-3:])
+    assert nn == pytest.approx(2 / 6, abs=1e-15) and ft == pytest.approx(1 / 6, abs=1e-15)
+    assert ap == pytest.approx(((1 + 2 / 3) / 2 + (1 + 2 / 4) / 2) / 6, abs=1e-15)

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .trec import arrow_indices, arrow_numpy, arrow_strings
+from .trec import arrow_filled, arrow_numpy, arrow_strings
 
 #: One file's target indices (int64, file order) and distances (None for lines
 #: without one), or None: the line reader must read the file.
@@ -131,7 +131,7 @@ def _lookup(column: Any, ids: tuple[Any, np.ndarray], unjudged: int | None) -> t
     if not found.null_count:
         codes = arrow_numpy(found).astype(np.int64)  # (int64 indexes faster)
         return codes, ids[1][codes], []
-    codes = arrow_numpy(pc.coalesce(found, arrow_indices(np.array([-1]))[0])).astype(np.int64)  # (fill_null imports pandas)
+    codes = arrow_filled(found, -1)
     indices, unknown = ids[1][codes], np.flatnonzero(codes < 0)
     if unjudged is None:
         return codes, indices, [unknown]  # ids outside a closed collection

@@ -345,6 +345,13 @@ def arrow_strings(values: list[str]) -> Any:
     return pa.Array.from_buffers(pa.large_string(), len(data), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(data))]).cast(pa.string())
 
 
+def arrow_filled(found: Any, value: int) -> np.ndarray:
+    """``found`` (an ``index_in`` result) as int64 numpy, its nulls as ``value`` (``pc.fill_null`` would import pandas)."""
+    import pyarrow.compute as pc
+
+    return arrow_numpy(pc.coalesce(found, arrow_indices(np.array([value]))[0])).astype(np.int64)
+
+
 def arrow_indices(values: np.ndarray) -> Any:
     """An int64 numpy array as a pyarrow array (for ``take``), without ``pa.array``'s pandas import."""
     import pyarrow as pa
