@@ -115,6 +115,16 @@ def test_a_bad_id_map_line_is_one_line_with_file_and_line(tmp_path, body, line, 
 TINY = "PSB 1\n2 4\na 0 2\n1\n2\nb 0 2\n3\n4\n"
 
 
+def tiny_run(tmp_path):
+    """c.cla (TINY) and runs/r: each of the 4 queries ranks the 3 other models in id order."""
+    (tmp_path / "c.cla").write_text(TINY)
+    run = tmp_path / "runs" / "r"
+    run.mkdir(parents=True)
+    for q in "1234":
+        (run / f"{q}.txt").write_text("".join(f"{t}\n" for t in "1234" if t != q))
+    return run
+
+
 def test_a_padded_trec_run_scores_as_the_hand_computed_one(tmp_path):
     """Query 1 ranks 2 (relevant) first: AP 1; query 3 ranks 1, then 4: AP 1/2;
     queries 2 and 4 rank their relevant item first: AP 1.  Mean (1 + 1 + 1/2 + 1) / 4."""
@@ -142,11 +152,7 @@ def test_strip_zeros_leaves_a_matrix_as_it_is():
 
 
 def test_a_target_spelled_two_ways_is_listed_twice(tmp_path):
-    (tmp_path / "c.cla").write_text(TINY)
-    run = tmp_path / "runs" / "r"
-    run.mkdir(parents=True)
-    for q in "1234":
-        (run / f"{q}.txt").write_text("".join(f"{t}\n" for t in "1234" if t != q))
+    run = tiny_run(tmp_path)
     (run / "1.txt").write_text("2\n03\n3\n4\n")
     r = run_cli("score", tmp_path / "runs", "-r", tmp_path / "c.cla", "--strip-zeros")
     assert r.exit_code == 2
@@ -238,11 +244,7 @@ def test_check_sums_up_padded_target_ids(tmp_path):
 
 
 def test_check_keeps_three_problems_of_a_kind_as_they_are(tmp_path):
-    (tmp_path / "c.cla").write_text(TINY)
-    run = tmp_path / "runs" / "r"
-    run.mkdir(parents=True)
-    for q in "1234":
-        (run / f"{q}.txt").write_text("".join(f"{t}\n" for t in "1234" if t != q))
+    run = tiny_run(tmp_path)
     (run / "1.txt").write_text("x\ny\nz\n")
     r = run_cli("check", tmp_path / "runs", "-r", tmp_path / "c.cla")
     assert r.exit_code == 2
