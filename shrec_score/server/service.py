@@ -92,12 +92,11 @@ class Server:
         return refusal(413, f"expected an upload of at most {self.contest.limits['max_upload_mb']:g} MB, got {got}")
 
     async def team(self, request: Request) -> Team | None:
-        """The team of the request's bearer token (the API) or of its session (the form)."""
+        """The team of the request's bearer token (the API; a session cookie is never one); None without one."""
         auth = request.headers.get("authorization", "")
-        if auth[:7].lower() == "bearer ":
-            return await asyncio.to_thread(self.store.team_of, auth[7:].strip())
-        session = self.sessions.get(request.cookies.get(COOKIE, ""))
-        return session.team if session is not None else None
+        if auth[:7].lower() != "bearer ":
+            return None
+        return await asyncio.to_thread(self.store.team_of, auth[7:].strip())
 
     def new_session(self) -> tuple[str, Session]:
         sid = secrets.token_urlsafe(32)
