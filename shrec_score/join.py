@@ -180,7 +180,7 @@ def read_trec_run(
     tag = lines.tag
     rowq, keep = _query_rows(source.path, queries, relevance, notes)
     if keep is not None and keep.size == 0 and len(queries):
-        topics = [str(t) for t in dict.fromkeys(queries.to_pylist()[:10_000])]
+        topics = [str(t) for t in dict.fromkeys(queries.slice(0, 10_000).to_pylist())]
         raise InputError(source.path, None, f"no topic of run {shown(source.name)} is a query; {id_hint(topics, list(relevance.query_ids))}")
     del lines  # the query ids: not needed any more
     if keep is not None:  # lines of unknown topics passed over, or queries not in relevance order
@@ -194,9 +194,9 @@ def read_trec_run(
             good = np.flatnonzero(~bad)
             docs, scores, rowq, targets = docs.take(arrow_indices(good)), scores[good], rowq[good], targets[good]
         elif bad.any():
-            name = docs[int(np.flatnonzero(bad)[0])].as_py()
-            raise unknown_target_error(source.path, _line_of(source.path, name), name)
-    ident, judged = _join_batches(source.path, docs, rowq, relevance, lenient=drops is not None)
+            line, name = _line_of(source.path, docs[int(np.flatnonzero(bad)[0])].as_py(), spell or str)
+            raise unknown_target_error(source.path, line, name)
+    ident, judged = _join_batches(source.path, docs, rowq, relevance, lenient=drops is not None, spell=spell or str)
     targets = judged if targets is None else targets
     order = trec_order(rowq, scores, docs)  # once over the run: few lines are tied
     if order is not None:
@@ -275,7 +275,9 @@ def _collection_targets(docs: Any, relevance: Relevance) -> np.ndarray:
     return arrow_filled(pc.index_in(docs, value_set=arrow_strings(list(relevance.target_ids))), -1)
 
 
-def _join_batches(path: str, docs: Any, rowq: np.ndarray, relevance: Relevance, *, lenient: bool) -> tuple[np.ndarray | None, np.ndarray]:
+def _join_batches(
+    path: str, docs: Any, rowq: np.ndarray, relevance: Relevance, *, lenient: bool, spell: Callable[[str], str] = str
+) -> tuple[np.ndarray | None, np.ndarray]:
     """Per line an identity of its id within its query (``lenient``; else an id
     ranked twice for one query is an error naming both lines) and its target among
     the targets judged for its query (an open collection; :attr:`~Relevance.unjudged`
@@ -320,7 +322,7 @@ def _join_batches(path: str, docs: Any, rowq: np.ndarray, relevance: Relevance, 
             twice = np.flatnonzero(key[1:] == key[:-1])
             if twice.size:
                 k = int(key[twice[0]])
-                raise duplicate_error(path, relevance.query_ids, enc.dictionary.to_pylist(), k // width, k % width)
+                raise duplicate_error(path, relevance.query_ids, enc.dictionary.to_pylist(), k // width, k % width, spell)
     return ident, judged
 
 
@@ -374,8 +376,8 @@ def _taken(docs: Any, at: np.ndarray) -> Any:
     return pa.concat_arrays(parts).take(arrow_indices(np.searchsorted(up, at)))
 
 
-def _line_of(path: str, token: str) -> int | None:
-    """The first line that ranks ``token``."""
+def _line_of(path: str, token: str, spell: Callable[[str], str]) -> tuple[int | None, str]:
+    """The first line that ranks ``token`` (in the relevance's spelling) and the id as that line spells it."""
     from .io.trec import trec_lines
 
-    return next((n for n, f in trec_lines(path) if len(f) > 2 and f[2] == token), None)
+    return next(((n, f[2]) for n, f in trec_lines(path) if len(f) > 2 and spell(f[2]) == token), (None, token))

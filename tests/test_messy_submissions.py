@@ -284,3 +284,18 @@ def test_a_padded_query_line_at_the_top_of_a_list_is_the_header(tmp_path):
     assert padded.stdout.splitlines()[0].split(",")[-2:] == ["NN", "AP"]
     assert float(row[-2]) == 1.0 and float(row[-1]) == pytest.approx(5 / 6, abs=1e-15)
     assert padded.stdout == clean.stdout
+
+
+def test_a_padded_trec_run_names_the_files_own_ids_and_lines(tmp_path):
+    """Under --strip-zeros a TREC error names the lines and the ids as the run spells them,
+    not the relevance's spelling (which the file does not hold)."""
+    (tmp_path / "q.txt").write_text("001 0 0010 1\n001 0 0011 0\n")
+    (tmp_path / "run.trec").write_text("1 Q0 11 1 6 r\n1 Q0 10 2 5 r\n1 Q0 010 3 4 r\n")
+    r = run_cli(tmp_path / "run.trec", "-r", tmp_path / "q.txt", "--run-format", "trec", "--strip-zeros", "-m", "AP")
+    assert r.exit_code == 2
+    assert r.stderr == f"Error: {tmp_path / 'run.trec'}:3: expected each target once per query; 1 010 is already ranked at line 2\n"
+    (tmp_path / "c.cla").write_text("PSB 1\n1 2\na 0 2\n0010\n0011\n")
+    (tmp_path / "run2.trec").write_text("0010 Q0 11 1 6 r\n0010 Q0 099 2 5 r\n")
+    r = run_cli(tmp_path / "run2.trec", "-r", tmp_path / "c.cla", "--run-format", "trec", "--strip-zeros", "-m", "AP")
+    assert r.exit_code == 2
+    assert r.stderr == f"Error: {tmp_path / 'run2.trec'}:2: expected a target id of the collection, got unknown id '099'\n"

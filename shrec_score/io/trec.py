@@ -12,7 +12,7 @@ import math
 import os
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
@@ -392,10 +392,12 @@ def read_trec_columns(path: str | os.PathLike[str]) -> TrecColumns:
     return TrecColumns(lines.path, queries, q_codes, docs, d_codes, lines.scores)
 
 
-def duplicate_error(path: str, queries: list[str], docs: list[str], q: int, d: int) -> InputError:
-    """The error for a target ranked twice for one query, with both lines."""
-    lines = list(islice((n for n, f in trec_lines(path) if len(f) > 2 and f[0] == queries[q] and f[2] == docs[d]), 2))
-    return repeated_error(path, queries[q], docs[d], lines[0] if lines else None, lines[-1] if lines else None)
+def duplicate_error(path: str, queries: list[str], docs: list[str], q: int, d: int, spell: Callable[[str], str] = str) -> InputError:
+    """The error for a target ranked twice for one query, with both lines and the ids as the file
+    spells them (``spell``: the run's spelling to the relevance's, ``--strip-zeros`` / ``--id-map``)."""
+    found = list(islice(((n, f) for n, f in trec_lines(path) if len(f) > 2 and spell(f[0]) == queries[q] and spell(f[2]) == docs[d]), 2))
+    query, doc = (found[-1][1][0], found[-1][1][2]) if found else (queries[q], docs[d])
+    return repeated_error(path, query, doc, found[0][0] if found else None, found[-1][0] if found else None)
 
 
 def read_trec_lines_lenient(path: str, drops: Counter[str]) -> TrecLines:
