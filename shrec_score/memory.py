@@ -385,7 +385,7 @@ def _shape(value: Any) -> tuple[Any, ...] | None:
     shape = getattr(value, "shape", None)
     if shape is not None:
         return tuple(int(n) for n in shape)
-    if isinstance(value, (list, tuple)) and any(isinstance(x, (list, tuple, np.ndarray)) for x in value):
+    if isinstance(value, (list, tuple)) and any(isinstance(x, (list, np.ndarray)) for x in value):
         try:
             return tuple(np.shape(value))
         except ValueError:  # ragged rows

@@ -154,6 +154,15 @@ def test_one_hot_or_2d_labels_are_refused_naming_the_shape(labels, shape):
     assert "argmax(axis=1)" in str(err.value)
 
 
+def test_tuple_labels_are_labels_not_a_second_axis():
+    """Tuples are hashable labels (a list of lists is 2-D).  1-D points 0, 3, 1, 4 in
+    classes A, A, B, B: each query's own class sits at rank 2, 3, 3, 2 of 3 -> AP 1/2,
+    1/3, 1/3, 1/2, mean 5/12; no nearest neighbour shares the class."""
+    labels = [("A", 1), ("A", 1), ("B", 2), ("B", 2)]
+    board = shrec_score.evaluate(embeddings=np.array([[0.0], [3.0], [1.0], [4.0]]), labels=labels, measures=["NN", "AP"]).leaderboard
+    assert board["NN"].tolist() == [0.0] and board["AP"].tolist() == [pytest.approx(5 / 12, abs=1e-15)]
+
+
 def test_a_dict_of_query_embeddings_needs_a_dict_of_target_embeddings():
     with pytest.raises(ValueError, match=r"target_embeddings: expected a dict \{name: array\} for a dict of query_embeddings"):
         shrec_score.evaluate(query_embeddings={"A": np.zeros((2, 2))}, target_embeddings=np.zeros((2, 2)), query_labels=["a", "b"], target_labels=["a", "b"])
