@@ -64,7 +64,7 @@ def check_runs(
         elif s.format == "shrec2011":
             problems += _check_shrec2011_run(s, relevance, index, spell)
         else:
-            problems += summarize(s.path, _check_trec_run(s, relevance, spell))
+            problems += _limited(summarize(s.path, _check_trec_run(s, relevance, spell)), s.path)  # counted before the cut
     return problems
 
 
@@ -271,7 +271,7 @@ def _check_trec_run(source: RunSource, relevance: Relevance, spell: Spell | None
             ranked.add(q)
     except InputError as exc:  # bytes that are not UTF-8, a long line, a damaged compressed stream
         error(exc)
-        return _limited(found, path)
+        return found
     missing = [q for q in relevance.query_ids if q not in ranked]
     if not lines:
         error(trec.empty_run_error(path))
@@ -281,4 +281,4 @@ def _check_trec_run(source: RunSource, relevance: Relevance, spell: Spell | None
         found.append(Problem(path, None, "note", f"{len(unknown_topics)} topic(s) without relevance judgments would be passed over"))
     if extra:
         found.append(Problem(path, None, "note", trec.extra_fields_note(source.name, extra)))
-    return _limited(found, path)
+    return found

@@ -299,3 +299,16 @@ def test_a_padded_trec_run_names_the_files_own_ids_and_lines(tmp_path):
     r = run_cli(tmp_path / "run2.trec", "-r", tmp_path / "c.cla", "--run-format", "trec", "--strip-zeros", "-m", "AP")
     assert r.exit_code == 2
     assert r.stderr == f"Error: {tmp_path / 'run2.trec'}:2: expected a target id of the collection, got unknown id '099'\n"
+
+
+def test_check_counts_every_problem_of_a_trec_run_before_the_per_file_cut(tmp_path):
+    """40 lines with a NaN score: one summary line says 40, not the 20 kept by the per-file cut."""
+    (tmp_path / "q.txt").write_text("1 0 d1 1\n")
+    (tmp_path / "run.trec").write_text("".join(f"1 Q0 d{i} {i} NaN r\n" for i in range(1, 41)))
+    r = run_cli("check", tmp_path / "run.trec", "-r", tmp_path / "q.txt", "--run-format", "trec")
+    assert r.exit_code == 2
+    run = tmp_path / "run.trec"
+    assert r.stdout.splitlines() == [
+        f"{run}: error: 40 x expected a number as score (5th field), got NaN (first: {run}:1, {run}:2, {run}:3; "
+        "expected a number as score (5th field), got NaN)"
+    ]
