@@ -1,17 +1,27 @@
 """Text from input written for each output format: shown as itself, never read as markup, the table's shape
-kept.  :func:`md_escape` (Markdown), :func:`tex_escape` (LaTeX) and :func:`rich_text` (the terminal) each first
+kept.  :func:`md_escape` (Markdown), :func:`tex_escape` (LaTeX), :func:`html_text` (HTML) and :func:`rich_text` (the terminal) each first
 make control and format characters visible (:func:`shrec_score.errors.visible`).
 """
 
 from __future__ import annotations
 
+import html
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .errors import visible
 
 if TYPE_CHECKING:
     from rich.text import Text
+
+def html_text(value: Any) -> str:
+    """``value`` as HTML text or attribute value: control characters visible, then escaped.
+
+    >>> html_text('<a href="x">&</a>')
+    '&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;'
+    """
+    return html.escape(visible(str(value)), quote=True)
+
 
 #: Markdown: ``< > &`` as HTML entities (no raw HTML passes); ``\ ` * [ ] $ | ~`` and an ``_`` that is not
 #: between two letters or digits (there it cannot open or close emphasis, CommonMark) after a backslash.

@@ -135,10 +135,7 @@ class Report:
     def _repr_html_(self) -> str:
         """The leaderboard as an HTML table for notebooks, best values in bold (the rule of Markdown and LaTeX),
         the signature and the warnings; every text made visible, then escaped."""
-        import html
-
-        def text(value: str) -> str:
-            return html.escape(visible(value), quote=True)
+        from .escape import html_text as text
 
         head, cells, bold = _render()._table_cells(self)
         board = self.tables["leaderboard"]

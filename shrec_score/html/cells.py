@@ -4,26 +4,16 @@ block (:func:`json_for_script`), numbers as shown (:func:`fmt`) and sorted (:fun
 
 from __future__ import annotations
 
-import html
 import json
 import math
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..errors import visible
+from ..escape import html_text as text  # the one HTML escape (report's notebook table uses it too)
 
 BEST = "\u2605"  # the star next to a best value
 NEAR_BEST = "\u2248"  # "not significantly different from the best"
-
-
-def text(value: Any) -> str:
-    """``value`` as HTML text or attribute value: control characters visible, then escaped.
-
-    >>> text('<a href="x">&</a>')
-    '&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;'
-    """
-    return html.escape(visible(str(value)), quote=True)
 
 
 def json_for_script(data: Any) -> str:
