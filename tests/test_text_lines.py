@@ -13,7 +13,7 @@ import pytest
 from shrec_score.errors import InputError
 from shrec_score.io.cla import read_classification
 from shrec_score.io.shapenet import read_shapenet_truth
-from shrec_score.io.text import read_text_lines
+from shrec_score.io.text import text_lines
 
 #: What str.splitlines (the old reader) broke lines at, besides LF and CR: characters of a name...
 INSIDE = ["\u2028", "\u2029", "\x85", "\x1c", "\x1d", "\x1e"]
@@ -63,7 +63,7 @@ def test_line_ends_lf_crlf_and_a_lone_cr_count_alike(tmp_path, end):
     with pytest.raises(InputError) as err:
         read_classification(path)
     assert err.value.line == 6  # the sixth line: the same id again
-    assert read_text_lines(path)[4] == (5, "m\u20281")
+    assert list(text_lines(path))[4] == (5, "m\u20281")
 
 
 def test_a_shapenet_error_after_a_line_holding_u2028_names_grep_s_line(tmp_path):

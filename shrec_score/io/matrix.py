@@ -27,6 +27,7 @@ from .text import (
     read_text,
     refuse_wide_text,
     regular_file,
+    rest_of_line,
 )
 
 _NUMPY2 = int(np.__version__.split(".")[0]) >= 2
@@ -224,7 +225,7 @@ def stream_ascii_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
                 cut = data.rfind(b"\n") + 1
                 data, carry = data[:cut], data[cut:]
                 if len(carry) > MAX_LINE_BYTES:  # a line that goes on past this chunk and is already too long
-                    raise line_too_long(path, line_no + data.count(b"\n") + 1, len(carry) + _rest_of_line(fh))
+                    raise line_too_long(path, line_no + data.count(b"\n") + 1, len(carry) + rest_of_line(fh))
             if data:
                 found = long_line(data)
                 if found is not None:
@@ -245,17 +246,6 @@ def stream_ascii_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
         raise InputError(path, None, f"expected a {n_rows} x {n_cols} matrix (queries x targets of the classifications)", f"{'more than ' if rows_done > n_rows else ''}{rows_done} rows")
     tmp.flush()
     return np.memmap(tmp, dtype=np.float64, mode="r", shape=shape)
-
-
-def _rest_of_line(fh: BinaryIO) -> int:
-    """Bytes up to the next newline (or the end of the file), read a block at a time."""
-    n = 0
-    while True:
-        block = fh.read(1 << 20)
-        cut = block.find(b"\n")
-        if cut >= 0 or not block:
-            return n + max(cut, 0)
-        n += len(block)
 
 
 def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray | RowFile:

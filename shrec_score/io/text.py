@@ -254,11 +254,6 @@ def read_text(path: str | os.PathLike[str]) -> str:
     return decode_text(path, read_bytes(path))
 
 
-def read_text_lines(path: str | os.PathLike[str]) -> list[tuple[int, str]]:
-    """The ``(line number, line)`` pairs of :func:`text_lines` as a list."""
-    return list(text_lines(path))
-
-
 def pieces(path: str, size: int = 16 << 20) -> Iterator[tuple[bytes, int]]:
     """The (decompressed) bytes of ``path`` in pieces of about ``size`` cut after a newline, each with
     the number of its first line, lines and encoding checked; memory stays at a few pieces."""
