@@ -80,7 +80,7 @@ def _family(
     def make(k: int | str) -> Measure:
         def cut() -> int:
             if isinstance(k, str):  # the listing's template computes nothing
-                raise TypeError(f"{prefix}@k is the listing's template; name a cutoff, e.g. {prefix}@10")
+                raise TypeError(f"{prefix}{sep}k is the listing's template; name a cutoff, e.g. {prefix}{sep}10")
             return k
 
         return Measure(
