@@ -69,10 +69,13 @@ def score_tables(run_value: Any, qrels_value: Any, name: str, opts: Any) -> Any:
 
     from .api import score
 
+    if name in ("", ".", "..") or "/" in name or os.sep in name or "\0" in name:
+        raise ValueError(f"name: expected a run name that is a file name (no '/'), got {name!r}")
     run, qrels = _table("run", run_value, "score"), _table("qrels", qrels_value, "relevance")
 
     with tempfile.TemporaryDirectory(prefix="shrec-score-") as tmp:
-        run_path, qrels_path = os.path.join(tmp, name), os.path.join(tmp, "qrels")
+        os.mkdir(os.path.join(tmp, "run"))  # the run's file in a folder of its own: a run named 'qrels' stays apart
+        run_path, qrels_path = os.path.join(tmp, "run", name), os.path.join(tmp, "qrels")
         with open(run_path, "w", encoding="utf-8") as fh:  # repr: the doubles round-trip exactly
             fh.writelines(f"{q} Q0 {d} 0 {s!r} r\n" for q, d, s in zip(run["query"], run["doc"], run["score"].tolist()))
         with open(qrels_path, "w", encoding="utf-8") as fh:

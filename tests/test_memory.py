@@ -292,3 +292,14 @@ def test_ties_option_scores_as_on_the_file(tmp_path, data, ties):
     pd.testing.assert_frame_equal(_by_query(got.per_query), _by_query(from_file.per_query), check_exact=True)
     rule = shrec_score.evaluate(distances=d, labels=labels, measures=measures, name="run")
     assert not got.per_query[measures].equals(rule.per_query[measures])  # the ties do matter here
+
+
+def test_a_trec_table_run_named_qrels_or_with_a_slash():
+    """name= becomes the run's file name in a temporary folder: 'qrels' does not overwrite the
+    qrels (d2, the one relevant document, at rank 2: AP 1/2), and a name with '/' is refused."""
+    run = pd.DataFrame({"query": ["q1", "q1"], "doc": ["d1", "d2"], "score": [2.0, 1.0]})
+    qrels = pd.DataFrame({"query": ["q1", "q1"], "doc": ["d1", "d2"], "relevance": [0, 1]})
+    board = shrec_score.evaluate(run=run, qrels=qrels, name="qrels", measures=["AP"]).leaderboard
+    assert board["run"].tolist() == ["qrels"] and board["AP"].tolist() == [0.5]
+    with pytest.raises(ValueError, match=r"^name: expected a run name that is a file name \(no '/'\), got 'x/y'$"):
+        shrec_score.evaluate(run=run, qrels=qrels, name="x/y", measures=["AP"])
