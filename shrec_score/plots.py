@@ -92,13 +92,14 @@ def plot_pr_curves(report: Report, ax: Axes | None = None) -> Axes:
     touched.  ValueError when the report has no precision-recall table; InputError when ``ax`` is omitted and
     matplotlib is missing.
     """
-    if not len(report.pr_curve):
+    pr = report.pr_curve  # (each read of a report's table makes a new DataFrame)
+    if not len(pr):
         raise ValueError("report: expected a report with precision-recall curves (report.pr_curve is empty)")
     if ax is None:
         _, ax = _axes(_figure_class(), LINE_FIGSIZE)
     runs, st, label = _lines(report)
     for r in runs:
-        sub = report.pr_curve[report.pr_curve["run"] == r]
+        sub = pr[pr["run"] == r]
         ax.plot(sub["recall"], sub["precision"], label=label[r], **st[r])
     ax.set(xlabel="Recall", ylabel="Precision", xlim=(0, 1.02), ylim=(0, 1.02), title="Precision-recall")
     _finish_lines(ax, 1 if len(runs) <= 20 else 2)
@@ -107,8 +108,9 @@ def plot_pr_curves(report: Report, ax: Axes | None = None) -> Axes:
 
 def _lines(report: Report) -> tuple[list[str], dict[str, dict], dict[str, str]]:
     """The runs in leaderboard order, the style of each and its legend label "run (measure value)"."""
-    runs = [str(r) for r in report.leaderboard["run"]]
-    label = {r: f"{r} ({DISPLAY.get(report.sort, report.sort)} {v:.3f})" for r, v in zip(runs, report.leaderboard[report.sort])}
+    board = report.leaderboard
+    runs = [str(r) for r in board["run"]]
+    label = {r: f"{r} ({DISPLAY.get(report.sort, report.sort)} {v:.3f})" for r, v in zip(runs, board[report.sort])}
     return runs, dict(zip(runs, styles(len(runs)))), label
 
 
@@ -148,30 +150,32 @@ def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
         plot_pr_curves(report, ax)
         written.update(_save(fig, "pr_curves", formats))
 
-    if report.curves is not None:
+    curves = report.curves
+    if curves is not None:
         fig, ax = _axes(Figure, LINE_FIGSIZE)
         for r in runs:
-            sub = report.curves[report.curves["run"] == r]
+            sub = curves[curves["run"] == r]
             ax.plot(sub["rank"], sub["NDCG"], label=label[r], markevery=10, **st[r])
-        ax.set(xlabel="Rank", ylabel="Mean NDCG", xlim=(1, int(report.curves["rank"].max())), title="Normalized discounted cumulated gain")
+        ax.set(xlabel="Rank", ylabel="Mean NDCG", xlim=(1, int(curves["rank"].max())), title="Normalized discounted cumulated gain")
         _finish_lines(ax, ncol)
         written.update(_save(fig, "ndcg_vs_rank", formats))
 
-    if report.gain_vs_recall is not None:
+    gains = report.gain_vs_recall
+    if gains is not None:
         fig, axes = _axes(Figure, (11, 4.5), ncols=2)
         for kind, ax in zip(("CG", "DCG"), axes):
             for r in runs:
-                sub = report.gain_vs_recall[report.gain_vs_recall["run"] == r]
+                sub = gains[gains["run"] == r]
                 ax.plot(sub["recall_pct"], sub[kind], label=label[r], markevery=10, **st[r])
             ax.set(xlabel="Recall (%)", ylabel=f"Mean {kind}", title=f"Average {kind} vs recall")
             ax.grid(alpha=0.3)
         legend_outside(axes[1], ncol)
         written.update(_save(fig, "cg_vs_recall", formats))
 
-    if report.per_class is not None and report.sort in report.per_class:
+    pc = report.per_class
+    if pc is not None and report.sort in pc:
         import numpy as np
 
-        pc = report.per_class
         classes = list(dict.fromkeys(pc["class"]))
         width = 0.8 / max(1, len(runs))
         fig, ax = _axes(Figure, (max(6.4, 0.35 * len(classes) * max(1, len(runs)) ** 0.5 + 2), 4.8))

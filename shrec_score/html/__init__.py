@@ -102,7 +102,8 @@ def _summary(report: Report, heading: str, description: str | None, date: str) -
     out = ['<header id="summary">', f"<h1>{text(heading)}</h1>"]
     if description:
         out.append('<div class="description">' + "".join(f"<p>{text(p)}</p>" for p in paragraphs(description)) + "</div>")
-    runs, queries = len(report.leaderboard), report.per_query["query"].nunique() if len(report.per_query) else 0
+    pq = report.per_query
+    runs, queries = len(report.tables["leaderboard"]), pq["query"].nunique() if len(pq) else 0
     out.append(
         f'<p class="meta">Scored on <time datetime="{text(date)}">{text(date)}</time>; {runs} run{"s" if runs != 1 else ""}, '
         f"{queries} quer{'ies' if queries != 1 else 'y'}; leaderboard sorted by {text(display_name(report.sort))}.</p>"

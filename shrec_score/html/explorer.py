@@ -18,7 +18,7 @@ EXPLORER_BUDGET = 300_000
 
 def explorer_measures(report: Report) -> list[str]:
     """The measures the explorer holds: every measure, or (past :data:`EXPLORER_BUDGET`) the shown ones and rank-by."""
-    pq = report.per_query
+    pq = report.tables["per_query"]
     every = [m for m in report.measures if m in pq.columns]
     if len(pq) * len(every) <= EXPLORER_BUDGET:
         return every
@@ -58,7 +58,8 @@ def explorer_data(report: Report) -> dict[str, Any]:
 
 def explorer(report: Report) -> str:
     measures = explorer_measures(report)
-    left_out = [m for m in report.measures if m in report.per_query.columns and m not in measures]
+    columns = report.tables["per_query"].columns
+    left_out = [m for m in report.measures if m in columns and m not in measures]
     note = ""
     if left_out:
         note = (
@@ -66,7 +67,7 @@ def explorer(report: Report) -> str:
             f"(the leaderboard's main columns; a page of every measure would be too large); "
             "every value of every measure is in per_query.csv.</p>"
         )
-    has_class = "class" in report.per_query.columns
+    has_class = "class" in columns
     body = [
         "<p>Choose a run and a measure to see its value on every query; filter by class or query id; "
         "sort by clicking a header; click a query to see every run's values on it side by side. "
