@@ -27,11 +27,16 @@ print("\\nIMPORTED " + json.dumps(sorted(m for m in %r if m in sys.modules)), fi
 """ % (HEAVY,)
 
 
-def imported(*args: str) -> list[str]:
+def imported_and_output(*args: str) -> tuple[list[str], str]:
+    """The heavy libraries a CLI call imports, and what it printed on stdout."""
     out = subprocess.run([sys.executable, "-c", PROBE, json.dumps(list(args))], capture_output=True, text=True, timeout=60)
     tail = [ln for ln in out.stderr.splitlines() if ln.startswith("IMPORTED ")]
     assert tail, out.stderr
-    return json.loads(tail[-1].removeprefix("IMPORTED "))
+    return json.loads(tail[-1].removeprefix("IMPORTED ")), out.stdout
+
+
+def imported(*args: str) -> list[str]:
+    return imported_and_output(*args)[0]
 
 
 @pytest.mark.parametrize("args", [["--help"], ["--version"], ["score", "--help"], ["check", "--help"], ["measures", "--help"]], ids=" ".join)
@@ -86,13 +91,12 @@ def test_csv_scoring_of_a_trec_run_imports_no_pandas(tmp_path, tag):
         judged += [f"{q} 0 {doc(q, r % 7, r)} {int(r % 3 == 0)}\n" for r in range(0, 90, 2)]
     run.write_text("".join(lines))
     qrels.write_text("".join(judged))
-    got = imported(str(run), "-r", str(qrels), "--run-format", "trec", "-m", "P@10,num_rel_ret", "--format", "csv", "--quiet")
+    got, stdout = imported_and_output(str(run), "-r", str(qrels), "--run-format", "trec", "-m", "P@10,num_rel_ret", "--format", "csv", "--quiet")
     assert "pyarrow" in got and "pandas" not in got
     # judged: even ranks r (0-based); relevant: r % 6 == 0 -> r = 0, 6 in the first 10; 10 of 60
     # retrieved a query, summed over the 40 queries as trec_eval's "all" does
-    out = subprocess.run([sys.executable, "-c", "from shrec_score.cli import main; main()", str(run), "-r", str(qrels), "--run-format", "trec", "-m", "P@10,num_rel_ret", "--format", "csv", "--quiet"], capture_output=True, text=True, timeout=60)
-    p10, rel_ret = out.stdout.splitlines()[1].split(",")[-2:]
-    assert float(p10) == pytest.approx(0.2, abs=1e-15) and float(rel_ret) == 400, out.stdout
+    p10, rel_ret = stdout.splitlines()[1].split(",")[-2:]
+    assert float(p10) == pytest.approx(0.2, abs=1e-15) and float(rel_ret) == 400, stdout
 
 
 def test_a_trec_run_against_a_classification_imports_no_pandas(tmp_path):
@@ -102,10 +106,10 @@ def test_a_trec_run_against_a_classification_imports_no_pandas(tmp_path):
     cla.write_text("PSB 1\n2 6\n\nA 0 3\na1\na2\na3\n\nB 0 3\nb1\nb2\nb3\n")
     run.write_text("".join(f"{q} Q0 {d} {r} {9 - r} r\n" for q, docs in {"a1": "a2 b1 a3 b2", "b1": "b2 a1 a2 b3"}.items() for r, d in enumerate(docs.split(), 1)))
     args = [str(run), "-r", str(cla), "--run-format", "trec", "-m", "NN,FT,AP", "--format", "csv", "--lenient"]
-    assert "pandas" not in imported(*args)
-    out = subprocess.run([sys.executable, "-c", "from shrec_score.cli import main; main()", *args], capture_output=True, text=True, timeout=60)
+    got, stdout = imported_and_output(*args)
+    assert "pandas" not in got
     # 6 queries, 4 without a list (0 under --lenient); a1: NN 1, FT 1/2 (a2 of a2 b1), AP (1/1 + 2/3) / 2;
     # b1: NN 1, FT 1/2, AP (1/1 + 2/4) / 2
-    nn, ft, ap = map(float, out.stdout.splitlines()[1].split(",")[-3:])
+    nn, ft, ap = map(float, stdout.splitlines()[1].split(",")[-3:])
     assert nn == pytest.approx(2 / 6, abs=1e-15) and ft == pytest.approx(1 / 6, abs=1e-15)
     assert ap == pytest.approx(((1 + 2 / 3) / 2 + (1 + 2 / 4) / 2) / 6, abs=1e-15)
