@@ -9,8 +9,8 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .choices import AVERAGES, GRADES, MATRIX_ORDERS, MISSING, RUN_FORMATS, TIES
 from .errors import InputError, shown
-from .options import AVERAGES, GRADES, MATRIX_ORDERS, MISSING, RUN_FORMATS, TIES
 
 #: A check of a preset value.
 Check = Callable[[Any], bool]

@@ -36,7 +36,8 @@ def load_relevance(
 ) -> Relevance:
     """Build the relevance model from a target ``.cla`` (``grades="sister"``: SHREC 2006), a ShapeNet
     Core55 ground truth (of ``split``) or TREC qrels (Ds from ``collection`` or ``collection_size``)."""
-    from .options import GRADES, _choice
+    from .choices import GRADES
+    from .options import _choice
 
     _choice("grades", grades, GRADES)
     if not isinstance(relevance, Classification) and is_shapenet_truth(relevance):
@@ -79,7 +80,8 @@ def load_runs(
     may rank nothing for some queries; ``ties``: the runs carry their tie groups;
     ``strip_zeros``, ``id_map``: how a run's ids are spelled (:func:`shrec_score.join.id_spelling`).
     """
-    from .options import RUN_FORMATS, _choice
+    from .choices import RUN_FORMATS
+    from .options import _choice
 
     _choice("run_format", run_format, RUN_FORMATS)
     spell = id_spelling(relevance, strip=strip_zeros, id_map=None if id_map is None else os.fspath(id_map))

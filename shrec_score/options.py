@@ -10,19 +10,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from .choices import AVERAGES, GRADES, MATRIX_ORDERS, MISSING, RUN_FORMATS, TIES
 from .errors import OptionError
 from .measures import Settings, get_measure
 from .measures.names import expand_names
 from .measures.registry import did_you_mean
-
-GRADES = ("binary", "sister")
-AVERAGES = ("micro", "macro")
-#: What a query the run ranks nothing for does (Settings.missing, --missing-queries).
-MISSING = ("error", "skip", "zero")
-RUN_FORMATS = ("auto", "lists", "matrix", "trec", "shrec2011")
-MATRIX_ORDERS = ("listing", "numeric")
-#: How tied items are ordered (Settings.ties, --ties).
-TIES = ("rule", "expected", "optimistic", "pessimistic")
 
 
 def _choice(name: str, value: Any, allowed: Sequence[str], *, optional: bool = False) -> None:

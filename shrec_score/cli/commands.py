@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .. import __version__
+from ..choices import TIES
 from ..errors import InputError, OptionError
 from .contest import contest_group, serve_command
 from .demo import demo_command
@@ -83,7 +84,7 @@ def publish_folder(inputs: Inputs, key: str, given: str | None, refused: bool, o
               help="[default: lower] Orientation of the runs' distances (ranked lists).")
 @MEASURES
 @click.option("--rank-by", help="Measure that ranks the runs per query (per_query_ranking.csv; default CG@100 when graded).")
-@click.option("--ties", type=click.Choice(["rule", "expected", "optimistic", "pessimistic"]),
+@click.option("--ties", type=click.Choice(TIES),
               help="[default: rule] Tied items (equal distances or scores): the documented rule; expected = exact mean over every "
               "order; optimistic / pessimistic = relevant first / last.")
 @click.option("--significance/--no-significance", default=None,

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 import click
 
+from ..choices import AVERAGES, GRADES, MATRIX_ORDERS, MISSING, RUN_FORMATS
 from ..errors import InputError, OptionError, shown
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -67,16 +68,16 @@ INPUTS = options(
     click.option("-c", "--config", type=click.Path(), help="Track preset (YAML, see configs/); command-line options override it."),
     click.option("-r", "--relevance", type=click.Path(), help="Target classification (PSB .cla) or TREC qrels (query 0 target grade)."),
     click.option("-q", "--queries", type=click.Path(), help="Separate query classification (.cla); default: all-against-all."),
-    click.option("--grades", type=click.Choice(["binary", "sister"]),
+    click.option("--grades", type=click.Choice(GRADES),
                  help="[default: binary] sister: SHREC 2006 graded relevance (own class 2, classes with the same parent 1)."),
     click.option("--collection", type=click.Path(), help="Target .cla giving the collection (Ds) with qrels relevance."),
     click.option("--collection-size", type=click.IntRange(min=1), help="Ds, the collection size, with qrels relevance."),
     click.option("--split", help="ShapeNet Core55 ground truth: score the models of this split (test, val, train)."),
-    click.option("--run-format", type=click.Choice(["auto", "lists", "matrix", "trec", "shrec2011"]),
+    click.option("--run-format", type=click.Choice(RUN_FORMATS),
                  help="[default: auto] How to read RUNS; auto refuses to guess."),
-    click.option("--matrix-order", type=click.Choice(["listing", "numeric"]),
+    click.option("--matrix-order", type=click.Choice(MATRIX_ORDERS),
                  help="Matrix row i / column j is the i-th id in .cla listing order (PSB tools) or the i-th smallest integer id (SHREC 2021)."),
-    click.option("--missing-queries", type=click.Choice(["error", "skip", "zero"]),
+    click.option("--missing-queries", type=click.Choice(MISSING),
                  help="[default: error] A query the run ranks nothing for: an error; skip = left out of the run's means "
                  "(trec_eval's default); zero = scored as an empty list (trec_eval -c)."),
     click.option("--lenient", is_flag=True, help="Score broken runs anyway (documented rules) and say what was dropped."),
@@ -97,7 +98,7 @@ MEASURES = options(
     click.option("--judged-only", is_flag=True, help="Leave unjudged items out of the ranked lists before scoring (trec_eval -J)."),
     click.option("--min-class-size", type=click.IntRange(min=1),
                  help="[default: 1] Leave queries of classes with fewer models out of every mean (psbTable: 3)."),
-    click.option("--average", type=click.Choice(["micro", "macro"]), help="[default: micro] macro = mean of per-class means (PSB -macro)."),
+    click.option("--average", type=click.Choice(AVERAGES), help="[default: micro] macro = mean of per-class means (PSB -macro)."),
 )
 
 #: Every option of :data:`INPUTS` and :data:`MEASURES` (the keywords :class:`Inputs` takes).

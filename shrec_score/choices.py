@@ -1,0 +1,12 @@
+"""The allowed values of every option with a fixed set of them: one place for the CLI's choices, the
+presets' checks and :class:`shrec_score.options.Options`' validation (imports nothing, so ``--help``
+stays light)."""
+
+GRADES = ("binary", "sister")
+AVERAGES = ("micro", "macro")
+#: What a query the run ranks nothing for does (Settings.missing, --missing-queries).
+MISSING = ("error", "skip", "zero")
+RUN_FORMATS = ("auto", "lists", "matrix", "trec", "shrec2011")
+MATRIX_ORDERS = ("listing", "numeric")
+#: How tied items are ordered (Settings.ties, --ties).
+TIES = ("rule", "expected", "optimistic", "pessimistic")
