@@ -502,3 +502,11 @@ def test_kendall_scoring_page(tmp_path, no_figures):
     assert not any(s[1] for s in stars)
     assert "no classes" in soup.find("section", id="per-class").get_text()
     assert soup.find("section", id="significance") is None
+
+
+def test_the_library_page_takes_its_date_from_source_date_epoch(monkeypatch):
+    """to_html() without date= follows SOURCE_DATE_EPOCH as the CLI does (1795392000 s = 2026-11-23 UTC)."""
+    report = hostile_report()
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1795392000")
+    page = to_html(report, plots=False)
+    assert soup_of(page).find("header").find("time")["datetime"] == DATE == "2026-11-23"

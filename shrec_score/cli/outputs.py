@@ -29,12 +29,6 @@ def format_option(*choices: str) -> Callable[[Any], Any]:
 REPORT_FORMAT = format_option("table", "csv", "json", "markdown", "latex", "trec")
 
 
-def page_date() -> str:
-    """Today (UTC), or the day of SOURCE_DATE_EPOCH when set (reproducible pages)."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
-    return time.strftime("%Y-%m-%d", time.gmtime(int(epoch) if epoch.isdigit() else None))
-
-
 def _inside(path: str, folder: str) -> bool:
     a, b = os.path.realpath(path), os.path.realpath(folder)
     return a == b or a.startswith(b + os.sep)
@@ -116,7 +110,7 @@ class Outputs:
             if self.html_prefix is not None:  # the CSV files are written beside the page
                 links = {name: "../" * self.html_prefix.count("/") + name for name in csv}
             pages = html_files(
-                report, title=self.page.get("title"), description=self.page.get("description"), date=page_date(),
+                report, title=self.page.get("title"), description=self.page.get("description"),
                 figures=figures if self.want_plots else None, links=links,
             )
         places: list[tuple[Any, str | None, dict[str, Any]]] = [

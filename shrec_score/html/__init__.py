@@ -9,9 +9,9 @@ the escaping and shared cells; the style sheet and script are the package data `
 
 from __future__ import annotations
 
-import datetime
 import os
 import re
+import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +34,12 @@ PLOT_TITLES = {
 }
 
 
+def page_date() -> str:
+    """Today (UTC), or the day of SOURCE_DATE_EPOCH when set (reproducible pages, as reproducible builds do)."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+    return time.strftime("%Y-%m-%d", time.gmtime(int(epoch) if epoch.isdigit() else None))
+
+
 def to_html(
     report: Report, *, title: str | None = None, description: str | None = None, date: str | None = None,
     figures: Mapping[str, bytes] | None = None, plots: bool = True, links: Mapping[str, str] | None = None,
@@ -42,13 +48,13 @@ def to_html(
 
     ``title``: the heading and window title (default "Retrieval results"; the window then takes the
     description's first paragraph).  ``description``: plain text, escaped, a paragraph per block of lines.
-    ``date``: shown as given (default today, UTC; give it for a byte-identical page).  ``figures``:
+    ``date``: shown as given (default :func:`page_date`; give it, or set SOURCE_DATE_EPOCH, for a byte-identical page).  ``figures``:
     :func:`shrec_score.plots.plot_files`'s files, the ``.svg`` ones put inline; None draws them here when
     matplotlib is installed.  ``plots=False``: no plot section.  ``links``: label -> href of the files
     written beside the page.
     """
     if date is None:
-        date = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+        date = page_date()
     heading = title or "Retrieval results"
     window = title or next(iter(paragraphs(description or "")), heading)
     parts = [
