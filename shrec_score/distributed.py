@@ -6,6 +6,7 @@ values gathered through :func:`~shrec_score.engine.collect`, so every CSV is the
 from __future__ import annotations
 
 import logging
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -217,9 +218,10 @@ def score(
     ``runs`` as :func:`shrec_score.score` takes them, and matrices stored by blocks of rows (a Zarr array
     folder or ``.npy`` row shards with their ``manifest.json``).  ``dask``: ``"tcp://HOST:8786"``, ``"local:N"``
     (N worker processes here, closed before returning), the caller's ``distributed.Client`` (left open),
-    or None (the same tasks one after the other here).  ``options``, ``progress`` (the completed tasks),
-    ``settings`` and the errors as :func:`shrec_score.score`'s; a bad input read on a worker comes back
-    as the same InputError, naming the shard or the Zarr chunk.
+    or None (the same tasks one after the other here).  ``options``, ``progress`` (called with the number
+    of completed tasks as each comes back, and again every 0.1 s while a cluster works: a callback that
+    raises cancels every task), ``settings`` and the errors as :func:`shrec_score.score`'s; a bad input
+    read on a worker comes back as the same InputError, naming the shard or the Zarr chunk.
     """
     from .api import _report, plan_measures, relevance_for
 
@@ -339,13 +341,20 @@ def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _
         futures = [client.submit(fn, token, *args, pure=False) for fn, args, _ in tasks]
         index = {f.key: i for i, f in enumerate(futures)}
         results: list[Any] = [None] * len(futures)
+        ready, done = as_completed(futures), 0
         try:
-            for done, future in enumerate(as_completed(futures), start=1):
-                try:
-                    results[index[future.key]] = future.result()  # raises the task's error (an InputError intact)
-                except KilledWorker:
-                    raise _lost(tasks[index[future.key]]) from None
-                progress("scoring", done, len(futures))
+            while done < len(futures):
+                batch = ready.next_batch(block=False)
+                if not batch:  # the progress callback runs every 0.1 s: one that raises cancels the tasks
+                    time.sleep(0.1)
+                    progress("scoring", done, len(futures))
+                for future in batch:
+                    try:
+                        results[index[future.key]] = future.result()  # raises the task's error (an InputError intact)
+                    except KilledWorker:
+                        raise _lost(tasks[index[future.key]]) from None
+                    done += 1
+                    progress("scoring", done, len(futures))
         except BaseException:
             client.cancel(futures, force=True)
             raise

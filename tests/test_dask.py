@@ -222,7 +222,9 @@ def test_relevance_is_one_task_and_tasks_carry_no_block(data, cluster):
     assert len(blocks) == 7  # 240 rows in blocks of 37
     for args in blocks:
         assert isinstance(args[0], Future) and all(isinstance(a, (str, int)) for a in args[1:])
-    assert seen[-1] == ("scoring", 7, 7) and [d for _, d, _ in seen] == list(range(8))
+    counts = [d for _, d, _ in seen]  # each task's report, and the same count again every 0.1 s of waiting
+    assert seen[-1] == ("scoring", 7, 7) and sorted(counts) == counts and sorted(set(counts)) == list(range(8))
+    assert [d for d, e in zip(counts, counts[1:]) if e == d + 1] == list(range(7))
 
 
 @pytest.mark.parametrize("n_workers", [1, 2])
@@ -423,6 +425,39 @@ def test_a_worker_killed_mid_run_is_retried_and_the_result_is_complete(data, clu
     assert killed and all(got[name] == single[name] for name in CSVS)
     cluster.wait_for_workers(2, timeout=30)
     assert killed[0] not in cluster.run(os.getpid).values()
+
+
+def test_progress_runs_while_the_workers_are_busy_and_a_raise_there_cancels(data, cluster):
+    """While no task comes back the progress callback is still called every
+    0.1 s (both workers held 1.5 s by a task of the test's), so that a
+    callback that raises (the CLI's check for a signal) cancels the tasks
+    without waiting for one to end; the scheduler is left with none of ours."""
+    import time
+
+    root, cla, _ = data
+    hold = [cluster.submit(time.sleep, 1.5, pure=False) for _ in range(2)]
+    seen = []
+
+    class Enough(Exception):
+        pass
+
+    def progress(stage, done, total):
+        seen.append(done)
+        if len(seen) == 6:
+            raise Enough
+
+    with pytest.raises(Enough):
+        dist.score([str(root / "z" / "run.zarr")], cla, dask=cluster, progress=progress)
+    assert seen == [0] * 6  # the first report, then five while the workers were held
+    cluster.cancel(hold, force=True)
+
+    def tasks(dask_scheduler):
+        return len(dask_scheduler.tasks)
+
+    deadline = time.monotonic() + 30
+    while cluster.run_on_scheduler(tasks) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert cluster.run_on_scheduler(tasks) == 0
 
 
 def test_ctrl_c_cancels_the_tasks_and_exits_130(data, cluster, tmp_path):

@@ -31,7 +31,8 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="re
 
 #: The CLI, with its ProgressBar also writing a byte to fd MARK_FD once a task has come back.
 CODE = """
-import os, sys, time
+import faulthandler, os, signal, sys, time
+faulthandler.register(signal.SIGUSR1, all_threads=True)  # the test's dump of every thread if the CLI hangs
 from shrec_score.cli import main, outputs
 fd = int(os.environ["MARK_FD"])
 real = outputs.ProgressBar.__call__
@@ -106,7 +107,13 @@ def test_a_signal_during_dask_ends_with_its_status_and_one_line_every_time(conte
             os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C reaches the whole foreground group: the workers too
         else:
             os.kill(proc.pid, signal.SIGTERM)  # kill PID reaches the tool only
-        stdout, stderr = proc.communicate(timeout=120)
+        try:
+            stdout, stderr = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # say where it hangs: every thread's stack
+            os.kill(proc.pid, signal.SIGUSR1)
+            time.sleep(2)
+            os.killpg(proc.pid, signal.SIGKILL)
+            pytest.fail(f"round {k} (pause {pause}): no exit 60 s after {how}; stacks:\n{proc.communicate()[1]}")
         seen.append((proc.returncode, stderr, stdout, out.exists()))
         deadline = time.monotonic() + 10
         while any(alive(w) for w in workers) and time.monotonic() < deadline:

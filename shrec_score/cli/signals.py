@@ -4,6 +4,9 @@ The handler runs between two bytecodes of the main thread, maybe where an except
 callback as distributed registers, a ``__del__``, code that catches everything).  So it both raises
 :class:`Stopped` and records the signal, which the command checks where nothing swallows it
 (:meth:`Interrupts.check`: every progress report, before publishing, on the way out of ``main``).
+Around code that waits on other threads (distributed's client) the handler only records the signal
+(:meth:`Interrupts.held`): an exception raised there between two bytecodes can leave a lock held, and the
+process waiting for it forever.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ class Interrupts:
         self.signum: int | None = None
         self._previous: dict[int, Any] = {}
         self._swallowed = False
+        self._held = False
 
     def __enter__(self) -> Interrupts:
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -55,8 +59,20 @@ class Interrupts:
         if sys.unraisablehook == self._unraisable:
             sys.unraisablehook = self._hook
 
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """Within the block a signal is only recorded, for the next :meth:`check` to raise: the block's
+        code must call it often (the cluster's wait reports progress every 0.1 s)."""
+        self._held = True
+        try:
+            yield
+        finally:
+            self._held = False
+
     def _handle(self, signum: int, frame: FrameType | None) -> None:
-        if self.signum is None or self._swallowed:
+        if self._held:
+            self.signum = self.signum or signum
+        elif self.signum is None or self._swallowed:
             self.signum = self.signum or signum
             self._swallowed = False
             raise Stopped(self.signum)
