@@ -429,13 +429,21 @@ def test_a_worker_killed_mid_run_is_retried_and_the_result_is_complete(data, clu
 
 def test_progress_runs_while_the_workers_are_busy_and_a_raise_there_cancels(data, cluster):
     """While no task comes back the progress callback is still called every
-    0.1 s (both workers held 1.5 s by a task of the test's), so that a
-    callback that raises (the CLI's check for a signal) cancels the tasks
-    without waiting for one to end; the scheduler is left with none of ours."""
+    0.1 s (each worker's one thread held by a task of the test's, which waits
+    for an Event), so that a callback that raises (the CLI's check for a
+    signal) cancels the tasks without waiting for one to end; the scheduler
+    is left with none of ours."""
     import time
 
+    from distributed import Event
+
     root, cla, _ = data
-    hold = [cluster.submit(time.sleep, 1.5, pure=False) for _ in range(2)]
+    release = Event("release-the-workers", client=cluster)
+    workers = list(cluster.scheduler_info()["workers"])
+    held = [cluster.submit(_wait_for, "release-the-workers", workers=[w], pure=False) for w in workers]
+    deadline = time.monotonic() + 30
+    while sum(len(keys) for keys in cluster.processing().values()) < len(workers) and time.monotonic() < deadline:
+        time.sleep(0.02)
     seen = []
 
     class Enough(Exception):
@@ -446,18 +454,28 @@ def test_progress_runs_while_the_workers_are_busy_and_a_raise_there_cancels(data
         if len(seen) == 6:
             raise Enough
 
-    with pytest.raises(Enough):
-        dist.score([str(root / "z" / "run.zarr")], cla, dask=cluster, progress=progress)
+    try:
+        with pytest.raises(Enough):
+            dist.score([str(root / "z" / "run.zarr")], cla, dask=cluster, progress=progress)
+    finally:
+        release.set()
     assert seen == [0] * 6  # the first report, then five while the workers were held
-    cluster.cancel(hold, force=True)
+    assert cluster.gather(held) == [True] * len(workers)
+    cluster.cancel(held)  # the test's own tasks, released
 
     def tasks(dask_scheduler):
         return len(dask_scheduler.tasks)
 
-    deadline = time.monotonic() + 30
     while cluster.run_on_scheduler(tasks) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert cluster.run_on_scheduler(tasks) == 0
+
+
+def _wait_for(name):
+    """A task that holds its worker's thread until the Event ``name`` is set (30 s at most)."""
+    from distributed import Event
+
+    return Event(name).wait(30)
 
 
 def test_ctrl_c_cancels_the_tasks_and_exits_130(data, cluster, tmp_path):
