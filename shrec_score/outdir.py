@@ -81,7 +81,7 @@ def commit_together(folders: Sequence[OutputFolder]) -> list[str]:
             folder.swap()
             swapped.append(folder)
         for folder in folders:
-            _fsync_dir(folder.parent)  # the swaps survive a power loss (or are undone)
+            fsync_dir(folder.parent)  # the swaps survive a power loss (or are undone)
     except BaseException as exc:
         for back in reversed(swapped):
             back.unswap()
@@ -355,10 +355,11 @@ def _move(src: str, dst: str, *, replace: bool) -> bool:
 
 def _sync_tree(top: str) -> None:
     for folder, _, _ in os.walk(top, topdown=False):
-        _fsync_dir(folder)
+        fsync_dir(folder)
 
 
-def _fsync_dir(path: str) -> None:
+def fsync_dir(path: str) -> None:
+    """fsync the folder ``path`` (its entries' names survive a power loss)."""
     fd = os.open(path or ".", os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(fd)

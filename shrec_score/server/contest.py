@@ -68,6 +68,11 @@ def now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
 
 
+def stamp() -> str:
+    """Now, as the store keeps times (ISO 8601, seconds, UTC)."""
+    return now().isoformat(timespec="seconds")
+
+
 def load_contest(path: str | os.PathLike[str]) -> Contest:
     """Read and check CONTEST.yaml; writes the track's preset into the data folder."""
     import yaml
