@@ -408,16 +408,13 @@ def _holder(fd: int) -> str:
     inode = str(os.fstat(fd).st_ino)
     try:
         with open("/proc/locks") as fh:
-            rows = [line.split() for line in fh]
-        pids = [f[4] for f in rows if len(f) > 5 and f[1] == "FLOCK" and f[5].rsplit(":", 1)[-1] == inode]
-    except OSError:
-        pids = []
-    if not pids:
+            pid = next(f[4] for f in map(str.split, fh) if len(f) > 5 and f[1] == "FLOCK" and f[5].rsplit(":", 1)[-1] == inode)
+    except (OSError, StopIteration):
         return "another process"
     try:
-        with open(f"/proc/{pids[0]}/cmdline", "rb") as cf:
+        with open(f"/proc/{pid}/cmdline", "rb") as cf:
             words = cf.read().split(b"\0")
         prog = " ".join(os.path.basename(w.decode(errors="replace")) for w in words[:2] if w)
     except OSError:
         prog = ""
-    return f"process {pids[0]}" + (f" ({visible(prog)})" if prog else "")
+    return f"process {pid}" + (f" ({visible(prog)})" if prog else "")

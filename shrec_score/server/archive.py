@@ -181,13 +181,13 @@ class RunChecker:
     """The contest's ``check``: the preset's relevance and input options, read once."""
 
     def __init__(self, preset: str) -> None:
+        from ..api import relevance_for
         from ..config import load_config
-        from ..loading import load_relevance
         from ..options import Options
 
         cfg = load_config(preset)
-        self.options = o = Options.build(**{k: cfg.get(k) for k in ("queries", "grades", "collection", "collection_size", "split", "run_format", "matrix_order")})
-        self.relevance = load_relevance(cfg["relevance"], o.queries, grades=o.grades, collection=o.collection, collection_size=o.collection_size, split=o.split)
+        self.options = Options.build(**{k: cfg.get(k) for k in ("queries", "grades", "collection", "collection_size", "split", "run_format", "matrix_order")})
+        self.relevance = relevance_for(cfg["relevance"], self.options)
 
     def errors(self, staging: str, unpacked: Unpacked) -> list[dict[str, Any]]:
         """The check's errors of the run at ``staging/unpacked.name``, files named inside the upload."""
