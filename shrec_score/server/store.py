@@ -66,14 +66,11 @@ def token_hash(token: str) -> str:
 
 def fsync_tree(top: str) -> None:
     """fsync every file and folder under ``top`` (``top`` itself included)."""
-    if os.path.isfile(top):
-        with open(top, "rb") as f:
+    files = [top] if os.path.isfile(top) else [os.path.join(here, name) for here, _, names in os.walk(top) for name in names]
+    for file in files:
+        with open(file, "rb") as f:
             os.fsync(f.fileno())
-        return
-    for here, _, files in os.walk(top):
-        for name in files:
-            with open(os.path.join(here, name), "rb") as f:
-                os.fsync(f.fileno())
+    for here, _, _ in os.walk(top):  # none for a file
         fsync_dir(here)
 
 
