@@ -40,6 +40,11 @@ class Problem:
     def __str__(self) -> str:  # escaped: a newline in a file name shows as \n
         return f"{self.where}: {self.level}: {visible(self.message)}"
 
+    @classmethod
+    def of(cls, exc: InputError, path: str) -> Problem:
+        """The error ``exc``, of the file ``path`` unless it names its own."""
+        return cls(exc.path or path, exc.line, "error", exc.body)
+
 
 def check_runs(
     paths: Iterable[str], relevance: Relevance, *, run_format: str = "auto", matrix_order: str | None = None,
@@ -53,7 +58,7 @@ def check_runs(
         spell = id_spelling(relevance, strip=strip_zeros, id_map=id_map)
         sources, notes = discover_sources(list(paths), run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries), spell=spell)
     except InputError as exc:
-        return [Problem(exc.path or "", exc.line, "error", exc.body)]
+        return [Problem.of(exc, "")]
     index = relevance.target_index if spell is None else SpelledIndex(relevance.target_index, spell)
     problems = [Problem(n.split(":", 1)[0], None, "note", n.split(": ", 1)[1]) for n in notes]
     for s in sources:
@@ -113,7 +118,7 @@ def _check_shrec2011_run(source: RunSource, relevance: Relevance, index: Mapping
     try:
         read_shrec2011_run(source, relevance.query_ids, index, ignorable=relevance.ignorable_queries, unjudged=unjudged, spell=spell)
     except InputError as exc:
-        return [Problem(exc.path or source.path, exc.line, "error", exc.body)]
+        return [Problem.of(exc, source.path)]
     return []
 
 
@@ -161,7 +166,7 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
     try:
         text = decode_text(path, read_bytes(path, checked=True))  # _check_list_run stat'ed it
     except InputError as exc:
-        return [Problem(path, exc.line, "error", exc.body)]
+        return [Problem.of(exc, path)]
     found: list[Problem] = []
     rows = list_rows(text, None if relevance.keeps_own_item else query_id)  # ShapeNet: a query-id line is the query ranked first
     if not rows:
@@ -174,32 +179,28 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
     self_id = relevance.target_ids[relevance.self_index[own]] if own >= 0 and relevance.self_index[own] >= 0 else None
     full_length = relevance.collection_size - (self_id is not None) if relevance.collection_size else None
     n_targets = 0
-    for line in lines:
-        n = line.n
-        if line.tid is None:
-            found.append(Problem(path, n, "error", f'expected "<target> [distance]", got {line.fields} fields'))
+    for n, fields, tid, target, first_at, text_d, d in lines:
+        if tid is None:
+            found.append(Problem(path, n, "error", f'expected "<target> [distance]", got {fields} fields'))
             continue
-        if line.target is None:
-            found.append(Problem(path, n, "error", f"unknown target id {shown(line.tid)}"))
-        elif line.first_at is not None:
-            found.append(Problem(path, n, "error", f"target {shown(line.tid)} listed twice (first at line {line.first_at})"))
+        if target is None:
+            found.append(Problem(path, n, "error", f"unknown target id {shown(tid)}"))
+        elif first_at is not None:
+            found.append(Problem(path, n, "error", f"target {shown(tid)} listed twice (first at line {first_at})"))
         else:
-            n_targets += line.tid != self_id
-        if line.dist_text is not None:
-            text_d, d = line.dist_text, line.dist
-            if d is None:
-                found.append(Problem(path, n, "error", f"distance {shown(text_d)} is not a number"))
-                continue
-            if math.isnan(d):
-                found.append(Problem(path, n, "error", "distance is NaN"))
-                continue
-            if math.isinf(d):
-                found.append(Problem(path, n, "warning", f"distance is {plain(text_d)} (infinite)"))
-            if d < prev:
-                decreasing += 1
-                if decreasing == 1:
-                    found.append(Problem(path, n, "warning", f"distance {plain(text_d)} is smaller than the one above: lists must be sorted, most similar (smallest distance) first"))
-            prev = d
+            n_targets += tid != self_id
+        if text_d is None:
+            continue
+        if d is None or math.isnan(d):
+            found.append(Problem(path, n, "error", "distance is NaN" if d is not None else f"distance {shown(text_d)} is not a number"))
+            continue
+        if math.isinf(d):
+            found.append(Problem(path, n, "warning", f"distance is {plain(text_d)} (infinite)"))
+        if d < prev:
+            decreasing += 1
+            if decreasing == 1:
+                found.append(Problem(path, n, "warning", f"distance {plain(text_d)} is smaller than the one above: lists must be sorted, most similar (smallest distance) first"))
+        prev = d
     if decreasing > 1:
         found.append(Problem(path, None, "warning", f"distances decrease {decreasing} times down the list"))
     if full_length is not None and n_targets < full_length:
@@ -220,26 +221,19 @@ def _check_matrix_run(source: RunSource | BlockSource, relevance: Relevance, mat
         else:
             m = read_matrix_run(source, relevance, matrix_order).matrix
             blocks = ((a, m[a : a + 256]) for a in range(0, m.shape[0], 256))
-        for a, block in blocks:
-            _non_finite(found, source.path, a, np.asarray(block, dtype=np.float64))
+        for a, block in blocks:  # NaN cells are errors, infinite ones warnings
+            block = np.asarray(block, dtype=np.float64)
+            for kind, mask, level in (("NaN", np.isnan(block), "error"), ("infinite", np.isinf(block), "warning")):
+                for r, c in np.argwhere(mask)[: max(0, PER_FILE - len(found))]:
+                    found.append(Problem(source.path, None, level, f"row {a + r + 1} column {c + 1} is {kind}"))
     except InputError as exc:
-        return [Problem(exc.path or source.path, exc.line, "error", exc.body)]
+        return [Problem.of(exc, source.path)]
     return _limited(found, source.path)
-
-
-def _non_finite(found: list[Problem], path: str, first_row: int, block: np.ndarray) -> None:
-    """The NaN (an error) and infinite (a warning) cells of a block of rows."""
-    for kind, mask, level in (("NaN", np.isnan(block), "error"), ("infinite", np.isinf(block), "warning")):
-        for r, c in np.argwhere(mask)[: max(0, PER_FILE - len(found))]:
-            found.append(Problem(path, None, level, f"row {first_row + r + 1} column {c + 1} is {kind}"))
 
 
 def _check_trec_run(source: RunSource, relevance: Relevance, spell: Spell | None = None) -> list[Problem]:
     """The run's problems in :mod:`shrec_score.io.trec`'s words, read by its line reader."""
-    path = source.path
-    qset = set(relevance.query_ids)
-    index = relevance.target_index
-    open_index = not relevance.closed
+    path, qset = source.path, set(relevance.query_ids)
     found: list[Problem] = []
     seen: dict[tuple[str, str], int] = {}
     ranked: set[str] = set()
@@ -248,7 +242,7 @@ def _check_trec_run(source: RunSource, relevance: Relevance, spell: Spell | None
 
     def error(exc: InputError | None) -> None:
         if exc is not None:
-            found.append(Problem(exc.path or path, exc.line, "error", exc.body))
+            found.append(Problem.of(exc, path))
 
     try:
         for n, f in trec.trec_lines(path):  # (a compressed run a piece at a time)
@@ -263,7 +257,7 @@ def _check_trec_run(source: RunSource, relevance: Relevance, spell: Spell | None
             if q not in qset:
                 unknown_topics.add(q)
                 continue
-            if not open_index and t not in index:
+            if relevance.closed and t not in relevance.target_index:
                 error(trec.unknown_target_error(path, n, t))
             if (q, t) in seen:
                 error(trec.repeated_error(path, q, t, seen[(q, t)], n))

@@ -136,7 +136,7 @@ class Options:
         rank_by = None if opts.rank_by is None else measure_name(opts.rank_by, "rank_by")
         if opts.settings.ties == "expected":
             check_expected([*(measures or ()), *(x for x in (sort, rank_by) if x is not None)], opts.settings)
-        return cls(**{**opts.__dict__, "cutoffs": cutoffs, "measures": measures, "sort": sort, "rank_by": rank_by})
+        return replace(opts, cutoffs=cutoffs, measures=measures, sort=sort, rank_by=rank_by)
 
 
 def check_expected(names: Sequence[str], settings: Settings) -> None:

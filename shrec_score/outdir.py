@@ -81,7 +81,7 @@ def commit_together(folders: Sequence[OutputFolder]) -> list[str]:
             folder.swap()
             swapped.append(folder)
         for folder in folders:
-            _fsync_dir(folder.parent)  # the swaps survive a power loss (or are undone)
+            fsync_dir(folder.parent)  # the swaps survive a power loss (or are undone)
     except BaseException as exc:
         for back in reversed(swapped):
             back.unswap()
@@ -355,10 +355,11 @@ def _move(src: str, dst: str, *, replace: bool) -> bool:
 
 def _sync_tree(top: str) -> None:
     for folder, _, _ in os.walk(top, topdown=False):
-        _fsync_dir(folder)
+        fsync_dir(folder)
 
 
-def _fsync_dir(path: str) -> None:
+def fsync_dir(path: str) -> None:
+    """fsync the folder ``path`` (its entries' names survive a power loss)."""
     fd = os.open(path or ".", os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(fd)
@@ -407,16 +408,13 @@ def _holder(fd: int) -> str:
     inode = str(os.fstat(fd).st_ino)
     try:
         with open("/proc/locks") as fh:
-            rows = [line.split() for line in fh]
-        pids = [f[4] for f in rows if len(f) > 5 and f[1] == "FLOCK" and f[5].rsplit(":", 1)[-1] == inode]
-    except OSError:
-        pids = []
-    if not pids:
+            pid = next(f[4] for f in map(str.split, fh) if len(f) > 5 and f[1] == "FLOCK" and f[5].rsplit(":", 1)[-1] == inode)
+    except (OSError, StopIteration):
         return "another process"
     try:
-        with open(f"/proc/{pids[0]}/cmdline", "rb") as cf:
+        with open(f"/proc/{pid}/cmdline", "rb") as cf:
             words = cf.read().split(b"\0")
         prog = " ".join(os.path.basename(w.decode(errors="replace")) for w in words[:2] if w)
     except OSError:
         prog = ""
-    return f"process {pids[0]}" + (f" ({visible(prog)})" if prog else "")
+    return f"process {pid}" + (f" ({visible(prog)})" if prog else "")

@@ -168,11 +168,10 @@ def score_command(
 
         with user_errors():
             cluster_target(dask_address)
-    stops = click.get_current_context().find_object(Interrupts)  # main()'s (None under CliRunner)
-    stopped = stops.check if stops is not None else lambda: None
+    stops = click.get_current_context().find_object(Interrupts) or Interrupts()  # main()'s (under CliRunner: one never entered)
 
     def progress(stage: str, done: int, total: int) -> None:
-        stopped()  # a signal whose raise a library swallowed ends the scoring here
+        stops.check()  # a signal whose raise a library swallowed ends the scoring here
         bar(stage, done, total)
 
     from ..io.chunked import holds_row_blocks
@@ -182,7 +181,7 @@ def score_command(
             if dask_address or any(holds_row_blocks(r) for r in runs):  # row blocks: the same tasks here
                 from ..distributed import score as score_on_cluster
 
-                held = stops.held() if stops is not None and dask_address else nullcontext()
+                held = stops.held() if dask_address else nullcontext()
                 with quiet_dask_logs() if dask_address else nullcontext(), held:  # one line says what failed; signals checked, not raised
                     report = score_on_cluster(
                         runs, relevance, dask=dask_address or None, options=options, progress=progress
@@ -190,7 +189,7 @@ def score_command(
             else:
                 report = score(runs, relevance, options=options, progress=progress)
             bar.close()
-            stopped()  # never publish the outputs of an interrupted scoring
+            stops.check()  # never publish the outputs of an interrupted scoring
             outputs.commit(report)
     finally:
         bar.close()
@@ -216,16 +215,13 @@ def check(runs: list[str], relevance: str, options: Options) -> None:
     """Print every problem of the runs, the ties that move a mean, and the verdict (exit 2 on an error)."""
     from dataclasses import replace
 
+    from ..api import relevance_for
     from ..check import check_runs
-    from ..loading import load_relevance
     from ..tiereport import tie_report, tie_warnings
 
     o = options
     with user_errors():
-        rel = load_relevance(
-            relevance, o.queries, grades=o.grades, collection=o.collection, collection_size=o.collection_size,
-            split=o.split,
-        )
+        rel = relevance_for(relevance, o)
     problems = check_runs(
         runs, rel, run_format=o.run_format, matrix_order=o.matrix_order, strip_zeros=o.strip_zeros, id_map=o.id_map
     )
@@ -267,8 +263,6 @@ def ties_command(runs: Sequence[str], fmt: str, **shared: Any) -> None:
     relevance = inputs.pick("relevance")
     with user_errors():
         frame = tie_report(runs, relevance, measures=options.measures if any(inputs.given["measures"]) else None, options=options)
-    if fmt == "auto":
-        fmt = "table" if sys.stdout.isatty() else "csv"
     click.echo(frame_text(frame, fmt), nl=False)
 
 

@@ -4,7 +4,6 @@ commands (issue 32).  The server's modules are imported only when one of these r
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 import click
@@ -55,13 +54,14 @@ def add_team_command(contest_file: str, team: str) -> None:
     """Create TEAM and print its token, once, on one line (only its hash is kept)."""
     import re
 
+    from ..server.contest import stamp
     from ..server.store import Store
 
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}", team):
         raise BadInput(f"TEAM: expected 1 to 40 letters, digits, '_', '.' or '-' (starting with a letter or digit), got {team!r}")
     contest = _contest(contest_file)
     try:
-        token = Store(contest.data).add_team(team, dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
+        token = Store(contest.data).add_team(team, stamp())
     except ValueError as exc:
         raise BadInput(f"{contest_file}: {exc}") from None
     click.echo(token)

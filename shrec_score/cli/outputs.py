@@ -20,8 +20,9 @@ if TYPE_CHECKING:
 
 
 def format_option(*choices: str) -> Callable[[Any], Any]:
-    """``--format``: ``auto`` or one of ``choices``."""
+    """``--format``: one of ``choices``, or ``auto`` (the command sees ``table`` or ``csv``)."""
     return click.option("--format", "fmt", type=click.Choice(["auto", *choices]), default="auto", show_default=True,
+                        callback=lambda ctx, param, fmt: ("table" if sys.stdout.isatty() else "csv") if fmt == "auto" else fmt,
                         help="auto = a table on a terminal, CSV otherwise.")
 
 
@@ -86,45 +87,43 @@ class Outputs:
         self.stack.__exit__(*exc)
 
     def commit(self, report: Any) -> None:
+        """Write the report's files into every folder, all or none (issue 30.13)."""
         import warnings
+
+        from ..outdir import commit_together
 
         with warnings.catch_warnings(record=True) as caught:  # the figures' warnings join the report's (one line each; none with --quiet)
             warnings.simplefilter("always")
-            self._commit(report)
+            figures: dict[str, bytes] = {}
+            if self.want_plots:
+                from ..plots import plot_files
+
+                figures = plot_files(report)
+            csv = report.csv_files() if self.out is not None else {}
+            pages: dict[str, str] = {}
+            if self.want_html:
+                from ..html import html_files
+
+                links = None
+                if self.html_prefix is not None:  # the CSV files are written beside the page
+                    links = {name: "../" * self.html_prefix.count("/") + name for name in csv}
+                pages = html_files(
+                    report, title=self.page.get("title"), description=self.page.get("description"),
+                    figures=figures if self.want_plots else None, links=links,
+                )
+            places: list[tuple[Any, str | None, dict[str, Any]]] = [
+                (self.plots, "", figures),
+                (self.html, "", pages),
+                (self.out, "", csv),
+                (self.out, self.plots_prefix, figures),
+                (self.out, self.html_prefix, pages),
+            ]
+            for folder, prefix, files in places:
+                if folder is not None and prefix is not None:
+                    for name, data in files.items():
+                        folder.add(prefix + name, data)
+            commit_together(self.folders)
         report.warnings.extend(str(w.message) for w in caught)
-
-    def _commit(self, report: Any) -> None:
-        from ..outdir import commit_together
-
-        figures: dict[str, bytes] = {}
-        if self.want_plots:
-            from ..plots import plot_files
-
-            figures = plot_files(report)
-        csv = report.csv_files() if self.out is not None else {}
-        pages: dict[str, str] = {}
-        if self.want_html:
-            from ..html import html_files
-
-            links = None
-            if self.html_prefix is not None:  # the CSV files are written beside the page
-                links = {name: "../" * self.html_prefix.count("/") + name for name in csv}
-            pages = html_files(
-                report, title=self.page.get("title"), description=self.page.get("description"),
-                figures=figures if self.want_plots else None, links=links,
-            )
-        places: list[tuple[Any, str | None, dict[str, Any]]] = [
-            (self.plots, "", figures),
-            (self.html, "", pages),
-            (self.out, "", csv),
-            (self.out, self.plots_prefix, figures),
-            (self.out, self.html_prefix, pages),
-        ]
-        for folder, prefix, files in places:
-            if folder is not None and prefix is not None:
-                for name, data in files.items():
-                    folder.add(prefix + name, data)
-        commit_together(self.folders)  # every folder of one scoring, or none (issue 30.13)
 
 
 def render(report: Report, fmt: str, per_query: bool, quiet: bool) -> None:
@@ -133,8 +132,6 @@ def render(report: Report, fmt: str, per_query: bool, quiet: bool) -> None:
     if not quiet:
         for w in report.warnings:  # notes carry their own "note: " prefix (api._warnings)
             click.echo(w if w.startswith("note: ") else f"warning: {w}", err=True)
-    if fmt == "auto":
-        fmt = "table" if sys.stdout.isatty() else "csv"
     if fmt == "table":
         from rich.console import Console
 

@@ -70,10 +70,9 @@ class Interrupts:
             self._held = False
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
-        if self._held:
-            self.signum = self.signum or signum
-        elif self.signum is None or self._swallowed:
-            self.signum = self.signum or signum
+        first = self.signum is None
+        self.signum = self.signum or signum  # held: only recorded
+        if not self._held and (first or self._swallowed):
             self._swallowed = False
             raise Stopped(self.signum)
 

@@ -37,7 +37,9 @@ def create_app(contest: Contest) -> Starlette:
 
         async def endpoint(request: Request) -> Response:
             team = await server.team(request)
-            return _unauthorized() if team is None else await handler(request, team)
+            if team is None:
+                return JSONResponse({"error": "expected a team's token in 'Authorization: Bearer TOKEN'"}, 401, headers={"WWW-Authenticate": "Bearer"})
+            return await handler(request, team)
 
         return endpoint
 
@@ -97,10 +99,6 @@ def create_app(contest: Contest) -> Starlette:
     app.state.server = server
     app.add_middleware(SecurityHeaders, csp=pages.csp)
     return app
-
-
-def _unauthorized() -> Response:
-    return JSONResponse({"error": "expected a team's token in 'Authorization: Bearer TOKEN'"}, 401, headers={"WWW-Authenticate": "Bearer"})
 
 
 class SecurityHeaders:

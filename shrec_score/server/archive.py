@@ -129,9 +129,7 @@ def _unzip(upload: str, root: str, budget: _Budget) -> None:
     with zipfile.ZipFile(upload) as z:
         for info in z.infolist():
             kind = stat.S_IFMT(info.external_attr >> 16)  # 0: no Unix type recorded (a plain file)
-            got: str | None = "a symbolic link" if stat.S_ISLNK(kind) else SPECIAL
-            if kind in (0, stat.S_IFREG, stat.S_IFDIR):
-                got = None
+            got = None if kind in (0, stat.S_IFREG, stat.S_IFDIR) else "a symbolic link" if stat.S_ISLNK(kind) else SPECIAL
             _member(root, budget, info.filename, got, info.is_dir(), info.file_size, functools.partial(z.open, info))
 
 
@@ -149,9 +147,7 @@ def _untar(upload: str, root: str, budget: _Budget) -> None:
                 budget.add(size)
     with tarfile.open(upload, mode="r|gz") as tar:  # a stream: one pass, no seeking
         for m in tar:
-            got: str | None = "a symbolic link" if m.issym() else "a hard link" if m.islnk() else SPECIAL
-            if m.isfile() or m.isdir():
-                got = None
+            got = None if m.isfile() or m.isdir() else "a symbolic link" if m.issym() else "a hard link" if m.islnk() else SPECIAL
             _member(root, budget, m.name, got, m.isdir(), m.size, functools.partial(tar.extractfile, m))
 
 
@@ -185,13 +181,13 @@ class RunChecker:
     """The contest's ``check``: the preset's relevance and input options, read once."""
 
     def __init__(self, preset: str) -> None:
+        from ..api import relevance_for
         from ..config import load_config
-        from ..loading import load_relevance
         from ..options import Options
 
         cfg = load_config(preset)
-        self.options = o = Options.build(**{k: cfg.get(k) for k in ("queries", "grades", "collection", "collection_size", "split", "run_format", "matrix_order")})
-        self.relevance = load_relevance(cfg["relevance"], o.queries, grades=o.grades, collection=o.collection, collection_size=o.collection_size, split=o.split)
+        self.options = Options.build(**{k: cfg.get(k) for k in ("queries", "grades", "collection", "collection_size", "split", "run_format", "matrix_order")})
+        self.relevance = relevance_for(cfg["relevance"], self.options)
 
     def errors(self, staging: str, unpacked: Unpacked) -> list[dict[str, Any]]:
         """The check's errors of the run at ``staging/unpacked.name``, files named inside the upload."""

@@ -29,7 +29,8 @@ LIMITS: dict[str, float] = {
     "wall_seconds": 600,
 }
 
-KEYS = ("title", "track", "relevance", "data", "phases", *LIMITS)
+REQUIRED = ("title", "track", "relevance", "data", "phases")
+KEYS = (*REQUIRED, *LIMITS)
 PHASE_KEYS = ("name", "opens", "closes", "max_runs", "leaderboard")
 
 
@@ -68,6 +69,11 @@ def now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
 
 
+def stamp() -> str:
+    """Now, as the store keeps times (ISO 8601, seconds, UTC)."""
+    return now().isoformat(timespec="seconds")
+
+
 def load_contest(path: str | os.PathLike[str]) -> Contest:
     """Read and check CONTEST.yaml; writes the track's preset into the data folder."""
     import yaml
@@ -77,7 +83,7 @@ def load_contest(path: str | os.PathLike[str]) -> Contest:
     from ..io.text import read_text
 
     path = os.fspath(path)
-    data, lines = read_yaml_mapping(path, read_text(path), "contest settings", "title, track, relevance, data, phases")
+    data, lines = read_yaml_mapping(path, read_text(path), "contest settings", ", ".join(REQUIRED))
     base = os.path.dirname(os.path.abspath(path))
 
     def fail(key: str, expected: str, got: Any = None) -> InputError:
@@ -87,17 +93,16 @@ def load_contest(path: str | os.PathLike[str]) -> Contest:
     for key in data:
         if key not in KEYS:
             raise fail(key, f"unknown key {shown(str(key))}; expected one of: {', '.join(KEYS)}")
-    for key in ("title", "track", "relevance", "data", "phases"):
+    for key in REQUIRED:
         if key not in data:
             raise InputError(path, None, f"expected the key {shown(key)}")
     for key, what in (("title", "a text"), ("relevance", "a file path"), ("data", "a folder path")):
         if not isinstance(data[key], str) or not (data[key].strip() if key == "title" else data[key]):
             raise fail(key, f"expected {key!r} to be {what}", data[key])
-    title, track, relevance, folder = data["title"], data["track"], data["relevance"], data["data"]
-    relevance = _absolute(base, relevance)
+    title, track = data["title"], data["track"]
+    relevance, folder = _absolute(base, data["relevance"]), _absolute(base, data["data"])
     if not os.path.isfile(relevance):
         raise fail("relevance", "expected 'relevance' to be an existing file", f"{relevance} not found")
-    folder = _absolute(base, folder)
     limits = dict(LIMITS)
     for key in [k for k in LIMITS if k in data]:
         value = data[key]

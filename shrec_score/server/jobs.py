@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime as dt
 import os
 import secrets
 import shutil
@@ -18,12 +17,8 @@ import subprocess
 import sys
 from typing import Any
 
-from .contest import Contest
+from .contest import Contest, stamp
 from .store import Store
-
-
-def stamp() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
 
 
 class Scorer:
@@ -45,7 +40,7 @@ class Scorer:
             try:
                 await self.score(job)
             except Exception as exc:  # a bug or the disk, not the run: say so on the run, keep the queue going
-                await self._finish(job, "failed", reason=f"internal error while scoring: {type(exc).__name__}: {exc}"[:500])
+                await self._finish(job, reason=f"internal error while scoring: {type(exc).__name__}: {exc}"[:500])
                 await asyncio.sleep(1)
 
     async def score(self, job: dict[str, Any]) -> None:
@@ -68,7 +63,7 @@ class Scorer:
             shutil.rmtree(out, ignore_errors=True)
             if not isinstance(exc, asyncio.TimeoutError):
                 raise
-            return await self._finish(job, "failed", reason=f"stopped at the wall-clock limit of {wall:g} s")
+            return await self._finish(job, reason=f"stopped at the wall-clock limit of {wall:g} s")
         try:
             if proc.returncode == 0:
                 with open(os.path.join(out, "per_run.csv"), encoding="utf-8") as f:
@@ -77,7 +72,7 @@ class Scorer:
                 result = {"reason": self._reason(proc.returncode, err, run, job["label"])}
         finally:
             shutil.rmtree(out, ignore_errors=True)  # before the commit: a scored run leaves nothing in work/
-        await self._finish(job, "scored" if "per_run" in result else "failed", **result)
+        await self._finish(job, **result)
 
     def _reason(self, status: int | None, err: bytes, run: str, label: str) -> str:
         if status in (-signal.SIGXCPU, -signal.SIGKILL):
@@ -86,5 +81,5 @@ class Scorer:
         text = lines[-1] if lines else f"the scoring ended with status {status}"
         return text.replace(os.path.dirname(run) + os.sep, "").replace(run, label)[:500]  # no server path shown
 
-    async def _finish(self, job: dict[str, Any], status: str, **result: str) -> None:
-        await asyncio.to_thread(self.store.finish, job["id"], status, stamp(), **result)
+    async def _finish(self, job: dict[str, Any], **result: str) -> None:
+        await asyncio.to_thread(self.store.finish, job["id"], stamp(), **result)

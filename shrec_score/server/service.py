@@ -21,8 +21,8 @@ from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 
 from .archive import PIECE, Limits, RunChecker, UploadError, unpack
-from .contest import Contest, Phase, now
-from .jobs import Scorer, stamp
+from .contest import Contest, Phase, now, stamp
+from .jobs import Scorer
 from .store import Refused, Store, Team, fsync_tree
 
 #: A run's name as a participant gives it (it becomes part of a file name).

@@ -22,6 +22,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from ..outdir import fsync_dir
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS teams (
     id INTEGER PRIMARY KEY,
@@ -62,24 +64,13 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def fsync_dir(path: str) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def fsync_tree(top: str) -> None:
     """fsync every file and folder under ``top`` (``top`` itself included)."""
-    if os.path.isfile(top):
-        with open(top, "rb") as f:
+    files = [top] if os.path.isfile(top) else [os.path.join(here, name) for here, _, names in os.walk(top) for name in names]
+    for file in files:
+        with open(file, "rb") as f:
             os.fsync(f.fileno())
-        return
-    for here, _, files in os.walk(top):
-        for name in files:
-            with open(os.path.join(here, name), "rb") as f:
-                os.fsync(f.fileno())
+    for here, _, _ in os.walk(top):  # none for a file
         fsync_dir(here)
 
 
@@ -206,11 +197,12 @@ class Store:
             db.execute("UPDATE runs SET attempts = attempts + 1 WHERE id = ?", (row["id"],))
         return dict(row)
 
-    def finish(self, run_id: int, status: str, finished: str, *, per_run: str | None = None, reason: str | None = None) -> bool:
-        """Commit a scoring's outcome with its status; False when the run was no longer queued."""
+    def finish(self, run_id: int, finished: str, *, per_run: str | None = None, reason: str | None = None) -> bool:
+        """Commit a scoring's outcome (scored with ``per_run``, else failed for ``reason``); False when the
+        run was no longer queued."""
         with self.connect() as db:
             cur = db.execute(
                 "UPDATE runs SET status = ?, finished = ?, per_run = ?, reason = ? WHERE id = ? AND status = 'queued'",
-                (status, finished, per_run, reason, run_id),
+                ("failed" if per_run is None else "scored", finished, per_run, reason, run_id),
             )
             return cur.rowcount == 1

@@ -13,8 +13,8 @@ from typing import Any
 
 from .contest import Contest
 
-#: per_run.csv's columns before the measures.
-FIXED = ("run", "queries")
+#: per_run.csv's columns before the measures, with their types.
+FIXED = {"run": str, "queries": int}
 #: A run's fields as the API shows them (``run`` is the stored ``label``).
 SHOWN = ("id", "name", "run", "phase", "status", "sha256", "submitted", "finished")
 
@@ -22,13 +22,7 @@ SHOWN = ("id", "name", "run", "phase", "status", "sha256", "submitted", "finishe
 def per_run_row(text: str) -> dict[str, Any]:
     """A worker's ``per_run.csv`` (a header and one row) as {column: value}, numbers as numbers."""
     header, row = list(csv.reader(io.StringIO(text)))[:2]
-    out: dict[str, Any] = {}
-    for key, value in zip(header, row):
-        if key in FIXED:
-            out[key] = int(value) if key == "queries" else value
-        else:
-            out[key] = None if value in ("", "nan", "NaN") else _plain(float(value))
-    return out
+    return {k: FIXED[k](v) if k in FIXED else None if v == "" else _plain(float(v)) for k, v in zip(header, row)}
 
 
 def _plain(value: Any) -> Any:
@@ -78,10 +72,7 @@ def _ranked(contest: Contest, rows: list[dict[str, Any]]) -> dict[str, Any]:
 
     from ..aggregate import leaderboard as order
 
-    columns = list(rows[0])
-    frame = pd.DataFrame([[r.get(c) for c in columns] for r in rows], columns=columns)
-    frame = frame.astype({c: "float64" for c in columns[2:]})
-    measures = columns[2:]
+    measures = list(rows[0])[len(FIXED) :]
+    frame = pd.DataFrame(rows, columns=[*FIXED, *measures]).astype(dict.fromkeys(measures, "float64"))
     board = order(frame, contest.sort if contest.sort in measures else measures[0])
-    rows = [{k: _plain(v) for k, v in record.items()} for record in board.to_dict(orient="records")]
-    return {"columns": list(board.columns), "rows": rows}
+    return {"columns": list(board.columns), "rows": [{k: _plain(v) for k, v in r.items()} for r in board.to_dict(orient="records")]}

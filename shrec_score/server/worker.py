@@ -9,8 +9,10 @@ SIGKILL past the CPU time.  The wall-clock limit is :mod:`.jobs`'.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import resource
+import signal
 import sys
 
 
@@ -23,28 +25,20 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("run")
     parser.add_argument("out")
     args = parser.parse_args(argv)
-    if args.parent is not None:
-        _die_with(args.parent)
+    if args.parent is not None:  # SIGKILL this process when the server dies (Linux's prctl; elsewhere nothing)
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+        else:
+            if os.getppid() != args.parent:  # the server died before the prctl
+                sys.exit(1)
     resource.setrlimit(resource.RLIMIT_CPU, (args.cpu, args.cpu + 1))
     resource.setrlimit(resource.RLIMIT_AS, (args.memory << 20, args.memory << 20))
     cmd = [sys.executable, "-m", "shrec_score.cli", "score", "--config", args.preset, args.run, "--out", args.out,
            "--quiet", "--format", "csv"]
     sys.stdout.flush()
     os.execv(cmd[0], cmd)
-
-
-def _die_with(parent: int) -> None:
-    """SIGKILL this process when its parent dies (Linux's prctl; elsewhere nothing)."""
-    import ctypes
-    import signal
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        return
-    if os.getppid() != parent:  # the parent died before the prctl
-        sys.exit(1)
 
 
 if __name__ == "__main__":
