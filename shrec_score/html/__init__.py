@@ -10,17 +10,17 @@ input becomes markup), a ``<section>`` with a stable id per part: ``summary``, `
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from jinja2 import Environment, StrictUndefined
 from markupsafe import Markup
 
 from ..errors import visible
-from ..escape import html_text
+from ..escape import html_template
 from ..measures.registry import display_name
 from ..notes import significance_matrix
 from ..outdir import publish
@@ -59,11 +59,9 @@ def to_html(
     matplotlib is installed.  ``plots=False``: no plot section.  ``links``: label -> href of the files
     written beside the page.
     """
-    env = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=StrictUndefined, finalize=_shown)
-    env.filters.update(fmt=fmt, key=sort_key)
     pq, sig, texts = report.per_query, report.significance, paragraphs(description or "")
     matrix_runs, matrix = significance_matrix(report)
-    return env.from_string(_asset("page.html")).render(
+    return html_template(_asset("page.html"), fmt=fmt, key=sort_key).render(
         css=Markup(_asset("report.css")), script=Markup(_asset("report.js")), signature=report.signature,
         heading=title or "Retrieval results", window=title or (texts[0] if texts else "Retrieval results"),
         description=texts, date=page_date() if date is None else date,
@@ -73,11 +71,6 @@ def to_html(
         pairs=None if sig is None else list(sig.itertuples(index=False)), heat=per_class(report),
         explorer=explorer(report), links=links or {}, data=Markup(json_for_script(explorer_data(report))),
     )
-
-
-def _shown(value: Any) -> Any:
-    """What the template writes of a value: markup as it is, anything else as text made visible (then escaped)."""
-    return value if isinstance(value, Markup) else visible(str(value))
 
 
 def _asset(name: str) -> str:
@@ -131,7 +124,8 @@ def inline_svg(svg: str, prefix: str, title: str) -> str:
     new = {old: f"{prefix}{i}" for i, old in enumerate(dict.fromkeys(_SVG_ID.findall(svg)))}
     svg = _SVG_ID.sub(lambda m: f'id="{new[m.group(1)]}"', svg)
     svg = re.sub(r"#([A-Za-z_][\w.:-]*)", lambda m: f"#{new[m.group(1)]}" if m.group(1) in new else m.group(0), svg)
-    head = f' role="img" aria-labelledby="{prefix}title"><title id="{prefix}title">{html_text(title)}</title>'
+    label = html.escape(visible(title))
+    head = f' role="img" aria-labelledby="{prefix}title"><title id="{prefix}title">{label}</title>'
     return re.sub(r"<svg\b([^>]*)>", lambda m: f"<svg{m.group(1)}{head}", svg, count=1)
 
 
