@@ -1,6 +1,6 @@
 """What the results page's tables show, as plain values for its template (``page.html``): the leaderboard's
-columns and rows, the per-class heat map, the pairwise tests' columns; numbers as shown (:func:`fmt`) and
-sorted (:func:`sort_key`), the JSON block's escaping (:func:`json_for_script`)."""
+columns and rows and the per-class heat map; numbers as shown (:func:`fmt`) and sorted (:func:`sort_key`), the
+JSON block's escaping (:func:`json_for_script`)."""
 
 from __future__ import annotations
 
