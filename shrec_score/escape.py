@@ -1,26 +1,37 @@
 """Text from input written for each output format: shown as itself, never read as markup, the table's shape
-kept.  :func:`md_escape` (Markdown), :func:`tex_escape` (LaTeX), :func:`html_text` (HTML) and :func:`rich_text` (the terminal) each first
-make control and format characters visible (:func:`shrec_score.errors.visible`).
+kept.  :func:`md_escape` (Markdown), :func:`tex_escape` (LaTeX), :func:`html_template` (HTML) and
+:func:`rich_text` (the terminal) each first make control and format characters visible
+(:func:`shrec_score.errors.visible`).
 """
 
 from __future__ import annotations
 
-import html
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .errors import visible
 
 if TYPE_CHECKING:
+    from jinja2 import Template
     from rich.text import Text
 
-def html_text(value: Any) -> str:
-    """``value`` as HTML text or attribute value: control characters visible, then escaped.
+def html_template(source: str, **filters: Callable[..., str]) -> Template:
+    """``source`` as a Jinja2 template that writes every value as HTML text: control characters made
+    visible, then escaped (autoescape); a ``Markup`` value (markup made here: an SVG, a style sheet) as it is.
 
-    >>> html_text('<a href="x">&</a>')
-    '&lt;a href=&quot;x&quot;&gt;&amp;&lt;/a&gt;'
+    >>> html_template('<td title="{{ v }}">{{ v }}</td>').render(v='<b>"&\\n')
+    '<td title="&lt;b&gt;&#34;&amp;\\\\n">&lt;b&gt;&#34;&amp;\\\\n</td>'
     """
-    return html.escape(visible(str(value)), quote=True)
+    from jinja2 import Environment, StrictUndefined
+    from markupsafe import Markup
+
+    def shown(value: Any) -> Any:
+        return value if isinstance(value, Markup) else visible(str(value))
+
+    env = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=StrictUndefined, finalize=shown)
+    env.filters.update(filters)
+    return env.from_string(source)
 
 
 #: Markdown: ``< > &`` as HTML entities (no raw HTML passes); ``\ ` * [ ] $ | ~`` and an ``_`` that is not

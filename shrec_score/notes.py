@@ -40,25 +40,14 @@ class Versus(NamedTuple):
 
 
 def versus_best(report: Any) -> dict[str, Versus]:
-    """run -> :class:`Versus` from ``report.significance`` ({} without significance)."""
-    board = report.table("leaderboard")
-    if report.table("significance") is None or not len(board["run"]):
+    """run -> :class:`Versus` from ``report.significance`` ({} without significance): the best run's row of
+    :func:`significance_matrix`."""
+    runs, cells = significance_matrix(report)
+    if report.table("significance") is None or not runs:
         return {}
-    best = str(board["run"].tolist()[0])
-    out = {best: Versus(True, False, None)}
-    for a, b, _, p, yes in _pairs(report):
-        if best in (a, b) and a != b:
-            out[b if a == best else a] = Versus(False, yes, p)
+    out = {runs[0]: Versus(True, False, None)}
+    out.update((b, Versus(False, pair.significant, pair.p_adjusted)) for (a, b), pair in cells.items() if a == runs[0])
     return out
-
-
-def _pairs(report: Any) -> list[tuple[str, str, float, float, bool]]:
-    """The rows of the significance table: run_a, run_b, mean_diff, p_adjusted, significant."""
-    sig = report.table("significance")
-    if sig is None:
-        return []
-    cols = [sig[c].tolist() for c in ("run_a", "run_b", "mean_diff", "p_adjusted", "significant")]
-    return [(str(a), str(b), float(d), float(p), bool(y)) for a, b, d, p, y in zip(*cols)]
 
 
 class Pair(NamedTuple):
@@ -74,7 +63,9 @@ def significance_matrix(report: Any) -> tuple[list[str], dict[tuple[str, str], P
     (B, A) cell holds the negated ``mean_diff``; the diagonal and untested pairs are absent)."""
     runs = [str(r) for r in report.table("leaderboard")["run"].tolist()]
     cells: dict[tuple[str, str], Pair] = {}
-    for a, b, diff, p, yes in _pairs(report):
-        cells[(a, b)] = Pair(diff, p, yes)
-        cells[(b, a)] = Pair(-diff, p, yes)
+    sig = report.table("significance")
+    columns = [] if sig is None else [sig[c].tolist() for c in ("run_a", "run_b", "mean_diff", "p_adjusted", "significant")]
+    for a, b, diff, p, yes in zip(*columns):
+        cells[(str(a), str(b))] = Pair(float(diff), float(p), bool(yes))
+        cells[(str(b), str(a))] = Pair(-float(diff), float(p), bool(yes))
     return runs, cells

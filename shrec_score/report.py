@@ -29,6 +29,17 @@ REPR_RUNS = 5
 TABLES = ("per_query", "leaderboard", "pr_curve", "curves", "gain_vs_recall", "ranking", "per_class", "significance")
 
 
+#: The notebook's table (:meth:`Report._repr_html_`).
+_NOTEBOOK = """<div class="shrec-score-report">
+<table><thead><tr>{% for h in head %}<th>{{ h }}</th>{% endfor %}{% if ci %}<th>95% CI</th>{% endif %}</tr></thead>
+<tbody>{% for row in rows %}<tr>
+{%- for c, bold in row %}<td>{% if bold %}<b>{{ c }}</b>{% else %}{{ c }}{% endif %}</td>{% endfor %}
+{%- if ci %}<td>{{ intervals[loop.index0] }}</td>{% endif %}</tr>{% endfor %}</tbody></table>
+<p class="signature"><small>{{ signature }}</small></p>
+{% if warnings %}<ul class="warnings">{% for w in warnings %}<li>{{ w }}</li>{% endfor %}</ul>
+{% endif %}</div>"""
+
+
 def _frame(name: str, doc: str) -> property:
     """A property that gives the table ``name`` as a new DataFrame at each access (None when absent)."""
 
@@ -135,29 +146,17 @@ class Report:
     def _repr_html_(self) -> str:
         """The leaderboard as an HTML table for notebooks, best values in bold (the rule of Markdown and LaTeX),
         the signature and the warnings; every text made visible, then escaped."""
-        from .escape import html_text as text
+        from .escape import html_template
 
         head, cells, bold = _render()._table_cells(self)
         board = self.tables["leaderboard"]
         ci = next((c for c in board.columns if c.endswith("_ci_low")), None)
-        ths = "".join(f"<th>{text(h)}</th>" for h in head) + ("<th>95% CI</th>" if ci else "")
-        rows = []
-        for r, (row, marks) in enumerate(zip(cells, bold)):
-            tds = "".join(f"<td><b>{text(c)}</b></td>" if b else f"<td>{text(c)}</td>" for c, b in zip(row, marks))
-            if ci:
-                low, high = float(board[ci][r]), float(board[ci.replace("_low", "_high")][r])
-                tds += f"<td>{low:.4f}..{high:.4f}</td>"
-            rows.append(f"<tr>{tds}</tr>")
-        parts = [
-            '<div class="shrec-score-report">',
-            f"<table><thead><tr>{ths}</tr></thead><tbody>{''.join(rows)}</tbody></table>",
-            f'<p class="signature"><small>{text(self.signature_text())}</small></p>',
-        ]
-        if self.warnings:
-            items = "".join(f"<li>{text(w if w.startswith('note: ') else 'warning: ' + w)}</li>" for w in self.warnings)
-            parts.append(f'<ul class="warnings">{items}</ul>')
-        parts.append("</div>")
-        return "\n".join(parts)
+        bounds = [] if ci is None else zip(board[ci].tolist(), board[ci.replace("_low", "_high")].tolist())
+        return html_template(_NOTEBOOK).render(
+            head=head, ci=ci is not None, rows=[list(zip(row, marks)) for row, marks in zip(cells, bold)],
+            intervals=[f"{low:.4f}..{high:.4f}" for low, high in bounds], signature=self.signature_text(),
+            warnings=[w if w.startswith("note: ") else "warning: " + w for w in self.warnings],
+        )
 
     def to_dataframe(self) -> pd.DataFrame:
         """The leaderboard (a copy)."""

@@ -5,6 +5,7 @@ correction, percentile bootstrap; every draw seeded.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from itertools import combinations
 
 import numpy as np
@@ -36,13 +37,18 @@ def randomization_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int = 10_00
         patterns = ((np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1) * 2 - 1
         means = np.abs(patterns @ d) / n
         return float((means >= observed - tol).sum() / 2**n)
-    rng = np.random.default_rng(seed)
-    hits = 0
-    chunk = max(1, 2_000_000 // n)  # sign patterns drawn per block: a bounded matrix
-    for done in range(0, n_resamples, chunk):
-        signs = rng.integers(0, 2, size=(min(chunk, n_resamples - done), n), dtype=np.int8) * 2 - 1
-        hits += int((np.abs(signs @ d) / n >= observed - tol).sum())
+    signs = (bits * 2 - 1 for bits in _draws(seed, n_resamples, 2, n, np.int8))
+    hits = sum(int((np.abs(s @ d) / n >= observed - tol).sum()) for s in signs)
     return float((hits + 1) / (n_resamples + 1))
+
+
+def _draws(seed: int, n_resamples: int, high: int, width: int, dtype: type = np.int64) -> Iterator[np.ndarray]:
+    """``n_resamples`` rows of ``width`` integers in [0, ``high``) from one seeded generator, drawn a bounded
+    block of rows at a time."""
+    rng = np.random.default_rng(seed)
+    chunk = max(1, 2_000_000 // width)
+    for done in range(0, n_resamples, chunk):
+        yield rng.integers(0, high, size=(min(chunk, n_resamples - done), width), dtype=dtype)
 
 
 def holm(p_values: np.ndarray) -> np.ndarray:
@@ -65,12 +71,7 @@ def bootstrap_ci(values: np.ndarray, *, n_resamples: int = 10_000, level: float 
     v = v[np.isfinite(v)]
     if v.size == 0:
         return float("nan"), float("nan")
-    rng = np.random.default_rng(seed)
-    means = np.empty(n_resamples)
-    chunk = max(1, 2_000_000 // v.size)
-    for start in range(0, n_resamples, chunk):
-        idx = rng.integers(0, v.size, size=(min(chunk, n_resamples - start), v.size))
-        means[start : start + len(idx)] = v[idx].mean(axis=1)
+    means = np.concatenate([v[idx].mean(axis=1) for idx in _draws(seed, n_resamples, v.size, v.size)])
     lo, hi = np.quantile(means, [(1 - level) / 2, 1 - (1 - level) / 2])
     return float(lo), float(hi)
 

@@ -1,25 +1,31 @@
 """The organiser's results page, one self-contained ``index.html`` (docs/outputs.md, "The results page";
 its escaping, printing and size rules: docs/architecture.md).
 
-This module assembles the page, a ``<section>`` with a stable id per part: ``summary``, ``leaderboard``,
-``plots``, ``significance``, ``per-class``, ``per-query``, ``files``.  :mod:`.tables` writes the leaderboard,
-the pairwise tests and the heat map, :mod:`.explorer` the per-query explorer and its JSON block, :mod:`.cells`
-the escaping and shared cells; the style sheet and script are the package data ``report.css`` and ``report.js``.
+The markup is the Jinja2 template ``page.html`` (autoescape on, every value first made visible: no text from
+input becomes markup), a ``<section>`` with a stable id per part: ``summary``, ``leaderboard``, ``plots``,
+``significance``, ``per-class``, ``per-query``, ``files``.  :mod:`.tables` gives it the tables' values,
+:mod:`.explorer` the per-query explorer's JSON block; the style sheet and script are ``report.css`` and
+``report.js``.
 """
 
 from __future__ import annotations
 
+import html
 import os
 import re
 import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from markupsafe import Markup
+
+from ..errors import visible
+from ..escape import html_template
 from ..measures.registry import display_name
+from ..notes import significance_matrix
 from ..outdir import publish
-from .cells import json_for_script, section, text
 from .explorer import EXPLORER_BUDGET, explorer, explorer_data
-from .tables import PRINT_COLUMNS, leaderboard, per_class, significance
+from .tables import PRINT_COLUMNS, fmt, json_for_script, leaderboard, per_class, sort_key
 
 if TYPE_CHECKING:
     from ..report import Report
@@ -53,41 +59,22 @@ def to_html(
     matplotlib is installed.  ``plots=False``: no plot section.  ``links``: label -> href of the files
     written beside the page.
     """
-    if date is None:
-        date = page_date()
-    heading = title or "Retrieval results"
-    window = title or next(iter(paragraphs(description or "")), heading)
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f'<meta name="generator" content="shrec-score {text(report.signature.get("version", ""))}">',
-        f"<title>{text(window)}</title>",
-        f"<style>\n{_asset('report.css')}</style>",
-        "</head>",
-        "<body>",
-        '<a class="skip" href="#leaderboard">Skip to the leaderboard</a>',
-        "<main>",
-        _summary(report, heading, description, date),
-        leaderboard(report),
-        _plots(report, figures) if plots else "",
-        significance(report) if report.significance is not None else "",
-        per_class(report),
-        explorer(report),
-        _files(links),
-        "</main>",
-        f'<script type="application/json" id="shrec-data">{json_for_script(explorer_data(report))}</script>',
-        f"<script>\n{_asset('report.js')}</script>",
-        "</body>",
-        "</html>",
-    ]
-    return "\n".join(p for p in parts if p) + "\n"
+    pq, sig, texts = report.per_query, report.significance, paragraphs(description or "")
+    matrix_runs, matrix = significance_matrix(report)
+    return html_template(_asset("page.html"), fmt=fmt, key=sort_key).render(
+        css=Markup(_asset("report.css")), script=Markup(_asset("report.js")), signature=report.signature,
+        heading=title or "Retrieval results", window=title or (texts[0] if texts else "Retrieval results"),
+        description=texts, date=page_date() if date is None else date,
+        runs=len(report.tables["leaderboard"]), queries=pq["query"].nunique() if len(pq) else 0,
+        sort=display_name(report.sort), board=leaderboard(report), print_columns=PRINT_COLUMNS, warnings=report.warnings,
+        plots=_plots(report, figures) if plots else None, matrix_runs=matrix_runs, matrix=matrix,
+        pairs=None if sig is None else list(sig.itertuples(index=False)), heat=per_class(report),
+        explorer=explorer(report), links=links or {}, data=Markup(json_for_script(explorer_data(report))),
+    )
 
 
 def _asset(name: str) -> str:
-    """The text of a file shipped beside this module (the page's style sheet and script)."""
+    """The text of a file shipped beside this module (the page's template, style sheet and script)."""
     from importlib.resources import files
 
     return files(__name__).joinpath(name).read_text(encoding="utf-8")
@@ -101,22 +88,6 @@ def html_files(report: Report, **kwargs: Any) -> dict[str, str]:
 def write_html(report: Report, out_dir: str | os.PathLike[str], **kwargs: Any) -> list[str]:
     """Replace the folder ``out_dir`` with ``index.html`` as one unit (keywords: :func:`to_html`'s); the paths written."""
     return publish(out_dir, html_files(report, **kwargs))
-
-
-def _summary(report: Report, heading: str, description: str | None, date: str) -> str:
-    sig = "".join(f"<dt>{text(k)}</dt><dd>{text(v)}</dd>" for k, v in report.signature.items())
-    out = ['<header id="summary">', f"<h1>{text(heading)}</h1>"]
-    if description:
-        out.append('<div class="description">' + "".join(f"<p>{text(p)}</p>" for p in paragraphs(description)) + "</div>")
-    pq = report.per_query
-    runs, queries = len(report.tables["leaderboard"]), pq["query"].nunique() if len(pq) else 0
-    out.append(
-        f'<p class="meta">Scored on <time datetime="{text(date)}">{text(date)}</time>; {runs} run{"s" if runs != 1 else ""}, '
-        f"{queries} quer{'ies' if queries != 1 else 'y'}; leaderboard sorted by {text(display_name(report.sort))}.</p>"
-    )
-    out.append(f'<details class="signature"><summary>Signature (every setting that changes a number)</summary><dl>{sig}</dl></details>')
-    out.append("</header>")
-    return "\n".join(out)
 
 
 def paragraphs(description: str) -> list[str]:
@@ -153,15 +124,17 @@ def inline_svg(svg: str, prefix: str, title: str) -> str:
     new = {old: f"{prefix}{i}" for i, old in enumerate(dict.fromkeys(_SVG_ID.findall(svg)))}
     svg = _SVG_ID.sub(lambda m: f'id="{new[m.group(1)]}"', svg)
     svg = re.sub(r"#([A-Za-z_][\w.:-]*)", lambda m: f"#{new[m.group(1)]}" if m.group(1) in new else m.group(0), svg)
-    head = f' role="img" aria-labelledby="{prefix}title"><title id="{prefix}title">{text(title)}</title>'
+    label = html.escape(visible(title))
+    head = f' role="img" aria-labelledby="{prefix}title"><title id="{prefix}title">{label}</title>'
     return re.sub(r"<svg\b([^>]*)>", lambda m: f"<svg{m.group(1)}{head}", svg, count=1)
 
 
-def _plots(report: Report, figures: Mapping[str, bytes] | None) -> str:
+def _plots(report: Report, figures: Mapping[str, bytes] | None) -> str | list[dict[str, Any]]:
+    """The figures to inline (svg, title, wide), or the note that says why there is none."""
     files = _figures(report, figures)
     if files is None:
-        return section("plots", "Plots", ['<p class="note">No plots: they need matplotlib (pip install \'shrec-score[plots]\').</p>'])
-    body = []
+        return "No plots: they need matplotlib (pip install 'shrec-score[plots]')."
+    out = []
     for i, (name, data) in enumerate((n, d) for n, d in files.items() if n.endswith(".svg")):
         stem = name[: -len(".svg")]
         bars = f"{display_name(report.sort)} per class, one bar per run" if stem.startswith("per_class_") else None
@@ -169,18 +142,5 @@ def _plots(report: Report, figures: Mapping[str, bytes] | None) -> str:
         svg = inline_svg(data.decode("utf-8"), f"f{i}-", title)
         size = re.search(r'<svg[^>]*\bwidth="([\d.]+)pt"[^>]*\bheight="([\d.]+)pt"', svg)
         wide = size is not None and float(size.group(1)) > 1.7 * float(size.group(2))
-        body.append(
-            f'<figure class="plot{" wide" if wide else ""}"><div class="figbox">{svg}</div><figcaption>{text(title)}</figcaption></figure>'
-        )
-    if not body:
-        return section("plots", "Plots", ['<p class="note">No figure applies to this report.</p>'])
-    return section("plots", "Plots", ['<div class="plots">', *body, "</div>"])
-
-
-def _files(links: Mapping[str, str] | None) -> str:
-    if not links:
-        return section("files", "Files", ['<p class="note">No data files were written beside this page (use --out with --html).</p>'])
-    items = "".join(f'<li><a href="{text(href)}">{text(label)}</a></li>' for label, href in links.items())
-    return section("files", "Files", ["<p>Written beside this page by the same scoring:</p>", f'<ul class="files">{items}</ul>'])
-
-
+        out.append({"svg": Markup(svg), "title": title, "wide": wide})
+    return out or "No figure applies to this report."

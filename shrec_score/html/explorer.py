@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from ..errors import visible
 from ..measures.registry import column_higher_is_better, display_name
-from .cells import scaled, section
+from .tables import number
 
 if TYPE_CHECKING:
     from ..report import Report
@@ -23,6 +24,12 @@ def explorer_measures(report: Report) -> list[str]:
     if len(pq) * len(every) <= EXPLORER_BUDGET:
         return every
     return [m for m in dict.fromkeys([report.sort, *report.shown, report.rank_by]) if m and m in pq.columns]
+
+
+def scaled(value: Any) -> int | None:
+    """A per-query value for the JSON block: round(value x 10^4), None when undefined."""
+    v = number(value)
+    return None if v is None or math.isinf(v) else int(round(v * 10_000))
 
 
 def explorer_data(report: Report) -> dict[str, Any]:
@@ -56,38 +63,8 @@ def explorer_data(report: Report) -> dict[str, Any]:
     }
 
 
-def explorer(report: Report) -> str:
-    measures = explorer_measures(report)
-    columns = report.tables["per_query"].columns
-    left_out = [m for m in report.measures if m in columns and m not in measures]
-    note = ""
-    if left_out:
-        note = (
-            f'<p class="note">The explorer holds {len(measures)} of the {len(measures) + len(left_out)} measures '
-            f"(the leaderboard's main columns; a page of every measure would be too large); "
-            "every value of every measure is in per_query.csv.</p>"
-        )
-    has_class = "class" in columns
-    body = [
-        "<p>Choose a run and a measure to see its value on every query; filter by class or query id; "
-        "sort by clicking a header; click a query to see every run's values on it side by side. "
-        "Values are shown with 4 decimals.</p>",
-        note,
-        '<noscript><p class="note">The explorer needs JavaScript; the same values are in per_query.csv.</p></noscript>',
-        '<div class="controls" id="pq-controls" role="group" aria-label="Explorer settings">',
-        '<label>Run <select id="pq-run"></select></label>',
-        '<label>Measure <select id="pq-measure"></select></label>',
-        '<label>Class <select id="pq-class"><option value="">every class</option></select></label>' if has_class else "",
-        '<label>Query id contains <input id="pq-filter" type="search" size="12"></label>',
-        "</div>",
-        '<p id="pq-status" class="status" aria-live="polite"></p>',
-        '<div class="scroll tall" tabindex="0" role="region" aria-labelledby="per-query-h"><table id="pq-table">'
-        "<caption>Per-query values of the chosen run and measure</caption>"
-        '<thead><tr><th scope="col" data-key="query"><button type="button">query</button></th>'
-        + ('<th scope="col" data-key="class"><button type="button">class</button></th>' if has_class else "")
-        + '<th scope="col" data-key="value"><button type="button">value</button></th></tr></thead>'
-        "<tbody></tbody></table></div>",
-        '<div id="pq-detail" class="detail" hidden tabindex="-1"><h3 id="pq-detail-h"></h3>'
-        '<div class="scroll" tabindex="0" role="region" aria-labelledby="pq-detail-h"><table id="pq-detail-table"><thead></thead><tbody></tbody></table></div></div>',
-    ]
-    return section("per-query", "Per-query explorer", [b for b in body if b])
+def explorer(report: Report) -> dict[str, Any]:
+    """What the explorer's section says: how many measures it holds and leaves out, whether it filters by class."""
+    held, columns = explorer_measures(report), report.tables["per_query"].columns
+    left_out = [m for m in report.measures if m in columns and m not in held]
+    return {"held": len(held), "left_out": len(left_out), "classes": "class" in columns}
