@@ -300,8 +300,8 @@ def _warnings(
     if empty.any():  # the measures that leave them out (the contests' rule), those that count them (trec_eval's)
         level = f" at --rel-level {s.rel_level}" if s.rel_level > 1 else ""
         text = f"{int(empty.sum())} of {rel.n_queries} queries have no relevant target (K = 0{level}, first: {rel.query_ids[int(empty.argmax())]!r})"
-        per_query = ev.per_query
-        rows = np.isin(np.asarray(per_query["query"], dtype=object), np.asarray(rel.query_ids, dtype=object)[empty])
+        per_query, without = ev.per_query, {q for q, e in zip(rel.query_ids, empty.tolist()) if e}
+        rows = np.asarray([q in without for q in per_query["query"].tolist()], dtype=bool)
         counted = [m for m in measures if rows.any() and not np.isnan(np.asarray(per_query[m], dtype=np.float64)[rows]).all()]
         left = [m for m in measures if m not in counted]
         if not counted:

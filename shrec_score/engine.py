@@ -69,12 +69,12 @@ def rank_block(
     width = max(width, int(k.max(initial=0)), int(col.max(initial=-1)) + 1)
     ranks = np.full((n_q, width), np.inf)
     ranks[hit_rows, col] = hit_pos
+    start = size = None
     if sizes is not None and run.tie_start is not None:  # ties="expected": each item's tie group
         start, size = np.zeros((n_q, width)), np.zeros((n_q, width))
         start[hit_rows, col] = run.tie_start[hit]
         size[hit_rows, col] = sizes[hit]
-        return RankBlock(ranks, k, lengths.astype(np.int64), group_start=start, group_size=size)
-    return RankBlock(ranks, k, lengths.astype(np.int64))
+    return RankBlock(ranks, k, lengths.astype(np.int64), group_start=start, group_size=size)
 
 
 def flat_tie_means(run: RankedRun, gains: np.ndarray, thresholds: Sequence[int]) -> list[np.ndarray]:
@@ -264,16 +264,20 @@ def _chunks(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, *, ti
     """Chunks of complete queries of any run: ``(relevance rows, sub-run, gains or None)``; with ``ties``, a matrix's lists carry their tie groups."""
     if isinstance(run, ChunkedRun):
         yield from run.chunks(relevance)
-        return
-    if isinstance(run, MatrixRun):  # the lists of a chunk of queries at a time, never of the whole matrix
-        width = run.matrix.shape[1] - (1 if relevance.self_index.size and relevance.self_index[0] >= 0 else 0)  # a list's length
-        step = max(1, CHUNK_ENTRIES // max(1, width))  # the chunks run_chunks cuts from the whole run's lists
-        for a in range(0, len(run.query_ids), step):
-            part = replace(run, query_ids=run.query_ids[a : a + step], row_of_query=run.row_of_query[a : a + step])
-            yield np.arange(a, a + len(part.query_ids)), matrix_to_ranked_run(part, relevance.self_index[a : a + step], ties=ties), None
-        return
-    for rows, sub in run_chunks(align(run, relevance.query_ids), relevance):
-        yield rows, sub, None
+    elif isinstance(run, MatrixRun):  # the lists of a chunk of queries at a time, never of the whole matrix
+        for a, b in matrix_chunks(relevance, run.matrix.shape[1]):
+            part = replace(run, query_ids=run.query_ids[a:b], row_of_query=run.row_of_query[a:b])
+            yield np.arange(a, b), matrix_to_ranked_run(part, relevance.self_index[a:b], ties=ties), None
+    else:
+        for rows, sub in run_chunks(align(run, relevance.query_ids), relevance):
+            yield rows, sub, None
+
+
+def matrix_chunks(relevance: Relevance, n_cols: int) -> list[tuple[int, int]]:
+    """The queries ``a..b`` of each chunk of a matrix run: the chunks :func:`run_chunks` cuts from its lists."""
+    width = n_cols - (1 if relevance.self_index.size and relevance.self_index[0] >= 0 else 0)  # a list's length
+    step = max(1, CHUNK_ENTRIES // max(1, width))
+    return [(a, min(relevance.n_queries, a + step)) for a in range(0, relevance.n_queries, step)]
 
 
 @dataclass
@@ -302,18 +306,12 @@ def small_class_queries(relevance: Relevance, min_class_size: int) -> np.ndarray
 
 def measure_values(m: Measure, block: RankBlock | GainBlock | JudgedBlock, settings: Settings) -> np.ndarray:
     """A measure's values; under ``ties="expected"`` its exact expectation on the queries with a tie group of two or more (others keep the rule's bits)."""
-    tied = _tied_rows(block)
+    sizes = block.group_size if isinstance(block, RankBlock) else None if block.ties is None else block.ties.size
+    tied = None if sizes is None else np.asarray((sizes > 1).any(axis=1))  # per query: a tie group of two or more
     if m.expected is None or tied is None or not tied.any():
         return m.compute(block, settings)
     values = m.expected(block, settings)
     return values if tied.all() else np.where(tied, values, m.compute(block, settings))
-
-
-def _tied_rows(block: RankBlock | GainBlock | JudgedBlock) -> np.ndarray | None:
-    """Per query: whether the block holds a tie group of two or more (None: no tie groups)."""
-    if isinstance(block, RankBlock):
-        return None if block.group_size is None else np.asarray((block.group_size > 1).any(axis=1))
-    return None if block.ties is None else np.asarray((block.ties.size > 1).any(axis=1))
 
 
 def pr_rows(block: RankBlock, levels: np.ndarray) -> np.ndarray:

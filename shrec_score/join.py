@@ -76,8 +76,7 @@ class SpelledIndex(Mapping[str, int]):
 
 
 def spelled_ids(array: Any, spell: Callable[[str], str] | None) -> Any:
-    """A pyarrow string array of a run's ids in the relevance's spelling
-    (each distinct id spelled once)."""
+    """A pyarrow string array of a run's ids in the relevance's spelling (each distinct id spelled once)."""
     if spell is None:
         return array
     import pyarrow as pa
@@ -135,8 +134,7 @@ def read_matrix_run(source: RunSource, relevance: Relevance, order: str | None) 
 
 
 def matrix_run(name: str, path: str, matrix: Any, relevance: Relevance, row_ids: list[str], col_ids: list[str]) -> MatrixRun:
-    """A :class:`MatrixRun` whose rows are ``row_ids`` and columns ``col_ids``:
-    each scored query mapped to its row, each column to its target."""
+    """A :class:`MatrixRun` whose rows are ``row_ids`` and columns ``col_ids`` (their queries and targets)."""
     row_pos = {q: i for i, q in enumerate(row_ids)}
     row_of_query = np.asarray([row_pos[q] for q in relevance.query_ids], dtype=np.int64)
     col_target = np.asarray([relevance.target_index[t] for t in col_ids], dtype=np.int64)
@@ -230,10 +228,7 @@ def read_trec_run(
 
 
 def _query_rows(path: str, queries: Any, relevance: Relevance, notes: list[str]) -> tuple[np.ndarray, np.ndarray | None]:
-    """The relevance row of every line kept, ascending, and which lines are kept in
-    which order (None: every line, in file order); lines of unknown topics are
-    passed over with a note.  Only the first id of every run of lines of one
-    query id is looked up."""
+    """The relevance row of every line kept, ascending, and the lines kept in that order (None: all, in file order)."""
     import pyarrow.compute as pc
 
     from .io.trec import arrow_indices, arrow_numpy
@@ -245,7 +240,7 @@ def _query_rows(path: str, queries: Any, relevance: Relevance, notes: list[str])
         starts = np.append(starts, arrow_numpy(change).astype(np.int64) + 1)
     lens = np.diff(np.append(starts, n))
     heads = pc.dictionary_encode(queries.take(arrow_indices(starts))).combine_chunks()
-    qpos = {q: i for i, q in enumerate(relevance.query_ids)}
+    qpos = {q: i for i, q in enumerate(relevance.query_ids)}  # only the first id of each run of lines of one query
     known = np.asarray([qpos.get(q, -1) for q in heads.dictionary.to_pylist()], dtype=np.int64)
     seg_row = known[arrow_numpy(heads.indices).astype(np.int64)] if len(known) else np.zeros(0, dtype=np.int64)
     unknown = seg_row < 0
@@ -257,13 +252,9 @@ def _query_rows(path: str, queries: Any, relevance: Relevance, notes: list[str])
     if not unknown.any() and (np.diff(seg_row) > 0).all():
         return np.repeat(seg_row, lens), None
     segs = kept[np.argsort(seg_row[kept], kind="stable")]  # whole runs of lines moved, in file order within a query
-    return np.repeat(seg_row[segs], lens[segs]), _ranges(starts[segs], lens[segs])
-
-
-def _ranges(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
-    """``starts[0]..starts[0] + lens[0] - 1``, then the next range, and so on, as one array."""
-    ends = np.cumsum(lens)
-    return np.arange(int(ends[-1]) if ends.size else 0, dtype=np.int64) + np.repeat(starts - (ends - lens), lens)
+    ends = np.cumsum(lens[segs])  # the lines of each run, one run after the other
+    lines = np.arange(int(ends[-1]) if ends.size else 0, dtype=np.int64) + np.repeat(starts[segs] - (ends - lens[segs]), lens[segs])
+    return np.repeat(seg_row[segs], lens[segs]), lines
 
 
 def _collection_targets(docs: Any, relevance: Relevance) -> np.ndarray:
@@ -278,15 +269,8 @@ def _collection_targets(docs: Any, relevance: Relevance) -> np.ndarray:
 def _join_batches(
     path: str, docs: Any, rowq: np.ndarray, relevance: Relevance, *, lenient: bool, spell: Callable[[str], str] = str
 ) -> tuple[np.ndarray | None, np.ndarray]:
-    """Per line an identity of its id within its query (``lenient``; else an id
-    ranked twice for one query is an error naming both lines) and its target among
-    the targets judged for its query (an open collection; :attr:`~Relevance.unjudged`
-    for the others).
-
-    About :data:`BATCH_LINES` lines of whole queries at a time, after the ids
-    judged for their queries, are dictionary-encoded in one call: the code tells
-    the ids apart, and a code among the first ones is a judged id.
-    """
+    """Per line an identity of its id within its query (``lenient``; else a repeat is an error) and its judged
+    target (open collection; else :attr:`~Relevance.unjudged`), :data:`BATCH_LINES` at a time (docs/performance.md)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -360,9 +344,7 @@ def trec_order(rowq: np.ndarray, scores: np.ndarray, docs: Any) -> np.ndarray | 
 
 
 def _taken(docs: Any, at: np.ndarray) -> Any:
-    """``docs.take(at)`` (``at`` distinct) without pyarrow's joining of a chunked
-    array's chunks first (a copy of every id): taken chunk by chunk in ascending
-    order, then put in ``at``'s."""
+    """``docs.take(at)`` (``at`` distinct), chunk by chunk: pyarrow's take joins a chunked array's chunks first."""
     import pyarrow as pa
 
     from .io.trec import arrow_indices

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import OptionError
+from .errors import InputError, OptionError
 from .model import MISC_CLASS, Classification
 
 METRICS = ("euclidean", "sqeuclidean", "cosine", "inner_product")
@@ -142,8 +142,7 @@ def evaluate(
 
 
 def _refuse_ambiguous_recall(options: dict[str, Any]) -> None:
-    """A ValueError for ``R@k`` / ``Recall@k`` among the measures, the sort or the rank_by measure:
-    IR recall or the metric-learning Recall@k (:func:`~shrec_score.measures.metric_learning.ambiguous_recall`)."""
+    """An OptionError for ``R@k`` / ``Recall@k`` among the measures, the sort or the rank_by measure (ambiguous_recall)."""
     from .measures.metric_learning import ambiguous_recall
 
     asked = options.get("measures")
@@ -157,8 +156,7 @@ def _refuse_ambiguous_recall(options: dict[str, Any]) -> None:
 
 
 def _models(arg: str, value: Any, name: str | None) -> dict[str, tuple[str, Any]]:
-    """run name -> (the argument's name in messages, the array): one array is one
-    run (``name``, default ``"run"``), a dict ``{name: array}`` one run per entry."""
+    """run name -> (the argument's name in messages, the array): one run, or one per entry of a dict."""
     if not isinstance(value, Mapping):
         return {name or "run": (arg, value)}
     if name is not None:
@@ -172,8 +170,7 @@ def _models(arg: str, value: Any, name: str | None) -> dict[str, tuple[str, Any]
 
 
 def _matrix(arg: str, value: Any, targets: tuple[str, Any] | None, shape: tuple[int, int], metric: str, dtype: str) -> Any:
-    """One model's distances, checked: the array itself (``distances``) or an
-    :class:`EmbeddingDistances` of its embeddings (``targets``: the separate target embeddings)."""
+    """One model's distances, checked: the array itself or :class:`EmbeddingDistances` (``targets``: separate ones)."""
     if arg.startswith("distances"):
         matrix = _array(arg, value)
         if matrix.ndim != 2 or matrix.shape != shape:
@@ -265,8 +262,7 @@ DEVICE_BLOCK_BYTES = 64 << 20
 
 
 def _array(arg: str, value: Any) -> np.ndarray | DeviceRows:
-    """A numpy view of an array-like (``__dlpack__`` in host memory, ``__array__``, nested lists), or a
-    :class:`DeviceRows` for a DLPack array on a device; the array's library is never imported."""
+    """A numpy view of an array-like, or :class:`DeviceRows` for a DLPack array on a device (its library never imported)."""
     if isinstance(value, np.ndarray):
         return value
     dlpack = hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__")
@@ -313,8 +309,7 @@ class DeviceRows:
 
 
 def _on_host(arr: np.ndarray | DeviceRows) -> np.ndarray:
-    """Embeddings (n x d, small beside the distances) in host memory: a device array is copied once,
-    block by block, and the checks and the scoring share the copy."""
+    """Embeddings in host memory: a device array copied once, block by block (the checks and the scoring share it)."""
     if not isinstance(arr, DeviceRows):
         return arr
     out = np.empty(arr.shape, dtype=arr.dtype)
@@ -338,8 +333,7 @@ def _to_host(value: Any) -> np.ndarray:
 
 
 def _row_blocks(arr: np.ndarray | DeviceRows) -> Any:
-    """``(first row, rows)`` of a 2-D array in blocks of :data:`DEVICE_BLOCK_BYTES` (a memory map or a
-    device array is never read whole)."""
+    """``(first row, rows)`` of a 2-D array in blocks of :data:`DEVICE_BLOCK_BYTES` (never read whole)."""
     step = max(1, DEVICE_BLOCK_BYTES // max(1, arr.shape[1] * arr.dtype.itemsize))
     for a in range(0, arr.shape[0], step):
         yield a, arr[a : a + step]
@@ -410,7 +404,6 @@ def _as_classification(arg: str, value: Any, prefix: str) -> Classification:
 
 def _matrix_axis(arg: str, ids: list[str], order: str | None, what: str) -> list[str]:
     """The id of each row (or column), by the ``.npy`` reader's rule (:func:`shrec_score.join.matrix_axis`)."""
-    from .errors import InputError
     from .join import matrix_axis
 
     try:
