@@ -280,30 +280,20 @@ def _chunk_groups(rel: Relevance, matrix: RowBlockMatrix) -> list[list[tuple[int
 
 def _assemble(source: BlockSource, parts: list[_Part], shared: _Shared) -> tuple[RunScores, MatrixRun]:
     """One row-block run's :class:`RunScores` from its parts (in block order), and its stub."""
-    rel = shared.relevance
-    n_q = rel.n_queries
-    values = {m.name: np.full(n_q, np.nan) for m in shared.measures}
-    pr = np.full((n_q, shared.settings.pr_levels), np.nan)
-    depth = shared.settings.curve_depth
-    vec = {k: MeanAccumulator(depth) for k in ("CG", "DCG", "NCG", "NDCG")}
-    gvr = {k: MeanAccumulator(100) for k in ("CG", "DCG")}
+    sc = RunScores.empty(source.name, shared.relevance.n_queries, shared.measures, shared.settings)
     drops: Counter[str] | None = Counter() if shared.lenient else None
     for p in parts:
         for k, v in p.values.items():
-            values[k][p.qrows] = v
-        pr[p.qrows] = p.pr
-        for mine, theirs in ((vec, p.vectors), (gvr, p.gain_at_recall)):
+            sc.values[k][p.qrows] = v
+        sc.pr[p.qrows] = p.pr
+        for mine, theirs in ((sc.vectors, p.vectors), (sc.gain_at_recall, p.gain_at_recall)):
             for k, acc in (theirs or {}).items():
                 mine[k].total += acc.total
                 mine[k].count += acc.count
         if drops is not None and p.drops:
             drops.update(p.drops)
-    small = small_class_queries(rel, shared.settings.min_class_size)
-    if small.any():
-        for v in values.values():
-            v[small] = np.nan
-        pr[small] = np.nan
-    return RunScores(source.name, values, pr, vec, gvr, unranked=0), _matrix_stub(source.name, source.path, drops)
+    sc.leave_out(small_class_queries(shared.relevance, shared.settings.min_class_size))
+    return sc, _matrix_stub(source.name, source.path, drops)
 
 
 def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _Shared, tasks: list[Task], progress: Progress) -> list[Any]:

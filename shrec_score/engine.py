@@ -292,6 +292,19 @@ class RunScores:
     #: Queries the run ranks nothing for (no line, or an empty list).
     unranked: int = 0
 
+    @classmethod
+    def empty(cls, name: str, n_q: int, measures: Sequence[Measure], settings: Settings) -> RunScores:
+        """No value yet (NaN) and empty curve sums."""
+        values = {m.name: np.full(n_q, np.nan) for m in measures}
+        vectors = {k: MeanAccumulator(settings.curve_depth) for k in ("CG", "DCG", "NCG", "NDCG")}
+        return cls(name, values, np.full((n_q, settings.pr_levels), np.nan), vectors, {k: MeanAccumulator(100) for k in ("CG", "DCG")})
+
+    def leave_out(self, rows: np.ndarray) -> None:
+        """Empty values and PR rows for the queries ``rows`` (a mask)."""
+        for v in self.values.values():
+            v[rows] = np.nan
+        self.pr[rows] = np.nan
+
 
 def small_class_queries(relevance: Relevance, min_class_size: int) -> np.ndarray:
     """Mask of the queries whose class has fewer than ``min_class_size`` queries (psbTable's ``CUTOFF``).
@@ -337,10 +350,8 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
     pct = np.arange(1, 101)
     level = settings.rel_level
     n_q = relevance.n_queries
-    values: dict[str, np.ndarray] = {m.name: np.full(n_q, np.nan) for m in measures}
-    pr = np.full((n_q, len(pr_levels)), np.nan)
-    vec_acc = {k: MeanAccumulator(depth) for k in ("CG", "DCG", "NCG", "NDCG")}
-    gvr_acc = {k: MeanAccumulator(len(pct)) for k in ("CG", "DCG")}
+    scores = RunScores.empty(run.name, n_q, measures, settings)
+    values, pr, vec_acc, gvr_acc = scores.values, scores.pr, scores.vectors, scores.gain_at_recall
     skip = settings.missing == "skip"
     ranked = np.zeros(n_q, dtype=bool)  # the queries the run ranks something for
     small = small_class_queries(relevance, settings.min_class_size)
@@ -392,12 +403,9 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
                     cg_at, dcg_at = _gain_at_recall(gb, pct)
                     gvr_acc["CG"].add(cg_at[counted])
                     gvr_acc["DCG"].add(dcg_at[counted])
-    left_out = small | (~ranked if skip else False)
-    if left_out.any():
-        for v in values.values():
-            v[left_out] = np.nan
-        pr[left_out] = np.nan
-    return RunScores(run.name, values, pr, vec_acc, gvr_acc, unranked=int((~ranked).sum()))
+    scores.leave_out(small | (~ranked if skip else False))
+    scores.unranked = int((~ranked).sum())
+    return scores
 
 
 def collect(scores: Sequence[RunScores], relevance: Relevance, measures: Sequence[Measure], settings: Settings = Settings(), *, curves: bool = False) -> Evaluation:
