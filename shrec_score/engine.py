@@ -94,8 +94,7 @@ def _dense(values: np.ndarray, lens: np.ndarray, width: int, dtype: type = np.fl
 
 
 def gain_blocks(
-    run: RankedRun, relevance: Relevance, *, chunk_cells: int = CHUNK_CELLS, gains: np.ndarray | None = None,
-    rows: np.ndarray | None = None, expected: bool = False,
+    run: RankedRun, relevance: Relevance, *, gains: np.ndarray | None = None, rows: np.ndarray | None = None, expected: bool = False,
 ) -> Iterator[tuple[slice, GainBlock]]:
     """Gain vectors of consecutive chunks of queries: ``(slice of run's queries, GainBlock)``; ``expected``: with the tie groups' means."""
     qrows = _query_rows(run, rows)
@@ -105,7 +104,7 @@ def gain_blocks(
     ch, cr = relevance.n_relevant(top)[qrows], relevance.n_relevant(1)[qrows]
     ds = relevance.collection_size
     width_all = max(1, int(lengths.max(initial=0)))
-    step = max(1, chunk_cells // width_all)
+    step = max(1, CHUNK_CELLS // width_all)
     flat = flat_tie_means(run, gains, (top, 1)) if expected and gains is not None and run.tie_start is not None else None
     for a in range(0, n_q, step):
         b = min(n_q, a + step)
