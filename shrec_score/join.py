@@ -12,10 +12,12 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError, shown
+from .io import trec
 from .io.idmap import read_id_map
 from .io.matrix import read_matrix
 from .io.numbers import is_integer
 from .io.submissions import id_hint, strip_zeros
+from .io.trec import arrow_filled, arrow_indices, arrow_numpy, arrow_strings
 from .model import MatrixRun, RankedRun, RunSource, group_tie_starts
 from .ranking import drop_own_items, score_groups
 from .relevance import QrelsRelevance, Relevance
@@ -161,19 +163,10 @@ def read_trec_run(
     relevance does not know are passed over with a note.  ``ties``: the run carries
     its tie groups (equal scores within a topic, compared as the parsed doubles).
     """
-    from .io.trec import (
-        arrow_indices,
-        extra_fields_note,
-        missing_queries_error,
-        read_trec_lines,
-        read_trec_lines_lenient,
-        unknown_target_error,
-    )
-
-    lines = read_trec_lines(source.path) if drops is None else read_trec_lines_lenient(source.path, drops)
+    lines = trec.read_trec_lines(source.path) if drops is None else trec.read_trec_lines_lenient(source.path, drops)
     notes: list[str] = []
     if lines.extra_field_lines:
-        notes.append("note: " + extra_fields_note(source.name, lines.extra_field_lines))
+        notes.append("note: " + trec.extra_fields_note(source.name, lines.extra_field_lines))
     queries, docs, scores = spelled_ids(lines.queries, spell), spelled_ids(lines.docs, spell), lines.scores
     tag = lines.tag
     rowq, keep = _query_rows(source.path, queries, relevance, notes)
@@ -193,7 +186,7 @@ def read_trec_run(
             docs, scores, rowq, targets = docs.take(arrow_indices(good)), scores[good], rowq[good], targets[good]
         elif bad.any():
             line, name = _line_of(source.path, docs[int(np.flatnonzero(bad)[0])].as_py(), spell or str)
-            raise unknown_target_error(source.path, line, name)
+            raise trec.unknown_target_error(source.path, line, name)
     ident, judged = _join_batches(source.path, docs, rowq, relevance, lenient=drops is not None, spell=spell or str)
     targets = judged if targets is None else targets
     order = trec_order(rowq, scores, docs)  # once over the run: few lines are tied
@@ -213,7 +206,8 @@ def read_trec_run(
     if missing.size and drops is not None:
         drops["queries without a ranked list (scored 0)"] += int(missing.size)
     elif missing.size and not missing_ok:
-        raise missing_queries_error(source.path, source.name, int(missing.size), relevance.n_queries, relevance.query_ids[int(missing[0])])
+        first_missing = relevance.query_ids[int(missing[0])]
+        raise trec.missing_queries_error(source.path, source.name, int(missing.size), relevance.n_queries, first_missing)
     if (relevance.self_index >= 0).any():
         own = drop_own_items(targets, rowq, relevance.self_index)
         targets, rowq = targets[own], rowq[own]
@@ -230,8 +224,6 @@ def read_trec_run(
 def _query_rows(path: str, queries: Any, relevance: Relevance, notes: list[str]) -> tuple[np.ndarray, np.ndarray | None]:
     """The relevance row of every line kept, ascending, and the lines kept in that order (None: all, in file order)."""
     import pyarrow.compute as pc
-
-    from .io.trec import arrow_indices, arrow_numpy
 
     n = len(queries)
     change = pc.indices_nonzero(pc.not_equal(queries.slice(1), queries.slice(0, max(0, n - 1)))) if n > 1 else None
@@ -261,8 +253,6 @@ def _collection_targets(docs: Any, relevance: Relevance) -> np.ndarray:
     """The target index of every line's id in a closed collection; -1 for an id outside it."""
     import pyarrow.compute as pc
 
-    from .io.trec import arrow_filled, arrow_strings
-
     return arrow_filled(pc.index_in(docs, value_set=arrow_strings(list(relevance.target_ids))), -1)
 
 
@@ -273,8 +263,6 @@ def _join_batches(
     target (open collection; else :attr:`~Relevance.unjudged`), :data:`BATCH_LINES` at a time (docs/performance.md)."""
     import pyarrow as pa
     import pyarrow.compute as pc
-
-    from .io.trec import arrow_indices, arrow_numpy, arrow_strings, duplicate_error
 
     n = rowq.size
     ident = np.empty(n, dtype=np.int64) if lenient else None
@@ -306,7 +294,8 @@ def _join_batches(
             twice = np.flatnonzero(key[1:] == key[:-1])
             if twice.size:
                 k = int(key[twice[0]])
-                raise duplicate_error(path, relevance.query_ids, enc.dictionary.to_pylist(), k // width, k % width, spell)
+                ids_seen = enc.dictionary.to_pylist()
+                raise trec.duplicate_error(path, relevance.query_ids, ids_seen, k // width, k % width, spell)
     return ident, judged
 
 
@@ -318,8 +307,6 @@ def trec_order(rowq: np.ndarray, scores: np.ndarray, docs: Any) -> np.ndarray | 
     """
     import pyarrow as pa
     import pyarrow.compute as pc
-
-    from .io.trec import arrow_indices, arrow_numpy
 
     same = rowq[1:] == rowq[:-1]
     order = None
@@ -347,8 +334,6 @@ def _taken(docs: Any, at: np.ndarray) -> Any:
     """``docs.take(at)`` (``at`` distinct), chunk by chunk: pyarrow's take joins a chunked array's chunks first."""
     import pyarrow as pa
 
-    from .io.trec import arrow_indices
-
     if not isinstance(docs, pa.ChunkedArray):
         return docs.take(arrow_indices(at))
     up = np.sort(at)
@@ -360,6 +345,4 @@ def _taken(docs: Any, at: np.ndarray) -> Any:
 
 def _line_of(path: str, token: str, spell: Callable[[str], str]) -> tuple[int | None, str]:
     """The first line that ranks ``token`` (in the relevance's spelling) and the id as that line spells it."""
-    from .io.trec import trec_lines
-
-    return next(((n, f[2]) for n, f in trec_lines(path) if len(f) > 2 and spell(f[2]) == token), (None, token))
+    return next(((n, f[2]) for n, f in trec.trec_lines(path) if len(f) > 2 and spell(f[2]) == token), (None, token))
