@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .api import _report, plan_measures, relevance_for
 from .engine import (
     MeanAccumulator,
     RunScores,
@@ -220,8 +221,6 @@ def score(
     raises cancels every task), ``settings`` and the errors as :func:`shrec_score.score`'s; a bad input
     read on a worker comes back as the same InputError, naming the shard or the Zarr chunk.
     """
-    from .api import _report, plan_measures, relevance_for
-
     opts = Options.of(options, settings)
     address, local = cluster_target(dask)
     rel = relevance_for(relevance, opts)  # type: ignore[arg-type]

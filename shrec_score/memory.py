@@ -12,8 +12,14 @@ from typing import Any
 
 import numpy as np
 
+from .api import score
 from .errors import InputError, OptionError
+from .io.cla import read_classification
+from .join import matrix_axis, matrix_run
+from .loading import load_relevance
+from .measures.metric_learning import ambiguous_recall
 from .model import MISC_CLASS, Classification
+from .options import Options
 
 METRICS = ("euclidean", "sqeuclidean", "cosine", "inner_product")
 
@@ -81,11 +87,6 @@ def evaluate(
         A wrong shape, NaN distances, labels of the wrong length or an unknown metric, naming
         the argument, before any work is done.
     """
-    from .api import score
-    from .join import matrix_run
-    from .loading import load_relevance
-    from .options import Options
-
     _refuse_ambiguous_recall(options)
     opts = Options.build(**options)  # every option checked first
     if run is not None or qrels is not None:
@@ -143,8 +144,6 @@ def evaluate(
 
 def _refuse_ambiguous_recall(options: dict[str, Any]) -> None:
     """An OptionError for ``R@k`` / ``Recall@k`` among the measures, the sort or the rank_by measure (ambiguous_recall)."""
-    from .measures.metric_learning import ambiguous_recall
-
     asked = options.get("measures")
     names = list(asked) if isinstance(asked, (list, tuple)) else []
     names += [options.get("sort"), options.get("rank_by")]
@@ -392,8 +391,6 @@ def _as_classification(arg: str, value: Any, prefix: str) -> Classification:
     if isinstance(value, Classification):
         return value
     if isinstance(value, (str, os.PathLike)):
-        from .io.cla import read_classification
-
         return read_classification(value)
     texts = _labels(arg, value)
     names = list(dict.fromkeys(texts))
@@ -404,8 +401,6 @@ def _as_classification(arg: str, value: Any, prefix: str) -> Classification:
 
 def _matrix_axis(arg: str, ids: list[str], order: str | None, what: str) -> list[str]:
     """The id of each row (or column), by the ``.npy`` reader's rule (:func:`shrec_score.join.matrix_axis`)."""
-    from .join import matrix_axis
-
     try:
         return matrix_axis(list(ids), order, what, arg)
     except InputError as exc:
