@@ -66,16 +66,14 @@ def _summarise(values: np.ndarray, group: np.ndarray, n_groups: int, measures: l
 def _codes(values: np.ndarray, known: dict[Any, int] | None = None) -> tuple[np.ndarray, dict[Any, int]]:
     """Each value's place in ``known`` (else first-appearance order); -1 for None, NaN or unknown."""
     index: dict[Any, int] = {} if known is None else known
-    get = index.get if known is not None else lambda v: index.setdefault(v, len(index))
-    codes = [-1 if v is None or v != v else get(v) for v in values.tolist()]
-    return np.asarray([-1 if c is None else c for c in codes], dtype=np.int64), index
+    get = (lambda v: index.get(v, -1)) if known is not None else (lambda v: index.setdefault(v, len(index)))
+    return np.asarray([-1 if v is None or v != v else get(v) for v in values.tolist()], dtype=np.int64), index
 
 
 def _group_means(per_query: Table, measures: list[str], group: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Each group's means (:func:`_summarise`) and its number of scored queries (a measure defined)."""
-    values = np.zeros((len(per_query), 0))
-    if measures:
-        values = np.column_stack([np.asarray(per_query[m], dtype=np.float64) for m in measures])
+    columns = [np.asarray(per_query[m], dtype=np.float64) for m in measures]
+    values = np.column_stack(columns) if columns else np.zeros((len(per_query), 0))
     scored = (~np.isnan(values)).any(axis=1) & (group >= 0)
     return _summarise(values, group, n, measures), np.bincount(group[scored], minlength=n).astype(np.int64)
 

@@ -24,21 +24,15 @@ from .options import Options
 METRICS = ("euclidean", "sqeuclidean", "cosine", "inner_product")
 
 
+#: What labels= / query_labels= / target_labels= take.
+Labels = Sequence[Hashable] | Classification | str | os.PathLike[str]
+
+
 def evaluate(
-    *,
-    distances: Any = None,
-    embeddings: Any = None,
-    query_embeddings: Any = None,
-    target_embeddings: Any = None,
-    metric: str = "euclidean",
-    dtype: str = "float32",
-    labels: Sequence[Hashable] | Classification | str | os.PathLike[str] | None = None,
-    query_labels: Sequence[Hashable] | Classification | str | os.PathLike[str] | None = None,
-    target_labels: Sequence[Hashable] | Classification | str | os.PathLike[str] | None = None,
-    run: Any = None,
-    qrels: Any = None,
-    name: str | None = None,
-    **options: Any,
+    *, distances: Any = None, embeddings: Any = None, query_embeddings: Any = None, target_embeddings: Any = None,
+    metric: str = "euclidean", dtype: str = "float32",
+    labels: Labels | None = None, query_labels: Labels | None = None, target_labels: Labels | None = None,
+    run: Any = None, qrels: Any = None, name: str | None = None, **options: Any,
 ) -> Any:
     """Score runs held in memory; returns the same :class:`~shrec_score.Report` as :func:`~shrec_score.score`.
 

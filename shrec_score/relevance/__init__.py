@@ -110,11 +110,11 @@ class Relevance:
         sister = (qp == tp) & (qp != "0") & (grades == "sister")  # same parent, not the root
         table = np.where(qn == tn, top, sister).astype(np.int8) * ((qn != MISC_CLASS) & (tn != MISC_CLASS))
         src_label_to_q = np.asarray([q_pos[n] for n in q_source.class_names], dtype=np.int64)
-        keep = [i for i, lab in enumerate(q_source.labels) if q_source.class_names[lab] != MISC_CLASS]
-        ignorable = [q_source.ids[i] for i, lab in enumerate(q_source.labels) if q_source.class_names[lab] == MISC_CLASS]
+        misc = np.asarray([n == MISC_CLASS for n in q_source.class_names], dtype=bool)[q_source.labels]
+        keep, ignorable = np.flatnonzero(~misc), [q_source.ids[i] for i in np.flatnonzero(misc)]
         query_ids = [q_source.ids[i] for i in keep]
-        query_label = src_label_to_q[q_source.labels[keep]] if keep else np.zeros(0, dtype=np.int64)
-        self_index = np.asarray(keep, dtype=np.int64) if queries is None else np.full(len(keep), -1, dtype=np.int64)
+        query_label = src_label_to_q[q_source.labels[keep]]
+        self_index = keep.astype(np.int64) if queries is None else np.full(keep.size, -1, dtype=np.int64)
         return ClassRelevance(
             query_ids=query_ids, query_classes=[q_names[lab] for lab in query_label], target_ids=list(targets.ids),
             self_index=self_index, ignorable_queries=ignorable, max_grade=top,
