@@ -177,8 +177,10 @@ def read_trec_run(
     if keep is not None:  # lines of unknown topics passed over, or queries not in relevance order
         docs, scores = docs.take(arrow_indices(keep)), scores[keep]
     targets = None
-    if relevance.closed:  # every id must be a target of the collection
-        targets = _collection_targets(docs, relevance)
+    if relevance.closed:  # every id must be a target of the collection (-1: not one)
+        import pyarrow.compute as pc
+
+        targets = arrow_filled(pc.index_in(docs, value_set=arrow_strings(list(relevance.target_ids))), -1)
         bad = targets < 0
         if bad.any() and drops is not None:
             drops["unknown target ids dropped"] += int(bad.sum())
@@ -247,13 +249,6 @@ def _query_rows(path: str, queries: Any, relevance: Relevance, notes: list[str])
     ends = np.cumsum(lens[segs])  # the lines of each run, one run after the other
     lines = np.arange(int(ends[-1]) if ends.size else 0, dtype=np.int64) + np.repeat(starts[segs] - (ends - lens[segs]), lens[segs])
     return np.repeat(seg_row[segs], lens[segs]), lines
-
-
-def _collection_targets(docs: Any, relevance: Relevance) -> np.ndarray:
-    """The target index of every line's id in a closed collection; -1 for an id outside it."""
-    import pyarrow.compute as pc
-
-    return arrow_filled(pc.index_in(docs, value_set=arrow_strings(list(relevance.target_ids))), -1)
 
 
 def _join_batches(

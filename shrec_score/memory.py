@@ -18,6 +18,7 @@ from .io.cla import read_classification
 from .join import matrix_axis, matrix_run
 from .loading import load_relevance
 from .measures.metric_learning import ambiguous_recall
+from .memory_trec import score_tables
 from .model import MISC_CLASS, Classification
 from .options import Options
 
@@ -86,8 +87,6 @@ def evaluate(
     if run is not None or qrels is not None:
         if run is None or qrels is None or any(v is not None for v in (distances, embeddings, query_embeddings, labels, query_labels)):
             raise ValueError("run: expected run= and qrels= together, without distances, embeddings or labels")
-        from .memory_trec import score_tables
-
         return score_tables(run, qrels, name or "run", opts)
     if metric not in METRICS:
         raise OptionError(f"metric: expected one of {', '.join(METRICS)}, got {metric!r}")
@@ -130,7 +129,7 @@ def evaluate(
         run_name: _matrix(arg, value, None if target_models is None else target_models[run_name], shape, metric, dtype)
         for run_name, (arg, value) in models.items()
     }
-    _warn_miscellaneous([("labels" if queries is None else "query_labels", queries or targets)] + ([("target_labels", targets)] if queries else []))
+    _warn_miscellaneous([(q_arg, queries or targets)] + ([(t_arg, targets)] if queries else []))
     rel = load_relevance(targets, queries, grades=opts.grades)
     runs = [matrix_run(run_name, "<memory>", matrix, rel, q_ids, t_ids) for run_name, matrix in matrices.items()]
     return score(runs, rel, options=opts)
