@@ -115,17 +115,16 @@ def gain_blocks(
         yield slice(a, b), GainBlock(_dense(g, lens, width, np.int8), lens.astype(np.int64), ch[a:b], cr[a:b], -1 if ds is None else ds, top, ties=means)
 
 
-def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray | None = None) -> np.ndarray:
-    """Bool per entry of ``run``: somebody judged it (a qrels line of any grade); with classes every target is."""
-    qrows = _query_rows(run, rows)
+def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray) -> np.ndarray:
+    """Bool per entry of ``run`` (relevance ``rows``): somebody judged it (a qrels line of any grade); with classes every target is."""
     if not isinstance(relevance, QrelsRelevance):
         return np.ones(run.targets.size, dtype=bool)
-    pos, targets, _ = relevance.judgments_of(qrows)
-    judged = np.sort((qrows[pos].astype(np.int64) << 32) | targets.astype(np.int64))
+    pos, targets, _ = relevance.judgments_of(rows)
+    judged = np.sort((rows[pos].astype(np.int64) << 32) | targets.astype(np.int64))
     # an id of an open collection that nobody judged has the index len(target_ids):
     # only the other entries (a few per cent of a TREC run) are looked up
     inside = np.flatnonzero(run.targets < len(relevance.target_ids))
-    rows_of = qrows[np.searchsorted(run.offsets, inside, side="right") - 1]
+    rows_of = rows[np.searchsorted(run.offsets, inside, side="right") - 1]
     keys = (rows_of.astype(np.int64) << 32) | run.targets[inside].astype(np.int64)
     mask = np.zeros(run.targets.size, dtype=bool)
     mask[inside] = lookup(keys, judged, np.ones(judged.size, dtype=bool), False)
@@ -149,11 +148,10 @@ def grade_counts(relevance: Relevance, rows: np.ndarray) -> np.ndarray:
     return counts
 
 
-def judged_block(run: RankedRun, relevance: Relevance, *, level: int, gains: np.ndarray, rows: np.ndarray | None = None, expected: bool = False) -> JudgedBlock:
+def judged_block(run: RankedRun, relevance: Relevance, *, level: int, gains: np.ndarray, rows: np.ndarray, expected: bool = False) -> JudgedBlock:
     """The judged grade at every rank of ``run`` (-1: not judged) and the judged counts per grade; ``expected``: with the tie groups' means."""
-    qrows = _query_rows(run, rows)
     lengths = run.lengths()
-    grades = np.where(judged_mask(run, relevance, qrows), gains, -1).astype(np.int16)
+    grades = np.where(judged_mask(run, relevance, rows), gains, -1).astype(np.int16)
     width = max(1, int(lengths.max(initial=0)))
     dense = _dense(grades, lengths, width, np.int16, fill=-1)
     means = None
@@ -161,7 +159,7 @@ def judged_block(run: RankedRun, relevance: Relevance, *, level: int, gains: np.
         # nDCG's gain is the grade floored at 0 (an unjudged entry has gain 0); relevant: grade >= level
         gain, rel, start, size = flat_tie_means(run, gains, (level,))
         means = TieMeans(*(_dense(x, lengths, width) for x in (gain, rel, rel, start, size)))
-    return JudgedBlock(dense, lengths.astype(np.int64), grade_counts(relevance, qrows), level, ties=means)
+    return JudgedBlock(dense, lengths.astype(np.int64), grade_counts(relevance, rows), level, ties=means)
 
 
 def restrict(run: RankedRun, relevance: Relevance, gains: np.ndarray, rows: np.ndarray, settings: Settings) -> tuple[RankedRun, np.ndarray]:
