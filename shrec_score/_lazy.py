@@ -7,13 +7,9 @@ import importlib
 from typing import Any
 
 
-class _LazyModule:
-    def __init__(self, name: str) -> None:
-        self._name = name
-
+class _LazyPandas:
     def __getattr__(self, attr: str) -> Any:
-        module = importlib.import_module(self._name)
-        return getattr(module, attr)
+        return getattr(importlib.import_module("pandas"), attr)
 
 
-pd: Any = _LazyModule("pandas")
+pd: Any = _LazyPandas()

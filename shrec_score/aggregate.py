@@ -7,7 +7,7 @@ measure's direction; every mean is summed in the order of :func:`group_sums`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -66,16 +66,14 @@ def _summarise(values: np.ndarray, group: np.ndarray, n_groups: int, measures: l
 def _codes(values: np.ndarray, known: dict[Any, int] | None = None) -> tuple[np.ndarray, dict[Any, int]]:
     """Each value's place in ``known`` (else first-appearance order); -1 for None, NaN or unknown."""
     index: dict[Any, int] = {} if known is None else known
-    get = index.get if known is not None else lambda v: index.setdefault(v, len(index))
-    codes = [-1 if v is None or v != v else get(v) for v in values.tolist()]
-    return np.asarray([-1 if c is None else c for c in codes], dtype=np.int64), index
+    get = (lambda v: index.get(v, -1)) if known is not None else (lambda v: index.setdefault(v, len(index)))
+    return np.asarray([-1 if v is None or v != v else get(v) for v in values.tolist()], dtype=np.int64), index
 
 
 def _group_means(per_query: Table, measures: list[str], group: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Each group's means (:func:`_summarise`) and its number of scored queries (a measure defined)."""
-    values = np.zeros((len(per_query), 0))
-    if measures:
-        values = np.column_stack([np.asarray(per_query[m], dtype=np.float64) for m in measures])
+    columns = [np.asarray(per_query[m], dtype=np.float64) for m in measures]
+    values = np.column_stack(columns) if columns else np.zeros((len(per_query), 0))
     scored = (~np.isnan(values)).any(axis=1) & (group >= 0)
     return _summarise(values, group, n, measures), np.bincount(group[scored], minlength=n).astype(np.int64)
 
@@ -151,6 +149,12 @@ def sort_order(values: np.ndarray, ascending: bool) -> np.ndarray:
 
 
 def leaderboard_table(per_run: Table, sort: str) -> Table:
+    """Runs sorted best first by ``sort`` (its direction; none: descending), ranked from 1; ties by run name, NaN last.
+
+    >>> per_run = Table({"run": object_column(["b", "a", "c"]), "FP_relevant": np.array([3.0, 3.0, 1.0])}, 3)
+    >>> leaderboard_table(per_run, "FP_relevant")["run"].tolist()
+    ['c', 'a', 'b']
+    """
     by_name = per_run.take(sort_order(per_run["run"], True))
     board = by_name.take(sort_order(by_name[sort], _ascending(sort)))
     return board.assign("rank", np.arange(1, len(board) + 1, dtype=np.int64), at=0)
@@ -191,28 +195,13 @@ def _ascending(column: str) -> bool:
     return column_higher_is_better(column) is False
 
 
-def per_run_means(per_query: pd.DataFrame, measures: Sequence[str], run_order: Sequence[str]) -> pd.DataFrame:
-    """:func:`per_run_table` on a DataFrame."""
-    return per_run_table(Table.from_pandas(per_query), measures, run_order).to_pandas()
+def _on_frames(table_function: Callable[..., Table]) -> Callable[..., pd.DataFrame]:
+    """``table_function`` on a DataFrame, converted at the boundary."""
+    return lambda frame, *args: table_function(Table.from_pandas(frame), *args).to_pandas()
 
 
-def leaderboard(per_run: pd.DataFrame, sort: str) -> pd.DataFrame:
-    """Runs sorted best first by ``sort`` (its direction; none: descending), ranked from 1; ties by run name, NaN last.
-
-    >>> import pandas as pd
-    >>> per_run = pd.DataFrame({"run": ["b", "a", "c"], "queries": [2, 2, 2], "FP_relevant": [3.0, 3.0, 1.0]})
-    >>> leaderboard(per_run, "FP_relevant")[["rank", "run"]].values.tolist()
-    [[1, 'c'], [2, 'a'], [3, 'b']]
-    """
-    return leaderboard_table(Table.from_pandas(per_run), sort).to_pandas()
-
-
-def per_query_ranking(per_query: pd.DataFrame, measure: str) -> pd.DataFrame:
-    """:func:`ranking_table` on a DataFrame."""
-    return ranking_table(Table.from_pandas(per_query), measure).to_pandas()
-
-
-def per_class_means(per_query: pd.DataFrame, measures: Sequence[str], run_order: Sequence[str]) -> pd.DataFrame:
-    """:func:`per_class_table` on a DataFrame."""
-    return per_class_table(Table.from_pandas(per_query), measures, run_order).to_pandas()
+per_run_means = _on_frames(per_run_table)
+leaderboard = _on_frames(leaderboard_table)
+per_query_ranking = _on_frames(ranking_table)
+per_class_means = _on_frames(per_class_table)
 

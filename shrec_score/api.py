@@ -260,22 +260,12 @@ def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: Measur
         if all(m in names for m in SHAPENET_MEASURES) and per_class is not None:
             shapenet["summaries"] = shapenet_summaries(per_query, per_class, run_names)
     return Report(
-        per_query=per_query,
-        leaderboard=board,
-        pr_curve=ev.pr_curve,
-        measures=names,
-        shown=plan.shown,
-        sort=plan.sort,
+        per_query=per_query, leaderboard=board, pr_curve=ev.pr_curve, measures=names, shown=plan.shown, sort=plan.sort,
         signature=_signature(rel, plan, opts).to_dict(),
         warnings=_warnings(ev, runs, rel, opts, [*plan.notes, *notes], names),
-        curves=ev.curves,
-        gain_vs_recall=ev.gain_vs_recall,
-        ranking=ranking_table(per_query, plan.rank_by),
-        rank_by=plan.rank_by,
-        per_class=per_class,
-        significance=sig,
-        run_tags={r.name: tag for r in runs if (tag := getattr(r, "tag", None)) is not None},
-        **shapenet,
+        curves=ev.curves, gain_vs_recall=ev.gain_vs_recall, per_class=per_class, significance=sig,
+        ranking=ranking_table(per_query, plan.rank_by), rank_by=plan.rank_by,
+        run_tags={r.name: tag for r in runs if (tag := getattr(r, "tag", None)) is not None}, **shapenet,
     )
 
 
@@ -300,8 +290,8 @@ def _warnings(
     if empty.any():  # the measures that leave them out (the contests' rule), those that count them (trec_eval's)
         level = f" at --rel-level {s.rel_level}" if s.rel_level > 1 else ""
         text = f"{int(empty.sum())} of {rel.n_queries} queries have no relevant target (K = 0{level}, first: {rel.query_ids[int(empty.argmax())]!r})"
-        per_query = ev.per_query
-        rows = np.isin(np.asarray(per_query["query"], dtype=object), np.asarray(rel.query_ids, dtype=object)[empty])
+        per_query, without = ev.per_query, {q for q, e in zip(rel.query_ids, empty.tolist()) if e}
+        rows = np.asarray([q in without for q in per_query["query"].tolist()], dtype=bool)
         counted = [m for m in measures if rows.any() and not np.isnan(np.asarray(per_query[m], dtype=np.float64)[rows]).all()]
         left = [m for m in measures if m not in counted]
         if not counted:
@@ -335,13 +325,9 @@ def _signature(rel: Relevance, plan: MeasurePlan, opts: Options) -> ScoringSigna
         (s.missing == "zero", "queries a run ranks nothing for scored as empty lists (trec_eval -c)"),
     ]
     return ScoringSignature(
-        mode=rel.mode,
-        relevance=rel.description,
-        queries=int(rel.n_queries - (rel.n_relevant(1) == 0).sum()),
-        collection=rel.collection_size,
-        matrix_order=opts.matrix_order or "listing (ids not reordered)",
-        rel_level=s.rel_level,
-        e_depth=s.e_depth,
+        mode=rel.mode, relevance=rel.description, queries=int(rel.n_queries - (rel.n_relevant(1) == 0).sum()),
+        collection=rel.collection_size, matrix_order=opts.matrix_order or "listing (ids not reordered)",
+        rel_level=s.rel_level, e_depth=s.e_depth,
         pr_levels=f"{s.pr_levels} levels 1/{s.pr_levels}..1, PSB interpolation",
         averaging=("macro: mean of per-class means" if opts.average == "macro" else "micro: mean over the queries a measure has a value for (K = 0: empty in the contests' measures, 0 in trec_eval's)")
         + (f"; classes of fewer than {s.min_class_size} models left out (psbTable's CUTOFF)" if s.min_class_size > 1 else ""),
@@ -350,8 +336,7 @@ def _signature(rel: Relevance, plan: MeasurePlan, opts: Options) -> ScoringSigna
         lenient="unknown ids dropped, repeated ids keep first place, missing queries and empty lists score 0" if opts.lenient else None,
         significance=(
             f"paired randomization test on {plan.sort}, Holm-corrected, {opts.n_resamples} resamples, seed {opts.seed}; bootstrap 95% CI"
-            if opts.significance
-            else None
+            if opts.significance else None
         ),
     )
 
@@ -402,22 +387,13 @@ def score_kendall(
     if n_nan:
         warnings.append(f"{n_nan} (run, query) pairs have an undefined tau-b (fewer than 2 items or every item tied): left out of the means")
     signature = KendallSignature(
-        relevance=f"Kendall tau-b against {os.path.basename(os.fspath(ground_truth))}",
-        queries=len(queries),
-        ground_truth_higher_is_better=ground_truth_higher_is_better,
-        lower_is_better=lower_is_better,
+        relevance=f"Kendall tau-b against {os.path.basename(os.fspath(ground_truth))}", queries=len(queries),
+        ground_truth_higher_is_better=ground_truth_higher_is_better, lower_is_better=lower_is_better,
     )
     return Report(
-        per_query=per_query,
-        leaderboard=board,
-        pr_curve=pd.DataFrame(columns=["run", "recall", "precision"]),
-        measures=["tau_b", "tau_b_std"],
-        shown=["tau_b", "tau_b_std"],
-        sort="tau_b",
-        signature=signature.to_dict(),
-        warnings=warnings,
-        ranking=per_query_ranking(per_query, "tau_b"),
-        rank_by="tau_b",
+        per_query=per_query, leaderboard=board, pr_curve=pd.DataFrame(columns=["run", "recall", "precision"]),
+        measures=["tau_b", "tau_b_std"], shown=["tau_b", "tau_b_std"], sort="tau_b", signature=signature.to_dict(),
+        warnings=warnings, ranking=per_query_ranking(per_query, "tau_b"), rank_by="tau_b",
     )
 
 

@@ -15,20 +15,21 @@ from typing import Any
 
 import numpy as np
 
+from .api import _report, plan_measures, relevance_for
 from .engine import (
     MeanAccumulator,
     RunScores,
     collect,
+    matrix_chunks,
     measure_values,
     pr_rows,
-    run_chunks,
     score_run,
     small_class_queries,
 )
 from .errors import InputError, OptionError
 from .io.chunked import INSTALL_HINT, RowBlockMatrix, open_row_blocks
 from .io.runs import BlockSource, discover_sources
-from .join import block_matrix_ids, matrix_ids, matrix_run
+from .join import block_matrix_ids, matrix_run
 from .loading import PathLike, Progress, load_runs
 from .measures import Measure, Settings
 from .model import ChunkedRun, MatrixRun, RankedRun, RunSource
@@ -44,8 +45,7 @@ Task = tuple[Callable[..., Any], tuple[Any, ...], int]
 
 
 def cluster_target(dask: Any) -> tuple[str | None, int | None]:
-    """What ``dask=`` names, checked before anything is read: ``parse_address``'s pair for a string,
-    ``(None, None)`` for a Client or None; OptionError with the pip command when the extra is missing."""
+    """What ``dask=`` names (``parse_address``'s pair; ``(None, None)`` for a Client or None), checked before anything is read."""
     from importlib.util import find_spec
 
     if dask is None:
@@ -162,8 +162,7 @@ def _block_run(shared: _Shared, path: str, name: str, qrows: np.ndarray) -> Matr
 
 
 def _score_block(shared: _Shared, path: str, name: str, a: int, b: int) -> list[_Part]:
-    """Rows ``a..b`` (one stored block) of a row-block matrix, binary measures only, read and ranked
-    on the worker as the single process ranks them (:func:`matrix_rank_block`)."""
+    """Rows ``a..b`` (one stored block) of a row-block matrix, binary measures only, ranked as score_run's matrix branch."""
     rel = shared.relevance
     s = shared.settings
     qrows = np.flatnonzero((shared.row_of_query >= a) & (shared.row_of_query < b))
@@ -179,8 +178,7 @@ def _score_block(shared: _Shared, path: str, name: str, a: int, b: int) -> list[
 
 
 def _score_chunks(shared: _Shared, path: str, name: str, chunks: list[tuple[int, int]]) -> list[_Part]:
-    """Each of the engine's chunks of queries (graded or judged measures, curves, cut lists), scored by
-    :func:`score_run` as the single process scores it, its curve sums kept apart."""
+    """Each of the engine's chunks of queries (graded or judged measures, curves, cut lists) scored by :func:`score_run` alone."""
     qall = np.arange(chunks[0][0], chunks[-1][1])
     run = _block_run(shared, path, name, qall)
     parts: list[_Part] = []
@@ -223,8 +221,6 @@ def score(
     raises cancels every task), ``settings`` and the errors as :func:`shrec_score.score`'s; a bad input
     read on a worker comes back as the same InputError, naming the shard or the Zarr chunk.
     """
-    from .api import _report, plan_measures, relevance_for
-
     opts = Options.of(options, settings)
     address, local = cluster_target(dask)
     rel = relevance_for(relevance, opts)  # type: ignore[arg-type]
@@ -232,10 +228,9 @@ def score(
     sources, notes = discover_sources(runs, opts.run_format)
     row_of_query = col_target = np.zeros(0, dtype=np.int64)
     blocks = [s for s in sources if isinstance(s, BlockSource)]
+    for b in blocks:  # every block matrix's shape checked
+        row_ids, col_ids = block_matrix_ids(b.path, b.matrix.shape, rel, opts.matrix_order)
     if blocks:
-        row_ids, col_ids = matrix_ids(rel, opts.matrix_order)
-        for b in blocks:
-            block_matrix_ids(b.path, b.matrix.shape, rel, opts.matrix_order)
         mapped = matrix_run("", "", None, rel, row_ids, col_ids)
         row_of_query, col_target = mapped.row_of_query, mapped.col_target
     shared = _Shared(rel, list(plan.measures), opts.settings, rel.gain_curves, opts.matrix_order, opts.lenient, row_of_query, col_target, {"strip_zeros": opts.strip_zeros, "id_map": opts.id_map})
@@ -271,15 +266,10 @@ def score(
 
 
 def _chunk_groups(rel: Relevance, matrix: RowBlockMatrix) -> list[list[tuple[int, int]]]:
-    """The engine's chunks of queries of a whole matrix run (:func:`run_chunks`), grouped into tasks of
-    about one stored block of rows each."""
-    n_q = rel.n_queries
-    width = matrix.shape[1] - (1 if n_q and rel.self_index[0] >= 0 else 0)  # list length (own column left out)
-    lists = RankedRun("", list(rel.query_ids), np.zeros(0, dtype=np.int64), np.arange(n_q + 1, dtype=np.int64) * width)
-    chunks = [(int(rows[0]), int(rows[-1]) + 1) for rows, _ in run_chunks(lists, rel)]
+    """The engine's chunks of queries of a whole matrix run, grouped into tasks of about one stored block of rows each."""
     per_task = max(1, max(b - a for a, b in matrix.blocks()))
     groups: list[list[tuple[int, int]]] = []
-    for c in chunks:
+    for c in matrix_chunks(rel, matrix.shape[1]):
         if groups and groups[-1][-1][1] - groups[-1][0][0] + (c[1] - c[0]) <= per_task:
             groups[-1].append(c)
         else:
@@ -288,31 +278,21 @@ def _chunk_groups(rel: Relevance, matrix: RowBlockMatrix) -> list[list[tuple[int
 
 
 def _assemble(source: BlockSource, parts: list[_Part], shared: _Shared) -> tuple[RunScores, MatrixRun]:
-    """One row-block run's :class:`RunScores` from its blocks (in block order), and the run's stub."""
-    rel = shared.relevance
-    n_q = rel.n_queries
-    values = {m.name: np.full(n_q, np.nan) for m in shared.measures}
-    pr = np.full((n_q, shared.settings.pr_levels), np.nan)
-    depth = shared.settings.curve_depth
-    vec = {k: MeanAccumulator(depth) for k in ("CG", "DCG", "NCG", "NDCG")}
-    gvr = {k: MeanAccumulator(100) for k in ("CG", "DCG")}
+    """One row-block run's :class:`RunScores` from its parts (in block order), and its stub."""
+    sc = RunScores.empty(source.name, shared.relevance.n_queries, shared.measures, shared.settings)
     drops: Counter[str] | None = Counter() if shared.lenient else None
     for p in parts:
         for k, v in p.values.items():
-            values[k][p.qrows] = v
-        pr[p.qrows] = p.pr
-        for mine, theirs in ((vec, p.vectors), (gvr, p.gain_at_recall)):
+            sc.values[k][p.qrows] = v
+        sc.pr[p.qrows] = p.pr
+        for mine, theirs in ((sc.vectors, p.vectors), (sc.gain_at_recall, p.gain_at_recall)):
             for k, acc in (theirs or {}).items():
                 mine[k].total += acc.total
                 mine[k].count += acc.count
         if drops is not None and p.drops:
             drops.update(p.drops)
-    small = small_class_queries(rel, shared.settings.min_class_size)
-    if small.any():
-        for v in values.values():
-            v[small] = np.nan
-        pr[small] = np.nan
-    return RunScores(source.name, values, pr, vec, gvr, unranked=0), _matrix_stub(source.name, source.path, drops)
+    sc.leave_out(small_class_queries(shared.relevance, shared.settings.min_class_size))
+    return sc, _matrix_stub(source.name, source.path, drops)
 
 
 def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _Shared, tasks: list[Task], progress: Progress) -> list[Any]:

@@ -69,12 +69,12 @@ def rank_block(
     width = max(width, int(k.max(initial=0)), int(col.max(initial=-1)) + 1)
     ranks = np.full((n_q, width), np.inf)
     ranks[hit_rows, col] = hit_pos
+    start = size = None
     if sizes is not None and run.tie_start is not None:  # ties="expected": each item's tie group
         start, size = np.zeros((n_q, width)), np.zeros((n_q, width))
         start[hit_rows, col] = run.tie_start[hit]
         size[hit_rows, col] = sizes[hit]
-        return RankBlock(ranks, k, lengths.astype(np.int64), group_start=start, group_size=size)
-    return RankBlock(ranks, k, lengths.astype(np.int64))
+    return RankBlock(ranks, k, lengths.astype(np.int64), group_start=start, group_size=size)
 
 
 def flat_tie_means(run: RankedRun, gains: np.ndarray, thresholds: Sequence[int]) -> list[np.ndarray]:
@@ -94,8 +94,7 @@ def _dense(values: np.ndarray, lens: np.ndarray, width: int, dtype: type = np.fl
 
 
 def gain_blocks(
-    run: RankedRun, relevance: Relevance, *, chunk_cells: int = CHUNK_CELLS, gains: np.ndarray | None = None,
-    rows: np.ndarray | None = None, expected: bool = False,
+    run: RankedRun, relevance: Relevance, *, gains: np.ndarray | None = None, rows: np.ndarray | None = None, expected: bool = False,
 ) -> Iterator[tuple[slice, GainBlock]]:
     """Gain vectors of consecutive chunks of queries: ``(slice of run's queries, GainBlock)``; ``expected``: with the tie groups' means."""
     qrows = _query_rows(run, rows)
@@ -105,7 +104,7 @@ def gain_blocks(
     ch, cr = relevance.n_relevant(top)[qrows], relevance.n_relevant(1)[qrows]
     ds = relevance.collection_size
     width_all = max(1, int(lengths.max(initial=0)))
-    step = max(1, chunk_cells // width_all)
+    step = max(1, CHUNK_CELLS // width_all)
     flat = flat_tie_means(run, gains, (top, 1)) if expected and gains is not None and run.tie_start is not None else None
     for a in range(0, n_q, step):
         b = min(n_q, a + step)
@@ -116,17 +115,16 @@ def gain_blocks(
         yield slice(a, b), GainBlock(_dense(g, lens, width, np.int8), lens.astype(np.int64), ch[a:b], cr[a:b], -1 if ds is None else ds, top, ties=means)
 
 
-def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray | None = None) -> np.ndarray:
-    """Bool per entry of ``run``: somebody judged it (a qrels line of any grade); with classes every target is."""
-    qrows = _query_rows(run, rows)
+def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray) -> np.ndarray:
+    """Bool per entry of ``run`` (relevance ``rows``): somebody judged it (a qrels line of any grade); with classes every target is."""
     if not isinstance(relevance, QrelsRelevance):
         return np.ones(run.targets.size, dtype=bool)
-    pos, targets, _ = relevance.judgments_of(qrows)
-    judged = np.sort((qrows[pos].astype(np.int64) << 32) | targets.astype(np.int64))
+    pos, targets, _ = relevance.judgments_of(rows)
+    judged = np.sort((rows[pos].astype(np.int64) << 32) | targets.astype(np.int64))
     # an id of an open collection that nobody judged has the index len(target_ids):
     # only the other entries (a few per cent of a TREC run) are looked up
     inside = np.flatnonzero(run.targets < len(relevance.target_ids))
-    rows_of = qrows[np.searchsorted(run.offsets, inside, side="right") - 1]
+    rows_of = rows[np.searchsorted(run.offsets, inside, side="right") - 1]
     keys = (rows_of.astype(np.int64) << 32) | run.targets[inside].astype(np.int64)
     mask = np.zeros(run.targets.size, dtype=bool)
     mask[inside] = lookup(keys, judged, np.ones(judged.size, dtype=bool), False)
@@ -150,11 +148,10 @@ def grade_counts(relevance: Relevance, rows: np.ndarray) -> np.ndarray:
     return counts
 
 
-def judged_block(run: RankedRun, relevance: Relevance, *, level: int, gains: np.ndarray, rows: np.ndarray | None = None, expected: bool = False) -> JudgedBlock:
+def judged_block(run: RankedRun, relevance: Relevance, *, level: int, gains: np.ndarray, rows: np.ndarray, expected: bool = False) -> JudgedBlock:
     """The judged grade at every rank of ``run`` (-1: not judged) and the judged counts per grade; ``expected``: with the tie groups' means."""
-    qrows = _query_rows(run, rows)
     lengths = run.lengths()
-    grades = np.where(judged_mask(run, relevance, qrows), gains, -1).astype(np.int16)
+    grades = np.where(judged_mask(run, relevance, rows), gains, -1).astype(np.int16)
     width = max(1, int(lengths.max(initial=0)))
     dense = _dense(grades, lengths, width, np.int16, fill=-1)
     means = None
@@ -162,7 +159,7 @@ def judged_block(run: RankedRun, relevance: Relevance, *, level: int, gains: np.
         # nDCG's gain is the grade floored at 0 (an unjudged entry has gain 0); relevant: grade >= level
         gain, rel, start, size = flat_tie_means(run, gains, (level,))
         means = TieMeans(*(_dense(x, lengths, width) for x in (gain, rel, rel, start, size)))
-    return JudgedBlock(dense, lengths.astype(np.int64), grade_counts(relevance, qrows), level, ties=means)
+    return JudgedBlock(dense, lengths.astype(np.int64), grade_counts(relevance, rows), level, ties=means)
 
 
 def restrict(run: RankedRun, relevance: Relevance, gains: np.ndarray, rows: np.ndarray, settings: Settings) -> tuple[RankedRun, np.ndarray]:
@@ -264,16 +261,20 @@ def _chunks(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, *, ti
     """Chunks of complete queries of any run: ``(relevance rows, sub-run, gains or None)``; with ``ties``, a matrix's lists carry their tie groups."""
     if isinstance(run, ChunkedRun):
         yield from run.chunks(relevance)
-        return
-    if isinstance(run, MatrixRun):  # the lists of a chunk of queries at a time, never of the whole matrix
-        width = run.matrix.shape[1] - (1 if relevance.self_index.size and relevance.self_index[0] >= 0 else 0)  # a list's length
-        step = max(1, CHUNK_ENTRIES // max(1, width))  # the chunks run_chunks cuts from the whole run's lists
-        for a in range(0, len(run.query_ids), step):
-            part = replace(run, query_ids=run.query_ids[a : a + step], row_of_query=run.row_of_query[a : a + step])
-            yield np.arange(a, a + len(part.query_ids)), matrix_to_ranked_run(part, relevance.self_index[a : a + step], ties=ties), None
-        return
-    for rows, sub in run_chunks(align(run, relevance.query_ids), relevance):
-        yield rows, sub, None
+    elif isinstance(run, MatrixRun):  # the lists of a chunk of queries at a time, never of the whole matrix
+        for a, b in matrix_chunks(relevance, run.matrix.shape[1]):
+            part = replace(run, query_ids=run.query_ids[a:b], row_of_query=run.row_of_query[a:b])
+            yield np.arange(a, b), matrix_to_ranked_run(part, relevance.self_index[a:b], ties=ties), None
+    else:
+        for rows, sub in run_chunks(align(run, relevance.query_ids), relevance):
+            yield rows, sub, None
+
+
+def matrix_chunks(relevance: Relevance, n_cols: int) -> list[tuple[int, int]]:
+    """The queries ``a..b`` of each chunk of a matrix run: the chunks :func:`run_chunks` cuts from its lists."""
+    width = n_cols - (1 if relevance.self_index.size and relevance.self_index[0] >= 0 else 0)  # a list's length
+    step = max(1, CHUNK_ENTRIES // max(1, width))
+    return [(a, min(relevance.n_queries, a + step)) for a in range(0, relevance.n_queries, step)]
 
 
 @dataclass
@@ -287,6 +288,19 @@ class RunScores:
     gain_at_recall: dict[str, MeanAccumulator]
     #: Queries the run ranks nothing for (no line, or an empty list).
     unranked: int = 0
+
+    @classmethod
+    def empty(cls, name: str, n_q: int, measures: Sequence[Measure], settings: Settings) -> RunScores:
+        """No value yet (NaN) and empty curve sums."""
+        values = {m.name: np.full(n_q, np.nan) for m in measures}
+        vectors = {k: MeanAccumulator(settings.curve_depth) for k in ("CG", "DCG", "NCG", "NDCG")}
+        return cls(name, values, np.full((n_q, settings.pr_levels), np.nan), vectors, {k: MeanAccumulator(100) for k in ("CG", "DCG")})
+
+    def leave_out(self, rows: np.ndarray) -> None:
+        """Empty values and PR rows for the queries ``rows`` (a mask)."""
+        for v in self.values.values():
+            v[rows] = np.nan
+        self.pr[rows] = np.nan
 
 
 def small_class_queries(relevance: Relevance, min_class_size: int) -> np.ndarray:
@@ -302,18 +316,12 @@ def small_class_queries(relevance: Relevance, min_class_size: int) -> np.ndarray
 
 def measure_values(m: Measure, block: RankBlock | GainBlock | JudgedBlock, settings: Settings) -> np.ndarray:
     """A measure's values; under ``ties="expected"`` its exact expectation on the queries with a tie group of two or more (others keep the rule's bits)."""
-    tied = _tied_rows(block)
+    sizes = block.group_size if isinstance(block, RankBlock) else None if block.ties is None else block.ties.size
+    tied = None if sizes is None else np.asarray((sizes > 1).any(axis=1))  # per query: a tie group of two or more
     if m.expected is None or tied is None or not tied.any():
         return m.compute(block, settings)
     values = m.expected(block, settings)
     return values if tied.all() else np.where(tied, values, m.compute(block, settings))
-
-
-def _tied_rows(block: RankBlock | GainBlock | JudgedBlock) -> np.ndarray | None:
-    """Per query: whether the block holds a tie group of two or more (None: no tie groups)."""
-    if isinstance(block, RankBlock):
-        return None if block.group_size is None else np.asarray((block.group_size > 1).any(axis=1))
-    return None if block.ties is None else np.asarray((block.ties.size > 1).any(axis=1))
 
 
 def pr_rows(block: RankBlock, levels: np.ndarray) -> np.ndarray:
@@ -339,10 +347,8 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
     pct = np.arange(1, 101)
     level = settings.rel_level
     n_q = relevance.n_queries
-    values: dict[str, np.ndarray] = {m.name: np.full(n_q, np.nan) for m in measures}
-    pr = np.full((n_q, len(pr_levels)), np.nan)
-    vec_acc = {k: MeanAccumulator(depth) for k in ("CG", "DCG", "NCG", "NDCG")}
-    gvr_acc = {k: MeanAccumulator(len(pct)) for k in ("CG", "DCG")}
+    scores = RunScores.empty(run.name, n_q, measures, settings)
+    values, pr, vec_acc, gvr_acc = scores.values, scores.pr, scores.vectors, scores.gain_at_recall
     skip = settings.missing == "skip"
     ranked = np.zeros(n_q, dtype=bool)  # the queries the run ranks something for
     small = small_class_queries(relevance, settings.min_class_size)
@@ -394,12 +400,9 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
                     cg_at, dcg_at = _gain_at_recall(gb, pct)
                     gvr_acc["CG"].add(cg_at[counted])
                     gvr_acc["DCG"].add(dcg_at[counted])
-    left_out = small | (~ranked if skip else False)
-    if left_out.any():
-        for v in values.values():
-            v[left_out] = np.nan
-        pr[left_out] = np.nan
-    return RunScores(run.name, values, pr, vec_acc, gvr_acc, unranked=int((~ranked).sum()))
+    scores.leave_out(small | (~ranked if skip else False))
+    scores.unranked = int((~ranked).sum())
+    return scores
 
 
 def collect(scores: Sequence[RunScores], relevance: Relevance, measures: Sequence[Measure], settings: Settings = Settings(), *, curves: bool = False) -> Evaluation:

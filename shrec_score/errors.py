@@ -74,9 +74,6 @@ class InputError(Exception):
         where = "" if self.path is None else visible(self.path) + ("" if self.line is None else f":{self.line}") + ": "
         return where + visible(self.body)
 
-    def __str__(self) -> str:
-        return self.message
-
 
 class OptionError(ValueError):
     """An option outside its documented values (``score(average="Macro")``), raised before any input is read;

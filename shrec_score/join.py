@@ -12,10 +12,12 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError, shown
+from .io import trec
 from .io.idmap import read_id_map
 from .io.matrix import read_matrix
 from .io.numbers import is_integer
 from .io.submissions import id_hint, strip_zeros
+from .io.trec import arrow_filled, arrow_indices, arrow_numpy, arrow_strings
 from .model import MatrixRun, RankedRun, RunSource, group_tie_starts
 from .ranking import drop_own_items, score_groups
 from .relevance import QrelsRelevance, Relevance
@@ -76,8 +78,7 @@ class SpelledIndex(Mapping[str, int]):
 
 
 def spelled_ids(array: Any, spell: Callable[[str], str] | None) -> Any:
-    """A pyarrow string array of a run's ids in the relevance's spelling
-    (each distinct id spelled once)."""
+    """A pyarrow string array of a run's ids in the relevance's spelling (each distinct id spelled once)."""
     if spell is None:
         return array
     import pyarrow as pa
@@ -135,8 +136,7 @@ def read_matrix_run(source: RunSource, relevance: Relevance, order: str | None) 
 
 
 def matrix_run(name: str, path: str, matrix: Any, relevance: Relevance, row_ids: list[str], col_ids: list[str]) -> MatrixRun:
-    """A :class:`MatrixRun` whose rows are ``row_ids`` and columns ``col_ids``:
-    each scored query mapped to its row, each column to its target."""
+    """A :class:`MatrixRun` whose rows are ``row_ids`` and columns ``col_ids`` (their queries and targets)."""
     row_pos = {q: i for i, q in enumerate(row_ids)}
     row_of_query = np.asarray([row_pos[q] for q in relevance.query_ids], dtype=np.int64)
     col_target = np.asarray([relevance.target_index[t] for t in col_ids], dtype=np.int64)
@@ -163,19 +163,10 @@ def read_trec_run(
     relevance does not know are passed over with a note.  ``ties``: the run carries
     its tie groups (equal scores within a topic, compared as the parsed doubles).
     """
-    from .io.trec import (
-        arrow_indices,
-        extra_fields_note,
-        missing_queries_error,
-        read_trec_lines,
-        read_trec_lines_lenient,
-        unknown_target_error,
-    )
-
-    lines = read_trec_lines(source.path) if drops is None else read_trec_lines_lenient(source.path, drops)
+    lines = trec.read_trec_lines(source.path) if drops is None else trec.read_trec_lines_lenient(source.path, drops)
     notes: list[str] = []
     if lines.extra_field_lines:
-        notes.append("note: " + extra_fields_note(source.name, lines.extra_field_lines))
+        notes.append("note: " + trec.extra_fields_note(source.name, lines.extra_field_lines))
     queries, docs, scores = spelled_ids(lines.queries, spell), spelled_ids(lines.docs, spell), lines.scores
     tag = lines.tag
     rowq, keep = _query_rows(source.path, queries, relevance, notes)
@@ -186,8 +177,10 @@ def read_trec_run(
     if keep is not None:  # lines of unknown topics passed over, or queries not in relevance order
         docs, scores = docs.take(arrow_indices(keep)), scores[keep]
     targets = None
-    if relevance.closed:  # every id must be a target of the collection
-        targets = _collection_targets(docs, relevance)
+    if relevance.closed:  # every id must be a target of the collection (-1: not one)
+        import pyarrow.compute as pc
+
+        targets = arrow_filled(pc.index_in(docs, value_set=arrow_strings(list(relevance.target_ids))), -1)
         bad = targets < 0
         if bad.any() and drops is not None:
             drops["unknown target ids dropped"] += int(bad.sum())
@@ -195,7 +188,7 @@ def read_trec_run(
             docs, scores, rowq, targets = docs.take(arrow_indices(good)), scores[good], rowq[good], targets[good]
         elif bad.any():
             line, name = _line_of(source.path, docs[int(np.flatnonzero(bad)[0])].as_py(), spell or str)
-            raise unknown_target_error(source.path, line, name)
+            raise trec.unknown_target_error(source.path, line, name)
     ident, judged = _join_batches(source.path, docs, rowq, relevance, lenient=drops is not None, spell=spell or str)
     targets = judged if targets is None else targets
     order = trec_order(rowq, scores, docs)  # once over the run: few lines are tied
@@ -215,7 +208,8 @@ def read_trec_run(
     if missing.size and drops is not None:
         drops["queries without a ranked list (scored 0)"] += int(missing.size)
     elif missing.size and not missing_ok:
-        raise missing_queries_error(source.path, source.name, int(missing.size), relevance.n_queries, relevance.query_ids[int(missing[0])])
+        first_missing = relevance.query_ids[int(missing[0])]
+        raise trec.missing_queries_error(source.path, source.name, int(missing.size), relevance.n_queries, first_missing)
     if (relevance.self_index >= 0).any():
         own = drop_own_items(targets, rowq, relevance.self_index)
         targets, rowq = targets[own], rowq[own]
@@ -230,13 +224,8 @@ def read_trec_run(
 
 
 def _query_rows(path: str, queries: Any, relevance: Relevance, notes: list[str]) -> tuple[np.ndarray, np.ndarray | None]:
-    """The relevance row of every line kept, ascending, and which lines are kept in
-    which order (None: every line, in file order); lines of unknown topics are
-    passed over with a note.  Only the first id of every run of lines of one
-    query id is looked up."""
+    """The relevance row of every line kept, ascending, and the lines kept in that order (None: all, in file order)."""
     import pyarrow.compute as pc
-
-    from .io.trec import arrow_indices, arrow_numpy
 
     n = len(queries)
     change = pc.indices_nonzero(pc.not_equal(queries.slice(1), queries.slice(0, max(0, n - 1)))) if n > 1 else None
@@ -245,7 +234,7 @@ def _query_rows(path: str, queries: Any, relevance: Relevance, notes: list[str])
         starts = np.append(starts, arrow_numpy(change).astype(np.int64) + 1)
     lens = np.diff(np.append(starts, n))
     heads = pc.dictionary_encode(queries.take(arrow_indices(starts))).combine_chunks()
-    qpos = {q: i for i, q in enumerate(relevance.query_ids)}
+    qpos = {q: i for i, q in enumerate(relevance.query_ids)}  # only the first id of each run of lines of one query
     known = np.asarray([qpos.get(q, -1) for q in heads.dictionary.to_pylist()], dtype=np.int64)
     seg_row = known[arrow_numpy(heads.indices).astype(np.int64)] if len(known) else np.zeros(0, dtype=np.int64)
     unknown = seg_row < 0
@@ -257,40 +246,18 @@ def _query_rows(path: str, queries: Any, relevance: Relevance, notes: list[str])
     if not unknown.any() and (np.diff(seg_row) > 0).all():
         return np.repeat(seg_row, lens), None
     segs = kept[np.argsort(seg_row[kept], kind="stable")]  # whole runs of lines moved, in file order within a query
-    return np.repeat(seg_row[segs], lens[segs]), _ranges(starts[segs], lens[segs])
-
-
-def _ranges(starts: np.ndarray, lens: np.ndarray) -> np.ndarray:
-    """``starts[0]..starts[0] + lens[0] - 1``, then the next range, and so on, as one array."""
-    ends = np.cumsum(lens)
-    return np.arange(int(ends[-1]) if ends.size else 0, dtype=np.int64) + np.repeat(starts - (ends - lens), lens)
-
-
-def _collection_targets(docs: Any, relevance: Relevance) -> np.ndarray:
-    """The target index of every line's id in a closed collection; -1 for an id outside it."""
-    import pyarrow.compute as pc
-
-    from .io.trec import arrow_filled, arrow_strings
-
-    return arrow_filled(pc.index_in(docs, value_set=arrow_strings(list(relevance.target_ids))), -1)
+    ends = np.cumsum(lens[segs])  # the lines of each run, one run after the other
+    lines = np.arange(int(ends[-1]) if ends.size else 0, dtype=np.int64) + np.repeat(starts[segs] - (ends - lens[segs]), lens[segs])
+    return np.repeat(seg_row[segs], lens[segs]), lines
 
 
 def _join_batches(
     path: str, docs: Any, rowq: np.ndarray, relevance: Relevance, *, lenient: bool, spell: Callable[[str], str] = str
 ) -> tuple[np.ndarray | None, np.ndarray]:
-    """Per line an identity of its id within its query (``lenient``; else an id
-    ranked twice for one query is an error naming both lines) and its target among
-    the targets judged for its query (an open collection; :attr:`~Relevance.unjudged`
-    for the others).
-
-    About :data:`BATCH_LINES` lines of whole queries at a time, after the ids
-    judged for their queries, are dictionary-encoded in one call: the code tells
-    the ids apart, and a code among the first ones is a judged id.
-    """
+    """Per line an identity of its id within its query (``lenient``; else a repeat is an error) and its judged
+    target (open collection; else :attr:`~Relevance.unjudged`), :data:`BATCH_LINES` at a time (docs/performance.md)."""
     import pyarrow as pa
     import pyarrow.compute as pc
-
-    from .io.trec import arrow_indices, arrow_numpy, arrow_strings, duplicate_error
 
     n = rowq.size
     ident = np.empty(n, dtype=np.int64) if lenient else None
@@ -322,7 +289,8 @@ def _join_batches(
             twice = np.flatnonzero(key[1:] == key[:-1])
             if twice.size:
                 k = int(key[twice[0]])
-                raise duplicate_error(path, relevance.query_ids, enc.dictionary.to_pylist(), k // width, k % width, spell)
+                ids_seen = enc.dictionary.to_pylist()
+                raise trec.duplicate_error(path, relevance.query_ids, ids_seen, k // width, k % width, spell)
     return ident, judged
 
 
@@ -334,8 +302,6 @@ def trec_order(rowq: np.ndarray, scores: np.ndarray, docs: Any) -> np.ndarray | 
     """
     import pyarrow as pa
     import pyarrow.compute as pc
-
-    from .io.trec import arrow_indices, arrow_numpy
 
     same = rowq[1:] == rowq[:-1]
     order = None
@@ -360,12 +326,8 @@ def trec_order(rowq: np.ndarray, scores: np.ndarray, docs: Any) -> np.ndarray | 
 
 
 def _taken(docs: Any, at: np.ndarray) -> Any:
-    """``docs.take(at)`` (``at`` distinct) without pyarrow's joining of a chunked
-    array's chunks first (a copy of every id): taken chunk by chunk in ascending
-    order, then put in ``at``'s."""
+    """``docs.take(at)`` (``at`` distinct), chunk by chunk: pyarrow's take joins a chunked array's chunks first."""
     import pyarrow as pa
-
-    from .io.trec import arrow_indices
 
     if not isinstance(docs, pa.ChunkedArray):
         return docs.take(arrow_indices(at))
@@ -378,6 +340,4 @@ def _taken(docs: Any, at: np.ndarray) -> Any:
 
 def _line_of(path: str, token: str, spell: Callable[[str], str]) -> tuple[int | None, str]:
     """The first line that ranks ``token`` (in the relevance's spelling) and the id as that line spells it."""
-    from .io.trec import trec_lines
-
-    return next(((n, f[2]) for n, f in trec_lines(path) if len(f) > 2 and spell(f[2]) == token), (None, token))
+    return next(((n, f[2]) for n, f in trec.trec_lines(path) if len(f) > 2 and spell(f[2]) == token), (None, token))

@@ -12,27 +12,28 @@ from typing import Any
 
 import numpy as np
 
-from .errors import OptionError
+from .api import score
+from .errors import InputError, OptionError
+from .io.cla import read_classification
+from .join import matrix_axis, matrix_run
+from .loading import load_relevance
+from .measures.metric_learning import ambiguous_recall
+from .memory_trec import score_tables
 from .model import MISC_CLASS, Classification
+from .options import Options
 
 METRICS = ("euclidean", "sqeuclidean", "cosine", "inner_product")
 
 
+#: What labels= / query_labels= / target_labels= take.
+Labels = Sequence[Hashable] | Classification | str | os.PathLike[str]
+
+
 def evaluate(
-    *,
-    distances: Any = None,
-    embeddings: Any = None,
-    query_embeddings: Any = None,
-    target_embeddings: Any = None,
-    metric: str = "euclidean",
-    dtype: str = "float32",
-    labels: Sequence[Hashable] | Classification | str | os.PathLike[str] | None = None,
-    query_labels: Sequence[Hashable] | Classification | str | os.PathLike[str] | None = None,
-    target_labels: Sequence[Hashable] | Classification | str | os.PathLike[str] | None = None,
-    run: Any = None,
-    qrels: Any = None,
-    name: str | None = None,
-    **options: Any,
+    *, distances: Any = None, embeddings: Any = None, query_embeddings: Any = None, target_embeddings: Any = None,
+    metric: str = "euclidean", dtype: str = "float32",
+    labels: Labels | None = None, query_labels: Labels | None = None, target_labels: Labels | None = None,
+    run: Any = None, qrels: Any = None, name: str | None = None, **options: Any,
 ) -> Any:
     """Score runs held in memory; returns the same :class:`~shrec_score.Report` as :func:`~shrec_score.score`.
 
@@ -81,18 +82,11 @@ def evaluate(
         A wrong shape, NaN distances, labels of the wrong length or an unknown metric, naming
         the argument, before any work is done.
     """
-    from .api import score
-    from .join import matrix_run
-    from .loading import load_relevance
-    from .options import Options
-
     _refuse_ambiguous_recall(options)
     opts = Options.build(**options)  # every option checked first
     if run is not None or qrels is not None:
         if run is None or qrels is None or any(v is not None for v in (distances, embeddings, query_embeddings, labels, query_labels)):
             raise ValueError("run: expected run= and qrels= together, without distances, embeddings or labels")
-        from .memory_trec import score_tables
-
         return score_tables(run, qrels, name or "run", opts)
     if metric not in METRICS:
         raise OptionError(f"metric: expected one of {', '.join(METRICS)}, got {metric!r}")
@@ -135,17 +129,14 @@ def evaluate(
         run_name: _matrix(arg, value, None if target_models is None else target_models[run_name], shape, metric, dtype)
         for run_name, (arg, value) in models.items()
     }
-    _warn_miscellaneous([("labels" if queries is None else "query_labels", queries or targets)] + ([("target_labels", targets)] if queries else []))
+    _warn_miscellaneous([(q_arg, queries or targets)] + ([(t_arg, targets)] if queries else []))
     rel = load_relevance(targets, queries, grades=opts.grades)
     runs = [matrix_run(run_name, "<memory>", matrix, rel, q_ids, t_ids) for run_name, matrix in matrices.items()]
     return score(runs, rel, options=opts)
 
 
 def _refuse_ambiguous_recall(options: dict[str, Any]) -> None:
-    """A ValueError for ``R@k`` / ``Recall@k`` among the measures, the sort or the rank_by measure:
-    IR recall or the metric-learning Recall@k (:func:`~shrec_score.measures.metric_learning.ambiguous_recall`)."""
-    from .measures.metric_learning import ambiguous_recall
-
+    """An OptionError for ``R@k`` / ``Recall@k`` among the measures, the sort or the rank_by measure (ambiguous_recall)."""
     asked = options.get("measures")
     names = list(asked) if isinstance(asked, (list, tuple)) else []
     names += [options.get("sort"), options.get("rank_by")]
@@ -157,8 +148,7 @@ def _refuse_ambiguous_recall(options: dict[str, Any]) -> None:
 
 
 def _models(arg: str, value: Any, name: str | None) -> dict[str, tuple[str, Any]]:
-    """run name -> (the argument's name in messages, the array): one array is one
-    run (``name``, default ``"run"``), a dict ``{name: array}`` one run per entry."""
+    """run name -> (the argument's name in messages, the array): one run, or one per entry of a dict."""
     if not isinstance(value, Mapping):
         return {name or "run": (arg, value)}
     if name is not None:
@@ -172,8 +162,7 @@ def _models(arg: str, value: Any, name: str | None) -> dict[str, tuple[str, Any]
 
 
 def _matrix(arg: str, value: Any, targets: tuple[str, Any] | None, shape: tuple[int, int], metric: str, dtype: str) -> Any:
-    """One model's distances, checked: the array itself (``distances``) or an
-    :class:`EmbeddingDistances` of its embeddings (``targets``: the separate target embeddings)."""
+    """One model's distances, checked: the array itself or :class:`EmbeddingDistances` (``targets``: separate ones)."""
     if arg.startswith("distances"):
         matrix = _array(arg, value)
         if matrix.ndim != 2 or matrix.shape != shape:
@@ -265,8 +254,7 @@ DEVICE_BLOCK_BYTES = 64 << 20
 
 
 def _array(arg: str, value: Any) -> np.ndarray | DeviceRows:
-    """A numpy view of an array-like (``__dlpack__`` in host memory, ``__array__``, nested lists), or a
-    :class:`DeviceRows` for a DLPack array on a device; the array's library is never imported."""
+    """A numpy view of an array-like, or :class:`DeviceRows` for a DLPack array on a device (its library never imported)."""
     if isinstance(value, np.ndarray):
         return value
     dlpack = hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__")
@@ -313,8 +301,7 @@ class DeviceRows:
 
 
 def _on_host(arr: np.ndarray | DeviceRows) -> np.ndarray:
-    """Embeddings (n x d, small beside the distances) in host memory: a device array is copied once,
-    block by block, and the checks and the scoring share the copy."""
+    """Embeddings in host memory: a device array copied once, block by block (the checks and the scoring share it)."""
     if not isinstance(arr, DeviceRows):
         return arr
     out = np.empty(arr.shape, dtype=arr.dtype)
@@ -338,8 +325,7 @@ def _to_host(value: Any) -> np.ndarray:
 
 
 def _row_blocks(arr: np.ndarray | DeviceRows) -> Any:
-    """``(first row, rows)`` of a 2-D array in blocks of :data:`DEVICE_BLOCK_BYTES` (a memory map or a
-    device array is never read whole)."""
+    """``(first row, rows)`` of a 2-D array in blocks of :data:`DEVICE_BLOCK_BYTES` (never read whole)."""
     step = max(1, DEVICE_BLOCK_BYTES // max(1, arr.shape[1] * arr.dtype.itemsize))
     for a in range(0, arr.shape[0], step):
         yield a, arr[a : a + step]
@@ -398,8 +384,6 @@ def _as_classification(arg: str, value: Any, prefix: str) -> Classification:
     if isinstance(value, Classification):
         return value
     if isinstance(value, (str, os.PathLike)):
-        from .io.cla import read_classification
-
         return read_classification(value)
     texts = _labels(arg, value)
     names = list(dict.fromkeys(texts))
@@ -410,9 +394,6 @@ def _as_classification(arg: str, value: Any, prefix: str) -> Classification:
 
 def _matrix_axis(arg: str, ids: list[str], order: str | None, what: str) -> list[str]:
     """The id of each row (or column), by the ``.npy`` reader's rule (:func:`shrec_score.join.matrix_axis`)."""
-    from .errors import InputError
-    from .join import matrix_axis
-
     try:
         return matrix_axis(list(ids), order, what, arg)
     except InputError as exc:

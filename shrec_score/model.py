@@ -6,6 +6,7 @@ import abc
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -32,11 +33,10 @@ class Classification:
     class_parents: list[str]
     ids: list[str]
     labels: np.ndarray
-    index: dict[str, int] = field(repr=False, default_factory=dict)
 
-    def __post_init__(self) -> None:
-        if not self.index:
-            self.index.update({m: i for i, m in enumerate(self.ids)})
+    @cached_property
+    def index(self) -> dict[str, int]:
+        return {m: i for i, m in enumerate(self.ids)}
 
     @property
     def n_models(self) -> int:

@@ -34,7 +34,6 @@ class Relevance:
     ignorable_queries: list[str]
     mode: str
     max_grade: int
-    target_index: dict[str, int] = field(repr=False, default_factory=dict)
     #: Ds; None when unknown (qrels without --collection / --collection-size).
     declared_size: int | None = None
     #: How relevance was decided, for the output signature.
@@ -48,9 +47,9 @@ class Relevance:
     #: A query is scored with its own item in its list (ShapeNet Core55; ``self_index`` -1).
     keeps_own_item: ClassVar[bool] = False
 
-    def __post_init__(self) -> None:
-        if not self.target_index:
-            self.target_index.update({t: i for i, t in enumerate(self.target_ids)})
+    @functools.cached_property
+    def target_index(self) -> dict[str, int]:
+        return {t: i for i, t in enumerate(self.target_ids)}
 
     @property
     def n_queries(self) -> int:
@@ -65,12 +64,6 @@ class Relevance:
     def unjudged(self) -> int:
         """The target index every unknown id of an open collection maps to (gain 0)."""
         return len(self.target_ids)
-
-    def target_codes(self, ids: Sequence[str]) -> np.ndarray:
-        """Index of each id among :attr:`target_ids`; -1 (closed) or :attr:`unjudged` (open) for an unknown id."""
-        missing = -1 if self.closed else self.unjudged
-        get = self.target_index.get
-        return np.fromiter((get(i, missing) for i in ids), dtype=np.int64, count=len(ids))
 
     @property
     def graded(self) -> bool:
@@ -117,17 +110,17 @@ class Relevance:
         sister = (qp == tp) & (qp != "0") & (grades == "sister")  # same parent, not the root
         table = np.where(qn == tn, top, sister).astype(np.int8) * ((qn != MISC_CLASS) & (tn != MISC_CLASS))
         src_label_to_q = np.asarray([q_pos[n] for n in q_source.class_names], dtype=np.int64)
-        keep = [i for i, lab in enumerate(q_source.labels) if q_source.class_names[lab] != MISC_CLASS]
-        ignorable = [q_source.ids[i] for i, lab in enumerate(q_source.labels) if q_source.class_names[lab] == MISC_CLASS]
+        misc = np.asarray([n == MISC_CLASS for n in q_source.class_names], dtype=bool)[q_source.labels]
+        keep, ignorable = np.flatnonzero(~misc), [q_source.ids[i] for i in np.flatnonzero(misc)]
         query_ids = [q_source.ids[i] for i in keep]
-        query_label = src_label_to_q[q_source.labels[keep]] if keep else np.zeros(0, dtype=np.int64)
-        self_index = np.asarray(keep, dtype=np.int64) if queries is None else np.full(len(keep), -1, dtype=np.int64)
+        query_label = src_label_to_q[q_source.labels[keep]]
+        self_index = keep.astype(np.int64) if queries is None else np.full(keep.size, -1, dtype=np.int64)
         return ClassRelevance(
             query_ids=query_ids, query_classes=[q_names[lab] for lab in query_label], target_ids=list(targets.ids),
             self_index=self_index, ignorable_queries=ignorable, max_grade=top,
             mode="all-against-all" if queries is None else "separate queries",
             _query_label=np.asarray(query_label, dtype=np.int64), _target_label=targets.labels.astype(np.int64),
-            _table=table, target_index=dict(targets.index), declared_size=len(targets.ids),
+            _table=table, declared_size=len(targets.ids),
             description="graded: own class 2, sister classes 1" if grades == "sister" else "binary: same class",
             matrix_row_ids=list(q_source.ids), matrix_row_source=q_source.path, matrix_col_source=targets.path,
         )
@@ -141,7 +134,7 @@ class Relevance:
         uniques = qrels.target_ids
         if collection is not None:
             target_ids = list(collection.ids)
-            index: dict[str, int] = dict(collection.index)
+            index = collection.index
             for tid in uniques:
                 if tid not in index:
                     raise InputError(qrels.path, None, f"expected judged targets to be models of {collection.path}", f"unknown id {tid!r}")
@@ -149,7 +142,6 @@ class Relevance:
             t = np.asarray([index[x] for x in uniques], dtype=np.int64)[qrels.target_codes]
         else:  # an open collection: the judged ids; any other id is unjudged (gain 0)
             target_ids = list(uniques)
-            index = dict(zip(target_ids, range(len(target_ids))))
             size = collection_size
             t = np.asarray(qrels.target_codes, dtype=np.int64)
         query_ids = list(qrels.query_ids)  # order of first appearance
@@ -161,7 +153,7 @@ class Relevance:
         return QrelsRelevance(
             query_ids=query_ids, query_classes=[""] * len(query_ids), target_ids=target_ids,
             self_index=np.full(len(query_ids), -1, dtype=np.int64), ignorable_queries=[], mode="qrels", max_grade=top,
-            target_index=index, declared_size=size, closed=collection is not None,
+            declared_size=size, closed=collection is not None,
             description=f"qrels {os.path.basename(qrels.path)}", matrix_row_ids=list(query_ids),
             matrix_row_source=qrels.path, matrix_col_source=collection.path if collection is not None else qrels.path,
             _keys=keys[order], _grades=g[order], _query_of=q[order],

@@ -69,11 +69,10 @@ class TaxonomyRelevance(Relevance):
     def relevant_targets(self, level: int = 1) -> list[np.ndarray]:
         by_group: dict[tuple[int, int], np.ndarray] = {}
         out = []
-        everyone = np.arange(len(self.target_ids), dtype=np.int64)
         for q in range(self.n_queries):
             key = (int(self._synset[q]), int(self._subsynset[q]))
             if key not in by_group:
-                members = everyone[self._synset == key[0]]
+                members = np.flatnonzero(self._synset == key[0])
                 by_group[key] = members[self.gains(np.full(members.size, q), members) >= level]
             out.append(by_group[key])
         return out
