@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .measure import PATTERNS, REGISTRY, Measure, aliases_of
+from .measure import PATTERNS, REGISTRY, Measure, aliases_of, listed
 
 
 class MeasureInfo(NamedTuple):
@@ -52,7 +52,7 @@ def measure_table() -> list[MeasureInfo]:
     >>> rows["ndcg_cut.k"][:3], rows["map_cut.k"].ir_name
     (('ndcg_cut.k', 'higher', 'ndcg_cut_k'), 'AP@k')
     """
-    measures = list(REGISTRY.values()) + [p.template() for p in PATTERNS]
+    measures = list(REGISTRY.values()) + [listed(s) for s in PATTERNS]
     return [
         MeasureInfo(m.name, m.direction, m.trec_name, m.summary, m.params, m.ir_name or _IR_NAMES.get(m.name), _source(m), m.ties_exact)
         for m in measures

@@ -58,16 +58,7 @@ def expected_map_at_r(block: RankBlock) -> np.ndarray:
     return undefined_without_relevant(total / np.maximum(k, 1), k)
 
 
-register(
-    Measure(
-        "MAP@R",
-        (map_at_r.__doc__ or "").strip().splitlines()[0],
-        lambda b, s: map_at_r(b.rel_ranks, n_relevant=b.n_relevant),
-        map_at_r,
-        source=SOURCE,
-        expected=lambda b, s: expected_map_at_r(b),
-    )
-)
+register(Measure.of("MAP@R", map_at_r, source=SOURCE, expected=expected_map_at_r))
 ALIASES.update(ACCURACY_CALCULATOR)
 
 #: Names read as "recall at k" that mean two things in evaluate(): R@k, Recall@k (any case).

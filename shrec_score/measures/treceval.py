@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .base import TieMeans
+from .base import TieMeans, padded
 
 #: trec_eval's floor of a topic's AP before its logarithm (``MIN_GEO_MEAN``).
 MIN_GEO_MEAN = 0.00001
@@ -48,15 +48,8 @@ class JudgedBlock:
     @classmethod
     def from_lists(cls, rows: list[list[int]], grade_counts: list[list[int]], rel_level: int = 1) -> JudgedBlock:
         """A block from Python lists (tests, doctests): ``rows[q]`` the grade per rank (-1 unjudged)."""
-        width = max([1] + [len(r) for r in rows])
-        g = np.full((len(rows), width), -1, dtype=np.int16)
-        for i, r in enumerate(rows):
-            g[i, : len(r)] = r
-        levels = max([1] + [len(c) for c in grade_counts])
-        counts = np.zeros((len(rows), levels), dtype=np.int64)
-        for i, c in enumerate(grade_counts):
-            counts[i, : len(c)] = c
-        return cls(g, np.asarray([len(r) for r in rows], dtype=np.int64), counts, rel_level)
+        lengths = np.asarray([len(r) for r in rows], dtype=np.int64)
+        return cls(padded(rows, -1, np.int16), lengths, padded(grade_counts, 0, np.int64), rel_level)
 
     @property
     def relevant(self) -> np.ndarray:
@@ -67,11 +60,6 @@ class JudgedBlock:
     def n_relevant(self) -> np.ndarray:
         """trec_eval ``num_rel``: judged documents with grade >= rel_level."""
         return np.asarray(self.grade_counts[:, self.rel_level :].sum(axis=1), dtype=np.int64)
-
-    @property
-    def n_judged_nonrelevant(self) -> np.ndarray:
-        """Judged documents with grade < rel_level (bpref's N)."""
-        return np.asarray(self.grade_counts[:, : self.rel_level].sum(axis=1), dtype=np.int64)
 
     def ideal_gains(self) -> np.ndarray:
         """Float (n_queries, width): every judged grade > 0, largest first, padded with 0."""
@@ -116,22 +104,18 @@ def ndcg_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
 def ndcg(block: JudgedBlock) -> np.ndarray:
     """trec_eval ndcg: DCG of the whole ranked list over the ideal DCG of all judged documents.
 
-    As :func:`ndcg_cut` without a cutoff: the ideal runs over all J judged grades above 0.  Source: trec_eval ``m_ndcg.c``.
+    :func:`ndcg_cut` without a cutoff; the ideal runs over all J judged grades above 0.  Source: trec_eval ``m_ndcg.c``.
 
     .. math:: \\mathrm{nDCG} = \\sum_{i=1}^{V_a} g_i / \\log_2(i + 1) \\Big/ \\sum_{i=1}^{J} g^*_i / \\log_2(i + 1)
-
-    >>> b = JudgedBlock.from_lists([[0, 2]], [[1, 1, 1]])
-    >>> round(float(ndcg(b)[0]), 6), round((2 / math.log2(3)) / (2 + 1 / math.log2(3)), 6)
-    (0.479625, 0.479625)
     """
     return _normalised(_dcg(block.gain_values, None), _dcg(block.ideal_gains(), None))
 
 
-def _precision_at_hits(block: JudgedBlock, k: int | None) -> np.ndarray:
-    """Sum over the relevant items in the first k ranks of the precision at their rank."""
+def _ap(block: JudgedBlock, k: int | None) -> np.ndarray:
+    """The precision at each relevant item of the first k ranks (all with None), summed, over R; 0 when R = 0."""
     rel = block.relevant if k is None else block.relevant[:, :k]
-    ranks = np.arange(1, rel.shape[1] + 1)
-    return np.asarray((np.where(rel, np.cumsum(rel, axis=1) / ranks, 0.0)).sum(axis=1), dtype=np.float64)
+    total = np.where(rel, np.cumsum(rel, axis=1) / np.arange(1, rel.shape[1] + 1), 0.0).sum(axis=1)
+    return np.where(block.n_relevant > 0, total / np.maximum(block.n_relevant, 1), 0.0)
 
 
 def map_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
@@ -144,8 +128,7 @@ def map_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
     >>> float(map_cut(JudgedBlock.from_lists([[1, 0, 1]], [[1, 3]]), k=2)[0]) == (1 / 1) / 3
     True
     """
-    r = block.n_relevant
-    return np.where(r > 0, _precision_at_hits(block, k) / np.maximum(r, 1), 0.0)
+    return _ap(block, k)
 
 
 def success(block: JudgedBlock, *, k: int) -> np.ndarray:
@@ -177,43 +160,26 @@ def bpref(block: JudgedBlock) -> np.ndarray:
     nonrel = (block.grades >= 0) & ~rel
     before = np.cumsum(nonrel, axis=1) - nonrel  # judged non-relevant strictly above each rank
     r = block.n_relevant[:, None]
-    n = block.n_judged_nonrelevant[:, None]
+    n = block.grade_counts[:, : block.rel_level].sum(axis=1)[:, None]  # judged non-relevant
     term = np.where(before > 0, 1.0 - np.minimum(before, r) / np.maximum(np.minimum(n, r), 1), 1.0)
     total = np.where(rel, term, 0.0).sum(axis=1)
     return np.where(block.n_relevant > 0, total / np.maximum(block.n_relevant, 1), 0.0)
 
 
-def num_ret(block: JudgedBlock) -> np.ndarray:
-    """trec_eval num_ret: number of items retrieved (the length of the ranked list).
+def count(block: JudgedBlock, *, of: str) -> np.ndarray:
+    """trec_eval's counts: ``num_ret`` the items retrieved (the list's length), ``num_rel`` the judged relevant
+    documents of the topic (grade >= rel_level), ``num_rel_ret`` the relevant items retrieved.
 
-    :math:`V_a`.  Source: trec_eval ``m_num_ret.c``.
+    .. math:: \\mathrm{num\\_ret} = V_a, \\quad \\mathrm{num\\_rel} = R, \\quad \\mathrm{num\\_rel\\_ret} = |\\{i \\le V_a: \\mathrm{rel}(i)\\}|
 
-    >>> num_ret(JudgedBlock.from_lists([[0, -1, 1]], [[1, 1]])).tolist()
-    [3.0]
+    Source: trec_eval ``m_num_ret.c``, ``m_num_rel.c``, ``m_num_rel_ret.c``.
+
+    >>> b = JudgedBlock.from_lists([[0, -1, 1]], [[1, 1, 2]])
+    >>> [count(b, of=name).tolist() for name in ("num_ret", "num_rel", "num_rel_ret")]
+    [[3.0], [3.0], [1.0]]
     """
-    return block.n_retrieved.astype(np.float64)
-
-
-def num_rel(block: JudgedBlock) -> np.ndarray:
-    """trec_eval num_rel: number of judged relevant documents of the topic (grade >= rel_level).
-
-    R.  Source: trec_eval ``m_num_rel.c``.
-
-    >>> num_rel(JudgedBlock.from_lists([[0, -1, 1]], [[1, 1, 2]])).tolist()
-    [3.0]
-    """
-    return block.n_relevant.astype(np.float64)
-
-
-def num_rel_ret(block: JudgedBlock) -> np.ndarray:
-    """trec_eval num_rel_ret: number of relevant items retrieved.
-
-    :math:`|\\{i \\le V_a: \\mathrm{rel}(i)\\}|`.  Source: trec_eval ``m_num_rel_ret.c``.
-
-    >>> num_rel_ret(JudgedBlock.from_lists([[0, -1, 1]], [[1, 1, 2]])).tolist()
-    [1.0]
-    """
-    return block.relevant.sum(axis=1).astype(np.float64)
+    n = {"num_ret": block.n_retrieved, "num_rel": block.n_relevant}.get(of)
+    return (block.relevant.sum(axis=1) if n is None else n).astype(np.float64)
 
 
 def iprec_at_recall(block: JudgedBlock, *, level: float, rounding: str = "v9") -> np.ndarray:
@@ -229,20 +195,16 @@ def iprec_at_recall(block: JudgedBlock, *, level: float, rounding: str = "v9") -
     >>> float(iprec_at_recall(JudgedBlock.from_lists([[0, 1, 0, 1]], [[2, 2]]), level=0.5)[0])
     0.5
     """
-    rel = block.relevant
-    n = block.n_retrieved
-    width = rel.shape[1]
-    ranks = np.arange(1, width + 1)
-    prec = np.where(ranks[None, :] <= n[:, None], np.cumsum(rel, axis=1) / ranks, -np.inf)
+    found = np.cumsum(block.relevant, axis=1)
+    ranks = np.arange(1, found.shape[1] + 1)
+    prec = np.where(ranks[None, :] <= block.n_retrieved[:, None], found / ranks, -np.inf)
     best_after = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]  # max precision at rank >= i
     # v9: (long) (x R + 0.9), trec_eval 9.0.x, pytrec_eval, ir_measures; v10: lround(x R), half away from 0
     cut = np.floor(np.float64(level) * block.n_relevant + (0.9 if rounding == "v9" else 0.5)).astype(np.int64)
-    hits = rel.sum(axis=1)
-    c = np.maximum(cut, 1)  # c = 0 reads the first relevant item, as c = 1
-    # rank index of the c-th relevant item: the first position where the running count reaches c
-    pos = np.argmax(np.cumsum(rel, axis=1) >= c[:, None], axis=1)
-    value = best_after[np.arange(rel.shape[0]), pos]
-    return np.where((hits > 0) & (cut <= hits), value, 0.0)
+    # the rank of the c-th relevant item, c = 0 read as c = 1: where the running count first reaches c
+    pos = np.argmax(found >= np.maximum(cut, 1)[:, None], axis=1)
+    hits = found[:, -1]
+    return np.where((hits > 0) & (cut <= hits), best_after[np.arange(found.shape[0]), pos], 0.0)
 
 
 def gm_map(block: JudgedBlock) -> np.ndarray:
@@ -255,9 +217,7 @@ def gm_map(block: JudgedBlock) -> np.ndarray:
     >>> round(float(gm_map(JudgedBlock.from_lists([[1, 0]], [[1, 2]]))[0]), 6), round(math.log(0.5), 6)
     (-0.693147, -0.693147)
     """
-    r = block.n_relevant
-    ap = np.where(r > 0, _precision_at_hits(block, None) / np.maximum(r, 1), 0.0)
-    return np.asarray(np.log(np.maximum(ap, MIN_GEO_MEAN)), dtype=np.float64)
+    return np.asarray(np.log(np.maximum(_ap(block, None), MIN_GEO_MEAN)), dtype=np.float64)
 
 
 def set_f(block: JudgedBlock, *, beta: float = 1.0) -> np.ndarray:
