@@ -1,10 +1,7 @@
 """Cumulated gain vectors CG, DCG and their normalised forms NCG, NDCG.
 
-Source: Järvelin & Kekäläinen, ACM TOIS 20(4), 2002, as used by SHREC 2006
-(seeds 002, 003) with the errata of seeds/README.md: base-2 logarithm
-(DCG[1] = G[1], DCG[i] = DCG[i-1] + G[i] / log2 i); the ideal vectors ICG
-and IDCG have length Cr (all highly relevant items first, then the marginal
-ones) and stay at their last value past Cr, so NCG[i] = CG[i] / ICG[min(i, Cr)].
+Source: Järvelin & Kekäläinen, ACM TOIS 20(4), 2002, as used by SHREC 2006 (seeds 002, 003) with the errata
+of seeds/README.md (docs/measures.md): base-2 logarithm, ideal vectors of length Cr.
 """
 
 from __future__ import annotations

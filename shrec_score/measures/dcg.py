@@ -1,8 +1,7 @@
 """Discounted cumulated gain, PSB form (binary relevance).
 
-Source: Järvelin & Kekäläinen, "Cumulated gain-based evaluation of IR
-techniques", ACM TOIS 20(4), 2002, as normalised by the PSB (Shilane et al.
-2004) and SHREC 2018 (seed 000): base-2 logarithm (seeds/README.md, erratum 1).
+Source: Järvelin & Kekäläinen, "Cumulated gain-based evaluation of IR techniques", ACM TOIS 20(4), 2002, as
+normalised by the PSB (Shilane et al. 2004) and SHREC 2018 (seed 000): base-2 logarithm (seeds/README.md, erratum 1).
 """
 
 from __future__ import annotations

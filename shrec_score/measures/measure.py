@@ -8,7 +8,6 @@ registry (:mod:`.registry`) fills the store with :func:`register` and :func:`reg
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import re
 from collections.abc import Callable
@@ -161,14 +160,9 @@ def get_measure(name: str) -> Measure:
     raise KeyError(name)
 
 
-def _listed_only(b: object, s: object) -> np.ndarray:
-    raise TypeError("a family's row in listings (P@k) computes nothing; name a cutoff, e.g. P@10")
-
-
 def listed(spelling: str) -> Measure:
-    """The family's row in listings (``P@k``): made with its fields' names, it computes nothing."""
-    m = PATTERNS[spelling](*re.findall(r"\{([a-z])\}", spelling))
-    return dataclasses.replace(m, compute=_listed_only, expected=None)
+    """The family's row in listings (``P@k``): made with its fields' names, which no block can compute."""
+    return PATTERNS[spelling](*re.findall(r"\{([a-z])\}", spelling))
 
 
 def aliases_of(name: str) -> list[str]:
@@ -203,7 +197,7 @@ def did_you_mean(name: str) -> str:
 
 def known_measures() -> list[str]:
     """Registered names plus the cutoff patterns, for help texts."""
-    return list(REGISTRY) + [listed(s).name for s in PATTERNS]
+    return list(REGISTRY) + [s.format(k="k", r="r") for s in PATTERNS]
 
 
 #: Display names on the terminal and in tables where they differ from the CSV column.

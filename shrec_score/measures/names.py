@@ -18,20 +18,11 @@ from .measure import ALIASES, PATTERNS, REGISTRY, Measure, get_measure, register
 from .treceval import IPREC_LEVELS, JudgedBlock, iprec_at_recall
 
 
-def zero_without_relevant(values: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
-    """trec_eval's rule: a topic without a relevant document (K = 0) scores 0.
-
-    >>> zero_without_relevant(np.array([0.5, np.nan]), np.array([2, 0])).tolist()
-    [0.5, 0.0]
-    """
-    return np.where(n_relevant > 0, values, 0.0)
-
-
 def _twin(name: str, ours: Measure, trec_name: str) -> Measure:
     """``ours`` under trec_eval's name, 0 (counted) where ``ours`` is empty for K = 0."""
 
     def zero(f: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
-        return lambda b, s: zero_without_relevant(f(b, s), b.n_relevant)
+        return lambda b, s: np.where(b.n_relevant > 0, f(b, s), 0.0)  # trec_eval's rule
 
     prefix = name.split(".")[0]
     return Measure(

@@ -1,7 +1,6 @@
 """Precision-recall curve at fixed recall levels, PSB convention.
 
-Source: the PSB utilities (psbPlot), Shilane et al. 2004; SHREC 2018
-(seed 000, "Precision-Recall").
+Source: the PSB utilities (psbPlot), Shilane et al. 2004; SHREC 2018 (seed 000, "Precision-Recall").
 """
 
 from __future__ import annotations

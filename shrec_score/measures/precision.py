@@ -1,10 +1,5 @@
-"""Average precision, precision and recall at a cutoff, reciprocal rank.
-
-Sources: PSB (Shilane et al. 2004) and trec_eval (``map``, ``P_k``,
-``recall_k``, ``recip_rank``).  These are the trec_eval forms: AP divides by
-all K relevant items, so unretrieved relevant items contribute 0.  The SHREC
-2006 form of AP (divide by the retrieved relevant items) is ``AP_highly`` /
-``AP_relevant`` (seeds/README.md, erratum 4).
+"""Average precision, precision and recall at a cutoff, reciprocal rank: trec_eval's forms (``map``, ``P_k``,
+``recall_k``, ``recip_rank``; PSB, Shilane et al. 2004).  SHREC 2006's AP is :mod:`.shrec06`'s (erratum 4).
 """
 
 from __future__ import annotations

@@ -79,14 +79,14 @@ def _graded(name: str, func: Callable[..., np.ndarray], summary: str = "", *, hi
 for _lv in ("highly", "relevant"):
     _C = "Ch" if _lv == "highly" else "Cr"
     _V = "Vh" if _lv == "highly" else "Vr"
-    _graded(f"TP_{_lv}", shrec06.true_positives, f"SHREC 2006 true positives ({_lv}): {_V}", level=_lv)
-    _graded(f"FP_{_lv}", shrec06.false_positives, f"SHREC 2006 false positives ({_lv}): Va - {_V}", higher_is_better=False, level=_lv)
-    _graded(f"TN_{_lv}", shrec06.true_negatives, f"SHREC 2006 true negatives ({_lv}): Ds + {_V} - Va - {_C}", level=_lv)
-    _graded(f"FN_{_lv}", shrec06.false_negatives, f"SHREC 2006 false negatives ({_lv}): {_C} - {_V}", higher_is_better=False, level=_lv)
+    _graded(f"TP_{_lv}", shrec06.set_measure, f"SHREC 2006 true positives ({_lv}): {_V}", level=_lv, of="TP")
+    _graded(f"FP_{_lv}", shrec06.set_measure, f"SHREC 2006 false positives ({_lv}): Va - {_V}", higher_is_better=False, level=_lv, of="FP")
+    _graded(f"TN_{_lv}", shrec06.set_measure, f"SHREC 2006 true negatives ({_lv}): Ds + {_V} - Va - {_C}", level=_lv, of="TN")
+    _graded(f"FN_{_lv}", shrec06.set_measure, f"SHREC 2006 false negatives ({_lv}): {_C} - {_V}", higher_is_better=False, level=_lv, of="FN")
     _graded(f"FT_{_lv}", shrec06.tier, f"SHREC 2006 First Tier ({_lv}): hits in the first d / d, d = min(Va, {_C})", level=_lv, factor=1)
     _graded(f"ST_{_lv}", shrec06.tier, f"SHREC 2006 Second Tier ({_lv}): hits in the first d / d, d = min(Va, 2 {_C})", level=_lv, factor=2)
-    _graded(f"P_{_lv}", shrec06.precision, f"SHREC 2006 precision ({_lv}): {_V} / Va", level=_lv)
-    _graded(f"R_{_lv}", shrec06.recall, f"SHREC 2006 recall ({_lv}): {_V} / {_C}", level=_lv)
+    _graded(f"P_{_lv}", shrec06.set_measure, f"SHREC 2006 precision ({_lv}): {_V} / Va", level=_lv, of="P")
+    _graded(f"R_{_lv}", shrec06.set_measure, f"SHREC 2006 recall ({_lv}): {_V} / {_C}", level=_lv, of="R")
     _graded(f"AP_{_lv}", shrec06.average_precision_retrieved, f"SHREC 2006 average precision ({_lv}): mean precision over the retrieved relevant items", level=_lv,
             expected=ties.expected_ap_retrieved)
 _graded("ADR", shrec06.average_dynamic_recall)
@@ -181,4 +181,4 @@ from . import metric_learning as _metric_learning  # noqa: E402,F401
 # trec_eval's, ranx's and ir_measures' names for the same values (measures/names.py),
 # registered after the measures they are built on.
 from . import names as _names  # noqa: E402,F401
-from .listing import MeasureInfo, measure_listing, measure_table, measures_markdown  # noqa: E402,F401
+from .listing import measure_listing, measure_table, measures_markdown  # noqa: E402,F401

@@ -4,11 +4,8 @@ Source: the organisers' evaluator (``Evaluator.js``, ``Metrics.js``; issue 18).
 Every list is cut to its first 1000 items; N is the length after the cut,
 g_i the taxonomy grade at rank i (3 same sub-synset, 2 same synset labelled
 at synset level only, 1 sibling sub-synset, 0 other), relevant when g_i > 0,
-C = min(models of the query's synset with the query, 1000).  Unlike the PSB
-family, AP divides by the relevant items retrieved and NDCG's ideal is the
-retrieved list re-sorted.  Where the official code divides 0 by 0: an empty
-list scores 0, F1@N is 0 when P = R = 0, NDCG is 0 without a relevant item
-retrieved (NaN there), and C = 0 makes R@N and F1@N NaN.
+C = min(models of the query's synset with the query, 1000).  Where the official code divides 0 by 0
+(docs/evaluators.md), each function says what it gives.
 """
 
 from __future__ import annotations

@@ -23,36 +23,25 @@ def _nan_where(values: npt.ArrayLike, zero: npt.ArrayLike) -> np.ndarray:
     return np.where(zero, np.nan, np.asarray(values, dtype=np.float64))
 
 
-def true_positives(b: GainBlock, *, level: str) -> np.ndarray:
-    """TP = V (Vh or Vr): relevant items in the ranked list.
+def set_measure(b: GainBlock, *, level: str, of: str) -> np.ndarray:
+    """SHREC 2006's measures of the ranked list as a set (``of``): TP, FP, TN, FN, precision P and recall R.
+
+    .. math:: TP = V, \\quad FP = V_a - V, \\quad TN = D_s + V - V_a - C, \\quad FN = C - V, \\quad P = V / V_a, \\quad R = V / C
+
+    TN as seed 002 writes it (Ds + (Vh - Va) - Ch, Ds + Vr - Va - Cr), NaN when Ds is unknown
+    (``collection_size < 0``); P of an empty list is 0.
 
     >>> b = GainBlock.from_gains([[2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]], [6], [5], 1814)
-    >>> true_positives(b, level="highly").tolist(), true_positives(b, level="relevant").tolist()
-    ([5.0], [9.0])
+    >>> [float(set_measure(b, level="highly", of=m)[0]) for m in ("TP", "FP", "TN", "FN", "P", "R")] == [
+    ...     5, 14 - 5, 1814 + 5 - 14 - 6, 6 - 5, 5 / 14, 5 / 6]
+    True
+    >>> set_measure(b, level="relevant", of="TP").tolist()
+    [9.0]
     """
     rel, c = b.level(level)
-    return _nan_where(rel.sum(axis=1), c == 0)
-
-
-def false_positives(b: GainBlock, *, level: str) -> np.ndarray:
-    """FP = Va - V."""
-    rel, c = b.level(level)
-    return _nan_where(b.n_retrieved - rel.sum(axis=1), c == 0)
-
-
-def true_negatives(b: GainBlock, *, level: str) -> np.ndarray:
-    """TN = Ds + V - Va - C (seed 002: Ds + (Vh - Va) - Ch, Ds + Vr - Va - Cr).
-
-    NaN when Ds is unknown (``collection_size < 0``).
-    """
-    rel, c = b.level(level)
-    return _nan_where(b.collection_size + rel.sum(axis=1) - b.n_retrieved - c, (c == 0) | (b.collection_size < 0))
-
-
-def false_negatives(b: GainBlock, *, level: str) -> np.ndarray:
-    """FN = C - V."""
-    rel, c = b.level(level)
-    return _nan_where(c - rel.sum(axis=1), c == 0)
+    v, va, ds = rel.sum(axis=1), b.n_retrieved, b.collection_size
+    value = {"TP": v, "FP": va - v, "TN": ds + v - va - c, "FN": c - v, "P": v / np.maximum(va, 1), "R": v / np.maximum(c, 1)}[of]
+    return _nan_where(value, (c == 0) | (of == "TN" and ds < 0))
 
 
 def tier(b: GainBlock, *, level: str, factor: int) -> np.ndarray:
@@ -75,18 +64,6 @@ def tier(b: GainBlock, *, level: str, factor: int) -> np.ndarray:
     cum = np.cumsum(rel, axis=1)
     hits = np.take_along_axis(cum, np.maximum(d - 1, 0)[:, None], axis=1)[:, 0]
     return _nan_where(np.where(d > 0, hits / np.maximum(d, 1), 0.0), c == 0)
-
-
-def precision(b: GainBlock, *, level: str) -> np.ndarray:
-    """P = V / Va (0 for an empty list)."""
-    rel, c = b.level(level)
-    return _nan_where(rel.sum(axis=1) / np.maximum(b.n_retrieved, 1), c == 0)
-
-
-def recall(b: GainBlock, *, level: str) -> np.ndarray:
-    """R = V / C."""
-    rel, c = b.level(level)
-    return _nan_where(rel.sum(axis=1) / np.maximum(c, 1), c == 0)
 
 
 def average_precision_retrieved(b: GainBlock, *, level: str) -> np.ndarray:

@@ -1,8 +1,7 @@
 """Nearest Neighbor, First Tier, Second Tier and the E-measure (PSB / SHREC 2018).
 
-Source: seeds 000/001 (SHREC 2018 evaluation pages) with the conventions of
-seeds/README.md, errata 5 and 6; Shilane et al., "The Princeton Shape
-Benchmark", SMI 2004.
+Source: seeds 000/001 (SHREC 2018 evaluation pages), seeds/README.md errata 5 and 6; Shilane et al., "The
+Princeton Shape Benchmark", SMI 2004.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""trec_eval's measures under trec_eval's names, on the judged grade of each rank (docs/measures.md).
+"""trec_eval's measures under trec_eval's names, on the judged grade of each rank (:class:`JudgedBlock`).
 
-A :class:`JudgedBlock` holds, per query, the qrels grade at each rank (-1:
-unjudged) and the judged count of each grade, which nDCG and bpref need.
-Each function counts as trec_eval's ``m_<name>.c`` (9.0 and 10.0 agree but
-for ``iprec_at_recall``); a topic without a relevant document scores what
-trec_eval gives it (0, or gm_map's floor) and counts in the mean.
+Each counts as trec_eval's ``m_<name>.c`` (9.0 and 10.0 agree but for ``iprec_at_recall``); a topic without
+a relevant document scores what trec_eval gives it and counts in the mean (docs/measures.md).
 """
 
 from __future__ import annotations
