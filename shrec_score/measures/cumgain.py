@@ -39,8 +39,7 @@ def ideal_gains(b: GainBlock, width: int) -> np.ndarray:
 
 def normalized(vec: np.ndarray, ideal_vec: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
     """vec[i] / ideal[min(i, Cr)] (1-based), NaN where Cr = 0."""
-    width = vec.shape[1]
-    idx = np.minimum(np.arange(width)[None, :], np.maximum(n_relevant, 1)[:, None] - 1)
+    idx = np.minimum(np.arange(vec.shape[1])[None, :], np.maximum(n_relevant, 1)[:, None] - 1)
     ideal = np.take_along_axis(ideal_vec, idx, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = vec / ideal

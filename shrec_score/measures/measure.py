@@ -160,11 +160,6 @@ def get_measure(name: str) -> Measure:
     raise KeyError(name)
 
 
-def listed(spelling: str) -> Measure:
-    """The family's row in listings (``P@k``): made with its fields' names, which no block can compute."""
-    return PATTERNS[spelling](*re.findall(r"\{([a-z])\}", spelling))
-
-
 def aliases_of(name: str) -> list[str]:
     """Every other spelling that :func:`get_measure` takes for ``name`` (a family: its template).
 

@@ -77,8 +77,7 @@ def _graded(name: str, func: Callable[..., np.ndarray], summary: str = "", *, hi
 
 
 for _lv in ("highly", "relevant"):
-    _C = "Ch" if _lv == "highly" else "Cr"
-    _V = "Vh" if _lv == "highly" else "Vr"
+    _C, _V = ("Ch", "Vh") if _lv == "highly" else ("Cr", "Vr")
     _graded(f"TP_{_lv}", shrec06.set_measure, f"SHREC 2006 true positives ({_lv}): {_V}", level=_lv, of="TP")
     _graded(f"FP_{_lv}", shrec06.set_measure, f"SHREC 2006 false positives ({_lv}): Va - {_V}", higher_is_better=False, level=_lv, of="FP")
     _graded(f"TN_{_lv}", shrec06.set_measure, f"SHREC 2006 true negatives ({_lv}): Ds + {_V} - Va - {_C}", level=_lv, of="TN")
@@ -92,7 +91,6 @@ for _lv in ("highly", "relevant"):
 _graded("ADR", shrec06.average_dynamic_recall)
 
 GAIN_KINDS = ("CG", "DCG", "NCG", "NDCG")
-GAIN_CUTOFFS = (5, 10, 25, 50, 100)
 
 
 for _kind in GAIN_KINDS:
@@ -101,10 +99,8 @@ for _kind in GAIN_KINDS:
     _family(f"{_kind}@{{k}}", gain_at, kw={"kind": _kind}, kind="graded", params=f"k: the rank in the name ({_kind}@10)",
             summary=f"{_kind} vector at rank k (SHREC 2006; empty when the list is shorter than k)")
 
-# SHREC'16/'17 ShapeNet Core55 (measures/shapenet.py): lists cut at 1000, taxonomy
-# grades.  Namespaced: "mAP" is AP's alias and "NDCG" would differ from trec_eval's
-# "ndcg" by case only; the official summary's names appear in the files of a
-# ShapeNet scoring (SHAPENET_OFFICIAL, shapenet_summary_<run>.csv).
+# SHREC'16/'17 ShapeNet Core55 (measures/shapenet.py), namespaced: "mAP" is AP's alias and "NDCG" would differ
+# from trec_eval's "ndcg" by case only; the official names are in shapenet_summary_<run>.csv.
 #: The ShapeNet family in the official summary's order, and each one's name there.
 SHAPENET_MEASURES = ("shapenet.P@N", "shapenet.R@N", "shapenet.F1@N", "shapenet.mAP", "shapenet.NDCG")
 SHAPENET_OFFICIAL = {m: m.removeprefix("shapenet.") for m in SHAPENET_MEASURES}
@@ -158,7 +154,7 @@ for _prefix, _jfunc, _ir, _jexp in (
     )
 
 
-def graded_defaults(cutoffs: tuple[int, ...] = GAIN_CUTOFFS) -> tuple[str, ...]:
+def graded_defaults(cutoffs: tuple[int, ...] = Settings.dcg_cutoffs) -> tuple[str, ...]:
     """Every SHREC 2006 measure, in the report's order (the graded default)."""
     return tuple(
         [f"{m}_{lv}" for m in ("TP", "FP", "TN", "FN", "FT", "ST", "P", "R", "AP") for lv in ("highly", "relevant")]

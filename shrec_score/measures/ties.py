@@ -43,9 +43,8 @@ class Items:
         new = np.ones(self.s.size, dtype=bool)
         new[1:] = (self.s[1:] != self.s[:-1]) | (self.row[1:] != self.row[:-1])
         gid = np.cumsum(new) - 1
-        first = np.flatnonzero(new)
         self.r = np.bincount(gid, minlength=1)[gid]
-        self.b = self.col[first[gid]]
+        self.b = self.col[np.flatnonzero(new)[gid]]
         #: the first item of each group: group sums are taken once per group
         #: (r times an item's expectation, one rounding), so that a group
         #: whose every entry is relevant gives exact integers
@@ -99,8 +98,7 @@ def expected_inverse_rank(s: np.ndarray, n: np.ndarray, r: np.ndarray, i: np.nda
         idx = todo[a:b]
         t = terms[a:b]
         item = np.repeat(np.arange(idx.size), t)
-        first = np.zeros(idx.size, dtype=np.int64)
-        np.cumsum(t[:-1], out=first[1:])
+        first = np.cumsum(t) - t
         p = i[idx][item] + (np.arange(item.size) - first[item])
         nn, rr, ii = n[idx][item], r[idx][item], i[idx][item]
         logp = (lf[p - 1] - lf[ii - 1] - lf[p - ii]) + (lf[nn - p] - lf[rr - ii] - lf[nn - p - rr + ii]) - (lf[nn] - lf[rr] - lf[nn - rr])

@@ -69,15 +69,13 @@ class JudgedBlock:
         return counts.shape[1] - passed
 
 
-def _dcg(gains: np.ndarray, k: int | None) -> np.ndarray:
-    """sum_i g_i / log2(i + 1) over the first k ranks (all with None)."""
-    g = gains if k is None else gains[:, :k]
-    discount = 1.0 / np.log2(np.arange(2, g.shape[1] + 2, dtype=np.float64))
-    return np.asarray((g * discount).sum(axis=1), dtype=np.float64)
-
-
-def _normalised(dcg: np.ndarray, ideal: np.ndarray) -> np.ndarray:
-    """dcg / ideal; 0 where the ideal is 0 (no judged grade > 0), as trec_eval."""
+def _ndcg(block: JudgedBlock, k: int | None) -> np.ndarray:
+    """sum_i g_i / log2(i + 1) over the first k ranks (all with None), over the same of the ideal gains; 0 where
+    the ideal is 0 (no judged grade > 0), as trec_eval."""
+    dcg, ideal = (
+        (g * (1.0 / np.log2(np.arange(2, g.shape[1] + 2, dtype=np.float64)))).sum(axis=1)
+        for g in (block.gain_values[:, :k], block.ideal_gains()[:, :k])
+    )
     return np.where(ideal > 0, dcg / np.where(ideal > 0, ideal, 1.0), 0.0)
 
 
@@ -95,7 +93,7 @@ def ndcg_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
     >>> round(float(ndcg_cut(b, k=2)[0]), 6), round((2 / math.log2(3)) / (2 + 1 / math.log2(3)), 6)
     (0.479625, 0.479625)
     """
-    return _normalised(_dcg(block.gain_values, k), _dcg(block.ideal_gains(), k))
+    return _ndcg(block, k)
 
 
 def ndcg(block: JudgedBlock) -> np.ndarray:
@@ -105,12 +103,12 @@ def ndcg(block: JudgedBlock) -> np.ndarray:
 
     .. math:: \\mathrm{nDCG} = \\sum_{i=1}^{V_a} g_i / \\log_2(i + 1) \\Big/ \\sum_{i=1}^{J} g^*_i / \\log_2(i + 1)
     """
-    return _normalised(_dcg(block.gain_values, None), _dcg(block.ideal_gains(), None))
+    return _ndcg(block, None)
 
 
 def _ap(block: JudgedBlock, k: int | None) -> np.ndarray:
     """The precision at each relevant item of the first k ranks (all with None), summed, over R; 0 when R = 0."""
-    rel = block.relevant if k is None else block.relevant[:, :k]
+    rel = block.relevant[:, :k]
     total = np.where(rel, np.cumsum(rel, axis=1) / np.arange(1, rel.shape[1] + 1), 0.0).sum(axis=1)
     return np.where(block.n_relevant > 0, total / np.maximum(block.n_relevant, 1), 0.0)
 
