@@ -45,7 +45,8 @@ class RankBlock:
     def from_ranks(cls, ranks: list[list[int]], n_relevant: npt.ArrayLike, n_retrieved: npt.ArrayLike) -> RankBlock:
         """Build a block from Python lists (tests, doctests, small inputs)."""
         k = np.asarray(n_relevant, dtype=np.int64)
-        return cls(padded([sorted(r) for r in ranks], np.inf, np.float64, int(k.max(initial=0))), k, np.asarray(n_retrieved, dtype=np.int64))
+        out = padded([sorted(r) for r in ranks], np.inf, np.float64, int(k.max(initial=0)))
+        return cls(out, k, np.asarray(n_retrieved, dtype=np.int64))
 
 
 def padded(rows: Sequence[Sequence[float]], fill: float, dtype: npt.DTypeLike, width: int = 1) -> np.ndarray:

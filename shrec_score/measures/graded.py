@@ -38,7 +38,8 @@ class GainBlock:
     def from_gains(cls, rows: list[list[int]], n_highly: npt.ArrayLike, n_marginal: npt.ArrayLike, collection_size: int, top: int = 2) -> GainBlock:
         """A block from Python lists (tests, doctests)."""
         ch = np.asarray(n_highly, dtype=np.int64)
-        return cls(padded(rows, 0, np.int8), np.asarray([len(r) for r in rows], dtype=np.int64), ch, ch + np.asarray(n_marginal, dtype=np.int64), collection_size, top)
+        lengths = np.asarray([len(r) for r in rows], dtype=np.int64)
+        return cls(padded(rows, 0, np.int8), lengths, ch, ch + np.asarray(n_marginal, dtype=np.int64), collection_size, top)
 
     def level(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(is-relevant matrix, C) for ``"highly"`` or ``"relevant"``; under

@@ -87,11 +87,12 @@ class Measure:
 
     @classmethod
     def of(
-        cls, name: str, func: Callable[..., np.ndarray], *, kind: str = "binary", summary: str = "", kw: dict[str, Any] | None = None,
-        expected: Callable[..., np.ndarray] | None = None, **fields: Any,
+        cls, name: str, func: Callable[..., np.ndarray], *, kind: str = "binary", summary: str = "",
+        kw: dict[str, Any] | None = None, expected: Callable[..., np.ndarray] | None = None, **fields: Any,
     ) -> Measure:
-        """``func`` as a measure: called on a block's ``rel_ranks`` and ``n_relevant`` (``kind="binary"``) or on the block,
-        with the keywords ``kw``; ``expected(block, **kw)`` under ``--ties expected``; the summary is the docstring's first line."""
+        """``func`` as a measure: called on a block's ``rel_ranks`` and ``n_relevant`` (``kind="binary"``) or
+        on the block, with the keywords ``kw``; ``expected(block, **kw)`` under ``--ties expected``; the
+        summary is the docstring's first line."""
         kw = kw or {}
         if kind == "binary":
             compute: Callable[..., np.ndarray] = lambda b, s: func(b.rel_ranks, n_relevant=b.n_relevant, **kw)

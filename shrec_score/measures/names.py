@@ -27,8 +27,9 @@ def _twin(name: str, ours: Measure, trec_name: str) -> Measure:
     prefix = name.split(".")[0]
     return Measure(
         name, f"trec_eval's {trec_name}: {ours.name}, but a topic without relevant documents scores 0 and counts in the mean",
-        zero(ours.compute), ours.func, trec_name=trec_name, params=f"k: the cutoff in the name ({prefix}.10)" if "." in name else "",
-        source=f"trec_eval m_{prefix}.c", expected=zero(ours.expected or ours.compute),
+        zero(ours.compute), ours.func, trec_name=trec_name, source=f"trec_eval m_{prefix}.c",
+        params=f"k: the cutoff in the name ({prefix}.10)" if "." in name else "",
+        expected=zero(ours.expected or ours.compute),
     )
 
 
@@ -61,7 +62,8 @@ def precision_at_level(block: JudgedBlock, *, rel: int, k: int) -> np.ndarray:
 register_pattern("P(rel={r})@{k}", lambda rel, k: Measure.of(
     f"P(rel={rel})@{k}", precision_at_level, kind="judged", kw={"rel": rel, "k": k},
     summary="ir_measures' P(rel=r)@k: grade >= r in the first k ranks / k (r: the name's level, not --rel-level)",
-    params="r, k: the level and the cutoff in the name (P(rel=2)@10)", source="ir_measures P(rel=r)@k; trec_eval m_P.c with -l r",
+    params="r, k: the level and the cutoff in the name (P(rel=2)@10)",
+    source="ir_measures P(rel=r)@k; trec_eval m_P.c with -l r",
     ties_exact=False,  # the tie groups' means are kept for --rel-level only
 ))
 

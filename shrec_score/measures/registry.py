@@ -36,14 +36,16 @@ from .treceval import IPREC_LEVELS
 # K relevant (map), FT is hits in the first K / K (Rprec), NN is [rank_1 = 1] (P_1).
 # expected: the exact mean over tied orders (measures/ties.py).
 register(Measure.of("NN", nearest_neighbor, trec_name="P_1", expected=lambda b: ties.expected_share(b, 1, 1)))
-register(Measure.of("FT", first_tier, trec_name="Rprec", expected=lambda b: ties.expected_share(b, b.n_relevant, b.n_relevant)))
+register(Measure.of("FT", first_tier, trec_name="Rprec",
+                    expected=lambda b: ties.expected_share(b, b.n_relevant, b.n_relevant)))
 register(Measure.of("ST", second_tier, expected=lambda b: ties.expected_share(b, 2 * b.n_relevant, b.n_relevant)))
 register(Measure(
     "E", f"E-measure as published by SHREC and the PSB: F1 over the first e_depth (default {E_DEPTH}) results.",
     lambda b, s: e_measure(b.rel_ranks, n_relevant=b.n_relevant, n_retrieved=b.n_retrieved, depth=s.e_depth),
     e_measure, params="e_depth: Settings.e_depth, --e-depth", expected=lambda b, s: ties.expected_e(b, s.e_depth),
 ))
-register(Measure.of("DCG", dcg, expected=ties.expected_dcg))  # PSB-normalised over the whole list: no trec_eval equivalent
+# DCG: PSB-normalised over the whole list, no trec_eval equivalent
+register(Measure.of("DCG", dcg, expected=ties.expected_dcg))
 register(Measure.of("AP", average_precision, trec_name="map", expected=ties.expected_ap))
 register(Measure.of("RR", reciprocal_rank, trec_name="recip_rank", expected=ties.expected_rr))
 
@@ -72,23 +74,27 @@ _family("R@{k}", recall_at, trec_name="recall_{k}", params="k: the cutoff in the
         expected=lambda b, k: ties.expected_share(b, k, b.n_relevant))
 
 
-def _graded(name: str, func: Callable[..., np.ndarray], summary: str = "", *, higher_is_better: bool = True, expected: Any = None, **kw: object) -> None:
-    register(Measure.of(name, func, kind="graded", summary=summary, kw=kw, higher_is_better=higher_is_better, expected=expected))
-
-
+# SHREC 2006 (measures/shrec06.py), per level: highly relevant (Ch, Vh) or all relevant (Cr, Vr).
+_func: Callable[..., np.ndarray]
 for _lv in ("highly", "relevant"):
     _C, _V = ("Ch", "Vh") if _lv == "highly" else ("Cr", "Vr")
-    _graded(f"TP_{_lv}", shrec06.set_measure, f"SHREC 2006 true positives ({_lv}): {_V}", level=_lv, of="TP")
-    _graded(f"FP_{_lv}", shrec06.set_measure, f"SHREC 2006 false positives ({_lv}): Va - {_V}", higher_is_better=False, level=_lv, of="FP")
-    _graded(f"TN_{_lv}", shrec06.set_measure, f"SHREC 2006 true negatives ({_lv}): Ds + {_V} - Va - {_C}", level=_lv, of="TN")
-    _graded(f"FN_{_lv}", shrec06.set_measure, f"SHREC 2006 false negatives ({_lv}): {_C} - {_V}", higher_is_better=False, level=_lv, of="FN")
-    _graded(f"FT_{_lv}", shrec06.tier, f"SHREC 2006 First Tier ({_lv}): hits in the first d / d, d = min(Va, {_C})", level=_lv, factor=1)
-    _graded(f"ST_{_lv}", shrec06.tier, f"SHREC 2006 Second Tier ({_lv}): hits in the first d / d, d = min(Va, 2 {_C})", level=_lv, factor=2)
-    _graded(f"P_{_lv}", shrec06.set_measure, f"SHREC 2006 precision ({_lv}): {_V} / Va", level=_lv, of="P")
-    _graded(f"R_{_lv}", shrec06.set_measure, f"SHREC 2006 recall ({_lv}): {_V} / {_C}", level=_lv, of="R")
-    _graded(f"AP_{_lv}", shrec06.average_precision_retrieved, f"SHREC 2006 average precision ({_lv}): mean precision over the retrieved relevant items", level=_lv,
-            expected=ties.expected_ap_retrieved)
-_graded("ADR", shrec06.average_dynamic_recall)
+    for _m, _func, _what, _kw in (
+        ("TP", shrec06.set_measure, f"true positives ({_lv}): {_V}", {"of": "TP"}),
+        ("FP", shrec06.set_measure, f"false positives ({_lv}): Va - {_V}", {"of": "FP"}),
+        ("TN", shrec06.set_measure, f"true negatives ({_lv}): Ds + {_V} - Va - {_C}", {"of": "TN"}),
+        ("FN", shrec06.set_measure, f"false negatives ({_lv}): {_C} - {_V}", {"of": "FN"}),
+        ("FT", shrec06.tier, f"First Tier ({_lv}): hits in the first d / d, d = min(Va, {_C})", {"factor": 1}),
+        ("ST", shrec06.tier, f"Second Tier ({_lv}): hits in the first d / d, d = min(Va, 2 {_C})", {"factor": 2}),
+        ("P", shrec06.set_measure, f"precision ({_lv}): {_V} / Va", {"of": "P"}),
+        ("R", shrec06.set_measure, f"recall ({_lv}): {_V} / {_C}", {"of": "R"}),
+        ("AP", shrec06.average_precision_retrieved,
+         f"average precision ({_lv}): mean precision over the retrieved relevant items", {}),
+    ):
+        register(Measure.of(
+            f"{_m}_{_lv}", _func, kind="graded", summary=f"SHREC 2006 {_what}", kw={"level": _lv, **_kw},
+            higher_is_better=_m not in ("FP", "FN"), expected=ties.expected_ap_retrieved if _m == "AP" else None,
+        ))
+register(Measure.of("ADR", shrec06.average_dynamic_recall, kind="graded"))
 
 GAIN_KINDS = ("CG", "DCG", "NCG", "NDCG")
 
@@ -96,7 +102,8 @@ GAIN_KINDS = ("CG", "DCG", "NCG", "NDCG")
 for _kind in GAIN_KINDS:
     # No trec_name: SHREC 2006 discounts by log2(i) from i = 2 on and takes the
     # ideal over the whole class, so NDCG@k is not trec_eval's ndcg_cut_k.
-    _family(f"{_kind}@{{k}}", gain_at, kw={"kind": _kind}, kind="graded", params=f"k: the rank in the name ({_kind}@10)",
+    _family(f"{_kind}@{{k}}", gain_at, kw={"kind": _kind}, kind="graded",
+            params=f"k: the rank in the name ({_kind}@10)",
             summary=f"{_kind} vector at rank k (SHREC 2006; empty when the list is shorter than k)")
 
 # SHREC'16/'17 ShapeNet Core55 (measures/shapenet.py), namespaced: "mAP" is AP's alias and "NDCG" would differ
@@ -112,16 +119,16 @@ for _name, _func in zip(SHAPENET_MEASURES, (shapenet.precision_at_n, shapenet.re
         ties_exact=False,  # the cut at 1000 can split a tie group; no exact expectation written
     ))
 
-# trec_eval's own measures (measures/treceval.py), on a JudgedBlock: the name
-# is what users type (trec_eval's parameterised spelling, ndcg_cut.10), the
-# trec_name what trec_eval prints (ndcg_cut_10).
+# trec_eval's own measures (measures/treceval.py), on a JudgedBlock: the name is what users type (trec_eval's
+# parameterised spelling, ndcg_cut.10), the trec_name what trec_eval prints (ndcg_cut_10).
 _TREC_SOURCE = "trec_eval m_{}.c"
 _REL_LEVEL = "rel_level: Settings.rel_level, --rel-level"
 
 
 def _judged(name: str, func: Callable[..., np.ndarray], *, source: str = "", **fields: Any) -> None:
     params = "" if name in ("ndcg", "num_ret") else _REL_LEVEL
-    register(Measure.of(name, func, kind="judged", trec_name=name, params=params, source=source or _TREC_SOURCE.format(name), **fields))
+    source = source or _TREC_SOURCE.format(name)
+    register(Measure.of(name, func, kind="judged", trec_name=name, params=params, source=source, **fields))
 
 
 _judged("ndcg", treceval.ndcg)
@@ -131,7 +138,8 @@ for _name, _ir_name, _what in (
     ("num_rel", "NumRel", "number of judged relevant documents of the topic (grade >= rel_level)"),
     ("num_rel_ret", "NumRelRet", "number of relevant items retrieved"),
 ):
-    _judged(_name, treceval.count, summary=f"trec_eval {_name}: {_what}.", kw={"of": _name}, ir_name=_ir_name, aggregate="sum")
+    _judged(_name, treceval.count, summary=f"trec_eval {_name}: {_what}.", kw={"of": _name}, ir_name=_ir_name,
+            aggregate="sum")
 _judged("gm_map", treceval.gm_map, aggregate="geometric", ties_exact=False)
 _judged("set_F", treceval.set_f, ir_name="SetF")
 for _x in IPREC_LEVELS:
@@ -141,16 +149,15 @@ for _x in IPREC_LEVELS:
             kw={"level": _x, "rounding": "v10"}, ties_exact=False)
 
 
-# nDCG@k is not an alias of ndcg_cut.k: NDCG@k (SHREC 2006) differs by one
-# letter's case and means something else; see did_you_mean.
 for _prefix, _jfunc, _ir, _jexp in (
     ("ndcg_cut", treceval.ndcg_cut, None, None),
     ("map_cut", treceval.map_cut, "AP@{k}", ties.expected_map_cut),
     ("success", treceval.success, "Success@{k}", ties.expected_success),
 ):
     _family(
-        _prefix + ".{k}", _jfunc, kind="judged", trec_name=f"{_prefix}_{{k}}", ir_name=_ir, source=_TREC_SOURCE.format(_prefix),
-        params=f"k: the cutoff in the name ({_prefix}.10)" + ("" if _jexp is None else "; rel_level: --rel-level"), expected=_jexp,
+        _prefix + ".{k}", _jfunc, kind="judged", trec_name=f"{_prefix}_{{k}}", ir_name=_ir,
+        source=_TREC_SOURCE.format(_prefix), expected=_jexp,
+        params=f"k: the cutoff in the name ({_prefix}.10)" + ("" if _jexp is None else "; rel_level: --rel-level"),
     )
 
 

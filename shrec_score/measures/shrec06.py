@@ -26,7 +26,8 @@ def _nan_where(values: npt.ArrayLike, zero: npt.ArrayLike) -> np.ndarray:
 def set_measure(b: GainBlock, *, level: str, of: str) -> np.ndarray:
     """SHREC 2006's measures of the ranked list as a set (``of``): TP, FP, TN, FN, precision P and recall R.
 
-    .. math:: TP = V, \\quad FP = V_a - V, \\quad TN = D_s + V - V_a - C, \\quad FN = C - V, \\quad P = V / V_a, \\quad R = V / C
+    .. math:: TP = V, \\quad FP = V_a - V, \\quad TN = D_s + V - V_a - C, \\quad FN = C - V,
+              \\quad P = V / V_a, \\quad R = V / C
 
     TN as seed 002 writes it (Ds + (Vh - Va) - Ch, Ds + Vr - Va - Cr), NaN when Ds is unknown
     (``collection_size < 0``); P of an empty list is 0.
@@ -40,7 +41,8 @@ def set_measure(b: GainBlock, *, level: str, of: str) -> np.ndarray:
     """
     rel, c = b.level(level)
     v, va, ds = rel.sum(axis=1), b.n_retrieved, b.collection_size
-    value = {"TP": v, "FP": va - v, "TN": ds + v - va - c, "FN": c - v, "P": v / np.maximum(va, 1), "R": v / np.maximum(c, 1)}[of]
+    value = {"TP": v, "FP": va - v, "TN": ds + v - va - c, "FN": c - v,
+             "P": v / np.maximum(va, 1), "R": v / np.maximum(c, 1)}[of]
     return _nan_where(value, (c == 0) | (of == "TN" and ds < 0))
 
 

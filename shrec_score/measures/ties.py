@@ -83,7 +83,8 @@ def expected_precision_sum(items: Items, cutoff: float | np.ndarray = np.inf) ->
 
 
 def expected_inverse_rank(s: np.ndarray, n: np.ndarray, r: np.ndarray, i: np.ndarray) -> np.ndarray:
-    """E[1 / (s + P)], P the place of the i-th (1-based) of r relevant items in a group of n (docs/ties.md, "Order statistics")."""
+    """E[1 / (s + P)], P the place of the i-th (1-based) of r relevant items in a group of n
+    (docs/ties.md, "Order statistics")."""
     s, n, r, i = (np.asarray(x, dtype=np.int64) for x in (s, n, r, i))
     out = 1.0 / (s + i)  # n == r: every place relevant, P = i
     todo = np.flatnonzero(n > r)
@@ -133,7 +134,7 @@ def expected_ap(block: RankBlock) -> np.ndarray:
 
 
 def expected_dcg(block: RankBlock) -> np.ndarray:
-    """Expected PSB DCG: E[sum over relevant items of discount(rank)] over the ideal (which the order does not change)."""
+    """Expected PSB DCG: E[sum over relevant items of discount(rank)] over the ideal (the same in every order)."""
     items = Items.of(block)
     cum = _prefix_sums(discount, int((items.s + items.n).max(initial=0)))
     actual = items.per_row((cum[items.s + items.n] - cum[items.s]) / items.n)
@@ -154,13 +155,15 @@ def expected_e(block: RankBlock, depth: int) -> np.ndarray:
 
 
 def expected_ap_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
-    """Expected SHREC 2006 AP_*: E[precision sum over the retrieved relevant] / V (the same V in every order); 0 when V = 0."""
+    """Expected SHREC 2006 AP_*: E[precision sum over the retrieved relevant] / V (the same in every order);
+    0 when V = 0."""
     from .shrec06 import _nan_where
 
     rel = b.gains >= (b.top if level == "highly" else 1)
     v = rel.sum(axis=1)
     total = expected_precision_sum(Items.of(b, rel))
-    return _nan_where(np.where(v > 0, total / np.maximum(v, 1), 0.0), (b.n_highly if level == "highly" else b.n_relevant) == 0)
+    c = b.n_highly if level == "highly" else b.n_relevant
+    return _nan_where(np.where(v > 0, total / np.maximum(v, 1), 0.0), c == 0)
 
 
 def expected_map_cut(block: JudgedBlock, *, k: int) -> np.ndarray:

@@ -165,7 +165,8 @@ def count(block: JudgedBlock, *, of: str) -> np.ndarray:
     """trec_eval's counts: ``num_ret`` the items retrieved (the list's length), ``num_rel`` the judged relevant
     documents of the topic (grade >= rel_level), ``num_rel_ret`` the relevant items retrieved.
 
-    .. math:: \\mathrm{num\\_ret} = V_a, \\quad \\mathrm{num\\_rel} = R, \\quad \\mathrm{num\\_rel\\_ret} = |\\{i \\le V_a: \\mathrm{rel}(i)\\}|
+    .. math:: \\mathrm{num\\_ret} = V_a, \\quad \\mathrm{num\\_rel} = R,
+              \\quad \\mathrm{num\\_rel\\_ret} = |\\{i \\le V_a: \\mathrm{rel}(i)\\}|
 
     Source: trec_eval ``m_num_ret.c``, ``m_num_rel.c``, ``m_num_rel_ret.c``.
 
