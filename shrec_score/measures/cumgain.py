@@ -63,8 +63,7 @@ def gain_vectors(b: GainBlock, width: int) -> dict[str, np.ndarray]:
 def gain_at(b: GainBlock, *, kind: str, k: int) -> np.ndarray:
     """CG@k, DCG@k, NCG@k or NDCG@k: the vector's value at rank k.
 
-    Empty (NaN) when the list is shorter than k, or Cr = 0 for the normalised
-    forms.
+    Empty (NaN) when the list is shorter than k, or Cr = 0 for the normalised forms.
 
     >>> b = GainBlock.from_gains([[2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]], [6], [5], 1814)
     >>> round(float(gain_at(b, kind="NDCG", k=10)[0]), 7)

@@ -26,9 +26,8 @@ def precision_at_hits(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.nd
 def pr_curve(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, levels: np.ndarray = PR_LEVELS) -> np.ndarray:
     """Per-query precision at the given recall levels, PSB convention.
 
-    The precision at the k-th hit is k / rank_k.  At recall level r the
-    position p = r K among the hits is taken and the precision is interpolated
-    linearly between the hits on either side of p:
+    The precision at the k-th hit is k / rank_k.  At recall level r the position p = r K among the hits is taken
+    and the precision is interpolated linearly between the hits on either side of p:
 
     .. math::
         P(r) = P_{\\lfloor p \\rfloor} + (p - \\lfloor p \\rfloor)

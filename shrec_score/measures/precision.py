@@ -31,8 +31,7 @@ def precision_at(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, k: int) -> np
 
     .. math:: P@k = |\\{\\text{relevant in top } k\\}| / k
 
-    As trec_eval's ``P_k``: the divisor is k even when fewer items were
-    retrieved.  NaN when K = 0.
+    As trec_eval's ``P_k``: the divisor is k even when fewer items were retrieved.  NaN when K = 0.
 
     >>> precision_at(np.array([[1.0, 4.0, 10.0]]), n_relevant=np.array([3]), k=5).tolist()
     [0.4]

@@ -32,9 +32,8 @@ from .precision import average_precision, precision_at, recall_at, reciprocal_ra
 from .tiers import E_DEPTH, e_measure, first_tier, nearest_neighbor, second_tier
 from .treceval import IPREC_LEVELS
 
-# trec_name only where the docstring's formula is trec_eval's: AP divides by all
-# K relevant (map), FT is hits in the first K / K (Rprec), NN is [rank_1 = 1] (P_1).
-# expected: the exact mean over tied orders (measures/ties.py).
+# trec_name only where the docstring's formula is trec_eval's: AP divides by all K relevant (map), FT is hits in
+# the first K / K (Rprec), NN is [rank_1 = 1] (P_1).  expected: the exact mean over tied orders (measures/ties.py).
 register(Measure.of("NN", nearest_neighbor, trec_name="P_1", expected=lambda b: ties.expected_share(b, 1, 1)))
 register(Measure.of("FT", first_tier, trec_name="Rprec",
                     expected=lambda b: ties.expected_share(b, b.n_relevant, b.n_relevant)))

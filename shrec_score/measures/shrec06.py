@@ -51,10 +51,9 @@ def tier(b: GainBlock, *, level: str, factor: int) -> np.ndarray:
 
     .. math:: T = |\\{\\text{relevant in the first } d\\}| / d, \\quad d = \\min(V_a, f C)
 
-    Seed 002 writes "else d1 = Ch" for the relevant form; its worked example
-    (9/11) uses Cr, so d = min(Va, C) and min(Va, 2C) (seeds/README.md,
-    erratum 3).  The report prints percentages; the column is the fraction.
-    An empty list scores 0.
+    Seed 002 writes "else d1 = Ch" for the relevant form; its worked example (9/11) uses Cr, so d = min(Va, C) and
+    min(Va, 2C) (seeds/README.md, erratum 3).  The report prints percentages; the column is the fraction.  An empty
+    list scores 0.
 
     >>> b = GainBlock.from_gains([[2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]], [6], [5], 1814)
     >>> [float(tier(b, level=lv, factor=f)[0] * d) for lv, f, d in
@@ -73,9 +72,8 @@ def average_precision_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
 
     .. math:: AP = \\frac{1}{V} \\sum_{k=1}^{V} \\frac{k}{\\text{rank}_k}
 
-    It divides by the retrieved relevant items V (Vh or Vr), unlike trec_eval's
-    MAP (column ``AP``), which divides by C (seeds/README.md, erratum 4).
-    A list with no relevant item scores 0.
+    It divides by the retrieved relevant items V (Vh or Vr), unlike trec_eval's MAP (column ``AP``), which divides
+    by C (seeds/README.md, erratum 4).  A list with no relevant item scores 0.
 
     >>> b = GainBlock.from_gains([[2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]], [6], [5], 1814)
     >>> float(average_precision_retrieved(b, level="highly")[0]) == (1/1 + 2/2 + 3/4 + 4/5 + 5/11) / 5
@@ -95,9 +93,8 @@ def average_dynamic_recall(b: GainBlock) -> np.ndarray:
     .. math::
         ADR = \\frac{1}{q} \\sum_{i=1}^{q} \\frac{f_i}{i}, \\quad q = \\min(V_a, C_r)
 
-    where f_i counts the highly relevant items in the first i results while
-    i <= Ch, and all relevant items in the first i results after that.
-    NaN when Cr = 0; an empty list scores 0.
+    where f_i counts the highly relevant items in the first i results while i <= Ch, and all relevant items in the
+    first i results after that.  NaN when Cr = 0; an empty list scores 0.
 
     >>> b = GainBlock.from_gains([[2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]], [6], [5], 1814)
     >>> round(float(average_dynamic_recall(b)[0]), 6)

@@ -45,9 +45,8 @@ class Items:
         gid = np.cumsum(new) - 1
         self.r = np.bincount(gid, minlength=1)[gid]
         self.b = self.col[np.flatnonzero(new)[gid]]
-        #: the first item of each group: group sums are taken once per group
-        #: (r times an item's expectation, one rounding), so that a group
-        #: whose every entry is relevant gives exact integers
+        #: the first item of each group: group sums are taken once per group (r times an item's expectation, one
+        #: rounding), so that a group whose every entry is relevant gives exact integers
         self.leader = new
 
     @classmethod

@@ -183,9 +183,8 @@ def iprec_at_recall(block: JudgedBlock, *, level: float, rounding: str = "v9") -
 
     .. math:: \\mathrm{iprec}(x) = \\max_{i \\ge r_c} \\frac{|\\{j \\le i: \\mathrm{rel}(j)\\}|}{i}, \\quad c = \\mathrm{lround}(x R)
 
-    :math:`r_c` the rank of the c-th relevant item retrieved (the first when
-    c = 0); 0 when fewer than c are retrieved.  Source: trec_eval 10.0
-    ``m_iprec_at_recall.c`` (c = lround(x R)); ``rounding="v9"``: trec_eval
+    :math:`r_c` the rank of the c-th relevant item retrieved (the first when c = 0); 0 when fewer than c are
+    retrieved.  Source: trec_eval 10.0 ``m_iprec_at_recall.c`` (c = lround(x R)); ``rounding="v9"``: trec_eval
     9.0's c = (long)(x R + 0.9), as pytrec_eval and ir_measures.
 
     >>> float(iprec_at_recall(JudgedBlock.from_lists([[0, 1, 0, 1]], [[2, 2]]), level=0.5)[0])
