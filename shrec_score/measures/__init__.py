@@ -8,13 +8,10 @@ from .precision import average_precision, precision_at, recall_at, reciprocal_ra
 from .registry import (
     DEFAULT_BINARY,
     DEFAULT_GRADED,
-    DISPLAY,
     SHOWN_GRADED,
     Measure,
-    MeasureInfo,
     Settings,
     column_higher_is_better,
-    display_name,
     get_measure,
     graded_defaults,
     known_measures,
@@ -27,5 +24,5 @@ __all__ = [
     "RankBlock", "GainBlock", "DEFAULT_GRADED", "SHOWN_GRADED", "graded_defaults", "dcg", "PR_LEVELS", "pr_curve", "average_precision", "precision_at", "recall_at",
     "reciprocal_rank", "DEFAULT_BINARY", "Measure", "Settings", "get_measure", "known_measures",
     "e_measure", "first_tier", "nearest_neighbor", "second_tier",
-    "DISPLAY", "MeasureInfo", "column_higher_is_better", "display_name", "measure_listing", "measure_table",
+    "column_higher_is_better", "measure_listing", "measure_table",
 ]

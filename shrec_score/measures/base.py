@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -44,11 +45,16 @@ class RankBlock:
     def from_ranks(cls, ranks: list[list[int]], n_relevant: npt.ArrayLike, n_retrieved: npt.ArrayLike) -> RankBlock:
         """Build a block from Python lists (tests, doctests, small inputs)."""
         k = np.asarray(n_relevant, dtype=np.int64)
-        width = max([1, int(k.max(initial=0))] + [len(r) for r in ranks])
-        out = np.full((len(ranks), width), np.inf)
-        for i, r in enumerate(ranks):
-            out[i, : len(r)] = sorted(r)
+        out = padded([sorted(r) for r in ranks], np.inf, np.float64, int(k.max(initial=0)))
         return cls(out, k, np.asarray(n_retrieved, dtype=np.int64))
+
+
+def padded(rows: Sequence[Sequence[float]], fill: float, dtype: npt.DTypeLike, width: int = 1) -> np.ndarray:
+    """``rows`` as one array, padded with ``fill`` to the longest row, at least ``width`` wide (tests, doctests)."""
+    out = np.full((len(rows), max([width, 1] + [len(r) for r in rows])), fill, dtype=dtype)
+    for i, r in enumerate(rows):
+        out[i, : len(r)] = r
+    return out
 
 
 def hits_within(rel_ranks: np.ndarray, depth: float | np.ndarray) -> np.ndarray:

@@ -1,10 +1,7 @@
 """Cumulated gain vectors CG, DCG and their normalised forms NCG, NDCG.
 
-Source: Järvelin & Kekäläinen, ACM TOIS 20(4), 2002, as used by SHREC 2006
-(seeds 002, 003) with the errata of seeds/README.md: base-2 logarithm
-(DCG[1] = G[1], DCG[i] = DCG[i-1] + G[i] / log2 i); the ideal vectors ICG
-and IDCG have length Cr (all highly relevant items first, then the marginal
-ones) and stay at their last value past Cr, so NCG[i] = CG[i] / ICG[min(i, Cr)].
+Source: Järvelin & Kekäläinen, ACM TOIS 20(4), 2002, as used by SHREC 2006 (seeds 002, 003) with the errata
+of seeds/README.md (docs/measures.md): base-2 logarithm, ideal vectors of length Cr.
 """
 
 from __future__ import annotations
@@ -42,8 +39,7 @@ def ideal_gains(b: GainBlock, width: int) -> np.ndarray:
 
 def normalized(vec: np.ndarray, ideal_vec: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
     """vec[i] / ideal[min(i, Cr)] (1-based), NaN where Cr = 0."""
-    width = vec.shape[1]
-    idx = np.minimum(np.arange(width)[None, :], np.maximum(n_relevant, 1)[:, None] - 1)
+    idx = np.minimum(np.arange(vec.shape[1])[None, :], np.maximum(n_relevant, 1)[:, None] - 1)
     ideal = np.take_along_axis(ideal_vec, idx, axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         out = vec / ideal
@@ -67,8 +63,7 @@ def gain_vectors(b: GainBlock, width: int) -> dict[str, np.ndarray]:
 def gain_at(b: GainBlock, *, kind: str, k: int) -> np.ndarray:
     """CG@k, DCG@k, NCG@k or NDCG@k: the vector's value at rank k.
 
-    Empty (NaN) when the list is shorter than k, or Cr = 0 for the normalised
-    forms.
+    Empty (NaN) when the list is shorter than k, or Cr = 0 for the normalised forms.
 
     >>> b = GainBlock.from_gains([[2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]], [6], [5], 1814)
     >>> round(float(gain_at(b, kind="NDCG", k=10)[0]), 7)

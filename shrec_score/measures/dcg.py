@@ -1,8 +1,7 @@
 """Discounted cumulated gain, PSB form (binary relevance).
 
-Source: Järvelin & Kekäläinen, "Cumulated gain-based evaluation of IR
-techniques", ACM TOIS 20(4), 2002, as normalised by the PSB (Shilane et al.
-2004) and SHREC 2018 (seed 000): base-2 logarithm (seeds/README.md, erratum 1).
+Source: Järvelin & Kekäläinen, "Cumulated gain-based evaluation of IR techniques", ACM TOIS 20(4), 2002, as
+normalised by the PSB (Shilane et al. 2004) and SHREC 2018 (seed 000): base-2 logarithm (seeds/README.md, erratum 1).
 """
 
 from __future__ import annotations
@@ -33,8 +32,12 @@ def dcg(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
     0.760188
     """
     actual = discount(rel_ranks).sum(axis=1)  # inf rank -> 1/inf = 0
-    # The ideal list summed in the same block shape and order, so that a
-    # perfect ranking gives exactly 1.
-    cols = np.arange(1, rel_ranks.shape[1] + 1)
+    return undefined_without_relevant(actual / psb_ideal(rel_ranks.shape[1], n_relevant), n_relevant)
+
+
+def psb_ideal(width: int, n_relevant: np.ndarray) -> np.ndarray:
+    """DCG's divisor, 1 + sum_{i=2}^{K} 1 / log2 i (1 where K = 0), summed in the block's shape and order so
+    that a perfect ranking gives exactly 1."""
+    cols = np.arange(1, width + 1)
     ideal = np.where(cols[None, :] <= n_relevant[:, None], discount(cols)[None, :], 0.0).sum(axis=1)
-    return undefined_without_relevant(actual / np.where(ideal > 0, ideal, 1.0), n_relevant)
+    return np.where(ideal > 0, ideal, 1.0)

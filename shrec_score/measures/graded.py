@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .base import TieMeans
+from .base import TieMeans, padded
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -37,12 +37,9 @@ class GainBlock:
     @classmethod
     def from_gains(cls, rows: list[list[int]], n_highly: npt.ArrayLike, n_marginal: npt.ArrayLike, collection_size: int, top: int = 2) -> GainBlock:
         """A block from Python lists (tests, doctests)."""
-        width = max([1] + [len(r) for r in rows])
-        g = np.zeros((len(rows), width), dtype=np.int8)
-        for i, r in enumerate(rows):
-            g[i, : len(r)] = r
         ch = np.asarray(n_highly, dtype=np.int64)
-        return cls(g, np.asarray([len(r) for r in rows], dtype=np.int64), ch, ch + np.asarray(n_marginal, dtype=np.int64), collection_size, top)
+        lengths = np.asarray([len(r) for r in rows], dtype=np.int64)
+        return cls(padded(rows, 0, np.int8), lengths, ch, ch + np.asarray(n_marginal, dtype=np.int64), collection_size, top)
 
     def level(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(is-relevant matrix, C) for ``"highly"`` or ``"relevant"``; under

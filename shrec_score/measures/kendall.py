@@ -1,9 +1,8 @@
 """Kendall's rank correlation tau-b, O(n log n) (Knight's algorithm).
 
-Source: seed 004 (sketch-based image retrieval benchmark after Eitz et al.
-2010) with seeds/README.md erratum 7: every unordered pair counts once.
-Knight, "A computer method for calculating Kendall's tau with ungrouped
-data", JASA 61 (1966); the same algorithm as ``scipy.stats.kendalltau``.
+Source: seed 004 (sketch-based image retrieval after Eitz et al. 2010), seeds/README.md erratum 7: every
+unordered pair counts once.  Knight, "A computer method for calculating Kendall's tau with ungrouped data",
+JASA 61 (1966); the same algorithm as ``scipy.stats.kendalltau``.
 """
 
 from __future__ import annotations
@@ -21,9 +20,8 @@ def _dense_ranks(sorted_values: np.ndarray) -> np.ndarray:
 def count_inversions(a: np.ndarray) -> int:
     """Number of pairs i < j with a[i] > a[j] (strictly), for integers a >= 0.
 
-    Bottom-up merge sort in log2(n) vectorised passes: for every element of a right block, the
-    greater ones of its left block are counted by one ``searchsorted`` (blocks kept apart by adding
-    ``pair * base`` to the values).
+    Bottom-up merge sort in log2(n) vectorised passes: for every element of a right block, the greater ones of its
+    left block are counted by one ``searchsorted`` (blocks kept apart by adding ``pair * base`` to the values).
 
     >>> count_inversions(np.array([3, 1, 2, 0]))
     5
@@ -61,11 +59,9 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     .. math::
         \\tau_B = \\frac{|C| - |D|}{\\sqrt{(|C| + |D| + |T_x|)(|C| + |D| + |T_y|)}}
 
-    over all unordered pairs: C concordant, D discordant, T_x tied only in x,
-    T_y tied only in y (pairs tied in both count in neither factor).  Both
-    arguments must be oriented the same way (for example both "higher = more
-    similar").  Returns NaN with fewer than 2 items or when every item is tied
-    in x or in y.
+    over all unordered pairs: C concordant, D discordant, T_x tied only in x, T_y tied only in y (pairs tied in
+    both count in neither factor).  Both arguments must be oriented the same way (for example both "higher = more
+    similar").  Returns NaN with fewer than 2 items or when every item is tied in x or in y.
 
     >>> kendall_tau_b(np.array([1, 2, 3, 4]), np.array([10, 20, 30, 40]))
     1.0

@@ -3,6 +3,7 @@ from :func:`measure_table`."""
 
 from __future__ import annotations
 
+import re
 from typing import NamedTuple
 
 from .measure import PATTERNS, REGISTRY, Measure, aliases_of
@@ -52,7 +53,8 @@ def measure_table() -> list[MeasureInfo]:
     >>> rows["ndcg_cut.k"][:3], rows["map_cut.k"].ir_name
     (('ndcg_cut.k', 'higher', 'ndcg_cut_k'), 'AP@k')
     """
-    measures = list(REGISTRY.values()) + [p.template() for p in PATTERNS]
+    # a family's row is made with its fields' names (P@k), which no block can compute
+    measures = list(REGISTRY.values()) + [make(*re.findall(r"\{([a-z])\}", s)) for s, make in PATTERNS.items()]
     return [
         MeasureInfo(m.name, m.direction, m.trec_name, m.summary, m.params, m.ir_name or _IR_NAMES.get(m.name), _source(m), m.ties_exact)
         for m in measures

@@ -1,6 +1,6 @@
 """What a measure is (:class:`Measure`, :class:`Settings`), and how a name finds one: the
 registry (:mod:`.registry`) fills the store with :func:`register` and :func:`register_pattern`
-(``prefix@k`` families), :func:`get_measure` resolves a name (docs/measures.md).
+(``P@{k}`` families), :func:`get_measure` resolves a name (docs/measures.md).
 
 >>> get_measure("mAP").name, get_measure("P_5").name, get_measure("ndcg@10").trec_name
 ('AP', 'P.5', 'ndcg_cut_10')
@@ -8,10 +8,11 @@ registry (:mod:`.registry`) fills the store with :func:`register` and :func:`reg
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -84,25 +85,29 @@ class Measure:
         """
         return "higher" if self.higher_is_better else "lower"
 
-
-class Pattern(NamedTuple):
-    """A family of measures named ``prefix@k``, built on demand: ``make(*ints)``, one per group of
-    ``regex``; ``make(*placeholders)`` is the listing's template (``P@k``, ``P(rel=r)@k``)."""
-
-    prefix: str
-    regex: re.Pattern[str]
-    make: Callable[..., Measure]
-    placeholders: tuple[str, ...] = ("k",)
-
-    def template(self) -> Measure:
-        """The family's row in listings (``P@k``)."""
-        return self.make(*self.placeholders)
+    @classmethod
+    def of(
+        cls, name: str, func: Callable[..., np.ndarray], *, kind: str = "binary", summary: str = "",
+        kw: dict[str, Any] | None = None, expected: Callable[..., np.ndarray] | None = None, **fields: Any,
+    ) -> Measure:
+        """``func`` as a measure: called on a block's ``rel_ranks`` and ``n_relevant`` (``kind="binary"``) or
+        on the block, with the keywords ``kw``; ``expected(block, **kw)`` under ``--ties expected``; the
+        summary is the docstring's first line."""
+        kw = kw or {}
+        if kind == "binary":
+            compute: Callable[..., np.ndarray] = lambda b, s: func(b.rel_ranks, n_relevant=b.n_relevant, **kw)
+        else:
+            compute = lambda b, s: func(b, **kw)
+        exp = None if expected is None else (lambda b, s: expected(b, **kw))
+        summary = summary or (func.__doc__ or "").strip().splitlines()[0]
+        return cls(name, summary, compute, func, kind=kind, expected=exp, **fields)
 
 
 #: Every measure of a fixed name, in registration order (the listing's order).
 REGISTRY: dict[str, Measure] = {}
-#: The ``prefix@k`` families, in registration order.
-PATTERNS: list[Pattern] = []
+#: The families, in registration order: their spelling (``P@{k}``, ``P(rel={r})@{k}``; each field a positive
+#: integer) -> ``make(*numbers)``, the numbers in the spelling's order.
+PATTERNS: dict[str, Callable[..., Measure]] = {}
 
 #: Other tools' spellings of the same value (:func:`register` adds each ir_measures name).
 ALIASES = {
@@ -111,7 +116,7 @@ ALIASES = {
     "nDCG": "ndcg",  # ir_measures
 }
 
-#: Other tools' spellings of the cutoff families: (spelling, our name, whose spelling), ``{k}`` the cutoff.
+#: Other tools' spellings of the cutoff families: (spelling, our family, whose spelling), ``{k}`` the cutoff.
 PATTERN_ALIASES: tuple[tuple[str, str, str], ...] = (
     ("P_{k}", "P.{k}", "trec_eval"), ("precision@{k}", "P.{k}", "ranx"),
     ("recall_{k}", "recall.{k}", "trec_eval"), ("recall@{k}", "recall.{k}", "ranx"),
@@ -122,9 +127,6 @@ PATTERN_ALIASES: tuple[tuple[str, str, str], ...] = (
     ("success_{k}", "success.{k}", "trec_eval"), ("hit_rate@{k}", "success.{k}", "ranx"),
     ("Success@{k}", "success.{k}", "ir_measures"),
 )  # fmt: skip
-_PATTERN_ALIAS_RES = tuple(
-    (re.compile(re.escape(spelling).replace(re.escape("{k}"), "([1-9][0-9]*)")), target) for spelling, target, _ in PATTERN_ALIASES
-)
 
 
 def register(measure: Measure) -> Measure:
@@ -137,23 +139,25 @@ def register(measure: Measure) -> Measure:
     return measure
 
 
-def register_pattern(prefix: str, regex: str, make: Callable[..., Measure], placeholders: tuple[str, ...] = ("k",)) -> None:
-    """Add the family ``prefix@k``: a name matching ``regex`` is ``make(*groups)``, each group an int."""
-    PATTERNS.append(Pattern(prefix, re.compile(regex), make, placeholders))
+def register_pattern(spelling: str, make: Callable[..., Measure]) -> None:
+    """Add the family ``spelling`` (``P@{k}``): a name it spells is ``make(*numbers)``."""
+    PATTERNS[spelling] = make
+
+
+@functools.cache
+def _fields_regex(spelling: str) -> re.Pattern[str]:
+    """The names a family's spelling covers (``P@{k}``: ``P@10``), for its own and other tools' spellings."""
+    return re.compile(re.sub(r"\\\{[a-z]\\\}", "([1-9][0-9]*)", re.escape(spelling)))
 
 
 def get_measure(name: str) -> Measure:
     """The measure called ``name`` (``P@10`` style names built on demand); KeyError for an unknown name."""
     name = ALIASES.get(name, name)
-    for alias, target in _PATTERN_ALIAS_RES:
-        if m := alias.fullmatch(name):
-            name = target.format(k=m.group(1))
-            break
     if name in REGISTRY:
         return REGISTRY[name]
-    for pattern in PATTERNS:
-        if m := pattern.regex.fullmatch(name):
-            return pattern.make(*(int(g) for g in m.groups()))
+    for spelling, family in [*((s, s) for s in PATTERNS), *((s, f) for s, f, _ in PATTERN_ALIASES)]:
+        if m := _fields_regex(spelling).fullmatch(name):
+            return PATTERNS[family](*(int(g) for g in m.groups()))
     raise KeyError(name)
 
 
@@ -170,8 +174,8 @@ def aliases_of(name: str) -> list[str]:
 
 def spellings(k: str = "k") -> list[str]:
     """Every name and alias, families with cutoff ``k`` (what :func:`did_you_mean` compares with)."""
-    families = [p.template().name for p in PATTERNS] + [s.format(k="k") for s, _, _ in PATTERN_ALIASES]
-    return list(REGISTRY) + list(ALIASES) + [f[: -1] + k if f.endswith("k") else f for f in families]
+    families = [*PATTERNS, *(s for s, _, _ in PATTERN_ALIASES)]
+    return list(REGISTRY) + list(ALIASES) + [f.format(k=k, r="r") for f in families]
 
 
 def did_you_mean(name: str) -> str:
@@ -189,7 +193,7 @@ def did_you_mean(name: str) -> str:
 
 def known_measures() -> list[str]:
     """Registered names plus the cutoff patterns, for help texts."""
-    return list(REGISTRY) + [p.template().name for p in PATTERNS]
+    return list(REGISTRY) + [s.format(k="k", r="r") for s in PATTERNS]
 
 
 #: Display names on the terminal and in tables where they differ from the CSV column.

@@ -31,14 +31,11 @@ def map_at_r(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
         \\text{MAP@R} = \\frac{1}{R} \\sum_{i=1}^{R} P(i)\\,\\text{rel}(i)
         = \\frac{1}{R} \\sum_{j:\\ \\text{rank}_j \\le R} \\frac{j}{\\text{rank}_j}
 
-    with P(i) the precision at rank i, rel(i) 1 if the item at rank i is
-    relevant, rank_j the rank of the j-th relevant item.  Unlike AP, a
-    relevant item past rank R adds nothing, so a ranking that puts every
-    relevant item first scores 1 and one that interleaves them less than AP
-    (e.g. ranks 1, 3 of R = 2: (1/1) / 2 = 0.5, AP = (1 + 2/3) / 2).
-    NaN when K = 0 (listed, left out of the means).  Source: Musgrave et al.,
-    "A Metric Learning Reality Check", ECCV 2020, section 3.2
-    (pytorch-metric-learning's ``mean_average_precision_at_r``).
+    with P(i) the precision at rank i, rel(i) 1 if the item at rank i is relevant, rank_j the rank of the j-th
+    relevant item.  Unlike AP, a relevant item past rank R adds nothing, so a ranking that puts every relevant item
+    first scores 1 and one that interleaves them less than AP (e.g. ranks 1, 3 of R = 2: (1/1) / 2 = 0.5,
+    AP = (1 + 2/3) / 2).  NaN when K = 0 (listed, left out of the means).  Source: Musgrave et al., "A Metric
+    Learning Reality Check", ECCV 2020, section 3.2 (pytorch-metric-learning's ``mean_average_precision_at_r``).
 
     >>> map_at_r(np.array([[1.0, 3.0, 4.0]]), n_relevant=np.array([3])).tolist() == [(1 / 1 + 2 / 3) / 3]
     True
@@ -58,16 +55,7 @@ def expected_map_at_r(block: RankBlock) -> np.ndarray:
     return undefined_without_relevant(total / np.maximum(k, 1), k)
 
 
-register(
-    Measure(
-        "MAP@R",
-        (map_at_r.__doc__ or "").strip().splitlines()[0],
-        lambda b, s: map_at_r(b.rel_ranks, n_relevant=b.n_relevant),
-        map_at_r,
-        source=SOURCE,
-        expected=lambda b, s: expected_map_at_r(b),
-    )
-)
+register(Measure.of("MAP@R", map_at_r, source=SOURCE, expected=expected_map_at_r))
 ALIASES.update(ACCURACY_CALCULATOR)
 
 #: Names read as "recall at k" that mean two things in evaluate(): R@k, Recall@k (any case).

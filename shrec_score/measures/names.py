@@ -10,61 +10,39 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from .measure import ALIASES, REGISTRY, Measure, Settings, get_measure, register, register_pattern
+from .measure import ALIASES, PATTERNS, REGISTRY, Measure, get_measure, register, register_pattern
 from .treceval import IPREC_LEVELS, JudgedBlock, iprec_at_recall
 
 
-def zero_without_relevant(values: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
-    """trec_eval's rule: a topic without a relevant document (K = 0) scores 0.
+def _twin(name: str, ours: Measure, trec_name: str) -> Measure:
+    """``ours`` under trec_eval's name, 0 (counted) where ``ours`` is empty for K = 0."""
 
-    >>> zero_without_relevant(np.array([0.5, np.nan]), np.array([2, 0])).tolist()
-    [0.5, 0.0]
-    """
-    return np.where(n_relevant > 0, values, 0.0)
+    def zero(f: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+        return lambda b, s: np.where(b.n_relevant > 0, f(b, s), 0.0)  # trec_eval's rule
 
-
-def _twin(name: str, ours: str, trec_name: str, source: str) -> Measure:
-    """``ours`` under trec_eval's name, 0 (counted) where ``ours`` is empty for K = 0; ``ours`` is looked up
-    when a value is computed, so a family's template (``P.k`` on ``P@k``) is listed and computes nothing."""
-    base = REGISTRY.get(ours)
-
-    def compute(b, s: Settings) -> np.ndarray:  # type: ignore[no-untyped-def]
-        return zero_without_relevant(get_measure(ours).compute(b, s), b.n_relevant)
-
-    def expected(b, s: Settings) -> np.ndarray:  # type: ignore[no-untyped-def]
-        m = get_measure(ours)
-        return zero_without_relevant((m.expected or m.compute)(b, s), b.n_relevant)
-
+    prefix = name.split(".")[0]
     return Measure(
-        name,
-        f"trec_eval's {trec_name}: {ours}, but a topic without relevant documents scores 0 and counts in the mean",
-        compute,
-        base.func if base else zero_without_relevant,
-        trec_name=trec_name,
-        params=f"k: the cutoff in the name ({name.split('.')[0]}.10)" if name[-1:].isdigit() or name.endswith(".k") else "",
-        source=f"trec_eval {source}",
-        expected=expected,
+        name, f"trec_eval's {trec_name}: {ours.name}, but a topic without relevant documents scores 0 and counts in the mean",
+        zero(ours.compute), ours.func, trec_name=trec_name, source=f"trec_eval m_{prefix}.c",
+        params=f"k: the cutoff in the name ({prefix}.10)" if "." in name else "",
+        expected=zero(ours.expected or ours.compute),
     )
+
+
+def _family_twin(prefix: str, ours: str) -> None:
+    make = PATTERNS[ours]
+    register_pattern(prefix + ".{k}", lambda k: _twin(f"{prefix}.{k}", make(k), f"{prefix}_{k}"))
 
 
 # trec_eval's names of AP, FT and RR, then of the P@k and R@k families (P.k, recall.k)
 for _name, _ours in (("map", "AP"), ("Rprec", "FT"), ("recip_rank", "RR")):
-    register(_twin(_name, _ours, _name, f"m_{_name}.c"))
-
-
-def _family_twin(prefix: str, ours: str) -> None:
-    def make(k: int | str) -> Measure:
-        return _twin(f"{prefix}.{k}", f"{ours}@{k}", f"{prefix}_{k}", f"m_{prefix}.c")
-
-    register_pattern(prefix, rf"{prefix}\.([1-9][0-9]*)", make)
-
-
-_family_twin("P", "P")
-_family_twin("recall", "R")
+    register(_twin(_name, REGISTRY[_ours], _name))
+_family_twin("P", "P@{k}")
+_family_twin("recall", "R@{k}")
 
 
 def precision_at_level(block: JudgedBlock, *, rel: int, k: int) -> np.ndarray:
@@ -81,34 +59,23 @@ def precision_at_level(block: JudgedBlock, *, rel: int, k: int) -> np.ndarray:
     return np.asarray((block.grades[:, :k] >= rel).sum(axis=1) / k, dtype=np.float64)
 
 
-def _precision_at_level(rel: int | str, k: int | str) -> Measure:
-    def compute(b: JudgedBlock, s: Settings) -> np.ndarray:
-        if isinstance(rel, str) or isinstance(k, str):
-            raise TypeError("P(rel=r)@k is the listing's template; name a level and a cutoff, e.g. P(rel=2)@10")
-        return precision_at_level(b, rel=rel, k=k)
-
-    return Measure(
-        f"P(rel={rel})@{k}", "ir_measures' P(rel=r)@k: grade >= r in the first k ranks / k (r: the name's level, not --rel-level)",
-        compute, precision_at_level, kind="judged", trec_name=None,
-        params="r, k: the level and the cutoff in the name (P(rel=2)@10)", source="ir_measures P(rel=r)@k; trec_eval m_P.c with -l r",
-        ties_exact=False,  # the tie groups' means are kept for --rel-level only
-    )
-
-
-register_pattern("P(rel=r)", r"P\(rel=([1-9][0-9]*)\)@([1-9][0-9]*)", _precision_at_level, ("r", "k"))
+register_pattern("P(rel={r})@{k}", lambda rel, k: Measure.of(
+    f"P(rel={rel})@{k}", precision_at_level, kind="judged", kw={"rel": rel, "k": k},
+    summary="ir_measures' P(rel=r)@k: grade >= r in the first k ranks / k (r: the name's level, not --rel-level)",
+    params="r, k: the level and the cutoff in the name (P(rel=2)@10)",
+    source="ir_measures P(rel=r)@k; trec_eval m_P.c with -l r",
+    ties_exact=False,  # the tie groups' means are kept for --rel-level only
+))
 
 # ir_measures' IPrec@x is pytrec_eval's, i.e. trec_eval 9's cutoff (long)(x R + 0.9);
 # trec_eval 10's iprec_at_recall_x (lround) is registered under its own name.
 for _x in IPREC_LEVELS:
-    register(
-        Measure(
-            f"IPrec@{_x:.1f}",
-            "ir_measures' IPrec@x: interpolated precision at recall x, trec_eval 9's cutoff (long)(x R + 0.9)",
-            (lambda x: lambda b, s: iprec_at_recall(b, level=x, rounding="v9"))(_x),
-            iprec_at_recall, kind="judged", params="rel_level: Settings.rel_level, --rel-level",
-            source="ir_measures IPrec@x (pytrec_eval: trec_eval 9.0 m_iprec_at_recall.c)", ties_exact=False,
-        )
-    )
+    register(Measure.of(
+        f"IPrec@{_x:.1f}", iprec_at_recall, kind="judged", kw={"level": _x, "rounding": "v9"},
+        summary="ir_measures' IPrec@x: interpolated precision at recall x, trec_eval 9's cutoff (long)(x R + 0.9)",
+        params="rel_level: Settings.rel_level, --rel-level",
+        source="ir_measures IPrec@x (pytrec_eval: trec_eval 9.0 m_iprec_at_recall.c)", ties_exact=False,
+    ))
 
 ALIASES.update({"IPrec@0": "IPrec@0.0", "IPrec@1": "IPrec@1.0"})
 
@@ -193,15 +160,6 @@ def trec_name(column: str) -> str | None:
         m = get_measure(column)
     except KeyError:
         return None
-    return m.trec_name if m.trec_name is not None and trec_twin(column) == m.name else None
-
-
-def trec_twin(name: str) -> str:
-    """The measure that gives trec_eval's value for ``name``: its twin for a SHREC measure with a
-    trec_eval name, else ``name``'s own registry name.
-
-    >>> [trec_twin(n) for n in ("AP", "NN", "P@5", "R@10", "map", "DCG")]
-    ['map', 'P.1', 'P.5', 'recall.10', 'map', 'DCG']
-    """
-    m = get_measure(name)
-    return get_measure(m.trec_name).name if m.kind == "binary" and m.trec_name else m.name
+    if m.trec_name is None or (m.kind == "binary" and get_measure(m.trec_name).name != m.name):
+        return None  # a SHREC measure whose trec_eval name is its twin's (AP: map)
+    return m.trec_name

@@ -1,7 +1,6 @@
 """Precision-recall curve at fixed recall levels, PSB convention.
 
-Source: the PSB utilities (psbPlot), Shilane et al. 2004; SHREC 2018
-(seed 000, "Precision-Recall").
+Source: the PSB utilities (psbPlot), Shilane et al. 2004; SHREC 2018 (seed 000, "Precision-Recall").
 """
 
 from __future__ import annotations
@@ -27,9 +26,8 @@ def precision_at_hits(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.nd
 def pr_curve(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, levels: np.ndarray = PR_LEVELS) -> np.ndarray:
     """Per-query precision at the given recall levels, PSB convention.
 
-    The precision at the k-th hit is k / rank_k.  At recall level r the
-    position p = r K among the hits is taken and the precision is interpolated
-    linearly between the hits on either side of p:
+    The precision at the k-th hit is k / rank_k.  At recall level r the position p = r K among the hits is taken
+    and the precision is interpolated linearly between the hits on either side of p:
 
     .. math::
         P(r) = P_{\\lfloor p \\rfloor} + (p - \\lfloor p \\rfloor)

@@ -1,10 +1,5 @@
-"""Average precision, precision and recall at a cutoff, reciprocal rank.
-
-Sources: PSB (Shilane et al. 2004) and trec_eval (``map``, ``P_k``,
-``recall_k``, ``recip_rank``).  These are the trec_eval forms: AP divides by
-all K relevant items, so unretrieved relevant items contribute 0.  The SHREC
-2006 form of AP (divide by the retrieved relevant items) is ``AP_highly`` /
-``AP_relevant`` (seeds/README.md, erratum 4).
+"""Average precision, precision and recall at a cutoff, reciprocal rank: trec_eval's forms (``map``, ``P_k``,
+``recall_k``, ``recip_rank``; PSB, Shilane et al. 2004).  SHREC 2006's AP is :mod:`.shrec06`'s (erratum 4).
 """
 
 from __future__ import annotations
@@ -36,8 +31,7 @@ def precision_at(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, k: int) -> np
 
     .. math:: P@k = |\\{\\text{relevant in top } k\\}| / k
 
-    As trec_eval's ``P_k``: the divisor is k even when fewer items were
-    retrieved.  NaN when K = 0.
+    As trec_eval's ``P_k``: the divisor is k even when fewer items were retrieved.  NaN when K = 0.
 
     >>> precision_at(np.array([[1.0, 4.0, 10.0]]), n_relevant=np.array([3]), k=5).tolist()
     [0.4]

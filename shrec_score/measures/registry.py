@@ -7,7 +7,6 @@ listing, the help texts and each measure's direction and trec_eval name (docs/me
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -16,11 +15,9 @@ import numpy as np
 from . import shapenet, shrec06, ties, treceval
 from .cumgain import gain_at
 from .dcg import dcg
-from .measure import (
+from .measure import (  # noqa: F401  (the registry's callers import the lookup and column helpers from here)
     ALIASES,
     DISPLAY,
-    OTHER_COLUMNS,
-    PATTERN_ALIASES,
     Measure,
     Settings,
     column_higher_is_better,
@@ -35,164 +32,135 @@ from .precision import average_precision, precision_at, recall_at, reciprocal_ra
 from .tiers import E_DEPTH, e_measure, first_tier, nearest_neighbor, second_tier
 from .treceval import IPREC_LEVELS
 
-#: The registry's names; the Measure type, the lookup by name and the column helpers come from :mod:`.measure`.
-__all__ = [
-    "ALIASES", "DISPLAY", "OTHER_COLUMNS", "PATTERN_ALIASES", "Measure", "Settings",
-    "column_higher_is_better", "did_you_mean", "display_name", "get_measure", "known_measures", "register",
-    "DEFAULT_BINARY", "DEFAULT_GRADED", "GAIN_CUTOFFS", "GAIN_KINDS", "MeasureInfo", "SHAPENET_MEASURES",
-    "SHAPENET_OFFICIAL", "SHOWN_GRADED", "graded_defaults", "measure_listing", "measure_table",
-    "measures_markdown",
-]
-
-
-def _summary(func: Callable[..., object]) -> str:
-    return (func.__doc__ or "").strip().splitlines()[0]
-
-
-def _binary(name: str, func: Callable[..., np.ndarray], trec_name: str | None, expected: Callable[..., np.ndarray] | None = None) -> None:
-    register(Measure(name, _summary(func), lambda b, s: func(b.rel_ranks, n_relevant=b.n_relevant), func, trec_name=trec_name, expected=expected))
-
-
-# trec_name only where the docstring's formula is trec_eval's: AP divides by all
-# K relevant (map), FT is hits in the first K / K (Rprec), NN is [rank_1 = 1] (P_1).
-# expected: the exact mean over tied orders (measures/ties.py).
-_binary("NN", nearest_neighbor, "P_1", lambda b, s: ties.expected_share(b, 1, 1))
-_binary("FT", first_tier, "Rprec", lambda b, s: ties.expected_share(b, b.n_relevant, b.n_relevant))
-_binary("ST", second_tier, None, lambda b, s: ties.expected_share(b, 2 * b.n_relevant, b.n_relevant))
+# trec_name only where the docstring's formula is trec_eval's: AP divides by all K relevant (map), FT is hits in
+# the first K / K (Rprec), NN is [rank_1 = 1] (P_1).  expected: the exact mean over tied orders (measures/ties.py).
+register(Measure.of("NN", nearest_neighbor, trec_name="P_1", expected=lambda b: ties.expected_share(b, 1, 1)))
+register(Measure.of("FT", first_tier, trec_name="Rprec",
+                    expected=lambda b: ties.expected_share(b, b.n_relevant, b.n_relevant)))
+register(Measure.of("ST", second_tier, expected=lambda b: ties.expected_share(b, 2 * b.n_relevant, b.n_relevant)))
 register(Measure(
     "E", f"E-measure as published by SHREC and the PSB: F1 over the first e_depth (default {E_DEPTH}) results.",
     lambda b, s: e_measure(b.rel_ranks, n_relevant=b.n_relevant, n_retrieved=b.n_retrieved, depth=s.e_depth),
     e_measure, params="e_depth: Settings.e_depth, --e-depth", expected=lambda b, s: ties.expected_e(b, s.e_depth),
 ))
-_binary("DCG", dcg, None, lambda b, s: ties.expected_dcg(b))  # PSB-normalised over the whole list: no trec_eval equivalent
-_binary("AP", average_precision, "map", lambda b, s: ties.expected_ap(b))
-_binary("RR", reciprocal_rank, "recip_rank", lambda b, s: ties.expected_rr(b))
+# DCG: PSB-normalised over the whole list, no trec_eval equivalent
+register(Measure.of("DCG", dcg, expected=ties.expected_dcg))
+register(Measure.of("AP", average_precision, trec_name="map", expected=ties.expected_ap))
+register(Measure.of("RR", reciprocal_rank, trec_name="recip_rank", expected=ties.expected_rr))
 
 
 def _family(
-    prefix: str, sep: str, func: Callable[..., np.ndarray], compute: Callable[[Any, int], np.ndarray], *, params: str,
-    expected: Callable[[Any, int], np.ndarray] | None = None, summary: str = "", kind: str = "binary",
-    trec_name: str | None = None, ir_name: str | None = None, source: str = "",
+    spelling: str, func: Callable[..., np.ndarray], *, kw: dict[str, Any] | None = None, trec_name: str | None = None,
+    ir_name: str | None = None, **fields: Any,
 ) -> None:
-    """Register the family ``prefix<sep>k``: ``compute(block, k)``, and ``expected(block, k)`` under
-    ``--ties expected``; ``{k}`` in ``trec_name`` / ``ir_name`` is the cutoff."""
+    """Register the family ``spelling`` (``P@{k}``): ``func`` with the keywords ``kw`` and ``k``; ``{k}`` in
+    ``trec_name`` / ``ir_name`` is the cutoff."""
 
     def make(k: int | str) -> Measure:
-        def cut() -> int:
-            if isinstance(k, str):  # the listing's template computes nothing
-                raise TypeError(f"{prefix}{sep}k is the listing's template; name a cutoff, e.g. {prefix}{sep}10")
-            return k
-
-        return Measure(
-            f"{prefix}{sep}{k}", summary or _summary(func), lambda b, s: compute(b, cut()), func, kind=kind,
-            trec_name=trec_name and trec_name.format(k=k), params=params, ir_name=ir_name and ir_name.format(k=k),
-            source=source, expected=None if expected is None else lambda b, s: expected(b, cut()),
+        return Measure.of(
+            spelling.format(k=k), func, kw={**(kw or {}), "k": k}, trec_name=trec_name and trec_name.format(k=k),
+            ir_name=ir_name and ir_name.format(k=k), **fields,
         )
 
-    register_pattern(prefix, rf"{re.escape(prefix)}{re.escape(sep)}([1-9][0-9]*)", make)
+    register_pattern(spelling, make)
 
 
 # P@k divides by k as trec_eval's P_k, R@k by K as its recall_k; under --ties expected both are
 # the expected hits in the first k over that divisor.
-_family("P", "@", precision_at, lambda b, k: precision_at(b.rel_ranks, n_relevant=b.n_relevant, k=k), trec_name="P_{k}",
-        params="k: the cutoff in the name (P@10)", expected=lambda b, k: ties.expected_share(b, k, k))
-_family("R", "@", recall_at, lambda b, k: recall_at(b.rel_ranks, n_relevant=b.n_relevant, k=k), trec_name="recall_{k}",
-        params="k: the cutoff in the name (R@10)", expected=lambda b, k: ties.expected_share(b, k, b.n_relevant))
+_family("P@{k}", precision_at, trec_name="P_{k}", params="k: the cutoff in the name (P@10)",
+        expected=lambda b, k: ties.expected_share(b, k, k))
+_family("R@{k}", recall_at, trec_name="recall_{k}", params="k: the cutoff in the name (R@10)",
+        expected=lambda b, k: ties.expected_share(b, k, b.n_relevant))
 
 
-def _graded(
-    name: str, func: Callable[..., np.ndarray], summary: str, *, higher_is_better: bool = True, expected: Callable[..., np.ndarray] | None = None, **kw: object
-) -> None:
-    exp = None if expected is None else (lambda b, s: expected(b, **kw))
-    register(Measure(name, summary, lambda b, s: func(b, **kw), func, kind="graded", higher_is_better=higher_is_better, expected=exp))
-
-
+# SHREC 2006 (measures/shrec06.py), per level: highly relevant (Ch, Vh) or all relevant (Cr, Vr).
+_func: Callable[..., np.ndarray]
 for _lv in ("highly", "relevant"):
-    _C = "Ch" if _lv == "highly" else "Cr"
-    _V = "Vh" if _lv == "highly" else "Vr"
-    _graded(f"TP_{_lv}", shrec06.true_positives, f"SHREC 2006 true positives ({_lv}): {_V}", level=_lv)
-    _graded(f"FP_{_lv}", shrec06.false_positives, f"SHREC 2006 false positives ({_lv}): Va - {_V}", higher_is_better=False, level=_lv)
-    _graded(f"TN_{_lv}", shrec06.true_negatives, f"SHREC 2006 true negatives ({_lv}): Ds + {_V} - Va - {_C}", level=_lv)
-    _graded(f"FN_{_lv}", shrec06.false_negatives, f"SHREC 2006 false negatives ({_lv}): {_C} - {_V}", higher_is_better=False, level=_lv)
-    _graded(f"FT_{_lv}", shrec06.tier, f"SHREC 2006 First Tier ({_lv}): hits in the first d / d, d = min(Va, {_C})", level=_lv, factor=1)
-    _graded(f"ST_{_lv}", shrec06.tier, f"SHREC 2006 Second Tier ({_lv}): hits in the first d / d, d = min(Va, 2 {_C})", level=_lv, factor=2)
-    _graded(f"P_{_lv}", shrec06.precision, f"SHREC 2006 precision ({_lv}): {_V} / Va", level=_lv)
-    _graded(f"R_{_lv}", shrec06.recall, f"SHREC 2006 recall ({_lv}): {_V} / {_C}", level=_lv)
-    _graded(f"AP_{_lv}", shrec06.average_precision_retrieved, f"SHREC 2006 average precision ({_lv}): mean precision over the retrieved relevant items", level=_lv, expected=ties.expected_ap_retrieved)
-_graded("ADR", shrec06.average_dynamic_recall, _summary(shrec06.average_dynamic_recall))
+    _C, _V = ("Ch", "Vh") if _lv == "highly" else ("Cr", "Vr")
+    for _m, _func, _what, _kw in (
+        ("TP", shrec06.set_measure, f"true positives ({_lv}): {_V}", {"of": "TP"}),
+        ("FP", shrec06.set_measure, f"false positives ({_lv}): Va - {_V}", {"of": "FP"}),
+        ("TN", shrec06.set_measure, f"true negatives ({_lv}): Ds + {_V} - Va - {_C}", {"of": "TN"}),
+        ("FN", shrec06.set_measure, f"false negatives ({_lv}): {_C} - {_V}", {"of": "FN"}),
+        ("FT", shrec06.tier, f"First Tier ({_lv}): hits in the first d / d, d = min(Va, {_C})", {"factor": 1}),
+        ("ST", shrec06.tier, f"Second Tier ({_lv}): hits in the first d / d, d = min(Va, 2 {_C})", {"factor": 2}),
+        ("P", shrec06.set_measure, f"precision ({_lv}): {_V} / Va", {"of": "P"}),
+        ("R", shrec06.set_measure, f"recall ({_lv}): {_V} / {_C}", {"of": "R"}),
+        ("AP", shrec06.average_precision_retrieved,
+         f"average precision ({_lv}): mean precision over the retrieved relevant items", {}),
+    ):
+        register(Measure.of(
+            f"{_m}_{_lv}", _func, kind="graded", summary=f"SHREC 2006 {_what}", kw={"level": _lv, **_kw},
+            higher_is_better=_m not in ("FP", "FN"), expected=ties.expected_ap_retrieved if _m == "AP" else None,
+        ))
+register(Measure.of("ADR", shrec06.average_dynamic_recall, kind="graded"))
 
 GAIN_KINDS = ("CG", "DCG", "NCG", "NDCG")
-GAIN_CUTOFFS = (5, 10, 25, 50, 100)
 
 
 for _kind in GAIN_KINDS:
     # No trec_name: SHREC 2006 discounts by log2(i) from i = 2 on and takes the
     # ideal over the whole class, so NDCG@k is not trec_eval's ndcg_cut_k.
-    _family(_kind, "@", gain_at, (lambda kind: lambda b, k: gain_at(b, kind=kind, k=k))(_kind), kind="graded",
-            summary=f"{_kind} vector at rank k (SHREC 2006; empty when the list is shorter than k)",
-            params=f"k: the rank in the name ({_kind}@10)")
+    _family(f"{_kind}@{{k}}", gain_at, kw={"kind": _kind}, kind="graded",
+            params=f"k: the rank in the name ({_kind}@10)",
+            summary=f"{_kind} vector at rank k (SHREC 2006; empty when the list is shorter than k)")
 
-# SHREC'16/'17 ShapeNet Core55 (measures/shapenet.py): lists cut at 1000, taxonomy
-# grades.  Namespaced: "mAP" is AP's alias and "NDCG" would differ from trec_eval's
-# "ndcg" by case only; the official summary's names appear in the files of a
-# ShapeNet scoring (SHAPENET_OFFICIAL, shapenet_summary_<run>.csv).
+# SHREC'16/'17 ShapeNet Core55 (measures/shapenet.py), namespaced: "mAP" is AP's alias and "NDCG" would differ
+# from trec_eval's "ndcg" by case only; the official names are in shapenet_summary_<run>.csv.
 #: The ShapeNet family in the official summary's order, and each one's name there.
 SHAPENET_MEASURES = ("shapenet.P@N", "shapenet.R@N", "shapenet.F1@N", "shapenet.mAP", "shapenet.NDCG")
 SHAPENET_OFFICIAL = {m: m.removeprefix("shapenet.") for m in SHAPENET_MEASURES}
 for _name, _func in zip(SHAPENET_MEASURES, (shapenet.precision_at_n, shapenet.recall_at_n, shapenet.f1_at_n,
                                      shapenet.average_precision_retrieved, shapenet.ndcg_retrieved)):
-    register(Measure(
-        _name, _summary(_func), (lambda f: lambda b, s: f(b))(_func), _func, kind="graded",
-        params="lists cut at 1000; relevant = grade > 0 (--rel-level does not apply)",
+    register(Measure.of(
+        _name, _func, kind="graded", params="lists cut at 1000; relevant = grade > 0 (--rel-level does not apply)",
         source="SHREC'16/'17 ShapeNet Core55 evaluator (Metrics.js), issue 18",
         ties_exact=False,  # the cut at 1000 can split a tie group; no exact expectation written
     ))
 
-# trec_eval's own measures (measures/treceval.py), on a JudgedBlock: the name
-# is what users type (trec_eval's parameterised spelling, ndcg_cut.10), the
-# trec_name what trec_eval prints (ndcg_cut_10).
+# trec_eval's own measures (measures/treceval.py), on a JudgedBlock: the name is what users type (trec_eval's
+# parameterised spelling, ndcg_cut.10), the trec_name what trec_eval prints (ndcg_cut_10).
 _TREC_SOURCE = "trec_eval m_{}.c"
+_REL_LEVEL = "rel_level: Settings.rel_level, --rel-level"
 
 
-def _judged(
-    name: str, func: Callable[..., np.ndarray], *, ir_name: str | None = None, source: str = "", aggregate: str = "mean", ties_exact: bool = True, **kw: object
-) -> None:
-    register(Measure(
-        name, _summary(func), lambda b, s: func(b, **kw), func, kind="judged", trec_name=name,
-        params="rel_level: Settings.rel_level, --rel-level" if func not in (treceval.ndcg, treceval.num_ret) else "", ir_name=ir_name,
-        source=source or _TREC_SOURCE.format(name), aggregate=aggregate, ties_exact=ties_exact,
-    ))
+def _judged(name: str, func: Callable[..., np.ndarray], *, source: str = "", **fields: Any) -> None:
+    params = "" if name in ("ndcg", "num_ret") else _REL_LEVEL
+    source = source or _TREC_SOURCE.format(name)
+    register(Measure.of(name, func, kind="judged", trec_name=name, params=params, source=source, **fields))
 
 
 _judged("ndcg", treceval.ndcg)
 _judged("bpref", treceval.bpref, ir_name="Bpref", ties_exact=False)
-_judged("num_ret", treceval.num_ret, ir_name="NumRet", aggregate="sum")
-_judged("num_rel", treceval.num_rel, ir_name="NumRel", aggregate="sum")
-_judged("num_rel_ret", treceval.num_rel_ret, ir_name="NumRelRet", aggregate="sum")
+for _name, _ir_name, _what in (
+    ("num_ret", "NumRet", "number of items retrieved (the length of the ranked list)"),
+    ("num_rel", "NumRel", "number of judged relevant documents of the topic (grade >= rel_level)"),
+    ("num_rel_ret", "NumRelRet", "number of relevant items retrieved"),
+):
+    _judged(_name, treceval.count, summary=f"trec_eval {_name}: {_what}.", kw={"of": _name}, ir_name=_ir_name,
+            aggregate="sum")
 _judged("gm_map", treceval.gm_map, aggregate="geometric", ties_exact=False)
 _judged("set_F", treceval.set_f, ir_name="SetF")
 for _x in IPREC_LEVELS:
     # trec_eval 10's lround cutoff; ir_measures' IPrec@x (pytrec_eval, trec_eval
     # 9's truncation of x R + 0.9) differs on some topics, so it is no alias.
-    _judged(f"iprec_at_recall_{_x:.2f}", treceval.iprec_at_recall, source="trec_eval 10.0 m_iprec_at_recall.c", level=_x, rounding="v10", ties_exact=False)
+    _judged(f"iprec_at_recall_{_x:.2f}", treceval.iprec_at_recall, source="trec_eval 10.0 m_iprec_at_recall.c",
+            kw={"level": _x, "rounding": "v10"}, ties_exact=False)
 
 
-# nDCG@k is not an alias of ndcg_cut.k: NDCG@k (SHREC 2006) differs by one
-# letter's case and means something else; see did_you_mean.
 for _prefix, _jfunc, _ir, _jexp in (
     ("ndcg_cut", treceval.ndcg_cut, None, None),
     ("map_cut", treceval.map_cut, "AP@{k}", ties.expected_map_cut),
     ("success", treceval.success, "Success@{k}", ties.expected_success),
 ):
     _family(
-        _prefix, ".", _jfunc, (lambda f: lambda b, k: f(b, k=k))(_jfunc), kind="judged", trec_name=f"{_prefix}_{{k}}",
-        params=f"k: the cutoff in the name ({_prefix}.10)" + ("" if _jfunc is treceval.ndcg_cut else "; rel_level: --rel-level"),
-        ir_name=_ir, source=_TREC_SOURCE.format(_prefix),
-        expected=None if _jexp is None else (lambda f: lambda b, k: f(b, k=k))(_jexp),
+        _prefix + ".{k}", _jfunc, kind="judged", trec_name=f"{_prefix}_{{k}}", ir_name=_ir,
+        source=_TREC_SOURCE.format(_prefix), expected=_jexp,
+        params=f"k: the cutoff in the name ({_prefix}.10)" + ("" if _jexp is None else "; rel_level: --rel-level"),
     )
 
 
-def graded_defaults(cutoffs: tuple[int, ...] = GAIN_CUTOFFS) -> tuple[str, ...]:
+def graded_defaults(cutoffs: tuple[int, ...] = Settings.dcg_cutoffs) -> tuple[str, ...]:
     """Every SHREC 2006 measure, in the report's order (the graded default)."""
     return tuple(
         [f"{m}_{lv}" for m in ("TP", "FP", "TN", "FN", "FT", "ST", "P", "R", "AP") for lv in ("highly", "relevant")]
@@ -215,4 +183,4 @@ from . import metric_learning as _metric_learning  # noqa: E402,F401
 # trec_eval's, ranx's and ir_measures' names for the same values (measures/names.py),
 # registered after the measures they are built on.
 from . import names as _names  # noqa: E402,F401
-from .listing import MeasureInfo, measure_listing, measure_table, measures_markdown  # noqa: E402
+from .listing import measure_listing, measure_table, measures_markdown  # noqa: E402,F401

@@ -4,11 +4,8 @@ Source: the organisers' evaluator (``Evaluator.js``, ``Metrics.js``; issue 18).
 Every list is cut to its first 1000 items; N is the length after the cut,
 g_i the taxonomy grade at rank i (3 same sub-synset, 2 same synset labelled
 at synset level only, 1 sibling sub-synset, 0 other), relevant when g_i > 0,
-C = min(models of the query's synset with the query, 1000).  Unlike the PSB
-family, AP divides by the relevant items retrieved and NDCG's ideal is the
-retrieved list re-sorted.  Where the official code divides 0 by 0: an empty
-list scores 0, F1@N is 0 when P = R = 0, NDCG is 0 without a relevant item
-retrieved (NaN there), and C = 0 makes R@N and F1@N NaN.
+C = min(models of the query's synset with the query, 1000).  Where the official code divides 0 by 0
+(docs/evaluators.md), each function says what it gives.
 """
 
 from __future__ import annotations
@@ -22,12 +19,12 @@ from .graded import GainBlock
 CUTOFF = 1000
 
 
-def _hits(b: GainBlock, cutoff: int) -> np.ndarray:
-    """Relevant items (grade > 0) among the first ``cutoff``."""
-    return (b.gains[:, :cutoff] > 0).sum(axis=1)
+def _hits(b: GainBlock) -> np.ndarray:
+    """Relevant items (grade > 0) among the first CUTOFF."""
+    return (b.gains[:, :CUTOFF] > 0).sum(axis=1)
 
 
-def precision_at_n(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
+def precision_at_n(b: GainBlock) -> np.ndarray:
     """ShapeNet P@N: relevant (grade > 0) among the first N = min(Va, 1000) items / N.
 
     .. math:: P@N = |\\{i \\le N : g_i > 0\\}| / N
@@ -38,11 +35,11 @@ def precision_at_n(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
     >>> precision_at_n(b).tolist()
     [0.75, 0.0]
     """
-    n = np.minimum(b.n_retrieved, cutoff)
-    return np.where(n > 0, _hits(b, cutoff) / np.maximum(n, 1), 0.0)
+    n = np.minimum(b.n_retrieved, CUTOFF)
+    return np.where(n > 0, _hits(b) / np.maximum(n, 1), 0.0)
 
 
-def recall_at_n(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
+def recall_at_n(b: GainBlock) -> np.ndarray:
     """ShapeNet R@N: relevant among the first N items / C, C = min(synset size with the query, 1000).
 
     .. math:: R@N = |\\{i \\le N : g_i > 0\\}| / \\min(C_r, 1000)
@@ -53,11 +50,11 @@ def recall_at_n(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
     >>> recall_at_n(b).tolist()  # 3 of C = 5
     [0.6]
     """
-    c = np.minimum(b.n_relevant, cutoff)
-    return np.where(c > 0, _hits(b, cutoff) / np.maximum(c, 1), np.nan)
+    c = np.minimum(b.n_relevant, CUTOFF)
+    return np.where(c > 0, _hits(b) / np.maximum(c, 1), np.nan)
 
 
-def f1_at_n(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
+def f1_at_n(b: GainBlock) -> np.ndarray:
     """ShapeNet F1@N: 2 P R / (P + R) of P@N and R@N (0 when both are 0).
 
     .. math:: F1@N = \\frac{2 \\, P@N \\, R@N}{P@N + R@N}
@@ -68,13 +65,13 @@ def f1_at_n(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
     >>> [round(x, 12) for x in f1_at_n(b).tolist()]  # 2 * 0.75 * 0.6 / 1.35
     [0.666666666667, 0.0]
     """
-    p, r = precision_at_n(b, cutoff=cutoff), recall_at_n(b, cutoff=cutoff)
+    p, r = precision_at_n(b), recall_at_n(b)
     s = p + r
     f1 = np.where(s > 0, 2 * p * r / np.where(s > 0, s, 1.0), 0.0)
     return np.where(np.isnan(r), np.nan, f1)
 
 
-def average_precision_retrieved(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
+def average_precision_retrieved(b: GainBlock) -> np.ndarray:
     """ShapeNet AP (its mean is the summary's mAP): mean precision at the retrieved relevant items.
 
     .. math:: AP = \\frac{1}{V} \\sum_{i \\le N, g_i > 0} \\frac{|\\{j \\le i : g_j > 0\\}|}{i}
@@ -85,7 +82,7 @@ def average_precision_retrieved(b: GainBlock, *, cutoff: int = CUTOFF) -> np.nda
     >>> average_precision_retrieved(b).tolist() == [(1/1 + 2/3 + 3/4) / 3, 0.0]
     True
     """
-    rel = b.gains[:, :cutoff] > 0
+    rel = b.gains[:, :CUTOFF] > 0
     ranks = np.arange(1, rel.shape[1] + 1)
     precision = np.cumsum(rel, axis=1) / ranks
     hits = rel.sum(axis=1)
@@ -98,7 +95,7 @@ def _dcg(g: np.ndarray) -> np.ndarray:
     return (g * discount(np.arange(1, g.shape[1] + 1))).sum(axis=1)
 
 
-def ndcg_retrieved(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
+def ndcg_retrieved(b: GainBlock) -> np.ndarray:
     """ShapeNet NDCG: DCG of the retrieved grades over the DCG of the same grades sorted descending.
 
     .. math:: NDCG = \\frac{g_1 + \\sum_{i=2}^{N} g_i / \\log_2 i}{g^*_1 + \\sum_{i=2}^{N} g^*_i / \\log_2 i}
@@ -111,6 +108,6 @@ def ndcg_retrieved(b: GainBlock, *, cutoff: int = CUTOFF) -> np.ndarray:
     >>> ndcg_retrieved(b).tolist() == [(1 + 3 / math.log2(2)) / (3 + 1 / math.log2(2)), 0.0]
     True
     """
-    g = b.gains[:, :cutoff]
+    g = b.gains[:, :CUTOFF]
     ideal = _dcg(-np.sort(-g, axis=1))
     return np.where(ideal > 0, _dcg(g) / np.where(ideal > 0, ideal, 1.0), 0.0)

@@ -23,36 +23,27 @@ def _nan_where(values: npt.ArrayLike, zero: npt.ArrayLike) -> np.ndarray:
     return np.where(zero, np.nan, np.asarray(values, dtype=np.float64))
 
 
-def true_positives(b: GainBlock, *, level: str) -> np.ndarray:
-    """TP = V (Vh or Vr): relevant items in the ranked list.
+def set_measure(b: GainBlock, *, level: str, of: str) -> np.ndarray:
+    """SHREC 2006's measures of the ranked list as a set (``of``): TP, FP, TN, FN, precision P and recall R.
+
+    .. math:: TP = V, \\quad FP = V_a - V, \\quad TN = D_s + V - V_a - C, \\quad FN = C - V,
+              \\quad P = V / V_a, \\quad R = V / C
+
+    TN as seed 002 writes it (Ds + (Vh - Va) - Ch, Ds + Vr - Va - Cr), NaN when Ds is unknown
+    (``collection_size < 0``); P of an empty list is 0.
 
     >>> b = GainBlock.from_gains([[2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]], [6], [5], 1814)
-    >>> true_positives(b, level="highly").tolist(), true_positives(b, level="relevant").tolist()
-    ([5.0], [9.0])
+    >>> [float(set_measure(b, level="highly", of=m)[0]) for m in ("TP", "FP", "TN", "FN", "P", "R")] == [
+    ...     5, 14 - 5, 1814 + 5 - 14 - 6, 6 - 5, 5 / 14, 5 / 6]
+    True
+    >>> set_measure(b, level="relevant", of="TP").tolist()
+    [9.0]
     """
     rel, c = b.level(level)
-    return _nan_where(rel.sum(axis=1), c == 0)
-
-
-def false_positives(b: GainBlock, *, level: str) -> np.ndarray:
-    """FP = Va - V."""
-    rel, c = b.level(level)
-    return _nan_where(b.n_retrieved - rel.sum(axis=1), c == 0)
-
-
-def true_negatives(b: GainBlock, *, level: str) -> np.ndarray:
-    """TN = Ds + V - Va - C (seed 002: Ds + (Vh - Va) - Ch, Ds + Vr - Va - Cr).
-
-    NaN when Ds is unknown (``collection_size < 0``).
-    """
-    rel, c = b.level(level)
-    return _nan_where(b.collection_size + rel.sum(axis=1) - b.n_retrieved - c, (c == 0) | (b.collection_size < 0))
-
-
-def false_negatives(b: GainBlock, *, level: str) -> np.ndarray:
-    """FN = C - V."""
-    rel, c = b.level(level)
-    return _nan_where(c - rel.sum(axis=1), c == 0)
+    v, va, ds = rel.sum(axis=1), b.n_retrieved, b.collection_size
+    value = {"TP": v, "FP": va - v, "TN": ds + v - va - c, "FN": c - v,
+             "P": v / np.maximum(va, 1), "R": v / np.maximum(c, 1)}[of]
+    return _nan_where(value, (c == 0) | (of == "TN" and ds < 0))
 
 
 def tier(b: GainBlock, *, level: str, factor: int) -> np.ndarray:
@@ -60,10 +51,9 @@ def tier(b: GainBlock, *, level: str, factor: int) -> np.ndarray:
 
     .. math:: T = |\\{\\text{relevant in the first } d\\}| / d, \\quad d = \\min(V_a, f C)
 
-    Seed 002 writes "else d1 = Ch" for the relevant form; its worked example
-    (9/11) uses Cr, so d = min(Va, C) and min(Va, 2C) (seeds/README.md,
-    erratum 3).  The report prints percentages; the column is the fraction.
-    An empty list scores 0.
+    Seed 002 writes "else d1 = Ch" for the relevant form; its worked example (9/11) uses Cr, so d = min(Va, C) and
+    min(Va, 2C) (seeds/README.md, erratum 3).  The report prints percentages; the column is the fraction.  An empty
+    list scores 0.
 
     >>> b = GainBlock.from_gains([[2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]], [6], [5], 1814)
     >>> [float(tier(b, level=lv, factor=f)[0] * d) for lv, f, d in
@@ -77,26 +67,13 @@ def tier(b: GainBlock, *, level: str, factor: int) -> np.ndarray:
     return _nan_where(np.where(d > 0, hits / np.maximum(d, 1), 0.0), c == 0)
 
 
-def precision(b: GainBlock, *, level: str) -> np.ndarray:
-    """P = V / Va (0 for an empty list)."""
-    rel, c = b.level(level)
-    return _nan_where(rel.sum(axis=1) / np.maximum(b.n_retrieved, 1), c == 0)
-
-
-def recall(b: GainBlock, *, level: str) -> np.ndarray:
-    """R = V / C."""
-    rel, c = b.level(level)
-    return _nan_where(rel.sum(axis=1) / np.maximum(c, 1), c == 0)
-
-
 def average_precision_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
     """SHREC 2006 Average Precision: mean precision after each *retrieved* relevant item.
 
     .. math:: AP = \\frac{1}{V} \\sum_{k=1}^{V} \\frac{k}{\\text{rank}_k}
 
-    It divides by the retrieved relevant items V (Vh or Vr), unlike trec_eval's
-    MAP (column ``AP``), which divides by C (seeds/README.md, erratum 4).
-    A list with no relevant item scores 0.
+    It divides by the retrieved relevant items V (Vh or Vr), unlike trec_eval's MAP (column ``AP``), which divides
+    by C (seeds/README.md, erratum 4).  A list with no relevant item scores 0.
 
     >>> b = GainBlock.from_gains([[2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]], [6], [5], 1814)
     >>> float(average_precision_retrieved(b, level="highly")[0]) == (1/1 + 2/2 + 3/4 + 4/5 + 5/11) / 5
@@ -116,9 +93,8 @@ def average_dynamic_recall(b: GainBlock) -> np.ndarray:
     .. math::
         ADR = \\frac{1}{q} \\sum_{i=1}^{q} \\frac{f_i}{i}, \\quad q = \\min(V_a, C_r)
 
-    where f_i counts the highly relevant items in the first i results while
-    i <= Ch, and all relevant items in the first i results after that.
-    NaN when Cr = 0; an empty list scores 0.
+    where f_i counts the highly relevant items in the first i results while i <= Ch, and all relevant items in the
+    first i results after that.  NaN when Cr = 0; an empty list scores 0.
 
     >>> b = GainBlock.from_gains([[2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]], [6], [5], 1814)
     >>> round(float(average_dynamic_recall(b)[0]), 6)

@@ -1,8 +1,7 @@
 """Nearest Neighbor, First Tier, Second Tier and the E-measure (PSB / SHREC 2018).
 
-Source: seeds 000/001 (SHREC 2018 evaluation pages) with the conventions of
-seeds/README.md, errata 5 and 6; Shilane et al., "The Princeton Shape
-Benchmark", SMI 2004.
+Source: seeds 000/001 (SHREC 2018 evaluation pages), seeds/README.md errata 5 and 6; Shilane et al., "The
+Princeton Shape Benchmark", SMI 2004.
 """
 
 from __future__ import annotations
@@ -66,10 +65,9 @@ def e_measure(
         P = h / \\min(32, V_a), \\quad R = h / K, \\quad
         E = \\frac{2PR}{P + R} = \\frac{2h}{\\min(32, V_a) + K}
 
-    with h the relevant items in the first ``depth`` results.  The SHREC 2018
-    pages define E = 1 - F but publish F ("higher values indicate better
-    results"); this is that published number (seeds/README.md, erratum 5).
-    A query with h = 0 scores 0; NaN when K = 0.
+    with h the relevant items in the first ``depth`` results.  The SHREC 2018 pages define E = 1 - F but publish F
+    ("higher values indicate better results"); this is that published number (seeds/README.md, erratum 5).  A query
+    with h = 0 scores 0; NaN when K = 0.
 
     >>> e_measure(np.array([[1.0, 4.0, 10.0, 41.0, 44.0]]), n_relevant=np.array([5]),
     ...           n_retrieved=np.array([100])).tolist() == [2 * 3 / (32 + 5)]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .base import RankBlock, undefined_without_relevant
-from .dcg import discount
+from .dcg import discount, psb_ideal
 
 if TYPE_CHECKING:
     from .graded import GainBlock
@@ -36,29 +36,25 @@ class Items:
 
     def __init__(self, start: np.ndarray, size: np.ndarray, valid: np.ndarray) -> None:
         self.shape = valid.shape
-        self.row, place = np.nonzero(valid)
-        row_first = np.zeros(self.row.size, dtype=np.int64)
-        if self.row.size:
-            new_row = np.r_[True, self.row[1:] != self.row[:-1]]
-            row_first = np.maximum.accumulate(np.where(new_row, np.arange(self.row.size), 0))
-        self.col = np.arange(self.row.size) - row_first  # index among the row's relevant items
+        self.row = np.nonzero(valid)[0]
+        self.col = (np.cumsum(valid, axis=1) - 1)[valid]  # index among the row's relevant items
         self.s = start[valid].astype(np.int64)
         self.n = np.maximum(size[valid].astype(np.int64), 1)
         new = np.ones(self.s.size, dtype=bool)
         new[1:] = (self.s[1:] != self.s[:-1]) | (self.row[1:] != self.row[:-1])
         gid = np.cumsum(new) - 1
-        first = np.flatnonzero(new)
         self.r = np.bincount(gid, minlength=1)[gid]
-        self.b = self.col[first[gid]]
-        #: the first item of each group: group sums are taken once per group
-        #: (r times an item's expectation, one rounding), so that a group
-        #: whose every entry is relevant gives exact integers
+        self.b = self.col[np.flatnonzero(new)[gid]]
+        #: the first item of each group: group sums are taken once per group (r times an item's expectation, one
+        #: rounding), so that a group whose every entry is relevant gives exact integers
         self.leader = new
 
     @classmethod
-    def of(cls, block: RankBlock) -> Items:
-        assert block.group_start is not None and block.group_size is not None
-        return cls(block.group_start, block.group_size, np.isfinite(block.rel_ranks))
+    def of(cls, block: Any, relevant: np.ndarray | None = None) -> Items:
+        """A RankBlock's items, or those of a dense block's tie groups (``relevant``: its indicator matrix)."""
+        if relevant is None:
+            return cls(block.group_start, block.group_size, np.isfinite(block.rel_ranks))
+        return cls(block.ties.start, block.ties.size, relevant)
 
     def per_row(self, values: np.ndarray) -> np.ndarray:
         """Sum of per-item values per row."""
@@ -71,12 +67,6 @@ def expected_hits(items: Items, depth: float | np.ndarray) -> np.ndarray:
     k = d[items.row] if d.ndim else d
     m = np.clip(np.minimum(k - items.s, items.n), 0, None)  # places of the group within depth
     return items.per_row(np.where(items.leader, items.r * m / items.n, 0.0))
-
-
-def expected_discounted(items: Items) -> np.ndarray:
-    """E[sum over relevant items of discount(rank)] per row (PSB DCG's numerator)."""
-    cum = _prefix_sums(discount, int((items.s + items.n).max(initial=0)))
-    return items.per_row((cum[items.s + items.n] - cum[items.s]) / items.n)
 
 
 def expected_precision_sum(items: Items, cutoff: float | np.ndarray = np.inf) -> np.ndarray:
@@ -92,9 +82,8 @@ def expected_precision_sum(items: Items, cutoff: float | np.ndarray = np.inf) ->
 
 
 def expected_inverse_rank(s: np.ndarray, n: np.ndarray, r: np.ndarray, i: np.ndarray) -> np.ndarray:
-    """E[1 / (s + P)] where P is the place of the i-th (1-based) of r relevant
-    items spread at random over the n places of a group:
-    P(P = p) = C(p-1, i-1) C(n-p, r-i) / C(n, r), p = i..n-r+i."""
+    """E[1 / (s + P)], P the place of the i-th (1-based) of r relevant items in a group of n
+    (docs/ties.md, "Order statistics")."""
     s, n, r, i = (np.asarray(x, dtype=np.int64) for x in (s, n, r, i))
     out = 1.0 / (s + i)  # n == r: every place relevant, P = i
     todo = np.flatnonzero(n > r)
@@ -109,8 +98,7 @@ def expected_inverse_rank(s: np.ndarray, n: np.ndarray, r: np.ndarray, i: np.nda
         idx = todo[a:b]
         t = terms[a:b]
         item = np.repeat(np.arange(idx.size), t)
-        first = np.zeros(idx.size, dtype=np.int64)
-        np.cumsum(t[:-1], out=first[1:])
+        first = np.cumsum(t) - t
         p = i[idx][item] + (np.arange(item.size) - first[item])
         nn, rr, ii = n[idx][item], r[idx][item], i[idx][item]
         logp = (lf[p - 1] - lf[ii - 1] - lf[p - ii]) + (lf[nn - p] - lf[rr - ii] - lf[nn - p - rr + ii]) - (lf[nn] - lf[rr] - lf[nn - rr])
@@ -129,8 +117,7 @@ def expected_rr(block: RankBlock) -> np.ndarray:
 
 
 def expected_precision_at_hits(block: RankBlock) -> np.ndarray:
-    """E[j / rank_j] for the j-th relevant item (0 if not retrieved), shaped
-    like ``rel_ranks``; NaN past K (as :func:`~shrec_score.measures.pr.precision_at_hits`)."""
+    """E[j / rank_j] for the j-th relevant item, shaped as :func:`~shrec_score.measures.pr.precision_at_hits`'s."""
     items = Items.of(block)
     prec = np.zeros(np.shape(block.rel_ranks))
     j = items.col + 1
@@ -146,10 +133,11 @@ def expected_ap(block: RankBlock) -> np.ndarray:
 
 
 def expected_dcg(block: RankBlock) -> np.ndarray:
-    """Expected PSB DCG: E[numerator] over the ideal (which the order does not change)."""
-    cols = np.arange(1, block.rel_ranks.shape[1] + 1)
-    ideal = np.where(cols[None, :] <= block.n_relevant[:, None], discount(cols)[None, :], 0.0).sum(axis=1)
-    return undefined_without_relevant(expected_discounted(Items.of(block)) / np.where(ideal > 0, ideal, 1.0), block.n_relevant)
+    """Expected PSB DCG: E[sum over relevant items of discount(rank)] over the ideal (the same in every order)."""
+    items = Items.of(block)
+    cum = _prefix_sums(discount, int((items.s + items.n).max(initial=0)))
+    actual = items.per_row((cum[items.s + items.n] - cum[items.s]) / items.n)
+    return undefined_without_relevant(actual / psb_ideal(block.rel_ranks.shape[1], block.n_relevant), block.n_relevant)
 
 
 def expected_share(block: RankBlock, depth: np.ndarray | float, divisor: np.ndarray | float) -> np.ndarray:
@@ -165,44 +153,33 @@ def expected_e(block: RankBlock, depth: int) -> np.ndarray:
     return undefined_without_relevant(2.0 * h / np.maximum(np.minimum(depth, block.n_retrieved) + k, 1), k)
 
 
-def expected_first_within(items: Items, k: int) -> np.ndarray:
-    """P(a relevant item in the first k ranks) per row: for the first group
-    holding one (r of its n entries relevant, m = clip(k - s, 0, n) of its
-    places within k), 1 - C(n - m, r) / C(n, r)."""
-    first = items.col == 0
-    s, n, r = items.s[first], items.n[first], items.r[first]
-    m = np.clip(k - s, 0, n)
-    lf = _prefix_sums(np.log, int(n.max(initial=0)))
-    rest = n - m
-    none = np.where(rest >= r, np.exp((lf[np.maximum(rest, 0)] - lf[np.maximum(rest - r, 0)]) - (lf[n] - lf[n - r])), 0.0)
-    out = np.zeros(items.shape[0])
-    out[items.row[first]] = 1.0 - none
-    return out
-
-
 def expected_ap_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
-    """Expected SHREC 2006 AP_*: E[precision sum over the retrieved relevant] / V
-    (V, the retrieved relevant count, is the same in every order); 0 when V = 0."""
+    """Expected SHREC 2006 AP_*: E[precision sum over the retrieved relevant] / V (the same in every order);
+    0 when V = 0."""
     from .shrec06 import _nan_where
 
-    assert b.ties is not None
-    top = b.top if level == "highly" else 1
-    rel = b.gains >= top
-    c = b.n_highly if level == "highly" else b.n_relevant
-    total = expected_precision_sum(Items(b.ties.start, b.ties.size, rel))
+    rel = b.gains >= (b.top if level == "highly" else 1)
     v = rel.sum(axis=1)
+    total = expected_precision_sum(Items.of(b, rel))
+    c = b.n_highly if level == "highly" else b.n_relevant
     return _nan_where(np.where(v > 0, total / np.maximum(v, 1), 0.0), c == 0)
 
 
 def expected_map_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
     """Expected trec_eval map_cut.k: E[precision sum within k] / R; 0 when R = 0."""
-    assert block.ties is not None
     r = block.n_relevant
-    total = expected_precision_sum(Items(block.ties.start, block.ties.size, block.relevant), k)
-    return np.where(r > 0, total / np.maximum(r, 1), 0.0)
+    return np.where(r > 0, expected_precision_sum(Items.of(block, block.relevant), k) / np.maximum(r, 1), 0.0)
 
 
 def expected_success(block: JudgedBlock, *, k: int) -> np.ndarray:
-    """Expected trec_eval success.k: P(a relevant item in the first k)."""
-    assert block.ties is not None
-    return expected_first_within(Items(block.ties.start, block.ties.size, block.relevant), k)
+    """Expected trec_eval success.k: P(a relevant item in the first k), 1 - C(n - m, r) / C(n, r) for the first
+    group holding one, m = clip(k - s, 0, n) of its places within k (docs/ties.md)."""
+    items = Items.of(block, block.relevant)
+    first = items.col == 0
+    s, n, r = items.s[first], items.n[first], items.r[first]
+    rest = n - np.clip(k - s, 0, n)
+    lf = _prefix_sums(np.log, int(n.max(initial=0)))
+    none = np.where(rest >= r, np.exp((lf[np.maximum(rest, 0)] - lf[np.maximum(rest - r, 0)]) - (lf[n] - lf[n - r])), 0.0)
+    out = np.zeros(items.shape[0])
+    out[items.row[first]] = 1.0 - none
+    return out

@@ -1,10 +1,7 @@
-"""trec_eval's measures under trec_eval's names, on the judged grade of each rank (docs/measures.md).
+"""trec_eval's measures under trec_eval's names, on the judged grade of each rank (:class:`JudgedBlock`).
 
-A :class:`JudgedBlock` holds, per query, the qrels grade at each rank (-1:
-unjudged) and the judged count of each grade, which nDCG and bpref need.
-Each function counts as trec_eval's ``m_<name>.c`` (9.0 and 10.0 agree but
-for ``iprec_at_recall``); a topic without a relevant document scores what
-trec_eval gives it (0, or gm_map's floor) and counts in the mean.
+Each counts as trec_eval's ``m_<name>.c`` (9.0 and 10.0 agree but for ``iprec_at_recall``); a topic without
+a relevant document scores what trec_eval gives it and counts in the mean (docs/measures.md).
 """
 
 from __future__ import annotations
@@ -14,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .base import TieMeans
+from .base import TieMeans, padded
 
 #: trec_eval's floor of a topic's AP before its logarithm (``MIN_GEO_MEAN``).
 MIN_GEO_MEAN = 0.00001
@@ -48,15 +45,8 @@ class JudgedBlock:
     @classmethod
     def from_lists(cls, rows: list[list[int]], grade_counts: list[list[int]], rel_level: int = 1) -> JudgedBlock:
         """A block from Python lists (tests, doctests): ``rows[q]`` the grade per rank (-1 unjudged)."""
-        width = max([1] + [len(r) for r in rows])
-        g = np.full((len(rows), width), -1, dtype=np.int16)
-        for i, r in enumerate(rows):
-            g[i, : len(r)] = r
-        levels = max([1] + [len(c) for c in grade_counts])
-        counts = np.zeros((len(rows), levels), dtype=np.int64)
-        for i, c in enumerate(grade_counts):
-            counts[i, : len(c)] = c
-        return cls(g, np.asarray([len(r) for r in rows], dtype=np.int64), counts, rel_level)
+        lengths = np.asarray([len(r) for r in rows], dtype=np.int64)
+        return cls(padded(rows, -1, np.int16), lengths, padded(grade_counts, 0, np.int64), rel_level)
 
     @property
     def relevant(self) -> np.ndarray:
@@ -67,11 +57,6 @@ class JudgedBlock:
     def n_relevant(self) -> np.ndarray:
         """trec_eval ``num_rel``: judged documents with grade >= rel_level."""
         return np.asarray(self.grade_counts[:, self.rel_level :].sum(axis=1), dtype=np.int64)
-
-    @property
-    def n_judged_nonrelevant(self) -> np.ndarray:
-        """Judged documents with grade < rel_level (bpref's N)."""
-        return np.asarray(self.grade_counts[:, : self.rel_level].sum(axis=1), dtype=np.int64)
 
     def ideal_gains(self) -> np.ndarray:
         """Float (n_queries, width): every judged grade > 0, largest first, padded with 0."""
@@ -84,15 +69,13 @@ class JudgedBlock:
         return counts.shape[1] - passed
 
 
-def _dcg(gains: np.ndarray, k: int | None) -> np.ndarray:
-    """sum_i g_i / log2(i + 1) over the first k ranks (all with None)."""
-    g = gains if k is None else gains[:, :k]
-    discount = 1.0 / np.log2(np.arange(2, g.shape[1] + 2, dtype=np.float64))
-    return np.asarray((g * discount).sum(axis=1), dtype=np.float64)
-
-
-def _normalised(dcg: np.ndarray, ideal: np.ndarray) -> np.ndarray:
-    """dcg / ideal; 0 where the ideal is 0 (no judged grade > 0), as trec_eval."""
+def _ndcg(block: JudgedBlock, k: int | None) -> np.ndarray:
+    """sum_i g_i / log2(i + 1) over the first k ranks (all with None), over the same of the ideal gains; 0 where
+    the ideal is 0 (no judged grade > 0), as trec_eval."""
+    dcg, ideal = (
+        (g * (1.0 / np.log2(np.arange(2, g.shape[1] + 2, dtype=np.float64)))).sum(axis=1)
+        for g in (block.gain_values[:, :k], block.ideal_gains()[:, :k])
+    )
     return np.where(ideal > 0, dcg / np.where(ideal > 0, ideal, 1.0), 0.0)
 
 
@@ -110,28 +93,24 @@ def ndcg_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
     >>> round(float(ndcg_cut(b, k=2)[0]), 6), round((2 / math.log2(3)) / (2 + 1 / math.log2(3)), 6)
     (0.479625, 0.479625)
     """
-    return _normalised(_dcg(block.gain_values, k), _dcg(block.ideal_gains(), k))
+    return _ndcg(block, k)
 
 
 def ndcg(block: JudgedBlock) -> np.ndarray:
     """trec_eval ndcg: DCG of the whole ranked list over the ideal DCG of all judged documents.
 
-    As :func:`ndcg_cut` without a cutoff: the ideal runs over all J judged grades above 0.  Source: trec_eval ``m_ndcg.c``.
+    :func:`ndcg_cut` without a cutoff; the ideal runs over all J judged grades above 0.  Source: trec_eval ``m_ndcg.c``.
 
     .. math:: \\mathrm{nDCG} = \\sum_{i=1}^{V_a} g_i / \\log_2(i + 1) \\Big/ \\sum_{i=1}^{J} g^*_i / \\log_2(i + 1)
-
-    >>> b = JudgedBlock.from_lists([[0, 2]], [[1, 1, 1]])
-    >>> round(float(ndcg(b)[0]), 6), round((2 / math.log2(3)) / (2 + 1 / math.log2(3)), 6)
-    (0.479625, 0.479625)
     """
-    return _normalised(_dcg(block.gain_values, None), _dcg(block.ideal_gains(), None))
+    return _ndcg(block, None)
 
 
-def _precision_at_hits(block: JudgedBlock, k: int | None) -> np.ndarray:
-    """Sum over the relevant items in the first k ranks of the precision at their rank."""
-    rel = block.relevant if k is None else block.relevant[:, :k]
-    ranks = np.arange(1, rel.shape[1] + 1)
-    return np.asarray((np.where(rel, np.cumsum(rel, axis=1) / ranks, 0.0)).sum(axis=1), dtype=np.float64)
+def _ap(block: JudgedBlock, k: int | None) -> np.ndarray:
+    """The precision at each relevant item of the first k ranks (all with None), summed, over R; 0 when R = 0."""
+    rel = block.relevant[:, :k]
+    total = np.where(rel, np.cumsum(rel, axis=1) / np.arange(1, rel.shape[1] + 1), 0.0).sum(axis=1)
+    return np.where(block.n_relevant > 0, total / np.maximum(block.n_relevant, 1), 0.0)
 
 
 def map_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
@@ -144,8 +123,7 @@ def map_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
     >>> float(map_cut(JudgedBlock.from_lists([[1, 0, 1]], [[1, 3]]), k=2)[0]) == (1 / 1) / 3
     True
     """
-    r = block.n_relevant
-    return np.where(r > 0, _precision_at_hits(block, k) / np.maximum(r, 1), 0.0)
+    return _ap(block, k)
 
 
 def success(block: JudgedBlock, *, k: int) -> np.ndarray:
@@ -177,43 +155,27 @@ def bpref(block: JudgedBlock) -> np.ndarray:
     nonrel = (block.grades >= 0) & ~rel
     before = np.cumsum(nonrel, axis=1) - nonrel  # judged non-relevant strictly above each rank
     r = block.n_relevant[:, None]
-    n = block.n_judged_nonrelevant[:, None]
+    n = block.grade_counts[:, : block.rel_level].sum(axis=1)[:, None]  # judged non-relevant
     term = np.where(before > 0, 1.0 - np.minimum(before, r) / np.maximum(np.minimum(n, r), 1), 1.0)
     total = np.where(rel, term, 0.0).sum(axis=1)
     return np.where(block.n_relevant > 0, total / np.maximum(block.n_relevant, 1), 0.0)
 
 
-def num_ret(block: JudgedBlock) -> np.ndarray:
-    """trec_eval num_ret: number of items retrieved (the length of the ranked list).
+def count(block: JudgedBlock, *, of: str) -> np.ndarray:
+    """trec_eval's counts: ``num_ret`` the items retrieved (the list's length), ``num_rel`` the judged relevant
+    documents of the topic (grade >= rel_level), ``num_rel_ret`` the relevant items retrieved.
 
-    :math:`V_a`.  Source: trec_eval ``m_num_ret.c``.
+    .. math:: \\mathrm{num\\_ret} = V_a, \\quad \\mathrm{num\\_rel} = R,
+              \\quad \\mathrm{num\\_rel\\_ret} = |\\{i \\le V_a: \\mathrm{rel}(i)\\}|
 
-    >>> num_ret(JudgedBlock.from_lists([[0, -1, 1]], [[1, 1]])).tolist()
-    [3.0]
+    Source: trec_eval ``m_num_ret.c``, ``m_num_rel.c``, ``m_num_rel_ret.c``.
+
+    >>> b = JudgedBlock.from_lists([[0, -1, 1]], [[1, 1, 2]])
+    >>> [count(b, of=name).tolist() for name in ("num_ret", "num_rel", "num_rel_ret")]
+    [[3.0], [3.0], [1.0]]
     """
-    return block.n_retrieved.astype(np.float64)
-
-
-def num_rel(block: JudgedBlock) -> np.ndarray:
-    """trec_eval num_rel: number of judged relevant documents of the topic (grade >= rel_level).
-
-    R.  Source: trec_eval ``m_num_rel.c``.
-
-    >>> num_rel(JudgedBlock.from_lists([[0, -1, 1]], [[1, 1, 2]])).tolist()
-    [3.0]
-    """
-    return block.n_relevant.astype(np.float64)
-
-
-def num_rel_ret(block: JudgedBlock) -> np.ndarray:
-    """trec_eval num_rel_ret: number of relevant items retrieved.
-
-    :math:`|\\{i \\le V_a: \\mathrm{rel}(i)\\}|`.  Source: trec_eval ``m_num_rel_ret.c``.
-
-    >>> num_rel_ret(JudgedBlock.from_lists([[0, -1, 1]], [[1, 1, 2]])).tolist()
-    [1.0]
-    """
-    return block.relevant.sum(axis=1).astype(np.float64)
+    n = {"num_ret": block.n_retrieved, "num_rel": block.n_relevant}.get(of)
+    return (block.relevant.sum(axis=1) if n is None else n).astype(np.float64)
 
 
 def iprec_at_recall(block: JudgedBlock, *, level: float, rounding: str = "v9") -> np.ndarray:
@@ -221,28 +183,23 @@ def iprec_at_recall(block: JudgedBlock, *, level: float, rounding: str = "v9") -
 
     .. math:: \\mathrm{iprec}(x) = \\max_{i \\ge r_c} \\frac{|\\{j \\le i: \\mathrm{rel}(j)\\}|}{i}, \\quad c = \\mathrm{lround}(x R)
 
-    :math:`r_c` the rank of the c-th relevant item retrieved (the first when
-    c = 0); 0 when fewer than c are retrieved.  Source: trec_eval 10.0
-    ``m_iprec_at_recall.c`` (c = lround(x R)); ``rounding="v9"``: trec_eval
+    :math:`r_c` the rank of the c-th relevant item retrieved (the first when c = 0); 0 when fewer than c are
+    retrieved.  Source: trec_eval 10.0 ``m_iprec_at_recall.c`` (c = lround(x R)); ``rounding="v9"``: trec_eval
     9.0's c = (long)(x R + 0.9), as pytrec_eval and ir_measures.
 
     >>> float(iprec_at_recall(JudgedBlock.from_lists([[0, 1, 0, 1]], [[2, 2]]), level=0.5)[0])
     0.5
     """
-    rel = block.relevant
-    n = block.n_retrieved
-    width = rel.shape[1]
-    ranks = np.arange(1, width + 1)
-    prec = np.where(ranks[None, :] <= n[:, None], np.cumsum(rel, axis=1) / ranks, -np.inf)
+    found = np.cumsum(block.relevant, axis=1)
+    ranks = np.arange(1, found.shape[1] + 1)
+    prec = np.where(ranks[None, :] <= block.n_retrieved[:, None], found / ranks, -np.inf)
     best_after = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]  # max precision at rank >= i
     # v9: (long) (x R + 0.9), trec_eval 9.0.x, pytrec_eval, ir_measures; v10: lround(x R), half away from 0
     cut = np.floor(np.float64(level) * block.n_relevant + (0.9 if rounding == "v9" else 0.5)).astype(np.int64)
-    hits = rel.sum(axis=1)
-    c = np.maximum(cut, 1)  # c = 0 reads the first relevant item, as c = 1
-    # rank index of the c-th relevant item: the first position where the running count reaches c
-    pos = np.argmax(np.cumsum(rel, axis=1) >= c[:, None], axis=1)
-    value = best_after[np.arange(rel.shape[0]), pos]
-    return np.where((hits > 0) & (cut <= hits), value, 0.0)
+    # the rank of the c-th relevant item, c = 0 read as c = 1: where the running count first reaches c
+    pos = np.argmax(found >= np.maximum(cut, 1)[:, None], axis=1)
+    hits = found[:, -1]
+    return np.where((hits > 0) & (cut <= hits), best_after[np.arange(found.shape[0]), pos], 0.0)
 
 
 def gm_map(block: JudgedBlock) -> np.ndarray:
@@ -255,9 +212,7 @@ def gm_map(block: JudgedBlock) -> np.ndarray:
     >>> round(float(gm_map(JudgedBlock.from_lists([[1, 0]], [[1, 2]]))[0]), 6), round(math.log(0.5), 6)
     (-0.693147, -0.693147)
     """
-    r = block.n_relevant
-    ap = np.where(r > 0, _precision_at_hits(block, None) / np.maximum(r, 1), 0.0)
-    return np.asarray(np.log(np.maximum(ap, MIN_GEO_MEAN)), dtype=np.float64)
+    return np.asarray(np.log(np.maximum(_ap(block, None), MIN_GEO_MEAN)), dtype=np.float64)
 
 
 def set_f(block: JudgedBlock, *, beta: float = 1.0) -> np.ndarray:
