@@ -40,12 +40,13 @@ def detect_file_format(path: str) -> str | None:
     if path.endswith(".npy"):
         regular_file(path)
         return "matrix"
-    if is_binary_file(path) and not _trec_line(_first_line(path)):
-        return "matrix"  # (a TREC run with a NUL byte further on is a TREC run, refused by its reader)
+    binary = is_binary_file(path)  # (first: it refuses a FIFO, which _first_line would wait on)
     try:
         line = _first_line(path).decode("utf-8")
     except (OSError, UnicodeDecodeError):
-        return None
+        return "matrix" if binary else None
+    if binary and not _trec_line(line):
+        return "matrix"  # (a TREC run with a NUL byte further on is a TREC run, refused by its reader)
     f = line.split()
     if not f:
         return None
@@ -53,15 +54,12 @@ def detect_file_format(path: str) -> str | None:
         return "shrec2011"  # names:method:variant:institute
     if len(f) > 2 and all(is_number(x) for x in f):
         return "matrix"  # numbers only (a TREC line has a tag and a Q0 field)
-    return "trec" if _trec_line(line.encode()) else None  # (a tag of several words: trec_eval reads its first)
+    return "trec" if _trec_line(line) else None  # (a tag of several words: trec_eval reads its first)
 
 
-def _trec_line(line: bytes) -> bool:
+def _trec_line(line: str) -> bool:
     """Whether ``line`` reads as a TREC run line (six fields or more, rank an integer, score a number)."""
-    try:
-        f = line.decode("utf-8").split()
-    except UnicodeDecodeError:
-        return False
+    f = line.split()
     return len(f) >= 6 and is_integer(f[3]) and is_number(f[4])
 
 
@@ -102,14 +100,6 @@ def _not_a_run(name: str) -> bool:
     return is_clutter(name) or strip_suffix(name).lower().endswith(NOT_RUNS)
 
 
-def _undetected(path: str) -> bool:
-    """Whether a file is no run file of a known format (a ranked list, then)."""
-    try:
-        return detect_file_format(path) is None
-    except InputError:
-        return False
-
-
 #: What a RUNS argument is expected to be.
 RUNS_ARGUMENT = "a run folder, a folder of runs or a run file"
 
@@ -142,7 +132,9 @@ def discover_runs(
                 runs.append(_run_file(os.path.join(path, e), "auto" if fmt == "lists" else fmt))
             continue
         named_after_queries = any(query_of(e, query_ids, spell) in query_ids for e in files)
-        if fmt == "auto" and files and query_ids and not named_after_queries and _undetected(os.path.join(path, files[0])):
+        # a first file of no known format in a folder with no file named after a query: a run of mis-named lists
+        first = detect_file_format(os.path.join(path, files[0])) if fmt == "auto" and files and query_ids and not named_after_queries else fmt
+        if first is None:
             raise no_query_error(path, files, query_ids)
         if fmt == "lists" or (fmt == "auto" and named_after_queries):
             runs.append(RunSource(os.path.basename(os.path.normpath(path)), path, "lists"))
@@ -152,7 +144,7 @@ def discover_runs(
             if not files:
                 raise InputError(path, None, "expected runs in the folder", "no files")
             notes.extend([skipped_note] if skipped else [])
-            runs.extend(_run_file(os.path.join(path, e), fmt) for e in files)
+            runs.extend(_run_file(os.path.join(path, e), fmt if k else first) for k, e in enumerate(files))
     check_unique_names(runs)
     return runs, notes
 
