@@ -238,14 +238,14 @@ def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
     return data
 
 
-def decode_text(path: str, data: bytes) -> str:
-    """``data`` (``path``'s bytes) as UTF-8 text without a BOM; a byte that is not UTF-8 is an InputError."""
-    data = data.removeprefix(b"\xef\xbb\xbf")  # (decoding as utf-8-sig would shift the error's offset)
+def decode_text(path: str, data: bytes, line: int = 1) -> str:
+    """``data`` (``path``'s bytes from line ``line`` on, a BOM dropped at line 1) as UTF-8 text; a byte
+    that is not UTF-8 is an InputError."""
+    data = data.removeprefix(b"\xef\xbb\xbf") if line == 1 else data  # (utf-8-sig would shift the error's offset)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError(path, line, "expected UTF-8 text", f"byte 0x{data[exc.start]:02x}") from None
+        raise InputError(path, line + data.count(b"\n", 0, exc.start), "expected UTF-8 text", f"byte 0x{data[exc.start]:02x}") from None
 
 
 def read_text(path: str | os.PathLike[str]) -> str:
