@@ -299,9 +299,9 @@ def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray
     """A matrix file (ASCII, ``.npy`` or PSB binary) to convert, without holding it in memory.
 
     ``.npy`` and PSB binary are read rows at a time (:class:`.matrix.RowFile`); ASCII is
-    streamed into a temporary binary file.  ``shape``: only for a PSB binary matrix that is not square.
+    streamed into a temporary binary file.  ``shape``: only for a PSB binary matrix that is not square
+    (an ASCII one is as many rows as its non-blank lines, as wide as the first).
     """
-    from .compressed import open_input
     from .matrix import is_binary_file, read_matrix, stream_ascii_matrix
     from .text import is_compressed, regular_file
 
@@ -319,15 +319,4 @@ def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray
                 raise InputError(path, None, "expected --shape ROWSxCOLS for a PSB binary matrix that is not square", f"{os.path.getsize(path)} bytes")
             shape = (side, side)
         return read_matrix(path, shape)
-    if shape is None:
-        rows, cols = 0, 0
-        with open_input(path) as fh:
-            for raw in fh:
-                if raw.strip():
-                    if rows == 0:
-                        cols = len(raw.removeprefix(b"\xef\xbb\xbf").split())
-                    rows += 1
-        if rows == 0:
-            raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
-        shape = (rows, cols)
     return stream_ascii_matrix(path, shape)

@@ -203,21 +203,26 @@ STREAM_ABOVE = 64 << 20
 STREAM_CHUNK = 16 << 20
 
 
-def stream_ascii_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
-    """Parse a large ASCII matrix piece by piece into a temporary float64 file, memory-mapped read-only; errors name the line as :func:`read_ascii_matrix`'s."""
+def stream_ascii_matrix(path: str, shape: tuple[int, int] | None) -> np.ndarray:
+    """Parse a large ASCII matrix piece by piece into a temporary float64 file, memory-mapped read-only; errors
+    name the line as :func:`read_ascii_matrix`'s.  ``shape`` None: as many rows as the file has, as wide as its first."""
     import tempfile
 
+    n_rows, n_cols = shape or (None, None)
     tmp = tempfile.TemporaryFile()
     rows_done = 0
-    for rows in _ascii_blocks(path, shape[1]):
+    for rows in _ascii_blocks(path, n_cols):
         rows_done += len(rows)
-        if rows_done > shape[0]:
+        if n_rows is not None and rows_done > n_rows:
             break
+        n_cols = rows.shape[1]
         tmp.write(rows.tobytes())
-    if rows_done != shape[0]:
-        raise InputError(path, None, f"expected a {shape[0]} x {shape[1]} matrix (queries x targets of the classifications)", f"{'more than ' if rows_done > shape[0] else ''}{rows_done} rows")
+    if n_cols is None:
+        raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
+    if n_rows is not None and rows_done != n_rows:
+        raise InputError(path, None, f"expected a {n_rows} x {n_cols} matrix (queries x targets of the classifications)", f"{'more than ' if rows_done > n_rows else ''}{rows_done} rows")
     tmp.flush()
-    return np.memmap(tmp, dtype=np.float64, mode="r", shape=shape)
+    return np.memmap(tmp, dtype=np.float64, mode="r", shape=(rows_done, n_cols))
 
 
 def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray | RowFile:
