@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import IO
 
 from ..errors import QUOTE_LIMIT, InputError, shown
-from .compressed import MAGIC_BYTES, compression_of, file_compression, open_input
+from .compressed import MAGIC_BYTES, compression_of, open_input
 
 #: The longest line a text input may have, in bytes (the newline not counted, a CR before it is).
 MAX_LINE_BYTES = 1 << 20
@@ -148,11 +148,6 @@ def read_head(path: str | os.PathLike[str], size: int = HEAD_BYTES) -> bytes:
         raise _os_error(path, exc) from None
     refuse_wide_text(path, head)
     return head
-
-
-def is_compressed(path: str) -> bool:
-    """Whether ``path`` is gzip, bzip2, xz or zstd by its magic bytes."""
-    return file_compression(path) is not None
 
 
 def line_too_long(path: str, line: int | None, length: int) -> InputError:
