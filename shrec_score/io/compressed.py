@@ -93,12 +93,6 @@ class Decompressed:
     def read(self, size: int = -1) -> bytes:
         return self._call("read", size)
 
-    def readinto(self, view: Any) -> int:
-        return self._call("readinto", view)
-
-    def readline(self, size: int = -1) -> bytes:
-        return self._call("readline", size)
-
     def close(self) -> None:
         with contextlib.suppress(Exception):  # a damaged stream reported by read already
             self._fh.close()

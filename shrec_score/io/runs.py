@@ -14,20 +14,13 @@ from typing import Any
 from ..errors import InputError, shown
 from ..model import RunSource
 from .chunked import RowBlockMatrix, holds_row_blocks, layout_of, open_row_blocks, run_name
-from .compressed import open_input, strip_suffix
+from .compressed import strip_suffix
 from .lists import query_of
 from .matrix import is_binary_file
 from .numbers import is_integer, is_number
 from .shrec2011 import is_shrec2011_header, shrec2011_name
 from .submissions import Spell, clutter_note, is_clutter, no_query_error
-from .text import (
-    MAX_LINE_BYTES,
-    entry_is_folder,
-    line_too_long,
-    list_folder,
-    regular_file,
-    rest_of_line,
-)
+from .text import MAX_LINE_BYTES, entry_is_folder, list_folder, pieces, regular_file
 
 FORMATS = ("auto", "lists", "matrix", "trec", "shrec2011")
 #: Files in a RUNS folder that are never runs.
@@ -64,17 +57,11 @@ def _trec_line(line: str) -> bool:
 
 
 def _first_line(path: str) -> bytes:
-    """A file's first line that is not blank (a BOM dropped; b"" when none is), read up to there only."""
-    with open_input(path) as fh:  # decompressed (gzip, bzip2, xz, zstd)
-        n = 0
-        while raw := fh.readline(MAX_LINE_BYTES + 1):
-            n += 1
-            if not raw.endswith(b"\n") and len(raw) > MAX_LINE_BYTES:
-                raise line_too_long(path, n, len(raw) + rest_of_line(fh))
-            if n == 1:
-                raw = raw.removeprefix(b"\xef\xbb\xbf")
-            if raw.strip():
-                return raw
+    """A file's first line that is not blank (a BOM dropped; b"" when none is), read a piece of 1 MiB at a time."""
+    for piece, line in pieces(path, MAX_LINE_BYTES + 1):  # decompressed (gzip, bzip2, xz, zstd), lines checked
+        piece = piece.removeprefix(b"\xef\xbb\xbf") if line == 1 else piece
+        if (first := next((raw for raw in piece.split(b"\n") if raw.strip()), None)) is not None:
+            return first
     return b""
 
 
