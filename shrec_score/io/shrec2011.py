@@ -66,8 +66,7 @@ def read_shrec2011_run(
     _header(path, lines)
     known = set(query_ids) | set(ignorable)
     rows: dict[str, list[tuple[int, list[str]]]] = {}
-    last_rank: dict[str, tuple[int, str]] = {}
-    current = None
+    current, last_rank, last_text = None, 0, ""  # (a query's lines are together: its last line is the one before)
     for n, line in lines:
         if not line.strip():
             continue
@@ -88,10 +87,9 @@ def read_shrec2011_run(
             raise InputError(path, n, "expected a query id of the classification", f"unknown query {shown(query)}")
         if q != current and q in rows:
             raise InputError(path, n, f"expected the lines of a query together; query {shown(query)} started at line {rows[q][0][0]}")
-        current = q
-        if q in last_rank and rank <= last_rank[q][0]:
-            raise InputError(path, n, f"expected ranks that increase down the file; rank {rank_text} follows rank {last_rank[q][1]}")
-        last_rank[q] = (rank, rank_text)
+        if q == current and rank <= last_rank:
+            raise InputError(path, n, f"expected ranks that increase down the file; rank {rank_text} follows rank {last_text}")
+        current, last_rank, last_text = q, rank, rank_text
         rows.setdefault(q, []).append((n, [result, dist]))
     missing_lists(source, query_ids, rows, drops=drops, missing_ok=missing_ok)
     lists = dict.fromkeys(query_ids, np.zeros(0, dtype=np.int64))
