@@ -386,7 +386,7 @@ def parse_batch(
     header: bool = True,
     ids: tuple[Any, np.ndarray] | None = None,
 ) -> list[Listed | None]:
-    """The lists of ``(query, bytes)`` files, each as :data:`Parsed` or None (the line reader's).
+    """The lists of ``(query, bytes)`` files, each as :data:`Listed` or None (the line reader's).
 
     ``unjudged``: the index of ids outside an open collection (None: closed, an
     unknown id sends its file to the line reader); ``header``: a first line
