@@ -140,11 +140,9 @@ class NpyShards(RowBlockMatrix):
     def blocks(self) -> list[tuple[int, int]]:
         return [(a, b) for _, a, b in self._shards]
 
-    def _shard(self, a: int, b: int) -> tuple[str, int, int]:
-        for name, lo, hi in self._shards:
-            if lo <= a and b <= hi:
-                return os.path.join(self.path, name), lo, hi
-        raise ValueError(f"rows {a}..{b} are not inside one shard")
+    def _shard(self, a: int, b: int) -> tuple[str, int, int]:  # (callers ask for rows of one shard)
+        name, lo, hi = next(s for s in self._shards if s[1] <= a and b <= s[2])
+        return os.path.join(self.path, name), lo, hi
 
     def where(self, a: int, b: int) -> str:
         return self._shard(a, b)[0]
