@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from .errors import InputError, shown
 from .io.cla import read_classification
@@ -41,7 +42,11 @@ def load_relevance(
 
     _choice("grades", grades, GRADES)
     if not isinstance(relevance, Classification) and is_shapenet_truth(relevance):
-        return _taxonomy(relevance, queries, grades, collection, collection_size, split)
+        for given, flag in ((queries is not None, "--queries"), (grades != "binary", "--grades"), (collection is not None, "--collection"), (collection_size is not None, "--collection-size")):
+            if given:
+                raise InputError(relevance, None, f"expected no {flag} with a ShapeNet ground truth (it names the queries, the collection and the grades)")
+        rows = read_shapenet_truth(relevance)
+        return TaxonomyRelevance.from_rows(rows.path, rows.ids, rows.synsets, rows.subsynsets, rows.splits, split=split)
     if split is not None:
         raise InputError(None if isinstance(relevance, Classification) else relevance, None, "expected a ShapeNet ground truth (id,synsetId,subSynsetId,modelId,split) with --split")
     if isinstance(relevance, Classification) or is_classification_file(relevance):
@@ -55,17 +60,6 @@ def load_relevance(
     coll = collection if collection is None or isinstance(collection, Classification) else read_classification(collection)
     qrels = read_qrels(relevance)
     return Relevance.from_qrels(qrels, collection=coll, collection_size=collection_size)
-
-
-def _taxonomy(
-    path: PathLike, queries: object, grades: str, collection: object, collection_size: int | None, split: str | None,
-) -> TaxonomyRelevance:
-    """The ShapeNet Core55 family: its ground truth names the queries, the collection and the grades."""
-    for given, flag in ((queries is not None, "--queries"), (grades != "binary", "--grades"), (collection is not None, "--collection"), (collection_size is not None, "--collection-size")):
-        if given:
-            raise InputError(path, None, f"expected no {flag} with a ShapeNet ground truth (it names the queries, the collection and the grades)")
-    rows = read_shapenet_truth(path)
-    return TaxonomyRelevance.from_rows(rows.path, rows.ids, rows.synsets, rows.subsynsets, rows.splits, split=split)
 
 
 def load_runs(
@@ -96,18 +90,13 @@ def load_runs(
             progress("reading", i, len(sources))
         drops: Counter[str] | None = Counter() if lenient else None
         run: AnyRun
-        if s.format == "lists":
-            lists = read_list_run(
+        if s.format in ("lists", "shrec2011"):  # (a SHREC 2011 file has no query-id line: header unused)
+            read = partial(read_list_run, header=header) if s.format == "lists" else read_shrec2011_run
+            lists = read(
                 s, relevance.query_ids, target_index, ignorable=relevance.ignorable_queries,
-                drops=drops, unjudged=unjudged, missing_ok=missing_ok, header=header, ties=ties, spell=spell,
+                drops=drops, unjudged=unjudged, missing_ok=missing_ok, ties=ties, spell=spell,
             )
             run = drop_own(lists, relevance.self_index)  # the lists hold every query, in relevance order
-        elif s.format == "shrec2011":
-            lists = read_shrec2011_run(
-                s, relevance.query_ids, target_index, ignorable=relevance.ignorable_queries, drops=drops,
-                unjudged=unjudged, missing_ok=missing_ok, ties=ties, spell=spell,
-            )
-            run = drop_own(lists, relevance.self_index)
         elif s.format == "matrix":
             run = read_matrix_run(s, relevance, matrix_order)
         else:

@@ -1,4 +1,4 @@
-"""The pyarrow pass over ranked-list folders (io/lists_batch.py) against the
+"""The pyarrow pass over ranked-list folders (io/lists.py: parse_batch) against the
 line reader (io/lists.py:parse_list): the same lists, the same distances and
 tie groups, the same ``--lenient`` drops and the same one-line errors with
 the same line numbers, on generated folders, malformed files, every byte of
@@ -15,7 +15,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from shrec_score.errors import InputError
-from shrec_score.io import lists, lists_batch
+from shrec_score.io import lists
 from shrec_score.io.cla import read_classification
 from shrec_score.model import Classification, RunSource
 from shrec_score.relevance import Relevance
@@ -486,7 +486,7 @@ def test_what_the_pyarrow_pass_takes_the_line_reader_reads_alike(case, is_open, 
     text, ids = case
     index = {t: i for i, t in enumerate(ids)}
     unjudged = len(ids) if is_open else None
-    fast = lists_batch.parse_batch([("q", text.encode())], index, unjudged, header=header)[0]
+    fast = lists.parse_batch([("q", text.encode())], index, unjudged, header=header)[0]
     if fast is None:
         return
     for drops in (None, Counter()):

@@ -1,4 +1,4 @@
-"""Ranked-list runs: parsed in chunks by pyarrow (io/lists_batch.py), they give
+"""Ranked-list runs: parsed in chunks by pyarrow (io/lists.py: parse_batch), they give
 exactly what the line reader gives; the first broken run in order is the
 error raised; no thread or process outlives the call."""
 

@@ -25,8 +25,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, shown
-from .matrix import RowFile, read_npy_matrix
-from .text import list_folder
+from .compressed import file_compression
+from .matrix import RowFile, is_binary_file, read_matrix, read_npy_matrix, stream_ascii_matrix
+from .text import list_folder, regular_file
 
 #: The ``format`` of a shard folder's manifest.
 SHARDS_FORMAT = "shrec-score npy-shards"
@@ -139,11 +140,9 @@ class NpyShards(RowBlockMatrix):
     def blocks(self) -> list[tuple[int, int]]:
         return [(a, b) for _, a, b in self._shards]
 
-    def _shard(self, a: int, b: int) -> tuple[str, int, int]:
-        for name, lo, hi in self._shards:
-            if lo <= a and b <= hi:
-                return os.path.join(self.path, name), lo, hi
-        raise ValueError(f"rows {a}..{b} are not inside one shard")
+    def _shard(self, a: int, b: int) -> tuple[str, int, int]:  # (callers ask for rows of one shard)
+        name, lo, hi = next(s for s in self._shards if s[1] <= a and b <= s[2])
+        return os.path.join(self.path, name), lo, hi
 
     def where(self, a: int, b: int) -> str:
         return self._shard(a, b)[0]
@@ -192,8 +191,7 @@ class ZarrRows(RowBlockMatrix):
             raise InputError(absent, None, "expected every chunk of the Zarr array (a missing one would be read as zeros)", f"{arr.nchunks - stored} of {arr.nchunks} chunks missing")
 
     def blocks(self) -> list[tuple[int, int]]:
-        n, step = self.shape[0], self.chunk_rows
-        return [(a, min(n, a + step)) for a in range(0, n, step)]
+        return list(_ranges(self.shape[0], self.chunk_rows))
 
     def where(self, a: int, b: int) -> str:
         if os.path.isfile(os.path.join(self.path, ".zarray")):  # Zarr format 2: chunk keys "row.col"
@@ -216,11 +214,9 @@ class ZarrRows(RowBlockMatrix):
 def open_row_blocks(path: str) -> RowBlockMatrix:
     """The row-block matrix at ``path`` (Zarr or ``.npy`` shards)."""
     kind = layout_of(path)
-    if kind == "npy-shards":
-        return NpyShards(path)
-    if kind == "zarr":
-        return ZarrRows(path)
-    raise InputError(path, None, f"expected a Zarr array folder or a folder of .npy row shards with its {MANIFEST}")
+    if kind is None:
+        raise InputError(path, None, f"expected a Zarr array folder or a folder of .npy row shards with its {MANIFEST}")
+    return NpyShards(path) if kind == "npy-shards" else ZarrRows(path)
 
 
 def default_chunk_rows(n_cols: int, itemsize: int, target_bytes: int = 64 << 20) -> int:
@@ -244,10 +240,7 @@ def write_row_blocks(
     parent = os.path.dirname(os.path.abspath(out))
     staging = os.path.join(parent, f".{os.path.basename(os.path.normpath(out))}.shrec-score-{secrets.token_hex(4)}.tmp")
     try:
-        if layout == "zarr":
-            _write_zarr(staging, shape, dtype, chunk_rows, rows)
-        else:
-            _write_shards(staging, shape, dtype, chunk_rows, rows)
+        (_write_zarr if layout == "zarr" else _write_shards)(staging, shape, dtype, chunk_rows, rows)
         _fsync_tree(staging)
         os.rename(staging, out)
     except BaseException:
@@ -299,19 +292,16 @@ def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray
     """A matrix file (ASCII, ``.npy`` or PSB binary) to convert, without holding it in memory.
 
     ``.npy`` and PSB binary are read rows at a time (:class:`.matrix.RowFile`); ASCII is
-    streamed into a temporary binary file.  ``shape``: only for a PSB binary matrix that is not square.
+    streamed into a temporary binary file.  ``shape``: only for a PSB binary matrix that is not square
+    (an ASCII one is as many rows as its non-blank lines, as wide as the first).
     """
-    from .compressed import open_input
-    from .matrix import is_binary_file, read_matrix, stream_ascii_matrix
-    from .text import is_compressed, regular_file
-
     regular_file(path)
     if path.endswith(".npy"):
         m = read_npy_matrix(path)
         if shape is not None and tuple(m.shape) != tuple(shape):
             raise InputError(path, None, f"expected a {shape[0]} x {shape[1]} matrix (--shape)", f"{m.shape[0]} x {m.shape[1]}")
         return m
-    if not is_compressed(path) and is_binary_file(path):
+    if not file_compression(path) and is_binary_file(path):
         if shape is None:
             cells = os.path.getsize(path) // 4
             side = math.isqrt(cells)
@@ -319,15 +309,4 @@ def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray
                 raise InputError(path, None, "expected --shape ROWSxCOLS for a PSB binary matrix that is not square", f"{os.path.getsize(path)} bytes")
             shape = (side, side)
         return read_matrix(path, shape)
-    if shape is None:
-        rows, cols = 0, 0
-        with open_input(path) as fh:
-            for raw in fh:
-                if raw.strip():
-                    if rows == 0:
-                        cols = len(raw.removeprefix(b"\xef\xbb\xbf").split())
-                    rows += 1
-        if rows == 0:
-            raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
-        shape = (rows, cols)
     return stream_ascii_matrix(path, shape)

@@ -18,15 +18,13 @@ import numpy as np
 from ..errors import InputError, shown
 from ..model import Classification
 from .numbers import is_count
-from .text import text_lines
-from .trec import fields as blank_fields
+from .trec import trec_lines
 
 
 def read_classification(path: str | os.PathLike[str]) -> Classification:
     """Read a PSB ``.cla`` file, checked against its header and for repeated ids and undefined parents."""
     path = os.fspath(path)
-    # the TREC files' field rule: U+2028 or NBSP is part of a name
-    lines = [(n, f) for n, line in text_lines(path) if (f := blank_fields(line))]
+    lines = list(trec_lines(path))  # the TREC files' field rule: U+2028 or NBSP is part of a name
     if not lines:
         raise InputError(path, None, 'expected a PSB classification starting with "PSB 1"', "an empty file")
     n, fields = lines[0]

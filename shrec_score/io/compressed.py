@@ -63,41 +63,22 @@ def strip_suffix(name: str) -> str:
     return name
 
 
-def corrupt(path: str, kind: str, exc: BaseException) -> InputError:
-    """The error for a damaged ``kind`` stream."""
-    reason = str(exc) or type(exc).__name__
-    if isinstance(exc, EOFError):
-        reason = "a stream cut short (the file ends before the compressed data does)"
-    return InputError(path, None, f"expected a complete {kind} stream", reason)
-
-
 class Decompressed:
-    """The decompressed bytes of ``path`` as a binary stream (a context manager); every decompression error becomes :func:`corrupt`."""
+    """The decompressed bytes of ``path`` as a binary stream (a context manager); a damaged stream is an InputError."""
 
     def __init__(self, path: str, kind: str) -> None:
         self.path, self.kind = path, kind
         self._fh: Any = _open(path, kind)
 
-    def _call(self, name: str, *args: Any) -> Any:
-        try:
-            return getattr(self._fh, name)(*args)
-        except InputError:
-            raise
-        except OSError as exc:
-            if isinstance(exc, (FileNotFoundError, PermissionError)):
-                raise InputError(self.path, None, "expected a readable file", exc.strerror or str(exc)) from None
-            raise corrupt(self.path, self.kind, exc) from None
-        except Exception as exc:  # EOFError, lzma.LZMAError, zlib.error, zstandard.ZstdError
-            raise corrupt(self.path, self.kind, exc) from None
-
     def read(self, size: int = -1) -> bytes:
-        return self._call("read", size)
-
-    def readinto(self, view: Any) -> int:
-        return self._call("readinto", view)
-
-    def readline(self, size: int = -1) -> bytes:
-        return self._call("readline", size)
+        try:
+            return self._fh.read(size)
+        except (FileNotFoundError, PermissionError) as exc:
+            raise InputError(self.path, None, "expected a readable file", exc.strerror or str(exc)) from None
+        except Exception as exc:  # EOFError, OSError (a bad gzip header), lzma.LZMAError, zlib.error, zstandard.ZstdError
+            cut = isinstance(exc, EOFError)
+            reason = "a stream cut short (the file ends before the compressed data does)" if cut else str(exc) or type(exc).__name__
+            raise InputError(self.path, None, f"expected a complete {self.kind} stream", reason) from None
 
     def close(self) -> None:
         with contextlib.suppress(Exception):  # a damaged stream reported by read already

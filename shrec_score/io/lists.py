@@ -1,24 +1,28 @@
 """Reader of ranked-list runs: one file per query, one target per line (rules: docs/inputs.md,
 "Runs" and "Checking runs and lenient scoring").  :func:`read_list_run` parses many files at a
-time with pyarrow (:mod:`.lists_batch`, which only accepts); every file that pass doubts goes to
-the line reader (:func:`parse_list`), which names each problem or applies ``--lenient``."""
+time with pyarrow (:func:`parse_batch`, which only accepts: docs/performance.md); every file that
+pass doubts goes to the line reader (:func:`parse_list`), which names each problem or applies
+``--lenient``."""
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
-from typing import Literal, NamedTuple
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
 from ..errors import InputError, shown
 from ..model import RankedRun, RunSource, tie_starts
 from .compressed import strip_suffix
-from .lists_batch import Parsed, id_table, parse_batch
 from .numbers import parse_number
 from .submissions import Spell, is_clutter, no_query_error
 from .text import decode_text, folder_entries, read_bytes, read_text
+from .trec import arrow_filled, arrow_numpy, arrow_strings
+
+#: One file's target indices (int64, file order) and distances (None unless every target has one).
+Listed = tuple[np.ndarray, np.ndarray | None]
 
 
 def query_of(entry: str, known: Mapping[str, object], spell: Spell | None = None) -> str:
@@ -74,7 +78,7 @@ def read_ranked_list(
     drops: Counter[str] | None = None,
     unjudged: int | None = None,
     header: bool = True,
-) -> tuple[np.ndarray, np.ndarray | None]:
+) -> Listed:
     """One query's ranked list as target indices (best first) and distances (None unless every
     target kept carries a number); a file without a target line gives an empty list.
 
@@ -95,7 +99,7 @@ def parse_list(
     unjudged: int | None = None,
     header: bool = True,
     spell: Spell | None = None,
-) -> tuple[np.ndarray, np.ndarray | None]:
+) -> Listed:
     """The line reader: ``text`` (the file ``path``'s) by :func:`read_ranked_list`'s rules, every error named."""
     rows = list_rows(text, query_id if header else None, spell)
     if not rows:
@@ -113,7 +117,7 @@ def parse_rows(
     drops: Counter[str] | None = None,
     unjudged: int | None = None,
     id_col: int | None = None,
-) -> tuple[np.ndarray, np.ndarray | None]:
+) -> Listed:
     """``(line number, fields)`` rows as :func:`read_ranked_list` reads them; ``id_col`` None: found by :func:`id_column`."""
     for n, f in rows if drops is None else ():
         if len(f) > 2:
@@ -170,7 +174,7 @@ def scan_lines(rows: list[tuple[int, list[str]]], target_index: Mapping[str, int
     return out
 
 
-def _kept(path: str, lines: list[ListLine], drops: Counter[str] | None) -> tuple[np.ndarray, np.ndarray | None]:
+def _kept(path: str, lines: list[ListLine], drops: Counter[str] | None) -> Listed:
     """The targets kept and their distances (None unless every one has one: no tie groups); strict
     (``drops`` None): the first problem is an error naming its line, else each drop is counted."""
     out: list[int] = []
@@ -242,7 +246,7 @@ def read_list_run(
     ``missing_ok`` (``--missing-queries skip|zero``): a query without a file gets an empty
     list; ``drops``, ``unjudged``, ``header``: see :func:`read_ranked_list`.  The files are
     read in query order, :data:`CHUNK_BYTES` at a time, from the first chunk of at least
-    :data:`BATCH_MIN_BYTES` on by :func:`.lists_batch.parse_batch`; errors come in query order.
+    :data:`BATCH_MIN_BYTES` on by :func:`parse_batch`; errors come in query order.
     """
     files = query_files(source.path, dict.fromkeys([*query_ids, *ignorable]), drops=drops, spell=spell)
     missing_lists(source, query_ids, files, drops=drops, missing_ok=missing_ok)
@@ -251,7 +255,7 @@ def read_list_run(
     dists: dict[str, np.ndarray | None] = {}
     batch, ids = False, None
     for chunk in _chunks(todo):
-        fast: list[Parsed | None] = [None] * len(chunk)
+        fast: list[Listed | None] = [None] * len(chunk)
         # spelled ids: the line reader, which finds a target spelled two ways twice
         batch = spell is None and (batch or sum(len(data) for _, _, data in chunk if isinstance(data, bytes)) >= BATCH_MIN_BYTES)
         if batch:
@@ -336,3 +340,127 @@ def _empty_lists_error(source: RunSource, files: list[tuple[str, str]], first: s
         f"an empty file ({n_empty} of {len(files)} query files of run {shown(source.name)} are empty; "
         "--lenient scores them as empty lists)",
     )
+
+
+def plain_body(data: bytes, query_id: str | None) -> tuple[memoryview, int, int] | None:
+    """``(body, fields a line, lines)`` of a file this pass can take, else None.
+
+    The body is ``data`` without a UTF-8 BOM, a first line holding only ``query_id`` (None:
+    kept) and its trailing blanks.  Plain: ASCII, no control byte but LF and the CR of a CRLF,
+    a first line that starts with an id and holds 1 or 2 fields.
+    """
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    if not data.isascii():
+        return None
+    n_cr = data.count(b"\r") if b"\r" in data else 0  # (bytes.count is slow; "in" and numpy are not)
+    if n_cr != (data.count(b"\r\n") if n_cr else 0):
+        return None
+    raw = np.frombuffer(data, dtype=np.uint8)
+    n_lf = int(np.count_nonzero(raw == 10))
+    if np.count_nonzero(raw < 32) != n_lf + n_cr:
+        return None
+    first = data[: data.find(b"\n")] if b"\n" in data else data
+    start = len(first) + 1 if query_id is not None and first.split() == [query_id.encode()] else 0
+    end = len(data)
+    while end > start and data[end - 1 : end].isspace():  # (rstrip would copy the body)
+        end -= 1
+    if end <= start or data[start] <= 32:
+        return None  # no target line, or a blank or indented first one
+    stop = data.find(b"\n", start, end)
+    width = len(data[start : end if stop < 0 else stop].split())
+    if width not in (1, 2):
+        return None
+    return memoryview(data)[start:end], width, n_lf - (start > 0) - data.count(b"\n", end) + 1
+
+
+def id_table(target_index: Mapping[str, int]) -> tuple[Any, np.ndarray]:
+    """The collection's ids as a pyarrow array and their indices, for ``pyarrow.compute.index_in``."""
+    return arrow_strings(list(target_index)), np.fromiter(target_index.values(), dtype=np.int64, count=len(target_index))
+
+
+def parse_batch(
+    files: Sequence[tuple[str, bytes]],
+    target_index: Mapping[str, int],
+    unjudged: int | None = None,
+    *,
+    header: bool = True,
+    ids: tuple[Any, np.ndarray] | None = None,
+) -> list[Listed | None]:
+    """The lists of ``(query, bytes)`` files, each as :data:`Listed` or None (the line reader's).
+
+    ``unjudged``: the index of ids outside an open collection (None: closed, an
+    unknown id sends its file to the line reader); ``header``: a first line
+    holding only the query id is cut (False: ShapeNet Core55); ``ids``:
+    :func:`id_table` of ``target_index``, when the caller keeps it for many calls.
+    """
+    ids = ids or id_table(target_index)
+    out: list[Listed | None] = [None] * len(files)
+    plain = {k: body for k, (q, data) in enumerate(files) if (body := plain_body(data, q if header else None))}
+    todo = [[k for k, body in plain.items() if body[1] == width] for width in (1, 2)]
+    while todo:  # files of one width together; where pyarrow refuses the joined text, each half alone
+        group = todo.pop()
+        got = _parse_joined([plain[k] for k in group], ids, unjudged) if group else []
+        if got is not None:
+            for k, parsed in zip(group, got):
+                out[k] = parsed
+        elif len(group) > 1:
+            todo += [group[: len(group) // 2], group[len(group) // 2 :]]
+    return out
+
+
+def _parse_joined(bodies: list[tuple[memoryview, int, int]], ids: tuple[Any, np.ndarray], unjudged: int | None) -> list[Listed | None] | None:
+    """The files of ``bodies`` (one width) parsed as one text; None when pyarrow refuses it."""
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    width, lines = bodies[0][1], [n for _, _, n in bodies]
+    try:
+        table = pcsv.read_csv(
+            pa.py_buffer(b"\n".join(b for b, _, _ in bodies)),
+            read_options=pcsv.ReadOptions(autogenerate_column_names=True, use_threads=False),
+            parse_options=pcsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False, ignore_empty_lines=False),
+            convert_options=pcsv.ConvertOptions(
+                column_types={"f0": pa.binary(), "f1": pa.float64()}, null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False
+            ),
+        )
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        return None
+    if table.num_columns != width or table.num_rows != sum(lines):
+        return None
+    codes, indices, bad_lines = _lookup(table.column(0), ids, unjudged)
+    dist = arrow_numpy(table.column(1)) if width == 2 else None
+    if dist is not None and np.isnan(dist).any():
+        bad_lines.append(np.flatnonzero(np.isnan(dist)))
+    ends = np.cumsum(lines)
+    bad = np.zeros(len(lines), dtype=bool)
+    bad[np.searchsorted(ends, np.concatenate([np.zeros(0, dtype=np.int64), *bad_lines]), side="right")] = True
+    out: list[Listed | None] = []
+    slot = np.zeros(int(codes.max(initial=0)) + 1, dtype=np.int32)
+    place = np.arange(max(lines), dtype=np.int32)
+    for k, (end, n) in enumerate(zip(ends.tolist(), lines)):
+        mine = codes[end - n : end]
+        slot[mine] = place[:n]  # each line writes its place at its id's slot: a line that
+        if bad[k] or (slot[mine] != place[:n]).any():  # does not read it back shares its id with another
+            out.append(None)
+        else:
+            out.append((indices[end - n : end], None if dist is None else dist[end - n : end]))
+    return out
+
+
+def _lookup(column: Any, ids: tuple[Any, np.ndarray], unjudged: int | None) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
+    """Each line's id code (its place in the collection; an unknown id of an open one past
+    them), its target index, and the lines that send their file to the line reader."""
+    import pyarrow.compute as pc
+
+    found = pc.index_in(column, value_set=ids[0])
+    if not found.null_count:
+        codes = arrow_numpy(found).astype(np.int64)  # (int64 indexes faster)
+        return codes, ids[1][codes], []
+    codes = arrow_filled(found, -1)
+    indices, unknown = ids[1][codes], np.flatnonzero(codes < 0)
+    if unjudged is None:
+        return codes, indices, [unknown]  # ids outside a closed collection
+    other = pc.dictionary_encode(column.filter(pc.is_null(found)).combine_chunks())
+    codes[unknown] = len(ids[1]) + arrow_numpy(other.indices)
+    indices[unknown] = unjudged
+    return codes, indices, [unknown[(arrow_numpy(pc.binary_length(other.dictionary)) == 0)[arrow_numpy(other.indices)]]]  # empty fields

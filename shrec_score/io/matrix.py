@@ -11,6 +11,7 @@ import math
 import os
 import tokenize
 import warnings
+from collections.abc import Iterator
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -18,17 +19,7 @@ import numpy as np
 from ..errors import InputError, shown
 from .compressed import MAGIC_BYTES, compression_of, open_input
 from .numbers import parse_number
-from .text import (
-    HEAD_BYTES,
-    MAX_LINE_BYTES,
-    line_too_long,
-    long_line,
-    read_head,
-    read_text,
-    refuse_wide_text,
-    regular_file,
-    rest_of_line,
-)
+from .text import HEAD_BYTES, decode_text, pieces, read_head, refuse_wide_text, regular_file
 
 _NUMPY2 = int(np.__version__.split(".")[0]) >= 2
 
@@ -49,11 +40,23 @@ def _parse_numbers(text: str) -> np.ndarray:
 
 def read_ascii_matrix(path: str) -> np.ndarray:
     """Parse an ASCII matrix with numpy's C parser; bad lines are located exactly."""
-    text = read_text(path)
-    first = next((ln for ln in text.split("\n") if ln.strip()), None)
-    if first is None:
+    blocks = list(_ascii_blocks(path, None))
+    if not blocks:
         raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
-    return _parse_rows(path, text, len(first.split()))
+    return blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+
+
+def _ascii_blocks(path: str, n_cols: int | None) -> Iterator[np.ndarray]:
+    """The rows of an ASCII matrix, a piece of the file (:func:`~.text.pieces`) at a time; ``n_cols``
+    None: as many as the first row's (none at all in a file without a row)."""
+    for data, line in pieces(path, STREAM_CHUNK):
+        text = decode_text(path, data, line)
+        if n_cols is None:
+            first = next((ln for ln in text.split("\n") if ln.strip()), None)
+            if first is None:
+                continue
+            n_cols = len(first.split())
+        yield _parse_rows(path, text, n_cols, line - 1)
 
 
 def _parse_rows(path: str, text: str, n_cols: int, line_no: int = 0) -> np.ndarray:
@@ -196,56 +199,30 @@ def is_binary_file(path: str) -> bool:
 
 #: ASCII matrices larger than this are streamed (row chunks -> a temporary binary file).
 STREAM_ABOVE = 64 << 20
-#: Bytes of text parsed at once when streaming.
+#: Bytes of text parsed at once (one piece).
 STREAM_CHUNK = 16 << 20
 
 
-def stream_ascii_matrix(path: str, shape: tuple[int, int]) -> np.ndarray:
-    """Parse a large ASCII matrix chunk by chunk into a temporary float64 file, memory-mapped read-only; errors name the line as :func:`read_ascii_matrix`'s."""
+def stream_ascii_matrix(path: str, shape: tuple[int, int] | None) -> np.ndarray:
+    """Parse a large ASCII matrix piece by piece into a temporary float64 file, memory-mapped read-only; errors
+    name the line as :func:`read_ascii_matrix`'s.  ``shape`` None: as many rows as the file has, as wide as its first."""
     import tempfile
 
-    n_rows, n_cols = shape
+    n_rows, n_cols = shape or (None, None)
     tmp = tempfile.TemporaryFile()
     rows_done = 0
-    line_no = 0
-    with open_input(path) as fh:
-        carry = b""
-        first = True
-        while True:
-            block = fh.read(STREAM_CHUNK)
-            eof = not block
-            if first:
-                refuse_wide_text(path, block[:4096])
-                block = block.removeprefix(b"\xef\xbb\xbf")
-                first = False
-            data = carry + block
-            if eof:
-                carry = b""
-            else:
-                cut = data.rfind(b"\n") + 1
-                data, carry = data[:cut], data[cut:]
-                if len(carry) > MAX_LINE_BYTES:  # a line that goes on past this chunk and is already too long
-                    raise line_too_long(path, line_no + data.count(b"\n") + 1, len(carry) + rest_of_line(fh))
-            if data:
-                found = long_line(data)
-                if found is not None:
-                    raise line_too_long(path, line_no + data.count(b"\n", 0, found[0]) + 1, found[1])
-                try:
-                    text = data.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise InputError(path, line_no + data.count(b"\n", 0, exc.start) + 1, "expected UTF-8 text", f"byte 0x{data[exc.start]:02x}") from None
-                rows = _parse_rows(path, text, n_cols, line_no)
-                rows_done += len(rows)
-                if rows_done > n_rows:
-                    break
-                tmp.write(rows.tobytes())
-                line_no += text.count("\n")
-            if eof:
-                break
-    if rows_done != n_rows:
+    for rows in _ascii_blocks(path, n_cols):
+        rows_done += len(rows)
+        if n_rows is not None and rows_done > n_rows:
+            break
+        n_cols = rows.shape[1]
+        tmp.write(rows.tobytes())
+    if n_cols is None:
+        raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
+    if n_rows is not None and rows_done != n_rows:
         raise InputError(path, None, f"expected a {n_rows} x {n_cols} matrix (queries x targets of the classifications)", f"{'more than ' if rows_done > n_rows else ''}{rows_done} rows")
     tmp.flush()
-    return np.memmap(tmp, dtype=np.float64, mode="r", shape=shape)
+    return np.memmap(tmp, dtype=np.float64, mode="r", shape=(rows_done, n_cols))
 
 
 def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray | RowFile:

@@ -14,20 +14,13 @@ from typing import Any
 from ..errors import InputError, shown
 from ..model import RunSource
 from .chunked import RowBlockMatrix, holds_row_blocks, layout_of, open_row_blocks, run_name
-from .compressed import open_input, strip_suffix
+from .compressed import strip_suffix
 from .lists import query_of
 from .matrix import is_binary_file
 from .numbers import is_integer, is_number
 from .shrec2011 import is_shrec2011_header, shrec2011_name
 from .submissions import Spell, clutter_note, is_clutter, no_query_error
-from .text import (
-    MAX_LINE_BYTES,
-    entry_is_folder,
-    line_too_long,
-    list_folder,
-    regular_file,
-    rest_of_line,
-)
+from .text import MAX_LINE_BYTES, entry_is_folder, list_folder, pieces, regular_file
 
 FORMATS = ("auto", "lists", "matrix", "trec", "shrec2011")
 #: Files in a RUNS folder that are never runs.
@@ -40,12 +33,13 @@ def detect_file_format(path: str) -> str | None:
     if path.endswith(".npy"):
         regular_file(path)
         return "matrix"
-    if is_binary_file(path) and not _trec_line(_first_line(path)):
-        return "matrix"  # (a TREC run with a NUL byte further on is a TREC run, refused by its reader)
+    binary = is_binary_file(path)  # (first: it refuses a FIFO, which _first_line would wait on)
     try:
         line = _first_line(path).decode("utf-8")
     except (OSError, UnicodeDecodeError):
-        return None
+        return "matrix" if binary else None
+    if binary and not _trec_line(line):
+        return "matrix"  # (a TREC run with a NUL byte further on is a TREC run, refused by its reader)
     f = line.split()
     if not f:
         return None
@@ -53,30 +47,21 @@ def detect_file_format(path: str) -> str | None:
         return "shrec2011"  # names:method:variant:institute
     if len(f) > 2 and all(is_number(x) for x in f):
         return "matrix"  # numbers only (a TREC line has a tag and a Q0 field)
-    return "trec" if _trec_line(line.encode()) else None  # (a tag of several words: trec_eval reads its first)
+    return "trec" if _trec_line(line) else None  # (a tag of several words: trec_eval reads its first)
 
 
-def _trec_line(line: bytes) -> bool:
+def _trec_line(line: str) -> bool:
     """Whether ``line`` reads as a TREC run line (six fields or more, rank an integer, score a number)."""
-    try:
-        f = line.decode("utf-8").split()
-    except UnicodeDecodeError:
-        return False
+    f = line.split()
     return len(f) >= 6 and is_integer(f[3]) and is_number(f[4])
 
 
 def _first_line(path: str) -> bytes:
-    """A file's first line that is not blank (a BOM dropped; b"" when none is), read up to there only."""
-    with open_input(path) as fh:  # decompressed (gzip, bzip2, xz, zstd)
-        n = 0
-        while raw := fh.readline(MAX_LINE_BYTES + 1):
-            n += 1
-            if not raw.endswith(b"\n") and len(raw) > MAX_LINE_BYTES:
-                raise line_too_long(path, n, len(raw) + rest_of_line(fh))
-            if n == 1:
-                raw = raw.removeprefix(b"\xef\xbb\xbf")
-            if raw.strip():
-                return raw
+    """A file's first line that is not blank (a BOM dropped; b"" when none is), read a piece of 1 MiB at a time."""
+    for piece, line in pieces(path, MAX_LINE_BYTES + 1):  # decompressed (gzip, bzip2, xz, zstd), lines checked
+        piece = piece.removeprefix(b"\xef\xbb\xbf") if line == 1 else piece
+        if (first := next((raw for raw in piece.split(b"\n") if raw.strip()), None)) is not None:
+            return first
     return b""
 
 
@@ -100,14 +85,6 @@ def _run_file(path: str, fmt: str) -> RunSource:
 def _not_a_run(name: str) -> bool:
     """A file in a RUNS folder that is passed over (classifications, notes, configs)."""
     return is_clutter(name) or strip_suffix(name).lower().endswith(NOT_RUNS)
-
-
-def _undetected(path: str) -> bool:
-    """Whether a file is no run file of a known format (a ranked list, then)."""
-    try:
-        return detect_file_format(path) is None
-    except InputError:
-        return False
 
 
 #: What a RUNS argument is expected to be.
@@ -142,7 +119,9 @@ def discover_runs(
                 runs.append(_run_file(os.path.join(path, e), "auto" if fmt == "lists" else fmt))
             continue
         named_after_queries = any(query_of(e, query_ids, spell) in query_ids for e in files)
-        if fmt == "auto" and files and query_ids and not named_after_queries and _undetected(os.path.join(path, files[0])):
+        # a first file of no known format in a folder with no file named after a query: a run of mis-named lists
+        first = detect_file_format(os.path.join(path, files[0])) if fmt == "auto" and files and query_ids and not named_after_queries else fmt
+        if first is None:
             raise no_query_error(path, files, query_ids)
         if fmt == "lists" or (fmt == "auto" and named_after_queries):
             runs.append(RunSource(os.path.basename(os.path.normpath(path)), path, "lists"))
@@ -152,7 +131,7 @@ def discover_runs(
             if not files:
                 raise InputError(path, None, "expected runs in the folder", "no files")
             notes.extend([skipped_note] if skipped else [])
-            runs.extend(_run_file(os.path.join(path, e), fmt) for e in files)
+            runs.extend(_run_file(os.path.join(path, e), fmt if k else first) for k, e in enumerate(files))
     check_unique_names(runs)
     return runs, notes
 

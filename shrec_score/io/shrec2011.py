@@ -35,38 +35,23 @@ def is_shrec2011_header(line: str) -> bool:
     return len(parts) == 4 and "\t" not in line and bool(parts[1].strip())
 
 
-def _header(path: str) -> tuple[int, list[str]]:
-    for n, line in text_lines(path):
+def _header(path: str, lines: Iterator[tuple[int, str]]) -> list[str]:
+    """The header's four fields, from the first non-blank of ``lines`` (:func:`~.text.text_lines` of ``path``)."""
+    for n, line in lines:
         if line.strip():
             parts = [p.strip() for p in line.split(":")]
             if len(parts) != 4:
                 raise InputError(path, n, f"expected a SHREC 2011 header {HEADER}", f"{len(parts)} fields")
             if not parts[1]:
                 raise InputError(path, n, f"expected a SHREC 2011 header {HEADER} with a method name", "an empty method")
-            return n, parts
+            return parts
     raise InputError(path, None, f"expected a SHREC 2011 run: a header {HEADER}, then {LINE} lines", "an empty file")
 
 
 def shrec2011_name(path: str) -> str:
     """The run's name: the header's method and variant (``method-variant``)."""
-    _, (_, method, variant, _) = _header(path)
+    _, method, variant, _ = _header(path, text_lines(path))
     return f"{method}-{variant}" if variant else method
-
-
-def _lines(path: str, start: int) -> Iterator[tuple[int, str, float, str, str, str]]:
-    """``(line, query, rank, distance text, result, rank text)`` of every line after the header."""
-    for n, line in text_lines(path):
-        if n <= start or not line.strip():
-            continue
-        parts = [p.strip() for p in line.split(":")]
-        if len(parts) != 4:
-            raise InputError(path, n, f"expected {LINE}", f"{len(parts)} fields")
-        query, rank, dist, result = parts
-        if not query or not result:
-            raise InputError(path, n, f"expected {LINE} with a query and a result id", "an empty id")
-        if not is_integer(rank):
-            raise InputError(path, n, "expected a whole number as rank", shown(rank))
-        yield n, query, float(int(rank)), dist, result, rank
 
 
 def read_shrec2011_run(
@@ -77,12 +62,23 @@ def read_shrec2011_run(
     """A SHREC 2011 run file as a run of ranked lists; the keywords as
     :func:`~shrec_score.io.lists.read_list_run`'s (``drops``: lines of unknown queries counted too)."""
     path = source.path
-    start, _ = _header(path)
+    lines = text_lines(path)  # the header, then the rest of the same pass
+    _header(path, lines)
     known = set(query_ids) | set(ignorable)
     rows: dict[str, list[tuple[int, list[str]]]] = {}
-    last_rank: dict[str, tuple[float, str]] = {}
-    current = None
-    for n, query, rank, dist, result, rank_text in _lines(path, start):
+    current, last_rank, last_text = None, 0, ""  # (a query's lines are together: its last line is the one before)
+    for n, line in lines:
+        if not line.strip():
+            continue
+        parts = [p.strip() for p in line.split(":")]
+        if len(parts) != 4:
+            raise InputError(path, n, f"expected {LINE}", f"{len(parts)} fields")
+        query, rank_text, dist, result = parts
+        if not query or not result:
+            raise InputError(path, n, f"expected {LINE} with a query and a result id", "an empty id")
+        if not is_integer(rank_text):
+            raise InputError(path, n, "expected a whole number as rank", shown(rank_text))
+        rank = int(rank_text)
         q = query if spell is None else spell(query)
         if q not in known:
             if drops is not None:
@@ -91,10 +87,9 @@ def read_shrec2011_run(
             raise InputError(path, n, "expected a query id of the classification", f"unknown query {shown(query)}")
         if q != current and q in rows:
             raise InputError(path, n, f"expected the lines of a query together; query {shown(query)} started at line {rows[q][0][0]}")
-        current = q
-        if q in last_rank and rank <= last_rank[q][0]:
-            raise InputError(path, n, f"expected ranks that increase down the file; rank {rank_text} follows rank {last_rank[q][1]}")
-        last_rank[q] = (rank, rank_text)
+        if q == current and rank <= last_rank:
+            raise InputError(path, n, f"expected ranks that increase down the file; rank {rank_text} follows rank {last_text}")
+        current, last_rank, last_text = q, rank, rank_text
         rows.setdefault(q, []).append((n, [result, dist]))
     missing_lists(source, query_ids, rows, drops=drops, missing_ok=missing_ok)
     lists = dict.fromkeys(query_ids, np.zeros(0, dtype=np.int64))

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from typing import IO
 
 from ..errors import QUOTE_LIMIT, InputError, shown
-from .compressed import MAGIC_BYTES, compression_of, file_compression, open_input
+from .compressed import MAGIC_BYTES, compression_of, open_input
 
 #: The longest line a text input may have, in bytes (the newline not counted, a CR before it is).
 MAX_LINE_BYTES = 1 << 20
@@ -150,11 +150,6 @@ def read_head(path: str | os.PathLike[str], size: int = HEAD_BYTES) -> bytes:
     return head
 
 
-def is_compressed(path: str) -> bool:
-    """Whether ``path`` is gzip, bzip2, xz or zstd by its magic bytes."""
-    return file_compression(path) is not None
-
-
 def line_too_long(path: str, line: int | None, length: int) -> InputError:
     """The error for a line longer than :data:`MAX_LINE_BYTES` (never quoted)."""
     return InputError(path, line, f"expected lines of at most {MAX_LINE_BYTES:,} bytes (1 MiB)", f"a line of {length:,} bytes")
@@ -191,34 +186,10 @@ def _check_lines(path: str, data: bytes | bytearray, first_line: int = 1) -> Non
         raise line_too_long(path, first_line + data.count(b"\n", 0, found[0]), found[1])
 
 
-def scan_line_lengths(path: str, chunk: int = 16 << 20) -> None:
-    """The line-length check of :func:`pieces` for a file pyarrow parses; lines counted only to name a long one."""
-    begin = offset = 0  # where the unfinished line starts, where the chunk does
-    with open_input(path) as fh:
-        while block := fh.read(chunk):
-            first = block.find(b"\n")
-            length = offset + (len(block) if first < 0 else first) - begin
-            if length > MAX_LINE_BYTES:
-                raise line_too_long(path, _line_at(path, begin), length + (rest_of_line(fh) if first < 0 else 0))
-            if first >= 0:
-                last = block.rfind(b"\n")
-                found = long_line(block, start=first + 1, end=last)
-                if found is not None:
-                    raise line_too_long(path, _line_at(path, offset + found[0]), found[1])
-                begin = offset + last + 1
-            offset += len(block)
-    if offset - begin > MAX_LINE_BYTES:  # the last line, without a newline
-        raise line_too_long(path, _line_at(path, begin), offset - begin)
-
-
-def _line_at(path: str, offset: int) -> int:
-    """The number of the line starting at byte ``offset`` of ``path``'s (decompressed) bytes."""
-    line = 1
-    with open_input(path) as fh:
-        while offset > 0 and (block := fh.read(min(offset, 1 << 24))):
-            line += block.count(b"\n")
-            offset -= len(block)
-    return line
+def scan_line_lengths(path: str) -> None:
+    """The line-length check of :func:`pieces` alone, for a file pyarrow parses (an error names the line)."""
+    for _ in pieces(path):
+        pass
 
 
 def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
@@ -238,14 +209,14 @@ def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
     return data
 
 
-def decode_text(path: str, data: bytes) -> str:
-    """``data`` (``path``'s bytes) as UTF-8 text without a BOM; a byte that is not UTF-8 is an InputError."""
-    data = data.removeprefix(b"\xef\xbb\xbf")  # (decoding as utf-8-sig would shift the error's offset)
+def decode_text(path: str, data: bytes, line: int = 1) -> str:
+    """``data`` (``path``'s bytes from line ``line`` on, a BOM dropped at line 1) as UTF-8 text; a byte
+    that is not UTF-8 is an InputError."""
+    data = data.removeprefix(b"\xef\xbb\xbf") if line == 1 else data  # (utf-8-sig would shift the error's offset)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError(path, line, "expected UTF-8 text", f"byte 0x{data[exc.start]:02x}") from None
+        raise InputError(path, line + data.count(b"\n", 0, exc.start), "expected UTF-8 text", f"byte 0x{data[exc.start]:02x}") from None
 
 
 def read_text(path: str | os.PathLike[str]) -> str:

@@ -21,9 +21,9 @@ import numpy as np
 
 from ..errors import InputError, shown
 from ..model import Qrels
+from .compressed import file_compression
 from .numbers import is_integer, parse_number
 from .text import (
-    is_compressed,
     long_line,
     pieces,
     plain,
@@ -66,7 +66,7 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     """
     path = regular_file(path)
     read_head(path)  # UTF-16 / UTF-32 named as such
-    fast = _read_qrels_fast(path) if os.path.getsize(path) >= FAST_QRELS_BYTES or is_compressed(path) else None
+    fast = _read_qrels_fast(path) if os.path.getsize(path) >= FAST_QRELS_BYTES or file_compression(path) else None
     if fast is not None:
         return _without_unjudged(fast)
     queries: list[str] = []
@@ -302,7 +302,7 @@ def _read_table(path: str, names: list[str], number: str, kind: Any, wider: bool
     import pyarrow as pa
 
     keep = [n for n in ("query", "doc", number, "tag") if n in names]
-    whole = None if is_compressed(path) else _csv(path, names, number, kind, wider)
+    whole = None if file_compression(path) else _csv(path, names, number, kind, wider)
     if whole is not None:
         return whole.select(keep), whole.num_rows if whole.num_columns > len(names) else 0
     tables, more = [], 0
