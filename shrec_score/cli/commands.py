@@ -181,8 +181,7 @@ def score_command(
             if dask_address or any(holds_row_blocks(r) for r in runs):  # row blocks: the same tasks here
                 from ..distributed import score as score_on_cluster
 
-                held = stops.held() if dask_address else nullcontext()
-                with quiet_dask_logs() if dask_address else nullcontext(), held:  # one line says what failed; signals checked, not raised
+                with quiet_dask_logs() if dask_address else nullcontext():  # one line says what failed
                     report = score_on_cluster(
                         runs, relevance, dask=dask_address or None, options=options, progress=progress
                     )

@@ -4,9 +4,10 @@ The handler runs between two bytecodes of the main thread, maybe where an except
 callback as distributed registers, a ``__del__``, code that catches everything).  So it both raises
 :class:`Stopped` and records the signal, which the command checks where nothing swallows it
 (:meth:`Interrupts.check`: every progress report, before publishing, on the way out of ``main``).
-Around code that waits on other threads (distributed's client) the handler only records the signal
-(:meth:`Interrupts.held`): an exception raised there between two bytecodes can leave a lock held, and the
-process waiting for it forever.
+A signal that falls while the main thread runs the code of a package that shares locks with threads of
+its own (distributed's client and its event loop, :data:`THREADED`) is only recorded, for the next check:
+an exception raised there between two bytecodes can leave a lock held, and the process waiting for it
+forever; the wait on a cluster reports progress every 0.1 s, so the check comes soon.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 from typing import Any
+
+#: Top-level packages whose code, running in the main thread, shares locks with their own threads.
+THREADED = frozenset({"distributed", "tornado", "asyncio", "threading", "queue", "concurrent"})
 
 
 class Stopped(BaseException):
@@ -39,7 +43,6 @@ class Interrupts:
         self.signum: int | None = None
         self._previous: dict[int, Any] = {}
         self._swallowed = False
-        self._held = False
 
     def __enter__(self) -> Interrupts:
         for sig in (signal.SIGINT, signal.SIGTERM):
@@ -59,20 +62,10 @@ class Interrupts:
         if sys.unraisablehook == self._unraisable:
             sys.unraisablehook = self._hook
 
-    @contextmanager
-    def held(self) -> Iterator[None]:
-        """Within the block a signal is only recorded, for the next :meth:`check` to raise: the block's
-        code must call it often (the cluster's wait reports progress every 0.1 s)."""
-        self._held = True
-        try:
-            yield
-        finally:
-            self._held = False
-
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         first = self.signum is None
-        self.signum = self.signum or signum  # held: only recorded
-        if not self._held and (first or self._swallowed):
+        self.signum = self.signum or signum
+        if (first or self._swallowed) and not _in_threaded_code(frame):
             self._swallowed = False
             raise Stopped(self.signum)
 
@@ -86,6 +79,15 @@ class Interrupts:
         """Raise :class:`Stopped` if a signal came (its first raise may have been swallowed)."""
         if self.signum is not None:
             raise Stopped(self.signum)
+
+
+def _in_threaded_code(frame: FrameType | None) -> bool:
+    """Whether the main thread is inside a :data:`THREADED` package's code (in any frame of its stack)."""
+    while frame is not None:
+        if str(frame.f_globals.get("__name__", "")).partition(".")[0] in THREADED:
+            return True
+        frame = frame.f_back
+    return False
 
 
 #: Loggers of distributed and of the event loops it runs, silenced by :func:`quiet_dask_logs`.
