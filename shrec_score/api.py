@@ -259,10 +259,11 @@ def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: Measur
         shapenet["csv_columns"] = {m: SHAPENET_OFFICIAL[m] for m in names if m in SHAPENET_OFFICIAL}
         if all(m in names for m in SHAPENET_MEASURES) and per_class is not None:
             shapenet["summaries"] = shapenet_summaries(per_query, per_class, run_names)
+    empty = rel.n_relevant(opts.settings.rel_level) == 0  # K = 0: no relevant target at the level
     return Report(
         per_query=per_query, leaderboard=board, pr_curve=ev.pr_curve, measures=names, shown=plan.shown, sort=plan.sort,
-        signature=_signature(rel, plan, opts).to_dict(),
-        warnings=_warnings(ev, runs, rel, opts, [*plan.notes, *notes], names),
+        signature=_signature(rel, plan, opts, empty).to_dict(),
+        warnings=_warnings(ev, runs, rel, opts, [*plan.notes, *notes], names, empty),
         curves=ev.curves, gain_vs_recall=ev.gain_vs_recall, per_class=per_class, significance=sig,
         ranking=ranking_table(per_query, plan.rank_by), rank_by=plan.rank_by,
         run_tags={r.name: tag for r in runs if (tag := getattr(r, "tag", None)) is not None}, **shapenet,
@@ -278,7 +279,8 @@ def _some(names: list[str]) -> str:
 
 
 def _warnings(
-    ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, opts: Options, notes: list[str], measures: Sequence[str]
+    ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, opts: Options, notes: list[str], measures: Sequence[str],
+    empty: np.ndarray,
 ) -> list[str]:
     """What the user should know, in order: an entry starting with ``note: `` is about the numbers
     (printed as it is), any other a warning (printed after ``warning: ``)."""
@@ -286,7 +288,6 @@ def _warnings(
     warnings = list(notes)
     if opts.lenient:  # after scoring: NaN matrix cells are counted while ranking
         warnings += [lenient_summary(r) for r in runs]
-    empty = rel.n_relevant(s.rel_level) == 0
     if empty.any():  # the measures that leave them out (the contests' rule), those that count them (trec_eval's)
         level = f" at --rel-level {s.rel_level}" if s.rel_level > 1 else ""
         text = f"{int(empty.sum())} of {rel.n_queries} queries have no relevant target (K = 0{level}, first: {rel.query_ids[int(empty.argmax())]!r})"
@@ -316,7 +317,7 @@ def _warnings(
     return warnings
 
 
-def _signature(rel: Relevance, plan: MeasurePlan, opts: Options) -> ScoringSignature:
+def _signature(rel: Relevance, plan: MeasurePlan, opts: Options, empty: np.ndarray) -> ScoringSignature:
     s = opts.settings
     cuts = [  # how the ranked lists were cut
         (s.depth is not None, f"first {s.depth} items only (trec_eval -M {s.depth})"),
@@ -325,7 +326,7 @@ def _signature(rel: Relevance, plan: MeasurePlan, opts: Options) -> ScoringSigna
         (s.missing == "zero", "queries a run ranks nothing for scored as empty lists (trec_eval -c)"),
     ]
     return ScoringSignature(
-        mode=rel.mode, relevance=rel.description, queries=int(rel.n_queries - (rel.n_relevant(1) == 0).sum()),
+        mode=rel.mode, relevance=rel.description, queries=int((~empty).sum()),
         collection=rel.collection_size, matrix_order=opts.matrix_order or "listing (ids not reordered)",
         rel_level=s.rel_level, e_depth=s.e_depth,
         pr_levels=f"{s.pr_levels} levels 1/{s.pr_levels}..1, PSB interpolation",

@@ -315,6 +315,16 @@ def test_depth_and_judged_only_are_in_the_signature(tmp_path):
     assert "lists" not in shrec_score.score([rp], qp, measures=["ndcg"]).signature
 
 
+def test_the_signature_counts_the_queries_with_a_relevant_target_at_the_rel_level(tmp_path):
+    """signature['queries'] are the queries the K = 0 warning does not name: at --rel-level 2 a query
+    whose targets are all of grade 1 has none (it counted them at grade 1 whatever the level)."""
+    qp, rp = write_case(tmp_path, {"a": {"x": 2, "y": 1}, "b": {"x": 1}, "c": {"y": 0}}, {"a": {"x": 2.0}, "b": {"x": 1.0}, "c": {"y": 1.0}})
+    assert shrec_score.score([rp], qp, measures=["map"]).signature["queries"] == 2  # a, b
+    report = shrec_score.score([rp], qp, measures=["map"], settings=Settings(rel_level=2))
+    assert report.signature["queries"] == 1  # a
+    assert report.warnings[0].startswith("2 of 3 queries have no relevant target (K = 0 at --rel-level 2")
+
+
 def test_depth_and_judged_only_are_validated_up_front():
     with pytest.raises(OptionError, match="settings.depth"):
         shrec_score.options.Options.build(settings=Settings(depth=0))
