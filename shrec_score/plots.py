@@ -52,13 +52,29 @@ def styles(n: int) -> list[dict]:
     ]
 
 
+_SVG_ID = re.compile(r'\bid="([^"]+)"')
+_SVG_REF = re.compile(r'(href="#|url\(#)([^")]+)')
+
+
+def renumber_svg_ids(svg: str, prefix: str) -> str:
+    """``svg`` with every ``id`` renamed ``prefix`` + its number in order of appearance, the references
+    following: matplotlib draws random ids (unless the caller sets ``svg.hashsalt``), these are the same at
+    every scoring and unique in a page that holds several figures (each with its prefix)."""
+    new = {old: f"{prefix}{i}" for i, old in enumerate(dict.fromkeys(_SVG_ID.findall(svg)))}
+    svg = _SVG_ID.sub(lambda m: f'id="{new[m.group(1)]}"', svg)
+    return _SVG_REF.sub(lambda m: m.group(1) + new.get(m.group(2), m.group(2)), svg)  # not a "#" in a text
+
+
 def _save(fig: Figure, name: str, formats: tuple[str, ...]) -> dict[str, bytes]:
-    """``fig`` as ``{"<name>.<format>": bytes}``, saved through its own canvas (no pyplot)."""
+    """``fig`` as ``{"<name>.<format>": bytes}``, saved through its own canvas (no pyplot); the same bytes
+    for the same report (no date in an SVG or a PDF, SVG ids renumbered)."""
     files = {}
     for ext in formats:
         buf = io.BytesIO()
-        fig.savefig(buf, format=ext, dpi=150, bbox_inches="tight", metadata={"Date": None} if ext == "svg" else None)
-        files[f"{name}.{ext}"] = buf.getvalue()
+        metadata = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}.get(ext)
+        fig.savefig(buf, format=ext, dpi=150, bbox_inches="tight", metadata=metadata)
+        data = buf.getvalue()
+        files[f"{name}.{ext}"] = renumber_svg_ids(data.decode("utf-8"), "s").encode("utf-8") if ext == "svg" else data
     return files
 
 

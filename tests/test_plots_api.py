@@ -115,12 +115,10 @@ print("empty", plt.get_fignums() == [])
     assert lines == {"backend": "pdf pdf", "fignums": "True", "current": "True", "empty": "True"}
 
 
-def test_two_threads_write_the_same_files_as_one_after_the_other(reports, tmp_path, monkeypatch):
+def test_two_threads_write_the_same_files_as_one_after_the_other(reports, tmp_path):
     from shrec_score.plots import write_plots
 
-    # A fixed salt makes SVG ids reproducible; the test sets it the way a
-    # reproducible-build user would (the library itself never changes rcParams).
-    monkeypatch.setitem(matplotlib.rcParams, "svg.hashsalt", "shrec-score-test")
+    # no svg.hashsalt: the library renumbers matplotlib's random SVG ids itself
     names = sorted(reports)
     for name in names:
         write_plots(reports[name], tmp_path / "serial" / name)
@@ -160,6 +158,19 @@ def test_two_threads_write_the_same_files_as_one_after_the_other(reports, tmp_pa
     # the two reports really are different
     assert set(_read_all(tmp_path / "serial" / "graded")) >= {"ndcg_vs_rank.svg", "cg_vs_recall.png", "per_class_ADR.png"}
     assert "ndcg_vs_rank.svg" not in _read_all(tmp_path / "serial" / "psb")
+
+
+def test_the_same_report_gives_the_same_bytes_in_every_format(reports):
+    """No date in an SVG or a PDF and no random SVG id (matplotlib draws them from a uuid unless
+    svg.hashsalt is set, which the library leaves alone): two drawings of a report are the same bytes."""
+    from shrec_score.plots import plot_files
+
+    assert matplotlib.rcParams["svg.hashsalt"] is None
+    first, second = (plot_files(reports["graded"], formats=("svg", "pdf", "png")) for _ in range(2))
+    assert first.keys() == second.keys() and {n.rsplit(".", 1)[1] for n in first} == {"svg", "pdf", "png"}
+    assert [n for n in first if first[n] != second[n]] == []
+    svg = first["pr_curves.svg"].decode()
+    assert 'id="s0"' in svg and "url(#s" in svg
 
 
 def test_written_files_parse(reports, tmp_path):

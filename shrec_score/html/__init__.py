@@ -24,6 +24,7 @@ from ..escape import html_template
 from ..measures.registry import display_name
 from ..notes import significance_matrix
 from ..outdir import publish
+from ..plots import renumber_svg_ids
 from .explorer import EXPLORER_BUDGET, explorer, explorer_data
 from .tables import PRINT_COLUMNS, fmt, json_for_script, leaderboard, per_class, sort_key
 
@@ -113,17 +114,13 @@ def _figures(report: Report, figures: Mapping[str, bytes] | None) -> dict[str, b
 
 
 _SVG_JUNK = re.compile(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->|<metadata>.*?</metadata>", re.S)
-_SVG_ID = re.compile(r'\bid="([^"]+)"')
 
 
 def inline_svg(svg: str, prefix: str, title: str) -> str:
     """An SVG file's text ready to sit in the page: prolog, DOCTYPE, comments and metadata dropped; every
     ``id`` renamed ``prefix`` + its number in order of appearance (references follow); the root gets
     ``role="img"``, ``aria-labelledby`` and an escaped ``<title>``."""
-    svg = _SVG_JUNK.sub("", svg).strip()
-    new = {old: f"{prefix}{i}" for i, old in enumerate(dict.fromkeys(_SVG_ID.findall(svg)))}
-    svg = _SVG_ID.sub(lambda m: f'id="{new[m.group(1)]}"', svg)
-    svg = re.sub(r"#([A-Za-z_][\w.:-]*)", lambda m: f"#{new[m.group(1)]}" if m.group(1) in new else m.group(0), svg)
+    svg = renumber_svg_ids(_SVG_JUNK.sub("", svg).strip(), prefix)
     label = html.escape(visible(title))
     head = f' role="img" aria-labelledby="{prefix}title"><title id="{prefix}title">{label}</title>'
     return re.sub(r"<svg\b([^>]*)>", lambda m: f"<svg{m.group(1)}{head}", svg, count=1)
