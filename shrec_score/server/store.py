@@ -66,12 +66,18 @@ def token_hash(token: str) -> str:
 
 def fsync_tree(top: str) -> None:
     """fsync every file and folder under ``top`` (``top`` itself included)."""
-    files = [top] if os.path.isfile(top) else [os.path.join(here, name) for here, _, names in os.walk(top) for name in names]
-    for file in files:
-        with open(file, "rb") as f:
-            os.fsync(f.fileno())
-    for here, _, _ in os.walk(top):  # none for a file
+    if os.path.isfile(top):
+        _fsync_file(top)
+        return
+    for here, _, names in os.walk(top):  # one walk
+        for name in names:
+            _fsync_file(os.path.join(here, name))
         fsync_dir(here)
+
+
+def _fsync_file(path: str) -> None:
+    with open(path, "rb") as f:
+        os.fsync(f.fileno())
 
 
 class Store:
