@@ -461,6 +461,21 @@ def test_a_psb_binary_matrix_starting_with_ff_fe_is_still_a_matrix(tmp_path):
     np.testing.assert_array_equal(read_matrix(str(path), (6, 6)), m)
 
 
+def test_a_psb_binary_matrix_without_a_newline_byte_in_its_first_mib_is_still_a_matrix(tmp_path):
+    """Integer-valued float32 distances (1.0 is 00 00 80 3F) may hold no 0x0A byte for more than a
+    MiB: no line of text, so a matrix, not 'expected lines of at most 1 MiB'."""
+    m = np.ones((600, 600), dtype=np.float32)  # 1.44 MB, no 0x0A byte
+    np.fill_diagonal(m, 0)
+    path = tmp_path / "m.bin"
+    m.tofile(path)
+    assert b"\n" not in path.read_bytes()
+    assert runs_io.detect_file_format(str(path)) == "matrix"
+    text = tmp_path / "wide.txt"  # a text file with such a line is still refused, naming it
+    text.write_bytes(b"x" * (2 << 20) + b"\n")
+    with pytest.raises(InputError, match=re.escape(f"{text}:1: expected lines of at most 1,048,576 bytes (1 MiB)")):
+        runs_io.detect_file_format(str(text))
+
+
 # -- 5. broken .npy files: an error, no numpy warning first ----------------------
 
 

@@ -20,7 +20,7 @@ from .matrix import is_binary_file
 from .numbers import is_integer, is_number
 from .shrec2011 import is_shrec2011_header, shrec2011_name
 from .submissions import Spell, clutter_note, is_clutter, no_query_error
-from .text import MAX_LINE_BYTES, entry_is_folder, list_folder, pieces, regular_file
+from .text import entry_is_folder, list_folder, pieces, regular_file
 
 FORMATS = ("auto", "lists", "matrix", "trec", "shrec2011")
 #: Files in a RUNS folder that are never runs.
@@ -33,11 +33,15 @@ def detect_file_format(path: str) -> str | None:
     if path.endswith(".npy"):
         regular_file(path)
         return "matrix"
-    binary = is_binary_file(path)  # (first: it refuses a FIFO, which _first_line would wait on)
+    binary = is_binary_file(path)  # (first: it refuses UTF-16 / UTF-32 text, and a FIFO, which _first_line would wait on)
     try:
         line = _first_line(path).decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return "matrix" if binary else None
+    except (OSError, UnicodeDecodeError, InputError) as exc:
+        if binary:
+            return "matrix"  # no line of text: a matrix's bytes (one of zeros has no newline in its first MiB)
+        if isinstance(exc, InputError):
+            raise
+        return None
     if binary and not _trec_line(line):
         return "matrix"  # (a TREC run with a NUL byte further on is a TREC run, refused by its reader)
     f = line.split()
@@ -57,8 +61,8 @@ def _trec_line(line: str) -> bool:
 
 
 def _first_line(path: str) -> bytes:
-    """A file's first line that is not blank (a BOM dropped; b"" when none is), read a piece of 1 MiB at a time."""
-    for piece, line in pieces(path, MAX_LINE_BYTES + 1):  # decompressed (gzip, bzip2, xz, zstd), lines checked
+    """A file's first line that is not blank (a BOM dropped; b"" when none is), read 64 KiB at a time."""
+    for piece, line in pieces(path, 64 << 10):  # decompressed (gzip, bzip2, xz, zstd), lines checked
         piece = piece.removeprefix(b"\xef\xbb\xbf") if line == 1 else piece
         if (first := next((raw for raw in piece.split(b"\n") if raw.strip()), None)) is not None:
             return first
