@@ -156,7 +156,7 @@ for _prefix, _jfunc, _ir, _jexp in (
     _family(
         _prefix + ".{k}", _jfunc, kind="judged", trec_name=f"{_prefix}_{{k}}", ir_name=_ir,
         source=_TREC_SOURCE.format(_prefix), expected=_jexp,
-        params=f"k: the cutoff in the name ({_prefix}.10)" + ("" if _jexp is None else "; rel_level: --rel-level"),
+        params=f"k: the cutoff in the name ({_prefix}.10)" + ("" if _prefix == "ndcg_cut" else "; rel_level: --rel-level"),  # as _judged
     )
 
 

@@ -37,7 +37,7 @@ class Items:
     def __init__(self, start: np.ndarray, size: np.ndarray, valid: np.ndarray) -> None:
         self.shape = valid.shape
         self.row = np.nonzero(valid)[0]
-        self.col = (np.cumsum(valid, axis=1) - 1)[valid]  # index among the row's relevant items
+        self.col = np.arange(self.row.size) - np.searchsorted(self.row, self.row)  # index among the row's relevant items
         self.s = start[valid].astype(np.int64)
         self.n = np.maximum(size[valid].astype(np.int64), 1)
         new = np.ones(self.s.size, dtype=bool)
