@@ -476,6 +476,43 @@ def test_a_psb_binary_matrix_without_a_newline_byte_in_its_first_mib_is_still_a_
         runs_io.detect_file_format(str(text))
 
 
+def test_a_grade_above_127_is_refused_naming_its_line_plain_or_compressed(tmp_path):
+    """Grades are held in a byte: 256 became 0 and 128 an IndexError (exit 1). Up to 127 they score as
+    trec_eval would (hand computation below); above, one line names the file and the line, whichever
+    reader (the line reader, or pyarrow for a compressed or large file) reads it; a negative grade of
+    any size is unjudged, as every negative grade."""
+    import gzip
+
+    run = tmp_path / "r.run"
+    run.write_text("q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 0.3 t\nq1 Q0 d3 3 0.2 t\nq2 Q0 d1 1 0.3 t\n")
+    ok = tmp_path / "ok.qrels"
+    ok.write_text("q1 0 d1 0\nq1 0 d2 127\nq1 0 d3 1\nq2 0 d1 1\nq2 0 d9 -99999999999999999999\n")
+    board = shrec_score.score([run], ok, measures=["AP", "P@2"]).leaderboard.iloc[0]
+    assert board["AP"] == pytest.approx(((1 / 2 + 2 / 3) / 2 + 1) / 2) and board["P@2"] == pytest.approx(0.5)
+    for grade in ("128", "256", "99999999999999999999"):
+        bad = tmp_path / f"g{grade}.qrels"
+        bad.write_text(f"q1 0 d1 0\nq1 0 d2 {grade}\nq2 0 d1 1\n")
+        with pytest.raises(InputError, match=re.escape(f"{bad}:2: expected a grade of at most 127")):
+            shrec_score.score([run], bad)
+        packed = tmp_path / f"g{grade}.qrels.gz"
+        packed.write_bytes(gzip.compress(bad.read_bytes()))
+        with pytest.raises(InputError, match=re.escape(f"{packed}:2: expected a grade of at most 127")):
+            shrec_score.score([run], packed)
+
+
+def test_a_trec_run_whose_tag_holds_three_colons_is_not_guessed_a_shrec2011_run(tmp_path):
+    """It was read as SHREC 2011 ("expected a whole number as rank, got 'bm25'"); both readings are
+    possible, so auto names the two choices (docs/inputs.md) and --run-format trec scores it."""
+    run = tmp_path / "colon.run"
+    run.write_text("q1 Q0 d1 1 0.5 team:bm25:v1:uni\nq1 Q0 d2 2 0.4 team:bm25:v1:uni\nq1 Q0 d3 3 0.3 team:bm25:v1:uni\n")
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text("q1 0 d2 1\nq1 0 d3 1\n")
+    with pytest.raises(InputError, match=re.escape(f"{run}: cannot tell the run format: the first line reads as a TREC run line and as a SHREC 2011 header")):
+        shrec_score.score([run], qrels)
+    board = shrec_score.score([run], qrels, measures=["AP"], run_format="trec").leaderboard.iloc[0]
+    assert board["AP"] == pytest.approx((1 / 2 + 2 / 3) / 2)
+
+
 # -- 5. broken .npy files: an error, no numpy warning first ----------------------
 
 

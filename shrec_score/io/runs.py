@@ -47,8 +47,11 @@ def detect_file_format(path: str) -> str | None:
     f = line.split()
     if not f:
         return None
-    if is_shrec2011_header(line):
-        return "shrec2011"  # names:method:variant:institute
+    if is_shrec2011_header(line):  # names:method:variant:institute
+        if _trec_line(line):  # a TREC run line whose tag holds three colons
+            raise InputError(path, None, "cannot tell the run format: the first line reads as a TREC run line and as a SHREC 2011 "
+                             "header (names:method:variant:institute); say --run-format trec or --run-format shrec2011")
+        return "shrec2011"
     if len(f) > 2 and all(is_number(x) for x in f):
         return "matrix"  # numbers only (a TREC line has a tag and a Q0 field)
     return "trec" if _trec_line(line) else None  # (a tag of several words: trec_eval reads its first)

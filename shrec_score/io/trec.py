@@ -78,7 +78,9 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
             raise InputError(path, n, 'expected "query_id iteration target_id grade"', f"{len(f)} fields")
         if not is_integer(f[3]):
             raise InputError(path, n, "expected a whole number as grade", shown(f[3]))
-        grade = int(f[3])
+        grade = max(int(f[3]), -1)  # every negative grade is unjudged (dropped below)
+        if grade > MAX_GRADE:
+            raise InputError(path, n, f"expected a grade of at most {MAX_GRADE}", shown(f[3]))
         key = (f[0], f[2])
         if key in seen:
             raise InputError(path, n, f"expected each (query, target) pair once; {_pair(f[0], f[2])} is already judged at line {seen[key]}")
@@ -99,6 +101,8 @@ def _without_unjudged(qrels: Qrels) -> Qrels:
     return Qrels(qrels.path, qrels.query_ids, qrels.query_codes[keep], qrels.target_ids, qrels.target_codes[keep], qrels.grades[keep])
 
 
+#: The highest grade a qrels line may give (grades are held in a byte; trec_eval's test files go to 4).
+MAX_GRADE = 127
 #: Qrels files from this size are read with pyarrow (below, the line reader is as fast).
 FAST_QRELS_BYTES = 1 << 20
 
@@ -114,9 +118,10 @@ def _read_qrels_fast(path: str) -> Qrels | None:
     queries, q_codes = _encode(tbl.column("query"))
     docs, d_codes = _encode(tbl.column("doc"))
     keys = np.sort(q_codes * max(1, len(docs)) + d_codes)
-    if (keys[1:] == keys[:-1]).any():
-        return None  # the line reader names both lines
-    return Qrels(path, queries, q_codes, docs, d_codes, arrow_numpy(pc.cast(tbl.column("grade"), pa.int64())))
+    grades = arrow_numpy(pc.cast(tbl.column("grade"), pa.int64()))
+    if (keys[1:] == keys[:-1]).any() or grades.max(initial=0) > MAX_GRADE:
+        return None  # the line reader names the lines
+    return Qrels(path, queries, q_codes, docs, d_codes, grades)
 
 
 TREC_RUN_FIELDS = "query_id Q0 target_id rank score tag"
