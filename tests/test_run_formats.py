@@ -237,6 +237,21 @@ def test_streamed_ascii_matrix_equals_the_in_memory_one(tmp_path, cla, monkeypat
         shrec_score.score([tmp_path / "m.txt"], cla)
 
 
+def test_a_matrix_one_column_short_gives_the_same_error_plain_or_compressed(tmp_path, cla):
+    """A 6 x 5 matrix for 6 models: read whole (plain) it was 'expected a 6 x 6 matrix ..., got 6 x 5';
+    streamed (gzip) it was 'm.txt.gz:1: expected 6 distances per row (as on the first row), got 5', on
+    the first row itself.  Both read the width from the first row now, and say the same."""
+    import gzip
+
+    text = "".join(" ".join(str(abs(i - j)) for j in range(5)) + "\n" for i in range(6))
+    (tmp_path / "m.txt").write_text(text)
+    (tmp_path / "m.txt.gz").write_bytes(gzip.compress(text.encode()))
+    for name in ("m.txt", "m.txt.gz"):
+        with pytest.raises(InputError) as raised:
+            shrec_score.score([tmp_path / name], cla)
+        assert str(raised.value) == f"{tmp_path / name}: expected a 6 x 6 matrix (queries x targets of the classifications), got 6 x 5"
+
+
 def test_a_matrix_on_the_general_path_is_ranked_a_chunk_of_queries_at_a_time(tmp_path):
     """issue 30.17: under --depth (as under --grades sister or --judged-only) a
     matrix's lists are made a chunk of queries at a time: the traced peak stays

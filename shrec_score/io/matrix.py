@@ -40,15 +40,16 @@ def _parse_numbers(text: str) -> np.ndarray:
 
 def read_ascii_matrix(path: str) -> np.ndarray:
     """Parse an ASCII matrix with numpy's C parser; bad lines are located exactly."""
-    blocks = list(_ascii_blocks(path, None))
+    blocks = list(_ascii_blocks(path))
     if not blocks:
         raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
     return blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
 
 
-def _ascii_blocks(path: str, n_cols: int | None) -> Iterator[np.ndarray]:
-    """The rows of an ASCII matrix, a piece of the file (:func:`~.text.pieces`) at a time; ``n_cols``
-    None: as many as the first row's (none at all in a file without a row)."""
+def _ascii_blocks(path: str) -> Iterator[np.ndarray]:
+    """The rows of an ASCII matrix, a piece of the file (:func:`~.text.pieces`) at a time, each as wide as
+    the first row (none at all in a file without a row)."""
+    n_cols: int | None = None
     for data, line in pieces(path, STREAM_CHUNK):
         text = decode_text(path, data, line)
         if n_cols is None:
@@ -208,19 +209,19 @@ def stream_ascii_matrix(path: str, shape: tuple[int, int] | None) -> np.ndarray:
     name the line as :func:`read_ascii_matrix`'s.  ``shape`` None: as many rows as the file has, as wide as its first."""
     import tempfile
 
-    n_rows, n_cols = shape or (None, None)
+    n_cols: int | None = None
     tmp = tempfile.TemporaryFile()
     rows_done = 0
-    for rows in _ascii_blocks(path, n_cols):
+    for rows in _ascii_blocks(path):  # as wide as the first row, as read_ascii_matrix: the same error for the same file
         rows_done += len(rows)
-        if n_rows is not None and rows_done > n_rows:
+        if shape is not None and rows_done > shape[0]:
             break
         n_cols = rows.shape[1]
         tmp.write(rows.tobytes())
     if n_cols is None:
         raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
-    if n_rows is not None and rows_done != n_rows:
-        raise InputError(path, None, f"expected a {n_rows} x {n_cols} matrix (queries x targets of the classifications)", f"{'more than ' if rows_done > n_rows else ''}{rows_done} rows")
+    if shape is not None and rows_done != shape[0]:
+        raise InputError(path, None, f"expected a {shape[0]} x {shape[1]} matrix (queries x targets of the classifications)", f"{'more than ' if rows_done > shape[0] else ''}{rows_done} rows")
     tmp.flush()
     return np.memmap(tmp, dtype=np.float64, mode="r", shape=(rows_done, n_cols))
 
