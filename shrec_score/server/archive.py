@@ -24,6 +24,11 @@ PIECE = 1 << 20
 #: Entries an archive may hold beside the run, passed over (macOS and editors leave them).
 JUNK = ("__MACOSX",)
 SPECIAL = "a device or another special file"
+#: A member's path: at most this many folders deep, each part at most NAME_MAX bytes (the file system's limit).
+MAX_DEPTH = 32
+NAME_MAX = 255
+#: The extensions an uploaded file's stored name keeps (``.run.gz``): at most this many characters.
+MAX_SUFFIX = 32
 
 
 class UploadError(Exception):
@@ -47,7 +52,10 @@ class Unpacked:
 def suffix_of(filename: str) -> str:
     """``bm25.run.gz`` -> ``.run.gz``: the extensions a run file's format is told by."""
     base = os.path.basename(filename).lstrip(".")
-    return base[base.index(".") :] if "." in base else ""
+    suffix = base[base.index(".") :] if "." in base else ""
+    while len(suffix) > MAX_SUFFIX:  # a name all extensions (a.bbb... of 300 characters) keeps its last short ones
+        suffix = suffix[suffix.index(".", 1) :] if "." in suffix[1:] else ""
+    return suffix
 
 
 def unpack(upload: str, filename: str, dest: str, limits: Limits) -> Unpacked:
@@ -99,7 +107,17 @@ def _safe_name(name: str) -> str:
     parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
     if ".." in parts:
         raise UploadError(f"archive member {name!r}: expected a path inside the archive, got one with '..'")
+    if len(parts) > MAX_DEPTH:
+        raise UploadError(f"archive member {_cut(name)}: expected a path at most {MAX_DEPTH} folders deep, got {len(parts)} parts")
+    long = next((p for p in parts if len(p.encode("utf-8", "surrogateescape")) > NAME_MAX), None)
+    if long is not None:
+        raise UploadError(f"archive member {_cut(name)}: expected names of at most {NAME_MAX} bytes, got one of {len(long.encode('utf-8', 'surrogateescape'))}")
     return "/".join(parts)
+
+
+def _cut(name: str) -> str:
+    """A member's name as a message shows it: its first 60 characters when it is longer."""
+    return repr(name) if len(name) <= 60 else repr(name[:60]) + f"... ({len(name)} characters)"
 
 
 def _member(
@@ -117,12 +135,27 @@ def _member(
     src = opener()
     if src is None:
         return
-    path = os.path.join(root, path)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with src, open(path, "xb") as out:  # "x": a member named twice is refused, not overwritten
+    with src, _create(root, path, name) as out:
         while piece := src.read(PIECE):
             budget.add(len(piece))
             out.write(piece)
+
+
+def _create(root: str, path: str, name: str) -> IO[bytes]:
+    """The new file ``root/path``, its folders made; a member named twice is refused, not overwritten,
+    and so is a file and a folder of the same name (in either order)."""
+    full = os.path.join(root, path)
+    parts = path.split("/")
+    for i in range(1, len(parts)):  # a folder of the member's path that an earlier member wrote as a file
+        if os.path.isfile(os.path.join(root, *parts[:i])):
+            raise UploadError(f"archive member {_cut(name)}: expected a file and a folder never to share a name, got {'/'.join(parts[:i])!r} as both")
+    if os.path.isdir(full):
+        raise UploadError(f"archive member {_cut(name)}: expected a file and a folder never to share a name, got {path!r} as both")
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    try:
+        return open(full, "xb")  # "x": never an overwrite
+    except FileExistsError:
+        raise UploadError(f"archive member {_cut(name)}: expected each member once, got {path!r} twice (refused, not overwritten)") from None
 
 
 def _unzip(upload: str, root: str, budget: _Budget) -> None:
