@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,6 +21,9 @@ from .io.submissions import Spell, id_hint, is_clutter
 from .io.text import decode_text, entry_is_folder, plain, read_bytes, utf8_name
 from .model import RunSource
 from .relevance import Relevance
+
+if TYPE_CHECKING:
+    from .options import Options
 
 #: Problems listed per file before a summary line.
 PER_FILE = 20
@@ -71,6 +74,27 @@ def check_runs(
         else:
             problems += _limited(summarize(s.path, _check_trec_run(s, relevance, spell)), s.path)  # counted before the cut
     return problems
+
+
+def passed_over(problems: list[Problem], runs: Sequence[str], relevance: Relevance, options: Options) -> list[Problem]:
+    """``problems`` as a scoring with ``options`` meets them, one rule for ``shrec-score check`` and the
+    server's upload check: when some are errors, the options pass something over (``lenient``, or
+    ``settings.missing`` ``skip`` / ``zero``) and the runs load with them
+    (:func:`shrec_score.loading.load_runs`), every error is a warning: the runs would score."""
+    from .errors import OptionError
+    from .loading import load_runs
+
+    o = options
+    if not any(p.level == "error" for p in problems) or not (o.lenient or o.settings.missing != "error"):
+        return problems
+    try:
+        load_runs(
+            runs, relevance, run_format=o.run_format, matrix_order=o.matrix_order, lenient=o.lenient,
+            missing=o.settings.missing, strip_zeros=o.strip_zeros, id_map=o.id_map,
+        )
+    except (InputError, OptionError):
+        return problems  # what they do not pass over stays an error
+    return [replace(p, level="warning") if p.level == "error" else p for p in problems]
 
 
 #: Examples (file:line) a summary line of one kind of problem shows.

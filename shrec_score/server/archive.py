@@ -211,32 +211,36 @@ def _as_run(path: str, dest: str, shown: str, suffix: str) -> Unpacked:
 
 
 class RunChecker:
-    """The contest's ``check``: the preset's relevance and input options, read once."""
+    """The contest's ``check``: ``shrec-score check --config PRESET`` of one run, the preset's whole
+    options (:func:`shrec_score.config.preset_options`) and relevance read once."""
 
     def __init__(self, preset: str) -> None:
         from ..api import relevance_for
-        from ..config import load_config
-        from ..options import Options
+        from ..config import load_config, preset_options
 
         cfg = load_config(preset)
-        self.options = Options.build(**{k: cfg.get(k) for k in ("queries", "grades", "collection", "collection_size", "split", "run_format", "matrix_order")})
+        self.options = preset_options(cfg)
         self.relevance = relevance_for(cfg["relevance"], self.options)
 
     def errors(self, staging: str, unpacked: Unpacked) -> list[dict[str, Any]]:
-        """The check's errors of the run at ``staging/unpacked.name``, files named inside the upload."""
-        from ..check import check_runs
+        """The check's errors of the run at ``staging/unpacked.name``, files named inside the upload;
+        what the preset passes over (``missing_queries: skip``) is no error, as in ``check``."""
+        from ..check import check_runs, passed_over
         from ..errors import InputError
         from ..io.runs import discover_runs
+        from ..join import id_spelling
 
         path = os.path.join(staging, unpacked.name)
         o, rel = self.options, self.relevance
         try:
-            found, _ = discover_runs([path], o.run_format, query_ids=dict.fromkeys(rel.query_ids + rel.ignorable_queries))
+            spell = id_spelling(rel, strip=o.strip_zeros, id_map=o.id_map)
+            found, _ = discover_runs([path], o.run_format, query_ids=dict.fromkeys(rel.query_ids + rel.ignorable_queries), spell=spell)
         except InputError as exc:
             return [_error(exc.path, exc.line, exc.expected if exc.got is None else f"{exc.expected}, got {exc.got}", path, unpacked.shown)]
         if len(found) != 1:
             return [_error(path, None, f"expected one run, got {len(found)}: a ranked-list folder (one file per query), a matrix or a TREC run", path, unpacked.shown)]
-        problems = check_runs([path], rel, run_format=o.run_format, matrix_order=o.matrix_order)
+        problems = check_runs([path], rel, run_format=o.run_format, matrix_order=o.matrix_order, strip_zeros=o.strip_zeros, id_map=o.id_map)
+        problems = passed_over(problems, [path], rel, o)
         return [_error(p.path, p.line, p.message, path, unpacked.shown) for p in problems if p.level == "error"]
 
 
