@@ -67,3 +67,59 @@ def test_the_upload_check_takes_the_whole_preset_as_the_clis_check_does(tmp_path
                 (run / k).write_bytes(v)
             r = CliRunner().invoke(cli, ["check", str(run), "-c", os.path.join(folder, "data", "track.yaml")])
             assert r.exit_code == exit_code, r.output
+
+
+def _tiny_lists(same_first: bool) -> dict[str, bytes]:
+    """A tiny-collection run: each list the query, then its 2 class mates and the 3 others (or the others first)."""
+    files = {}
+    for q in range(1, 7):
+        same = [m for m in range(1, 7) if (m - 1) // 3 == (q - 1) // 3 and m != q]
+        other = [m for m in range(1, 7) if (m - 1) // 3 != (q - 1) // 3]
+        order = [q, *same, *other] if same_first else [q, *other, *same]
+        files[f"{q}.txt"] = "".join(f"{t} {d}\n" for d, t in enumerate(order)).encode()
+    return files
+
+
+def test_the_live_leaderboard_ranks_by_the_sort_measure_in_any_spelling(tmp_path):
+    """measures [E, mAP], sort: AP: the leaderboard ranks by the mAP column, as the CLI does.  Every list
+    ranks all 5 other models, so E (over the first 32) ties; mAP: 'z' (class mates first) has
+    (1/1 + 2/2) / 2 = 1 per query, 'a' (class mates 4th and 5th) has (1/4 + 2/5) / 2.  A tie on E falls to
+    the run name (alpha-a first): the sort measure puts alpha-z first."""
+    import time
+
+    from starlette.testclient import TestClient
+
+    from .test_server_kit import zip_of
+
+    contest = write_contest(tmp_path)
+    text = open(contest).read().replace("track: {grades: binary, measures: [NN, FT, AP], sort: AP}", "track: {grades: binary, measures: [E, mAP], sort: AP}")
+    open(contest, "w").write(text)
+    token = add_team(contest, "alpha")
+    with TestClient(_app(contest), raise_server_exceptions=False) as c:
+        for name, same_first in (("a", False), ("z", True)):
+            r = c.post("/api/runs", files={"file": ("run.zip", zip_of(_tiny_lists(same_first)))}, data={"name": name},
+                       headers={"Authorization": f"Bearer {token}"})
+            assert r.status_code == 201, r.text
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline:  # (a deadline against a hang, not a speed check)
+            runs = c.get("/api/runs", headers={"Authorization": f"Bearer {token}"}).json()["runs"]
+            if all(r["status"] == "scored" for r in runs):
+                break
+            assert not any(r["status"] == "failed" for r in runs), runs
+            time.sleep(0.1)
+        board = c.get("/api/leaderboard").json()["phases"][0]
+    assert board["columns"] == ["rank", "run", "queries", "E", "mAP"]
+    rows = board["rows"]
+    assert rows[0]["E"] == rows[1]["E"]
+    assert [(r["rank"], r["run"], r["mAP"]) for r in rows] == [(1, "alpha-z", 1.0), (2, "alpha-a", pytest.approx((1 / 4 + 2 / 5) / 2))]
+
+
+def test_a_graded_track_without_sort_ranks_by_adr_as_the_cli(tmp_path):
+    """grades: sister and no sort: the CLI ranks by ADR (docs/usage.md), not by the first column."""
+    from shrec_score.server.archive import RunChecker
+    from shrec_score.server.contest import load_contest
+
+    contest = write_contest(tmp_path)
+    text = open(contest).read().replace("track: {grades: binary, measures: [NN, FT, AP], sort: AP}", "track: {grades: sister}")
+    open(contest, "w").write(text)
+    assert RunChecker(load_contest(contest).preset).sort == "ADR"

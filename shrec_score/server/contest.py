@@ -56,7 +56,6 @@ class Contest:
     data: str
     phases: tuple[Phase, ...]
     limits: dict[str, float]
-    sort: str | None = None  # the preset's sort measure (the leaderboard's order)
 
     def open_phase(self, now: dt.datetime) -> Phase | None:
         return next((p for p in self.phases if p.opens <= now < p.closes), None)
@@ -139,7 +138,7 @@ def load_contest(path: str | os.PathLike[str]) -> Contest:
             os.fsync(f.fileno())
         os.replace(tmp, preset)
     load_config(preset)  # every path it names exists and is a regular file
-    return Contest(path, title.strip(), preset, relevance, folder, phases, limits, settings.get("sort"))
+    return Contest(path, title.strip(), preset, relevance, folder, phases, limits)
 
 
 def _absolute(base: str, value: str) -> str:
