@@ -123,3 +123,32 @@ def test_a_graded_track_without_sort_ranks_by_adr_as_the_cli(tmp_path):
     text = open(contest).read().replace("track: {grades: binary, measures: [NN, FT, AP], sort: AP}", "track: {grades: sister}")
     open(contest, "w").write(text)
     assert RunChecker(load_contest(contest).preset).sort == "ADR"
+
+
+def test_a_tracks_publishing_keys_write_nothing_outside_data(tmp_path):
+    """A preset's plots: DIR (and out:, html:, significance:) would have the worker write charts
+    outside DATA/ at every scoring: DATA/track.yaml leaves them out, and a scored run writes no DIR."""
+    import os
+    import time
+
+    from starlette.testclient import TestClient
+
+    from shrec_score.config import load_config
+    from shrec_score.server.contest import load_contest
+
+    from .test_server_kit import tiny_run, zip_of
+
+    contest = write_contest(tmp_path)
+    track = "{grades: binary, measures: [NN, FT, AP], sort: AP, plots: charts, out: results, html: report, significance: true}"
+    text = open(contest).read().replace("track: {grades: binary, measures: [NN, FT, AP], sort: AP}", f"track: {track}")
+    open(contest, "w").write(text)
+    assert sorted(load_config(load_contest(contest).preset)) == ["grades", "measures", "relevance", "sort"]
+    token = add_team(contest, "alpha")
+    auth = {"Authorization": f"Bearer {token}"}
+    with TestClient(_app(contest), raise_server_exceptions=False) as c:
+        assert c.post("/api/runs", files={"file": ("run.zip", zip_of(tiny_run()))}, headers=auth).status_code == 201
+        deadline = time.monotonic() + 300
+        while time.monotonic() < deadline and c.get("/api/runs", headers=auth).json()["runs"][0]["status"] == "queued":
+            time.sleep(0.1)  # (a deadline against a hang, not a speed check)
+        assert c.get("/api/runs", headers=auth).json()["runs"][0]["status"] == "scored"
+    assert sorted(e for e in os.listdir(tmp_path) if e not in ("data", "contest.yaml", "tiny.cla")) == []

@@ -123,7 +123,7 @@ def load_contest(path: str | os.PathLike[str]) -> Contest:
             settings[key] = _absolute(base, value) if kind in ("file", "folder") and isinstance(value, str) else value
     else:
         raise fail("track", "expected 'track' to be a preset's path or a mapping of its keys", track)
-    for key in ("runs", "html", "ground_truth", "dask"):  # what the server decides itself
+    for key in ("runs", "html", "plots", "out", "significance", "ground_truth", "dask"):  # what the server decides itself
         settings.pop(key, None)
     settings["relevance"] = relevance
     phases = _phases(data["phases"], lambda expected, got=None: fail("phases", expected, got))
