@@ -152,3 +152,18 @@ def test_a_tracks_publishing_keys_write_nothing_outside_data(tmp_path):
             time.sleep(0.1)  # (a deadline against a hang, not a speed check)
         assert c.get("/api/runs", headers=auth).json()["runs"][0]["status"] == "scored"
     assert sorted(e for e in os.listdir(tmp_path) if e not in ("data", "contest.yaml", "tiny.cla")) == []
+
+
+def test_a_refused_runs_message_names_it_as_uploaded_not_as_staged(tmp_path):
+    """A TREC run uploaded as t.run ranking query 1 only: 5 of the 6 queries have none, and the message
+    names the run 't.run' (as ``shrec-score check t.run`` does), never its staging name 'run.run'."""
+    from starlette.testclient import TestClient
+
+    contest = write_contest(tmp_path)
+    token = add_team(contest, "alpha")
+    with TestClient(_app(contest), raise_server_exceptions=False) as c:
+        r = _post(c, token, b"1 Q0 2 1 0.9 mine\n1 Q0 3 2 0.8 mine\n", "t.run")
+    assert r.status_code == 422, r.text
+    [error] = r.json()["errors"]
+    assert error["file"] == "t.run"
+    assert "run 't.run' has none for 5 of 6 queries" in error["message"] and "run.run" not in error["message"], error

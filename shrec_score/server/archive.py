@@ -248,6 +248,10 @@ class RunChecker:
 
 def _error(path: str | None, line: int | None, message: str, run: str, shown: str) -> dict[str, Any]:
     """An error with its file named as in the upload (``D2/1000.txt``), never by its server path."""
+    from ..errors import shown as quoted
+
     inside = os.path.relpath(path, run) if path else "."
     name = shown if inside == "." else os.path.join(shown, inside) if shown else inside
-    return {"file": name or "upload", "line": line, "message": message.replace(run, shown or "upload")}
+    message = message.replace(run, shown or "upload")  # its path, then its name ("run 'run.run'": the run is named after its file)
+    message = message.replace(f"run {quoted(os.path.basename(run))}", f"run {quoted(os.path.basename(shown) or 'upload')}")
+    return {"file": name or "upload", "line": line, "message": message}
