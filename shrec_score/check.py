@@ -122,9 +122,18 @@ def summarize(run: str, found: list[Problem]) -> list[Problem]:
         if len(group) <= EXAMPLES:
             out.append(p)
         elif p is group[0]:
-            where = ", ".join(q.where for q in group[:EXAMPLES])
+            where = ", ".join(_example(q, run) for q in group[:EXAMPLES])
             out.append(Problem(run, None, p.level, f"{len(group)} x {kind_of(p.message)} (first: {where}; {p.message})"))
     return out
+
+
+def _example(p: Problem, run: str) -> str:
+    """Where a summary line's example is: its file:line, or for a problem of the run itself (no file:
+    ``no ranked list for query '1008'``) the id it names."""
+    if p.path != run or p.line is not None:
+        return p.where
+    ids = _QUOTED.findall(p.message)
+    return ids[0] if ids else p.where
 
 
 def _limited(found: list[Problem], path: str) -> list[Problem]:
