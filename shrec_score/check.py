@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,6 +21,9 @@ from .io.submissions import Spell, id_hint, is_clutter
 from .io.text import decode_text, entry_is_folder, plain, read_bytes, utf8_name
 from .model import RunSource
 from .relevance import Relevance
+
+if TYPE_CHECKING:
+    from .options import Options
 
 #: Problems listed per file before a summary line.
 PER_FILE = 20
@@ -73,6 +76,27 @@ def check_runs(
     return problems
 
 
+def passed_over(problems: list[Problem], runs: Sequence[str], relevance: Relevance, options: Options) -> list[Problem]:
+    """``problems`` as a scoring with ``options`` meets them, one rule for ``shrec-score check`` and the
+    server's upload check: when some are errors, the options pass something over (``lenient``, or
+    ``settings.missing`` ``skip`` / ``zero``) and the runs load with them
+    (:func:`shrec_score.loading.load_runs`), every error is a warning: the runs would score."""
+    from .errors import OptionError
+    from .loading import load_runs
+
+    o = options
+    if not any(p.level == "error" for p in problems) or not (o.lenient or o.settings.missing != "error"):
+        return problems
+    try:
+        load_runs(
+            runs, relevance, run_format=o.run_format, matrix_order=o.matrix_order, lenient=o.lenient,
+            missing=o.settings.missing, strip_zeros=o.strip_zeros, id_map=o.id_map,
+        )
+    except (InputError, OptionError):
+        return problems  # what they do not pass over stays an error
+    return [replace(p, level="warning") if p.level == "error" else p for p in problems]
+
+
 #: Examples (file:line) a summary line of one kind of problem shows.
 EXAMPLES = 3
 
@@ -98,9 +122,18 @@ def summarize(run: str, found: list[Problem]) -> list[Problem]:
         if len(group) <= EXAMPLES:
             out.append(p)
         elif p is group[0]:
-            where = ", ".join(q.where for q in group[:EXAMPLES])
+            where = ", ".join(_example(q, run) for q in group[:EXAMPLES])
             out.append(Problem(run, None, p.level, f"{len(group)} x {kind_of(p.message)} (first: {where}; {p.message})"))
     return out
+
+
+def _example(p: Problem, run: str) -> str:
+    """Where a summary line's example is: its file:line, or for a problem of the run itself (no file:
+    ``no ranked list for query '1008'``) the id it names."""
+    if p.path != run or p.line is not None:
+        return p.where
+    ids = _QUOTED.findall(p.message)
+    return ids[0] if ids else p.where
 
 
 def _limited(found: list[Problem], path: str) -> list[Problem]:

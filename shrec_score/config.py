@@ -6,11 +6,14 @@ refused unopened).  An unknown key, a wrong type or a missing file is an :class:
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .choices import AVERAGES, GRADES, MATRIX_ORDERS, MISSING, RUN_FORMATS, TIES
 from .errors import InputError, shown
+
+if TYPE_CHECKING:
+    from .options import Options
 
 #: A check of a preset value.
 Check = Callable[[Any], bool]
@@ -113,6 +116,47 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
                 _check_path(entry_is_folder, v, where, "existing files or folders", "regular files or folders")
         out[key] = value
     return out
+
+
+#: The keys of :class:`~shrec_score.options.Options` a preset gives as they are (a flag over the preset's key).
+PLAIN = ("queries", "grades", "collection", "collection_size", "sort", "run_format", "matrix_order", "average", "split", "id_map")
+
+
+def preset_options(cfg: Mapping[str, Any], given: Mapping[str, Any] | None = None, **extra: Any) -> Options:
+    """The :class:`~shrec_score.options.Options` of a preset's keys ``cfg`` (:func:`load_config`), each
+    overridden by ``given[key]`` when that is neither None nor empty (a command line's flags; ``depth``,
+    ``judged_only`` and ``lenient`` are flags only); ``extra``: more keywords of :meth:`Options.build`.
+    The CLI's options and the server's upload check both come from here.  OptionError when one is refused."""
+    from .measures import Settings
+    from .options import Options
+
+    flags = dict(given or {})
+
+    def pick(key: str, default: Any = None) -> Any:
+        value = flags.get(key)
+        return value if value is not None and value != () else cfg.get(key, default)
+
+    settings = {  # None: the default of Settings
+        "rel_level": pick("rel_level"),
+        "e_depth": pick("e_depth"),
+        "pr_levels": cfg.get("pr_levels"),
+        "dcg_cutoffs": tuple(cfg["dcg_cutoffs"]) if "dcg_cutoffs" in cfg else None,
+        "depth": flags.get("depth"),
+        "judged_only": flags.get("judged_only"),
+        "missing": pick("missing_queries"),
+        "min_class_size": pick("min_class_size"),
+        "ties": pick("ties"),
+    }
+    return Options.build(
+        **{key: pick(key) for key in PLAIN},  # None: the default of Options
+        measures=pick("measures"),
+        rank_by=pick("rank_by"),
+        cutoffs=pick("cutoffs", [5, 10]),
+        settings=Settings(**{k: v for k, v in settings.items() if v is not None}),
+        lenient=bool(flags.get("lenient")),
+        strip_zeros=bool(flags.get("strip_zeros")) or cfg.get("strip_zeros", False),
+        **extra,
+    )
 
 
 def _resolve(base: str, value: str) -> str:

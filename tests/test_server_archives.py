@@ -77,6 +77,14 @@ CASES = [
     ("damaged zip", "run.zip", lambda tmp: zip_of(GOOD)[:-40], "expected a .zip archive, got a damaged one"),
     ("damaged tgz", "run.tgz", lambda tmp: tgz_of(GOOD)[:100], "expected a .tar.gz archive, got a damaged one"),
     ("empty archive", "run.zip", lambda tmp: _zip([]), "expected one run folder in the archive, got no file"),
+    # (a bug hunt's 500s: each OSError of writing a member became a traceback)
+    ("member twice", "run.zip", lambda tmp: _zip([("run/a", b"1"), ("run/a", b"2")]), "archive member 'run/a': expected each member once, got 'run/a' twice (refused, not overwritten)"),
+    ("file then folder", "run.zip", lambda tmp: _zip([("run/a", b"1"), ("run/a/b", b"2")]), "archive member 'run/a/b': expected a file and a folder never to share a name, got 'run/a' as both"),
+    ("folder then file", "run.zip", lambda tmp: _zip([("run/a/b", b"2"), ("run/a", b"1")]), "archive member 'run/a': expected a file and a folder never to share a name, got 'run/a' as both"),
+    ("file then folder in tar", "run.tgz", lambda tmp: tgz_of({"a": b"1", "a/b": b"2"}), "archive member 'run/a/b': expected a file and a folder never to share a name, got 'run/a' as both"),
+    ("folder then file in tar", "run.tgz", lambda tmp: tgz_of({"a/b": b"2", "a": b"1"}), "archive member 'run/a': expected a file and a folder never to share a name, got 'run/a' as both"),
+    ("name of 300 bytes", "run.zip", lambda tmp: _zip([("run/" + "n" * 300, b"1")]), "expected names of at most 255 bytes, got one of 300"),
+    ("2,100 folders deep", "run.zip", lambda tmp: _zip([("run/" + "d/" * 2100 + "1.txt", b"1")]), "expected a path at most 32 folders deep, got 2102 parts"),
 ]
 
 
@@ -93,6 +101,16 @@ def test_a_hostile_archive_is_refused_and_nothing_of_it_is_written(tiny, what, f
     for evil in ("evil.txt", "evil-abs.txt"):
         for where in (folder, os.path.dirname(folder), server.data, os.path.join(server.data, "runs")):
             assert not os.path.exists(os.path.join(where, evil))
+
+
+def test_an_upload_named_with_300_characters_is_checked_not_a_500(tiny):
+    """A plain file's stored name keeps its extensions, cut to their last short ones (a bug hunt's
+    ENAMETOOLONG in the rename): 'a.bbb...' keeps none and is checked as a file with no extension."""
+    server, token, _ = tiny
+    name = "a." + "b" * 298
+    r = server.upload(token, GOOD["1.txt"], name)
+    assert r.status_code == 422, r.text
+    assert [e["file"] for e in r.json()["errors"]] == [name]
 
 
 def test_a_good_run_still_passes_the_same_limits(tiny):

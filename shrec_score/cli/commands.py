@@ -212,10 +212,8 @@ def check_command(runs: Sequence[str], **shared: Any) -> None:
 
 def check(runs: list[str], relevance: str, options: Options) -> None:
     """Print every problem of the runs, the ties that move a mean, and the verdict (exit 2 on an error)."""
-    from dataclasses import replace
-
     from ..api import relevance_for
-    from ..check import check_runs
+    from ..check import check_runs, passed_over
     from ..tiereport import tie_report, tie_warnings
 
     o = options
@@ -224,14 +222,12 @@ def check(runs: list[str], relevance: str, options: Options) -> None:
     problems = check_runs(
         runs, rel, run_format=o.run_format, matrix_order=o.matrix_order, strip_zeros=o.strip_zeros, id_map=o.id_map
     )
+    problems = passed_over(problems, runs, rel, o)  # what the options pass over: warnings
     errors = sum(p.level == "error" for p in problems)
     lines: list[str] = []
-    if not errors or o.lenient or o.settings.missing != "error":
+    if not errors:
         try:  # the runs score: does the tie rule move a mean (the sort measure)?
             lines = tie_warnings(tie_report(runs, rel, options=o))
-            if errors:  # the options pass over every error: each is a warning
-                problems = [replace(p, level="warning") if p.level == "error" else p for p in problems]
-                errors = 0
         except (InputError, OptionError):
             pass  # what check_runs does not see, scoring reports
     for p in problems:

@@ -163,32 +163,10 @@ class Inputs:
     def options(self, *, ties: str | None = None, rank_by: str | None = None, **extra: Any) -> Any:
         """The validated :class:`~shrec_score.options.Options` (BadInput when one is refused), checked
         before any input is read; ``extra`` are the command's own keywords of :meth:`Options.build`."""
-        from ..measures import Settings
-        from ..options import Options
+        from ..config import preset_options
 
-        pick, cfg, given = self.pick, self.cfg, self.given
-        settings = {  # None: the default of Settings
-            "rel_level": pick("rel_level"),
-            "e_depth": pick("e_depth"),
-            "pr_levels": cfg.get("pr_levels"),
-            "dcg_cutoffs": tuple(cfg["dcg_cutoffs"]) if "dcg_cutoffs" in cfg else None,
-            "depth": given["depth"],
-            "judged_only": given["judged_only"],
-            "missing": pick("missing_queries"),
-            "min_class_size": pick("min_class_size"),
-            "ties": pick("ties", ties),
-        }
-        plain = (
-            "queries", "grades", "collection", "collection_size", "sort", "run_format", "matrix_order", "average", "split", "id_map"
-        )
-        with user_errors():
-            return Options.build(
-                **{key: pick(key) for key in plain},  # None: the default of Options
-                measures=self.measures(),
-                rank_by=pick("rank_by", rank_by),
-                cutoffs=self.cutoffs(),
-                settings=Settings(**{k: v for k, v in settings.items() if v is not None}),
-                lenient=given["lenient"],
-                strip_zeros=given["strip_zeros"] or cfg.get("strip_zeros", False),
-                **extra,
-            )
+        given = self.given
+        with user_errors():  # -m and --cutoffs parsed here (their own errors), each else the preset's
+            flags = {**given, "measures": self.measures(), "cutoffs": self.cutoffs(), "ties": ties if ties is not None else given.get("ties"),
+                     "rank_by": rank_by if rank_by is not None else given.get("rank_by")}
+            return preset_options(self.cfg, flags, **extra)

@@ -70,7 +70,7 @@ def create_app(contest: Contest) -> Starlette:
 
     async def get_leaderboard(request: Request) -> Response:
         runs = await asyncio.to_thread(store.runs)
-        return JSONResponse({"title": contest.title, "phases": views.leaderboard(contest, runs, now())})
+        return JSONResponse({"title": contest.title, "phases": views.leaderboard(contest, runs, now(), server.checker.sort)})
 
     async def healthz(request: Request) -> Response:  # async: a sync endpoint would run on Starlette's thread pool
         return JSONResponse({"status": "ok"})

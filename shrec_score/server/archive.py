@@ -24,6 +24,11 @@ PIECE = 1 << 20
 #: Entries an archive may hold beside the run, passed over (macOS and editors leave them).
 JUNK = ("__MACOSX",)
 SPECIAL = "a device or another special file"
+#: A member's path: at most this many folders deep, each part at most NAME_MAX bytes (the file system's limit).
+MAX_DEPTH = 32
+NAME_MAX = 255
+#: The extensions an uploaded file's stored name keeps (``.run.gz``): at most this many characters.
+MAX_SUFFIX = 32
 
 
 class UploadError(Exception):
@@ -47,7 +52,10 @@ class Unpacked:
 def suffix_of(filename: str) -> str:
     """``bm25.run.gz`` -> ``.run.gz``: the extensions a run file's format is told by."""
     base = os.path.basename(filename).lstrip(".")
-    return base[base.index(".") :] if "." in base else ""
+    suffix = base[base.index(".") :] if "." in base else ""
+    while len(suffix) > MAX_SUFFIX:  # a name all extensions (a.bbb... of 300 characters) keeps its last short ones
+        suffix = suffix[suffix.index(".", 1) :] if "." in suffix[1:] else ""
+    return suffix
 
 
 def unpack(upload: str, filename: str, dest: str, limits: Limits) -> Unpacked:
@@ -99,7 +107,17 @@ def _safe_name(name: str) -> str:
     parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
     if ".." in parts:
         raise UploadError(f"archive member {name!r}: expected a path inside the archive, got one with '..'")
+    if len(parts) > MAX_DEPTH:
+        raise UploadError(f"archive member {_cut(name)}: expected a path at most {MAX_DEPTH} folders deep, got {len(parts)} parts")
+    long = next((p for p in parts if len(p.encode("utf-8", "surrogateescape")) > NAME_MAX), None)
+    if long is not None:
+        raise UploadError(f"archive member {_cut(name)}: expected names of at most {NAME_MAX} bytes, got one of {len(long.encode('utf-8', 'surrogateescape'))}")
     return "/".join(parts)
+
+
+def _cut(name: str) -> str:
+    """A member's name as a message shows it: its first 60 characters when it is longer."""
+    return repr(name) if len(name) <= 60 else repr(name[:60]) + f"... ({len(name)} characters)"
 
 
 def _member(
@@ -117,12 +135,27 @@ def _member(
     src = opener()
     if src is None:
         return
-    path = os.path.join(root, path)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with src, open(path, "xb") as out:  # "x": a member named twice is refused, not overwritten
+    with src, _create(root, path, name) as out:
         while piece := src.read(PIECE):
             budget.add(len(piece))
             out.write(piece)
+
+
+def _create(root: str, path: str, name: str) -> IO[bytes]:
+    """The new file ``root/path``, its folders made; a member named twice is refused, not overwritten,
+    and so is a file and a folder of the same name (in either order)."""
+    full = os.path.join(root, path)
+    parts = path.split("/")
+    for i in range(1, len(parts)):  # a folder of the member's path that an earlier member wrote as a file
+        if os.path.isfile(os.path.join(root, *parts[:i])):
+            raise UploadError(f"archive member {_cut(name)}: expected a file and a folder never to share a name, got {'/'.join(parts[:i])!r} as both")
+    if os.path.isdir(full):
+        raise UploadError(f"archive member {_cut(name)}: expected a file and a folder never to share a name, got {path!r} as both")
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    try:
+        return open(full, "xb")  # "x": never an overwrite
+    except FileExistsError:
+        raise UploadError(f"archive member {_cut(name)}: expected each member once, got {path!r} twice (refused, not overwritten)") from None
 
 
 def _unzip(upload: str, root: str, budget: _Budget) -> None:
@@ -178,37 +211,47 @@ def _as_run(path: str, dest: str, shown: str, suffix: str) -> Unpacked:
 
 
 class RunChecker:
-    """The contest's ``check``: the preset's relevance and input options, read once."""
+    """The contest's ``check``: ``shrec-score check --config PRESET`` of one run, the preset's whole
+    options (:func:`shrec_score.config.preset_options`) and relevance read once."""
 
     def __init__(self, preset: str) -> None:
-        from ..api import relevance_for
-        from ..config import load_config
-        from ..options import Options
+        from ..api import plan_measures, relevance_for
+        from ..config import load_config, preset_options
 
         cfg = load_config(preset)
-        self.options = Options.build(**{k: cfg.get(k) for k in ("queries", "grades", "collection", "collection_size", "split", "run_format", "matrix_order")})
+        self.options = preset_options(cfg)
         self.relevance = relevance_for(cfg["relevance"], self.options)
+        #: the column the leaderboard ranks by: the CLI's (any spelling of ``sort``, else its default)
+        self.sort = plan_measures(self.relevance, self.options).sort
 
     def errors(self, staging: str, unpacked: Unpacked) -> list[dict[str, Any]]:
-        """The check's errors of the run at ``staging/unpacked.name``, files named inside the upload."""
-        from ..check import check_runs
+        """The check's errors of the run at ``staging/unpacked.name``, files named inside the upload;
+        what the preset passes over (``missing_queries: skip``) is no error, as in ``check``."""
+        from ..check import check_runs, passed_over
         from ..errors import InputError
         from ..io.runs import discover_runs
+        from ..join import id_spelling
 
         path = os.path.join(staging, unpacked.name)
         o, rel = self.options, self.relevance
         try:
-            found, _ = discover_runs([path], o.run_format, query_ids=dict.fromkeys(rel.query_ids + rel.ignorable_queries))
+            spell = id_spelling(rel, strip=o.strip_zeros, id_map=o.id_map)
+            found, _ = discover_runs([path], o.run_format, query_ids=dict.fromkeys(rel.query_ids + rel.ignorable_queries), spell=spell)
         except InputError as exc:
             return [_error(exc.path, exc.line, exc.expected if exc.got is None else f"{exc.expected}, got {exc.got}", path, unpacked.shown)]
         if len(found) != 1:
             return [_error(path, None, f"expected one run, got {len(found)}: a ranked-list folder (one file per query), a matrix or a TREC run", path, unpacked.shown)]
-        problems = check_runs([path], rel, run_format=o.run_format, matrix_order=o.matrix_order)
+        problems = check_runs([path], rel, run_format=o.run_format, matrix_order=o.matrix_order, strip_zeros=o.strip_zeros, id_map=o.id_map)
+        problems = passed_over(problems, [path], rel, o)
         return [_error(p.path, p.line, p.message, path, unpacked.shown) for p in problems if p.level == "error"]
 
 
 def _error(path: str | None, line: int | None, message: str, run: str, shown: str) -> dict[str, Any]:
     """An error with its file named as in the upload (``D2/1000.txt``), never by its server path."""
+    from ..errors import shown as quoted
+
     inside = os.path.relpath(path, run) if path else "."
     name = shown if inside == "." else os.path.join(shown, inside) if shown else inside
-    return {"file": name or "upload", "line": line, "message": message.replace(run, shown or "upload")}
+    message = message.replace(run, shown or "upload")  # its path, then its name ("run 'run.run'": the run is named after its file)
+    message = message.replace(f"run {quoted(os.path.basename(run))}", f"run {quoted(os.path.basename(shown) or 'upload')}")
+    return {"file": name or "upload", "line": line, "message": message}

@@ -56,7 +56,6 @@ class Contest:
     data: str
     phases: tuple[Phase, ...]
     limits: dict[str, float]
-    sort: str | None = None  # the preset's sort measure (the leaderboard's order)
 
     def open_phase(self, now: dt.datetime) -> Phase | None:
         return next((p for p in self.phases if p.opens <= now < p.closes), None)
@@ -124,7 +123,7 @@ def load_contest(path: str | os.PathLike[str]) -> Contest:
             settings[key] = _absolute(base, value) if kind in ("file", "folder") and isinstance(value, str) else value
     else:
         raise fail("track", "expected 'track' to be a preset's path or a mapping of its keys", track)
-    for key in ("runs", "html", "ground_truth", "dask"):  # what the server decides itself
+    for key in ("runs", "html", "plots", "out", "significance", "ground_truth", "dask"):  # what the server decides itself
         settings.pop(key, None)
     settings["relevance"] = relevance
     phases = _phases(data["phases"], lambda expected, got=None: fail("phases", expected, got))
@@ -139,7 +138,7 @@ def load_contest(path: str | os.PathLike[str]) -> Contest:
             os.fsync(f.fileno())
         os.replace(tmp, preset)
     load_config(preset)  # every path it names exists and is a regular file
-    return Contest(path, title.strip(), preset, relevance, folder, phases, limits, settings.get("sort"))
+    return Contest(path, title.strip(), preset, relevance, folder, phases, limits)
 
 
 def _absolute(base: str, value: str) -> str:

@@ -44,7 +44,7 @@ class Pages:
 
     async def index(self, request: Request) -> Response:
         runs = await asyncio.to_thread(self.server.store.runs)
-        return self.page("index.html", phases=views.leaderboard(self.server.contest, runs, now()))
+        return self.page("index.html", phases=views.leaderboard(self.server.contest, runs, now(), self.server.checker.sort))
 
     async def post(self, request: Request, session: Session, fresh: bool) -> dict[str, Any]:
         """The form's upload: its CSRF token, the team's token once, then as the API."""

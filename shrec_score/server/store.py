@@ -192,6 +192,8 @@ class Store:
             return [dict(r) for r in db.execute(f"{sql} WHERE {query} ORDER BY runs.id", args)]
 
     def run(self, run_id: int) -> dict[str, Any] | None:
+        if not 0 < run_id < 1 << 63:  # past SQLite's INTEGER (an OverflowError): no such run, as any missing one
+            return None
         return next(iter(self.runs(run_id=run_id)), None)
 
     def next_queued(self) -> dict[str, Any] | None:

@@ -46,9 +46,10 @@ def run_views(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime) ->
     return out
 
 
-def leaderboard(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime) -> list[dict[str, Any]]:
-    """Per phase (hidden phases left out): its columns and rows, best first; a phase whose scores
-    are not shown yet (``after-close`` before it closes) lists its accepted runs by name."""
+def leaderboard(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime, sort: str) -> list[dict[str, Any]]:
+    """Per phase (hidden phases left out): its columns and rows, best first by the column ``sort`` (the
+    CLI's, :attr:`~shrec_score.server.archive.RunChecker.sort`); a phase whose scores are not shown yet
+    (``after-close`` before it closes) lists its accepted runs by name."""
     out = []
     for phase in contest.phases:
         if phase.leaderboard == "hidden":
@@ -60,12 +61,12 @@ def leaderboard(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime) 
             rows = [{"run": r["label"], "status": "accepted"} for r in sorted(mine, key=lambda r: r["label"])]
             entry.update(columns=["run", "status"], rows=rows)
         else:
-            entry.update(_ranked(contest, [per_run_row(r["per_run"]) for r in mine if r["status"] == "scored"]))
+            entry.update(_ranked(sort, [per_run_row(r["per_run"]) for r in mine if r["status"] == "scored"]))
         out.append(entry)
     return out
 
 
-def _ranked(contest: Contest, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def _ranked(sort: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     if not rows:
         return {"columns": ["rank", *FIXED], "rows": []}
     import pandas as pd
@@ -74,5 +75,5 @@ def _ranked(contest: Contest, rows: list[dict[str, Any]]) -> dict[str, Any]:
 
     measures = list(rows[0])[len(FIXED) :]
     frame = pd.DataFrame(rows, columns=[*FIXED, *measures]).astype(dict.fromkeys(measures, "float64"))
-    board = order(frame, contest.sort if contest.sort in measures else measures[0])
+    board = order(frame, sort if sort in measures else measures[0])  # (a row scored before a preset changed)
     return {"columns": list(board.columns), "rows": [{k: _plain(v) for k, v in r.items()} for r in board.to_dict(orient="records")]}
