@@ -119,7 +119,8 @@ def kendall_only(inputs: Inputs, *, ground_truth: str | None, gt_higher: bool | 
                help="Write the results page (a self-contained index.html) here; --html alone (or --html=): under --out DIR/report/.")
 @click.option("--title", help="The results page's heading (default: Retrieval results).")
 @click.option("--description", help="The results page's text under the heading (plain text; a blank line starts a paragraph).")
-@click.option("--per-query", is_flag=True, help="Also print per-query values (machine formats: print them instead of the leaderboard).")
+@click.option("--per-query", is_flag=True, help="Also print per-query values: the sort measure after the leaderboard (table, markdown, latex); every measure "
+              "instead of it (csv), beside it (json), as trec_eval -q lines (trec).")
 @REPORT_FORMAT
 @click.option("--quiet", is_flag=True, help="No warnings on stderr.")
 @click.option("--check", "check_only", is_flag=True, help="Only check the runs (as 'shrec-score check'), with the same options.")
