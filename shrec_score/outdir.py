@@ -145,6 +145,8 @@ class OutputFolder:
                     raise InputError(self.shown, None, "expected a folder for the output, got a file")
                 fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
             except OSError as exc:
+                if isinstance(exc, (FileExistsError, NotADirectoryError)) and (part := _not_a_folder(self.shown)):  # makedirs: EEXIST, a file on the way
+                    raise InputError(self.shown, None, f"could not create the output folder: {_ADVICE[errno.ENOTDIR]} ({part})") from None
                 raise environment_error(self.shown, exc, "could not create the output folder") from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -248,6 +250,19 @@ class OutputFolder:
         except OSError:
             return []
         return [os.path.join(self.parent, n) for n in names if n.startswith(prefix) and n.endswith(suffix)]
+
+
+def _not_a_folder(path: str) -> str | None:
+    """What the first part of ``path`` that exists but is no folder is (``runs/afile is a file``), or None."""
+    parents = []
+    part = os.path.dirname(os.path.normpath(path))
+    while part and part not in parents:
+        parents.append(part)
+        part = os.path.dirname(part)
+    for part in reversed(parents):
+        if os.path.lexists(part) and not os.path.isdir(part):
+            return f"{part} is {'a file' if os.path.isfile(part) else 'not a folder'}"
+    return None
 
 
 def _write_synced(path: str, data: bytes) -> None:

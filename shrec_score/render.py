@@ -313,12 +313,49 @@ def _wide(report: Report) -> tuple[list[str], list[list[str]]]:
     return keys.columns + runs, cells
 
 
-#: ``--format`` name -> ``f(report, *, per_query=False) -> str`` (Markdown and LaTeX: the leaderboard only).
+def per_query_markdown(report: Report) -> str:
+    """The table of ``--per-query`` (the terminal's: the sort measure per query, one column per run in
+    leaderboard order, blank where a run has no value) in Markdown, every cell escaped."""
+    head, cells = _wide(report)
+    keys = len(head) - len(report.tables["leaderboard"])
+    lines = [
+        "", f"**{md_escape(display_name(report.sort))} per query**", "",
+        "| " + " | ".join(md_escape(h) for h in head) + " |",
+        "|" + "|".join([":---"] * keys + ["---:"] * (len(head) - keys)) + "|",
+        *("| " + " | ".join(md_escape(c) for c in row) + " |" for row in cells),
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def per_query_latex(report: Report) -> str:
+    """The table of ``--per-query`` (as :func:`per_query_markdown`) as a booktabs ``longtable``, which
+    breaks across pages (a contest has hundreds of queries); every cell escaped by :func:`tex_escape`."""
+    head, cells = _wide(report)
+    keys = len(head) - len(report.tables["leaderboard"])
+    sort = tex_escape(display_name(report.sort))
+    caption = f"{sort} per query, one column per run in leaderboard order; blank: the run has no value for the query."
+    return "\n".join([
+        "",
+        "% needs \\usepackage{longtable}",
+        f"\\begin{{longtable}}{{{'l' * keys}{'r' * (len(head) - keys)}}}",
+        f"\\caption{{{caption}}}\\label{{tab:per-query}} \\\\",
+        "\\toprule",
+        " & ".join(tex_escape(h) for h in head) + " \\\\",
+        "\\midrule",
+        "\\endhead",
+        *(" & ".join(tex_escape(c) for c in row) + " \\\\" for row in cells),
+        "\\bottomrule",
+        "\\end{longtable}",
+    ]) + "\n"
+
+
+#: ``--format`` name -> ``f(report, *, per_query=False) -> str`` (Markdown and LaTeX: the per-query table
+#: of the terminal after the leaderboard).
 FORMATS: dict[str, Callable[..., str]] = {
     "csv": to_csv,
     "json": to_json,
-    "markdown": lambda report, *, per_query=False: to_markdown(report),
-    "latex": lambda report, *, per_query=False: to_latex(report),
+    "markdown": lambda report, *, per_query=False: to_markdown(report) + (per_query_markdown(report) if per_query else ""),
+    "latex": lambda report, *, per_query=False: to_latex(report) + (per_query_latex(report) if per_query else ""),
     "trec": to_trec,
 }
 

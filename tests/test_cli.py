@@ -214,3 +214,26 @@ def test_measures_command_lists_every_measure_and_every_command_has_help():
     for cmd in cli.commands.values():
         assert cmd.help, cmd.name
         assert invoke(cmd.name, "--help").exit_code == 0
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "latex"])
+def test_per_query_prints_the_per_query_table_in_markdown_and_latex(small, fmt):
+    # bug hunt: --per-query did nothing with --format markdown or latex
+    make_run(small / "runs", "perfect", {q: [t for t in ("q1", "q2", "q3", "q4", "q5", "q6") if t != q and (t <= "q3") == (q <= "q3")] for q in ("q1", "q2", "q3", "q4", "q5", "q6")})
+    base = [small / "runs", "-r", small / "c.cla", "-m", "AP", "--format", fmt, "--quiet"]
+    board, both = invoke(*base), invoke(*base, "--per-query")
+    assert board.exit_code == 0 and both.exit_code == 0, both.output
+    assert both.stdout.startswith(board.stdout)  # the leaderboard unchanged, then the per-query table
+    # AP per query of "good" (hand computation of test_small_collection_values_through_the_cli); "perfect"
+    # ranks both classmates first: AP 1; columns in leaderboard order (perfect, then good)
+    good = {"q1": 1, "q2": (1 / 2 + 2 / 3) / 2, "q3": (1 / 2 + 2 / 3) / 2, "q4": 1, "q5": (1 / 2) / 2, "q6": 1}
+    rows = [(q, "a" if q <= "q3" else "b", f"{1:.4f}", f"{ap:.4f}") for q, ap in good.items()]
+    added = both.stdout[len(board.stdout):].splitlines()
+    if fmt == "markdown":
+        assert added == [
+            "", "**mAP per query**", "", "| query | class | perfect | good |", "|:---|:---|---:|---:|",
+            *("| " + " | ".join(r) + " |" for r in rows),
+        ]
+    else:
+        assert added[added.index("\\midrule") + 1 :] == ["\\endhead", *(" & ".join(r) + " \\\\" for r in rows), "\\bottomrule", "\\end{longtable}"]
+        assert "query & class & perfect & good \\\\" in added and "\\begin{longtable}{llrr}" in added

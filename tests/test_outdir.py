@@ -270,6 +270,38 @@ def test_a_file_in_place_of_the_folder(tmp_path):
         publish(tmp_path / "out", {"a.csv": "1\n"})
 
 
+@pytest.mark.parametrize("below", ["y", "y/z"])
+def test_a_file_on_the_way_to_the_folder_is_named(tmp_path, below):
+    # bug hunt: --plots DIR/afile/y said "could not create the output folder: File exists" (makedirs' EEXIST)
+    (tmp_path / "afile").write_text("x")
+    target = tmp_path / "afile" / below
+    with pytest.raises(InputError) as caught:
+        publish(target, {"a.csv": "1\n"})
+    assert str(caught.value) == (
+        f"{target}: could not create the output folder: a part of the path is not a folder ({tmp_path / 'afile'} is a file)"
+    )
+    assert (tmp_path / "afile").read_text() == "x"
+
+
+def test_plots_under_a_file_is_one_line_naming_the_file(tmp_path):
+    from click.testing import CliRunner
+
+    from shrec_score.cli import cli
+
+    from .conftest import SAMPLES
+
+    pytest.importorskip("matplotlib")
+    (tmp_path / "afile").write_text("x")
+    psb = os.path.join(SAMPLES, "psb-like")
+    args = [os.path.join(psb, "runs"), "-r", os.path.join(psb, "classes.cla"), "-m", "NN", "--plots", str(tmp_path / "afile" / "y")]
+    r = CliRunner().invoke(cli, args)
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr == (
+        f"Error: {tmp_path / 'afile' / 'y'}: could not create the output folder: "
+        f"a part of the path is not a folder ({tmp_path / 'afile'} is a file)\n"
+    )
+
+
 def test_names_outside_the_folder_are_refused(tmp_path):
     with OutputFolder(tmp_path / "o") as o:
         for bad in ("../x", "/etc/x", "a//b", MANIFEST):

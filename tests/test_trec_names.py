@@ -12,6 +12,7 @@ example, and against ranx / ir_measures where installed (the bench extra).
 
 import math
 import os
+import re
 
 import numpy as np
 import pytest
@@ -197,6 +198,40 @@ def test_unknown_names_get_the_nearest_ones():
         shrec_score.options.Options.build(measures=["presicion@10"])
     with pytest.raises(OptionError, match=r"'Rprc' \(did you mean 'Rprec'\?\)"):
         shrec_score.options.Options.build(measures=["Rprc"])
+
+
+@pytest.mark.parametrize(
+    ("typed", "hint"),
+    [
+        ("P@0", "(expected a cutoff k >= 1, got 0)"),
+        ("P.0", "(expected a cutoff k >= 1, got 0)"),
+        ("ndcg_cut.0", "(expected a cutoff k >= 1, got 0)"),
+        ("P(rel=0)@5", "(expected a level r >= 1, got 0)"),
+        ("P(rel=2)@0", "(expected a cutoff k >= 1, got 0)"),
+        # a cutoff is written as get_measure reads it, without leading zeros: NDCG@010 would be a second
+        # column (named as typed) of NDCG@10
+        ("NDCG@00010", "(expected a cutoff k without leading zeros, got 00010: did you mean 'NDCG@10'?)"),
+        ("P(rel=02)@5", "(expected a level r without leading zeros, got 02: did you mean 'P(rel=2)@5'?)"),
+    ],
+)
+def test_a_family_name_with_a_bad_number_says_what_is_wrong_and_never_suggests_itself(typed, hint):
+    # bug hunt: '-m P@0' printed "unknown measure 'P@0' (did you mean 'P@0' or 'AP@0'?)"
+    r = CliRunner().invoke(cli, ["runs", "-r", "nothere.cla", "-m", typed])  # refused before either is read
+    assert r.exit_code == 2 and r.output == f"Error: unknown measure {typed!r} {hint}; see 'shrec-score measures'\n"
+
+
+def test_no_suggestion_is_the_typed_name_or_a_refused_one():
+    from shrec_score.measures.measure import PATTERN_ALIASES, PATTERNS, did_you_mean, get_measure
+
+    for spelling in [*PATTERNS, *(s for s, _, _ in PATTERN_ALIASES)]:
+        for k in ("0", "00", "07", "010"):
+            typed = spelling.format(k=k, r=k)
+            with pytest.raises(KeyError):
+                get_measure(typed)
+            hint = did_you_mean(typed)
+            assert hint and repr(typed) not in hint, (typed, hint)
+            for suggested in re.findall(r"'([^']+)'", hint):  # each one get_measure takes
+                get_measure(suggested)
 
 
 def test_the_listing_shows_every_alias():

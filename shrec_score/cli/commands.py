@@ -74,14 +74,33 @@ def publish_folder(inputs: Inputs, key: str, given: str | None, refused: bool, o
     return str(value)
 
 
+def kendall_only(inputs: Inputs, *, ground_truth: str | None, gt_higher: bool | None, run_lower: bool | None) -> None:
+    """BadInput for an option of Kendall tau-b next to ``--relevance`` (a flag or a preset's key), where it
+    would do nothing; ``ground_truth`` and the orientations are the command line's."""
+    preset = "'{}:' in the --config file".format
+    if ground_truth or inputs.cfg.get("ground_truth"):
+        given = "--ground-truth" if ground_truth else preset("ground_truth")
+        raise BadInput(f"{given}: expected either --ground-truth (Kendall tau-b) or --relevance (relevance measures), got both")
+    runs_order = "; with --relevance the order of a run is fixed: a matrix's smaller = more similar, a list's file order (docs/inputs.md)"
+    orientations = {
+        "ground_truth_higher_is_better": (gt_higher, "--ground-truth-higher-is-better", "--ground-truth-lower-is-better", ""),
+        "lower_is_better": (run_lower, "--lower-is-better", "--higher-is-better", runs_order),
+    }
+    for key, (flag, yes, no, why) in orientations.items():
+        value = flag if flag is not None else inputs.cfg.get(key)
+        if value is not None:
+            given = (yes if value else no) if flag is not None else preset(key)
+            raise BadInput(f"{given}: applies only to Kendall tau-b (--ground-truth without --relevance)" + why)
+
+
 @cli.command("score")
 @click.argument("runs", nargs=-1, type=click.Path())
 @INPUTS
-@click.option("--ground-truth", type=click.Path(), help="query,item,score CSV/TSV of human scores: Kendall tau-b per query instead of relevance measures.")
+@click.option("--ground-truth", type=click.Path(), help="query,item,score CSV/TSV of human scores: Kendall tau-b per query instead of relevance measures (refused with --relevance).")
 @click.option("--ground-truth-higher-is-better/--ground-truth-lower-is-better", "gt_higher", default=None,
-              help="[default: higher] Orientation of the ground-truth scores.")
+              help="[default: higher] Orientation of the --ground-truth scores (Kendall only: refused with --relevance).")
 @click.option("--lower-is-better/--higher-is-better", "run_lower", default=None,
-              help="[default: lower] Orientation of the runs' distances (ranked lists).")
+              help="[default: lower] Kendall tau-b only: orientation of the runs' distances (refused with --relevance, where a run's order is fixed).")
 @MEASURES
 @click.option("--rank-by", help="Measure that ranks the runs per query (per_query_ranking.csv; default CG@100 when graded).")
 @click.option("--ties", type=click.Choice(TIES),
@@ -100,7 +119,8 @@ def publish_folder(inputs: Inputs, key: str, given: str | None, refused: bool, o
                help="Write the results page (a self-contained index.html) here; --html alone (or --html=): under --out DIR/report/.")
 @click.option("--title", help="The results page's heading (default: Retrieval results).")
 @click.option("--description", help="The results page's text under the heading (plain text; a blank line starts a paragraph).")
-@click.option("--per-query", is_flag=True, help="Also print per-query values (machine formats: print them instead of the leaderboard).")
+@click.option("--per-query", is_flag=True, help="Also print per-query values: the sort measure after the leaderboard (table, markdown, latex); every measure "
+              "instead of it (csv), beside it (json), as trec_eval -q lines (trec).")
 @REPORT_FORMAT
 @click.option("--quiet", is_flag=True, help="No warnings on stderr.")
 @click.option("--check", "check_only", is_flag=True, help="Only check the runs (as 'shrec-score check'), with the same options.")
@@ -127,6 +147,8 @@ def score_command(
     html = publish_folder(inputs, "html", html, no_html, out)
     plots = publish_folder(inputs, "plots", plots, no_plots, out)
     page = {"title": pick("title", title), "description": pick("description", description)}
+    if pick("relevance"):  # every option checked before any input is read
+        kendall_only(inputs, ground_truth=ground_truth, gt_higher=gt_higher, run_lower=run_lower)
     relevance, ground_truth = pick("relevance"), pick("ground_truth", ground_truth)
     if not runs:
         raise click.UsageError("expected RUNS (or 'runs:' in the --config file)")

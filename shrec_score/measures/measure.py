@@ -145,9 +145,10 @@ def register_pattern(spelling: str, make: Callable[..., Measure]) -> None:
 
 
 @functools.cache
-def _fields_regex(spelling: str) -> re.Pattern[str]:
-    """The names a family's spelling covers (``P@{k}``: ``P@10``), for its own and other tools' spellings."""
-    return re.compile(re.sub(r"\\\{[a-z]\\\}", "([1-9][0-9]*)", re.escape(spelling)))
+def _fields_regex(spelling: str, field: str = "([1-9][0-9]*)") -> re.Pattern[str]:
+    """The names a family's spelling covers (``P@{k}``: ``P@10``), for its own and other tools' spellings;
+    ``field`` is what a number may be (a whole number >= 1 without leading zeros)."""
+    return re.compile(re.sub(r"\\\{[a-z]\\\}", field, re.escape(spelling)))
 
 
 def get_measure(name: str) -> Measure:
@@ -178,16 +179,41 @@ def spellings(k: str = "k") -> list[str]:
     return list(REGISTRY) + list(ALIASES) + [f.format(k=k, r="r") for f in families]
 
 
-def did_you_mean(name: str) -> str:
-    """A hint for an unknown name: the nearest names (difflib), or empty.
+#: What a family's field is: ``P(rel={r})@{k}``.
+FIELDS = {"k": "a cutoff k", "r": "a level r"}
 
-    >>> did_you_mean("presicion@10"), did_you_mean("XX")
-    (" (did you mean 'precision@10'?)", '')
+
+def _bad_field(name: str) -> str:
+    """What is wrong with a number of ``name`` when a family's spelling matches it but for its numbers
+    (``P@0``, ``NDCG@010``), or empty: the one rule of :func:`get_measure`, a whole number >= 1 written
+    without leading zeros (``NDCG@010`` would be a second column of ``NDCG@10``)."""
+    for spelling in [*PATTERNS, *(s for s, _, _ in PATTERN_ALIASES)]:
+        if m := _fields_regex(spelling, "([0-9]+)").fullmatch(name):
+            fields = dict(zip(re.findall(r"\{([a-z])\}", spelling), m.groups()))
+            for field, got in fields.items():
+                if int(got) < 1:
+                    return f" (expected {FIELDS[field]} >= 1, got {got})"
+            for field, got in fields.items():
+                if got != str(int(got)):
+                    plain = spelling.format(**{f: int(v) for f, v in fields.items()})
+                    return f" (expected {FIELDS[field]} without leading zeros, got {got}: did you mean {plain!r}?)"
+    return ""
+
+
+def did_you_mean(name: str) -> str:
+    """A hint for an unknown name: what is wrong with the number of a family's name, else the nearest
+    other names (difflib), else empty.
+
+    >>> did_you_mean("presicion@10"), did_you_mean("XX"), did_you_mean("P@0")
+    (" (did you mean 'precision@10'?)", '', ' (expected a cutoff k >= 1, got 0)')
     """
     import difflib
 
+    if bad := _bad_field(name):
+        return bad
     m = re.search(r"[0-9]+$", name)
-    near = difflib.get_close_matches(name, spellings(m.group(0) if m else "k"), n=3, cutoff=0.75)
+    k = str(int(m.group(0))) if m and int(m.group(0)) >= 1 else "k"  # never a name get_measure refuses
+    near = [n for n in difflib.get_close_matches(name, spellings(k), n=4, cutoff=0.75) if n != name][:3]
     return f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else ""
 
 
