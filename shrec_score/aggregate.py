@@ -42,7 +42,8 @@ def group_sums(values: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np
     return sums, counts
 
 
-def _how(column: str) -> str:
+def column_aggregate(column: str) -> str:
+    """How a run's value of the measure ``column`` comes from its per-query values: mean, sum or geometric."""
     try:
         return get_measure(column).aggregate
     except KeyError:
@@ -55,7 +56,7 @@ def _summarise(values: np.ndarray, group: np.ndarray, n_groups: int, measures: l
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(counts > 0, sums / np.maximum(counts, 1).astype(np.float64), np.nan)
     for j, m in enumerate(measures):
-        how = _how(m)
+        how = column_aggregate(m)
         if how == "sum":
             out[:, j] = np.where(counts[:, j] > 0, sums[:, j], np.nan)
         elif how == "geometric":
@@ -114,7 +115,9 @@ def per_class_table(per_query: Table, measures: Sequence[str], run_order: Sequen
 
 
 def macro_table(per_class: Table, measures: Sequence[str], run_order: Sequence[str]) -> Table:
-    """Per-run mean of the per-class means (PSB's -macro); classes without a scored query are left out."""
+    """Per-run mean of the per-class means (PSB's -macro); classes without a scored query are left out; a
+    measure summed over queries (num_*) is summed over classes, a geometric one (gm_map) is the geometric mean
+    of the class values."""
     measures = list(measures)
     run_col = per_class["run"]
     counted = np.asarray(per_class["queries"]) > 0
@@ -125,7 +128,14 @@ def macro_table(per_class: Table, measures: Sequence[str], run_order: Sequence[s
         for m in measures:
             col = np.asarray(per_class[m], dtype=np.float64)[sub]
             col = col[~np.isnan(col)]
-            if len(col):
+            if not len(col):
+                continue
+            how = column_aggregate(m)  # over the classes as over the queries: a sum sums, a geometric mean stays one
+            if how == "sum":
+                cols[m][i] = float(col.sum())
+            elif how == "geometric":
+                cols[m][i] = float(np.exp(np.log(col).mean()))
+            else:
                 cols[m][i] = float(col.sum() / len(col))
     return Table({"run": object_column(list(run_order)), "queries": np.asarray(queries, dtype=np.int64), **cols}, len(run_order))
 

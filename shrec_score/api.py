@@ -13,6 +13,7 @@ from typing import Any, cast
 import numpy as np
 
 from .aggregate import (
+    column_aggregate,
     leaderboard,
     leaderboard_table,
     macro_table,
@@ -246,7 +247,12 @@ def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: Measur
     if opts.significance:
         from .significance import bootstrap_ci, pairwise
 
-        cis = [bootstrap_ci(per_query[plan.sort][per_query["run"] == r], n_resamples=opts.n_resamples, seed=opts.seed) for r in run_names]
+        how, macro = column_aggregate(plan.sort), per_class is not None and opts.average == "macro"
+        cis = []
+        for r in run_names:  # an interval around the run's value: the measure's aggregate, per class under macro
+            mine = per_query["run"] == r
+            classes = per_query["class"][mine] if macro else None
+            cis.append(bootstrap_ci(per_query[plan.sort][mine], classes=classes, how=how, n_resamples=opts.n_resamples, seed=opts.seed))
         per_run = per_run.assign(f"{plan.sort}_ci_low", np.asarray([c[0] for c in cis], dtype=np.float64))
         per_run = per_run.assign(f"{plan.sort}_ci_high", np.asarray([c[1] for c in cis], dtype=np.float64))
     board = leaderboard_table(per_run, plan.sort)

@@ -65,14 +65,37 @@ def holm(p_values: np.ndarray) -> np.ndarray:
     return out
 
 
-def bootstrap_ci(values: np.ndarray, *, n_resamples: int = 10_000, level: float = 0.95, seed: int = 0) -> tuple[float, float]:
-    """Percentile bootstrap confidence interval of the mean (queries resampled)."""
+def bootstrap_ci(
+    values: np.ndarray, *, classes: np.ndarray | None = None, how: str = "mean", n_resamples: int = 10_000, level: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Percentile bootstrap confidence interval of a run's value: the queries resampled (within each of
+    ``classes``, the k-th class seeded ``seed + k``, for a macro average: the mean of the class values),
+    the value taken as the measure's ``how`` takes it: ``mean``, ``sum``, or ``geometric`` (exp of the
+    mean of per-query logs, as gm_map).
+
+    >>> [round(x, 9) for x in bootstrap_ci(np.full(4, np.log(0.5)), how="geometric")]
+    [0.5, 0.5]
+    >>> bootstrap_ci(np.array([1.0, 2.0, 4.0]), how="sum", n_resamples=100)[0] >= 3.0
+    True
+    """
     v = np.asarray(values, dtype=np.float64)
-    v = v[np.isfinite(v)]
+    keep = np.isfinite(v)
+    groups = np.zeros(v.size, dtype=np.int64) if classes is None else np.unique(np.asarray(classes), return_inverse=True)[1]
+    v, groups = v[keep], groups[keep]
     if v.size == 0:
         return float("nan"), float("nan")
-    means = np.concatenate([v[idx].mean(axis=1) for idx in _draws(seed, n_resamples, v.size, v.size)])
-    lo, hi = np.quantile(means, [(1 - level) / 2, 1 - (1 - level) / 2])
+    stats = np.zeros(n_resamples)
+    present = np.unique(groups)
+    for k, g in enumerate(present):
+        x = v[groups == g]
+        means = np.concatenate([x[idx].mean(axis=1) for idx in _draws(seed + k, n_resamples, x.size, x.size)])
+        stats += means * x.size if how == "sum" else means
+    if how != "sum":
+        stats /= present.size
+    if how == "geometric":
+        stats = np.exp(stats)
+    lo, hi = np.quantile(stats, [(1 - level) / 2, 1 - (1 - level) / 2])
     return float(lo), float(hi)
 
 

@@ -175,3 +175,28 @@ def test_progress_bar_stays_off_without_a_terminal():
     on = _ProgressBar(enabled=True)
     on("scoring", 1, 10)  # within the first second: nothing shown yet
     assert on.bar is None
+
+
+@pytest.mark.parametrize(("measure", "average"), [("gm_map", "micro"), ("num_rel_ret", "micro"), ("AP", "macro"), ("gm_map", "macro"), ("num_rel_ret", "macro")])
+def test_the_bootstrap_interval_holds_the_runs_value_whatever_its_aggregate(measure, average):
+    """The interval was the bootstrap of the plain mean of the per-query column, whatever the run's value
+    is: for gm_map (per query a log) it was negative around 0.92, for num_rel_ret (a sum) [7.0, 8.2]
+    around 306, under --average macro the micro interval.  It is now the measure's own aggregate (per
+    class under macro), so it holds the value; the macro values of a sum and of a geometric mean are the
+    sum of the class sums and the geometric mean of the class values, computed here from per_query."""
+    samples = os.path.join(ROOT, "sample_runs", "psb-like")
+    report = shrec_score.score([os.path.join(samples, "runs")], os.path.join(samples, "classes.cla"), measures=[measure],
+                               sort=measure, average=average, significance=True, n_resamples=2000)
+    board = report.leaderboard
+    assert len(board) >= 2
+    for _, row in board.iterrows():
+        assert row[f"{measure}_ci_low"] <= row[measure] <= row[f"{measure}_ci_high"], row.to_dict()
+        values = report.per_query[report.per_query["run"] == row["run"]]
+        if average == "micro":
+            continue
+        per_class = values.groupby("class", sort=False)[measure]
+        expected = {"AP": per_class.mean().mean(), "num_rel_ret": per_class.sum().sum(), "gm_map": np.exp(per_class.mean().mean())}[measure]
+        assert row[measure] == pytest.approx(expected, rel=1e-12)
+    v = np.array([0.2, 0.5, 0.9, 0.4, 0.7])
+    assert bootstrap_ci(v, how="sum", seed=3) == pytest.approx(tuple(5 * x for x in bootstrap_ci(v, seed=3)), rel=1e-12)
+    assert bootstrap_ci(np.log(v), how="geometric", seed=3) == pytest.approx(tuple(np.exp(bootstrap_ci(np.log(v), seed=3))), rel=1e-12)
