@@ -292,3 +292,16 @@ def test_a_bad_phase_fails_naming_its_line(tmp_path, phase, message):
     contest = write_contest(tmp_path, phases=phase)
     result = CliRunner().invoke(cli, ["contest", "add-team", contest, "t"])
     assert result.exit_code == 2 and f"contest.yaml:6: {message}" in result.output, result.output
+
+
+def test_serve_names_the_port_it_took_and_a_taken_port_is_one_line_exit_2(psb):
+    """--port 0 (the test kit's first start): serve binds the socket itself and names the port on stderr,
+    so nothing can take it between a probe and the bind; a second serve on that port is refused in one
+    line, exit 2 (uvicorn logged an error and exited 1)."""
+    server, _, _ = psb
+    assert server.port > 0 and f"on http://127.0.0.1:{server.port}/ (Ctrl-C stops)" in server.read_log()
+    again = subprocess.run(
+        [sys.executable, "-m", "shrec_score.cli", "serve", server.contest, "--port", str(server.port)], capture_output=True, text=True, timeout=120,
+    )
+    assert again.returncode == 2 and again.stdout == ""
+    assert again.stderr == f"Error: 127.0.0.1:{server.port}: could not listen there (Address already in use)\n", again.stderr

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -103,30 +103,31 @@ def one_character_off(token: str) -> str:
     return ("y" if token[0] == "x" else "x") + token[1:]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Served:
     """``shrec-score serve CONTEST`` in a subprocess; restartable on the same port."""
 
     def __init__(self, contest: str) -> None:
         self.contest = contest
         self.data = os.path.join(os.path.dirname(contest), "data")
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.port = 0  # the first start takes a free port (bound by serve itself: no other process can take it between)
+        self.url = ""
         self.proc: subprocess.Popen[bytes] | None = None
         self.log = open(os.path.join(os.path.dirname(contest), "server.log"), "ab")
 
     def start(self) -> Served:
         cmd = [sys.executable, "-m", "shrec_score.cli", "serve", self.contest, "--port", str(self.port)]
+        before = len(self.read_log())
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=self.log)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise AssertionError(f"serve exited with {self.proc.returncode}: {self.read_log()}")
+            said = re.search(r"serving .* on http://127\.0\.0\.1:(\d+)/", self.read_log()[before:])
+            if said is None:
+                time.sleep(0.05)
+                continue
+            self.port = int(said.group(1))  # a restart listens on the same port
+            self.url = f"http://127.0.0.1:{self.port}"
             try:
                 if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
                     return self

@@ -26,7 +26,7 @@ def _contest(path: str) -> Any:
 @click.command("serve")
 @CONTEST_FILE
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (put a TLS reverse proxy in front for the internet).")
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port to listen on (0: a free one, named on stderr).")
 def serve_command(contest_file: str, host: str, port: int) -> None:
     """Run the contest's submission server: uploads checked at once, scored in the background, the
     leaderboard at /.  Needs shrec-score[server]."""
@@ -36,10 +36,21 @@ def serve_command(contest_file: str, host: str, port: int) -> None:
         from ..server.app import create_app
     except ImportError as exc:
         raise BadInput(f"serve needs the server extra ({exc.name} is missing): pip install 'shrec-score[server]'") from None
+    import os
+    import socket
+
     contest = _contest(contest_file)
     with user_errors():
         app = create_app(contest)  # the ground truth read and the store recovered before the port opens
-    uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, server_header=False)
+    try:  # bound here, not by uvicorn: --port 0 takes a free port, and the line below names it
+        sock = socket.create_server((host, port))
+    except OSError as exc:
+        why = os.strerror(exc.errno) if exc.errno and exc.errno > 0 else exc.strerror or str(exc)  # (an unknown host: getaddrinfo's own)
+        raise BadInput(f"{host}:{port}: could not listen there ({why})") from None
+    bound = sock.getsockname()[1]
+    click.echo(f"shrec-score: serving {contest_file} on http://{host}:{bound}/ (Ctrl-C stops)", err=True)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, server_header=False)
+    uvicorn.Server(config).run(sockets=[sock])
 
 
 @click.group("contest")
