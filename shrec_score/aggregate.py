@@ -134,7 +134,8 @@ def macro_table(per_class: Table, measures: Sequence[str], run_order: Sequence[s
             if how == "sum":
                 cols[m][i] = float(col.sum())
             elif how == "geometric":
-                cols[m][i] = float(np.exp(np.log(col).mean()))
+                with np.errstate(divide="ignore"):  # a class value of 0 (every AP floored): log 0 = -inf, exp gives 0 back
+                    cols[m][i] = float(np.exp(np.log(col).mean()))
             else:
                 cols[m][i] = float(col.sum() / len(col))
     return Table({"run": object_column(list(run_order)), "queries": np.asarray(queries, dtype=np.int64), **cols}, len(run_order))
