@@ -102,7 +102,8 @@ def gain_blocks(
     lengths = run.lengths()
     top = relevance.max_grade
     ch, cr = relevance.n_relevant(top)[qrows], relevance.n_relevant(1)[qrows]
-    ds = relevance.collection_size
+    # Ds per query: what the query's list can hold (all-against-all: the collection less the query itself)
+    ds = -1 if relevance.collection_size is None else relevance.collection_size - (relevance.self_index[qrows] >= 0)
     width_all = max(1, int(lengths.max(initial=0)))
     step = max(1, CHUNK_CELLS // width_all)
     flat = flat_tie_means(run, gains, (top, 1)) if expected and gains is not None and run.tie_start is not None else None
@@ -112,7 +113,7 @@ def gain_blocks(
         g = relevance.list_gains(qrows[a:b], run.offsets[a : b + 1] - lo, run.targets[lo:hi]) if gains is None else gains[lo:hi]
         width = max(1, int(lens.max(initial=0)))
         means = None if flat is None else TieMeans(*(_dense(x[lo:hi], lens, width) for x in flat))
-        yield slice(a, b), GainBlock(_dense(g, lens, width, np.int8), lens.astype(np.int64), ch[a:b], cr[a:b], -1 if ds is None else ds, top, ties=means)
+        yield slice(a, b), GainBlock(_dense(g, lens, width, np.int8), lens.astype(np.int64), ch[a:b], cr[a:b], ds if isinstance(ds, int) else ds[a:b], top, ties=means)
 
 
 def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray) -> np.ndarray:

@@ -8,6 +8,7 @@ import math
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -286,3 +287,33 @@ def test_measure_table_is_the_listing():
     lines = measure_listing().splitlines()
     assert [ln.split()[0] for ln in lines[1:]] == known_measures()
     assert lines[1].split()[:3] == ["NN", "higher", "P_1"]
+
+
+def test_all_against_all_tn_counts_what_a_query_can_retrieve_not_itself(tmp_path):
+    """All-against-all, the query leaves its own list: Ds for it is the collection less itself (a bug hunt
+    found TN = 1 for every query of a 9-model collection whose lists held the 8 others).  By hand: a list
+    of all 8 others retrieves every relevant item, so TN = Ds' + V - Va - C = 8 + C - 8 - C = 0; with the
+    list cut to the first 3, TN = 8 + V - 3 - C, V counted here from the list."""
+    ids = [f"m{i}" for i in range(9)]
+    classes = {"A": ids[:2], "B": ids[2:5], "C": ids[5:]}
+    lines = ["PSB 1", "3 9"]
+    for name, members in classes.items():
+        lines += ["", f"{name} 0 {len(members)}", *members]
+    (tmp_path / "c.cla").write_text("\n".join(lines) + "\n")
+    rng = np.random.default_rng(5)
+    m = rng.random((9, 9))
+    np.fill_diagonal(m, 0)
+    np.save(tmp_path / "run.npy", m)
+    pq = shrec_score.score([tmp_path / "run.npy"], tmp_path / "c.cla", grades="sister", measures=["TN_relevant", "TN_highly"]).per_query
+    assert pq["TN_relevant"].tolist() == [0.0] * 9 and pq["TN_highly"].tolist() == [0.0] * 9
+    run = tmp_path / "lists"
+    run.mkdir()
+    cls = {q: name for name, members in classes.items() for q in members}
+    want = []
+    for i, q in enumerate(ids):
+        order = [j for j in np.argsort(m[i], kind="stable") if j != i][:3]
+        (run / f"{q}.txt").write_text("\n".join(ids[j] for j in order) + "\n")
+        v = sum(cls[ids[j]] == cls[q] for j in order)  # grade 2 (same class) counts for both levels of a flat .cla
+        want.append(8 + v - 3 - (len(classes[cls[q]]) - 1))
+    pq = shrec_score.score([run], tmp_path / "c.cla", grades="sister", measures=["TN_highly"], run_format="lists").per_query
+    assert pq["TN_highly"].tolist() == [float(w) for w in want]
