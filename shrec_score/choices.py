@@ -1,6 +1,6 @@
-"""The allowed values of every option with a fixed set of them: one place for the CLI's choices, the
-presets' checks and :class:`shrec_score.options.Options`' validation (imports nothing, so ``--help``
-stays light)."""
+"""The allowed values of every option with a fixed set of them, and the fewest resamples: one place for
+the CLI's choices, the presets' checks and :class:`shrec_score.options.Options`' validation (imports
+nothing, so ``--help`` stays light)."""
 
 GRADES = ("binary", "sister")
 AVERAGES = ("micro", "macro")
@@ -10,3 +10,5 @@ RUN_FORMATS = ("auto", "lists", "matrix", "trec", "shrec2011")
 MATRIX_ORDERS = ("listing", "numeric")
 #: How tied items are ordered (Settings.ties, --ties).
 TIES = ("rule", "expected", "optimistic", "pessimistic")
+#: The fewest resamples of the randomization test and the bootstrap (fewer say little: p >= 1 / (R + 1)).
+MIN_RESAMPLES = 100

@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 
+from .errors import InputError
+
 #: Column names accepted for TREC-style tables (ir_measures, ranx, pytrec_eval, trec_eval's docs).
 _COLUMNS = {
     "query": ("query_id", "qid", "q_id", "query", "topic"),
@@ -27,6 +29,8 @@ def _table(arg: str, value: Any, kind: str) -> Any:
     import pandas as pd
 
     if isinstance(value, dict):
+        if not all(isinstance(docs, dict) for docs in value.values()):
+            raise ValueError(f"{arg}: expected a dict {{query: {{doc: {kind}}}}}: every value a dict of docs")
         rows = [(str(q), str(d), v) for q, docs in value.items() for d, v in docs.items()]
         frame = pd.DataFrame(rows, columns=["query", "doc", kind])
     elif isinstance(value, pd.DataFrame):
@@ -80,8 +84,14 @@ def score_tables(run_value: Any, qrels_value: Any, name: str, opts: Any) -> Any:
             fh.writelines(f"{q} Q0 {d} 0 {s!r} r\n" for q, d, s in zip(run["query"], run["doc"], run["score"].tolist()))
         with open(qrels_path, "w", encoding="utf-8") as fh:
             fh.writelines(f"{q} 0 {d} {g}\n" for q, d, g in zip(qrels["query"], qrels["doc"], qrels["relevance"].tolist()))
-        report = score([run_path], qrels_path, options=dataclasses.replace(opts, run_format="trec"))
-    # messages name the arguments, not the temporary files
-    report.warnings = [w.replace(run_path, "run=").replace(qrels_path, "qrels=") for w in report.warnings]
+        def named(text: str) -> str:  # messages name the arguments, not the temporary files
+            return text.replace(run_path, "run=").replace(qrels_path, "qrels=")
+
+        try:
+            report = score([run_path], qrels_path, options=dataclasses.replace(opts, run_format="trec"))
+        except InputError as exc:
+            raise ValueError(named(str(exc))) from None
+    report.warnings = [named(w) for w in report.warnings]
     report.signature["relevance"] = "qrels from memory"
+    report.run_tags = {}  # the files' placeholder tag is nobody's: --format trec names the run
     return report

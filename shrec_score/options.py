@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .choices import AVERAGES, GRADES, MATRIX_ORDERS, MISSING, RUN_FORMATS, TIES
+from .choices import AVERAGES, GRADES, MATRIX_ORDERS, MIN_RESAMPLES, MISSING, RUN_FORMATS, TIES
 from .errors import OptionError
 from .measures import Settings, get_measure
 from .measures.names import expand_names
@@ -98,7 +98,7 @@ class Options:
         _choice("matrix_order", opts.matrix_order, MATRIX_ORDERS, optional=True)
         _whole("collection_size", opts.collection_size, minimum=1, optional=True)
         _whole("seed", opts.seed, minimum=0)
-        _whole("n_resamples", opts.n_resamples, minimum=1)
+        _whole("n_resamples", opts.n_resamples, minimum=MIN_RESAMPLES)
         if not isinstance(opts.settings, Settings):
             raise OptionError(f"settings: expected a shrec_score.measures.Settings, got {type(opts.settings).__name__}")
         _whole("settings.rel_level", opts.settings.rel_level, minimum=1)

@@ -19,6 +19,7 @@ else:
 from .aggregate import macro_table, per_run_table, wide_values
 from .errors import shown, visible
 from .io.writers import frame_to_csv
+from .measures.names import column_for
 from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
 from .table import Table, as_table
 
@@ -172,9 +173,19 @@ class Report:
         return "; ".join([f"shrec-score {self.signature['version']}", *(f"{k}: {v}" for k, v in self.signature.items() if k != "version")])
 
     def per_query_wide(self, measure: str | None = None) -> pd.DataFrame:
-        """One row per query (query, class), one column per run, values of ``measure``."""
+        """One row per query (query, class), one column per run, values of ``measure`` (any spelling of a
+        measure of the report; default: the sort measure)."""
         runs = [str(r) for r in self.tables["leaderboard"]["run"]]
-        keys, values = wide_values(self.tables["per_query"], runs, measure or self.sort)
+        column = measure or self.sort
+        if column not in self.measures:
+            try:
+                found = column_for(column, self.measures)
+            except KeyError:
+                found = None
+            if found is None:
+                raise ValueError(f"measure: expected one of the report's measures {', '.join(self.measures)}, got {column!r}")
+            column = found
+        keys, values = wide_values(self.tables["per_query"], runs, column)
         return pd.concat([keys.to_pandas(), pd.DataFrame(values.T, columns=runs)], axis=1)
 
     def table(self, name: str) -> Table | None:

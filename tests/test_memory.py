@@ -303,3 +303,24 @@ def test_a_trec_table_run_named_qrels_or_with_a_slash():
     assert board["run"].tolist() == ["qrels"] and board["AP"].tolist() == [0.5]
     with pytest.raises(ValueError, match=r"^name: expected a run name that is a file name \(no '/'\), got 'x/y'$"):
         shrec_score.evaluate(run=run, qrels=qrels, name="x/y", measures=["AP"])
+
+
+def test_table_errors_name_the_arguments_and_trec_names_the_run():
+    """A bug hunt: an error of evaluate(run=, qrels=) named a temporary file already deleted
+    ('/tmp/shrec-score-.../run/run: expected a ranking for every query'); to_trec() wrote the files'
+    placeholder tag 'r' as the run id; a dict of lists was an AttributeError; per_query_wide('ap') a
+    bare KeyError; the library took n_resamples=1 where the CLI wants 100 at least."""
+    qrels = {"1": {"a": 1, "b": 0}, "2": {"c": 1}}
+    with pytest.raises(ValueError, match=r"^run=: expected a ranking for every query") as raised:
+        shrec_score.evaluate(run={"1": {"a": 1.0, "b": 0.5}}, qrels=qrels)
+    assert "/tmp" not in str(raised.value) and "shrec-score-" not in str(raised.value)
+    report = shrec_score.evaluate(run={"1": {"a": 1.0, "b": 0.5}, "2": {"c": 2.0}}, qrels=qrels, name="bm25", measures=["map", "P.5"])
+    assert [line.split() for line in report.to_trec().splitlines()] == [["runid", "all", "bm25"], ["num_q", "all", "2"], ["map", "all", "1.0000"], ["P_5", "all", "0.2000"]]
+    with pytest.raises(ValueError, match=r"^run: expected a dict \{query: \{doc: score\}\}"):
+        shrec_score.evaluate(run={"1": [("a", 1.0)]}, qrels=qrels)
+    assert report.per_query_wide("P_5")["bm25"].tolist() == [0.2, 0.2]  # P.5's column, in trec_eval's spelling
+    for other in ("NN", "ap"):  # a measure not in the report; no measure at all
+        with pytest.raises(ValueError, match=rf"^measure: expected one of the report's measures map, P.5, got '{other}'"):
+            report.per_query_wide(other)
+    with pytest.raises(shrec_score.OptionError, match="n_resamples"):
+        shrec_score.evaluate(run={"1": {"a": 1.0}, "2": {"c": 2.0}}, qrels=qrels, significance=True, n_resamples=1)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .. import __version__
-from ..choices import TIES
+from ..choices import MIN_RESAMPLES, TIES
 from ..errors import InputError, OptionError
 from .contest import contest_group, serve_command
 from .demo import demo_command
@@ -110,7 +110,7 @@ def kendall_only(inputs: Inputs, *, ground_truth: str | None, gt_higher: bool | 
               help="Paired randomization tests between runs on the sort measure (Holm-corrected) and bootstrap 95% CIs; "
               "--no-significance overrides a preset's.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the randomization test and the bootstrap.")
-@click.option("--resamples", type=click.IntRange(min=100), default=10_000, show_default=True, help="Resamples of the randomization test and the bootstrap.")
+@click.option("--resamples", type=click.IntRange(min=MIN_RESAMPLES), default=10_000, show_default=True, help="Resamples of the randomization test and the bootstrap.")
 @folder_option("--plots", what="plots",
                help="Write PR curves, NDCG/CG curves and per-class bars (PNG and SVG) here; --plots alone: under --out DIR/plots/; needs matplotlib.")
 @folder_option("-o", "--out", what="--out folder", alone=False,
