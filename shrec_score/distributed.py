@@ -322,19 +322,30 @@ def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _
         index = {f.key: i for i, f in enumerate(futures)}
         results: list[Any] = [None] * len(futures)
         ready, done = as_completed(futures), 0
+        pending = set(range(len(futures)))
+        failed: dict[int, Exception] = {}
         try:
-            while done < len(futures):
+            # until every task before the first that failed has come back: its error is then the one the
+            # tasks in order would raise, whichever came back first (the same error as in one process)
+            while pending and (not failed or min(pending) < min(failed)):
                 batch = ready.next_batch(block=False)
                 if not batch:  # the progress callback runs every 0.1 s: one that raises cancels the tasks
                     time.sleep(0.1)
                     progress("scoring", done, len(futures))
                 for future in batch:
+                    i = index[future.key]
+                    pending.discard(i)
                     try:
-                        results[index[future.key]] = future.result()  # raises the task's error (an InputError intact)
+                        results[i] = future.result()  # raises the task's error (an InputError intact)
                     except KilledWorker:
-                        raise _lost(tasks[index[future.key]]) from None
-                    done += 1
-                    progress("scoring", done, len(futures))
+                        failed[i] = _lost(tasks[i])
+                    except Exception as exc:
+                        failed[i] = exc
+                    else:
+                        done += 1
+                        progress("scoring", done, len(futures))
+            if failed:
+                raise failed[min(failed)]
         except BaseException:
             client.cancel(futures, force=True)
             raise

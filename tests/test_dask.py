@@ -471,6 +471,28 @@ def test_progress_runs_while_the_workers_are_busy_and_a_raise_there_cancels(data
     assert cluster.run_on_scheduler(tasks) == 0
 
 
+def test_the_error_is_the_first_failing_tasks_in_order_not_the_first_back(cluster):
+    """Two tasks fail, the second at once, the first after a second: the error raised is the first
+    task's, as the tasks run one after the other would raise (the same error as in one process), not
+    whichever came back first (a bug hunt saw the error change from run to run of --dask local:2)."""
+    import time
+
+    def slow_fail(shared):
+        time.sleep(1.0)
+        raise ValueError("the first task's error")
+
+    def fast_fail(shared):
+        raise ValueError("the second task's error")
+
+    def fine(shared):
+        return "fine"
+
+    tasks = [(fine, (), 0), (slow_fail, (), 1), (fast_fail, (), 2), (fine, (), 3)]
+    with pytest.raises(ValueError, match="the first task's error"):
+        dist._run_on_cluster(cluster, None, None, None, tasks, lambda stage, done, total: None)
+    assert dist._run_on_cluster(cluster, None, None, None, [(fine, (), 0), (fine, (), 1)], lambda *a: None) == ["fine", "fine"]
+
+
 def _wait_for(name):
     """A task that holds its worker's thread until the Event ``name`` is set (30 s at most)."""
     from distributed import Event
