@@ -205,7 +205,7 @@ def read_trec_run(
             group = None if group is None else group[first]
     counts = np.bincount(rowq, minlength=relevance.n_queries)
     missing = np.flatnonzero(counts == 0)
-    if missing.size and drops is not None:
+    if missing.size and not missing_ok and drops is not None:  # (skip|zero: the --missing-queries note says it)
         drops["queries without a ranked list (scored 0)"] += int(missing.size)
     elif missing.size and not missing_ok:
         first_missing = relevance.query_ids[int(missing[0])]

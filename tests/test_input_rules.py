@@ -631,6 +631,15 @@ def test_an_empty_file_a_missing_file_and_a_trec_query_without_lines_score_alike
     assert values[0] == values[1] == values[2] == [1, 0, 1, 1, 1, 1]
     assert "--lenient: run 'r': 1 queries without a ranked list (scored 0)" in missing.warnings
     assert "--lenient: run 'r.trec': 1 queries without a ranked list (scored 0)" in from_trec.warnings
+    # with --missing-queries skip such a query is left out, and only its note says so (--lenient said
+    # "scored 0" beside it: a bug hunt); zero scores it 0, said once by its note
+    for how, value in (("skip", None), ("zero", 0.0)):
+        for run in (track / "runs", trec):
+            rep = shrec_score.score([run], track / "c.cla", measures=["AP"], lenient=True, settings=shrec_score.Settings(missing=how))
+            q2 = rep.per_query.set_index("query")["AP"].get("q2")
+            assert (q2 is None or q2 != q2) if value is None else q2 == value, (how, run, q2)
+            assert [w for w in rep.warnings if "without a ranked list" in w] == [], rep.warnings
+            assert any("ranks nothing" in w for w in rep.warnings), rep.warnings
 
 
 # -- 7. input shown escaped --------------------------------------------------------

@@ -273,9 +273,10 @@ def read_list_run(
 
 
 def missing_lists(source: RunSource, query_ids: list[str], have: Mapping[str, object], *, drops: Counter[str] | None, missing_ok: bool) -> None:
-    """Queries without a list in ``have``: counted with ``drops``, else an error unless ``missing_ok``."""
+    """Queries without a list in ``have``: nothing to say if ``missing_ok`` (--missing-queries skip|zero: its note
+    says what became of them), else counted with ``drops`` (--lenient: scored 0), else an error."""
     missing = [q for q in query_ids if q not in have]
-    if missing and drops is not None:
+    if missing and not missing_ok and drops is not None:
         drops["queries without a ranked list (scored 0)"] += len(missing)
     elif missing and not missing_ok:
         raise InputError(
