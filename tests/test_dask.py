@@ -636,6 +636,22 @@ def test_convert_never_writes_a_block_larger_than_the_matrix(tmp_path):
         assert size < 4096, size
 
 
+def test_convert_names_out_and_the_rows_it_wrote(tmp_path, capsys):
+    """A bug hunt: into a folder that does not exist, --to npy-shards named its staging folder
+    ('.run.shrec-score-....tmp: No such file or directory') and --to zarr made the parents; without
+    --chunk-rows a 40-row matrix said 'blocks of 209715 rows'.  Now both refuse naming OUT and its
+    missing folder, and the summary says the block it wrote."""
+    np.save(tmp_path / "m.npy", np.arange(1600, dtype=np.float32).reshape(40, 40))
+    for layout in ("zarr", "npy-shards"):
+        out = tmp_path / "nowhere" / "run"
+        capsys.readouterr()
+        assert _run(["convert", str(tmp_path / "m.npy"), str(out), "--to", layout]) == 2
+        assert capsys.readouterr().err == f"Error: {out}: expected a new folder in a folder that exists, got no folder '{tmp_path / 'nowhere'}'\n"
+        assert not (tmp_path / "nowhere").exists()
+        _ok(["convert", str(tmp_path / "m.npy"), str(tmp_path / layout), "--to", layout])
+        assert capsys.readouterr().err == f"{tmp_path / layout}: 40 x 40 float32, blocks of 40 rows ({layout})\n"
+
+
 def test_check_reads_zarr_and_shards_as_score_does(data, tmp_path, capsys):
     """issue 30.19: check passes the Zarr and .npy-shard runs that score scores,
     and refuses a missing chunk, a NaN cell or a wrong shape as score does."""

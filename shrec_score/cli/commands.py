@@ -311,7 +311,7 @@ def convert_command(matrix: str, out: str, layout: str, chunk_rows: int | None, 
         kind = np.dtype(dtype) if dtype else np.dtype(m.dtype)
         n_rows, n_cols = int(m.shape[0]), int(m.shape[1])
         step = chunk_rows or default_chunk_rows(n_cols, kind.itemsize)
-        write_row_blocks(out, layout, (n_rows, n_cols), kind, step, lambda a, b: np.asarray(m[a:b], dtype=kind))
+        step = write_row_blocks(out, layout, (n_rows, n_cols), kind, step, lambda a, b: np.asarray(m[a:b], dtype=kind))
     click.echo(f"{out}: {n_rows} x {n_cols} {kind}, blocks of {step} rows ({layout})", err=True)
 
 

@@ -227,8 +227,9 @@ def default_chunk_rows(n_cols: int, itemsize: int, target_bytes: int = 64 << 20)
 def write_row_blocks(
     out: str, layout: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows: int,
     rows: Callable[[int, int], np.ndarray],
-) -> None:
-    """Write a ``shape`` matrix in ``layout`` to the new folder ``out``, ``rows(a, b)`` asked for one block of ``chunk_rows`` at a time.
+) -> int:
+    """Write a ``shape`` matrix in ``layout`` to the new folder ``out`` (in a folder that exists), ``rows(a, b)``
+    asked for one block of ``chunk_rows`` at a time; the rows of a block written (never more than the matrix).
 
     Built under a staging name and renamed when complete; removed on any error, so ``out`` is never half-written.
     """
@@ -238,6 +239,8 @@ def write_row_blocks(
     if os.path.lexists(out):
         raise InputError(out, None, "expected a new folder for the converted matrix (it exists: remove it or choose another name)")
     parent = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(parent):
+        raise InputError(out, None, "expected a new folder in a folder that exists", f"no folder {shown(parent)}")
     staging = os.path.join(parent, f".{os.path.basename(os.path.normpath(out))}.shrec-score-{secrets.token_hex(4)}.tmp")
     try:
         (_write_zarr if layout == "zarr" else _write_shards)(staging, shape, dtype, chunk_rows, rows)
@@ -246,6 +249,7 @@ def write_row_blocks(
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    return chunk_rows
 
 
 def _ranges(n: int, step: int) -> Iterator[tuple[int, int]]:
