@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
@@ -126,12 +127,14 @@ def evaluate(
         raise ValueError(f"target_embeddings: expected the models of query_embeddings ({', '.join(map(repr, models))}), got {', '.join(map(repr, target_models))}")
     # every model checked before any distance is computed or any run scored
     matrices = {
-        run_name: _matrix(arg, value, None if target_models is None else target_models[run_name], shape, metric, dtype)
+        run_name: _matrix(arg, value, None if target_models is None else target_models[run_name], shape, metric, dtype, opts.lenient)
         for run_name, (arg, value) in models.items()
     }
     _warn_miscellaneous([(q_arg, queries or targets)] + ([(t_arg, targets)] if queries else []))
     rel = load_relevance(targets, queries, grades=opts.grades)
     runs = [matrix_run(run_name, "<memory>", matrix, rel, q_ids, t_ids) for run_name, matrix in matrices.items()]
+    for run in runs:
+        run.drops = Counter() if opts.lenient else None  # lenient: NaN cells ranked last and counted, as load_runs does
     return score(runs, rel, options=opts)
 
 
@@ -161,13 +164,15 @@ def _models(arg: str, value: Any, name: str | None) -> dict[str, tuple[str, Any]
     return {key: (f"{arg}[{key!r}]", v) for key, v in value.items()}
 
 
-def _matrix(arg: str, value: Any, targets: tuple[str, Any] | None, shape: tuple[int, int], metric: str, dtype: str) -> Any:
-    """One model's distances, checked: the array itself or :class:`EmbeddingDistances` (``targets``: separate ones)."""
+def _matrix(arg: str, value: Any, targets: tuple[str, Any] | None, shape: tuple[int, int], metric: str, dtype: str, lenient: bool) -> Any:
+    """One model's distances, checked: the array itself or :class:`EmbeddingDistances` (``targets``: separate ones);
+    ``lenient``: NaN distances allowed (ranked last and counted, as in a matrix file)."""
     if arg.startswith("distances"):
         matrix = _array(arg, value)
         if matrix.ndim != 2 or matrix.shape != shape:
             raise ValueError(f"{arg}: expected shape {shape} (queries x targets, from the labels), got {matrix.shape}")
-        _check_numbers(arg, matrix, finite=False)
+        if matrix.dtype.kind not in "fiu" or not lenient:
+            _check_numbers(arg, matrix, finite=False)
         return matrix
     qe = _on_host(_array(arg, value))
     te = qe if targets is None else _on_host(_array(*targets))
@@ -337,9 +342,12 @@ def _check_numbers(arg: str, arr: np.ndarray | DeviceRows, *, finite: bool) -> N
         raise ValueError(f"{arg}: expected numbers, got dtype {arr.dtype}")
     if arr.dtype.kind != "f":
         return
-    for _, block in _row_blocks(arr):
-        if not (np.isfinite(block).all() if finite else not np.isnan(block).any()):
-            raise ValueError(f"{arg}: expected finite numbers (no NaN or inf)" if finite else f"{arg}: expected no NaN")
+    for first, block in _row_blocks(arr):
+        bad = ~np.isfinite(block) if finite else np.isnan(block)
+        if bad.any():
+            row, col = (int(k) for k in np.argwhere(np.asarray(bad))[0])
+            what = "finite numbers (no NaN or inf)" if finite else "no NaN (lenient=True ranks NaN distances last)"
+            raise ValueError(f"{arg}: expected {what}, got {block[row, col]} at row {first + row}, column {col}")
 
 
 def _labels(arg: str, value: Sequence[Hashable] | None) -> list[str]:

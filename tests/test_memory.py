@@ -324,3 +324,22 @@ def test_table_errors_name_the_arguments_and_trec_names_the_run():
             report.per_query_wide(other)
     with pytest.raises(shrec_score.OptionError, match="n_resamples"):
         shrec_score.evaluate(run={"1": {"a": 1.0}, "2": {"c": 2.0}}, qrels=qrels, significance=True, n_resamples=1)
+
+
+def test_nan_distances_under_lenient_score_as_the_same_matrix_file(tmp_path):
+    """evaluate(distances=...) refused a NaN even with lenient=True, where score() ranks a NaN cell last
+    and counts it (a bug hunt); without lenient the error names the row and the column."""
+    rng = np.random.default_rng(2)
+    d = rng.random((6, 6))
+    np.fill_diagonal(d, 0)
+    d[2, 4] = np.nan
+    labels = ["a", "a", "a", "b", "b", "b"]
+    with pytest.raises(ValueError, match=r"^distances: expected no NaN .*, got nan at row 2, column 4$"):
+        shrec_score.evaluate(distances=d, labels=labels)
+    got = shrec_score.evaluate(distances=d, labels=labels, lenient=True, measures=["NN", "AP"])
+    lines = ["PSB 1", "2 6", "", "a 0 3", "m0", "m1", "m2", "", "b 0 3", "m3", "m4", "m5"]
+    (tmp_path / "c.cla").write_text("\n".join(lines) + "\n")
+    np.save(tmp_path / "run.npy", d)
+    want = shrec_score.score([tmp_path / "run.npy"], tmp_path / "c.cla", lenient=True, measures=["NN", "AP"])
+    assert got.per_query[["NN", "AP"]].to_numpy().tolist() == want.per_query[["NN", "AP"]].to_numpy().tolist()
+    assert any("1 NaN cells ranked last" in w for w in got.warnings), got.warnings
