@@ -350,10 +350,10 @@ def _signature(rel: Relevance, plan: MeasurePlan, opts: Options, empty: np.ndarr
 
 def _coverage_note(runs: Sequence[AnyRun], rel: Relevance, *, counts_tn: bool) -> str:
     """Whether P, R and the TP/FP/TN/FN counts mean anything (SHREC 2006, section 5)."""
-    if rel.collection_size is None:
+    full = rel.list_room()
+    if full is None:
         what = "TN counts are empty" if counts_tn else "whether the lists cover it is not known"
         return f"collection size unknown (give --collection or --collection-size): {what}"
-    full = rel.collection_size - (rel.self_index >= 0).astype(np.int64)
     pos = {q: i for i, q in enumerate(rel.query_ids)}
     lists = [r for r in runs if not isinstance(r, MatrixRun)]  # a matrix ranks everything
     short = sum(int((r.lengths() < full[[pos[q] for q in r.query_ids]]).sum()) for r in lists)

@@ -102,8 +102,8 @@ def gain_blocks(
     lengths = run.lengths()
     top = relevance.max_grade
     ch, cr = relevance.n_relevant(top)[qrows], relevance.n_relevant(1)[qrows]
-    # Ds per query: what the query's list can hold (all-against-all: the collection less the query itself)
-    ds = -1 if relevance.collection_size is None else relevance.collection_size - (relevance.self_index[qrows] >= 0)
+    room = relevance.list_room(qrows)
+    ds = np.full(qrows.size, -1, dtype=np.int64) if room is None else room  # -1: Ds unknown
     width_all = max(1, int(lengths.max(initial=0)))
     step = max(1, CHUNK_CELLS // width_all)
     flat = flat_tie_means(run, gains, (top, 1)) if expected and gains is not None and run.tie_start is not None else None
@@ -113,7 +113,7 @@ def gain_blocks(
         g = relevance.list_gains(qrows[a:b], run.offsets[a : b + 1] - lo, run.targets[lo:hi]) if gains is None else gains[lo:hi]
         width = max(1, int(lens.max(initial=0)))
         means = None if flat is None else TieMeans(*(_dense(x[lo:hi], lens, width) for x in flat))
-        yield slice(a, b), GainBlock(_dense(g, lens, width, np.int8), lens.astype(np.int64), ch[a:b], cr[a:b], ds if isinstance(ds, int) else ds[a:b], top, ties=means)
+        yield slice(a, b), GainBlock(_dense(g, lens, width, np.int8), lens.astype(np.int64), ch[a:b], cr[a:b], ds[a:b], top, ties=means)
 
 
 def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray) -> np.ndarray:
@@ -144,8 +144,9 @@ def grade_counts(relevance: Relevance, rows: np.ndarray) -> np.ndarray:
     at_least = np.stack([relevance.n_relevant(level)[rows] for level in range(1, relevance.max_grade + 1)] + [np.zeros(rows.size, dtype=np.int64)], axis=1)
     counts = np.zeros(at_least.shape, dtype=np.int64)
     counts[:, 1:] = at_least[:, :-1] - at_least[:, 1:]
-    if relevance.collection_size is not None:  # a classification judges its whole collection
-        counts[:, 0] = relevance.collection_size - (relevance.self_index[rows] >= 0) - at_least[:, 0]
+    room = relevance.list_room(rows)
+    if room is not None:  # a classification judges its whole collection (less the query itself)
+        counts[:, 0] = room - at_least[:, 0]
     return counts
 
 

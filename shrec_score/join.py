@@ -14,6 +14,7 @@ import numpy as np
 from .errors import InputError, shown
 from .io import trec
 from .io.idmap import read_id_map
+from .io.lists import MISSING_LISTS
 from .io.matrix import read_matrix
 from .io.numbers import is_integer
 from .io.submissions import id_hint, strip_zeros
@@ -206,7 +207,7 @@ def read_trec_run(
     counts = np.bincount(rowq, minlength=relevance.n_queries)
     missing = np.flatnonzero(counts == 0)
     if missing.size and not missing_ok and drops is not None:  # (skip|zero: the --missing-queries note says it)
-        drops["queries without a ranked list (scored 0)"] += int(missing.size)
+        drops[MISSING_LISTS] += int(missing.size)
     elif missing.size and not missing_ok:
         first_missing = relevance.query_ids[int(missing[0])]
         raise trec.missing_queries_error(source.path, source.name, int(missing.size), relevance.n_queries, first_missing)

@@ -82,7 +82,7 @@ class RowBlockMatrix:
 
     def __getitem__(self, index: Any) -> np.ndarray:
         """``m[a:b]`` or ``m[rows]`` (rows of any order), read block by block."""
-        rows = np.arange(self.shape[0])[index] if isinstance(index, slice) else np.asarray(index, dtype=np.int64)
+        rows = np.arange(*index.indices(self.shape[0])) if isinstance(index, slice) else np.asarray(index, dtype=np.int64)
         if rows.ndim == 0:
             return self[rows.reshape(1)][0]
         out = np.empty((rows.size, self.shape[1]), dtype=self.dtype)

@@ -37,6 +37,7 @@ def query_of(entry: str, known: Mapping[str, object], spell: Spell | None = None
 
 #: The reason ``--lenient`` counts a query file without a target line under.
 EMPTY_LISTS = "empty ranked lists (scored 0)"
+MISSING_LISTS = "queries without a ranked list (scored 0)"
 
 
 def query_files(
@@ -277,7 +278,7 @@ def missing_lists(source: RunSource, query_ids: list[str], have: Mapping[str, ob
     says what became of them), else counted with ``drops`` (--lenient: scored 0), else an error."""
     missing = [q for q in query_ids if q not in have]
     if missing and not missing_ok and drops is not None:
-        drops["queries without a ranked list (scored 0)"] += len(missing)
+        drops[MISSING_LISTS] += len(missing)
     elif missing and not missing_ok:
         raise InputError(
             source.path,

@@ -143,7 +143,7 @@ class RowFile:
     def __getitem__(self, index: Any) -> np.ndarray:
         """``m[rows]`` or ``m[rows, columns]`` as numpy indexes an array, only those rows read."""
         first, rest = (index[0], index[1:]) if isinstance(index, tuple) else (index, ())
-        rows = np.arange(self.shape[0])[first]
+        rows = np.arange(*first.indices(self.shape[0])) if isinstance(first, slice) else np.arange(self.shape[0])[first]
         out = self._read(rows.reshape(-1))
         return out[0][rest] if rows.ndim == 0 else out[(slice(None), *rest)]
 

@@ -18,8 +18,7 @@ class GainBlock:
     """Gain vectors of a block of queries: ``gains`` (int8, queries x width) G[i] the gain at rank
     i + 1 (2 highly relevant, 1 marginally, 0 not; padded with 0), ``n_retrieved`` Va (int64 per
     query), ``n_highly`` Ch (gain >= ``top``), ``n_relevant`` Cr = Ch + Cm (gain >= 1),
-    ``collection_size`` Ds (-1: unknown; per query where the query is in the collection, which its list leaves
-    out), ``top`` the highest grade (2 graded; 1 binary: highly = relevant)."""
+    ``collection_size`` Ds (-1: unknown; per query from the engine: :meth:`Relevance.list_room`), ``top`` the highest grade (2 graded; 1 binary: highly = relevant)."""
 
     gains: np.ndarray
     n_retrieved: np.ndarray

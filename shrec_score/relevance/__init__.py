@@ -60,6 +60,14 @@ class Relevance:
         """Ds as declared (a classification's models, ``--collection[-size]``), never counted from the runs."""
         return self.declared_size
 
+    def list_room(self, rows: np.ndarray | None = None) -> np.ndarray | None:
+        """Ds per query (of ``rows``, default all): what its list can hold, the collection less the query
+        itself where it is a model of the collection (all-against-all); None when Ds is unknown."""
+        if self.collection_size is None:
+            return None
+        own = self.self_index >= 0 if rows is None else self.self_index[rows] >= 0
+        return self.collection_size - own.astype(np.int64)
+
     @property
     def unjudged(self) -> int:
         """The target index every unknown id of an open collection maps to (gain 0)."""
