@@ -76,25 +76,28 @@ def check_runs(
     return problems
 
 
-def passed_over(problems: list[Problem], runs: Sequence[str], relevance: Relevance, options: Options) -> list[Problem]:
+def passed_over(
+    problems: list[Problem], runs: Sequence[str], relevance: Relevance, options: Options, *, ties: bool = False,
+) -> tuple[list[Problem], list[Any] | None]:
     """``problems`` as a scoring with ``options`` meets them, one rule for ``shrec-score check`` and the
     server's upload check: when some are errors, the options pass something over (``lenient``, or
     ``settings.missing`` ``skip`` / ``zero``) and the runs load with them
-    (:func:`shrec_score.loading.load_runs`), every error is a warning: the runs would score."""
+    (:func:`shrec_score.loading.load_runs`, ``ties`` as its), every error is a warning: the runs would
+    score.  With the runs so loaded (for the tie report, not read again), else None."""
     from .errors import OptionError
     from .loading import load_runs
 
     o = options
     if not any(p.level == "error" for p in problems) or not (o.lenient or o.settings.missing != "error"):
-        return problems
+        return problems, None
     try:
-        load_runs(
+        loaded, _ = load_runs(
             runs, relevance, run_format=o.run_format, matrix_order=o.matrix_order, lenient=o.lenient,
-            missing=o.settings.missing, strip_zeros=o.strip_zeros, id_map=o.id_map,
+            missing=o.settings.missing, ties=ties, strip_zeros=o.strip_zeros, id_map=o.id_map,
         )
     except (InputError, OptionError):
-        return problems  # what they do not pass over stays an error
-    return [replace(p, level="warning") if p.level == "error" else p for p in problems]
+        return problems, None  # what they do not pass over stays an error
+    return [replace(p, level="warning") if p.level == "error" else p for p in problems], loaded
 
 
 #: Examples (file:line) a summary line of one kind of problem shows.
@@ -277,6 +280,7 @@ def _check_trec_run(source: RunSource, relevance: Relevance, spell: Spell | None
         if exc is not None:
             found.append(Problem.of(exc, path))
 
+    closed, target_index = relevance.closed, relevance.target_index  # read once, not per line
     try:
         for n, f in trec.trec_lines(path):  # (a compressed run a piece at a time)
             lines += 1
@@ -290,7 +294,7 @@ def _check_trec_run(source: RunSource, relevance: Relevance, spell: Spell | None
             if q not in qset:
                 unknown_topics.add(q)
                 continue
-            if relevance.closed and t not in relevance.target_index:
+            if closed and t not in target_index:
                 error(trec.unknown_target_error(path, n, t))
             if (q, t) in seen:
                 error(trec.repeated_error(path, q, t, seen[(q, t)], n))

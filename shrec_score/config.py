@@ -122,6 +122,11 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
 PLAIN = ("queries", "grades", "collection", "collection_size", "sort", "run_format", "matrix_order", "average", "split", "id_map")
 
 
+def preset_or(cfg: Mapping[str, Any], given: Any, key: str, default: Any = None) -> Any:
+    """``given`` from the command line (unless None or ``()``: not given), else the preset's ``key``, else ``default``."""
+    return given if given is not None and given != () else cfg.get(key, default)
+
+
 def preset_options(cfg: Mapping[str, Any], given: Mapping[str, Any] | None = None, **extra: Any) -> Options:
     """The :class:`~shrec_score.options.Options` of a preset's keys ``cfg`` (:func:`load_config`), each
     overridden by ``given[key]`` when that is neither None nor empty (a command line's flags; ``depth``,
@@ -133,8 +138,7 @@ def preset_options(cfg: Mapping[str, Any], given: Mapping[str, Any] | None = Non
     flags = dict(given or {})
 
     def pick(key: str, default: Any = None) -> Any:
-        value = flags.get(key)
-        return value if value is not None and value != () else cfg.get(key, default)
+        return preset_or(cfg, flags.get(key), key, default)
 
     settings = {  # None: the default of Settings
         "rel_level": pick("rel_level"),

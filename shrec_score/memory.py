@@ -171,8 +171,7 @@ def _matrix(arg: str, value: Any, targets: tuple[str, Any] | None, shape: tuple[
         matrix = _array(arg, value)
         if matrix.ndim != 2 or matrix.shape != shape:
             raise ValueError(f"{arg}: expected shape {shape} (queries x targets, from the labels), got {matrix.shape}")
-        if matrix.dtype.kind not in "fiu" or not lenient:
-            _check_numbers(arg, matrix, finite=False)
+        _check_numbers(arg, matrix, finite=False, nan_ok=lenient)
         return matrix
     qe = _on_host(_array(arg, value))
     te = qe if targets is None else _on_host(_array(*targets))
@@ -336,11 +335,11 @@ def _row_blocks(arr: np.ndarray | DeviceRows) -> Any:
         yield a, arr[a : a + step]
 
 
-def _check_numbers(arg: str, arr: np.ndarray | DeviceRows, *, finite: bool) -> None:
-    """One ValueError naming ``arg`` for a non-numeric dtype, a NaN (or, with ``finite``, an inf)."""
+def _check_numbers(arg: str, arr: np.ndarray | DeviceRows, *, finite: bool, nan_ok: bool = False) -> None:
+    """One ValueError naming ``arg`` for a non-numeric dtype, a NaN (unless ``nan_ok``; or, with ``finite``, an inf)."""
     if arr.dtype.kind not in "fiu":
         raise ValueError(f"{arg}: expected numbers, got dtype {arr.dtype}")
-    if arr.dtype.kind != "f":
+    if arr.dtype.kind != "f" or nan_ok:
         return
     for first, block in _row_blocks(arr):
         bad = ~np.isfinite(block) if finite else np.isnan(block)

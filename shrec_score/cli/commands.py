@@ -244,12 +244,12 @@ def check(runs: list[str], relevance: str, options: Options) -> None:
     problems = check_runs(
         runs, rel, run_format=o.run_format, matrix_order=o.matrix_order, strip_zeros=o.strip_zeros, id_map=o.id_map
     )
-    problems = passed_over(problems, runs, rel, o)  # what the options pass over: warnings
+    problems, loaded = passed_over(problems, runs, rel, o, ties=True)  # what the options pass over: warnings
     errors = sum(p.level == "error" for p in problems)
     lines: list[str] = []
     if not errors:
         try:  # the runs score: does the tie rule move a mean (the sort measure)?
-            lines = tie_warnings(tie_report(runs, rel, options=o))
+            lines = tie_warnings(tie_report(loaded or runs, rel, options=o))  # (runs loaded once)
         except (InputError, OptionError):
             pass  # what check_runs does not see, scoring reports
     for p in problems:

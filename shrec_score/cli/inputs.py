@@ -133,9 +133,9 @@ class Inputs:
 
     def pick(self, key: str, given: Any = None, default: Any = None) -> Any:
         """``given`` (else the shared option ``key``) from the command line, else the preset's, else ``default``."""
-        if given is None:
-            given = self.given.get(key)
-        return given if given is not None and given != () else self.cfg.get(key, default)
+        from ..config import preset_or
+
+        return preset_or(self.cfg, self.given.get(key) if given is None else given, key, default)
 
     def runs(self, runs: Sequence[str], relevance: bool = False) -> list[str]:
         """RUNS, else the preset's; with ``relevance``, both are required."""

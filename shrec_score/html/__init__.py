@@ -60,13 +60,13 @@ def to_html(
     matplotlib is installed.  ``plots=False``: no plot section.  ``links``: label -> href of the files
     written beside the page.
     """
-    pq, sig, texts = report.per_query, report.significance, paragraphs(description or "")
+    sig, texts = report.significance, paragraphs(description or "")
     matrix_runs, matrix = significance_matrix(report)
     return html_template(_asset("page.html"), fmt=fmt, key=sort_key).render(
         css=Markup(_asset("report.css")), script=Markup(_asset("report.js")), signature=report.signature,
         heading=title or "Retrieval results", window=title or (texts[0] if texts else "Retrieval results"),
         description=texts, date=page_date() if date is None else date,
-        runs=len(report.tables["leaderboard"]), queries=pq["query"].nunique() if len(pq) else 0,
+        runs=len(report.tables["leaderboard"]), queries=len(set(report.tables["per_query"]["query"].tolist())),
         sort=display_name(report.sort), board=leaderboard(report), print_columns=PRINT_COLUMNS, warnings=report.warnings,
         plots=_plots(report, figures) if plots else None, matrix_runs=matrix_runs, matrix=matrix,
         pairs=None if sig is None else list(sig.itertuples(index=False)), heat=per_class(report),
