@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .io.lists import query_files, read_ranked_list
+from .io.lists import parse_list, query_files
+from .io.text import read_text
 from .io.trec import duplicate_error, read_trec_columns
 from .measures.kendall import kendall_tau_b
 from .model import RunSource
@@ -35,7 +36,7 @@ def run_values(source: RunSource, gt: pd.DataFrame, *, lower_is_better: bool = T
             if q not in files:
                 raise InputError(source.path, None, f"expected a ranked list for every query; run {source.name!r} has none for query {q!r}")
             index = {it: i for i, it in enumerate(items)}
-            idx, dist = read_ranked_list(files[q], q, index, with_distances=True)
+            idx, dist = parse_list(files[q], read_text(files[q]), q, index)
             ranked = [items[i] for i in idx]
             _check_items(files[q], source.name, q, ranked, set(items))
             if dist is None:

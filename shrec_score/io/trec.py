@@ -152,8 +152,8 @@ def unknown_target_error(path: str, line: int | None, target: str) -> InputError
     return InputError(path, line, "expected a target id of the collection", f"unknown id {shown(target)}")
 
 
-def missing_queries_error(path: str, name: str, missing: int, queries: int, first: str) -> InputError:
-    return InputError(path, None, f"expected a ranking for every query; run {shown(name)} has none for {missing} of {queries} queries", f"first missing: {shown(first)}")
+def missing_queries_error(path: str, name: str, missing: int, queries: int, first: str, what: str = "a ranking") -> InputError:
+    return InputError(path, None, f"expected {what} for every query; run {shown(name)} has none for {missing} of {queries} queries", f"first missing: {shown(first)}")
 
 
 def _locate_trec_problem(path: str) -> None:
