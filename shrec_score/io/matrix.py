@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from ..errors import InputError, shown
-from .compressed import MAGIC_BYTES, compression_of, open_input
+from .compressed import MAGIC_BYTES, compression_of, open_input, readable
 from .numbers import parse_number
 from .text import HEAD_BYTES, decode_text, pieces, read_head, refuse_wide_text, regular_file
 
@@ -98,28 +98,24 @@ def read_npy_matrix(path: str) -> np.ndarray | RowFile:
     lying shape would overflow numpy's fixed-width product.
     """
     path = regular_file(path)
-    try:
-        with open(path, "rb") as fh:
-            if compression_of(fh.read(MAGIC_BYTES)) is not None:
-                raise InputError(path, None, COMPRESSED, "a compressed file")
-            fh.seek(0)
-            shape, dtype, fortran, offset = _npy_header(path, fh)
-            if len(shape) != 2 or dtype.kind not in "fiu":
-                raise InputError(path, None, "expected a 2-D numeric .npy array", f"shape {shape}, dtype {dtype}")
-            need = offset + math.prod(shape) * dtype.itemsize
-            st = os.fstat(fh.fileno())
-            size = st.st_size
-            if size < need:
-                raise InputError(
-                    path, None, f"expected a .npy file of {need:,} bytes (a {' x '.join(map(str, shape))} {dtype} array, as its header says)", f"{size:,} bytes"
-                )
-            if need == offset:  # no cell: nothing to read
-                return np.zeros(shape, dtype=dtype)
-            if fortran:  # rows are not stored whole: mapped
-                return np.memmap(fh, dtype=dtype, mode="r", offset=offset, shape=shape, order="F")
-            return RowFile(path, offset, (shape[0], shape[1]), dtype, st)
-    except OSError as exc:
-        raise InputError(path, None, "expected a readable file", exc.strerror or str(exc)) from None
+    with readable(path), open(path, "rb") as fh:
+        if compression_of(fh.read(MAGIC_BYTES)) is not None:
+            raise InputError(path, None, COMPRESSED, "a compressed file")
+        fh.seek(0)
+        shape, dtype, fortran, offset = _npy_header(path, fh)
+        if len(shape) != 2 or dtype.kind not in "fiu":
+            raise InputError(path, None, "expected a 2-D numeric .npy array", f"shape {shape}, dtype {dtype}")
+        need = offset + math.prod(shape) * dtype.itemsize
+        st = os.fstat(fh.fileno())
+        if st.st_size < need:
+            raise InputError(
+                path, None, f"expected a .npy file of {need:,} bytes (a {' x '.join(map(str, shape))} {dtype} array, as its header says)", f"{st.st_size:,} bytes"
+            )
+        if need == offset:  # no cell: nothing to read
+            return np.zeros(shape, dtype=dtype)
+        if fortran:  # rows are not stored whole: mapped
+            return np.memmap(fh, dtype=dtype, mode="r", offset=offset, shape=shape, order="F")
+        return RowFile(path, offset, (shape[0], shape[1]), dtype, st)
 
 
 class RowFile:
@@ -152,15 +148,12 @@ class RowFile:
         out = np.empty((rows.size, self.shape[1]), dtype=self.dtype)
         row_bytes = self.shape[1] * self.dtype.itemsize
         starts = np.flatnonzero(np.diff(rows, prepend=-2) != 1).tolist()
-        try:
-            with open(self.path, "rb") as fh:
-                st = os.fstat(fh.fileno())
-                for i, j in zip(starts, [*starts[1:], rows.size]):
-                    fh.seek(self.offset + int(rows[i]) * row_bytes)
-                    if fh.readinto(out[i:j].data.cast("B")) != (j - i) * row_bytes or (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != self._version:
-                        raise InputError(self.path, None, "expected the matrix file unchanged while it is scored", "a file replaced or rewritten")
-        except OSError as exc:
-            raise InputError(self.path, None, "expected a readable file", exc.strerror or str(exc)) from None
+        with readable(self.path), open(self.path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            for i, j in zip(starts, [*starts[1:], rows.size]):
+                fh.seek(self.offset + int(rows[i]) * row_bytes)
+                if fh.readinto(out[i:j].data.cast("B")) != (j - i) * row_bytes or (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != self._version:
+                    raise InputError(self.path, None, "expected the matrix file unchanged while it is scored", "a file replaced or rewritten")
         return out
 
 
@@ -232,28 +225,25 @@ def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray | RowFile:
         m = read_npy_matrix(path)
     else:
         path = regular_file(path)
-        try:
-            with open(path, "rb") as fh:
-                head = fh.read(HEAD_BYTES)
-                compressed = compression_of(head) is not None
-                if compressed:  # the format is told by the text inside
-                    with open_input(path) as inner:
-                        head = inner.read(HEAD_BYTES)
-                refuse_wide_text(path, head)
-                st = os.fstat(fh.fileno())
-                size = st.st_size
-                if is_binary(head):
-                    if compressed:
-                        raise InputError(path, None, COMPRESSED, "a compressed file")
-                    if size != 4 * shape[0] * shape[1]:
-                        raise InputError(path, None, f"expected a PSB binary matrix of {shape[0]} x {shape[1]} float32 ({4 * shape[0] * shape[1]} bytes)", f"{size} bytes")
-                    m = RowFile(path, 0, shape, np.dtype(np.float32), st) if size else np.zeros(shape, dtype=np.float32)
-                elif compressed or size > STREAM_ABOVE:  # decompressed, or parsed, a chunk at a time
-                    m = stream_ascii_matrix(path, shape)
-                else:
-                    m = read_ascii_matrix(path)
-        except OSError as exc:
-            raise InputError(path, None, "expected a readable file", exc.strerror or str(exc)) from None
+        with readable(path), open(path, "rb") as fh:
+            head = fh.read(HEAD_BYTES)
+            compressed = compression_of(head) is not None
+            if compressed:  # the format is told by the text inside
+                with open_input(path) as inner:
+                    head = inner.read(HEAD_BYTES)
+            refuse_wide_text(path, head)
+            st = os.fstat(fh.fileno())
+            size = st.st_size
+            if is_binary(head):
+                if compressed:
+                    raise InputError(path, None, COMPRESSED, "a compressed file")
+                if size != 4 * shape[0] * shape[1]:
+                    raise InputError(path, None, f"expected a PSB binary matrix of {shape[0]} x {shape[1]} float32 ({4 * shape[0] * shape[1]} bytes)", f"{size} bytes")
+                m = RowFile(path, 0, shape, np.dtype(np.float32), st) if size else np.zeros(shape, dtype=np.float32)
+            elif compressed or size > STREAM_ABOVE:  # decompressed, or parsed, a chunk at a time
+                m = stream_ascii_matrix(path, shape)
+            else:
+                m = read_ascii_matrix(path)
     if tuple(m.shape) != tuple(shape):
         raise InputError(path, None, f"expected a {shape[0]} x {shape[1]} matrix (queries x targets of the classifications)", f"{m.shape[0]} x {m.shape[1]}")
     return m
