@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, shown
-from .compressed import file_compression
+from .compressed import file_compression, readable
 from .matrix import RowFile, is_binary_file, read_matrix, read_npy_matrix, stream_ascii_matrix
-from .text import list_folder, regular_file
+from .text import list_folder
 
 #: The ``format`` of a shard folder's manifest.
 SHARDS_FORMAT = "shrec-score npy-shards"
@@ -58,7 +58,9 @@ def run_name(path: str) -> str:
 
 
 class RowBlockMatrix:
-    """A 2-D matrix stored in blocks of rows (see the module docstring)."""
+    """A 2-D matrix stored in blocks of rows (see the module docstring): ``blocks()`` the stored blocks
+    (half-open row ranges, in order), ``where(a, b)`` the file (shard or chunk) holding rows ``a..b``
+    (for messages), ``read(a, b)`` rows ``a..b`` of one block as an in-memory array."""
 
     path: str
     shape: tuple[int, int]
@@ -66,15 +68,12 @@ class RowBlockMatrix:
     ndim = 2
 
     def blocks(self) -> list[tuple[int, int]]:
-        """The stored blocks: half-open row ranges, in order."""
         raise NotImplementedError
 
     def where(self, a: int, b: int) -> str:
-        """The file (shard or chunk) holding rows ``a..b``, for messages."""
         raise NotImplementedError
 
     def read(self, a: int, b: int) -> np.ndarray:
-        """Rows ``a..b`` (one stored block, or a part of one) as an in-memory array."""
         raise NotImplementedError
 
     def __len__(self) -> int:
@@ -102,18 +101,16 @@ class NpyShards(RowBlockMatrix):
         self.path = path
         where = os.path.join(path, MANIFEST)
         try:
-            with open(where, encoding="utf-8") as fh:
+            with readable(where, "expected a readable manifest"), open(where, encoding="utf-8") as fh:
                 meta = json.load(fh)
-        except OSError as exc:
-            raise InputError(where, None, "expected a readable manifest", exc.strerror or str(exc)) from None
         except (ValueError, UnicodeDecodeError) as exc:
             raise InputError(where, None, "expected a JSON manifest of .npy row shards", str(exc).splitlines()[0][:120]) from None
         if not isinstance(meta, dict) or meta.get("format") != SHARDS_FORMAT:
             raise InputError(where, None, f"expected a manifest with \"format\": \"{SHARDS_FORMAT}\"", shown(str(meta)[:80]))
         if not (isinstance(meta.get("shape"), list) and all(isinstance(x, int) and not isinstance(x, bool) for x in meta["shape"])):
             raise InputError(where, None, "expected \"shape\": [rows, columns] (a list of two whole numbers) in the manifest", shown(str(meta.get("shape"))[:80]))
+        shape = tuple(meta["shape"])
         try:
-            shape = tuple(int(x) for x in meta["shape"])
             dtype = np.dtype(meta["dtype"])
             shards = [(str(s["file"]), int(s["rows"][0]), int(s["rows"][1])) for s in meta["shards"]]
         except (KeyError, TypeError, ValueError, IndexError) as exc:
@@ -299,18 +296,17 @@ def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray
     streamed into a temporary binary file.  ``shape``: only for a PSB binary matrix that is not square
     (an ASCII one is as many rows as its non-blank lines, as wide as the first).
     """
-    regular_file(path)
     if path.endswith(".npy"):
         m = read_npy_matrix(path)
         if shape is not None and tuple(m.shape) != tuple(shape):
             raise InputError(path, None, f"expected a {shape[0]} x {shape[1]} matrix (--shape)", f"{m.shape[0]} x {m.shape[1]}")
         return m
-    if not file_compression(path) and is_binary_file(path):
+    if is_binary_file(path) and not file_compression(path):  # (is_binary_file checks it is a regular file)
         if shape is None:
-            cells = os.path.getsize(path) // 4
-            side = math.isqrt(cells)
-            if side * side != cells or os.path.getsize(path) % 4:
-                raise InputError(path, None, "expected --shape ROWSxCOLS for a PSB binary matrix that is not square", f"{os.path.getsize(path)} bytes")
+            size = os.path.getsize(path)
+            side = math.isqrt(size // 4)
+            if side * side * 4 != size:
+                raise InputError(path, None, "expected --shape ROWSxCOLS for a PSB binary matrix that is not square", f"{size} bytes")
             shape = (side, side)
         return read_matrix(path, shape)
     return stream_ascii_matrix(path, shape)

@@ -34,11 +34,11 @@ def plain(text: str) -> str:
     return text if len(text) <= QUOTE_LIMIT else shown(text)
 
 
-def _mode(path: str, expected: str, what: str = "a regular file") -> int:
-    """``path``'s stat mode if a regular file or a folder, else an InputError (``expected {what}``)."""
+def _mode(path: str, expected: str, what: str = "a regular file", *, folder: bool = True) -> int:
+    """``path``'s stat mode if a regular file (or a ``folder``), else an InputError (``expected {what}``)."""
     with readable(path, expected):
         mode = os.stat(path).st_mode
-    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+    if not (stat.S_ISREG(mode) or folder and stat.S_ISDIR(mode)):
         raise InputError(path, None, f"expected {what}", next((name for test, name in _KINDS if test(mode)), "not a regular file"))
     return mode
 
@@ -52,8 +52,7 @@ def regular_file(path: str | os.PathLike[str]) -> str:
     shrec_score.errors.InputError: /dev/null: expected a regular file, got a character device
     """
     path = os.fspath(path)
-    if stat.S_ISDIR(_mode(path, "expected a readable file")):
-        raise InputError(path, None, "expected a regular file", "a folder")
+    _mode(path, "expected a readable file", folder=False)
     return path
 
 
