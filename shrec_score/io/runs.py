@@ -20,7 +20,7 @@ from .matrix import is_binary_file
 from .numbers import is_integer, is_number
 from .shrec2011 import is_shrec2011_header, shrec2011_name
 from .submissions import Spell, clutter_note, is_clutter, no_query_error
-from .text import entry_is_folder, list_folder, pieces, regular_file
+from .text import entry_is_folder, folder_entries, list_folder, pieces, regular_file
 
 FORMATS = ("auto", "lists", "matrix", "trec", "shrec2011")
 #: Files in a RUNS folder that are never runs.
@@ -110,9 +110,9 @@ def discover_runs(
         if not entry_is_folder(path, RUNS_ARGUMENT):
             runs.append(_run_file(path, fmt))
             continue
-        entries = list_folder(path)
-        subdirs = [e for e in entries if not is_clutter(e) and entry_is_folder(os.path.join(path, e))]
-        files = [e for e in entries if e not in subdirs and not (is_clutter(e) and entry_is_folder(os.path.join(path, e)))]
+        entries = folder_entries(path)  # (each entry stat'ed once)
+        subdirs = [e for e, _, is_folder in entries if is_folder and not is_clutter(e)]
+        files = [e for e, _, is_folder in entries if not is_folder]
         skipped = [e for e in files if _not_a_run(e)]
         skipped_note = f"{path}: {len(skipped)} file(s) that are not runs were passed over ({', '.join(skipped[:3])}{', ...' if len(skipped) > 3 else ''})"
         files = [e for e in files if e not in skipped]

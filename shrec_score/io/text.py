@@ -250,9 +250,9 @@ def rest_of_line(fh: IO[bytes]) -> int:
 _LINE_END = re.compile(r"\r\n?|\n")
 
 
-def text_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
+def text_lines(path: str | os.PathLike[str], size: int = 16 << 20) -> Iterator[tuple[int, str]]:
     """``(line number, line)`` of a text file whose lines end at LF, CRLF or a lone CR only (a form
-    feed or U+2028 is text, so a number is ``grep -n``'s), decoded a piece at a time.
+    feed or U+2028 is text, so a number is ``grep -n``'s), decoded a piece (:func:`pieces`) at a time.
 
     >>> import tempfile
     >>> with tempfile.NamedTemporaryFile("wb", suffix=".txt") as fh:
@@ -262,7 +262,7 @@ def text_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
     [(1, 'a'), (2, 'b'), (3, 'c\\x0cd')]
     """
     n = 0
-    for data, line in pieces(os.fspath(path)):
+    for data, line in pieces(os.fspath(path), size):
         if line == 1:
             data = data.removeprefix(b"\xef\xbb\xbf")
         try:
