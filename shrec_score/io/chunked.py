@@ -58,20 +58,25 @@ def run_name(path: str) -> str:
 
 
 class RowBlockMatrix:
-    """A 2-D matrix stored in blocks of rows (see the module docstring): ``blocks()`` the stored blocks
-    (half-open row ranges, in order), ``where(a, b)`` the file (shard or chunk) holding rows ``a..b``
-    (for messages), ``read(a, b)`` rows ``a..b`` of one block as an in-memory array."""
+    """A 2-D matrix stored in blocks of rows (see the module docstring): its stored blocks (half-open row
+    ranges, in order) and the file (shard or chunk) of each; ``read(a, b)`` rows ``a..b`` of one block."""
 
     path: str
     shape: tuple[int, int]
     dtype: np.dtype
     ndim = 2
+    _blocks: list[tuple[int, int]]
+    _files: list[str]
 
     def blocks(self) -> list[tuple[int, int]]:
-        raise NotImplementedError
+        return self._blocks
+
+    def _block(self, a: int) -> int:
+        return int(np.searchsorted([b for _, b in self._blocks], a, side="right"))
 
     def where(self, a: int, b: int) -> str:
-        raise NotImplementedError
+        """The file holding rows ``a..b`` (of one block), for messages."""
+        return self._files[self._block(a)]
 
     def read(self, a: int, b: int) -> np.ndarray:
         raise NotImplementedError
@@ -132,20 +137,11 @@ class NpyShards(RowBlockMatrix):
             raise InputError(where, None, f"expected the shards to cover the {shape[0]} rows", f"{expected} rows")
         self.shape = (shape[0], shape[1])
         self.dtype = dtype
-        self._shards = shards
-
-    def blocks(self) -> list[tuple[int, int]]:
-        return [(a, b) for _, a, b in self._shards]
-
-    def _shard(self, a: int, b: int) -> tuple[str, int, int]:  # (callers ask for rows of one shard)
-        name, lo, hi = next(s for s in self._shards if s[1] <= a and b <= s[2])
-        return os.path.join(self.path, name), lo, hi
-
-    def where(self, a: int, b: int) -> str:
-        return self._shard(a, b)[0]
+        self._blocks = [(a, b) for _, a, b in shards]
+        self._files = [os.path.join(path, name) for name, _, _ in shards]
 
     def read(self, a: int, b: int) -> np.ndarray:
-        path, lo, hi = self._shard(a, b)
+        path, (lo, hi) = self.where(a, b), self._blocks[self._block(a)]
         m = read_npy_matrix(path)  # header checked against the file's size
         if tuple(m.shape) != (hi - lo, self.shape[1]) or m.dtype != self.dtype:
             raise InputError(
@@ -181,19 +177,13 @@ class ZarrRows(RowBlockMatrix):
         self._arr = arr
         self.shape = (int(arr.shape[0]), int(arr.shape[1]))
         self.dtype = np.dtype(arr.dtype)
-        self.chunk_rows = int(rows)
+        self._blocks = list(_ranges(self.shape[0], int(rows)))
+        key = "{}.0" if os.path.isfile(os.path.join(path, ".zarray")) else os.path.join("c", "{}", "0")  # (Zarr 2: "row.col")
+        self._files = [os.path.join(path, key.format(k)) for k in range(len(self._blocks))]
         stored = int(arr.nchunks_initialized)
         if stored < arr.nchunks:  # zarr reads a missing chunk as its fill value: zeros would be scored
-            absent = next((self.where(a, b) for a, b in self.blocks() if not os.path.exists(self.where(a, b))), path)
+            absent = next((f for f in self._files if not os.path.exists(f)), path)
             raise InputError(absent, None, "expected every chunk of the Zarr array (a missing one would be read as zeros)", f"{arr.nchunks - stored} of {arr.nchunks} chunks missing")
-
-    def blocks(self) -> list[tuple[int, int]]:
-        return list(_ranges(self.shape[0], self.chunk_rows))
-
-    def where(self, a: int, b: int) -> str:
-        if os.path.isfile(os.path.join(self.path, ".zarray")):  # Zarr format 2: chunk keys "row.col"
-            return os.path.join(self.path, f"{a // self.chunk_rows}.0")
-        return os.path.join(self.path, "c", str(a // self.chunk_rows), "0")
 
     def read(self, a: int, b: int) -> np.ndarray:
         try:
