@@ -75,7 +75,14 @@ class Decompressed:
 
     def __init__(self, path: str, kind: str) -> None:
         self.path, self.kind = path, kind
-        self._fh: Any = _open(path, kind)
+        if kind != "zstd":
+            self._fh: Any = importlib.import_module({"gzip": "gzip", "bzip2": "bz2", "xz": "lzma"}[kind]).open(path, "rb")
+            return
+        try:
+            import zstandard
+        except ImportError:
+            raise InputError(path, None, "a zstd-compressed file needs the zstandard package; pip install 'shrec-score[zstd]'") from None
+        self._fh = io.BufferedReader(_ZstdRaw(path, zstandard), 1 << 20)
 
     def read(self, size: int = -1) -> bytes:
         try:
@@ -96,12 +103,6 @@ class Decompressed:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _open(path: str, kind: str) -> Any:
-    if kind == "zstd":
-        return io.BufferedReader(_ZstdRaw(path, import_zstd(path)), 1 << 20)
-    return importlib.import_module({"gzip": "gzip", "bzip2": "bz2", "xz": "lzma"}[kind]).open(path, "rb")
 
 
 class _ZstdRaw(io.RawIOBase):
@@ -140,15 +141,6 @@ class _ZstdRaw(io.RawIOBase):
     def close(self) -> None:
         self._raw.close()
         super().close()
-
-
-def import_zstd(path: str) -> Any:
-    """The ``zstandard`` module, or an InputError naming the file and how to install it."""
-    try:
-        import zstandard
-    except ImportError:
-        raise InputError(path, None, "a zstd-compressed file needs the zstandard package; pip install 'shrec-score[zstd]'") from None
-    return zstandard
 
 
 def open_input(path: str | os.PathLike[str]) -> Any:
