@@ -238,8 +238,7 @@ def read_list_run(
     files = query_files(source.path, dict.fromkeys([*query_ids, *ignorable]), drops=drops, spell=spell)
     missing_lists(source, query_ids, files, drops=drops, missing_ok=missing_ok)
     todo = [(q, files[q]) for q in query_ids if q in files]
-    lists = dict.fromkeys(query_ids, np.zeros(0, dtype=np.int64))
-    dists: dict[str, np.ndarray | None] = {}
+    out: dict[str, Listed] = {}
     batch, ids = False, None
     for chunk in _chunks(todo):
         fast: list[Listed | None] = [None] * len(chunk)
@@ -253,10 +252,10 @@ def read_list_run(
                 raise data
             if got is None:
                 got = parse_list(path, decode_text(path, data), q, target_index, drops=drops, unjudged=unjudged, header=header, spell=spell)
-            lists[q], dists[q] = got[0], got[1] if ties else None
-            if drops is None and lists[q].size == 0:  # strict: only a file without a target line gives no target
+            out[q] = got if ties else (got[0], None)
+            if drops is None and got[0].size == 0:  # strict: only a file without a target line gives no target
                 raise _empty_lists_error(source, todo, q, header=header, spell=spell)
-    return list_run(source.name, lists, dists, [files.get(q, "") for q in query_ids], ties=ties)
+    return list_run(source.name, query_ids, out, [files.get(q, "") for q in query_ids], ties=ties)
 
 
 def missing_lists(source: RunSource, query_ids: list[str], have: Mapping[str, object], *, drops: Counter[str] | None, missing_ok: bool) -> None:
@@ -269,12 +268,12 @@ def missing_lists(source: RunSource, query_ids: list[str], have: Mapping[str, ob
         raise missing_queries_error(source.path, source.name, len(missing), len(query_ids), missing[0], "a ranked list")
 
 
-def list_run(name: str, lists: dict[str, np.ndarray], dists: Mapping[str, np.ndarray | None], files: list[str], *, ties: bool) -> RankedRun:
-    """The run of ``lists`` (query -> target indices); with ``ties``, its tie groups: runs of equal ``dists``."""
-    run = RankedRun.from_lists(name, lists, files)
+def list_run(name: str, query_ids: list[str], got: Mapping[str, Listed], files: list[str], *, ties: bool) -> RankedRun:
+    """The run of ``got`` (a query without a list ranks nothing); ``ties``: tie groups of equal distances too."""
+    lists = {q: got.get(q, (np.zeros(0, dtype=np.int64), None)) for q in query_ids}
+    run = RankedRun.from_lists(name, {q: v for q, (v, _) in lists.items()}, files)
     if ties:
-        d = [np.full(v.size, np.nan) if dists.get(q) is None else dists[q] for q, v in lists.items()]
-        flat = np.concatenate([np.zeros(0), *d])
+        flat = np.concatenate([np.zeros(0), *(np.full(v.size, np.nan) if d is None else d for v, d in lists.values())])
         run.tie_start = tie_starts(np.r_[False, flat[1:] == flat[:-1]], run.offsets)  # NaN equals nothing
     return run
 
