@@ -280,12 +280,9 @@ def _fsync_tree(top: str) -> None:
 
 
 def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray | RowFile:
-    """A matrix file (ASCII, ``.npy`` or PSB binary) to convert, without holding it in memory.
-
-    ``.npy`` and PSB binary are read rows at a time (:class:`.matrix.RowFile`); ASCII is
-    streamed into a temporary binary file.  ``shape``: only for a PSB binary matrix that is not square
-    (an ASCII one is as many rows as its non-blank lines, as wide as the first).
-    """
+    """A matrix file to convert, not held in memory: ``.npy`` and PSB binary read rows at a time
+    (:class:`.matrix.RowFile`), ASCII streamed into a temporary binary file.  ``shape``: only for a PSB
+    binary matrix that is not square (an ASCII one is as many rows as its non-blank lines, as wide as the first)."""
     if path.endswith(".npy"):
         m = read_npy_matrix(path)
         if shape is not None and tuple(m.shape) != tuple(shape):

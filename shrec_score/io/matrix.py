@@ -92,11 +92,8 @@ def _ragged(text: str, n_cols: int) -> bool:
 
 def read_npy_matrix(path: str) -> np.ndarray | RowFile:
     """A 2-D numeric ``.npy`` array, read a block of rows at a time (:class:`RowFile`; Fortran order is
-    memory-mapped); the file is checked once and opened once.
-
-    The header is checked against the file's size in Python integers first: a
-    lying shape would overflow numpy's fixed-width product.
-    """
+    memory-mapped), the file checked and opened once; its header checked against its size in Python integers
+    (a lying shape would overflow numpy's fixed-width product)."""
     path = regular_file(path)
     with readable(path), open(path, "rb") as fh:
         if compression_of(fh.read(MAGIC_BYTES)) is not None:

@@ -159,13 +159,12 @@ def missing_queries_error(path: str, name: str, missing: int, queries: int, firs
 
 def _locate_trec_problem(path: str) -> None:
     """Raise the error of the first malformed line of a TREC run."""
-    lines = 0
+    read = False
     for n, f in trec_lines(path):
-        lines += 1
-        error = line_error(path, n, f)
-        if error is not None:
+        if (error := line_error(path, n, f)) is not None:
             raise error
-    raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"') if lines else empty_run_error(path)
+        read = True
+    raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"') if read else empty_run_error(path)
 
 
 def empty_run_error(path: str) -> InputError:
@@ -203,8 +202,7 @@ def _delimiter(data: Any) -> tuple[str, int] | None:
 
 
 def _file_layout(path: str) -> tuple[str, int] | None:
-    """:func:`_delimiter` of an uncompressed file, memory-mapped; a line over
-    :data:`~.text.MAX_LINE_BYTES` raises :func:`~.text.scan_line_lengths`' error."""
+    """:func:`_delimiter` of an uncompressed file, memory-mapped; a line over 1 MiB is an error."""
     import mmap
 
     if os.path.getsize(path) == 0:
@@ -216,12 +214,9 @@ def _file_layout(path: str) -> tuple[str, int] | None:
 
 
 def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: bool = False) -> Any:
-    """pyarrow's CSV parse of ``source`` (whole lines, or an uncompressed file's path) as ``names``, all strings but ``number``.
-
-    None unless it splits exactly as :func:`fields` does (one delimiter, lines of
-    one length, no empty field, every number parsed): then :func:`split_fields`
-    reads it.  ``wider``: a first line of more fields adds string columns.
-    """
+    """pyarrow's CSV parse of ``source`` (whole lines, or an uncompressed file's path) as ``names``, all strings but
+    ``number``; ``wider``: a first line of more fields adds string columns.  None unless it splits exactly as
+    :func:`fields` does (one delimiter, lines of one length, no empty field, every number parsed)."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -245,10 +240,8 @@ def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: b
 
 
 def split_fields(data: bytes, most: int) -> tuple[Any, np.ndarray]:
-    """The non-blank lines of ``data`` split as :func:`fields` does (up to ``most`` fields, then the rest): a pyarrow list array and each line's part count.
-
-    Not UTF-8 raises ``pyarrow.ArrowInvalid``; no Python object per line.
-    """
+    """The non-blank lines of ``data`` split as :func:`fields` does (up to ``most`` fields, then the rest): a pyarrow
+    list array and each line's part count, no Python object per line; not UTF-8 raises ``pyarrow.ArrowInvalid``."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -287,11 +280,9 @@ def _split_table(piece: bytes, names: list[str], number: str, kind: Any, wider: 
 
 
 def _read_table(path: str, names: list[str], number: str, kind: Any, wider: bool = False) -> tuple[Any, int]:
-    """The ``query``, ``doc``, ``number`` (and ``tag``) columns of ``path`` and its lines of more fields than ``names``; None where a line does not read.
-
-    An uncompressed file is parsed whole by :func:`_csv`; else, or if that
-    fails, a piece at a time (:func:`~.text.pieces`) by :func:`_csv` or :func:`_split_table`.
-    """
+    """The ``query``, ``doc``, ``number`` (and ``tag``) columns of ``path`` and its lines of more fields than ``names``
+    (None where a line does not read): an uncompressed file whole by :func:`_csv`, else (or if that fails) a piece
+    at a time (:func:`~.text.pieces`) by :func:`_csv` or :func:`_split_table`."""
     import pyarrow as pa
 
     keep = [n for n in ("query", "doc", number, "tag") if n in names]
