@@ -41,14 +41,12 @@ def _parse_numbers(text: str) -> np.ndarray:
 def read_ascii_matrix(path: str) -> np.ndarray:
     """Parse an ASCII matrix with numpy's C parser; bad lines are located exactly."""
     blocks = list(_ascii_blocks(path))
-    if not blocks:
-        raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
     return blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
 
 
 def _ascii_blocks(path: str) -> Iterator[np.ndarray]:
     """The rows of an ASCII matrix, a piece of the file (:func:`~.text.pieces`) at a time, each as wide as
-    the first row (none at all in a file without a row)."""
+    the first row; a file without a row is an error."""
     n_cols: int | None = None
     for data, line in pieces(path, STREAM_CHUNK):
         text = decode_text(path, data, line)
@@ -58,6 +56,8 @@ def _ascii_blocks(path: str) -> Iterator[np.ndarray]:
                 continue
             n_cols = len(first.split())
         yield _parse_rows(path, text, n_cols, line - 1)
+    if n_cols is None:
+        raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
 
 
 def _parse_rows(path: str, text: str, n_cols: int, line_no: int = 0) -> np.ndarray:
@@ -199,17 +199,14 @@ def stream_ascii_matrix(path: str, shape: tuple[int, int] | None) -> np.ndarray:
     name the line as :func:`read_ascii_matrix`'s.  ``shape`` None: as many rows as the file has, as wide as its first."""
     import tempfile
 
-    n_cols: int | None = None
     tmp = tempfile.TemporaryFile()
-    rows_done = 0
+    rows_done = n_cols = 0
     for rows in _ascii_blocks(path):  # as wide as the first row, as read_ascii_matrix: the same error for the same file
         rows_done += len(rows)
+        n_cols = rows.shape[1]
         if shape is not None and rows_done > shape[0]:
             break
-        n_cols = rows.shape[1]
         tmp.write(rows.tobytes())
-    if n_cols is None:
-        raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
     if shape is not None and rows_done != shape[0]:
         raise InputError(path, None, f"expected a {shape[0]} x {shape[1]} matrix (queries x targets of the classifications)", f"{'more than ' if rows_done > shape[0] else ''}{rows_done} rows")
     tmp.flush()

@@ -115,15 +115,14 @@ def discover_runs(
         files = [e for e, _, is_folder in entries if not is_folder]
         skipped = [e for e in files if _not_a_run(e)]
         skipped_note = f"{path}: {len(skipped)} file(s) that are not runs were passed over ({', '.join(skipped[:3])}{', ...' if len(skipped) > 3 else ''})"
-        files = [e for e in files if e not in skipped]
+        files = [e for e in files if not _not_a_run(e)]
         if subdirs:
             if fmt not in ("auto", "lists"):
                 raise InputError(path, None, f"expected {fmt} run files for --run-format {fmt}", f"{len(subdirs)} sub-folder(s)")
             notes.extend([skipped_note] if skipped else [])
             runs.extend(RunSource(d, os.path.join(path, d), "lists") for d in subdirs)
             notes.extend(n for d in subdirs if (n := clutter_note(os.path.join(path, d))) is not None)
-            for e in files:
-                runs.append(_run_file(os.path.join(path, e), "auto" if fmt == "lists" else fmt))
+            runs.extend(_run_file(os.path.join(path, e), "auto" if fmt == "lists" else fmt) for e in files)
             continue
         named_after_queries = any(query_of(e, query_ids, spell) in query_ids for e in files)
         # a first file of no known format in a folder with no file named after a query: a run of mis-named lists
