@@ -1,6 +1,5 @@
 """Reader of human ground truth for rank correlation, ``query,item,score`` (CSV or TSV); the rules:
-docs/measures.md, "Rank correlation with human ground truth".
-"""
+docs/measures.md, "Rank correlation with human ground truth"."""
 
 from __future__ import annotations
 

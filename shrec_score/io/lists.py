@@ -1,8 +1,7 @@
-"""Reader of ranked-list runs: one file per query, one target per line (rules: docs/inputs.md,
-"Runs" and "Checking runs and lenient scoring").  :func:`read_list_run` parses many files at a
-time with pyarrow (:func:`parse_batch`, which only accepts: docs/performance.md); every file that
-pass doubts goes to the line reader (:func:`parse_list`), which names each problem or applies
-``--lenient``."""
+"""Reader of ranked-list runs: one file per query, one target per line (rules: docs/inputs.md, "Runs" and "Checking
+runs and lenient scoring").  :func:`read_list_run` parses many files at a time with pyarrow (:func:`parse_batch`,
+which only accepts: docs/performance.md); every file that pass doubts goes to the line reader (:func:`parse_list`),
+which names each problem or applies ``--lenient``."""
 
 from __future__ import annotations
 
@@ -192,9 +191,8 @@ def _kept(path: str, lines: list[ListLine], drops: Counter[str] | None) -> Liste
 
 
 def id_column(path: str, rows: list[tuple[int, list[str]]], target_index: Mapping[str, int], is_open: bool = False, *, strict: bool = True) -> int:
-    """0 for ``target distance`` lines, 1 for ``distance target`` (SHREC 2016).  When neither
-    column holds only ids of the collection, the likelier column is taken, or with ``strict``
-    its first unknown id is an error."""
+    """0 for ``target distance`` lines, 1 for ``distance target`` (SHREC 2016).  When neither column holds only ids
+    of the collection, the likelier column is taken, or with ``strict`` its first unknown id is an error."""
     pairs = [f for _, f in rows if len(f) == 2]
     if not pairs or is_open:  # open collection: ids cannot be checked
         return 0

@@ -116,10 +116,9 @@ def read_npy_matrix(path: str) -> np.ndarray | RowFile:
 
 
 class RowFile:
-    """A C-order matrix file (``.npy`` or PSB binary) read rows at a time: only the rows
-    indexed are in memory (a memory map would keep every page it touched resident).
-    ``st``: the file's ``fstat`` when its header was checked; a file replaced or
-    rewritten since is an error, not other numbers."""
+    """A C-order matrix file (``.npy`` or PSB binary) read rows at a time: only the rows indexed are in memory (a
+    memory map would keep every page it touched resident).  ``st``: the file's ``fstat`` when its header was
+    checked; a file replaced or rewritten since is an error, not other numbers."""
 
     ndim = 2
 

@@ -1,7 +1,6 @@
-"""Finding runs in the RUNS arguments and telling each one's format (``--run-format``;
-``auto`` decides from the files and refuses to guess).  The rules: docs/inputs.md
-("Runs", "Rules for every format"); every path is checked by :mod:`.text` first.
-"""
+"""Finding runs in the RUNS arguments and telling each one's format (``--run-format``; ``auto`` decides from the
+files and refuses to guess).  The rules: docs/inputs.md ("Runs", "Rules for every format"); every path is checked
+by :mod:`.text` first."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""What every reader checks before it trusts a file (regular files, 1 MiB lines, UTF-8, decompressed
-bytes), and text decoding; the rules and messages: docs/inputs.md ("Rules for every format").
-"""
+"""What every reader checks before it trusts a file (regular files, 1 MiB lines, UTF-8, decompressed bytes), and
+text decoding; the rules and messages: docs/inputs.md ("Rules for every format")."""
 
 from __future__ import annotations
 
