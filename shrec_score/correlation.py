@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 
 from .errors import InputError
-from .io.lists import query_files, read_ranked_list
-from .io.trec import duplicate_error, read_trec_columns
+from .io.lists import parse_list, query_files
+from .io.text import read_text
+from .io.trec import duplicate_error, read_trec_lines
 from .measures.kendall import kendall_tau_b
 from .model import RunSource
 
@@ -35,7 +36,7 @@ def run_values(source: RunSource, gt: pd.DataFrame, *, lower_is_better: bool = T
             if q not in files:
                 raise InputError(source.path, None, f"expected a ranked list for every query; run {source.name!r} has none for query {q!r}")
             index = {it: i for i, it in enumerate(items)}
-            idx, dist = read_ranked_list(files[q], q, index, with_distances=True)
+            idx, dist = parse_list(files[q], read_text(files[q]), q, index)
             ranked = [items[i] for i in idx]
             _check_items(files[q], source.name, q, ranked, set(items))
             if dist is None:
@@ -44,20 +45,21 @@ def run_values(source: RunSource, gt: pd.DataFrame, *, lower_is_better: bool = T
                 values = -dist if lower_is_better else dist
             out[q] = (ranked, values)
     elif source.format == "trec":
-        cols = read_trec_columns(source.path)
-        keys = cols.q_codes * max(1, len(cols.docs)) + cols.d_codes
+        lines = read_trec_lines(source.path)
+        queries, q_codes, docs, d_codes = lines.encoded()
+        keys = q_codes * max(1, len(docs)) + d_codes
         _, first = np.unique(keys, return_index=True)
         if first.size < keys.size:  # a target ranked twice for one query: name both lines
             dup = int(np.setdiff1d(np.arange(keys.size), first)[0])
-            raise duplicate_error(source.path, cols.queries, cols.docs, int(cols.q_codes[dup]), int(cols.d_codes[dup]))
-        code = {q: i for i, q in enumerate(cols.queries)}
+            raise duplicate_error(source.path, queries, docs, int(q_codes[dup]), int(d_codes[dup]))
+        code = {q: i for i, q in enumerate(queries)}
         for q, items in items_of.items():
-            rows = np.flatnonzero(cols.q_codes == code.get(q, -1))  # the query's lines, in file order
+            rows = np.flatnonzero(q_codes == code.get(q, -1))  # the query's lines, in file order
             if not rows.size:
                 raise InputError(source.path, None, f"expected a ranking for every query; run {source.name!r} has none for query {q!r}")
-            ranked = [cols.docs[d] for d in cols.d_codes[rows]]
+            ranked = [docs[d] for d in d_codes[rows]]
             _check_items(source.path, source.name, q, ranked, set(items))
-            out[q] = (ranked, np.asarray(cols.scores[rows], dtype=np.float64))
+            out[q] = (ranked, np.asarray(lines.scores[rows], dtype=np.float64))
     else:
         raise InputError(source.path, None, "expected ranked-list folders or TREC runs for a ground-truth (Kendall) evaluation", f"a {source.format} run")
     return out

@@ -349,10 +349,10 @@ def test_accepted_distances_are_read_as_strtod_reads_them(track):
     values = [float(t) for t in ACCEPTED[:5]]  # 1e3 -0.5 .5 inf 5.
     lines = [f"{line.split()[0]} {tok}" for line, tok in zip(lists_of()["q1"], ACCEPTED[:5])]
     (run / "q1.txt").write_text("".join(line + "\n" for line in lines))
-    from shrec_score.io.lists import read_ranked_list
+    from shrec_score.io.lists import parse_list
 
     index = {t: i for i, t in enumerate(IDS)}
-    _, dist = read_ranked_list(str(run / "q1.txt"), "q1", index, with_distances=True)
+    _, dist = parse_list(str(run / "q1.txt"), (run / "q1.txt").read_text(), "q1", index)
     assert dist.tolist() == values == [1000.0, -0.5, 0.5, float("inf"), 5.0]
     assert shrec_score.score([track / "runs"], track / "c.cla", measures=["AP"]).leaderboard.loc[0, "AP"] == 1.0
     m = np.ones((6, 6))

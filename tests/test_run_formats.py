@@ -252,6 +252,18 @@ def test_a_matrix_one_column_short_gives_the_same_error_plain_or_compressed(tmp_
         assert str(raised.value) == f"{tmp_path / name}: expected a 6 x 6 matrix (queries x targets of the classifications), got 6 x 5"
 
 
+def test_a_compressed_matrix_with_rows_too_many_names_its_rows_not_an_empty_file(tmp_path, cla):
+    """A gzip matrix of 7 rows for 6 queries (one piece of the file) was 'expected a dissimilarity
+    matrix, got an empty file': the streamed reader stopped at the extra rows before it knew the width."""
+    import gzip
+
+    text = "".join(" ".join(str(abs(i - j)) for j in range(6)) + "\n" for i in range(7))
+    (tmp_path / "m.txt.gz").write_bytes(gzip.compress(text.encode()))
+    with pytest.raises(InputError) as raised:
+        shrec_score.score([tmp_path / "m.txt.gz"], cla)
+    assert str(raised.value) == f"{tmp_path / 'm.txt.gz'}: expected a 6 x 6 matrix (queries x targets of the classifications), got more than 7 rows"
+
+
 def test_a_matrix_on_the_general_path_is_ranked_a_chunk_of_queries_at_a_time(tmp_path):
     """issue 30.17: under --depth (as under --grades sister or --judged-only) a
     matrix's lists are made a chunk of queries at a time: the traced peak stays

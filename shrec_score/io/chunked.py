@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, shown
-from .compressed import file_compression
+from .compressed import file_compression, readable
 from .matrix import RowFile, is_binary_file, read_matrix, read_npy_matrix, stream_ascii_matrix
-from .text import list_folder, regular_file
+from .text import list_folder
 
 #: The ``format`` of a shard folder's manifest.
 SHARDS_FORMAT = "shrec-score npy-shards"
@@ -58,23 +58,27 @@ def run_name(path: str) -> str:
 
 
 class RowBlockMatrix:
-    """A 2-D matrix stored in blocks of rows (see the module docstring)."""
+    """A 2-D matrix stored in blocks of rows (see the module docstring): its stored blocks (half-open row
+    ranges, in order) and the file (shard or chunk) of each; ``read(a, b)`` rows ``a..b`` of one block."""
 
     path: str
     shape: tuple[int, int]
     dtype: np.dtype
     ndim = 2
+    _blocks: list[tuple[int, int]]
+    _files: list[str]
 
     def blocks(self) -> list[tuple[int, int]]:
-        """The stored blocks: half-open row ranges, in order."""
-        raise NotImplementedError
+        return self._blocks
+
+    def _block(self, a: int) -> int:
+        return int(np.searchsorted([b for _, b in self._blocks], a, side="right"))
 
     def where(self, a: int, b: int) -> str:
-        """The file (shard or chunk) holding rows ``a..b``, for messages."""
-        raise NotImplementedError
+        """The file holding rows ``a..b`` (of one block), for messages."""
+        return self._files[self._block(a)]
 
     def read(self, a: int, b: int) -> np.ndarray:
-        """Rows ``a..b`` (one stored block, or a part of one) as an in-memory array."""
         raise NotImplementedError
 
     def __len__(self) -> int:
@@ -102,18 +106,16 @@ class NpyShards(RowBlockMatrix):
         self.path = path
         where = os.path.join(path, MANIFEST)
         try:
-            with open(where, encoding="utf-8") as fh:
+            with readable(where, "expected a readable manifest"), open(where, encoding="utf-8") as fh:
                 meta = json.load(fh)
-        except OSError as exc:
-            raise InputError(where, None, "expected a readable manifest", exc.strerror or str(exc)) from None
         except (ValueError, UnicodeDecodeError) as exc:
             raise InputError(where, None, "expected a JSON manifest of .npy row shards", str(exc).splitlines()[0][:120]) from None
         if not isinstance(meta, dict) or meta.get("format") != SHARDS_FORMAT:
             raise InputError(where, None, f"expected a manifest with \"format\": \"{SHARDS_FORMAT}\"", shown(str(meta)[:80]))
         if not (isinstance(meta.get("shape"), list) and all(isinstance(x, int) and not isinstance(x, bool) for x in meta["shape"])):
             raise InputError(where, None, "expected \"shape\": [rows, columns] (a list of two whole numbers) in the manifest", shown(str(meta.get("shape"))[:80]))
+        shape = tuple(meta["shape"])
         try:
-            shape = tuple(int(x) for x in meta["shape"])
             dtype = np.dtype(meta["dtype"])
             shards = [(str(s["file"]), int(s["rows"][0]), int(s["rows"][1])) for s in meta["shards"]]
         except (KeyError, TypeError, ValueError, IndexError) as exc:
@@ -135,20 +137,11 @@ class NpyShards(RowBlockMatrix):
             raise InputError(where, None, f"expected the shards to cover the {shape[0]} rows", f"{expected} rows")
         self.shape = (shape[0], shape[1])
         self.dtype = dtype
-        self._shards = shards
-
-    def blocks(self) -> list[tuple[int, int]]:
-        return [(a, b) for _, a, b in self._shards]
-
-    def _shard(self, a: int, b: int) -> tuple[str, int, int]:  # (callers ask for rows of one shard)
-        name, lo, hi = next(s for s in self._shards if s[1] <= a and b <= s[2])
-        return os.path.join(self.path, name), lo, hi
-
-    def where(self, a: int, b: int) -> str:
-        return self._shard(a, b)[0]
+        self._blocks = [(a, b) for _, a, b in shards]
+        self._files = [os.path.join(path, name) for name, _, _ in shards]
 
     def read(self, a: int, b: int) -> np.ndarray:
-        path, lo, hi = self._shard(a, b)
+        path, (lo, hi) = self.where(a, b), self._blocks[self._block(a)]
         m = read_npy_matrix(path)  # header checked against the file's size
         if tuple(m.shape) != (hi - lo, self.shape[1]) or m.dtype != self.dtype:
             raise InputError(
@@ -184,19 +177,13 @@ class ZarrRows(RowBlockMatrix):
         self._arr = arr
         self.shape = (int(arr.shape[0]), int(arr.shape[1]))
         self.dtype = np.dtype(arr.dtype)
-        self.chunk_rows = int(rows)
+        self._blocks = list(_ranges(self.shape[0], int(rows)))
+        key = "{}.0" if os.path.isfile(os.path.join(path, ".zarray")) else os.path.join("c", "{}", "0")  # (Zarr 2: "row.col")
+        self._files = [os.path.join(path, key.format(k)) for k in range(len(self._blocks))]
         stored = int(arr.nchunks_initialized)
         if stored < arr.nchunks:  # zarr reads a missing chunk as its fill value: zeros would be scored
-            absent = next((self.where(a, b) for a, b in self.blocks() if not os.path.exists(self.where(a, b))), path)
+            absent = next((f for f in self._files if not os.path.exists(f)), path)
             raise InputError(absent, None, "expected every chunk of the Zarr array (a missing one would be read as zeros)", f"{arr.nchunks - stored} of {arr.nchunks} chunks missing")
-
-    def blocks(self) -> list[tuple[int, int]]:
-        return list(_ranges(self.shape[0], self.chunk_rows))
-
-    def where(self, a: int, b: int) -> str:
-        if os.path.isfile(os.path.join(self.path, ".zarray")):  # Zarr format 2: chunk keys "row.col"
-            return os.path.join(self.path, f"{a // self.chunk_rows}.0")
-        return os.path.join(self.path, "c", str(a // self.chunk_rows), "0")
 
     def read(self, a: int, b: int) -> np.ndarray:
         try:
@@ -293,24 +280,20 @@ def _fsync_tree(top: str) -> None:
 
 
 def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray | RowFile:
-    """A matrix file (ASCII, ``.npy`` or PSB binary) to convert, without holding it in memory.
-
-    ``.npy`` and PSB binary are read rows at a time (:class:`.matrix.RowFile`); ASCII is
-    streamed into a temporary binary file.  ``shape``: only for a PSB binary matrix that is not square
-    (an ASCII one is as many rows as its non-blank lines, as wide as the first).
-    """
-    regular_file(path)
+    """A matrix file to convert, not held in memory: ``.npy`` and PSB binary read rows at a time
+    (:class:`.matrix.RowFile`), ASCII streamed into a temporary binary file.  ``shape``: only for a PSB
+    binary matrix that is not square (an ASCII one is as many rows as its non-blank lines, as wide as the first)."""
     if path.endswith(".npy"):
         m = read_npy_matrix(path)
         if shape is not None and tuple(m.shape) != tuple(shape):
             raise InputError(path, None, f"expected a {shape[0]} x {shape[1]} matrix (--shape)", f"{m.shape[0]} x {m.shape[1]}")
         return m
-    if not file_compression(path) and is_binary_file(path):
+    if is_binary_file(path) and not file_compression(path):  # (is_binary_file checks it is a regular file)
         if shape is None:
-            cells = os.path.getsize(path) // 4
-            side = math.isqrt(cells)
-            if side * side != cells or os.path.getsize(path) % 4:
-                raise InputError(path, None, "expected --shape ROWSxCOLS for a PSB binary matrix that is not square", f"{os.path.getsize(path)} bytes")
+            size = os.path.getsize(path)
+            side = math.isqrt(size // 4)
+            if side * side * 4 != size:
+                raise InputError(path, None, "expected --shape ROWSxCOLS for a PSB binary matrix that is not square", f"{size} bytes")
             shape = (side, side)
         return read_matrix(path, shape)
     return stream_ascii_matrix(path, shape)

@@ -12,6 +12,7 @@ import importlib
 import io
 import os
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from ..errors import InputError
@@ -41,13 +42,19 @@ def compression_of(head: bytes) -> str | None:
     return next((name for magic, name in MAGIC if magic.match(head)), None)
 
 
+@contextlib.contextmanager
+def readable(path: str, expected: str = "expected a readable file") -> Iterator[None]:
+    """An OSError inside the block becomes an InputError naming ``path`` (the one message of every reader)."""
+    try:
+        yield
+    except OSError as exc:
+        raise InputError(path, None, expected, exc.strerror or str(exc)) from None
+
+
 def file_compression(path: str) -> str | None:
     """:func:`compression_of` the first bytes of ``path`` (a regular file)."""
-    try:
-        with open(path, "rb") as fh:
-            return compression_of(fh.read(MAGIC_BYTES))
-    except OSError as exc:
-        raise InputError(path, None, "expected a readable file", exc.strerror or str(exc)) from None
+    with readable(path), open(path, "rb") as fh:
+        return compression_of(fh.read(MAGIC_BYTES))
 
 
 def strip_suffix(name: str) -> str:
@@ -68,7 +75,14 @@ class Decompressed:
 
     def __init__(self, path: str, kind: str) -> None:
         self.path, self.kind = path, kind
-        self._fh: Any = _open(path, kind)
+        if kind != "zstd":
+            self._fh: Any = importlib.import_module({"gzip": "gzip", "bzip2": "bz2", "xz": "lzma"}[kind]).open(path, "rb")
+            return
+        try:
+            import zstandard
+        except ImportError:
+            raise InputError(path, None, "a zstd-compressed file needs the zstandard package; pip install 'shrec-score[zstd]'") from None
+        self._fh = io.BufferedReader(_ZstdRaw(path, zstandard), 1 << 20)
 
     def read(self, size: int = -1) -> bytes:
         try:
@@ -89,12 +103,6 @@ class Decompressed:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _open(path: str, kind: str) -> Any:
-    if kind == "zstd":
-        return io.BufferedReader(_ZstdRaw(path, import_zstd(path)), 1 << 20)
-    return importlib.import_module({"gzip": "gzip", "bzip2": "bz2", "xz": "lzma"}[kind]).open(path, "rb")
 
 
 class _ZstdRaw(io.RawIOBase):
@@ -135,21 +143,10 @@ class _ZstdRaw(io.RawIOBase):
         super().close()
 
 
-def import_zstd(path: str) -> Any:
-    """The ``zstandard`` module, or an InputError naming the file and how to install it."""
-    try:
-        import zstandard
-    except ImportError:
-        raise InputError(path, None, "a zstd-compressed file needs the zstandard package; pip install 'shrec-score[zstd]'") from None
-    return zstandard
-
-
 def open_input(path: str | os.PathLike[str]) -> Any:
     """The bytes of ``path`` (a regular file, checked by the caller) as a binary stream, decompressed when the magic bytes say so."""
     path = os.fspath(path)
     if (kind := file_compression(path)) is None:
-        try:
+        with readable(path):
             return open(path, "rb")  # noqa: SIM115 - the caller closes it
-        except OSError as exc:
-            raise InputError(path, None, "expected a readable file", exc.strerror or str(exc)) from None
     return Decompressed(path, kind)

@@ -1,6 +1,5 @@
 """Reader of human ground truth for rank correlation, ``query,item,score`` (CSV or TSV); the rules:
-docs/measures.md, "Rank correlation with human ground truth".
-"""
+docs/measures.md, "Rank correlation with human ground truth"."""
 
 from __future__ import annotations
 
@@ -43,10 +42,8 @@ def read_ground_truth(path: str | os.PathLike[str]) -> pd.DataFrame:
         i = int(np.flatnonzero(bad.to_numpy())[0])
         raise InputError(path, int(df["line"].iat[i]), "expected a finite number as score", shown(df["score"].iat[i]))
     df["score"] = score.astype(np.float64)
-    dup = df.duplicated(["query", "item"])
-    if dup.any():
-        i = int(np.flatnonzero(dup.to_numpy())[0])
-        q, it = df["query"].iat[i], df["item"].iat[i]
-        first = int(df[(df["query"] == q) & (df["item"] == it)]["line"].iat[0])
-        raise InputError(path, int(df["line"].iat[i]), f"expected each (query, item) pair once; {plain(q)},{plain(it)} is already scored at line {first}")
+    first: dict[tuple[str, str], int] = {}
+    for n, (q, it, _) in numbered:
+        if first.setdefault((q, it), n) != n:
+            raise InputError(path, n, f"expected each (query, item) pair once; {plain(q)},{plain(it)} is already scored at line {first[(q, it)]}")
     return df

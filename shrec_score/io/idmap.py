@@ -1,6 +1,5 @@
-"""Reader of ``--id-map`` files (two columns a line: the run's spelling of an id,
-then the relevance's); the rules: docs/inputs.md, "Ids spelled otherwise".
-"""
+"""Reader of ``--id-map`` files (two columns a line: the run's spelling of an id, then the relevance's); the rules:
+docs/inputs.md, "Ids spelled otherwise"."""
 
 from __future__ import annotations
 

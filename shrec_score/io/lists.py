@@ -1,15 +1,14 @@
-"""Reader of ranked-list runs: one file per query, one target per line (rules: docs/inputs.md,
-"Runs" and "Checking runs and lenient scoring").  :func:`read_list_run` parses many files at a
-time with pyarrow (:func:`parse_batch`, which only accepts: docs/performance.md); every file that
-pass doubts goes to the line reader (:func:`parse_list`), which names each problem or applies
-``--lenient``."""
+"""Reader of ranked-list runs: one file per query, one target per line (rules: docs/inputs.md, "Runs" and "Checking
+runs and lenient scoring").  :func:`read_list_run` parses many files at a time with pyarrow (:func:`parse_batch`,
+which only accepts: docs/performance.md); every file that pass doubts goes to the line reader (:func:`parse_list`),
+which names each problem or applies ``--lenient``."""
 
 from __future__ import annotations
 
 import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -19,7 +18,7 @@ from .compressed import strip_suffix
 from .numbers import parse_number
 from .submissions import Spell, is_clutter, no_query_error
 from .text import decode_text, folder_entries, read_bytes, read_text
-from .trec import arrow_filled, arrow_numpy, arrow_strings
+from .trec import arrow_filled, arrow_numpy, arrow_strings, missing_queries_error
 
 #: One file's target indices (int64, file order) and distances (None unless every target has one).
 Listed = tuple[np.ndarray, np.ndarray | None]
@@ -70,26 +69,6 @@ def query_files(
     return out
 
 
-def read_ranked_list(
-    path: str,
-    query_id: str,
-    target_index: Mapping[str, int],
-    *,
-    with_distances: Literal[True] = True,
-    drops: Counter[str] | None = None,
-    unjudged: int | None = None,
-    header: bool = True,
-) -> Listed:
-    """One query's ranked list as target indices (best first) and distances (None unless every
-    target kept carries a number); a file without a target line gives an empty list.
-
-    ``unjudged``: the index unknown ids get in an open collection (None: an unknown id is an
-    error); ``drops``: lenient reading, each drop counted by reason; ``header``: skip a first
-    line holding only the query id (False where the query may retrieve itself: ShapeNet).
-    """
-    return parse_list(path, read_text(path), query_id, target_index, drops=drops, unjudged=unjudged, header=header)
-
-
 def parse_list(
     path: str,
     text: str,
@@ -101,7 +80,14 @@ def parse_list(
     header: bool = True,
     spell: Spell | None = None,
 ) -> Listed:
-    """The line reader: ``text`` (the file ``path``'s) by :func:`read_ranked_list`'s rules, every error named."""
+    """The line reader: one query's ranked list (``text``, the file ``path``'s) as target indices (best
+    first) and distances (None unless every target kept carries a number), every error named; a
+    file without a target line gives an empty list.
+
+    ``unjudged``: the index unknown ids get in an open collection (None: an unknown id is an
+    error); ``drops``: lenient reading, each drop counted by reason; ``header``: skip a first
+    line holding only the query id (False where the query may retrieve itself: ShapeNet).
+    """
     rows = list_rows(text, query_id if header else None, spell)
     if not rows:
         if drops is not None:
@@ -119,7 +105,7 @@ def parse_rows(
     unjudged: int | None = None,
     id_col: int | None = None,
 ) -> Listed:
-    """``(line number, fields)`` rows as :func:`read_ranked_list` reads them; ``id_col`` None: found by :func:`id_column`."""
+    """``(line number, fields)`` rows as :func:`parse_list` reads them; ``id_col`` None: found by :func:`id_column`."""
     for n, f in rows if drops is None else ():
         if len(f) > 2:
             raise InputError(path, n, 'expected "<target> [distance]"', f"{len(f)} fields")
@@ -176,8 +162,7 @@ def scan_lines(rows: list[tuple[int, list[str]]], target_index: Mapping[str, int
 
 
 def _kept(path: str, lines: list[ListLine], drops: Counter[str] | None) -> Listed:
-    """The targets kept and their distances (None unless every one has one: no tie groups); strict
-    (``drops`` None): the first problem is an error naming its line, else each drop is counted."""
+    """The targets kept and their distances; strict (``drops`` None): the first problem is an error, else counted."""
     out: list[int] = []
     dists: list[float] = []
 
@@ -206,9 +191,8 @@ def _kept(path: str, lines: list[ListLine], drops: Counter[str] | None) -> Liste
 
 
 def id_column(path: str, rows: list[tuple[int, list[str]]], target_index: Mapping[str, int], is_open: bool = False, *, strict: bool = True) -> int:
-    """0 for ``target distance`` lines, 1 for ``distance target`` (SHREC 2016).  When neither
-    column holds only ids of the collection, the likelier column is taken, or with ``strict``
-    its first unknown id is an error."""
+    """0 for ``target distance`` lines, 1 for ``distance target`` (SHREC 2016).  When neither column holds only ids
+    of the collection, the likelier column is taken, or with ``strict`` its first unknown id is an error."""
     pairs = [f for _, f in rows if len(f) == 2]
     if not pairs or is_open:  # open collection: ids cannot be checked
         return 0
@@ -245,15 +229,14 @@ def read_list_run(
     ``spell``: the relevance's spelling of a file's query id (``target_index`` spells target
     ids so too).  ``ties``: the run carries its tie groups (runs of equal distances).
     ``missing_ok`` (``--missing-queries skip|zero``): a query without a file gets an empty
-    list; ``drops``, ``unjudged``, ``header``: see :func:`read_ranked_list`.  The files are
+    list; ``drops``, ``unjudged``, ``header``: see :func:`parse_list`.  The files are
     read in query order, :data:`CHUNK_BYTES` at a time, from the first chunk of at least
     :data:`BATCH_MIN_BYTES` on by :func:`parse_batch`; errors come in query order.
     """
     files = query_files(source.path, dict.fromkeys([*query_ids, *ignorable]), drops=drops, spell=spell)
     missing_lists(source, query_ids, files, drops=drops, missing_ok=missing_ok)
     todo = [(q, files[q]) for q in query_ids if q in files]
-    lists = dict.fromkeys(query_ids, np.zeros(0, dtype=np.int64))
-    dists: dict[str, np.ndarray | None] = {}
+    out: dict[str, Listed] = {}
     batch, ids = False, None
     for chunk in _chunks(todo):
         fast: list[Listed | None] = [None] * len(chunk)
@@ -267,10 +250,10 @@ def read_list_run(
                 raise data
             if got is None:
                 got = parse_list(path, decode_text(path, data), q, target_index, drops=drops, unjudged=unjudged, header=header, spell=spell)
-            lists[q], dists[q] = got[0], got[1] if ties else None
-            if drops is None and lists[q].size == 0:  # strict: only a file without a target line gives no target
+            out[q] = got if ties else (got[0], None)
+            if drops is None and got[0].size == 0:  # strict: only a file without a target line gives no target
                 raise _empty_lists_error(source, todo, q, header=header, spell=spell)
-    return list_run(source.name, lists, dists, [files.get(q, "") for q in query_ids], ties=ties)
+    return list_run(source.name, query_ids, out, [files.get(q, "") for q in query_ids], ties=ties)
 
 
 def missing_lists(source: RunSource, query_ids: list[str], have: Mapping[str, object], *, drops: Counter[str] | None, missing_ok: bool) -> None:
@@ -280,20 +263,15 @@ def missing_lists(source: RunSource, query_ids: list[str], have: Mapping[str, ob
     if missing and not missing_ok and drops is not None:
         drops[MISSING_LISTS] += len(missing)
     elif missing and not missing_ok:
-        raise InputError(
-            source.path,
-            None,
-            f"expected a ranked list for every query; run {shown(source.name)} has none for {len(missing)} of {len(query_ids)} queries",
-            f"first missing: {shown(missing[0])}",
-        )
+        raise missing_queries_error(source.path, source.name, len(missing), len(query_ids), missing[0], "a ranked list")
 
 
-def list_run(name: str, lists: dict[str, np.ndarray], dists: Mapping[str, np.ndarray | None], files: list[str], *, ties: bool) -> RankedRun:
-    """The run of ``lists`` (query -> target indices); with ``ties``, its tie groups: runs of equal ``dists``."""
-    run = RankedRun.from_lists(name, lists, files)
+def list_run(name: str, query_ids: list[str], got: Mapping[str, Listed], files: list[str], *, ties: bool) -> RankedRun:
+    """The run of ``got`` (a query without a list ranks nothing); ``ties``: tie groups of equal distances too."""
+    lists = {q: got.get(q, (np.zeros(0, dtype=np.int64), None)) for q in query_ids}
+    run = RankedRun.from_lists(name, {q: v for q, (v, _) in lists.items()}, files)
     if ties:
-        d = [np.full(v.size, np.nan) if dists.get(q) is None else dists[q] for q, v in lists.items()]
-        flat = np.concatenate([np.zeros(0), *d])
+        flat = np.concatenate([np.zeros(0), *(np.full(v.size, np.nan) if d is None else d for v, d in lists.values())])
         run.tie_start = tie_starts(np.r_[False, flat[1:] == flat[:-1]], run.offsets)  # NaN equals nothing
     return run
 
@@ -307,8 +285,7 @@ BATCH_MIN_BYTES = 256 << 10
 
 
 def _chunks(files: list[tuple[str, str]]) -> Iterator[list[tuple[str, str, bytes | InputError]]]:
-    """``(query, path, bytes)`` of the files in order, :data:`CHUNK_BYTES` at a time; a file
-    that cannot be read gives its error in place of its bytes."""
+    """``(query, path, bytes or the file's read error)`` of the files in order, :data:`CHUNK_BYTES` at a time."""
     chunk: list[tuple[str, str, bytes | InputError]] = []
     size = 0
     for q, path in files:
@@ -326,8 +303,7 @@ def _chunks(files: list[tuple[str, str]]) -> Iterator[list[tuple[str, str, bytes
 
 
 def _empty_lists_error(source: RunSource, files: list[tuple[str, str]], first: str, *, header: bool = True, spell: Spell | None = None) -> InputError:
-    """The error for a run whose query file ``first`` is empty, with the number of its query
-    files that are (by the ``header`` rule; the files before ``first`` were not)."""
+    """The error for ``first``, an empty query file, with how many of the run's files are empty."""
     at = [q for q, _ in files].index(first)
     n_empty = 0
     for q, path in files[at:]:
@@ -388,13 +364,8 @@ def parse_batch(
     header: bool = True,
     ids: tuple[Any, np.ndarray] | None = None,
 ) -> list[Listed | None]:
-    """The lists of ``(query, bytes)`` files, each as :data:`Listed` or None (the line reader's).
-
-    ``unjudged``: the index of ids outside an open collection (None: closed, an
-    unknown id sends its file to the line reader); ``header``: a first line
-    holding only the query id is cut (False: ShapeNet Core55); ``ids``:
-    :func:`id_table` of ``target_index``, when the caller keeps it for many calls.
-    """
+    """The lists of ``(query, bytes)`` files, each as :data:`Listed` or None (left to the line reader: an
+    unknown id of a closed collection among others); ``unjudged``, ``header``: as :func:`parse_list`'s."""
     ids = ids or id_table(target_index)
     out: list[Listed | None] = [None] * len(files)
     plain = {k: body for k, (q, data) in enumerate(files) if (body := plain_body(data, q if header else None))}
@@ -450,8 +421,7 @@ def _parse_joined(bodies: list[tuple[memoryview, int, int]], ids: tuple[Any, np.
 
 
 def _lookup(column: Any, ids: tuple[Any, np.ndarray], unjudged: int | None) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
-    """Each line's id code (its place in the collection; an unknown id of an open one past
-    them), its target index, and the lines that send their file to the line reader."""
+    """Each line's id code (an open collection's unknown ids past its own), target index, and lines for the line reader."""
     import pyarrow.compute as pc
 
     found = pc.index_in(column, value_set=ids[0])

@@ -17,7 +17,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from ..errors import InputError, shown
-from .compressed import MAGIC_BYTES, compression_of, open_input
+from .compressed import MAGIC_BYTES, compression_of, open_input, readable
 from .numbers import parse_number
 from .text import HEAD_BYTES, decode_text, pieces, read_head, refuse_wide_text, regular_file
 
@@ -41,14 +41,12 @@ def _parse_numbers(text: str) -> np.ndarray:
 def read_ascii_matrix(path: str) -> np.ndarray:
     """Parse an ASCII matrix with numpy's C parser; bad lines are located exactly."""
     blocks = list(_ascii_blocks(path))
-    if not blocks:
-        raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
     return blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
 
 
 def _ascii_blocks(path: str) -> Iterator[np.ndarray]:
     """The rows of an ASCII matrix, a piece of the file (:func:`~.text.pieces`) at a time, each as wide as
-    the first row (none at all in a file without a row)."""
+    the first row; a file without a row is an error."""
     n_cols: int | None = None
     for data, line in pieces(path, STREAM_CHUNK):
         text = decode_text(path, data, line)
@@ -58,6 +56,8 @@ def _ascii_blocks(path: str) -> Iterator[np.ndarray]:
                 continue
             n_cols = len(first.split())
         yield _parse_rows(path, text, n_cols, line - 1)
+    if n_cols is None:
+        raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
 
 
 def _parse_rows(path: str, text: str, n_cols: int, line_no: int = 0) -> np.ndarray:
@@ -92,41 +92,33 @@ def _ragged(text: str, n_cols: int) -> bool:
 
 def read_npy_matrix(path: str) -> np.ndarray | RowFile:
     """A 2-D numeric ``.npy`` array, read a block of rows at a time (:class:`RowFile`; Fortran order is
-    memory-mapped); the file is checked once and opened once.
-
-    The header is checked against the file's size in Python integers first: a
-    lying shape would overflow numpy's fixed-width product.
-    """
+    memory-mapped), the file checked and opened once; its header checked against its size in Python integers
+    (a lying shape would overflow numpy's fixed-width product)."""
     path = regular_file(path)
-    try:
-        with open(path, "rb") as fh:
-            if compression_of(fh.read(MAGIC_BYTES)) is not None:
-                raise InputError(path, None, COMPRESSED, "a compressed file")
-            fh.seek(0)
-            shape, dtype, fortran, offset = _npy_header(path, fh)
-            if len(shape) != 2 or dtype.kind not in "fiu":
-                raise InputError(path, None, "expected a 2-D numeric .npy array", f"shape {shape}, dtype {dtype}")
-            need = offset + math.prod(shape) * dtype.itemsize
-            st = os.fstat(fh.fileno())
-            size = st.st_size
-            if size < need:
-                raise InputError(
-                    path, None, f"expected a .npy file of {need:,} bytes (a {' x '.join(map(str, shape))} {dtype} array, as its header says)", f"{size:,} bytes"
-                )
-            if need == offset:  # no cell: nothing to read
-                return np.zeros(shape, dtype=dtype)
-            if fortran:  # rows are not stored whole: mapped
-                return np.memmap(fh, dtype=dtype, mode="r", offset=offset, shape=shape, order="F")
-            return RowFile(path, offset, (shape[0], shape[1]), dtype, st)
-    except OSError as exc:
-        raise InputError(path, None, "expected a readable file", exc.strerror or str(exc)) from None
+    with readable(path), open(path, "rb") as fh:
+        if compression_of(fh.read(MAGIC_BYTES)) is not None:
+            raise InputError(path, None, COMPRESSED, "a compressed file")
+        fh.seek(0)
+        shape, dtype, fortran, offset = _npy_header(path, fh)
+        if len(shape) != 2 or dtype.kind not in "fiu":
+            raise InputError(path, None, "expected a 2-D numeric .npy array", f"shape {shape}, dtype {dtype}")
+        need = offset + math.prod(shape) * dtype.itemsize
+        st = os.fstat(fh.fileno())
+        if st.st_size < need:
+            raise InputError(
+                path, None, f"expected a .npy file of {need:,} bytes (a {' x '.join(map(str, shape))} {dtype} array, as its header says)", f"{st.st_size:,} bytes"
+            )
+        if need == offset:  # no cell: nothing to read
+            return np.zeros(shape, dtype=dtype)
+        if fortran:  # rows are not stored whole: mapped
+            return np.memmap(fh, dtype=dtype, mode="r", offset=offset, shape=shape, order="F")
+        return RowFile(path, offset, (shape[0], shape[1]), dtype, st)
 
 
 class RowFile:
-    """A C-order matrix file (``.npy`` or PSB binary) read rows at a time: only the rows
-    indexed are in memory (a memory map would keep every page it touched resident).
-    ``st``: the file's ``fstat`` when its header was checked; a file replaced or
-    rewritten since is an error, not other numbers."""
+    """A C-order matrix file (``.npy`` or PSB binary) read rows at a time: only the rows indexed are in memory (a
+    memory map would keep every page it touched resident).  ``st``: the file's ``fstat`` when its header was
+    checked; a file replaced or rewritten since is an error, not other numbers."""
 
     ndim = 2
 
@@ -152,15 +144,12 @@ class RowFile:
         out = np.empty((rows.size, self.shape[1]), dtype=self.dtype)
         row_bytes = self.shape[1] * self.dtype.itemsize
         starts = np.flatnonzero(np.diff(rows, prepend=-2) != 1).tolist()
-        try:
-            with open(self.path, "rb") as fh:
-                st = os.fstat(fh.fileno())
-                for i, j in zip(starts, [*starts[1:], rows.size]):
-                    fh.seek(self.offset + int(rows[i]) * row_bytes)
-                    if fh.readinto(out[i:j].data.cast("B")) != (j - i) * row_bytes or (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != self._version:
-                        raise InputError(self.path, None, "expected the matrix file unchanged while it is scored", "a file replaced or rewritten")
-        except OSError as exc:
-            raise InputError(self.path, None, "expected a readable file", exc.strerror or str(exc)) from None
+        with readable(self.path), open(self.path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            for i, j in zip(starts, [*starts[1:], rows.size]):
+                fh.seek(self.offset + int(rows[i]) * row_bytes)
+                if fh.readinto(out[i:j].data.cast("B")) != (j - i) * row_bytes or (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != self._version:
+                    raise InputError(self.path, None, "expected the matrix file unchanged while it is scored", "a file replaced or rewritten")
         return out
 
 
@@ -209,17 +198,14 @@ def stream_ascii_matrix(path: str, shape: tuple[int, int] | None) -> np.ndarray:
     name the line as :func:`read_ascii_matrix`'s.  ``shape`` None: as many rows as the file has, as wide as its first."""
     import tempfile
 
-    n_cols: int | None = None
     tmp = tempfile.TemporaryFile()
-    rows_done = 0
+    rows_done = n_cols = 0
     for rows in _ascii_blocks(path):  # as wide as the first row, as read_ascii_matrix: the same error for the same file
         rows_done += len(rows)
+        n_cols = rows.shape[1]
         if shape is not None and rows_done > shape[0]:
             break
-        n_cols = rows.shape[1]
         tmp.write(rows.tobytes())
-    if n_cols is None:
-        raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
     if shape is not None and rows_done != shape[0]:
         raise InputError(path, None, f"expected a {shape[0]} x {shape[1]} matrix (queries x targets of the classifications)", f"{'more than ' if rows_done > shape[0] else ''}{rows_done} rows")
     tmp.flush()
@@ -232,28 +218,25 @@ def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray | RowFile:
         m = read_npy_matrix(path)
     else:
         path = regular_file(path)
-        try:
-            with open(path, "rb") as fh:
-                head = fh.read(HEAD_BYTES)
-                compressed = compression_of(head) is not None
-                if compressed:  # the format is told by the text inside
-                    with open_input(path) as inner:
-                        head = inner.read(HEAD_BYTES)
-                refuse_wide_text(path, head)
-                st = os.fstat(fh.fileno())
-                size = st.st_size
-                if is_binary(head):
-                    if compressed:
-                        raise InputError(path, None, COMPRESSED, "a compressed file")
-                    if size != 4 * shape[0] * shape[1]:
-                        raise InputError(path, None, f"expected a PSB binary matrix of {shape[0]} x {shape[1]} float32 ({4 * shape[0] * shape[1]} bytes)", f"{size} bytes")
-                    m = RowFile(path, 0, shape, np.dtype(np.float32), st) if size else np.zeros(shape, dtype=np.float32)
-                elif compressed or size > STREAM_ABOVE:  # decompressed, or parsed, a chunk at a time
-                    m = stream_ascii_matrix(path, shape)
-                else:
-                    m = read_ascii_matrix(path)
-        except OSError as exc:
-            raise InputError(path, None, "expected a readable file", exc.strerror or str(exc)) from None
+        with readable(path), open(path, "rb") as fh:
+            head = fh.read(HEAD_BYTES)
+            compressed = compression_of(head) is not None
+            if compressed:  # the format is told by the text inside
+                with open_input(path) as inner:
+                    head = inner.read(HEAD_BYTES)
+            refuse_wide_text(path, head)
+            st = os.fstat(fh.fileno())
+            size = st.st_size
+            if is_binary(head):
+                if compressed:
+                    raise InputError(path, None, COMPRESSED, "a compressed file")
+                if size != 4 * shape[0] * shape[1]:
+                    raise InputError(path, None, f"expected a PSB binary matrix of {shape[0]} x {shape[1]} float32 ({4 * shape[0] * shape[1]} bytes)", f"{size} bytes")
+                m = RowFile(path, 0, shape, np.dtype(np.float32), st) if size else np.zeros(shape, dtype=np.float32)
+            elif compressed or size > STREAM_ABOVE:  # decompressed, or parsed, a chunk at a time
+                m = stream_ascii_matrix(path, shape)
+            else:
+                m = read_ascii_matrix(path)
     if tuple(m.shape) != tuple(shape):
         raise InputError(path, None, f"expected a {shape[0]} x {shape[1]} matrix (queries x targets of the classifications)", f"{m.shape[0]} x {m.shape[1]}")
     return m

@@ -1,7 +1,6 @@
-"""Finding runs in the RUNS arguments and telling each one's format (``--run-format``;
-``auto`` decides from the files and refuses to guess).  The rules: docs/inputs.md
-("Runs", "Rules for every format"); every path is checked by :mod:`.text` first.
-"""
+"""Finding runs in the RUNS arguments and telling each one's format (``--run-format``; ``auto`` decides from the
+files and refuses to guess).  The rules: docs/inputs.md ("Runs", "Rules for every format"); every path is checked
+by :mod:`.text` first."""
 
 from __future__ import annotations
 
@@ -20,7 +19,7 @@ from .matrix import is_binary_file
 from .numbers import is_integer, is_number
 from .shrec2011 import is_shrec2011_header, shrec2011_name
 from .submissions import Spell, clutter_note, is_clutter, no_query_error
-from .text import entry_is_folder, list_folder, pieces, regular_file
+from .text import entry_is_folder, folder_entries, list_folder, pieces, regular_file
 
 FORMATS = ("auto", "lists", "matrix", "trec", "shrec2011")
 #: Files in a RUNS folder that are never runs.
@@ -110,20 +109,19 @@ def discover_runs(
         if not entry_is_folder(path, RUNS_ARGUMENT):
             runs.append(_run_file(path, fmt))
             continue
-        entries = list_folder(path)
-        subdirs = [e for e in entries if not is_clutter(e) and entry_is_folder(os.path.join(path, e))]
-        files = [e for e in entries if e not in subdirs and not (is_clutter(e) and entry_is_folder(os.path.join(path, e)))]
+        entries = folder_entries(path)  # (each entry stat'ed once)
+        subdirs = [e for e, _, is_folder in entries if is_folder and not is_clutter(e)]
+        files = [e for e, _, is_folder in entries if not is_folder]
         skipped = [e for e in files if _not_a_run(e)]
         skipped_note = f"{path}: {len(skipped)} file(s) that are not runs were passed over ({', '.join(skipped[:3])}{', ...' if len(skipped) > 3 else ''})"
-        files = [e for e in files if e not in skipped]
+        files = [e for e in files if not _not_a_run(e)]
         if subdirs:
             if fmt not in ("auto", "lists"):
                 raise InputError(path, None, f"expected {fmt} run files for --run-format {fmt}", f"{len(subdirs)} sub-folder(s)")
             notes.extend([skipped_note] if skipped else [])
             runs.extend(RunSource(d, os.path.join(path, d), "lists") for d in subdirs)
             notes.extend(n for d in subdirs if (n := clutter_note(os.path.join(path, d))) is not None)
-            for e in files:
-                runs.append(_run_file(os.path.join(path, e), "auto" if fmt == "lists" else fmt))
+            runs.extend(_run_file(os.path.join(path, e), "auto" if fmt == "lists" else fmt) for e in files)
             continue
         named_after_queries = any(query_of(e, query_ids, spell) in query_ids for e in files)
         # a first file of no known format in a folder with no file named after a query: a run of mis-named lists

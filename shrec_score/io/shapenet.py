@@ -1,6 +1,5 @@
-"""Reader of the SHREC'16/'17 ShapeNet Core55 ground truth ``id,synsetId,subSynsetId,modelId,split``
-(the organisers' ``all.csv``); the rules: docs/evaluators.md, "ShapeNet Core55".
-"""
+"""Reader of the SHREC'16/'17 ShapeNet Core55 ground truth ``id,synsetId,subSynsetId,modelId,split`` (the
+organisers' ``all.csv``); the rules: docs/evaluators.md, "ShapeNet Core55"."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""What e-mailed submissions bring besides ranked lists: clutter of unzipped archives and ids spelled
-otherwise than the relevance spells them; docs/inputs.md, "Runs", states both rules.
-"""
+"""What e-mailed submissions bring besides ranked lists: clutter of unzipped archives and ids spelled otherwise
+than the relevance spells them; docs/inputs.md, "Runs", states both rules."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""What every reader checks before it trusts a file (regular files, 1 MiB lines, UTF-8, decompressed
-bytes), and text decoding; the rules and messages: docs/inputs.md ("Rules for every format").
-"""
+"""What every reader checks before it trusts a file (regular files, 1 MiB lines, UTF-8, decompressed bytes), and
+text decoding; the rules and messages: docs/inputs.md ("Rules for every format")."""
 
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ from collections.abc import Iterator
 from typing import IO
 
 from ..errors import QUOTE_LIMIT, InputError, shown
-from .compressed import MAGIC_BYTES, compression_of, open_input
+from .compressed import MAGIC_BYTES, compression_of, open_input, readable
 
 #: The longest line a text input may have, in bytes (the newline not counted, a CR before it is).
 MAX_LINE_BYTES = 1 << 20
@@ -34,17 +33,11 @@ def plain(text: str) -> str:
     return text if len(text) <= QUOTE_LIMIT else shown(text)
 
 
-def _os_error(path: str, exc: OSError, expected: str = "expected a readable file") -> InputError:
-    return InputError(path, None, expected, exc.strerror or str(exc))
-
-
-def _mode(path: str, expected: str, what: str = "a regular file") -> int:
-    """``path``'s stat mode if a regular file or a folder, else an InputError (``expected {what}``)."""
-    try:
+def _mode(path: str, expected: str, what: str = "a regular file", *, folder: bool = True) -> int:
+    """``path``'s stat mode if a regular file (or a ``folder``), else an InputError (``expected {what}``)."""
+    with readable(path, expected):
         mode = os.stat(path).st_mode
-    except OSError as exc:
-        raise _os_error(path, exc, expected) from None
-    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+    if not (stat.S_ISREG(mode) or folder and stat.S_ISDIR(mode)):
         raise InputError(path, None, f"expected {what}", next((name for test, name in _KINDS if test(mode)), "not a regular file"))
     return mode
 
@@ -58,8 +51,7 @@ def regular_file(path: str | os.PathLike[str]) -> str:
     shrec_score.errors.InputError: /dev/null: expected a regular file, got a character device
     """
     path = os.fspath(path)
-    if stat.S_ISDIR(_mode(path, "expected a readable file")):
-        raise InputError(path, None, "expected a regular file", "a folder")
+    _mode(path, "expected a readable file", folder=False)
     return path
 
 
@@ -78,11 +70,8 @@ def entry_is_folder(path: str, what: str = "a regular file or a folder") -> bool
 
 def list_folder(path: str) -> list[str]:
     """A folder's entries, sorted, hidden ones (``.name``) left out, each name checked to be UTF-8."""
-    try:
-        names = os.listdir(path)
-    except OSError as exc:
-        raise _os_error(path, exc, "expected a readable folder") from None
-    names = sorted(n for n in names if not n.startswith("."))
+    with readable(path, "expected a readable folder"):
+        names = sorted(n for n in os.listdir(path) if not n.startswith("."))
     for name in names:
         utf8_name(os.path.join(path, name), name)
     return names
@@ -141,11 +130,8 @@ def refuse_wide_text(path: str, head: bytes) -> None:
 def read_head(path: str | os.PathLike[str], size: int = HEAD_BYTES) -> bytes:
     """The first ``size`` bytes of a regular file, for format detection; UTF-16 / UTF-32 refused here."""
     path = regular_file(path)
-    try:
-        with open_input(path) as fh:
-            head = fh.read(size)
-    except OSError as exc:
-        raise _os_error(path, exc) from None
+    with readable(path), open_input(path) as fh:
+        head = fh.read(size)
     refuse_wide_text(path, head)
     return head
 
@@ -196,11 +182,8 @@ def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
     """The (decompressed) bytes of a regular file, lines and encoding checked; ``checked``: the caller
     has stat'ed ``path`` as a regular file already (:func:`folder_entries`)."""
     path = os.fspath(path) if checked else regular_file(path)
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        raise _os_error(path, exc) from None
+    with readable(path), open(path, "rb") as fh:
+        data = fh.read()
     if compression_of(data[:MAGIC_BYTES]) is not None:
         # inflated in checked pieces: a bomb fails at its first over-long line, not once inflated whole
         return b"".join(piece for piece, _ in pieces(path))
@@ -266,9 +249,9 @@ def rest_of_line(fh: IO[bytes]) -> int:
 _LINE_END = re.compile(r"\r\n?|\n")
 
 
-def text_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
+def text_lines(path: str | os.PathLike[str], size: int = 16 << 20) -> Iterator[tuple[int, str]]:
     """``(line number, line)`` of a text file whose lines end at LF, CRLF or a lone CR only (a form
-    feed or U+2028 is text, so a number is ``grep -n``'s), decoded a piece at a time.
+    feed or U+2028 is text, so a number is ``grep -n``'s), decoded a piece (:func:`pieces`) at a time.
 
     >>> import tempfile
     >>> with tempfile.NamedTemporaryFile("wb", suffix=".txt") as fh:
@@ -278,7 +261,7 @@ def text_lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
     [(1, 'a'), (2, 'b'), (3, 'c\\x0cd')]
     """
     n = 0
-    for data, line in pieces(os.fspath(path)):
+    for data, line in pieces(os.fspath(path), size):
         if line == 1:
             data = data.removeprefix(b"\xef\xbb\xbf")
         try:

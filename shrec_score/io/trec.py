@@ -8,6 +8,7 @@ delimiter, :func:`split_fields` the rest, the line reader names a bad line.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -152,19 +153,18 @@ def unknown_target_error(path: str, line: int | None, target: str) -> InputError
     return InputError(path, line, "expected a target id of the collection", f"unknown id {shown(target)}")
 
 
-def missing_queries_error(path: str, name: str, missing: int, queries: int, first: str) -> InputError:
-    return InputError(path, None, f"expected a ranking for every query; run {shown(name)} has none for {missing} of {queries} queries", f"first missing: {shown(first)}")
+def missing_queries_error(path: str, name: str, missing: int, queries: int, first: str, what: str = "a ranking") -> InputError:
+    return InputError(path, None, f"expected {what} for every query; run {shown(name)} has none for {missing} of {queries} queries", f"first missing: {shown(first)}")
 
 
 def _locate_trec_problem(path: str) -> None:
     """Raise the error of the first malformed line of a TREC run."""
-    lines = 0
+    read = False
     for n, f in trec_lines(path):
-        lines += 1
-        error = line_error(path, n, f)
-        if error is not None:
+        if (error := line_error(path, n, f)) is not None:
             raise error
-    raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"') if lines else empty_run_error(path)
+        read = True
+    raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"') if read else empty_run_error(path)
 
 
 def empty_run_error(path: str) -> InputError:
@@ -182,17 +182,9 @@ class TrecLines:
     extra_field_lines: int = 0  # lines of more than six fields (the words after the tag ignored)
     tag: str | None = None  # the tag of every line when it is one (trec_eval's runid)
 
-
-@dataclass
-class TrecColumns:
-    """A TREC run as columns: query and target ids dictionary-encoded, scores as floats."""
-
-    path: str
-    queries: list[str]
-    q_codes: np.ndarray
-    docs: list[str]
-    d_codes: np.ndarray
-    scores: np.ndarray
+    def encoded(self) -> tuple[list[str], np.ndarray, list[str], np.ndarray]:
+        """Both id columns dictionary-encoded: distinct queries, their codes, distinct targets, theirs."""
+        return (*_encode(self.queries), *_encode(self.docs))
 
 
 RUN_NAMES = ["query", "q0", "doc", "rank", "score", "tag"]
@@ -210,8 +202,7 @@ def _delimiter(data: Any) -> tuple[str, int] | None:
 
 
 def _file_layout(path: str) -> tuple[str, int] | None:
-    """:func:`_delimiter` of an uncompressed file, memory-mapped; a line over
-    :data:`~.text.MAX_LINE_BYTES` raises :func:`~.text.scan_line_lengths`' error."""
+    """:func:`_delimiter` of an uncompressed file, memory-mapped; a line over 1 MiB is an error."""
     import mmap
 
     if os.path.getsize(path) == 0:
@@ -223,12 +214,9 @@ def _file_layout(path: str) -> tuple[str, int] | None:
 
 
 def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: bool = False) -> Any:
-    """pyarrow's CSV parse of ``source`` (whole lines, or an uncompressed file's path) as ``names``, all strings but ``number``.
-
-    None unless it splits exactly as :func:`fields` does (one delimiter, lines of
-    one length, no empty field, every number parsed): then :func:`split_fields`
-    reads it.  ``wider``: a first line of more fields adds string columns.
-    """
+    """pyarrow's CSV parse of ``source`` (whole lines, or an uncompressed file's path) as ``names``, all strings but
+    ``number``; ``wider``: a first line of more fields adds string columns.  None unless it splits exactly as
+    :func:`fields` does (one delimiter, lines of one length, no empty field, every number parsed)."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -252,23 +240,19 @@ def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: b
 
 
 def split_fields(data: bytes, most: int) -> tuple[Any, np.ndarray]:
-    """The non-blank lines of ``data`` split as :func:`fields` does (up to ``most`` fields, then the rest): a pyarrow list array and each line's part count.
-
-    Not UTF-8 raises ``pyarrow.ArrowInvalid``; no Python object per line.
-    """
+    """The non-blank lines of ``data`` split as :func:`fields` does (up to ``most`` fields, then the rest): a pyarrow
+    list array and each line's part count, no Python object per line; not UTF-8 raises ``pyarrow.ArrowInvalid``."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if b"\r" in data:
         data = re.sub(rb"\r\n?", b"\n", data)
+    if not data.endswith(b"\n"):
+        data += b"\n"  # (only a file's last piece: pieces cut after a newline)
     buf = pa.py_buffer(data)
     arr = np.frombuffer(buf, dtype=np.uint8)
-    ends = np.flatnonzero(arr == 10) + 1
-    if arr.size and arr[-1] != 10:
-        ends = np.append(ends, arr.size)
-    offsets = np.zeros(ends.size + 1, dtype=np.int64)
-    offsets[1:] = ends
-    lines = pa.LargeStringArray.from_buffers(ends.size, pa.py_buffer(offsets), buf)
+    offsets = np.concatenate(([0], np.flatnonzero(arr == 10) + 1)).astype(np.int64)
+    lines = pa.LargeStringArray.from_buffers(offsets.size - 1, pa.py_buffer(offsets), buf)
     if arr.max(initial=0) >= 128:
         lines.validate(full=True)  # UTF-8 (ArrowInvalid otherwise)
     lines = pc.ascii_trim_whitespace(lines)  # (pyarrow's ASCII whitespace: BLANKS and the line ends)
@@ -279,31 +263,26 @@ def split_fields(data: bytes, most: int) -> tuple[Any, np.ndarray]:
     return parts, arrow_numpy(pc.list_value_length(parts))
 
 
-def _field(parts: Any, i: int, kind: Any = None) -> Any:
-    """The ``i``-th field of every line of :func:`split_fields`' ``parts`` (cast to ``kind``)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    return pc.cast(pc.list_element(parts, arrow_indices(np.array([i]))[0]), kind or pa.string())
-
-
 def _split_table(piece: bytes, names: list[str], number: str, kind: Any, wider: bool) -> tuple[Any, int]:
     """A piece by :func:`split_fields` as :func:`_csv`'s table and its lines of more fields than ``names``; ``ArrowInvalid`` for a line of fewer (or, not ``wider``, more) or a bad number."""
     import pyarrow as pa
+    import pyarrow.compute as pc
 
     parts, n = split_fields(piece, len(names))
     if n.size and (n.min() < len(names) or not wider and n.max() > len(names)):
         raise pa.ArrowInvalid(f"a line without {len(names)} fields")
-    columns = {name: _field(parts, i, kind if name == number else None) for i, name in enumerate(names) if name in ("query", "doc", number, "tag")}
+    columns = {
+        name: pc.cast(pc.list_element(parts, arrow_indices(np.array([i]))[0]), kind if name == number else pa.string())
+        for i, name in enumerate(names)
+        if name in ("query", "doc", number, "tag")
+    }
     return pa.table(columns), int(np.count_nonzero(n > len(names)))
 
 
 def _read_table(path: str, names: list[str], number: str, kind: Any, wider: bool = False) -> tuple[Any, int]:
-    """The ``query``, ``doc``, ``number`` (and ``tag``) columns of ``path`` and its lines of more fields than ``names``; None where a line does not read.
-
-    An uncompressed file is parsed whole by :func:`_csv`; else, or if that
-    fails, a piece at a time (:func:`~.text.pieces`) by :func:`_csv` or :func:`_split_table`.
-    """
+    """The ``query``, ``doc``, ``number`` (and ``tag``) columns of ``path`` and its lines of more fields than ``names``
+    (None where a line does not read): an uncompressed file whole by :func:`_csv`, else (or if that fails) a piece
+    at a time (:func:`~.text.pieces`) by :func:`_csv` or :func:`_split_table`."""
     import pyarrow as pa
 
     keep = [n for n in ("query", "doc", number, "tag") if n in names]
@@ -389,14 +368,6 @@ def read_trec_lines(path: str | os.PathLike[str]) -> TrecLines:
     return TrecLines(path, tbl.column("query"), tbl.column("doc"), scores, more, tag if tag == tags["max"].as_py() else None)
 
 
-def read_trec_columns(path: str | os.PathLike[str]) -> TrecColumns:
-    """:func:`read_trec_lines` with both id columns dictionary-encoded."""
-    lines = read_trec_lines(path)
-    queries, q_codes = _encode(lines.queries)
-    docs, d_codes = _encode(lines.docs)
-    return TrecColumns(lines.path, queries, q_codes, docs, d_codes, lines.scores)
-
-
 def duplicate_error(path: str, queries: list[str], docs: list[str], q: int, d: int, spell: Callable[[str], str] = str) -> InputError:
     """The error for a target ranked twice for one query, with both lines and the ids as the file
     spells them (``spell``: the run's spelling to the relevance's, ``--strip-zeros`` / ``--id-map``)."""
@@ -407,10 +378,8 @@ def duplicate_error(path: str, queries: list[str], docs: list[str], q: int, d: i
 
 def read_trec_lines_lenient(path: str, drops: Counter[str]) -> TrecLines:
     """Line by line, dropping malformed lines and lines whose score is not a number (counted)."""
-    try:
+    with contextlib.suppress(InputError):
         return read_trec_lines(path)
-    except InputError:
-        pass
     read = list(trec_lines(path))
     kept = [f for n, f in read if line_error(path, n, f) is None]
     if len(kept) < len(read):
