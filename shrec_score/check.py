@@ -8,7 +8,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -20,10 +20,8 @@ from .io.runs import BlockSource, discover_sources
 from .io.submissions import Spell, id_hint, is_clutter
 from .io.text import decode_text, entry_is_folder, plain, read_bytes, utf8_name
 from .model import RunSource
+from .options import Options
 from .relevance import Relevance
-
-if TYPE_CHECKING:
-    from .options import Options
 
 #: Problems listed per file before a summary line.
 PER_FILE = 20
@@ -49,24 +47,22 @@ class Problem:
         return cls(exc.path or path, exc.line, "error", exc.body)
 
 
-def check_runs(
-    paths: Iterable[str], relevance: Relevance, *, run_format: str = "auto", matrix_order: str | None = None,
-    strip_zeros: bool = False, id_map: str | None = None,
-) -> list[Problem]:
-    """Validate every run; returns the problems (empty: the runs would score).
-    ``strip_zeros``, ``id_map``: how the runs spell ids (:func:`shrec_score.join.id_spelling`)."""
+def check_runs(paths: Iterable[str], relevance: Relevance, options: Options | None = None) -> list[Problem]:
+    """Validate every run, read as a scoring with ``options`` reads it (their run format, matrix order and
+    id spelling); returns the problems (empty: the runs would score)."""
     from .join import SpelledIndex, id_spelling
 
+    o = options or Options()
     try:
-        spell = id_spelling(relevance, strip=strip_zeros, id_map=id_map)
-        sources, notes = discover_sources(list(paths), run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries), spell=spell)
+        spell = id_spelling(relevance, strip=o.strip_zeros, id_map=o.id_map)
+        sources, notes = discover_sources(list(paths), o.run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries), spell=spell)
     except InputError as exc:
         return [Problem.of(exc, "")]
     index = relevance.target_index if spell is None else SpelledIndex(relevance.target_index, spell)
     problems = [Problem(n.split(":", 1)[0], None, "note", n.split(": ", 1)[1]) for n in notes]
     for s in sources:
         if isinstance(s, BlockSource) or s.format == "matrix":  # (blocks: Zarr or .npy shards, as score and --dask read them)
-            problems += _check_matrix_run(s, relevance, matrix_order)
+            problems += _check_matrix_run(s, relevance, o.matrix_order)
         elif s.format == "lists":
             problems += summarize(s.path, _check_list_run(s, relevance, index, spell))
         elif s.format == "shrec2011":
@@ -85,16 +81,12 @@ def passed_over(
     (:func:`shrec_score.loading.load_runs`, ``ties`` as its), every error is a warning: the runs would
     score.  With the runs so loaded (for the tie report, not read again), else None."""
     from .errors import OptionError
-    from .loading import load_runs
+    from .loading import load_with
 
-    o = options
-    if not any(p.level == "error" for p in problems) or not (o.lenient or o.settings.missing != "error"):
+    if not any(p.level == "error" for p in problems) or not (options.lenient or options.settings.missing != "error"):
         return problems, None
     try:
-        loaded, _ = load_runs(
-            runs, relevance, run_format=o.run_format, matrix_order=o.matrix_order, lenient=o.lenient,
-            missing=o.settings.missing, ties=ties, strip_zeros=o.strip_zeros, id_map=o.id_map,
-        )
+        loaded, _ = load_with(runs, relevance, options, ties=ties)
     except (InputError, OptionError):
         return problems, None  # what they do not pass over stays an error
     return [replace(p, level="warning") if p.level == "error" else p for p in problems], loaded

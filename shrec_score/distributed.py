@@ -9,7 +9,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -30,7 +30,7 @@ from .errors import InputError, OptionError
 from .io.chunked import INSTALL_HINT, RowBlockMatrix, open_row_blocks
 from .io.runs import BlockSource, discover_sources
 from .join import block_matrix_ids, matrix_run
-from .loading import PathLike, Progress, load_runs
+from .loading import PathLike, Progress, load_with
 from .measures import Measure, Settings
 from .model import ChunkedRun, MatrixRun, RankedRun, RunSource
 from .options import Options
@@ -80,15 +80,23 @@ class _Shared:
 
     relevance: Relevance
     measures: list[Measure]
-    settings: Settings
-    curves: bool
-    matrix_order: str | None
-    lenient: bool
+    options: Options
     #: Matrix row of each query and target of each column (``--matrix-order``), for row-block runs.
     row_of_query: np.ndarray
     col_target: np.ndarray
-    #: How the runs spell ids (--strip-zeros, --id-map; see :func:`shrec_score.join.id_spelling`).
-    spelling: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def settings(self) -> Settings:
+        return self.options.settings
+
+    @property
+    def curves(self) -> bool:
+        return self.relevance.gain_curves
+
+    @property
+    def drops(self) -> Counter[str] | None:
+        """A new count of what --lenient drops, or None."""
+        return Counter() if self.options.lenient else None
 
     @cached_property
     def relevant(self) -> tuple[Sequence[np.ndarray], np.ndarray]:
@@ -157,8 +165,7 @@ def _block_run(shared: _Shared, path: str, name: str, qrows: np.ndarray) -> Matr
     block = matrix.read(lo, hi) if whole else matrix[rows]
     held = _Rows(block, np.arange(lo, hi) if whole else rows, matrix.shape[0])
     query_ids = [shared.relevance.query_ids[i] for i in qrows.tolist()]
-    drops: Counter[str] | None = Counter() if shared.lenient else None
-    return MatrixRun(name, matrix.where(lo, hi) if whole else path, held, query_ids, rows, shared.col_target, drops=drops)  # type: ignore[arg-type]
+    return MatrixRun(name, matrix.where(lo, hi) if whole else path, held, query_ids, rows, shared.col_target, drops=shared.drops)  # type: ignore[arg-type]
 
 
 def _score_block(shared: _Shared, path: str, name: str, a: int, b: int) -> list[_Part]:
@@ -193,9 +200,8 @@ def _score_chunks(shared: _Shared, path: str, name: str, chunks: list[tuple[int,
 
 def _score_source(shared: _Shared, source: RunSource) -> tuple[RunScores, RankedRun | MatrixRun, list[str]]:
     """One run read and scored whole on the worker: its scores, what the report needs of it, notes."""
-    s, rel = shared.settings, shared.relevance
-    (run,), notes = load_runs([source.path], rel, run_format=source.format, matrix_order=shared.matrix_order, lenient=shared.lenient, missing=s.missing, ties=s.ties != "rule", **shared.spelling)
-    sc = score_run(run, rel, shared.measures, s, curves=shared.curves)
+    (run,), notes = load_with([source.path], shared.relevance, shared.options, run_format=source.format)
+    sc = score_run(run, shared.relevance, shared.measures, shared.settings, curves=shared.curves)
     stub = _matrix_stub(run.name, run.path, run.drops) if isinstance(run, MatrixRun) else RankedRun(run.name, list(run.query_ids), np.zeros(0, np.int64), run.offsets, drops=run.drops)
     return sc, stub, notes
 
@@ -233,7 +239,7 @@ def score(
     if blocks:
         mapped = matrix_run("", "", None, rel, row_ids, col_ids)
         row_of_query, col_target = mapped.row_of_query, mapped.col_target
-    shared = _Shared(rel, list(plan.measures), opts.settings, rel.gain_curves, opts.matrix_order, opts.lenient, row_of_query, col_target, {"strip_zeros": opts.strip_zeros, "id_map": opts.id_map})
+    shared = _Shared(rel, list(plan.measures), opts, row_of_query, col_target)
     tasks: list[Task] = []
     for i, s in enumerate(sources):
         if isinstance(s, BlockSource) and shared.fast:
@@ -280,7 +286,7 @@ def _chunk_groups(rel: Relevance, matrix: RowBlockMatrix) -> list[list[tuple[int
 def _assemble(source: BlockSource, parts: list[_Part], shared: _Shared) -> tuple[RunScores, MatrixRun]:
     """One row-block run's :class:`RunScores` from its parts (in block order), and its stub."""
     sc = RunScores.empty(source.name, shared.relevance.n_queries, shared.measures, shared.settings)
-    drops: Counter[str] | None = Counter() if shared.lenient else None
+    drops = shared.drops
     for p in parts:
         for k, v in p.values.items():
             sc.values[k][p.qrows] = v

@@ -6,6 +6,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import partial
+from typing import TYPE_CHECKING
 
 from .errors import InputError, shown
 from .io.cla import read_classification
@@ -19,6 +20,9 @@ from .join import SpelledIndex, id_spelling, read_matrix_run, read_trec_run
 from .model import Classification, MatrixRun, RankedRun
 from .ranking import drop_own
 from .relevance import Relevance, TaxonomyRelevance
+
+if TYPE_CHECKING:
+    from .options import Options
 
 PathLike = str | os.PathLike[str]
 #: A run as :func:`load_runs` hands it over.
@@ -107,6 +111,19 @@ def load_runs(
             run.target_ids = relevance.target_ids
         runs.append(run)
     return runs, notes
+
+
+def load_with(
+    paths: Sequence[PathLike], relevance: Relevance, options: Options, *, ties: bool | None = None,
+    progress: Progress | None = None, run_format: str | None = None,
+) -> tuple[list[AnyRun], list[str]]:
+    """:func:`load_runs` with the reading options of ``options``; ``ties`` None: as its tie mode needs."""
+    o = options
+    return load_runs(
+        paths, relevance, run_format=run_format or o.run_format, matrix_order=o.matrix_order, progress=progress,
+        lenient=o.lenient, missing=o.settings.missing, ties=o.settings.ties != "rule" if ties is None else ties,
+        strip_zeros=o.strip_zeros, id_map=o.id_map,
+    )
 
 
 def lenient_summary(run: AnyRun) -> str:
