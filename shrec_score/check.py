@@ -202,11 +202,9 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
     unjudged = None if relevance.closed else relevance.unjudged
     lines = scan_lines(rows, index, id_column(path, rows, index, unjudged is not None, strict=False), unjudged)
     prev = -math.inf
-    decreasing = 0
-    own = relevance.query_ids.index(query_id) if query_id in relevance.query_ids else -1
-    self_id = relevance.target_ids[relevance.self_index[own]] if own >= 0 and relevance.self_index[own] >= 0 else None
-    full_length = relevance.collection_size - (self_id is not None) if relevance.collection_size else None
-    n_targets = 0
+    decreasing = n_targets = 0
+    q = relevance.query_ids.index(query_id)  # (files of ignorable queries are not checked)
+    own, room = relevance.self_index[q], relevance.list_room()  # the query itself is not counted
     for n, fields, tid, target, first_at, text_d, d in lines:
         if tid is None:
             found.append(Problem(path, n, "error", f'expected "<target> [distance]", got {fields} fields'))
@@ -216,7 +214,7 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
         elif first_at is not None:
             found.append(Problem(path, n, "error", f"target {shown(tid)} listed twice (first at line {first_at})"))
         else:
-            n_targets += tid != self_id
+            n_targets += target != own
         if text_d is None:
             continue
         if d is None or math.isnan(d):
@@ -231,8 +229,8 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
         prev = d
     if decreasing > 1:
         found.append(Problem(path, None, "warning", f"distances decrease {decreasing} times down the list"))
-    if full_length is not None and n_targets < full_length:
-        found.append(Problem(path, None, "note", f"the list ranks {n_targets} of {full_length} targets"))
+    if room is not None and n_targets < room[q]:
+        found.append(Problem(path, None, "note", f"the list ranks {n_targets} of {room[q]} targets"))
     return found  # many of a kind: one summary line (summarize)
 
 

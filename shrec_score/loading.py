@@ -42,9 +42,9 @@ def load_relevance(
     """Build the relevance model from a target ``.cla`` (``grades="sister"``: SHREC 2006), a ShapeNet
     Core55 ground truth (of ``split``) or TREC qrels (Ds from ``collection`` or ``collection_size``)."""
     from .choices import GRADES
-    from .options import _choice
+    from .options import one_of
 
-    _choice("grades", grades, GRADES)
+    one_of("grades", grades, GRADES)
     if not isinstance(relevance, Classification) and is_shapenet_truth(relevance):
         for given, flag in ((queries is not None, "--queries"), (grades != "binary", "--grades"), (collection is not None, "--collection"), (collection_size is not None, "--collection-size")):
             if given:
@@ -79,9 +79,9 @@ def load_runs(
     ``strip_zeros``, ``id_map``: how a run's ids are spelled (:func:`shrec_score.join.id_spelling`).
     """
     from .choices import RUN_FORMATS
-    from .options import _choice
+    from .options import one_of
 
-    _choice("run_format", run_format, RUN_FORMATS)
+    one_of("run_format", run_format, RUN_FORMATS)
     spell = id_spelling(relevance, strip=strip_zeros, id_map=None if id_map is None else os.fspath(id_map))
     sources, notes = discover_runs(paths, run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries), spell=spell)
     unjudged = None if relevance.closed else relevance.unjudged
