@@ -6,8 +6,8 @@ import os
 from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import TYPE_CHECKING
 
+from .choices import GRADES, RUN_FORMATS
 from .errors import InputError, shown
 from .io.cla import read_classification
 from .io.lists import read_list_run
@@ -18,11 +18,9 @@ from .io.text import read_head
 from .io.trec import read_qrels
 from .join import SpelledIndex, id_spelling, read_matrix_run, read_trec_run
 from .model import Classification, MatrixRun, RankedRun
+from .options import Options, one_of
 from .ranking import drop_own
 from .relevance import Relevance, TaxonomyRelevance
-
-if TYPE_CHECKING:
-    from .options import Options
 
 PathLike = str | os.PathLike[str]
 #: A run as :func:`load_runs` hands it over.
@@ -41,9 +39,6 @@ def load_relevance(
 ) -> Relevance:
     """Build the relevance model from a target ``.cla`` (``grades="sister"``: SHREC 2006), a ShapeNet
     Core55 ground truth (of ``split``) or TREC qrels (Ds from ``collection`` or ``collection_size``)."""
-    from .choices import GRADES
-    from .options import one_of
-
     one_of("grades", grades, GRADES)
     if not isinstance(relevance, Classification) and is_shapenet_truth(relevance):
         for given, flag in ((queries is not None, "--queries"), (grades != "binary", "--grades"), (collection is not None, "--collection"), (collection_size is not None, "--collection-size")):
@@ -78,9 +73,6 @@ def load_runs(
     may rank nothing for some queries; ``ties``: the runs carry their tie groups;
     ``strip_zeros``, ``id_map``: how a run's ids are spelled (:func:`shrec_score.join.id_spelling`).
     """
-    from .choices import RUN_FORMATS
-    from .options import one_of
-
     one_of("run_format", run_format, RUN_FORMATS)
     spell = id_spelling(relevance, strip=strip_zeros, id_map=None if id_map is None else os.fspath(id_map))
     sources, notes = discover_runs(paths, run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries), spell=spell)
