@@ -286,10 +286,11 @@ def _check_trec_run(source: RunSource, relevance: Relevance, spell: Spell | None
                 continue
             if closed and t not in target_index:
                 error(trec.unknown_target_error(path, n, t))
+            elif not math.isnan(score):  # a line scoring keeps (--lenient drops the others) ranks its query
+                ranked.add(q)
             if (q, t) in seen:
                 error(trec.repeated_error(path, q, t, seen[(q, t)], n))
             seen[(q, t)] = n
-            ranked.add(q)
     except InputError as exc:  # bytes that are not UTF-8, a long line, a damaged compressed stream
         error(exc)
         return found
