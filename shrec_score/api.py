@@ -34,6 +34,7 @@ from .loading import (
     lenient_summary,
     load_relevance,
     load_runs,
+    load_with,
 )
 from .measures import DEFAULT_BINARY, SHOWN_GRADED, Measure, Settings, get_measure, graded_defaults
 from .measures.names import OFFICIAL, SHOWN_OFFICIAL, column_for, typed_measure
@@ -120,18 +121,10 @@ def score(
         for a bad input file, naming the file and the line.
     """
     opts = Options.of(options, settings)
-    given = _given_runs(runs)
+    _given_runs(runs)  # a mix of paths and records refused before anything is read
     rel = relevance_for(relevance, opts)
     plan = plan_measures(rel, opts)
-    if given is None:
-        run_objs, notes = load_runs(
-            runs, rel, run_format=opts.run_format, matrix_order=opts.matrix_order,  # type: ignore[arg-type]
-            progress=progress, lenient=opts.lenient, missing=opts.settings.missing, ties=opts.settings.ties != "rule",
-            strip_zeros=opts.strip_zeros, id_map=opts.id_map,
-        )
-    else:
-        run_objs, notes = given, []
-        _check_targets(run_objs, rel)
+    run_objs, notes = runs_for(runs, rel, opts, progress=progress)
     ev = score_all(run_objs, rel, plan.measures, opts.settings, curves=rel.gain_curves, progress=progress)
     return _report(ev, run_objs, rel, plan, opts, notes)
 
@@ -144,15 +137,22 @@ def _given_runs(runs: Sequence[Any]) -> list[AnyRun] | None:
     return cast("list[AnyRun]", records) or None
 
 
-def _check_targets(runs: Sequence[AnyRun], rel: Relevance) -> None:
-    """Refuse records read against another relevance: their target indices point into other ids."""
-    for run in runs:
+def runs_for(
+    runs: Sequence[Any], rel: Relevance, opts: Options, *, ties: bool | None = None, progress: Progress | None = None,
+) -> tuple[list[AnyRun], list[str]]:
+    """The runs of a scoring and notes on files passed over: records as given (refused when read against
+    another relevance: their target indices point into other ids), paths read (:func:`load_with`)."""
+    given = _given_runs(runs)
+    if given is None:
+        return load_with(runs, rel, opts, ties=ties, progress=progress)
+    for run in given:
         ids = getattr(run, "target_ids", None)
         if ids is not None and ids is not rel.target_ids and list(ids) != list(rel.target_ids):
             raise OptionError(
                 f"runs: run {run.name!r} was read against another relevance (its targets are indices into other ids): "
                 "read it again with load_runs(paths, this relevance)"
             )
+    return given, []
 
 
 def relevance_for(relevance: PathLike | Classification | Relevance, opts: Options) -> Relevance:

@@ -8,7 +8,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -20,10 +20,8 @@ from .io.runs import BlockSource, discover_sources
 from .io.submissions import Spell, id_hint, is_clutter
 from .io.text import decode_text, entry_is_folder, plain, read_bytes, utf8_name
 from .model import RunSource
+from .options import Options
 from .relevance import Relevance
-
-if TYPE_CHECKING:
-    from .options import Options
 
 #: Problems listed per file before a summary line.
 PER_FILE = 20
@@ -49,24 +47,22 @@ class Problem:
         return cls(exc.path or path, exc.line, "error", exc.body)
 
 
-def check_runs(
-    paths: Iterable[str], relevance: Relevance, *, run_format: str = "auto", matrix_order: str | None = None,
-    strip_zeros: bool = False, id_map: str | None = None,
-) -> list[Problem]:
-    """Validate every run; returns the problems (empty: the runs would score).
-    ``strip_zeros``, ``id_map``: how the runs spell ids (:func:`shrec_score.join.id_spelling`)."""
+def check_runs(paths: Iterable[str], relevance: Relevance, options: Options | None = None) -> list[Problem]:
+    """Validate every run, read as a scoring with ``options`` reads it (their run format, matrix order and
+    id spelling); returns the problems (empty: the runs would score)."""
     from .join import SpelledIndex, id_spelling
 
+    o = options or Options()
     try:
-        spell = id_spelling(relevance, strip=strip_zeros, id_map=id_map)
-        sources, notes = discover_sources(list(paths), run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries), spell=spell)
+        spell = id_spelling(relevance, strip=o.strip_zeros, id_map=o.id_map)
+        sources, notes = discover_sources(list(paths), o.run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries), spell=spell)
     except InputError as exc:
         return [Problem.of(exc, "")]
     index = relevance.target_index if spell is None else SpelledIndex(relevance.target_index, spell)
     problems = [Problem(n.split(":", 1)[0], None, "note", n.split(": ", 1)[1]) for n in notes]
     for s in sources:
         if isinstance(s, BlockSource) or s.format == "matrix":  # (blocks: Zarr or .npy shards, as score and --dask read them)
-            problems += _check_matrix_run(s, relevance, matrix_order)
+            problems += _check_matrix_run(s, relevance, o.matrix_order)
         elif s.format == "lists":
             problems += summarize(s.path, _check_list_run(s, relevance, index, spell))
         elif s.format == "shrec2011":
@@ -85,16 +81,12 @@ def passed_over(
     (:func:`shrec_score.loading.load_runs`, ``ties`` as its), every error is a warning: the runs would
     score.  With the runs so loaded (for the tie report, not read again), else None."""
     from .errors import OptionError
-    from .loading import load_runs
+    from .loading import load_with
 
-    o = options
-    if not any(p.level == "error" for p in problems) or not (o.lenient or o.settings.missing != "error"):
+    if not any(p.level == "error" for p in problems) or not (options.lenient or options.settings.missing != "error"):
         return problems, None
     try:
-        loaded, _ = load_runs(
-            runs, relevance, run_format=o.run_format, matrix_order=o.matrix_order, lenient=o.lenient,
-            missing=o.settings.missing, ties=ties, strip_zeros=o.strip_zeros, id_map=o.id_map,
-        )
+        loaded, _ = load_with(runs, relevance, options, ties=ties)
     except (InputError, OptionError):
         return problems, None  # what they do not pass over stays an error
     return [replace(p, level="warning") if p.level == "error" else p for p in problems], loaded
@@ -210,11 +202,9 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
     unjudged = None if relevance.closed else relevance.unjudged
     lines = scan_lines(rows, index, id_column(path, rows, index, unjudged is not None, strict=False), unjudged)
     prev = -math.inf
-    decreasing = 0
-    own = relevance.query_ids.index(query_id) if query_id in relevance.query_ids else -1
-    self_id = relevance.target_ids[relevance.self_index[own]] if own >= 0 and relevance.self_index[own] >= 0 else None
-    full_length = relevance.collection_size - (self_id is not None) if relevance.collection_size else None
-    n_targets = 0
+    decreasing = n_targets = 0
+    q = relevance.query_ids.index(query_id)  # (files of ignorable queries are not checked)
+    own, room = relevance.self_index[q], relevance.list_room()  # the query itself is not counted
     for n, fields, tid, target, first_at, text_d, d in lines:
         if tid is None:
             found.append(Problem(path, n, "error", f'expected "<target> [distance]", got {fields} fields'))
@@ -224,7 +214,7 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
         elif first_at is not None:
             found.append(Problem(path, n, "error", f"target {shown(tid)} listed twice (first at line {first_at})"))
         else:
-            n_targets += tid != self_id
+            n_targets += target != own
         if text_d is None:
             continue
         if d is None or math.isnan(d):
@@ -239,8 +229,8 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
         prev = d
     if decreasing > 1:
         found.append(Problem(path, None, "warning", f"distances decrease {decreasing} times down the list"))
-    if full_length is not None and n_targets < full_length:
-        found.append(Problem(path, None, "note", f"the list ranks {n_targets} of {full_length} targets"))
+    if room is not None and n_targets < room[q]:
+        found.append(Problem(path, None, "note", f"the list ranks {n_targets} of {room[q]} targets"))
     return found  # many of a kind: one summary line (summarize)
 
 
@@ -296,10 +286,11 @@ def _check_trec_run(source: RunSource, relevance: Relevance, spell: Spell | None
                 continue
             if closed and t not in target_index:
                 error(trec.unknown_target_error(path, n, t))
+            elif not math.isnan(score):  # a line scoring keeps (--lenient drops the others) ranks its query
+                ranked.add(q)
             if (q, t) in seen:
                 error(trec.repeated_error(path, q, t, seen[(q, t)], n))
             seen[(q, t)] = n
-            ranked.add(q)
     except InputError as exc:  # bytes that are not UTF-8, a long line, a damaged compressed stream
         error(exc)
         return found

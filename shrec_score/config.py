@@ -119,7 +119,10 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 #: The keys of :class:`~shrec_score.options.Options` a preset gives as they are (a flag over the preset's key).
-PLAIN = ("queries", "grades", "collection", "collection_size", "sort", "run_format", "matrix_order", "average", "split", "id_map")
+PLAIN = (
+    "queries", "grades", "collection", "collection_size", "measures", "sort", "rank_by", "run_format", "matrix_order",
+    "cutoffs", "average", "split", "id_map", "ties",
+)
 
 
 def preset_or(cfg: Mapping[str, Any], given: Any, key: str, default: Any = None) -> Any:
@@ -137,26 +140,16 @@ def preset_options(cfg: Mapping[str, Any], given: Mapping[str, Any] | None = Non
 
     flags = dict(given or {})
 
-    def pick(key: str, default: Any = None) -> Any:
-        return preset_or(cfg, flags.get(key), key, default)
+    def pick(key: str) -> Any:
+        return preset_or(cfg, flags.get(key), key)
 
-    settings = {  # None: the default of Settings
-        "rel_level": pick("rel_level"),
-        "e_depth": pick("e_depth"),
-        "pr_levels": cfg.get("pr_levels"),
-        "dcg_cutoffs": tuple(cfg["dcg_cutoffs"]) if "dcg_cutoffs" in cfg else None,
-        "depth": flags.get("depth"),
-        "judged_only": flags.get("judged_only"),
-        "missing": pick("missing_queries"),
-        "min_class_size": pick("min_class_size"),
-        "ties": pick("ties"),
-    }
+    keys = ("rel_level", "e_depth", "pr_levels", "depth", "judged_only", "min_class_size")  # flags or the preset's
+    settings = {key: pick(key) for key in keys}
+    settings["missing"] = pick("missing_queries")
+    settings["dcg_cutoffs"] = tuple(cfg["dcg_cutoffs"]) if "dcg_cutoffs" in cfg else None
     return Options.build(
         **{key: pick(key) for key in PLAIN},  # None: the default of Options
-        measures=pick("measures"),
-        rank_by=pick("rank_by"),
-        cutoffs=pick("cutoffs", [5, 10]),
-        settings=Settings(**{k: v for k, v in settings.items() if v is not None}),
+        settings=Settings(**{k: v for k, v in settings.items() if v is not None}),  # None: the default of Settings
         lenient=bool(flags.get("lenient")),
         strip_zeros=bool(flags.get("strip_zeros")) or cfg.get("strip_zeros", False),
         **extra,

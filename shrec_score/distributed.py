@@ -9,7 +9,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -30,7 +30,7 @@ from .errors import InputError, OptionError
 from .io.chunked import INSTALL_HINT, RowBlockMatrix, open_row_blocks
 from .io.runs import BlockSource, discover_sources
 from .join import block_matrix_ids, matrix_run
-from .loading import PathLike, Progress, load_runs
+from .loading import PathLike, Progress, load_with
 from .measures import Measure, Settings
 from .model import ChunkedRun, MatrixRun, RankedRun, RunSource
 from .options import Options
@@ -80,15 +80,14 @@ class _Shared:
 
     relevance: Relevance
     measures: list[Measure]
-    settings: Settings
-    curves: bool
-    matrix_order: str | None
-    lenient: bool
+    options: Options
     #: Matrix row of each query and target of each column (``--matrix-order``), for row-block runs.
     row_of_query: np.ndarray
     col_target: np.ndarray
-    #: How the runs spell ids (--strip-zeros, --id-map; see :func:`shrec_score.join.id_spelling`).
-    spelling: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def settings(self) -> Settings:
+        return self.options.settings
 
     @cached_property
     def relevant(self) -> tuple[Sequence[np.ndarray], np.ndarray]:
@@ -100,7 +99,7 @@ class _Shared:
     def fast(self) -> bool:
         """Binary measures only, nothing cut: the ranks of the relevant items suffice."""
         s = self.settings
-        return all(m.kind == "binary" for m in self.measures) and not self.curves and s.depth is None and not s.judged_only
+        return all(m.kind == "binary" for m in self.measures) and not self.relevance.gain_curves and s.depth is None and not s.judged_only
 
 
 @dataclass
@@ -157,7 +156,7 @@ def _block_run(shared: _Shared, path: str, name: str, qrows: np.ndarray) -> Matr
     block = matrix.read(lo, hi) if whole else matrix[rows]
     held = _Rows(block, np.arange(lo, hi) if whole else rows, matrix.shape[0])
     query_ids = [shared.relevance.query_ids[i] for i in qrows.tolist()]
-    drops: Counter[str] | None = Counter() if shared.lenient else None
+    drops: Counter[str] | None = Counter() if shared.options.lenient else None
     return MatrixRun(name, matrix.where(lo, hi) if whole else path, held, query_ids, rows, shared.col_target, drops=drops)  # type: ignore[arg-type]
 
 
@@ -185,7 +184,7 @@ def _score_chunks(shared: _Shared, path: str, name: str, chunks: list[tuple[int,
     for c0, c1 in chunks:
         qrows = np.arange(c0, c1)
         sub = MatrixRun(run.name, run.path, run.matrix, [run.query_ids[i - qall[0]] for i in range(c0, c1)], shared.row_of_query[qrows], run.col_target, drops=run.drops)
-        sc = score_run(_OneChunk(sub, qrows, shared.settings.ties != "rule"), shared.relevance, shared.measures, shared.settings, curves=shared.curves)
+        sc = score_run(_OneChunk(sub, qrows, shared.settings.ties != "rule"), shared.relevance, shared.measures, shared.settings, curves=shared.relevance.gain_curves)
         values = {k: v[qrows] for k, v in sc.values.items()}
         parts.append(_Part(qrows, values, sc.pr[qrows], sc.vectors, sc.gain_at_recall, None if parts else run.drops))
     return parts
@@ -193,9 +192,8 @@ def _score_chunks(shared: _Shared, path: str, name: str, chunks: list[tuple[int,
 
 def _score_source(shared: _Shared, source: RunSource) -> tuple[RunScores, RankedRun | MatrixRun, list[str]]:
     """One run read and scored whole on the worker: its scores, what the report needs of it, notes."""
-    s, rel = shared.settings, shared.relevance
-    (run,), notes = load_runs([source.path], rel, run_format=source.format, matrix_order=shared.matrix_order, lenient=shared.lenient, missing=s.missing, ties=s.ties != "rule", **shared.spelling)
-    sc = score_run(run, rel, shared.measures, s, curves=shared.curves)
+    (run,), notes = load_with([source.path], shared.relevance, shared.options, run_format=source.format)
+    sc = score_run(run, shared.relevance, shared.measures, shared.settings, curves=shared.relevance.gain_curves)
     stub = _matrix_stub(run.name, run.path, run.drops) if isinstance(run, MatrixRun) else RankedRun(run.name, list(run.query_ids), np.zeros(0, np.int64), run.offsets, drops=run.drops)
     return sc, stub, notes
 
@@ -217,7 +215,7 @@ def score(
     folder or ``.npy`` row shards with their ``manifest.json``).  ``dask``: ``"tcp://HOST:8786"``, ``"local:N"``
     (N worker processes here, closed before returning), the caller's ``distributed.Client`` (left open),
     or None (the same tasks one after the other here).  ``options``, ``progress`` (called with the number
-    of completed tasks as each comes back, and again every 0.1 s while a cluster works: a callback that
+    of tasks come back, in task order, and again every 0.1 s while a cluster works: a callback that
     raises cancels every task), ``settings`` and the errors as :func:`shrec_score.score`'s; a bad input
     read on a worker comes back as the same InputError, naming the shard or the Zarr chunk.
     """
@@ -233,7 +231,7 @@ def score(
     if blocks:
         mapped = matrix_run("", "", None, rel, row_ids, col_ids)
         row_of_query, col_target = mapped.row_of_query, mapped.col_target
-    shared = _Shared(rel, list(plan.measures), opts.settings, rel.gain_curves, opts.matrix_order, opts.lenient, row_of_query, col_target, {"strip_zeros": opts.strip_zeros, "id_map": opts.id_map})
+    shared = _Shared(rel, list(plan.measures), opts, row_of_query, col_target)
     tasks: list[Task] = []
     for i, s in enumerate(sources):
         if isinstance(s, BlockSource) and shared.fast:
@@ -280,7 +278,7 @@ def _chunk_groups(rel: Relevance, matrix: RowBlockMatrix) -> list[list[tuple[int
 def _assemble(source: BlockSource, parts: list[_Part], shared: _Shared) -> tuple[RunScores, MatrixRun]:
     """One row-block run's :class:`RunScores` from its parts (in block order), and its stub."""
     sc = RunScores.empty(source.name, shared.relevance.n_queries, shared.measures, shared.settings)
-    drops: Counter[str] | None = Counter() if shared.lenient else None
+    drops: Counter[str] | None = Counter() if shared.options.lenient else None
     for p in parts:
         for k, v in p.values.items():
             sc.values[k][p.qrows] = v
@@ -299,8 +297,7 @@ def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _
     """The tasks' results in task order; the first error (or an interruption) cancels every other task."""
     from contextlib import ExitStack
 
-    from distributed import Client, LocalCluster, as_completed
-    from distributed.scheduler import KilledWorker
+    from distributed import Client, LocalCluster
 
     with ExitStack() as stack:
         if local is not None:
@@ -319,39 +316,29 @@ def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _
         # the shared object as a task, not scattered data: it has lineage (docs/scale-out.md)
         token = client.submit(_the, shared, pure=False)
         futures = [client.submit(fn, token, *args, pure=False) for fn, args, _ in tasks]
-        index = {f.key: i for i, f in enumerate(futures)}
-        results: list[Any] = [None] * len(futures)
-        ready, done = as_completed(futures), 0
-        pending = set(range(len(futures)))
-        failed: dict[int, Exception] = {}
-        try:
-            # until every task before the first that failed has come back: its error is then the one the
-            # tasks in order would raise, whichever came back first (the same error as in one process)
-            while pending and (not failed or min(pending) < min(failed)):
-                batch = ready.next_batch(block=False)
-                if not batch:  # the progress callback runs every 0.1 s: one that raises cancels the tasks
-                    time.sleep(0.1)
-                    progress("scoring", done, len(futures))
-                for future in batch:
-                    i = index[future.key]
-                    pending.discard(i)
-                    try:
-                        results[i] = future.result()  # raises the task's error (an InputError intact)
-                    except KilledWorker:
-                        failed[i] = _lost(tasks[i])
-                    except Exception as exc:
-                        failed[i] = exc
-                    else:
-                        done += 1
-                        progress("scoring", done, len(futures))
-            if failed:
-                raise failed[min(failed)]
+        try:  # in task order: the first error in that order is raised, as in one process
+            return [_result(f, task, i, len(tasks), progress) for i, (f, task) in enumerate(zip(futures, tasks))]
         except BaseException:
             client.cancel(futures, force=True)
             raise
         finally:
             client.cancel([token], force=True)
-        return results
+
+
+def _result(future: Any, task: Task, i: int, total: int, progress: Progress) -> Any:
+    """Task ``i``'s result or its error (an InputError intact), the progress callback told every 0.1 s while it
+    works (one that raises cancels the tasks) and again when it comes back."""
+    from distributed.scheduler import KilledWorker
+
+    while not future.done():
+        time.sleep(0.1)
+        progress("scoring", i, total)
+    try:
+        result = future.result()
+    except KilledWorker:
+        raise _lost(task) from None
+    progress("scoring", i + 1, total)
+    return result
 
 
 def _lost(task: Task) -> InputError:

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import partial
 
+from .choices import GRADES, RUN_FORMATS
 from .errors import InputError, shown
 from .io.cla import read_classification
 from .io.lists import read_list_run
@@ -17,6 +18,7 @@ from .io.text import read_head
 from .io.trec import read_qrels
 from .join import SpelledIndex, id_spelling, read_matrix_run, read_trec_run
 from .model import Classification, MatrixRun, RankedRun
+from .options import Options, one_of
 from .ranking import drop_own
 from .relevance import Relevance, TaxonomyRelevance
 
@@ -37,10 +39,7 @@ def load_relevance(
 ) -> Relevance:
     """Build the relevance model from a target ``.cla`` (``grades="sister"``: SHREC 2006), a ShapeNet
     Core55 ground truth (of ``split``) or TREC qrels (Ds from ``collection`` or ``collection_size``)."""
-    from .choices import GRADES
-    from .options import _choice
-
-    _choice("grades", grades, GRADES)
+    one_of("grades", grades, GRADES)
     if not isinstance(relevance, Classification) and is_shapenet_truth(relevance):
         for given, flag in ((queries is not None, "--queries"), (grades != "binary", "--grades"), (collection is not None, "--collection"), (collection_size is not None, "--collection-size")):
             if given:
@@ -74,10 +73,7 @@ def load_runs(
     may rank nothing for some queries; ``ties``: the runs carry their tie groups;
     ``strip_zeros``, ``id_map``: how a run's ids are spelled (:func:`shrec_score.join.id_spelling`).
     """
-    from .choices import RUN_FORMATS
-    from .options import _choice
-
-    _choice("run_format", run_format, RUN_FORMATS)
+    one_of("run_format", run_format, RUN_FORMATS)
     spell = id_spelling(relevance, strip=strip_zeros, id_map=None if id_map is None else os.fspath(id_map))
     sources, notes = discover_runs(paths, run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries), spell=spell)
     unjudged = None if relevance.closed else relevance.unjudged
@@ -107,6 +103,19 @@ def load_runs(
             run.target_ids = relevance.target_ids
         runs.append(run)
     return runs, notes
+
+
+def load_with(
+    paths: Sequence[PathLike], relevance: Relevance, options: Options, *, ties: bool | None = None,
+    progress: Progress | None = None, run_format: str | None = None,
+) -> tuple[list[AnyRun], list[str]]:
+    """:func:`load_runs` with the reading options of ``options``; ``ties`` None: as its tie mode needs."""
+    o = options
+    return load_runs(
+        paths, relevance, run_format=run_format or o.run_format, matrix_order=o.matrix_order, progress=progress,
+        lenient=o.lenient, missing=o.settings.missing, ties=o.settings.ties != "rule" if ties is None else ties,
+        strip_zeros=o.strip_zeros, id_map=o.id_map,
+    )
 
 
 def lenient_summary(run: AnyRun) -> str:

@@ -21,7 +21,7 @@ from .loading import load_relevance
 from .measures.metric_learning import ambiguous_recall
 from .memory_trec import score_tables
 from .model import MISC_CLASS, Classification
-from .options import Options
+from .options import Options, one_of
 
 METRICS = ("euclidean", "sqeuclidean", "cosine", "inner_product")
 
@@ -89,8 +89,7 @@ def evaluate(
         if run is None or qrels is None or any(v is not None for v in (distances, embeddings, query_embeddings, labels, query_labels)):
             raise ValueError("run: expected run= and qrels= together, without distances, embeddings or labels")
         return score_tables(run, qrels, name or "run", opts)
-    if metric not in METRICS:
-        raise OptionError(f"metric: expected one of {', '.join(METRICS)}, got {metric!r}")
+    one_of("metric", metric, METRICS)
     if dtype not in ("float32", "float64"):
         raise OptionError(f"dtype: expected float32 or float64, got {dtype!r}")
     separate = labels is None
@@ -108,9 +107,11 @@ def evaluate(
     else:
         targets, queries = _as_classification("labels", labels, ""), None
         q_arg = t_arg = "labels"
-    # rows and columns follow the ids as a .npy file's do (--matrix-order): array order for labels
-    q_ids = _matrix_axis(q_arg, (queries or targets).ids, opts.matrix_order, "query")
-    t_ids = q_ids if queries is None else _matrix_axis(t_arg, targets.ids, opts.matrix_order, "target")
+    try:  # rows and columns follow the ids as a .npy file's do (--matrix-order): array order for labels
+        q_ids = matrix_axis(list((queries or targets).ids), opts.matrix_order, "query", q_arg)
+        t_ids = q_ids if queries is None else matrix_axis(list(targets.ids), opts.matrix_order, "target", t_arg)
+    except InputError as exc:
+        raise ValueError(exc.message) from None  # "<arg>: ..." (the argument stands where a file would)
     shape = (len(q_ids), len(t_ids))
     if separate:
         if distances is None and (embeddings is not None or query_embeddings is None or target_embeddings is None):
@@ -397,12 +398,4 @@ def _as_classification(arg: str, value: Any, prefix: str) -> Classification:
     code = {n: i for i, n in enumerate(names)}
     ids = [f"{prefix}{i}" for i in range(len(texts))]
     return Classification(f"<{arg}>", names, ["0"] * len(names), ids, np.asarray([code[x] for x in texts], dtype=np.int32))
-
-
-def _matrix_axis(arg: str, ids: list[str], order: str | None, what: str) -> list[str]:
-    """The id of each row (or column), by the ``.npy`` reader's rule (:func:`shrec_score.join.matrix_axis`)."""
-    try:
-        return matrix_axis(list(ids), order, what, arg)
-    except InputError as exc:
-        raise ValueError(exc.message) from None  # "<arg>: ..." (the argument stands where a file would)
 

@@ -17,7 +17,8 @@ from .measures.names import expand_names
 from .measures.registry import did_you_mean
 
 
-def _choice(name: str, value: Any, allowed: Sequence[str], *, optional: bool = False) -> None:
+def one_of(name: str, value: Any, allowed: Sequence[str], *, optional: bool = False) -> None:
+    """OptionError naming ``name`` and the allowed values unless ``value`` is one of ``allowed`` (or None, ``optional``)."""
     if value not in allowed and not (value is None and optional):
         hint = ""
         if isinstance(value, str) and value.lower() in allowed:
@@ -92,10 +93,10 @@ class Options:
         if unknown:
             raise OptionError(f"unknown option {unknown[0]!r}; expected one of {', '.join(sorted(known))}")
         opts = cls(**{k: v for k, v in given.items() if v is not None})
-        _choice("grades", opts.grades, GRADES)
-        _choice("average", opts.average, AVERAGES)
-        _choice("run_format", opts.run_format, RUN_FORMATS)
-        _choice("matrix_order", opts.matrix_order, MATRIX_ORDERS, optional=True)
+        one_of("grades", opts.grades, GRADES)
+        one_of("average", opts.average, AVERAGES)
+        one_of("run_format", opts.run_format, RUN_FORMATS)
+        one_of("matrix_order", opts.matrix_order, MATRIX_ORDERS, optional=True)
         _whole("collection_size", opts.collection_size, minimum=1, optional=True)
         _whole("seed", opts.seed, minimum=0)
         _whole("n_resamples", opts.n_resamples, minimum=MIN_RESAMPLES)
@@ -103,10 +104,10 @@ class Options:
             raise OptionError(f"settings: expected a shrec_score.measures.Settings, got {type(opts.settings).__name__}")
         _whole("settings.rel_level", opts.settings.rel_level, minimum=1)
         _whole("settings.depth", opts.settings.depth, minimum=1, optional=True)
-        _choice("settings.missing", opts.settings.missing, MISSING)
+        one_of("settings.missing", opts.settings.missing, MISSING)
         _whole("settings.min_class_size", opts.settings.min_class_size, minimum=1)
-        _choice("ties", opts.ties, TIES, optional=True)
-        _choice("settings.ties", opts.settings.ties, TIES)
+        one_of("ties", opts.ties, TIES, optional=True)
+        one_of("settings.ties", opts.settings.ties, TIES)
         if opts.ties is not None and opts.ties != opts.settings.ties:
             opts = replace(opts, settings=replace(opts.settings, ties=opts.ties))
         if not isinstance(opts.settings.judged_only, bool):

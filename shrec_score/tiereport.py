@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .api import RUN_TYPES, plan_measures, relevance_for, score
-from .loading import PathLike, load_runs
+from .api import plan_measures, relevance_for, runs_for, score
+from .loading import PathLike
 from .measures import column_higher_is_better, get_measure
 from .options import Options, measure_name
 from .relevance import Relevance
@@ -45,14 +45,7 @@ def tie_report(
     names = [measure_name(m) for m in measures] if measures else [plan.sort]
     computed = [*plan.names, *(m for m in names if m not in plan.names)]
     exact = all(get_measure(m).ties_exact for m in computed) and opts.settings.depth is None
-    run_objs: list[Any]
-    if runs and all(isinstance(r, RUN_TYPES) for r in runs):
-        run_objs = list(runs)
-    else:
-        run_objs, _ = load_runs(
-            runs, rel, run_format=opts.run_format, matrix_order=opts.matrix_order,  # type: ignore[arg-type]
-            lenient=opts.lenient, missing=opts.settings.missing, ties=True, strip_zeros=opts.strip_zeros, id_map=opts.id_map,
-        )
+    run_objs, _ = runs_for(runs, rel, opts, ties=True)
     boards, per_query = {}, {}
     for mode in MODES:
         if mode == "expected" and not exact:

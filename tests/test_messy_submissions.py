@@ -302,7 +302,9 @@ def test_a_padded_trec_run_names_the_files_own_ids_and_lines(tmp_path):
 
 
 def test_check_counts_every_problem_of_a_trec_run_before_the_per_file_cut(tmp_path):
-    """40 lines with a NaN score: one summary line says 40, not the 20 kept by the per-file cut."""
+    """40 lines with a NaN score: one summary line says 40, not the 20 kept by the per-file cut; the
+    query of those lines then has no line scoring keeps, as --lenient counts it (1 queries without a
+    ranked list): check says so too (it said nothing, where lenient counted the query)."""
     (tmp_path / "q.txt").write_text("1 0 d1 1\n")
     (tmp_path / "run.trec").write_text("".join(f"1 Q0 d{i} {i} NaN r\n" for i in range(1, 41)))
     r = run_cli("check", tmp_path / "run.trec", "-r", tmp_path / "q.txt", "--run-format", "trec")
@@ -310,5 +312,29 @@ def test_check_counts_every_problem_of_a_trec_run_before_the_per_file_cut(tmp_pa
     run = tmp_path / "run.trec"
     assert r.stdout.splitlines() == [
         f"{run}: error: 40 x expected a number as score (5th field), got NaN (first: {run}:1, {run}:2, {run}:3; "
-        "expected a number as score (5th field), got NaN)"
+        "expected a number as score (5th field), got NaN)",
+        f"{run}: error: expected a ranking for every query; run 'run.trec' has none for 1 of 1 queries, got first missing: '1'",
     ]
+    lenient = run_cli(tmp_path / "run.trec", "-r", tmp_path / "q.txt", "--run-format", "trec", "--lenient")
+    assert "40 malformed lines dropped, 1 queries without a ranked list (scored 0)" in lenient.stderr
+
+
+def test_check_and_lenient_agree_on_a_query_whose_lines_all_name_unknown_targets(tmp_path):
+    """A closed collection (--collection): query 2's two lines both name targets outside it.  --lenient
+    drops them and counts query 2 as without a ranked list; check lists that query as --lenient counts it
+    (it counted the query as ranked: 3 of 3 where scoring had 2 of 3)."""
+    (tmp_path / "q.txt").write_text("1 0 a 1\n2 0 b 1\n3 0 c 1\n")
+    (tmp_path / "coll.cla").write_text("PSB 1\n1 3\n\nk 0 3\na\nb\nc\n")
+    (tmp_path / "run.trec").write_text("1 Q0 a 1 0.9 r\n2 Q0 x 1 0.9 r\n2 Q0 y 2 0.8 r\n3 Q0 c 1 0.9 r\n")
+    args = [tmp_path / "run.trec", "-r", tmp_path / "q.txt", "--collection", tmp_path / "coll.cla", "--lenient"]
+    run = tmp_path / "run.trec"
+    r = run_cli("check", *args)
+    assert r.exit_code == 0
+    assert r.stdout.splitlines() == [
+        f"{run}:2: warning: expected a target id of the collection, got unknown id 'x'",
+        f"{run}:3: warning: expected a target id of the collection, got unknown id 'y'",
+        f"{run}: warning: expected a ranking for every query; run 'run.trec' has none for 1 of 3 queries, got first missing: '2'",
+    ]
+    scored = run_cli(*args)
+    assert scored.exit_code == 0
+    assert "--lenient: run 'run.trec': 1 queries without a ranked list (scored 0), 2 unknown target ids dropped" in scored.stderr

@@ -241,9 +241,7 @@ def check(runs: list[str], relevance: str, options: Options) -> None:
     o = options
     with user_errors():
         rel = relevance_for(relevance, o)
-    problems = check_runs(
-        runs, rel, run_format=o.run_format, matrix_order=o.matrix_order, strip_zeros=o.strip_zeros, id_map=o.id_map
-    )
+    problems = check_runs(runs, rel, o)
     problems, loaded = passed_over(problems, runs, rel, o, ties=True)  # what the options pass over: warnings
     errors = sum(p.level == "error" for p in problems)
     lines: list[str] = []
