@@ -4,61 +4,21 @@ from :func:`measure_table`."""
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from .measure import PATTERNS, REGISTRY, Measure, aliases_of
 
 
-class MeasureInfo(NamedTuple):
-    """One row of :func:`measure_table`."""
-
-    name: str
-    #: "higher" or "lower": which values are better.
-    direction: str
-    #: trec_eval's name where the value is exactly trec_eval's, else None.
-    trec_name: str | None
-    summary: str
-    #: Parameters that change the value (empty when none).
-    params: str
-    #: ir_measures' name of the same value, else None.
-    ir_name: str | None = None
-    #: Where the definition comes from.
-    source: str = ""
-    #: An exact expected value over tied orders exists (``--ties expected``); False: refused there.
-    ties_exact: bool = True
-
-
-#: ir_measures' names of the same values where they are not aliases (ir_measures'
-#: AP, RR, P@k and R@k are spelled as our SHREC measures, which leave a topic
-#: without relevant documents out of the mean where ir_measures counts 0).
-_IR_NAMES = {"map": "AP", "Rprec": "Rprec", "recip_rank": "RR", "P.k": "P@k", "recall.k": "R@k"}
-_SOURCES = {
-    "NN": "PSB (Shilane et al. 2004), psbplot", "FT": "PSB, psbplot", "ST": "PSB, psbplot", "E": "PSB, psbplot; seeds/README erratum 5",
-    "DCG": "PSB, psbplot", "AP": "trec_eval m_map.c", "RR": "trec_eval m_recip_rank.c", "P@k": "trec_eval m_P.c", "R@k": "trec_eval m_recall.c",
-}
-
-
-def _source(m: Measure) -> str:
-    graded = "SHREC 2006 report (Veltkamp et al.), section 5" if m.kind == "graded" else ""
-    return m.source or _SOURCES.get(m.name, graded)
-
-
-def measure_table() -> list[MeasureInfo]:
-    """Every measure in registry order, then the ``prefix@k`` families, shown with their parameter as ``k``
-    (``P@k``, trec_eval ``P_k``): the source of ``shrec-score measures`` and of the docs.
+def measure_table() -> list[Measure]:
+    """Every measure in registry order, then the families, each made with its fields' names (``P@k``, trec_eval
+    ``P_k``): the source of ``shrec-score measures`` and of the docs.
 
     >>> rows = {r.name: r for r in measure_table()}
-    >>> rows["AP"][:3], rows["R@k"][:3], rows["FP_highly"].direction
-    (('AP', 'higher', 'map'), ('R@k', 'higher', 'recall_k'), 'lower')
-    >>> rows["ndcg_cut.k"][:3], rows["map_cut.k"].ir_name
-    (('ndcg_cut.k', 'higher', 'ndcg_cut_k'), 'AP@k')
+    >>> [(r.name, r.direction, r.trec_name) for r in (rows["AP"], rows["R@k"], rows["ndcg_cut.k"])]
+    [('AP', 'higher', 'map'), ('R@k', 'higher', 'recall_k'), ('ndcg_cut.k', 'higher', 'ndcg_cut_k')]
+    >>> rows["FP_highly"].direction, rows["map_cut.k"].ir_name
+    ('lower', 'AP@k')
     """
-    # a family's row is made with its fields' names (P@k), which no block can compute
-    measures = list(REGISTRY.values()) + [make(*re.findall(r"\{([a-z])\}", s)) for s, make in PATTERNS.items()]
-    return [
-        MeasureInfo(m.name, m.direction, m.trec_name, m.summary, m.params, m.ir_name or _IR_NAMES.get(m.name), _source(m), m.ties_exact)
-        for m in measures
-    ]
+    return list(REGISTRY.values()) + [make(*re.findall(r"\{([a-z])\}", s)) for s, make in PATTERNS.items()]
 
 
 def measures_markdown() -> str:

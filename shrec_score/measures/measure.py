@@ -55,15 +55,14 @@ class Settings:
 
 @dataclass(frozen=True)
 class Measure:
-    """A named per-query measure: ``compute(block, settings)`` gives one value per query, ``func``
-    has the formula in its docstring, ``kind`` names the block it reads (``"binary"``: RankBlock,
-    ``"graded"``: GainBlock, ``"judged"``: JudgedBlock), ``trec_name`` is set only where our value
-    equals trec_eval's, ``aggregate`` makes a run's value (``"mean"``, ``"geometric"``, ``"sum"``)."""
+    """A named per-query measure: ``compute(block, settings)`` gives one value per query, ``kind`` names the
+    block it reads (``"binary"``: RankBlock, ``"graded"``: GainBlock, ``"judged"``: JudgedBlock), ``trec_name``
+    and ``ir_name`` are set only where our value equals trec_eval's / ir_measures', ``aggregate`` makes a run's
+    value (``"mean"``, ``"geometric"``, ``"sum"``).  One row of the listing (:mod:`.listing`)."""
 
     name: str
     summary: str
     compute: Callable[..., np.ndarray]
-    func: Callable[..., np.ndarray]
     kind: str = "binary"
     higher_is_better: bool = True
     trec_name: str | None = None
@@ -100,7 +99,7 @@ class Measure:
             compute = lambda b, s: func(b, **kw)
         exp = None if expected is None else (lambda b, s: expected(b, **kw))
         summary = summary or (func.__doc__ or "").strip().splitlines()[0]
-        return cls(name, summary, compute, func, kind=kind, expected=exp, **fields)
+        return cls(name, summary, compute, kind=kind, expected=exp, **fields)
 
 
 #: Every measure of a fixed name, in registration order (the listing's order).
@@ -130,11 +129,12 @@ PATTERN_ALIASES: tuple[tuple[str, str, str], ...] = (
 
 
 def register(measure: Measure) -> Measure:
-    """Add ``measure`` to the registry; a name can be registered only once."""
+    """Add ``measure`` to the registry; a name can be registered only once.  Its ir_measures name becomes an
+    alias unless it is a registered name (ir_measures' ``AP`` is ``map``'s value, our ``AP`` another)."""
     if measure.name in REGISTRY:
         raise ValueError(f"measure {measure.name!r} is registered twice")
     REGISTRY[measure.name] = measure
-    if measure.ir_name:
+    if measure.ir_name and measure.ir_name not in REGISTRY:
         ALIASES[measure.ir_name] = measure.name
     return measure
 

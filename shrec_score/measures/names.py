@@ -18,8 +18,9 @@ from .measure import ALIASES, PATTERNS, REGISTRY, Measure, get_measure, register
 from .treceval import IPREC_LEVELS, JudgedBlock, iprec_at_recall
 
 
-def _twin(name: str, ours: Measure, trec_name: str) -> Measure:
-    """``ours`` under trec_eval's name, 0 (counted) where ``ours`` is empty for K = 0."""
+def _twin(name: str, ours: Measure, trec_name: str, ir_name: str) -> Measure:
+    """``ours`` under trec_eval's name, 0 (counted) where ``ours`` is empty for K = 0; ``ir_name`` ir_measures' name
+    of that value (ir_measures' AP, RR, P@k and R@k are spelled as our measures, which leave such a topic out)."""
 
     def zero(f: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
         return lambda b, s: np.where(b.n_relevant > 0, f(b, s), 0.0)  # trec_eval's rule
@@ -27,7 +28,7 @@ def _twin(name: str, ours: Measure, trec_name: str) -> Measure:
     prefix = name.split(".")[0]
     return Measure(
         name, f"trec_eval's {trec_name}: {ours.name}, but a topic without relevant documents scores 0 and counts in the mean",
-        zero(ours.compute), ours.func, trec_name=trec_name, source=f"trec_eval m_{prefix}.c",
+        zero(ours.compute), trec_name=trec_name, source=f"trec_eval m_{prefix}.c", ir_name=ir_name,
         params=f"k: the cutoff in the name ({prefix}.10)" if "." in name else "",
         expected=zero(ours.expected or ours.compute),
     )
@@ -35,12 +36,12 @@ def _twin(name: str, ours: Measure, trec_name: str) -> Measure:
 
 def _family_twin(prefix: str, ours: str) -> None:
     make = PATTERNS[ours]
-    register_pattern(prefix + ".{k}", lambda k: _twin(f"{prefix}.{k}", make(k), f"{prefix}_{k}"))
+    register_pattern(prefix + ".{k}", lambda k: _twin(f"{prefix}.{k}", make(k), f"{prefix}_{k}", ours.format(k=k)))
 
 
 # trec_eval's names of AP, FT and RR, then of the P@k and R@k families (P.k, recall.k)
-for _name, _ours in (("map", "AP"), ("Rprec", "FT"), ("recip_rank", "RR")):
-    register(_twin(_name, REGISTRY[_ours], _name))
+for _name, _ours, _ir in (("map", "AP", "AP"), ("Rprec", "FT", "Rprec"), ("recip_rank", "RR", "RR")):
+    register(_twin(_name, REGISTRY[_ours], _name, _ir))
 _family_twin("P", "P@{k}")
 _family_twin("recall", "R@{k}")
 

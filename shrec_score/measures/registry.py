@@ -34,32 +34,37 @@ from .treceval import IPREC_LEVELS
 
 # trec_name only where the docstring's formula is trec_eval's: AP divides by all K relevant (map), FT is hits in
 # the first K / K (Rprec), NN is [rank_1 = 1] (P_1).  expected: the exact mean over tied orders (measures/ties.py).
-register(Measure.of("NN", nearest_neighbor, trec_name="P_1", expected=lambda b: ties.expected_share(b, 1, 1)))
-register(Measure.of("FT", first_tier, trec_name="Rprec",
+_PSB = "PSB, psbplot"
+register(Measure.of("NN", nearest_neighbor, trec_name="P_1", source="PSB (Shilane et al. 2004), psbplot",
+                    expected=lambda b: ties.expected_share(b, 1, 1)))
+register(Measure.of("FT", first_tier, trec_name="Rprec", source=_PSB,
                     expected=lambda b: ties.expected_share(b, b.n_relevant, b.n_relevant)))
-register(Measure.of("ST", second_tier, expected=lambda b: ties.expected_share(b, 2 * b.n_relevant, b.n_relevant)))
+register(Measure.of("ST", second_tier, source=_PSB,
+                    expected=lambda b: ties.expected_share(b, 2 * b.n_relevant, b.n_relevant)))
 register(Measure(
     "E", f"E-measure as published by SHREC and the PSB: F1 over the first e_depth (default {E_DEPTH}) results.",
     lambda b, s: e_measure(b.rel_ranks, n_relevant=b.n_relevant, n_retrieved=b.n_retrieved, depth=s.e_depth),
-    e_measure, params="e_depth: Settings.e_depth, --e-depth", expected=lambda b, s: ties.expected_e(b, s.e_depth),
+    params="e_depth: Settings.e_depth, --e-depth", source=f"{_PSB}; seeds/README erratum 5",
+    expected=lambda b, s: ties.expected_e(b, s.e_depth),
 ))
 # DCG: PSB-normalised over the whole list, no trec_eval equivalent
-register(Measure.of("DCG", dcg, expected=ties.expected_dcg))
-register(Measure.of("AP", average_precision, trec_name="map", expected=ties.expected_ap))
-register(Measure.of("RR", reciprocal_rank, trec_name="recip_rank", expected=ties.expected_rr))
+register(Measure.of("DCG", dcg, source=_PSB, expected=ties.expected_dcg))
+register(Measure.of("AP", average_precision, trec_name="map", source="trec_eval m_map.c", expected=ties.expected_ap))
+register(Measure.of("RR", reciprocal_rank, trec_name="recip_rank", source="trec_eval m_recip_rank.c",
+                    expected=ties.expected_rr))
 
 
 def _family(
     spelling: str, func: Callable[..., np.ndarray], *, kw: dict[str, Any] | None = None, trec_name: str | None = None,
-    ir_name: str | None = None, **fields: Any,
+    ir_name: str | None = None, params: str = "k: the cutoff in the name ({})", **fields: Any,
 ) -> None:
     """Register the family ``spelling`` (``P@{k}``): ``func`` with the keywords ``kw`` and ``k``; ``{k}`` in
-    ``trec_name`` / ``ir_name`` is the cutoff."""
+    ``trec_name`` / ``ir_name`` is the cutoff, ``{}`` in ``params`` the name with k = 10."""
 
     def make(k: int | str) -> Measure:
         return Measure.of(
             spelling.format(k=k), func, kw={**(kw or {}), "k": k}, trec_name=trec_name and trec_name.format(k=k),
-            ir_name=ir_name and ir_name.format(k=k), **fields,
+            ir_name=ir_name and ir_name.format(k=k), params=params.format(spelling.format(k=10)), **fields,
         )
 
     register_pattern(spelling, make)
@@ -67,13 +72,14 @@ def _family(
 
 # P@k divides by k as trec_eval's P_k, R@k by K as its recall_k; under --ties expected both are
 # the expected hits in the first k over that divisor.
-_family("P@{k}", precision_at, trec_name="P_{k}", params="k: the cutoff in the name (P@10)",
+_family("P@{k}", precision_at, trec_name="P_{k}", source="trec_eval m_P.c",
         expected=lambda b, k: ties.expected_share(b, k, k))
-_family("R@{k}", recall_at, trec_name="recall_{k}", params="k: the cutoff in the name (R@10)",
+_family("R@{k}", recall_at, trec_name="recall_{k}", source="trec_eval m_recall.c",
         expected=lambda b, k: ties.expected_share(b, k, b.n_relevant))
 
 
 # SHREC 2006 (measures/shrec06.py), per level: highly relevant (Ch, Vh) or all relevant (Cr, Vr).
+_SHREC06 = "SHREC 2006 report (Veltkamp et al.), section 5"
 _func: Callable[..., np.ndarray]
 for _lv in ("highly", "relevant"):
     _C, _V = ("Ch", "Vh") if _lv == "highly" else ("Cr", "Vr")
@@ -92,8 +98,9 @@ for _lv in ("highly", "relevant"):
         register(Measure.of(
             f"{_m}_{_lv}", _func, kind="graded", summary=f"SHREC 2006 {_what}", kw={"level": _lv, **_kw},
             higher_is_better=_m not in ("FP", "FN"), expected=ties.expected_ap_retrieved if _m == "AP" else None,
+            source=_SHREC06,
         ))
-register(Measure.of("ADR", shrec06.average_dynamic_recall, kind="graded"))
+register(Measure.of("ADR", shrec06.average_dynamic_recall, kind="graded", source=_SHREC06))
 
 GAIN_KINDS = ("CG", "DCG", "NCG", "NDCG")
 
@@ -101,8 +108,8 @@ GAIN_KINDS = ("CG", "DCG", "NCG", "NDCG")
 for _kind in GAIN_KINDS:
     # No trec_name: SHREC 2006 discounts by log2(i) from i = 2 on and takes the
     # ideal over the whole class, so NDCG@k is not trec_eval's ndcg_cut_k.
-    _family(f"{_kind}@{{k}}", gain_at, kw={"kind": _kind}, kind="graded",
-            params=f"k: the rank in the name ({_kind}@10)",
+    _family(f"{_kind}@{{k}}", gain_at, kw={"kind": _kind}, kind="graded", params="k: the rank in the name ({})",
+            source=_SHREC06,
             summary=f"{_kind} vector at rank k (SHREC 2006; empty when the list is shorter than k)")
 
 # SHREC'16/'17 ShapeNet Core55 (measures/shapenet.py), namespaced: "mAP" is AP's alias and "NDCG" would differ
@@ -156,7 +163,7 @@ for _prefix, _jfunc, _ir, _jexp in (
     _family(
         _prefix + ".{k}", _jfunc, kind="judged", trec_name=f"{_prefix}_{{k}}", ir_name=_ir,
         source=_TREC_SOURCE.format(_prefix), expected=_jexp,
-        params=f"k: the cutoff in the name ({_prefix}.10)" + ("" if _prefix == "ndcg_cut" else "; rel_level: --rel-level"),  # as _judged
+        params="k: the cutoff in the name ({})" + ("" if _prefix == "ndcg_cut" else "; rel_level: --rel-level"),
     )
 
 
