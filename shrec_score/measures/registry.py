@@ -155,13 +155,13 @@ for _x in IPREC_LEVELS:
             kw={"level": _x, "rounding": "v10"}, ties_exact=False)
 
 
-for _prefix, _jfunc, _ir, _jexp in (
-    ("ndcg_cut", treceval.ndcg_cut, None, None),
-    ("map_cut", treceval.map_cut, "AP@{k}", ties.expected_map_cut),
-    ("success", treceval.success, "Success@{k}", ties.expected_success),
+for _prefix, _jfunc, _ir, _jexp, _summary in (
+    ("ndcg_cut", treceval.ndcg, None, None, "trec_eval ndcg_cut.k: DCG of the first k grades over the ideal DCG at k."),
+    ("map_cut", treceval.map_cut, "AP@{k}", ties.expected_map_cut, ""),
+    ("success", treceval.success, "Success@{k}", ties.expected_success, ""),
 ):
     _family(
-        _prefix + ".{k}", _jfunc, kind="judged", trec_name=f"{_prefix}_{{k}}", ir_name=_ir,
+        _prefix + ".{k}", _jfunc, kind="judged", trec_name=f"{_prefix}_{{k}}", ir_name=_ir, summary=_summary,
         source=_TREC_SOURCE.format(_prefix), expected=_jexp,
         params="k: the cutoff in the name ({})" + ("" if _prefix == "ndcg_cut" else "; rel_level: --rel-level"),
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .base import precision_sum, ratio
 from .dcg import discount
 from .graded import GainBlock
 
@@ -35,8 +36,7 @@ def precision_at_n(b: GainBlock) -> np.ndarray:
     >>> precision_at_n(b).tolist()
     [0.75, 0.0]
     """
-    n = np.minimum(b.n_retrieved, CUTOFF)
-    return np.where(n > 0, _hits(b) / np.maximum(n, 1), 0.0)
+    return ratio(_hits(b), np.minimum(b.n_retrieved, CUTOFF))
 
 
 def recall_at_n(b: GainBlock) -> np.ndarray:
@@ -66,9 +66,7 @@ def f1_at_n(b: GainBlock) -> np.ndarray:
     [0.666666666667, 0.0]
     """
     p, r = precision_at_n(b), recall_at_n(b)
-    s = p + r
-    f1 = np.where(s > 0, 2 * p * r / np.where(s > 0, s, 1.0), 0.0)
-    return np.where(np.isnan(r), np.nan, f1)
+    return np.where(np.isnan(r), np.nan, ratio(2 * p * r, p + r))
 
 
 def average_precision_retrieved(b: GainBlock) -> np.ndarray:
@@ -83,11 +81,7 @@ def average_precision_retrieved(b: GainBlock) -> np.ndarray:
     True
     """
     rel = b.gains[:, :CUTOFF] > 0
-    ranks = np.arange(1, rel.shape[1] + 1)
-    precision = np.cumsum(rel, axis=1) / ranks
-    hits = rel.sum(axis=1)
-    total = np.where(rel, precision, 0.0).sum(axis=1)
-    return np.where(hits > 0, total / np.maximum(hits, 1), 0.0)
+    return ratio(precision_sum(rel), rel.sum(axis=1))
 
 
 def _dcg(g: np.ndarray) -> np.ndarray:
@@ -109,5 +103,4 @@ def ndcg_retrieved(b: GainBlock) -> np.ndarray:
     True
     """
     g = b.gains[:, :CUTOFF]
-    ideal = _dcg(-np.sort(-g, axis=1))
-    return np.where(ideal > 0, _dcg(g) / np.where(ideal > 0, ideal, 1.0), 0.0)
+    return ratio(_dcg(g), _dcg(-np.sort(-g, axis=1)))

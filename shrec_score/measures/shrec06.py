@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .base import precision_sum, ratio
 from .graded import GainBlock
 
 if TYPE_CHECKING:
@@ -64,7 +65,7 @@ def tier(b: GainBlock, *, level: str, factor: int) -> np.ndarray:
     d = np.minimum(b.n_retrieved, factor * c)
     cum = np.cumsum(rel, axis=1)
     hits = np.take_along_axis(cum, np.maximum(d - 1, 0)[:, None], axis=1)[:, 0]
-    return _nan_where(np.where(d > 0, hits / np.maximum(d, 1), 0.0), c == 0)
+    return _nan_where(ratio(hits, d), c == 0)
 
 
 def average_precision_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
@@ -80,11 +81,7 @@ def average_precision_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
     True
     """
     rel, c = b.level(level)
-    cum = np.cumsum(rel, axis=1)
-    ranks = np.arange(1, rel.shape[1] + 1)
-    total = np.where(rel, cum / ranks[None, :], 0.0).sum(axis=1)
-    v = rel.sum(axis=1)
-    return _nan_where(np.where(v > 0, total / np.maximum(v, 1), 0.0), c == 0)
+    return _nan_where(ratio(precision_sum(rel), rel.sum(axis=1)), c == 0)
 
 
 def average_dynamic_recall(b: GainBlock) -> np.ndarray:
@@ -107,4 +104,4 @@ def average_dynamic_recall(b: GainBlock) -> np.ndarray:
     high, rel = b.level("highly")[0][:, :width], b.level("relevant")[0][:, :width]
     f = np.where(i[None, :] <= ch[:, None], np.cumsum(high, axis=1), np.cumsum(rel, axis=1))
     r = np.where(i[None, :] <= q[:, None], f / i[None, :], 0.0)
-    return _nan_where(np.where(q > 0, r.sum(axis=1) / np.maximum(q, 1), 0.0), cr == 0)
+    return _nan_where(ratio(r.sum(axis=1), q), cr == 0)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .base import RankBlock, undefined_without_relevant
+from .base import RankBlock, ratio, undefined_without_relevant
 from .dcg import discount, psb_ideal
 
 if TYPE_CHECKING:
@@ -158,17 +158,14 @@ def expected_ap_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
     0 when V = 0."""
     from .shrec06 import _nan_where
 
-    rel = b.gains >= (b.top if level == "highly" else 1)
-    v = rel.sum(axis=1)
-    total = expected_precision_sum(Items.of(b, rel))
+    rel = b.gains >= (b.top if level == "highly" else 1)  # the one order's, not the tie groups' means
     c = b.n_highly if level == "highly" else b.n_relevant
-    return _nan_where(np.where(v > 0, total / np.maximum(v, 1), 0.0), c == 0)
+    return _nan_where(ratio(expected_precision_sum(Items.of(b, rel)), rel.sum(axis=1)), c == 0)
 
 
 def expected_map_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
     """Expected trec_eval map_cut.k: E[precision sum within k] / R; 0 when R = 0."""
-    r = block.n_relevant
-    return np.where(r > 0, expected_precision_sum(Items.of(block, block.relevant), k) / np.maximum(r, 1), 0.0)
+    return ratio(expected_precision_sum(Items.of(block, block.relevant), k), block.n_relevant)
 
 
 def expected_success(block: JudgedBlock, *, k: int) -> np.ndarray:
