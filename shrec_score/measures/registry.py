@@ -45,7 +45,7 @@ register(Measure(
     "E", f"E-measure as published by SHREC and the PSB: F1 over the first e_depth (default {E_DEPTH}) results.",
     lambda b, s: e_measure(b.rel_ranks, n_relevant=b.n_relevant, n_retrieved=b.n_retrieved, depth=s.e_depth),
     params="e_depth: Settings.e_depth, --e-depth", source=f"{_PSB}; seeds/README erratum 5",
-    expected=lambda b, s: ties.expected_e(b, s.e_depth),
+    expected=lambda b, s: 2 * ties.expected_share(b, s.e_depth, np.minimum(s.e_depth, b.n_retrieved) + b.n_relevant),
 ))
 # DCG: PSB-normalised over the whole list, no trec_eval equivalent
 register(Measure.of("DCG", dcg, source=_PSB, expected=ties.expected_dcg))

@@ -126,10 +126,10 @@ def expected_precision_at_hits(block: RankBlock) -> np.ndarray:
     return np.where(k[None, :] <= block.n_relevant[:, None], prec, np.nan)
 
 
-def expected_ap(block: RankBlock) -> np.ndarray:
-    """Expected AP (trec_eval map per query): E[precision sum] / K; NaN when K = 0."""
+def expected_ap(block: RankBlock, cutoff: float | np.ndarray = np.inf) -> np.ndarray:
+    """Expected AP (trec_eval map per query): E[precision sum within ``cutoff``] / K (MAP@R: cutoff K); NaN when K = 0."""
     k = block.n_relevant
-    return undefined_without_relevant(expected_precision_sum(Items.of(block)) / np.maximum(k, 1), k)
+    return undefined_without_relevant(expected_precision_sum(Items.of(block), cutoff) / np.maximum(k, 1), k)
 
 
 def expected_dcg(block: RankBlock) -> np.ndarray:
@@ -141,16 +141,10 @@ def expected_dcg(block: RankBlock) -> np.ndarray:
 
 
 def expected_share(block: RankBlock, depth: np.ndarray | float, divisor: np.ndarray | float) -> np.ndarray:
-    """E[hits in the first ``depth``] / ``divisor`` (NN, FT, ST, P@k, R@k); NaN when K = 0."""
+    """E[hits in the first ``depth``] / ``divisor`` (NN, FT, ST, P@k, R@k; E is twice that over min(depth, Va) + K);
+    NaN when K = 0."""
     k = block.n_relevant
     return undefined_without_relevant(expected_hits(Items.of(block), depth) / np.maximum(divisor, 1), k)
-
-
-def expected_e(block: RankBlock, depth: int) -> np.ndarray:
-    """Expected E-measure: 2 E[h] / (min(depth, Va) + K), h the hits in the first ``depth``."""
-    k = block.n_relevant
-    h = expected_hits(Items.of(block), depth)
-    return undefined_without_relevant(2.0 * h / np.maximum(np.minimum(depth, block.n_retrieved) + k, 1), k)
 
 
 def expected_ap_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
