@@ -1,5 +1,5 @@
 """What a measure is (:class:`Measure`, :class:`Settings`), and how a name finds one: the
-registry (:mod:`.registry`) fills the store with :func:`register` and :func:`register_pattern`
+registry (:mod:`.registry`) fills the store with :func:`register` and :data:`PATTERNS`
 (``P@{k}`` families), :func:`get_measure` resolves a name (docs/measures.md).
 
 >>> get_measure("mAP").name, get_measure("P_5").name, get_measure("ndcg@10").trec_name
@@ -137,11 +137,6 @@ def register(measure: Measure) -> Measure:
     if measure.ir_name and measure.ir_name not in REGISTRY:
         ALIASES[measure.ir_name] = measure.name
     return measure
-
-
-def register_pattern(spelling: str, make: Callable[..., Measure]) -> None:
-    """Add the family ``spelling`` (``P@{k}``): a name it spells is ``make(*numbers)``."""
-    PATTERNS[spelling] = make
 
 
 @functools.cache

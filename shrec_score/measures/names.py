@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from .measure import ALIASES, PATTERNS, REGISTRY, Measure, get_measure, register, register_pattern
+from .measure import ALIASES, PATTERNS, REGISTRY, Measure, get_measure, register
 from .treceval import IPREC_LEVELS, JudgedBlock, iprec_at_recall
 
 
@@ -36,7 +36,7 @@ def _twin(name: str, ours: Measure, trec_name: str, ir_name: str) -> Measure:
 
 def _family_twin(prefix: str, ours: str) -> None:
     make = PATTERNS[ours]
-    register_pattern(prefix + ".{k}", lambda k: _twin(f"{prefix}.{k}", make(k), f"{prefix}_{k}", ours.format(k=k)))
+    PATTERNS[prefix + ".{k}"] = lambda k: _twin(f"{prefix}.{k}", make(k), f"{prefix}_{k}", ours.format(k=k))
 
 
 # trec_eval's names of AP, FT and RR, then of the P@k and R@k families (P.k, recall.k)
@@ -60,13 +60,13 @@ def precision_at_level(block: JudgedBlock, *, rel: int, k: int) -> np.ndarray:
     return np.asarray((block.grades[:, :k] >= rel).sum(axis=1) / k, dtype=np.float64)
 
 
-register_pattern("P(rel={r})@{k}", lambda rel, k: Measure.of(
+PATTERNS["P(rel={r})@{k}"] = lambda rel, k: Measure.of(
     f"P(rel={rel})@{k}", precision_at_level, kind="judged", kw={"rel": rel, "k": k},
     summary="ir_measures' P(rel=r)@k: grade >= r in the first k ranks / k (r: the name's level, not --rel-level)",
     params="r, k: the level and the cutoff in the name (P(rel=2)@10)",
     source="ir_measures P(rel=r)@k; trec_eval m_P.c with -l r",
     ties_exact=False,  # the tie groups' means are kept for --rel-level only
-))
+)
 
 # ir_measures' IPrec@x is pytrec_eval's, i.e. trec_eval 9's cutoff (long)(x R + 0.9);
 # trec_eval 10's iprec_at_recall_x (lround) is registered under its own name.

@@ -18,6 +18,7 @@ from .dcg import dcg
 from .measure import (  # noqa: F401  (the registry's callers import the lookup and column helpers from here)
     ALIASES,
     DISPLAY,
+    PATTERNS,
     Measure,
     Settings,
     column_higher_is_better,
@@ -26,7 +27,6 @@ from .measure import (  # noqa: F401  (the registry's callers import the lookup 
     get_measure,
     known_measures,
     register,
-    register_pattern,
 )
 from .precision import average_precision, precision_at, recall_at, reciprocal_rank
 from .tiers import E_DEPTH, e_measure, first_tier, nearest_neighbor, second_tier
@@ -67,7 +67,7 @@ def _family(
             ir_name=ir_name and ir_name.format(k=k), params=params.format(spelling.format(k=10)), **fields,
         )
 
-    register_pattern(spelling, make)
+    PATTERNS[spelling] = make
 
 
 # P@k divides by k as trec_eval's P_k, R@k by K as its recall_k; under --ties expected both are

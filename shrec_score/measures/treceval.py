@@ -107,8 +107,6 @@ def success(block: JudgedBlock, *, k: int) -> np.ndarray:
 
     .. math:: \\mathrm{Success@k} = [\\exists i \\le k: \\mathrm{rel}(i)]
 
-    Source: trec_eval ``m_success.c``.
-
     >>> success(JudgedBlock.from_lists([[0, 0, 1]], [[2, 1]]), k=2).tolist()
     [0.0]
     """
@@ -141,8 +139,6 @@ def count(block: JudgedBlock, *, of: str) -> np.ndarray:
 
     .. math:: \\mathrm{num\\_ret} = V_a, \\quad \\mathrm{num\\_rel} = R,
               \\quad \\mathrm{num\\_rel\\_ret} = |\\{i \\le V_a: \\mathrm{rel}(i)\\}|
-
-    Source: trec_eval ``m_num_ret.c``, ``m_num_rel.c``, ``m_num_rel_ret.c``.
 
     >>> b = JudgedBlock.from_lists([[0, -1, 1]], [[1, 1, 2]])
     >>> [count(b, of=name).tolist() for name in ("num_ret", "num_rel", "num_rel_ret")]
@@ -189,12 +185,12 @@ def gm_map(block: JudgedBlock) -> np.ndarray:
     return np.asarray(np.log(np.maximum(map_cut(block), MIN_GEO_MEAN)), dtype=np.float64)
 
 
-def set_f(block: JudgedBlock, *, beta: float = 1.0) -> np.ndarray:
+def set_f(block: JudgedBlock) -> np.ndarray:
     """trec_eval set_F: F-measure of the whole retrieved set (beta = 1: F1).
 
-    Beta, not beta squared, as trec_eval; 0 when nothing relevant is retrieved.  Source: trec_eval ``m_set_F.c``.
+    trec_eval's default beta, 1 (it weighs by beta, not beta squared); 0 when nothing relevant is retrieved.
 
-    .. math:: F = \\frac{(\\beta + 1) P R}{\\beta P + R}, \\quad P = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_ret}},\\ R = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_rel}}
+    .. math:: F = \\frac{2 P R}{P + R}, \\quad P = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_ret}},\\ R = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_rel}}
 
     >>> float(set_f(JudgedBlock.from_lists([[1, 0]], [[1, 2]]))[0]) == 2 * (1 / 2) * (1 / 2) / (1 / 2 + 1 / 2)
     True
@@ -202,6 +198,6 @@ def set_f(block: JudgedBlock, *, beta: float = 1.0) -> np.ndarray:
     hits = block.relevant.sum(axis=1).astype(np.float64)
     p = hits / np.maximum(block.n_retrieved, 1)
     r = hits / np.maximum(block.n_relevant, 1)
-    return ratio((beta + 1.0) * p * r, beta * p + r)
+    return ratio(2.0 * p * r, p + r)
 
 
