@@ -1,7 +1,7 @@
 """Cumulated gain vectors CG, DCG and their normalised forms NCG, NDCG.
 
-Source: Järvelin & Kekäläinen, ACM TOIS 20(4), 2002, as used by SHREC 2006 (seeds 002, 003) with the errata
-of seeds/README.md (docs/measures.md): base-2 logarithm, ideal vectors of length Cr.
+Source: Järvelin & Kekäläinen, ACM TOIS 20(4), 2002, as used by SHREC 2006 (seeds 002, 003) with the errata of
+seeds/README.md (docs/measures.md): base-2 logarithm, ideal vectors of length Cr.
 """
 
 from __future__ import annotations

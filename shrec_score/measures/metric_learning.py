@@ -48,7 +48,8 @@ def map_at_r(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
 
 
 # under --ties expected: AP's expectation with the cutoff k = R of each query (docs/ties.md, "Average precision")
-register(Measure.of("MAP@R", map_at_r, source=SOURCE, expected=lambda b: ties.expected_ap(b, b.n_relevant.astype(np.float64))))
+register(Measure.of("MAP@R", map_at_r, source=SOURCE,
+                    expected=lambda b: ties.expected_ap(b, b.n_relevant.astype(np.float64))))
 ALIASES.update(ACCURACY_CALCULATOR)
 
 #: Names read as "recall at k" that mean two things in evaluate(): R@k, Recall@k (any case).

@@ -1,8 +1,8 @@
 """trec_eval's and ir_measures' names that promise their value, and trec_eval's groups (docs/measures.md).
 
-A name another tool defines gives that tool's number: trec_eval's ``map``, ``Rprec``, ``recip_rank``, ``P.k``
-and ``recall.k`` score a topic without a relevant document 0 and count it, where their twins ``AP``, ``FT``,
-``RR``, ``P@k`` and ``R@k`` leave it out of the mean.  Also ir_measures' ``P(rel=r)@k`` and ``IPrec@x``, and
+A name another tool defines gives that tool's number: trec_eval's ``map``, ``Rprec``, ``recip_rank``, ``P.k`` and
+``recall.k`` score a topic without a relevant document 0 and count it, where their twins ``AP``, ``FT``, ``RR``,
+``P@k`` and ``R@k`` leave it out of the mean.  Also ir_measures' ``P(rel=r)@k`` and ``IPrec@x``, and
 :func:`expand_names` (``official``, ``P.5,10,20``).
 """
 
@@ -51,8 +51,8 @@ def precision_at_level(block: JudgedBlock, *, rel: int, k: int) -> np.ndarray:
 
     .. math:: P_r@k = |\\{i \\le k: g_i \\ge r\\}| / k
 
-    The level is the name's, not ``--rel-level``; 0 (counted) when the topic has no document of grade >= r,
-    as trec_eval's ``P_k`` with ``-l r``.  Source: ir_measures ``P(rel=r)@k`` (trec_eval m_P.c).
+    The level is the name's, not ``--rel-level``; 0 (counted) when the topic has no document of grade >= r, as
+    trec_eval's ``P_k`` with ``-l r``.  Source: ir_measures ``P(rel=r)@k`` (trec_eval m_P.c).
 
     >>> precision_at_level(JudgedBlock.from_lists([[2, 1, 3, -1]], [[0, 1, 1, 1]]), rel=2, k=4).tolist()
     [0.5]

@@ -15,8 +15,8 @@ def average_precision(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.nd
 
     .. math:: AP = \\frac{1}{K} \\sum_{k=1}^{V_r} \\frac{k}{\\text{rank}_k}
 
-    where rank_k is the rank of the k-th relevant item retrieved; relevant items that were not retrieved
-    contribute 0.  Its mean over queries is mAP.
+    where rank_k is the rank of the k-th relevant item retrieved; relevant items that were not retrieved contribute
+    0.  Its mean over queries is mAP.
 
     >>> round(float(average_precision(np.array([[1.0, 4.0, 10.0, 41.0, 44.0]]),
     ...                               n_relevant=np.array([5]))[0]), 6)

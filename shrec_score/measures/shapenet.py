@@ -1,11 +1,10 @@
 """SHREC'16/'17 "Large-Scale 3D Shape Retrieval from ShapeNet Core55": the official summary measures (docs/evaluators.md).
 
-Source: the organisers' evaluator (``Evaluator.js``, ``Metrics.js``; issue 18).
-Every list is cut to its first 1000 items; N is the length after the cut,
-g_i the taxonomy grade at rank i (3 same sub-synset, 2 same synset labelled
-at synset level only, 1 sibling sub-synset, 0 other), relevant when g_i > 0,
-C = min(models of the query's synset with the query, 1000).  Where the official code divides 0 by 0
-(docs/evaluators.md), each function says what it gives.
+Source: the organisers' evaluator (``Evaluator.js``, ``Metrics.js``; issue 18).  Every list is cut to its first 1000
+items; N is the length after the cut, g_i the taxonomy grade at rank i (3 same sub-synset, 2 same synset labelled
+at synset level only, 1 sibling sub-synset, 0 other), relevant when g_i > 0, C = min(models of the query's synset
+with the query, 1000).  Where the official code divides 0 by 0 (docs/evaluators.md), each function says what it
+gives.
 """
 
 from __future__ import annotations
@@ -94,8 +93,8 @@ def ndcg_retrieved(b: GainBlock) -> np.ndarray:
 
     .. math:: NDCG = \\frac{g_1 + \\sum_{i=2}^{N} g_i / \\log_2 i}{g^*_1 + \\sum_{i=2}^{N} g^*_i / \\log_2 i}
 
-    g* = the first N grades sorted descending; 0 when no retrieved item has a
-    grade > 0 (0/0 in the official code).  Source: ShapeNet Metrics.js.
+    g* = the first N grades sorted descending; 0 when no retrieved item has a grade > 0 (0/0 in the official
+    code).  Source: ShapeNet Metrics.js.
 
     >>> import math
     >>> b = GainBlock.from_gains([[1, 3], [0, 0]], [1, 1], [4, 4], -1, top=3)

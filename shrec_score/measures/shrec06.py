@@ -1,10 +1,9 @@
 """SHREC 2006 measures on graded relevance (highly relevant = 2, marginal = 1; docs/measures.md).
 
-Source: Veltkamp et al., SHREC 2006 report, section 4 (seed 002), the
-performance-measures page (seed 003) and the errata of seeds/README.md.
-Ds collection size, Ch / Cr highly / all relevant items, Vh / Vr the
-retrieved ones, Va the list's length; ``level="highly"`` uses Ch and Vh,
-``"relevant"`` Cr and Vr.  A value whose divisor is zero (C = 0) is NaN.
+Source: Veltkamp et al., SHREC 2006 report, section 4 (seed 002), the performance-measures page (seed 003) and the
+errata of seeds/README.md.  Ds collection size, Ch / Cr highly / all relevant items, Vh / Vr the retrieved ones,
+Va the list's length; ``level="highly"`` uses Ch and Vh, ``"relevant"`` Cr and Vr.  A value whose divisor is zero
+(C = 0) is NaN.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Nearest Neighbor, First Tier, Second Tier and the E-measure (PSB / SHREC 2018).
 
-Source: seeds 000/001 (SHREC 2018 evaluation pages), seeds/README.md errata 5 and 6; Shilane et al., "The
-Princeton Shape Benchmark", SMI 2004.  K is the query's relevant items (|C| - 1 all-against-all, |C| with
-separate queries: erratum 6); each measure is NaN when K = 0 (listed, left out of the means).
+Source: seeds 000/001 (SHREC 2018 evaluation pages), seeds/README.md errata 5 and 6; Shilane et al., "The Princeton
+Shape Benchmark", SMI 2004.  K is the query's relevant items (|C| - 1 all-against-all, |C| with separate queries:
+erratum 6); each measure is NaN when K = 0 (listed, left out of the means).
 """
 
 from __future__ import annotations

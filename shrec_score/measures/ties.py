@@ -1,8 +1,8 @@
 """Exact expected values over every order of tied items (``ties="expected"``).
 
-Source: McSherry & Najork, ECIR 2008; the model, the notation (``s``, ``n``, ``r``, ``b`` of a
-relevant item's tie group) and every formula with its derivation: docs/ties.md, "The formulas of
-the expected mode".  ``tests/test_ties*.py`` checks each against the mean over every arrangement.
+Source: McSherry & Najork, ECIR 2008; the model, the notation (``s``, ``n``, ``r``, ``b`` of a relevant item's tie
+group) and every formula with its derivation: docs/ties.md, "The formulas of the expected mode".
+``tests/test_ties*.py`` checks each against the mean over every arrangement.
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ def expected_rr(block: RankBlock) -> np.ndarray:
 
 
 def expected_precision_at_hits(block: RankBlock) -> np.ndarray:
-    """E[j / rank_j] for the j-th relevant item, shaped as :func:`~shrec_score.measures.pr.precision_at_hits`'s."""
+    """E[j / rank_j] for the j-th relevant item (queries x k_max, NaN past K): what :func:`.pr.interpolate_pr` reads."""
     items = Items.of(block)
     prec = np.zeros(np.shape(block.rel_ranks))
     j = items.col + 1

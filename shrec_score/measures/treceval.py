@@ -1,7 +1,7 @@
 """trec_eval's measures under trec_eval's names, on the judged grade of each rank (:class:`JudgedBlock`).
 
-Each counts as trec_eval's ``m_<name>.c`` (9.0 and 10.0 agree but for ``iprec_at_recall``); a topic without
-a relevant document scores what trec_eval gives it and counts in the mean (docs/measures.md).
+Each counts as trec_eval's ``m_<name>.c`` (9.0 and 10.0 agree but for ``iprec_at_recall``); a topic without a
+relevant document scores what trec_eval gives it and counts in the mean (docs/measures.md).
 """
 
 from __future__ import annotations
@@ -24,10 +24,9 @@ IPREC_LEVELS = tuple(i / 10 for i in range(11))
 class JudgedBlock:
     """The judged grade at every rank of a block of queries.
 
-    ``grades`` (int16, queries x width): the qrels grade at rank i + 1, -1
-    unjudged or past the list's end; ``n_retrieved``: trec_eval ``num_ret``;
-    ``grade_counts`` (queries x max grade + 1): judged documents of each grade
-    (``rel_levels``); grade >= ``rel_level`` is relevant (trec_eval ``-l``).
+    ``grades`` (int16, queries x width): the qrels grade at rank i + 1, -1 unjudged or past the list's end;
+    ``n_retrieved``: trec_eval ``num_ret``; ``grade_counts`` (queries x max grade + 1): judged documents of each
+    grade (``rel_levels``); grade >= ``rel_level`` is relevant (trec_eval ``-l``).
     """
 
     grades: np.ndarray
@@ -69,14 +68,14 @@ class JudgedBlock:
 def ndcg(block: JudgedBlock, *, k: int | None = None) -> np.ndarray:
     """trec_eval ndcg: DCG of the whole ranked list over the ideal DCG of all judged documents.
 
-    With ``k``, trec_eval ndcg_cut.k: both sums stop at rank k.  Source: trec_eval ``m_ndcg.c``,
-    ``m_ndcg_cut.c`` (Järvelin & Kekäläinen 2002).
+    With ``k``, trec_eval ndcg_cut.k: both sums stop at rank k.  Source: trec_eval ``m_ndcg.c``, ``m_ndcg_cut.c``
+    (Järvelin & Kekäläinen 2002).
 
     .. math:: \\mathrm{nDCG@k} = \\sum_{i=1}^{k} g_i / \\log_2(i + 1) \\Big/ \\sum_{i=1}^{k} g^*_i / \\log_2(i + 1)
 
     :math:`g_i` the grade at rank i (0 unjudged or negative), :math:`g^*` every judged grade of the topic,
-    descending; without k the sums run over the list and over the J judged grades above 0; 0 when no judged
-    grade is above 0.
+    descending; without k the sums run over the list and over the J judged grades above 0; 0 when no judged grade
+    is above 0.
 
     >>> b = JudgedBlock.from_lists([[0, 2, 1]], [[1, 1, 1]])
     >>> round(float(ndcg(b, k=2)[0]), 6), round((2 / math.log2(3)) / (2 + 1 / math.log2(3)), 6)
@@ -118,9 +117,9 @@ def bpref(block: JudgedBlock) -> np.ndarray:
 
     .. math:: \\mathrm{bpref} = \\frac{1}{R} \\sum_{r\\ \\mathrm{retrieved\\ relevant}} \\left(1 - \\frac{\\min(n_r, R)}{\\min(N, R)}\\right)
 
-    :math:`n_r`: judged non-relevant items ranked above r (the term is 1 when 0);
-    R judged relevant, N judged non-relevant; unjudged items are passed over; 0 when R = 0.
-    Source: trec_eval ``m_bpref.c`` (Buckley & Voorhees 2004).
+    :math:`n_r`: judged non-relevant items ranked above r (the term is 1 when 0); R judged relevant, N judged
+    non-relevant; unjudged items are passed over; 0 when R = 0.  Source: trec_eval ``m_bpref.c`` (Buckley & Voorhees
+    2004).
 
     >>> float(bpref(JudgedBlock.from_lists([[1, 0, -1, 1]], [[2, 2]]))[0]) == (1 + (1 - 1 / 2)) / 2
     True
@@ -154,8 +153,8 @@ def iprec_at_recall(block: JudgedBlock, *, level: float, rounding: str = "v9") -
     .. math:: \\mathrm{iprec}(x) = \\max_{i \\ge r_c} \\frac{|\\{j \\le i: \\mathrm{rel}(j)\\}|}{i}, \\quad c = \\mathrm{lround}(x R)
 
     :math:`r_c` the rank of the c-th relevant item retrieved (the first when c = 0); 0 when fewer than c are
-    retrieved.  Source: trec_eval 10.0 ``m_iprec_at_recall.c`` (c = lround(x R)); ``rounding="v9"``: trec_eval
-    9.0's c = (long)(x R + 0.9), as pytrec_eval and ir_measures.
+    retrieved.  Source: trec_eval 10.0 ``m_iprec_at_recall.c`` (c = lround(x R)); ``rounding="v9"``: trec_eval 9.0's
+    c = (long)(x R + 0.9), as pytrec_eval and ir_measures.
 
     >>> float(iprec_at_recall(JudgedBlock.from_lists([[0, 1, 0, 1]], [[2, 2]]), level=0.5)[0])
     0.5
