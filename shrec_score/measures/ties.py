@@ -150,11 +150,9 @@ def expected_share(block: RankBlock, depth: np.ndarray | float, divisor: np.ndar
 def expected_ap_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
     """Expected SHREC 2006 AP_*: E[precision sum over the retrieved relevant] / V (the same in every order);
     0 when V = 0."""
-    from .shrec06 import _nan_where
-
     rel = b.gains >= (b.top if level == "highly" else 1)  # the one order's, not the tie groups' means
     c = b.n_highly if level == "highly" else b.n_relevant
-    return _nan_where(ratio(expected_precision_sum(Items.of(b, rel)), rel.sum(axis=1)), c == 0)
+    return undefined_without_relevant(ratio(expected_precision_sum(Items.of(b, rel)), rel.sum(axis=1)), c)
 
 
 def expected_map_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
