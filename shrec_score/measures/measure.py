@@ -58,7 +58,7 @@ class Measure:
     """A named per-query measure: ``compute(block, settings)`` gives one value per query, ``kind`` names the
     block it reads (``"binary"``: RankBlock, ``"graded"``: GainBlock, ``"judged"``: JudgedBlock), ``trec_name``
     and ``ir_name`` are set only where our value equals trec_eval's / ir_measures', ``aggregate`` makes a run's
-    value (``"mean"``, ``"geometric"``, ``"sum"``).  One row of the listing (:mod:`.listing`)."""
+    value (``"mean"``, ``"geometric"``, ``"sum"``).  One row of the listing (:func:`.registry.measure_table`)."""
 
     name: str
     summary: str
