@@ -36,8 +36,7 @@ def first_tier(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
     >>> first_tier(np.array([[1.0, 4.0, 10.0, 41.0, 44.0]]), n_relevant=np.array([5])).tolist()
     [0.4]
     """
-    k = n_relevant
-    return undefined_without_relevant(hits_within(rel_ranks, k) / np.maximum(k, 1), k)
+    return undefined_without_relevant(hits_within(rel_ranks, n_relevant) / np.maximum(n_relevant, 1), n_relevant)
 
 
 def second_tier(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
@@ -50,8 +49,7 @@ def second_tier(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
     >>> second_tier(np.array([[1.0, 4.0, 10.0, 41.0, 44.0]]), n_relevant=np.array([5])).tolist()
     [0.6]
     """
-    k = n_relevant
-    return undefined_without_relevant(hits_within(rel_ranks, 2 * k) / np.maximum(k, 1), k)
+    return undefined_without_relevant(hits_within(rel_ranks, 2 * n_relevant) / np.maximum(n_relevant, 1), n_relevant)
 
 
 def e_measure(

@@ -143,8 +143,7 @@ def expected_dcg(block: RankBlock) -> np.ndarray:
 def expected_share(block: RankBlock, depth: np.ndarray | float, divisor: np.ndarray | float) -> np.ndarray:
     """E[hits in the first ``depth``] / ``divisor`` (NN, FT, ST, P@k, R@k; E is twice that over min(depth, Va) + K);
     NaN when K = 0."""
-    k = block.n_relevant
-    return undefined_without_relevant(expected_hits(Items.of(block), depth) / np.maximum(divisor, 1), k)
+    return undefined_without_relevant(expected_hits(Items.of(block), depth) / np.maximum(divisor, 1), block.n_relevant)
 
 
 def expected_ap_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
