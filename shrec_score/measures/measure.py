@@ -220,8 +220,7 @@ def known_measures() -> list[str]:
 #: Display names on the terminal and in tables where they differ from the CSV column.
 DISPLAY = {"AP": "mAP"}
 
-#: Leaderboard columns that are not registered measures, and which way is
-#: better (None: no direction; such a column is never marked best).
+#: Leaderboard columns that are not registered measures, and which way is better (None: no direction, never best).
 OTHER_COLUMNS: dict[str, bool | None] = {"rank": None, "run": None, "queries": None, "tau_b": True, "tau_b_std": None}
 
 

@@ -68,8 +68,8 @@ PATTERNS["P(rel={r})@{k}"] = lambda rel, k: Measure.of(
     ties_exact=False,  # the tie groups' means are kept for --rel-level only
 )
 
-# ir_measures' IPrec@x is pytrec_eval's, i.e. trec_eval 9's cutoff (long)(x R + 0.9);
-# trec_eval 10's iprec_at_recall_x (lround) is registered under its own name.
+# ir_measures' IPrec@x is pytrec_eval's, i.e. trec_eval 9's cutoff (long)(x R + 0.9); trec_eval 10's
+# iprec_at_recall_x (lround) differs on some topics, so it is registered under its own name, not as an alias.
 for _x in IPREC_LEVELS:
     register(Measure.of(
         f"IPrec@{_x:.1f}", iprec_at_recall, kind="judged", kw={"level": _x, "rounding": "v9"},

@@ -17,7 +17,6 @@ from . import shapenet, shrec06, ties, treceval
 from .cumgain import gain_at
 from .dcg import dcg
 from .measure import (  # noqa: F401  (the registry's callers import the lookup and column helpers from here)
-    ALIASES,
     DISPLAY,
     PATTERNS,
     REGISTRY,
@@ -50,7 +49,6 @@ register(Measure(
     params="e_depth: Settings.e_depth, --e-depth", source=f"{_PSB}; seeds/README erratum 5",
     expected=lambda b, s: 2 * ties.expected_share(b, s.e_depth, np.minimum(s.e_depth, b.n_retrieved) + b.n_relevant),
 ))
-# DCG: PSB-normalised over the whole list, no trec_eval equivalent
 register(Measure.of("DCG", dcg, source=_PSB, expected=ties.expected_dcg))
 register(Measure.of("AP", average_precision, trec_name="map", source="trec_eval m_map.c", expected=ties.expected_ap))
 register(Measure.of("RR", reciprocal_rank, trec_name="recip_rank", source="trec_eval m_recip_rank.c",
@@ -73,8 +71,6 @@ def _family(
     PATTERNS[spelling] = make
 
 
-# P@k divides by k as trec_eval's P_k, R@k by K as its recall_k; under --ties expected both are
-# the expected hits in the first k over that divisor.
 _family("P@{k}", precision_at, trec_name="P_{k}", source="trec_eval m_P.c",
         expected=lambda b, k: ties.expected_share(b, k, k))
 _family("R@{k}", recall_at, trec_name="recall_{k}", source="trec_eval m_recall.c",
@@ -109,8 +105,7 @@ GAIN_KINDS = ("CG", "DCG", "NCG", "NDCG")
 
 
 for _kind in GAIN_KINDS:
-    # No trec_name: SHREC 2006 discounts by log2(i) from i = 2 on and takes the
-    # ideal over the whole class, so NDCG@k is not trec_eval's ndcg_cut_k.
+    # No trec_name: SHREC 2006 discounts by log2(i) from i = 2 on and takes the ideal over the whole class
     _family(f"{_kind}@{{k}}", gain_at, kw={"kind": _kind}, kind="graded", params="k: the rank in the name ({})",
             source=_SHREC06,
             summary=f"{_kind} vector at rank k (SHREC 2006; empty when the list is shorter than k)")
@@ -152,8 +147,6 @@ for _name, _ir_name, _what in (
 _judged("gm_map", treceval.gm_map, aggregate="geometric", ties_exact=False)
 _judged("set_F", treceval.set_f, ir_name="SetF")
 for _x in IPREC_LEVELS:
-    # trec_eval 10's lround cutoff; ir_measures' IPrec@x (pytrec_eval, trec_eval
-    # 9's truncation of x R + 0.9) differs on some topics, so it is no alias.
     _judged(f"iprec_at_recall_{_x:.2f}", treceval.iprec_at_recall, source="trec_eval 10.0 m_iprec_at_recall.c",
             kw={"level": _x, "rounding": "v10"}, ties_exact=False)
 
