@@ -17,7 +17,7 @@ from shrec_score.cli import cli
 from shrec_score.errors import OptionError
 from shrec_score.measures import DEFAULT_GRADED, Settings, get_measure
 from shrec_score.measures.registry import measures_markdown
-from shrec_score.measures.treceval import JudgedBlock, bpref, iprec_at_recall, ndcg, ndcg_cut
+from shrec_score.measures.treceval import JudgedBlock, bpref, iprec_at_recall, ndcg
 
 from .conftest import ROOT, shared_path
 
@@ -127,7 +127,7 @@ def test_ndcg_and_bpref_by_hand():
     block = JudgedBlock.from_lists([[0, 3, -1, 1]], [[2, 1, 0, 1]])
     dcg = 3 / math.log2(3) + 1 / math.log2(5)
     assert ndcg(block)[0] == pytest.approx(dcg / (3 + 1 / math.log2(3)), abs=1e-15)
-    assert ndcg_cut(block, k=2)[0] == pytest.approx((3 / math.log2(3)) / (3 + 1 / math.log2(3)), abs=1e-15)
+    assert ndcg(block, k=2)[0] == pytest.approx((3 / math.log2(3)) / (3 + 1 / math.log2(3)), abs=1e-15)
     # R = 2, N = 2: the grade-3 item has 1 judged non-relevant above it, the grade-1 item 1
     assert bpref(block)[0] == pytest.approx(((1 - 1 / 2) + (1 - 1 / 2)) / 2, abs=1e-15)
     # level 2: R = 1 (the 3), N = 3 (grades 0, 0, 1); one judged non-relevant above the 3

@@ -66,3 +66,13 @@ def hits_within(rel_ranks: np.ndarray, depth: float | np.ndarray) -> np.ndarray:
 def undefined_without_relevant(values: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
     """Queries with no relevant item (K = 0) get NaN: listed, left out of means."""
     return np.where(n_relevant > 0, np.asarray(values, dtype=np.float64), np.nan)
+
+
+def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    """``num / den``, 0 where ``den`` is 0 (trec_eval's and the official evaluators' rule for 0 / 0)."""
+    return np.where(den > 0, num / np.where(den > 0, den, 1), 0.0)
+
+
+def precision_sum(rel: np.ndarray) -> np.ndarray:
+    """Per row of the relevance matrix ``rel``, the precision at each relevant rank, summed."""
+    return np.where(rel, np.cumsum(rel, axis=1) / np.arange(1, rel.shape[1] + 1), 0.0).sum(axis=1)

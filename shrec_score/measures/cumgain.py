@@ -1,7 +1,7 @@
 """Cumulated gain vectors CG, DCG and their normalised forms NCG, NDCG.
 
-Source: Järvelin & Kekäläinen, ACM TOIS 20(4), 2002, as used by SHREC 2006 (seeds 002, 003) with the errata
-of seeds/README.md (docs/measures.md): base-2 logarithm, ideal vectors of length Cr.
+Source: Järvelin & Kekäläinen, ACM TOIS 20(4), 2002, as used by SHREC 2006 (seeds 002, 003) with the errata of
+seeds/README.md (docs/measures.md): base-2 logarithm, ideal vectors of length Cr.
 """
 
 from __future__ import annotations
@@ -37,25 +37,18 @@ def ideal_gains(b: GainBlock, width: int) -> np.ndarray:
     return np.where(i < b.n_highly[:, None], b.top, i < b.n_relevant[:, None]).astype(np.int8)
 
 
-def normalized(vec: np.ndarray, ideal_vec: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
-    """vec[i] / ideal[min(i, Cr)] (1-based), NaN where Cr = 0."""
-    idx = np.minimum(np.arange(vec.shape[1])[None, :], np.maximum(n_relevant, 1)[:, None] - 1)
-    ideal = np.take_along_axis(ideal_vec, idx, axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = vec / ideal
-    return np.where(n_relevant[:, None] > 0, out, np.nan)
-
-
 def gain_vectors(b: GainBlock, width: int) -> dict[str, np.ndarray]:
-    """CG, DCG, NCG and NDCG at ranks 1..width, NaN past the end of a list."""
+    """CG, DCG, NCG and NDCG at ranks 1..width, NaN past the end of a list.  NCG[i] = CG[i] / ICG[i]: the
+    ideal vector's gains are 0 past Cr, so its value there is ICG[Cr] (the seeds' ideal of length Cr); NaN
+    where Cr = 0."""
     g = b.gain_values[:, :width]
-    if g.shape[1] < width:
-        g = np.pad(g, ((0, 0), (0, width - g.shape[1])))
-    ideal_width = max(width, int(b.n_relevant.max(initial=0)))
-    ideal = ideal_gains(b, ideal_width)
+    g = np.pad(g, ((0, 0), (0, width - g.shape[1])))
+    ideal = ideal_gains(b, width)
     cg, dcg = cumulated_gain(g).astype(np.float64), discounted_cumulated_gain(g)
-    icg, idcg = cumulated_gain(ideal).astype(np.float64), discounted_cumulated_gain(ideal)
-    out = {"CG": cg, "DCG": dcg, "NCG": normalized(cg, icg, b.n_relevant), "NDCG": normalized(dcg, idcg, b.n_relevant)}
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ncg, ndcg = cg / cumulated_gain(ideal), dcg / discounted_cumulated_gain(ideal)
+    none = (b.n_relevant == 0)[:, None]
+    out = {"CG": cg, "DCG": dcg, "NCG": np.where(none, np.nan, ncg), "NDCG": np.where(none, np.nan, ndcg)}
     past_end = np.arange(1, width + 1)[None, :] > b.n_retrieved[:, None]
     return {k: np.where(past_end, np.nan, v) for k, v in out.items()}
 

@@ -1,8 +1,8 @@
 """Kendall's rank correlation tau-b, O(n log n) (Knight's algorithm).
 
-Source: seed 004 (sketch-based image retrieval after Eitz et al. 2010), seeds/README.md erratum 7: every
-unordered pair counts once.  Knight, "A computer method for calculating Kendall's tau with ungrouped data",
-JASA 61 (1966); the same algorithm as ``scipy.stats.kendalltau``.
+Source: seed 004 (sketch-based image retrieval after Eitz et al. 2010), seeds/README.md erratum 7: every unordered
+pair counts once.  Knight, "A computer method for calculating Kendall's tau with ungrouped data", JASA 61 (1966);
+the same algorithm as ``scipy.stats.kendalltau``.
 """
 
 from __future__ import annotations

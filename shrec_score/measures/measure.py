@@ -1,5 +1,5 @@
 """What a measure is (:class:`Measure`, :class:`Settings`), and how a name finds one: the
-registry (:mod:`.registry`) fills the store with :func:`register` and :func:`register_pattern`
+registry (:mod:`.registry`) fills the store with :func:`register` and :data:`PATTERNS`
 (``P@{k}`` families), :func:`get_measure` resolves a name (docs/measures.md).
 
 >>> get_measure("mAP").name, get_measure("P_5").name, get_measure("ndcg@10").trec_name
@@ -55,15 +55,14 @@ class Settings:
 
 @dataclass(frozen=True)
 class Measure:
-    """A named per-query measure: ``compute(block, settings)`` gives one value per query, ``func``
-    has the formula in its docstring, ``kind`` names the block it reads (``"binary"``: RankBlock,
-    ``"graded"``: GainBlock, ``"judged"``: JudgedBlock), ``trec_name`` is set only where our value
-    equals trec_eval's, ``aggregate`` makes a run's value (``"mean"``, ``"geometric"``, ``"sum"``)."""
+    """A named per-query measure: ``compute(block, settings)`` gives one value per query, ``kind`` names the
+    block it reads (``"binary"``: RankBlock, ``"graded"``: GainBlock, ``"judged"``: JudgedBlock), ``trec_name``
+    and ``ir_name`` are set only where our value equals trec_eval's / ir_measures', ``aggregate`` makes a run's
+    value (``"mean"``, ``"geometric"``, ``"sum"``).  One row of the listing (:func:`.registry.measure_table`)."""
 
     name: str
     summary: str
     compute: Callable[..., np.ndarray]
-    func: Callable[..., np.ndarray]
     kind: str = "binary"
     higher_is_better: bool = True
     trec_name: str | None = None
@@ -100,7 +99,7 @@ class Measure:
             compute = lambda b, s: func(b, **kw)
         exp = None if expected is None else (lambda b, s: expected(b, **kw))
         summary = summary or (func.__doc__ or "").strip().splitlines()[0]
-        return cls(name, summary, compute, func, kind=kind, expected=exp, **fields)
+        return cls(name, summary, compute, kind=kind, expected=exp, **fields)
 
 
 #: Every measure of a fixed name, in registration order (the listing's order).
@@ -130,18 +129,14 @@ PATTERN_ALIASES: tuple[tuple[str, str, str], ...] = (
 
 
 def register(measure: Measure) -> Measure:
-    """Add ``measure`` to the registry; a name can be registered only once."""
+    """Add ``measure`` to the registry; a name can be registered only once.  Its ir_measures name becomes an
+    alias unless it is a registered name (ir_measures' ``AP`` is ``map``'s value, our ``AP`` another)."""
     if measure.name in REGISTRY:
         raise ValueError(f"measure {measure.name!r} is registered twice")
     REGISTRY[measure.name] = measure
-    if measure.ir_name:
+    if measure.ir_name and measure.ir_name not in REGISTRY:
         ALIASES[measure.ir_name] = measure.name
     return measure
-
-
-def register_pattern(spelling: str, make: Callable[..., Measure]) -> None:
-    """Add the family ``spelling`` (``P@{k}``): a name it spells is ``make(*numbers)``."""
-    PATTERNS[spelling] = make
 
 
 @functools.cache
@@ -225,8 +220,7 @@ def known_measures() -> list[str]:
 #: Display names on the terminal and in tables where they differ from the CSV column.
 DISPLAY = {"AP": "mAP"}
 
-#: Leaderboard columns that are not registered measures, and which way is
-#: better (None: no direction; such a column is never marked best).
+#: Leaderboard columns that are not registered measures, and which way is better (None: no direction, never best).
 OTHER_COLUMNS: dict[str, bool | None] = {"rank": None, "run": None, "queries": None, "tau_b": True, "tau_b_std": None}
 
 

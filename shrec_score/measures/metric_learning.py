@@ -10,7 +10,7 @@ import re
 import numpy as np
 
 from . import ties
-from .base import RankBlock, undefined_without_relevant
+from .base import undefined_without_relevant
 from .measure import ALIASES, Measure, register
 
 #: AccuracyCalculator's key -> the shrec-score measure of the same value.
@@ -47,15 +47,9 @@ def map_at_r(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
     return undefined_without_relevant(total / np.maximum(r, 1), r)
 
 
-def expected_map_at_r(block: RankBlock) -> np.ndarray:
-    """Exact expected MAP@R over every order inside each tie group: map_cut's expectation with
-    the cutoff k = R of each query (docs/ties.md, "Average precision").  NaN when K = 0."""
-    k = block.n_relevant
-    total = ties.expected_precision_sum(ties.Items.of(block), k.astype(np.float64))
-    return undefined_without_relevant(total / np.maximum(k, 1), k)
-
-
-register(Measure.of("MAP@R", map_at_r, source=SOURCE, expected=expected_map_at_r))
+# under --ties expected: AP's expectation with the cutoff k = R of each query (docs/ties.md, "Average precision")
+register(Measure.of("MAP@R", map_at_r, source=SOURCE,
+                    expected=lambda b: ties.expected_ap(b, b.n_relevant.astype(np.float64))))
 ALIASES.update(ACCURACY_CALCULATOR)
 
 #: Names read as "recall at k" that mean two things in evaluate(): R@k, Recall@k (any case).

@@ -13,40 +13,31 @@ PR_LEVELS = np.round(np.arange(1, 21) * 0.05, 10)
 _EPS = 1e-9
 
 
-def precision_at_hits(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
-    """Precision at the k-th relevant item, k / rank_k (0 if not retrieved).
-
-    Returns an array shaped like ``rel_ranks``; columns past K are NaN.
-    """
-    k = np.arange(1, rel_ranks.shape[1] + 1, dtype=np.float64)
-    prec = k[None, :] / rel_ranks
-    return np.where(k[None, :] <= n_relevant[:, None], prec, np.nan)
-
-
 def pr_curve(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, levels: np.ndarray = PR_LEVELS) -> np.ndarray:
     """Per-query precision at the given recall levels, PSB convention.
 
-    The precision at the k-th hit is k / rank_k.  At recall level r the position p = r K among the hits is taken
-    and the precision is interpolated linearly between the hits on either side of p:
+    The precision at the k-th hit is k / rank_k (0 if not retrieved).  At recall level r the position p = r K among
+    the hits is taken and the precision is interpolated linearly between the hits on either side of p:
 
     .. math::
         P(r) = P_{\\lfloor p \\rfloor} + (p - \\lfloor p \\rfloor)
                (P_{\\lceil p \\rceil} - P_{\\lfloor p \\rfloor}), \\quad p = rK
 
-    A query does not contribute to levels below 1/K (p < 1): those cells are
-    NaN, and so is every cell of a query with K = 0.  Shape (n_queries, len(levels)).
+    A query does not contribute to levels below 1/K (p < 1): those cells are NaN, and so is every cell of a query
+    with K = 0.  Shape (n_queries, len(levels)).
 
     >>> r = np.array([[1.0, 4.0, 10.0, 41.0, 44.0]])
     >>> pr_curve(r, n_relevant=np.array([5]), levels=np.array([0.1, 0.2, 0.3, 1.0])).round(6).tolist()
     [[nan, 1.0, 0.75, 0.113636]]
     """
-    return interpolate_pr(precision_at_hits(rel_ranks, n_relevant=n_relevant), n_relevant=n_relevant, levels=levels)
+    k = np.arange(1, rel_ranks.shape[1] + 1, dtype=np.float64)
+    prec = np.where(k[None, :] <= n_relevant[:, None], k[None, :] / rel_ranks, np.nan)  # past K: NaN
+    return interpolate_pr(prec, n_relevant=n_relevant, levels=levels)
 
 
 def interpolate_pr(prec: np.ndarray, *, n_relevant: np.ndarray, levels: np.ndarray = PR_LEVELS) -> np.ndarray:
-    """The PSB interpolation of :func:`pr_curve` from the precision at each hit
-    (``prec[q, j - 1]``: at the j-th relevant item).  Linear in ``prec`` with
-    weights that depend only on K and the levels, so the interpolation of
+    """The PSB interpolation of :func:`pr_curve` from the precision at each hit (``prec[q, j - 1]``: at the j-th
+    relevant item).  Linear in ``prec`` with weights that depend only on K and the levels, so the interpolation of
     expected precisions is the expected curve (``ties="expected"``)."""
     k = n_relevant.astype(np.float64)[:, None]
     pos = np.asarray(levels, dtype=np.float64)[None, :] * k

@@ -1,5 +1,6 @@
 """Average precision, precision and recall at a cutoff, reciprocal rank: trec_eval's forms (``map``, ``P_k``,
 ``recall_k``, ``recip_rank``; PSB, Shilane et al. 2004).  SHREC 2006's AP is :mod:`.shrec06`'s (erratum 4).
+Each is NaN for a query without a relevant item (K = 0), where trec_eval scores 0 (its names: :mod:`.names`).
 """
 
 from __future__ import annotations
@@ -14,9 +15,8 @@ def average_precision(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.nd
 
     .. math:: AP = \\frac{1}{K} \\sum_{k=1}^{V_r} \\frac{k}{\\text{rank}_k}
 
-    where rank_k is the rank of the k-th relevant item retrieved; relevant
-    items that were not retrieved contribute 0.  Its mean over queries is mAP.
-    NaN when K = 0.
+    where rank_k is the rank of the k-th relevant item retrieved; relevant items that were not retrieved contribute
+    0.  Its mean over queries is mAP.
 
     >>> round(float(average_precision(np.array([[1.0, 4.0, 10.0, 41.0, 44.0]]),
     ...                               n_relevant=np.array([5]))[0]), 6)
@@ -31,7 +31,7 @@ def precision_at(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, k: int) -> np
 
     .. math:: P@k = |\\{\\text{relevant in top } k\\}| / k
 
-    As trec_eval's ``P_k``: the divisor is k even when fewer items were retrieved.  NaN when K = 0.
+    As trec_eval's ``P_k``: the divisor is k even when fewer items were retrieved.
 
     >>> precision_at(np.array([[1.0, 4.0, 10.0]]), n_relevant=np.array([3]), k=5).tolist()
     [0.4]
@@ -44,8 +44,6 @@ def recall_at(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, k: int) -> np.nd
 
     .. math:: R@k = |\\{\\text{relevant in top } k\\}| / K
 
-    NaN when K = 0.
-
     >>> recall_at(np.array([[1.0, 4.0, 10.0]]), n_relevant=np.array([4]), k=5).tolist()
     [0.5]
     """
@@ -56,8 +54,6 @@ def reciprocal_rank(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndar
     """Reciprocal rank of the first relevant item (0 if none is retrieved).
 
     .. math:: RR = 1 / \\text{rank}_1
-
-    As trec_eval's ``recip_rank``.  NaN when K = 0.
 
     >>> reciprocal_rank(np.array([[4.0, 10.0], [np.inf, np.inf]]), n_relevant=np.array([2, 2])).tolist()
     [0.25, 0.0]

@@ -7,6 +7,7 @@ listing, the help texts and each measure's direction and trec_eval name (docs/me
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -16,17 +17,18 @@ from . import shapenet, shrec06, ties, treceval
 from .cumgain import gain_at
 from .dcg import dcg
 from .measure import (  # noqa: F401  (the registry's callers import the lookup and column helpers from here)
-    ALIASES,
     DISPLAY,
+    PATTERNS,
+    REGISTRY,
     Measure,
     Settings,
+    aliases_of,
     column_higher_is_better,
     did_you_mean,
     display_name,
     get_measure,
     known_measures,
     register,
-    register_pattern,
 )
 from .precision import average_precision, precision_at, recall_at, reciprocal_rank
 from .tiers import E_DEPTH, e_measure, first_tier, nearest_neighbor, second_tier
@@ -34,46 +36,49 @@ from .treceval import IPREC_LEVELS
 
 # trec_name only where the docstring's formula is trec_eval's: AP divides by all K relevant (map), FT is hits in
 # the first K / K (Rprec), NN is [rank_1 = 1] (P_1).  expected: the exact mean over tied orders (measures/ties.py).
-register(Measure.of("NN", nearest_neighbor, trec_name="P_1", expected=lambda b: ties.expected_share(b, 1, 1)))
-register(Measure.of("FT", first_tier, trec_name="Rprec",
+_PSB = "PSB, psbplot"
+register(Measure.of("NN", nearest_neighbor, trec_name="P_1", source="PSB (Shilane et al. 2004), psbplot",
+                    expected=lambda b: ties.expected_share(b, 1, 1)))
+register(Measure.of("FT", first_tier, trec_name="Rprec", source=_PSB,
                     expected=lambda b: ties.expected_share(b, b.n_relevant, b.n_relevant)))
-register(Measure.of("ST", second_tier, expected=lambda b: ties.expected_share(b, 2 * b.n_relevant, b.n_relevant)))
+register(Measure.of("ST", second_tier, source=_PSB,
+                    expected=lambda b: ties.expected_share(b, 2 * b.n_relevant, b.n_relevant)))
 register(Measure(
     "E", f"E-measure as published by SHREC and the PSB: F1 over the first e_depth (default {E_DEPTH}) results.",
     lambda b, s: e_measure(b.rel_ranks, n_relevant=b.n_relevant, n_retrieved=b.n_retrieved, depth=s.e_depth),
-    e_measure, params="e_depth: Settings.e_depth, --e-depth", expected=lambda b, s: ties.expected_e(b, s.e_depth),
+    params="e_depth: Settings.e_depth, --e-depth", source=f"{_PSB}; seeds/README erratum 5",
+    expected=lambda b, s: 2 * ties.expected_share(b, s.e_depth, np.minimum(s.e_depth, b.n_retrieved) + b.n_relevant),
 ))
-# DCG: PSB-normalised over the whole list, no trec_eval equivalent
-register(Measure.of("DCG", dcg, expected=ties.expected_dcg))
-register(Measure.of("AP", average_precision, trec_name="map", expected=ties.expected_ap))
-register(Measure.of("RR", reciprocal_rank, trec_name="recip_rank", expected=ties.expected_rr))
+register(Measure.of("DCG", dcg, source=_PSB, expected=ties.expected_dcg))
+register(Measure.of("AP", average_precision, trec_name="map", source="trec_eval m_map.c", expected=ties.expected_ap))
+register(Measure.of("RR", reciprocal_rank, trec_name="recip_rank", source="trec_eval m_recip_rank.c",
+                    expected=ties.expected_rr))
 
 
 def _family(
     spelling: str, func: Callable[..., np.ndarray], *, kw: dict[str, Any] | None = None, trec_name: str | None = None,
-    ir_name: str | None = None, **fields: Any,
+    ir_name: str | None = None, params: str = "k: the cutoff in the name ({})", **fields: Any,
 ) -> None:
     """Register the family ``spelling`` (``P@{k}``): ``func`` with the keywords ``kw`` and ``k``; ``{k}`` in
-    ``trec_name`` / ``ir_name`` is the cutoff."""
+    ``trec_name`` / ``ir_name`` is the cutoff, ``{}`` in ``params`` the name with k = 10."""
 
     def make(k: int | str) -> Measure:
         return Measure.of(
             spelling.format(k=k), func, kw={**(kw or {}), "k": k}, trec_name=trec_name and trec_name.format(k=k),
-            ir_name=ir_name and ir_name.format(k=k), **fields,
+            ir_name=ir_name and ir_name.format(k=k), params=params.format(spelling.format(k=10)), **fields,
         )
 
-    register_pattern(spelling, make)
+    PATTERNS[spelling] = make
 
 
-# P@k divides by k as trec_eval's P_k, R@k by K as its recall_k; under --ties expected both are
-# the expected hits in the first k over that divisor.
-_family("P@{k}", precision_at, trec_name="P_{k}", params="k: the cutoff in the name (P@10)",
+_family("P@{k}", precision_at, trec_name="P_{k}", source="trec_eval m_P.c",
         expected=lambda b, k: ties.expected_share(b, k, k))
-_family("R@{k}", recall_at, trec_name="recall_{k}", params="k: the cutoff in the name (R@10)",
+_family("R@{k}", recall_at, trec_name="recall_{k}", source="trec_eval m_recall.c",
         expected=lambda b, k: ties.expected_share(b, k, b.n_relevant))
 
 
 # SHREC 2006 (measures/shrec06.py), per level: highly relevant (Ch, Vh) or all relevant (Cr, Vr).
+_SHREC06 = "SHREC 2006 report (Veltkamp et al.), section 5"
 _func: Callable[..., np.ndarray]
 for _lv in ("highly", "relevant"):
     _C, _V = ("Ch", "Vh") if _lv == "highly" else ("Cr", "Vr")
@@ -92,17 +97,17 @@ for _lv in ("highly", "relevant"):
         register(Measure.of(
             f"{_m}_{_lv}", _func, kind="graded", summary=f"SHREC 2006 {_what}", kw={"level": _lv, **_kw},
             higher_is_better=_m not in ("FP", "FN"), expected=ties.expected_ap_retrieved if _m == "AP" else None,
+            source=_SHREC06,
         ))
-register(Measure.of("ADR", shrec06.average_dynamic_recall, kind="graded"))
+register(Measure.of("ADR", shrec06.average_dynamic_recall, kind="graded", source=_SHREC06))
 
 GAIN_KINDS = ("CG", "DCG", "NCG", "NDCG")
 
 
 for _kind in GAIN_KINDS:
-    # No trec_name: SHREC 2006 discounts by log2(i) from i = 2 on and takes the
-    # ideal over the whole class, so NDCG@k is not trec_eval's ndcg_cut_k.
-    _family(f"{_kind}@{{k}}", gain_at, kw={"kind": _kind}, kind="graded",
-            params=f"k: the rank in the name ({_kind}@10)",
+    # No trec_name: SHREC 2006 discounts by log2(i) from i = 2 on and takes the ideal over the whole class
+    _family(f"{_kind}@{{k}}", gain_at, kw={"kind": _kind}, kind="graded", params="k: the rank in the name ({})",
+            source=_SHREC06,
             summary=f"{_kind} vector at rank k (SHREC 2006; empty when the list is shorter than k)")
 
 # SHREC'16/'17 ShapeNet Core55 (measures/shapenet.py), namespaced: "mAP" is AP's alias and "NDCG" would differ
@@ -142,21 +147,19 @@ for _name, _ir_name, _what in (
 _judged("gm_map", treceval.gm_map, aggregate="geometric", ties_exact=False)
 _judged("set_F", treceval.set_f, ir_name="SetF")
 for _x in IPREC_LEVELS:
-    # trec_eval 10's lround cutoff; ir_measures' IPrec@x (pytrec_eval, trec_eval
-    # 9's truncation of x R + 0.9) differs on some topics, so it is no alias.
     _judged(f"iprec_at_recall_{_x:.2f}", treceval.iprec_at_recall, source="trec_eval 10.0 m_iprec_at_recall.c",
             kw={"level": _x, "rounding": "v10"}, ties_exact=False)
 
 
-for _prefix, _jfunc, _ir, _jexp in (
-    ("ndcg_cut", treceval.ndcg_cut, None, None),
-    ("map_cut", treceval.map_cut, "AP@{k}", ties.expected_map_cut),
-    ("success", treceval.success, "Success@{k}", ties.expected_success),
+for _prefix, _jfunc, _ir, _jexp, _summary in (
+    ("ndcg_cut", treceval.ndcg, None, None, "trec_eval ndcg_cut.k: DCG of the first k grades over the ideal DCG at k."),
+    ("map_cut", treceval.map_cut, "AP@{k}", ties.expected_map_cut, ""),
+    ("success", treceval.success, "Success@{k}", ties.expected_success, ""),
 ):
     _family(
-        _prefix + ".{k}", _jfunc, kind="judged", trec_name=f"{_prefix}_{{k}}", ir_name=_ir,
+        _prefix + ".{k}", _jfunc, kind="judged", trec_name=f"{_prefix}_{{k}}", ir_name=_ir, summary=_summary,
         source=_TREC_SOURCE.format(_prefix), expected=_jexp,
-        params=f"k: the cutoff in the name ({_prefix}.10)" + ("" if _prefix == "ndcg_cut" else "; rel_level: --rel-level"),  # as _judged
+        params="k: the cutoff in the name ({})" + ("" if _prefix == "ndcg_cut" else "; rel_level: --rel-level"),
     )
 
 
@@ -183,4 +186,59 @@ from . import metric_learning as _metric_learning  # noqa: E402,F401
 # trec_eval's, ranx's and ir_measures' names for the same values (measures/names.py),
 # registered after the measures they are built on.
 from . import names as _names  # noqa: E402,F401
-from .listing import measure_listing, measure_table, measures_markdown  # noqa: E402,F401
+
+
+# The listing: ``shrec-score measures`` and the generated top of docs/measures.md, both from measure_table.
+def measure_table() -> list[Measure]:
+    """Every measure in registry order, then the families, each made with its fields' names (``P@k``, trec_eval
+    ``P_k``): the source of ``shrec-score measures`` and of the docs.
+
+    >>> rows = {r.name: r for r in measure_table()}
+    >>> [(r.name, r.direction, r.trec_name) for r in (rows["AP"], rows["R@k"], rows["ndcg_cut.k"])]
+    [('AP', 'higher', 'map'), ('R@k', 'higher', 'recall_k'), ('ndcg_cut.k', 'higher', 'ndcg_cut_k')]
+    >>> rows["FP_highly"].direction, rows["map_cut.k"].ir_name
+    ('lower', 'AP@k')
+    """
+    return list(REGISTRY.values()) + [make(*re.findall(r"\{([a-z])\}", s)) for s, make in PATTERNS.items()]
+
+
+def measures_markdown() -> str:
+    """The generated top of docs/measures.md: every measure with its definition, its trec_eval and
+    ir_measures equivalents and its source (a test checks the file holds this text)."""
+
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    lines = [
+        "# Measures",
+        "",
+        "Generated from `shrec_score/measures/registry.py` by `measure_table()`; `tests/test_treceval_measures.py`",
+        "checks this part is up to date; its failure message gives the command that regenerates it.  The columns",
+        "and the conventions behind them are explained under the table, written by hand.",
+        "",
+        "| name | better | trec_eval | ir_measures | also accepted | definition | parameters | source | ties expected |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in measure_table():
+        also = ", ".join(f"`{a}`" for a in aliases_of(row.name) if a != row.ir_name)
+        lines.append(
+            f"| `{row.name}` | {row.direction} | {'`' + row.trec_name + '`' if row.trec_name else '-'} | "
+            f"{'`' + row.ir_name + '`' if row.ir_name else '-'} | {also or '-'} | {cell(row.summary)} | {cell(row.params) or '-'} | {cell(row.source) or '-'} | "
+            f"{'exact' if row.ties_exact else 'refused'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def measure_listing() -> str:
+    """The text of ``shrec-score measures``: a header, then per measure its name, which way is better,
+    trec_eval's name (``-``: none with the same value), the definition and, in brackets, its parameters."""
+    lines = [f"{'measure':<12} {'better':<6} {'trec_eval':<10} definition"]
+    for row in measure_table():
+        text = f"{row.summary.rstrip('.')} [{row.params}]" if row.params else row.summary
+        if not row.ties_exact:
+            text += " (refused under --ties expected: no exact method)"
+        also = aliases_of(row.name)
+        if also:
+            text += f" (also: {', '.join(also)})"
+        lines.append(f"{row.name:<12} {row.direction:<6} {row.trec_name or '-':<10} {text}")
+    return "\n".join(lines) + "\n"

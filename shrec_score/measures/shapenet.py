@@ -1,17 +1,17 @@
 """SHREC'16/'17 "Large-Scale 3D Shape Retrieval from ShapeNet Core55": the official summary measures (docs/evaluators.md).
 
-Source: the organisers' evaluator (``Evaluator.js``, ``Metrics.js``; issue 18).
-Every list is cut to its first 1000 items; N is the length after the cut,
-g_i the taxonomy grade at rank i (3 same sub-synset, 2 same synset labelled
-at synset level only, 1 sibling sub-synset, 0 other), relevant when g_i > 0,
-C = min(models of the query's synset with the query, 1000).  Where the official code divides 0 by 0
-(docs/evaluators.md), each function says what it gives.
+Source: the organisers' evaluator (``Evaluator.js``, ``Metrics.js``; issue 18).  Every list is cut to its first 1000
+items; N is the length after the cut, g_i the taxonomy grade at rank i (3 same sub-synset, 2 same synset labelled
+at synset level only, 1 sibling sub-synset, 0 other), relevant when g_i > 0, C = min(models of the query's synset
+with the query, 1000).  Where the official code divides 0 by 0 (docs/evaluators.md), each function says what it
+gives.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .base import precision_sum, ratio
 from .dcg import discount
 from .graded import GainBlock
 
@@ -35,8 +35,7 @@ def precision_at_n(b: GainBlock) -> np.ndarray:
     >>> precision_at_n(b).tolist()
     [0.75, 0.0]
     """
-    n = np.minimum(b.n_retrieved, CUTOFF)
-    return np.where(n > 0, _hits(b) / np.maximum(n, 1), 0.0)
+    return ratio(_hits(b), np.minimum(b.n_retrieved, CUTOFF))
 
 
 def recall_at_n(b: GainBlock) -> np.ndarray:
@@ -66,9 +65,7 @@ def f1_at_n(b: GainBlock) -> np.ndarray:
     [0.666666666667, 0.0]
     """
     p, r = precision_at_n(b), recall_at_n(b)
-    s = p + r
-    f1 = np.where(s > 0, 2 * p * r / np.where(s > 0, s, 1.0), 0.0)
-    return np.where(np.isnan(r), np.nan, f1)
+    return np.where(np.isnan(r), np.nan, ratio(2 * p * r, p + r))
 
 
 def average_precision_retrieved(b: GainBlock) -> np.ndarray:
@@ -83,11 +80,7 @@ def average_precision_retrieved(b: GainBlock) -> np.ndarray:
     True
     """
     rel = b.gains[:, :CUTOFF] > 0
-    ranks = np.arange(1, rel.shape[1] + 1)
-    precision = np.cumsum(rel, axis=1) / ranks
-    hits = rel.sum(axis=1)
-    total = np.where(rel, precision, 0.0).sum(axis=1)
-    return np.where(hits > 0, total / np.maximum(hits, 1), 0.0)
+    return ratio(precision_sum(rel), rel.sum(axis=1))
 
 
 def _dcg(g: np.ndarray) -> np.ndarray:
@@ -100,8 +93,8 @@ def ndcg_retrieved(b: GainBlock) -> np.ndarray:
 
     .. math:: NDCG = \\frac{g_1 + \\sum_{i=2}^{N} g_i / \\log_2 i}{g^*_1 + \\sum_{i=2}^{N} g^*_i / \\log_2 i}
 
-    g* = the first N grades sorted descending; 0 when no retrieved item has a
-    grade > 0 (0/0 in the official code).  Source: ShapeNet Metrics.js.
+    g* = the first N grades sorted descending; 0 when no retrieved item has a grade > 0 (0/0 in the official
+    code).  Source: ShapeNet Metrics.js.
 
     >>> import math
     >>> b = GainBlock.from_gains([[1, 3], [0, 0]], [1, 1], [4, 4], -1, top=3)
@@ -109,5 +102,4 @@ def ndcg_retrieved(b: GainBlock) -> np.ndarray:
     True
     """
     g = b.gains[:, :CUTOFF]
-    ideal = _dcg(-np.sort(-g, axis=1))
-    return np.where(ideal > 0, _dcg(g) / np.where(ideal > 0, ideal, 1.0), 0.0)
+    return ratio(_dcg(g), _dcg(-np.sort(-g, axis=1)))

@@ -1,26 +1,17 @@
 """SHREC 2006 measures on graded relevance (highly relevant = 2, marginal = 1; docs/measures.md).
 
-Source: Veltkamp et al., SHREC 2006 report, section 4 (seed 002), the
-performance-measures page (seed 003) and the errata of seeds/README.md.
-Ds collection size, Ch / Cr highly / all relevant items, Vh / Vr the
-retrieved ones, Va the list's length; ``level="highly"`` uses Ch and Vh,
-``"relevant"`` Cr and Vr.  A value whose divisor is zero (C = 0) is NaN.
+Source: Veltkamp et al., SHREC 2006 report, section 4 (seed 002), the performance-measures page (seed 003) and the
+errata of seeds/README.md.  Ds collection size, Ch / Cr highly / all relevant items, Vh / Vr the retrieved ones,
+Va the list's length; ``level="highly"`` uses Ch and Vh, ``"relevant"`` Cr and Vr.  A value whose divisor is zero
+(C = 0) is NaN.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
+from .base import precision_sum, ratio, undefined_without_relevant
 from .graded import GainBlock
-
-if TYPE_CHECKING:
-    import numpy.typing as npt
-
-
-def _nan_where(values: npt.ArrayLike, zero: npt.ArrayLike) -> np.ndarray:
-    return np.where(zero, np.nan, np.asarray(values, dtype=np.float64))
 
 
 def set_measure(b: GainBlock, *, level: str, of: str) -> np.ndarray:
@@ -43,7 +34,7 @@ def set_measure(b: GainBlock, *, level: str, of: str) -> np.ndarray:
     v, va, ds = rel.sum(axis=1), b.n_retrieved, b.collection_size
     value = {"TP": v, "FP": va - v, "TN": ds + v - va - c, "FN": c - v,
              "P": v / np.maximum(va, 1), "R": v / np.maximum(c, 1)}[of]
-    return _nan_where(value, (c == 0) | (of == "TN" and ds < 0))
+    return np.where((c == 0) | (of == "TN" and ds < 0), np.nan, np.asarray(value, dtype=np.float64))
 
 
 def tier(b: GainBlock, *, level: str, factor: int) -> np.ndarray:
@@ -64,7 +55,7 @@ def tier(b: GainBlock, *, level: str, factor: int) -> np.ndarray:
     d = np.minimum(b.n_retrieved, factor * c)
     cum = np.cumsum(rel, axis=1)
     hits = np.take_along_axis(cum, np.maximum(d - 1, 0)[:, None], axis=1)[:, 0]
-    return _nan_where(np.where(d > 0, hits / np.maximum(d, 1), 0.0), c == 0)
+    return undefined_without_relevant(ratio(hits, d), c)
 
 
 def average_precision_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
@@ -80,11 +71,7 @@ def average_precision_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
     True
     """
     rel, c = b.level(level)
-    cum = np.cumsum(rel, axis=1)
-    ranks = np.arange(1, rel.shape[1] + 1)
-    total = np.where(rel, cum / ranks[None, :], 0.0).sum(axis=1)
-    v = rel.sum(axis=1)
-    return _nan_where(np.where(v > 0, total / np.maximum(v, 1), 0.0), c == 0)
+    return undefined_without_relevant(ratio(precision_sum(rel), rel.sum(axis=1)), c)
 
 
 def average_dynamic_recall(b: GainBlock) -> np.ndarray:
@@ -107,4 +94,4 @@ def average_dynamic_recall(b: GainBlock) -> np.ndarray:
     high, rel = b.level("highly")[0][:, :width], b.level("relevant")[0][:, :width]
     f = np.where(i[None, :] <= ch[:, None], np.cumsum(high, axis=1), np.cumsum(rel, axis=1))
     r = np.where(i[None, :] <= q[:, None], f / i[None, :], 0.0)
-    return _nan_where(np.where(q > 0, r.sum(axis=1) / np.maximum(q, 1), 0.0), cr == 0)
+    return undefined_without_relevant(ratio(r.sum(axis=1), q), cr)

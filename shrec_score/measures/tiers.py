@@ -1,7 +1,8 @@
 """Nearest Neighbor, First Tier, Second Tier and the E-measure (PSB / SHREC 2018).
 
-Source: seeds 000/001 (SHREC 2018 evaluation pages), seeds/README.md errata 5 and 6; Shilane et al., "The
-Princeton Shape Benchmark", SMI 2004.
+Source: seeds 000/001 (SHREC 2018 evaluation pages), seeds/README.md errata 5 and 6; Shilane et al., "The Princeton
+Shape Benchmark", SMI 2004.  K is the query's relevant items (|C| - 1 all-against-all, |C| with separate queries:
+erratum 6); each measure is NaN when K = 0 (listed, left out of the means).
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ def nearest_neighbor(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.nda
 
     .. math:: NN = [\\text{rank}_1 = 1]
 
-    Returns NaN for a query with no relevant item (K = 0).
-
     >>> nearest_neighbor(np.array([[1.0, 4.0], [2.0, np.inf]]), n_relevant=np.array([2, 2])).tolist()
     [1.0, 0.0]
     """
@@ -32,14 +31,12 @@ def first_tier(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
 
     .. math:: FT = |\\{\\text{relevant in top } K\\}| / K
 
-    K = |C| - 1 all-against-all, |C| with separate queries (erratum 6).  Equal
-    to trec_eval's R-precision.  NaN when K = 0.
+    Equal to trec_eval's R-precision.
 
     >>> first_tier(np.array([[1.0, 4.0, 10.0, 41.0, 44.0]]), n_relevant=np.array([5])).tolist()
     [0.4]
     """
-    k = n_relevant
-    return undefined_without_relevant(hits_within(rel_ranks, k) / np.maximum(k, 1), k)
+    return undefined_without_relevant(hits_within(rel_ranks, n_relevant) / np.maximum(n_relevant, 1), n_relevant)
 
 
 def second_tier(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
@@ -47,13 +44,12 @@ def second_tier(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
 
     .. math:: ST = |\\{\\text{relevant in top } 2K\\}| / K
 
-    This is the PSB / SHREC 2018 recall form (at most 1).  NaN when K = 0.
+    The PSB / SHREC 2018 recall form (at most 1).
 
     >>> second_tier(np.array([[1.0, 4.0, 10.0, 41.0, 44.0]]), n_relevant=np.array([5])).tolist()
     [0.6]
     """
-    k = n_relevant
-    return undefined_without_relevant(hits_within(rel_ranks, 2 * k) / np.maximum(k, 1), k)
+    return undefined_without_relevant(hits_within(rel_ranks, 2 * n_relevant) / np.maximum(n_relevant, 1), n_relevant)
 
 
 def e_measure(
@@ -66,8 +62,7 @@ def e_measure(
         E = \\frac{2PR}{P + R} = \\frac{2h}{\\min(32, V_a) + K}
 
     with h the relevant items in the first ``depth`` results.  The SHREC 2018 pages define E = 1 - F but publish F
-    ("higher values indicate better results"); this is that published number (seeds/README.md, erratum 5).  A query
-    with h = 0 scores 0; NaN when K = 0.
+    ("higher values indicate better results"); this is that published number (seeds/README.md, erratum 5).
 
     >>> e_measure(np.array([[1.0, 4.0, 10.0, 41.0, 44.0]]), n_relevant=np.array([5]),
     ...           n_retrieved=np.array([100])).tolist() == [2 * 3 / (32 + 5)]

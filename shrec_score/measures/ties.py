@@ -1,8 +1,8 @@
 """Exact expected values over every order of tied items (``ties="expected"``).
 
-Source: McSherry & Najork, ECIR 2008; the model, the notation (``s``, ``n``, ``r``, ``b`` of a
-relevant item's tie group) and every formula with its derivation: docs/ties.md, "The formulas of
-the expected mode".  ``tests/test_ties*.py`` checks each against the mean over every arrangement.
+Source: McSherry & Najork, ECIR 2008; the model, the notation (``s``, ``n``, ``r``, ``b`` of a relevant item's tie
+group) and every formula with its derivation: docs/ties.md, "The formulas of the expected mode".
+``tests/test_ties*.py`` checks each against the mean over every arrangement.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .base import RankBlock, undefined_without_relevant
+from .base import RankBlock, ratio, undefined_without_relevant
 from .dcg import discount, psb_ideal
 
 if TYPE_CHECKING:
@@ -117,7 +117,7 @@ def expected_rr(block: RankBlock) -> np.ndarray:
 
 
 def expected_precision_at_hits(block: RankBlock) -> np.ndarray:
-    """E[j / rank_j] for the j-th relevant item, shaped as :func:`~shrec_score.measures.pr.precision_at_hits`'s."""
+    """E[j / rank_j] for the j-th relevant item (queries x k_max, NaN past K): what :func:`.pr.interpolate_pr` reads."""
     items = Items.of(block)
     prec = np.zeros(np.shape(block.rel_ranks))
     j = items.col + 1
@@ -126,10 +126,10 @@ def expected_precision_at_hits(block: RankBlock) -> np.ndarray:
     return np.where(k[None, :] <= block.n_relevant[:, None], prec, np.nan)
 
 
-def expected_ap(block: RankBlock) -> np.ndarray:
-    """Expected AP (trec_eval map per query): E[precision sum] / K; NaN when K = 0."""
+def expected_ap(block: RankBlock, cutoff: float | np.ndarray = np.inf) -> np.ndarray:
+    """Expected AP (trec_eval map per query): E[precision sum within ``cutoff``] / K (MAP@R: cutoff K); NaN when K = 0."""
     k = block.n_relevant
-    return undefined_without_relevant(expected_precision_sum(Items.of(block)) / np.maximum(k, 1), k)
+    return undefined_without_relevant(expected_precision_sum(Items.of(block), cutoff) / np.maximum(k, 1), k)
 
 
 def expected_dcg(block: RankBlock) -> np.ndarray:
@@ -141,34 +141,22 @@ def expected_dcg(block: RankBlock) -> np.ndarray:
 
 
 def expected_share(block: RankBlock, depth: np.ndarray | float, divisor: np.ndarray | float) -> np.ndarray:
-    """E[hits in the first ``depth``] / ``divisor`` (NN, FT, ST, P@k, R@k); NaN when K = 0."""
-    k = block.n_relevant
-    return undefined_without_relevant(expected_hits(Items.of(block), depth) / np.maximum(divisor, 1), k)
-
-
-def expected_e(block: RankBlock, depth: int) -> np.ndarray:
-    """Expected E-measure: 2 E[h] / (min(depth, Va) + K), h the hits in the first ``depth``."""
-    k = block.n_relevant
-    h = expected_hits(Items.of(block), depth)
-    return undefined_without_relevant(2.0 * h / np.maximum(np.minimum(depth, block.n_retrieved) + k, 1), k)
+    """E[hits in the first ``depth``] / ``divisor`` (NN, FT, ST, P@k, R@k; E is twice that over min(depth, Va) + K);
+    NaN when K = 0."""
+    return undefined_without_relevant(expected_hits(Items.of(block), depth) / np.maximum(divisor, 1), block.n_relevant)
 
 
 def expected_ap_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
     """Expected SHREC 2006 AP_*: E[precision sum over the retrieved relevant] / V (the same in every order);
     0 when V = 0."""
-    from .shrec06 import _nan_where
-
-    rel = b.gains >= (b.top if level == "highly" else 1)
-    v = rel.sum(axis=1)
-    total = expected_precision_sum(Items.of(b, rel))
+    rel = b.gains >= (b.top if level == "highly" else 1)  # the one order's, not the tie groups' means
     c = b.n_highly if level == "highly" else b.n_relevant
-    return _nan_where(np.where(v > 0, total / np.maximum(v, 1), 0.0), c == 0)
+    return undefined_without_relevant(ratio(expected_precision_sum(Items.of(b, rel)), rel.sum(axis=1)), c)
 
 
 def expected_map_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
     """Expected trec_eval map_cut.k: E[precision sum within k] / R; 0 when R = 0."""
-    r = block.n_relevant
-    return np.where(r > 0, expected_precision_sum(Items.of(block, block.relevant), k) / np.maximum(r, 1), 0.0)
+    return ratio(expected_precision_sum(Items.of(block, block.relevant), k), block.n_relevant)
 
 
 def expected_success(block: JudgedBlock, *, k: int) -> np.ndarray:

@@ -1,7 +1,7 @@
 """trec_eval's measures under trec_eval's names, on the judged grade of each rank (:class:`JudgedBlock`).
 
-Each counts as trec_eval's ``m_<name>.c`` (9.0 and 10.0 agree but for ``iprec_at_recall``); a topic without
-a relevant document scores what trec_eval gives it and counts in the mean (docs/measures.md).
+Each counts as trec_eval's ``m_<name>.c`` (9.0 and 10.0 agree but for ``iprec_at_recall``); a topic without a
+relevant document scores what trec_eval gives it and counts in the mean (docs/measures.md).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .base import TieMeans, padded
+from .base import TieMeans, padded, precision_sum, ratio
 
 #: trec_eval's floor of a topic's AP before its logarithm (``MIN_GEO_MEAN``).
 MIN_GEO_MEAN = 0.00001
@@ -24,10 +24,9 @@ IPREC_LEVELS = tuple(i / 10 for i in range(11))
 class JudgedBlock:
     """The judged grade at every rank of a block of queries.
 
-    ``grades`` (int16, queries x width): the qrels grade at rank i + 1, -1
-    unjudged or past the list's end; ``n_retrieved``: trec_eval ``num_ret``;
-    ``grade_counts`` (queries x max grade + 1): judged documents of each grade
-    (``rel_levels``); grade >= ``rel_level`` is relevant (trec_eval ``-l``).
+    ``grades`` (int16, queries x width): the qrels grade at rank i + 1, -1 unjudged or past the list's end;
+    ``n_retrieved``: trec_eval ``num_ret``; ``grade_counts`` (queries x max grade + 1): judged documents of each
+    grade (``rel_levels``); grade >= ``rel_level`` is relevant (trec_eval ``-l``).
     """
 
     grades: np.ndarray
@@ -63,75 +62,49 @@ class JudgedBlock:
         counts = self.grade_counts[:, 1:]
         width = max(1, int(counts.sum(axis=1).max(initial=0)))
         above = np.cumsum(counts[:, ::-1], axis=1)  # documents of grade >= top, >= top - 1, ..., >= 1
-        passed = np.zeros((counts.shape[0], width))  # column j holds the top grade less the counts j has passed
-        for step in range(counts.shape[1]):  # a handful of grades
-            passed += above[:, step, None] <= np.arange(width)
-        return counts.shape[1] - passed
+        return (above[:, :, None] > np.arange(width)).sum(axis=1).astype(np.float64)  # column j: grades t with j < above_t
 
 
-def _ndcg(block: JudgedBlock, k: int | None) -> np.ndarray:
-    """sum_i g_i / log2(i + 1) over the first k ranks (all with None), over the same of the ideal gains; 0 where
-    the ideal is 0 (no judged grade > 0), as trec_eval."""
+def ndcg(block: JudgedBlock, *, k: int | None = None) -> np.ndarray:
+    """trec_eval ndcg: DCG of the whole ranked list over the ideal DCG of all judged documents.
+
+    With ``k``, trec_eval ndcg_cut.k: both sums stop at rank k.  Source: trec_eval ``m_ndcg.c``, ``m_ndcg_cut.c``
+    (Järvelin & Kekäläinen 2002).
+
+    .. math:: \\mathrm{nDCG@k} = \\sum_{i=1}^{k} g_i / \\log_2(i + 1) \\Big/ \\sum_{i=1}^{k} g^*_i / \\log_2(i + 1)
+
+    :math:`g_i` the grade at rank i (0 unjudged or negative), :math:`g^*` every judged grade of the topic,
+    descending; without k the sums run over the list and over the J judged grades above 0; 0 when no judged grade
+    is above 0.
+
+    >>> b = JudgedBlock.from_lists([[0, 2, 1]], [[1, 1, 1]])
+    >>> round(float(ndcg(b, k=2)[0]), 6), round((2 / math.log2(3)) / (2 + 1 / math.log2(3)), 6)
+    (0.479625, 0.479625)
+    """
     dcg, ideal = (
         (g * (1.0 / np.log2(np.arange(2, g.shape[1] + 2, dtype=np.float64)))).sum(axis=1)
         for g in (block.gain_values[:, :k], block.ideal_gains()[:, :k])
     )
-    return np.where(ideal > 0, dcg / np.where(ideal > 0, ideal, 1.0), 0.0)
+    return ratio(dcg, ideal)
 
 
-def ndcg_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
-    """trec_eval ndcg_cut.k: DCG of the first k grades over the ideal DCG at k.
-
-    Source: trec_eval ``m_ndcg_cut.c`` (Järvelin & Kekäläinen 2002).
-
-    .. math:: \\mathrm{nDCG@k} = \\sum_{i=1}^{k} g_i / \\log_2(i + 1) \\Big/ \\sum_{i=1}^{k} g^*_i / \\log_2(i + 1)
-
-    :math:`g_i` the grade at rank i (0 unjudged or negative), :math:`g^*` every
-    judged grade of the topic, descending; 0 when no judged grade is above 0.
-
-    >>> b = JudgedBlock.from_lists([[0, 2, 1]], [[1, 1, 1]])
-    >>> round(float(ndcg_cut(b, k=2)[0]), 6), round((2 / math.log2(3)) / (2 + 1 / math.log2(3)), 6)
-    (0.479625, 0.479625)
-    """
-    return _ndcg(block, k)
-
-
-def ndcg(block: JudgedBlock) -> np.ndarray:
-    """trec_eval ndcg: DCG of the whole ranked list over the ideal DCG of all judged documents.
-
-    :func:`ndcg_cut` without a cutoff; the ideal runs over all J judged grades above 0.  Source: trec_eval ``m_ndcg.c``.
-
-    .. math:: \\mathrm{nDCG} = \\sum_{i=1}^{V_a} g_i / \\log_2(i + 1) \\Big/ \\sum_{i=1}^{J} g^*_i / \\log_2(i + 1)
-    """
-    return _ndcg(block, None)
-
-
-def _ap(block: JudgedBlock, k: int | None) -> np.ndarray:
-    """The precision at each relevant item of the first k ranks (all with None), summed, over R; 0 when R = 0."""
-    rel = block.relevant[:, :k]
-    total = np.where(rel, np.cumsum(rel, axis=1) / np.arange(1, rel.shape[1] + 1), 0.0).sum(axis=1)
-    return np.where(block.n_relevant > 0, total / np.maximum(block.n_relevant, 1), 0.0)
-
-
-def map_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
+def map_cut(block: JudgedBlock, *, k: int | None = None) -> np.ndarray:
     """trec_eval map_cut.k: average precision over the first k ranks, divided by all R relevant.
 
-    0 when R = 0.  Source: trec_eval ``m_map_cut.c``.
+    0 when R = 0; without k, trec_eval's AP (``map``, :func:`gm_map`).  Source: trec_eval ``m_map_cut.c``.
 
     .. math:: \\mathrm{AP@k} = \\frac{1}{R} \\sum_{i \\le k,\\ \\mathrm{rel}(i)} \\frac{|\\{j \\le i: \\mathrm{rel}(j)\\}|}{i}
 
     >>> float(map_cut(JudgedBlock.from_lists([[1, 0, 1]], [[1, 3]]), k=2)[0]) == (1 / 1) / 3
     True
     """
-    return _ap(block, k)
+    return ratio(precision_sum(block.relevant[:, :k]), block.n_relevant)
 
 
 def success(block: JudgedBlock, *, k: int) -> np.ndarray:
     """trec_eval success.k: 1 if a relevant item is in the first k ranks, else 0.
 
     .. math:: \\mathrm{Success@k} = [\\exists i \\le k: \\mathrm{rel}(i)]
-
-    Source: trec_eval ``m_success.c``.
 
     >>> success(JudgedBlock.from_lists([[0, 0, 1]], [[2, 1]]), k=2).tolist()
     [0.0]
@@ -144,9 +117,9 @@ def bpref(block: JudgedBlock) -> np.ndarray:
 
     .. math:: \\mathrm{bpref} = \\frac{1}{R} \\sum_{r\\ \\mathrm{retrieved\\ relevant}} \\left(1 - \\frac{\\min(n_r, R)}{\\min(N, R)}\\right)
 
-    :math:`n_r`: judged non-relevant items ranked above r (the term is 1 when 0);
-    R judged relevant, N judged non-relevant; unjudged items are passed over; 0 when R = 0.
-    Source: trec_eval ``m_bpref.c`` (Buckley & Voorhees 2004).
+    :math:`n_r`: judged non-relevant items ranked above r (the term is 1 when 0); R judged relevant, N judged
+    non-relevant; unjudged items are passed over; 0 when R = 0.  Source: trec_eval ``m_bpref.c`` (Buckley & Voorhees
+    2004).
 
     >>> float(bpref(JudgedBlock.from_lists([[1, 0, -1, 1]], [[2, 2]]))[0]) == (1 + (1 - 1 / 2)) / 2
     True
@@ -157,18 +130,14 @@ def bpref(block: JudgedBlock) -> np.ndarray:
     r = block.n_relevant[:, None]
     n = block.grade_counts[:, : block.rel_level].sum(axis=1)[:, None]  # judged non-relevant
     term = np.where(before > 0, 1.0 - np.minimum(before, r) / np.maximum(np.minimum(n, r), 1), 1.0)
-    total = np.where(rel, term, 0.0).sum(axis=1)
-    return np.where(block.n_relevant > 0, total / np.maximum(block.n_relevant, 1), 0.0)
+    return ratio(np.where(rel, term, 0.0).sum(axis=1), block.n_relevant)
 
 
 def count(block: JudgedBlock, *, of: str) -> np.ndarray:
-    """trec_eval's counts: ``num_ret`` the items retrieved (the list's length), ``num_rel`` the judged relevant
-    documents of the topic (grade >= rel_level), ``num_rel_ret`` the relevant items retrieved.
+    """trec_eval's counts ``of``: items retrieved, judged relevant documents (grade >= rel_level), relevant retrieved.
 
     .. math:: \\mathrm{num\\_ret} = V_a, \\quad \\mathrm{num\\_rel} = R,
               \\quad \\mathrm{num\\_rel\\_ret} = |\\{i \\le V_a: \\mathrm{rel}(i)\\}|
-
-    Source: trec_eval ``m_num_ret.c``, ``m_num_rel.c``, ``m_num_rel_ret.c``.
 
     >>> b = JudgedBlock.from_lists([[0, -1, 1]], [[1, 1, 2]])
     >>> [count(b, of=name).tolist() for name in ("num_ret", "num_rel", "num_rel_ret")]
@@ -184,8 +153,8 @@ def iprec_at_recall(block: JudgedBlock, *, level: float, rounding: str = "v9") -
     .. math:: \\mathrm{iprec}(x) = \\max_{i \\ge r_c} \\frac{|\\{j \\le i: \\mathrm{rel}(j)\\}|}{i}, \\quad c = \\mathrm{lround}(x R)
 
     :math:`r_c` the rank of the c-th relevant item retrieved (the first when c = 0); 0 when fewer than c are
-    retrieved.  Source: trec_eval 10.0 ``m_iprec_at_recall.c`` (c = lround(x R)); ``rounding="v9"``: trec_eval
-    9.0's c = (long)(x R + 0.9), as pytrec_eval and ir_measures.
+    retrieved.  Source: trec_eval 10.0 ``m_iprec_at_recall.c`` (c = lround(x R)); ``rounding="v9"``: trec_eval 9.0's
+    c = (long)(x R + 0.9), as pytrec_eval and ir_measures.
 
     >>> float(iprec_at_recall(JudgedBlock.from_lists([[0, 1, 0, 1]], [[2, 2]]), level=0.5)[0])
     0.5
@@ -205,22 +174,22 @@ def iprec_at_recall(block: JudgedBlock, *, level: float, rounding: str = "v9") -
 def gm_map(block: JudgedBlock) -> np.ndarray:
     """trec_eval gm_map: per topic, the natural log of AP (floored at 1e-5); the mean is exp of the mean log.
 
-    What ``-q`` prints per topic; the run's value is exp of the mean.  Source: trec_eval ``m_gm_map.c`` (Robertson 2006).
+    Source: trec_eval ``m_gm_map.c`` (Robertson 2006).
 
     .. math:: \\mathrm{gm\\_map}_q = \\ln \\max(\\mathrm{AP}_q, 10^{-5}), \\qquad \\mathrm{GMAP} = \\exp\\Big(\\frac{1}{Q}\\sum_q \\mathrm{gm\\_map}_q\\Big)
 
     >>> round(float(gm_map(JudgedBlock.from_lists([[1, 0]], [[1, 2]]))[0]), 6), round(math.log(0.5), 6)
     (-0.693147, -0.693147)
     """
-    return np.asarray(np.log(np.maximum(_ap(block, None), MIN_GEO_MEAN)), dtype=np.float64)
+    return np.asarray(np.log(np.maximum(map_cut(block), MIN_GEO_MEAN)), dtype=np.float64)
 
 
-def set_f(block: JudgedBlock, *, beta: float = 1.0) -> np.ndarray:
+def set_f(block: JudgedBlock) -> np.ndarray:
     """trec_eval set_F: F-measure of the whole retrieved set (beta = 1: F1).
 
-    Beta, not beta squared, as trec_eval; 0 when nothing relevant is retrieved.  Source: trec_eval ``m_set_F.c``.
+    trec_eval's default beta, 1 (it weighs by beta, not beta squared); 0 when nothing relevant is retrieved.
 
-    .. math:: F = \\frac{(\\beta + 1) P R}{\\beta P + R}, \\quad P = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_ret}},\\ R = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_rel}}
+    .. math:: F = \\frac{2 P R}{P + R}, \\quad P = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_ret}},\\ R = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_rel}}
 
     >>> float(set_f(JudgedBlock.from_lists([[1, 0]], [[1, 2]]))[0]) == 2 * (1 / 2) * (1 / 2) / (1 / 2 + 1 / 2)
     True
@@ -228,7 +197,6 @@ def set_f(block: JudgedBlock, *, beta: float = 1.0) -> np.ndarray:
     hits = block.relevant.sum(axis=1).astype(np.float64)
     p = hits / np.maximum(block.n_retrieved, 1)
     r = hits / np.maximum(block.n_relevant, 1)
-    denom = beta * p + r
-    return np.where(hits > 0, (beta + 1.0) * p * r / np.where(denom > 0, denom, 1.0), 0.0)
+    return ratio(2.0 * p * r, p + r)
 
 
