@@ -1,25 +1,28 @@
 """What the server does for a request: who asks (:meth:`Server.team`), whether a phase admits the
-team, reading the upload under the size limit as it streams in, storing a checked run, and a
-refusal (:class:`Failed`).  :mod:`.app` and :mod:`.pages` call it; it imports neither.
+team, reading the upload under the size limit as it streams in, the form's session and CSRF token,
+storing a checked run, and a refusal (:class:`Failed`).  :mod:`.app` calls it; it does not import it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import hmac
 import os
 import re
 import secrets
 import shutil
 import time
 from collections import OrderedDict, deque
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 
+from . import views
 from .archive import PIECE, Limits, RunChecker, UploadError, unpack
 from .contest import Contest, Phase, now, stamp
 from .jobs import Scorer
@@ -98,12 +101,21 @@ class Server:
             return None
         return await asyncio.to_thread(self.store.team_of, auth[7:].strip())
 
-    def new_session(self) -> tuple[str, Session]:
+    def session(self, sid: str) -> tuple[str, Session, bool]:
+        """The form's session ``sid``, else a new one (the oldest dropped past 10,000), and whether it is new."""
+        if sid in self.sessions:
+            return sid, self.sessions[sid], False
         sid = secrets.token_urlsafe(32)
         self.sessions[sid] = session = Session(secrets.token_urlsafe(32))
         while len(self.sessions) > 10_000:
             self.sessions.popitem(last=False)
-        return sid, session
+        return sid, session, True
+
+    async def leaderboard(self) -> list[dict[str, Any]]:
+        return views.leaderboard(self.contest, await asyncio.to_thread(self.store.runs), now(), self.checker.sort)
+
+    async def runs_of(self, team: Team) -> list[dict[str, Any]]:
+        return views.run_views(self.contest, await asyncio.to_thread(self.store.runs, team.id), now())
 
     def admit(self, team: Team) -> Phase:
         """The open phase a team may upload to now (raises :class:`Failed`: 429, 403)."""
@@ -114,7 +126,8 @@ class Server:
             raise refusal(403, "no phase of the contest is open for submissions")
         return phase
 
-    async def read_form(self, request: Request) -> FormData:
+    @contextlib.asynccontextmanager
+    async def form(self, request: Request) -> AsyncIterator[FormData]:
         """The multipart body, its size bounded while it streams in (raises :class:`Failed`: 413, 422)."""
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self.max_upload + FRAMING:
@@ -123,11 +136,29 @@ class Server:
             raise refusal(422, "expected a multipart/form-data body with the run in the field 'file'")
         limited = Request(request.scope, _limited(request.receive, self.max_upload + FRAMING))
         try:
-            return await limited.form(max_files=1, max_fields=8)
+            form = await limited.form(max_files=1, max_fields=8)
         except TooLarge:
             raise self.too_large("more") from None
         except Exception as exc:  # starlette's MultiPartException, a broken body
             raise refusal(422, f"expected a multipart/form-data body with the run in the field 'file' ({exc})") from None
+        try:
+            yield form
+        finally:
+            await form.close()
+
+    async def form_upload(self, request: Request, session: Session, fresh: bool) -> dict[str, Any]:
+        """The form's upload: its CSRF token, the team's token once (kept in the session), then as the API."""
+        async with self.form(request) as form:
+            csrf, token = form.get("csrf"), form.get("token")
+            if fresh or not isinstance(csrf, str) or not hmac.compare_digest(csrf.encode(), session.csrf.encode()):
+                raise refusal(403, "the form expired: reload the page and submit again")
+            if isinstance(token, str) and token.strip():
+                session.team = await asyncio.to_thread(self.store.team_of, token.strip())
+                if session.team is None:
+                    raise refusal(401, "this is not a team's token")
+            if session.team is None:
+                raise refusal(401, "expected your team's token")
+            return await self.upload(session.team, self.admit(session.team), form)
 
     async def upload(self, team: Team, phase: Phase, form: FormData) -> dict[str, Any]:
         """Unpack, check and store the run of ``form`` (raises :class:`Failed`: 403, 413, 422)."""
