@@ -23,7 +23,7 @@ from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 
 from . import views
-from .archive import PIECE, Limits, RunChecker, UploadError, unpack
+from .archive import PIECE, RunChecker, UploadError, unpack
 from .contest import Contest, Phase, now, stamp
 from .jobs import Scorer
 from .store import Refused, Store, Team, fsync_tree
@@ -191,10 +191,9 @@ class Server:
                         raise self.too_large("more")
                     digest.update(piece)
                     out.write(piece)
-            limits = Limits(int(c.limits["max_unpacked_mb"]) << 20, int(c.limits["max_members"]), c.limits["max_ratio"])
             staged = os.path.join(work, "run")
             try:
-                unpacked = unpack(received, os.path.basename(upload.filename or "upload"), staged, limits)
+                unpacked = unpack(received, os.path.basename(upload.filename or "upload"), staged, c.limits)
             except UploadError as exc:
                 raise refusal(422, str(exc)) from None
             errors = self.checker.errors(staged, unpacked)
