@@ -18,7 +18,7 @@ from ..errors import InputError, OptionError
 from .contest import contest_group, serve_command
 from .demo import demo_command
 from .inputs import INPUTS, MEASURES, BadInput, Inputs, OnceCommand, options, user_errors
-from .outputs import REPORT_FORMAT, Outputs, ProgressBar, format_option, render
+from .outputs import REPORT_FORMAT, ProgressBar, format_option, outputs, render
 from .signals import Interrupts, quiet_dask_logs
 
 if TYPE_CHECKING:
@@ -153,28 +153,16 @@ def score_command(
     if not runs:
         raise click.UsageError("expected RUNS (or 'runs:' in the --config file)")
     dask_address = pick("dask", dask_address)
-    if dask_address and ground_truth and not relevance:
+    kendall = bool(ground_truth) and not relevance
+    if dask_address and kendall:
         raise BadInput("--dask scores relevance measures; Kendall tau-b against --ground-truth runs on this machine")
-    if ground_truth and not relevance:
-        from ..api import score_kendall
-
-        with user_errors(), Outputs(runs, out, None, html, page) as outputs:
-            report = score_kendall(
-                runs,
-                ground_truth,
-                ground_truth_higher_is_better=pick("ground_truth_higher_is_better", gt_higher, True),
-                lower_is_better=pick("lower_is_better", run_lower, True),
-                run_format=pick("run_format", default="auto"),
-            )
-            outputs.commit(report)
-        render(report, fmt, per_query, quiet)
-        return
-    if not relevance:
+    if not kendall and not relevance:
         raise click.UsageError("expected --relevance (or 'relevance:' in the --config file)")
-    if check_only:
+    if check_only and not kendall:
         check(runs, relevance, inputs.options(ties=ties, rank_by=rank_by))
         return
     bar = ProgressBar(enabled=not quiet and sys.stderr.isatty())
+    plots = None if kendall else plots  # (Kendall tau-b draws no figure)
     if plots:
         from ..plots import INSTALL_HINT
 
@@ -182,9 +170,9 @@ def score_command(
             import matplotlib  # noqa: F401
         except ImportError:
             raise BadInput(f"--plots needs matplotlib; install it with: {INSTALL_HINT}") from None
-    # every option checked before any input is read
-    significance = bool(pick("significance", significance, False))
-    options = inputs.options(ties=ties, rank_by=rank_by, significance=significance, seed=seed, n_resamples=resamples)
+    if not kendall:  # every option checked before any input is read
+        significance = bool(pick("significance", significance, False))
+        options = inputs.options(ties=ties, rank_by=rank_by, significance=significance, seed=seed, n_resamples=resamples)
     if dask_address:
         from ..distributed import cluster_target
 
@@ -199,8 +187,18 @@ def score_command(
     from ..io.chunked import holds_row_blocks
 
     try:
-        with user_errors(), Outputs(runs, out, plots, html, page) as outputs:  # locked before any input is read
-            if dask_address or any(holds_row_blocks(r) for r in runs):  # row blocks: the same tasks here
+        with user_errors(), outputs(runs, out, plots, html, page) as commit:  # locked before any input is read
+            if kendall:
+                from ..api import score_kendall
+
+                report = score_kendall(
+                    runs,
+                    ground_truth,
+                    ground_truth_higher_is_better=pick("ground_truth_higher_is_better", gt_higher, True),
+                    lower_is_better=pick("lower_is_better", run_lower, True),
+                    run_format=pick("run_format", default="auto"),
+                )
+            elif dask_address or any(holds_row_blocks(r) for r in runs):  # row blocks: the same tasks here
                 from ..distributed import score as score_on_cluster
 
                 with quiet_dask_logs() if dask_address else nullcontext():  # one line says what failed
@@ -211,7 +209,7 @@ def score_command(
                 report = score(runs, relevance, options=options, progress=progress)
             bar.close()
             stops.check()  # never publish the outputs of an interrupted scoring
-            outputs.commit(report)
+            commit(report)
     finally:
         bar.close()
     render(report, fmt, per_query, quiet)

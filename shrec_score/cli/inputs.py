@@ -6,6 +6,7 @@ trec_eval's ``-q`` / ``-c`` given no file are refused in one line, exit 2.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -40,13 +41,7 @@ def user_errors() -> Iterator[None]:
 
 def options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
     """One decorator of several click options, in the order listed: a group of options shared by commands."""
-
-    def apply(f: F) -> F:
-        for decorator in reversed(decorators):
-            f = decorator(f)
-        return f
-
-    return apply
+    return lambda f: functools.reduce(lambda g, decorator: decorator(g), reversed(decorators), f)
 
 
 class OnceCommand(click.Command):
@@ -165,8 +160,6 @@ class Inputs:
         before any input is read; ``extra`` are the command's own keywords of :meth:`Options.build`."""
         from ..config import preset_options
 
-        given = self.given
         with user_errors():  # -m and --cutoffs parsed here (their own errors), each else the preset's
-            flags = {**given, "measures": self.measures(), "cutoffs": self.cutoffs(), "ties": ties if ties is not None else given.get("ties"),
-                     "rank_by": rank_by if rank_by is not None else given.get("rank_by")}
+            flags = {**self.given, "measures": self.measures(), "cutoffs": self.cutoffs(), "ties": ties, "rank_by": rank_by}
             return preset_options(self.cfg, flags, **extra)
