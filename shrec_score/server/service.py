@@ -10,7 +10,6 @@ import contextlib
 import hashlib
 import hmac
 import os
-import re
 import secrets
 import shutil
 import time
@@ -26,10 +25,8 @@ from . import views
 from .archive import PIECE, RunChecker, UploadError, unpack
 from .contest import Contest, Phase, now, stamp
 from .jobs import Scorer
-from .store import Refused, Store, Team, fsync_tree
+from .store import NAME, Refused, Store, Team, fsync_tree
 
-#: A run's name as a participant gives it (it becomes part of a file name).
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 #: Room for the multipart framing and the small fields beside the file.
 FRAMING = 64 << 10
 #: The form's session cookie (its value: a random id of a :class:`Session` kept by the server).
@@ -37,18 +34,15 @@ COOKIE = "shrec_session"
 
 
 class Failed(Exception):
-    """An upload answered with ``status`` and ``body`` (JSON) before it is stored."""
+    """An upload refused with ``status`` before it is stored; its JSON ``body``: the check's ``errors``
+    (422) or one ``text``."""
 
-    def __init__(self, status: int, body: dict[str, Any]) -> None:
+    def __init__(self, status: int, text: str = "", errors: list[dict[str, Any]] | None = None) -> None:
         super().__init__(status)
         self.status = status
-        self.body = body
-
-
-def refusal(status: int, text: str) -> Failed:
-    if status == 422:
-        return Failed(status, {"errors": [{"file": "upload", "line": None, "message": text}]})
-    return Failed(status, {"error": text})
+        self.body: dict[str, Any] = {"error": text}
+        if status == 422:
+            self.body = {"errors": errors or [{"file": "upload", "line": None, "message": text}]}
 
 
 @dataclass
@@ -92,7 +86,7 @@ class Server:
         return int(self.contest.limits["max_upload_mb"] * (1 << 20))
 
     def too_large(self, got: str) -> Failed:
-        return refusal(413, f"expected an upload of at most {self.contest.limits['max_upload_mb']:g} MB, got {got}")
+        return Failed(413, f"expected an upload of at most {self.contest.limits['max_upload_mb']:g} MB, got {got}")
 
     async def team(self, request: Request) -> Team | None:
         """The team of the request's bearer token (the API; a session cookie is never one); None without one."""
@@ -120,10 +114,10 @@ class Server:
     def admit(self, team: Team) -> Phase:
         """The open phase a team may upload to now (raises :class:`Failed`: 429, 403)."""
         if not self.limiter.allow(team.name, time.monotonic()):
-            raise refusal(429, f"at most {self.limiter.per_minute:g} uploads a minute per team: try again in a minute")
+            raise Failed(429, f"at most {self.limiter.per_minute:g} uploads a minute per team: try again in a minute")
         phase = self.contest.open_phase(now())
         if phase is None:
-            raise refusal(403, "no phase of the contest is open for submissions")
+            raise Failed(403, "no phase of the contest is open for submissions")
         return phase
 
     @contextlib.asynccontextmanager
@@ -133,14 +127,14 @@ class Server:
         if declared.isdigit() and int(declared) > self.max_upload + FRAMING:
             raise self.too_large(f"{int(declared) >> 20} MB")
         if request.headers.get("content-type", "").split(";")[0].strip() != "multipart/form-data":
-            raise refusal(422, "expected a multipart/form-data body with the run in the field 'file'")
+            raise Failed(422, "expected a multipart/form-data body with the run in the field 'file'")
         limited = Request(request.scope, _limited(request.receive, self.max_upload + FRAMING))
         try:
             form = await limited.form(max_files=1, max_fields=8)
         except TooLarge:
             raise self.too_large("more") from None
         except Exception as exc:  # starlette's MultiPartException, a broken body
-            raise refusal(422, f"expected a multipart/form-data body with the run in the field 'file' ({exc})") from None
+            raise Failed(422, f"expected a multipart/form-data body with the run in the field 'file' ({exc})") from None
         try:
             yield form
         finally:
@@ -151,26 +145,26 @@ class Server:
         async with self.form(request) as form:
             csrf, token = form.get("csrf"), form.get("token")
             if fresh or not isinstance(csrf, str) or not hmac.compare_digest(csrf.encode(), session.csrf.encode()):
-                raise refusal(403, "the form expired: reload the page and submit again")
+                raise Failed(403, "the form expired: reload the page and submit again")
             if isinstance(token, str) and token.strip():
                 session.team = await asyncio.to_thread(self.store.team_of, token.strip())
                 if session.team is None:
-                    raise refusal(401, "this is not a team's token")
+                    raise Failed(401, "this is not a team's token")
             if session.team is None:
-                raise refusal(401, "expected your team's token")
+                raise Failed(401, "expected your team's token")
             return await self.upload(session.team, self.admit(session.team), form)
 
     async def upload(self, team: Team, phase: Phase, form: FormData) -> dict[str, Any]:
         """Unpack, check and store the run of ``form`` (raises :class:`Failed`: 403, 413, 422)."""
         upload, name = form.get("file"), form.get("name") or None
         if not isinstance(upload, UploadFile) or not upload.filename:
-            raise refusal(422, "expected the run in the multipart field 'file' (a .zip, .tar.gz or .tgz of one run folder, or one run file)")
+            raise Failed(422, "expected the run in the multipart field 'file' (a .zip, .tar.gz or .tgz of one run folder, or one run file)")
         if name is not None and (not isinstance(name, str) or not NAME.fullmatch(name)):
-            raise refusal(422, f"expected 'name' to be 1 to 40 letters, digits, '_', '.' or '-', got {str(name)[:60]!r}")
+            raise Failed(422, f"expected 'name' to be 1 to 40 letters, digits, '_', '.' or '-', got {str(name)[:60]!r}")
         try:
             body = await asyncio.to_thread(self._store, team, name, upload, phase)
         except Refused as exc:
-            raise refusal(403, str(exc)) from None
+            raise Failed(403, str(exc)) from None
         if self.scorer is not None:
             self.scorer.wake.set()
         return body
@@ -195,10 +189,10 @@ class Server:
             try:
                 unpacked = unpack(received, os.path.basename(upload.filename or "upload"), staged, c.limits)
             except UploadError as exc:
-                raise refusal(422, str(exc)) from None
+                raise Failed(422, str(exc)) from None
             errors = self.checker.errors(staged, unpacked)
             if errors:
-                raise Failed(422, {"errors": errors})
+                raise Failed(422, errors=errors)
             fsync_tree(staged)
             return store.accept(team, name, staged, unpacked.name, unpacked.suffix, phase.name, phase.max_runs, digest.hexdigest(), stamp())
         finally:

@@ -6,14 +6,14 @@ lock (``BEGIN IMMEDIATE``, so concurrent uploads cannot pass ``max_runs``) the r
 folder renamed to ``runs/ID``, the folders fsync'ed, and only then the commit; a crash before it
 leaves a folder without a row, removed at the next start.  A scoring's result is committed with the
 status change in one statement guarded by ``status = 'queued'``.  Every connection serves one call;
-a token is kept only as its SHA-256, compared in constant time.
+a token is kept only as its SHA-256 and looked up by it (the time of a lookup tells nothing of a token).
 """
 
 from __future__ import annotations
 
 import hashlib
-import hmac
 import os
+import re
 import secrets
 import shutil
 import sqlite3
@@ -48,6 +48,10 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_team ON runs(team_id, phase);
 """
+
+
+#: A team's name, and a run's name as a participant gives it (each becomes part of a file name).
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 
 
 class Refused(Exception):
@@ -128,12 +132,9 @@ class Store:
         return token
 
     def team_of(self, token: str) -> Team | None:
-        digest = token_hash(token)
         with self.connect() as db:
-            row = db.execute("SELECT id, name, token_sha256 FROM teams WHERE token_sha256 = ?", (digest,)).fetchone()
-        if row is None or not hmac.compare_digest(row["token_sha256"], digest):
-            return None
-        return Team(row["id"], row["name"])
+            row = db.execute("SELECT id, name FROM teams WHERE token_sha256 = ?", (token_hash(token),)).fetchone()
+        return None if row is None else Team(row["id"], row["name"])
 
     def accept(self, team: Team, name: str | None, staged: str, unpacked: str, suffix: str, phase: str, max_runs: int, sha256: str, submitted: str) -> dict[str, Any]:
         """Store the run staged at ``staged/unpacked`` (already fsync'ed) as
