@@ -115,10 +115,10 @@ def _not_trec_eval(flag: str, value: str | None) -> None:
 
 
 class Inputs:
-    """The shared options of one command line (taken out of its keywords ``given``) over its ``--config`` preset."""
+    """The options of one command line (its keywords ``given``) over its ``--config`` preset."""
 
     def __init__(self, given: dict[str, Any]) -> None:
-        self.given = {k: given.pop(k) for k in SHARED}
+        self.given = given
         _not_trec_eval("-q/--queries", self.given["queries"])
         _not_trec_eval("-c/--config", self.given["config"])
         from ..config import load_config
@@ -126,11 +126,11 @@ class Inputs:
         with user_errors():
             self.cfg = load_config(self.given["config"]) if self.given["config"] else {}
 
-    def pick(self, key: str, given: Any = None, default: Any = None) -> Any:
-        """``given`` (else the shared option ``key``) from the command line, else the preset's, else ``default``."""
+    def pick(self, key: str, default: Any = None) -> Any:
+        """The option ``key`` from the command line, else the preset's, else ``default``."""
         from ..config import preset_or
 
-        return preset_or(self.cfg, self.given.get(key) if given is None else given, key, default)
+        return preset_or(self.cfg, self.given.get(key), key, default)
 
     def runs(self, runs: Sequence[str], relevance: bool = False) -> list[str]:
         """RUNS, else the preset's; with ``relevance``, both are required."""
@@ -155,11 +155,11 @@ class Inputs:
         except ValueError:
             raise BadInput(f"--cutoffs: expected whole numbers separated by commas, got {','.join(values)!r}") from None
 
-    def options(self, *, ties: str | None = None, rank_by: str | None = None, **extra: Any) -> Any:
+    def options(self, **extra: Any) -> Any:
         """The validated :class:`~shrec_score.options.Options` (BadInput when one is refused), checked
         before any input is read; ``extra`` are the command's own keywords of :meth:`Options.build`."""
         from ..config import preset_options
 
         with user_errors():  # -m and --cutoffs parsed here (their own errors), each else the preset's
-            flags = {**self.given, "measures": self.measures(), "cutoffs": self.cutoffs(), "ties": ties, "rank_by": rank_by}
+            flags = {**self.given, "measures": self.measures(), "cutoffs": self.cutoffs()}
             return preset_options(self.cfg, flags, **extra)
