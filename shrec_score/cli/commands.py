@@ -199,7 +199,9 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
                 from ..distributed import score as score_on_cluster
 
                 with quiet_dask_logs() if dask_address else nullcontext():  # one line says what failed
-                    report = score_on_cluster(runs, relevance, dask=dask_address or None, options=options, progress=progress)
+                    report = score_on_cluster(
+                        runs, relevance, dask=dask_address or None, options=options, progress=progress
+                    )
             else:
                 report = score(runs, relevance, options=options, progress=progress)
             bar.close()
