@@ -1,13 +1,6 @@
-"""SIGINT and SIGTERM for the command line: exit 130 / 143, one line, no output published.
-
-The handler runs between two bytecodes of the main thread, maybe where an exception is swallowed (a ``gc``
-callback as distributed registers, a ``__del__``, code that catches everything).  So it both raises
-:class:`Stopped` and records the signal, which the command checks where nothing swallows it
-(:meth:`Interrupts.check`: every progress report, before publishing, on the way out of ``main``).
-A signal that falls while the main thread runs the code of a package that shares locks with threads of
-its own (distributed's client and its event loop, :data:`THREADED`) is only recorded, for the next check:
-an exception raised there between two bytecodes can leave a lock held, and the process waiting for it
-forever; the wait on a cluster reports progress every 0.1 s, so the check comes soon.
+"""SIGINT and SIGTERM for the command line: exit 130 / 143, one line, no output published.  The handler
+raises :class:`Stopped` and records the signal, which the command checks where nothing swallows it; in
+:data:`THREADED` code it only records it (why: docs/scale-out.md#failures-and-interruptions).
 """
 
 from __future__ import annotations

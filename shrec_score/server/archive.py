@@ -1,10 +1,5 @@
-"""An upload, unpacked and checked before anything of it is stored (docs/server.md#security).
-
-An archive is read member by member in pieces of 1 MiB, never by ``extractall``: absolute paths,
-``..``, links, devices and other special files are refused, and the member count, the bytes really
-written and their ratio to the upload's size are bounded as they grow.  :class:`RunChecker` then
-runs :func:`shrec_score.check.check_runs` with the contest's preset; its errors name files as
-inside the upload, never a server path.
+"""An upload, unpacked member by member (in pieces of 1 MiB, never by ``extractall``; what is refused:
+docs/server.md#security) and checked by :class:`RunChecker` before anything of it is stored.
 """
 
 from __future__ import annotations

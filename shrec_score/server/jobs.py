@@ -1,8 +1,5 @@
-"""The scoring queue: one job at a time, each in a child process under limits (:mod:`.worker`).
-
-A job is a run whose status is ``queued`` in the store and nothing else, so a run accepted before a
-crash is scored after the next start; its outcome is committed with the status change in one
-guarded statement (:meth:`Store.finish`).  Stopping kills the job's child; the run stays queued.
+"""The scoring queue: one job at a time, each in a child process under limits (:mod:`.worker`).  A job is
+a run whose status is ``queued`` in the store and nothing else (docs/server.md, "What the server keeps").
 """
 
 from __future__ import annotations

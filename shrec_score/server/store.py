@@ -1,12 +1,5 @@
-"""Teams and runs: SQLite (the standard library's, WAL mode) and the stored files (docs/server.md,
-"What the server keeps").
-
-A run is accepted in one transaction: its files fsync'ed under ``incoming/``, then under the write
-lock (``BEGIN IMMEDIATE``, so concurrent uploads cannot pass ``max_runs``) the row inserted, the
-folder renamed to ``runs/ID``, the folders fsync'ed, and only then the commit; a crash before it
-leaves a folder without a row, removed at the next start.  A scoring's result is committed with the
-status change in one statement guarded by ``status = 'queued'``.  Every connection serves one call;
-a token is kept only as its SHA-256 and looked up by it (the time of a lookup tells nothing of a token).
+"""Teams and runs: SQLite (the standard library's, WAL mode) and the stored files; what survives a crash
+and why: docs/server.md, "What the server keeps".  Every connection serves one call.
 """
 
 from __future__ import annotations
