@@ -64,7 +64,8 @@ def outputs(
                 raise OptionError(f"{folder}: expected a {flag} folder outside RUNS ({run}); the next scoring would read it as a run")
     plots_prefix = prefix_in(out, plots, "--plots") if out and plots else None
     html_prefix = prefix_in(out, html, "--html") if out and html else None
-    if html and plots and html_prefix is None and plots_prefix is None and (_inside(html, plots) or _inside(plots, html)):
+    apart = html_prefix is None and plots_prefix is None
+    if html and plots and apart and (_inside(html, plots) or _inside(plots, html)):
         raise OptionError(f"{html}: expected --html apart from --plots {plots} (or both inside --out)")
     unit = OutputFolder(out) if out else None
 
@@ -99,7 +100,10 @@ def _commit(report: Report, where: dict[str, Any], folders: list[Any], page: dic
             folder, prefix = where["html"]
             beside = where["csv"] and folder is where["csv"][0]  # the CSV files are written beside the page
             files["html"] = html_files(
-                report, title=page.get("title"), description=page.get("description"), figures=files["plots"] if where["plots"] else None,
+                report,
+                title=page.get("title"),
+                description=page.get("description"),
+                figures=files["plots"] if where["plots"] else None,
                 links={name: "../" * prefix.count("/") + name for name in files["csv"]} if beside else None,
             )
         for key, files_of in files.items():

@@ -26,7 +26,7 @@ from . import views
 from .archive import RunChecker
 from .contest import Contest, now
 from .jobs import Scorer
-from .service import COOKIE, Failed, RateLimiter, Server
+from .service import COOKIE, Failed, Server
 from .store import Store, Team
 
 EXTRA_CSS = """
@@ -42,7 +42,7 @@ def create_app(contest: Contest) -> Starlette:
     """The application of ``contest``: its store recovered (see :meth:`Store.recover`), its scorer started with it."""
     store = Store(contest.data)
     store.recover()
-    server = Server(contest, store, RunChecker(contest.preset), RateLimiter(contest.limits["rate_limit"]))
+    server = Server(contest, store, RunChecker(contest.preset))
     css = resources.files("shrec_score.html").joinpath("report.css").read_text(encoding="utf-8") + EXTRA_CSS
     templates = Environment(loader=PackageLoader("shrec_score.server"), autoescape=True)
 
@@ -99,7 +99,8 @@ def create_app(contest: Contest) -> Starlette:
                 errors = exc.body.get("errors") or [{"file": "", "line": None, "message": exc.body.get("error", "")}]
         runs = [] if session.team is None else await server.runs_of(session.team)
         response = page("submit.html", status, csrf=session.csrf, team=session.team, errors=errors, receipt=receipt, runs=runs)
-        response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", secure=request.url.scheme == "https", path="/")
+        secure = request.url.scheme == "https"
+        response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", secure=secure, path="/")
         return response
 
     async def healthz(request: Request) -> Response:  # async: a sync endpoint would run on Starlette's thread pool

@@ -135,7 +135,8 @@ def _create(root: str, path: str, name: str) -> IO[bytes]:
         return open(full, "xb")  # "x": never an overwrite
     except (FileExistsError, NotADirectoryError):
         parts = path.split("/")
-        clash = next((p for p in ("/".join(parts[:i]) for i in range(1, len(parts))) if os.path.isfile(os.path.join(root, p))), path)
+        folders = ("/".join(parts[:i]) for i in range(1, len(parts)))
+        clash = next((p for p in folders if os.path.isfile(os.path.join(root, p))), path)
         if clash == path and os.path.isfile(full):
             raise UploadError(f"archive member {_cut(name)}: expected each member once, got {path!r} twice (refused, not overwritten)") from None
         raise UploadError(f"archive member {_cut(name)}: expected a file and a folder never to share a name, got {clash!r} as both") from None

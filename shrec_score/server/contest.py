@@ -31,13 +31,14 @@ LIMITS: dict[str, float] = {
 
 #: key -> (its check, what it is expected to be); the keys of CONTEST.yaml, then those of a phase.
 _text = (lambda v: isinstance(v, str) and v.strip() != "", "a text")
+_positive = (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0, "a number > 0")
 KEYS: dict[str, tuple[Any, str]] = {
     "title": _text,
     "track": (lambda v: isinstance(v, (str, dict)), "a preset's path or a mapping of its keys"),
     "relevance": (lambda v: isinstance(v, str) and v != "", "a file path"),
     "data": (lambda v: isinstance(v, str) and v != "", "a folder path"),
     "phases": (lambda v: isinstance(v, list) and v != [], "a list of {name, opens, closes, max_runs, leaderboard}"),
-    **{k: (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0, "a number > 0") for k in LIMITS},
+    **dict.fromkeys(LIMITS, _positive),
 }
 PHASE_KEYS: dict[str, tuple[Any, str]] = {
     "name": (_text[0], "a text of its own"),
@@ -115,7 +116,8 @@ def load_contest(path: str | os.PathLike[str]) -> Contest:
         track, root = load_config(_absolute(base, track)), os.getcwd()  # its own errors, its own lines
     else:
         _checked(track, PRESET_KEYS, (), lambda key, expected, got=None: fail("track", expected, got), "track: ")
-    settings = {k: _absolute(root, v) if PRESET_KEYS[k][2] in ("file", "folder") and isinstance(v, str) else v for k, v in track.items()}
+    paths = [k for k, v in track.items() if PRESET_KEYS[k][2] in ("file", "folder") and isinstance(v, str)]
+    settings = {**track, **{k: _absolute(root, track[k]) for k in paths}}
     for key in ("runs", "html", "plots", "out", "significance", "ground_truth", "dask"):  # what the server decides itself
         settings.pop(key, None)
     settings["relevance"] = relevance

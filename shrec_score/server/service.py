@@ -51,35 +51,14 @@ class Session:
     team: Team | None = None
 
 
-class TooLarge(Exception):
-    pass
-
-
-@dataclass
-class RateLimiter:
-    """At most ``per_minute`` uploads per token in any 60 s."""
-
-    per_minute: float
-    seen: dict[str, deque[float]] = field(default_factory=dict)
-
-    def allow(self, key: str, at: float) -> bool:
-        times = self.seen.setdefault(key, deque())
-        while times and times[0] <= at - 60:
-            times.popleft()
-        if len(times) >= self.per_minute:
-            return False
-        times.append(at)
-        return True
-
-
 @dataclass
 class Server:
     contest: Contest
     store: Store
     checker: RunChecker
-    limiter: RateLimiter
     scorer: Scorer | None = None
     sessions: OrderedDict[str, Session] = field(default_factory=OrderedDict)
+    uploads: dict[str, deque[float]] = field(default_factory=dict)  # a team's uploads of the last 60 s
 
     @property
     def max_upload(self) -> int:
@@ -112,9 +91,15 @@ class Server:
         return views.run_views(self.contest, await asyncio.to_thread(self.store.runs, team.id), now())
 
     def admit(self, team: Team) -> Phase:
-        """The open phase a team may upload to now (raises :class:`Failed`: 429, 403)."""
-        if not self.limiter.allow(team.name, time.monotonic()):
-            raise Failed(429, f"at most {self.limiter.per_minute:g} uploads a minute per team: try again in a minute")
+        """The open phase a team may upload to now (raises :class:`Failed`: 429 past ``rate_limit`` uploads in
+        any 60 s, 403)."""
+        times, at = self.uploads.setdefault(team.name, deque()), time.monotonic()
+        per_minute = self.contest.limits["rate_limit"]
+        while times and times[0] <= at - 60:
+            times.popleft()
+        if len(times) >= per_minute:
+            raise Failed(429, f"at most {per_minute:g} uploads a minute per team: try again in a minute")
+        times.append(at)
         phase = self.contest.open_phase(now())
         if phase is None:
             raise Failed(403, "no phase of the contest is open for submissions")
@@ -128,11 +113,11 @@ class Server:
             raise self.too_large(f"{int(declared) >> 20} MB")
         if request.headers.get("content-type", "").split(";")[0].strip() != "multipart/form-data":
             raise Failed(422, "expected a multipart/form-data body with the run in the field 'file'")
-        limited = Request(request.scope, _limited(request.receive, self.max_upload + FRAMING))
+        limited = Request(request.scope, self._limited(request.receive))
         try:
             form = await limited.form(max_files=1, max_fields=8)
-        except TooLarge:
-            raise self.too_large("more") from None
+        except Failed:  # past the limit as it streamed in
+            raise
         except Exception as exc:  # starlette's MultiPartException, a broken body
             raise Failed(422, f"expected a multipart/form-data body with the run in the field 'file' ({exc})") from None
         try:
@@ -169,6 +154,21 @@ class Server:
             self.scorer.wake.set()
         return body
 
+    def _limited(self, receive: Callable[[], Awaitable[Any]]) -> Callable[[], Awaitable[Any]]:
+        """``receive`` that refuses the body (413) once it passes the limit, as it streams in."""
+        seen = 0
+
+        async def wrapped() -> Any:
+            nonlocal seen
+            message = await receive()
+            if message.get("type") == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_upload + FRAMING:
+                    raise self.too_large("more")
+            return message
+
+        return wrapped
+
     def _store(self, team: Team, name: str | None, upload: UploadFile, phase: Phase) -> dict[str, Any]:
         c, store = self.contest, self.store
         with store.connect() as db:  # refused before the work of unpacking (and again under the write lock)
@@ -197,19 +197,3 @@ class Server:
             return store.accept(team, name, staged, unpacked.name, unpacked.suffix, phase.name, phase.max_runs, digest.hexdigest(), stamp())
         finally:
             shutil.rmtree(work, ignore_errors=True)
-
-
-def _limited(receive: Callable[[], Awaitable[Any]], limit: int) -> Callable[[], Awaitable[Any]]:
-    """``receive`` that raises :class:`TooLarge` once the body passes ``limit`` bytes (as it streams in)."""
-    seen = 0
-
-    async def wrapped() -> Any:
-        nonlocal seen
-        message = await receive()
-        if message.get("type") == "http.request":
-            seen += len(message.get("body", b""))
-            if seen > limit:
-                raise TooLarge()
-        return message
-
-    return wrapped
