@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 from contextlib import nullcontext
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -20,9 +20,6 @@ from .demo import demo_command
 from .inputs import INPUTS, MEASURES, BadInput, Inputs, OnceCommand, options, user_errors
 from .outputs import REPORT_FORMAT, ProgressBar, format_option, outputs, render
 from .signals import Interrupts, quiet_dask_logs
-
-if TYPE_CHECKING:
-    from ..options import Options
 
 
 class DefaultGroup(click.Group):
@@ -156,7 +153,7 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
     if not kendall and not relevance:
         raise click.UsageError("expected --relevance (or 'relevance:' in the --config file)")
     if given["check"] and not kendall:
-        check(runs, relevance, inputs.options())
+        check(runs, inputs)
         return
     bar = ProgressBar(enabled=not given["quiet"] and sys.stderr.isatty())
     plots = None if kendall else plots  # (Kendall tau-b draws no figure)
@@ -223,19 +220,18 @@ def check_command(runs: Sequence[str], **shared: Any) -> None:
     warning.  Exit status 0 when the runs would score, 2 when any line is an error.
     """
     inputs = Inputs(shared)
-    runs = inputs.runs(runs, relevance=True)
-    check(runs, inputs.pick("relevance"), inputs.options())
+    check(inputs.runs(runs, relevance=True), inputs)
 
 
-def check(runs: list[str], relevance: str, options: Options) -> None:
+def check(runs: list[str], inputs: Inputs) -> None:
     """Print every problem of the runs, the ties that move a mean, and the verdict (exit 2 on an error)."""
     from ..api import relevance_for
     from ..check import check_runs, passed_over
     from ..tiereport import tie_report, tie_warnings
 
-    o = options
+    o = inputs.options()
     with user_errors():
-        rel = relevance_for(relevance, o)
+        rel = relevance_for(inputs.pick("relevance"), o)
     problems = check_runs(
         runs, rel, run_format=o.run_format, matrix_order=o.matrix_order, strip_zeros=o.strip_zeros, id_map=o.id_map
     )
@@ -247,10 +243,8 @@ def check(runs: list[str], relevance: str, options: Options) -> None:
             lines = tie_warnings(tie_report(loaded or runs, rel, options=o))  # (runs loaded once)
         except (InputError, OptionError):
             pass  # what check_runs does not see, scoring reports
-    for p in problems:
-        click.echo(str(p))
-    for line in lines:
-        click.echo(f"warning: {line}")
+    for line in [*map(str, problems), *(f"warning: {w}" for w in lines)]:
+        click.echo(line)
     warnings = sum(p.level == "warning" for p in problems) + len(lines)
     click.echo(f"{errors} error(s), {warnings} warning(s): " + ("the runs would not score" if errors else "the runs would score"), err=True)
     if errors:

@@ -48,7 +48,7 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 
 
 class Refused(Exception):
-    """An upload the rules refuse (no open phase, max_runs reached): HTTP 403."""
+    """An upload past the team's ``max_runs`` in its phase: HTTP 403."""
 
 
 @dataclass(frozen=True)
@@ -62,19 +62,12 @@ def token_hash(token: str) -> str:
 
 
 def fsync_tree(top: str) -> None:
-    """fsync every file and folder under ``top`` (``top`` itself included)."""
-    if os.path.isfile(top):
-        _fsync_file(top)
-        return
-    for here, _, names in os.walk(top):  # one walk
+    """fsync every file and folder under the folder ``top`` (``top`` itself included)."""
+    for here, _, names in os.walk(top):
         for name in names:
-            _fsync_file(os.path.join(here, name))
+            with open(os.path.join(here, name), "rb") as f:
+                os.fsync(f.fileno())
         fsync_dir(here)
-
-
-def _fsync_file(path: str) -> None:
-    with open(path, "rb") as f:
-        os.fsync(f.fileno())
 
 
 class Store:
