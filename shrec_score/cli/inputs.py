@@ -139,27 +139,20 @@ class Inputs:
             raise click.UsageError("expected RUNS and --relevance (or 'runs:' and 'relevance:' in the --config file)")
         return runs
 
-    def measures(self) -> list[str] | None:
-        """The measures of every ``-m`` (commas and repeats add up), else the preset's."""
-        values = self.given["measures"]
-        if not any(values):
-            return self.cfg.get("measures")
-        return [m.strip() for value in values for m in value.split(",") if m.strip()]
-
-    def cutoffs(self) -> list[int]:
-        values = self.given["cutoffs"]
-        if not values:
-            return self.cfg.get("cutoffs", [5, 10])
-        try:
-            return [int(k) for value in values for k in value.split(",") if k.strip()]
-        except ValueError:
-            raise BadInput(f"--cutoffs: expected whole numbers separated by commas, got {','.join(values)!r}") from None
-
     def options(self, **extra: Any) -> Any:
         """The validated :class:`~shrec_score.options.Options` (BadInput when one is refused), checked
-        before any input is read; ``extra`` are the command's own keywords of :meth:`Options.build`."""
+        before any input is read; ``extra`` are the command's own keywords of :meth:`Options.build`.  The
+        values of every ``-m`` and ``--cutoffs`` add up (commas and repeats), each else the preset's."""
         from ..config import preset_options
 
-        with user_errors():  # -m and --cutoffs parsed here (their own errors), each else the preset's
-            flags = {**self.given, "measures": self.measures(), "cutoffs": self.cutoffs()}
+        measures, cutoffs = self.given["measures"], self.given["cutoffs"]
+        try:
+            flags = {
+                **self.given,
+                "measures": [m.strip() for value in measures for m in value.split(",") if m.strip()] if any(measures) else None,
+                "cutoffs": [int(k) for value in cutoffs for k in value.split(",") if k.strip()] if cutoffs else None,
+            }
+        except ValueError:
+            raise BadInput(f"--cutoffs: expected whole numbers separated by commas, got {','.join(cutoffs)!r}") from None
+        with user_errors():
             return preset_options(self.cfg, flags, **extra)
