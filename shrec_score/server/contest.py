@@ -64,10 +64,8 @@ class Phase:
 
 @dataclass(frozen=True)
 class Contest:
-    path: str
     title: str
-    preset: str  # DATA/track.yaml
-    relevance: str
+    preset: str  # DATA/track.yaml, the contest's relevance in it
     data: str
     phases: tuple[Phase, ...]
     limits: dict[str, float]
@@ -133,7 +131,7 @@ def load_contest(path: str | os.PathLike[str]) -> Contest:
             os.fsync(f.fileno())
         os.replace(tmp, preset)
     load_config(preset)  # every path it names exists and is a regular file
-    return Contest(path, data["title"].strip(), preset, relevance, folder, phases, limits)
+    return Contest(data["title"].strip(), preset, folder, phases, limits)
 
 
 def _checked(item: dict[Any, Any], keys: dict[str, Any], required: Any, fail: Any, where: str = "") -> None:
