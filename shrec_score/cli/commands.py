@@ -8,7 +8,7 @@ import os
 import sys
 from collections.abc import Sequence
 from contextlib import nullcontext
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
@@ -18,11 +18,8 @@ from ..errors import InputError, OptionError
 from .contest import contest_group, serve_command
 from .demo import demo_command
 from .inputs import INPUTS, MEASURES, BadInput, Inputs, OnceCommand, options, user_errors
-from .outputs import REPORT_FORMAT, Outputs, ProgressBar, format_option, render
+from .outputs import REPORT_FORMAT, ProgressBar, format_option, outputs, render
 from .signals import Interrupts, quiet_dask_logs
-
-if TYPE_CHECKING:
-    from ..options import Options
 
 
 class DefaultGroup(click.Group):
@@ -58,12 +55,13 @@ def folder_option(*names: str, what: str, help: str, alone: bool = True) -> Any:
     )
 
 
-def publish_folder(inputs: Inputs, key: str, given: str | None, refused: bool, out: str | None = None) -> Any:
+def publish_folder(inputs: Inputs, key: str, out: str | None = None) -> Any:
     """``--KEY`` over the preset's ``KEY:``, None with ``--no-KEY`` (both given: refused); ``--KEY`` alone
     (``""``, YAML ``true``) is ``--out DIR/report`` (``DIR/plots``), YAML ``false`` none."""
+    given, refused = inputs.given[key], inputs.given[f"no_{key}"]
     if refused and given is not None:
         raise BadInput(f"--{key} and --no-{key}: expected one of them, got both")
-    value = None if refused else inputs.pick(key, given)
+    value = None if refused else inputs.pick(key)
     if value is None or value is False:
         return None
     if key != "out" and (value is True or value == ""):
@@ -74,22 +72,23 @@ def publish_folder(inputs: Inputs, key: str, given: str | None, refused: bool, o
     return str(value)
 
 
-def kendall_only(inputs: Inputs, *, ground_truth: str | None, gt_higher: bool | None, run_lower: bool | None) -> None:
+def kendall_only(inputs: Inputs) -> None:
     """BadInput for an option of Kendall tau-b next to ``--relevance`` (a flag or a preset's key), where it
-    would do nothing; ``ground_truth`` and the orientations are the command line's."""
+    would do nothing."""
     preset = "'{}:' in the --config file".format
-    if ground_truth or inputs.cfg.get("ground_truth"):
-        given = "--ground-truth" if ground_truth else preset("ground_truth")
+    flags, cfg = inputs.given, inputs.cfg
+    if flags["ground_truth"] or cfg.get("ground_truth"):
+        given = "--ground-truth" if flags["ground_truth"] else preset("ground_truth")
         raise BadInput(f"{given}: expected either --ground-truth (Kendall tau-b) or --relevance (relevance measures), got both")
     runs_order = "; with --relevance the order of a run is fixed: a matrix's smaller = more similar, a list's file order (docs/inputs.md)"
     orientations = {
-        "ground_truth_higher_is_better": (gt_higher, "--ground-truth-higher-is-better", "--ground-truth-lower-is-better", ""),
-        "lower_is_better": (run_lower, "--lower-is-better", "--higher-is-better", runs_order),
+        "ground_truth_higher_is_better": ("--ground-truth-higher-is-better", "--ground-truth-lower-is-better", ""),
+        "lower_is_better": ("--lower-is-better", "--higher-is-better", runs_order),
     }
-    for key, (flag, yes, no, why) in orientations.items():
-        value = flag if flag is not None else inputs.cfg.get(key)
+    for key, (yes, no, why) in orientations.items():
+        value = inputs.pick(key)
         if value is not None:
-            given = (yes if value else no) if flag is not None else preset(key)
+            given = (yes if value else no) if flags[key] is not None else preset(key)
             raise BadInput(f"{given}: applies only to Kendall tau-b (--ground-truth without --relevance)" + why)
 
 
@@ -97,9 +96,9 @@ def kendall_only(inputs: Inputs, *, ground_truth: str | None, gt_higher: bool | 
 @click.argument("runs", nargs=-1, type=click.Path())
 @INPUTS
 @click.option("--ground-truth", type=click.Path(), help="query,item,score CSV/TSV of human scores: Kendall tau-b per query instead of relevance measures (refused with --relevance).")
-@click.option("--ground-truth-higher-is-better/--ground-truth-lower-is-better", "gt_higher", default=None,
+@click.option("--ground-truth-higher-is-better/--ground-truth-lower-is-better", default=None,
               help="[default: higher] Orientation of the --ground-truth scores (Kendall only: refused with --relevance).")
-@click.option("--lower-is-better/--higher-is-better", "run_lower", default=None,
+@click.option("--lower-is-better/--higher-is-better", default=None,
               help="[default: lower] Kendall tau-b only: orientation of the runs' distances (refused with --relevance, where a run's order is fixed).")
 @MEASURES
 @click.option("--rank-by", help="Measure that ranks the runs per query (per_query_ranking.csv; default CG@100 when graded).")
@@ -123,15 +122,10 @@ def kendall_only(inputs: Inputs, *, ground_truth: str | None, gt_higher: bool | 
               "instead of it (csv), beside it (json), as trec_eval -q lines (trec).")
 @REPORT_FORMAT
 @click.option("--quiet", is_flag=True, help="No warnings on stderr.")
-@click.option("--check", "check_only", is_flag=True, help="Only check the runs (as 'shrec-score check'), with the same options.")
-@click.option("--dask", "dask_address", metavar="ADDRESS",
+@click.option("--check", is_flag=True, help="Only check the runs (as 'shrec-score check'), with the same options.")
+@click.option("--dask", metavar="ADDRESS",
               help="Score on a Dask cluster: a scheduler (tcp://HOST:8786) or local:N (N worker processes here); needs shrec-score[dask].")
-def score_command(
-    runs: Sequence[str], ground_truth: str | None, gt_higher: bool | None, run_lower: bool | None, rank_by: str | None,
-    ties: str | None, significance: bool | None, seed: int, resamples: int, plots: str | None, no_plots: bool,
-    out: str | None, no_out: bool, html: str | None, no_html: bool, title: str | None, description: str | None,
-    per_query: bool, fmt: str, quiet: bool, check_only: bool, dask_address: str | None = None, **shared: Any,
-) -> None:
+def score_command(runs: Sequence[str], **given: Any) -> None:
     """Score every run in RUNS and print the leaderboard.
 
     RUNS is a folder holding one sub-folder per run, or a single run folder (one ranked-list file per query,
@@ -140,41 +134,29 @@ def score_command(
     """
     from ..api import score
 
-    inputs = Inputs(shared)
+    inputs = Inputs(given)
     pick = inputs.pick
     runs = inputs.runs(runs)
-    out = publish_folder(inputs, "out", out, no_out)
-    html = publish_folder(inputs, "html", html, no_html, out)
-    plots = publish_folder(inputs, "plots", plots, no_plots, out)
-    page = {"title": pick("title", title), "description": pick("description", description)}
+    out = publish_folder(inputs, "out")
+    html = publish_folder(inputs, "html", out)
+    plots = publish_folder(inputs, "plots", out)
+    page = {"title": pick("title"), "description": pick("description")}
     if pick("relevance"):  # every option checked before any input is read
-        kendall_only(inputs, ground_truth=ground_truth, gt_higher=gt_higher, run_lower=run_lower)
-    relevance, ground_truth = pick("relevance"), pick("ground_truth", ground_truth)
+        kendall_only(inputs)
+    relevance, ground_truth = pick("relevance"), pick("ground_truth")
     if not runs:
         raise click.UsageError("expected RUNS (or 'runs:' in the --config file)")
-    dask_address = pick("dask", dask_address)
-    if dask_address and ground_truth and not relevance:
+    dask_address = pick("dask")
+    kendall = bool(ground_truth) and not relevance
+    if dask_address and kendall:
         raise BadInput("--dask scores relevance measures; Kendall tau-b against --ground-truth runs on this machine")
-    if ground_truth and not relevance:
-        from ..api import score_kendall
-
-        with user_errors(), Outputs(runs, out, None, html, page) as outputs:
-            report = score_kendall(
-                runs,
-                ground_truth,
-                ground_truth_higher_is_better=pick("ground_truth_higher_is_better", gt_higher, True),
-                lower_is_better=pick("lower_is_better", run_lower, True),
-                run_format=pick("run_format", default="auto"),
-            )
-            outputs.commit(report)
-        render(report, fmt, per_query, quiet)
-        return
-    if not relevance:
+    if not kendall and not relevance:
         raise click.UsageError("expected --relevance (or 'relevance:' in the --config file)")
-    if check_only:
-        check(runs, relevance, inputs.options(ties=ties, rank_by=rank_by))
+    if given["check"] and not kendall:
+        check(runs, inputs)
         return
-    bar = ProgressBar(enabled=not quiet and sys.stderr.isatty())
+    bar = ProgressBar(enabled=not given["quiet"] and sys.stderr.isatty())
+    plots = None if kendall else plots  # (Kendall tau-b draws no figure)
     if plots:
         from ..plots import INSTALL_HINT
 
@@ -182,9 +164,9 @@ def score_command(
             import matplotlib  # noqa: F401
         except ImportError:
             raise BadInput(f"--plots needs matplotlib; install it with: {INSTALL_HINT}") from None
-    # every option checked before any input is read
-    significance = bool(pick("significance", significance, False))
-    options = inputs.options(ties=ties, rank_by=rank_by, significance=significance, seed=seed, n_resamples=resamples)
+    if not kendall:  # every option checked before any input is read
+        significance = bool(pick("significance", default=False))
+        options = inputs.options(significance=significance, seed=given["seed"], n_resamples=given["resamples"])
     if dask_address:
         from ..distributed import cluster_target
 
@@ -199,8 +181,18 @@ def score_command(
     from ..io.chunked import holds_row_blocks
 
     try:
-        with user_errors(), Outputs(runs, out, plots, html, page) as outputs:  # locked before any input is read
-            if dask_address or any(holds_row_blocks(r) for r in runs):  # row blocks: the same tasks here
+        with user_errors(), outputs(runs, out, plots, html, page) as commit:  # locked before any input is read
+            if kendall:
+                from ..api import score_kendall
+
+                report = score_kendall(
+                    runs,
+                    ground_truth,
+                    ground_truth_higher_is_better=pick("ground_truth_higher_is_better", default=True),
+                    lower_is_better=pick("lower_is_better", default=True),
+                    run_format=pick("run_format", default="auto"),
+                )
+            elif dask_address or any(holds_row_blocks(r) for r in runs):  # row blocks: the same tasks here
                 from ..distributed import score as score_on_cluster
 
                 with quiet_dask_logs() if dask_address else nullcontext():  # one line says what failed
@@ -211,10 +203,10 @@ def score_command(
                 report = score(runs, relevance, options=options, progress=progress)
             bar.close()
             stops.check()  # never publish the outputs of an interrupted scoring
-            outputs.commit(report)
+            commit(report)
     finally:
         bar.close()
-    render(report, fmt, per_query, quiet)
+    render(report, given["fmt"], given["per_query"], given["quiet"])
 
 
 @cli.command("check")
@@ -228,19 +220,18 @@ def check_command(runs: Sequence[str], **shared: Any) -> None:
     warning.  Exit status 0 when the runs would score, 2 when any line is an error.
     """
     inputs = Inputs(shared)
-    runs = inputs.runs(runs, relevance=True)
-    check(runs, inputs.pick("relevance"), inputs.options())
+    check(inputs.runs(runs, relevance=True), inputs)
 
 
-def check(runs: list[str], relevance: str, options: Options) -> None:
+def check(runs: list[str], inputs: Inputs) -> None:
     """Print every problem of the runs, the ties that move a mean, and the verdict (exit 2 on an error)."""
     from ..api import relevance_for
     from ..check import check_runs, passed_over
     from ..tiereport import tie_report, tie_warnings
 
-    o = options
+    o = inputs.options()
     with user_errors():
-        rel = relevance_for(relevance, o)
+        rel = relevance_for(inputs.pick("relevance"), o)
     problems = check_runs(runs, rel, o)
     problems, loaded = passed_over(problems, runs, rel, o, ties=True)  # what the options pass over: warnings
     errors = sum(p.level == "error" for p in problems)
@@ -250,10 +241,8 @@ def check(runs: list[str], relevance: str, options: Options) -> None:
             lines = tie_warnings(tie_report(loaded or runs, rel, options=o))  # (runs loaded once)
         except (InputError, OptionError):
             pass  # what check_runs does not see, scoring reports
-    for p in problems:
-        click.echo(str(p))
-    for line in lines:
-        click.echo(f"warning: {line}")
+    for line in [*map(str, problems), *(f"warning: {w}" for w in lines)]:
+        click.echo(line)
     warnings = sum(p.level == "warning" for p in problems) + len(lines)
     click.echo(f"{errors} error(s), {warnings} warning(s): " + ("the runs would not score" if errors else "the runs would score"), err=True)
     if errors:

@@ -63,12 +63,10 @@ def contest_group() -> None:
 @click.argument("team")
 def add_team_command(contest_file: str, team: str) -> None:
     """Create TEAM and print its token, once, on one line (only its hash is kept)."""
-    import re
-
     from ..server.contest import stamp
-    from ..server.store import Store
+    from ..server.store import NAME, Store
 
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}", team):
+    if not NAME.fullmatch(team):
         raise BadInput(f"TEAM: expected 1 to 40 letters, digits, '_', '.' or '-' (starting with a letter or digit), got {team!r}")
     contest = _contest(contest_file)
     try:

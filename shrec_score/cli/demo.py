@@ -9,7 +9,7 @@ import os
 import click
 
 from .inputs import BadInput, user_errors
-from .outputs import REPORT_FORMAT, Outputs, render
+from .outputs import REPORT_FORMAT, outputs, render
 
 
 def write_contest(folder: str) -> None:
@@ -47,9 +47,9 @@ def demo_command(out: str, fmt: str) -> None:
     runs, classes = os.path.join(contest, "runs"), os.path.join(contest, "classes.cla")
     with user_errors():
         write_contest(contest)
-        with Outputs([runs], results, None) as outputs:
+        with outputs([runs], results, None) as commit:
             report = score([runs], classes)
-            outputs.commit(report)
+            commit(report)
     render(report, fmt, False, False)
     click.echo(f"wrote {contest} (the contest) and {results} (per_run.csv, per_query.csv...); the same scoring:\n"
                f"  shrec-score {runs} --relevance {classes} --out {results}", err=True)

@@ -6,6 +6,7 @@ trec_eval's ``-q`` / ``-c`` given no file are refused in one line, exit 2.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -40,13 +41,7 @@ def user_errors() -> Iterator[None]:
 
 def options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
     """One decorator of several click options, in the order listed: a group of options shared by commands."""
-
-    def apply(f: F) -> F:
-        for decorator in reversed(decorators):
-            f = decorator(f)
-        return f
-
-    return apply
+    return lambda f: functools.reduce(lambda g, decorator: decorator(g), reversed(decorators), f)
 
 
 class OnceCommand(click.Command):
@@ -120,10 +115,10 @@ def _not_trec_eval(flag: str, value: str | None) -> None:
 
 
 class Inputs:
-    """The shared options of one command line (taken out of its keywords ``given``) over its ``--config`` preset."""
+    """The options of one command line (its keywords ``given``) over its ``--config`` preset."""
 
     def __init__(self, given: dict[str, Any]) -> None:
-        self.given = {k: given.pop(k) for k in SHARED}
+        self.given = given
         _not_trec_eval("-q/--queries", self.given["queries"])
         _not_trec_eval("-c/--config", self.given["config"])
         from ..config import load_config
@@ -131,11 +126,11 @@ class Inputs:
         with user_errors():
             self.cfg = load_config(self.given["config"]) if self.given["config"] else {}
 
-    def pick(self, key: str, given: Any = None, default: Any = None) -> Any:
-        """``given`` (else the shared option ``key``) from the command line, else the preset's, else ``default``."""
+    def pick(self, key: str, default: Any = None) -> Any:
+        """The option ``key`` from the command line, else the preset's, else ``default``."""
         from ..config import preset_or
 
-        return preset_or(self.cfg, self.given.get(key) if given is None else given, key, default)
+        return preset_or(self.cfg, self.given.get(key), key, default)
 
     def runs(self, runs: Sequence[str], relevance: bool = False) -> list[str]:
         """RUNS, else the preset's; with ``relevance``, both are required."""
@@ -144,29 +139,20 @@ class Inputs:
             raise click.UsageError("expected RUNS and --relevance (or 'runs:' and 'relevance:' in the --config file)")
         return runs
 
-    def measures(self) -> list[str] | None:
-        """The measures of every ``-m`` (commas and repeats add up), else the preset's."""
-        values = self.given["measures"]
-        if not any(values):
-            return self.cfg.get("measures")
-        return [m.strip() for value in values for m in value.split(",") if m.strip()]
-
-    def cutoffs(self) -> list[int]:
-        values = self.given["cutoffs"]
-        if not values:
-            return self.cfg.get("cutoffs", [5, 10])
-        try:
-            return [int(k) for value in values for k in value.split(",") if k.strip()]
-        except ValueError:
-            raise BadInput(f"--cutoffs: expected whole numbers separated by commas, got {','.join(values)!r}") from None
-
-    def options(self, *, ties: str | None = None, rank_by: str | None = None, **extra: Any) -> Any:
+    def options(self, **extra: Any) -> Any:
         """The validated :class:`~shrec_score.options.Options` (BadInput when one is refused), checked
-        before any input is read; ``extra`` are the command's own keywords of :meth:`Options.build`."""
+        before any input is read; ``extra`` are the command's own keywords of :meth:`Options.build`.  The
+        values of every ``-m`` and ``--cutoffs`` add up (commas and repeats), each else the preset's."""
         from ..config import preset_options
 
-        given = self.given
-        with user_errors():  # -m and --cutoffs parsed here (their own errors), each else the preset's
-            flags = {**given, "measures": self.measures(), "cutoffs": self.cutoffs(), "ties": ties if ties is not None else given.get("ties"),
-                     "rank_by": rank_by if rank_by is not None else given.get("rank_by")}
+        measures, cutoffs = self.given["measures"], self.given["cutoffs"]
+        try:
+            flags = {
+                **self.given,
+                "measures": [m.strip() for value in measures for m in value.split(",") if m.strip()] if any(measures) else None,
+                "cutoffs": [int(k) for value in cutoffs for k in value.split(",") if k.strip()] if cutoffs else None,
+            }
+        except ValueError:
+            raise BadInput(f"--cutoffs: expected whole numbers separated by commas, got {','.join(cutoffs)!r}") from None
+        with user_errors():
             return preset_options(self.cfg, flags, **extra)

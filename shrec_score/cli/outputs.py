@@ -1,5 +1,5 @@
 """Where a scoring goes: the report on stdout (:func:`render`), the ``--out``, ``--plots`` and ``--html``
-folders as one transaction (:class:`Outputs`; folders that conflict are an OptionError before any input is
+folders as one transaction (:func:`outputs`; folders that conflict are an OptionError before any input is
 read) and the progress bar on stderr (:class:`ProgressBar`).
 """
 
@@ -8,7 +8,8 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -48,82 +49,69 @@ def prefix_in(out: str, folder: str, flag: str) -> str | None:
     return None
 
 
-class Outputs:
-    """``--out``, ``--plots`` and ``--html`` as transactions (:mod:`shrec_score.outdir`), locked on entry and
-    replaced together by :meth:`commit`, all or none; a folder inside ``--out`` is part of its unit (the
-    page then links the CSV files)."""
+@contextmanager
+def outputs(
+    runs: Sequence[str], out: str | None, plots: str | None, html: str | None = None, page: dict[str, Any] | None = None
+) -> Iterator[Callable[[Report], None]]:
+    """``--out``, ``--plots`` and ``--html`` as transactions (:mod:`shrec_score.outdir`), locked on entry;
+    what it yields writes a report's files into every one, all or none; a folder inside ``--out`` is part
+    of its unit (the page then links the CSV files)."""
+    from ..outdir import OutputFolder
 
-    def __init__(
-        self, runs: Sequence[str], out: str | None, plots: str | None, html: str | None = None, page: dict[str, Any] | None = None
-    ) -> None:
-        from ..outdir import OutputFolder
+    for flag, folder in (("--out", out), ("--plots", plots), ("--html", html)):
+        for run in runs:
+            if folder is not None and os.path.isdir(run) and _inside(folder, run):
+                raise OptionError(f"{folder}: expected a {flag} folder outside RUNS ({run}); the next scoring would read it as a run")
+    plots_prefix = prefix_in(out, plots, "--plots") if out and plots else None
+    html_prefix = prefix_in(out, html, "--html") if out and html else None
+    apart = html_prefix is None and plots_prefix is None
+    if html and plots and apart and (_inside(html, plots) or _inside(plots, html)):
+        raise OptionError(f"{html}: expected --html apart from --plots {plots} (or both inside --out)")
+    unit = OutputFolder(out) if out else None
 
-        self.page = page or {}
-        for flag, folder in (("--out", out), ("--plots", plots), ("--html", html)):
-            for run in runs:
-                if folder is not None and os.path.isdir(run) and _inside(folder, run):
-                    raise OptionError(f"{folder}: expected a {flag} folder outside RUNS ({run}); the next scoring would read it as a run")
-        self.plots_prefix = prefix_in(out, plots, "--plots") if out and plots else None
-        self.html_prefix = prefix_in(out, html, "--html") if out and html else None
-        apart = self.html_prefix is None and self.plots_prefix is None
-        if html and plots and apart and (_inside(html, plots) or _inside(plots, html)):
-            raise OptionError(f"{html}: expected --html apart from --plots {plots} (or both inside --out)")
-        self.out = OutputFolder(out) if out else None
-        self.plots = OutputFolder(plots) if plots and self.plots_prefix is None else None
-        self.html = OutputFolder(html) if html and self.html_prefix is None else None
-        self.folders = [f for f in (self.out, self.plots, self.html) if f is not None]
-        self.want_plots, self.want_html = bool(plots), bool(html)
+    def place(folder: str | None, prefix: str | None) -> tuple[Any, str] | None:
+        """A kind of file's folder and the prefix of its names there (None: not written)."""
+        return None if not folder else (unit, prefix) if prefix is not None else (OutputFolder(folder), "")
 
-    def __enter__(self) -> Outputs:
-        from contextlib import ExitStack
+    where = {"csv": place(out, ""), "plots": place(plots, plots_prefix), "html": place(html, html_prefix)}
+    folders = list(dict.fromkeys(p[0] for p in where.values() if p is not None))
+    with ExitStack() as stack:
+        for folder in folders:
+            stack.enter_context(folder)
+        yield lambda report: _commit(report, where, folders, page or {})
 
-        with ExitStack() as stack:
-            for folder in self.folders:
-                stack.enter_context(folder)
-            self.stack = stack.pop_all()
-        return self
 
-    def __exit__(self, *exc: Any) -> None:
-        self.stack.__exit__(*exc)
+def _commit(report: Report, where: dict[str, Any], folders: list[Any], page: dict[str, Any]) -> None:
+    """Write the report's files where :func:`outputs` put each kind, all or none (issue 30.13)."""
+    import warnings
 
-    def commit(self, report: Any) -> None:
-        """Write the report's files into every folder, all or none (issue 30.13)."""
-        import warnings
+    from ..outdir import commit_together
 
-        from ..outdir import commit_together
+    with warnings.catch_warnings(record=True) as caught:  # the figures' warnings join the report's (one line each; none with --quiet)
+        warnings.simplefilter("always")
+        files: dict[str, dict[str, Any]] = {"csv": report.csv_files() if where["csv"] else {}, "plots": {}, "html": {}}
+        if where["plots"]:
+            from ..plots import plot_files
 
-        with warnings.catch_warnings(record=True) as caught:  # the figures' warnings join the report's (one line each; none with --quiet)
-            warnings.simplefilter("always")
-            figures: dict[str, bytes] = {}
-            if self.want_plots:
-                from ..plots import plot_files
+            files["plots"] = plot_files(report)
+        if where["html"]:
+            from ..html import html_files
 
-                figures = plot_files(report)
-            csv = report.csv_files() if self.out is not None else {}
-            pages: dict[str, str] = {}
-            if self.want_html:
-                from ..html import html_files
-
-                links = None
-                if self.html_prefix is not None:  # the CSV files are written beside the page
-                    links = {name: "../" * self.html_prefix.count("/") + name for name in csv}
-                pages = html_files(
-                    report, title=self.page.get("title"), description=self.page.get("description"),
-                    figures=figures if self.want_plots else None, links=links,
-                )
-            places: list[tuple[Any, str | None, dict[str, Any]]] = [
-                (self.plots, "", figures),
-                (self.html, "", pages),
-                (self.out, "", csv),
-                (self.out, self.plots_prefix, figures),
-                (self.out, self.html_prefix, pages),
-            ]
-            for folder, prefix, files in places:
-                if folder is not None and prefix is not None:
-                    for name, data in files.items():
-                        folder.add(prefix + name, data)
-            commit_together(self.folders)
-        report.warnings.extend(str(w.message) for w in caught)
+            folder, prefix = where["html"]
+            beside = where["csv"] and folder is where["csv"][0]  # the CSV files are written beside the page
+            files["html"] = html_files(
+                report,
+                title=page.get("title"),
+                description=page.get("description"),
+                figures=files["plots"] if where["plots"] else None,
+                links={name: "../" * prefix.count("/") + name for name in files["csv"]} if beside else None,
+            )
+        for key, files_of in files.items():
+            if where[key] is not None:
+                for name, data in files_of.items():
+                    where[key][0].add(where[key][1] + name, data)
+        commit_together(folders)
+    report.warnings.extend(str(w.message) for w in caught)
 
 
 def render(report: Report, fmt: str, per_query: bool, quiet: bool) -> None:

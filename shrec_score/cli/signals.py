@@ -1,13 +1,6 @@
-"""SIGINT and SIGTERM for the command line: exit 130 / 143, one line, no output published.
-
-The handler runs between two bytecodes of the main thread, maybe where an exception is swallowed (a ``gc``
-callback as distributed registers, a ``__del__``, code that catches everything).  So it both raises
-:class:`Stopped` and records the signal, which the command checks where nothing swallows it
-(:meth:`Interrupts.check`: every progress report, before publishing, on the way out of ``main``).
-A signal that falls while the main thread runs the code of a package that shares locks with threads of
-its own (distributed's client and its event loop, :data:`THREADED`) is only recorded, for the next check:
-an exception raised there between two bytecodes can leave a lock held, and the process waiting for it
-forever; the wait on a cluster reports progress every 0.1 s, so the check comes soon.
+"""SIGINT and SIGTERM for the command line: exit 130 / 143, one line, no output published.  The handler
+raises :class:`Stopped` and records the signal, which the command checks where nothing swallows it; in
+:data:`THREADED` code it only records it (why: docs/scale-out.md#failures-and-interruptions).
 """
 
 from __future__ import annotations
@@ -90,24 +83,13 @@ def _in_threaded_code(frame: FrameType | None) -> bool:
     return False
 
 
-#: Loggers of distributed and of the event loops it runs, silenced by :func:`quiet_dask_logs`.
-DASK_LOGGERS = ("distributed", "tornado", "asyncio", "bokeh")
-
-
 @contextmanager
 def quiet_dask_logs() -> Iterator[None]:
-    """distributed's loggers (and those of the loops it runs) silent for the block, their levels put back
-    after: the tool says what failed in one line, where distributed would log hundreds.  distributed is
-    imported first (its import sets its loggers' levels, which must not undo these)."""
-    import distributed  # noqa: F401  (configures its loggers)
-
-    names = [n for n in list(logging.root.manager.loggerDict) if n.split(".")[0] in DASK_LOGGERS]
-    loggers = [logging.getLogger(n) for n in {*DASK_LOGGERS, *names}]
-    levels = [lg.level for lg in loggers]
-    for lg in loggers:
-        lg.setLevel(logging.CRITICAL + 1)
+    """Logging off for the block (``logging.disable``, undone after; no logger's level changes): the tool
+    says what failed in one line, where distributed, tornado and asyncio would log hundreds."""
+    previous = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
     try:
         yield
     finally:
-        for lg, level in zip(loggers, levels):
-            lg.setLevel(level)
+        logging.disable(previous)

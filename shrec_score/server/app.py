@@ -1,36 +1,53 @@
 """The Starlette application of ``shrec-score serve``: its routes and nothing else (docs/server.md).
 
 Who may do what is decided in one place, :meth:`Server.team`; what the server keeps between
-requests lives on one :class:`Server` per application, none in a module global.
+requests lives on one :class:`Server` per application, none in a module global.  The pages ``/``
+(the leaderboard) and ``/submit`` (the upload form) are Jinja2 templates with autoescape, the results
+page's style sheet inlined and allowed by its hash, no script (docs/server.md#security).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import hashlib
 from collections.abc import AsyncIterator, Awaitable, Callable
+from importlib import resources
 from typing import Any
 
+from jinja2 import Environment, PackageLoader
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from . import views
 from .archive import RunChecker
 from .contest import Contest, now
 from .jobs import Scorer
-from .pages import Pages
-from .service import Failed, RateLimiter, Server
+from .service import COOKIE, Failed, Server
 from .store import Store, Team
+
+EXTRA_CSS = """
+.form{display:grid;gap:.6em;max-width:36em;margin:1em 0}
+.form label{display:grid;gap:.2em}
+.errors{color:#8b0000}.receipt{color:#064}
+.num{text-align:right;font-variant-numeric:tabular-nums}
+table{border-collapse:collapse}td,th{border-bottom:1px solid var(--line);padding:.25em .6em}
+"""
 
 
 def create_app(contest: Contest) -> Starlette:
     """The application of ``contest``: its store recovered (see :meth:`Store.recover`), its scorer started with it."""
     store = Store(contest.data)
     store.recover()
-    server = Server(contest, store, RunChecker(contest.preset), RateLimiter(contest.limits["rate_limit"]))
-    pages = Pages(server)
+    server = Server(contest, store, RunChecker(contest.preset))
+    css = resources.files("shrec_score.html").joinpath("report.css").read_text(encoding="utf-8") + EXTRA_CSS
+    templates = Environment(loader=PackageLoader("shrec_score.server"), autoescape=True)
+
+    def page(name: str, status: int = 200, **values: Any) -> HTMLResponse:
+        return HTMLResponse(templates.get_template(name).render(css=css, title=contest.title, **values), status)
 
     def with_team(handler: Callable[[Request, Team], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
         """``handler`` for the team of the request's bearer token; 401 without one."""
@@ -47,19 +64,15 @@ def create_app(contest: Contest) -> Starlette:
     async def post_run(request: Request, team: Team) -> Response:
         try:
             phase = server.admit(team)
-            form = await server.read_form(request)
-            try:
+            async with server.form(request) as form:
                 body = await server.upload(team, phase, form)
-            finally:
-                await form.close()
         except Failed as exc:
             return JSONResponse(exc.body, exc.status)
         return JSONResponse({k: body[k] for k in ("id", "name", "status", "phase", "sha256")} | {"run": body["label"]}, 201)
 
     @with_team
     async def list_runs(request: Request, team: Team) -> Response:
-        runs = await asyncio.to_thread(store.runs, team.id)
-        return JSONResponse({"team": team.name, "runs": views.run_views(contest, runs, now())})
+        return JSONResponse({"team": team.name, "runs": await server.runs_of(team)})
 
     @with_team
     async def get_run(request: Request, team: Team) -> Response:
@@ -69,8 +82,26 @@ def create_app(contest: Contest) -> Starlette:
         return JSONResponse(views.run_views(contest, [run], now())[0])
 
     async def get_leaderboard(request: Request) -> Response:
-        runs = await asyncio.to_thread(store.runs)
-        return JSONResponse({"title": contest.title, "phases": views.leaderboard(contest, runs, now(), server.checker.sort)})
+        return JSONResponse({"title": contest.title, "phases": await server.leaderboard()})
+
+    async def index(request: Request) -> Response:
+        return page("index.html", phases=await server.leaderboard())
+
+    async def submit(request: Request) -> Response:
+        sid, session, fresh = server.session(request.cookies.get(COOKIE, ""))
+        status, receipt = 200, None
+        errors: list[dict[str, Any]] = []
+        if request.method == "POST":
+            try:
+                status, receipt = 201, await server.form_upload(request, session, fresh)
+            except Failed as exc:
+                status = exc.status
+                errors = exc.body.get("errors") or [{"file": "", "line": None, "message": exc.body.get("error", "")}]
+        runs = [] if session.team is None else await server.runs_of(session.team)
+        response = page("submit.html", status, csrf=session.csrf, team=session.team, errors=errors, receipt=receipt, runs=runs)
+        secure = request.url.scheme == "https"
+        response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", secure=secure, path="/")
+        return response
 
     async def healthz(request: Request) -> Response:  # async: a sync endpoint would run on Starlette's thread pool
         return JSONResponse({"status": "ok"})
@@ -87,8 +118,8 @@ def create_app(contest: Contest) -> Starlette:
                 await task
 
     routes = [
-        Route("/", pages.index),
-        Route("/submit", pages.submit, methods=["GET", "POST"]),
+        Route("/", index),
+        Route("/submit", submit, methods=["GET", "POST"]),
         Route("/api/runs", post_run, methods=["POST"]),
         Route("/api/runs", list_runs, methods=["GET"]),
         Route("/api/runs/{run_id:int}", get_run),
@@ -97,7 +128,9 @@ def create_app(contest: Contest) -> Starlette:
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.server = server
-    app.add_middleware(SecurityHeaders, csp=pages.csp)
+    digest = base64.b64encode(hashlib.sha256(css.encode()).digest()).decode()
+    csp = f"default-src 'none'; style-src 'sha256-{digest}'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    app.add_middleware(SecurityHeaders, csp=csp)
     return app
 
 

@@ -1,10 +1,5 @@
-"""An upload, unpacked and checked before anything of it is stored (docs/server.md#security).
-
-An archive is read member by member in pieces of 1 MiB, never by ``extractall``: absolute paths,
-``..``, links, devices and other special files are refused, and the member count, the bytes really
-written and their ratio to the upload's size are bounded as they grow.  :class:`RunChecker` then
-runs :func:`shrec_score.check.check_runs` with the contest's preset; its errors name files as
-inside the upload, never a server path.
+"""An upload, unpacked member by member (in pieces of 1 MiB, never by ``extractall``; what is refused:
+docs/server.md#security) and checked by :class:`RunChecker` before anything of it is stored.
 """
 
 from __future__ import annotations
@@ -16,7 +11,7 @@ import stat
 import tarfile
 import zipfile
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -36,13 +31,6 @@ class UploadError(Exception):
 
 
 @dataclass(frozen=True)
-class Limits:
-    max_bytes: int  # unpacked, together
-    max_members: int
-    max_ratio: float
-
-
-@dataclass(frozen=True)
 class Unpacked:
     name: str  # the run's entry under the staging folder
     suffix: str  # what the stored name keeps of the uploaded one (".txt.gz"; "" for a folder)
@@ -58,8 +46,8 @@ def suffix_of(filename: str) -> str:
     return suffix
 
 
-def unpack(upload: str, filename: str, dest: str, limits: Limits) -> Unpacked:
-    """Unpack ``upload`` (received as ``filename``) into the new folder ``dest``."""
+def unpack(upload: str, filename: str, dest: str, limits: Mapping[str, float]) -> Unpacked:
+    """Unpack ``upload`` (received as ``filename``) into the new folder ``dest`` under the contest's ``limits``."""
     os.makedirs(dest)
     low = filename.lower()
     if not low.endswith((".zip", ".tar.gz", ".tgz")):
@@ -79,25 +67,25 @@ def unpack(upload: str, filename: str, dest: str, limits: Limits) -> Unpacked:
 
 
 class _Budget:
-    """Counts members and bytes written against the limits."""
+    """Counts members and bytes written against the contest's limits (max_members, max_unpacked_mb, max_ratio)."""
 
-    def __init__(self, limits: Limits, packed: int) -> None:
-        self.limits = limits
-        self.max_bytes = min(limits.max_bytes, int(limits.max_ratio * max(packed, 1)))
-        self.members = 0
-        self.bytes = 0
+    def __init__(self, limits: Mapping[str, float], packed: int) -> None:
+        self.max_members, self.ratio = int(limits["max_members"]), limits["max_ratio"]
+        self.max_unpacked = int(limits["max_unpacked_mb"]) << 20
+        self.max_bytes = min(self.max_unpacked, int(self.ratio * max(packed, 1)))
+        self.members = self.bytes = 0
 
     def member(self) -> None:
         self.members += 1
-        if self.members > self.limits.max_members:
-            raise UploadError(f"expected at most {self.limits.max_members} members in the archive, got more")
+        if self.members > self.max_members:
+            raise UploadError(f"expected at most {self.max_members} members in the archive, got more")
 
     def add(self, n: int) -> None:
         self.bytes += n
         if self.bytes > self.max_bytes:
-            if self.max_bytes < self.limits.max_bytes:
-                raise UploadError(f"expected the archive to unpack to at most {self.limits.max_ratio:g} times its size, got more (a compression bomb?)")
-            raise UploadError(f"expected the archive to unpack to at most {self.limits.max_bytes >> 20} MB, got more")
+            if self.max_bytes < self.max_unpacked:
+                raise UploadError(f"expected the archive to unpack to at most {self.ratio:g} times its size, got more (a compression bomb?)")
+            raise UploadError(f"expected the archive to unpack to at most {self.max_unpacked >> 20} MB, got more")
 
 
 def _safe_name(name: str) -> str:
@@ -121,7 +109,7 @@ def _cut(name: str) -> str:
 
 
 def _member(
-    root: str, budget: _Budget, name: str, got: str | None, is_dir: bool, size: int, opener: Callable[[], IO[bytes] | None]
+    root: str, budget: _Budget, name: str, got: str | None, is_dir: bool, size: int, opener: Callable[[], Any]
 ) -> None:
     """Write one member under ``root``, or refuse it (``got``: what it is, a link or a special file)."""
     budget.member()
@@ -132,10 +120,7 @@ def _member(
         return
     if size > budget.max_bytes:
         budget.add(size)  # refused on what it claims, before a byte is read
-    src = opener()
-    if src is None:
-        return
-    with src, _create(root, path, name) as out:
+    with opener() as src, _create(root, path, name) as out:
         while piece := src.read(PIECE):
             budget.add(len(piece))
             out.write(piece)
@@ -145,17 +130,16 @@ def _create(root: str, path: str, name: str) -> IO[bytes]:
     """The new file ``root/path``, its folders made; a member named twice is refused, not overwritten,
     and so is a file and a folder of the same name (in either order)."""
     full = os.path.join(root, path)
-    parts = path.split("/")
-    for i in range(1, len(parts)):  # a folder of the member's path that an earlier member wrote as a file
-        if os.path.isfile(os.path.join(root, *parts[:i])):
-            raise UploadError(f"archive member {_cut(name)}: expected a file and a folder never to share a name, got {'/'.join(parts[:i])!r} as both")
-    if os.path.isdir(full):
-        raise UploadError(f"archive member {_cut(name)}: expected a file and a folder never to share a name, got {path!r} as both")
-    os.makedirs(os.path.dirname(full), exist_ok=True)
     try:
+        os.makedirs(os.path.dirname(full), exist_ok=True)
         return open(full, "xb")  # "x": never an overwrite
-    except FileExistsError:
-        raise UploadError(f"archive member {_cut(name)}: expected each member once, got {path!r} twice (refused, not overwritten)") from None
+    except (FileExistsError, NotADirectoryError):
+        parts = path.split("/")
+        folders = ("/".join(parts[:i]) for i in range(1, len(parts)))
+        clash = next((p for p in folders if os.path.isfile(os.path.join(root, p))), path)
+        if clash == path and os.path.isfile(full):
+            raise UploadError(f"archive member {_cut(name)}: expected each member once, got {path!r} twice (refused, not overwritten)") from None
+        raise UploadError(f"archive member {_cut(name)}: expected a file and a folder never to share a name, got {clash!r} as both") from None
 
 
 def _unzip(upload: str, root: str, budget: _Budget) -> None:
@@ -171,7 +155,7 @@ def _untar(upload: str, root: str, budget: _Budget) -> None:
 
     # a first pass over the gzip stream: a truncated one is refused (tarfile's stream mode
     # would stop quietly), a bomb is refused before a member is written
-    tar_limit = budget.max_bytes + (budget.limits.max_members + 2) * 1024 + PIECE
+    tar_limit = budget.max_bytes + (budget.max_members + 2) * 1024 + PIECE
     with gzip.open(upload, "rb") as stream:
         size = 0
         while piece := stream.read(PIECE):

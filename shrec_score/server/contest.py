@@ -29,9 +29,24 @@ LIMITS: dict[str, float] = {
     "wall_seconds": 600,
 }
 
-REQUIRED = ("title", "track", "relevance", "data", "phases")
-KEYS = (*REQUIRED, *LIMITS)
-PHASE_KEYS = ("name", "opens", "closes", "max_runs", "leaderboard")
+#: key -> (its check, what it is expected to be); the keys of CONTEST.yaml, then those of a phase.
+_text = (lambda v: isinstance(v, str) and v.strip() != "", "a text")
+_positive = (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0, "a number > 0")
+KEYS: dict[str, tuple[Any, str]] = {
+    "title": _text,
+    "track": (lambda v: isinstance(v, (str, dict)), "a preset's path or a mapping of its keys"),
+    "relevance": (lambda v: isinstance(v, str) and v != "", "a file path"),
+    "data": (lambda v: isinstance(v, str) and v != "", "a folder path"),
+    "phases": (lambda v: isinstance(v, list) and v != [], "a list of {name, opens, closes, max_runs, leaderboard}"),
+    **dict.fromkeys(LIMITS, _positive),
+}
+PHASE_KEYS: dict[str, tuple[Any, str]] = {
+    "name": (_text[0], "a text of its own"),
+    "opens": (lambda v: True, ""),  # checked by _time
+    "closes": (lambda v: True, ""),
+    "max_runs": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1, "a whole number >= 1"),
+    "leaderboard": (lambda v: v in VISIBILITY, "one of " + ", ".join(VISIBILITY)),
+}
 
 
 @dataclass(frozen=True)
@@ -49,10 +64,8 @@ class Phase:
 
 @dataclass(frozen=True)
 class Contest:
-    path: str
     title: str
-    preset: str  # DATA/track.yaml
-    relevance: str
+    preset: str  # DATA/track.yaml, the contest's relevance in it
     data: str
     phases: tuple[Phase, ...]
     limits: dict[str, float]
@@ -82,51 +95,31 @@ def load_contest(path: str | os.PathLike[str]) -> Contest:
     from ..io.text import read_text
 
     path = os.fspath(path)
-    data, lines = read_yaml_mapping(path, read_text(path), "contest settings", ", ".join(REQUIRED))
+    required = [k for k in KEYS if k not in LIMITS]
+    data, lines = read_yaml_mapping(path, read_text(path), "contest settings", ", ".join(required))
     base = os.path.dirname(os.path.abspath(path))
 
     def fail(key: str, expected: str, got: Any = None) -> InputError:
         shown_got = None if got is None else shown(got if isinstance(got, str) else repr(got))
         return InputError(path, lines.get(key), expected, shown_got)
 
-    for key in data:
-        if key not in KEYS:
-            raise fail(key, f"unknown key {shown(str(key))}; expected one of: {', '.join(KEYS)}")
-    for key in REQUIRED:
-        if key not in data:
-            raise InputError(path, None, f"expected the key {shown(key)}")
-    for key, what in (("title", "a text"), ("relevance", "a file path"), ("data", "a folder path")):
-        if not isinstance(data[key], str) or not (data[key].strip() if key == "title" else data[key]):
-            raise fail(key, f"expected {key!r} to be {what}", data[key])
-    title, track = data["title"], data["track"]
+    _checked(data, KEYS, required, fail)
     relevance, folder = _absolute(base, data["relevance"]), _absolute(base, data["data"])
     if not os.path.isfile(relevance):
         raise fail("relevance", "expected 'relevance' to be an existing file", f"{relevance} not found")
-    limits = dict(LIMITS)
-    for key in [k for k in LIMITS if k in data]:
-        value = data[key]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-            raise fail(key, f"expected {shown(key)} to be a number > 0", value)
-        limits[key] = float(value)
+    limits = {k: float(data.get(k, v)) for k, v in LIMITS.items()}
     # the track: a preset's keys, its paths made absolute (against the preset's folder, or the contest's)
+    track, root = data["track"], base
     if isinstance(track, str):
-        settings = load_config(_absolute(base, track))  # its own errors, its own lines
-        settings = {k: os.path.abspath(v) if PRESET_KEYS[k][2] in ("file", "folder") and isinstance(v, str) else v for k, v in settings.items()}
-    elif isinstance(track, dict):
-        settings = {}
-        for key, value in track.items():
-            if key not in PRESET_KEYS:
-                raise fail("track", f"track: unknown key {shown(str(key))}; expected one of: {', '.join(PRESET_KEYS)}")
-            check, expected, kind = PRESET_KEYS[key]
-            if not check(value):
-                raise fail("track", f"track: expected {shown(key)} to be {expected}", value)
-            settings[key] = _absolute(base, value) if kind in ("file", "folder") and isinstance(value, str) else value
+        track, root = load_config(_absolute(base, track)), os.getcwd()  # its own errors, its own lines
     else:
-        raise fail("track", "expected 'track' to be a preset's path or a mapping of its keys", track)
+        _checked(track, PRESET_KEYS, (), lambda key, expected, got=None: fail("track", expected, got), "track: ")
+    paths = [k for k, v in track.items() if PRESET_KEYS[k][2] in ("file", "folder") and isinstance(v, str)]
+    settings = {**track, **{k: _absolute(root, track[k]) for k in paths}}
     for key in ("runs", "html", "plots", "out", "significance", "ground_truth", "dask"):  # what the server decides itself
         settings.pop(key, None)
     settings["relevance"] = relevance
-    phases = _phases(data["phases"], lambda expected, got=None: fail("phases", expected, got))
+    phases = _phases(data["phases"], lambda key, expected, got=None: fail("phases", expected, got))
     os.makedirs(folder, exist_ok=True)
     preset = os.path.join(folder, "track.yaml")
     text = "# written by shrec-score serve from " + path.replace("\n", " ") + "\n" + yaml.safe_dump(settings, sort_keys=True)
@@ -138,38 +131,39 @@ def load_contest(path: str | os.PathLike[str]) -> Contest:
             os.fsync(f.fileno())
         os.replace(tmp, preset)
     load_config(preset)  # every path it names exists and is a regular file
-    return Contest(path, title.strip(), preset, relevance, folder, phases, limits)
+    return Contest(data["title"].strip(), preset, folder, phases, limits)
+
+
+def _checked(item: dict[Any, Any], keys: dict[str, Any], required: Any, fail: Any, where: str = "") -> None:
+    """InputError for a key of ``item`` not in ``keys``, one of ``required`` missing, or a value its check refuses."""
+    for key in item:
+        if key not in keys:
+            raise fail(key, f"{where}unknown key {shown(str(key))}; expected one of: {', '.join(keys)}")
+    for key in required:
+        if key not in item:
+            raise fail(key, f"{where}expected the key {shown(key)}")
+    for key, (check, expected, *_) in keys.items():
+        if key in item and not check(item[key]):
+            raise fail(key, f"{where}expected {shown(key)} to be {expected}", item[key])
 
 
 def _absolute(base: str, value: str) -> str:
     return os.path.normpath(value if os.path.isabs(value) else os.path.join(base, value))
 
 
-def _phases(value: Any, fail: Any) -> tuple[Phase, ...]:
-    if not isinstance(value, list) or not value:
-        raise fail("expected 'phases' to be a list of {name, opens, closes, max_runs, leaderboard}", value)
+def _phases(value: list[Any], fail: Any) -> tuple[Phase, ...]:
     out: list[Phase] = []
     for i, item in enumerate(value, start=1):
         where = f"phases[{i}]"
         if not isinstance(item, dict):
-            raise fail(f"{where}: expected a mapping of {', '.join(PHASE_KEYS)}", item)
-        for key in item:
-            if key not in PHASE_KEYS:
-                raise fail(f"{where}: unknown key {shown(str(key))}; expected one of: {', '.join(PHASE_KEYS)}")
-        for key in PHASE_KEYS:
-            if key not in item:
-                raise fail(f"{where}: expected the key {shown(key)}")
-        name, runs, board = item["name"], item["max_runs"], item["leaderboard"]
-        if not isinstance(name, str) or not name.strip() or any(p.name == name for p in out):
-            raise fail(f"{where}: expected 'name' to be a text of its own", name)
-        if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
-            raise fail(f"{where}: expected 'max_runs' to be a whole number >= 1", runs)
-        if board not in VISIBILITY:
-            raise fail(f"{where}: expected 'leaderboard' to be one of {', '.join(VISIBILITY)}", board)
+            raise fail(None, f"{where}: expected a mapping of {', '.join(PHASE_KEYS)}", item)
+        _checked(item, PHASE_KEYS, PHASE_KEYS, fail, f"{where}: ")
+        if any(p.name == item["name"] for p in out):
+            raise fail(None, f"{where}: expected 'name' to be a text of its own", item["name"])
         opens, closes = (_time(item[k], f"{where}: {k}", fail) for k in ("opens", "closes"))
         if closes <= opens:
-            raise fail(f"{where}: expected 'closes' after 'opens'", item["closes"])
-        out.append(Phase(name, opens, closes, runs, board))
+            raise fail(None, f"{where}: expected 'closes' after 'opens'", item["closes"])
+        out.append(Phase(item["name"], opens, closes, item["max_runs"], item["leaderboard"]))
     return tuple(out)
 
 
@@ -180,5 +174,5 @@ def _time(value: Any, where: str, fail: Any) -> dt.datetime:
     except ValueError:
         t = None
     if not isinstance(t, dt.datetime) or t.tzinfo is None:
-        raise fail(f"{where}: expected an ISO 8601 time with a zone (2026-03-01T12:00:00Z)", str(value))
+        raise fail(None, f"{where}: expected an ISO 8601 time with a zone (2026-03-01T12:00:00Z)", str(value))
     return t

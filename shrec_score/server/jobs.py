@@ -1,8 +1,5 @@
-"""The scoring queue: one job at a time, each in a child process under limits (:mod:`.worker`).
-
-A job is a run whose status is ``queued`` in the store and nothing else, so a run accepted before a
-crash is scored after the next start; its outcome is committed with the status change in one
-guarded statement (:meth:`Store.finish`).  Stopping kills the job's child; the run stays queued.
+"""The scoring queue: one job at a time, each in a child process under limits (:mod:`.worker`).  A job is
+a run whose status is ``queued`` in the store and nothing else (docs/server.md, "What the server keeps").
 """
 
 from __future__ import annotations
@@ -47,11 +44,8 @@ class Scorer:
         c = self.contest
         out = os.path.join(self.store.work, f"{job['id']}-{secrets.token_hex(4)}")
         run = self.store.run_path(job)
-        cmd = [
-            sys.executable, "-m", "shrec_score.server.worker",
-            "--cpu", str(int(c.limits["cpu_seconds"])), "--memory", str(int(c.limits["memory_mb"])), "--parent", str(os.getpid()),
-            c.preset, run, out,
-        ]  # fmt: skip
+        limits = (str(int(c.limits["cpu_seconds"])), str(int(c.limits["memory_mb"])), str(os.getpid()))
+        cmd = [sys.executable, "-m", "shrec_score.server.worker", *limits, c.preset, run, out]
         proc = await asyncio.create_subprocess_exec(*cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
         wall = c.limits["wall_seconds"]
         try:

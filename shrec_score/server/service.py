@@ -1,32 +1,32 @@
 """What the server does for a request: who asks (:meth:`Server.team`), whether a phase admits the
-team, reading the upload under the size limit as it streams in, storing a checked run, and a
-refusal (:class:`Failed`).  :mod:`.app` and :mod:`.pages` call it; it imports neither.
+team, reading the upload under the size limit as it streams in, the form's session and CSRF token,
+storing a checked run, and a refusal (:class:`Failed`).  :mod:`.app` calls it; it does not import it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
+import hmac
 import os
-import re
 import secrets
 import shutil
 import time
 from collections import OrderedDict, deque
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 
-from .archive import PIECE, Limits, RunChecker, UploadError, unpack
+from . import views
+from .archive import PIECE, RunChecker, UploadError, unpack
 from .contest import Contest, Phase, now, stamp
 from .jobs import Scorer
-from .store import Refused, Store, Team, fsync_tree
+from .store import NAME, Refused, Store, Team, fsync_tree
 
-#: A run's name as a participant gives it (it becomes part of a file name).
-NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 #: Room for the multipart framing and the small fields beside the file.
 FRAMING = 64 << 10
 #: The form's session cookie (its value: a random id of a :class:`Session` kept by the server).
@@ -34,18 +34,15 @@ COOKIE = "shrec_session"
 
 
 class Failed(Exception):
-    """An upload answered with ``status`` and ``body`` (JSON) before it is stored."""
+    """An upload refused with ``status`` before it is stored; its JSON ``body``: the check's ``errors``
+    (422) or one ``text``."""
 
-    def __init__(self, status: int, body: dict[str, Any]) -> None:
+    def __init__(self, status: int, text: str = "", errors: list[dict[str, Any]] | None = None) -> None:
         super().__init__(status)
         self.status = status
-        self.body = body
-
-
-def refusal(status: int, text: str) -> Failed:
-    if status == 422:
-        return Failed(status, {"errors": [{"file": "upload", "line": None, "message": text}]})
-    return Failed(status, {"error": text})
+        self.body: dict[str, Any] = {"error": text}
+        if status == 422:
+            self.body = {"errors": errors or [{"file": "upload", "line": None, "message": text}]}
 
 
 @dataclass
@@ -54,42 +51,21 @@ class Session:
     team: Team | None = None
 
 
-class TooLarge(Exception):
-    pass
-
-
-@dataclass
-class RateLimiter:
-    """At most ``per_minute`` uploads per token in any 60 s."""
-
-    per_minute: float
-    seen: dict[str, deque[float]] = field(default_factory=dict)
-
-    def allow(self, key: str, at: float) -> bool:
-        times = self.seen.setdefault(key, deque())
-        while times and times[0] <= at - 60:
-            times.popleft()
-        if len(times) >= self.per_minute:
-            return False
-        times.append(at)
-        return True
-
-
 @dataclass
 class Server:
     contest: Contest
     store: Store
     checker: RunChecker
-    limiter: RateLimiter
     scorer: Scorer | None = None
     sessions: OrderedDict[str, Session] = field(default_factory=OrderedDict)
+    uploads: dict[str, deque[float]] = field(default_factory=dict)  # a team's uploads of the last 60 s
 
     @property
     def max_upload(self) -> int:
         return int(self.contest.limits["max_upload_mb"] * (1 << 20))
 
     def too_large(self, got: str) -> Failed:
-        return refusal(413, f"expected an upload of at most {self.contest.limits['max_upload_mb']:g} MB, got {got}")
+        return Failed(413, f"expected an upload of at most {self.contest.limits['max_upload_mb']:g} MB, got {got}")
 
     async def team(self, request: Request) -> Team | None:
         """The team of the request's bearer token (the API; a session cookie is never one); None without one."""
@@ -98,51 +74,100 @@ class Server:
             return None
         return await asyncio.to_thread(self.store.team_of, auth[7:].strip())
 
-    def new_session(self) -> tuple[str, Session]:
+    def session(self, sid: str) -> tuple[str, Session, bool]:
+        """The form's session ``sid``, else a new one (the oldest dropped past 10,000), and whether it is new."""
+        if sid in self.sessions:
+            return sid, self.sessions[sid], False
         sid = secrets.token_urlsafe(32)
         self.sessions[sid] = session = Session(secrets.token_urlsafe(32))
         while len(self.sessions) > 10_000:
             self.sessions.popitem(last=False)
-        return sid, session
+        return sid, session, True
+
+    async def leaderboard(self) -> list[dict[str, Any]]:
+        return views.leaderboard(self.contest, await asyncio.to_thread(self.store.runs), now(), self.checker.sort)
+
+    async def runs_of(self, team: Team) -> list[dict[str, Any]]:
+        return views.run_views(self.contest, await asyncio.to_thread(self.store.runs, team.id), now())
 
     def admit(self, team: Team) -> Phase:
-        """The open phase a team may upload to now (raises :class:`Failed`: 429, 403)."""
-        if not self.limiter.allow(team.name, time.monotonic()):
-            raise refusal(429, f"at most {self.limiter.per_minute:g} uploads a minute per team: try again in a minute")
+        """The open phase a team may upload to now (raises :class:`Failed`: 429 past ``rate_limit`` uploads in
+        any 60 s, 403)."""
+        times, at = self.uploads.setdefault(team.name, deque()), time.monotonic()
+        per_minute = self.contest.limits["rate_limit"]
+        while times and times[0] <= at - 60:
+            times.popleft()
+        if len(times) >= per_minute:
+            raise Failed(429, f"at most {per_minute:g} uploads a minute per team: try again in a minute")
+        times.append(at)
         phase = self.contest.open_phase(now())
         if phase is None:
-            raise refusal(403, "no phase of the contest is open for submissions")
+            raise Failed(403, "no phase of the contest is open for submissions")
         return phase
 
-    async def read_form(self, request: Request) -> FormData:
+    @contextlib.asynccontextmanager
+    async def form(self, request: Request) -> AsyncIterator[FormData]:
         """The multipart body, its size bounded while it streams in (raises :class:`Failed`: 413, 422)."""
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self.max_upload + FRAMING:
             raise self.too_large(f"{int(declared) >> 20} MB")
         if request.headers.get("content-type", "").split(";")[0].strip() != "multipart/form-data":
-            raise refusal(422, "expected a multipart/form-data body with the run in the field 'file'")
-        limited = Request(request.scope, _limited(request.receive, self.max_upload + FRAMING))
+            raise Failed(422, "expected a multipart/form-data body with the run in the field 'file'")
+        limited = Request(request.scope, self._limited(request.receive))
         try:
-            return await limited.form(max_files=1, max_fields=8)
-        except TooLarge:
-            raise self.too_large("more") from None
+            form = await limited.form(max_files=1, max_fields=8)
+        except Failed:  # past the limit as it streamed in
+            raise
         except Exception as exc:  # starlette's MultiPartException, a broken body
-            raise refusal(422, f"expected a multipart/form-data body with the run in the field 'file' ({exc})") from None
+            raise Failed(422, f"expected a multipart/form-data body with the run in the field 'file' ({exc})") from None
+        try:
+            yield form
+        finally:
+            await form.close()
+
+    async def form_upload(self, request: Request, session: Session, fresh: bool) -> dict[str, Any]:
+        """The form's upload: its CSRF token, the team's token once (kept in the session), then as the API."""
+        async with self.form(request) as form:
+            csrf, token = form.get("csrf"), form.get("token")
+            if fresh or not isinstance(csrf, str) or not hmac.compare_digest(csrf.encode(), session.csrf.encode()):
+                raise Failed(403, "the form expired: reload the page and submit again")
+            if isinstance(token, str) and token.strip():
+                session.team = await asyncio.to_thread(self.store.team_of, token.strip())
+                if session.team is None:
+                    raise Failed(401, "this is not a team's token")
+            if session.team is None:
+                raise Failed(401, "expected your team's token")
+            return await self.upload(session.team, self.admit(session.team), form)
 
     async def upload(self, team: Team, phase: Phase, form: FormData) -> dict[str, Any]:
         """Unpack, check and store the run of ``form`` (raises :class:`Failed`: 403, 413, 422)."""
         upload, name = form.get("file"), form.get("name") or None
         if not isinstance(upload, UploadFile) or not upload.filename:
-            raise refusal(422, "expected the run in the multipart field 'file' (a .zip, .tar.gz or .tgz of one run folder, or one run file)")
+            raise Failed(422, "expected the run in the multipart field 'file' (a .zip, .tar.gz or .tgz of one run folder, or one run file)")
         if name is not None and (not isinstance(name, str) or not NAME.fullmatch(name)):
-            raise refusal(422, f"expected 'name' to be 1 to 40 letters, digits, '_', '.' or '-', got {str(name)[:60]!r}")
+            raise Failed(422, f"expected 'name' to be 1 to 40 letters, digits, '_', '.' or '-', got {str(name)[:60]!r}")
         try:
             body = await asyncio.to_thread(self._store, team, name, upload, phase)
         except Refused as exc:
-            raise refusal(403, str(exc)) from None
+            raise Failed(403, str(exc)) from None
         if self.scorer is not None:
             self.scorer.wake.set()
         return body
+
+    def _limited(self, receive: Callable[[], Awaitable[Any]]) -> Callable[[], Awaitable[Any]]:
+        """``receive`` that refuses the body (413) once it passes the limit, as it streams in."""
+        seen = 0
+
+        async def wrapped() -> Any:
+            nonlocal seen
+            message = await receive()
+            if message.get("type") == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_upload + FRAMING:
+                    raise self.too_large("more")
+            return message
+
+        return wrapped
 
     def _store(self, team: Team, name: str | None, upload: UploadFile, phase: Phase) -> dict[str, Any]:
         c, store = self.contest, self.store
@@ -160,32 +185,15 @@ class Server:
                         raise self.too_large("more")
                     digest.update(piece)
                     out.write(piece)
-            limits = Limits(int(c.limits["max_unpacked_mb"]) << 20, int(c.limits["max_members"]), c.limits["max_ratio"])
             staged = os.path.join(work, "run")
             try:
-                unpacked = unpack(received, os.path.basename(upload.filename or "upload"), staged, limits)
+                unpacked = unpack(received, os.path.basename(upload.filename or "upload"), staged, c.limits)
             except UploadError as exc:
-                raise refusal(422, str(exc)) from None
+                raise Failed(422, str(exc)) from None
             errors = self.checker.errors(staged, unpacked)
             if errors:
-                raise Failed(422, {"errors": errors})
+                raise Failed(422, errors=errors)
             fsync_tree(staged)
             return store.accept(team, name, staged, unpacked.name, unpacked.suffix, phase.name, phase.max_runs, digest.hexdigest(), stamp())
         finally:
             shutil.rmtree(work, ignore_errors=True)
-
-
-def _limited(receive: Callable[[], Awaitable[Any]], limit: int) -> Callable[[], Awaitable[Any]]:
-    """``receive`` that raises :class:`TooLarge` once the body passes ``limit`` bytes (as it streams in)."""
-    seen = 0
-
-    async def wrapped() -> Any:
-        nonlocal seen
-        message = await receive()
-        if message.get("type") == "http.request":
-            seen += len(message.get("body", b""))
-            if seen > limit:
-                raise TooLarge()
-        return message
-
-    return wrapped

@@ -1,19 +1,12 @@
-"""Teams and runs: SQLite (the standard library's, WAL mode) and the stored files (docs/server.md,
-"What the server keeps").
-
-A run is accepted in one transaction: its files fsync'ed under ``incoming/``, then under the write
-lock (``BEGIN IMMEDIATE``, so concurrent uploads cannot pass ``max_runs``) the row inserted, the
-folder renamed to ``runs/ID``, the folders fsync'ed, and only then the commit; a crash before it
-leaves a folder without a row, removed at the next start.  A scoring's result is committed with the
-status change in one statement guarded by ``status = 'queued'``.  Every connection serves one call;
-a token is kept only as its SHA-256, compared in constant time.
+"""Teams and runs: SQLite (the standard library's, WAL mode) and the stored files; what survives a crash
+and why: docs/server.md, "What the server keeps".  Every connection serves one call.
 """
 
 from __future__ import annotations
 
 import hashlib
-import hmac
 import os
+import re
 import secrets
 import shutil
 import sqlite3
@@ -50,8 +43,12 @@ CREATE INDEX IF NOT EXISTS runs_team ON runs(team_id, phase);
 """
 
 
+#: A team's name, and a run's name as a participant gives it (each becomes part of a file name).
+NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
+
+
 class Refused(Exception):
-    """An upload the rules refuse (no open phase, max_runs reached): HTTP 403."""
+    """An upload past the team's ``max_runs`` in its phase: HTTP 403."""
 
 
 @dataclass(frozen=True)
@@ -65,19 +62,12 @@ def token_hash(token: str) -> str:
 
 
 def fsync_tree(top: str) -> None:
-    """fsync every file and folder under ``top`` (``top`` itself included)."""
-    if os.path.isfile(top):
-        _fsync_file(top)
-        return
-    for here, _, names in os.walk(top):  # one walk
+    """fsync every file and folder under the folder ``top`` (``top`` itself included)."""
+    for here, _, names in os.walk(top):
         for name in names:
-            _fsync_file(os.path.join(here, name))
+            with open(os.path.join(here, name), "rb") as f:
+                os.fsync(f.fileno())
         fsync_dir(here)
-
-
-def _fsync_file(path: str) -> None:
-    with open(path, "rb") as f:
-        os.fsync(f.fileno())
 
 
 class Store:
@@ -128,12 +118,9 @@ class Store:
         return token
 
     def team_of(self, token: str) -> Team | None:
-        digest = token_hash(token)
         with self.connect() as db:
-            row = db.execute("SELECT id, name, token_sha256 FROM teams WHERE token_sha256 = ?", (digest,)).fetchone()
-        if row is None or not hmac.compare_digest(row["token_sha256"], digest):
-            return None
-        return Team(row["id"], row["name"])
+            row = db.execute("SELECT id, name FROM teams WHERE token_sha256 = ?", (token_hash(token),)).fetchone()
+        return None if row is None else Team(row["id"], row["name"])
 
     def accept(self, team: Team, name: str | None, staged: str, unpacked: str, suffix: str, phase: str, max_runs: int, sha256: str, submitted: str) -> dict[str, Any]:
         """Store the run staged at ``staged/unpacked`` (already fsync'ed) as
