@@ -118,27 +118,12 @@ def macro_table(per_class: Table, measures: Sequence[str], run_order: Sequence[s
     """Per-run mean of the per-class means (PSB's -macro); classes without a scored query are left out; a
     measure summed over queries (num_*) is summed over classes, a geometric one (gm_map) is the geometric mean
     of the class values."""
-    measures = list(measures)
-    run_col = per_class["run"]
-    counted = np.asarray(per_class["queries"]) > 0
-    queries, cols = [], {m: np.full(len(run_order), np.nan) for m in measures}
-    for i, run in enumerate(run_order):
-        sub = counted & (run_col == run)
-        queries.append(int(np.asarray(per_class["queries"])[sub].sum()))
-        for m in measures:
-            col = np.asarray(per_class[m], dtype=np.float64)[sub]
-            col = col[~np.isnan(col)]
-            if not len(col):
-                continue
-            how = column_aggregate(m)  # over the classes as over the queries: a sum sums, a geometric mean stays one
-            if how == "sum":
-                cols[m][i] = float(col.sum())
-            elif how == "geometric":
-                with np.errstate(divide="ignore"):  # a class value of 0 (every AP floored): log 0 = -inf, exp gives 0 back
-                    cols[m][i] = float(np.exp(np.log(col).mean()))
-            else:
-                cols[m][i] = float(col.sum() / len(col))
-    return Table({"run": object_column(list(run_order)), "queries": np.asarray(queries, dtype=np.int64), **cols}, len(run_order))
+    queries = np.asarray(per_class["queries"], dtype=np.int64)
+    runs = np.where(queries > 0, per_class["run"], None)  # None: a class left out
+    with np.errstate(divide="ignore"):  # a class value of 0 (every AP floored): log 0 = -inf, exp gives 0 back
+        logs = {m: np.log(np.asarray(per_class[m], dtype=np.float64)) for m in measures if column_aggregate(m) == "geometric"}
+    table = per_run_table(Table({"run": runs, **{m: logs.get(m, per_class[m]) for m in measures}}, len(runs)), measures, run_order)
+    return table.assign("queries", np.asarray([queries[runs == run].sum() for run in run_order], dtype=np.int64), at=1)
 
 
 def sort_order(values: np.ndarray, ascending: bool) -> np.ndarray:

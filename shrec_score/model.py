@@ -154,16 +154,6 @@ class Qrels:
         t_ids, t_codes = _factorize(targets)
         return cls(path, q_ids, q_codes, t_ids, t_codes, np.asarray(grades, dtype=np.int64))
 
-    @property
-    def queries(self) -> list[str]:
-        """Query id of every judgment."""
-        return [self.query_ids[c] for c in self.query_codes.tolist()]
-
-    @property
-    def targets(self) -> list[str]:
-        """Target id of every judgment."""
-        return [self.target_ids[c] for c in self.target_codes.tolist()]
-
 
 def _factorize(values: list[str]) -> tuple[list[str], np.ndarray]:
     """Distinct values in order of first appearance, and each value's code."""
