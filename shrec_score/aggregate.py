@@ -119,7 +119,8 @@ def macro_table(per_class: Table, measures: Sequence[str], run_order: Sequence[s
     measure summed over queries (num_*) is summed over classes, a geometric one (gm_map) is the geometric mean
     of the class values."""
     queries = np.asarray(per_class["queries"], dtype=np.int64)
-    runs = np.where(queries > 0, per_class["run"], None)  # None: a class left out
+    runs = per_class["run"].astype(object)
+    runs[queries <= 0] = None  # a class left out
     with np.errstate(divide="ignore"):  # a class value of 0 (every AP floored): log 0 = -inf, exp gives 0 back
         logs = {m: np.log(np.asarray(per_class[m], dtype=np.float64)) for m in measures if column_aggregate(m) == "geometric"}
     table = per_run_table(Table({"run": runs, **{m: logs.get(m, per_class[m]) for m in measures}}, len(runs)), measures, run_order)
