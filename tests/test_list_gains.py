@@ -83,15 +83,16 @@ def test_class_list_gains_takes_the_per_list_way_and_falls_back(monkeypatch):
     assert rel.list_gains(rows[:0], np.zeros(1, dtype=np.int64), targets[:0]).tolist() == []
 
 
-def test_flat_gains_of_a_run_chunk_equal_the_repeated_lookup():
+def test_flat_gains_of_a_run_chunk_equal_the_repeated_lookup(monkeypatch):
     """engine.flat_gains over a run cut by run_chunks (sub-runs whose
     offsets start at 0) equals each entry's gain looked up one by one."""
     rel, q_labels, t_labels = _sister(400, 12, 73)
     rng = np.random.default_rng(9)
     lists = {q: rng.permutation(400)[: int(rng.integers(300, 401))] for q in rel.query_ids}
     run = RankedRun.from_lists("r", lists)
+    monkeypatch.setattr(engine, "CHUNK_ENTRIES", 1000)
     seen = 0
-    for rows, sub in engine.run_chunks(run, rel, chunk_entries=1000):
+    for rows, sub in engine.run_chunks(run):
         got = engine.flat_gains(sub, rel, rows)
         hand = [int(rel.gains(np.array([r]), np.array([t]))[0]) for r, lst in zip(rows.tolist(), (sub.ranked_list(i) for i in range(len(rows)))) for t in lst.tolist()]
         assert got.tolist() == hand
