@@ -25,7 +25,6 @@ from .ranking import (
     matrix_rank_block,
     matrix_to_ranked_run,
     tie_group_ids,
-    tie_group_sizes,
 )
 from .relevance import QrelsRelevance, Relevance, lookup
 from .table import Table
@@ -42,18 +41,16 @@ def flat_gains(run: RankedRun, relevance: Relevance, rows: np.ndarray) -> np.nda
 
 
 def rank_block(
-    run: RankedRun, relevance: Relevance, rows: np.ndarray, *, level: int = 1, gains: np.ndarray | None = None,
+    run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.ndarray, *, level: int = 1,
     sizes: np.ndarray | None = None, width: int = 1,
 ) -> RankBlock:
-    """Ranks of the relevant items (gain >= ``level``) of every query of ``run`` (relevance ``rows``).
+    """Ranks of the relevant items (gain >= ``level``) of every query of ``run`` (relevance ``rows``, entries' ``gains``).
 
     ``sizes`` (``ties="expected"``): each entry's tie group size, carried into
     the block.  At least ``width`` columns: chunked callers pass the largest K,
     so that each row's sums add the same columns whatever the chunk.
     """
     n_q = len(run.query_ids)
-    if gains is None:
-        gains = flat_gains(run, relevance, rows)
     hit = np.flatnonzero(gains >= level)  # the few relevant entries: index them, not every entry
     hit_rows = np.searchsorted(run.offsets, hit, side="right") - 1
     hit_pos = hit - run.offsets[hit_rows] + 1
@@ -365,12 +362,15 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
                 gains = gains[perm]
             if cut:
                 sub, gains = restrict(sub, relevance, gains, rows, settings)
-            sizes = tie_group_sizes(sub.tie_start, sub.offsets) if ties == "expected" and sub.tie_start is not None else None
+            sizes = None  # ties="expected": per entry, the size of its tie group
+            if ties == "expected" and sub.tie_start is not None:
+                group = tie_group_ids(sub.tie_start, sub.offsets)
+                sizes = np.bincount(group)[group]
             if judged:
                 jb = judged_block(sub, relevance, level=level, gains=gains, rows=rows, expected=sizes is not None)
                 for m in judged:
                     values[m.name][rows] = measure_values(m, jb, settings)
-            block = rank_block(sub, relevance, rows, level=level, gains=gains, sizes=sizes, width=width)
+            block = rank_block(sub, relevance, rows, gains, level=level, sizes=sizes, width=width)
             for m in binary:
                 values[m.name][rows] = measure_values(m, block, settings)
             pr[rows] = pr_rows(block, pr_levels)

@@ -59,9 +59,7 @@ def _blocks(run: MatrixRun) -> Iterator[tuple[int, int, np.ndarray]]:
 def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray, *, ties: bool = False) -> RankedRun:
     """The ranked lists of a matrix run by the matrix tie rule, a block of rows at a time;
     with ``ties`` also its tie groups (equal distances, :attr:`RankedRun.tie_start`)."""
-    _, self_col = _columns(run, self_index)
-    if (self_col >= 0).any() and not (self_col >= 0).all():
-        raise ValueError("all-against-all needs every query among the columns")
+    _, self_col = _columns(run, self_index)  # every query's column (all-against-all) or none's
     n_q = len(run.query_ids)
     own = bool(n_q) and self_col[0] >= 0
     width = run.matrix.shape[1] - own
@@ -127,12 +125,6 @@ def tie_group_ids(tie_start: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     firsts = offsets[:-1]
     new[firsts[firsts < n]] = True
     return np.cumsum(new) - 1
-
-
-def tie_group_sizes(tie_start: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Per entry, the number of entries of its tie group."""
-    g = tie_group_ids(tie_start, offsets)
-    return np.bincount(g)[g] if g.size else np.zeros(0, dtype=np.int64)
 
 
 def arrange_ties(tie_start: np.ndarray, offsets: np.ndarray, gains: np.ndarray, mode: str) -> np.ndarray:
