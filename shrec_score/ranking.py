@@ -190,6 +190,10 @@ def _rank_rows(
     n_items = np.fromiter(map(len, targets), dtype=np.int64, count=b - a)
     item_row = np.repeat(np.arange(b - a), n_items)
     item_col = col_of_target[np.concatenate(targets)] if n_items.sum() else np.zeros(0, dtype=np.int64)  # one lookup for the block
+    mine = item_col == self_col[a + item_row]  # the query's own item (all-against-all) leaves with its column
+    if mine.any():
+        item_row, item_col = item_row[~mine], item_col[~mine]
+        n_items = np.bincount(item_row, minlength=b - a)
     v = dist[item_row, item_col]
     ordered = np.sort(dist, axis=1)
     first = np.cumsum(n_items) - n_items

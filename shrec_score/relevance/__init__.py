@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, overload
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -99,8 +98,9 @@ class Relevance:
     def _count_relevant(self, level: int) -> np.ndarray:
         raise NotImplementedError
 
-    def relevant_targets(self, level: int = 1) -> Sequence[np.ndarray]:
-        """Per query, the target indices with gain >= ``level`` (itself excluded), ascending."""
+    def relevant_targets(self, level: int = 1) -> list[np.ndarray]:
+        """Per query, the target indices with gain >= ``level``, ascending; all-against-all, the query's own
+        item may be among them (a matrix ranking leaves it out with its column)."""
         raise NotImplementedError
 
     @staticmethod
@@ -217,9 +217,10 @@ class ClassRelevance(Relevance):
         flat = np.ascontiguousarray(self._table[:, self._target_label]).ravel()
         return flat, self._query_label.astype(np.int64) * n
 
-    def relevant_targets(self, level: int = 1) -> Sequence[np.ndarray]:
-        by_label = {lab: np.flatnonzero(self._table[lab][self._target_label] >= level) for lab in sorted(set(self._query_label.tolist()))}  # not np.unique: it imports numpy.ma (15 ms of start-up)
-        return _ClassMembers(by_label, self._query_label, self.self_index)
+    def relevant_targets(self, level: int = 1) -> list[np.ndarray]:
+        labels = set(self._query_label.tolist())  # not np.unique: it imports numpy.ma (15 ms of start-up)
+        by_label = {lab: np.flatnonzero(self._table[lab][self._target_label] >= level) for lab in labels}
+        return [by_label[lab] for lab in self._query_label.tolist()]  # one array per class, shared by its queries
 
     def _count_relevant(self, level: int) -> np.ndarray:
         per_class = np.bincount(self._target_label, minlength=self._table.shape[1])
@@ -266,32 +267,6 @@ class QrelsRelevance(Relevance):
         targets = (self._keys[keep] & 0xFFFFFFFF).astype(np.int64)
         bounds = np.searchsorted(self._query_of[keep], np.arange(self.n_queries + 1))
         return [targets[bounds[i] : bounds[i + 1]] for i in range(self.n_queries)]
-
-
-class _ClassMembers(Sequence[np.ndarray]):
-    """Per query, the relevant targets of its class without the query itself, made when asked for (one array per class is held)."""
-
-    def __init__(self, by_label: dict[int, np.ndarray], query_label: np.ndarray, self_index: np.ndarray) -> None:
-        self._by_label, self._query_label, self._self_index = by_label, query_label, self_index
-
-    def __len__(self) -> int:
-        return len(self._query_label)
-
-    def _one(self, q: int) -> np.ndarray:
-        targets = self._by_label[int(self._query_label[q])]
-        own = int(self._self_index[q])
-        return targets[targets != own] if own >= 0 else targets
-
-    @overload
-    def __getitem__(self, q: int) -> np.ndarray: ...
-
-    @overload
-    def __getitem__(self, q: slice) -> list[np.ndarray]: ...
-
-    def __getitem__(self, q: int | slice) -> np.ndarray | list[np.ndarray]:
-        if isinstance(q, slice):
-            return [self._one(i) for i in range(*q.indices(len(self)))]
-        return self._one(q if q >= 0 else q + len(self))
 
 
 def lookup(keys: np.ndarray, sorted_keys: np.ndarray, values: np.ndarray, missing: Any) -> np.ndarray:
