@@ -132,12 +132,8 @@ def grade_counts(relevance: Relevance, rows: np.ndarray) -> np.ndarray:
         np.add.at(counts, (pos, g), 1)
         return counts
     at_least = np.stack([relevance.n_relevant(level)[rows] for level in range(1, relevance.max_grade + 1)] + [np.zeros(rows.size, dtype=np.int64)], axis=1)
-    counts = np.zeros(at_least.shape, dtype=np.int64)
-    counts[:, 1:] = at_least[:, :-1] - at_least[:, 1:]
-    room = relevance.list_room(rows)
-    if room is not None:  # a classification judges its whole collection (less the query itself)
-        counts[:, 0] = room - at_least[:, 0]
-    return counts
+    room = relevance.list_room(rows)  # a classification judges its whole collection (less the query itself)
+    return -np.diff(at_least, axis=1, prepend=at_least[:, :1] if room is None else room[:, None]).astype(np.int64)
 
 
 def judged_block(run: RankedRun, relevance: Relevance, *, level: int, gains: np.ndarray, rows: np.ndarray, expected: bool = False) -> JudgedBlock:

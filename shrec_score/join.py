@@ -20,7 +20,7 @@ from .io.numbers import is_integer
 from .io.submissions import id_hint, strip_zeros
 from .io.trec import arrow_filled, arrow_indices, arrow_numpy, arrow_strings
 from .model import MatrixRun, RankedRun, RunSource, group_tie_starts
-from .ranking import drop_own_items, score_groups
+from .ranking import drop_own, score_groups
 from .relevance import QrelsRelevance, Relevance
 
 # -- id spellings (--strip-zeros, --id-map) -----------------------------------
@@ -211,17 +211,11 @@ def read_trec_run(
     elif missing.size and not missing_ok:
         first_missing = relevance.query_ids[int(missing[0])]
         raise trec.missing_queries_error(source.path, source.name, int(missing.size), relevance.n_queries, first_missing)
-    if (relevance.self_index >= 0).any():
-        own = drop_own_items(targets, rowq, relevance.self_index)
-        targets, rowq = targets[own], rowq[own]
-        group = None if group is None else group[own]
-        counts = np.bincount(rowq, minlength=relevance.n_queries)
     offsets = np.zeros(relevance.n_queries + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    run = RankedRun(source.name, list(relevance.query_ids), targets, offsets, [source.path], tag=tag)
-    if group is not None:
-        run.tie_start = group_tie_starts(group, offsets)
-    return run, notes
+    ties_at = None if group is None else group_tie_starts(group, offsets)
+    run = RankedRun(source.name, list(relevance.query_ids), targets, offsets, [source.path], tag=tag, tie_start=ties_at)
+    return drop_own(run, relevance.self_index), notes
 
 
 def _query_rows(path: str, queries: Any, relevance: Relevance, notes: list[str]) -> tuple[np.ndarray, np.ndarray | None]:

@@ -9,6 +9,7 @@ equal scores by target id descending (byte order), the rank column ignored.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -80,21 +81,16 @@ def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray, *, ties: bool =
     return out
 
 
-def drop_own_items(targets: np.ndarray, query_of: np.ndarray, own: np.ndarray) -> np.ndarray:
-    """Which entries to keep: all but the query's own item (``own[q]``: its index in the collection, or -1);
-    the one place where the own item leaves a ranked list (matrices drop the own column by the same rule).
-
-    >>> drop_own_items(np.array([3, 0, 1, 1]), np.array([0, 0, 1, 1]), np.array([0, -1])).tolist()
-    [True, False, True, True]
-    """
-    return np.asarray(targets) != np.asarray(own)[query_of]
-
-
 def drop_own(run: RankedRun, own: np.ndarray) -> RankedRun:
-    """``run`` without each query's own item (:func:`drop_own_items`)."""
+    """``run`` without each query's own item (``own[q]``: its index in the collection, or -1): the one place where
+    the own item leaves a ranked list (a matrix's own column leaves with the item, :func:`_rank_rows`).
+
+    >>> drop_own(RankedRun("r", ["a", "b"], np.array([3, 0, 1, 1]), np.array([0, 2, 4])), np.array([0, -1])).targets.tolist()
+    [3, 1, 1]
+    """
     if not (np.asarray(own) >= 0).any():
         return run
-    return keep_entries(run, drop_own_items(run.targets, np.repeat(np.arange(len(run.query_ids)), run.lengths()), own))
+    return keep_entries(run, run.targets != np.asarray(own)[np.repeat(np.arange(len(run.query_ids)), run.lengths())])
 
 
 def keep_entries(run: RankedRun, keep: np.ndarray) -> RankedRun:
@@ -103,7 +99,7 @@ def keep_entries(run: RankedRun, keep: np.ndarray) -> RankedRun:
     offsets = np.zeros(n_q + 1, dtype=np.int64)
     np.cumsum(np.bincount(np.repeat(np.arange(n_q), run.lengths())[keep], minlength=n_q), out=offsets[1:])
     ties = None if run.tie_start is None else group_tie_starts(tie_group_ids(run.tie_start, run.offsets)[keep], offsets)  # groups shrink, none merge
-    return RankedRun(run.name, run.query_ids, run.targets[keep], offsets, run.sources, drops=run.drops, tie_start=ties)
+    return replace(run, targets=run.targets[keep], offsets=offsets, tie_start=ties)
 
 
 def score_groups(queries: np.ndarray, scores: np.ndarray) -> np.ndarray:
