@@ -137,12 +137,8 @@ def sort_order(values: np.ndarray, ascending: bool) -> np.ndarray:
         return np.argsort(values, kind="stable")
     nan = np.isnan(values) if values.dtype.kind == "f" else np.zeros(len(values), dtype=bool)
     defined = np.flatnonzero(~nan)
-    if ascending:
-        order = defined[np.argsort(values[defined], kind="stable")]
-    else:  # reversed, sorted ascending, reversed back: the largest first, ties still in their order
-        defined = defined[::-1]
-        order = defined[np.argsort(values[defined], kind="stable")][::-1]
-    return np.concatenate([order, np.flatnonzero(nan)])
+    key = values[defined] if ascending else -values[defined].astype(np.float64)  # the largest first, ties in their order
+    return np.concatenate([defined[np.argsort(key, kind="stable")], np.flatnonzero(nan)])
 
 
 def leaderboard_table(per_run: Table, sort: str) -> Table:
@@ -159,16 +155,11 @@ def leaderboard_table(per_run: Table, sort: str) -> Table:
 
 def wide_values(per_query: Table, runs: Sequence[str], measure: str) -> tuple[Table, np.ndarray]:
     """The key columns (query[, class]) in first-appearance order and a (runs x queries) array of ``measure`` (NaN: no value)."""
-    queries = per_query["query"].tolist()
-    first: dict[Any, int] = {}
-    for i, q in enumerate(queries):
-        first.setdefault(q, i)
-    at = np.fromiter(first.values(), dtype=np.int64, count=len(first))
+    q_code, first = _codes(per_query["query"])
+    order = np.argsort(q_code, kind="stable")
+    at = order[np.searchsorted(q_code[order], np.arange(len(first)))]  # each query's first row
     keys = Table({k: per_query[k][at] for k in (("query", "class") if "class" in per_query else ("query",))}, len(first))
-    row_of = {q: k for k, q in enumerate(first)}
-    run_of = {str(r): j for j, r in enumerate(runs)}
-    q_code = np.fromiter((row_of[q] for q in queries), dtype=np.int64, count=len(queries))
-    r_code = np.fromiter((run_of.get(str(r), -1) for r in per_query["run"].tolist()), dtype=np.int64, count=len(queries))
+    r_code, _ = _codes(object_column([str(r) for r in per_query["run"].tolist()]), {str(r): j for j, r in enumerate(runs)})
     values = np.full((len(runs), len(first)), np.nan)
     known = r_code >= 0
     values[r_code[known], q_code[known]] = np.asarray(per_query[measure], dtype=np.float64)[known]
@@ -182,9 +173,7 @@ def ranking_table(per_query: Table, measure: str) -> Table:
     frame = frame.take(sort_order(frame["run"], True))
     frame = frame.take(sort_order(np.asarray(frame["value"]), _ascending(measure)))
     frame = frame.take(np.argsort(frame["_q"], kind="stable"))
-    q = frame["_q"]
-    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]]) if len(q) else np.zeros(0, dtype=np.int64)
-    rank = np.arange(len(q)) - np.repeat(starts, np.diff(np.r_[starts, len(q)])) + 1
+    rank = np.arange(len(frame)) - np.searchsorted(frame["_q"], frame["_q"]) + 1  # place within its query
     return Table({"query": frame["query"], "rank": rank.astype(np.int64), "run": frame["run"], "value": frame["value"]}, len(frame))
 
 

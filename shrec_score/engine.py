@@ -35,11 +35,6 @@ CHUNK_CELLS = 4_000_000
 MATRIX_QUERIES = 8192
 
 
-def flat_gains(run: RankedRun, relevance: Relevance, rows: np.ndarray) -> np.ndarray:
-    """Gain of every entry of ``run`` (CSR order); ``rows``: each query's relevance row."""
-    return relevance.list_gains(rows, run.offsets, run.targets)
-
-
 def rank_block(
     run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.ndarray, *, level: int = 1,
     sizes: np.ndarray | None = None, width: int = 1,
@@ -351,7 +346,7 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
     else:
         for rows, sub, known in _chunks(run, relevance, ties=ties != "rule"):
             ranked[rows] = sub.lengths() > 0
-            gains = flat_gains(sub, relevance, rows) if known is None else known
+            gains = relevance.list_gains(rows, sub.offsets, sub.targets) if known is None else known
             if ties in ("optimistic", "pessimistic") and sub.tie_start is not None:
                 perm = arrange_ties(sub.tie_start, sub.offsets, gains, ties)
                 sub = replace(sub, targets=sub.targets[perm])

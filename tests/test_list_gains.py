@@ -84,7 +84,7 @@ def test_class_list_gains_takes_the_per_list_way_and_falls_back(monkeypatch):
 
 
 def test_flat_gains_of_a_run_chunk_equal_the_repeated_lookup(monkeypatch):
-    """engine.flat_gains over a run cut by run_chunks (sub-runs whose
+    """Relevance.list_gains over a run cut by engine.run_chunks (sub-runs whose
     offsets start at 0) equals each entry's gain looked up one by one."""
     rel, q_labels, t_labels = _sister(400, 12, 73)
     rng = np.random.default_rng(9)
@@ -93,7 +93,7 @@ def test_flat_gains_of_a_run_chunk_equal_the_repeated_lookup(monkeypatch):
     monkeypatch.setattr(engine, "CHUNK_ENTRIES", 1000)
     seen = 0
     for rows, sub in engine.run_chunks(run):
-        got = engine.flat_gains(sub, rel, rows)
+        got = rel.list_gains(rows, sub.offsets, sub.targets)
         hand = [int(rel.gains(np.array([r]), np.array([t]))[0]) for r, lst in zip(rows.tolist(), (sub.ranked_list(i) for i in range(len(rows)))) for t in lst.tolist()]
         assert got.tolist() == hand
         seen += len(rows)

@@ -191,7 +191,7 @@ def test_a_2000_by_2000_matrix_scores_like_the_reference_on_sampled_rows(tmp_pat
 @pytest.mark.parametrize("seed", range(8))
 def test_fast_matrix_path_equals_full_ranking_path(seed):
     """ranks from one sort per block and searchsorted (binary measures) == ranks from a stable argsort of every row."""
-    from shrec_score.engine import flat_gains, rank_block
+    from shrec_score.engine import rank_block
     from shrec_score.model import Classification, MatrixRun
     from shrec_score.ranking import matrix_rank_block, matrix_to_ranked_run
     from shrec_score.relevance import Relevance
@@ -212,7 +212,7 @@ def test_fast_matrix_path_equals_full_ranking_path(seed):
     run = MatrixRun("m", "m.npy", d, rel.query_ids, np.arange(len(rel.query_ids)), np.arange(n))
     fast = matrix_rank_block(run, rel.relevant_targets(1), rel.n_relevant(1), rel.self_index)
     lists, rows = matrix_to_ranked_run(run, rel.self_index), np.arange(rel.n_queries)
-    full = rank_block(lists, rel, rows, flat_gains(lists, rel, rows))
+    full = rank_block(lists, rel, rows, rel.list_gains(rows, lists.offsets, lists.targets))
     np.testing.assert_array_equal(fast.rel_ranks, full.rel_ranks)
     np.testing.assert_array_equal(fast.n_retrieved, full.n_retrieved)
 
