@@ -121,9 +121,12 @@ def macro_table(per_class: Table, measures: Sequence[str], run_order: Sequence[s
     queries = np.asarray(per_class["queries"], dtype=np.int64)
     runs = per_class["run"].astype(object)
     runs[queries <= 0] = None  # a class left out
+    cols: dict[str, Any] = {"run": runs}
     with np.errstate(divide="ignore"):  # a class value of 0 (every AP floored): log 0 = -inf, exp gives 0 back
-        logs = {m: np.log(np.asarray(per_class[m], dtype=np.float64)) for m in measures if column_aggregate(m) == "geometric"}
-    table = per_run_table(Table({"run": runs, **{m: logs.get(m, per_class[m]) for m in measures}}, len(runs)), measures, run_order)
+        for m in measures:
+            geometric = column_aggregate(m) == "geometric"
+            cols[m] = np.log(np.asarray(per_class[m], dtype=np.float64)) if geometric else per_class[m]
+    table = per_run_table(Table(cols, len(runs)), measures, run_order)
     return table.assign("queries", np.asarray([queries[runs == run].sum() for run in run_order], dtype=np.int64), at=1)
 
 
@@ -137,7 +140,7 @@ def sort_order(values: np.ndarray, ascending: bool) -> np.ndarray:
         return np.argsort(values, kind="stable")
     nan = np.isnan(values) if values.dtype.kind == "f" else np.zeros(len(values), dtype=bool)
     defined = np.flatnonzero(~nan)
-    key = values[defined] if ascending else -values[defined].astype(np.float64)  # the largest first, ties in their order
+    key = values[defined] if ascending else -values[defined].astype(np.float64)  # largest first, ties in their order
     return np.concatenate([defined[np.argsort(key, kind="stable")], np.flatnonzero(nan)])
 
 
@@ -159,7 +162,8 @@ def wide_values(per_query: Table, runs: Sequence[str], measure: str) -> tuple[Ta
     order = np.argsort(q_code, kind="stable")
     at = order[np.searchsorted(q_code[order], np.arange(len(first)))]  # each query's first row
     keys = Table({k: per_query[k][at] for k in (("query", "class") if "class" in per_query else ("query",))}, len(first))
-    r_code, _ = _codes(object_column([str(r) for r in per_query["run"].tolist()]), {str(r): j for j, r in enumerate(runs)})
+    run_names = object_column([str(r) for r in per_query["run"].tolist()])
+    r_code, _ = _codes(run_names, {str(r): j for j, r in enumerate(runs)})
     values = np.full((len(runs), len(first)), np.nan)
     known = r_code >= 0
     values[r_code[known], q_code[known]] = np.asarray(per_query[measure], dtype=np.float64)[known]

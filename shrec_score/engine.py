@@ -39,7 +39,7 @@ def rank_block(
     run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.ndarray, *, level: int = 1,
     sizes: np.ndarray | None = None, width: int = 1,
 ) -> RankBlock:
-    """Ranks of the relevant items (gain >= ``level``) of every query of ``run`` (relevance ``rows``, entries' ``gains``).
+    """Ranks of the relevant items (gain >= ``level``) of every query of ``run`` (relevance ``rows``, ``gains``).
 
     ``sizes`` (``ties="expected"``): each entry's tie group size, carried into
     the block.  At least ``width`` columns: chunked callers pass the largest K,
@@ -79,10 +79,10 @@ def _dense(values: np.ndarray, lens: np.ndarray, width: int, dtype: type = np.fl
 
 
 def gain_blocks(
-    run: RankedRun, relevance: Relevance, qrows: np.ndarray, *, gains: np.ndarray | None = None, expected: bool = False,
+    run: RankedRun, relevance: Relevance, qrows: np.ndarray, gains: np.ndarray, *, expected: bool = False,
 ) -> Iterator[tuple[slice, GainBlock]]:
-    """Gain vectors of consecutive chunks of queries (relevance ``qrows``): ``(slice of run's queries, GainBlock)``;
-    ``expected``: with the tie groups' means."""
+    """Gain vectors (entries' ``gains``) of consecutive chunks of queries (relevance ``qrows``): ``(slice of run's
+    queries, GainBlock)``; ``expected``: with the tie groups' means."""
     n_q = len(run.query_ids)
     lengths = run.lengths()
     top = relevance.max_grade
@@ -91,14 +91,13 @@ def gain_blocks(
     ds = np.full(qrows.size, -1, dtype=np.int64) if room is None else room  # -1: Ds unknown
     width_all = max(1, int(lengths.max(initial=0)))
     step = max(1, CHUNK_CELLS // width_all)
-    flat = flat_tie_means(run, gains, (top, 1)) if expected and gains is not None and run.tie_start is not None else None
+    flat = flat_tie_means(run, gains, (top, 1)) if expected and run.tie_start is not None else None
     for a in range(0, n_q, step):
         b = min(n_q, a + step)
         lo, hi, lens = run.offsets[a], run.offsets[b], lengths[a:b]
-        g = relevance.list_gains(qrows[a:b], run.offsets[a : b + 1] - lo, run.targets[lo:hi]) if gains is None else gains[lo:hi]
         width = max(1, int(lens.max(initial=0)))
         means = None if flat is None else TieMeans(*(_dense(x[lo:hi], lens, width) for x in flat))
-        yield slice(a, b), GainBlock(_dense(g, lens, width, np.int8), lens.astype(np.int64), ch[a:b], cr[a:b], ds[a:b], top, ties=means)
+        yield slice(a, b), GainBlock(_dense(gains[lo:hi], lens, width, np.int8), lens.astype(np.int64), ch[a:b], cr[a:b], ds[a:b], top, ties=means)
 
 
 def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray) -> np.ndarray:
@@ -367,7 +366,7 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
             pr[rows] = pr_rows(block, pr_levels)
             if not (graded or curves):
                 continue
-            for sl, gb in gain_blocks(sub, relevance, rows, gains=gains, expected=sizes is not None):
+            for sl, gb in gain_blocks(sub, relevance, rows, gains, expected=sizes is not None):
                 for m in graded:
                     values[m.name][rows[sl]] = measure_values(m, gb, settings)
                 if curves:

@@ -249,8 +249,7 @@ def _query_rows(path: str, queries: Any, relevance: Relevance, notes: list[str])
 def _join_batches(
     path: str, docs: Any, rowq: np.ndarray, relevance: Relevance, *, lenient: bool, spell: Callable[[str], str] = str
 ) -> tuple[np.ndarray | None, np.ndarray]:
-    """Per line an identity of its id within its query (``lenient``; else a repeat is an error) and its judged
-    target (open collection; else :attr:`~Relevance.unjudged`), :data:`BATCH_LINES` at a time (docs/performance.md)."""
+    """Per line its id's identity in its query (``lenient``; else a repeat is an error) and its judged target."""
     import pyarrow as pa
     import pyarrow.compute as pc
 

@@ -85,7 +85,8 @@ def drop_own(run: RankedRun, own: np.ndarray) -> RankedRun:
     """``run`` without each query's own item (``own[q]``: its index in the collection, or -1): the one place where
     the own item leaves a ranked list (a matrix's own column leaves with the item, :func:`_rank_rows`).
 
-    >>> drop_own(RankedRun("r", ["a", "b"], np.array([3, 0, 1, 1]), np.array([0, 2, 4])), np.array([0, -1])).targets.tolist()
+    >>> run = RankedRun("r", ["a", "b"], np.array([3, 0, 1, 1]), np.array([0, 2, 4]))
+    >>> drop_own(run, np.array([0, -1])).targets.tolist()
     [3, 1, 1]
     """
     if not (np.asarray(own) >= 0).any():
