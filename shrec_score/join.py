@@ -305,13 +305,9 @@ def trec_order(rowq: np.ndarray, scores: np.ndarray, docs: Any) -> np.ndarray | 
     tied = same & (scores[1:] == scores[:-1])
     if not tied.any():
         return order
-    in_run = np.zeros(rowq.size, dtype=bool)  # lines in a run of equal (query, score)
-    in_run[:-1] |= tied
-    in_run[1:] |= tied
-    pos = np.flatnonzero(in_run)
-    starts = np.ones(pos.size, dtype=bool)  # a run starts at a line not tied to the one before it
-    inner = pos > 0
-    starts[inner] = ~tied[pos[inner] - 1]
+    after = np.r_[False, tied]  # tied to the line before it
+    pos = np.flatnonzero(np.r_[tied, False] | after)  # lines in a run of equal (query, score)
+    starts = ~after[pos]  # a run starts at a line not tied to the one before it
     order = np.arange(rowq.size) if order is None else order
     at = order[pos]
     runs = pa.table({"run": arrow_indices(np.cumsum(starts)), "doc": _taken(docs, at)})

@@ -116,12 +116,8 @@ def tie_group_ids(tie_start: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     >>> tie_group_ids(np.array([0, 0, 2, 0, 0]), np.array([0, 3, 5])).tolist()
     [0, 0, 1, 2, 2]
     """
-    n = tie_start.size
-    new = np.ones(n, dtype=bool)
-    new[1:] = tie_start[1:] != tie_start[:-1]
-    firsts = offsets[:-1]
-    new[firsts[firsts < n]] = True
-    return np.cumsum(new) - 1
+    place = np.arange(tie_start.size) - np.repeat(offsets[:-1], np.diff(offsets))  # each entry's place in its list
+    return np.cumsum(tie_start == place) - 1  # a group starts where its entries' start is
 
 
 def arrange_ties(tie_start: np.ndarray, offsets: np.ndarray, gains: np.ndarray, mode: str) -> np.ndarray:
