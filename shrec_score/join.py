@@ -256,8 +256,7 @@ def _join_batches(
     n = rowq.size
     ident = np.empty(n, dtype=np.int64) if lenient else None
     judged = np.full(n, relevance.unjudged, dtype=np.int64)
-    first = np.flatnonzero(rowq[1:] != rowq[:-1]) + 1 if n else np.zeros(0, dtype=np.int64)
-    first = np.append(np.zeros(min(n, 1), dtype=np.int64), first)  # each query's first line
+    first = np.flatnonzero(np.r_[True, rowq[1:] != rowq[:-1]]) if n else np.zeros(0, dtype=np.int64)  # each query's first line
     cuts = np.append(np.flatnonzero(np.diff(first // BATCH_LINES, prepend=-1)), first.size)  # queries that start a batch
     qrels = relevance if isinstance(relevance, QrelsRelevance) and not relevance.closed else None
     ids = arrow_strings(list(relevance.target_ids) if qrels is not None else [])
