@@ -50,20 +50,6 @@ def column_aggregate(column: str) -> str:
         return "mean"
 
 
-def _summarise(values: np.ndarray, group: np.ndarray, n_groups: int, measures: list[str]) -> np.ndarray:
-    """Each group's mean of each measure over its defined values, or the measure's own aggregate (sum, geometric); NaN where none is defined."""
-    sums, counts = group_sums(values, group, n_groups)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.where(counts > 0, sums / np.maximum(counts, 1).astype(np.float64), np.nan)
-    for j, m in enumerate(measures):
-        how = column_aggregate(m)
-        if how == "sum":
-            out[:, j] = np.where(counts[:, j] > 0, sums[:, j], np.nan)
-        elif how == "geometric":
-            out[:, j] = np.exp(out[:, j])
-    return out
-
-
 def _codes(values: np.ndarray, known: dict[Any, int] | None = None) -> tuple[np.ndarray, dict[Any, int]]:
     """Each value's place in ``known`` (else first-appearance order); -1 for None, NaN or unknown."""
     index: dict[Any, int] = {} if known is None else known
@@ -72,11 +58,21 @@ def _codes(values: np.ndarray, known: dict[Any, int] | None = None) -> tuple[np.
 
 
 def _group_means(per_query: Table, measures: list[str], group: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each group's means (:func:`_summarise`) and its number of scored queries (a measure defined)."""
+    """Each group's mean of each measure over its defined values, or the measure's own aggregate (sum, geometric),
+    NaN where none is defined; and the group's number of scored queries (a measure defined)."""
     columns = [np.asarray(per_query[m], dtype=np.float64) for m in measures]
     values = np.column_stack(columns) if columns else np.zeros((len(per_query), 0))
+    sums, counts = group_sums(values, group, n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(counts > 0, sums / np.maximum(counts, 1).astype(np.float64), np.nan)
+    for j, m in enumerate(measures):
+        how = column_aggregate(m)
+        if how == "sum":
+            out[:, j] = np.where(counts[:, j] > 0, sums[:, j], np.nan)
+        elif how == "geometric":
+            out[:, j] = np.exp(out[:, j])
     scored = (~np.isnan(values)).any(axis=1) & (group >= 0)
-    return _summarise(values, group, n, measures), np.bincount(group[scored], minlength=n).astype(np.int64)
+    return out, np.bincount(group[scored], minlength=n).astype(np.int64)
 
 
 def per_run_table(per_query: Table, measures: Sequence[str], run_order: Sequence[str]) -> Table:

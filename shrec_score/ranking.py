@@ -183,9 +183,10 @@ def _rank_rows(
     n_items = np.fromiter(map(len, targets), dtype=np.int64, count=b - a)
     item_row = np.repeat(np.arange(b - a), n_items)
     item_col = col_of_target[np.concatenate(targets)] if n_items.sum() else np.zeros(0, dtype=np.int64)  # one lookup for the block
-    mine = item_col == self_col[a + item_row]  # the query's own item (all-against-all) leaves with its column
+    own = self_col[a + item_row]  # its query's own column (all-against-all), else -1
+    mine = item_col == own  # the query's own item leaves with its column
     if mine.any():
-        item_row, item_col = item_row[~mine], item_col[~mine]
+        item_row, item_col, own = item_row[~mine], item_col[~mine], own[~mine]
         n_items = np.bincount(item_row, minlength=b - a)
     v = dist[item_row, item_col]
     ordered = np.sort(dist, axis=1)
@@ -198,7 +199,6 @@ def _rank_rows(
         tied = np.flatnonzero(equal[s] > 1) + first[i]
         if ties == "rule" and tied.size:  # the lower-column rule matters inside a group of equal values only
             before[tied] = equal_before(dist[i], v[tied], item_col[tied])
-    own = self_col[a + item_row]
     has_own = own >= 0
     if has_own.any():
         vs = dist[item_row, np.maximum(own, 0)]
