@@ -50,20 +50,6 @@ def column_aggregate(column: str) -> str:
         return "mean"
 
 
-def _summarise(values: np.ndarray, group: np.ndarray, n_groups: int, measures: list[str]) -> np.ndarray:
-    """Each group's mean of each measure over its defined values, or the measure's own aggregate (sum, geometric); NaN where none is defined."""
-    sums, counts = group_sums(values, group, n_groups)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.where(counts > 0, sums / np.maximum(counts, 1).astype(np.float64), np.nan)
-    for j, m in enumerate(measures):
-        how = column_aggregate(m)
-        if how == "sum":
-            out[:, j] = np.where(counts[:, j] > 0, sums[:, j], np.nan)
-        elif how == "geometric":
-            out[:, j] = np.exp(out[:, j])
-    return out
-
-
 def _codes(values: np.ndarray, known: dict[Any, int] | None = None) -> tuple[np.ndarray, dict[Any, int]]:
     """Each value's place in ``known`` (else first-appearance order); -1 for None, NaN or unknown."""
     index: dict[Any, int] = {} if known is None else known
@@ -72,11 +58,21 @@ def _codes(values: np.ndarray, known: dict[Any, int] | None = None) -> tuple[np.
 
 
 def _group_means(per_query: Table, measures: list[str], group: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each group's means (:func:`_summarise`) and its number of scored queries (a measure defined)."""
+    """Each group's mean of each measure over its defined values, or the measure's own aggregate (sum, geometric),
+    NaN where none is defined; and the group's number of scored queries (a measure defined)."""
     columns = [np.asarray(per_query[m], dtype=np.float64) for m in measures]
     values = np.column_stack(columns) if columns else np.zeros((len(per_query), 0))
+    sums, counts = group_sums(values, group, n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(counts > 0, sums / np.maximum(counts, 1).astype(np.float64), np.nan)
+    for j, m in enumerate(measures):
+        how = column_aggregate(m)
+        if how == "sum":
+            out[:, j] = np.where(counts[:, j] > 0, sums[:, j], np.nan)
+        elif how == "geometric":
+            out[:, j] = np.exp(out[:, j])
     scored = (~np.isnan(values)).any(axis=1) & (group >= 0)
-    return _summarise(values, group, n, measures), np.bincount(group[scored], minlength=n).astype(np.int64)
+    return out, np.bincount(group[scored], minlength=n).astype(np.int64)
 
 
 def per_run_table(per_query: Table, measures: Sequence[str], run_order: Sequence[str]) -> Table:
@@ -118,27 +114,16 @@ def macro_table(per_class: Table, measures: Sequence[str], run_order: Sequence[s
     """Per-run mean of the per-class means (PSB's -macro); classes without a scored query are left out; a
     measure summed over queries (num_*) is summed over classes, a geometric one (gm_map) is the geometric mean
     of the class values."""
-    measures = list(measures)
-    run_col = per_class["run"]
-    counted = np.asarray(per_class["queries"]) > 0
-    queries, cols = [], {m: np.full(len(run_order), np.nan) for m in measures}
-    for i, run in enumerate(run_order):
-        sub = counted & (run_col == run)
-        queries.append(int(np.asarray(per_class["queries"])[sub].sum()))
+    queries = np.asarray(per_class["queries"], dtype=np.int64)
+    runs = per_class["run"].astype(object)
+    runs[queries <= 0] = None  # a class left out
+    cols: dict[str, Any] = {"run": runs}
+    with np.errstate(divide="ignore"):  # a class value of 0 (every AP floored): log 0 = -inf, exp gives 0 back
         for m in measures:
-            col = np.asarray(per_class[m], dtype=np.float64)[sub]
-            col = col[~np.isnan(col)]
-            if not len(col):
-                continue
-            how = column_aggregate(m)  # over the classes as over the queries: a sum sums, a geometric mean stays one
-            if how == "sum":
-                cols[m][i] = float(col.sum())
-            elif how == "geometric":
-                with np.errstate(divide="ignore"):  # a class value of 0 (every AP floored): log 0 = -inf, exp gives 0 back
-                    cols[m][i] = float(np.exp(np.log(col).mean()))
-            else:
-                cols[m][i] = float(col.sum() / len(col))
-    return Table({"run": object_column(list(run_order)), "queries": np.asarray(queries, dtype=np.int64), **cols}, len(run_order))
+            geometric = column_aggregate(m) == "geometric"
+            cols[m] = np.log(np.asarray(per_class[m], dtype=np.float64)) if geometric else per_class[m]
+    table = per_run_table(Table(cols, len(runs)), measures, run_order)
+    return table.assign("queries", np.asarray([queries[runs == run].sum() for run in run_order], dtype=np.int64), at=1)
 
 
 def sort_order(values: np.ndarray, ascending: bool) -> np.ndarray:
@@ -151,12 +136,8 @@ def sort_order(values: np.ndarray, ascending: bool) -> np.ndarray:
         return np.argsort(values, kind="stable")
     nan = np.isnan(values) if values.dtype.kind == "f" else np.zeros(len(values), dtype=bool)
     defined = np.flatnonzero(~nan)
-    if ascending:
-        order = defined[np.argsort(values[defined], kind="stable")]
-    else:  # reversed, sorted ascending, reversed back: the largest first, ties still in their order
-        defined = defined[::-1]
-        order = defined[np.argsort(values[defined], kind="stable")][::-1]
-    return np.concatenate([order, np.flatnonzero(nan)])
+    key = values[defined] if ascending else -values[defined].astype(np.float64)  # largest first, ties in their order
+    return np.concatenate([defined[np.argsort(key, kind="stable")], np.flatnonzero(nan)])
 
 
 def leaderboard_table(per_run: Table, sort: str) -> Table:
@@ -173,16 +154,12 @@ def leaderboard_table(per_run: Table, sort: str) -> Table:
 
 def wide_values(per_query: Table, runs: Sequence[str], measure: str) -> tuple[Table, np.ndarray]:
     """The key columns (query[, class]) in first-appearance order and a (runs x queries) array of ``measure`` (NaN: no value)."""
-    queries = per_query["query"].tolist()
-    first: dict[Any, int] = {}
-    for i, q in enumerate(queries):
-        first.setdefault(q, i)
-    at = np.fromiter(first.values(), dtype=np.int64, count=len(first))
+    q_code, first = _codes(per_query["query"])
+    order = np.argsort(q_code, kind="stable")
+    at = order[np.searchsorted(q_code[order], np.arange(len(first)))]  # each query's first row
     keys = Table({k: per_query[k][at] for k in (("query", "class") if "class" in per_query else ("query",))}, len(first))
-    row_of = {q: k for k, q in enumerate(first)}
-    run_of = {str(r): j for j, r in enumerate(runs)}
-    q_code = np.fromiter((row_of[q] for q in queries), dtype=np.int64, count=len(queries))
-    r_code = np.fromiter((run_of.get(str(r), -1) for r in per_query["run"].tolist()), dtype=np.int64, count=len(queries))
+    run_names = object_column([str(r) for r in per_query["run"].tolist()])
+    r_code, _ = _codes(run_names, {str(r): j for j, r in enumerate(runs)})
     values = np.full((len(runs), len(first)), np.nan)
     known = r_code >= 0
     values[r_code[known], q_code[known]] = np.asarray(per_query[measure], dtype=np.float64)[known]
@@ -196,9 +173,7 @@ def ranking_table(per_query: Table, measure: str) -> Table:
     frame = frame.take(sort_order(frame["run"], True))
     frame = frame.take(sort_order(np.asarray(frame["value"]), _ascending(measure)))
     frame = frame.take(np.argsort(frame["_q"], kind="stable"))
-    q = frame["_q"]
-    starts = np.flatnonzero(np.r_[True, q[1:] != q[:-1]]) if len(q) else np.zeros(0, dtype=np.int64)
-    rank = np.arange(len(q)) - np.repeat(starts, np.diff(np.r_[starts, len(q)])) + 1
+    rank = np.arange(len(frame)) - np.searchsorted(frame["_q"], frame["_q"]) + 1  # place within its query
     return Table({"query": frame["query"], "rank": rank.astype(np.int64), "run": frame["run"], "value": frame["value"]}, len(frame))
 
 

@@ -25,7 +25,6 @@ from .ranking import (
     matrix_rank_block,
     matrix_to_ranked_run,
     tie_group_ids,
-    tie_group_sizes,
 )
 from .relevance import QrelsRelevance, Relevance, lookup
 from .table import Table
@@ -36,36 +35,22 @@ CHUNK_CELLS = 4_000_000
 MATRIX_QUERIES = 8192
 
 
-def _query_rows(run: RankedRun, rows: np.ndarray | None) -> np.ndarray:
-    return np.arange(len(run.query_ids)) if rows is None else rows
-
-
-def flat_gains(run: RankedRun, relevance: Relevance, rows: np.ndarray | None = None) -> np.ndarray:
-    """Gain of every entry of ``run`` (CSR order); ``rows``: each query's relevance row (default: all, in order)."""
-    return relevance.list_gains(_query_rows(run, rows), run.offsets, run.targets)
-
-
 def rank_block(
-    run: RankedRun, relevance: Relevance, *, level: int = 1, gains: np.ndarray | None = None,
-    rows: np.ndarray | None = None, sizes: np.ndarray | None = None, width: int = 1,
+    run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.ndarray, *, level: int = 1,
+    sizes: np.ndarray | None = None, width: int = 1,
 ) -> RankBlock:
-    """Ranks of the relevant items (gain >= ``level``) of every query of ``run``.
+    """Ranks of the relevant items (gain >= ``level``) of every query of ``run`` (relevance ``rows``, ``gains``).
 
-    ``rows`` as :func:`flat_gains`; ``sizes`` (``ties="expected"``): each
-    entry's tie group size, carried into the block.  At least ``width`` columns:
-    chunked callers pass the largest K, so that each row's sums add the same
-    columns whatever the chunk.
+    ``sizes`` (``ties="expected"``): each entry's tie group size, carried into
+    the block.  At least ``width`` columns: chunked callers pass the largest K,
+    so that each row's sums add the same columns whatever the chunk.
     """
-    qrows = _query_rows(run, rows)
     n_q = len(run.query_ids)
-    lengths = run.lengths()
-    if gains is None:
-        gains = flat_gains(run, relevance, rows)
     hit = np.flatnonzero(gains >= level)  # the few relevant entries: index them, not every entry
     hit_rows = np.searchsorted(run.offsets, hit, side="right") - 1
     hit_pos = hit - run.offsets[hit_rows] + 1
     col = np.arange(hit_rows.size) - np.searchsorted(hit_rows, hit_rows)  # place among its list's hits
-    k = relevance.n_relevant(level)[qrows]
+    k = relevance.n_relevant(level)[rows]
     width = max(width, int(k.max(initial=0)), int(col.max(initial=-1)) + 1)
     ranks = np.full((n_q, width), np.inf)
     ranks[hit_rows, col] = hit_pos
@@ -74,7 +59,7 @@ def rank_block(
         start, size = np.zeros((n_q, width)), np.zeros((n_q, width))
         start[hit_rows, col] = run.tie_start[hit]
         size[hit_rows, col] = sizes[hit]
-    return RankBlock(ranks, k, lengths.astype(np.int64), group_start=start, group_size=size)
+    return RankBlock(ranks, k, run.lengths().astype(np.int64), group_start=start, group_size=size)
 
 
 def flat_tie_means(run: RankedRun, gains: np.ndarray, thresholds: Sequence[int]) -> list[np.ndarray]:
@@ -94,10 +79,10 @@ def _dense(values: np.ndarray, lens: np.ndarray, width: int, dtype: type = np.fl
 
 
 def gain_blocks(
-    run: RankedRun, relevance: Relevance, *, gains: np.ndarray | None = None, rows: np.ndarray | None = None, expected: bool = False,
+    run: RankedRun, relevance: Relevance, qrows: np.ndarray, gains: np.ndarray, *, expected: bool = False,
 ) -> Iterator[tuple[slice, GainBlock]]:
-    """Gain vectors of consecutive chunks of queries: ``(slice of run's queries, GainBlock)``; ``expected``: with the tie groups' means."""
-    qrows = _query_rows(run, rows)
+    """Gain vectors (entries' ``gains``) of consecutive chunks of queries (relevance ``qrows``): ``(slice of run's
+    queries, GainBlock)``; ``expected``: with the tie groups' means."""
     n_q = len(run.query_ids)
     lengths = run.lengths()
     top = relevance.max_grade
@@ -106,14 +91,13 @@ def gain_blocks(
     ds = np.full(qrows.size, -1, dtype=np.int64) if room is None else room  # -1: Ds unknown
     width_all = max(1, int(lengths.max(initial=0)))
     step = max(1, CHUNK_CELLS // width_all)
-    flat = flat_tie_means(run, gains, (top, 1)) if expected and gains is not None and run.tie_start is not None else None
+    flat = flat_tie_means(run, gains, (top, 1)) if expected and run.tie_start is not None else None
     for a in range(0, n_q, step):
         b = min(n_q, a + step)
         lo, hi, lens = run.offsets[a], run.offsets[b], lengths[a:b]
-        g = relevance.list_gains(qrows[a:b], run.offsets[a : b + 1] - lo, run.targets[lo:hi]) if gains is None else gains[lo:hi]
         width = max(1, int(lens.max(initial=0)))
         means = None if flat is None else TieMeans(*(_dense(x[lo:hi], lens, width) for x in flat))
-        yield slice(a, b), GainBlock(_dense(g, lens, width, np.int8), lens.astype(np.int64), ch[a:b], cr[a:b], ds[a:b], top, ties=means)
+        yield slice(a, b), GainBlock(_dense(gains[lo:hi], lens, width, np.int8), lens.astype(np.int64), ch[a:b], cr[a:b], ds[a:b], top, ties=means)
 
 
 def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray) -> np.ndarray:
@@ -142,12 +126,8 @@ def grade_counts(relevance: Relevance, rows: np.ndarray) -> np.ndarray:
         np.add.at(counts, (pos, g), 1)
         return counts
     at_least = np.stack([relevance.n_relevant(level)[rows] for level in range(1, relevance.max_grade + 1)] + [np.zeros(rows.size, dtype=np.int64)], axis=1)
-    counts = np.zeros(at_least.shape, dtype=np.int64)
-    counts[:, 1:] = at_least[:, :-1] - at_least[:, 1:]
-    room = relevance.list_room(rows)
-    if room is not None:  # a classification judges its whole collection (less the query itself)
-        counts[:, 0] = room - at_least[:, 0]
-    return counts
+    room = relevance.list_room(rows)  # a classification judges its whole collection (less the query itself)
+    return -np.diff(at_least, axis=1, prepend=at_least[:, :1] if room is None else room[:, None]).astype(np.int64)
 
 
 def judged_block(run: RankedRun, relevance: Relevance, *, level: int, gains: np.ndarray, rows: np.ndarray, expected: bool = False) -> JudgedBlock:
@@ -167,10 +147,8 @@ def judged_block(run: RankedRun, relevance: Relevance, *, level: int, gains: np.
 def restrict(run: RankedRun, relevance: Relevance, gains: np.ndarray, rows: np.ndarray, settings: Settings) -> tuple[RankedRun, np.ndarray]:
     """The run as trec_eval sees it under ``-M depth`` and then ``-J`` (unjudged entries left out, the rest moving up)."""
     keep = np.ones(run.targets.size, dtype=bool)
-    if settings.depth is not None:
-        lengths = run.lengths()
-        place = np.arange(run.targets.size) - np.repeat(run.offsets[:-1], lengths)
-        keep &= place < settings.depth
+    if settings.depth is not None:  # each entry's place in its list
+        keep &= np.arange(run.targets.size) - np.repeat(run.offsets[:-1], run.lengths()) < settings.depth
     if settings.judged_only:
         keep &= judged_mask(run, relevance, rows)
     return (run, gains) if keep.all() else (keep_entries(run, keep), gains[keep])
@@ -180,13 +158,12 @@ def restrict(run: RankedRun, relevance: Relevance, gains: np.ndarray, rows: np.n
 CHUNK_ENTRIES = 2_000_000
 
 
-def run_chunks(run: RankedRun, relevance: Relevance, *, chunk_entries: int | None = None) -> Iterator[tuple[np.ndarray, RankedRun]]:
-    """Consecutive chunks of an aligned run, ``(relevance rows, sub-run)``, of at most ``chunk_entries`` (:data:`CHUNK_ENTRIES`) entries."""
-    chunk_entries = chunk_entries or CHUNK_ENTRIES
+def run_chunks(run: RankedRun) -> Iterator[tuple[np.ndarray, RankedRun]]:
+    """Consecutive chunks of an aligned run, ``(relevance rows, sub-run)``, of at most :data:`CHUNK_ENTRIES` entries."""
     n_q = len(run.query_ids)
     a = 0
     while a < n_q:
-        b = int(np.searchsorted(run.offsets, run.offsets[a] + chunk_entries, side="right")) - 1
+        b = int(np.searchsorted(run.offsets, run.offsets[a] + CHUNK_ENTRIES, side="right")) - 1
         b = min(n_q, max(b, a + 1))
         lo, hi = run.offsets[a], run.offsets[b]
         ties = None if run.tie_start is None else run.tie_start[lo:hi]
@@ -237,26 +214,25 @@ class MeanAccumulator:
         return np.where(self.count > 0, self.total / np.maximum(self.count, 1), np.nan)
 
 
-def _gain_at_recall(block: GainBlock, pct: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+#: The recall levels (per cent) of the SHREC 2006 gain-versus-recall curves.
+RECALL_PCT = np.arange(1, 101)
+
+
+def _gain_at_recall(block: GainBlock) -> tuple[np.ndarray, np.ndarray]:
     """CG and DCG at the j-th relevant item, j = ceil(p Cr / 100), where recall first reaches each p%; NaN where not retrieved or Cr = 0."""
     g = block.gains
-    rel = g >= 1
-    cg = np.cumsum(g, axis=1, dtype=np.int64).astype(np.float64)
-    dcg = discounted_cumulated_gain(g)
-    rows, cols = np.nonzero(rel)
-    nth = np.cumsum(rel, axis=1)[rows, cols] - 1
-    width = max(1, int(rel.sum(axis=1).max(initial=0)))
-    rel_pos = np.full((g.shape[0], width), -1, dtype=np.int64)
-    rel_pos[rows, nth] = cols
+    n, width = g.shape
     cr = block.n_relevant[:, None]
-    j = (pct[None, :] * cr + 99) // 100  # ceil(p Cr / 100), exact
-    idx = np.clip(j - 1, 0, width - 1)
-    pos = np.take_along_axis(rel_pos, idx, axis=1)
-    valid = (j >= 1) & (j - 1 < width) & (pos >= 0) & (cr > 0)
-    safe = np.maximum(pos, 0)
-    cg_at = np.where(valid, np.take_along_axis(cg, safe, axis=1), np.nan)
-    dcg_at = np.where(valid, np.take_along_axis(dcg, safe, axis=1), np.nan)
-    return cg_at, dcg_at
+    j = np.minimum((RECALL_PCT[None, :] * cr + 99) // 100, width + 1)  # ceil(p Cr / 100), exact; width + 1: never found
+    # the j-th relevant item's column: the first where the count of relevant items reaches j (rows laid end to end)
+    row = np.arange(n)[:, None]
+    found = (np.cumsum(g >= 1, axis=1) + row * (width + 1)).ravel()
+    pos = np.searchsorted(found, (j + row * (width + 1)).ravel()).reshape(j.shape) - row * width
+    valid = (pos < width) & (cr > 0)
+    at = np.minimum(pos, width - 1)
+    cg = np.cumsum(g, axis=1, dtype=np.int64).astype(np.float64)
+    cg_at = np.where(valid, np.take_along_axis(cg, at, axis=1), np.nan)
+    return cg_at, np.where(valid, np.take_along_axis(discounted_cumulated_gain(g), at, axis=1), np.nan)
 
 
 def _chunks(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, *, ties: bool = False) -> Iterator[tuple[np.ndarray, RankedRun, np.ndarray | None]]:
@@ -268,7 +244,7 @@ def _chunks(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, *, ti
             part = replace(run, query_ids=run.query_ids[a:b], row_of_query=run.row_of_query[a:b])
             yield np.arange(a, b), matrix_to_ranked_run(part, relevance.self_index[a:b], ties=ties), None
     else:
-        for rows, sub in run_chunks(align(run, relevance.query_ids), relevance):
+        for rows, sub in run_chunks(align(run, relevance.query_ids)):
             yield rows, sub, None
 
 
@@ -345,8 +321,6 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
     graded = [m for m in measures if m.kind == "graded"]
     judged = [m for m in measures if m.kind == "judged"]
     cut = settings.depth is not None or settings.judged_only
-    depth = settings.curve_depth
-    pct = np.arange(1, 101)
     level = settings.rel_level
     n_q = relevance.n_queries
     scores = RunScores.empty(run.name, n_q, measures, settings)
@@ -371,37 +345,39 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
     else:
         for rows, sub, known in _chunks(run, relevance, ties=ties != "rule"):
             ranked[rows] = sub.lengths() > 0
-            gains = flat_gains(sub, relevance, rows) if known is None else known
+            gains = relevance.list_gains(rows, sub.offsets, sub.targets) if known is None else known
             if ties in ("optimistic", "pessimistic") and sub.tie_start is not None:
                 perm = arrange_ties(sub.tie_start, sub.offsets, gains, ties)
                 sub = replace(sub, targets=sub.targets[perm])
                 gains = gains[perm]
             if cut:
                 sub, gains = restrict(sub, relevance, gains, rows, settings)
-            sizes = tie_group_sizes(sub.tie_start, sub.offsets) if ties == "expected" and sub.tie_start is not None else None
+            sizes = None  # ties="expected": per entry, the size of its tie group
+            if ties == "expected" and sub.tie_start is not None:
+                group = tie_group_ids(sub.tie_start, sub.offsets)
+                sizes = np.bincount(group)[group]
             if judged:
                 jb = judged_block(sub, relevance, level=level, gains=gains, rows=rows, expected=sizes is not None)
                 for m in judged:
                     values[m.name][rows] = measure_values(m, jb, settings)
-            block = rank_block(sub, relevance, level=level, gains=gains, rows=rows, sizes=sizes, width=width)
+            block = rank_block(sub, relevance, rows, gains, level=level, sizes=sizes, width=width)
             for m in binary:
                 values[m.name][rows] = measure_values(m, block, settings)
             pr[rows] = pr_rows(block, pr_levels)
             if not (graded or curves):
                 continue
-            for sl, gb in gain_blocks(sub, relevance, gains=gains, rows=rows, expected=sizes is not None):
+            for sl, gb in gain_blocks(sub, relevance, rows, gains, expected=sizes is not None):
                 for m in graded:
                     values[m.name][rows[sl]] = measure_values(m, gb, settings)
                 if curves:
                     counted = (ranked[rows[sl]] | (not skip)) & ~small[rows[sl]]
                     scored = (gb.n_relevant > 0) & counted
-                    for k, v in gain_vectors(gb, depth).items():
+                    for k, v in gain_vectors(gb, settings.curve_depth).items():
                         vec_acc[k].add(v[scored])
                     if gb.ties is not None:
                         continue  # no exact expectation: collect() leaves gain_vs_recall out
-                    cg_at, dcg_at = _gain_at_recall(gb, pct)
-                    gvr_acc["CG"].add(cg_at[counted])
-                    gvr_acc["DCG"].add(dcg_at[counted])
+                    for k, v in zip(("CG", "DCG"), _gain_at_recall(gb)):
+                        gvr_acc[k].add(v[counted])
     scores.leave_out(small | (~ranked if skip else False))
     scores.unranked = int((~ranked).sum())
     return scores
@@ -411,7 +387,6 @@ def collect(scores: Sequence[RunScores], relevance: Relevance, measures: Sequenc
     """The tables of an :class:`Evaluation` (per-query values, the mean PR curve, with ``curves`` the SHREC 2006 gain curves) from each run's scores."""
     pr_levels = settings.recall_levels()
     depth = settings.curve_depth
-    pct = np.arange(1, 101)
     frames, prs, curve_frames, gvr_frames = [], [], [], []
     for sc in scores:
         acc = MeanAccumulator(len(pr_levels))
@@ -420,7 +395,7 @@ def collect(scores: Sequence[RunScores], relevance: Relevance, measures: Sequenc
         if curves:
             curve_frames.append(Table({"run": sc.name, "rank": np.arange(1, depth + 1), **{k: a.mean() for k, a in sc.vectors.items()}}))
             gvr = sc.gain_at_recall
-            gvr_frames.append(Table({"run": sc.name, "recall_pct": pct, "CG": gvr["CG"].mean(), "DCG": gvr["DCG"].mean(), "queries": gvr["CG"].count}))
+            gvr_frames.append(Table({"run": sc.name, "recall_pct": RECALL_PCT, "CG": gvr["CG"].mean(), "DCG": gvr["DCG"].mean(), "queries": gvr["CG"].count}))
         data: dict[str, object] = {"run": sc.name, "query": relevance.query_ids, "class": relevance.query_classes}
         data.update({m.name: sc.values[m.name] for m in measures})
         frames.append(Table(data, relevance.n_queries))

@@ -20,7 +20,7 @@ from .io.numbers import is_integer
 from .io.submissions import id_hint, strip_zeros
 from .io.trec import arrow_filled, arrow_indices, arrow_numpy, arrow_strings
 from .model import MatrixRun, RankedRun, RunSource, group_tie_starts
-from .ranking import drop_own_items, score_groups
+from .ranking import drop_own, score_groups
 from .relevance import QrelsRelevance, Relevance
 
 # -- id spellings (--strip-zeros, --id-map) -----------------------------------
@@ -211,17 +211,11 @@ def read_trec_run(
     elif missing.size and not missing_ok:
         first_missing = relevance.query_ids[int(missing[0])]
         raise trec.missing_queries_error(source.path, source.name, int(missing.size), relevance.n_queries, first_missing)
-    if (relevance.self_index >= 0).any():
-        own = drop_own_items(targets, rowq, relevance.self_index)
-        targets, rowq = targets[own], rowq[own]
-        group = None if group is None else group[own]
-        counts = np.bincount(rowq, minlength=relevance.n_queries)
     offsets = np.zeros(relevance.n_queries + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    run = RankedRun(source.name, list(relevance.query_ids), targets, offsets, [source.path], tag=tag)
-    if group is not None:
-        run.tie_start = group_tie_starts(group, offsets)
-    return run, notes
+    ties_at = None if group is None else group_tie_starts(group, offsets)
+    run = RankedRun(source.name, list(relevance.query_ids), targets, offsets, [source.path], tag=tag, tie_start=ties_at)
+    return drop_own(run, relevance.self_index), notes
 
 
 def _query_rows(path: str, queries: Any, relevance: Relevance, notes: list[str]) -> tuple[np.ndarray, np.ndarray | None]:
@@ -255,16 +249,14 @@ def _query_rows(path: str, queries: Any, relevance: Relevance, notes: list[str])
 def _join_batches(
     path: str, docs: Any, rowq: np.ndarray, relevance: Relevance, *, lenient: bool, spell: Callable[[str], str] = str
 ) -> tuple[np.ndarray | None, np.ndarray]:
-    """Per line an identity of its id within its query (``lenient``; else a repeat is an error) and its judged
-    target (open collection; else :attr:`~Relevance.unjudged`), :data:`BATCH_LINES` at a time (docs/performance.md)."""
+    """Per line its id's identity in its query (``lenient``; else a repeat is an error) and its judged target."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     n = rowq.size
     ident = np.empty(n, dtype=np.int64) if lenient else None
     judged = np.full(n, relevance.unjudged, dtype=np.int64)
-    first = np.flatnonzero(rowq[1:] != rowq[:-1]) + 1 if n else np.zeros(0, dtype=np.int64)
-    first = np.append(np.zeros(min(n, 1), dtype=np.int64), first)  # each query's first line
+    first = np.flatnonzero(np.r_[True, rowq[1:] != rowq[:-1]]) if n else np.zeros(0, dtype=np.int64)  # each query's first line
     cuts = np.append(np.flatnonzero(np.diff(first // BATCH_LINES, prepend=-1)), first.size)  # queries that start a batch
     qrels = relevance if isinstance(relevance, QrelsRelevance) and not relevance.closed else None
     ids = arrow_strings(list(relevance.target_ids) if qrels is not None else [])
@@ -312,13 +304,9 @@ def trec_order(rowq: np.ndarray, scores: np.ndarray, docs: Any) -> np.ndarray | 
     tied = same & (scores[1:] == scores[:-1])
     if not tied.any():
         return order
-    in_run = np.zeros(rowq.size, dtype=bool)  # lines in a run of equal (query, score)
-    in_run[:-1] |= tied
-    in_run[1:] |= tied
-    pos = np.flatnonzero(in_run)
-    starts = np.ones(pos.size, dtype=bool)  # a run starts at a line not tied to the one before it
-    inner = pos > 0
-    starts[inner] = ~tied[pos[inner] - 1]
+    after = np.r_[False, tied]  # tied to the line before it
+    pos = np.flatnonzero(np.r_[tied, False] | after)  # lines in a run of equal (query, score)
+    starts = ~after[pos]  # a run starts at a line not tied to the one before it
     order = np.arange(rowq.size) if order is None else order
     at = order[pos]
     runs = pa.table({"run": arrow_indices(np.cumsum(starts)), "doc": _taken(docs, at)})

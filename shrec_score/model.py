@@ -150,22 +150,12 @@ class Qrels:
 
     @classmethod
     def from_lists(cls, path: str, queries: list[str], targets: list[str], grades: list[int]) -> Qrels:
-        q_ids, q_codes = _factorize(queries)
-        t_ids, t_codes = _factorize(targets)
+        q_ids, q_codes = factorize(queries)
+        t_ids, t_codes = factorize(targets)
         return cls(path, q_ids, q_codes, t_ids, t_codes, np.asarray(grades, dtype=np.int64))
 
-    @property
-    def queries(self) -> list[str]:
-        """Query id of every judgment."""
-        return [self.query_ids[c] for c in self.query_codes.tolist()]
 
-    @property
-    def targets(self) -> list[str]:
-        """Target id of every judgment."""
-        return [self.target_ids[c] for c in self.target_codes.tolist()]
-
-
-def _factorize(values: list[str]) -> tuple[list[str], np.ndarray]:
+def factorize(values: list[str]) -> tuple[list[str], np.ndarray]:
     """Distinct values in order of first appearance, and each value's code."""
     index: dict[str, int] = {}
     codes = np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int64, count=len(values))

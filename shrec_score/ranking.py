@@ -9,6 +9,7 @@ equal scores by target id descending (byte order), the rank column ignored.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -59,9 +60,7 @@ def _blocks(run: MatrixRun) -> Iterator[tuple[int, int, np.ndarray]]:
 def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray, *, ties: bool = False) -> RankedRun:
     """The ranked lists of a matrix run by the matrix tie rule, a block of rows at a time;
     with ``ties`` also its tie groups (equal distances, :attr:`RankedRun.tie_start`)."""
-    _, self_col = _columns(run, self_index)
-    if (self_col >= 0).any() and not (self_col >= 0).all():
-        raise ValueError("all-against-all needs every query among the columns")
+    _, self_col = _columns(run, self_index)  # every query's column (all-against-all) or none's
     n_q = len(run.query_ids)
     own = bool(n_q) and self_col[0] >= 0
     width = run.matrix.shape[1] - own
@@ -82,21 +81,17 @@ def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray, *, ties: bool =
     return out
 
 
-def drop_own_items(targets: np.ndarray, query_of: np.ndarray, own: np.ndarray) -> np.ndarray:
-    """Which entries to keep: all but the query's own item (``own[q]``: its index in the collection, or -1);
-    the one place where the own item leaves a ranked list (matrices drop the own column by the same rule).
-
-    >>> drop_own_items(np.array([3, 0, 1, 1]), np.array([0, 0, 1, 1]), np.array([0, -1])).tolist()
-    [True, False, True, True]
-    """
-    return np.asarray(targets) != np.asarray(own)[query_of]
-
-
 def drop_own(run: RankedRun, own: np.ndarray) -> RankedRun:
-    """``run`` without each query's own item (:func:`drop_own_items`)."""
+    """``run`` without each query's own item (``own[q]``: its index in the collection, or -1): the one place where
+    the own item leaves a ranked list (a matrix's own column leaves with the item, :func:`_rank_rows`).
+
+    >>> run = RankedRun("r", ["a", "b"], np.array([3, 0, 1, 1]), np.array([0, 2, 4]))
+    >>> drop_own(run, np.array([0, -1])).targets.tolist()
+    [3, 1, 1]
+    """
     if not (np.asarray(own) >= 0).any():
         return run
-    return keep_entries(run, drop_own_items(run.targets, np.repeat(np.arange(len(run.query_ids)), run.lengths()), own))
+    return keep_entries(run, run.targets != np.asarray(own)[np.repeat(np.arange(len(run.query_ids)), run.lengths())])
 
 
 def keep_entries(run: RankedRun, keep: np.ndarray) -> RankedRun:
@@ -105,7 +100,7 @@ def keep_entries(run: RankedRun, keep: np.ndarray) -> RankedRun:
     offsets = np.zeros(n_q + 1, dtype=np.int64)
     np.cumsum(np.bincount(np.repeat(np.arange(n_q), run.lengths())[keep], minlength=n_q), out=offsets[1:])
     ties = None if run.tie_start is None else group_tie_starts(tie_group_ids(run.tie_start, run.offsets)[keep], offsets)  # groups shrink, none merge
-    return RankedRun(run.name, run.query_ids, run.targets[keep], offsets, run.sources, drops=run.drops, tie_start=ties)
+    return replace(run, targets=run.targets[keep], offsets=offsets, tie_start=ties)
 
 
 def score_groups(queries: np.ndarray, scores: np.ndarray) -> np.ndarray:
@@ -121,18 +116,8 @@ def tie_group_ids(tie_start: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     >>> tie_group_ids(np.array([0, 0, 2, 0, 0]), np.array([0, 3, 5])).tolist()
     [0, 0, 1, 2, 2]
     """
-    n = tie_start.size
-    new = np.ones(n, dtype=bool)
-    new[1:] = tie_start[1:] != tie_start[:-1]
-    firsts = offsets[:-1]
-    new[firsts[firsts < n]] = True
-    return np.cumsum(new) - 1
-
-
-def tie_group_sizes(tie_start: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Per entry, the number of entries of its tie group."""
-    g = tie_group_ids(tie_start, offsets)
-    return np.bincount(g)[g] if g.size else np.zeros(0, dtype=np.int64)
+    place = np.arange(tie_start.size) - np.repeat(offsets[:-1], np.diff(offsets))  # each entry's place in its list
+    return np.cumsum(tie_start == place) - 1  # a group starts where its entries' start is
 
 
 def arrange_ties(tie_start: np.ndarray, offsets: np.ndarray, gains: np.ndarray, mode: str) -> np.ndarray:
@@ -198,6 +183,11 @@ def _rank_rows(
     n_items = np.fromiter(map(len, targets), dtype=np.int64, count=b - a)
     item_row = np.repeat(np.arange(b - a), n_items)
     item_col = col_of_target[np.concatenate(targets)] if n_items.sum() else np.zeros(0, dtype=np.int64)  # one lookup for the block
+    own = self_col[a + item_row]  # its query's own column (all-against-all), else -1
+    mine = item_col == own  # the query's own item leaves with its column
+    if mine.any():
+        item_row, item_col, own = item_row[~mine], item_col[~mine], own[~mine]
+        n_items = np.bincount(item_row, minlength=b - a)
     v = dist[item_row, item_col]
     ordered = np.sort(dist, axis=1)
     first = np.cumsum(n_items) - n_items
@@ -209,7 +199,6 @@ def _rank_rows(
         tied = np.flatnonzero(equal[s] > 1) + first[i]
         if ties == "rule" and tied.size:  # the lower-column rule matters inside a group of equal values only
             before[tied] = equal_before(dist[i], v[tied], item_col[tied])
-    own = self_col[a + item_row]
     has_own = own >= 0
     if has_own.any():
         vs = dist[item_row, np.maximum(own, 0)]

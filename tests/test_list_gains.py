@@ -83,16 +83,17 @@ def test_class_list_gains_takes_the_per_list_way_and_falls_back(monkeypatch):
     assert rel.list_gains(rows[:0], np.zeros(1, dtype=np.int64), targets[:0]).tolist() == []
 
 
-def test_flat_gains_of_a_run_chunk_equal_the_repeated_lookup():
-    """engine.flat_gains over a run cut by run_chunks (sub-runs whose
+def test_flat_gains_of_a_run_chunk_equal_the_repeated_lookup(monkeypatch):
+    """Relevance.list_gains over a run cut by engine.run_chunks (sub-runs whose
     offsets start at 0) equals each entry's gain looked up one by one."""
     rel, q_labels, t_labels = _sister(400, 12, 73)
     rng = np.random.default_rng(9)
     lists = {q: rng.permutation(400)[: int(rng.integers(300, 401))] for q in rel.query_ids}
     run = RankedRun.from_lists("r", lists)
+    monkeypatch.setattr(engine, "CHUNK_ENTRIES", 1000)
     seen = 0
-    for rows, sub in engine.run_chunks(run, rel, chunk_entries=1000):
-        got = engine.flat_gains(sub, rel, rows)
+    for rows, sub in engine.run_chunks(run):
+        got = rel.list_gains(rows, sub.offsets, sub.targets)
         hand = [int(rel.gains(np.array([r]), np.array([t]))[0]) for r, lst in zip(rows.tolist(), (sub.ranked_list(i) for i in range(len(rows)))) for t in lst.tolist()]
         assert got.tolist() == hand
         seen += len(rows)
@@ -101,12 +102,11 @@ def test_flat_gains_of_a_run_chunk_equal_the_repeated_lookup():
 
 def test_class_gains_broadcast_as_the_base_class_promises():
     """Relevance.gains broadcasts its arguments (a column of query rows
-    against a row of targets: a query x target table); the one-take lookup
-    of ClassRelevance too, equal to the plain twin and to the hand."""
+    against a row of targets: a query x target table); ClassRelevance's
+    class x class lookup too, equal to the hand."""
     rel, q_labels, t_labels = _sister(30, 6, 5)
     q = np.array([[0], [3], [5]])
     t = np.array([2, 7, 11, 29])
     got = rel.gains(q, t)
     assert got.shape == (3, 4)
-    assert got.tolist() == rel.gains_reference(q, t).tolist()
     assert got.tolist() == [_hand(q_labels, t_labels, [r], [t]) for r in (0, 3, 5)]

@@ -72,4 +72,4 @@ def test_reading_runs_leaves_the_relevance_as_it_was(tmp_path):
     assert (list(rel.target_ids), rel.collection_size, rel.n_relevant(1).tolist()) == before
     assert rel.collection_size is None and not rel.closed
     with pytest.raises(dataclasses.FrozenInstanceError):
-        rel.declared_size = 5  # type: ignore[misc]
+        rel.collection_size = 5  # type: ignore[misc]

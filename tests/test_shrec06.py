@@ -105,7 +105,8 @@ def test_worked_example_library(example):
     # the full vectors of seed 003, and the ideal ones
     rel = shrec_score.load_relevance(example / "targets.cla", example / "queries.cla", grades="sister")
     run = shrec_score.load_runs([example / "runs"], rel)[0][0]
-    (_, block), = list(gain_blocks(run, rel))
+    rows = np.arange(rel.n_queries)
+    (_, block), = list(gain_blocks(run, rel, rows, rel.list_gains(rows, run.offsets, run.targets)))
     assert block.gains[0].tolist() == G and block.n_highly.tolist() == [6] and block.n_relevant.tolist() == [11]
     vec = gain_vectors(block, 14)
     assert vec["CG"][0].tolist() == SEED_CG

@@ -67,6 +67,11 @@ def test_any_whitespace_between_fields_reads_as_one_blank_on_trec_eval_data(tmp_
     pd.testing.assert_frame_equal(original, _scores(tmp_path))
 
 
+def judged_ids(qrels):
+    """The query and the target id of every judgment."""
+    return [qrels.query_ids[c] for c in qrels.query_codes.tolist()], [qrels.target_ids[c] for c in qrels.target_codes.tolist()]
+
+
 def test_large_qrels_fast_path_equals_line_reader(tmp_path, monkeypatch):
     pytest.importorskip("pyarrow", reason="the fast extra")
     rng = np.random.default_rng(2)
@@ -77,11 +82,11 @@ def test_large_qrels_fast_path_equals_line_reader(tmp_path, monkeypatch):
     fast = trec.read_qrels(path)
     monkeypatch.setattr(trec, "FAST_QRELS_BYTES", 1 << 40)  # the line reader
     slow = trec.read_qrels(path)
-    assert (fast.queries, fast.targets, fast.grades.tolist()) == (slow.queries, slow.targets, slow.grades.tolist())
+    assert (judged_ids(fast), fast.grades.tolist()) == (judged_ids(slow), slow.grades.tolist())
     assert (fast.query_ids, fast.target_ids) == (slow.query_ids, slow.target_ids)  # both in order of first appearance
     kept = [line for line in rows if int(line.split()[3]) >= 0]  # grade -1: unjudged, left out as trec_eval does
     assert len(kept) < len(rows) and fast.grades.size == len(kept)
-    assert fast.queries[:2] == ["q0", "q0"] and fast.grades.tolist()[:3] == [int(line.split()[3]) for line in kept[:3]]
+    assert judged_ids(fast)[0][:2] == ["q0", "q0"] and fast.grades.tolist()[:3] == [int(line.split()[3]) for line in kept[:3]]
     # a pair judged twice in a large file: the line reader names both lines
     monkeypatch.setattr(trec, "FAST_QRELS_BYTES", 1 << 20)
     path.write_text("".join(rows) + rows[7].replace(" 0 d", " 1 d"))
@@ -228,12 +233,12 @@ def test_read_qrels_on_either_reader(tmp_path):
     small = tmp_path / "small.qrels"
     small.write_text("q1 0 d1 1\nq1 0 d2 0\n")
     got = trec.read_qrels(small)
-    assert got.queries == ["q1", "q1"] and got.targets == ["d1", "d2"]
+    assert judged_ids(got) == (["q1", "q1"], ["d1", "d2"])
     big = tmp_path / "big.qrels"
     big.write_text("".join(f"q{i % 97} 0 d{i} {i % 3}\n" for i in range(80_000)))
     assert big.stat().st_size >= trec.FAST_QRELS_BYTES
     got = trec.read_qrels(big)
-    assert got.targets[:3] == ["d0", "d1", "d2"] and got.grades[:4].tolist() == [0, 1, 2, 0] and len(got.query_ids) == 97
+    assert judged_ids(got)[1][:3] == ["d0", "d1", "d2"] and got.grades[:4].tolist() == [0, 1, 2, 0] and len(got.query_ids) == 97
 
 
 @pytest.mark.parametrize("closed", [False, True])
@@ -311,7 +316,7 @@ def test_qrels_bytes_get_one_answer_whatever_the_size_and_compression(tmp_path, 
     monkeypatch.setattr(trec, "FAST_QRELS_BYTES", 1 << 40)  # the line reader for the big one
     got.append(trec.read_qrels(big))
     for q in got:
-        assert q.targets[:3] == [f"d{odd}1", "d2", "d3"] and q.grades[:3].tolist() == [1, 0, 1]
+        assert judged_ids(q)[1][:3] == [f"d{odd}1", "d2", "d3"] and q.grades[:3].tolist() == [1, 0, 1]
 
 
 @pytest.mark.parametrize("line", ["q1  d9 1\n", " q1 0 d9\n", "q1 0 d9 \n", "q1\t\td9\t1\n", "q1 0 d9 1 5\n"])

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, overload
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
@@ -34,8 +33,9 @@ class Relevance:
     ignorable_queries: list[str]
     mode: str
     max_grade: int
-    #: Ds; None when unknown (qrels without --collection / --collection-size).
-    declared_size: int | None = None
+    #: Ds as declared (a classification's models, ``--collection[-size]``), never counted from the runs;
+    #: None when unknown (qrels without --collection / --collection-size).
+    collection_size: int | None = None
     #: How relevance was decided, for the output signature.
     description: str = ""
     #: Ids of the rows of a matrix run (listing order), and where they come from.
@@ -46,6 +46,8 @@ class Relevance:
     closed: bool = True
     #: A query is scored with its own item in its list (ShapeNet Core55; ``self_index`` -1).
     keeps_own_item: ClassVar[bool] = False
+    #: K per query by grade level, counted once (asked for by every chunk of a run), read-only.
+    _n_relevant: dict[int, np.ndarray] = field(repr=False, default_factory=dict)
 
     @functools.cached_property
     def target_index(self) -> dict[str, int]:
@@ -54,11 +56,6 @@ class Relevance:
     @property
     def n_queries(self) -> int:
         return len(self.query_ids)
-
-    @property
-    def collection_size(self) -> int | None:
-        """Ds as declared (a classification's models, ``--collection[-size]``), never counted from the runs."""
-        return self.declared_size
 
     def list_room(self, rows: np.ndarray | None = None) -> np.ndarray | None:
         """Ds per query (of ``rows``, default all): what its list can hold, the collection less the query
@@ -91,11 +88,19 @@ class Relevance:
         return self.gains(np.repeat(np.asarray(query_rows), np.diff(offsets)), targets)
 
     def n_relevant(self, level: int = 1) -> np.ndarray:
-        """Number of targets with gain >= ``level`` per query, itself excluded."""
+        """Number of targets with gain >= ``level`` per query, itself excluded (read-only)."""
+        if level not in self._n_relevant:
+            k = self._count_relevant(level)
+            k.flags.writeable = False
+            self._n_relevant[level] = k
+        return self._n_relevant[level]
+
+    def _count_relevant(self, level: int) -> np.ndarray:
         raise NotImplementedError
 
-    def relevant_targets(self, level: int = 1) -> Sequence[np.ndarray]:
-        """Per query, the target indices with gain >= ``level`` (itself excluded), ascending."""
+    def relevant_targets(self, level: int = 1) -> list[np.ndarray]:
+        """Per query, the target indices with gain >= ``level``, ascending; all-against-all, the query's own
+        item may be among them (a matrix ranking leaves it out with its column)."""
         raise NotImplementedError
 
     @staticmethod
@@ -107,9 +112,7 @@ class Relevance:
         t_parent = dict(zip(t_names, targets.class_parents))
         q_source = targets if queries is None else queries
         # query classes match target classes by name; one unknown to the targets gets its own row (K = 0)
-        q_parent = dict(t_parent)
-        for name, parent in zip(q_source.class_names, q_source.class_parents):
-            q_parent.setdefault(name, parent)
+        q_parent = t_parent | {n: p for n, p in zip(q_source.class_names, q_source.class_parents) if n not in t_parent}
         q_names = list(q_parent)
         q_pos = {n: i for i, n in enumerate(q_names)}
         top = 2 if grades == "sister" else 1
@@ -128,7 +131,7 @@ class Relevance:
             self_index=self_index, ignorable_queries=ignorable, max_grade=top,
             mode="all-against-all" if queries is None else "separate queries",
             _query_label=np.asarray(query_label, dtype=np.int64), _target_label=targets.labels.astype(np.int64),
-            _table=table, declared_size=len(targets.ids),
+            _table=table, collection_size=len(targets.ids),
             description="graded: own class 2, sister classes 1" if grades == "sister" else "binary: same class",
             matrix_row_ids=list(q_source.ids), matrix_row_source=q_source.path, matrix_col_source=targets.path,
         )
@@ -161,7 +164,7 @@ class Relevance:
         return QrelsRelevance(
             query_ids=query_ids, query_classes=[""] * len(query_ids), target_ids=target_ids,
             self_index=np.full(len(query_ids), -1, dtype=np.int64), ignorable_queries=[], mode="qrels", max_grade=top,
-            declared_size=size, closed=collection is not None,
+            collection_size=size, closed=collection is not None,
             description=f"qrels {os.path.basename(qrels.path)}", matrix_row_ids=list(query_ids),
             matrix_row_source=qrels.path, matrix_col_source=collection.path if collection is not None else qrels.path,
             _keys=keys[order], _grades=g[order], _query_of=q[order],
@@ -184,16 +187,6 @@ class ClassRelevance(Relevance):
     _table: np.ndarray = field(repr=False, default_factory=lambda: np.zeros((0, 0), dtype=np.int8))
 
     def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        by_target = self._gains_by_target
-        targets = np.asarray(targets)
-        n = len(self._target_label)
-        if by_target is None or not _within(targets, n):
-            return self.gains_reference(query_rows, targets)
-        at = np.take(by_target[1], query_rows) + targets  # the query's row of gains by target, then the target (broadcasting)
-        return np.take(by_target[0], at)
-
-    def gains_reference(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        """:meth:`gains` as two lookups in the class x class table (the plain twin)."""
         return self._table[self._query_label[query_rows], self._target_label[targets]]
 
     def list_gains(self, query_rows: np.ndarray, offsets: np.ndarray, targets: np.ndarray) -> np.ndarray:
@@ -204,7 +197,8 @@ class ClassRelevance(Relevance):
         offsets = np.asarray(offsets)
         n_lists, n = len(offsets) - 1, len(self._target_label)
         whole = n_lists > 0 and int(offsets[0]) == 0 and int(offsets[-1]) == targets.size
-        if by_target is None or not whole or targets.size < LIST_GAINS_MIN_MEAN * n_lists or not _within(targets, n):
+        short = not whole or targets.size < LIST_GAINS_MIN_MEAN * n_lists
+        if by_target is None or short or int(targets.min()) < 0 or int(targets.max()) >= n:
             return super().list_gains(query_rows, offsets, targets)
         flat, row_start = by_target
         out = np.empty(targets.size, dtype=flat.dtype)
@@ -223,11 +217,12 @@ class ClassRelevance(Relevance):
         flat = np.ascontiguousarray(self._table[:, self._target_label]).ravel()
         return flat, self._query_label.astype(np.int64) * n
 
-    def relevant_targets(self, level: int = 1) -> Sequence[np.ndarray]:
-        by_label = {lab: np.flatnonzero(self._table[lab][self._target_label] >= level) for lab in sorted(set(self._query_label.tolist()))}  # not np.unique: it imports numpy.ma (15 ms of start-up)
-        return _ClassMembers(by_label, self._query_label, self.self_index)
+    def relevant_targets(self, level: int = 1) -> list[np.ndarray]:
+        labels = set(self._query_label.tolist())  # not np.unique: it imports numpy.ma (15 ms of start-up)
+        by_label = {lab: np.flatnonzero(self._table[lab][self._target_label] >= level) for lab in labels}
+        return [by_label[lab] for lab in self._query_label.tolist()]  # one array per class, shared by its queries
 
-    def n_relevant(self, level: int = 1) -> np.ndarray:
+    def _count_relevant(self, level: int) -> np.ndarray:
         per_class = np.bincount(self._target_label, minlength=self._table.shape[1])
         counts = ((self._table >= level) * per_class[None, :]).sum(axis=1)
         k = counts[self._query_label].astype(np.int64)
@@ -245,8 +240,6 @@ class QrelsRelevance(Relevance):
     _keys: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
     _grades: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int8))
     _query_of: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
-    #: K per query by grade level, computed once (asked for by every chunk of a streamed run), read-only.
-    _n_relevant: dict[int, np.ndarray] = field(repr=False, default_factory=dict)
 
     def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
         q, t = np.broadcast_arrays(np.asarray(query_rows, dtype=np.int64), np.asarray(targets, dtype=np.int64))
@@ -266,42 +259,14 @@ class QrelsRelevance(Relevance):
         pos = np.repeat(lo - starts, n) + np.arange(int(n.sum()), dtype=np.int64)
         return np.repeat(np.arange(rows.size), n), self._keys[pos] & 0xFFFFFFFF, self._grades[pos]
 
-    def n_relevant(self, level: int = 1) -> np.ndarray:
-        if level not in self._n_relevant:
-            self._n_relevant[level] = _read_only(np.bincount(self._query_of[self._grades >= level], minlength=self.n_queries).astype(np.int64))
-        return self._n_relevant[level]
+    def _count_relevant(self, level: int) -> np.ndarray:
+        return np.bincount(self._query_of[self._grades >= level], minlength=self.n_queries).astype(np.int64)
 
     def relevant_targets(self, level: int = 1) -> list[np.ndarray]:
         keep = self._grades >= level
         targets = (self._keys[keep] & 0xFFFFFFFF).astype(np.int64)
         bounds = np.searchsorted(self._query_of[keep], np.arange(self.n_queries + 1))
         return [targets[bounds[i] : bounds[i + 1]] for i in range(self.n_queries)]
-
-
-class _ClassMembers(Sequence[np.ndarray]):
-    """Per query, the relevant targets of its class without the query itself, made when asked for (one array per class is held)."""
-
-    def __init__(self, by_label: dict[int, np.ndarray], query_label: np.ndarray, self_index: np.ndarray) -> None:
-        self._by_label, self._query_label, self._self_index = by_label, query_label, self_index
-
-    def __len__(self) -> int:
-        return len(self._query_label)
-
-    def _one(self, q: int) -> np.ndarray:
-        targets = self._by_label[int(self._query_label[q])]
-        own = int(self._self_index[q])
-        return targets[targets != own] if own >= 0 else targets
-
-    @overload
-    def __getitem__(self, q: int) -> np.ndarray: ...
-
-    @overload
-    def __getitem__(self, q: slice) -> list[np.ndarray]: ...
-
-    def __getitem__(self, q: int | slice) -> np.ndarray | list[np.ndarray]:
-        if isinstance(q, slice):
-            return [self._one(i) for i in range(*q.indices(len(self)))]
-        return self._one(q if q >= 0 else q + len(self))
 
 
 def lookup(keys: np.ndarray, sorted_keys: np.ndarray, values: np.ndarray, missing: Any) -> np.ndarray:
@@ -316,15 +281,6 @@ def lookup(keys: np.ndarray, sorted_keys: np.ndarray, values: np.ndarray, missin
         hit = sorted_keys[pos] == keys
         out[hit] = values[pos[hit]]
     return out
-
-
-def _within(targets: np.ndarray, n: int) -> bool:
-    return not targets.size or (int(targets.min()) >= 0 and int(targets.max()) < n)
-
-
-def _read_only(a: np.ndarray) -> np.ndarray:
-    a.flags.writeable = False
-    return a
 
 
 from .taxonomy import TaxonomyRelevance  # noqa: E402  (a subclass of Relevance, defined above)

@@ -9,6 +9,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..errors import InputError
+from ..model import factorize
 from . import Relevance
 
 
@@ -28,8 +29,6 @@ class TaxonomyRelevance(Relevance):
     _synset: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
     _subsynset: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
     _synset_level: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=bool))
-    #: K per grade level, computed once (asked for by every chunk of a run), read-only.
-    _n_relevant: dict[int, np.ndarray] = field(repr=False, default_factory=dict)
 
     @staticmethod
     def from_rows(
@@ -43,19 +42,14 @@ class TaxonomyRelevance(Relevance):
         if split is not None and split not in present:
             raise InputError(path, None, f"expected --split to name a split of the ground truth ({', '.join(sorted(present))})", repr(split))
         keep = [i for i, s in enumerate(splits) if split is None or s == split]
-        t_ids = [ids[i] for i in keep]
-        syn = [synsets[i] for i in keep]
-        sub = [subsynsets[i] for i in keep]
-        syn_code = {s: i for i, s in enumerate(dict.fromkeys(syn))}
-        sub_code = {s: i for i, s in enumerate(dict.fromkeys(sub))}
+        t_ids, syn, sub = ([column[i] for i in keep] for column in (ids, synsets, subsynsets))
         n = len(t_ids)
         return TaxonomyRelevance(
             query_ids=list(t_ids), query_classes=list(syn), target_ids=t_ids, self_index=np.full(n, -1, dtype=np.int64),
-            ignorable_queries=[], mode="shapenet", max_grade=3, declared_size=n,
+            ignorable_queries=[], mode="shapenet", max_grade=3, collection_size=n,
             description="ShapeNet taxonomy: same sub-synset 3, synset-level target 2, sibling sub-synset 1; own item kept" + (f"; split {split}" if split is not None else ""),
             matrix_row_ids=list(t_ids), matrix_row_source=path, matrix_col_source=path,
-            _synset=np.asarray([syn_code[s] for s in syn], dtype=np.int64),
-            _subsynset=np.asarray([sub_code[s] for s in sub], dtype=np.int64),
+            _synset=factorize(syn)[1], _subsynset=factorize(sub)[1],  # codes in order of first appearance
             _synset_level=np.asarray([a == b for a, b in zip(syn, sub)], dtype=bool),
         )
 
@@ -77,9 +71,5 @@ class TaxonomyRelevance(Relevance):
             out.append(by_group[key])
         return out
 
-    def n_relevant(self, level: int = 1) -> np.ndarray:
-        if level not in self._n_relevant:
-            k = np.asarray([targets.size for targets in self.relevant_targets(level)], dtype=np.int64)
-            k.flags.writeable = False
-            self._n_relevant[level] = k
-        return self._n_relevant[level]
+    def _count_relevant(self, level: int) -> np.ndarray:
+        return np.asarray([targets.size for targets in self.relevant_targets(level)], dtype=np.int64)
