@@ -16,15 +16,13 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
-
-from .aggregate import wide_values
+from .aggregate import column_aggregate, wide_values
 from .errors import visible
 from .escape import md_escape, rich_text, tex_escape
 from .io.writers import frame_to_csv
 from .measures.names import trec_name
-from .measures.registry import column_higher_is_better, display_name, get_measure
-from .notes import blank_note, significance_matrix, versus_best
+from .measures.registry import column_higher_is_better, display_name
+from .notes import best_value, blank_note, significance_matrix, versus_best
 from .table import Table
 
 __all__ = ["FORMATS", "md_escape", "rich_text", "tex_escape", "to_csv", "to_json", "to_latex", "to_markdown", "to_rich", "to_trec", "trec_field"]
@@ -71,18 +69,12 @@ def _table_cells(report: Report) -> tuple[list[str], list[list[str]], list[list[
     """Header, formatted cells and which cells show their column's best mean: the largest, the smallest
     for a lower-is-better measure (FP_*, FN_*), none in a column without a direction (``tau_b_std``)."""
     board = report.tables["leaderboard"]
-    best = {}
-    for m in report.shown:
-        higher = column_higher_is_better(m)
-        values = np.asarray(board[m], dtype=np.float64)
-        values = values[~np.isnan(values)]
-        if higher is not None and len(values):
-            best[m] = _fmt(float(values.max() if higher else values.min()))
+    best = {m: best_value(board[m].tolist(), column_higher_is_better(m)) for m in report.shown}
     cells, bold = [], []
     for rec in board.select(["rank", "run", "queries", *report.shown]).records():
         row = [str(v) for v in rec[:3]] + [_fmt(v) for v in rec[3:]]
         cells.append(row)
-        bold.append([False] * 3 + [c == best.get(m) for c, m in zip(row[3:], report.shown)])
+        bold.append([False] * 3 + [c == best[m] for c, m in zip(row[3:], report.shown)])
     return ["rank", "run", "queries", *[display_name(m) for m in report.shown]], cells, bold
 
 
@@ -187,14 +179,6 @@ def _tex_rules(head: list[str], rows: list[list[str]], *after_head: str) -> list
     return ["\\toprule", " & ".join(head) + " \\\\", "\\midrule", *after_head, *body, "\\bottomrule"]
 
 
-def _aggregate(column: str) -> str:
-    """How a column's per-query values make its mean (``Measure.aggregate``; ``"mean"`` for no measure)."""
-    try:
-        return get_measure(column).aggregate
-    except KeyError:
-        return "mean"
-
-
 def to_trec(report: Report, *, per_query: bool = False) -> str:
     """trec_eval-style lines ``measure<TAB>query<TAB>value`` (summary under ``all``; docs/outputs.md).
 
@@ -204,8 +188,8 @@ def to_trec(report: Report, *, per_query: bool = False) -> str:
     Every name is written by :func:`trec_field`, so a line has exactly three fields, whatever the names.
     """
     labels = {m: trec_field(trec_name(m) or m) for m in report.measures}
-    sums = {m for m in report.measures if _aggregate(m) == "sum"}
-    per_topic = [m for m in report.measures if _aggregate(m) != "geometric"]  # trec_eval -q prints gm_map under all only
+    sums = {m for m in report.measures if column_aggregate(m) == "sum"}
+    per_topic = [m for m in report.measures if column_aggregate(m) != "geometric"]  # trec_eval -q prints gm_map under all only
     board = report.tables["leaderboard"]
     table = report.tables["per_query"] if per_query else None
     runid = runids(report.run_tags, board["run"].tolist())
