@@ -84,11 +84,6 @@ def _axes(figure_class: type[Figure], figsize: tuple[float, float], ncols: int =
     return fig, fig.subplots(1, ncols)
 
 
-def _finish_lines(ax: Axes, ncol: int) -> None:
-    ax.grid(alpha=0.3)
-    legend_outside(ax, ncol)
-
-
 def legend_outside(ax: Axes, ncol: int = 1) -> None:
     """The legend to the right of the axes, its top at the axes' top: it covers no curve and no bar."""
     ax.legend(fontsize=8, ncol=ncol, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, frameon=False)
@@ -113,21 +108,22 @@ def plot_pr_curves(report: Report, ax: Axes | None = None) -> Axes:
         raise ValueError("report: expected a report with precision-recall curves (report.pr_curve is empty)")
     if ax is None:
         _, ax = _axes(_figure_class(), LINE_FIGSIZE)
-    runs, st, label = _lines(report)
-    for r in runs:
-        sub = pr[pr["run"] == r]
-        ax.plot(sub["recall"], sub["precision"], label=label[r], **st[r])
+    runs = _draw(ax, report, pr, "recall", "precision")
     ax.set(xlabel="Recall", ylabel="Precision", xlim=(0, 1.02), ylim=(0, 1.02), title="Precision-recall")
-    _finish_lines(ax, 1 if len(runs) <= 20 else 2)
+    ax.grid(alpha=0.3)
+    legend_outside(ax, 1 if len(runs) <= 20 else 2)
     return ax
 
 
-def _lines(report: Report) -> tuple[list[str], dict[str, dict], dict[str, str]]:
-    """The runs in leaderboard order, the style of each and its legend label "run (measure value)"."""
+def _draw(ax: Axes, report: Report, table: Any, x: str, y: str, **options: Any) -> list[str]:
+    """One line per run of ``table`` (``x`` against ``y``) in leaderboard order, styled by :func:`styles` and
+    labelled "run (measure value)"; returns the runs."""
     board = report.leaderboard
     runs = [str(r) for r in board["run"]]
-    label = {r: f"{r} ({DISPLAY.get(report.sort, report.sort)} {v:.3f})" for r, v in zip(runs, board[report.sort])}
-    return runs, dict(zip(runs, styles(len(runs)))), label
+    for r, value, style in zip(runs, board[report.sort], styles(len(runs))):
+        sub = table[table["run"] == r]
+        ax.plot(sub[x], sub[y], label=f"{r} ({DISPLAY.get(report.sort, report.sort)} {value:.3f})", **options, **style)
+    return runs
 
 
 def plot_files(report: Report, formats: tuple[str, ...] = ("png", "svg")) -> dict[str, bytes]:
@@ -157,7 +153,7 @@ _GLYPH = re.compile(r"Glyph (\d+) .*missing from font")
 
 def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
     Figure = _figure_class()
-    runs, st, label = _lines(report)
+    runs = [str(r) for r in report.leaderboard["run"]]
     written: dict[str, bytes] = {}
     ncol = 1 if len(runs) <= 20 else 2
 
@@ -169,20 +165,17 @@ def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
     curves = report.curves
     if curves is not None:
         fig, ax = _axes(Figure, LINE_FIGSIZE)
-        for r in runs:
-            sub = curves[curves["run"] == r]
-            ax.plot(sub["rank"], sub["NDCG"], label=label[r], markevery=10, **st[r])
+        _draw(ax, report, curves, "rank", "NDCG", markevery=10)
         ax.set(xlabel="Rank", ylabel="Mean NDCG", xlim=(1, int(curves["rank"].max())), title="Normalized discounted cumulated gain")
-        _finish_lines(ax, ncol)
+        ax.grid(alpha=0.3)
+        legend_outside(ax, ncol)
         written.update(_save(fig, "ndcg_vs_rank", formats))
 
     gains = report.gain_vs_recall
     if gains is not None:
         fig, axes = _axes(Figure, (11, 4.5), ncols=2)
         for kind, ax in zip(("CG", "DCG"), axes):
-            for r in runs:
-                sub = gains[gains["run"] == r]
-                ax.plot(sub["recall_pct"], sub[kind], label=label[r], markevery=10, **st[r])
+            _draw(ax, report, gains, "recall_pct", kind, markevery=10)
             ax.set(xlabel="Recall (%)", ylabel=f"Mean {kind}", title=f"Average {kind} vs recall")
             ax.grid(alpha=0.3)
         legend_outside(axes[1], ncol)
@@ -198,7 +191,7 @@ def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
         x = np.arange(len(classes))
         for i, r in enumerate(runs):
             sub = pc[pc["run"] == r].set_index("class").reindex(classes)
-            ax.bar(x + i * width - 0.4 + width / 2, sub[report.sort], width, label=r, color=st[r]["color"], hatch=_HATCHES[i % 7], edgecolor="black", linewidth=0.3)
+            ax.bar(x + i * width - 0.4 + width / 2, sub[report.sort], width, label=r, color=PALETTE[i % 20], hatch=_HATCHES[i % 7], edgecolor="black", linewidth=0.3)
         ax.set_xticks(x, [str(c) for c in classes], rotation=60, ha="right", fontsize=7)
         ax.set(ylabel=DISPLAY.get(report.sort, report.sort), title=f"{DISPLAY.get(report.sort, report.sort)} per class")
         legend_outside(ax, ncol)
