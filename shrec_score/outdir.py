@@ -253,16 +253,14 @@ class OutputFolder:
 
 
 def _not_a_folder(path: str) -> str | None:
-    """What the first part of ``path`` that exists but is no folder is (``runs/afile is a file``), or None."""
-    parents = []
+    """What the first part of ``path`` that exists but is no folder is (``runs/afile is a file``), or None:
+    the deepest part that exists (nothing exists under a file)."""
     part = os.path.dirname(os.path.normpath(path))
-    while part and part not in parents:
-        parents.append(part)
+    while part and not os.path.lexists(part):
         part = os.path.dirname(part)
-    for part in reversed(parents):
-        if os.path.lexists(part) and not os.path.isdir(part):
-            return f"{part} is {'a file' if os.path.isfile(part) else 'not a folder'}"
-    return None
+    if not part or os.path.isdir(part):
+        return None
+    return f"{part} is {'a file' if os.path.isfile(part) else 'not a folder'}"
 
 
 def _write_synced(path: str, data: bytes) -> None:
