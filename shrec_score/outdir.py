@@ -381,19 +381,15 @@ def fsync_dir(path: str) -> None:
 
 
 def _swap_names(staging: str, path: str) -> None:
-    """Exchange the folders at ``staging`` and ``path`` (its own inverse)."""
-    if _exchange(staging, path):
+    """Exchange the folders at ``staging`` and ``path`` (its own inverse): atomically where Linux's
+    ``RENAME_EXCHANGE`` works, else by two renames through ``.old`` (put back by ``_recover`` if cut between)."""
+    if _renameat2(staging, path, 2):  # RENAME_EXCHANGE
         return
     parent, name = os.path.split(path)
     old = os.path.join(parent, f".{name}{_TAG}{_token()}.old")
     os.rename(path, old)
     os.rename(staging, path)
     os.rename(old, staging)
-
-
-def _exchange(a: str, b: str) -> bool:
-    """Swap two paths atomically (Linux ``renameat2(RENAME_EXCHANGE)``); False where not supported."""
-    return _renameat2(a, b, 2)
 
 
 def _renameat2(a: str, b: str, flags: int) -> bool:
