@@ -12,7 +12,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
-from .measures.registry import DISPLAY
+from .measures.registry import display_name
 from .outdir import publish
 from .report import Report
 
@@ -110,19 +110,19 @@ def plot_pr_curves(report: Report, ax: Axes | None = None) -> Axes:
         _, ax = _axes(_figure_class(), LINE_FIGSIZE)
     runs = _draw(ax, report, pr, "recall", "precision")
     ax.set(xlabel="Recall", ylabel="Precision", xlim=(0, 1.02), ylim=(0, 1.02), title="Precision-recall")
-    ax.grid(alpha=0.3)
     legend_outside(ax, 1 if len(runs) <= 20 else 2)
     return ax
 
 
 def _draw(ax: Axes, report: Report, table: Any, x: str, y: str, **options: Any) -> list[str]:
-    """One line per run of ``table`` (``x`` against ``y``) in leaderboard order, styled by :func:`styles` and
-    labelled "run (measure value)"; returns the runs."""
+    """One line per run of ``table`` (``x`` against ``y``) in leaderboard order on a grid, styled by
+    :func:`styles` and labelled "run (measure value)"; returns the runs."""
     board = report.leaderboard
     runs = [str(r) for r in board["run"]]
     for r, value, style in zip(runs, board[report.sort], styles(len(runs))):
         sub = table[table["run"] == r]
-        ax.plot(sub[x], sub[y], label=f"{r} ({DISPLAY.get(report.sort, report.sort)} {value:.3f})", **options, **style)
+        ax.plot(sub[x], sub[y], label=f"{r} ({display_name(report.sort)} {value:.3f})", **options, **style)
+    ax.grid(alpha=0.3)
     return runs
 
 
@@ -167,7 +167,6 @@ def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
         fig, ax = _axes(Figure, LINE_FIGSIZE)
         _draw(ax, report, curves, "rank", "NDCG", markevery=10)
         ax.set(xlabel="Rank", ylabel="Mean NDCG", xlim=(1, int(curves["rank"].max())), title="Normalized discounted cumulated gain")
-        ax.grid(alpha=0.3)
         legend_outside(ax, ncol)
         written.update(_save(fig, "ndcg_vs_rank", formats))
 
@@ -177,7 +176,6 @@ def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
         for kind, ax in zip(("CG", "DCG"), axes):
             _draw(ax, report, gains, "recall_pct", kind, markevery=10)
             ax.set(xlabel="Recall (%)", ylabel=f"Mean {kind}", title=f"Average {kind} vs recall")
-            ax.grid(alpha=0.3)
         legend_outside(axes[1], ncol)
         written.update(_save(fig, "cg_vs_recall", formats))
 
@@ -193,7 +191,7 @@ def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
             sub = pc[pc["run"] == r].set_index("class").reindex(classes)
             ax.bar(x + i * width - 0.4 + width / 2, sub[report.sort], width, label=r, color=PALETTE[i % 20], hatch=_HATCHES[i % 7], edgecolor="black", linewidth=0.3)
         ax.set_xticks(x, [str(c) for c in classes], rotation=60, ha="right", fontsize=7)
-        ax.set(ylabel=DISPLAY.get(report.sort, report.sort), title=f"{DISPLAY.get(report.sort, report.sort)} per class")
+        ax.set(ylabel=display_name(report.sort), title=f"{display_name(report.sort)} per class")
         legend_outside(ax, ncol)
         safe = "".join(c if c.isalnum() else "_" for c in report.sort)
         written.update(_save(fig, f"per_class_{safe}", formats))
