@@ -1,6 +1,7 @@
 """What the published tables say beside their numbers, for every rendering (terminal, Markdown, LaTeX, the
-results page): the best value of a column (in bold), the blank-cell note (docs/outputs.md), each run against the best one, and the pairwise tests
-as a run x run matrix.  Words only, read from ``report.table(name)``; each renderer escapes and lays them out.
+results page): the best value of a column (in bold), the blank-cell note (docs/outputs.md), each run against
+the best one, and the pairwise tests as a run x run matrix.  Words only, read from ``report.table(name)``;
+each renderer escapes and lays them out.
 """
 
 from __future__ import annotations
