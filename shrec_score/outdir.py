@@ -253,8 +253,7 @@ class OutputFolder:
 
 
 def _not_a_folder(path: str) -> str | None:
-    """What the first part of ``path`` that exists but is no folder is (``runs/afile is a file``), or None:
-    the deepest part that exists (nothing exists under a file)."""
+    """The deepest existing part of ``path`` if it is no folder (``runs/afile is a file``), else None."""
     part = os.path.dirname(os.path.normpath(path))
     while part and not os.path.lexists(part):
         part = os.path.dirname(part)
@@ -300,8 +299,7 @@ def _entries(src: str, rel: str, skip: set[str], unreadable: type[OSError]) -> I
 
 
 def _carry(src: str, dst: str, ours: set[str], carried: dict[str, tuple[Identity, Identity]], rel: str = "") -> None:
-    """Hard-link (or copy) into ``dst`` every entry of ``src`` that the previous scoring did not write,
-    noting in ``carried`` each one's identity in ``src`` and in ``dst``."""
+    """Hard-link (or copy) into ``dst`` what ``src`` holds of the user's, noting each one's two identities."""
     for entry, name in _entries(src, rel, ours, FileNotFoundError):
         target = os.path.join(dst, entry.name)
         before = _identity(entry.path)

@@ -66,8 +66,7 @@ def renumber_svg_ids(svg: str, prefix: str) -> str:
 
 
 def _save(fig: Figure, name: str, formats: tuple[str, ...]) -> dict[str, bytes]:
-    """``fig`` as ``{"<name>.<format>": bytes}``, saved through its own canvas (no pyplot); the same bytes
-    for the same report (no date in an SVG or a PDF, SVG ids renumbered)."""
+    """``fig`` as ``{"<name>.<format>": bytes}`` through its own canvas, without dates, SVG ids renumbered."""
     files = {}
     for ext in formats:
         buf = io.BytesIO()
@@ -115,8 +114,7 @@ def plot_pr_curves(report: Report, ax: Axes | None = None) -> Axes:
 
 
 def _draw(ax: Axes, report: Report, table: Any, x: str, y: str, **options: Any) -> list[str]:
-    """One line per run of ``table`` (``x`` against ``y``) in leaderboard order on a grid, styled by
-    :func:`styles` and labelled "run (measure value)"; returns the runs."""
+    """One styled line per run of ``table`` (``x`` against ``y``), labelled "run (measure value)", on a grid."""
     board = report.leaderboard
     runs = [str(r) for r in board["run"]]
     for r, value, style in zip(runs, board[report.sort], styles(len(runs))):

@@ -66,8 +66,7 @@ def to_json(report: Report, *, per_query: bool = False) -> str:
 
 
 def _table_cells(report: Report) -> tuple[list[str], list[list[str]], list[list[bool]]]:
-    """Header, formatted cells and which cells show their column's best mean: the largest, the smallest
-    for a lower-is-better measure (FP_*, FN_*), none in a column without a direction (``tau_b_std``)."""
+    """Header, formatted cells and which cells show their column's best mean (:func:`notes.best_value`)."""
     board = report.tables["leaderboard"]
     best = {m: best_value(board[m].tolist(), column_higher_is_better(m)) for m in report.shown}
     cells, bold = [], []
@@ -296,8 +295,7 @@ def _print_per_query(report: Report, console: Any) -> None:
 
 
 def _wide(report: Report) -> tuple[list[str], list[list[str]]]:
-    """The cells of :meth:`~shrec_score.report.Report.per_query_wide` for the sort
-    measure: query (and class), then one formatted value per run in leaderboard order."""
+    """The cells of ``Report.per_query_wide()`` for the sort measure: query (and class), then each run's."""
     runs = [str(r) for r in report.tables["leaderboard"]["run"].tolist()]
     keys, values = wide_values(report.tables["per_query"], runs, report.sort)
     key_cols = [keys[k].tolist() for k in keys.columns]
