@@ -43,7 +43,7 @@ from .model import ChunkedRun, Classification, MatrixRun, RankedRun
 from .options import Options, check_expected
 from .relevance import Relevance
 from .report import Report
-from .signature import KendallSignature, ScoringSignature, tie_text
+from .signature import TIE_MODES, KendallSignature, ScoringSignature
 
 #: The run records :func:`score` accepts instead of paths.
 RUN_TYPES = (RankedRun, MatrixRun, ChunkedRun)
@@ -339,7 +339,7 @@ def _signature(rel: Relevance, plan: MeasurePlan, opts: Options, empty: np.ndarr
         averaging=("macro: mean of per-class means" if opts.average == "macro" else "micro: mean over the queries a measure has a value for (K = 0: empty in the contests' measures, 0 in trec_eval's)")
         + (f"; classes of fewer than {s.min_class_size} models left out (psbTable's CUTOFF)" if s.min_class_size > 1 else ""),
         lists="; ".join(text for cut, text in cuts if cut) or None,
-        ties=tie_text(s.ties),
+        ties=TIE_MODES[s.ties],
         lenient="unknown ids dropped, repeated ids keep first place, missing queries and empty lists score 0" if opts.lenient else None,
         significance=(
             f"paired randomization test on {plan.sort}, Holm-corrected, {opts.n_resamples} resamples, seed {opts.seed}; bootstrap 95% CI"

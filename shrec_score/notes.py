@@ -1,6 +1,7 @@
 """What the published tables say beside their numbers, for every rendering (terminal, Markdown, LaTeX, the
-results page): the blank-cell note (docs/outputs.md), each run against the best one, and the pairwise tests
-as a run x run matrix.  Words only, read from ``report.table(name)``; each renderer escapes and lays them out.
+results page): the best value of a column (in bold), the blank-cell note (docs/outputs.md), each run against
+the best one, and the pairwise tests as a run x run matrix.  Words only, read from ``report.table(name)``;
+each renderer escapes and lays them out.
 """
 
 from __future__ import annotations
@@ -9,6 +10,16 @@ import math
 from typing import Any, NamedTuple
 
 from .measures.registry import display_name, get_measure
+
+
+def best_value(values: list[Any], higher: bool | None) -> str | None:
+    """The best of a column's values as the tables show it (4 decimals; every value equal to it at 4 decimals
+    is marked best): the largest, the smallest for a lower-is-better measure; None without a direction
+    (``tau_b_std``) or a defined value."""
+    nums = [float(v) for v in values if v is not None and not math.isnan(float(v))]
+    if higher is None or not nums:
+        return None
+    return f"{max(nums) if higher else min(nums):.4f}"
 
 
 def blank_note(report: Any, columns: list[str] | None = None) -> str | None:

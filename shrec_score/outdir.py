@@ -253,16 +253,13 @@ class OutputFolder:
 
 
 def _not_a_folder(path: str) -> str | None:
-    """What the first part of ``path`` that exists but is no folder is (``runs/afile is a file``), or None."""
-    parents = []
+    """The deepest existing part of ``path`` if it is no folder (``runs/afile is a file``), else None."""
     part = os.path.dirname(os.path.normpath(path))
-    while part and part not in parents:
-        parents.append(part)
+    while part and not os.path.lexists(part):
         part = os.path.dirname(part)
-    for part in reversed(parents):
-        if os.path.lexists(part) and not os.path.isdir(part):
-            return f"{part} is {'a file' if os.path.isfile(part) else 'not a folder'}"
-    return None
+    if not part or os.path.isdir(part):
+        return None
+    return f"{part} is {'a file' if os.path.isfile(part) else 'not a folder'}"
 
 
 def _write_synced(path: str, data: bytes) -> None:
@@ -302,8 +299,7 @@ def _entries(src: str, rel: str, skip: set[str], unreadable: type[OSError]) -> I
 
 
 def _carry(src: str, dst: str, ours: set[str], carried: dict[str, tuple[Identity, Identity]], rel: str = "") -> None:
-    """Hard-link (or copy) into ``dst`` every entry of ``src`` that the previous scoring did not write,
-    noting in ``carried`` each one's identity in ``src`` and in ``dst``."""
+    """Hard-link (or copy) into ``dst`` what ``src`` holds of the user's, noting each one's two identities."""
     for entry, name in _entries(src, rel, ours, FileNotFoundError):
         target = os.path.join(dst, entry.name)
         before = _identity(entry.path)
@@ -383,19 +379,15 @@ def fsync_dir(path: str) -> None:
 
 
 def _swap_names(staging: str, path: str) -> None:
-    """Exchange the folders at ``staging`` and ``path`` (its own inverse)."""
-    if _exchange(staging, path):
+    """Exchange the folders at ``staging`` and ``path`` (its own inverse): atomically where Linux's
+    ``RENAME_EXCHANGE`` works, else by two renames through ``.old`` (put back by ``_recover`` if cut between)."""
+    if _renameat2(staging, path, 2):  # RENAME_EXCHANGE
         return
     parent, name = os.path.split(path)
     old = os.path.join(parent, f".{name}{_TAG}{_token()}.old")
     os.rename(path, old)
     os.rename(staging, path)
     os.rename(old, staging)
-
-
-def _exchange(a: str, b: str) -> bool:
-    """Swap two paths atomically (Linux ``renameat2(RENAME_EXCHANGE)``); False where not supported."""
-    return _renameat2(a, b, 2)
 
 
 def _renameat2(a: str, b: str, flags: int) -> bool:

@@ -12,7 +12,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
-from .measures.registry import DISPLAY
+from .measures.registry import display_name
 from .outdir import publish
 from .report import Report
 
@@ -66,8 +66,7 @@ def renumber_svg_ids(svg: str, prefix: str) -> str:
 
 
 def _save(fig: Figure, name: str, formats: tuple[str, ...]) -> dict[str, bytes]:
-    """``fig`` as ``{"<name>.<format>": bytes}``, saved through its own canvas (no pyplot); the same bytes
-    for the same report (no date in an SVG or a PDF, SVG ids renumbered)."""
+    """``fig`` as ``{"<name>.<format>": bytes}`` through its own canvas, without dates, SVG ids renumbered."""
     files = {}
     for ext in formats:
         buf = io.BytesIO()
@@ -82,11 +81,6 @@ def _axes(figure_class: type[Figure], figsize: tuple[float, float], ncols: int =
     """A standalone figure (not registered with pyplot) and its axes (an array of them when ``ncols > 1``)."""
     fig = figure_class(figsize=figsize)
     return fig, fig.subplots(1, ncols)
-
-
-def _finish_lines(ax: Axes, ncol: int) -> None:
-    ax.grid(alpha=0.3)
-    legend_outside(ax, ncol)
 
 
 def legend_outside(ax: Axes, ncol: int = 1) -> None:
@@ -113,21 +107,21 @@ def plot_pr_curves(report: Report, ax: Axes | None = None) -> Axes:
         raise ValueError("report: expected a report with precision-recall curves (report.pr_curve is empty)")
     if ax is None:
         _, ax = _axes(_figure_class(), LINE_FIGSIZE)
-    runs, st, label = _lines(report)
-    for r in runs:
-        sub = pr[pr["run"] == r]
-        ax.plot(sub["recall"], sub["precision"], label=label[r], **st[r])
+    runs = _draw(ax, report, pr, "recall", "precision")
     ax.set(xlabel="Recall", ylabel="Precision", xlim=(0, 1.02), ylim=(0, 1.02), title="Precision-recall")
-    _finish_lines(ax, 1 if len(runs) <= 20 else 2)
+    legend_outside(ax, 1 if len(runs) <= 20 else 2)
     return ax
 
 
-def _lines(report: Report) -> tuple[list[str], dict[str, dict], dict[str, str]]:
-    """The runs in leaderboard order, the style of each and its legend label "run (measure value)"."""
+def _draw(ax: Axes, report: Report, table: Any, x: str, y: str, **options: Any) -> list[str]:
+    """One styled line per run of ``table`` (``x`` against ``y``), labelled "run (measure value)", on a grid."""
     board = report.leaderboard
     runs = [str(r) for r in board["run"]]
-    label = {r: f"{r} ({DISPLAY.get(report.sort, report.sort)} {v:.3f})" for r, v in zip(runs, board[report.sort])}
-    return runs, dict(zip(runs, styles(len(runs)))), label
+    for r, value, style in zip(runs, board[report.sort], styles(len(runs))):
+        sub = table[table["run"] == r]
+        ax.plot(sub[x], sub[y], label=f"{r} ({display_name(report.sort)} {value:.3f})", **options, **style)
+    ax.grid(alpha=0.3)
+    return runs
 
 
 def plot_files(report: Report, formats: tuple[str, ...] = ("png", "svg")) -> dict[str, bytes]:
@@ -157,7 +151,7 @@ _GLYPH = re.compile(r"Glyph (\d+) .*missing from font")
 
 def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
     Figure = _figure_class()
-    runs, st, label = _lines(report)
+    runs = [str(r) for r in report.leaderboard["run"]]
     written: dict[str, bytes] = {}
     ncol = 1 if len(runs) <= 20 else 2
 
@@ -169,22 +163,17 @@ def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
     curves = report.curves
     if curves is not None:
         fig, ax = _axes(Figure, LINE_FIGSIZE)
-        for r in runs:
-            sub = curves[curves["run"] == r]
-            ax.plot(sub["rank"], sub["NDCG"], label=label[r], markevery=10, **st[r])
+        _draw(ax, report, curves, "rank", "NDCG", markevery=10)
         ax.set(xlabel="Rank", ylabel="Mean NDCG", xlim=(1, int(curves["rank"].max())), title="Normalized discounted cumulated gain")
-        _finish_lines(ax, ncol)
+        legend_outside(ax, ncol)
         written.update(_save(fig, "ndcg_vs_rank", formats))
 
     gains = report.gain_vs_recall
     if gains is not None:
         fig, axes = _axes(Figure, (11, 4.5), ncols=2)
         for kind, ax in zip(("CG", "DCG"), axes):
-            for r in runs:
-                sub = gains[gains["run"] == r]
-                ax.plot(sub["recall_pct"], sub[kind], label=label[r], markevery=10, **st[r])
+            _draw(ax, report, gains, "recall_pct", kind, markevery=10)
             ax.set(xlabel="Recall (%)", ylabel=f"Mean {kind}", title=f"Average {kind} vs recall")
-            ax.grid(alpha=0.3)
         legend_outside(axes[1], ncol)
         written.update(_save(fig, "cg_vs_recall", formats))
 
@@ -198,9 +187,9 @@ def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
         x = np.arange(len(classes))
         for i, r in enumerate(runs):
             sub = pc[pc["run"] == r].set_index("class").reindex(classes)
-            ax.bar(x + i * width - 0.4 + width / 2, sub[report.sort], width, label=r, color=st[r]["color"], hatch=_HATCHES[i % 7], edgecolor="black", linewidth=0.3)
+            ax.bar(x + i * width - 0.4 + width / 2, sub[report.sort], width, label=r, color=PALETTE[i % 20], hatch=_HATCHES[i % 7], edgecolor="black", linewidth=0.3)
         ax.set_xticks(x, [str(c) for c in classes], rotation=60, ha="right", fontsize=7)
-        ax.set(ylabel=DISPLAY.get(report.sort, report.sort), title=f"{DISPLAY.get(report.sort, report.sort)} per class")
+        ax.set(ylabel=display_name(report.sort), title=f"{display_name(report.sort)} per class")
         legend_outside(ax, ncol)
         safe = "".join(c if c.isalnum() else "_" for c in report.sort)
         written.update(_save(fig, f"per_class_{safe}", formats))

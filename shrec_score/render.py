@@ -16,18 +16,16 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-import numpy as np
-
-from .aggregate import wide_values
+from .aggregate import column_aggregate, wide_values
 from .errors import visible
 from .escape import md_escape, rich_text, tex_escape
 from .io.writers import frame_to_csv
 from .measures.names import trec_name
-from .measures.registry import column_higher_is_better, display_name, get_measure
-from .notes import blank_note, significance_matrix, versus_best
+from .measures.registry import column_higher_is_better, display_name
+from .notes import best_value, blank_note, significance_matrix, versus_best
 from .table import Table
 
-__all__ = ["FORMATS", "md_escape", "render_table", "rich_text", "tex_escape", "to_csv", "to_json", "to_latex", "to_markdown", "to_rich", "to_trec", "trec_field"]
+__all__ = ["FORMATS", "md_escape", "rich_text", "tex_escape", "to_csv", "to_json", "to_latex", "to_markdown", "to_rich", "to_trec", "trec_field"]
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -68,32 +66,40 @@ def to_json(report: Report, *, per_query: bool = False) -> str:
 
 
 def _table_cells(report: Report) -> tuple[list[str], list[list[str]], list[list[bool]]]:
-    """Header, formatted cells and which cells show their column's best mean: the largest, the smallest
-    for a lower-is-better measure (FP_*, FN_*), none in a column without a direction (``tau_b_std``)."""
+    """Header, formatted cells and which cells show their column's best mean (:func:`notes.best_value`)."""
     board = report.tables["leaderboard"]
-    best = {}
-    for m in report.shown:
-        higher = column_higher_is_better(m)
-        values = np.asarray(board[m], dtype=np.float64)
-        values = values[~np.isnan(values)]
-        if higher is not None and len(values):
-            best[m] = _fmt(float(values.max() if higher else values.min()))
+    best = {m: best_value(board[m].tolist(), column_higher_is_better(m)) for m in report.shown}
     cells, bold = [], []
     for rec in board.select(["rank", "run", "queries", *report.shown]).records():
         row = [str(v) for v in rec[:3]] + [_fmt(v) for v in rec[3:]]
         cells.append(row)
-        bold.append([False] * 3 + [c == best.get(m) for c, m in zip(row[3:], report.shown)])
+        bold.append([False] * 3 + [c == best[m] for c, m in zip(row[3:], report.shown)])
     return ["rank", "run", "queries", *[display_name(m) for m in report.shown]], cells, bold
+
+
+def _intervals(report: Report) -> list[tuple[float, float]] | None:
+    """Each run's bootstrap interval of the sort measure, in leaderboard order; None without one."""
+    board = report.tables["leaderboard"]
+    lo, hi = f"{report.sort}_ci_low", f"{report.sort}_ci_high"
+    return list(zip(board[lo].tolist(), board[hi].tolist())) if lo in board.columns and hi in board.columns else None
+
+
+def _md_table(
+    head: list[str], left: list[bool], rows: list[list[str]], bold: list[list[bool]] | None = None
+) -> list[str]:
+    """A Markdown table's lines, every cell escaped: ``left`` aligns a column left, ``bold`` marks cells."""
+    marks = bold or [[False] * len(head)] * len(rows)
+    align = "|" + "|".join(":---" if x else "---:" for x in left) + "|"
+    lines = ["| " + " | ".join(map(md_escape, head)) + " |", align]
+    for row, m in zip(rows, marks):
+        lines.append("| " + " | ".join(f"**{md_escape(c)}**" if b else md_escape(c) for c, b in zip(row, m)) + " |")
+    return lines
 
 
 def to_markdown(report: Report) -> str:
     """Leaderboard as a Markdown table, the best value of each column in bold, every cell escaped."""
     head, cells, bold = _table_cells(report)
-    head, cells = [md_escape(h) for h in head], [[md_escape(c) for c in row] for row in cells]
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---:", ":---", "---:"] + ["---:"] * len(report.shown)) + "|"]
-    for row, b in zip(cells, bold):
-        lines.append("| " + " | ".join(f"**{c}**" if is_b else c for c, is_b in zip(row, b)) + " |")
-    lines.append("")
+    lines = [*_md_table(head, [i == 1 for i in range(len(head))], cells, bold), ""]
     note = blank_note(report)
     if note:
         lines += [md_escape(note), ""]
@@ -106,29 +112,27 @@ def to_latex(report: Report) -> str:
     second one (docs/outputs.md, "LaTeX").  Every cell is escaped by :func:`tex_escape`; the signature is a
     ``%`` comment, made visible (:func:`~shrec_score.errors.visible`) so that no line break ends it."""
     head, cells, bold = _table_cells(report)
-    board = report.tables["leaderboard"]
     sort = display_name(report.sort)
-    lo, hi = f"{report.sort}_ci_low", f"{report.sort}_ci_high"
     at = 3 + report.shown.index(report.sort) if report.sort in report.shown else -1
-    has_ci = at >= 0 and lo in board.columns and hi in board.columns
+    ci = _intervals(report) if at >= 0 else None
     versus = versus_best(report)
     rows = []
     for r, (row, marks) in enumerate(zip(cells, bold)):
         texed = [f"\\textbf{{{tex_escape(c)}}}" if is_b else tex_escape(c) for c, is_b in zip(row, marks)]
         if at >= 0 and row[1] in versus and versus[row[1]].significant:
             texed[at] += "$^\\dagger$"
-        if has_ci:
-            texed.insert(at + 1, f"[{_fmt(board[lo][r].item())}, {_fmt(board[hi][r].item())}]")
+        if ci is not None:
+            texed.insert(at + 1, f"[{_fmt(ci[r][0])}, {_fmt(ci[r][1])}]")
         rows.append(texed)
     head_tex = [tex_escape(h) for h in head]
-    if has_ci:
+    if ci is not None:
         head_tex.insert(at + 1, "95\\% CI")
     caption = f"Mean of each measure per run, best first by {tex_escape(sort)}; bold: the best value of the column."
-    if has_ci:
+    if ci is not None:
         caption += f" 95\\% CI: percentile bootstrap interval of the mean {tex_escape(sort)}."
     if versus:
         caption += f" $^\\dagger$: significantly worse than the best run (paired randomization test on {tex_escape(sort)}, Holm-corrected, $p < 0.05$)."
-    spec = f"rlr{'r' * (len(report.shown) + has_ci)}"
+    spec = f"rlr{'r' * (len(report.shown) + (ci is not None))}"
     note = blank_note(report)
     lines = [
         f"% {visible(report.signature_text())}",
@@ -161,23 +165,17 @@ def _tex_table(caption: str, label: str, spec: str, head: list[str], rows: list[
         f"\\caption{{{caption}}}",
         f"\\label{{{label}}}",
         f"\\begin{{tabular}}{{{spec}}}",
-        "\\toprule",
-        " & ".join(head) + " \\\\",
-        "\\midrule",
-        *(" & ".join(row) + " \\\\" for row in rows),
-        "\\bottomrule",
+        *_tex_rules(head, rows),
         "\\end{tabular}",
         *([] if note is None else [f"\\par\\smallskip{{\\footnotesize {note}}}"]),
         "\\end{table}",
     ]
 
 
-def _aggregate(column: str) -> str:
-    """How a column's per-query values make its mean (``Measure.aggregate``; ``"mean"`` for no measure)."""
-    try:
-        return get_measure(column).aggregate
-    except KeyError:
-        return "mean"
+def _tex_rules(head: list[str], rows: list[list[str]], *after_head: str) -> list[str]:
+    """A booktabs tabular's lines between its begin and end: the head row and the rows, ruled."""
+    body = [" & ".join(row) + " \\\\" for row in rows]
+    return ["\\toprule", " & ".join(head) + " \\\\", "\\midrule", *after_head, *body, "\\bottomrule"]
 
 
 def to_trec(report: Report, *, per_query: bool = False) -> str:
@@ -189,8 +187,8 @@ def to_trec(report: Report, *, per_query: bool = False) -> str:
     Every name is written by :func:`trec_field`, so a line has exactly three fields, whatever the names.
     """
     labels = {m: trec_field(trec_name(m) or m) for m in report.measures}
-    sums = {m for m in report.measures if _aggregate(m) == "sum"}
-    per_topic = [m for m in report.measures if _aggregate(m) != "geometric"]  # trec_eval -q prints gm_map under all only
+    sums = {m for m in report.measures if column_aggregate(m) == "sum"}
+    per_topic = [m for m in report.measures if column_aggregate(m) != "geometric"]  # trec_eval -q prints gm_map under all only
     board = report.tables["leaderboard"]
     table = report.tables["per_query"] if per_query else None
     runid = runids(report.run_tags, board["run"].tolist())
@@ -234,16 +232,12 @@ def to_rich(report: Report, console: Any, *, per_query: bool = False) -> None:
     for i, h in enumerate(head):
         text = rich_text(h)
         table.add_column(text, justify="left" if i == 1 else "right", no_wrap=True, min_width=max(6, len(text)) if i > 2 else None)
-    board = report.tables["leaderboard"]
-    ci = [c for c in board.columns if c.endswith("_ci_low")]
-    if ci:
+    ci = _intervals(report)
+    if ci is not None:
         table.add_column("95% CI", justify="right", no_wrap=True)
     for r, (row, b) in enumerate(zip(cells, bold)):
-        styled = [rich_text(c, "bold" if is_b else "") for c, is_b in zip(row, b)]
-        if ci:
-            lo, hi = board[ci[0]][r].item(), board[ci[0].replace("_low", "_high")][r].item()
-            styled.append(rich_text(f"{_fmt(lo)}..{_fmt(hi)}"))
-        table.add_row(*styled)
+        interval = [] if ci is None else [rich_text(f"{_fmt(ci[r][0])}..{_fmt(ci[r][1])}")]
+        table.add_row(*[rich_text(c, "bold" if is_b else "") for c, is_b in zip(row, b)], *interval)
     console.print(table)
     note = blank_note(report)
     if note:
@@ -255,57 +249,53 @@ def to_rich(report: Report, console: Any, *, per_query: bool = False) -> None:
         _print_per_query(report, console)
 
 
-def render_table(report: Report, console: Any, per_query: bool) -> None:
-    """The ``table`` format: :func:`to_rich` on ``console``."""
-    to_rich(report, console, per_query=per_query)
-
-
-def _print_significance(report: Report, console: Any) -> None:
+def _rich_table(
+    title: str | None, head: list[str], left: list[bool], rows: list[list[str]], simple: bool = False
+) -> Any:
+    """A rich Table of text cells, each a :func:`rich_text`; ``simple``: the box of the leaderboard."""
     from rich import box
     from rich.table import Table
 
-    title = rich_text(f"Pairwise randomization tests on {display_name(report.sort)} (Holm-corrected)")
-    t3 = Table(title=title, box=box.SIMPLE_HEAD)
-    for c in ("run A", "run B", "mean diff", "W/T/L", "p", "p (Holm)", "significant"):
-        t3.add_column(c, justify="left" if c.startswith("run") else "right")
-    for rec in report.significance.itertuples(index=False):  # type: ignore[union-attr]
-        t3.add_row(
-            rich_text(str(rec.run_a)), rich_text(str(rec.run_b)), f"{rec.mean_diff:+.4f}", f"{rec.wins}/{rec.ties}/{rec.losses}",
-            f"{rec.p_value:.4f}", f"{rec.p_adjusted:.4f}", "yes" if rec.significant else "no",
-        )
-    console.print(t3)
+    table = Table(title=None if title is None else rich_text(title), box=box.SIMPLE_HEAD if simple else box.HEAVY_HEAD)
+    for h, is_left in zip(head, left):
+        table.add_column(rich_text(h), justify="left" if is_left else "right")
+    for row in rows:
+        table.add_row(*map(rich_text, row))
+    return table
+
+
+def _print_significance(report: Report, console: Any) -> None:
+    head = ["run A", "run B", "mean diff", "W/T/L", "p", "p (Holm)", "significant"]
+    rows = [
+        [
+            str(r.run_a), str(r.run_b), f"{r.mean_diff:+.4f}", f"{r.wins}/{r.ties}/{r.losses}",
+            f"{r.p_value:.4f}", f"{r.p_adjusted:.4f}", "yes" if r.significant else "no",
+        ]
+        for r in report.significance.itertuples(index=False)  # type: ignore[union-attr]
+    ]
+    title = f"Pairwise randomization tests on {display_name(report.sort)} (Holm-corrected)"
+    console.print(_rich_table(title, head, [h.startswith("run") for h in head], rows, simple=True))
 
 
 def _print_per_query(report: Report, console: Any) -> None:
-    from rich.table import Table as RichTable
-
     ranking = report.table("ranking")
     if ranking is not None and report.rank_by != report.sort:
-        t2 = RichTable(title=rich_text(f"Runs ranked per query by {display_name(report.rank_by)} (best first)"))
-        t2.add_column("query")
-        t2.add_column("ranking")
         runs, values = ranking["run"].tolist(), ranking["value"].tolist()
         by_query: dict[Any, list[int]] = {}  # row numbers per query, first-appearance order, missing left out
         for i, q in enumerate(ranking["query"].tolist()):
             if not (q is None or _isnan(q)):
                 by_query.setdefault(q, []).append(i)
-        for q, rows in by_query.items():
-            t2.add_row(rich_text(str(q)), rich_text(" > ".join(f"{runs[i]} {_fmt(values[i])}" for i in rows)))
-        console.print(t2)
+        rows = [[str(q), " > ".join(f"{runs[i]} {_fmt(values[i])}" for i in at)] for q, at in by_query.items()]
+        title = f"Runs ranked per query by {display_name(report.rank_by)} (best first)"
+        console.print(_rich_table(title, ["query", "ranking"], [True, True], rows))
         return
     head, cells = _wide(report)
-    t2 = RichTable(title=rich_text(f"{display_name(report.sort)} per query"))
-    for c in head:
-        t2.add_column(rich_text(c), justify="left" if c in ("query", "class") else "right")
-    n_keys = 2 if "class" in head else 1
-    for row in cells:
-        t2.add_row(*[rich_text(v) for v in row[:n_keys]], *row[n_keys:])
-    console.print(t2)
+    left = [c in ("query", "class") for c in head]
+    console.print(_rich_table(f"{display_name(report.sort)} per query", head, left, cells))
 
 
 def _wide(report: Report) -> tuple[list[str], list[list[str]]]:
-    """The cells of :meth:`~shrec_score.report.Report.per_query_wide` for the sort
-    measure: query (and class), then one formatted value per run in leaderboard order."""
+    """The cells of ``Report.per_query_wide()`` for the sort measure: query (and class), then each run's."""
     runs = [str(r) for r in report.tables["leaderboard"]["run"].tolist()]
     keys, values = wide_values(report.tables["per_query"], runs, report.sort)
     key_cols = [keys[k].tolist() for k in keys.columns]
@@ -318,12 +308,8 @@ def per_query_markdown(report: Report) -> str:
     leaderboard order, blank where a run has no value) in Markdown, every cell escaped."""
     head, cells = _wide(report)
     keys = len(head) - len(report.tables["leaderboard"])
-    lines = [
-        "", f"**{md_escape(display_name(report.sort))} per query**", "",
-        "| " + " | ".join(md_escape(h) for h in head) + " |",
-        "|" + "|".join([":---"] * keys + ["---:"] * (len(head) - keys)) + "|",
-        *("| " + " | ".join(md_escape(c) for c in row) + " |" for row in cells),
-    ]
+    table = _md_table(head, [i < keys for i in range(len(head))], cells)
+    lines = ["", f"**{md_escape(display_name(report.sort))} per query**", "", *table]
     return "\n".join(lines) + "\n"
 
 
@@ -339,12 +325,7 @@ def per_query_latex(report: Report) -> str:
         "% needs \\usepackage{longtable}",
         f"\\begin{{longtable}}{{{'l' * keys}{'r' * (len(head) - keys)}}}",
         f"\\caption{{{caption}}}\\label{{tab:per-query}} \\\\",
-        "\\toprule",
-        " & ".join(tex_escape(h) for h in head) + " \\\\",
-        "\\midrule",
-        "\\endhead",
-        *(" & ".join(tex_escape(c) for c in row) + " \\\\" for row in cells),
-        "\\bottomrule",
+        *_tex_rules([tex_escape(h) for h in head], [[tex_escape(c) for c in row] for row in cells], "\\endhead"),
         "\\end{longtable}",
     ]) + "\n"
 
@@ -395,21 +376,12 @@ def frame_text(frame: pd.DataFrame, fmt: str) -> str:
         return frame_to_csv(frame)
     if fmt == "json":
         return json.dumps(_records(frame), indent=2, allow_nan=False) + "\n"
-    cells = [[_fmt(v) for v in rec] for rec in frame.itertuples(index=False)]
+    head, cells = [str(c) for c in frame.columns], [[_fmt(v) for v in rec] for rec in frame.itertuples(index=False)]
+    left = [frame[c].dtype.kind not in "if" for c in frame.columns]
     if fmt == "markdown":
-        head = [md_escape(str(c)) for c in frame.columns]
-        align = ["---:" if frame[c].dtype.kind in "if" else ":---" for c in frame.columns]
-        lines = ["| " + " | ".join(head) + " |", "|" + "|".join(align) + "|"]
-        lines += ["| " + " | ".join(md_escape(c) for c in row) + " |" for row in cells]
-        return "\n".join(lines) + "\n"
+        return "\n".join(_md_table(head, left, cells)) + "\n"
     from rich.console import Console
-    from rich.table import Table
 
-    table = Table()
-    for c in frame.columns:
-        table.add_column(rich_text(str(c)), justify="right" if frame[c].dtype.kind in "if" else "left")
-    for row in cells:
-        table.add_row(*(rich_text(c) for c in row))
     console = Console(width=160, record=True, file=io.StringIO())
-    console.print(table)
+    console.print(_rich_table(None, head, left, cells))
     return console.export_text()

@@ -150,12 +150,10 @@ class Report:
         from .escape import html_template
 
         head, cells, bold = _render()._table_cells(self)
-        board = self.tables["leaderboard"]
-        ci = next((c for c in board.columns if c.endswith("_ci_low")), None)
-        bounds = [] if ci is None else zip(board[ci].tolist(), board[ci.replace("_low", "_high")].tolist())
+        ci = _render()._intervals(self)
         return html_template(_NOTEBOOK).render(
             head=head, ci=ci is not None, rows=[list(zip(row, marks)) for row, marks in zip(cells, bold)],
-            intervals=[f"{low:.4f}..{high:.4f}" for low, high in bounds], signature=self.signature_text(),
+            intervals=[f"{low:.4f}..{high:.4f}" for low, high in ci or []], signature=self.signature_text(),
             warnings=[w if w.startswith("note: ") else "warning: " + w for w in self.warnings],
         )
 

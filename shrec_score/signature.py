@@ -11,18 +11,13 @@ from . import __version__
 
 TIE_RULE = "lists: file order; matrices: distance, then lower column; TREC: score desc, then id desc"
 
-#: The signature's ``ties`` entry per tie mode (``--ties``).
+#: The signature's ``ties`` entry per tie mode (``--ties``; ``rule``: :data:`TIE_RULE`).
 TIE_MODES = {
     "rule": TIE_RULE,
     "expected": "expected: exact mean over every order inside each tie group (equal distances in a matrix row or a list, equal TREC scores in a topic)",
     "optimistic": "optimistic: inside each tie group (equal distances or scores) higher grades first",
     "pessimistic": "pessimistic: inside each tie group (equal distances or scores) higher grades last",
 }
-
-
-def tie_text(mode: str) -> str:
-    """The signature's ``ties`` entry for a tie mode (``rule``: :data:`TIE_RULE`)."""
-    return TIE_MODES[mode]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -412,7 +412,7 @@ def no_figures(monkeypatch):
     """The CLI's page without drawing figures (the figures are tested above): fast CLI tests."""
     import shrec_score.html
 
-    monkeypatch.setattr(shrec_score.html, "_figures", lambda report, figures: {})
+    monkeypatch.setattr(shrec_score.html, "plot_files", lambda report, formats: {})
 
 
 PSB = [os.path.join(SAMPLES, "psb-like", "runs"), "--relevance", os.path.join(SAMPLES, "psb-like", "classes.cla")]

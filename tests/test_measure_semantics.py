@@ -103,7 +103,7 @@ def test_rich_table_bolds_the_minimum_of_a_lower_is_better_column(three_lengths)
 
     report = _score(three_lengths, measures=["FP_relevant", "AP"], sort="FP_relevant")
     buf = io.StringIO()
-    render.render_table(report, Console(file=buf, width=100, force_terminal=True, color_system="standard"), False)
+    render.to_rich(report, Console(file=buf, width=100, force_terminal=True, color_system="standard"))
     rows = [ln for ln in buf.getvalue().splitlines() if "_short" in ln or "_long" in ln]
     bold = "\x1b[1m"
     assert f"{bold}1.0000" in rows[0] and f"{bold}0.5000" not in rows[0]  # c_short: FP best, AP not

@@ -85,8 +85,8 @@ class Faulty:
         for name in STEPS:
             setattr(proxy, name, self._wrap(name, getattr(real, name)))
         monkeypatch.setattr(outdir, "os", proxy)
-        exchange = outdir._exchange
-        monkeypatch.setattr(outdir, "_exchange", self._wrap("exchange", exchange))
+        renameat2 = outdir._renameat2  # the swap's RENAME_EXCHANGE (and a rescue's RENAME_NOREPLACE)
+        monkeypatch.setattr(outdir, "_renameat2", self._wrap("renameat2", renameat2))
 
     def _wrap(self, name, fn):
         def call(*args, **kwargs):
@@ -109,7 +109,7 @@ def test_a_commit_makes_a_known_number_of_steps(folder, monkeypatch):
     publish(folder, NEW)
     assert same_set(folder, NEW)
     # the steps the fault tests walk through: staging, carrying the user's files, writing, syncing, the swap
-    assert {"mkdir", "link", "open", "write", "fsync", "exchange"} <= set(counter.seen)
+    assert {"mkdir", "link", "open", "write", "fsync", "renameat2"} <= set(counter.seen)
     assert counter.calls > 20
 
 
@@ -163,7 +163,7 @@ def test_a_kill_at_every_step_leaves_the_old_set_or_the_new_one(folder, monkeypa
 
 
 def test_without_an_atomic_exchange_two_renames_and_recovery(folder, monkeypatch):
-    monkeypatch.setattr(outdir, "_exchange", lambda a, b: False)
+    monkeypatch.setattr(outdir, "_renameat2", lambda a, b, flags: False)  # no renameat2: two renames
     publish(folder, NEW)
     assert same_set(folder, NEW)
     # cut between the two renames: the folder is missing, the previous one under .old

@@ -151,7 +151,7 @@ def test_a_file_added_after_the_swap_is_kept(folder):
 def test_without_an_atomic_exchange_the_users_changes_are_kept_too(folder, monkeypatch):
     from shrec_score import outdir
 
-    monkeypatch.setattr(outdir, "_exchange", lambda a, b: False)  # the two-rename swap
+    monkeypatch.setattr(outdir, "_renameat2", lambda a, b, flags: False)  # the two-rename swap
 
     def user(d):
         save_as_an_editor(f"{d}/notes.txt", "edited\n")

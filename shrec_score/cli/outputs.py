@@ -115,7 +115,7 @@ def _commit(report: Report, where: dict[str, Any], folders: list[Any], page: dic
 
 
 def render(report: Report, fmt: str, per_query: bool, quiet: bool) -> None:
-    from ..render import FORMATS, render_table
+    from ..render import FORMATS, to_rich
 
     if not quiet:
         for w in report.warnings:  # notes carry their own "note: " prefix (api._warnings)
@@ -123,7 +123,7 @@ def render(report: Report, fmt: str, per_query: bool, quiet: bool) -> None:
     if fmt == "table":
         from rich.console import Console
 
-        render_table(report, Console() if sys.stdout.isatty() else Console(width=160), per_query)
+        to_rich(report, Console() if sys.stdout.isatty() else Console(width=160), per_query=per_query)
     else:
         click.echo(FORMATS[fmt](report, per_query=per_query), nl=False)
 

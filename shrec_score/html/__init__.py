@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
-from ..errors import visible
+from ..errors import InputError, visible
 from ..escape import html_template
 from ..measures.registry import display_name
 from ..notes import significance_matrix
 from ..outdir import publish
-from ..plots import renumber_svg_ids
+from ..plots import plot_files, renumber_svg_ids
 from .explorer import EXPLORER_BUDGET, explorer, explorer_data
 from .tables import PRINT_COLUMNS, fmt, json_for_script, leaderboard, per_class, sort_key
 
@@ -101,18 +101,6 @@ def paragraphs(description: str) -> list[str]:
     return [" ".join(line.strip() for line in b.splitlines() if line.strip()) for b in blocks if b.strip()]
 
 
-def _figures(report: Report, figures: Mapping[str, bytes] | None) -> dict[str, bytes] | None:
-    if figures is not None:
-        return dict(figures)
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        return None
-    from ..plots import plot_files
-
-    return plot_files(report, formats=("svg",))
-
-
 _SVG_JUNK = re.compile(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->|<metadata>.*?</metadata>", re.S)
 
 
@@ -128,11 +116,13 @@ def inline_svg(svg: str, prefix: str, title: str) -> str:
 
 def _plots(report: Report, figures: Mapping[str, bytes] | None) -> str | list[dict[str, Any]]:
     """The figures to inline (svg, title, wide), or the note that says why there is none."""
-    files = _figures(report, figures)
-    if files is None:
-        return "No plots: they need matplotlib (pip install 'shrec-score[plots]')."
+    if figures is None:
+        try:
+            figures = plot_files(report, formats=("svg",))
+        except InputError:  # what plot_files raises without matplotlib
+            return "No plots: they need matplotlib (pip install 'shrec-score[plots]')."
     out = []
-    for i, (name, data) in enumerate((n, d) for n, d in files.items() if n.endswith(".svg")):
+    for i, (name, data) in enumerate((n, d) for n, d in figures.items() if n.endswith(".svg")):
         stem = name[: -len(".svg")]
         bars = f"{display_name(report.sort)} per class, one bar per run" if stem.startswith("per_class_") else None
         title = bars or PLOT_TITLES.get(stem, stem.replace("_", " "))

@@ -7,11 +7,10 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..measures.registry import column_higher_is_better, display_name
-from ..notes import blank_note, versus_best
+from ..notes import best_value, blank_note, versus_best
 
 if TYPE_CHECKING:
     from ..report import Report
@@ -66,14 +65,6 @@ def sort_key(value: Any) -> str:
     return "" if v is None else repr(v)
 
 
-def best_of(values: Sequence[Any], higher: bool | None) -> str | None:
-    """The formatted best value of a column (ties at 4 decimals are all best)."""
-    nums = [v for v in (number(x) for x in values) if v is not None]
-    if higher is None or not nums:
-        return None
-    return fmt(max(nums) if higher else min(nums))
-
-
 def _first(higher: bool | None) -> str:
     return "asc" if higher is False else "desc"
 
@@ -104,7 +95,7 @@ def leaderboard(report: Report) -> dict[str, Any]:
     for row in rows:
         row["run"] = str(row["run"])
         row.update(ci_low=row.get(ci_low), ci_high=row.get(ci_high), versus=groups.get(row["run"]))
-    best = {m: best_of(list(board[m]), column_higher_is_better(m)) for m in measures}
+    best = {m: best_value(list(board[m]), column_higher_is_better(m)) for m in measures}
     note = blank_note(report, measures)
     return {"cols": cols, "rows": rows, "best": best, "note": note, "has_ci": has_ci, "has_group": bool(groups)}
 
@@ -135,7 +126,7 @@ def per_class(report: Report) -> dict[str, Any] | None:
     for cls in counts:
         row = [values.get((r, cls)) for r in runs]
         cells = [(v, light(v)) for v in row]
-        rows.append({"cls": cls, "queries": counts[cls], "best": best_of(row, higher), "cells": cells})
+        rows.append({"cls": cls, "queries": counts[cls], "best": best_value(row, higher), "cells": cells})
     cols = [Column("class", "class", "text", "asc", cls="run"), Column("queries", "queries", "num")]
     cols += [Column(r, r, "num", _first(higher)) for r in runs]
     return {"cols": cols, "rows": rows, "lo": lo, "hi": hi}
