@@ -79,7 +79,7 @@ def _table_cells(report: Report) -> tuple[list[str], list[list[str]], list[list[
         if higher is not None and len(values):
             best[m] = _fmt(float(values.max() if higher else values.min()))
     cells, bold = [], []
-    for rec in board.select(["rank", "run", "queries", *report.shown]).records():
+    for rec in zip(*(board[c].tolist() for c in ["rank", "run", "queries", *report.shown])):
         row = [str(v) for v in rec[:3]] + [_fmt(v) for v in rec[3:]]
         cells.append(row)
         bold.append([False] * 3 + [c == best.get(m) for c, m in zip(row[3:], report.shown)])
