@@ -14,12 +14,9 @@ import numpy as np
 
 from .aggregate import (
     column_aggregate,
-    leaderboard,
     leaderboard_table,
     macro_table,
     per_class_table,
-    per_query_ranking,
-    per_run_means,
     per_run_table,
     ranking_table,
 )
@@ -36,7 +33,7 @@ from .loading import (
     load_runs,
     load_with,
 )
-from .measures import DEFAULT_BINARY, SHOWN_GRADED, Measure, Settings, get_measure, graded_defaults
+from .measures import DEFAULT_BINARY, SHOWN_GRADED, Measure, get_measure, graded_defaults
 from .measures.names import OFFICIAL, SHOWN_OFFICIAL, column_for, typed_measure
 from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
 from .model import ChunkedRun, Classification, MatrixRun, RankedRun
@@ -44,6 +41,7 @@ from .options import Options, check_expected
 from .relevance import Relevance
 from .report import Report
 from .signature import TIE_MODES, KendallSignature, ScoringSignature
+from .table import Table
 
 #: The run records :func:`score` accepts instead of paths.
 RUN_TYPES = (RankedRun, MatrixRun, ChunkedRun)
@@ -125,7 +123,13 @@ def score(
     rel = relevance_for(relevance, opts)
     plan = plan_measures(rel, opts)
     run_objs, notes = runs_for(runs, rel, opts, progress=progress)
-    ev = score_all(run_objs, rel, plan.measures, opts.settings, curves=rel.gain_curves, progress=progress)
+    report = progress or (lambda stage, done, total: None)
+    scores: list[RunScores] = []
+    for done, run in enumerate(run_objs):
+        report("scoring", done, len(run_objs))
+        scores.append(score_run(run, rel, plan.measures, opts.settings, curves=rel.gain_curves))
+    report("scoring", len(run_objs), len(run_objs))
+    ev = collect(scores, rel, plan.measures, opts.settings, curves=rel.gain_curves)
     return _report(ev, run_objs, rel, plan, opts, notes)
 
 
@@ -224,40 +228,24 @@ def _column(name: str | None, columns: list[str]) -> str | None:
     return None if name is None else column_for(name, columns) or name
 
 
-def score_all(
-    runs: Sequence[AnyRun], rel: Relevance, measures: Sequence[Measure], settings: Settings, *, curves: bool, progress: Progress | None = None
-) -> Evaluation:
-    """Score every run."""
-    report = progress or (lambda stage, done, total: None)
-    scores: list[RunScores] = []
-    for done, run in enumerate(runs):
-        report("scoring", done, len(runs))
-        scores.append(score_run(run, rel, measures, settings, curves=curves))
-    report("scoring", len(runs), len(runs))
-    return collect(scores, rel, measures, settings, curves=curves)
-
-
 def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: MeasurePlan, opts: Options, notes: list[str]) -> Report:
     names = plan.names
     run_names = [r.name for r in runs]
     per_query = ev.per_query
     per_class = per_class_table(per_query, names, run_names) if rel.mode != "qrels" else None
-    per_run = macro_table(per_class, names, run_names) if per_class is not None and opts.average == "macro" else per_run_table(per_query, names, run_names)
-    sig = None
-    if opts.significance:
+    macro = per_class is not None and opts.average == "macro"
+    per_run = per_run_table(per_query, names, run_names) if per_class is None or not macro else macro_table(per_class, names, run_names)
+    if opts.significance:  # an interval around each run's value: the measure's aggregate, per class under macro
         from .significance import bootstrap_ci, pairwise
 
-        how, macro = column_aggregate(plan.sort), per_class is not None and opts.average == "macro"
-        cis = []
-        for r in run_names:  # an interval around the run's value: the measure's aggregate, per class under macro
-            mine = per_query["run"] == r
-            classes = per_query["class"][mine] if macro else None
-            cis.append(bootstrap_ci(per_query[plan.sort][mine], classes=classes, how=how, n_resamples=opts.n_resamples, seed=opts.seed))
-        per_run = per_run.assign(f"{plan.sort}_ci_low", np.asarray([c[0] for c in cis], dtype=np.float64))
-        per_run = per_run.assign(f"{plan.sort}_ci_high", np.asarray([c[1] for c in cis], dtype=np.float64))
+        how, mine = column_aggregate(plan.sort), [per_query["run"] == r for r in run_names]
+        cis = np.asarray([
+            bootstrap_ci(per_query[plan.sort][m], classes=per_query["class"][m] if macro else None, how=how, n_resamples=opts.n_resamples, seed=opts.seed)
+            for m in mine
+        ], dtype=np.float64).reshape(-1, 2)
+        per_run = per_run.assign(f"{plan.sort}_ci_low", cis[:, 0]).assign(f"{plan.sort}_ci_high", cis[:, 1])
     board = leaderboard_table(per_run, plan.sort)
-    if opts.significance:
-        sig = pairwise(per_query.to_pandas(), plan.sort, board["run"].tolist(), n_resamples=opts.n_resamples, seed=opts.seed)
+    sig = pairwise(per_query.to_pandas(), plan.sort, board["run"].tolist(), n_resamples=opts.n_resamples, seed=opts.seed) if opts.significance else None
     shapenet: dict[str, Any] = {}
     if rel.mode == "shapenet":  # the official column names; the official summary of its five measures
         from .report import shapenet_summaries
@@ -383,13 +371,13 @@ def score_kendall(
     gt = read_ground_truth(ground_truth)
     queries = list(dict.fromkeys(gt["query"]))
     sources, notes = discover_runs(runs, run_format, query_ids=dict.fromkeys(queries))
-    per_query = evaluate_kendall(
+    per_query = Table.from_pandas(evaluate_kendall(
         sources, gt, ground_truth_higher_is_better=ground_truth_higher_is_better, lower_is_better=lower_is_better
-    )
-    per_run = per_run_means(per_query, ["tau_b"], [s.name for s in sources])
-    per_run["tau_b_std"] = [float(per_query.loc[per_query["run"] == r, "tau_b"].std(ddof=1)) for r in per_run["run"]]
-    board = leaderboard(per_run, "tau_b")
-    n_nan = int(per_query["tau_b"].isna().sum())
+    ))
+    tau = np.asarray(per_query["tau_b"], dtype=np.float64)
+    per_run = per_run_table(per_query, ["tau_b"], [s.name for s in sources])
+    std = [float(pd.Series(tau[per_query["run"] == r]).std(ddof=1)) for r in per_run["run"]]  # (pandas' rule of sums)
+    n_nan = int(np.isnan(tau).sum())
     warnings = list(notes)
     if n_nan:
         warnings.append(f"{n_nan} (run, query) pairs have an undefined tau-b (fewer than 2 items or every item tied): left out of the means")
@@ -398,10 +386,11 @@ def score_kendall(
         ground_truth_higher_is_better=ground_truth_higher_is_better, lower_is_better=lower_is_better,
     )
     return Report(
-        per_query=per_query, leaderboard=board, pr_curve=pd.DataFrame(columns=["run", "recall", "precision"]),
+        per_query=per_query, leaderboard=leaderboard_table(per_run.assign("tau_b_std", np.asarray(std)), "tau_b"),
+        pr_curve=Table.concat([], ["run", "recall", "precision"]),
         measures=["tau_b", "tau_b_std"], shown=["tau_b", "tau_b_std"], sort="tau_b", signature=signature.to_dict(),
-        warnings=warnings, ranking=per_query_ranking(per_query, "tau_b"), rank_by="tau_b",
+        warnings=warnings, ranking=ranking_table(per_query, "tau_b"), rank_by="tau_b",
     )
 
 
-__all__ = ["score", "score_kendall", "load_relevance", "load_runs", "is_classification_file", "plan_measures", "score_all", "Options"]
+__all__ = ["score", "score_kendall", "load_relevance", "load_runs", "is_classification_file", "plan_measures", "Options"]

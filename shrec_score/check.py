@@ -50,6 +50,7 @@ class Problem:
 def check_runs(paths: Iterable[str], relevance: Relevance, options: Options | None = None) -> list[Problem]:
     """Validate every run, read as a scoring with ``options`` reads it (their run format, matrix order and
     id spelling); returns the problems (empty: the runs would score)."""
+    from .io.shrec2011 import read_shrec2011_run
     from .join import SpelledIndex, id_spelling
 
     o = options or Options()
@@ -59,14 +60,18 @@ def check_runs(paths: Iterable[str], relevance: Relevance, options: Options | No
     except InputError as exc:
         return [Problem.of(exc, "")]
     index = relevance.target_index if spell is None else SpelledIndex(relevance.target_index, spell)
+    unjudged = None if relevance.closed else relevance.unjudged
     problems = [Problem(n.split(":", 1)[0], None, "note", n.split(": ", 1)[1]) for n in notes]
     for s in sources:
         if isinstance(s, BlockSource) or s.format == "matrix":  # (blocks: Zarr or .npy shards, as score and --dask read them)
             problems += _check_matrix_run(s, relevance, o.matrix_order)
         elif s.format == "lists":
             problems += summarize(s.path, _check_list_run(s, relevance, index, spell))
-        elif s.format == "shrec2011":
-            problems += _check_shrec2011_run(s, relevance, index, spell)
+        elif s.format == "shrec2011":  # read as scoring reads it: its first error
+            try:
+                read_shrec2011_run(s, relevance.query_ids, index, ignorable=relevance.ignorable_queries, unjudged=unjudged, spell=spell)
+            except InputError as exc:
+                problems.append(Problem.of(exc, s.path))
         else:
             problems += _limited(summarize(s.path, _check_trec_run(s, relevance, spell)), s.path)  # counted before the cut
     return problems
@@ -136,18 +141,6 @@ def _limited(found: list[Problem], path: str) -> list[Problem]:
     if rest <= 0:
         return found
     return found[:PER_FILE] + [Problem(path, None, "note", f"{rest} more problem(s) in this file not listed")]
-
-
-def _check_shrec2011_run(source: RunSource, relevance: Relevance, index: Mapping[str, int], spell: Spell | None) -> list[Problem]:
-    """A SHREC 2011 run file, read as scoring reads it: its first error."""
-    from .io.shrec2011 import read_shrec2011_run
-
-    unjudged = None if relevance.closed else relevance.unjudged
-    try:
-        read_shrec2011_run(source, relevance.query_ids, index, ignorable=relevance.ignorable_queries, unjudged=unjudged, spell=spell)
-    except InputError as exc:
-        return [Problem.of(exc, source.path)]
-    return []
 
 
 def _check_list_run(source: RunSource, relevance: Relevance, index: Mapping[str, int], spell: Spell | None) -> list[Problem]:

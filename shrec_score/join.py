@@ -214,7 +214,7 @@ def read_trec_run(
     offsets = np.zeros(relevance.n_queries + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     ties_at = None if group is None else group_tie_starts(group, offsets)
-    run = RankedRun(source.name, list(relevance.query_ids), targets, offsets, [source.path], tag=tag, tie_start=ties_at)
+    run = RankedRun(source.name, list(relevance.query_ids), targets, offsets, tag=tag, tie_start=ties_at)
     return drop_own(run, relevance.self_index), notes
 
 

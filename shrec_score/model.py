@@ -5,7 +5,7 @@ from __future__ import annotations
 import abc
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -38,21 +38,6 @@ class Classification:
     def index(self) -> dict[str, int]:
         return {m: i for i, m in enumerate(self.ids)}
 
-    @property
-    def n_models(self) -> int:
-        return len(self.ids)
-
-    @property
-    def n_classes(self) -> int:
-        return len(self.class_names)
-
-    def class_of(self, model_id: str) -> str:
-        return self.class_names[self.labels[self.index[model_id]]]
-
-    def class_sizes(self) -> dict[str, int]:
-        counts = np.bincount(self.labels, minlength=self.n_classes)
-        return {name: int(c) for name, c in zip(self.class_names, counts)}
-
 
 class ChunkedRun(abc.ABC):
     """A run that hands its complete queries over in chunks, ``(relevance rows, sub-run, gains or None)``, while it is read."""
@@ -73,7 +58,6 @@ class RankedRun:
     query_ids: list[str]
     targets: np.ndarray
     offsets: np.ndarray
-    sources: list[str] = field(default_factory=list)
     #: Lenient scoring: what was dropped, by reason (a Counter).
     drops: Counter[str] | None = None
     #: Tie groups (any ``ties`` mode but ``"rule"``): per entry, the place in its
@@ -92,11 +76,11 @@ class RankedRun:
         return self.targets[self.offsets[i] : self.offsets[i + 1]]
 
     @classmethod
-    def from_lists(cls, name: str, lists: dict[str, np.ndarray], sources: list[str] | None = None) -> RankedRun:
+    def from_lists(cls, name: str, lists: dict[str, np.ndarray]) -> RankedRun:
         """A run from each query's list of target indices, in ``lists``' order."""
         arrays = [np.asarray(a, dtype=np.int64) for a in lists.values()]
         offsets = np.cumsum([0, *(a.size for a in arrays)], dtype=np.int64)
-        return cls(name, list(lists), np.concatenate([np.zeros(0, dtype=np.int64), *arrays]), offsets, sources or [])
+        return cls(name, list(lists), np.concatenate([np.zeros(0, dtype=np.int64), *arrays]), offsets)
 
 
 def tie_starts(equal: np.ndarray, offsets: np.ndarray) -> np.ndarray:

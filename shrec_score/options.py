@@ -110,13 +110,12 @@ class Options:
         one_of("settings.ties", opts.settings.ties, TIES)
         if opts.ties is not None and opts.ties != opts.settings.ties:
             opts = replace(opts, settings=replace(opts.settings, ties=opts.ties))
-        if not isinstance(opts.settings.judged_only, bool):
-            raise OptionError(f"settings.judged_only: expected True or False, got {opts.settings.judged_only!r}")
+        flags = {"settings.judged_only": opts.settings.judged_only, **{k: getattr(opts, k) for k in ("significance", "lenient", "strip_zeros")}}
+        for key, value in flags.items():
+            if not isinstance(value, bool):
+                raise OptionError(f"{key}: expected True or False, got {value!r}")
         if opts.id_map is not None and not isinstance(opts.id_map, (str, os.PathLike)):
             raise OptionError(f"id_map: expected the path of a two-column file (run id, relevance id), got {opts.id_map!r}")
-        for key in ("significance", "lenient", "strip_zeros"):
-            if not isinstance(getattr(opts, key), bool):
-                raise OptionError(f"{key}: expected True or False, got {getattr(opts, key)!r}")
         if opts.split is not None and (not isinstance(opts.split, str) or not opts.split.strip()):
             raise OptionError(f"split: expected the name of a split of the ShapeNet ground truth, got {opts.split!r}")
         cutoffs = tuple(_whole("cutoffs", k, minimum=1) for k in _sequence("cutoffs", opts.cutoffs))

@@ -75,7 +75,7 @@ def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray, *, ties: bool =
             equal.append(np.pad(ranked[:, 1:] == ranked[:, :-1], ((0, 0), (1, 0))).ravel())
     offsets = np.arange(n_q + 1, dtype=np.int64) * width
     targets = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    out = RankedRun(run.name, list(run.query_ids), targets, offsets, [run.path], drops=run.drops)
+    out = RankedRun(run.name, list(run.query_ids), targets, offsets, drops=run.drops)
     if ties:
         out.tie_start = tie_starts(np.concatenate(equal) if equal else np.zeros(0, dtype=bool), offsets)
     return out

@@ -193,9 +193,10 @@ class Report:
     def csv_files(self) -> dict[str, str]:
         """The files of ``--out``, name -> text."""
         named = {f"{k}{end}": f"{v}{end}" for k, v in self.csv_columns.items() for end in ("", "_ci_low", "_ci_high")}
+        board = self.tables["leaderboard"]
         files = {
             "per_query.csv": frame_to_csv(self.tables["per_query"].rename(named)),
-            "per_run.csv": frame_to_csv(self.tables["leaderboard"].drop(["rank"]).rename(named)),
+            "per_run.csv": frame_to_csv(Table({k: board[k] for k in board.columns if k != "rank"}).rename(named)),
         }
         if len(self.tables["pr_curve"]):
             files["pr_curve.csv"] = frame_to_csv(self.tables["pr_curve"])

@@ -93,13 +93,6 @@ class Table:
     def __repr__(self) -> str:
         return f"Table({self._n} rows: {', '.join(self._cols)})"
 
-    def select(self, names: Sequence[str]) -> Table:
-        """The columns ``names``, in that order."""
-        return Table({n: self._cols[n] for n in names}, self._n)
-
-    def drop(self, names: Sequence[str]) -> Table:
-        return Table({k: v for k, v in self._cols.items() if k not in names}, self._n)
-
     def rename(self, names: Mapping[str, str]) -> Table:
         return Table({names.get(k, k): v for k, v in self._cols.items()}, self._n)
 

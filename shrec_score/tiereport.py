@@ -39,7 +39,7 @@ def tie_report(
     ``measures`` default to the sort measure.  Run records carry tie groups only
     when read with ``load_runs(..., ties=True)``.
     """
-    opts = options if options is not None else Options.build(**settings)
+    opts = Options.of(options, settings)
     rel = relevance_for(relevance, opts)  # type: ignore[arg-type]
     plan = plan_measures(rel, opts)
     names = [measure_name(m) for m in measures] if measures else [plan.sort]
@@ -63,8 +63,7 @@ def _rows(measure: str, boards: dict[str, pd.DataFrame], per_query: dict[str, pd
     sign = -1.0 if column_higher_is_better(measure) is False else 1.0
     rule = boards["rule"][measure]
     order = sorted(rule.index, key=lambda r: (-sign * rule[r] if np.isfinite(rule[r]) else np.inf, r))
-    low = {r: float(boards["pessimistic"].loc[r, measure]) for r in order}
-    high = {r: float(boards["optimistic"].loc[r, measure]) for r in order}
+    low, high = boards["pessimistic"][measure], boards["optimistic"][measure]
     if sign < 0:  # lower is better: the bounds swap roles
         low, high = high, low
 

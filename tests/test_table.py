@@ -105,7 +105,7 @@ def test_table_columns_and_rows():
     assert t["run"].tolist() == ["r", "r", "r"] and len(t) == 3
     assert t.take(np.array([1, 2])).records() == [("r", "y", 1.0), ("r", "z", 2.0)]
     assert t.assign("rank", np.array([1, 2, 3]), at=0).columns == ["rank", "run", "q", "v"]
-    assert t.rename({"v": "AP"}).drop(["run"]).columns == ["q", "AP"]
+    assert t.rename({"v": "AP"}).columns == ["run", "q", "AP"]
     assert Table.concat([t, t]).records()[3] == ("r", "x", 3.0)
     with pytest.raises(ValueError):
         Table({"a": [1, 2], "b": [1]})

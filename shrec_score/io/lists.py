@@ -253,7 +253,7 @@ def read_list_run(
             out[q] = got if ties else (got[0], None)
             if drops is None and got[0].size == 0:  # strict: only a file without a target line gives no target
                 raise _empty_lists_error(source, todo, q, header=header, spell=spell)
-    return list_run(source.name, query_ids, out, [files.get(q, "") for q in query_ids], ties=ties)
+    return list_run(source.name, query_ids, out, ties=ties)
 
 
 def missing_lists(source: RunSource, query_ids: list[str], have: Mapping[str, object], *, drops: Counter[str] | None, missing_ok: bool) -> None:
@@ -266,10 +266,10 @@ def missing_lists(source: RunSource, query_ids: list[str], have: Mapping[str, ob
         raise missing_queries_error(source.path, source.name, len(missing), len(query_ids), missing[0], "a ranked list")
 
 
-def list_run(name: str, query_ids: list[str], got: Mapping[str, Listed], files: list[str], *, ties: bool) -> RankedRun:
+def list_run(name: str, query_ids: list[str], got: Mapping[str, Listed], *, ties: bool) -> RankedRun:
     """The run of ``got`` (a query without a list ranks nothing); ``ties``: tie groups of equal distances too."""
     lists = {q: got.get(q, (np.zeros(0, dtype=np.int64), None)) for q in query_ids}
-    run = RankedRun.from_lists(name, {q: v for q, (v, _) in lists.items()}, files)
+    run = RankedRun.from_lists(name, {q: v for q, (v, _) in lists.items()})
     if ties:
         flat = np.concatenate([np.zeros(0), *(np.full(v.size, np.nan) if d is None else d for v, d in lists.values())])
         run.tie_start = tie_starts(np.r_[False, flat[1:] == flat[:-1]], run.offsets)  # NaN equals nothing

@@ -93,5 +93,5 @@ def read_shrec2011_run(
     got = {  # (in query order: so are the errors)
         q: parse_rows(path, rows[q], target_index, drops=drops, unjudged=unjudged, id_col=0) for q in query_ids if q in rows
     }
-    return list_run(source.name, query_ids, got, [path] * len(query_ids), ties=ties)
+    return list_run(source.name, query_ids, got, ties=ties)
 

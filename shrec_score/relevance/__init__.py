@@ -95,8 +95,8 @@ class Relevance:
             self._n_relevant[level] = k
         return self._n_relevant[level]
 
-    def _count_relevant(self, level: int) -> np.ndarray:
-        raise NotImplementedError
+    def _count_relevant(self, level: int) -> np.ndarray:  # (a query's own item among them: ClassRelevance's count)
+        return np.asarray([targets.size for targets in self.relevant_targets(level)], dtype=np.int64)
 
     def relevant_targets(self, level: int = 1) -> list[np.ndarray]:
         """Per query, the target indices with gain >= ``level``, ascending; all-against-all, the query's own

@@ -70,6 +70,3 @@ class TaxonomyRelevance(Relevance):
                 by_group[key] = members[self.gains(np.full(members.size, q), members) >= level]
             out.append(by_group[key])
         return out
-
-    def _count_relevant(self, level: int) -> np.ndarray:
-        return np.asarray([targets.size for targets in self.relevant_targets(level)], dtype=np.int64)
