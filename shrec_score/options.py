@@ -75,6 +75,8 @@ class Options:
         if options is not None and settings:
             got = ", ".join(sorted(settings))
             raise OptionError(f"give the options either as options= or as keywords, not both (got {got})")
+        if options is not None and not isinstance(options, Options):
+            raise OptionError(f"options: expected an Options (Options.build(...)) or keywords, got {type(options).__name__}")
         return options if options is not None else cls.build(**settings)
 
     @classmethod

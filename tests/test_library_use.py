@@ -40,6 +40,9 @@ def test_unknown_measure_sort_and_keyword_are_refused_up_front():
         shrec_score.score(["nowhere"], "no.cla", sort="best")
     with pytest.raises(OptionError, match=r"^unknown option 'average_mode'"):
         shrec_score.score(["nowhere"], "no.cla", average_mode="macro")
+    # options= takes an Options: a dict there was an AttributeError deep in the scoring (a bug hunt)
+    with pytest.raises(OptionError, match=r"^options: expected an Options \(Options.build\(...\)\) or keywords, got dict$"):
+        shrec_score.score([f"{PSB}/runs"], f"{PSB}/classes.cla", options={"lenient": True})
     # aliases find the measure; the column keeps the name as typed (issue 31.4)
     assert shrec_score.Options.build(measures=["mAP", "T1"], sort="MAP").measures == ("mAP", "T1")
     assert shrec_score.Options.build(measures=["mAP", "T1"], sort="MAP").sort == "AP"
