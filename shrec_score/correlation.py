@@ -51,7 +51,7 @@ def run_values(source: RunSource, gt: pd.DataFrame, *, lower_is_better: bool = T
         _, first = np.unique(keys, return_index=True)
         if first.size < keys.size:  # a target ranked twice for one query: name both lines
             dup = int(np.setdiff1d(np.arange(keys.size), first)[0])
-            raise duplicate_error(source.path, queries, docs, int(q_codes[dup]), int(d_codes[dup]))
+            raise duplicate_error(source.path, queries[int(q_codes[dup])], docs[int(d_codes[dup])])
         code = {q: i for i, q in enumerate(queries)}
         for q, items in items_of.items():
             rows = np.flatnonzero(q_codes == code.get(q, -1))  # the query's lines, in file order

@@ -164,7 +164,7 @@ def read_trec_run(
     relevance does not know are passed over with a note.  ``ties``: the run carries
     its tie groups (equal scores within a topic, compared as the parsed doubles).
     """
-    lines = trec.read_trec_lines(source.path) if drops is None else trec.read_trec_lines_lenient(source.path, drops)
+    lines = trec.read_trec_lines(source.path, drops)
     notes: list[str] = []
     if lines.extra_field_lines:
         notes.append("note: " + trec.extra_fields_note(source.name, lines.extra_field_lines))
@@ -190,20 +190,21 @@ def read_trec_run(
         elif bad.any():
             line, name = _line_of(source.path, docs[int(np.flatnonzero(bad)[0])].as_py(), spell or str)
             raise trec.unknown_target_error(source.path, line, name)
-    ident, judged = _join_batches(source.path, docs, rowq, relevance, lenient=drops is not None, spell=spell or str)
+    ident, judged = _join_batches(docs, rowq, relevance)
     targets = judged if targets is None else targets
     order = trec_order(rowq, scores, docs)  # once over the run: few lines are tied
     if order is not None:
-        targets, ident = targets[order], None if ident is None else ident[order]
+        targets, ident = targets[order], ident[order]
     group = score_groups(rowq, scores if order is None else scores[order]) if ties else None
-    if ident is not None:  # lenient
-        assert drops is not None
-        _, first = np.unique(rowq * max(1, int(ident.max(initial=0)) + 1) + ident, return_index=True)  # first place in ranked order
-        if first.size < ident.size:
-            drops["repeated target ids dropped (first place kept)"] += ident.size - first.size
-            first.sort()
-            rowq, targets = rowq[first], targets[first]
-            group = None if group is None else group[first]
+    again = _repeats(rowq, ident)  # below the first place of their (query, target)
+    if again.size and drops is not None:
+        drops["repeated target ids dropped (first place kept)"] += again.size
+        keep = np.delete(np.arange(rowq.size), again)
+        rowq, targets = rowq[keep], targets[keep]
+        group = None if group is None else group[keep]
+    elif again.size:
+        line = int(again[0] if order is None else order[again[0]])
+        raise trec.duplicate_error(source.path, relevance.query_ids[int(rowq[line])], docs[line].as_py(), spell or str)
     counts = np.bincount(rowq, minlength=relevance.n_queries)
     missing = np.flatnonzero(counts == 0)
     if missing.size and not missing_ok and drops is not None:  # (skip|zero: the --missing-queries note says it)
@@ -246,15 +247,13 @@ def _query_rows(path: str, queries: Any, relevance: Relevance, notes: list[str])
     return np.repeat(seg_row[segs], lens[segs]), lines
 
 
-def _join_batches(
-    path: str, docs: Any, rowq: np.ndarray, relevance: Relevance, *, lenient: bool, spell: Callable[[str], str] = str
-) -> tuple[np.ndarray | None, np.ndarray]:
-    """Per line its id's identity in its query (``lenient``; else a repeat is an error) and its judged target."""
+def _join_batches(docs: Any, rowq: np.ndarray, relevance: Relevance) -> tuple[np.ndarray, np.ndarray]:
+    """Per line its id's identity (one number per id within a query) and its judged target."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     n = rowq.size
-    ident = np.empty(n, dtype=np.int64) if lenient else None
+    ident = np.empty(n, dtype=np.int64)
     judged = np.full(n, relevance.unjudged, dtype=np.int64)
     first = np.flatnonzero(np.r_[True, rowq[1:] != rowq[:-1]]) if n else np.zeros(0, dtype=np.int64)  # each query's first line
     cuts = np.append(np.flatnonzero(np.diff(first // BATCH_LINES, prepend=-1)), first.size)  # queries that start a batch
@@ -273,18 +272,16 @@ def _join_batches(
             target[code[: their.size]] = their  # one id, one target: repeated judged ids write the same index
             code = code[their.size :]
             judged[a:b] = target[code]
-        if ident is not None:
-            ident[a:b] = code + seen
-            seen += width
-        else:
-            many = np.bincount(code, minlength=width)[code] > 1  # only ids met twice in the batch can repeat
-            key = np.sort(rowq[a:b][many] * width + code[many])
-            twice = np.flatnonzero(key[1:] == key[:-1])
-            if twice.size:
-                k = int(key[twice[0]])
-                ids_seen = enc.dictionary.to_pylist()
-                raise trec.duplicate_error(path, relevance.query_ids, ids_seen, k // width, k % width, spell)
+        ident[a:b] = code + seen
+        seen += width
     return ident, judged
+
+
+def _repeats(rowq: np.ndarray, ident: np.ndarray) -> np.ndarray:
+    """The lines whose (query, id) an earlier line has, ascending."""
+    many = np.flatnonzero(np.bincount(ident)[ident] > 1)  # only ids met twice can repeat
+    _, first = np.unique(rowq[many] * (int(ident.max(initial=0)) + 1) + ident[many], return_index=True)
+    return np.delete(many, first)
 
 
 def trec_order(rowq: np.ndarray, scores: np.ndarray, docs: Any) -> np.ndarray | None:

@@ -94,6 +94,25 @@ def test_large_qrels_fast_path_equals_line_reader(tmp_path, monkeypatch):
         trec.read_qrels(path)
 
 
+def test_of_several_repeats_the_one_ranked_highest_is_named(tmp_path):
+    """Topic x ranks y, z, z, y (scores descending): z's second line (line 3) is the first repeat in trec_eval's
+    order, so the error names z at lines 2 and 3, not y (lines 1 and 4); --lenient keeps each first place."""
+    (tmp_path / "c.cla").write_text("PSB 1\n1 3\na 0 3\nx\ny\nz\n")
+    body = "x Q0 y 1 0.9 t\nx Q0 z 2 0.8 t\nx Q0 z 3 0.7 t\nx Q0 y 4 0.6 t\n" + "".join(f"{q} Q0 x 1 0.5 t\n" for q in "yz")
+    (tmp_path / "dup.trec").write_text(body)
+    with pytest.raises(shrec_score.InputError, match=r"dup.trec:3: expected each target once per query; x z is already ranked at line 2"):
+        shrec_score.score([tmp_path / "dup.trec"], tmp_path / "c.cla")
+    from collections import Counter
+
+    from shrec_score.loading import load_relevance
+    from shrec_score.model import RunSource
+
+    drops: Counter[str] = Counter()
+    ranked, _ = join.read_trec_run(RunSource("r", str(tmp_path / "dup.trec"), "trec"), load_relevance(tmp_path / "c.cla"), drops=drops)
+    assert ranked.targets[ranked.offsets[0] : ranked.offsets[1]].tolist() == [1, 2]  # y, z: x's own item is not ranked
+    assert drops == Counter({"repeated target ids dropped (first place kept)": 2})
+
+
 def test_duplicate_and_unknown_errors_on_both_paths(tmp_path, monkeypatch):
     (tmp_path / "c.cla").write_text("PSB 1\n1 3\na 0 3\nx\ny\nz\n")
     (tmp_path / "dup.trec").write_text("x Q0 y 1 0.9 t\nx Q0 z 2 0.8 t\nx Q0 y 3 0.7 t\n" + "".join(f"{q} Q0 x 1 0.5 t\n" for q in "yz"))

@@ -8,7 +8,6 @@ delimiter, :func:`split_fields` the rest, the line reader names a bad line.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 import re
@@ -155,16 +154,6 @@ def unknown_target_error(path: str, line: int | None, target: str) -> InputError
 
 def missing_queries_error(path: str, name: str, missing: int, queries: int, first: str, what: str = "a ranking") -> InputError:
     return InputError(path, None, f"expected {what} for every query; run {shown(name)} has none for {missing} of {queries} queries", f"first missing: {shown(first)}")
-
-
-def _locate_trec_problem(path: str) -> None:
-    """Raise the error of the first malformed line of a TREC run."""
-    read = False
-    for n, f in trec_lines(path):
-        if (error := line_error(path, n, f)) is not None:
-            raise error
-        read = True
-    raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"') if read else empty_run_error(path)
 
 
 def empty_run_error(path: str) -> InputError:
@@ -352,8 +341,9 @@ def _encode(column: Any) -> tuple[list[str], np.ndarray]:
     return enc.dictionary.to_pylist(), arrow_numpy(enc.indices).astype(np.int64)
 
 
-def read_trec_lines(path: str | os.PathLike[str]) -> TrecLines:
-    """Read a TREC run with pyarrow (:func:`_read_table`); a malformed line is named by the line reader, duplicates are the caller's."""
+def read_trec_lines(path: str | os.PathLike[str], drops: Counter[str] | None = None) -> TrecLines:
+    """Read a TREC run with pyarrow (:func:`_read_table`); where it refuses, the line reader names the first
+    malformed line (or, ``drops``: drops and counts the malformed lines); duplicates are the caller's."""
     path = regular_file(path)
     read_head(path)  # UTF-16 / UTF-32 named as such
     import pyarrow as pa
@@ -361,35 +351,34 @@ def read_trec_lines(path: str | os.PathLike[str]) -> TrecLines:
 
     tbl, more = _read_table(path, RUN_NAMES, "score", pa.float64(), wider=True)
     scores = arrow_numpy(tbl.column("score")) if tbl is not None else np.zeros(0)
-    if not scores.size or np.isnan(scores).any():
-        _locate_trec_problem(path)  # a byte that is not UTF-8, a malformed line: named with its line
-    tags = pc.min_max(tbl.column("tag"))
-    tag = tags["min"].as_py()
-    return TrecLines(path, tbl.column("query"), tbl.column("doc"), scores, more, tag if tag == tags["max"].as_py() else None)
-
-
-def duplicate_error(path: str, queries: list[str], docs: list[str], q: int, d: int, spell: Callable[[str], str] = str) -> InputError:
-    """The error for a target ranked twice for one query, with both lines and the ids as the file
-    spells them (``spell``: the run's spelling to the relevance's, ``--strip-zeros`` / ``--id-map``)."""
-    found = list(islice(((n, f) for n, f in trec_lines(path) if len(f) > 2 and spell(f[0]) == queries[q] and spell(f[2]) == docs[d]), 2))
-    query, doc = (found[-1][1][0], found[-1][1][2]) if found else (queries[q], docs[d])
-    return repeated_error(path, query, doc, found[0][0] if found else None, found[-1][0] if found else None)
-
-
-def read_trec_lines_lenient(path: str, drops: Counter[str]) -> TrecLines:
-    """Line by line, dropping malformed lines and lines whose score is not a number (counted)."""
-    with contextlib.suppress(InputError):
-        return read_trec_lines(path)
-    read = list(trec_lines(path))
-    kept = [f for n, f in read if line_error(path, n, f) is None]
-    if len(kept) < len(read):
-        drops["malformed lines dropped"] += len(read) - len(kept)
-    cut = sum(len(f) > RUN_FIELDS for _, f in read)
-    import pyarrow as pa
-
+    if scores.size and not np.isnan(scores).any():
+        tags = pc.min_max(tbl.column("tag"))
+        tag = tags["min"].as_py()
+        return TrecLines(path, tbl.column("query"), tbl.column("doc"), scores, more, tag if tag == tags["max"].as_py() else None)
+    kept: list[list[str]] = []
+    read = cut = 0
+    for n, f in trec_lines(path):  # a byte that is not UTF-8, a malformed line: named with its line
+        read += 1
+        cut += len(f) > RUN_FIELDS
+        if (error := line_error(path, n, f)) is not None and drops is None:
+            raise error
+        if error is None and drops is not None:
+            kept.append(f)
+    if drops is None:
+        raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"') if read else empty_run_error(path)
+    if len(kept) < read:
+        drops["malformed lines dropped"] += read - len(kept)
     ids = [pa.chunked_array([arrow_strings([f[i] for f in kept])]) for i in (0, 2)]
     tags = {f[5] for f in kept}
     return TrecLines(path, ids[0], ids[1], np.asarray([parse_number(f[4]) for f in kept], dtype=np.float64), cut, tags.pop() if len(tags) == 1 else None)
+
+
+def duplicate_error(path: str, query: str, target: str, spell: Callable[[str], str] = str) -> InputError:
+    """The error for ``target`` ranked twice for ``query``, with both lines and the ids as the file spells
+    them (``spell``: the run's spelling to the relevance's, ``--strip-zeros`` / ``--id-map``)."""
+    found = list(islice(((n, f) for n, f in trec_lines(path) if len(f) > 2 and spell(f[0]) == query and spell(f[2]) == target), 2))
+    query, target = (found[-1][1][0], found[-1][1][2]) if found else (query, target)
+    return repeated_error(path, query, target, found[0][0] if found else None, found[-1][0] if found else None)
 
 
 def extra_fields_note(name: str, lines: int) -> str:
