@@ -234,7 +234,7 @@ def test_streamed_ascii_matrix_equals_the_in_memory_one(tmp_path, cla, monkeypat
     with pytest.raises(InputError, match=r"m.txt:5: expected 6 distances per row \(as on the first row\), got 7"):
         shrec_score.score([tmp_path / "m.txt"], cla)
     (tmp_path / "m.txt").write_text("\n".join(lines[:3]) + "\n")
-    with pytest.raises(InputError, match=r"expected a 6 x 6 matrix .*, got 3 rows"):
+    with pytest.raises(InputError, match=r"expected a 6 x 6 matrix .*, got 3 x 6"):
         shrec_score.score([tmp_path / "m.txt"], cla)
 
 
@@ -253,16 +253,20 @@ def test_a_matrix_one_column_short_gives_the_same_error_plain_or_compressed(tmp_
         assert str(raised.value) == f"{tmp_path / name}: expected a 6 x 6 matrix (queries x targets of the classifications), got 6 x 5"
 
 
-def test_a_compressed_matrix_with_rows_too_many_names_its_rows_not_an_empty_file(tmp_path, cla):
-    """A gzip matrix of 7 rows for 6 queries (one piece of the file) was 'expected a dissimilarity
-    matrix, got an empty file': the streamed reader stopped at the extra rows before it knew the width."""
+@pytest.mark.parametrize("n_rows", [7, 40, 5])
+def test_a_matrix_with_rows_too_many_or_too_few_gives_the_same_error_plain_or_compressed(tmp_path, cla, n_rows):
+    """7 or 40 rows for 6 queries: streamed (gzip) it was first 'expected a dissimilarity matrix, got an empty
+    file' (the reader stopped at the extra rows before it knew the width), then 'got more than 7 rows' for a file
+    of 7 rows; 5 rows were 'got 5 rows'.  Plain, the file says 'got 7 x 6': now every form counts every row."""
     import gzip
 
-    text = "".join(" ".join(str(abs(i - j)) for j in range(6)) + "\n" for i in range(7))
+    text = "".join(" ".join(str(abs(i - j)) for j in range(6)) + "\n" for i in range(n_rows))
+    (tmp_path / "m.txt").write_text(text)
     (tmp_path / "m.txt.gz").write_bytes(gzip.compress(text.encode()))
-    with pytest.raises(InputError) as raised:
-        shrec_score.score([tmp_path / "m.txt.gz"], cla)
-    assert str(raised.value) == f"{tmp_path / 'm.txt.gz'}: expected a 6 x 6 matrix (queries x targets of the classifications), got more than 7 rows"
+    for name in ("m.txt", "m.txt.gz"):
+        with pytest.raises(InputError) as raised:
+            shrec_score.score([tmp_path / name], cla)
+        assert str(raised.value) == f"{tmp_path / name}: expected a 6 x 6 matrix (queries x targets of the classifications), got {n_rows} x 6"
 
 
 def test_a_matrix_on_the_general_path_is_ranked_a_chunk_of_queries_at_a_time(tmp_path):

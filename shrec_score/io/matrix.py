@@ -201,13 +201,12 @@ def stream_ascii_matrix(path: str, shape: tuple[int, int] | None) -> np.ndarray:
     tmp = tempfile.TemporaryFile()
     rows_done = n_cols = 0
     for rows in _ascii_blocks(path):  # as wide as the first row, as read_ascii_matrix: the same error for the same file
+        if shape is None or rows_done + len(rows) <= shape[0]:
+            tmp.write(rows.tobytes())  # rows past the shape are only counted, for the error
         rows_done += len(rows)
         n_cols = rows.shape[1]
-        if shape is not None and rows_done > shape[0]:
-            break
-        tmp.write(rows.tobytes())
     if shape is not None and rows_done != shape[0]:
-        raise InputError(path, None, f"expected a {shape[0]} x {shape[1]} matrix (queries x targets of the classifications)", f"{'more than ' if rows_done > shape[0] else ''}{rows_done} rows")
+        raise InputError(path, None, f"expected a {shape[0]} x {shape[1]} matrix (queries x targets of the classifications)", f"{rows_done} x {n_cols}")
     tmp.flush()
     return np.memmap(tmp, dtype=np.float64, mode="r", shape=(rows_done, n_cols))
 
