@@ -4,6 +4,7 @@ docs/server.md#security) and checked by :class:`RunChecker` before anything of i
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -11,7 +12,7 @@ import stat
 import tarfile
 import zipfile
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
@@ -56,7 +57,7 @@ def unpack(upload: str, filename: str, dest: str, limits: Mapping[str, float]) -
     os.makedirs(root)
     zipped = low.endswith(".zip")
     try:
-        (_unzip if zipped else _untar)(upload, root, _Budget(limits, os.path.getsize(upload)))
+        _extract(upload, root, _zip_members if zipped else _tar_members, limits)
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         if isinstance(exc, OSError) and exc.errno is not None:
             raise
@@ -66,26 +67,40 @@ def unpack(upload: str, filename: str, dest: str, limits: Mapping[str, float]) -
     return found
 
 
-class _Budget:
-    """Counts members and bytes written against the contest's limits (max_members, max_unpacked_mb, max_ratio)."""
+#: An archive's member: its name, what it is if no file or folder (a link...), is it a folder, its size, its opener.
+Members = Generator[tuple[str, "str | None", bool, int, Callable[[], IO[bytes]]], None, None]
 
-    def __init__(self, limits: Mapping[str, float], packed: int) -> None:
-        self.max_members, self.ratio = int(limits["max_members"]), limits["max_ratio"]
-        self.max_unpacked = int(limits["max_unpacked_mb"]) << 20
-        self.max_bytes = min(self.max_unpacked, int(self.ratio * max(packed, 1)))
-        self.members = self.bytes = 0
 
-    def member(self) -> None:
-        self.members += 1
-        if self.members > self.max_members:
-            raise UploadError(f"expected at most {self.max_members} members in the archive, got more")
+def _extract(upload: str, root: str, members: Callable[[str, Callable[[int], None]], Members], limits: Mapping[str, float]) -> None:
+    """Write each member under ``root``, or refuse it; the member count, the bytes written and their ratio
+    to the upload's size bounded as they grow (the contest's max_members, max_unpacked_mb, max_ratio)."""
+    max_members, ratio = int(limits["max_members"]), limits["max_ratio"]
+    max_unpacked = int(limits["max_unpacked_mb"]) << 20
+    max_bytes = min(max_unpacked, int(ratio * max(os.path.getsize(upload), 1)))
+    written = 0
 
-    def add(self, n: int) -> None:
-        self.bytes += n
-        if self.bytes > self.max_bytes:
-            if self.max_bytes < self.max_unpacked:
-                raise UploadError(f"expected the archive to unpack to at most {self.ratio:g} times its size, got more (a compression bomb?)")
-            raise UploadError(f"expected the archive to unpack to at most {self.max_unpacked >> 20} MB, got more")
+    def count(n: int) -> None:
+        if n > max_bytes and max_bytes < max_unpacked:
+            raise UploadError(f"expected the archive to unpack to at most {ratio:g} times its size, got more (a compression bomb?)")
+        if n > max_bytes:
+            raise UploadError(f"expected the archive to unpack to at most {max_unpacked >> 20} MB, got more")
+
+    slack = (max_members + 2) * 1024 + PIECE  # a tar stream's headers and end beside the members' bytes
+    with contextlib.closing(members(upload, lambda n: count(n - slack))) as listed:
+        for i, (name, got, is_dir, size, opener) in enumerate(listed, start=1):
+            if i > max_members:
+                raise UploadError(f"expected at most {max_members} members in the archive, got more")
+            path = _safe_name(name)
+            if got is not None:
+                raise UploadError(f"archive member {name!r}: expected a file or a folder, got {got}")
+            if is_dir or not path:
+                continue
+            count(size)  # refused on what it claims, before a byte is read
+            with opener() as src, _create(root, path, name) as out:
+                while piece := src.read(PIECE):
+                    written += len(piece)
+                    count(written)
+                    out.write(piece)
 
 
 def _safe_name(name: str) -> str:
@@ -108,24 +123,6 @@ def _cut(name: str) -> str:
     return repr(name) if len(name) <= 60 else repr(name[:60]) + f"... ({len(name)} characters)"
 
 
-def _member(
-    root: str, budget: _Budget, name: str, got: str | None, is_dir: bool, size: int, opener: Callable[[], Any]
-) -> None:
-    """Write one member under ``root``, or refuse it (``got``: what it is, a link or a special file)."""
-    budget.member()
-    path = _safe_name(name)
-    if got is not None:
-        raise UploadError(f"archive member {name!r}: expected a file or a folder, got {got}")
-    if is_dir or not path:
-        return
-    if size > budget.max_bytes:
-        budget.add(size)  # refused on what it claims, before a byte is read
-    with opener() as src, _create(root, path, name) as out:
-        while piece := src.read(PIECE):
-            budget.add(len(piece))
-            out.write(piece)
-
-
 def _create(root: str, path: str, name: str) -> IO[bytes]:
     """The new file ``root/path``, its folders made; a member named twice is refused, not overwritten,
     and so is a file and a folder of the same name (in either order)."""
@@ -142,30 +139,28 @@ def _create(root: str, path: str, name: str) -> IO[bytes]:
         raise UploadError(f"archive member {_cut(name)}: expected a file and a folder never to share a name, got {clash!r} as both") from None
 
 
-def _unzip(upload: str, root: str, budget: _Budget) -> None:
+def _zip_members(upload: str, _: Callable[[int], None]) -> Members:
     with zipfile.ZipFile(upload) as z:
         for info in z.infolist():
             kind = stat.S_IFMT(info.external_attr >> 16)  # 0: no Unix type recorded (a plain file)
             got = None if kind in (0, stat.S_IFREG, stat.S_IFDIR) else "a symbolic link" if stat.S_ISLNK(kind) else SPECIAL
-            _member(root, budget, info.filename, got, info.is_dir(), info.file_size, functools.partial(z.open, info))
+            yield info.filename, got, info.is_dir(), info.file_size, functools.partial(z.open, info)
 
 
-def _untar(upload: str, root: str, budget: _Budget) -> None:
+def _tar_members(upload: str, count: Callable[[int], None]) -> Members:
+    """A first pass over the gzip stream refuses a truncated one (tarfile's stream mode would stop quietly)
+    and a bomb (``count`` refuses the tar stream's size) before a member is written."""
     import gzip
 
-    # a first pass over the gzip stream: a truncated one is refused (tarfile's stream mode
-    # would stop quietly), a bomb is refused before a member is written
-    tar_limit = budget.max_bytes + (budget.max_members + 2) * 1024 + PIECE
     with gzip.open(upload, "rb") as stream:
         size = 0
         while piece := stream.read(PIECE):
             size += len(piece)
-            if size > tar_limit:
-                budget.add(size)
+            count(size)
     with tarfile.open(upload, mode="r|gz") as tar:  # a stream: one pass, no seeking
         for m in tar:
             got = None if m.isfile() or m.isdir() else "a symbolic link" if m.issym() else "a hard link" if m.islnk() else SPECIAL
-            _member(root, budget, m.name, got, m.isdir(), m.size, functools.partial(tar.extractfile, m))
+            yield m.name, got, m.isdir(), m.size, functools.partial(tar.extractfile, m)  # type: ignore[misc]
 
 
 def _entries(folder: str) -> list[str]:

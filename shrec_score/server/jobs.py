@@ -1,5 +1,11 @@
-"""The scoring queue: one job at a time, each in a child process under limits (:mod:`.worker`).  A job is
-a run whose status is ``queued`` in the store and nothing else (docs/server.md, "What the server keeps").
+"""The scoring queue: one job at a time, each in a child process under limits.  A job is a run whose status
+is ``queued`` in the store and nothing else (docs/server.md, "What the server keeps").
+
+The child, ``python -m shrec_score.server.jobs CPU_SECONDS MEMORY_MB SERVER_PID PRESET RUN OUT``
+(:func:`child`), sets its CPU-time and address-space limits (they hold across ``exec``), asks to die with
+the server (Linux's ``PR_SET_PDEATHSIG``: no orphan scoring writes while a restarted server recovers) and
+becomes ``shrec-score score --config PRESET RUN --out OUT``: a contest's numbers are the CLI's by
+construction.  Its exit status: the CLI's; killed by SIGXCPU or SIGKILL past the CPU time.
 """
 
 from __future__ import annotations
@@ -45,7 +51,7 @@ class Scorer:
         out = os.path.join(self.store.work, f"{job['id']}-{secrets.token_hex(4)}")
         run = self.store.run_path(job)
         limits = (str(int(c.limits["cpu_seconds"])), str(int(c.limits["memory_mb"])), str(os.getpid()))
-        cmd = [sys.executable, "-m", "shrec_score.server.worker", *limits, c.preset, run, out]
+        cmd = [sys.executable, "-m", "shrec_score.server.jobs", *limits, c.preset, run, out]
         proc = await asyncio.create_subprocess_exec(*cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
         wall = c.limits["wall_seconds"]
         try:
@@ -77,3 +83,24 @@ class Scorer:
 
     async def _finish(self, job: dict[str, Any], **result: str) -> None:
         await asyncio.to_thread(self.store.finish, job["id"], stamp(), **result)
+
+
+def child(cpu: str, memory: str, parent: str, preset: str, run: str, out: str) -> None:
+    import ctypes
+    import resource
+
+    try:  # SIGKILL this process when the server dies (Linux's prctl; elsewhere nothing)
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    else:
+        if os.getppid() != int(parent):  # the server died before the prctl
+            sys.exit(1)
+    resource.setrlimit(resource.RLIMIT_CPU, (int(cpu), int(cpu) + 1))
+    resource.setrlimit(resource.RLIMIT_AS, (int(memory) << 20, int(memory) << 20))
+    cmd = [sys.executable, "-m", "shrec_score.cli", "score", "--config", preset, run, "--out", out, "--quiet", "--format", "csv"]
+    os.execv(cmd[0], cmd)
+
+
+if __name__ == "__main__":
+    child(*sys.argv[1:])
