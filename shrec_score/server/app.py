@@ -38,7 +38,7 @@ table{border-collapse:collapse}td,th{border-bottom:1px solid var(--line);padding
 """
 
 
-def create_app(contest: Contest) -> Starlette:
+def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
     """The application of ``contest``: its store recovered (see :meth:`Store.recover`), its scorer started with it."""
     store = Store(contest.data)
     store.recover()
@@ -95,8 +95,7 @@ def create_app(contest: Contest) -> Starlette:
             try:
                 status, receipt = 201, await server.form_upload(request, session, fresh)
             except Failed as exc:
-                status = exc.status
-                errors = exc.body.get("errors") or [{"file": "", "line": None, "message": exc.body.get("error", "")}]
+                status, errors = exc.status, exc.errors
         runs = [] if session.team is None else await server.runs_of(session.team)
         response = page("submit.html", status, csrf=session.csrf, team=session.team, errors=errors, receipt=receipt, runs=runs)
         secure = request.url.scheme == "https"
@@ -127,27 +126,21 @@ def create_app(contest: Contest) -> Starlette:
         Route("/healthz", healthz),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
-    app.state.server = server
     digest = base64.b64encode(hashlib.sha256(css.encode()).digest()).decode()
     csp = f"default-src 'none'; style-src 'sha256-{digest}'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-    app.add_middleware(SecurityHeaders, csp=csp)
-    return app
+    headers = [
+        (b"content-security-policy", csp.encode()), (b"x-content-type-options", b"nosniff"),
+        (b"x-frame-options", b"DENY"), (b"referrer-policy", b"no-referrer"), (b"cache-control", b"no-store"),
+    ]  # fmt: skip
 
+    async def secured(scope: Any, receive: Any, send: Any) -> None:
+        """Every response: a Content-Security-Policy, nosniff, no framing, no referrer."""
 
-class SecurityHeaders:
-    """Every response: a Content-Security-Policy, nosniff, no framing, no referrer."""
-
-    def __init__(self, app: Any, csp: str) -> None:
-        self.app = app
-        self.headers = [
-            (b"content-security-policy", csp.encode()), (b"x-content-type-options", b"nosniff"),
-            (b"x-frame-options", b"DENY"), (b"referrer-policy", b"no-referrer"), (b"cache-control", b"no-store"),
-        ]  # fmt: skip
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         async def sending(message: Any) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *self.headers]
+                message["headers"] = [*message.get("headers", []), *headers]
             await send(message)
 
-        await self.app(scope, receive, sending if scope["type"] == "http" else send)
+        await app(scope, receive, sending if scope["type"] == "http" else send)
+
+    return secured

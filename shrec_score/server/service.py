@@ -34,15 +34,14 @@ COOKIE = "shrec_session"
 
 
 class Failed(Exception):
-    """An upload refused with ``status`` before it is stored; its JSON ``body``: the check's ``errors``
-    (422) or one ``text``."""
+    """An upload refused with ``status`` before it is stored: the check's ``errors`` (422) or one ``text``
+    (as an error of the file "upload" in a 422), and ``body`` its JSON."""
 
     def __init__(self, status: int, text: str = "", errors: list[dict[str, Any]] | None = None) -> None:
         super().__init__(status)
         self.status = status
-        self.body: dict[str, Any] = {"error": text}
-        if status == 422:
-            self.body = {"errors": errors or [{"file": "upload", "line": None, "message": text}]}
+        self.errors = errors or [{"file": "upload" if status == 422 else "", "line": None, "message": text}]
+        self.body = {"errors": self.errors} if status == 422 else {"error": text}
 
 
 @dataclass

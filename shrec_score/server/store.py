@@ -74,7 +74,6 @@ class Store:
     """The contest's database and files under ``folder``."""
 
     def __init__(self, folder: str) -> None:
-        self.folder = folder
         self.db = os.path.join(folder, "contest.sqlite3")
         self.runs_dir = os.path.join(folder, "runs")
         self.incoming = os.path.join(folder, "incoming")
