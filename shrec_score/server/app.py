@@ -26,8 +26,8 @@ from . import views
 from .archive import RunChecker
 from .contest import Contest, now
 from .jobs import Scorer
-from .service import COOKIE, Failed, Server
-from .store import Store, Team
+from .service import COOKIE, Server
+from .store import Failed, Store, Team
 
 EXTRA_CSS = """
 .form{display:grid;gap:.6em;max-width:36em;margin:1em 0}

@@ -16,6 +16,8 @@ from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
+from .store import Failed
+
 PIECE = 1 << 20
 #: Entries an archive may hold beside the run, passed over (macOS and editors leave them).
 JUNK = ("__MACOSX",)
@@ -25,10 +27,6 @@ MAX_DEPTH = 32
 NAME_MAX = 255
 #: The extensions an uploaded file's stored name keeps (``.run.gz``): at most this many characters.
 MAX_SUFFIX = 32
-
-
-class UploadError(Exception):
-    """An upload refused before its run is checked: 422 with one error."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +59,7 @@ def unpack(upload: str, filename: str, dest: str, limits: Mapping[str, float]) -
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         if isinstance(exc, OSError) and exc.errno is not None:
             raise
-        raise UploadError(f"{filename}: expected a {'.zip' if zipped else '.tar.gz'} archive, got a damaged one ({exc})") from None
+        raise Failed(422, f"{filename}: expected a {'.zip' if zipped else '.tar.gz'} archive, got a damaged one ({exc})") from None
     found = _run_root(dest, root)
     shutil.rmtree(root, ignore_errors=True)  # what is left of the archive beside the run
     return found
@@ -71,7 +69,9 @@ def unpack(upload: str, filename: str, dest: str, limits: Mapping[str, float]) -
 Members = Generator[tuple[str, "str | None", bool, int, Callable[[], IO[bytes]]], None, None]
 
 
-def _extract(upload: str, root: str, members: Callable[[str, Callable[[int], None]], Members], limits: Mapping[str, float]) -> None:
+def _extract(
+    upload: str, root: str, members: Callable[[str, Callable[[int], None]], Members], limits: Mapping[str, float]
+) -> None:
     """Write each member under ``root``, or refuse it; the member count, the bytes written and their ratio
     to the upload's size bounded as they grow (the contest's max_members, max_unpacked_mb, max_ratio)."""
     max_members, ratio = int(limits["max_members"]), limits["max_ratio"]
@@ -81,18 +81,18 @@ def _extract(upload: str, root: str, members: Callable[[str, Callable[[int], Non
 
     def count(n: int) -> None:
         if n > max_bytes and max_bytes < max_unpacked:
-            raise UploadError(f"expected the archive to unpack to at most {ratio:g} times its size, got more (a compression bomb?)")
+            raise Failed(422, f"expected the archive to unpack to at most {ratio:g} times its size, got more (a compression bomb?)")
         if n > max_bytes:
-            raise UploadError(f"expected the archive to unpack to at most {max_unpacked >> 20} MB, got more")
+            raise Failed(422, f"expected the archive to unpack to at most {max_unpacked >> 20} MB, got more")
 
     slack = (max_members + 2) * 1024 + PIECE  # a tar stream's headers and end beside the members' bytes
     with contextlib.closing(members(upload, lambda n: count(n - slack))) as listed:
         for i, (name, got, is_dir, size, opener) in enumerate(listed, start=1):
             if i > max_members:
-                raise UploadError(f"expected at most {max_members} members in the archive, got more")
+                raise Failed(422, f"expected at most {max_members} members in the archive, got more")
             path = _safe_name(name)
             if got is not None:
-                raise UploadError(f"archive member {name!r}: expected a file or a folder, got {got}")
+                raise Failed(422, f"archive member {name!r}: expected a file or a folder, got {got}")
             if is_dir or not path:
                 continue
             count(size)  # refused on what it claims, before a byte is read
@@ -104,17 +104,17 @@ def _extract(upload: str, root: str, members: Callable[[str, Callable[[int], Non
 
 
 def _safe_name(name: str) -> str:
-    """A member's path inside the run, or UploadError for an absolute path or a ``..``."""
+    """A member's path inside the run, or :class:`Failed` (422) for an absolute path or a ``..``."""
     if "\x00" in name or name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
-        raise UploadError(f"archive member {name!r}: expected a relative path, got an absolute one")
+        raise Failed(422, f"archive member {name!r}: expected a relative path, got an absolute one")
     parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
     if ".." in parts:
-        raise UploadError(f"archive member {name!r}: expected a path inside the archive, got one with '..'")
+        raise Failed(422, f"archive member {name!r}: expected a path inside the archive, got one with '..'")
     if len(parts) > MAX_DEPTH:
-        raise UploadError(f"archive member {_cut(name)}: expected a path at most {MAX_DEPTH} folders deep, got {len(parts)} parts")
+        raise Failed(422, f"archive member {_cut(name)}: expected a path at most {MAX_DEPTH} folders deep, got {len(parts)} parts")
     long = next((p for p in parts if len(p.encode("utf-8", "surrogateescape")) > NAME_MAX), None)
     if long is not None:
-        raise UploadError(f"archive member {_cut(name)}: expected names of at most {NAME_MAX} bytes, got one of {len(long.encode('utf-8', 'surrogateescape'))}")
+        raise Failed(422, f"archive member {_cut(name)}: expected names of at most {NAME_MAX} bytes, got one of {len(long.encode('utf-8', 'surrogateescape'))}")
     return "/".join(parts)
 
 
@@ -135,8 +135,8 @@ def _create(root: str, path: str, name: str) -> IO[bytes]:
         folders = ("/".join(parts[:i]) for i in range(1, len(parts)))
         clash = next((p for p in folders if os.path.isfile(os.path.join(root, p))), path)
         if clash == path and os.path.isfile(full):
-            raise UploadError(f"archive member {_cut(name)}: expected each member once, got {path!r} twice (refused, not overwritten)") from None
-        raise UploadError(f"archive member {_cut(name)}: expected a file and a folder never to share a name, got {clash!r} as both") from None
+            raise Failed(422, f"archive member {_cut(name)}: expected each member once, got {path!r} twice (refused, not overwritten)") from None
+        raise Failed(422, f"archive member {_cut(name)}: expected a file and a folder never to share a name, got {clash!r} as both") from None
 
 
 def _zip_members(upload: str, _: Callable[[int], None]) -> Members:
@@ -172,7 +172,7 @@ def _run_root(dest: str, root: str) -> Unpacked:
     a folder holding a single file (a matrix, a TREC run) stands for that file."""
     top = _entries(root)
     if not top:
-        raise UploadError("expected one run folder in the archive, got no file")
+        raise Failed(422, "expected one run folder in the archive, got no file")
     run, shown = root, ""
     if len(top) == 1:
         run, shown = os.path.join(root, top[0]), top[0]

@@ -1,6 +1,6 @@
 """What the server does for a request: who asks (:meth:`Server.team`), whether a phase admits the
 team, reading the upload under the size limit as it streams in, the form's session and CSRF token,
-storing a checked run, and a refusal (:class:`Failed`).  :mod:`.app` calls it; it does not import it.
+storing a checked run; a refusal is a :class:`~.store.Failed`.  :mod:`.app` calls it; it does not import it.
 """
 
 from __future__ import annotations
@@ -22,26 +22,15 @@ from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 
 from . import views
-from .archive import PIECE, RunChecker, UploadError, unpack
+from .archive import PIECE, RunChecker, unpack
 from .contest import Contest, Phase, now, stamp
 from .jobs import Scorer
-from .store import NAME, Refused, Store, Team, fsync_tree
+from .store import NAME, Failed, Store, Team, fsync_tree
 
 #: Room for the multipart framing and the small fields beside the file.
 FRAMING = 64 << 10
 #: The form's session cookie (its value: a random id of a :class:`Session` kept by the server).
 COOKIE = "shrec_session"
-
-
-class Failed(Exception):
-    """An upload refused with ``status`` before it is stored: the check's ``errors`` (422) or one ``text``
-    (as an error of the file "upload" in a 422), and ``body`` its JSON."""
-
-    def __init__(self, status: int, text: str = "", errors: list[dict[str, Any]] | None = None) -> None:
-        super().__init__(status)
-        self.status = status
-        self.errors = errors or [{"file": "upload" if status == 422 else "", "line": None, "message": text}]
-        self.body = {"errors": self.errors} if status == 422 else {"error": text}
 
 
 @dataclass
@@ -145,10 +134,7 @@ class Server:
             raise Failed(422, "expected the run in the multipart field 'file' (a .zip, .tar.gz or .tgz of one run folder, or one run file)")
         if name is not None and (not isinstance(name, str) or not NAME.fullmatch(name)):
             raise Failed(422, f"expected 'name' to be 1 to 40 letters, digits, '_', '.' or '-', got {str(name)[:60]!r}")
-        try:
-            body = await asyncio.to_thread(self._store, team, name, upload, phase)
-        except Refused as exc:
-            raise Failed(403, str(exc)) from None
+        body = await asyncio.to_thread(self._store, team, name, upload, phase)
         if self.scorer is not None:
             self.scorer.wake.set()
         return body
@@ -185,10 +171,7 @@ class Server:
                     digest.update(piece)
                     out.write(piece)
             staged = os.path.join(work, "run")
-            try:
-                unpacked = unpack(received, os.path.basename(upload.filename or "upload"), staged, c.limits)
-            except UploadError as exc:
-                raise Failed(422, str(exc)) from None
+            unpacked = unpack(received, os.path.basename(upload.filename or "upload"), staged, c.limits)
             errors = self.checker.errors(staged, unpacked)
             if errors:
                 raise Failed(422, errors=errors)

@@ -47,8 +47,15 @@ CREATE INDEX IF NOT EXISTS runs_team ON runs(team_id, phase);
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 
 
-class Refused(Exception):
-    """An upload past the team's ``max_runs`` in its phase: HTTP 403."""
+class Failed(Exception):
+    """An upload refused with ``status`` before it is stored: the check's ``errors`` (422) or one ``text``
+    (as an error of the file "upload" in a 422), and ``body`` its JSON."""
+
+    def __init__(self, status: int, text: str = "", errors: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(status)
+        self.status = status
+        self.errors = errors or [{"file": "upload" if status == 422 else "", "line": None, "message": text}]
+        self.body = {"errors": self.errors} if status == 422 else {"error": text}
 
 
 @dataclass(frozen=True)
@@ -125,7 +132,7 @@ class Store:
         """Store the run staged at ``staged/unpacked`` (already fsync'ed) as
         ``runs/ID/LABEL+suffix``, LABEL being ``TEAM-NAME`` (the CLI's run name).
 
-        Raises :class:`Refused` when the team already has ``max_runs`` runs in the phase.
+        Raises :class:`Failed` (403) when the team already has ``max_runs`` runs in the phase.
         """
         final = ""
         with self.connect() as db:
@@ -157,10 +164,10 @@ class Store:
 
     @staticmethod
     def count_runs(db: sqlite3.Connection, team: Team, phase: str, max_runs: int) -> int:
-        """The team's runs in ``phase``; :class:`Refused` when there are ``max_runs`` already."""
+        """The team's runs in ``phase``; :class:`Failed` (403) when there are ``max_runs`` already."""
         (count,) = db.execute("SELECT count(*) FROM runs WHERE team_id = ? AND phase = ?", (team.id, phase)).fetchone()
         if count >= max_runs:
-            raise Refused(f"team {team.name!r} has submitted its {max_runs} run(s) of phase {phase!r}")
+            raise Failed(403, f"team {team.name!r} has submitted its {max_runs} run(s) of phase {phase!r}")
         return int(count)
 
     def run_path(self, row: sqlite3.Row | dict[str, Any]) -> str:
