@@ -25,9 +25,9 @@ from starlette.routing import Route
 from . import views
 from .archive import RunChecker
 from .contest import Contest, now
-from .jobs import Scorer
+from .jobs import score_forever
 from .service import COOKIE, Server
-from .store import Failed, Store, Team
+from .store import Failed, Store
 
 EXTRA_CSS = """
 .form{display:grid;gap:.6em;max-width:36em;margin:1em 0}
@@ -49,33 +49,23 @@ def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
     def page(name: str, status: int = 200, **values: Any) -> HTMLResponse:
         return HTMLResponse(templates.get_template(name).render(css=css, title=contest.title, **values), status)
 
-    def with_team(handler: Callable[[Request, Team], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
-        """``handler`` for the team of the request's bearer token; 401 without one."""
+    async def refused(request: Request, exc: Any) -> Response:
+        """The API's answer to :class:`Failed` (the form's page shows it itself)."""
+        return JSONResponse(exc.body, exc.status, headers={"WWW-Authenticate": "Bearer"} if exc.status == 401 else None)
 
-        async def endpoint(request: Request) -> Response:
-            team = await server.team(request)
-            if team is None:
-                return JSONResponse({"error": "expected a team's token in 'Authorization: Bearer TOKEN'"}, 401, headers={"WWW-Authenticate": "Bearer"})
-            return await handler(request, team)
-
-        return endpoint
-
-    @with_team
-    async def post_run(request: Request, team: Team) -> Response:
-        try:
-            phase = server.admit(team)
-            async with server.form(request) as form:
-                body = await server.upload(team, phase, form)
-        except Failed as exc:
-            return JSONResponse(exc.body, exc.status)
+    async def post_run(request: Request) -> Response:
+        team = await server.team(request)
+        phase = server.admit(team)
+        async with server.form(request) as form:
+            body = await server.upload(team, phase, form)
         return JSONResponse({k: body[k] for k in ("id", "name", "status", "phase", "sha256")} | {"run": body["label"]}, 201)
 
-    @with_team
-    async def list_runs(request: Request, team: Team) -> Response:
+    async def list_runs(request: Request) -> Response:
+        team = await server.team(request)
         return JSONResponse({"team": team.name, "runs": await server.runs_of(team)})
 
-    @with_team
-    async def get_run(request: Request, team: Team) -> Response:
+    async def get_run(request: Request) -> Response:
+        team = await server.team(request)
         run = await asyncio.to_thread(store.run, request.path_params["run_id"])
         if run is None or run["team_id"] != team.id:  # another team's run is as absent as no run
             return JSONResponse({"error": "no such run of your team"}, 404)
@@ -107,8 +97,7 @@ def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        server.scorer = Scorer(contest, store)
-        task = asyncio.create_task(server.scorer.run_forever())
+        task = asyncio.create_task(score_forever(contest, store, server.wake))
         try:
             yield
         finally:
@@ -125,7 +114,7 @@ def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
         Route("/api/leaderboard", get_leaderboard),
         Route("/healthz", healthz),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={Failed: refused})
     digest = base64.b64encode(hashlib.sha256(css.encode()).digest()).decode()
     csp = f"default-src 'none'; style-src 'sha256-{digest}'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
     headers = [

@@ -24,7 +24,6 @@ from starlette.requests import Request
 from . import views
 from .archive import PIECE, RunChecker, unpack
 from .contest import Contest, Phase, now, stamp
-from .jobs import Scorer
 from .store import NAME, Failed, Store, Team, fsync_tree
 
 #: Room for the multipart framing and the small fields beside the file.
@@ -44,7 +43,7 @@ class Server:
     contest: Contest
     store: Store
     checker: RunChecker
-    scorer: Scorer | None = None
+    wake: asyncio.Event = field(default_factory=asyncio.Event)  # set: a run was queued (jobs.score_forever)
     sessions: OrderedDict[str, Session] = field(default_factory=OrderedDict)
     uploads: dict[str, deque[float]] = field(default_factory=dict)  # a team's uploads of the last 60 s
 
@@ -55,12 +54,13 @@ class Server:
     def too_large(self, got: str) -> Failed:
         return Failed(413, f"expected an upload of at most {self.contest.limits['max_upload_mb']:g} MB, got {got}")
 
-    async def team(self, request: Request) -> Team | None:
-        """The team of the request's bearer token (the API; a session cookie is never one); None without one."""
+    async def team(self, request: Request) -> Team:
+        """The team of the request's bearer token (the API; a session cookie is never one), else :class:`Failed` 401."""
         auth = request.headers.get("authorization", "")
-        if auth[:7].lower() != "bearer ":
-            return None
-        return await asyncio.to_thread(self.store.team_of, auth[7:].strip())
+        team = await asyncio.to_thread(self.store.team_of, auth[7:].strip()) if auth[:7].lower() == "bearer " else None
+        if team is None:
+            raise Failed(401, "expected a team's token in 'Authorization: Bearer TOKEN'")
+        return team
 
     def session(self, sid: str) -> tuple[str, Session, bool]:
         """The form's session ``sid``, else a new one (the oldest dropped past 10,000), and whether it is new."""
@@ -135,8 +135,7 @@ class Server:
         if name is not None and (not isinstance(name, str) or not NAME.fullmatch(name)):
             raise Failed(422, f"expected 'name' to be 1 to 40 letters, digits, '_', '.' or '-', got {str(name)[:60]!r}")
         body = await asyncio.to_thread(self._store, team, name, upload, phase)
-        if self.scorer is not None:
-            self.scorer.wake.set()
+        self.wake.set()
         return body
 
     def _limited(self, receive: Callable[[], Awaitable[Any]]) -> Callable[[], Awaitable[Any]]:
