@@ -22,9 +22,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from . import views
 from .archive import RunChecker
-from .contest import Contest, now
+from .contest import Contest
 from .jobs import score_forever
 from .service import COOKIE, Server
 from .store import Failed, Store
@@ -66,10 +65,10 @@ def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
 
     async def get_run(request: Request) -> Response:
         team = await server.team(request)
-        run = await asyncio.to_thread(store.run, request.path_params["run_id"])
-        if run is None or run["team_id"] != team.id:  # another team's run is as absent as no run
+        run = next((r for r in await server.runs_of(team) if r["id"] == request.path_params["run_id"]), None)
+        if run is None:  # another team's run is as absent as no run
             return JSONResponse({"error": "no such run of your team"}, 404)
-        return JSONResponse(views.run_views(contest, [run], now())[0])
+        return JSONResponse(run)
 
     async def get_leaderboard(request: Request) -> Response:
         return JSONResponse({"title": contest.title, "phases": await server.leaderboard()})

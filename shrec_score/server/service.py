@@ -14,7 +14,7 @@ import secrets
 import shutil
 import time
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,9 +101,19 @@ class Server:
             raise self.too_large(f"{int(declared) >> 20} MB")
         if request.headers.get("content-type", "").split(";")[0].strip() != "multipart/form-data":
             raise Failed(422, "expected a multipart/form-data body with the run in the field 'file'")
-        limited = Request(request.scope, self._limited(request.receive))
+        seen = 0
+
+        async def receive() -> Any:  # refuses the body (413) once it passes the limit, as it streams in
+            nonlocal seen
+            message = await request.receive()
+            if message.get("type") == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_upload + FRAMING:
+                    raise self.too_large("more")
+            return message
+
         try:
-            form = await limited.form(max_files=1, max_fields=8)
+            form = await Request(request.scope, receive).form(max_files=1, max_fields=8)
         except Failed:  # past the limit as it streamed in
             raise
         except Exception as exc:  # starlette's MultiPartException, a broken body
@@ -138,23 +148,8 @@ class Server:
         self.wake.set()
         return body
 
-    def _limited(self, receive: Callable[[], Awaitable[Any]]) -> Callable[[], Awaitable[Any]]:
-        """``receive`` that refuses the body (413) once it passes the limit, as it streams in."""
-        seen = 0
-
-        async def wrapped() -> Any:
-            nonlocal seen
-            message = await receive()
-            if message.get("type") == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_upload + FRAMING:
-                    raise self.too_large("more")
-            return message
-
-        return wrapped
-
     def _store(self, team: Team, name: str | None, upload: UploadFile, phase: Phase) -> dict[str, Any]:
-        c, store = self.contest, self.store
+        store = self.store
         with store.connect() as db:  # refused before the work of unpacking (and again under the write lock)
             store.count_runs(db, team, phase.name, phase.max_runs)
         work = os.path.join(store.incoming, secrets.token_hex(8))
@@ -170,7 +165,7 @@ class Server:
                     digest.update(piece)
                     out.write(piece)
             staged = os.path.join(work, "run")
-            unpacked = unpack(received, os.path.basename(upload.filename or "upload"), staged, c.limits)
+            unpacked = unpack(received, os.path.basename(upload.filename or "upload"), staged, self.contest.limits)
             errors = self.checker.errors(staged, unpacked)
             if errors:
                 raise Failed(422, errors=errors)

@@ -173,30 +173,22 @@ class Store:
     def run_path(self, row: sqlite3.Row | dict[str, Any]) -> str:
         return os.path.join(self.runs_dir, str(row["id"]), row["entry"])
 
-    def runs(
-        self, team_id: int | None = None, status: str | None = None, run_id: int | None = None
-    ) -> list[dict[str, Any]]:
+    def runs(self, team_id: int | None = None, status: str | None = None) -> list[dict[str, Any]]:
         """The runs with their team's name, by id; each filter given narrows them."""
-        where = {"team_id": team_id, "status": status, "runs.id": run_id}
+        where = {"team_id": team_id, "status": status}
         query = " AND ".join([f"{k} = ?" for k, v in where.items() if v is not None] or ["1"])
         args = [v for v in where.values() if v is not None]
         sql = "SELECT runs.*, teams.name AS team FROM runs JOIN teams ON teams.id = runs.team_id"
         with self.connect() as db:
             return [dict(r) for r in db.execute(f"{sql} WHERE {query} ORDER BY runs.id", args)]
 
-    def run(self, run_id: int) -> dict[str, Any] | None:
-        if not 0 < run_id < 1 << 63:  # past SQLite's INTEGER (an OverflowError): no such run, as any missing one
-            return None
-        return next(iter(self.runs(run_id=run_id)), None)
-
     def next_queued(self) -> dict[str, Any] | None:
         """The oldest queued run, its attempt counted (a crash mid-scoring shows as attempts > 1)."""
-        with self.connect() as db:
-            row = db.execute("SELECT * FROM runs WHERE status = 'queued' ORDER BY id LIMIT 1").fetchone()
-            if row is None:
-                return None
-            db.execute("UPDATE runs SET attempts = attempts + 1 WHERE id = ?", (row["id"],))
-        return dict(row)
+        job = next(iter(self.runs(status="queued")), None)
+        if job is not None:
+            with self.connect() as db:
+                db.execute("UPDATE runs SET attempts = attempts + 1 WHERE id = ?", (job["id"],))
+        return job
 
     def finish(self, run_id: int, finished: str, *, per_run: str | None = None, reason: str | None = None) -> bool:
         """Commit a scoring's outcome (scored with ``per_run``, else failed for ``reason``); False when the
