@@ -1,9 +1,9 @@
 """The Starlette application of ``shrec-score serve``: its routes and nothing else (docs/server.md).
 
-Who may do what is decided in one place, :meth:`Server.team`; what the server keeps between
-requests lives on one :class:`Server` per application, none in a module global.  The pages ``/``
-(the leaderboard) and ``/submit`` (the upload form) are Jinja2 templates with autoescape, the results
-page's style sheet inlined and allowed by its hash, no script (docs/server.md#security).
+Who may do what is decided in one place, :meth:`Server.team`; what the server keeps between requests lives on
+one :class:`Server` per application, none in a module global.  The pages ``/`` (the leaderboard) and ``/submit``
+(the upload form) are Jinja2 templates with autoescape, the results page's style sheet inlined and allowed by its
+hash, no script (docs/server.md#security).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
         phase = server.admit(team)
         async with server.form(request) as form:
             body = await server.upload(team, phase, form)
-        return JSONResponse({k: body[k] for k in ("id", "name", "status", "phase", "sha256")} | {"run": body["label"]}, 201)
+        return JSONResponse(body, 201)
 
     async def list_runs(request: Request) -> Response:
         team = await server.team(request)

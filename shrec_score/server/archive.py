@@ -65,7 +65,7 @@ def unpack(upload: str, filename: str, dest: str, limits: Mapping[str, float]) -
     return found
 
 
-#: An archive's member: its name, what it is if no file or folder (a link...), is it a folder, its size, its opener.
+#: An archive's members: name, what it is if no file or folder (a link...), is it a folder, size, opener.
 Members = Generator[tuple[str, "str | None", bool, int, Callable[[], IO[bytes]]], None, None]
 
 

@@ -1,11 +1,11 @@
 """The scoring queue: one job at a time, each in a child process under limits.  A job is a run whose status
 is ``queued`` in the store and nothing else (docs/server.md, "What the server keeps").
 
-The child, ``python -m shrec_score.server.jobs CPU_SECONDS MEMORY_MB SERVER_PID PRESET RUN OUT``
-(:func:`child`), sets its CPU-time and address-space limits (they hold across ``exec``), asks to die with
-the server (Linux's ``PR_SET_PDEATHSIG``: no orphan scoring writes while a restarted server recovers) and
-becomes ``shrec-score score --config PRESET RUN --out OUT``: a contest's numbers are the CLI's by
-construction.  Its exit status: the CLI's; killed by SIGXCPU or SIGKILL past the CPU time.
+The child, ``python -m shrec_score.server.jobs CPU_SECONDS MEMORY_MB SERVER_PID PRESET RUN OUT`` (:func:`child`),
+sets its CPU-time and address-space limits (they hold across ``exec``), asks to die with the server (Linux's
+``PR_SET_PDEATHSIG``: no orphan scoring writes while a restarted server recovers) and becomes ``shrec-score score
+--config PRESET RUN --out OUT``: a contest's numbers are the CLI's by construction.  Its exit status: the CLI's;
+killed by SIGXCPU or SIGKILL past the CPU time.
 """
 
 from __future__ import annotations

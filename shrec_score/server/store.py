@@ -1,5 +1,5 @@
-"""Teams and runs: SQLite (the standard library's, WAL mode) and the stored files; what survives a crash
-and why: docs/server.md, "What the server keeps".  Every connection serves one call.
+"""Teams and runs: SQLite (the standard library's, WAL mode) and the stored files; what survives a crash and why:
+docs/server.md, "What the server keeps".  Every connection serves one call; a refused upload is a :class:`Failed`.
 """
 
 from __future__ import annotations
@@ -129,11 +129,9 @@ class Store:
         return None if row is None else Team(row["id"], row["name"])
 
     def accept(self, team: Team, name: str | None, staged: str, unpacked: str, suffix: str, phase: str, max_runs: int, sha256: str, submitted: str) -> dict[str, Any]:
-        """Store the run staged at ``staged/unpacked`` (already fsync'ed) as
-        ``runs/ID/LABEL+suffix``, LABEL being ``TEAM-NAME`` (the CLI's run name).
-
-        Raises :class:`Failed` (403) when the team already has ``max_runs`` runs in the phase.
-        """
+        """Store the run staged at ``staged/unpacked`` (already fsync'ed) as ``runs/ID/LABEL+suffix``, LABEL being
+        ``TEAM-NAME`` (the CLI's run name); its receipt is the API's 201 body.  :class:`Failed` (403) when the team
+        has ``max_runs`` runs in the phase."""
         final = ""
         with self.connect() as db:
             db.execute("BEGIN IMMEDIATE")
@@ -160,7 +158,7 @@ class Store:
                 if final and os.path.exists(final):  # no row: no file
                     shutil.rmtree(final, ignore_errors=True)
                 raise
-        return {"id": next_id, "name": run_name, "label": label, "status": "queued", "phase": phase, "sha256": sha256}
+        return {"id": next_id, "name": run_name, "run": label, "status": "queued", "phase": phase, "sha256": sha256}
 
     @staticmethod
     def count_runs(db: sqlite3.Connection, team: Team, phase: str, max_runs: int) -> int:

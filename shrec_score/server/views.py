@@ -1,6 +1,6 @@
-"""What the server shows: a team's runs and the leaderboard as plain data (the API's JSON and the
-pages' rows), each limited to what its phase allows.  The numbers are the CLI's ``per_run.csv``
-rows, ordered by :func:`shrec_score.aggregate.leaderboard` (docs/server.md).
+"""What the server shows: a team's runs and the leaderboard as plain data (the API's JSON and the pages' rows),
+each limited to what its phase allows.  The numbers are the CLI's ``per_run.csv`` rows, ordered by
+:func:`shrec_score.aggregate.leaderboard` (docs/server.md).
 """
 
 from __future__ import annotations
