@@ -65,8 +65,9 @@ def unpack(upload: str, filename: str, dest: str, limits: Mapping[str, float]) -
     return found
 
 
-#: An archive's members: name, what it is if no file or folder (a link...), is it a folder, size, opener.
-Members = Generator[tuple[str, "str | None", bool, int, Callable[[], IO[bytes]]], None, None]
+#: An archive's members: name, what it is if no file or folder (a link...), is it a folder, size, opener
+#: (tar's never answers None for a file).
+Members = Generator[tuple[str, "str | None", bool, int, Callable[[], Any]], None, None]
 
 
 def _extract(
@@ -160,7 +161,7 @@ def _tar_members(upload: str, count: Callable[[int], None]) -> Members:
     with tarfile.open(upload, mode="r|gz") as tar:  # a stream: one pass, no seeking
         for m in tar:
             got = None if m.isfile() or m.isdir() else "a symbolic link" if m.issym() else "a hard link" if m.islnk() else SPECIAL
-            yield m.name, got, m.isdir(), m.size, functools.partial(tar.extractfile, m)  # type: ignore[misc]
+            yield m.name, got, m.isdir(), m.size, functools.partial(tar.extractfile, m)
 
 
 def _entries(folder: str) -> list[str]:

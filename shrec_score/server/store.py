@@ -85,8 +85,7 @@ class Store:
         self.runs_dir = os.path.join(folder, "runs")
         self.incoming = os.path.join(folder, "incoming")
         self.work = os.path.join(folder, "work")
-        for d in (folder, self.runs_dir, self.incoming, self.work):
-            os.makedirs(d, exist_ok=True)
+        os.makedirs(self.runs_dir, exist_ok=True)  # (incoming/ and work/: made by recover, which the server runs)
         with self.connect() as db:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(SCHEMA)
