@@ -1,9 +1,9 @@
 """The Starlette application of ``shrec-score serve``: its routes and nothing else (docs/server.md).
 
-Who may do what is decided in one place, :meth:`Server.team`; what the server keeps between
-requests lives on one :class:`Server` per application, none in a module global.  The pages ``/``
-(the leaderboard) and ``/submit`` (the upload form) are Jinja2 templates with autoescape, the results
-page's style sheet inlined and allowed by its hash, no script (docs/server.md#security).
+Who may do what is decided in one place, :meth:`Server.team`; what the server keeps between requests lives on
+one :class:`Server` per application, none in a module global.  The pages ``/`` (the leaderboard) and ``/submit``
+(the upload form) are Jinja2 templates with autoescape, the results page's style sheet inlined and allowed by its
+hash, no script (docs/server.md#security).
 """
 
 from __future__ import annotations
@@ -22,12 +22,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from . import views
 from .archive import RunChecker
-from .contest import Contest, now
-from .jobs import Scorer
-from .service import COOKIE, Failed, Server
-from .store import Store, Team
+from .contest import Contest
+from .jobs import score_forever
+from .service import COOKIE, Server
+from .store import Failed, Store
 
 EXTRA_CSS = """
 .form{display:grid;gap:.6em;max-width:36em;margin:1em 0}
@@ -38,7 +37,7 @@ table{border-collapse:collapse}td,th{border-bottom:1px solid var(--line);padding
 """
 
 
-def create_app(contest: Contest) -> Starlette:
+def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
     """The application of ``contest``: its store recovered (see :meth:`Store.recover`), its scorer started with it."""
     store = Store(contest.data)
     store.recover()
@@ -49,37 +48,27 @@ def create_app(contest: Contest) -> Starlette:
     def page(name: str, status: int = 200, **values: Any) -> HTMLResponse:
         return HTMLResponse(templates.get_template(name).render(css=css, title=contest.title, **values), status)
 
-    def with_team(handler: Callable[[Request, Team], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
-        """``handler`` for the team of the request's bearer token; 401 without one."""
+    async def refused(request: Request, exc: Any) -> Response:
+        """The API's answer to :class:`Failed` (the form's page shows it itself)."""
+        return JSONResponse(exc.body, exc.status, headers={"WWW-Authenticate": "Bearer"} if exc.status == 401 else None)
 
-        async def endpoint(request: Request) -> Response:
-            team = await server.team(request)
-            if team is None:
-                return JSONResponse({"error": "expected a team's token in 'Authorization: Bearer TOKEN'"}, 401, headers={"WWW-Authenticate": "Bearer"})
-            return await handler(request, team)
+    async def post_run(request: Request) -> Response:
+        team = await server.team(request)
+        phase = server.admit(team)
+        async with server.form(request) as form:
+            body = await server.upload(team, phase, form)
+        return JSONResponse(body, 201)
 
-        return endpoint
-
-    @with_team
-    async def post_run(request: Request, team: Team) -> Response:
-        try:
-            phase = server.admit(team)
-            async with server.form(request) as form:
-                body = await server.upload(team, phase, form)
-        except Failed as exc:
-            return JSONResponse(exc.body, exc.status)
-        return JSONResponse({k: body[k] for k in ("id", "name", "status", "phase", "sha256")} | {"run": body["label"]}, 201)
-
-    @with_team
-    async def list_runs(request: Request, team: Team) -> Response:
+    async def list_runs(request: Request) -> Response:
+        team = await server.team(request)
         return JSONResponse({"team": team.name, "runs": await server.runs_of(team)})
 
-    @with_team
-    async def get_run(request: Request, team: Team) -> Response:
-        run = await asyncio.to_thread(store.run, request.path_params["run_id"])
-        if run is None or run["team_id"] != team.id:  # another team's run is as absent as no run
+    async def get_run(request: Request) -> Response:
+        team = await server.team(request)
+        run = next((r for r in await server.runs_of(team) if r["id"] == request.path_params["run_id"]), None)
+        if run is None:  # another team's run is as absent as no run
             return JSONResponse({"error": "no such run of your team"}, 404)
-        return JSONResponse(views.run_views(contest, [run], now())[0])
+        return JSONResponse(run)
 
     async def get_leaderboard(request: Request) -> Response:
         return JSONResponse({"title": contest.title, "phases": await server.leaderboard()})
@@ -95,8 +84,7 @@ def create_app(contest: Contest) -> Starlette:
             try:
                 status, receipt = 201, await server.form_upload(request, session, fresh)
             except Failed as exc:
-                status = exc.status
-                errors = exc.body.get("errors") or [{"file": "", "line": None, "message": exc.body.get("error", "")}]
+                status, errors = exc.status, exc.errors
         runs = [] if session.team is None else await server.runs_of(session.team)
         response = page("submit.html", status, csrf=session.csrf, team=session.team, errors=errors, receipt=receipt, runs=runs)
         secure = request.url.scheme == "https"
@@ -108,8 +96,7 @@ def create_app(contest: Contest) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        server.scorer = Scorer(contest, store)
-        task = asyncio.create_task(server.scorer.run_forever())
+        task = asyncio.create_task(score_forever(contest, store, server.wake))
         try:
             yield
         finally:
@@ -126,28 +113,22 @@ def create_app(contest: Contest) -> Starlette:
         Route("/api/leaderboard", get_leaderboard),
         Route("/healthz", healthz),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
-    app.state.server = server
+    app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={Failed: refused})
     digest = base64.b64encode(hashlib.sha256(css.encode()).digest()).decode()
     csp = f"default-src 'none'; style-src 'sha256-{digest}'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
-    app.add_middleware(SecurityHeaders, csp=csp)
-    return app
+    headers = [
+        (b"content-security-policy", csp.encode()), (b"x-content-type-options", b"nosniff"),
+        (b"x-frame-options", b"DENY"), (b"referrer-policy", b"no-referrer"), (b"cache-control", b"no-store"),
+    ]  # fmt: skip
 
+    async def secured(scope: Any, receive: Any, send: Any) -> None:
+        """Every response: a Content-Security-Policy, nosniff, no framing, no referrer."""
 
-class SecurityHeaders:
-    """Every response: a Content-Security-Policy, nosniff, no framing, no referrer."""
-
-    def __init__(self, app: Any, csp: str) -> None:
-        self.app = app
-        self.headers = [
-            (b"content-security-policy", csp.encode()), (b"x-content-type-options", b"nosniff"),
-            (b"x-frame-options", b"DENY"), (b"referrer-policy", b"no-referrer"), (b"cache-control", b"no-store"),
-        ]  # fmt: skip
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         async def sending(message: Any) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *self.headers]
+                message["headers"] = [*message.get("headers", []), *headers]
             await send(message)
 
-        await self.app(scope, receive, sending if scope["type"] == "http" else send)
+        await app(scope, receive, sending if scope["type"] == "http" else send)
+
+    return secured

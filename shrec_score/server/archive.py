@@ -4,6 +4,7 @@ docs/server.md#security) and checked by :class:`RunChecker` before anything of i
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -11,9 +12,11 @@ import stat
 import tarfile
 import zipfile
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
+
+from .store import Failed
 
 PIECE = 1 << 20
 #: Entries an archive may hold beside the run, passed over (macOS and editors leave them).
@@ -24,10 +27,6 @@ MAX_DEPTH = 32
 NAME_MAX = 255
 #: The extensions an uploaded file's stored name keeps (``.run.gz``): at most this many characters.
 MAX_SUFFIX = 32
-
-
-class UploadError(Exception):
-    """An upload refused before its run is checked: 422 with one error."""
 
 
 @dataclass(frozen=True)
@@ -56,74 +55,73 @@ def unpack(upload: str, filename: str, dest: str, limits: Mapping[str, float]) -
     os.makedirs(root)
     zipped = low.endswith(".zip")
     try:
-        (_unzip if zipped else _untar)(upload, root, _Budget(limits, os.path.getsize(upload)))
+        _extract(upload, root, _zip_members if zipped else _tar_members, limits)
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         if isinstance(exc, OSError) and exc.errno is not None:
             raise
-        raise UploadError(f"{filename}: expected a {'.zip' if zipped else '.tar.gz'} archive, got a damaged one ({exc})") from None
+        raise Failed(422, f"{filename}: expected a {'.zip' if zipped else '.tar.gz'} archive, got a damaged one ({exc})") from None
     found = _run_root(dest, root)
     shutil.rmtree(root, ignore_errors=True)  # what is left of the archive beside the run
     return found
 
 
-class _Budget:
-    """Counts members and bytes written against the contest's limits (max_members, max_unpacked_mb, max_ratio)."""
+#: An archive's members: name, what it is if no file or folder (a link...), is it a folder, size, opener
+#: (tar's never answers None for a file).
+Members = Generator[tuple[str, "str | None", bool, int, Callable[[], Any]], None, None]
 
-    def __init__(self, limits: Mapping[str, float], packed: int) -> None:
-        self.max_members, self.ratio = int(limits["max_members"]), limits["max_ratio"]
-        self.max_unpacked = int(limits["max_unpacked_mb"]) << 20
-        self.max_bytes = min(self.max_unpacked, int(self.ratio * max(packed, 1)))
-        self.members = self.bytes = 0
 
-    def member(self) -> None:
-        self.members += 1
-        if self.members > self.max_members:
-            raise UploadError(f"expected at most {self.max_members} members in the archive, got more")
+def _extract(
+    upload: str, root: str, members: Callable[[str, Callable[[int], None]], Members], limits: Mapping[str, float]
+) -> None:
+    """Write each member under ``root``, or refuse it; the member count, the bytes written and their ratio
+    to the upload's size bounded as they grow (the contest's max_members, max_unpacked_mb, max_ratio)."""
+    max_members, ratio = int(limits["max_members"]), limits["max_ratio"]
+    max_unpacked = int(limits["max_unpacked_mb"]) << 20
+    max_bytes = min(max_unpacked, int(ratio * max(os.path.getsize(upload), 1)))
+    written = 0
 
-    def add(self, n: int) -> None:
-        self.bytes += n
-        if self.bytes > self.max_bytes:
-            if self.max_bytes < self.max_unpacked:
-                raise UploadError(f"expected the archive to unpack to at most {self.ratio:g} times its size, got more (a compression bomb?)")
-            raise UploadError(f"expected the archive to unpack to at most {self.max_unpacked >> 20} MB, got more")
+    def count(n: int) -> None:
+        if n > max_bytes and max_bytes < max_unpacked:
+            raise Failed(422, f"expected the archive to unpack to at most {ratio:g} times its size, got more (a compression bomb?)")
+        if n > max_bytes:
+            raise Failed(422, f"expected the archive to unpack to at most {max_unpacked >> 20} MB, got more")
+
+    slack = (max_members + 2) * 1024 + PIECE  # a tar stream's headers and end beside the members' bytes
+    with contextlib.closing(members(upload, lambda n: count(n - slack))) as listed:
+        for i, (name, got, is_dir, size, opener) in enumerate(listed, start=1):
+            if i > max_members:
+                raise Failed(422, f"expected at most {max_members} members in the archive, got more")
+            path = _safe_name(name)
+            if got is not None:
+                raise Failed(422, f"archive member {name!r}: expected a file or a folder, got {got}")
+            if is_dir or not path:
+                continue
+            count(size)  # refused on what it claims, before a byte is read
+            with opener() as src, _create(root, path, name) as out:
+                while piece := src.read(PIECE):
+                    written += len(piece)
+                    count(written)
+                    out.write(piece)
 
 
 def _safe_name(name: str) -> str:
-    """A member's path inside the run, or UploadError for an absolute path or a ``..``."""
+    """A member's path inside the run, or :class:`Failed` (422) for an absolute path or a ``..``."""
     if "\x00" in name or name.startswith(("/", "\\")) or (len(name) > 1 and name[1] == ":"):
-        raise UploadError(f"archive member {name!r}: expected a relative path, got an absolute one")
+        raise Failed(422, f"archive member {name!r}: expected a relative path, got an absolute one")
     parts = [p for p in name.replace("\\", "/").split("/") if p not in ("", ".")]
     if ".." in parts:
-        raise UploadError(f"archive member {name!r}: expected a path inside the archive, got one with '..'")
+        raise Failed(422, f"archive member {name!r}: expected a path inside the archive, got one with '..'")
     if len(parts) > MAX_DEPTH:
-        raise UploadError(f"archive member {_cut(name)}: expected a path at most {MAX_DEPTH} folders deep, got {len(parts)} parts")
+        raise Failed(422, f"archive member {_cut(name)}: expected a path at most {MAX_DEPTH} folders deep, got {len(parts)} parts")
     long = next((p for p in parts if len(p.encode("utf-8", "surrogateescape")) > NAME_MAX), None)
     if long is not None:
-        raise UploadError(f"archive member {_cut(name)}: expected names of at most {NAME_MAX} bytes, got one of {len(long.encode('utf-8', 'surrogateescape'))}")
+        raise Failed(422, f"archive member {_cut(name)}: expected names of at most {NAME_MAX} bytes, got one of {len(long.encode('utf-8', 'surrogateescape'))}")
     return "/".join(parts)
 
 
 def _cut(name: str) -> str:
     """A member's name as a message shows it: its first 60 characters when it is longer."""
     return repr(name) if len(name) <= 60 else repr(name[:60]) + f"... ({len(name)} characters)"
-
-
-def _member(
-    root: str, budget: _Budget, name: str, got: str | None, is_dir: bool, size: int, opener: Callable[[], Any]
-) -> None:
-    """Write one member under ``root``, or refuse it (``got``: what it is, a link or a special file)."""
-    budget.member()
-    path = _safe_name(name)
-    if got is not None:
-        raise UploadError(f"archive member {name!r}: expected a file or a folder, got {got}")
-    if is_dir or not path:
-        return
-    if size > budget.max_bytes:
-        budget.add(size)  # refused on what it claims, before a byte is read
-    with opener() as src, _create(root, path, name) as out:
-        while piece := src.read(PIECE):
-            budget.add(len(piece))
-            out.write(piece)
 
 
 def _create(root: str, path: str, name: str) -> IO[bytes]:
@@ -138,34 +136,32 @@ def _create(root: str, path: str, name: str) -> IO[bytes]:
         folders = ("/".join(parts[:i]) for i in range(1, len(parts)))
         clash = next((p for p in folders if os.path.isfile(os.path.join(root, p))), path)
         if clash == path and os.path.isfile(full):
-            raise UploadError(f"archive member {_cut(name)}: expected each member once, got {path!r} twice (refused, not overwritten)") from None
-        raise UploadError(f"archive member {_cut(name)}: expected a file and a folder never to share a name, got {clash!r} as both") from None
+            raise Failed(422, f"archive member {_cut(name)}: expected each member once, got {path!r} twice (refused, not overwritten)") from None
+        raise Failed(422, f"archive member {_cut(name)}: expected a file and a folder never to share a name, got {clash!r} as both") from None
 
 
-def _unzip(upload: str, root: str, budget: _Budget) -> None:
+def _zip_members(upload: str, _: Callable[[int], None]) -> Members:
     with zipfile.ZipFile(upload) as z:
         for info in z.infolist():
             kind = stat.S_IFMT(info.external_attr >> 16)  # 0: no Unix type recorded (a plain file)
             got = None if kind in (0, stat.S_IFREG, stat.S_IFDIR) else "a symbolic link" if stat.S_ISLNK(kind) else SPECIAL
-            _member(root, budget, info.filename, got, info.is_dir(), info.file_size, functools.partial(z.open, info))
+            yield info.filename, got, info.is_dir(), info.file_size, functools.partial(z.open, info)
 
 
-def _untar(upload: str, root: str, budget: _Budget) -> None:
+def _tar_members(upload: str, count: Callable[[int], None]) -> Members:
+    """A first pass over the gzip stream refuses a truncated one (tarfile's stream mode would stop quietly)
+    and a bomb (``count`` refuses the tar stream's size) before a member is written."""
     import gzip
 
-    # a first pass over the gzip stream: a truncated one is refused (tarfile's stream mode
-    # would stop quietly), a bomb is refused before a member is written
-    tar_limit = budget.max_bytes + (budget.max_members + 2) * 1024 + PIECE
     with gzip.open(upload, "rb") as stream:
         size = 0
         while piece := stream.read(PIECE):
             size += len(piece)
-            if size > tar_limit:
-                budget.add(size)
+            count(size)
     with tarfile.open(upload, mode="r|gz") as tar:  # a stream: one pass, no seeking
         for m in tar:
             got = None if m.isfile() or m.isdir() else "a symbolic link" if m.issym() else "a hard link" if m.islnk() else SPECIAL
-            _member(root, budget, m.name, got, m.isdir(), m.size, functools.partial(tar.extractfile, m))
+            yield m.name, got, m.isdir(), m.size, functools.partial(tar.extractfile, m)
 
 
 def _entries(folder: str) -> list[str]:
@@ -177,7 +173,7 @@ def _run_root(dest: str, root: str) -> Unpacked:
     a folder holding a single file (a matrix, a TREC run) stands for that file."""
     top = _entries(root)
     if not top:
-        raise UploadError("expected one run folder in the archive, got no file")
+        raise Failed(422, "expected one run folder in the archive, got no file")
     run, shown = root, ""
     if len(top) == 1:
         run, shown = os.path.join(root, top[0]), top[0]

@@ -1,8 +1,8 @@
 """CONTEST.yaml: a contest's settings, read and checked once at start (docs/server.md#contestyaml).
 
-A bad key or value is an :class:`~shrec_score.errors.InputError` naming the file and the line.  The
-track is written out as the preset ``DATA/track.yaml`` (paths absolute, the contest's
-``relevance:``), the one file the worker, ``contest export`` and the upload check read.
+A bad key or value is an :class:`~shrec_score.errors.InputError` naming the file and the line.  The track is
+written out as the preset ``DATA/track.yaml`` (paths absolute, the contest's ``relevance:``), the one file the
+scoring, ``contest export`` and the upload check read.
 """
 
 from __future__ import annotations

@@ -1,5 +1,11 @@
-"""The scoring queue: one job at a time, each in a child process under limits (:mod:`.worker`).  A job is
-a run whose status is ``queued`` in the store and nothing else (docs/server.md, "What the server keeps").
+"""The scoring queue: one job at a time, each in a child process under limits.  A job is a run whose status
+is ``queued`` in the store and nothing else (docs/server.md, "What the server keeps").
+
+The child, ``python -m shrec_score.server.jobs CPU_SECONDS MEMORY_MB SERVER_PID PRESET RUN OUT`` (:func:`child`),
+sets its CPU-time and address-space limits (they hold across ``exec``), asks to die with the server (Linux's
+``PR_SET_PDEATHSIG``: no orphan scoring writes while a restarted server recovers) and becomes ``shrec-score score
+--config PRESET RUN --out OUT``: a contest's numbers are the CLI's by construction.  Its exit status: the CLI's;
+killed by SIGXCPU or SIGKILL past the CPU time.
 """
 
 from __future__ import annotations
@@ -18,62 +24,69 @@ from .contest import Contest, stamp
 from .store import Store
 
 
-class Scorer:
-    """Takes the queued runs of ``store`` in order and scores each."""
-
-    def __init__(self, contest: Contest, store: Store) -> None:
-        self.contest = contest
-        self.store = store
-        self.wake = asyncio.Event()
-
-    async def run_forever(self) -> None:
-        while True:
-            job = await asyncio.to_thread(self.store.next_queued)
-            if job is None:
-                self.wake.clear()
-                with contextlib.suppress(asyncio.TimeoutError):
-                    await asyncio.wait_for(self.wake.wait(), timeout=5)
-                continue
-            try:
-                await self.score(job)
-            except Exception as exc:  # a bug or the disk, not the run: say so on the run, keep the queue going
-                await self._finish(job, reason=f"internal error while scoring: {type(exc).__name__}: {exc}"[:500])
-                await asyncio.sleep(1)
-
-    async def score(self, job: dict[str, Any]) -> None:
-        c = self.contest
-        out = os.path.join(self.store.work, f"{job['id']}-{secrets.token_hex(4)}")
-        run = self.store.run_path(job)
-        limits = (str(int(c.limits["cpu_seconds"])), str(int(c.limits["memory_mb"])), str(os.getpid()))
-        cmd = [sys.executable, "-m", "shrec_score.server.worker", *limits, c.preset, run, out]
-        proc = await asyncio.create_subprocess_exec(*cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
-        wall = c.limits["wall_seconds"]
+async def score_forever(contest: Contest, store: Store, wake: asyncio.Event) -> None:
+    """Take the queued runs of ``store`` in order and score each (``wake``: a run was queued)."""
+    while True:
+        job = await asyncio.to_thread(store.next_queued)
+        if job is None:
+            wake.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(wake.wait(), timeout=5)
+            continue
         try:
-            _, err = await asyncio.wait_for(proc.communicate(), timeout=wall)
-        except BaseException as exc:  # past the wall-clock limit, or cancelled (the server stops: the run stays queued)
-            if proc.returncode is None:
-                proc.kill()
-                await proc.wait()
-            shutil.rmtree(out, ignore_errors=True)
-            if not isinstance(exc, asyncio.TimeoutError):
-                raise
-            return await self._finish(job, reason=f"stopped at the wall-clock limit of {wall:g} s")
-        try:
-            if proc.returncode == 0:
-                with open(os.path.join(out, "per_run.csv"), encoding="utf-8") as f:
-                    result = {"per_run": f.read()}
-            else:
-                result = {"reason": self._reason(proc.returncode, err, run, job["label"])}
-        finally:
-            shutil.rmtree(out, ignore_errors=True)  # before the commit: a scored run leaves nothing in work/
-        await self._finish(job, **result)
+            await asyncio.to_thread(store.finish, job["id"], stamp(), **await _score(contest, store, job))
+        except Exception as exc:  # a bug or the disk, not the run: say so on the run, keep the queue going
+            reason = f"internal error while scoring: {type(exc).__name__}: {exc}"[:500]
+            await asyncio.to_thread(store.finish, job["id"], stamp(), reason=reason)
+            await asyncio.sleep(1)
 
-    def _reason(self, status: int | None, err: bytes, run: str, label: str) -> str:
-        if status in (-signal.SIGXCPU, -signal.SIGKILL):
-            return f"stopped at the CPU-time limit of {self.contest.limits['cpu_seconds']:g} s"
-        lines = [ln for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
-        text = lines[-1] if lines else f"the scoring ended with status {status}"
-        return text.replace(os.path.dirname(run) + os.sep, "").replace(run, label)[:500]  # no server path shown
 
-    async def _finish(self, job: dict[str, Any], **result: str) -> None:
-        await asyncio.to_thread(self.store.finish, job["id"], stamp(), **result)
+async def _score(contest: Contest, store: Store, job: dict[str, Any]) -> dict[str, str]:
+    """The run's scores (``per_run``) or why it has none (``reason``)."""
+    limits = contest.limits
+    out = os.path.join(store.work, f"{job['id']}-{secrets.token_hex(4)}")
+    run = store.run_path(job)
+    args = (str(int(limits["cpu_seconds"])), str(int(limits["memory_mb"])), str(os.getpid()), contest.preset, run, out)
+    cmd = [sys.executable, "-m", "shrec_score.server.jobs", *args]
+    proc = await asyncio.create_subprocess_exec(*cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    wall = limits["wall_seconds"]
+    try:
+        _, err = await asyncio.wait_for(proc.communicate(), timeout=wall)
+        if proc.returncode == 0:
+            with open(os.path.join(out, "per_run.csv"), encoding="utf-8") as f:
+                return {"per_run": f.read()}
+    except BaseException as exc:  # past the wall-clock limit, or cancelled (the server stops: the run stays queued)
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+        if not isinstance(exc, asyncio.TimeoutError):
+            raise
+        return {"reason": f"stopped at the wall-clock limit of {wall:g} s"}
+    finally:
+        shutil.rmtree(out, ignore_errors=True)  # before the commit: a scored run leaves nothing in work/
+    if proc.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
+        return {"reason": f"stopped at the CPU-time limit of {limits['cpu_seconds']:g} s"}
+    lines = [ln for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
+    text = lines[-1] if lines else f"the scoring ended with status {proc.returncode}"
+    return {"reason": text.replace(os.path.dirname(run) + os.sep, "").replace(run, job["label"])[:500]}  # no server path shown
+
+
+def child(cpu: str, memory: str, parent: str, preset: str, run: str, out: str) -> None:
+    import ctypes
+    import resource
+
+    try:  # SIGKILL this process when the server dies (Linux's prctl; elsewhere nothing)
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    else:
+        if os.getppid() != int(parent):  # the server died before the prctl
+            sys.exit(1)
+    resource.setrlimit(resource.RLIMIT_CPU, (int(cpu), int(cpu) + 1))
+    resource.setrlimit(resource.RLIMIT_AS, (int(memory) << 20, int(memory) << 20))
+    cmd = [sys.executable, "-m", "shrec_score.cli", "score", "--config", preset, run, "--out", out, "--quiet", "--format", "csv"]
+    os.execv(cmd[0], cmd)
+
+
+if __name__ == "__main__":
+    child(*sys.argv[1:])

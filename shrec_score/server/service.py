@@ -1,6 +1,6 @@
-"""What the server does for a request: who asks (:meth:`Server.team`), whether a phase admits the
-team, reading the upload under the size limit as it streams in, the form's session and CSRF token,
-storing a checked run, and a refusal (:class:`Failed`).  :mod:`.app` calls it; it does not import it.
+"""What the server does for a request: who asks (:meth:`Server.team`), whether a phase admits the team, reading
+the upload under the size limit as it streams in, the form's session and CSRF token, storing a checked run; a
+refusal is a :class:`~.store.Failed`.  :mod:`.app` calls it; it does not import it.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import secrets
 import shutil
 import time
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,27 +22,14 @@ from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 
 from . import views
-from .archive import PIECE, RunChecker, UploadError, unpack
+from .archive import PIECE, RunChecker, unpack
 from .contest import Contest, Phase, now, stamp
-from .jobs import Scorer
-from .store import NAME, Refused, Store, Team, fsync_tree
+from .store import NAME, Failed, Store, Team, fsync_tree
 
 #: Room for the multipart framing and the small fields beside the file.
 FRAMING = 64 << 10
 #: The form's session cookie (its value: a random id of a :class:`Session` kept by the server).
 COOKIE = "shrec_session"
-
-
-class Failed(Exception):
-    """An upload refused with ``status`` before it is stored; its JSON ``body``: the check's ``errors``
-    (422) or one ``text``."""
-
-    def __init__(self, status: int, text: str = "", errors: list[dict[str, Any]] | None = None) -> None:
-        super().__init__(status)
-        self.status = status
-        self.body: dict[str, Any] = {"error": text}
-        if status == 422:
-            self.body = {"errors": errors or [{"file": "upload", "line": None, "message": text}]}
 
 
 @dataclass
@@ -56,7 +43,7 @@ class Server:
     contest: Contest
     store: Store
     checker: RunChecker
-    scorer: Scorer | None = None
+    wake: asyncio.Event = field(default_factory=asyncio.Event)  # set: a run was queued (jobs.score_forever)
     sessions: OrderedDict[str, Session] = field(default_factory=OrderedDict)
     uploads: dict[str, deque[float]] = field(default_factory=dict)  # a team's uploads of the last 60 s
 
@@ -67,12 +54,13 @@ class Server:
     def too_large(self, got: str) -> Failed:
         return Failed(413, f"expected an upload of at most {self.contest.limits['max_upload_mb']:g} MB, got {got}")
 
-    async def team(self, request: Request) -> Team | None:
-        """The team of the request's bearer token (the API; a session cookie is never one); None without one."""
+    async def team(self, request: Request) -> Team:
+        """The team of the request's bearer token (the API; a session cookie is never one), else :class:`Failed` 401."""
         auth = request.headers.get("authorization", "")
-        if auth[:7].lower() != "bearer ":
-            return None
-        return await asyncio.to_thread(self.store.team_of, auth[7:].strip())
+        team = await asyncio.to_thread(self.store.team_of, auth[7:].strip()) if auth[:7].lower() == "bearer " else None
+        if team is None:
+            raise Failed(401, "expected a team's token in 'Authorization: Bearer TOKEN'")
+        return team
 
     def session(self, sid: str) -> tuple[str, Session, bool]:
         """The form's session ``sid``, else a new one (the oldest dropped past 10,000), and whether it is new."""
@@ -107,15 +95,24 @@ class Server:
 
     @contextlib.asynccontextmanager
     async def form(self, request: Request) -> AsyncIterator[FormData]:
-        """The multipart body, its size bounded while it streams in (raises :class:`Failed`: 413, 422)."""
+        """The multipart body, its size bounded while it streams in (raises :class:`Failed`: 413, 422); another
+        kind of body is an empty form, which :meth:`upload` refuses for its missing 'file'."""
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self.max_upload + FRAMING:
             raise self.too_large(f"{int(declared) >> 20} MB")
-        if request.headers.get("content-type", "").split(";")[0].strip() != "multipart/form-data":
-            raise Failed(422, "expected a multipart/form-data body with the run in the field 'file'")
-        limited = Request(request.scope, self._limited(request.receive))
+        seen = 0
+
+        async def receive() -> Any:  # refuses the body (413) once it passes the limit, as it streams in
+            nonlocal seen
+            message = await request.receive()
+            if message.get("type") == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_upload + FRAMING:
+                    raise self.too_large("more")
+            return message
+
         try:
-            form = await limited.form(max_files=1, max_fields=8)
+            form = await Request(request.scope, receive).form(max_files=1, max_fields=8)
         except Failed:  # past the limit as it streamed in
             raise
         except Exception as exc:  # starlette's MultiPartException, a broken body
@@ -146,31 +143,12 @@ class Server:
             raise Failed(422, "expected the run in the multipart field 'file' (a .zip, .tar.gz or .tgz of one run folder, or one run file)")
         if name is not None and (not isinstance(name, str) or not NAME.fullmatch(name)):
             raise Failed(422, f"expected 'name' to be 1 to 40 letters, digits, '_', '.' or '-', got {str(name)[:60]!r}")
-        try:
-            body = await asyncio.to_thread(self._store, team, name, upload, phase)
-        except Refused as exc:
-            raise Failed(403, str(exc)) from None
-        if self.scorer is not None:
-            self.scorer.wake.set()
+        body = await asyncio.to_thread(self._store, team, name, upload, phase)
+        self.wake.set()
         return body
 
-    def _limited(self, receive: Callable[[], Awaitable[Any]]) -> Callable[[], Awaitable[Any]]:
-        """``receive`` that refuses the body (413) once it passes the limit, as it streams in."""
-        seen = 0
-
-        async def wrapped() -> Any:
-            nonlocal seen
-            message = await receive()
-            if message.get("type") == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_upload + FRAMING:
-                    raise self.too_large("more")
-            return message
-
-        return wrapped
-
     def _store(self, team: Team, name: str | None, upload: UploadFile, phase: Phase) -> dict[str, Any]:
-        c, store = self.contest, self.store
+        store = self.store
         with store.connect() as db:  # refused before the work of unpacking (and again under the write lock)
             store.count_runs(db, team, phase.name, phase.max_runs)
         work = os.path.join(store.incoming, secrets.token_hex(8))
@@ -186,10 +164,7 @@ class Server:
                     digest.update(piece)
                     out.write(piece)
             staged = os.path.join(work, "run")
-            try:
-                unpacked = unpack(received, os.path.basename(upload.filename or "upload"), staged, c.limits)
-            except UploadError as exc:
-                raise Failed(422, str(exc)) from None
+            unpacked = unpack(received, os.path.basename(upload.filename or "upload"), staged, self.contest.limits)
             errors = self.checker.errors(staged, unpacked)
             if errors:
                 raise Failed(422, errors=errors)

@@ -1,5 +1,5 @@
-"""Teams and runs: SQLite (the standard library's, WAL mode) and the stored files; what survives a crash
-and why: docs/server.md, "What the server keeps".  Every connection serves one call.
+"""Teams and runs: SQLite (the standard library's, WAL mode) and the stored files; what survives a crash and why:
+docs/server.md, "What the server keeps".  Every connection serves one call; a refused upload is a :class:`Failed`.
 """
 
 from __future__ import annotations
@@ -47,8 +47,15 @@ CREATE INDEX IF NOT EXISTS runs_team ON runs(team_id, phase);
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 
 
-class Refused(Exception):
-    """An upload past the team's ``max_runs`` in its phase: HTTP 403."""
+class Failed(Exception):
+    """An upload refused with ``status`` before it is stored: the check's ``errors`` (422) or one ``text``
+    (as an error of the file "upload" in a 422), and ``body`` its JSON."""
+
+    def __init__(self, status: int, text: str = "", errors: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(status)
+        self.status = status
+        self.errors = errors or [{"file": "upload" if status == 422 else "", "line": None, "message": text}]
+        self.body = {"errors": self.errors} if status == 422 else {"error": text}
 
 
 @dataclass(frozen=True)
@@ -74,13 +81,11 @@ class Store:
     """The contest's database and files under ``folder``."""
 
     def __init__(self, folder: str) -> None:
-        self.folder = folder
         self.db = os.path.join(folder, "contest.sqlite3")
         self.runs_dir = os.path.join(folder, "runs")
         self.incoming = os.path.join(folder, "incoming")
         self.work = os.path.join(folder, "work")
-        for d in (folder, self.runs_dir, self.incoming, self.work):
-            os.makedirs(d, exist_ok=True)
+        os.makedirs(self.runs_dir, exist_ok=True)  # (incoming/ and work/: made by recover, which the server runs)
         with self.connect() as db:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(SCHEMA)
@@ -123,11 +128,9 @@ class Store:
         return None if row is None else Team(row["id"], row["name"])
 
     def accept(self, team: Team, name: str | None, staged: str, unpacked: str, suffix: str, phase: str, max_runs: int, sha256: str, submitted: str) -> dict[str, Any]:
-        """Store the run staged at ``staged/unpacked`` (already fsync'ed) as
-        ``runs/ID/LABEL+suffix``, LABEL being ``TEAM-NAME`` (the CLI's run name).
-
-        Raises :class:`Refused` when the team already has ``max_runs`` runs in the phase.
-        """
+        """Store the run staged at ``staged/unpacked`` (already fsync'ed) as ``runs/ID/LABEL+suffix``, LABEL being
+        ``TEAM-NAME`` (the CLI's run name); its receipt is the API's 201 body.  :class:`Failed` (403) when the team
+        has ``max_runs`` runs in the phase."""
         final = ""
         with self.connect() as db:
             db.execute("BEGIN IMMEDIATE")
@@ -154,43 +157,35 @@ class Store:
                 if final and os.path.exists(final):  # no row: no file
                     shutil.rmtree(final, ignore_errors=True)
                 raise
-        return {"id": next_id, "name": run_name, "label": label, "status": "queued", "phase": phase, "sha256": sha256}
+        return {"id": next_id, "name": run_name, "run": label, "status": "queued", "phase": phase, "sha256": sha256}
 
     @staticmethod
     def count_runs(db: sqlite3.Connection, team: Team, phase: str, max_runs: int) -> int:
-        """The team's runs in ``phase``; :class:`Refused` when there are ``max_runs`` already."""
+        """The team's runs in ``phase``; :class:`Failed` (403) when there are ``max_runs`` already."""
         (count,) = db.execute("SELECT count(*) FROM runs WHERE team_id = ? AND phase = ?", (team.id, phase)).fetchone()
         if count >= max_runs:
-            raise Refused(f"team {team.name!r} has submitted its {max_runs} run(s) of phase {phase!r}")
+            raise Failed(403, f"team {team.name!r} has submitted its {max_runs} run(s) of phase {phase!r}")
         return int(count)
 
     def run_path(self, row: sqlite3.Row | dict[str, Any]) -> str:
         return os.path.join(self.runs_dir, str(row["id"]), row["entry"])
 
-    def runs(
-        self, team_id: int | None = None, status: str | None = None, run_id: int | None = None
-    ) -> list[dict[str, Any]]:
+    def runs(self, team_id: int | None = None, status: str | None = None) -> list[dict[str, Any]]:
         """The runs with their team's name, by id; each filter given narrows them."""
-        where = {"team_id": team_id, "status": status, "runs.id": run_id}
+        where = {"team_id": team_id, "status": status}
         query = " AND ".join([f"{k} = ?" for k, v in where.items() if v is not None] or ["1"])
         args = [v for v in where.values() if v is not None]
         sql = "SELECT runs.*, teams.name AS team FROM runs JOIN teams ON teams.id = runs.team_id"
         with self.connect() as db:
             return [dict(r) for r in db.execute(f"{sql} WHERE {query} ORDER BY runs.id", args)]
 
-    def run(self, run_id: int) -> dict[str, Any] | None:
-        if not 0 < run_id < 1 << 63:  # past SQLite's INTEGER (an OverflowError): no such run, as any missing one
-            return None
-        return next(iter(self.runs(run_id=run_id)), None)
-
     def next_queued(self) -> dict[str, Any] | None:
         """The oldest queued run, its attempt counted (a crash mid-scoring shows as attempts > 1)."""
-        with self.connect() as db:
-            row = db.execute("SELECT * FROM runs WHERE status = 'queued' ORDER BY id LIMIT 1").fetchone()
-            if row is None:
-                return None
-            db.execute("UPDATE runs SET attempts = attempts + 1 WHERE id = ?", (row["id"],))
-        return dict(row)
+        job = next(iter(self.runs(status="queued")), None)
+        if job is not None:
+            with self.connect() as db:
+                db.execute("UPDATE runs SET attempts = attempts + 1 WHERE id = ?", (job["id"],))
+        return job
 
     def finish(self, run_id: int, finished: str, *, per_run: str | None = None, reason: str | None = None) -> bool:
         """Commit a scoring's outcome (scored with ``per_run``, else failed for ``reason``); False when the

@@ -1,6 +1,6 @@
-"""What the server shows: a team's runs and the leaderboard as plain data (the API's JSON and the
-pages' rows), each limited to what its phase allows.  The numbers are the CLI's ``per_run.csv``
-rows, ordered by :func:`shrec_score.aggregate.leaderboard` (docs/server.md).
+"""What the server shows: a team's runs and the leaderboard as plain data (the API's JSON and the pages' rows),
+each limited to what its phase allows.  The numbers are the CLI's ``per_run.csv`` rows, ordered by
+:func:`shrec_score.aggregate.leaderboard` (docs/server.md).
 """
 
 from __future__ import annotations
@@ -26,10 +26,8 @@ def per_run_row(text: str) -> dict[str, Any]:
 
 
 def _plain(value: Any) -> Any:
-    """A JSON value: NaN as None, numpy scalars as Python's."""
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    return value.item() if hasattr(value, "item") else value
+    """A JSON value: NaN as None (pandas' records hold Python's scalars, not numpy's)."""
+    return None if isinstance(value, float) and math.isnan(value) else value
 
 
 def run_views(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime) -> list[dict[str, Any]]:
