@@ -95,8 +95,9 @@ class Server:
 
     @contextlib.asynccontextmanager
     async def form(self, request: Request) -> AsyncIterator[FormData]:
-        """The multipart body, its size bounded while it streams in (raises :class:`Failed`: 413, 422); another
-        kind of body is an empty form, which :meth:`upload` refuses for its missing 'file'."""
+        """The multipart body, its size bounded while it streams in (raises :class:`Failed`: 413, 422)."""
+        if request.headers.get("content-type", "").split(";")[0].strip() != "multipart/form-data":
+            raise Failed(422, "expected a multipart/form-data body with the run in the field 'file'")
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > self.max_upload + FRAMING:
             raise self.too_large(f"{int(declared) >> 20} MB")
