@@ -335,7 +335,6 @@ def score_run(
     binary = [m for m in measures if m.kind == "binary"]
     graded = [m for m in measures if m.kind == "graded"]
     judged = [m for m in measures if m.kind == "judged"]
-    cut = settings.depth is not None or settings.judged_only
     level = settings.rel_level
     n_q = relevance.n_queries
     queries = np.arange(n_q) if rows is None else rows
@@ -352,9 +351,8 @@ def score_run(
         relevant, n_relevant = relevance.relevant_targets(level), relevance.n_relevant(level)
         for a in range(0, queries.size, MATRIX_QUERIES):
             q = queries[a : a + MATRIX_QUERIES]
-            block = matrix_rank_block(
-                _matrix_rows(run, q), [relevant[i] for i in q.tolist()], n_relevant[q], relevance.self_index[q], ties=ties, width=width,
-            )
+            part, targets = _matrix_rows(run, q), [relevant[i] for i in q.tolist()]
+            block = matrix_rank_block(part, targets, n_relevant[q], relevance.self_index[q], ties=ties, width=width)
             for m in binary:
                 values[m.name][q] = measure_values(m, block, settings)
             pr[q] = pr_rows(block, pr_levels)
@@ -367,7 +365,7 @@ def score_run(
                 perm = arrange_ties(sub.tie_start, sub.offsets, gains, ties)
                 sub = replace(sub, targets=sub.targets[perm])
                 gains = gains[perm]
-            if cut:
+            if settings.depth is not None or settings.judged_only:
                 sub, gains = restrict(sub, relevance, gains, rows, settings)
             sizes = None  # ties="expected": per entry, the size of its tie group
             if ties == "expected" and sub.tie_start is not None:

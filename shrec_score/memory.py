@@ -20,7 +20,7 @@ from .join import matrix_axis, matrix_run
 from .loading import load_relevance
 from .measures.metric_learning import ambiguous_recall
 from .memory_trec import score_tables
-from .model import MISC_CLASS, Classification
+from .model import MISC_CLASS, Classification, factorize
 from .options import Options, one_of
 
 METRICS = ("euclidean", "sqeuclidean", "cosine", "inner_product")
@@ -393,9 +393,7 @@ def _as_classification(arg: str, value: Any, prefix: str) -> Classification:
         return value
     if isinstance(value, (str, os.PathLike)):
         return read_classification(value)
-    texts = _labels(arg, value)
-    names = list(dict.fromkeys(texts))
-    code = {n: i for i, n in enumerate(names)}
-    ids = [f"{prefix}{i}" for i in range(len(texts))]
-    return Classification(f"<{arg}>", names, ["0"] * len(names), ids, np.asarray([code[x] for x in texts], dtype=np.int32))
+    names, codes = factorize(_labels(arg, value))
+    ids = [f"{prefix}{i}" for i in range(codes.size)]
+    return Classification(f"<{arg}>", names, ["0"] * len(names), ids, codes.astype(np.int32))
 
