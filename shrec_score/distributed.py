@@ -267,14 +267,9 @@ def _result(future: Any, task: Task, i: int, total: int, progress: Progress) -> 
         progress("scoring", i, total)
     try:
         result = future.result()
-    except KilledWorker:
-        raise _lost(task) from None
+    except KilledWorker:  # its workers died again and again: Dask gave it up
+        fn, args, _ = task
+        where, what = (args[0].path, "this run") if fn is _score_source else (args[0], f"{args[2]} {args[3] + 1}..{args[4]}")
+        raise InputError(where, None, f"the Dask workers scoring {what} died each time it was tried (out of memory? see the workers' logs; smaller --chunk-rows help)") from None
     progress("scoring", i + 1, total)
     return result
-
-
-def _lost(task: Task) -> InputError:
-    """The error for a task whose workers died again and again (Dask gave it up)."""
-    fn, args, _ = task
-    where, what = (args[0].path, "this run") if fn is _score_source else (args[0], f"{args[2]} {args[3] + 1}..{args[4]}")
-    return InputError(where, None, f"the Dask workers scoring {what} died each time it was tried (out of memory? see the workers' logs; smaller --chunk-rows help)")

@@ -281,12 +281,6 @@ class RunScores:
         vectors = {k: MeanAccumulator(settings.curve_depth) for k in ("CG", "DCG", "NCG", "NDCG")}
         return cls(name, values, np.full((n_q, settings.pr_levels), np.nan), vectors, {k: MeanAccumulator(100) for k in ("CG", "DCG")})
 
-    def leave_out(self, rows: np.ndarray) -> None:
-        """Empty values and PR rows for the queries ``rows`` (a mask)."""
-        for v in self.values.values():
-            v[rows] = np.nan
-        self.pr[rows] = np.nan
-
 
 def small_class_queries(relevance: Relevance, min_class_size: int) -> np.ndarray:
     """Mask of the queries whose class has fewer than ``min_class_size`` queries (psbTable's ``CUTOFF``).
@@ -393,7 +387,9 @@ def score_run(
                         continue  # no exact expectation: collect() leaves gain_vs_recall out
                     for k, v in zip(("CG", "DCG"), _gain_at_recall(gb)):
                         gvr_acc[k].add(v[counted])
-    scores.leave_out(small | (~ranked if skip else False))
+    left_out = small | (~ranked if skip else False)  # no values for these queries
+    for v in (*values.values(), pr):
+        v[left_out] = np.nan
     scores.unranked = int((~ranked).sum())
     return scores
 

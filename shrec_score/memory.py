@@ -296,10 +296,7 @@ class DeviceRows:
     def __getitem__(self, rows: Any) -> np.ndarray:
         if isinstance(rows, slice):
             return _to_host(self.value[rows])
-        rows = np.asarray(rows, dtype=np.int64)
-        if rows.size == 0:
-            return np.empty((0, self.shape[1]), dtype=self.dtype)
-        wanted, back = np.unique(rows, return_inverse=True)
+        wanted, back = np.unique(np.asarray(rows, dtype=np.int64), return_inverse=True)
         cuts = np.flatnonzero(np.diff(wanted) != 1) + 1  # runs of consecutive rows: one slice each
         parts = [_to_host(self.value[int(r[0]) : int(r[-1]) + 1]) for r in np.split(wanted, cuts)]
         return np.concatenate(parts)[back]
