@@ -18,7 +18,7 @@ from .measures.cumgain import discounted_cumulated_gain, gain_vectors
 from .measures.pr import interpolate_pr
 from .measures.ties import expected_precision_at_hits
 from .measures.treceval import JudgedBlock
-from .model import ChunkedRun, MatrixRun, RankedRun
+from .model import MatrixRun, RankedRun
 from .ranking import (
     arrange_ties,
     keep_entries,
@@ -236,18 +236,15 @@ def _gain_at_recall(block: GainBlock) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _chunks(
-    run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, rows: np.ndarray, *, ties: bool = False,
-) -> Iterator[tuple[np.ndarray, RankedRun, np.ndarray | None]]:
-    """Chunks of complete queries of any run: ``(relevance rows, sub-run, gains or None)``; a matrix's, of the query
-    ``rows`` only (a cluster's task scores some); with ``ties``, a matrix's lists carry their tie groups."""
-    if isinstance(run, ChunkedRun):
-        yield from run.chunks(relevance)
-    elif isinstance(run, MatrixRun):  # the lists of a chunk of queries at a time, never of the whole matrix
+    run: RankedRun | MatrixRun, relevance: Relevance, rows: np.ndarray, *, ties: bool = False,
+) -> Iterator[tuple[np.ndarray, RankedRun]]:
+    """Chunks of complete queries of any run: ``(relevance rows, sub-run)``; a matrix's, of the query ``rows`` only
+    (a cluster's task scores some); with ``ties``, a matrix's lists carry their tie groups."""
+    if isinstance(run, MatrixRun):  # the lists of a chunk of queries at a time, never of the whole matrix
         for q in matrix_chunks(relevance, run.matrix.shape[1], rows):
-            yield q, matrix_to_ranked_run(_matrix_rows(run, q), relevance.self_index[q], ties=ties), None
+            yield q, matrix_to_ranked_run(_matrix_rows(run, q), relevance.self_index[q], ties=ties)
     else:
-        for q, sub in run_chunks(align(run, relevance.query_ids)):
-            yield q, sub, None
+        yield from run_chunks(align(run, relevance.query_ids))
 
 
 def _matrix_rows(run: MatrixRun, rows: np.ndarray) -> MatrixRun:
@@ -316,7 +313,7 @@ def ranks_suffice(measures: Sequence[Measure], settings: Settings, *, curves: bo
 
 
 def score_run(
-    run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, measures: Sequence[Measure], settings: Settings = Settings(), *,
+    run: RankedRun | MatrixRun, relevance: Relevance, measures: Sequence[Measure], settings: Settings = Settings(), *,
     curves: bool = False, rows: np.ndarray | None = None,
 ) -> RunScores:
     """Score one run on every query of ``relevance``, iterating it once, a chunk of complete queries at a time.
@@ -352,9 +349,9 @@ def score_run(
             pr[q] = pr_rows(block, pr_levels)
         ranked[:] = True
     else:
-        for rows, sub, known in _chunks(run, relevance, queries, ties=ties != "rule"):
+        for rows, sub in _chunks(run, relevance, queries, ties=ties != "rule"):
             ranked[rows] = sub.lengths() > 0
-            gains = relevance.list_gains(rows, sub.offsets, sub.targets) if known is None else known
+            gains = relevance.list_gains(rows, sub.offsets, sub.targets)
             if ties in ("optimistic", "pessimistic") and sub.tie_start is not None:
                 perm = arrange_ties(sub.tie_start, sub.offsets, gains, ties)
                 sub = replace(sub, targets=sub.targets[perm])
