@@ -75,7 +75,8 @@ class _Shared:
     col_target: np.ndarray
 
     def score(self, run: RankedRun | MatrixRun, rows: np.ndarray | None = None) -> RunScores:
-        return score_run(run, self.relevance, self.measures, self.options.settings, curves=self.relevance.gain_curves, rows=rows)
+        rel = self.relevance
+        return score_run(run, rel, self.measures, self.options.settings, curves=rel.gain_curves, rows=rows)
 
 
 class _Rows:
@@ -96,7 +97,9 @@ class _Rows:
         return self.block[self.order[np.searchsorted(self.sorted, np.asarray(index))]]
 
 
-def _score_rows(shared: _Shared, path: str, name: str, by: str, a: int, b: int) -> tuple[list[tuple[np.ndarray, RunScores]], Counter[str] | None]:
+def _score_rows(
+    shared: _Shared, path: str, name: str, by: str, a: int, b: int,
+) -> tuple[list[tuple[np.ndarray, RunScores]], Counter[str] | None]:
     """A row-block matrix's queries of rows ``a..b`` (``by="rows"``: one stored block) or queries ``a..b`` (whole
     chunks of the engine's), read here (on the worker) and scored by :func:`score_run` a chunk at a time (each
     chunk's curve sums apart): ``[(query rows, their scores)]`` and the drops."""
@@ -112,12 +115,13 @@ def _score_rows(shared: _Shared, path: str, name: str, by: str, a: int, b: int) 
     whole = any(a <= lo and hi <= b for a, b in matrix.blocks())  # within one stored block
     held = _Rows(matrix.read(lo, hi) if whole else matrix[rows], np.arange(lo, hi) if whole else rows, matrix.shape[0])
     drops: Counter[str] | None = Counter() if shared.options.lenient else None
-    rel = shared.relevance
-    run = MatrixRun(name, matrix.where(lo, hi) if whole else path, held, rel.query_ids, shared.row_of_query, shared.col_target, drops)  # type: ignore[arg-type]
+    where = matrix.where(lo, hi) if whole else path
+    run = MatrixRun(name, where, held, shared.relevance.query_ids, shared.row_of_query, shared.col_target, drops)  # type: ignore[arg-type]
     parts = []
     for q in chunks:
         sc = shared.score(run, q)
-        parts.append((q, RunScores(name, {k: v[q] for k, v in sc.values.items()}, sc.pr[q], sc.vectors, sc.gain_at_recall)))
+        values = {k: v[q] for k, v in sc.values.items()}
+        parts.append((q, RunScores(name, values, sc.pr[q], sc.vectors, sc.gain_at_recall)))
     return parts, drops
 
 
@@ -164,7 +168,8 @@ def score(
         row_of_query, col_target = mapped.row_of_query, mapped.col_target
     shared = _Shared(rel, list(plan.measures), opts, row_of_query, col_target)
     tasks: list[Task] = []
-    by_block = ranks_suffice(plan.measures, opts.settings, curves=rel.gain_curves)  # any queries together: a task per stored block
+    # the ranks suffice: any queries together, so a task per stored block
+    by_block = ranks_suffice(plan.measures, opts.settings, curves=rel.gain_curves)
     for i, s in enumerate(sources):
         if isinstance(s, BlockSource) and by_block:
             tasks.extend((_score_rows, (s.path, s.name, "rows", a, b), i) for a, b in s.matrix.blocks())
@@ -196,7 +201,7 @@ def score(
 
 
 def _chunk_groups(rel: Relevance, matrix: RowBlockMatrix) -> list[tuple[int, int]]:
-    """The queries ``a..b`` of each task: the engine's chunks of a whole matrix run, about one stored block of rows a task."""
+    """The queries ``a..b`` of each task: the engine's chunks of a whole matrix run, about a stored block's rows a task."""
     per_task = max(1, max(b - a for a, b in matrix.blocks()))
     groups: list[tuple[int, int]] = []
     for c in matrix_chunks(rel, matrix.shape[1], np.arange(rel.n_queries)):
@@ -269,7 +274,8 @@ def _result(future: Any, task: Task, i: int, total: int, progress: Progress) -> 
         result = future.result()
     except KilledWorker:  # its workers died again and again: Dask gave it up
         fn, args, _ = task
-        where, what = (args[0].path, "this run") if fn is _score_source else (args[0], f"{args[2]} {args[3] + 1}..{args[4]}")
+        what = "this run" if fn is _score_source else f"{args[2]} {args[3] + 1}..{args[4]}"
+        where = args[0].path if fn is _score_source else args[0]
         raise InputError(where, None, f"the Dask workers scoring {what} died each time it was tried (out of memory? see the workers' logs; smaller --chunk-rows help)") from None
     progress("scoring", i + 1, total)
     return result

@@ -309,7 +309,8 @@ def pr_rows(block: RankBlock, levels: np.ndarray) -> np.ndarray:
 
 def ranks_suffice(measures: Sequence[Measure], settings: Settings, *, curves: bool) -> bool:
     """Binary measures only, no curve, nothing cut: a matrix's ranks of the relevant items suffice (any chunks)."""
-    return all(m.kind == "binary" for m in measures) and not (curves or settings.depth is not None or settings.judged_only)
+    cut = settings.depth is not None or settings.judged_only
+    return all(m.kind == "binary" for m in measures) and not (curves or cut)
 
 
 def score_run(

@@ -31,7 +31,8 @@ def _table(arg: str, value: Any, kind: str) -> Any:
     if isinstance(value, dict):
         if not all(isinstance(docs, dict) for docs in value.values()):
             raise ValueError(f"{arg}: expected a dict {{query: {{doc: {kind}}}}}: every value a dict of docs")
-        frame = pd.DataFrame([(str(q), str(d), v) for q, docs in value.items() for d, v in docs.items()], columns=["query", "doc", kind])
+        rows = [(str(q), str(d), v) for q, docs in value.items() for d, v in docs.items()]
+        frame = pd.DataFrame(rows, columns=["query", "doc", kind])
     elif isinstance(value, pd.DataFrame):
         frame = pd.DataFrame()
         for key in ("query", "doc", kind):
