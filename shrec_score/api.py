@@ -36,7 +36,7 @@ from .loading import (
 from .measures import DEFAULT_BINARY, SHOWN_GRADED, Measure, get_measure, graded_defaults
 from .measures.names import OFFICIAL, SHOWN_OFFICIAL, column_for, typed_measure
 from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
-from .model import ChunkedRun, Classification, MatrixRun, RankedRun
+from .model import Classification, MatrixRun, RankedRun
 from .options import Options, check_expected
 from .relevance import Relevance
 from .report import Report
@@ -44,7 +44,7 @@ from .signature import TIE_MODES, KendallSignature, ScoringSignature
 from .table import Table
 
 #: The run records :func:`score` accepts instead of paths.
-RUN_TYPES = (RankedRun, MatrixRun, ChunkedRun)
+RUN_TYPES = (RankedRun, MatrixRun)
 
 
 def score(
@@ -134,7 +134,7 @@ def score(
 
 
 def _given_runs(runs: Sequence[Any]) -> list[AnyRun] | None:
-    """The run records when ``runs`` holds records (any ChunkedRun too), None when it holds paths."""
+    """The run records when ``runs`` holds records, None when it holds paths."""
     records = [r for r in runs if isinstance(r, RUN_TYPES)]
     if records and len(records) < len(runs):
         raise OptionError("runs: expected paths or run records (RankedRun, MatrixRun), not a mix of both")

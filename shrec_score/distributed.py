@@ -8,33 +8,22 @@ from __future__ import annotations
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from .api import _report, plan_measures, relevance_for
-from .engine import (
-    MeanAccumulator,
-    RunScores,
-    collect,
-    matrix_chunks,
-    measure_values,
-    pr_rows,
-    score_run,
-    small_class_queries,
-)
+from .engine import RunScores, collect, matrix_chunks, ranks_suffice, score_run
 from .errors import InputError, OptionError
 from .io.chunked import INSTALL_HINT, RowBlockMatrix, open_row_blocks
 from .io.runs import BlockSource, discover_sources
 from .join import block_matrix_ids, matrix_run
 from .loading import PathLike, Progress, load_with
-from .measures import Measure, Settings
-from .model import ChunkedRun, MatrixRun, RankedRun, RunSource
+from .measures import Measure
+from .model import MatrixRun, RankedRun, RunSource
 from .options import Options
-from .ranking import matrix_rank_block, matrix_to_ranked_run
 from .relevance import Relevance
 from .report import Report
 
@@ -85,33 +74,9 @@ class _Shared:
     row_of_query: np.ndarray
     col_target: np.ndarray
 
-    @property
-    def settings(self) -> Settings:
-        return self.options.settings
-
-    @cached_property
-    def relevant(self) -> tuple[Sequence[np.ndarray], np.ndarray]:
-        """The relevant targets of every query at ``rel_level`` and K, computed once per worker."""
-        level = self.settings.rel_level
-        return self.relevance.relevant_targets(level), self.relevance.n_relevant(level)
-
-    @property
-    def fast(self) -> bool:
-        """Binary measures only, nothing cut: the ranks of the relevant items suffice."""
-        s = self.settings
-        return all(m.kind == "binary" for m in self.measures) and not self.relevance.gain_curves and s.depth is None and not s.judged_only
-
-
-@dataclass
-class _Part:
-    """Some queries of a row-block matrix: values, PR rows, and the curve sums of one engine chunk (or None)."""
-
-    qrows: np.ndarray
-    values: dict[str, np.ndarray]
-    pr: np.ndarray
-    vectors: dict[str, MeanAccumulator] | None
-    gain_at_recall: dict[str, MeanAccumulator] | None
-    drops: Counter[str] | None
+    def score(self, run: RankedRun | MatrixRun, rows: np.ndarray | None = None) -> RunScores:
+        rel = self.relevance
+        return score_run(run, rel, self.measures, self.options.settings, curves=rel.gain_curves, rows=rows)
 
 
 class _Rows:
@@ -132,68 +97,38 @@ class _Rows:
         return self.block[self.order[np.searchsorted(self.sorted, np.asarray(index))]]
 
 
-class _OneChunk(ChunkedRun):
-    """Queries ``qrows`` of a matrix run as the one chunk :func:`score_run` iterates, ranked as it ranks a matrix."""
-
-    def __init__(self, run: MatrixRun, qrows: np.ndarray, ties: bool) -> None:
-        self.name = run.name
-        self.drops = run.drops
-        self.run = run
-        self.qrows = qrows
-        self.ties = ties
-
-    def chunks(self, relevance: Any) -> Iterator[tuple[np.ndarray, RankedRun, np.ndarray | None]]:
-        lists = matrix_to_ranked_run(self.run, relevance.self_index[self.qrows], ties=self.ties)  # as engine._chunks ranks a matrix
-        yield self.qrows, lists, None
-
-
-def _block_run(shared: _Shared, path: str, name: str, qrows: np.ndarray) -> MatrixRun:
-    """The rows of queries ``qrows``, read here (on the worker) as a matrix run."""
+def _score_rows(
+    shared: _Shared, path: str, name: str, by: str, a: int, b: int,
+) -> tuple[list[tuple[np.ndarray, RunScores]], Counter[str] | None]:
+    """A row-block matrix's queries of rows ``a..b`` (``by="rows"``: one stored block) or queries ``a..b`` (whole
+    chunks of the engine's), read here (on the worker) and scored by :func:`score_run` a chunk at a time (each
+    chunk's curve sums apart): ``[(query rows, their scores)]`` and the drops."""
     matrix = open_row_blocks(path)
-    rows = shared.row_of_query[qrows]
+    if by == "rows":  # rows of ignorable queries only (class -1): none
+        chunks = [q for q in [np.flatnonzero((shared.row_of_query >= a) & (shared.row_of_query < b))] if q.size]
+    else:
+        chunks = matrix_chunks(shared.relevance, matrix.shape[1], np.arange(a, b))
+    if not chunks:
+        return [], None
+    rows = shared.row_of_query[np.concatenate(chunks)]
     lo, hi = int(rows.min()), int(rows.max()) + 1
     whole = any(a <= lo and hi <= b for a, b in matrix.blocks())  # within one stored block
-    block = matrix.read(lo, hi) if whole else matrix[rows]
-    held = _Rows(block, np.arange(lo, hi) if whole else rows, matrix.shape[0])
-    query_ids = [shared.relevance.query_ids[i] for i in qrows.tolist()]
+    held = _Rows(matrix.read(lo, hi) if whole else matrix[rows], np.arange(lo, hi) if whole else rows, matrix.shape[0])
     drops: Counter[str] | None = Counter() if shared.options.lenient else None
-    return MatrixRun(name, matrix.where(lo, hi) if whole else path, held, query_ids, rows, shared.col_target, drops=drops)  # type: ignore[arg-type]
-
-
-def _score_block(shared: _Shared, path: str, name: str, a: int, b: int) -> list[_Part]:
-    """Rows ``a..b`` (one stored block) of a row-block matrix, binary measures only, ranked as score_run's matrix branch."""
-    rel = shared.relevance
-    s = shared.settings
-    qrows = np.flatnonzero((shared.row_of_query >= a) & (shared.row_of_query < b))
-    if qrows.size == 0:  # rows of ignorable queries only (class -1)
-        return []
-    run = _block_run(shared, path, name, qrows)
-    relevant, k = shared.relevant
-    width = max(1, int(k.max(initial=0)))  # as wide as the single process's blocks: each row's sums add alike
-    ranks = matrix_rank_block(run, [relevant[i] for i in qrows.tolist()], k[qrows], rel.self_index[qrows], ties=s.ties, width=width)
-    values = {m.name: measure_values(m, ranks, s) for m in shared.measures}  # as score_run's matrix branch
-    pr = pr_rows(ranks, s.recall_levels())
-    return [_Part(qrows, values, pr, None, None, run.drops)]
-
-
-def _score_chunks(shared: _Shared, path: str, name: str, chunks: list[tuple[int, int]]) -> list[_Part]:
-    """Each of the engine's chunks of queries (graded or judged measures, curves, cut lists) scored by :func:`score_run` alone."""
-    qall = np.arange(chunks[0][0], chunks[-1][1])
-    run = _block_run(shared, path, name, qall)
-    parts: list[_Part] = []
-    for c0, c1 in chunks:
-        qrows = np.arange(c0, c1)
-        sub = MatrixRun(run.name, run.path, run.matrix, [run.query_ids[i - qall[0]] for i in range(c0, c1)], shared.row_of_query[qrows], run.col_target, drops=run.drops)
-        sc = score_run(_OneChunk(sub, qrows, shared.settings.ties != "rule"), shared.relevance, shared.measures, shared.settings, curves=shared.relevance.gain_curves)
-        values = {k: v[qrows] for k, v in sc.values.items()}
-        parts.append(_Part(qrows, values, sc.pr[qrows], sc.vectors, sc.gain_at_recall, None if parts else run.drops))
-    return parts
+    where = matrix.where(lo, hi) if whole else path
+    run = MatrixRun(name, where, held, shared.relevance.query_ids, shared.row_of_query, shared.col_target, drops)  # type: ignore[arg-type]
+    parts = []
+    for q in chunks:
+        sc = shared.score(run, q)
+        values = {k: v[q] for k, v in sc.values.items()}
+        parts.append((q, RunScores(name, values, sc.pr[q], sc.vectors, sc.gain_at_recall)))
+    return parts, drops
 
 
 def _score_source(shared: _Shared, source: RunSource) -> tuple[RunScores, RankedRun | MatrixRun, list[str]]:
     """One run read and scored whole on the worker: its scores, what the report needs of it, notes."""
     (run,), notes = load_with([source.path], shared.relevance, shared.options, run_format=source.format)
-    sc = score_run(run, shared.relevance, shared.measures, shared.settings, curves=shared.relevance.gain_curves)
+    sc = shared.score(run)
     stub = _matrix_stub(run.name, run.path, run.drops) if isinstance(run, MatrixRun) else RankedRun(run.name, list(run.query_ids), np.zeros(0, np.int64), run.offsets, drops=run.drops)
     return sc, stub, notes
 
@@ -233,11 +168,13 @@ def score(
         row_of_query, col_target = mapped.row_of_query, mapped.col_target
     shared = _Shared(rel, list(plan.measures), opts, row_of_query, col_target)
     tasks: list[Task] = []
+    # the ranks suffice: any queries together, so a task per stored block
+    by_block = ranks_suffice(plan.measures, opts.settings, curves=rel.gain_curves)
     for i, s in enumerate(sources):
-        if isinstance(s, BlockSource) and shared.fast:
-            tasks.extend((_score_block, (s.path, s.name, a, b), i) for a, b in s.matrix.blocks())
+        if isinstance(s, BlockSource) and by_block:
+            tasks.extend((_score_rows, (s.path, s.name, "rows", a, b), i) for a, b in s.matrix.blocks())
         elif isinstance(s, BlockSource):
-            tasks.extend((_score_chunks, (s.path, s.name, group), i) for group in _chunk_groups(rel, s.matrix))
+            tasks.extend((_score_rows, (s.path, s.name, "queries", a, b), i) for a, b in _chunk_groups(rel, s.matrix))
         else:
             tasks.append((_score_source, (s,), i))
     report = progress or (lambda stage, done, total: None)
@@ -253,7 +190,7 @@ def score(
     for i, s in enumerate(sources):
         mine = [r for (_, _, run), r in zip(tasks, results) if run == i]
         if isinstance(s, BlockSource):
-            sc, stub = _assemble(s, [p for parts in mine for p in parts], shared)
+            sc, stub = _assemble(s, mine, shared)
         else:
             ((sc, stub, run_notes),) = mine
             notes.extend(run_notes)
@@ -263,33 +200,33 @@ def score(
     return _report(ev, stubs, rel, plan, opts, notes)
 
 
-def _chunk_groups(rel: Relevance, matrix: RowBlockMatrix) -> list[list[tuple[int, int]]]:
-    """The engine's chunks of queries of a whole matrix run, grouped into tasks of about one stored block of rows each."""
+def _chunk_groups(rel: Relevance, matrix: RowBlockMatrix) -> list[tuple[int, int]]:
+    """The queries ``a..b`` of each task: the engine's chunks of a whole matrix run, about a stored block's rows a task."""
     per_task = max(1, max(b - a for a, b in matrix.blocks()))
-    groups: list[list[tuple[int, int]]] = []
-    for c in matrix_chunks(rel, matrix.shape[1]):
-        if groups and groups[-1][-1][1] - groups[-1][0][0] + (c[1] - c[0]) <= per_task:
-            groups[-1].append(c)
+    groups: list[tuple[int, int]] = []
+    for c in matrix_chunks(rel, matrix.shape[1], np.arange(rel.n_queries)):
+        if groups and c[-1] + 1 - groups[-1][0] <= per_task:
+            groups[-1] = (groups[-1][0], int(c[-1]) + 1)
         else:
-            groups.append([c])
+            groups.append((int(c[0]), int(c[-1]) + 1))
     return groups
 
 
-def _assemble(source: BlockSource, parts: list[_Part], shared: _Shared) -> tuple[RunScores, MatrixRun]:
-    """One row-block run's :class:`RunScores` from its parts (in block order), and its stub."""
-    sc = RunScores.empty(source.name, shared.relevance.n_queries, shared.measures, shared.settings)
+def _assemble(source: BlockSource, results: list[Any], shared: _Shared) -> tuple[RunScores, MatrixRun]:
+    """One row-block run's :class:`RunScores` from its tasks' results (in task order), and its stub."""
+    sc = RunScores.empty(source.name, shared.relevance.n_queries, shared.measures, shared.options.settings)
     drops: Counter[str] | None = Counter() if shared.options.lenient else None
-    for p in parts:
-        for k, v in p.values.items():
-            sc.values[k][p.qrows] = v
-        sc.pr[p.qrows] = p.pr
-        for mine, theirs in ((sc.vectors, p.vectors), (sc.gain_at_recall, p.gain_at_recall)):
-            for k, acc in (theirs or {}).items():
-                mine[k].total += acc.total
-                mine[k].count += acc.count
-        if drops is not None and p.drops:
-            drops.update(p.drops)
-    sc.leave_out(small_class_queries(shared.relevance, shared.settings.min_class_size))
+    for parts, task_drops in results:
+        for q, p in parts:
+            for k, v in p.values.items():
+                sc.values[k][q] = v
+            sc.pr[q] = p.pr
+            for mine, theirs in ((sc.vectors, p.vectors), (sc.gain_at_recall, p.gain_at_recall)):
+                for k, acc in theirs.items():  # chunk by chunk, in the single process's order
+                    mine[k].total += acc.total
+                    mine[k].count += acc.count
+        if drops is not None and task_drops:
+            drops.update(task_drops)
     return sc, _matrix_stub(source.name, source.path, drops)
 
 
@@ -335,19 +272,10 @@ def _result(future: Any, task: Task, i: int, total: int, progress: Progress) -> 
         progress("scoring", i, total)
     try:
         result = future.result()
-    except KilledWorker:
-        raise _lost(task) from None
+    except KilledWorker:  # its workers died again and again: Dask gave it up
+        fn, args, _ = task
+        what = "this run" if fn is _score_source else f"{args[2]} {args[3] + 1}..{args[4]}"
+        where = args[0].path if fn is _score_source else args[0]
+        raise InputError(where, None, f"the Dask workers scoring {what} died each time it was tried (out of memory? see the workers' logs; smaller --chunk-rows help)") from None
     progress("scoring", i + 1, total)
     return result
-
-
-def _lost(task: Task) -> InputError:
-    """The error for a task whose workers died again and again (Dask gave it up)."""
-    fn, args, _ = task
-    if fn is _score_source:
-        where, what = args[0].path, "this run"
-    elif fn is _score_block:
-        where, what = args[0], f"rows {args[2] + 1}..{args[3]}"
-    else:
-        where, what = args[0], f"queries {args[2][0][0] + 1}..{args[2][-1][1]}"
-    return InputError(where, None, f"the Dask workers scoring {what} died each time it was tried (out of memory? see the workers' logs; smaller --chunk-rows help)")

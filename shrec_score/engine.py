@@ -18,7 +18,7 @@ from .measures.cumgain import discounted_cumulated_gain, gain_vectors
 from .measures.pr import interpolate_pr
 from .measures.ties import expected_precision_at_hits
 from .measures.treceval import JudgedBlock
-from .model import ChunkedRun, MatrixRun, RankedRun
+from .model import MatrixRun, RankedRun
 from .ranking import (
     arrange_ties,
     keep_entries,
@@ -235,24 +235,28 @@ def _gain_at_recall(block: GainBlock) -> tuple[np.ndarray, np.ndarray]:
     return cg_at, np.where(valid, np.take_along_axis(discounted_cumulated_gain(g), at, axis=1), np.nan)
 
 
-def _chunks(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, *, ties: bool = False) -> Iterator[tuple[np.ndarray, RankedRun, np.ndarray | None]]:
-    """Chunks of complete queries of any run: ``(relevance rows, sub-run, gains or None)``; with ``ties``, a matrix's lists carry their tie groups."""
-    if isinstance(run, ChunkedRun):
-        yield from run.chunks(relevance)
-    elif isinstance(run, MatrixRun):  # the lists of a chunk of queries at a time, never of the whole matrix
-        for a, b in matrix_chunks(relevance, run.matrix.shape[1]):
-            part = replace(run, query_ids=run.query_ids[a:b], row_of_query=run.row_of_query[a:b])
-            yield np.arange(a, b), matrix_to_ranked_run(part, relevance.self_index[a:b], ties=ties), None
+def _chunks(
+    run: RankedRun | MatrixRun, relevance: Relevance, rows: np.ndarray, *, ties: bool = False,
+) -> Iterator[tuple[np.ndarray, RankedRun]]:
+    """Chunks of complete queries of any run: ``(relevance rows, sub-run)``; a matrix's, of the query ``rows`` only
+    (a cluster's task scores some); with ``ties``, a matrix's lists carry their tie groups."""
+    if isinstance(run, MatrixRun):  # the lists of a chunk of queries at a time, never of the whole matrix
+        for q in matrix_chunks(relevance, run.matrix.shape[1], rows):
+            yield q, matrix_to_ranked_run(_matrix_rows(run, q), relevance.self_index[q], ties=ties)
     else:
-        for rows, sub in run_chunks(align(run, relevance.query_ids)):
-            yield rows, sub, None
+        yield from run_chunks(align(run, relevance.query_ids))
 
 
-def matrix_chunks(relevance: Relevance, n_cols: int) -> list[tuple[int, int]]:
-    """The queries ``a..b`` of each chunk of a matrix run: the chunks :func:`run_chunks` cuts from its lists."""
+def _matrix_rows(run: MatrixRun, rows: np.ndarray) -> MatrixRun:
+    return replace(run, query_ids=[run.query_ids[i] for i in rows.tolist()], row_of_query=run.row_of_query[rows])
+
+
+def matrix_chunks(relevance: Relevance, n_cols: int, rows: np.ndarray) -> list[np.ndarray]:
+    """The query ``rows`` of a matrix run cut as :func:`run_chunks` cuts its lists (whatever ``rows`` holds, the
+    cuts fall where they fall for every query)."""
     width = n_cols - (1 if relevance.self_index.size and relevance.self_index[0] >= 0 else 0)  # a list's length
     step = max(1, CHUNK_ENTRIES // max(1, width))
-    return [(a, min(relevance.n_queries, a + step)) for a in range(0, relevance.n_queries, step)]
+    return np.split(rows, np.flatnonzero(np.diff(rows // step)) + 1) if rows.size else []
 
 
 @dataclass
@@ -273,12 +277,6 @@ class RunScores:
         values = {m.name: np.full(n_q, np.nan) for m in measures}
         vectors = {k: MeanAccumulator(settings.curve_depth) for k in ("CG", "DCG", "NCG", "NDCG")}
         return cls(name, values, np.full((n_q, settings.pr_levels), np.nan), vectors, {k: MeanAccumulator(100) for k in ("CG", "DCG")})
-
-    def leave_out(self, rows: np.ndarray) -> None:
-        """Empty values and PR rows for the queries ``rows`` (a mask)."""
-        for v in self.values.values():
-            v[rows] = np.nan
-        self.pr[rows] = np.nan
 
 
 def small_class_queries(relevance: Relevance, min_class_size: int) -> np.ndarray:
@@ -309,20 +307,29 @@ def pr_rows(block: RankBlock, levels: np.ndarray) -> np.ndarray:
     return pr_curve(block.rel_ranks, n_relevant=block.n_relevant, levels=levels)
 
 
-def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, measures: Sequence[Measure], settings: Settings = Settings(), *, curves: bool = False) -> RunScores:
+def ranks_suffice(measures: Sequence[Measure], settings: Settings, *, curves: bool) -> bool:
+    """Binary measures only, no curve, nothing cut: a matrix's ranks of the relevant items suffice (any chunks)."""
+    cut = settings.depth is not None or settings.judged_only
+    return all(m.kind == "binary" for m in measures) and not (curves or cut)
+
+
+def score_run(
+    run: RankedRun | MatrixRun, relevance: Relevance, measures: Sequence[Measure], settings: Settings = Settings(), *,
+    curves: bool = False, rows: np.ndarray | None = None,
+) -> RunScores:
     """Score one run on every query of ``relevance``, iterating it once, a chunk of complete queries at a time.
 
     ``settings.missing == "skip"``: a query the run ranks nothing for keeps
     empty values and stays out of the curves (as trec_eval); otherwise its
-    empty list is scored.
+    empty list is scored.  ``rows`` (a matrix run): only these queries (ascending), the others left empty.
     """
     pr_levels = settings.recall_levels()
     binary = [m for m in measures if m.kind == "binary"]
     graded = [m for m in measures if m.kind == "graded"]
     judged = [m for m in measures if m.kind == "judged"]
-    cut = settings.depth is not None or settings.judged_only
     level = settings.rel_level
     n_q = relevance.n_queries
+    queries = np.arange(n_q) if rows is None else rows
     scores = RunScores.empty(run.name, n_q, measures, settings)
     values, pr, vec_acc, gvr_acc = scores.values, scores.pr, scores.vectors, scores.gain_at_recall
     skip = settings.missing == "skip"
@@ -330,27 +337,27 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
     small = small_class_queries(relevance, settings.min_class_size)
     ties = settings.ties
     width = max(1, int(relevance.n_relevant(level).max(initial=0)))  # every chunk's ranks as wide: sums add alike whatever the chunk
-    if isinstance(run, MatrixRun) and not (graded or judged or curves or cut):
+    if isinstance(run, MatrixRun) and ranks_suffice(measures, settings, curves=curves):
         # binary measures only: the ranks of the relevant items suffice, measured a
         # chunk of queries at a time (memory: one chunk's ranks, not queries x K)
         relevant, n_relevant = relevance.relevant_targets(level), relevance.n_relevant(level)
-        for a in range(0, n_q, MATRIX_QUERIES):
-            b = min(n_q, a + MATRIX_QUERIES)
-            part = replace(run, query_ids=run.query_ids[a:b], row_of_query=run.row_of_query[a:b])
-            block = matrix_rank_block(part, relevant[a:b], n_relevant[a:b], relevance.self_index[a:b], ties=ties, width=width)
+        for a in range(0, queries.size, MATRIX_QUERIES):
+            q = queries[a : a + MATRIX_QUERIES]
+            part, targets = _matrix_rows(run, q), [relevant[i] for i in q.tolist()]
+            block = matrix_rank_block(part, targets, n_relevant[q], relevance.self_index[q], ties=ties, width=width)
             for m in binary:
-                values[m.name][a:b] = measure_values(m, block, settings)
-            pr[a:b] = pr_rows(block, pr_levels)
+                values[m.name][q] = measure_values(m, block, settings)
+            pr[q] = pr_rows(block, pr_levels)
         ranked[:] = True
     else:
-        for rows, sub, known in _chunks(run, relevance, ties=ties != "rule"):
+        for rows, sub in _chunks(run, relevance, queries, ties=ties != "rule"):
             ranked[rows] = sub.lengths() > 0
-            gains = relevance.list_gains(rows, sub.offsets, sub.targets) if known is None else known
+            gains = relevance.list_gains(rows, sub.offsets, sub.targets)
             if ties in ("optimistic", "pessimistic") and sub.tie_start is not None:
                 perm = arrange_ties(sub.tie_start, sub.offsets, gains, ties)
                 sub = replace(sub, targets=sub.targets[perm])
                 gains = gains[perm]
-            if cut:
+            if settings.depth is not None or settings.judged_only:
                 sub, gains = restrict(sub, relevance, gains, rows, settings)
             sizes = None  # ties="expected": per entry, the size of its tie group
             if ties == "expected" and sub.tie_start is not None:
@@ -378,7 +385,9 @@ def score_run(run: RankedRun | MatrixRun | ChunkedRun, relevance: Relevance, mea
                         continue  # no exact expectation: collect() leaves gain_vs_recall out
                     for k, v in zip(("CG", "DCG"), _gain_at_recall(gb)):
                         gvr_acc[k].add(v[counted])
-    scores.leave_out(small | (~ranked if skip else False))
+    left_out = small | (~ranked if skip else False)  # no values for these queries
+    for v in (*values.values(), pr):
+        v[left_out] = np.nan
     scores.unranked = int((~ranked).sum())
     return scores
 

@@ -20,7 +20,7 @@ from .join import matrix_axis, matrix_run
 from .loading import load_relevance
 from .measures.metric_learning import ambiguous_recall
 from .memory_trec import score_tables
-from .model import MISC_CLASS, Classification
+from .model import MISC_CLASS, Classification, factorize
 from .options import Options, one_of
 
 METRICS = ("euclidean", "sqeuclidean", "cosine", "inner_product")
@@ -296,10 +296,7 @@ class DeviceRows:
     def __getitem__(self, rows: Any) -> np.ndarray:
         if isinstance(rows, slice):
             return _to_host(self.value[rows])
-        rows = np.asarray(rows, dtype=np.int64)
-        if rows.size == 0:
-            return np.empty((0, self.shape[1]), dtype=self.dtype)
-        wanted, back = np.unique(rows, return_inverse=True)
+        wanted, back = np.unique(np.asarray(rows, dtype=np.int64), return_inverse=True)
         cuts = np.flatnonzero(np.diff(wanted) != 1) + 1  # runs of consecutive rows: one slice each
         parts = [_to_host(self.value[int(r[0]) : int(r[-1]) + 1]) for r in np.split(wanted, cuts)]
         return np.concatenate(parts)[back]
@@ -393,9 +390,7 @@ def _as_classification(arg: str, value: Any, prefix: str) -> Classification:
         return value
     if isinstance(value, (str, os.PathLike)):
         return read_classification(value)
-    texts = _labels(arg, value)
-    names = list(dict.fromkeys(texts))
-    code = {n: i for i, n in enumerate(names)}
-    ids = [f"{prefix}{i}" for i in range(len(texts))]
-    return Classification(f"<{arg}>", names, ["0"] * len(names), ids, np.asarray([code[x] for x in texts], dtype=np.int32))
+    names, codes = factorize(_labels(arg, value))
+    ids = [f"{prefix}{i}" for i in range(codes.size)]
+    return Classification(f"<{arg}>", names, ["0"] * len(names), ids, codes.astype(np.int32))
 

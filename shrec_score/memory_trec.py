@@ -34,13 +34,12 @@ def _table(arg: str, value: Any, kind: str) -> Any:
         rows = [(str(q), str(d), v) for q, docs in value.items() for d, v in docs.items()]
         frame = pd.DataFrame(rows, columns=["query", "doc", kind])
     elif isinstance(value, pd.DataFrame):
-        picked = {}
+        frame = pd.DataFrame()
         for key in ("query", "doc", kind):
             found = [c for c in _COLUMNS[key] if c in value.columns]
             if not found:
                 raise ValueError(f"{arg}: expected a column {' or '.join(_COLUMNS[key])}, got columns {list(value.columns)}")
-            picked[key] = value[found[0]]
-        frame = pd.DataFrame({"query": picked["query"].astype(str), "doc": picked["doc"].astype(str), kind: picked[kind]})
+            frame[key] = value[found[0]] if key == kind else value[found[0]].astype(str)
     else:
         raise ValueError(f"{arg}: expected a pandas DataFrame or a dict {{query: {{doc: {kind}}}}}, got {type(value).__name__}")
     if frame.empty:

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import abc
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
 import numpy as np
 
@@ -37,17 +34,6 @@ class Classification:
     @cached_property
     def index(self) -> dict[str, int]:
         return {m: i for i, m in enumerate(self.ids)}
-
-
-class ChunkedRun(abc.ABC):
-    """A run that hands its complete queries over in chunks, ``(relevance rows, sub-run, gains or None)``, while it is read."""
-
-    name: str
-    drops: Counter[str] | None
-
-    @abc.abstractmethod
-    def chunks(self, relevance: Any) -> Iterator[tuple[np.ndarray, RankedRun, np.ndarray | None]]:
-        """The run's complete queries, chunk by chunk."""
 
 
 @dataclass

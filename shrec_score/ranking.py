@@ -230,9 +230,6 @@ def rows_ranks_from_counts(
     r, v, s, e = item_row[order], values[order], smaller[order], equal[order]
     gid = score_groups(r, v) - 1
     i = np.arange(v.size) - np.searchsorted(gid, gid)  # place within its group
-    if mode == "pessimistic":
-        ranks = s + e - np.bincount(gid)[gid] + i + 1
-        ranks = ranks[np.lexsort((ranks, r))]
-    else:
-        ranks = s + i + 1  # ascending in each row: groups by value, places within them
+    # pessimistic: the group's last places; ascending in each row either way (groups by value, places within them)
+    ranks = s + i + 1 + (e - np.bincount(gid)[gid] if mode == "pessimistic" else 0)
     return ranks.astype(np.float64), s.astype(np.float64), e.astype(np.float64)
