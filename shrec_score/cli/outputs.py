@@ -95,11 +95,11 @@ def _commit(report: Report, where: dict[str, Any], folders: list[Any], page: dic
 
             files["plots"] = plot_files(report)
         if where["html"]:
-            from ..html import html_files
+            from ..html import to_html
 
             folder, prefix = where["html"]
             beside = where["csv"] and folder is where["csv"][0]  # the CSV files are written beside the page
-            files["html"] = html_files(
+            files["html"]["index.html"] = to_html(
                 report,
                 title=page.get("title"),
                 description=page.get("description"),
