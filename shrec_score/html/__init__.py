@@ -251,30 +251,19 @@ def per_class(report: Report) -> dict[str, Any] | None:
     return {"cols": cols, "rows": rows, "lo": lo, "hi": hi}
 
 
-def explorer_measures(report: Report) -> list[str]:
-    """The measures the explorer holds: every measure, or (past :data:`EXPLORER_BUDGET`) the shown ones and rank-by."""
-    pq = report.tables["per_query"]
-    every = [m for m in report.measures if m in pq.columns]
-    if len(pq) * len(every) <= EXPLORER_BUDGET:
-        return every
-    return [m for m in dict.fromkeys([report.sort, *report.shown, report.rank_by]) if m and m in pq.columns]
-
-
-def scaled(value: Any) -> int | None:
-    """A per-query value for the JSON block: round(value x 10^4), None when undefined."""
-    v = number(value)
-    return None if v is None or math.isinf(v) else int(round(v * 10_000))
-
-
 def explorer_data(report: Report) -> dict[str, Any]:
-    """The explorer's JSON block: runs, queries (and their classes), each measure's (runs x queries) values."""
-    pq, measures = report.tables["per_query"], explorer_measures(report)
+    """The explorer's JSON block: runs, queries (and their classes), each measure's (runs x queries) values as
+    round(value x 10^4) (None: undefined); every measure, or past :data:`EXPLORER_BUDGET` the shown ones and rank-by."""
+    pq = report.tables["per_query"]
+    measures = [m for m in report.measures if m in pq.columns]
+    if len(pq) * len(measures) > EXPLORER_BUDGET:
+        measures = [m for m in dict.fromkeys([report.sort, *report.shown, report.rank_by]) if m and m in pq.columns]
     runs = [str(r) for r in report.tables["leaderboard"]["run"].tolist()]
     queries = list(dict.fromkeys(pq["query"].tolist()))
     values = {}
     for m in measures:  # a run outside the leaderboard left out
-        _, wide = wide_values(pq, runs, m)
-        values[m] = [[scaled(v) for v in row] for row in wide.tolist()]
+        wide = wide_values(pq, runs, m)[1].tolist()
+        values[m] = [[int(round(v * 10_000)) if math.isfinite(v) else None for v in row] for row in wide]
     classes = None
     if "class" in pq.columns:
         cls_of = dict(zip(reversed(pq["query"].tolist()), reversed(pq["class"].tolist())))  # each query's first row
