@@ -35,9 +35,10 @@ PALETTE = [
 LINE_FIGSIZE = (8.0, 5.0)
 
 
-def _figure_class() -> type[Figure]:
+def figure_class() -> type[Figure]:
     """matplotlib's ``Figure`` class; InputError naming :data:`INSTALL_HINT` when matplotlib is missing."""
     try:
+        import matplotlib  # noqa: F401  (the package and its module: a half-removed install is none)
         from matplotlib.figure import Figure
     except ImportError:
         raise InputError(None, None, f"--plots needs matplotlib; install it with: {INSTALL_HINT}") from None
@@ -106,7 +107,7 @@ def plot_pr_curves(report: Report, ax: Axes | None = None) -> Axes:
     if not len(pr):
         raise ValueError("report: expected a report with precision-recall curves (report.pr_curve is empty)")
     if ax is None:
-        _, ax = _axes(_figure_class(), LINE_FIGSIZE)
+        _, ax = _axes(figure_class(), LINE_FIGSIZE)
     runs = _draw(ax, report, pr, "recall", "precision")
     ax.set(xlabel="Recall", ylabel="Precision", xlim=(0, 1.02), ylim=(0, 1.02), title="Precision-recall")
     legend_outside(ax, 1 if len(runs) <= 20 else 2)
@@ -150,7 +151,7 @@ _GLYPH = re.compile(r"Glyph (\d+) .*missing from font")
 
 
 def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
-    Figure = _figure_class()
+    Figure = figure_class()
     runs = [str(r) for r in report.leaderboard["run"]]
     written: dict[str, bytes] = {}
     ncol = 1 if len(runs) <= 20 else 2
@@ -196,4 +197,4 @@ def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
     return written
 
 
-__all__ = ["write_plots", "plot_files", "plot_pr_curves", "styles", "legend_outside", "INSTALL_HINT", "PALETTE"]
+__all__ = ["write_plots", "plot_files", "plot_pr_curves", "styles", "legend_outside", "INSTALL_HINT", "PALETTE", "figure_class"]

@@ -132,7 +132,9 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
     named after the query id).  The E column is the value SHREC and the PSB publish as "E-measure": F1 of
     precision and recall over the first 32 results (higher is better).
     """
-    from ..api import score
+    from ..api import score, score_kendall
+    from ..io.chunked import holds_row_blocks
+    from ..plots import figure_class
 
     inputs = Inputs(given)
     pick = inputs.pick
@@ -155,36 +157,22 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
     if given["check"] and not kendall:
         check(runs, inputs)
         return
-    bar = ProgressBar(enabled=not given["quiet"] and sys.stderr.isatty())
     plots = None if kendall else plots  # (Kendall tau-b draws no figure)
-    if plots:
-        from ..plots import INSTALL_HINT
+    with user_errors():  # every option checked before any input is read
+        if plots:
+            figure_class()  # matplotlib is there
+        if not kendall:
+            significance = bool(pick("significance", default=False))
+            options = inputs.options(significance=significance, seed=given["seed"], n_resamples=given["resamples"])
+        if dask_address:
+            from ..distributed import cluster_target
 
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise BadInput(f"--plots needs matplotlib; install it with: {INSTALL_HINT}") from None
-    if not kendall:  # every option checked before any input is read
-        significance = bool(pick("significance", default=False))
-        options = inputs.options(significance=significance, seed=given["seed"], n_resamples=given["resamples"])
-    if dask_address:
-        from ..distributed import cluster_target
-
-        with user_errors():
             cluster_target(dask_address)
     stops = click.get_current_context().find_object(Interrupts) or Interrupts()  # main()'s (under CliRunner: one never entered)
-
-    def progress(stage: str, done: int, total: int) -> None:
-        stops.check()  # a signal whose raise a library swallowed ends the scoring here
-        bar(stage, done, total)
-
-    from ..io.chunked import holds_row_blocks
-
+    bar = ProgressBar(enabled=not given["quiet"] and sys.stderr.isatty(), check=stops.check)
     try:
         with user_errors(), outputs(runs, out, plots, html, page) as commit:  # locked before any input is read
             if kendall:
-                from ..api import score_kendall
-
                 report = score_kendall(
                     runs,
                     ground_truth,
@@ -196,11 +184,9 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
                 from ..distributed import score as score_on_cluster
 
                 with quiet_dask_logs() if dask_address else nullcontext():  # one line says what failed
-                    report = score_on_cluster(
-                        runs, relevance, dask=dask_address or None, options=options, progress=progress
-                    )
+                    report = score_on_cluster(runs, relevance, dask=dask_address or None, options=options, progress=bar)
             else:
-                report = score(runs, relevance, options=options, progress=progress)
+                report = score(runs, relevance, options=options, progress=bar)
             bar.close()
             stops.check()  # never publish the outputs of an interrupted scoring
             commit(report)
