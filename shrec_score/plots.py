@@ -35,9 +35,10 @@ PALETTE = [
 LINE_FIGSIZE = (8.0, 5.0)
 
 
-def _figure_class() -> type[Figure]:
+def figure_class() -> type[Figure]:
     """matplotlib's ``Figure`` class; InputError naming :data:`INSTALL_HINT` when matplotlib is missing."""
     try:
+        import matplotlib  # noqa: F401  (the package and its module: a half-removed install is none)
         from matplotlib.figure import Figure
     except ImportError:
         raise InputError(None, None, f"--plots needs matplotlib; install it with: {INSTALL_HINT}") from None
@@ -65,7 +66,7 @@ def renumber_svg_ids(svg: str, prefix: str) -> str:
     return _SVG_REF.sub(lambda m: m.group(1) + new.get(m.group(2), m.group(2)), svg)  # not a "#" in a text
 
 
-def _save(fig: Figure, name: str, formats: tuple[str, ...]) -> dict[str, bytes]:
+def _save(fig: Any, name: str, formats: tuple[str, ...]) -> dict[str, bytes]:
     """``fig`` as ``{"<name>.<format>": bytes}`` through its own canvas, without dates, SVG ids renumbered."""
     files = {}
     for ext in formats:
@@ -75,12 +76,6 @@ def _save(fig: Figure, name: str, formats: tuple[str, ...]) -> dict[str, bytes]:
         data = buf.getvalue()
         files[f"{name}.{ext}"] = renumber_svg_ids(data.decode("utf-8"), "s").encode("utf-8") if ext == "svg" else data
     return files
-
-
-def _axes(figure_class: type[Figure], figsize: tuple[float, float], ncols: int = 1) -> tuple[Figure, Any]:
-    """A standalone figure (not registered with pyplot) and its axes (an array of them when ``ncols > 1``)."""
-    fig = figure_class(figsize=figsize)
-    return fig, fig.subplots(1, ncols)
 
 
 def legend_outside(ax: Axes, ncol: int = 1) -> None:
@@ -106,7 +101,7 @@ def plot_pr_curves(report: Report, ax: Axes | None = None) -> Axes:
     if not len(pr):
         raise ValueError("report: expected a report with precision-recall curves (report.pr_curve is empty)")
     if ax is None:
-        _, ax = _axes(_figure_class(), LINE_FIGSIZE)
+        ax = figure_class()(figsize=LINE_FIGSIZE).subplots()
     runs = _draw(ax, report, pr, "recall", "precision")
     ax.set(xlabel="Recall", ylabel="Precision", xlim=(0, 1.02), ylim=(0, 1.02), title="Precision-recall")
     legend_outside(ax, 1 if len(runs) <= 20 else 2)
@@ -150,32 +145,31 @@ _GLYPH = re.compile(r"Glyph (\d+) .*missing from font")
 
 
 def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
-    Figure = _figure_class()
+    Figure = figure_class()
     runs = [str(r) for r in report.leaderboard["run"]]
     written: dict[str, bytes] = {}
     ncol = 1 if len(runs) <= 20 else 2
 
     if len(report.pr_curve):
-        fig, ax = _axes(Figure, LINE_FIGSIZE)
-        plot_pr_curves(report, ax)
-        written.update(_save(fig, "pr_curves", formats))
+        ax = plot_pr_curves(report, Figure(figsize=LINE_FIGSIZE).subplots())
+        written.update(_save(ax.figure, "pr_curves", formats))
 
     curves = report.curves
     if curves is not None:
-        fig, ax = _axes(Figure, LINE_FIGSIZE)
+        ax = Figure(figsize=LINE_FIGSIZE).subplots()
         _draw(ax, report, curves, "rank", "NDCG", markevery=10)
         ax.set(xlabel="Rank", ylabel="Mean NDCG", xlim=(1, int(curves["rank"].max())), title="Normalized discounted cumulated gain")
         legend_outside(ax, ncol)
-        written.update(_save(fig, "ndcg_vs_rank", formats))
+        written.update(_save(ax.figure, "ndcg_vs_rank", formats))
 
     gains = report.gain_vs_recall
     if gains is not None:
-        fig, axes = _axes(Figure, (11, 4.5), ncols=2)
+        axes = Figure(figsize=(11, 4.5)).subplots(1, 2)
         for kind, ax in zip(("CG", "DCG"), axes):
             _draw(ax, report, gains, "recall_pct", kind, markevery=10)
             ax.set(xlabel="Recall (%)", ylabel=f"Mean {kind}", title=f"Average {kind} vs recall")
         legend_outside(axes[1], ncol)
-        written.update(_save(fig, "cg_vs_recall", formats))
+        written.update(_save(axes[1].figure, "cg_vs_recall", formats))
 
     pc = report.per_class
     if pc is not None and report.sort in pc:
@@ -183,7 +177,7 @@ def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
 
         classes = list(dict.fromkeys(pc["class"]))
         width = 0.8 / max(1, len(runs))
-        fig, ax = _axes(Figure, (max(6.4, 0.35 * len(classes) * max(1, len(runs)) ** 0.5 + 2), 4.8))
+        ax = Figure(figsize=(max(6.4, 0.35 * len(classes) * max(1, len(runs)) ** 0.5 + 2), 4.8)).subplots()
         x = np.arange(len(classes))
         for i, r in enumerate(runs):
             sub = pc[pc["run"] == r].set_index("class").reindex(classes)
@@ -192,8 +186,8 @@ def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
         ax.set(ylabel=display_name(report.sort), title=f"{display_name(report.sort)} per class")
         legend_outside(ax, ncol)
         safe = "".join(c if c.isalnum() else "_" for c in report.sort)
-        written.update(_save(fig, f"per_class_{safe}", formats))
+        written.update(_save(ax.figure, f"per_class_{safe}", formats))
     return written
 
 
-__all__ = ["write_plots", "plot_files", "plot_pr_curves", "styles", "legend_outside", "INSTALL_HINT", "PALETTE"]
+__all__ = ["write_plots", "plot_files", "plot_pr_curves", "styles", "legend_outside", "INSTALL_HINT", "PALETTE", "figure_class"]

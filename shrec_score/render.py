@@ -14,7 +14,7 @@ import json
 import math
 from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from .aggregate import column_aggregate, wide_values
 from .errors import visible
@@ -22,31 +22,15 @@ from .escape import md_escape, rich_text, tex_escape
 from .io.writers import frame_to_csv
 from .measures.names import trec_name
 from .measures.registry import column_higher_is_better, display_name
-from .notes import best_value, blank_note, significance_matrix, versus_best
+from .notes import best_value, blank_note, significance_matrix
 from .table import Table
 
 __all__ = ["FORMATS", "md_escape", "rich_text", "tex_escape", "to_csv", "to_json", "to_latex", "to_markdown", "to_rich", "to_trec", "trec_field"]
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (a hint only: render imports nothing of report, which calls the renderers)
     import pandas as pd
 
-
-class Report(Protocol):
-    """What a renderer reads of a :class:`shrec_score.report.Report` (which calls the renderers): named
-    here, so that render imports nothing of report, not even for a type hint, and data flows one way."""
-
-    tables: dict[str, Table]
-    measures: list[str]
-    shown: list[str]
-    sort: str
-    rank_by: str
-    signature: dict[str, Any]
-    run_tags: dict[str, str]
-    significance: pd.DataFrame | None
-
-    def table(self, name: str) -> Table | None: ...
-
-    def signature_text(self) -> str: ...
+    from .report import Report
 
 
 def to_csv(report: Report, *, per_query: bool = False) -> str:
@@ -115,11 +99,13 @@ def to_latex(report: Report) -> str:
     sort = display_name(report.sort)
     at = 3 + report.shown.index(report.sort) if report.sort in report.shown else -1
     ci = _intervals(report) if at >= 0 else None
-    versus = versus_best(report)
+    runs, pairs = significance_matrix(report)
+    tested = report.table("significance") is not None
+    worse = {b for (a, b), pair in pairs.items() if a == runs[0] and pair.significant}  # than the best run
     rows = []
     for r, (row, marks) in enumerate(zip(cells, bold)):
         texed = [f"\\textbf{{{tex_escape(c)}}}" if is_b else tex_escape(c) for c, is_b in zip(row, marks)]
-        if at >= 0 and row[1] in versus and versus[row[1]].significant:
+        if at >= 0 and row[1] in worse:
             texed[at] += "$^\\dagger$"
         if ci is not None:
             texed.insert(at + 1, f"[{_fmt(ci[r][0])}, {_fmt(ci[r][1])}]")
@@ -130,7 +116,7 @@ def to_latex(report: Report) -> str:
     caption = f"Mean of each measure per run, best first by {tex_escape(sort)}; bold: the best value of the column."
     if ci is not None:
         caption += f" 95\\% CI: percentile bootstrap interval of the mean {tex_escape(sort)}."
-    if versus:
+    if tested:
         caption += f" $^\\dagger$: significantly worse than the best run (paired randomization test on {tex_escape(sort)}, Holm-corrected, $p < 0.05$)."
     spec = f"rlr{'r' * (len(report.shown) + (ci is not None))}"
     note = blank_note(report)
@@ -139,8 +125,7 @@ def to_latex(report: Report) -> str:
         "% needs \\usepackage{booktabs} (\\toprule, \\midrule, \\bottomrule)",
         *_tex_table(caption, "tab:leaderboard", spec, head_tex, rows, None if note is None else tex_escape(note)),
     ]
-    if report.table("significance") is not None:
-        runs, pairs = significance_matrix(report)
+    if tested:
         matrix = []
         for a in runs:
             line = [tex_escape(a)]

@@ -7,6 +7,7 @@ methods are conveniences that call the renderers of :mod:`shrec_score.render`.
 from __future__ import annotations
 
 import os
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -175,14 +176,10 @@ class Report:
         measure of the report; default: the sort measure)."""
         runs = [str(r) for r in self.tables["leaderboard"]["run"]]
         column = measure or self.sort
+        with suppress(KeyError):  # (no measure of any spelling)
+            column = column if column in self.measures else column_for(column, self.measures) or column
         if column not in self.measures:
-            try:
-                found = column_for(column, self.measures)
-            except KeyError:
-                found = None
-            if found is None:
-                raise ValueError(f"measure: expected one of the report's measures {', '.join(self.measures)}, got {column!r}")
-            column = found
+            raise ValueError(f"measure: expected one of the report's measures {', '.join(self.measures)}, got {measure or self.sort!r}")
         keys, values = wide_values(self.tables["per_query"], runs, column)
         return pd.concat([keys.to_pandas(), pd.DataFrame(values.T, columns=runs)], axis=1)
 

@@ -1,5 +1,6 @@
 """The commands: parse the options (flags over a ``--config`` preset), call one API function, print.
-No arithmetic here.  ``shrec-score RUNS... --relevance CLA`` is short for ``shrec-score score ...``.
+No arithmetic here.  ``shrec-score RUNS... --relevance CLA`` is short for ``shrec-score score ...``; ``serve``
+and ``contest`` are a contest's submission server and its organiser's commands (issue 32).
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ import click
 from .. import __version__
 from ..choices import MIN_RESAMPLES, TIES
 from ..errors import InputError, OptionError
-from .contest import contest_group, serve_command
-from .demo import demo_command
 from .inputs import INPUTS, MEASURES, BadInput, Inputs, OnceCommand, options, user_errors
 from .outputs import REPORT_FORMAT, ProgressBar, format_option, outputs, render
 from .signals import Interrupts, quiet_dask_logs
@@ -132,7 +131,9 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
     named after the query id).  The E column is the value SHREC and the PSB publish as "E-measure": F1 of
     precision and recall over the first 32 results (higher is better).
     """
-    from ..api import score
+    from ..api import score, score_kendall
+    from ..io.chunked import holds_row_blocks
+    from ..plots import figure_class
 
     inputs = Inputs(given)
     pick = inputs.pick
@@ -155,36 +156,22 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
     if given["check"] and not kendall:
         check(runs, inputs)
         return
-    bar = ProgressBar(enabled=not given["quiet"] and sys.stderr.isatty())
     plots = None if kendall else plots  # (Kendall tau-b draws no figure)
-    if plots:
-        from ..plots import INSTALL_HINT
+    with user_errors():  # every option checked before any input is read
+        if plots:
+            figure_class()  # matplotlib is there
+        if not kendall:
+            significance = bool(pick("significance", default=False))
+            options = inputs.options(significance=significance, seed=given["seed"], n_resamples=given["resamples"])
+        if dask_address:
+            from ..distributed import cluster_target
 
-        try:
-            import matplotlib  # noqa: F401
-        except ImportError:
-            raise BadInput(f"--plots needs matplotlib; install it with: {INSTALL_HINT}") from None
-    if not kendall:  # every option checked before any input is read
-        significance = bool(pick("significance", default=False))
-        options = inputs.options(significance=significance, seed=given["seed"], n_resamples=given["resamples"])
-    if dask_address:
-        from ..distributed import cluster_target
-
-        with user_errors():
             cluster_target(dask_address)
     stops = click.get_current_context().find_object(Interrupts) or Interrupts()  # main()'s (under CliRunner: one never entered)
-
-    def progress(stage: str, done: int, total: int) -> None:
-        stops.check()  # a signal whose raise a library swallowed ends the scoring here
-        bar(stage, done, total)
-
-    from ..io.chunked import holds_row_blocks
-
+    bar = ProgressBar(enabled=not given["quiet"] and sys.stderr.isatty(), check=stops.check)
     try:
         with user_errors(), outputs(runs, out, plots, html, page) as commit:  # locked before any input is read
             if kendall:
-                from ..api import score_kendall
-
                 report = score_kendall(
                     runs,
                     ground_truth,
@@ -196,11 +183,9 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
                 from ..distributed import score as score_on_cluster
 
                 with quiet_dask_logs() if dask_address else nullcontext():  # one line says what failed
-                    report = score_on_cluster(
-                        runs, relevance, dask=dask_address or None, options=options, progress=progress
-                    )
+                    report = score_on_cluster(runs, relevance, dask=dask_address or None, options=options, progress=bar)
             else:
-                report = score(runs, relevance, options=options, progress=progress)
+                report = score(runs, relevance, options=options, progress=bar)
             bar.close()
             stops.check()  # never publish the outputs of an interrupted scoring
             commit(report)
@@ -302,6 +287,50 @@ def convert_command(matrix: str, out: str, layout: str, chunk_rows: int | None, 
     click.echo(f"{out}: {n_rows} x {n_cols} {kind}, blocks of {step} rows ({layout})", err=True)
 
 
+def write_contest(folder: str) -> None:
+    """Write the sample contest shipped in the package (demo/psb-like.tar.xz, a copy of sample_runs/psb-like)
+    into ``folder`` (made if missing); a folder holding any other file is refused, the contest's own are
+    written again (a second demo, or one cut short, completes it)."""
+    import tarfile
+    from importlib.resources import files
+
+    with files("shrec_score").joinpath("demo/psb-like.tar.xz").open("rb") as packed, tarfile.open(fileobj=packed, mode="r:xz") as tar:
+        members = {m.name.split("/", 1)[1]: m for m in tar.getmembers() if m.isfile()}
+        for parent, _, names in os.walk(folder):
+            for name in names:
+                if os.path.relpath(os.path.join(parent, name), folder).replace(os.sep, "/") not in members:
+                    raise BadInput(f"{os.path.join(parent, name)}: expected only the sample contest's files in {folder}, got a file of another (give another OUT)")
+        for rel, member in sorted(members.items()):
+            path = os.path.join(folder, *rel.split("/"))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as out:
+                out.write(tar.extractfile(member).read())  # type: ignore[union-attr]  # members are regular files
+
+
+@cli.command("demo")
+@click.argument("out", type=click.Path(file_okay=False))
+@REPORT_FORMAT
+def demo_command(out: str, fmt: str) -> None:
+    """Write the psb-like sample contest (4 runs, 152 models in 20 classes) to OUT/psb-like and score it
+    into OUT/results: what a user with only the package installed can try.  The same as
+
+    \b
+    shrec-score OUT/psb-like/runs --relevance OUT/psb-like/classes.cla --out OUT/results
+    """
+    from ..api import score
+
+    contest, results = os.path.join(out, "psb-like"), os.path.join(out, "results")
+    runs, classes = os.path.join(contest, "runs"), os.path.join(contest, "classes.cla")
+    with user_errors():
+        write_contest(contest)
+        with outputs([runs], results, None) as commit:
+            report = score([runs], classes)
+            commit(report)
+    render(report, fmt, False, False)
+    click.echo(f"wrote {contest} (the contest) and {results} (per_run.csv, per_query.csv...); the same scoring:\n"
+               f"  shrec-score {runs} --relevance {classes} --out {results}", err=True)
+
+
 @cli.command("measures")
 def measures_command() -> None:
     """List the measures with a one-line definition each."""
@@ -310,6 +339,90 @@ def measures_command() -> None:
     click.echo(measure_listing(), nl=False)
 
 
-cli.add_command(demo_command)
-cli.add_command(serve_command)
-cli.add_command(contest_group)
+CONTEST_FILE = click.argument("contest_file", metavar="CONTEST.yaml", type=click.Path())
+
+
+def _contest(path: str) -> Any:
+    """The contest of CONTEST.yaml (the server's modules are imported only when a contest command runs)."""
+    from ..server.contest import load_contest
+
+    try:
+        with user_errors():
+            return load_contest(path)
+    except OSError as exc:
+        raise BadInput(f"{path}: could not read or write the contest's files: {exc.strerror or exc}") from None
+
+
+@cli.command("serve")
+@CONTEST_FILE
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (put a TLS reverse proxy in front for the internet).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port to listen on (0: a free one, named on stderr).")
+def serve_command(contest_file: str, host: str, port: int) -> None:
+    """Run the contest's submission server: uploads checked at once, scored in the background, the
+    leaderboard at /.  Needs shrec-score[server]."""
+    try:
+        import uvicorn
+
+        from ..server.app import create_app
+    except ImportError as exc:
+        raise BadInput(f"serve needs the server extra ({exc.name} is missing): pip install 'shrec-score[server]'") from None
+    import os
+    import socket
+
+    contest = _contest(contest_file)
+    with user_errors():
+        app = create_app(contest)  # the ground truth read and the store recovered before the port opens
+    try:  # bound here, not by uvicorn: --port 0 takes a free port, and the line below names it
+        sock = socket.create_server((host, port))
+    except OSError as exc:
+        why = os.strerror(exc.errno) if exc.errno and exc.errno > 0 else exc.strerror or str(exc)  # (an unknown host: getaddrinfo's own)
+        raise BadInput(f"{host}:{port}: could not listen there ({why})") from None
+    bound = sock.getsockname()[1]
+    click.echo(f"shrec-score: serving {contest_file} on http://{host}:{bound}/ (Ctrl-C stops)", err=True)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, server_header=False)
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+@cli.group("contest")
+def contest_group() -> None:
+    """A contest's organiser commands (teams, the final results)."""
+
+
+@contest_group.command("add-team")
+@CONTEST_FILE
+@click.argument("team")
+def add_team_command(contest_file: str, team: str) -> None:
+    """Create TEAM and print its token, once, on one line (only its hash is kept)."""
+    from ..server.contest import stamp
+    from ..server.store import NAME, Store
+
+    if not NAME.fullmatch(team):
+        raise BadInput(f"TEAM: expected 1 to 40 letters, digits, '_', '.' or '-' (starting with a letter or digit), got {team!r}")
+    contest = _contest(contest_file)
+    try:
+        token = Store(contest.data).add_team(team, stamp())
+    except ValueError as exc:
+        raise BadInput(f"{contest_file}: {exc}") from None
+    click.echo(token)
+
+
+@contest_group.command("export")
+@CONTEST_FILE
+@click.argument("out", type=click.Path(file_okay=False))
+@click.option("--html", is_flag=True, help="Also write the results page under OUT/report/.")
+@click.option("--phase", help="Only the runs of this phase (default: every phase).")
+def export_command(contest_file: str, out: str, html: bool, phase: str | None) -> None:
+    """Write the final results of every scored run into OUT: exactly what ``shrec-score --config PRESET RUNS
+    --out OUT`` writes on the stored runs."""
+    from ..server.store import Store
+
+    contest = _contest(contest_file)
+    if phase is not None and contest.phase(phase) is None:
+        raise BadInput(f"--phase: expected one of {', '.join(p.name for p in contest.phases)}, got {phase!r}")
+    store = Store(contest.data)
+    runs = [store.run_path(r) for r in store.runs(status="scored") if phase is None or r["phase"] == phase]
+    if not runs:
+        raise BadInput(f"{contest_file}: no scored run to export")
+    args = ["score", "--config", contest.preset, *runs, "--out", out, *(["--html"] if html else [])]
+    root = click.get_current_context().find_root().command  # the score command's own parsing and writing
+    root.main(args=args, prog_name="shrec-score", standalone_mode=False)

@@ -95,11 +95,11 @@ def _commit(report: Report, where: dict[str, Any], folders: list[Any], page: dic
 
             files["plots"] = plot_files(report)
         if where["html"]:
-            from ..html import html_files
+            from ..html import to_html
 
             folder, prefix = where["html"]
             beside = where["csv"] and folder is where["csv"][0]  # the CSV files are written beside the page
-            files["html"] = html_files(
+            files["html"]["index.html"] = to_html(
                 report,
                 title=page.get("title"),
                 description=page.get("description"),
@@ -130,16 +130,18 @@ def render(report: Report, fmt: str, per_query: bool, quiet: bool) -> None:
 
 class ProgressBar:
     """A rich progress bar on stderr that appears only when the work lasts more than a second, and never
-    when stderr is not a terminal or --quiet."""
+    when stderr is not a terminal or --quiet; each step first calls ``check`` (a signal whose raise a library
+    swallowed ends the work there)."""
 
     DELAY = 1.0
 
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
+    def __init__(self, enabled: bool, check: Callable[[], None] = lambda: None) -> None:
+        self.enabled, self.check = enabled, check
         self.started = time.monotonic()
         self.bar: Any = None
 
     def __call__(self, stage: str, done: int, total: int) -> None:
+        self.check()
         if not self.enabled or self.bar is None and (time.monotonic() - self.started < self.DELAY or done >= total):
             return
         if self.bar is None:

@@ -10,6 +10,7 @@ import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from traceback import walk_stack
 from types import FrameType
 from typing import Any
 
@@ -58,7 +59,9 @@ class Interrupts:
     def _handle(self, signum: int, frame: FrameType | None) -> None:
         first = self.signum is None
         self.signum = self.signum or signum
-        if (first or self._swallowed) and not _in_threaded_code(frame):
+        stack = [] if frame is None else walk_stack(frame)  # the main thread inside a THREADED package's code?
+        threaded = any(str(f.f_globals.get("__name__", "")).partition(".")[0] in THREADED for f, _ in stack)
+        if (first or self._swallowed) and not threaded:
             self._swallowed = False
             raise Stopped(self.signum)
 
@@ -72,15 +75,6 @@ class Interrupts:
         """Raise :class:`Stopped` if a signal came (its first raise may have been swallowed)."""
         if self.signum is not None:
             raise Stopped(self.signum)
-
-
-def _in_threaded_code(frame: FrameType | None) -> bool:
-    """Whether the main thread is inside a :data:`THREADED` package's code (in any frame of its stack)."""
-    while frame is not None:
-        if str(frame.f_globals.get("__name__", "")).partition(".")[0] in THREADED:
-            return True
-        frame = frame.f_back
-    return False
 
 
 @contextmanager
