@@ -96,11 +96,11 @@ class Server:
     @contextlib.asynccontextmanager
     async def form(self, request: Request) -> AsyncIterator[FormData]:
         """The multipart body, its size bounded while it streams in (raises :class:`Failed`: 413, 422)."""
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self.max_upload + FRAMING:  # first: 413 whatever the body's type
+            raise self.too_large(f"{int(declared) >> 20} MB")
         if request.headers.get("content-type", "").split(";")[0].strip() != "multipart/form-data":
             raise Failed(422, "expected a multipart/form-data body with the run in the field 'file'")
-        declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > self.max_upload + FRAMING:
-            raise self.too_large(f"{int(declared) >> 20} MB")
         seen = 0
 
         async def receive() -> Any:  # refuses the body (413) once it passes the limit, as it streams in
