@@ -83,8 +83,9 @@ def evaluate(
         A wrong shape, NaN distances, labels of the wrong length or an unknown metric, naming
         the argument, before any work is done.
     """
-    _refuse_ambiguous_recall(options)
-    opts = Options.build(**options)  # every option checked first
+    given = options.pop("options", None)  # score()'s options= (an Options) instead of the keywords
+    _refuse_ambiguous_recall(options if given is None else {k: getattr(given, k, None) for k in ("measures", "sort", "rank_by")})
+    opts = Options.of(given, options)  # every option checked first
     if run is not None or qrels is not None:
         if run is None or qrels is None or any(v is not None for v in (distances, embeddings, query_embeddings, labels, query_labels)):
             raise ValueError("run: expected run= and qrels= together, without distances, embeddings or labels")

@@ -9,6 +9,7 @@ import pytest
 from scipy.spatial.distance import cdist
 
 import shrec_score
+from shrec_score.errors import OptionError
 
 MEASURES = ["NN", "FT", "ST", "E", "DCG", "AP"]
 
@@ -275,6 +276,11 @@ def test_score_options_apply_as_on_the_file(tmp_path, data):
     pd.testing.assert_frame_equal(_by_query(got.per_query), _by_query(from_file.per_query), check_exact=True)
     pd.testing.assert_frame_equal(got.per_run, from_file.per_run, check_exact=True)
     assert 0 < got.leaderboard.loc[0, "queries"] < len(labels)  # the small classes' queries left out
+    # score()'s options= too (it was "unknown option 'options'", a bug hunt), and R@k refused there as well
+    built = shrec_score.evaluate(distances=d, labels=labels, name="a", options=shrec_score.Options.build(**opts))
+    pd.testing.assert_frame_equal(built.per_run, from_file.per_run, check_exact=True)
+    with pytest.raises(OptionError, match=r"R@5"):
+        shrec_score.evaluate(distances=d, labels=labels, options=shrec_score.Options.build(measures=["R@5"]))
 
 
 @pytest.mark.parametrize("ties", ["expected", "optimistic", "pessimistic"])
