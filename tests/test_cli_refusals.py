@@ -55,3 +55,29 @@ def test_a_kendall_key_of_a_preset_next_to_relevance_is_refused(tmp_path, lines,
     # the relevance given on the command line, the Kendall key in the preset: refused the same way
     (tmp_path / "k.yaml").write_text(lines)
     assert one_line_error([str(tmp_path / "runs"), "-r", str(tmp_path / "c.cla"), "-c", str(tmp_path / "k.yaml")]) == expected
+
+
+RELEVANCE_ONLY = "applies only to relevance measures (--relevance), not to Kendall tau-b (--ground-truth)"
+
+
+@pytest.mark.parametrize(
+    "flag",
+    [["--lenient"], ["-m", "AP"], ["--strip-zeros"], ["--ties", "optimistic"], ["--check"], ["--significance"], ["--plots", "p"],
+     ["--cutoffs", "3"], ["--average", "macro"], ["--rank-by", "AP"], ["--missing-queries", "zero"]],
+)
+def test_a_relevance_option_next_to_a_ground_truth_is_refused(tmp_path, flag):
+    """Kendall tau-b used none of these and said nothing (--check printed the leaderboard): a bug hunt."""
+    out = tmp_path / "out"
+    name = flag[0] if flag[0] != "-m" else "--measures"
+    assert one_line_error([str(tmp_path / "runs"), "--ground-truth", str(tmp_path / "gt.csv"), "-o", str(out), *flag]) == f"{name}: {RELEVANCE_ONLY}"
+    assert not out.exists()
+
+
+def test_a_relevance_key_of_a_kendall_preset_is_refused_and_a_no_is_no_option(tmp_path):
+    (tmp_path / "gt.csv").write_text("query,item,score\n")  # a preset's paths must exist; never read here
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "k.yaml").write_text("ground_truth: gt.csv\nruns: [runs]\nstrip_zeros: true\n")
+    assert one_line_error(["-c", str(tmp_path / "k.yaml")]) == f"'strip_zeros:' in the --config file: {RELEVANCE_ONLY}"
+    # --no-significance and 'plots: false' say no: Kendall goes on (to the missing run folder's error)
+    (tmp_path / "n.yaml").write_text("ground_truth: gt.csv\nruns: [runs]\nplots: false\n")
+    assert RELEVANCE_ONLY not in one_line_error(["-c", str(tmp_path / "n.yaml"), "--no-significance"])

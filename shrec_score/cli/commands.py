@@ -16,7 +16,7 @@ import click
 from .. import __version__
 from ..choices import MIN_RESAMPLES, TIES
 from ..errors import InputError, OptionError
-from .inputs import INPUTS, MEASURES, BadInput, Inputs, OnceCommand, options, user_errors
+from .inputs import INPUTS, MEASURES, SHARED, BadInput, Inputs, OnceCommand, options, user_errors
 from .outputs import REPORT_FORMAT, ProgressBar, format_option, outputs, render
 from .signals import Interrupts, quiet_dask_logs
 
@@ -91,6 +91,20 @@ def kendall_only(inputs: Inputs) -> None:
             raise BadInput(f"{given}: applies only to Kendall tau-b (--ground-truth without --relevance)" + why)
 
 
+#: Options of relevance scoring (a flag or a preset's key) that Kendall tau-b would ignore.
+RELEVANCE_ONLY = (*(k for k in SHARED if k not in ("config", "relevance", "run_format")), "rank_by", "ties", "significance", "plots", "check")
+
+
+def relevance_only(inputs: Inputs) -> None:
+    """BadInput for an option of relevance scoring next to ``--ground-truth`` (Kendall tau-b), where it would
+    do nothing; a flag that says no (``--no-significance``, ``plots: false``) is no option given."""
+    for key in RELEVANCE_ONLY:
+        flag, preset = inputs.given.get(key), inputs.cfg.get(key)
+        if flag not in (None, False, ()) or preset not in (None, False):
+            given = "--" + key.replace("_", "-") if flag not in (None, False, ()) else f"'{key}:' in the --config file"
+            raise BadInput(f"{given}: applies only to relevance measures (--relevance), not to Kendall tau-b (--ground-truth)")
+
+
 @cli.command("score")
 @click.argument("runs", nargs=-1, type=click.Path())
 @INPUTS
@@ -151,6 +165,8 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
     kendall = bool(ground_truth) and not relevance
     if dask_address and kendall:
         raise BadInput("--dask scores relevance measures; Kendall tau-b against --ground-truth runs on this machine")
+    if kendall:
+        relevance_only(inputs)
     if not kendall and not relevance:
         raise click.UsageError("expected --relevance (or 'relevance:' in the --config file)")
     if given["check"] and not kendall:
