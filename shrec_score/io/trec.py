@@ -217,7 +217,9 @@ def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: b
     try:
         tbl = pcsv.read_csv(
             source if isinstance(source, str) else pa.BufferReader(source),
-            read_options=pcsv.ReadOptions(column_names=names, block_size=4 << 20),
+            # threads only on a file pyarrow opens: its threaded reader frees a Python buffer on a pool thread after
+            # read_csv returns, which needs the GIL; at the interpreter's exit that aborted the process (exit 134)
+            read_options=pcsv.ReadOptions(column_names=names, block_size=4 << 20, use_threads=isinstance(source, str)),
             parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False),
             # an empty field (two delimiters in a row, one at a line's end) reads as null
             convert_options=pcsv.ConvertOptions(column_types={n: pa.string() for n in names} | {number: kind}, strings_can_be_null=True, null_values=[""]),
