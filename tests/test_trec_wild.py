@@ -178,10 +178,15 @@ def test_tab_separated_runs_with_spaces_in_the_tag_get_the_note(data, records):
 def test_lenient_keeps_lines_with_more_fields(data):
     tmp, qrels, run = data
     path = (tmp / "seven.run")
-    path.write_text(run_text(run, TAG) + "t1 Q0 d99 999 x broken\n")
+    path.write_text(run_text(run, TAG) + "t1 Q0 d99 999 x broken\nt1 Q0 d98 998 y broken words\n")
     report = shrec_score.score([path], tmp / "qrels.txt", measures=MEASURES, lenient=True)
     assert_equals_trec_eval(per_query(report), qrels, run)
-    assert "1 malformed lines dropped" in " ".join(report.warnings)
+    assert "2 malformed lines dropped" in " ".join(report.warnings)
+    # the note counts the lines scored: the dropped line of seven fields is not one (it was, a bug hunt)
+    lines = sum(len(d) for d in run.values())
+    assert [w for w in report.warnings if "more than six fields" in w] == [
+        f"note: run 'seven.run': {lines} lines carry more than six fields; the words after the tag were ignored, as trec_eval does"
+    ]
 
 
 def test_run_topics_differ_from_the_qrels_topics(data):

@@ -361,11 +361,11 @@ def read_trec_lines(path: str | os.PathLike[str], drops: Counter[str] | None = N
     read = cut = 0
     for n, f in trec_lines(path):  # a byte that is not UTF-8, a malformed line: named with its line
         read += 1
-        cut += len(f) > RUN_FIELDS
         if (error := line_error(path, n, f)) is not None and drops is None:
             raise error
         if error is None and drops is not None:
             kept.append(f)
+            cut += len(f) > RUN_FIELDS  # the note counts the lines scored, not those dropped
     if drops is None:
         raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"') if read else empty_run_error(path)
     if len(kept) < read:
