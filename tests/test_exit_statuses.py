@@ -56,6 +56,21 @@ def test_a_bug_is_still_exit_1(monkeypatch, capsys):
     assert code == 1 and err.startswith("shrec-score: internal error: ZeroDivisionError: oops")
 
 
+def test_a_bug_with_a_message_of_several_lines_is_still_one_line(monkeypatch, capsys):
+    """numpy's ImportError under a low memory limit (a contest's memory_mb) is 15 lines; the server shows
+    the last line of the child's stderr, which was ' (please report it; ...)' alone (a bug hunt)."""
+
+    def bug(*a, **k):
+        raise ImportError("\n\nIMPORTANT: PLEASE READ THIS\n\nmore advice\n\nOriginal error was: failed to map segment\n")
+
+    monkeypatch.setattr(api, "score", bug)
+    code, _, err = run_main(ARGS, capsys)
+    assert code == 1 and err == (
+        "shrec-score: internal error: ImportError: IMPORTANT: PLEASE READ THIS ... Original error was: failed to map segment "
+        "(please report it; SHREC_SCORE_DEBUG=1 shows the traceback)\n"
+    )
+
+
 def test_environment_error_advice_by_errno():
     assert str(environment_error("/o/per_query.csv", OSError(errno.ENOSPC, "No space left on device"))) == (
         "/o/per_query.csv: could not write: the disk is full: free some space or choose another folder"

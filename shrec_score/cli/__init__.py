@@ -45,6 +45,8 @@ def main(argv: list[str] | None = None) -> None:
         except Exception as exc:  # an internal error: say so in one line
             if os.environ.get("SHREC_SCORE_DEBUG"):
                 traceback.print_exc()
-            click.echo(f"shrec-score: internal error: {type(exc).__name__}: {exc} "
+            lines = [line.strip() for line in str(exc).splitlines() if line.strip()] or [""]
+            said = lines[0] if len(lines) == 1 else f"{lines[0]} ... {lines[-1]}"  # one line: the first and the last
+            click.echo(f"shrec-score: internal error: {type(exc).__name__}: {said} "
                        "(please report it; SHREC_SCORE_DEBUG=1 shows the traceback)", err=True)
             sys.exit(1)
