@@ -238,35 +238,22 @@ def test_streamed_ascii_matrix_equals_the_in_memory_one(tmp_path, cla, monkeypat
         shrec_score.score([tmp_path / "m.txt"], cla)
 
 
-def test_a_matrix_one_column_short_gives_the_same_error_plain_or_compressed(tmp_path, cla):
-    """A 6 x 5 matrix for 6 models: read whole (plain) it was 'expected a 6 x 6 matrix ..., got 6 x 5';
-    streamed (gzip) it was 'm.txt.gz:1: expected 6 distances per row (as on the first row), got 5', on
-    the first row itself.  Both read the width from the first row now, and say the same."""
+@pytest.mark.parametrize(("n_rows", "n_cols"), [(6, 5), (7, 6), (40, 6), (5, 6)])
+def test_a_matrix_of_the_wrong_shape_gives_the_same_error_plain_or_compressed(tmp_path, cla, n_rows, n_cols):
+    """A matrix of the wrong shape for 6 models: read whole (plain) it is 'expected a 6 x 6 matrix ..., got R x C'.
+    Streamed (gzip) a column short was 'm.txt.gz:1: expected 6 distances per row (as on the first row), got 5';
+    rows too many were 'got an empty file' (the reader stopped before it knew the width), then 'got more than 7
+    rows' for a file of 7 rows; 5 rows were 'got 5 rows'.  Every form reads the width from the first row and
+    counts every row now, and says the same."""
     import gzip
 
-    text = "".join(" ".join(str(abs(i - j)) for j in range(5)) + "\n" for i in range(6))
+    text = "".join(" ".join(str(abs(i - j)) for j in range(n_cols)) + "\n" for i in range(n_rows))
     (tmp_path / "m.txt").write_text(text)
     (tmp_path / "m.txt.gz").write_bytes(gzip.compress(text.encode()))
     for name in ("m.txt", "m.txt.gz"):
         with pytest.raises(InputError) as raised:
             shrec_score.score([tmp_path / name], cla)
-        assert str(raised.value) == f"{tmp_path / name}: expected a 6 x 6 matrix (queries x targets of the classifications), got 6 x 5"
-
-
-@pytest.mark.parametrize("n_rows", [7, 40, 5])
-def test_a_matrix_with_rows_too_many_or_too_few_gives_the_same_error_plain_or_compressed(tmp_path, cla, n_rows):
-    """7 or 40 rows for 6 queries: streamed (gzip) it was first 'expected a dissimilarity matrix, got an empty
-    file' (the reader stopped at the extra rows before it knew the width), then 'got more than 7 rows' for a file
-    of 7 rows; 5 rows were 'got 5 rows'.  Plain, the file says 'got 7 x 6': now every form counts every row."""
-    import gzip
-
-    text = "".join(" ".join(str(abs(i - j)) for j in range(6)) + "\n" for i in range(n_rows))
-    (tmp_path / "m.txt").write_text(text)
-    (tmp_path / "m.txt.gz").write_bytes(gzip.compress(text.encode()))
-    for name in ("m.txt", "m.txt.gz"):
-        with pytest.raises(InputError) as raised:
-            shrec_score.score([tmp_path / name], cla)
-        assert str(raised.value) == f"{tmp_path / name}: expected a 6 x 6 matrix (queries x targets of the classifications), got {n_rows} x 6"
+        assert str(raised.value) == f"{tmp_path / name}: expected a 6 x 6 matrix (queries x targets of the classifications), got {n_rows} x {n_cols}"
 
 
 def test_a_matrix_on_the_general_path_is_ranked_a_chunk_of_queries_at_a_time(tmp_path):
