@@ -14,7 +14,7 @@ import json
 import math
 from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .aggregate import column_aggregate, wide_values
 from .errors import visible
@@ -27,10 +27,26 @@ from .table import Table
 
 __all__ = ["FORMATS", "md_escape", "rich_text", "tex_escape", "to_csv", "to_json", "to_latex", "to_markdown", "to_rich", "to_trec", "trec_field"]
 
-if TYPE_CHECKING:  # (a hint only: render imports nothing of report, which calls the renderers)
+if TYPE_CHECKING:
     import pandas as pd
 
-    from .report import Report
+
+class Report(Protocol):
+    """What a renderer reads of a :class:`shrec_score.report.Report` (which calls the renderers): named
+    here, so that render imports nothing of report, not even for a type hint, and data flows one way."""
+
+    tables: dict[str, Table]
+    measures: list[str]
+    shown: list[str]
+    sort: str
+    rank_by: str
+    signature: dict[str, Any]
+    run_tags: dict[str, str]
+    significance: pd.DataFrame | None
+
+    def table(self, name: str) -> Table | None: ...
+
+    def signature_text(self) -> str: ...
 
 
 def to_csv(report: Report, *, per_query: bool = False) -> str:
