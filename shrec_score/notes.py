@@ -1,6 +1,6 @@
 """What the published tables say beside their numbers, for every rendering (terminal, Markdown, LaTeX, the
-results page): the best value of a column (in bold), the blank-cell note (docs/outputs.md), and the pairwise
-tests as a run x run matrix (its first row: each run against the best one).  Words only, read from ``report.table(name)``;
+results page): the best value of a column (in bold), the blank-cell note (docs/outputs.md), each run against
+the best one, and the pairwise tests as a run x run matrix.  Words only, read from ``report.table(name)``;
 each renderer escapes and lays them out.
 """
 
@@ -40,6 +40,25 @@ def blank_note(report: Any, columns: list[str] | None = None) -> str | None:
     if not parts:
         return None
     return "Blank cells: no query of the run has a value of the measure, so it has no mean. " + "; ".join(parts) + "."
+
+
+class Versus(NamedTuple):
+    """A run against the best run of the leaderboard (Holm-adjusted randomization test)."""
+
+    best: bool  # the best run itself
+    significant: bool  # significantly worse than the best (p_adjusted < 0.05)
+    p_adjusted: float | None  # None for the best run
+
+
+def versus_best(report: Any) -> dict[str, Versus]:
+    """run -> :class:`Versus` from ``report.significance`` ({} without significance): the best run's row of
+    :func:`significance_matrix`."""
+    runs, cells = significance_matrix(report)
+    if report.table("significance") is None or not runs:
+        return {}
+    out = {runs[0]: Versus(True, False, None)}
+    out.update((b, Versus(False, pair.significant, pair.p_adjusted)) for (a, b), pair in cells.items() if a == runs[0])
+    return out
 
 
 class Pair(NamedTuple):

@@ -22,7 +22,7 @@ from .escape import md_escape, rich_text, tex_escape
 from .io.writers import frame_to_csv
 from .measures.names import trec_name
 from .measures.registry import column_higher_is_better, display_name
-from .notes import best_value, blank_note, significance_matrix
+from .notes import best_value, blank_note, significance_matrix, versus_best
 from .table import Table
 
 __all__ = ["FORMATS", "md_escape", "rich_text", "tex_escape", "to_csv", "to_json", "to_latex", "to_markdown", "to_rich", "to_trec", "trec_field"]
@@ -115,13 +115,11 @@ def to_latex(report: Report) -> str:
     sort = display_name(report.sort)
     at = 3 + report.shown.index(report.sort) if report.sort in report.shown else -1
     ci = _intervals(report) if at >= 0 else None
-    runs, pairs = significance_matrix(report)
-    tested = report.table("significance") is not None
-    worse = {b for (a, b), pair in pairs.items() if a == runs[0] and pair.significant}  # than the best run
+    versus = versus_best(report)
     rows = []
     for r, (row, marks) in enumerate(zip(cells, bold)):
         texed = [f"\\textbf{{{tex_escape(c)}}}" if is_b else tex_escape(c) for c, is_b in zip(row, marks)]
-        if at >= 0 and row[1] in worse:
+        if at >= 0 and row[1] in versus and versus[row[1]].significant:
             texed[at] += "$^\\dagger$"
         if ci is not None:
             texed.insert(at + 1, f"[{_fmt(ci[r][0])}, {_fmt(ci[r][1])}]")
@@ -132,7 +130,7 @@ def to_latex(report: Report) -> str:
     caption = f"Mean of each measure per run, best first by {tex_escape(sort)}; bold: the best value of the column."
     if ci is not None:
         caption += f" 95\\% CI: percentile bootstrap interval of the mean {tex_escape(sort)}."
-    if tested:
+    if versus:
         caption += f" $^\\dagger$: significantly worse than the best run (paired randomization test on {tex_escape(sort)}, Holm-corrected, $p < 0.05$)."
     spec = f"rlr{'r' * (len(report.shown) + (ci is not None))}"
     note = blank_note(report)
@@ -141,7 +139,8 @@ def to_latex(report: Report) -> str:
         "% needs \\usepackage{booktabs} (\\toprule, \\midrule, \\bottomrule)",
         *_tex_table(caption, "tab:leaderboard", spec, head_tex, rows, None if note is None else tex_escape(note)),
     ]
-    if tested:
+    if report.table("significance") is not None:
+        runs, pairs = significance_matrix(report)
         matrix = []
         for a in runs:
             line = [tex_escape(a)]

@@ -26,7 +26,7 @@ from ..aggregate import wide_values
 from ..errors import InputError, visible
 from ..escape import html_template
 from ..measures.registry import column_higher_is_better, display_name
-from ..notes import best_value, blank_note, significance_matrix
+from ..notes import best_value, blank_note, significance_matrix, versus_best
 from ..outdir import publish
 from ..plots import plot_files, renumber_svg_ids
 
@@ -196,9 +196,7 @@ def leaderboard(report: Report) -> dict[str, Any]:
     measures = [m for m in dict.fromkeys([report.sort, *report.shown, *report.measures]) if m in board.columns]
     ci_low, ci_high = f"{report.sort}_ci_low", f"{report.sort}_ci_high"
     has_ci = ci_low in board.columns and ci_high in board.columns
-    runs, pairs = significance_matrix(report)  # each run against the best: the matrix's first row
-    tested = report.table("significance") is not None and runs
-    groups = {runs[0]: "best", **{b: p for (a, b), p in pairs.items() if a == runs[0]}} if tested else {}
+    groups = versus_best(report)
     cols = [Column("rank", "rank", "num", "asc"), Column("run", "run", "text", "asc", cls="run")]
     cols.append(Column("queries", "queries", "num"))
     for m in measures:  # the interval and the group follow the sort measure
