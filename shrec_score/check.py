@@ -197,7 +197,7 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
     prev = -math.inf
     decreasing = n_targets = 0
     q = relevance.query_ids.index(query_id)  # (files of ignorable queries are not checked)
-    own, room = relevance.self_index[q], relevance.list_room()  # the query itself is not counted
+    own, room = relevance.self_index[q], relevance.list_room(np.array([q]))  # the query itself is not counted
     for n, fields, tid, target, first_at, text_d, d in lines:
         if tid is None:
             found.append(Problem(path, n, "error", f'expected "<target> [distance]", got {fields} fields'))
@@ -222,8 +222,8 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
         prev = d
     if decreasing > 1:
         found.append(Problem(path, None, "warning", f"distances decrease {decreasing} times down the list"))
-    if room is not None and n_targets < room[q]:
-        found.append(Problem(path, None, "note", f"the list ranks {n_targets} of {room[q]} targets"))
+    if room is not None and n_targets < room[0]:
+        found.append(Problem(path, None, "note", f"the list ranks {n_targets} of {room[0]} targets"))
     return found  # many of a kind: one summary line (summarize)
 
 

@@ -63,7 +63,7 @@ def _rows(measure: str, boards: dict[str, pd.DataFrame], per_query: dict[str, pd
     sign = -1.0 if column_higher_is_better(measure) is False else 1.0
     rule = boards["rule"][measure]
     order = sorted(rule.index, key=lambda r: (-sign * rule[r] if np.isfinite(rule[r]) else np.inf, r))
-    low, high = boards["pessimistic"][measure], boards["optimistic"][measure]
+    low, high = boards["pessimistic"][measure].to_dict(), boards["optimistic"][measure].to_dict()
     if sign < 0:  # lower is better: the bounds swap roles
         low, high = high, low
 

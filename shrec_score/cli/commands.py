@@ -382,7 +382,6 @@ def serve_command(contest_file: str, host: str, port: int) -> None:
         from ..server.app import create_app
     except ImportError as exc:
         raise BadInput(f"serve needs the server extra ({exc.name} is missing): pip install 'shrec-score[server]'") from None
-    import os
     import socket
 
     contest = _contest(contest_file)

@@ -71,7 +71,9 @@ def outputs(
 
     def place(folder: str | None, prefix: str | None) -> tuple[Any, str] | None:
         """A kind of file's folder and the prefix of its names there (None: not written)."""
-        return None if not folder else (unit, prefix) if prefix is not None else (OutputFolder(folder), "")
+        if not folder:
+            return None
+        return (unit, prefix) if prefix is not None else (OutputFolder(folder), "")
 
     where = {"csv": place(out, ""), "plots": place(plots, plots_prefix), "html": place(html, html_prefix)}
     folders = list(dict.fromkeys(p[0] for p in where.values() if p is not None))
@@ -108,8 +110,9 @@ def _commit(report: Report, where: dict[str, Any], folders: list[Any], page: dic
             )
         for key, files_of in files.items():
             if where[key] is not None:
+                folder, prefix = where[key]
                 for name, data in files_of.items():
-                    where[key][0].add(where[key][1] + name, data)
+                    folder.add(prefix + name, data)
         commit_together(folders)
     report.warnings.extend(str(w.message) for w in caught)
 

@@ -1,4 +1,5 @@
-"""The Starlette application of ``shrec-score serve``: its routes and nothing else (docs/server.md).
+"""The Starlette application of ``shrec-score serve``: the routes of the JSON API and of the pages, and the security
+headers every answer carries (docs/server.md).
 
 Who may do what is decided in one place, :meth:`Server.team`; what the server keeps between requests lives on
 one :class:`Server` per application, none in a module global.  The pages ``/`` (the leaderboard) and ``/submit``

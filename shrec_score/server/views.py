@@ -20,7 +20,7 @@ SHOWN = ("id", "name", "run", "phase", "status", "sha256", "submitted", "finishe
 
 
 def per_run_row(text: str) -> dict[str, Any]:
-    """A worker's ``per_run.csv`` (a header and one row) as {column: value}, numbers as numbers."""
+    """A scoring child's ``per_run.csv`` (a header and one row) as {column: value}, numbers as numbers."""
     header, row = list(csv.reader(io.StringIO(text)))[:2]
     return {k: FIXED[k](v) if k in FIXED else None if v == "" else _plain(float(v)) for k, v in zip(header, row)}
 
