@@ -125,6 +125,24 @@ def test_graded_cut_and_small_classes_match_too(data, cluster):
             assert {k: v for k, v in got.items() if k.endswith(".csv")} == {k: v for k, v in single.items() if k.endswith(".csv")}
 
 
+def test_the_relevant_targets_are_found_once_for_every_task_of_a_run(data, monkeypatch):
+    """docs/scale-out.md: the relevant targets are built once per worker, not once per task (every row-block
+    task scoring through engine.score_run found them again: a review).  In this process (dask=None): the shards'
+    5 blocks, each its own task, with the same relevance object."""
+    from shrec_score.relevance import ClassRelevance
+
+    root, cla, _ = data
+    calls = []
+    found = ClassRelevance._relevant_targets
+    monkeypatch.setattr(ClassRelevance, "_relevant_targets", lambda self, level: calls.append(level) or found(self, level))
+    single = shrec_score.score([str(root / "one" / "run.npy")], cla, measures=["AP", "NN"]).csv_files()
+    calls.clear()
+    got = dist.score([str(root / "s" / "run")], cla, measures=["AP", "NN"]).csv_files()
+    assert calls == [1] and got["per_query.csv"] == single["per_query.csv"]
+    rel = shrec_score.load_relevance(cla)
+    assert rel.relevant_targets(1) is rel.relevant_targets(1) and not rel.relevant_targets(1)[0].flags.writeable
+
+
 def test_the_engine_chunks_are_followed_where_a_matrix_spans_several(tmp_path, monkeypatch):
     """With chunks of 2,000 list entries (8 queries here) the gain-curve sums
     are added chunk by chunk in both paths: curves.csv identical too.  In

@@ -48,6 +48,8 @@ class Relevance:
     keeps_own_item: ClassVar[bool] = False
     #: K per query by grade level, counted once (asked for by every chunk of a run), read-only.
     _n_relevant: dict[int, np.ndarray] = field(repr=False, default_factory=dict)
+    #: The relevant targets of each query by grade level, found once (every task of a cluster's run asks), read-only.
+    _relevant: dict[int, tuple[np.ndarray, ...]] = field(repr=False, default_factory=dict)
 
     @functools.cached_property
     def target_index(self) -> dict[str, int]:
@@ -95,12 +97,20 @@ class Relevance:
             self._n_relevant[level] = k
         return self._n_relevant[level]
 
-    def _count_relevant(self, level: int) -> np.ndarray:  # (a query's own item among them: ClassRelevance's count)
+    def _count_relevant(self, level: int) -> np.ndarray:  # (all-against-all, ClassRelevance's own count leaves the query out)
         return np.asarray([targets.size for targets in self.relevant_targets(level)], dtype=np.int64)
 
-    def relevant_targets(self, level: int = 1) -> list[np.ndarray]:
-        """Per query, the target indices with gain >= ``level``, ascending; all-against-all, the query's own
-        item may be among them (a matrix ranking leaves it out with its column)."""
+    def relevant_targets(self, level: int = 1) -> tuple[np.ndarray, ...]:
+        """Per query, the target indices with gain >= ``level``, ascending, found once per level (read-only);
+        all-against-all, the query's own item may be among them (a matrix ranking leaves it out with its column)."""
+        if level not in self._relevant:
+            found = tuple(self._relevant_targets(level))
+            for targets in found:
+                targets.flags.writeable = False
+            self._relevant[level] = found
+        return self._relevant[level]
+
+    def _relevant_targets(self, level: int) -> list[np.ndarray]:
         raise NotImplementedError
 
     @staticmethod
@@ -217,7 +227,7 @@ class ClassRelevance(Relevance):
         flat = np.ascontiguousarray(self._table[:, self._target_label]).ravel()
         return flat, self._query_label.astype(np.int64) * n
 
-    def relevant_targets(self, level: int = 1) -> list[np.ndarray]:
+    def _relevant_targets(self, level: int) -> list[np.ndarray]:
         labels = set(self._query_label.tolist())  # not np.unique: it imports numpy.ma (15 ms of start-up)
         by_label = {lab: np.flatnonzero(self._table[lab][self._target_label] >= level) for lab in labels}
         return [by_label[lab] for lab in self._query_label.tolist()]  # one array per class, shared by its queries
@@ -262,7 +272,7 @@ class QrelsRelevance(Relevance):
     def _count_relevant(self, level: int) -> np.ndarray:
         return np.bincount(self._query_of[self._grades >= level], minlength=self.n_queries).astype(np.int64)
 
-    def relevant_targets(self, level: int = 1) -> list[np.ndarray]:
+    def _relevant_targets(self, level: int) -> list[np.ndarray]:
         keep = self._grades >= level
         targets = (self._keys[keep] & 0xFFFFFFFF).astype(np.int64)
         bounds = np.searchsorted(self._query_of[keep], np.arange(self.n_queries + 1))

@@ -60,7 +60,7 @@ class TaxonomyRelevance(Relevance):
         grade = np.where(self._subsynset[q] == self._subsynset[t], 3, np.where(self._synset_level[t], 2, 1))
         return np.where(same_synset, grade, 0).astype(np.int8)
 
-    def relevant_targets(self, level: int = 1) -> list[np.ndarray]:
+    def _relevant_targets(self, level: int) -> list[np.ndarray]:
         by_group: dict[tuple[int, int], np.ndarray] = {}
         out = []
         for q in range(self.n_queries):
