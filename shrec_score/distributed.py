@@ -104,8 +104,9 @@ def _score_rows(
     chunks of the engine's), read here (on the worker) and scored by :func:`score_run` a chunk at a time (each
     chunk's curve sums apart): ``[(query rows, their scores)]`` and the drops."""
     matrix = open_row_blocks(path)
-    if by == "rows":  # rows of ignorable queries only (class -1): none
-        chunks = [q for q in [np.flatnonzero((shared.row_of_query >= a) & (shared.row_of_query < b))] if q.size]
+    if by == "rows":
+        q = np.flatnonzero((shared.row_of_query >= a) & (shared.row_of_query < b))
+        chunks = [q] if q.size else []  # rows of ignorable queries only (class -1): none
     else:
         chunks = matrix_chunks(shared.relevance, matrix.shape[1], np.arange(a, b))
     if not chunks:

@@ -184,7 +184,7 @@ def _rank_rows(
     item_row = np.repeat(np.arange(b - a), n_items)
     item_col = col_of_target[np.concatenate(targets)] if n_items.sum() else np.zeros(0, dtype=np.int64)  # one lookup for the block
     own = self_col[a + item_row]  # its query's own column (all-against-all), else -1
-    mine = item_col == own  # the query's own item leaves with its column
+    mine = (item_col == own) & (own >= 0)  # the query's own item leaves with its column (no column: none to leave)
     if mine.any():
         item_row, item_col, own = item_row[~mine], item_col[~mine], own[~mine]
         n_items = np.bincount(item_row, minlength=b - a)
