@@ -12,6 +12,7 @@ from .errors import InputError
 from .io.lists import parse_list, query_files
 from .io.text import read_text
 from .io.trec import duplicate_error, read_trec_lines
+from .join import repeated_lines
 from .measures.kendall import kendall_tau_b
 from .model import RunSource
 
@@ -47,10 +48,9 @@ def run_values(source: RunSource, gt: pd.DataFrame, *, lower_is_better: bool = T
     elif source.format == "trec":
         lines = read_trec_lines(source.path)
         queries, q_codes, docs, d_codes = lines.encoded()
-        keys = q_codes * max(1, len(docs)) + d_codes
-        _, first = np.unique(keys, return_index=True)
-        if first.size < keys.size:  # a target ranked twice for one query: name both lines
-            dup = int(np.setdiff1d(np.arange(keys.size), first)[0])
+        again = repeated_lines(q_codes, d_codes)
+        if again.size:  # a target ranked twice for one query: name both lines
+            dup = int(again[0])
             raise duplicate_error(source.path, queries[int(q_codes[dup])], docs[int(d_codes[dup])])
         code = {q: i for i, q in enumerate(queries)}
         for q, items in items_of.items():

@@ -196,7 +196,7 @@ def read_trec_run(
     if order is not None:
         targets, ident = targets[order], ident[order]
     group = score_groups(rowq, scores if order is None else scores[order]) if ties else None
-    again = _repeats(rowq, ident)  # below the first place of their (query, target)
+    again = repeated_lines(rowq, ident)  # below the first place of their (query, target)
     if again.size and drops is not None:
         drops["repeated target ids dropped (first place kept)"] += again.size
         keep = np.delete(np.arange(rowq.size), again)
@@ -277,7 +277,7 @@ def _join_batches(docs: Any, rowq: np.ndarray, relevance: Relevance) -> tuple[np
     return ident, judged
 
 
-def _repeats(rowq: np.ndarray, ident: np.ndarray) -> np.ndarray:
+def repeated_lines(rowq: np.ndarray, ident: np.ndarray) -> np.ndarray:
     """The lines whose (query, id) an earlier line has, ascending."""
     many = np.flatnonzero(np.bincount(ident)[ident] > 1)  # only ids met twice can repeat
     _, first = np.unique(rowq[many] * (int(ident.max(initial=0)) + 1) + ident[many], return_index=True)

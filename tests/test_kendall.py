@@ -140,6 +140,11 @@ def test_trec_run_scores_are_similarities(small):
     report = shrec_score.score_kendall([small / "r.trec"], small / "gt.csv")
     # s2: truth d = e > a, system d = e > a: tied in both -> tau-b 1
     assert report.per_query["tau_b"].tolist() == pytest.approx([1 / 3, 1.0])
+    # a target ranked twice for one query: the first repeat in the file, both its lines named (one repeat rule
+    # with the scoring's: join.repeated_lines)
+    (small / "r.trec").write_text("s1 Q0 a 1 9 t\ns1 Q0 c 2 5 t\ns2 Q0 d 1 3 t\ns1 Q0 b 3 1 t\ns2 Q0 d 2 2 t\ns1 Q0 c 4 0 t\n")
+    with pytest.raises(shrec_score.InputError, match=r"r\.trec:5: expected each target once per query; s2 d is already ranked at line 3$"):
+        shrec_score.score_kendall([small / "r.trec"], small / "gt.csv")
 
 
 @pytest.mark.parametrize(
