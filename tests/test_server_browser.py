@@ -16,8 +16,8 @@ from .test_server_kit import Served, add_team, tiny_run, write_contest, zip_of
 
 pytest.importorskip("starlette", reason="the server extra is not installed")
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium (test extra) drives the browser")
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.expected_conditions import staleness_of  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
@@ -41,7 +41,22 @@ def _submit(driver, url: str, archive: str, token: str | None, name: str) -> Non
     driver.find_element(By.NAME, "file").send_keys(archive)
     button = driver.find_element(By.CSS_SELECTOR, "button[type=submit]")
     button.click()
-    WebDriverWait(driver, 60).until(staleness_of(button))  # the answer's page has replaced the form
+    WebDriverWait(driver, 60).until(lambda _: _replaced(button))  # the answer's page has replaced the form
+
+
+def _replaced(element) -> bool:
+    """True once ``element`` has left the page.  selenium's staleness_of knows one way to say so; chromium says
+    another while the old document is being replaced ("Node with given id does not belong to the document", a
+    WebDriverException), which failed the test now and then (the race: the check lands mid-navigation)."""
+    try:
+        element.is_enabled()
+    except StaleElementReferenceException:
+        return True
+    except WebDriverException as exc:
+        if "does not belong to the document" in str(exc):
+            return True
+        raise
+    return False
 
 
 def test_the_form_shows_the_checks_error_and_a_good_run_reaches_the_leaderboard(browser, tmp_path):
