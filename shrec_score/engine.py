@@ -161,7 +161,8 @@ CHUNK_ENTRIES = 2_000_000
 
 
 def run_chunks(run: RankedRun) -> Iterator[tuple[np.ndarray, RankedRun]]:
-    """Consecutive chunks of a run, ``(relevance rows, sub-run)``, of at most :data:`CHUNK_ENTRIES` entries."""
+    """Consecutive chunks of a run (its lists in relevance order, as every reader makes them), ``(relevance rows,
+    sub-run)``, of at most :data:`CHUNK_ENTRIES` entries."""
     n_q = len(run.query_ids)
     a = 0
     while a < n_q:
@@ -222,19 +223,6 @@ def _gain_at_recall(block: GainBlock) -> tuple[np.ndarray, np.ndarray]:
     cg = np.cumsum(g, axis=1, dtype=np.int64).astype(np.float64)
     cg_at = np.where(valid, np.take_along_axis(cg, at, axis=1), np.nan)
     return cg_at, np.where(valid, np.take_along_axis(discounted_cumulated_gain(g), at, axis=1), np.nan)
-
-
-def _chunks(
-    run: RankedRun | MatrixRun, relevance: Relevance, rows: np.ndarray, *, ties: bool = False,
-) -> Iterator[tuple[np.ndarray, RankedRun]]:
-    """Chunks of complete queries of any run (a ranked run's lists in relevance order, as every reader makes them):
-    ``(relevance rows, sub-run)``; a matrix's, of the query ``rows`` only (a cluster's task scores some); with
-    ``ties``, a matrix's lists carry their tie groups."""
-    if isinstance(run, MatrixRun):  # the lists of a chunk of queries at a time, never of the whole matrix
-        for q in matrix_chunks(relevance, run.matrix.shape[1], rows):
-            yield q, matrix_to_ranked_run(_matrix_rows(run, q), relevance.self_index[q], ties=ties)
-    else:
-        yield from run_chunks(run)
 
 
 def _matrix_rows(run: MatrixRun, rows: np.ndarray) -> MatrixRun:
@@ -307,12 +295,9 @@ def score_run(
     run: RankedRun | MatrixRun, relevance: Relevance, measures: Sequence[Measure], settings: Settings = Settings(), *,
     curves: bool = False, rows: np.ndarray | None = None,
 ) -> RunScores:
-    """Score one run on every query of ``relevance``, iterating it once, a chunk of complete queries at a time.
-
-    ``settings.missing == "skip"``: a query the run ranks nothing for keeps
-    empty values and stays out of the curves (as trec_eval); otherwise its
-    empty list is scored.  ``rows`` (a matrix run): only these queries (ascending), the others left empty.
-    """
+    """Score one run on every query of ``relevance`` (``rows``, a matrix run's: these only, ascending, the others
+    left empty), a chunk of complete queries at a time.  ``settings.missing == "skip"``: a query the run ranks
+    nothing for keeps empty values and stays out of the curves (as trec_eval); otherwise its empty list is scored."""
     pr_levels = settings.recall_levels()
     binary = [m for m in measures if m.kind == "binary"]
     graded = [m for m in measures if m.kind == "graded"]
@@ -340,7 +325,11 @@ def score_run(
             pr[q] = pr_rows(block, pr_levels)
         ranked[:] = True
     else:
-        for rows, sub in _chunks(run, relevance, queries, ties=ties != "rule"):
+        chunks = run_chunks(run) if isinstance(run, RankedRun) else (  # a matrix's lists a chunk of queries at a time
+            (q, matrix_to_ranked_run(_matrix_rows(run, q), relevance.self_index[q], ties=ties != "rule"))
+            for q in matrix_chunks(relevance, run.matrix.shape[1], queries)
+        )
+        for rows, sub in chunks:
             ranked[rows] = sub.lengths() > 0
             gains = relevance.list_gains(rows, sub.offsets, sub.targets)
             if ties in ("optimistic", "pessimistic") and sub.tie_start is not None:
