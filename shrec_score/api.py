@@ -321,7 +321,8 @@ def _signature(rel: Relevance, plan: MeasurePlan, opts: Options, empty: np.ndarr
     ]
     return ScoringSignature(
         mode=rel.mode, relevance=rel.description, queries=int((~empty).sum()),
-        collection=rel.collection_size, matrix_order=opts.matrix_order or "listing (ids not reordered)",
+        collection="unknown (TN columns empty)" if rel.collection_size is None else rel.collection_size,
+        matrix_order=opts.matrix_order or "listing (ids not reordered)",
         rel_level=s.rel_level, e_depth=s.e_depth,
         pr_levels=f"{s.pr_levels} levels 1/{s.pr_levels}..1, PSB interpolation",
         averaging=("macro: mean of per-class means" if opts.average == "macro" else "micro: mean over the queries a measure has a value for (K = 0: empty in the contests' measures, 0 in trec_eval's)")

@@ -1,14 +1,11 @@
-"""Runs x queries -> per-query values, on whole arrays (docs/architecture.md).
-
-A run's lists become the ranks of their relevant items (a RankBlock), gain
-vectors (a GainBlock) or judged grades (a JudgedBlock), a chunk of complete
-queries at a time; every measure is a few numpy operations on a block.
+"""Runs x queries -> per-query values (docs/architecture.md): a chunk of complete queries at a time, a run's
+lists become ranks of the relevant items, gain vectors or judged grades, which every measure reads as a block.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
@@ -35,16 +32,16 @@ CHUNK_CELLS = 4_000_000
 MATRIX_QUERIES = 8192
 
 
+# rank_block, gain_blocks and judged_block take one run's entries, their relevance ``rows`` and ``gains``, and with
+# ``ties`` (``ties="expected"``) each entry's tie group as :func:`tie_means` gives it.
+
+
 def rank_block(
     run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.ndarray, *, level: int = 1,
-    sizes: np.ndarray | None = None, width: int = 1,
+    ties: TieMeans | None = None, width: int = 1,
 ) -> RankBlock:
-    """Ranks of the relevant items (gain >= ``level``) of every query of ``run`` (relevance ``rows``, ``gains``).
-
-    ``sizes`` (``ties="expected"``): each entry's tie group size, carried into
-    the block.  At least ``width`` columns: chunked callers pass the largest K,
-    so that each row's sums add the same columns whatever the chunk.
-    """
+    """Ranks of the relevant items (gain >= ``level``) of every query of ``run``; at least ``width`` columns (chunked
+    callers pass the largest K, so that each row's sums add the same columns whatever the chunk)."""
     n_q = len(run.query_ids)
     hit = np.flatnonzero(gains >= level)  # the few relevant entries: index them, not every entry
     hit_rows = np.searchsorted(run.offsets, hit, side="right") - 1
@@ -55,20 +52,22 @@ def rank_block(
     ranks = np.full((n_q, width), np.inf)
     ranks[hit_rows, col] = hit_pos
     start = size = None
-    if sizes is not None and run.tie_start is not None:  # ties="expected": each item's tie group
+    if ties is not None:
         start, size = np.zeros((n_q, width)), np.zeros((n_q, width))
-        start[hit_rows, col] = run.tie_start[hit]
-        size[hit_rows, col] = sizes[hit]
+        start[hit_rows, col] = ties.start[hit]
+        size[hit_rows, col] = ties.size[hit]
     return RankBlock(ranks, k, run.lengths().astype(np.int64), group_start=start, group_size=size)
 
 
-def flat_tie_means(run: RankedRun, gains: np.ndarray, thresholds: Sequence[int]) -> list[np.ndarray]:
-    """Per entry (``ties="expected"``): its tie group's mean gain and mean of each indicator gain >= t, then the group's start and size."""
+def tie_means(run: RankedRun, gains: np.ndarray, highly: int, relevant: int) -> TieMeans:
+    """Per entry of ``run`` (which carries its tie groups): its group's mean gain, mean of gain >= ``highly``, mean
+    of gain >= ``relevant``, start and size."""
     assert run.tie_start is not None
     g = tie_group_ids(run.tie_start, run.offsets)
     count = np.bincount(g).astype(np.float64)
-    means = [np.bincount(g, weights=np.asarray(x, dtype=np.float64)) / count for x in (gains, *(gains >= t for t in thresholds))]
-    return [*(m[g] for m in means), run.tie_start.astype(np.float64), count[g]]
+    indicators = (gains, gains >= highly, gains >= relevant)
+    gain, high, rel = (np.bincount(g, weights=np.asarray(x, dtype=np.float64)) / count for x in indicators)
+    return TieMeans(gain[g], high[g], rel[g], run.tie_start.astype(np.float64), count[g])
 
 
 def _dense(values: np.ndarray, lens: np.ndarray, width: int, dtype: type = np.float64, fill: int = 0) -> np.ndarray:
@@ -78,25 +77,29 @@ def _dense(values: np.ndarray, lens: np.ndarray, width: int, dtype: type = np.fl
     return out
 
 
+def _dense_means(ties: TieMeans | None, lo: int, hi: int, lens: np.ndarray, width: int) -> TieMeans | None:
+    """The entries ``lo:hi`` of per-entry ``ties``, one row per list."""
+    if ties is None:
+        return None
+    return TieMeans(*(_dense(getattr(ties, f.name)[lo:hi], lens, width) for f in fields(ties)))
+
+
 def gain_blocks(
-    run: RankedRun, relevance: Relevance, qrows: np.ndarray, gains: np.ndarray, *, expected: bool = False,
+    run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.ndarray, *, ties: TieMeans | None = None,
 ) -> Iterator[tuple[slice, GainBlock]]:
-    """Gain vectors (entries' ``gains``) of consecutive chunks of queries (relevance ``qrows``): ``(slice of run's
-    queries, GainBlock)``; ``expected``: with the tie groups' means."""
+    """Gain vectors of consecutive chunks of the queries of ``run``: ``(slice of its queries, GainBlock)``."""
     n_q = len(run.query_ids)
     lengths = run.lengths()
     top = relevance.max_grade
-    ch, cr = relevance.n_relevant(top)[qrows], relevance.n_relevant(1)[qrows]
-    room = relevance.list_room(qrows)
-    ds = np.full(qrows.size, -1, dtype=np.int64) if room is None else room  # -1: Ds unknown
-    width_all = max(1, int(lengths.max(initial=0)))
-    step = max(1, CHUNK_CELLS // width_all)
-    flat = flat_tie_means(run, gains, (top, 1)) if expected and run.tie_start is not None else None
+    ch, cr = relevance.n_relevant(top)[rows], relevance.n_relevant(1)[rows]
+    room = relevance.list_room(rows)
+    ds = np.full(rows.size, -1, dtype=np.int64) if room is None else room  # -1: Ds unknown
+    step = max(1, CHUNK_CELLS // max(1, int(lengths.max(initial=0))))
     for a in range(0, n_q, step):
         b = min(n_q, a + step)
         lo, hi, lens = run.offsets[a], run.offsets[b], lengths[a:b]
         width = max(1, int(lens.max(initial=0)))
-        means = None if flat is None else TieMeans(*(_dense(x[lo:hi], lens, width) for x in flat))
+        means = _dense_means(ties, lo, hi, lens, width)
         yield slice(a, b), GainBlock(_dense(gains[lo:hi], lens, width, np.int8), lens.astype(np.int64), ch[a:b], cr[a:b], ds[a:b], top, ties=means)
 
 
@@ -130,21 +133,20 @@ def grade_counts(relevance: Relevance, rows: np.ndarray) -> np.ndarray:
     return -np.diff(at_least, axis=1, prepend=at_least[:, :1] if room is None else room[:, None]).astype(np.int64)
 
 
-def judged_block(run: RankedRun, relevance: Relevance, *, level: int, gains: np.ndarray, rows: np.ndarray, expected: bool = False) -> JudgedBlock:
-    """The judged grade at every rank of ``run`` (-1: not judged) and the judged counts per grade; ``expected``: with the tie groups' means."""
+def judged_block(
+    run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.ndarray, *, level: int,
+    ties: TieMeans | None = None,
+) -> JudgedBlock:
+    """The judged grade at every rank of ``run`` (-1: not judged) and the judged counts per grade."""
     lengths = run.lengths()
     grades = np.where(judged_mask(run, relevance, rows), gains, -1).astype(np.int16)
     width = max(1, int(lengths.max(initial=0)))
     dense = _dense(grades, lengths, width, np.int16, fill=-1)
-    means = None
-    if expected and run.tie_start is not None:
-        # nDCG's gain is the grade floored at 0 (an unjudged entry has gain 0); relevant: grade >= level
-        gain, rel, start, size = flat_tie_means(run, gains, (level,))
-        means = TieMeans(*(_dense(x, lengths, width) for x in (gain, rel, rel, start, size)))
+    means = _dense_means(ties, 0, run.targets.size, lengths, width)
     return JudgedBlock(dense, lengths.astype(np.int64), grade_counts(relevance, rows), level, ties=means)
 
 
-def restrict(run: RankedRun, relevance: Relevance, gains: np.ndarray, rows: np.ndarray, settings: Settings) -> tuple[RankedRun, np.ndarray]:
+def restrict(run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.ndarray, settings: Settings) -> tuple[RankedRun, np.ndarray]:
     """The run as trec_eval sees it under ``-M depth`` and then ``-J`` (unjudged entries left out, the rest moving up)."""
     keep = np.ones(run.targets.size, dtype=bool)
     if settings.depth is not None:  # each entry's place in its list
@@ -159,7 +161,8 @@ CHUNK_ENTRIES = 2_000_000
 
 
 def run_chunks(run: RankedRun) -> Iterator[tuple[np.ndarray, RankedRun]]:
-    """Consecutive chunks of an aligned run, ``(relevance rows, sub-run)``, of at most :data:`CHUNK_ENTRIES` entries."""
+    """Consecutive chunks of a run (its lists in relevance order, as every reader makes them), ``(relevance rows,
+    sub-run)``, of at most :data:`CHUNK_ENTRIES` entries."""
     n_q = len(run.query_ids)
     a = 0
     while a < n_q:
@@ -169,19 +172,6 @@ def run_chunks(run: RankedRun) -> Iterator[tuple[np.ndarray, RankedRun]]:
         ties = None if run.tie_start is None else run.tie_start[lo:hi]
         yield np.arange(a, b), RankedRun(run.name, run.query_ids[a:b], run.targets[lo:hi], run.offsets[a : b + 1] - lo, tie_start=ties)
         a = b
-
-
-def align(run: RankedRun, query_ids: Sequence[str]) -> RankedRun:
-    """Reorder a run's lists to ``query_ids`` (every query must be present)."""
-    if list(run.query_ids) == list(query_ids):
-        return run
-    pos = {q: i for i, q in enumerate(run.query_ids)}
-    lists = {q: run.ranked_list(pos[q]) for q in query_ids}
-    out = RankedRun.from_lists(run.name, lists)
-    out.drops = run.drops
-    if run.tie_start is not None:
-        out.tie_start = np.concatenate([run.tie_start[run.offsets[pos[q]] : run.offsets[pos[q] + 1]] for q in query_ids]) if query_ids else run.tie_start[:0]
-    return out
 
 
 @dataclass
@@ -233,18 +223,6 @@ def _gain_at_recall(block: GainBlock) -> tuple[np.ndarray, np.ndarray]:
     cg = np.cumsum(g, axis=1, dtype=np.int64).astype(np.float64)
     cg_at = np.where(valid, np.take_along_axis(cg, at, axis=1), np.nan)
     return cg_at, np.where(valid, np.take_along_axis(discounted_cumulated_gain(g), at, axis=1), np.nan)
-
-
-def _chunks(
-    run: RankedRun | MatrixRun, relevance: Relevance, rows: np.ndarray, *, ties: bool = False,
-) -> Iterator[tuple[np.ndarray, RankedRun]]:
-    """Chunks of complete queries of any run: ``(relevance rows, sub-run)``; a matrix's, of the query ``rows`` only
-    (a cluster's task scores some); with ``ties``, a matrix's lists carry their tie groups."""
-    if isinstance(run, MatrixRun):  # the lists of a chunk of queries at a time, never of the whole matrix
-        for q in matrix_chunks(relevance, run.matrix.shape[1], rows):
-            yield q, matrix_to_ranked_run(_matrix_rows(run, q), relevance.self_index[q], ties=ties)
-    else:
-        yield from run_chunks(align(run, relevance.query_ids))
 
 
 def _matrix_rows(run: MatrixRun, rows: np.ndarray) -> MatrixRun:
@@ -309,20 +287,17 @@ def pr_rows(block: RankBlock, levels: np.ndarray) -> np.ndarray:
 
 def ranks_suffice(measures: Sequence[Measure], settings: Settings, *, curves: bool) -> bool:
     """Binary measures only, no curve, nothing cut: a matrix's ranks of the relevant items suffice (any chunks)."""
-    cut = settings.depth is not None or settings.judged_only
-    return all(m.kind == "binary" for m in measures) and not (curves or cut)
+    cut = curves or settings.depth is not None or settings.judged_only
+    return not cut and all(m.kind == "binary" for m in measures)
 
 
 def score_run(
     run: RankedRun | MatrixRun, relevance: Relevance, measures: Sequence[Measure], settings: Settings = Settings(), *,
     curves: bool = False, rows: np.ndarray | None = None,
 ) -> RunScores:
-    """Score one run on every query of ``relevance``, iterating it once, a chunk of complete queries at a time.
-
-    ``settings.missing == "skip"``: a query the run ranks nothing for keeps
-    empty values and stays out of the curves (as trec_eval); otherwise its
-    empty list is scored.  ``rows`` (a matrix run): only these queries (ascending), the others left empty.
-    """
+    """Score one run on every query of ``relevance`` (``rows``, a matrix run's: these only, ascending, the others
+    left empty), a chunk of complete queries at a time.  ``settings.missing == "skip"``: a query the run ranks
+    nothing for keeps empty values and stays out of the curves (as trec_eval); otherwise its empty list is scored."""
     pr_levels = settings.recall_levels()
     binary = [m for m in measures if m.kind == "binary"]
     graded = [m for m in measures if m.kind == "graded"]
@@ -350,7 +325,11 @@ def score_run(
             pr[q] = pr_rows(block, pr_levels)
         ranked[:] = True
     else:
-        for rows, sub in _chunks(run, relevance, queries, ties=ties != "rule"):
+        chunks = run_chunks(run) if isinstance(run, RankedRun) else (  # a matrix's lists a chunk of queries at a time
+            (q, matrix_to_ranked_run(_matrix_rows(run, q), relevance.self_index[q], ties=ties != "rule"))
+            for q in matrix_chunks(relevance, run.matrix.shape[1], queries)
+        )
+        for rows, sub in chunks:
             ranked[rows] = sub.lengths() > 0
             gains = relevance.list_gains(rows, sub.offsets, sub.targets)
             if ties in ("optimistic", "pessimistic") and sub.tie_start is not None:
@@ -358,22 +337,21 @@ def score_run(
                 sub = replace(sub, targets=sub.targets[perm])
                 gains = gains[perm]
             if settings.depth is not None or settings.judged_only:
-                sub, gains = restrict(sub, relevance, gains, rows, settings)
-            sizes = None  # ties="expected": per entry, the size of its tie group
-            if ties == "expected" and sub.tie_start is not None:
-                group = tie_group_ids(sub.tie_start, sub.offsets)
-                sizes = np.bincount(group)[group]
-            if judged:
-                jb = judged_block(sub, relevance, level=level, gains=gains, rows=rows, expected=sizes is not None)
+                sub, gains = restrict(sub, relevance, rows, gains, settings)
+            expected = ties == "expected" and sub.tie_start is not None
+            if judged:  # relevant: grade >= level; nDCG's gain is the grade floored at 0
+                means = tie_means(sub, gains, level, level) if expected else None
+                jb = judged_block(sub, relevance, rows, gains, level=level, ties=means)
                 for m in judged:
                     values[m.name][rows] = measure_values(m, jb, settings)
-            block = rank_block(sub, relevance, rows, gains, level=level, sizes=sizes, width=width)
+            means = tie_means(sub, gains, relevance.max_grade, 1) if expected else None
+            block = rank_block(sub, relevance, rows, gains, level=level, ties=means, width=width)
             for m in binary:
                 values[m.name][rows] = measure_values(m, block, settings)
             pr[rows] = pr_rows(block, pr_levels)
             if not (graded or curves):
                 continue
-            for sl, gb in gain_blocks(sub, relevance, rows, gains, expected=sizes is not None):
+            for sl, gb in gain_blocks(sub, relevance, rows, gains, ties=means):
                 for m in graded:
                     values[m.name][rows[sl]] = measure_values(m, gb, settings)
                 if curves:

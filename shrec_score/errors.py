@@ -5,33 +5,23 @@ exit status 2 (docs/errors.md)."""
 from __future__ import annotations
 
 import os
-import unicodedata
 
 #: At most this many characters of input are quoted in a message.
 QUOTE_LIMIT = 80
 #: The "got" part of an :class:`InputError` is cut after this many characters.
 GOT_LIMIT = 200
-_NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
-
-
-def _escaped(ch: str) -> str:
-    if ch == " " or (ch.isprintable() and unicodedata.category(ch) not in ("Cf", "Zs", "Zl", "Zp")):
-        return ch
-    if ch in _NAMED:
-        return _NAMED[ch]
-    code = ord(ch)
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 def visible(text: str) -> str:
-    """``text`` with every character that would not show escaped: control and format characters (a BOM,
-    zero-width spaces, direction marks), separators other than the plain space, unpaired surrogates and
-    unassigned code points become ``\\n``, ``\\x1b``, ``\\ufeff``...; printable text of any script stays.
+    """``text`` with every character that would not show (``str.isprintable``: control and format characters such
+    as a BOM, zero-width spaces, direction marks; separators but the plain space; unpaired surrogates; unassigned
+    code points) escaped as ``repr`` escapes it (``\\n``, ``\\x1b``, ``\\ufeff``...); printable text of any script
+    stays.
 
     >>> visible("a\\tb\\ufeffc")
     'a\\\\tb\\\\ufeffc'
     """
-    return text if text.isprintable() else "".join(map(_escaped, text))
+    return text if text.isprintable() else "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in text)
 
 
 def shown(text: str, limit: int = QUOTE_LIMIT) -> str:

@@ -1,7 +1,5 @@
-"""Join: parsed runs matched with the relevance model, and ranked: a matrix's
-rows and columns mapped to queries and targets (``--matrix-order``), a TREC
-run's ids to targets, its lines put in trec_eval's order, its repeats found.
-"""
+"""Parsed runs matched with the relevance: a matrix's rows and columns mapped to queries and targets, a TREC
+run's ids to targets, its lines put in trec_eval's order and its repeats found (docs/inputs.md)."""
 
 from __future__ import annotations
 
@@ -27,11 +25,8 @@ from .relevance import QrelsRelevance, Relevance
 
 
 def id_spelling(relevance: Relevance, *, strip: bool = False, id_map: str | None = None) -> Callable[[str], str] | None:
-    """The one place where a run's spelling of an id (query or target, any run
-    format but a matrix) meets the relevance's: the function from the first to
-    the second by ``id_map``, then ``strip`` (docs/inputs.md, "Ids spelled
-    otherwise"); None when neither is given.
-    """
+    """The one place where a run's spelling of an id (any run format but a matrix) meets the relevance's: by
+    ``id_map``, then ``strip`` (docs/inputs.md, "Ids spelled otherwise"); None when neither is given."""
     if not strip and id_map is None:
         return None
     mapped = read_id_map(id_map) if id_map is not None else {}
@@ -92,9 +87,7 @@ def spelled_ids(array: Any, spell: Callable[[str], str] | None) -> Any:
 
 
 def matrix_axis(ids: list[str], order: str | None, what: str, source: str) -> list[str]:
-    """The id of each matrix row (or column) under ``--matrix-order`` (docs/inputs.md,
-    "Dissimilarity matrices"): integer ids whose numeric order differs from the
-    listing order are refused when no order is given."""
+    """The id of each matrix row (or column) under ``--matrix-order`` (docs/inputs.md, "Dissimilarity matrices")."""
     all_int = all(is_integer(x) for x in ids)
     numeric = sorted(ids, key=int) if all_int else None
     if order == "numeric":
@@ -146,8 +139,7 @@ def matrix_run(name: str, path: str, matrix: Any, relevance: Relevance, row_ids:
 
 # -- TREC runs -----------------------------------------------------------------
 
-#: Lines of whole queries whose target ids are dictionary-encoded at once (the
-#: hash table stays in the CPU cache: 3-5x faster than one 10M-line encoding).
+#: Lines of whole queries whose ids are dictionary-encoded at once (3-5x faster than one 10M-line encoding).
 BATCH_LINES = 16_384
 
 
@@ -160,10 +152,8 @@ def read_trec_run(
     ties: bool = False,
     spell: Callable[[str], str] | None = None,
 ) -> tuple[RankedRun, list[str]]:
-    """Read a TREC run and rank it as trec_eval does (:func:`trec_order`); topics the
-    relevance does not know are passed over with a note.  ``ties``: the run carries
-    its tie groups (equal scores within a topic, compared as the parsed doubles).
-    """
+    """Read a TREC run and rank it as trec_eval does (:func:`trec_order`), with notes (topics passed over, extra
+    fields); ``ties``: with its tie groups (equal scores within a topic, compared as the parsed doubles)."""
     lines = trec.read_trec_lines(source.path, drops)
     notes: list[str] = []
     if lines.extra_field_lines:
@@ -212,8 +202,7 @@ def read_trec_run(
     elif missing.size and not missing_ok:
         first_missing = relevance.query_ids[int(missing[0])]
         raise trec.missing_queries_error(source.path, source.name, int(missing.size), relevance.n_queries, first_missing)
-    offsets = np.zeros(relevance.n_queries + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
+    offsets = np.r_[0, np.cumsum(counts)]
     ties_at = None if group is None else group_tie_starts(group, offsets)
     run = RankedRun(source.name, list(relevance.query_ids), targets, offsets, tag=tag, tie_start=ties_at)
     return drop_own(run, relevance.self_index), notes
@@ -285,11 +274,8 @@ def repeated_lines(rowq: np.ndarray, ident: np.ndarray) -> np.ndarray:
 
 
 def trec_order(rowq: np.ndarray, scores: np.ndarray, docs: Any) -> np.ndarray | None:
-    """trec_eval's order of the lines of each query (``rowq``, ascending, stays), or
-    None when the lines are in it: score descending, then target id descending
-    (bytes compared as ``strcmp`` does, in ``docs``, a pyarrow string array), the
-    ids compared only within runs of equal scores.
-    """
+    """trec_eval's order of the lines of each query (``rowq``, ascending, stays), None when they are in it: score
+    descending, then target id descending (``docs``' bytes compared as ``strcmp`` does, within equal scores)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 

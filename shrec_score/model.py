@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
@@ -31,10 +30,6 @@ class Classification:
     ids: list[str]
     labels: np.ndarray
 
-    @cached_property
-    def index(self) -> dict[str, int]:
-        return {m: i for i, m in enumerate(self.ids)}
-
 
 @dataclass
 class RankedRun:
@@ -46,11 +41,9 @@ class RankedRun:
     offsets: np.ndarray
     #: Lenient scoring: what was dropped, by reason (a Counter).
     drops: Counter[str] | None = None
-    #: Tie groups (any ``ties`` mode but ``"rule"``): per entry, the place in its
-    #: list where its group of equal values starts (:func:`tie_starts`); None: unknown.
+    #: Tie groups (any ``ties`` mode but ``"rule"``): per entry, where its group starts in its list; None: unknown.
     tie_start: np.ndarray | None = None
-    #: The target ids its indices point into: those of the relevance it was
-    #: read against (set by :func:`~shrec_score.loading.load_runs`; None: not known).
+    #: The target ids its indices point into (those of the relevance it was read against); None: not known.
     target_ids: list[str] | None = None
     #: A TREC run's tag when every line carries the same one (trec_eval's runid), else None.
     tag: str | None = None

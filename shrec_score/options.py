@@ -1,7 +1,5 @@
-"""Every option of a scoring, validated once, before any input is read (docs/usage.md): the CLI and the
-library build the same frozen :class:`Options`; a value outside its documented set is an
-:class:`OptionError` naming the allowed values.  Measure columns keep the name as typed (docs/usage.md,
-"Measure names and columns")."""
+"""Every option of a scoring validated once, before any input is read, into the frozen :class:`Options` the CLI
+and the library share; a refused value is an :class:`OptionError` naming the allowed ones (docs/usage.md)."""
 
 from __future__ import annotations
 
@@ -45,8 +43,7 @@ def measure_name(name: Any, option: str = "measures") -> str:
 
 @dataclass(frozen=True)
 class Options:
-    """The settings of one scoring (see :func:`shrec_score.score` for each), built by :meth:`build`, which
-    validates every value."""
+    """The settings of one scoring (see :func:`shrec_score.score` for each), validated by :meth:`build`."""
 
     queries: Any = None
     grades: str = "binary"
@@ -142,8 +139,7 @@ class Options:
 
 
 def check_expected(names: Sequence[str], settings: Settings) -> None:
-    """OptionError unless every measure in ``names`` has an exact expectation over tied orders
-    (``ties="expected"``) and the lists are not cut by depth."""
+    """OptionError unless every measure in ``names`` has an exact expectation over tied orders and no depth is set."""
     for name in names:
         if not get_measure(name).ties_exact:
             raise OptionError(

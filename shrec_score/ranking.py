@@ -1,10 +1,5 @@
-"""Tie rules and ranks, in one place (docs/ties.md).
-
-Ranked-list files: the order of the lines.  Matrices: distance ascending,
-equal distances by the lower column (a stable sort), the query's own column
-removed in all-against-all mode.  TREC runs: as trec_eval, score descending,
-equal scores by target id descending (byte order), the rank column ignored.
-"""
+"""Tie rules and ranks in one place (the rules: docs/ties.md; TREC's order is join.trec_order): a matrix row
+ranked by distance, equal distances by the lower column, without the query's own column; tie groups."""
 
 from __future__ import annotations
 
@@ -35,8 +30,8 @@ def _columns(run: MatrixRun, self_index: np.ndarray) -> tuple[np.ndarray, np.nda
 
 
 def _blocks(run: MatrixRun) -> Iterator[tuple[int, int, np.ndarray]]:
-    """``(a, b, distances)`` of queries ``a..b``, :data:`BLOCK_CELLS` cells at a time, as float32 or float64 (others
-    as float64; consecutive rows read as one slice); a NaN cell is an InputError, or under lenient scoring inf (counted)."""
+    """``(a, b, distances)`` of queries ``a..b``, :data:`BLOCK_CELLS` cells at a time, float32 or float64; a NaN
+    cell is an InputError, or under lenient scoring inf (counted)."""
     n_q = len(run.query_ids)
     step = max(1, BLOCK_CELLS // max(1, run.matrix.shape[1]))
     for a in range(0, n_q, step):
@@ -58,8 +53,7 @@ def _blocks(run: MatrixRun) -> Iterator[tuple[int, int, np.ndarray]]:
 
 
 def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray, *, ties: bool = False) -> RankedRun:
-    """The ranked lists of a matrix run by the matrix tie rule, a block of rows at a time;
-    with ``ties`` also its tie groups (equal distances, :attr:`RankedRun.tie_start`)."""
+    """The ranked lists of a matrix run, a block of rows at a time; ``ties``: with its tie groups (equal distances)."""
     _, self_col = _columns(run, self_index)  # every query's column (all-against-all) or none's
     n_q = len(run.query_ids)
     own = bool(n_q) and self_col[0] >= 0
@@ -82,8 +76,8 @@ def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray, *, ties: bool =
 
 
 def drop_own(run: RankedRun, own: np.ndarray) -> RankedRun:
-    """``run`` without each query's own item (``own[q]``: its index in the collection, or -1): the one place where
-    the own item leaves a ranked list (a matrix's own column leaves with the item, :func:`_rank_rows`).
+    """``run`` without each query's own item (``own[q]``: its index in the collection, or -1); a matrix's own
+    column leaves in :func:`matrix_to_ranked_run` and :func:`_rank_rows`.
 
     >>> run = RankedRun("r", ["a", "b"], np.array([3, 0, 1, 1]), np.array([0, 2, 4]))
     >>> drop_own(run, np.array([0, -1])).targets.tolist()
@@ -135,14 +129,9 @@ def matrix_rank_block(
     run: MatrixRun, relevant: Sequence[np.ndarray], n_relevant: np.ndarray, self_index: np.ndarray, *,
     ties: str = "rule", width: int | None = None,
 ) -> RankBlock:
-    """Ranks of the relevant items of every query of a matrix run, without ranking everything (docs/performance.md).
-
-    Each block of rows is sorted once and a relevant item's distance looked up with
-    ``np.searchsorted``: left gives the smaller cells, right minus left the equal ones.
-    The rule's rank adds the equal cells in lower columns (:func:`equal_before`); other
-    modes need only the counts.  ``width`` (default: the largest K) keeps every part of
-    a chunked matrix's sums on the same columns: bit-identical values.
-    """
+    """Ranks of the relevant items of every query of a matrix run from one sort per block of rows and
+    ``np.searchsorted`` (docs/performance.md).  ``width`` (default: the largest K) keeps every chunk's sums on the
+    same columns: bit-identical values."""
     from .measures import RankBlock
 
     n_q, n_cols = len(run.query_ids), run.matrix.shape[1]
@@ -178,7 +167,7 @@ def _rank_rows(
     a: int, b: int, dist: np.ndarray, relevant: Sequence[np.ndarray], col_of_target: np.ndarray, self_col: np.ndarray,
     ties: str = "rule",
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
-    """Ranks of the relevant items of rows a..b: (query, slot, rank), each query's ranks ascending, and with ``ties="expected"`` each slot's tie group."""
+    """(query, slot, rank) of the relevant items of rows a..b, ranks ascending; "expected": their tie groups."""
     targets = [relevant[q] for q in range(a, b)]
     n_items = np.fromiter(map(len, targets), dtype=np.int64, count=b - a)
     item_row = np.repeat(np.arange(b - a), n_items)
@@ -217,11 +206,9 @@ def _rank_rows(
 def rows_ranks_from_counts(
     item_row: np.ndarray, smaller: np.ndarray, equal: np.ndarray, values: np.ndarray, mode: str,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """1-based ranks of the relevant items of many rows from their smaller and equal counts (``item_row`` non-decreasing).
-
-    In a tie group the r relevant items take the first r places (``"optimistic"``,
-    ``"expected"``) or the last r (``"pessimistic"``).  Returns each row's ranks
-    ascending and each slot's tie group (smaller, equal).
+    """Each row's ranks of its relevant items, ascending, and each slot's tie group (smaller, equal), from the items'
+    smaller and equal counts (``item_row`` non-decreasing): in a group the r relevant items take the last r places
+    (``"pessimistic"``), else the first r.
 
     >>> rows_ranks_from_counts(np.array([0, 0, 0]), np.array([0, 2, 2]), np.array([1, 4, 4]), np.array([0.1, 0.5, 0.5]), "pessimistic")[0].tolist()
     [1.0, 5.0, 6.0]
@@ -230,6 +217,5 @@ def rows_ranks_from_counts(
     r, v, s, e = item_row[order], values[order], smaller[order], equal[order]
     gid = score_groups(r, v) - 1
     i = np.arange(v.size) - np.searchsorted(gid, gid)  # place within its group
-    # pessimistic: the group's last places; ascending in each row either way (groups by value, places within them)
-    ranks = s + i + 1 + (e - np.bincount(gid)[gid] if mode == "pessimistic" else 0)
+    ranks = s + i + 1 + (e - np.bincount(gid)[gid] if mode == "pessimistic" else 0)  # ascending in each row either way
     return ranks.astype(np.float64), s.astype(np.float64), e.astype(np.float64)

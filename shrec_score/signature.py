@@ -22,19 +22,21 @@ TIE_MODES = {
 
 @dataclass(frozen=True, kw_only=True)
 class _Signature:
+    version: str = __version__
+
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
 
 
 @dataclass(frozen=True, kw_only=True)
 class ScoringSignature(_Signature):
-    """Settings of a relevance scoring (see :func:`shrec_score.score`); ``collection`` None: unknown."""
+    """Settings of a relevance scoring (see :func:`shrec_score.score`)."""
 
-    version: str = __version__
     mode: str
     relevance: str
     queries: int
-    collection: int | str | None
+    #: Ds, or why it is unknown.
+    collection: int | str
     ties: str = TIE_RULE
     #: How the ranked lists were cut before scoring (--depth, --judged-only); None: whole lists.
     lists: str | None = None
@@ -46,17 +48,11 @@ class ScoringSignature(_Signature):
     lenient: str | None = None
     significance: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        if self.collection is None:
-            return dataclasses.replace(self, collection="unknown (TN columns empty)").to_dict()
-        return super().to_dict()
-
 
 @dataclass(frozen=True, kw_only=True)
 class KendallSignature(_Signature):
     """Settings of a rank-correlation scoring (see :func:`shrec_score.score_kendall`)."""
 
-    version: str = __version__
     mode: str = "rank correlation"
     relevance: str
     queries: int

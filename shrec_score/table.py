@@ -1,7 +1,5 @@
-"""A small columnar table, what the pipeline hands on without pandas (its import costs more than a
-contest's scoring): ordered 1-D numpy columns of one length, text as object arrays.
-:meth:`Table.to_csv` writes what ``DataFrame.to_csv(index=False, na_rep="", lineterminator="\\n")``
-writes (the cell rules: docs/architecture.md, "Tables without pandas").
+"""The pipeline's tables without pandas (docs/architecture.md, "Tables without pandas"): ordered 1-D numpy columns
+of one length, text as object arrays; :meth:`Table.to_csv` writes what pandas' ``to_csv`` writes.
 
 >>> t = Table({"run": ["a", "b,c"], "queries": np.array([2, 3]), "AP": np.array([0.5, np.nan])})
 >>> print(t.to_csv(), end="")
@@ -25,16 +23,14 @@ if TYPE_CHECKING:
 
 
 def column(values: Any, length: int | None = None) -> np.ndarray:
-    """``values`` as a 1-D column: a scalar repeated ``length`` times; numbers with None make floats
-    with NaN (as pandas makes them), text an object array."""
+    """``values`` as a 1-D column: a scalar repeated ``length`` times; numbers with None make floats with NaN (as
+    pandas makes them), text an object array."""
     if isinstance(values, np.ndarray):
         arr = values
     elif isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
         if length is None:
             raise ValueError("a scalar column needs a length")
-        arr = np.empty(length, dtype=object)
-        arr[:] = [values] * length
-        return arr
+        return object_column([values] * length)
     else:
         items = list(values)
         numbers = [v for v in items if v is not None]
@@ -47,8 +43,8 @@ def column(values: Any, length: int | None = None) -> np.ndarray:
                 arr = np.array([np.nan if v is None else v for v in items], dtype=np.float64)
         else:
             arr = object_column(items)
-    if arr.dtype.kind in "USO":
-        arr = arr if arr.dtype == object else object_column(arr.tolist())
+    if arr.dtype.kind in "US":
+        arr = object_column(arr.tolist())
     if arr.ndim != 1:
         raise ValueError(f"expected a one-dimensional column, got shape {arr.shape}")
     return arr
@@ -62,8 +58,7 @@ def object_column(items: Sequence[Any]) -> np.ndarray:
 
 
 class Table:
-    """Ordered columns of one length, never changed in place: a method returns a new table sharing
-    the columns it did not change."""
+    """Ordered columns of one length, never changed in place (a method returns a new table sharing the others)."""
 
     __slots__ = ("_cols", "_n")
 

@@ -1,7 +1,5 @@
-"""Relevance: which targets are relevant to which query, and how much (the rules: docs/inputs.md,
-"Relevance"; docs/measures.md for the grades).  Downstream asks for ``gains(query_rows, targets)``
-and ``n_relevant(level)`` (K per query); ShapeNet's taxonomy is in :mod:`.taxonomy`.
-"""
+"""Relevance: which targets are relevant to which query, and how much (docs/inputs.md, "Relevance"; the grades:
+docs/measures.md); ShapeNet's taxonomy is in :mod:`.taxonomy`."""
 
 from __future__ import annotations
 
@@ -33,8 +31,7 @@ class Relevance:
     ignorable_queries: list[str]
     mode: str
     max_grade: int
-    #: Ds as declared (a classification's models, ``--collection[-size]``), never counted from the runs;
-    #: None when unknown (qrels without --collection / --collection-size).
+    #: Ds as declared (a classification's models, ``--collection[-size]``), never counted from the runs; None: unknown.
     collection_size: int | None = None
     #: How relevance was decided, for the output signature.
     description: str = ""
@@ -46,9 +43,9 @@ class Relevance:
     closed: bool = True
     #: A query is scored with its own item in its list (ShapeNet Core55; ``self_index`` -1).
     keeps_own_item: ClassVar[bool] = False
-    #: K per query by grade level, counted once (asked for by every chunk of a run), read-only.
+    #: K per query, and each query's relevant targets, by grade level: found once (every chunk of a run, every task
+    #: of a cluster's run asks), read-only.
     _n_relevant: dict[int, np.ndarray] = field(repr=False, default_factory=dict)
-    #: The relevant targets of each query by grade level, found once (every task of a cluster's run asks), read-only.
     _relevant: dict[int, tuple[np.ndarray, ...]] = field(repr=False, default_factory=dict)
 
     @functools.cached_property
@@ -60,8 +57,8 @@ class Relevance:
         return len(self.query_ids)
 
     def list_room(self, rows: np.ndarray | None = None) -> np.ndarray | None:
-        """Ds per query (of ``rows``, default all): what its list can hold, the collection less the query
-        itself where it is a model of the collection (all-against-all); None when Ds is unknown."""
+        """Ds per query (of ``rows``, default all): the collection less the query itself where it is one of its
+        models (all-against-all); None when Ds is unknown."""
         if self.collection_size is None:
             return None
         own = self.self_index >= 0 if rows is None else self.self_index[rows] >= 0
@@ -97,8 +94,11 @@ class Relevance:
             self._n_relevant[level] = k
         return self._n_relevant[level]
 
-    def _count_relevant(self, level: int) -> np.ndarray:  # (all-against-all, ClassRelevance's own count leaves the query out)
-        return np.asarray([targets.size for targets in self.relevant_targets(level)], dtype=np.int64)
+    def _count_relevant(self, level: int) -> np.ndarray:
+        k = np.asarray([targets.size for targets in self.relevant_targets(level)], dtype=np.int64)
+        own = np.flatnonzero(self.self_index >= 0)  # all-against-all: the query itself is not counted
+        k[own] -= self.gains(own, self.self_index[own]) >= level
+        return k
 
     def relevant_targets(self, level: int = 1) -> tuple[np.ndarray, ...]:
         """Per query, the target indices with gain >= ``level``, ascending, found once per level (read-only);
@@ -155,7 +155,7 @@ class Relevance:
         uniques = qrels.target_ids
         if collection is not None:
             target_ids = list(collection.ids)
-            index = collection.index
+            index = {m: i for i, m in enumerate(target_ids)}
             for tid in uniques:
                 if tid not in index:
                     raise InputError(qrels.path, None, f"expected judged targets to be models of {collection.path}", f"unknown id {tid!r}")
@@ -183,8 +183,7 @@ class Relevance:
 
 #: Largest class x target gain table :meth:`ClassRelevance.gains` builds.
 GAINS_BY_TARGET_BYTES = 16 << 20
-#: :meth:`ClassRelevance.list_gains` looks the lists up one at a time when
-#: they hold at least this many entries on average (else all at once).
+#: :meth:`ClassRelevance.list_gains` looks lists of at least this many entries on average up one at a time.
 LIST_GAINS_MIN_MEAN = 256
 
 
@@ -200,8 +199,7 @@ class ClassRelevance(Relevance):
         return self._table[self._query_label[query_rows], self._target_label[targets]]
 
     def list_gains(self, query_rows: np.ndarray, offsets: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        """:meth:`Relevance.list_gains`, long lists one ``take`` each in their query's row of the gain
-        table; short lists and targets outside the collection the plain way."""
+        """:meth:`Relevance.list_gains`, long lists one ``take`` each in their query's row of the gain table."""
         by_target = self._gains_by_target
         targets = np.asarray(targets)
         offsets = np.asarray(offsets)
@@ -231,16 +229,6 @@ class ClassRelevance(Relevance):
         labels = set(self._query_label.tolist())  # not np.unique: it imports numpy.ma (15 ms of start-up)
         by_label = {lab: np.flatnonzero(self._table[lab][self._target_label] >= level) for lab in labels}
         return [by_label[lab] for lab in self._query_label.tolist()]  # one array per class, shared by its queries
-
-    def _count_relevant(self, level: int) -> np.ndarray:
-        per_class = np.bincount(self._target_label, minlength=self._table.shape[1])
-        counts = ((self._table >= level) * per_class[None, :]).sum(axis=1)
-        k = counts[self._query_label].astype(np.int64)
-        has_self = self.self_index >= 0
-        if has_self.any():
-            rows = np.flatnonzero(has_self)
-            k[rows] -= self.gains(rows, self.self_index[rows]) >= level
-        return k
 
 
 @dataclass(frozen=True)
