@@ -195,7 +195,7 @@ class OutputFolder:
                 where = os.path.join(self.shown, *name.split("/"))
                 _write_synced(os.path.join(staging, *name.split("/")), data)
             where = self.shown
-            _sync_tree(staging)
+            fsync_tree(staging)
             if not self._created:
                 os.chmod(staging, stat.S_IMODE(os.stat(self.path).st_mode))
         except OSError as exc:
@@ -223,7 +223,7 @@ class OutputFolder:
         old = str(self._staging)  # the previous folder now sits under the staging name
         if _rescue(old, self.path, self._previous | set(self.files), self._carried, side=0):
             with suppress(OSError):
-                _sync_tree(self.path)  # the moved files are in place before the previous folder goes
+                fsync_tree(self.path)  # the moved files are in place before the previous folder goes
         shutil.rmtree(old, ignore_errors=True)
         self._staging = None
         return [os.path.join(self.shown, *name.split("/")) for name in self.files]
@@ -353,8 +353,12 @@ def _move(src: str, dst: str, *, replace: bool) -> bool:
     return True
 
 
-def _sync_tree(top: str) -> None:
-    for folder, _, _ in os.walk(top, topdown=False):
+def fsync_tree(top: str, *, files: bool = False) -> None:
+    """fsync every folder under ``top`` (``top`` included), bottom up; with ``files``, every file too."""
+    for folder, _, names in os.walk(top, topdown=False):
+        for name in names if files else ():
+            with open(os.path.join(folder, name), "rb") as f:
+                os.fsync(f.fileno())
         fsync_dir(folder)
 
 

@@ -21,10 +21,11 @@ from typing import Any
 from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 
+from ..outdir import fsync_tree
 from . import views
 from .archive import PIECE, RunChecker, unpack
 from .contest import Contest, Phase, now, stamp
-from .store import NAME, Failed, Store, Team, fsync_tree
+from .store import NAME, Failed, Store, Team
 
 #: Room for the multipart framing and the small fields beside the file.
 FRAMING = 64 << 10
@@ -76,11 +77,10 @@ class Server:
         return views.leaderboard(self.contest, await asyncio.to_thread(self.store.runs), now(), self.checker.sort)
 
     async def runs_of(self, team: Team) -> list[dict[str, Any]]:
-        return views.run_views(self.contest, await asyncio.to_thread(self.store.runs, team.id), now())
+        return views.run_views(self.contest, await asyncio.to_thread(self.store.runs, team_id=team.id), now())
 
     def admit(self, team: Team) -> Phase:
-        """The open phase a team may upload to now (raises :class:`Failed`: 429 past ``rate_limit`` uploads in
-        any 60 s, 403)."""
+        """The open phase a team may upload to now; :class:`Failed` 429 past ``rate_limit`` uploads in 60 s, 403."""
         times, at = self.uploads.setdefault(team.name, deque()), time.monotonic()
         per_minute = self.contest.limits["rate_limit"]
         while times and times[0] <= at - 60:
@@ -169,7 +169,7 @@ class Server:
             errors = self.checker.errors(staged, unpacked)
             if errors:
                 raise Failed(422, errors=errors)
-            fsync_tree(staged)
+            fsync_tree(staged, files=True)
             return store.accept(team, name, staged, unpacked.name, unpacked.suffix, phase.name, phase.max_runs, digest.hexdigest(), stamp())
         finally:
             shutil.rmtree(work, ignore_errors=True)
