@@ -67,12 +67,12 @@ def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
         return page("index.html", phases=await server.leaderboard())
 
     async def submit(request: Request) -> Response:
-        sid, session, fresh = server.session(request.cookies.get(COOKIE, ""))
+        sid, session = server.session(request.cookies.get(COOKIE, ""))
         status, receipt = 200, None
         errors: list[dict[str, Any]] = []
         if request.method == "POST":
             try:
-                status, receipt = 201, await server.form_upload(request, session, fresh)
+                status, receipt = 201, await server.form_upload(request, session)
             except Failed as exc:
                 status, errors = exc.status, exc.errors
         runs = [] if session.team is None else await server.runs_of(session.team)

@@ -63,15 +63,15 @@ class Server:
             raise Failed(401, "expected a team's token in 'Authorization: Bearer TOKEN'")
         return team
 
-    def session(self, sid: str) -> tuple[str, Session, bool]:
-        """The form's session ``sid``, else a new one (the oldest dropped past 10,000), and whether it is new."""
+    def session(self, sid: str) -> tuple[str, Session]:
+        """The form's session ``sid``, else a new one (its CSRF token fresh; the oldest dropped past 10,000)."""
         if sid in self.sessions:
-            return sid, self.sessions[sid], False
+            return sid, self.sessions[sid]
         sid = secrets.token_urlsafe(32)
         self.sessions[sid] = session = Session(secrets.token_urlsafe(32))
         while len(self.sessions) > 10_000:
             self.sessions.popitem(last=False)
-        return sid, session, True
+        return sid, session
 
     async def leaderboard(self) -> list[dict[str, Any]]:
         return views.leaderboard(self.contest, await asyncio.to_thread(self.store.runs), now(), self.checker.sort)
@@ -123,11 +123,11 @@ class Server:
         finally:
             await form.close()
 
-    async def form_upload(self, request: Request, session: Session, fresh: bool) -> dict[str, Any]:
+    async def form_upload(self, request: Request, session: Session) -> dict[str, Any]:
         """The form's upload: its CSRF token, the team's token once (kept in the session), then as the API."""
         async with self.form(request) as form:
             csrf, token = form.get("csrf"), form.get("token")
-            if fresh or not isinstance(csrf, str) or not hmac.compare_digest(csrf.encode(), session.csrf.encode()):
+            if not isinstance(csrf, str) or not hmac.compare_digest(csrf.encode(), session.csrf.encode()):
                 raise Failed(403, "the form expired: reload the page and submit again")
             if isinstance(token, str) and token.strip():
                 session.team = await asyncio.to_thread(self.store.team_of, token.strip())
