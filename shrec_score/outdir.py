@@ -1,14 +1,6 @@
-"""Output folders, each replaced as one unit, several committed together: after any interruption (a signal,
-``kill -9``, a power loss after the call returned, a full disk) ``--out DIR`` holds the complete files of
-the previous scoring or of this one.  The steps (lock, stage, swap, finish): docs/architecture.md, "The
-output folder"; what a user sees: docs/outputs.md.
-
-:func:`commit_together` stages every folder before swapping any and puts the swapped ones back if a swap,
-the sync or a signal fails; only ``kill -9`` or a power loss between two swaps mixes them.  Two windows
-stay open (Linux cannot close them): what a process whose current directory lies inside ``DIR`` writes
-after the finish, and a file whose path was looked up before the swap but created after the finish read
-its folder, are lost with the previous folder.  Every operating-system error is an :class:`InputError`
-naming the user's path and what to do.
+"""Output folders, each replaced as one unit, several committed together (the steps: docs/architecture.md, "The
+output folder"; the guarantee and the two windows it leaves open: docs/outputs.md).  Every operating-system error
+is an :class:`InputError` naming the user's path and what to do.
 """
 
 from __future__ import annotations
@@ -20,7 +12,7 @@ import os
 import shutil
 import stat
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import suppress
+from contextlib import ExitStack, suppress
 
 from .errors import InputError, visible
 
@@ -44,14 +36,16 @@ _ADVICE = {
 Identity = tuple[int, int, int, int, int] | None
 
 
-def _token() -> str:
-    return os.urandom(6).hex()  # not secrets: it imports hashlib, 7 ms of start-up
+def _aside(path: str, suffix: str) -> str:
+    """A new name beside the folder ``path`` for its staging (``.tmp``) or a swap's previous folder (``.old``)."""
+    parent, name = os.path.split(path)
+    return os.path.join(parent, f".{name}{_TAG}{os.urandom(6).hex()}{suffix}")  # not secrets: 7 ms of imports
 
 
-def environment_error(path: str | os.PathLike[str] | None, exc: OSError, doing: str | None = "could not write") -> InputError:
+def environment_error(path: str | os.PathLike[str], exc: OSError, doing: str | None = "could not write") -> InputError:
     """An :class:`InputError` for an operating-system error on the user's ``path``: what failed, what to do."""
     advice = _ADVICE.get(exc.errno or 0, exc.strerror or str(exc))
-    return InputError(None if path is None else os.fsdecode(path), None, f"{doing}: {advice}" if doing else advice)
+    return InputError(os.fsdecode(path), None, f"{doing}: {advice}" if doing else advice)
 
 
 def publish(path: str | os.PathLike[str], files: Mapping[str, str | bytes]) -> list[str]:
@@ -61,8 +55,6 @@ def publish(path: str | os.PathLike[str], files: Mapping[str, str | bytes]) -> l
 
 def publish_together(folders: Mapping[str | os.PathLike[str], Mapping[str, str | bytes]]) -> list[str]:
     """Replace each folder (path -> its files) as :func:`publish` does, all or none (:func:`commit_together`)."""
-    from contextlib import ExitStack
-
     with ExitStack() as stack:
         outs = [stack.enter_context(OutputFolder(path)) for path in folders]
         for out, files in zip(outs, folders.values()):
@@ -112,12 +104,8 @@ class OutputFolder:
         cwd = os.path.realpath(os.getcwd())
         if cwd == self.path or cwd.startswith(self.path + os.sep):
             raise InputError(self.shown, None, "expected an output folder that does not hold the current directory (it is replaced as a whole)")
-        try:
-            self._recover()
-            self._lock()
-        except BaseException:
-            self._release()
-            raise
+        self._recover()
+        self._lock()
         return self
 
     def _recover(self) -> None:
@@ -163,20 +151,17 @@ class OutputFolder:
             os.close(fd)
         raise InputError(self.shown, None, "expected a folder that stays in place; it kept being replaced")
 
-    def _release(self) -> None:
-        for fd in self._fds:
-            os.close(fd)  # closing the last descriptor releases the flock
-        self._fds.clear()
-
     def __exit__(self, *exc: object) -> None:
         try:
-            if self._staging is not None and os.path.lexists(self._staging):
+            if self._staging is not None:
                 shutil.rmtree(self._staging, ignore_errors=True)
             if self._created and not self._committed:
                 with suppress(OSError):
                     os.rmdir(self.path)  # made by this call and still empty: leave no trace
         finally:
-            self._release()
+            for fd in self._fds:
+                os.close(fd)  # closing the last descriptor releases the flock
+            self._fds.clear()
 
     def add(self, name: str, data: str | bytes) -> None:
         """Add a file at ``name`` (relative, ``/``-separated) with ``data`` (text is written as UTF-8)."""
@@ -193,10 +178,10 @@ class OutputFolder:
         """Step 2: build the new folder beside ``DIR`` (the user's files carried, the new ones written, all synced)."""
         if not self._fds:
             raise RuntimeError("OutputFolder.commit() outside its 'with' block")
-        for stale in self._leftovers(".tmp") + self._leftovers(".old"):
+        for stale in self._leftovers((".tmp", ".old")):
             shutil.rmtree(stale, ignore_errors=True)
         self._previous = self._previous_manifest()
-        self._staging = staging = os.path.join(self.parent, f".{self.name}{_TAG}{_token()}.tmp")
+        self._staging = staging = _aside(self.path, ".tmp")
         where = self.shown
         try:
             os.mkdir(staging)
@@ -210,19 +195,26 @@ class OutputFolder:
                 where = os.path.join(self.shown, *name.split("/"))
                 _write_synced(os.path.join(staging, *name.split("/")), data)
             where = self.shown
-            _sync_tree(staging)
+            fsync_tree(staging)
             if not self._created:
                 os.chmod(staging, stat.S_IMODE(os.stat(self.path).st_mode))
         except OSError as exc:
             raise environment_error(where, exc) from None
 
     def swap(self) -> None:
-        """Step 3: the staged folder in place of ``DIR``, the previous one under the staging name."""
-        _swap_names(str(self._staging), self.path)
+        """Step 3: exchange the staged folder and ``DIR`` (its own inverse): atomically by Linux's
+        ``RENAME_EXCHANGE``, else by two renames through ``.old`` (put back by ``_recover`` if cut between)."""
+        staging = str(self._staging)
+        if _renameat2(staging, self.path, 2):  # RENAME_EXCHANGE
+            return
+        old = _aside(self.path, ".old")
+        os.rename(self.path, old)
+        os.rename(staging, self.path)
+        os.rename(old, staging)
 
     def unswap(self) -> None:
         """Undo :meth:`swap`: the previous folder back, with what the user put into the new one meanwhile."""
-        _swap_names(str(self._staging), self.path)
+        self.swap()
         _rescue(str(self._staging), self.path, self._previous | set(self.files), self._carried, side=1)
 
     def finish(self) -> list[str]:
@@ -231,7 +223,7 @@ class OutputFolder:
         old = str(self._staging)  # the previous folder now sits under the staging name
         if _rescue(old, self.path, self._previous | set(self.files), self._carried, side=0):
             with suppress(OSError):
-                _sync_tree(self.path)  # the moved files are in place before the previous folder goes
+                fsync_tree(self.path)  # the moved files are in place before the previous folder goes
         shutil.rmtree(old, ignore_errors=True)
         self._staging = None
         return [os.path.join(self.shown, *name.split("/")) for name in self.files]
@@ -243,7 +235,7 @@ class OutputFolder:
         except (OSError, ValueError, AttributeError):
             return set()  # no manifest: every file there is the user's
 
-    def _leftovers(self, suffix: str) -> list[str]:
+    def _leftovers(self, suffix: str | tuple[str, ...]) -> list[str]:
         prefix = f".{self.name}{_TAG}"
         try:
             names = sorted(os.listdir(self.parent or "."))
@@ -323,11 +315,8 @@ def _carry(src: str, dst: str, ours: set[str], carried: dict[str, tuple[Identity
 
 def _rescue(src: str, dst: str, scoring: set[str], carried: dict[str, tuple[Identity, Identity]], side: int, rel: str = "") -> bool:
     """Move into ``dst`` what the user added to ``src`` or replaced there since staging, at any depth; True if any.
-
-    Left alone: ``scoring``'s paths, an entry still as staged (``carried[path][side]``: side 0 when ``src``
-    is the previous DIR, 1 for the staged folder after an undone swap), and one whose counterpart in
-    ``dst`` changed since staging.
-    """
+    Left alone: ``scoring``'s paths, an entry as staged (``carried[path][side]``; side 0: ``src`` is the previous
+    DIR, 1: the staged folder after an undone swap), and one whose counterpart in ``dst`` changed since staging."""
     moved = False
     for entry, name in _entries(src, rel, scoring, OSError):
         target = os.path.join(dst, entry.name)
@@ -364,8 +353,12 @@ def _move(src: str, dst: str, *, replace: bool) -> bool:
     return True
 
 
-def _sync_tree(top: str) -> None:
-    for folder, _, _ in os.walk(top, topdown=False):
+def fsync_tree(top: str, *, files: bool = False) -> None:
+    """fsync every folder under ``top`` (``top`` included), bottom up; with ``files``, every file too."""
+    for folder, _, names in os.walk(top, topdown=False):
+        for name in names if files else ():
+            with open(os.path.join(folder, name), "rb") as f:
+                os.fsync(f.fileno())
         fsync_dir(folder)
 
 
@@ -378,25 +371,10 @@ def fsync_dir(path: str) -> None:
         os.close(fd)
 
 
-def _swap_names(staging: str, path: str) -> None:
-    """Exchange the folders at ``staging`` and ``path`` (its own inverse): atomically where Linux's
-    ``RENAME_EXCHANGE`` works, else by two renames through ``.old`` (put back by ``_recover`` if cut between)."""
-    if _renameat2(staging, path, 2):  # RENAME_EXCHANGE
-        return
-    parent, name = os.path.split(path)
-    old = os.path.join(parent, f".{name}{_TAG}{_token()}.old")
-    os.rename(path, old)
-    os.rename(staging, path)
-    os.rename(old, staging)
-
-
 def _renameat2(a: str, b: str, flags: int) -> bool:
     """Linux ``renameat2(a, b, flags)``; False where not supported, or (``RENAME_NOREPLACE``) when ``b`` exists."""
     import ctypes
-    import sys
 
-    if not sys.platform.startswith("linux"):
-        return False
     try:
         renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):

@@ -1,10 +1,6 @@
-"""The Starlette application of ``shrec-score serve``: the routes of the JSON API and of the pages, and the security
-headers every answer carries (docs/server.md).
-
-Who may do what is decided in one place, :meth:`Server.team`; what the server keeps between requests lives on
-one :class:`Server` per application, none in a module global.  The pages ``/`` (the leaderboard) and ``/submit``
-(the upload form) are Jinja2 templates with autoescape, the results page's style sheet inlined and allowed by its
-hash, no script (docs/server.md#security).
+"""The Starlette application of ``shrec-score serve``: the routes of the JSON API and of the pages (Jinja2, autoescape),
+and the security headers every answer carries (docs/server.md#security).  What the server keeps between requests
+lives on its :class:`~.service.Server`, none in a module global.
 """
 
 from __future__ import annotations
@@ -29,22 +25,15 @@ from .jobs import score_forever
 from .service import COOKIE, Server
 from .store import Failed, Store
 
-EXTRA_CSS = """
-.form{display:grid;gap:.6em;max-width:36em;margin:1em 0}
-.form label{display:grid;gap:.2em}
-.errors{color:#8b0000}.receipt{color:#064}
-.num{text-align:right;font-variant-numeric:tabular-nums}
-table{border-collapse:collapse}td,th{border-bottom:1px solid var(--line);padding:.25em .6em}
-"""
-
 
 def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
     """The application of ``contest``: its store recovered (see :meth:`Store.recover`), its scorer started with it."""
     store = Store(contest.data)
     store.recover()
     server = Server(contest, store, RunChecker(contest.preset))
-    css = resources.files("shrec_score.html").joinpath("report.css").read_text(encoding="utf-8") + EXTRA_CSS
     templates = Environment(loader=PackageLoader("shrec_score.server"), autoescape=True)
+    report_css = resources.files("shrec_score.html").joinpath("report.css").read_text(encoding="utf-8")
+    css = templates.get_template("style.html").render(report_css=report_css)
 
     def page(name: str, status: int = 200, **values: Any) -> HTMLResponse:
         return HTMLResponse(templates.get_template(name).render(css=css, title=contest.title, **values), status)
@@ -78,12 +67,12 @@ def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
         return page("index.html", phases=await server.leaderboard())
 
     async def submit(request: Request) -> Response:
-        sid, session, fresh = server.session(request.cookies.get(COOKIE, ""))
+        sid, session = server.session(request.cookies.get(COOKIE, ""))
         status, receipt = 200, None
         errors: list[dict[str, Any]] = []
         if request.method == "POST":
             try:
-                status, receipt = 201, await server.form_upload(request, session, fresh)
+                status, receipt = 201, await server.form_upload(request, session)
             except Failed as exc:
                 status, errors = exc.status, exc.errors
         runs = [] if session.team is None else await server.runs_of(session.team)

@@ -73,8 +73,8 @@ Members = Generator[tuple[str, "str | None", bool, int, Callable[[], Any]], None
 def _extract(
     upload: str, root: str, members: Callable[[str, Callable[[int], None]], Members], limits: Mapping[str, float]
 ) -> None:
-    """Write each member under ``root``, or refuse it; the member count, the bytes written and their ratio
-    to the upload's size bounded as they grow (the contest's max_members, max_unpacked_mb, max_ratio)."""
+    """Write each member under ``root``, or refuse it; the member count, the bytes written and their ratio to the
+    upload's size bounded as they grow."""
     max_members, ratio = int(limits["max_members"]), limits["max_ratio"]
     max_unpacked = int(limits["max_unpacked_mb"]) << 20
     max_bytes = min(max_unpacked, int(ratio * max(os.path.getsize(upload), 1)))
@@ -120,13 +120,12 @@ def _safe_name(name: str) -> str:
 
 
 def _cut(name: str) -> str:
-    """A member's name as a message shows it: its first 60 characters when it is longer."""
+    """A member's name as a message shows it (its first 60 characters)."""
     return repr(name) if len(name) <= 60 else repr(name[:60]) + f"... ({len(name)} characters)"
 
 
 def _create(root: str, path: str, name: str) -> IO[bytes]:
-    """The new file ``root/path``, its folders made; a member named twice is refused, not overwritten,
-    and so is a file and a folder of the same name (in either order)."""
+    """The new file ``root/path``, its folders made; refused: a member named twice, a file and a folder of one name."""
     full = os.path.join(root, path)
     try:
         os.makedirs(os.path.dirname(full), exist_ok=True)
@@ -169,8 +168,7 @@ def _entries(folder: str) -> list[str]:
 
 
 def _run_root(dest: str, root: str) -> Unpacked:
-    """The run in an unpacked archive: its one top folder, or the archive's top itself;
-    a folder holding a single file (a matrix, a TREC run) stands for that file."""
+    """The run: the archive's one top folder, else its top; a folder of a single file (a matrix...) is that file."""
     top = _entries(root)
     if not top:
         raise Failed(422, "expected one run folder in the archive, got no file")

@@ -1,8 +1,5 @@
-"""CONTEST.yaml: a contest's settings, read and checked once at start (docs/server.md#contestyaml).
-
-A bad key or value is an :class:`~shrec_score.errors.InputError` naming the file and the line.  The track is
-written out as the preset ``DATA/track.yaml`` (paths absolute, the contest's ``relevance:``), the one file the
-scoring, ``contest export`` and the upload check read.
+"""CONTEST.yaml: a contest's settings, read and checked once at start, its track written out as the preset
+``DATA/track.yaml`` (docs/server.md#contestyaml).
 """
 
 from __future__ import annotations
@@ -115,9 +112,8 @@ def load_contest(path: str | os.PathLike[str]) -> Contest:
     else:
         _checked(track, PRESET_KEYS, (), lambda key, expected, got=None: fail("track", expected, got), "track: ")
     paths = [k for k, v in track.items() if PRESET_KEYS[k][2] in ("file", "folder") and isinstance(v, str)]
-    settings = {**track, **{k: _absolute(root, track[k]) for k in paths}}
-    for key in ("runs", "html", "plots", "out", "significance", "ground_truth", "dask"):  # what the server decides itself
-        settings.pop(key, None)
+    decided = ("runs", "html", "plots", "out", "significance", "ground_truth", "dask")  # by the server itself
+    settings = {k: _absolute(root, v) if k in paths else v for k, v in track.items() if k not in decided}
     settings["relevance"] = relevance
     phases = _phases(data["phases"], lambda key, expected, got=None: fail("phases", expected, got))
     os.makedirs(folder, exist_ok=True)

@@ -1,11 +1,6 @@
-"""The scoring queue: one job at a time, each in a child process under limits.  A job is a run whose status
-is ``queued`` in the store and nothing else (docs/server.md, "What the server keeps").
-
-The child, ``python -m shrec_score.server.jobs CPU_SECONDS MEMORY_MB SERVER_PID PRESET RUN OUT`` (:func:`child`),
-sets its CPU-time and address-space limits (they hold across ``exec``), asks to die with the server (Linux's
-``PR_SET_PDEATHSIG``: no orphan scoring writes while a restarted server recovers) and becomes ``shrec-score score
---config PRESET RUN --out OUT``: a contest's numbers are the CLI's by construction.  Its exit status: the CLI's;
-killed by SIGXCPU or SIGKILL past the CPU time.
+"""The scoring queue: one job (a run whose status is ``queued`` in the store) at a time, each scored by the CLI
+itself in a child process under limits, ``python -m shrec_score.server.jobs`` (docs/server.md, "What the server
+keeps").
 """
 
 from __future__ import annotations
@@ -72,10 +67,12 @@ async def _score(contest: Contest, store: Store, job: dict[str, Any]) -> dict[st
 
 
 def child(cpu: str, memory: str, parent: str, preset: str, run: str, out: str) -> None:
+    """Set the CPU-time and address-space limits (they hold across ``exec``; past the CPU time: SIGXCPU, then
+    SIGKILL), die with the server ``parent``, become ``shrec-score score --config PRESET RUN --out OUT``."""
     import ctypes
     import resource
 
-    try:  # SIGKILL this process when the server dies (Linux's prctl; elsewhere nothing)
+    try:  # SIGKILL when the server dies (Linux's prctl; elsewhere nothing): no orphan writes while it recovers
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         pass

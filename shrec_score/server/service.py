@@ -21,10 +21,11 @@ from typing import Any
 from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 
+from ..outdir import fsync_tree
 from . import views
 from .archive import PIECE, RunChecker, unpack
 from .contest import Contest, Phase, now, stamp
-from .store import NAME, Failed, Store, Team, fsync_tree
+from .store import NAME, Failed, Store, Team
 
 #: Room for the multipart framing and the small fields beside the file.
 FRAMING = 64 << 10
@@ -62,25 +63,24 @@ class Server:
             raise Failed(401, "expected a team's token in 'Authorization: Bearer TOKEN'")
         return team
 
-    def session(self, sid: str) -> tuple[str, Session, bool]:
-        """The form's session ``sid``, else a new one (the oldest dropped past 10,000), and whether it is new."""
+    def session(self, sid: str) -> tuple[str, Session]:
+        """The form's session ``sid``, else a new one (its CSRF token fresh; the oldest dropped past 10,000)."""
         if sid in self.sessions:
-            return sid, self.sessions[sid], False
+            return sid, self.sessions[sid]
         sid = secrets.token_urlsafe(32)
         self.sessions[sid] = session = Session(secrets.token_urlsafe(32))
         while len(self.sessions) > 10_000:
             self.sessions.popitem(last=False)
-        return sid, session, True
+        return sid, session
 
     async def leaderboard(self) -> list[dict[str, Any]]:
         return views.leaderboard(self.contest, await asyncio.to_thread(self.store.runs), now(), self.checker.sort)
 
     async def runs_of(self, team: Team) -> list[dict[str, Any]]:
-        return views.run_views(self.contest, await asyncio.to_thread(self.store.runs, team.id), now())
+        return views.run_views(self.contest, await asyncio.to_thread(self.store.runs, team_id=team.id), now())
 
     def admit(self, team: Team) -> Phase:
-        """The open phase a team may upload to now (raises :class:`Failed`: 429 past ``rate_limit`` uploads in
-        any 60 s, 403)."""
+        """The open phase a team may upload to now; :class:`Failed` 429 past ``rate_limit`` uploads in 60 s, 403."""
         times, at = self.uploads.setdefault(team.name, deque()), time.monotonic()
         per_minute = self.contest.limits["rate_limit"]
         while times and times[0] <= at - 60:
@@ -123,11 +123,11 @@ class Server:
         finally:
             await form.close()
 
-    async def form_upload(self, request: Request, session: Session, fresh: bool) -> dict[str, Any]:
+    async def form_upload(self, request: Request, session: Session) -> dict[str, Any]:
         """The form's upload: its CSRF token, the team's token once (kept in the session), then as the API."""
         async with self.form(request) as form:
             csrf, token = form.get("csrf"), form.get("token")
-            if fresh or not isinstance(csrf, str) or not hmac.compare_digest(csrf.encode(), session.csrf.encode()):
+            if not isinstance(csrf, str) or not hmac.compare_digest(csrf.encode(), session.csrf.encode()):
                 raise Failed(403, "the form expired: reload the page and submit again")
             if isinstance(token, str) and token.strip():
                 session.team = await asyncio.to_thread(self.store.team_of, token.strip())
@@ -169,7 +169,7 @@ class Server:
             errors = self.checker.errors(staged, unpacked)
             if errors:
                 raise Failed(422, errors=errors)
-            fsync_tree(staged)
+            fsync_tree(staged, files=True)
             return store.accept(team, name, staged, unpacked.name, unpacked.suffix, phase.name, phase.max_runs, digest.hexdigest(), stamp())
         finally:
             shutil.rmtree(work, ignore_errors=True)

@@ -68,15 +68,6 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def fsync_tree(top: str) -> None:
-    """fsync every file and folder under the folder ``top`` (``top`` itself included)."""
-    for here, _, names in os.walk(top):
-        for name in names:
-            with open(os.path.join(here, name), "rb") as f:
-                os.fsync(f.fileno())
-        fsync_dir(here)
-
-
 class Store:
     """The contest's database and files under ``folder``."""
 
@@ -128,9 +119,8 @@ class Store:
         return None if row is None else Team(row["id"], row["name"])
 
     def accept(self, team: Team, name: str | None, staged: str, unpacked: str, suffix: str, phase: str, max_runs: int, sha256: str, submitted: str) -> dict[str, Any]:
-        """Store the run staged at ``staged/unpacked`` (already fsync'ed) as ``runs/ID/LABEL+suffix``, LABEL being
-        ``TEAM-NAME`` (the CLI's run name); its receipt is the API's 201 body.  :class:`Failed` (403) when the team
-        has ``max_runs`` runs in the phase."""
+        """Store the run staged at ``staged/unpacked`` (fsync'ed) as ``runs/ID/TEAM-NAME+suffix`` (TEAM-NAME: the
+        CLI's run name); returns the API's 201 body.  :class:`Failed` (403) when the team has ``max_runs`` runs."""
         final = ""
         with self.connect() as db:
             db.execute("BEGIN IMMEDIATE")
@@ -154,7 +144,7 @@ class Store:
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
-                if final and os.path.exists(final):  # no row: no file
+                if final:  # no row: no file
                     shutil.rmtree(final, ignore_errors=True)
                 raise
         return {"id": next_id, "name": run_name, "run": label, "status": "queued", "phase": phase, "sha256": sha256}
@@ -170,14 +160,12 @@ class Store:
     def run_path(self, row: sqlite3.Row | dict[str, Any]) -> str:
         return os.path.join(self.runs_dir, str(row["id"]), row["entry"])
 
-    def runs(self, team_id: int | None = None, status: str | None = None) -> list[dict[str, Any]]:
-        """The runs with their team's name, by id; each filter given narrows them."""
-        where = {"team_id": team_id, "status": status}
-        query = " AND ".join([f"{k} = ?" for k, v in where.items() if v is not None] or ["1"])
-        args = [v for v in where.values() if v is not None]
+    def runs(self, **where: Any) -> list[dict[str, Any]]:
+        """The runs with their team's name, by id; ``where``: the values they have (``team_id``, ``status``)."""
         sql = "SELECT runs.*, teams.name AS team FROM runs JOIN teams ON teams.id = runs.team_id"
+        query = " AND ".join(f"runs.{column} = ?" for column in where) or "1"  # the names: ours, never a request's
         with self.connect() as db:
-            return [dict(r) for r in db.execute(f"{sql} WHERE {query} ORDER BY runs.id", args)]
+            return [dict(r) for r in db.execute(f"{sql} WHERE {query} ORDER BY runs.id", list(where.values()))]
 
     def next_queued(self) -> dict[str, Any] | None:
         """The oldest queued run, its attempt counted (a crash mid-scoring shows as attempts > 1)."""
@@ -188,8 +176,7 @@ class Store:
         return job
 
     def finish(self, run_id: int, finished: str, *, per_run: str | None = None, reason: str | None = None) -> bool:
-        """Commit a scoring's outcome (scored with ``per_run``, else failed for ``reason``); False when the
-        run was no longer queued."""
+        """Commit a scoring's outcome (scored with ``per_run``, else failed for ``reason``); False if not queued."""
         with self.connect() as db:
             cur = db.execute(
                 "UPDATE runs SET status = ?, finished = ?, per_run = ?, reason = ? WHERE id = ? AND status = 'queued'",

@@ -1,6 +1,5 @@
-"""What the server shows: a team's runs and the leaderboard as plain data (the API's JSON and the pages' rows),
-each limited to what its phase allows.  The numbers are the CLI's ``per_run.csv`` rows, ordered by
-:func:`shrec_score.aggregate.leaderboard` (docs/server.md).
+"""What the server shows: a team's runs and the leaderboard (the CLI's ``per_run.csv`` rows) as plain data for the
+API's JSON and the pages, each limited to what its phase allows (docs/server.md).
 """
 
 from __future__ import annotations
@@ -45,9 +44,8 @@ def run_views(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime) ->
 
 
 def leaderboard(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime, sort: str) -> list[dict[str, Any]]:
-    """Per phase (hidden phases left out): its columns and rows, best first by the column ``sort`` (the
-    CLI's, :attr:`~shrec_score.server.archive.RunChecker.sort`); a phase whose scores are not shown yet
-    (``after-close`` before it closes) lists its accepted runs by name."""
+    """Per phase not hidden: its columns and rows, best first by the CLI's column ``sort`` (:attr:`.RunChecker.sort`);
+    a phase whose scores are not shown yet (``after-close`` before it closes) lists its accepted runs by name."""
     out = []
     for phase in contest.phases:
         if phase.leaderboard == "hidden":
