@@ -54,9 +54,10 @@ def check_runs(paths: Iterable[str], relevance: Relevance, options: Options | No
     from .join import SpelledIndex, id_spelling
 
     o = options or Options()
+    known = dict.fromkeys(relevance.query_ids + relevance.ignorable_queries)
     try:
         spell = id_spelling(relevance, strip=o.strip_zeros, id_map=o.id_map)
-        sources, notes = discover_sources(list(paths), o.run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries), spell=spell)
+        sources, notes = discover_sources(list(paths), o.run_format, query_ids=known, spell=spell)
     except InputError as exc:
         return [Problem.of(exc, "")]
     index = relevance.target_index if spell is None else SpelledIndex(relevance.target_index, spell)
@@ -66,7 +67,7 @@ def check_runs(paths: Iterable[str], relevance: Relevance, options: Options | No
         if isinstance(s, BlockSource) or s.format == "matrix":  # (blocks: Zarr or .npy shards, as score and --dask read them)
             problems += _check_matrix_run(s, relevance, o.matrix_order)
         elif s.format == "lists":
-            problems += summarize(s.path, _check_list_run(s, relevance, index, spell))
+            problems += summarize(s.path, _check_list_run(s, relevance, known, index, unjudged, spell))
         elif s.format == "shrec2011":  # read as scoring reads it: its first error
             try:
                 read_shrec2011_run(s, relevance.query_ids, index, ignorable=relevance.ignorable_queries, unjudged=unjudged, spell=spell)
@@ -80,11 +81,10 @@ def check_runs(paths: Iterable[str], relevance: Relevance, options: Options | No
 def passed_over(
     problems: list[Problem], runs: Sequence[str], relevance: Relevance, options: Options, *, ties: bool = False,
 ) -> tuple[list[Problem], list[Any] | None]:
-    """``problems`` as a scoring with ``options`` meets them, one rule for ``shrec-score check`` and the
-    server's upload check: when some are errors, the options pass something over (``lenient``, or
-    ``settings.missing`` ``skip`` / ``zero``) and the runs load with them
-    (:func:`shrec_score.loading.load_runs`, ``ties`` as its), every error is a warning: the runs would
-    score.  With the runs so loaded (for the tie report, not read again), else None."""
+    """``problems`` as a scoring with ``options`` meets them (``shrec-score check`` and the server's upload
+    check): when the options pass something over (``lenient``, ``settings.missing`` ``skip`` / ``zero``) and
+    the runs load with them (``ties`` as :func:`~shrec_score.loading.load_runs`'), every error is a warning,
+    and the runs so loaded come with them (for the tie report, not read again; else None)."""
     from .errors import OptionError
     from .loading import load_with
 
@@ -111,8 +111,8 @@ _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?![\w.])")
 
 
 def summarize(run: str, found: list[Problem]) -> list[Problem]:
-    """One line per kind of problem (:func:`kind_of`, same level) found more than :data:`EXAMPLES` times
-    in the run ``run`` (where its kind was first found); other problems as they are, in order."""
+    """One line per kind of problem (:func:`kind_of`, same level) found more than :data:`EXAMPLES` times in
+    ``run`` (where its kind was first found); other problems as they are, in order."""
     groups: dict[tuple[str, str], list[Problem]] = {}
     for p in found:
         groups.setdefault((p.level, kind_of(p.message)), []).append(p)
@@ -128,8 +128,7 @@ def summarize(run: str, found: list[Problem]) -> list[Problem]:
 
 
 def _example(p: Problem, run: str) -> str:
-    """Where a summary line's example is: its file:line, or for a problem of the run itself (no file:
-    ``no ranked list for query '1008'``) the id it names."""
+    """A summary line's example: its file:line, or the id a problem of the run itself names ('1008')."""
     if p.path != run or p.line is not None:
         return p.where
     ids = _QUOTED.findall(p.message)
@@ -143,9 +142,10 @@ def _limited(found: list[Problem], path: str) -> list[Problem]:
     return found[:PER_FILE] + [Problem(path, None, "note", f"{rest} more problem(s) in this file not listed")]
 
 
-def _check_list_run(source: RunSource, relevance: Relevance, index: Mapping[str, int], spell: Spell | None) -> list[Problem]:
+def _check_list_run(
+    source: RunSource, relevance: Relevance, known: Mapping[str, None], index: Mapping[str, int], unjudged: int | None, spell: Spell | None,
+) -> list[Problem]:
     out: list[Problem] = []
-    known = dict.fromkeys(relevance.query_ids + relevance.ignorable_queries)
     files: dict[str, str] = {}
     refused: set[str] = set()  # query files reported as not regular: not missing, not read
     try:
@@ -179,11 +179,11 @@ def _check_list_run(source: RunSource, relevance: Relevance, index: Mapping[str,
     out += [Problem(source.path, None, "error", f"no ranked list for query {shown(q)}") for q in relevance.query_ids if q not in files]
     for q, path in files.items():
         if q not in relevance.ignorable_queries and path not in refused:
-            out += _check_list_file(path, q, relevance, index)
+            out += _check_list_file(path, q, relevance, index, unjudged)
     return out
 
 
-def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapping[str, int]) -> list[Problem]:
+def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapping[str, int], unjudged: int | None) -> list[Problem]:
     try:
         text = decode_text(path, read_bytes(path, checked=True))  # _check_list_run stat'ed it
     except InputError as exc:
@@ -192,7 +192,6 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
     rows = list_rows(text, None if relevance.keeps_own_item else query_id)  # ShapeNet: a query-id line is the query ranked first
     if not rows:
         return [Problem(path, None, "error", "an empty ranked list")]
-    unjudged = None if relevance.closed else relevance.unjudged
     lines = scan_lines(rows, index, id_column(path, rows, index, unjudged is not None, strict=False), unjudged)
     prev = -math.inf
     decreasing = n_targets = 0

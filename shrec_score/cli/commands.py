@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from typing import Any
 
 import click
@@ -156,23 +156,21 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
     html = publish_folder(inputs, "html", out)
     plots = publish_folder(inputs, "plots", out)
     page = {"title": pick("title"), "description": pick("description")}
-    if pick("relevance"):  # every option checked before any input is read
+    relevance, ground_truth, dask_address = pick("relevance"), pick("ground_truth"), pick("dask")
+    if relevance:  # every option checked before any input is read
         kendall_only(inputs)
-    relevance, ground_truth = pick("relevance"), pick("ground_truth")
     if not runs:
         raise click.UsageError("expected RUNS (or 'runs:' in the --config file)")
-    dask_address = pick("dask")
     kendall = bool(ground_truth) and not relevance
     if dask_address and kendall:
         raise BadInput("--dask scores relevance measures; Kendall tau-b against --ground-truth runs on this machine")
     if kendall:
-        relevance_only(inputs)
-    if not kendall and not relevance:
+        relevance_only(inputs)  # --check and --plots among them
+    elif not relevance:
         raise click.UsageError("expected --relevance (or 'relevance:' in the --config file)")
-    if given["check"] and not kendall:
+    if given["check"]:
         check(runs, inputs)
         return
-    plots = None if kendall else plots  # (Kendall tau-b draws no figure)
     with user_errors():  # every option checked before any input is read
         if plots:
             figure_class()  # matplotlib is there
@@ -237,11 +235,9 @@ def check(runs: list[str], inputs: Inputs) -> None:
     problems, loaded = passed_over(problems, runs, rel, o, ties=True)  # what the options pass over: warnings
     errors = sum(p.level == "error" for p in problems)
     lines: list[str] = []
-    if not errors:
-        try:  # the runs score: does the tie rule move a mean (the sort measure)?
+    if not errors:  # the runs score: does the tie rule move a mean (the sort measure)?
+        with suppress(InputError, OptionError):  # what check_runs does not see, scoring reports
             lines = tie_warnings(tie_report(loaded or runs, rel, options=o))  # (runs loaded once)
-        except (InputError, OptionError):
-            pass  # what check_runs does not see, scoring reports
     for line in [*map(str, problems), *(f"warning: {w}" for w in lines)]:
         click.echo(line)
     warnings = sum(p.level == "warning" for p in problems) + len(lines)
