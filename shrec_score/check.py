@@ -67,7 +67,7 @@ def check_runs(paths: Iterable[str], relevance: Relevance, options: Options | No
         if isinstance(s, BlockSource) or s.format == "matrix":  # (blocks: Zarr or .npy shards, as score and --dask read them)
             problems += _check_matrix_run(s, relevance, o.matrix_order)
         elif s.format == "lists":
-            problems += summarize(s.path, _check_list_run(s, relevance, known, index, unjudged, spell))
+            problems += summarize(s.path, _check_list_run(s, relevance, index, spell))
         elif s.format == "shrec2011":  # read as scoring reads it: its first error
             try:
                 read_shrec2011_run(s, relevance.query_ids, index, ignorable=relevance.ignorable_queries, unjudged=unjudged, spell=spell)
@@ -142,10 +142,9 @@ def _limited(found: list[Problem], path: str) -> list[Problem]:
     return found[:PER_FILE] + [Problem(path, None, "note", f"{rest} more problem(s) in this file not listed")]
 
 
-def _check_list_run(
-    source: RunSource, relevance: Relevance, known: Mapping[str, None], index: Mapping[str, int], unjudged: int | None, spell: Spell | None,
-) -> list[Problem]:
+def _check_list_run(source: RunSource, relevance: Relevance, index: Mapping[str, int], spell: Spell | None) -> list[Problem]:
     out: list[Problem] = []
+    known = dict.fromkeys(relevance.query_ids + relevance.ignorable_queries)
     files: dict[str, str] = {}
     refused: set[str] = set()  # query files reported as not regular: not missing, not read
     try:
@@ -179,11 +178,11 @@ def _check_list_run(
     out += [Problem(source.path, None, "error", f"no ranked list for query {shown(q)}") for q in relevance.query_ids if q not in files]
     for q, path in files.items():
         if q not in relevance.ignorable_queries and path not in refused:
-            out += _check_list_file(path, q, relevance, index, unjudged)
+            out += _check_list_file(path, q, relevance, index)
     return out
 
 
-def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapping[str, int], unjudged: int | None) -> list[Problem]:
+def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapping[str, int]) -> list[Problem]:
     try:
         text = decode_text(path, read_bytes(path, checked=True))  # _check_list_run stat'ed it
     except InputError as exc:
@@ -192,6 +191,7 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
     rows = list_rows(text, None if relevance.keeps_own_item else query_id)  # ShapeNet: a query-id line is the query ranked first
     if not rows:
         return [Problem(path, None, "error", "an empty ranked list")]
+    unjudged = None if relevance.closed else relevance.unjudged
     lines = scan_lines(rows, index, id_column(path, rows, index, unjudged is not None, strict=False), unjudged)
     prev = -math.inf
     decreasing = n_targets = 0

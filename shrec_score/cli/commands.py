@@ -385,7 +385,8 @@ def serve_command(contest_file: str, host: str, port: int) -> None:
     except OSError as exc:
         why = os.strerror(exc.errno) if exc.errno and exc.errno > 0 else exc.strerror or str(exc)  # (an unknown host: getaddrinfo's own)
         raise BadInput(f"{host}:{port}: could not listen there ({why})") from None
-    click.echo(f"shrec-score: serving {contest_file} on http://{host}:{sock.getsockname()[1]}/ (Ctrl-C stops)", err=True)
+    bound = sock.getsockname()[1]
+    click.echo(f"shrec-score: serving {contest_file} on http://{host}:{bound}/ (Ctrl-C stops)", err=True)
     config = uvicorn.Config(app, log_level="warning", access_log=False, server_header=False)
     uvicorn.Server(config).run(sockets=[sock])
 

@@ -66,7 +66,7 @@ def outputs(
     if html and plots and apart and (_inside(html, plots) or _inside(plots, html)):
         raise OptionError(f"{html}: expected --html apart from --plots {plots} (or both inside --out)")
     unit = OutputFolder(out) if out else None
-    where: dict[str, tuple[Any, str]] = {"csv": (unit, "")} if out else {}  # a kind of file -> folder, prefix of its names
+    where: dict[str, tuple[Any, str]] = {"csv": (unit, "")} if out else {}  # kind -> folder, prefix
     for kind, folder, prefix in (("plots", plots, plots_prefix), ("html", html, html_prefix)):
         if folder:
             where[kind] = (unit, prefix) if prefix is not None else (OutputFolder(folder), "")
