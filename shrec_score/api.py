@@ -66,15 +66,12 @@ def score(
     collection, collection_size : optional
         Ds for qrels relevance (a target ``.cla`` or a number); unknown otherwise, the TN columns then empty.
     measures : list of str, optional
-        Measure names, each the name of its column as given (``"ndcg@10"``).  Default: NN FT ST E DCG AP
-        (binary relevance), every SHREC 2006 measure (``grades="sister"``), AP FT RR P@k R@k NN DCG (binary
-        qrels), trec_eval's default set (graded qrels: ``official``).
-    sort : str, optional
-        Leaderboard measure in any spelling (default: ADR when graded, map with trec_eval's default set, else
-        the first measure); lower-is-better measures sort ascending.
-    rank_by : str, optional
-        Measure of the per-query ranking of runs (Table 2 of SHREC 2006; default CG@100 when graded, else the
-        sort measure).
+        Measure names, each its column's name as given (``"ndcg@10"``); default: NN FT ST E DCG AP (binary),
+        every SHREC 2006 measure (sister), AP FT RR P@k R@k NN DCG (binary qrels), trec_eval's set (graded qrels).
+    sort, rank_by : str, optional
+        The leaderboard's measure, any spelling (default: ADR when graded, map with trec_eval's set, else the
+        first measure; lower-is-better sorts ascending), and that of the per-query ranking of runs (SHREC 2006
+        Table 2; default CG@100 when graded, else ``sort``).
     run_format : {"auto", "lists", "matrix", "trec", "shrec2011"}
         How to read the runs (auto-detection refuses to guess).
     matrix_order : {"listing", "numeric"}, optional
@@ -83,25 +80,21 @@ def score(
         k of P@k and R@k in the default measures with qrels relevance.
     average : {"micro", "macro"}
         micro: mean over queries; macro: mean of the per-class means (PSB -macro).
-    significance : bool
+    significance, seed, n_resamples : bool, int, int
         Paired randomization tests between every pair of runs on the sort measure (Holm-corrected) and a
-        bootstrap 95% interval per run.
-    seed, n_resamples : int
-        Make the randomization and the bootstrap reproducible.
+        bootstrap 95% interval per run; the seed and resamples that make both reproducible.
     settings : Settings
         E depth, relevance level, PR levels, DCG cutoffs, depth, judged only, missing queries, min class size.
     ties : {"rule", "expected", "optimistic", "pessimistic"}, optional
-        Tied items (overrides ``settings.ties``): the documented rule, the exact mean over every order, or
-        relevant first / last (docs/ties.md).
+        Tied items (over ``settings.ties``): the rule, the exact mean over every order, relevant first / last.
     split : str, optional
-        With a ShapeNet Core55 ground truth (``id,synsetId,subSynsetId,modelId,split``): the split whose models
-        are the queries and the collection (required when the file holds several).
+        With a ShapeNet Core55 ground truth: the split whose models are the queries and the collection
+        (required when the file holds several).
     strip_zeros, id_map : optional
         How a run spells ids: compared without leading zeros; a two-column file (run id, relevance id).
     lenient : bool
-        Score broken runs anyway: unknown ids dropped, repeated ids keep their first place, malformed lines
-        dropped, missing queries and empty ranked-list files score 0 and count in the means (as trec_eval -c),
-        NaN matrix cells rank last; the warnings say per run what was dropped.
+        Score broken runs anyway by the rules of docs/inputs.md ("Checking runs and lenient scoring"); the
+        warnings say per run what was dropped.
     progress : callable, optional
         ``progress(stage, done, total)`` as runs are read ("reading") and scored ("scoring").
 

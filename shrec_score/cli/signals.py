@@ -28,10 +28,9 @@ class Stopped(BaseException):
 
 
 class Interrupts:
-    """The handlers of one call of the command line (installed from the main thread only, with a filter
-    of ``sys.unraisablehook``, all put back on leaving) and ``signum``, the first signal received.  A
-    later signal raises only if the last raise was swallowed (a second Ctrl-C must not break the first's
-    clean-up)."""
+    """The handlers of one call of the command line (installed from the main thread only, with a filter of
+    ``sys.unraisablehook``, all put back on leaving) and ``signum``, the first signal received.  A later signal
+    raises only if the last raise was swallowed (a second Ctrl-C must not break the first's clean-up)."""
 
     def __init__(self) -> None:
         self.signum: int | None = None
