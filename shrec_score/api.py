@@ -39,7 +39,7 @@ from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
 from .model import Classification, MatrixRun, RankedRun
 from .options import Options, check_expected
 from .relevance import Relevance
-from .report import Report
+from .report import Report, shapenet_summaries
 from .signature import TIE_MODES, KendallSignature, ScoringSignature
 from .table import Table
 
@@ -234,8 +234,6 @@ def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: Measur
     sig = pairwise(per_query.to_pandas(), plan.sort, board["run"].tolist(), n_resamples=opts.n_resamples, seed=opts.seed) if opts.significance else None
     shapenet: dict[str, Any] = {}
     if rel.mode == "shapenet":  # the official column names; the official summary of its five measures
-        from .report import shapenet_summaries
-
         shapenet["csv_columns"] = {m: SHAPENET_OFFICIAL[m] for m in names if m in SHAPENET_OFFICIAL}
         if all(m in names for m in SHAPENET_MEASURES) and per_class is not None:
             shapenet["summaries"] = shapenet_summaries(per_query, per_class, run_names)
@@ -271,9 +269,8 @@ def _warnings(
     if empty.any():  # the measures that leave them out (the contests' rule), those that count them (trec_eval's)
         level = f" at --rel-level {s.rel_level}" if s.rel_level > 1 else ""
         text = f"{int(empty.sum())} of {rel.n_queries} queries have no relevant target (K = 0{level}, first: {rel.query_ids[int(empty.argmax())]!r})"
-        per_query, without = ev.per_query, {q for q, e in zip(rel.query_ids, empty.tolist()) if e}
-        rows = np.asarray([q in without for q in per_query["query"].tolist()], dtype=bool)
-        counted = [m for m in measures if not np.isnan(np.asarray(per_query[m], dtype=np.float64)[rows]).all()]
+        rows = np.isin(ev.per_query["query"], np.asarray(rel.query_ids, dtype=object)[empty])  # their rows
+        counted = [m for m in measures if not np.isnan(np.asarray(ev.per_query[m], dtype=np.float64)[rows]).all()]
         left = [m for m in measures if m not in counted]
         if not counted:
             warnings.append(text + ": listed with empty values, left out of the means")

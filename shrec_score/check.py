@@ -12,13 +12,16 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError, shown, visible
+from .errors import InputError, OptionError, shown, visible
 from .io import trec
 from .io.lists import id_column, list_rows, query_of, scan_lines
 from .io.numbers import parse_number
 from .io.runs import BlockSource, discover_sources
+from .io.shrec2011 import read_shrec2011_run
 from .io.submissions import Spell, id_hint, is_clutter
 from .io.text import decode_text, entry_is_folder, plain, read_bytes, utf8_name
+from .join import SpelledIndex, block_matrix_ids, id_spelling, read_matrix_run
+from .loading import load_with
 from .model import RunSource
 from .options import Options
 from .relevance import Relevance
@@ -50,9 +53,6 @@ class Problem:
 def check_runs(paths: Iterable[str], relevance: Relevance, options: Options | None = None) -> list[Problem]:
     """Validate every run, read as a scoring with ``options`` reads it (their run format, matrix order and
     id spelling); returns the problems (empty: the runs would score)."""
-    from .io.shrec2011 import read_shrec2011_run
-    from .join import SpelledIndex, id_spelling
-
     o = options or Options()
     known = dict.fromkeys(relevance.query_ids + relevance.ignorable_queries)
     try:
@@ -85,9 +85,6 @@ def passed_over(
     check): when the options pass something over (``lenient``, ``settings.missing`` ``skip`` / ``zero``) and
     the runs load with them (``ties`` as :func:`~shrec_score.loading.load_runs`'), every error is a warning,
     and the runs so loaded come with them (for the tie report, not read again; else None)."""
-    from .errors import OptionError
-    from .loading import load_with
-
     if not any(p.level == "error" for p in problems) or not (options.lenient or options.settings.missing != "error"):
         return problems, None
     try:
@@ -228,8 +225,6 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
 
 def _check_matrix_run(source: RunSource | BlockSource, relevance: Relevance, matrix_order: str | None) -> list[Problem]:
     """A matrix read as scoring reads it (by blocks of rows: its shape, then every block), then its cells."""
-    from .join import block_matrix_ids, read_matrix_run
-
     found: list[Problem] = []
     try:
         if isinstance(source, BlockSource):

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .choices import AVERAGES, GRADES, MATRIX_ORDERS, MISSING, RUN_FORMATS, TIES
 from .errors import InputError, shown
-
-if TYPE_CHECKING:
-    from .options import Options
+from .measures import Settings
+from .options import Options
 
 #: A check of a preset value.
 Check = Callable[[Any], bool]
@@ -133,9 +132,6 @@ def preset_options(cfg: Mapping[str, Any], given: Mapping[str, Any] | None = Non
     ``cfg`` (:func:`load_config`), each under ``given[key]`` when that is neither None nor ``()`` (the
     command line's flags; ``depth``, ``judged_only``, ``lenient`` are flags only); ``extra``: more keywords
     of :meth:`Options.build`.  OptionError when one is refused."""
-    from .measures import Settings
-    from .options import Options
-
     flags = given or {}
 
     def pick(key: str) -> Any:

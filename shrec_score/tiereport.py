@@ -84,8 +84,8 @@ def _rows(measure: str, boards: dict[str, pd.DataFrame], per_query: dict[str, pd
     return out
 
 
-def tie_warnings(report: pd.DataFrame, threshold: float = CHECK_THRESHOLD) -> list[str]:
-    """One line per (run, measure) whose mean the ties move by more than ``threshold``.
+def tie_warnings(report: pd.DataFrame) -> list[str]:
+    """One line per (run, measure) whose mean the ties move by more than :data:`CHECK_THRESHOLD`.
 
     >>> frame = pd.DataFrame([{"measure": "NN", "run": "a", "pessimistic": 0.5, "rule": 0.6, "optimistic": 0.7,
     ...     "spread": 0.2, "tied_queries": 0.25, "best_place": 1, "worst_place": 2}])
@@ -97,6 +97,6 @@ def tie_warnings(report: pd.DataFrame, threshold: float = CHECK_THRESHOLD) -> li
         f"rule {row.rule:.4f}; {row.tied_queries:.0%} of the queries depend on the tie order; "
         f"leaderboard place {row.best_place} to {row.worst_place} (see 'shrec-score ties')"
         for row in report.itertuples()
-        if row.spread > threshold
+        if row.spread > CHECK_THRESHOLD
     ]
 
