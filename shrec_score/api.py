@@ -1,7 +1,6 @@
 """The library API: everything the CLI does, callable from a notebook (docs/notebook.md).
 
-:func:`score` runs the pipeline in order: options, relevance, measures, runs, scores, means, report.
-"""
+:func:`score` runs the pipeline in order: options, relevance, measures, runs, scores, means, report."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """Where a scoring goes: the report on stdout (:func:`render`), the ``--out``, ``--plots`` and ``--html``
 folders as one transaction (:func:`outputs`; folders that conflict are an OptionError before any input is
-read) and the progress bar on stderr (:class:`ProgressBar`).
-"""
+read) and the progress bar on stderr (:class:`ProgressBar`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,6 @@
 """SIGINT and SIGTERM for the command line: exit 130 / 143, one line, no output published.  The handler
 raises :class:`Stopped` and records the signal, which the command checks where nothing swallows it; in
-:data:`THREADED` code it only records it (why: docs/scale-out.md#failures-and-interruptions).
-"""
+:data:`THREADED` code it only records it (why: docs/scale-out.md#failures-and-interruptions)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """Write shrec_score/demo/psb-like.tar.xz, the contest of ``shrec-score demo``: sample_runs/psb-like/
-packed deterministically (sorted names, no times, no owners); ``make samples`` runs it.
-"""
+packed deterministically (sorted names, no times, no owners); ``make samples`` runs it."""
 
 from __future__ import annotations
 
