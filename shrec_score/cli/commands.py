@@ -206,8 +206,7 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
 
 
 def score_as_given(args: list[str]) -> None:
-    """``shrec-score score ARGS``: the score command's own parsing, scoring and writing, under this command's
-    signal handling."""
+    """``shrec-score score ARGS``: the score command's parsing, scoring and writing, with this call's signals."""
     stops = click.get_current_context().find_object(Interrupts)
     score_command.main(args=args, prog_name="shrec-score score", standalone_mode=False, obj=stops)
 
