@@ -1,7 +1,6 @@
 """shrec-score: scoring of SHREC, Princeton Shape Benchmark and sketch-based retrieval runs.
 
-The public API is imported on first use (PEP 562), so that ``shrec-score --help`` stays fast.
-"""
+The public API is imported on first use (PEP 562), so that ``shrec-score --help`` stays fast."""
 
 from __future__ import annotations
 

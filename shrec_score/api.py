@@ -1,7 +1,6 @@
 """The library API: everything the CLI does, callable from a notebook (docs/notebook.md).
 
-:func:`score` runs the pipeline in order: options, relevance, measures, runs, scores, means, report.
-"""
+:func:`score` runs the pipeline in order: options, relevance, measures, runs, scores, means, report."""
 
 from __future__ import annotations
 
@@ -39,12 +38,9 @@ from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
 from .model import Classification, MatrixRun, RankedRun
 from .options import Options, check_expected
 from .relevance import Relevance
-from .report import Report
+from .report import Report, shapenet_summaries
 from .signature import TIE_MODES, KendallSignature, ScoringSignature
 from .table import Table
-
-#: The run records :func:`score` accepts instead of paths.
-RUN_TYPES = (RankedRun, MatrixRun)
 
 
 def score(
@@ -56,34 +52,26 @@ def score(
     Parameters
     ----------
     runs : paths or run records
-        Folders of runs (one sub-folder per run), run folders, run files, or
-        runs already read (:class:`RankedRun`, :class:`MatrixRun`, as
-        :func:`load_runs` hands them over); not a mix of both.
+        Folders of runs (one sub-folder per run), run folders, run files, or runs already read
+        (:class:`RankedRun`, :class:`MatrixRun`, as :func:`load_runs` hands them over); not a mix of both.
     relevance : path, Classification or Relevance
         Target classification (``.cla``), TREC qrels, or a ready relevance model.
     options : Options, optional
         Every setting at once; or give them as keywords (not both):
     queries : path or Classification, optional
-        A separate query classification; by default the classified models are
-        the queries (all-against-all).
+        A separate query classification; by default the classified models are the queries (all-against-all).
     grades : {"binary", "sister"}
         ``"sister"``: SHREC 2006 graded relevance from the class hierarchy.
     collection, collection_size : optional
-        Ds for qrels relevance (a target ``.cla`` or a number); unknown
-        otherwise, and the TN columns are then empty.
+        Ds for qrels relevance (a target ``.cla`` or a number); unknown otherwise, the TN columns then empty.
     measures : list of str, optional
-        Measure names, each the name of its column as given (``"ndcg@10"``).
-        Default: NN FT ST E DCG AP (binary relevance), every SHREC 2006
-        measure (``grades="sister"``), AP FT RR P@k R@k NN DCG (binary qrels),
-        trec_eval's default set (graded qrels: ``official``).
-    sort : str, optional
-        Leaderboard measure in any spelling (default: ADR when graded, map
-        with trec_eval's default set, else the first measure);
-        lower-is-better measures sort ascending.
-    rank_by : str, optional
-        Measure of the per-query ranking of runs (Table 2 of SHREC 2006;
-        default CG@100 when graded, else the sort measure).
-    run_format : {"auto", "lists", "matrix", "trec"}
+        Measure names, each its column's name as given (``"ndcg@10"``); default: NN FT ST E DCG AP (binary),
+        every SHREC 2006 measure (sister), AP FT RR P@k R@k NN DCG (binary qrels), trec_eval's set (graded qrels).
+    sort, rank_by : str, optional
+        The leaderboard's measure, any spelling (default: ADR when graded, map with trec_eval's set, else the
+        first measure; lower-is-better sorts ascending), and that of the per-query ranking of runs (SHREC 2006
+        Table 2; default CG@100 when graded, else ``sort``).
+    run_format : {"auto", "lists", "matrix", "trec", "shrec2011"}
         How to read the runs (auto-detection refuses to guess).
     matrix_order : {"listing", "numeric"}, optional
         Which id is row i / column j of a matrix run.
@@ -91,30 +79,28 @@ def score(
         k of P@k and R@k in the default measures with qrels relevance.
     average : {"micro", "macro"}
         micro: mean over queries; macro: mean of the per-class means (PSB -macro).
-    significance : bool
-        Paired randomization tests between every pair of runs on the sort
-        measure (Holm-corrected) and a bootstrap 95% interval per run.
-    seed, n_resamples : int
-        Make the randomization and the bootstrap reproducible.
+    significance, seed, n_resamples : bool, int, int
+        Paired randomization tests between every pair of runs on the sort measure (Holm-corrected) and a
+        bootstrap 95% interval per run; the seed and resamples that make both reproducible.
     settings : Settings
-        E depth, relevance level, PR levels, DCG cutoffs.
+        E depth, relevance level, PR levels, DCG cutoffs, depth, judged only, missing queries, min class size.
+    ties : {"rule", "expected", "optimistic", "pessimistic"}, optional
+        Tied items (over ``settings.ties``): the rule, the exact mean over every order, relevant first / last.
     split : str, optional
-        With a ShapeNet Core55 ground truth (``id,synsetId,subSynsetId,modelId,split``):
-        the split whose models are the queries and the collection (required
-        when the file holds several).
+        With a ShapeNet Core55 ground truth: the split whose models are the queries and the collection
+        (required when the file holds several).
+    strip_zeros, id_map : optional
+        How a run spells ids: compared without leading zeros; a two-column file (run id, relevance id).
     lenient : bool
-        Score broken runs anyway: unknown ids dropped, repeated ids keep
-        their first place, malformed lines dropped, missing queries and empty
-        ranked-list files score 0 and count in the means (as trec_eval -c),
-        NaN matrix cells rank last; the warnings say per run what was dropped.
+        Score broken runs anyway by the rules of docs/inputs.md ("Checking runs and lenient scoring"); the
+        warnings say per run what was dropped.
     progress : callable, optional
         ``progress(stage, done, total)`` as runs are read ("reading") and scored ("scoring").
 
     Raises
     ------
     OptionError
-        (a ``ValueError``) for an option outside its documented values,
-        before any input is read.
+        (a ``ValueError``) for an option outside its documented values, before any input is read.
     InputError
         for a bad input file, naming the file and the line.
     """
@@ -135,7 +121,7 @@ def score(
 
 def _given_runs(runs: Sequence[Any]) -> list[AnyRun] | None:
     """The run records when ``runs`` holds records, None when it holds paths."""
-    records = [r for r in runs if isinstance(r, RUN_TYPES)]
+    records = [r for r in runs if isinstance(r, (RankedRun, MatrixRun))]
     if records and len(records) < len(runs):
         raise OptionError("runs: expected paths or run records (RankedRun, MatrixRun), not a mix of both")
     return cast("list[AnyRun]", records) or None
@@ -144,8 +130,8 @@ def _given_runs(runs: Sequence[Any]) -> list[AnyRun] | None:
 def runs_for(
     runs: Sequence[Any], rel: Relevance, opts: Options, *, ties: bool | None = None, progress: Progress | None = None,
 ) -> tuple[list[AnyRun], list[str]]:
-    """The runs of a scoring and notes on files passed over: records as given (refused when read against
-    another relevance: their target indices point into other ids), paths read (:func:`load_with`)."""
+    """The runs and notes on files passed over: paths read (:func:`load_with`), records as given (refused
+    when read against another relevance: their target indices point into other ids)."""
     given = _given_runs(runs)
     if given is None:
         return load_with(runs, rel, opts, ties=ties, progress=progress)
@@ -176,8 +162,7 @@ class MeasurePlan:
     shown: list[str]
     sort: str
     rank_by: str
-    #: Notes on the plan for the report's warnings.
-    notes: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()  # for the report's warnings
 
     @property
     def names(self) -> list[str]:
@@ -185,8 +170,8 @@ class MeasurePlan:
 
 
 def plan_measures(rel: Relevance, opts: Options) -> MeasurePlan:
-    """The measures to compute for ``rel`` under ``opts``; refuses a ``sort`` or
-    ``rank_by`` that is not computed (before any run is read)."""
+    """The measures to compute for ``rel`` under ``opts``; refuses a ``sort`` or ``rank_by`` that is not
+    computed (before any run is read)."""
     first: str | None = None
     notes: tuple[str, ...] = ()
     if opts.measures:
@@ -248,8 +233,6 @@ def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: Measur
     sig = pairwise(per_query.to_pandas(), plan.sort, board["run"].tolist(), n_resamples=opts.n_resamples, seed=opts.seed) if opts.significance else None
     shapenet: dict[str, Any] = {}
     if rel.mode == "shapenet":  # the official column names; the official summary of its five measures
-        from .report import shapenet_summaries
-
         shapenet["csv_columns"] = {m: SHAPENET_OFFICIAL[m] for m in names if m in SHAPENET_OFFICIAL}
         if all(m in names for m in SHAPENET_MEASURES) and per_class is not None:
             shapenet["summaries"] = shapenet_summaries(per_query, per_class, run_names)
@@ -285,9 +268,8 @@ def _warnings(
     if empty.any():  # the measures that leave them out (the contests' rule), those that count them (trec_eval's)
         level = f" at --rel-level {s.rel_level}" if s.rel_level > 1 else ""
         text = f"{int(empty.sum())} of {rel.n_queries} queries have no relevant target (K = 0{level}, first: {rel.query_ids[int(empty.argmax())]!r})"
-        per_query, without = ev.per_query, {q for q, e in zip(rel.query_ids, empty.tolist()) if e}
-        rows = np.asarray([q in without for q in per_query["query"].tolist()], dtype=bool)
-        counted = [m for m in measures if rows.any() and not np.isnan(np.asarray(per_query[m], dtype=np.float64)[rows]).all()]
+        rows = np.isin(ev.per_query["query"], np.asarray(rel.query_ids, dtype=object)[empty])  # their rows
+        counted = [m for m in measures if not np.isnan(np.asarray(ev.per_query[m], dtype=np.float64)[rows]).all()]
         left = [m for m in measures if m not in counted]
         if not counted:
             warnings.append(text + ": listed with empty values, left out of the means")
@@ -358,10 +340,9 @@ def score_kendall(
 ) -> Report:
     """Rank correlation with human ground truth (seed 004): Kendall's tau-b per query.
 
-    ``ground_truth`` is a CSV/TSV with the header ``query,item,score``; runs
-    are ranked-list folders (``item [distance]``) or TREC run files.  The
-    leaderboard holds the mean tau-b over the queries and its standard
-    deviation (sample, ddof = 1).
+    ``ground_truth`` is a CSV/TSV with the header ``query,item,score``; runs are ranked-list folders
+    (``item [distance]``) or TREC run files.  The leaderboard holds the mean tau-b over the queries and its
+    standard deviation (sample, ddof = 1).
     """
     import pandas as pd
 

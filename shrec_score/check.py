@@ -12,13 +12,16 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError, shown, visible
+from .errors import InputError, OptionError, shown, visible
 from .io import trec
 from .io.lists import id_column, list_rows, query_of, scan_lines
 from .io.numbers import parse_number
 from .io.runs import BlockSource, discover_sources
+from .io.shrec2011 import read_shrec2011_run
 from .io.submissions import Spell, id_hint, is_clutter
 from .io.text import decode_text, entry_is_folder, plain, read_bytes, utf8_name
+from .join import SpelledIndex, block_matrix_ids, id_spelling, read_matrix_run
+from .loading import load_with
 from .model import RunSource
 from .options import Options
 from .relevance import Relevance
@@ -50,13 +53,11 @@ class Problem:
 def check_runs(paths: Iterable[str], relevance: Relevance, options: Options | None = None) -> list[Problem]:
     """Validate every run, read as a scoring with ``options`` reads it (their run format, matrix order and
     id spelling); returns the problems (empty: the runs would score)."""
-    from .io.shrec2011 import read_shrec2011_run
-    from .join import SpelledIndex, id_spelling
-
     o = options or Options()
+    known = dict.fromkeys(relevance.query_ids + relevance.ignorable_queries)
     try:
         spell = id_spelling(relevance, strip=o.strip_zeros, id_map=o.id_map)
-        sources, notes = discover_sources(list(paths), o.run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries), spell=spell)
+        sources, notes = discover_sources(list(paths), o.run_format, query_ids=known, spell=spell)
     except InputError as exc:
         return [Problem.of(exc, "")]
     index = relevance.target_index if spell is None else SpelledIndex(relevance.target_index, spell)
@@ -80,14 +81,10 @@ def check_runs(paths: Iterable[str], relevance: Relevance, options: Options | No
 def passed_over(
     problems: list[Problem], runs: Sequence[str], relevance: Relevance, options: Options, *, ties: bool = False,
 ) -> tuple[list[Problem], list[Any] | None]:
-    """``problems`` as a scoring with ``options`` meets them, one rule for ``shrec-score check`` and the
-    server's upload check: when some are errors, the options pass something over (``lenient``, or
-    ``settings.missing`` ``skip`` / ``zero``) and the runs load with them
-    (:func:`shrec_score.loading.load_runs`, ``ties`` as its), every error is a warning: the runs would
-    score.  With the runs so loaded (for the tie report, not read again), else None."""
-    from .errors import OptionError
-    from .loading import load_with
-
+    """``problems`` as a scoring with ``options`` meets them (``shrec-score check`` and the server's upload
+    check): when the options pass something over (``lenient``, ``settings.missing`` ``skip`` / ``zero``) and
+    the runs load with them (``ties`` as :func:`~shrec_score.loading.load_runs`'), every error is a warning,
+    and the runs so loaded come with them (for the tie report, not read again; else None)."""
     if not any(p.level == "error" for p in problems) or not (options.lenient or options.settings.missing != "error"):
         return problems, None
     try:
@@ -111,8 +108,8 @@ _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?![\w.])")
 
 
 def summarize(run: str, found: list[Problem]) -> list[Problem]:
-    """One line per kind of problem (:func:`kind_of`, same level) found more than :data:`EXAMPLES` times
-    in the run ``run`` (where its kind was first found); other problems as they are, in order."""
+    """One line per kind of problem (:func:`kind_of`, same level) found more than :data:`EXAMPLES` times in
+    ``run`` (where its kind was first found); other problems as they are, in order."""
     groups: dict[tuple[str, str], list[Problem]] = {}
     for p in found:
         groups.setdefault((p.level, kind_of(p.message)), []).append(p)
@@ -128,8 +125,7 @@ def summarize(run: str, found: list[Problem]) -> list[Problem]:
 
 
 def _example(p: Problem, run: str) -> str:
-    """Where a summary line's example is: its file:line, or for a problem of the run itself (no file:
-    ``no ranked list for query '1008'``) the id it names."""
+    """A summary line's example: its file:line, or the id a problem of the run itself names ('1008')."""
     if p.path != run or p.line is not None:
         return p.where
     ids = _QUOTED.findall(p.message)
@@ -229,8 +225,6 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
 
 def _check_matrix_run(source: RunSource | BlockSource, relevance: Relevance, matrix_order: str | None) -> list[Problem]:
     """A matrix read as scoring reads it (by blocks of rows: its shape, then every block), then its cells."""
-    from .join import block_matrix_ids, read_matrix_run
-
     found: list[Problem] = []
     try:
         if isinstance(source, BlockSource):

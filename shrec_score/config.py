@@ -1,19 +1,16 @@
-"""Track presets in YAML (docs/usage.md#track-presets), read with ``yaml.safe_load`` semantics; paths are
-relative to the config file and must name regular files (or folders, for ``runs``: a FIFO or a device is
-refused unopened).  An unknown key, a wrong type or a missing file is an :class:`InputError` (key, file, line).
-"""
+"""Track presets in YAML (rules: docs/usage.md#track-presets): read, every key checked (an :class:`InputError`
+naming the key, file and line), paths resolved against the preset's folder."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .choices import AVERAGES, GRADES, MATRIX_ORDERS, MISSING, RUN_FORMATS, TIES
 from .errors import InputError, shown
-
-if TYPE_CHECKING:
-    from .options import Options
+from .measures import Settings
+from .options import Options
 
 #: A check of a preset value.
 Check = Callable[[Any], bool]
@@ -72,8 +69,8 @@ KEYS: dict[str, tuple[Check, str, str]] = {
 
 
 def read_yaml_mapping(path: str, text: str, what: str, keys: str) -> tuple[dict[Any, Any], dict[Any, int]]:
-    """``text`` (the file ``path``'s) as a YAML mapping (empty file: empty) and the line of each key;
-    errors name the file and line: "expected a YAML mapping of ``what`` (``keys``)"."""
+    """The file ``path``'s ``text`` as a YAML mapping (empty file: empty) and the line of each key; errors
+    name the file and line: "expected a YAML mapping of ``what`` (``keys``)"."""
     import yaml
 
     try:
@@ -131,21 +128,17 @@ def preset_or(cfg: Mapping[str, Any], given: Any, key: str, default: Any = None)
 
 
 def preset_options(cfg: Mapping[str, Any], given: Mapping[str, Any] | None = None, **extra: Any) -> Options:
-    """The :class:`~shrec_score.options.Options` of a preset's keys ``cfg`` (:func:`load_config`), each
-    overridden by ``given[key]`` when that is neither None nor empty (a command line's flags; ``depth``,
-    ``judged_only`` and ``lenient`` are flags only); ``extra``: more keywords of :meth:`Options.build`.
-    The CLI's options and the server's upload check both come from here.  OptionError when one is refused."""
-    from .measures import Settings
-    from .options import Options
-
-    flags = dict(given or {})
+    """The :class:`~shrec_score.options.Options` of the CLI and the server's upload check: a preset's keys
+    ``cfg`` (:func:`load_config`), each under ``given[key]`` when that is neither None nor ``()`` (the
+    command line's flags; ``depth``, ``judged_only``, ``lenient`` are flags only); ``extra``: more keywords
+    of :meth:`Options.build`.  OptionError when one is refused."""
+    flags = given or {}
 
     def pick(key: str) -> Any:
         return preset_or(cfg, flags.get(key), key)
 
     keys = ("rel_level", "e_depth", "pr_levels", "depth", "judged_only", "min_class_size")  # flags or the preset's
-    settings = {key: pick(key) for key in keys}
-    settings["missing"] = pick("missing_queries")
+    settings = {key: pick(key) for key in keys} | {"missing": pick("missing_queries")}
     settings["dcg_cutoffs"] = tuple(cfg["dcg_cutoffs"]) if "dcg_cutoffs" in cfg else None
     return Options.build(
         **{key: pick(key) for key in PLAIN},  # None: the default of Options

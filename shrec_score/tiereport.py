@@ -1,7 +1,5 @@
-"""How much of a leaderboard the tie rule decides (``shrec-score ties``; docs/ties.md): each run is scored
-under every tie mode; the runs' tie orders are independent, so each run's best and worst place come from
-comparing its optimistic and pessimistic values with the others'.
-"""
+"""How much of a leaderboard the tie rule decides (``shrec-score ties``, check's tie warning; docs/ties.md):
+each run scored under every tie mode, its best and worst place from its bounds against the others'."""
 
 from __future__ import annotations
 
@@ -33,11 +31,11 @@ def tie_report(
     runs: Sequence[PathLike], relevance: PathLike | Relevance, *, measures: Sequence[str] | None = None,
     options: Options | None = None, **settings: Any,
 ) -> pd.DataFrame:
-    """Per (measure, run), in the rule's leaderboard order: its mean under each mode, the spread, tied_queries and the places the ties allow.
+    """Per (measure, run), in the rule's leaderboard order: its mean under each mode, the spread,
+    tied_queries and the places the ties allow.
 
-    ``runs``, ``relevance``, ``options`` and ``settings`` as :func:`shrec_score.score`;
-    ``measures`` default to the sort measure.  Run records carry tie groups only
-    when read with ``load_runs(..., ties=True)``.
+    ``runs``, ``relevance``, ``options`` and ``settings`` as :func:`shrec_score.score`; ``measures`` default
+    to the sort measure.  Run records carry tie groups only when read with ``load_runs(..., ties=True)``.
     """
     opts = Options.of(options, settings)
     rel = relevance_for(relevance, opts)  # type: ignore[arg-type]
@@ -73,9 +71,8 @@ def _rows(measure: str, boards: dict[str, pd.DataFrame], per_query: dict[str, pd
     out = []
     pq = {mode: per_query[mode].set_index(["run", "query"])[measure] for mode in ("pessimistic", "optimistic")}
     for place, a in enumerate(order, 1):
-        others = [b for b in order if b != a]
-        best = 1 + sum(above(b, low[b], a, high[a]) for b in others)
-        worst = 1 + sum(above(b, high[b], a, low[a]) for b in others)
+        best = 1 + sum(above(b, low[b], a, high[a]) for b in order if b != a)
+        worst = 1 + sum(above(b, high[b], a, low[a]) for b in order if b != a)
         p, o = pq["pessimistic"].loc[a].to_numpy(), pq["optimistic"].loc[a].to_numpy()
         ok = np.isfinite(p) & np.isfinite(o)
         tied = float((p[ok] != o[ok]).mean()) if ok.any() else float("nan")
@@ -87,8 +84,8 @@ def _rows(measure: str, boards: dict[str, pd.DataFrame], per_query: dict[str, pd
     return out
 
 
-def tie_warnings(report: pd.DataFrame, threshold: float = CHECK_THRESHOLD) -> list[str]:
-    """One line per (run, measure) whose mean the ties move by more than ``threshold``.
+def tie_warnings(report: pd.DataFrame) -> list[str]:
+    """One line per (run, measure) whose mean the ties move by more than :data:`CHECK_THRESHOLD`.
 
     >>> frame = pd.DataFrame([{"measure": "NN", "run": "a", "pessimistic": 0.5, "rule": 0.6, "optimistic": 0.7,
     ...     "spread": 0.2, "tied_queries": 0.25, "best_place": 1, "worst_place": 2}])
@@ -100,6 +97,6 @@ def tie_warnings(report: pd.DataFrame, threshold: float = CHECK_THRESHOLD) -> li
         f"rule {row.rule:.4f}; {row.tied_queries:.0%} of the queries depend on the tie order; "
         f"leaderboard place {row.best_place} to {row.worst_place} (see 'shrec-score ties')"
         for row in report.itertuples()
-        if row.spread > threshold
+        if row.spread > CHECK_THRESHOLD
     ]
 

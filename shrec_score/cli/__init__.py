@@ -1,6 +1,5 @@
 """Command line: parse, call one API function, render; no arithmetic here.  :func:`main` runs the click
-commands (:mod:`~shrec_score.cli.commands`) under a command-line tool's exit statuses and signal handling.
-"""
+commands (:mod:`~shrec_score.cli.commands`) under a command-line tool's exit statuses and signal handling."""
 
 from __future__ import annotations
 
@@ -21,8 +20,7 @@ __all__ = ["BadInput", "_ProgressBar", "cli", "main"]
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point; its exit statuses: docs/errors.md.  Leaves through ``SystemExit`` like
     any click program (``atexit``, a caller's ``finally`` run); the SIGINT/SIGTERM handlers are the call's
-    only (:class:`.signals.Interrupts`).
-    """
+    only (:class:`.signals.Interrupts`)."""
     with Interrupts() as stops:
         try:
             try:

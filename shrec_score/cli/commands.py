@@ -1,14 +1,12 @@
-"""The commands: parse the options (flags over a ``--config`` preset), call one API function, print.
-No arithmetic here.  ``shrec-score RUNS... --relevance CLA`` is short for ``shrec-score score ...``; ``serve``
-and ``contest`` are a contest's submission server and its organiser's commands (issue 32).
-"""
+"""The commands: parse the options (flags over a ``--config`` preset), call one API function, print; no
+arithmetic.  ``shrec-score RUNS...`` is short for ``shrec-score score RUNS...``."""
 
 from __future__ import annotations
 
 import os
 import sys
 from collections.abc import Sequence
-from contextlib import nullcontext
+from contextlib import nullcontext, suppress
 from typing import Any
 
 import click
@@ -55,8 +53,8 @@ def folder_option(*names: str, what: str, help: str, alone: bool = True) -> Any:
 
 
 def publish_folder(inputs: Inputs, key: str, out: str | None = None) -> Any:
-    """``--KEY`` over the preset's ``KEY:``, None with ``--no-KEY`` (both given: refused); ``--KEY`` alone
-    (``""``, YAML ``true``) is ``--out DIR/report`` (``DIR/plots``), YAML ``false`` none."""
+    """``--KEY`` over the preset's ``KEY:``, None with ``--no-KEY`` (refused with ``--KEY``) or YAML ``false``;
+    ``--KEY`` alone (``""``, YAML ``true``) is ``--out DIR/report`` (``DIR/plots``)."""
     given, refused = inputs.given[key], inputs.given[f"no_{key}"]
     if refused and given is not None:
         raise BadInput(f"--{key} and --no-{key}: expected one of them, got both")
@@ -72,8 +70,7 @@ def publish_folder(inputs: Inputs, key: str, out: str | None = None) -> Any:
 
 
 def kendall_only(inputs: Inputs) -> None:
-    """BadInput for an option of Kendall tau-b next to ``--relevance`` (a flag or a preset's key), where it
-    would do nothing."""
+    """BadInput for an option of Kendall tau-b (a flag or a preset's key) next to ``--relevance``."""
     preset = "'{}:' in the --config file".format
     flags, cfg = inputs.given, inputs.cfg
     if flags["ground_truth"] or cfg.get("ground_truth"):
@@ -96,8 +93,8 @@ RELEVANCE_ONLY = (*(k for k in SHARED if k not in ("config", "relevance", "run_f
 
 
 def relevance_only(inputs: Inputs) -> None:
-    """BadInput for an option of relevance scoring next to ``--ground-truth`` (Kendall tau-b), where it would
-    do nothing; a flag that says no (``--no-significance``, ``plots: false``) is no option given."""
+    """BadInput for an option of relevance scoring next to ``--ground-truth`` (Kendall tau-b); a flag that
+    says no (``--no-significance``, ``plots: false``) is no option given."""
     for key in RELEVANCE_ONLY:
         flag, preset = inputs.given.get(key), inputs.cfg.get(key)
         if flag not in (None, False, ()) or preset not in (None, False):
@@ -156,23 +153,21 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
     html = publish_folder(inputs, "html", out)
     plots = publish_folder(inputs, "plots", out)
     page = {"title": pick("title"), "description": pick("description")}
-    if pick("relevance"):  # every option checked before any input is read
+    relevance, ground_truth, dask_address = pick("relevance"), pick("ground_truth"), pick("dask")
+    if relevance:  # every option checked before any input is read
         kendall_only(inputs)
-    relevance, ground_truth = pick("relevance"), pick("ground_truth")
     if not runs:
         raise click.UsageError("expected RUNS (or 'runs:' in the --config file)")
-    dask_address = pick("dask")
     kendall = bool(ground_truth) and not relevance
     if dask_address and kendall:
         raise BadInput("--dask scores relevance measures; Kendall tau-b against --ground-truth runs on this machine")
     if kendall:
-        relevance_only(inputs)
-    if not kendall and not relevance:
+        relevance_only(inputs)  # --check and --plots among them
+    elif not relevance:
         raise click.UsageError("expected --relevance (or 'relevance:' in the --config file)")
-    if given["check"] and not kendall:
+    if given["check"]:
         check(runs, inputs)
         return
-    plots = None if kendall else plots  # (Kendall tau-b draws no figure)
     with user_errors():  # every option checked before any input is read
         if plots:
             figure_class()  # matplotlib is there
@@ -210,6 +205,12 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
     render(report, given["fmt"], given["per_query"], given["quiet"])
 
 
+def score_as_given(args: list[str]) -> None:
+    """``shrec-score score ARGS``: the score command's parsing, scoring and writing, with this call's signals."""
+    stops = click.get_current_context().find_object(Interrupts)
+    score_command.main(args=args, prog_name="shrec-score score", standalone_mode=False, obj=stops)
+
+
 @cli.command("check")
 @click.argument("runs", nargs=-1, type=click.Path())
 @INPUTS
@@ -237,11 +238,9 @@ def check(runs: list[str], inputs: Inputs) -> None:
     problems, loaded = passed_over(problems, runs, rel, o, ties=True)  # what the options pass over: warnings
     errors = sum(p.level == "error" for p in problems)
     lines: list[str] = []
-    if not errors:
-        try:  # the runs score: does the tie rule move a mean (the sort measure)?
+    if not errors:  # the runs score: does the tie rule move a mean (the sort measure)?
+        with suppress(InputError, OptionError):  # what check_runs does not see, scoring reports
             lines = tie_warnings(tie_report(loaded or runs, rel, options=o))  # (runs loaded once)
-        except (InputError, OptionError):
-            pass  # what check_runs does not see, scoring reports
     for line in [*map(str, problems), *(f"warning: {w}" for w in lines)]:
         click.echo(line)
     warnings = sum(p.level == "warning" for p in problems) + len(lines)
@@ -296,7 +295,7 @@ def convert_command(matrix: str, out: str, layout: str, chunk_rows: int | None, 
         dims = (int(parts[0]), int(parts[1]))
     with user_errors():
         m = source_matrix(matrix, dims)
-        kind = np.dtype(dtype) if dtype else np.dtype(m.dtype)
+        kind = np.dtype(dtype or m.dtype)
         n_rows, n_cols = int(m.shape[0]), int(m.shape[1])
         step = chunk_rows or default_chunk_rows(n_cols, kind.itemsize)
         step = write_row_blocks(out, layout, (n_rows, n_cols), kind, step, lambda a, b: np.asarray(m[a:b], dtype=kind))
@@ -304,9 +303,8 @@ def convert_command(matrix: str, out: str, layout: str, chunk_rows: int | None, 
 
 
 def write_contest(folder: str) -> None:
-    """Write the sample contest shipped in the package (demo/psb-like.tar.xz, a copy of sample_runs/psb-like)
-    into ``folder`` (made if missing); a folder holding any other file is refused, the contest's own are
-    written again (a second demo, or one cut short, completes it)."""
+    """Write the packaged sample contest (demo/psb-like.tar.xz) into ``folder``; a folder holding any other
+    file is refused, the contest's own are written again (a second demo, or one cut short, completes it)."""
     import tarfile
     from importlib.resources import files
 
@@ -333,16 +331,10 @@ def demo_command(out: str, fmt: str) -> None:
     \b
     shrec-score OUT/psb-like/runs --relevance OUT/psb-like/classes.cla --out OUT/results
     """
-    from ..api import score
-
     contest, results = os.path.join(out, "psb-like"), os.path.join(out, "results")
     runs, classes = os.path.join(contest, "runs"), os.path.join(contest, "classes.cla")
-    with user_errors():
-        write_contest(contest)
-        with outputs([runs], results, None) as commit:
-            report = score([runs], classes)
-            commit(report)
-    render(report, fmt, False, False)
+    write_contest(contest)
+    score_as_given(["--relevance", classes, "--out", results, "--format", fmt, "--", runs])
     click.echo(f"wrote {contest} (the contest) and {results} (per_run.csv, per_query.csv...); the same scoring:\n"
                f"  shrec-score {runs} --relevance {classes} --out {results}", err=True)
 
@@ -438,6 +430,4 @@ def export_command(contest_file: str, out: str, html: bool, phase: str | None) -
     runs = [store.run_path(r) for r in store.runs(status="scored") if phase is None or r["phase"] == phase]
     if not runs:
         raise BadInput(f"{contest_file}: no scored run to export")
-    args = ["score", "--config", contest.preset, *runs, "--out", out, *(["--html"] if html else [])]
-    root = click.get_current_context().find_root().command  # the score command's own parsing and writing
-    root.main(args=args, prog_name="shrec-score", standalone_mode=False)
+    score_as_given(["--config", contest.preset, "--out", out, *(["--html"] if html else []), "--", *runs])

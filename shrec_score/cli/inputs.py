@@ -1,8 +1,6 @@
-"""The options every command that reads runs takes (``score``, ``check``, ``ties``), defined once;
-:class:`Inputs` reads them (a flag over the preset's key over the default) into the one
-:class:`~shrec_score.options.Options` the library takes.  An option given twice (docs/usage.md) and
-trec_eval's ``-q`` / ``-c`` given no file are refused in one line, exit 2.
-"""
+"""The options every command that reads runs takes (``score``, ``check``, ``ties``), defined once; :class:`Inputs`
+reads them (a flag over the preset's key over the default) into the library's :class:`~shrec_score.options.Options`.
+An option given twice (docs/usage.md) and trec_eval's ``-q`` / ``-c`` given no file are refused, exit 2."""
 
 from __future__ import annotations
 
@@ -45,8 +43,8 @@ def options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
 
 
 class OnceCommand(click.Command):
-    """A command that refuses an option given twice (click keeps the last),
-    except options that add up (``multiple=True``) and plain flags (twice is once)."""
+    """A command that refuses an option given twice (click keeps the last), except options that add up
+    (``multiple=True``) and plain flags (twice is once)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         _, _, order = self.make_parser(ctx).parse_args(args=list(args))  # every option in the order given
@@ -146,12 +144,10 @@ class Inputs:
         from ..config import preset_options
 
         measures, cutoffs = self.given["measures"], self.given["cutoffs"]
+        listed = [m.strip() for value in measures for m in value.split(",") if m.strip()]
+        flags = {**self.given, "measures": listed if any(measures) else None}
         try:
-            flags = {
-                **self.given,
-                "measures": [m.strip() for value in measures for m in value.split(",") if m.strip()] if any(measures) else None,
-                "cutoffs": [int(k) for value in cutoffs for k in value.split(",") if k.strip()] if cutoffs else None,
-            }
+            flags["cutoffs"] = [int(k) for value in cutoffs for k in value.split(",") if k.strip()] if cutoffs else None
         except ValueError:
             raise BadInput(f"--cutoffs: expected whole numbers separated by commas, got {','.join(cutoffs)!r}") from None
         with user_errors():

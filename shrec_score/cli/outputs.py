@@ -1,7 +1,6 @@
 """Where a scoring goes: the report on stdout (:func:`render`), the ``--out``, ``--plots`` and ``--html``
 folders as one transaction (:func:`outputs`; folders that conflict are an OptionError before any input is
-read) and the progress bar on stderr (:class:`ProgressBar`).
-"""
+read) and the progress bar on stderr (:class:`ProgressBar`)."""
 
 from __future__ import annotations
 
@@ -39,12 +38,10 @@ def _inside(path: str, folder: str) -> bool:
 def prefix_in(out: str, folder: str, flag: str) -> str | None:
     """Where ``folder`` lies inside ``out`` ("" for ``out`` itself, "sub/" for a sub-folder; written in the
     same transaction), None when apart; OptionError when ``out`` lies inside ``folder``."""
-    rel = os.path.relpath(os.path.realpath(folder), os.path.realpath(out))
-    if rel == os.curdir:
-        return ""
-    if not rel.startswith(os.pardir):
-        return rel.replace(os.sep, "/") + "/"
-    if not os.path.relpath(os.path.realpath(out), os.path.realpath(folder)).startswith(os.pardir):
+    if _inside(folder, out):
+        rel = os.path.relpath(os.path.realpath(folder), os.path.realpath(out))
+        return "" if rel == os.curdir else rel.replace(os.sep, "/") + "/"
+    if _inside(out, folder):
         raise OptionError(f"{out}: expected --out apart from {flag} {folder} or holding it, not inside it")
     return None
 
@@ -55,7 +52,7 @@ def outputs(
 ) -> Iterator[Callable[[Report], None]]:
     """``--out``, ``--plots`` and ``--html`` as transactions (:mod:`shrec_score.outdir`), locked on entry;
     what it yields writes a report's files into every one, all or none; a folder inside ``--out`` is part
-    of its unit (the page then links the CSV files)."""
+    of its unit (the page then links the CSV files).  ``page``: the page's title and description."""
     from ..outdir import OutputFolder
 
     for flag, folder in (("--out", out), ("--plots", plots), ("--html", html)):
@@ -68,15 +65,11 @@ def outputs(
     if html and plots and apart and (_inside(html, plots) or _inside(plots, html)):
         raise OptionError(f"{html}: expected --html apart from --plots {plots} (or both inside --out)")
     unit = OutputFolder(out) if out else None
-
-    def place(folder: str | None, prefix: str | None) -> tuple[Any, str] | None:
-        """A kind of file's folder and the prefix of its names there (None: not written)."""
-        if not folder:
-            return None
-        return (unit, prefix) if prefix is not None else (OutputFolder(folder), "")
-
-    where = {"csv": place(out, ""), "plots": place(plots, plots_prefix), "html": place(html, html_prefix)}
-    folders = list(dict.fromkeys(p[0] for p in where.values() if p is not None))
+    where: dict[str, tuple[Any, str]] = {"csv": (unit, "")} if out else {}  # kind -> folder, prefix
+    for kind, folder, prefix in (("plots", plots, plots_prefix), ("html", html, html_prefix)):
+        if folder:
+            where[kind] = (unit, prefix) if prefix is not None else (OutputFolder(folder), "")
+    folders = list(dict.fromkeys(folder for folder, _ in where.values()))
     with ExitStack() as stack:
         for folder in folders:
             stack.enter_context(folder)
@@ -91,28 +84,21 @@ def _commit(report: Report, where: dict[str, Any], folders: list[Any], page: dic
 
     with warnings.catch_warnings(record=True) as caught:  # the figures' warnings join the report's (one line each; none with --quiet)
         warnings.simplefilter("always")
-        files: dict[str, dict[str, Any]] = {"csv": report.csv_files() if where["csv"] else {}, "plots": {}, "html": {}}
-        if where["plots"]:
+        files: dict[str, dict[str, Any]] = {"csv": report.csv_files() if "csv" in where else {}}
+        if "plots" in where:
             from ..plots import plot_files
 
             files["plots"] = plot_files(report)
-        if where["html"]:
+        if "html" in where:
             from ..html import to_html
 
             folder, prefix = where["html"]
-            beside = where["csv"] and folder is where["csv"][0]  # the CSV files are written beside the page
-            files["html"]["index.html"] = to_html(
-                report,
-                title=page.get("title"),
-                description=page.get("description"),
-                figures=files["plots"] if where["plots"] else None,
-                links={name: "../" * prefix.count("/") + name for name in files["csv"]} if beside else None,
-            )
-        for key, files_of in files.items():
-            if where[key] is not None:
-                folder, prefix = where[key]
-                for name, data in files_of.items():
-                    folder.add(prefix + name, data)
+            beside = "csv" in where and folder is where["csv"][0]  # the CSV files are written beside the page
+            links = {name: "../" * prefix.count("/") + name for name in files["csv"]} if beside else None
+            files["html"] = {"index.html": to_html(report, figures=files.get("plots"), links=links, **page)}
+        for kind, (folder, prefix) in where.items():
+            for name, data in files[kind].items():
+                folder.add(prefix + name, data)
         commit_together(folders)
     report.warnings.extend(str(w.message) for w in caught)
 

@@ -1,7 +1,6 @@
 """SIGINT and SIGTERM for the command line: exit 130 / 143, one line, no output published.  The handler
 raises :class:`Stopped` and records the signal, which the command checks where nothing swallows it; in
-:data:`THREADED` code it only records it (why: docs/scale-out.md#failures-and-interruptions).
-"""
+:data:`THREADED` code it only records it (why: docs/scale-out.md#failures-and-interruptions)."""
 
 from __future__ import annotations
 
@@ -28,10 +27,9 @@ class Stopped(BaseException):
 
 
 class Interrupts:
-    """The handlers of one call of the command line (installed from the main thread only, with a filter
-    of ``sys.unraisablehook``, all put back on leaving) and ``signum``, the first signal received.  A
-    later signal raises only if the last raise was swallowed (a second Ctrl-C must not break the first's
-    clean-up)."""
+    """The handlers of one call of the command line (installed from the main thread only, with a filter of
+    ``sys.unraisablehook``, all put back on leaving) and ``signum``, the first signal received.  A later signal
+    raises only if the last raise was swallowed (a second Ctrl-C must not break the first's clean-up)."""
 
     def __init__(self) -> None:
         self.signum: int | None = None
