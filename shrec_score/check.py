@@ -132,8 +132,9 @@ def _example(p: Problem, run: str) -> str:
     return ids[0] if ids else p.where
 
 
-def _limited(found: list[Problem], path: str) -> list[Problem]:
-    rest = len(found) - PER_FILE
+def _limited(found: list[Problem], path: str, total: int | None = None) -> list[Problem]:
+    """The first :data:`PER_FILE` problems, then a note counting the rest (of ``total`` found, default all listed)."""
+    rest = (len(found) if total is None else total) - PER_FILE
     if rest <= 0:
         return found
     return found[:PER_FILE] + [Problem(path, None, "note", f"{rest} more problem(s) in this file not listed")]
@@ -226,6 +227,7 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
 def _check_matrix_run(source: RunSource | BlockSource, relevance: Relevance, matrix_order: str | None) -> list[Problem]:
     """A matrix read as scoring reads it (by blocks of rows: its shape, then every block), then its cells."""
     found: list[Problem] = []
+    total = 0  # bad cells, listed or not
     try:
         if isinstance(source, BlockSource):
             m: Any = source.matrix
@@ -237,11 +239,13 @@ def _check_matrix_run(source: RunSource | BlockSource, relevance: Relevance, mat
         for a, block in blocks:  # NaN cells are errors, infinite ones warnings
             block = np.asarray(block, dtype=np.float64)
             for kind, mask, level in (("NaN", np.isnan(block), "error"), ("infinite", np.isinf(block), "warning")):
-                for r, c in np.argwhere(mask)[: max(0, PER_FILE - len(found))]:
+                cells = np.argwhere(mask)
+                total += len(cells)
+                for r, c in cells[: max(0, PER_FILE - len(found))]:
                     found.append(Problem(source.path, None, level, f"row {a + r + 1} column {c + 1} is {kind}"))
     except InputError as exc:
         return [Problem.of(exc, source.path)]
-    return _limited(found, source.path)
+    return _limited(found, source.path, total)
 
 
 def _check_trec_run(source: RunSource, relevance: Relevance, spell: Spell | None = None) -> list[Problem]:

@@ -136,3 +136,17 @@ def test_lenient_matrix_nan_ranks_last_and_trec_keeps_first_place(tmp_path):
     rep = shrec_score.score([tmp_path / "r.trec"], tmp_path / "c.cla", measures=["AP"], lenient=True)
     assert rep.per_query.set_index("query").loc["q1", "AP"] == 1.0  # the repeat at score 0.5 is dropped
     assert any("1 repeated target ids dropped (first place kept)" in w for w in rep.warnings)
+
+
+def test_check_matrix_lists_20_bad_cells_then_a_count(tmp_path):
+    # docs/inputs.md: "Matrices list at most 20 bad cells ... then a count"; 6 x 6 with 30 bad cells
+    (tmp_path / "c.cla").write_text(CLA)
+    m = np.zeros((6, 6))
+    m[:4, :] = np.nan  # 24 NaN cells: rows 1-4
+    m[4, :] = np.inf  # 6 infinite cells: row 5
+    np.save(tmp_path / "m.npy", m)
+    r = CliRunner().invoke(cli, ["check", str(tmp_path / "m.npy"), "-r", str(tmp_path / "c.cla")])
+    out = r.stdout.splitlines()
+    assert r.exit_code == 2
+    assert out[:20] == [f"{tmp_path / 'm.npy'}: error: row {1 + i // 6} column {1 + i % 6} is NaN" for i in range(20)]
+    assert out[20] == f"{tmp_path / 'm.npy'}: note: 10 more problem(s) in this file not listed"
