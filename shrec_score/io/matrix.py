@@ -1,9 +1,5 @@
-"""Readers of dissimilarity-matrix runs (rows = queries, columns = targets, smaller = more similar; docs/inputs.md).
-
-ASCII (one row per line), ``.npy`` or PSB binary (N x M float32, no header,
-told by its size; both read rows at a time, :class:`RowFile`); only from a
-regular file, text by the rules of :mod:`.text`, numbers by :mod:`.numbers`.
-"""
+"""Readers of dissimilarity-matrix runs, ASCII, ``.npy`` or PSB binary (the last two read rows at a time,
+:class:`RowFile`); rows are queries, columns targets, smaller = more similar (docs/inputs.md)."""
 
 from __future__ import annotations
 
@@ -38,15 +34,33 @@ def _parse_numbers(text: str) -> np.ndarray:
         return np.fromstring(text, dtype=np.float64, sep=" ")
 
 
-def read_ascii_matrix(path: str) -> np.ndarray:
-    """Parse an ASCII matrix with numpy's C parser; bad lines are located exactly."""
-    blocks = list(_ascii_blocks(path))
-    return blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+def read_ascii_matrix(path: str, shape: tuple[int, int] | None, *, stream: bool = False) -> np.ndarray:
+    """An ASCII matrix parsed by numpy's C parser a piece at a time (a bad line named), as wide as its first row,
+    in memory or (``stream``) in a temporary float64 file memory-mapped read-only; ``shape`` None: as many
+    rows as the file has, else rows past the shape are only counted, for the error."""
+    import tempfile
+
+    tmp = tempfile.TemporaryFile() if stream else None
+    kept: list[np.ndarray] = []
+    rows_done = n_cols = 0
+    for rows in _ascii_blocks(path):
+        if shape is None or rows_done + len(rows) <= shape[0]:
+            if tmp is None:
+                kept.append(rows)
+            else:
+                tmp.write(rows.tobytes())
+        rows_done += len(rows)
+        n_cols = rows.shape[1]
+    if shape is not None and rows_done != shape[0]:
+        raise shape_error(path, shape, (rows_done, n_cols))
+    if tmp is None:
+        return kept[0] if len(kept) == 1 else np.concatenate(kept)
+    tmp.flush()
+    return np.memmap(tmp, dtype=np.float64, mode="r", shape=(rows_done, n_cols))
 
 
 def _ascii_blocks(path: str) -> Iterator[np.ndarray]:
-    """The rows of an ASCII matrix, a piece of the file (:func:`~.text.pieces`) at a time, each as wide as
-    the first row; a file without a row is an error."""
+    """The rows of an ASCII matrix a piece of the file at a time, each as wide as the first row."""
     n_cols: int | None = None
     for data, line in pieces(path, STREAM_CHUNK):
         text = decode_text(path, data, line)
@@ -91,9 +105,8 @@ def _ragged(text: str, n_cols: int) -> bool:
 
 
 def read_npy_matrix(path: str) -> np.ndarray | RowFile:
-    """A 2-D numeric ``.npy`` array, read a block of rows at a time (:class:`RowFile`; Fortran order is
-    memory-mapped), the file checked and opened once; its header checked against its size in Python integers
-    (a lying shape would overflow numpy's fixed-width product)."""
+    """A 2-D numeric ``.npy`` array read rows at a time (:class:`RowFile`; Fortran order memory-mapped), its
+    header checked against its size in Python integers (a lying shape would overflow numpy's product)."""
     path = regular_file(path)
     with readable(path), open(path, "rb") as fh:
         if compression_of(fh.read(MAGIC_BYTES)) is not None:
@@ -115,6 +128,10 @@ def read_npy_matrix(path: str) -> np.ndarray | RowFile:
         return RowFile(path, offset, (shape[0], shape[1]), dtype, st)
 
 
+def _version(st: os.stat_result) -> tuple[int, ...]:
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
 class RowFile:
     """A C-order matrix file (``.npy`` or PSB binary) read rows at a time: only the rows indexed are in memory (a
     memory map would keep every page it touched resident).  ``st``: the file's ``fstat`` when its header was
@@ -124,7 +141,7 @@ class RowFile:
 
     def __init__(self, path: str, offset: int, shape: tuple[int, int], dtype: np.dtype, st: os.stat_result) -> None:
         self.path, self.offset, self.shape, self.dtype = path, offset, shape, dtype
-        self._version = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        self._version = _version(st)
 
     def __len__(self) -> int:
         return self.shape[0]
@@ -145,15 +162,14 @@ class RowFile:
         row_bytes = self.shape[1] * self.dtype.itemsize
         starts = np.flatnonzero(np.diff(rows, prepend=-2) != 1).tolist()
         with readable(self.path), open(self.path, "rb") as fh:
-            st = os.fstat(fh.fileno())
+            unchanged = _version(os.fstat(fh.fileno())) == self._version
             for i, j in zip(starts, [*starts[1:], rows.size]):
                 fh.seek(self.offset + int(rows[i]) * row_bytes)
-                if fh.readinto(out[i:j].data.cast("B")) != (j - i) * row_bytes or (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != self._version:
+                if fh.readinto(out[i:j].data.cast("B")) != (j - i) * row_bytes or not unchanged:
                     raise InputError(self.path, None, "expected the matrix file unchanged while it is scored", "a file replaced or rewritten")
         return out
 
 
-#: The error for a compressed ``.npy`` or PSB binary matrix.
 COMPRESSED = "expected an uncompressed .npy or PSB binary matrix (their rows are read by position); decompress it first"
 
 
@@ -193,24 +209,6 @@ STREAM_ABOVE = 64 << 20
 STREAM_CHUNK = 16 << 20
 
 
-def stream_ascii_matrix(path: str, shape: tuple[int, int] | None) -> np.ndarray:
-    """Parse a large ASCII matrix piece by piece into a temporary float64 file, memory-mapped read-only; errors
-    name the line as :func:`read_ascii_matrix`'s.  ``shape`` None: as many rows as the file has, as wide as its first."""
-    import tempfile
-
-    tmp = tempfile.TemporaryFile()
-    rows_done = n_cols = 0
-    for rows in _ascii_blocks(path):  # as wide as the first row, as read_ascii_matrix: the same error for the same file
-        if shape is None or rows_done + len(rows) <= shape[0]:
-            tmp.write(rows.tobytes())  # rows past the shape are only counted, for the error
-        rows_done += len(rows)
-        n_cols = rows.shape[1]
-    if shape is not None and rows_done != shape[0]:
-        raise InputError(path, None, f"expected a {shape[0]} x {shape[1]} matrix (queries x targets of the classifications)", f"{rows_done} x {n_cols}")
-    tmp.flush()
-    return np.memmap(tmp, dtype=np.float64, mode="r", shape=(rows_done, n_cols))
-
-
 def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray | RowFile:
     """Read a matrix run in any of the three forms (the file checked and opened once) and check its shape."""
     if path.endswith(".npy"):
@@ -232,10 +230,14 @@ def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray | RowFile:
                 if size != 4 * shape[0] * shape[1]:
                     raise InputError(path, None, f"expected a PSB binary matrix of {shape[0]} x {shape[1]} float32 ({4 * shape[0] * shape[1]} bytes)", f"{size} bytes")
                 m = RowFile(path, 0, shape, np.dtype(np.float32), st) if size else np.zeros(shape, dtype=np.float32)
-            elif compressed or size > STREAM_ABOVE:  # decompressed, or parsed, a chunk at a time
-                m = stream_ascii_matrix(path, shape)
-            else:
-                m = read_ascii_matrix(path)
+            else:  # decompressed, or large: into a temporary file
+                m = read_ascii_matrix(path, shape, stream=compressed or size > STREAM_ABOVE)
     if tuple(m.shape) != tuple(shape):
-        raise InputError(path, None, f"expected a {shape[0]} x {shape[1]} matrix (queries x targets of the classifications)", f"{m.shape[0]} x {m.shape[1]}")
+        raise shape_error(path, shape, m.shape)
     return m
+
+
+def shape_error(path: str, shape: tuple[int, int], got: tuple[int, ...], why: str = "") -> InputError:
+    """The error for a matrix of another shape than ``shape`` (``why``: where that shape comes from)."""
+    why = why or "queries x targets of the classifications"
+    return InputError(path, None, f"expected a {shape[0]} x {shape[1]} matrix ({why})", f"{got[0]} x {got[1]}")
