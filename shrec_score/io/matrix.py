@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
+import io
 import math
 import os
 import tokenize
 import warnings
-from collections.abc import Iterator
-from typing import Any, BinaryIO
+from typing import Any
 
 import numpy as np
 
@@ -40,27 +40,8 @@ def read_ascii_matrix(path: str, shape: tuple[int, int] | None, *, stream: bool 
     rows as the file has, else rows past the shape are only counted, for the error."""
     import tempfile
 
-    tmp = tempfile.TemporaryFile() if stream else None
-    kept: list[np.ndarray] = []
-    rows_done = n_cols = 0
-    for rows in _ascii_blocks(path):
-        if shape is None or rows_done + len(rows) <= shape[0]:
-            if tmp is None:
-                kept.append(rows)
-            else:
-                tmp.write(rows.tobytes())
-        rows_done += len(rows)
-        n_cols = rows.shape[1]
-    if shape is not None and rows_done != shape[0]:
-        raise shape_error(path, shape, (rows_done, n_cols))
-    if tmp is None:
-        return kept[0] if len(kept) == 1 else np.concatenate(kept)
-    tmp.flush()
-    return np.memmap(tmp, dtype=np.float64, mode="r", shape=(rows_done, n_cols))
-
-
-def _ascii_blocks(path: str) -> Iterator[np.ndarray]:
-    """The rows of an ASCII matrix a piece of the file at a time, each as wide as the first row."""
+    out = tempfile.TemporaryFile() if stream else io.BytesIO()
+    rows_done = 0
     n_cols: int | None = None
     for data, line in pieces(path, STREAM_CHUNK):
         text = decode_text(path, data, line)
@@ -69,9 +50,18 @@ def _ascii_blocks(path: str) -> Iterator[np.ndarray]:
             if first is None:
                 continue
             n_cols = len(first.split())
-        yield _parse_rows(path, text, n_cols, line - 1)
+        rows = _parse_rows(path, text, n_cols, line - 1)
+        if shape is None or rows_done + len(rows) <= shape[0]:
+            out.write(rows.tobytes())
+        rows_done += len(rows)
     if n_cols is None:
         raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
+    if shape is not None and rows_done != shape[0]:
+        raise shape_error(path, shape, (rows_done, n_cols))
+    if isinstance(out, io.BytesIO):
+        return np.frombuffer(out.getbuffer(), dtype=np.float64).reshape(rows_done, n_cols)
+    out.flush()
+    return np.memmap(out, dtype=np.float64, mode="r", shape=(rows_done, n_cols))
 
 
 def _parse_rows(path: str, text: str, n_cols: int, line_no: int = 0) -> np.ndarray:
@@ -107,12 +97,21 @@ def _ragged(text: str, n_cols: int) -> bool:
 def read_npy_matrix(path: str) -> np.ndarray | RowFile:
     """A 2-D numeric ``.npy`` array read rows at a time (:class:`RowFile`; Fortran order memory-mapped), its
     header checked against its size in Python integers (a lying shape would overflow numpy's product)."""
+    from numpy.lib import format as npy_format
+
     path = regular_file(path)
     with readable(path), open(path, "rb") as fh:
         if compression_of(fh.read(MAGIC_BYTES)) is not None:
             raise InputError(path, None, COMPRESSED, "a compressed file")
         fh.seek(0)
-        shape, dtype, fortran, offset = _npy_header(path, fh)
+        try:
+            version = npy_format.read_magic(fh)
+            read = npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
+            raw_shape, fortran, dtype = read(fh)
+        except (ValueError, SyntaxError, TypeError, EOFError, RecursionError, tokenize.TokenError) as exc:  # numpy parses the header as a Python literal
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__  # first line, cut: it may hold a piece of the header
+            raise InputError(path, None, "expected a .npy array", reason if len(reason) <= 120 else f"{reason[:120]}...") from None
+        shape, offset = tuple(int(k) for k in raw_shape), fh.tell()
         if len(shape) != 2 or dtype.kind not in "fiu":
             raise InputError(path, None, "expected a 2-D numeric .npy array", f"shape {shape}, dtype {dtype}")
         need = offset + math.prod(shape) * dtype.itemsize
@@ -128,10 +127,6 @@ def read_npy_matrix(path: str) -> np.ndarray | RowFile:
         return RowFile(path, offset, (shape[0], shape[1]), dtype, st)
 
 
-def _version(st: os.stat_result) -> tuple[int, ...]:
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
-
-
 class RowFile:
     """A C-order matrix file (``.npy`` or PSB binary) read rows at a time: only the rows indexed are in memory (a
     memory map would keep every page it touched resident).  ``st``: the file's ``fstat`` when its header was
@@ -141,7 +136,7 @@ class RowFile:
 
     def __init__(self, path: str, offset: int, shape: tuple[int, int], dtype: np.dtype, st: os.stat_result) -> None:
         self.path, self.offset, self.shape, self.dtype = path, offset, shape, dtype
-        self._version = _version(st)
+        self._version = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
     def __len__(self) -> int:
         return self.shape[0]
@@ -150,41 +145,25 @@ class RowFile:
         return self[:] if dtype is None else self[:].astype(dtype)
 
     def __getitem__(self, index: Any) -> np.ndarray:
-        """``m[rows]`` or ``m[rows, columns]`` as numpy indexes an array, only those rows read."""
+        """``m[rows]`` or ``m[rows, columns]`` as numpy indexes an array, only those rows read (each run of
+        consecutive rows at once)."""
         first, rest = (index[0], index[1:]) if isinstance(index, tuple) else (index, ())
-        rows = np.arange(*first.indices(self.shape[0])) if isinstance(first, slice) else np.arange(self.shape[0])[first]
-        out = self._read(rows.reshape(-1))
-        return out[0][rest] if rows.ndim == 0 else out[(slice(None), *rest)]
-
-    def _read(self, rows: np.ndarray) -> np.ndarray:
-        """Rows ``rows`` as an array, each run of consecutive rows read at once."""
+        picked = np.arange(*first.indices(self.shape[0])) if isinstance(first, slice) else np.arange(self.shape[0])[first]
+        rows = picked.reshape(-1)
         out = np.empty((rows.size, self.shape[1]), dtype=self.dtype)
         row_bytes = self.shape[1] * self.dtype.itemsize
         starts = np.flatnonzero(np.diff(rows, prepend=-2) != 1).tolist()
         with readable(self.path), open(self.path, "rb") as fh:
-            unchanged = _version(os.fstat(fh.fileno())) == self._version
+            st = os.fstat(fh.fileno())
+            unchanged = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == self._version
             for i, j in zip(starts, [*starts[1:], rows.size]):
                 fh.seek(self.offset + int(rows[i]) * row_bytes)
                 if fh.readinto(out[i:j].data.cast("B")) != (j - i) * row_bytes or not unchanged:
                     raise InputError(self.path, None, "expected the matrix file unchanged while it is scored", "a file replaced or rewritten")
-        return out
+        return out[0][rest] if picked.ndim == 0 else out[(slice(None), *rest)]
 
 
 COMPRESSED = "expected an uncompressed .npy or PSB binary matrix (their rows are read by position); decompress it first"
-
-
-def _npy_header(path: str, fh: BinaryIO) -> tuple[tuple[int, ...], np.dtype, bool, int]:
-    """``(shape, dtype, Fortran order, offset of the data)`` from the header of the ``.npy`` file open as ``fh``."""
-    from numpy.lib import format as npy_format
-
-    try:
-        version = npy_format.read_magic(fh)
-        read = npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
-        shape, fortran, dtype = read(fh)
-    except (ValueError, SyntaxError, TypeError, EOFError, RecursionError, tokenize.TokenError) as exc:  # numpy parses the header as a Python literal
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__  # first line, cut: it may hold a piece of the header
-        raise InputError(path, None, "expected a .npy array", reason if len(reason) <= 120 else f"{reason[:120]}...") from None
-    return tuple(int(k) for k in shape), np.dtype(dtype), bool(fortran), fh.tell()
 
 
 def is_binary(head: bytes) -> bool:
