@@ -8,6 +8,7 @@ import os
 import warnings
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
+from contextlib import suppress
 from typing import Any
 
 import numpy as np
@@ -293,10 +294,8 @@ def _on_host(arr: np.ndarray | DeviceRows) -> np.ndarray:
 
 def _to_host(value: Any) -> np.ndarray:
     """A host (numpy) copy of a DLPack array on any device, through its own methods only."""
-    try:
+    with suppress(TypeError, ValueError, BufferError, RuntimeError, AttributeError):  # DLPack < 1.0: its own method below
         return np.from_dlpack(value, device="cpu", copy=True)
-    except (TypeError, ValueError, BufferError, RuntimeError, AttributeError):
-        pass  # a producer without DLPack 1.0 copies to the host: its own method
     lib = _library(value)
     if lib == "torch":
         return np.from_dlpack(value.detach().cpu())
@@ -328,7 +327,14 @@ def _check_numbers(arg: str, arr: np.ndarray | DeviceRows, *, finite: bool, nan_
 
 def _labels(arg: str, value: Sequence[Hashable]) -> list[str]:
     """The text of each label; 2-D labels, none, a missing one and two of one text refused."""
-    shape = _shape(value)
+    shape = getattr(value, "shape", None)  # an array (numpy, a tensor, pandas) or nested lists
+    if shape is not None:
+        shape = tuple(int(n) for n in shape)
+    elif isinstance(value, (list, tuple)) and any(isinstance(x, (list, np.ndarray)) for x in value):
+        try:
+            shape = np.shape(value)
+        except ValueError:  # ragged rows
+            shape = (len(value), "ragged")
     if shape is not None and len(shape) != 1:
         raise ValueError(
             f"{arg}: expected one label per item (shape (n,)), got shape {shape}; "
@@ -348,19 +354,6 @@ def _labels(arg: str, value: Sequence[Hashable]) -> list[str]:
         if seen.setdefault(text, raw) != raw:
             raise ValueError(f"{arg}: expected labels with distinct texts, got {seen[text]!r} and {raw!r} (both {text!r})")
     return texts
-
-
-def _shape(value: Any) -> tuple[Any, ...] | None:
-    """The shape of labels given as an array or as nested lists; None otherwise."""
-    shape = getattr(value, "shape", None)
-    if shape is not None:
-        return tuple(int(n) for n in shape)
-    if isinstance(value, (list, tuple)) and any(isinstance(x, (list, np.ndarray)) for x in value):
-        try:
-            return tuple(np.shape(value))
-        except ValueError:  # ragged rows
-            return (len(value), "ragged")
-    return None
 
 
 def _as_classification(arg: str, value: Any, prefix: str) -> Classification:

@@ -180,12 +180,6 @@ class ZarrRows(RowBlockMatrix):
         except Exception as exc:  # a corrupt or missing chunk: the codec's or the store's error
             raise InputError(self.where(a, b), None, f"expected a readable Zarr chunk (rows {a + 1}..{b} of {self.path})", shown(f"{type(exc).__name__}: {exc}"[:120])) from None
 
-    def __getstate__(self) -> dict[str, Any]:  # travels to a worker as its path only
-        return {"path": self.path}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["path"])  # type: ignore[misc]
-
 
 def open_row_blocks(path: str) -> RowBlockMatrix:
     """The row-block matrix at ``path`` (Zarr or ``.npy`` shards)."""
