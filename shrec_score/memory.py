@@ -294,9 +294,9 @@ def _on_host(arr: np.ndarray | DeviceRows) -> np.ndarray:
 
 def _to_host(value: Any) -> np.ndarray:
     """A host (numpy) copy of a DLPack array on any device, through its own methods only."""
-    with suppress(TypeError, ValueError, BufferError, RuntimeError, AttributeError):  # DLPack < 1.0: its own method below
+    with suppress(TypeError, ValueError, BufferError, RuntimeError, AttributeError):
         return np.from_dlpack(value, device="cpu", copy=True)
-    lib = _library(value)
+    lib = _library(value)  # a producer without DLPack 1.0: its own method
     if lib == "torch":
         return np.from_dlpack(value.detach().cpu())
     if lib == "cupy":
