@@ -161,7 +161,7 @@ def score(
             mapped = matrix_run("", "", None, rel, *block_matrix_ids(s.path, s.matrix.shape, rel, opts.matrix_order))
             shared.row_of_query, shared.col_target = mapped.row_of_query, mapped.col_target
     tasks: list[Task] = []
-    by_block = ranks_suffice(plan.measures, opts.settings, curves=rel.gain_curves)  # any queries together: a task per block
+    by_block = ranks_suffice(plan.measures, opts.settings, curves=rel.gain_curves)  # a task per stored block
     for i, s in enumerate(sources):
         if isinstance(s, BlockSource) and by_block:
             tasks.extend((_score_rows, (s.path, s.name, "rows", a, b), i) for a, b in s.matrix.blocks())

@@ -104,11 +104,11 @@ def read_npy_matrix(path: str) -> np.ndarray | RowFile:
         if compression_of(fh.read(MAGIC_BYTES)) is not None:
             raise InputError(path, None, COMPRESSED, "a compressed file")
         fh.seek(0)
-        try:
+        try:  # numpy parses the header as a Python literal
             version = npy_format.read_magic(fh)
             read = npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
             raw_shape, fortran, dtype = read(fh)
-        except (ValueError, SyntaxError, TypeError, EOFError, RecursionError, tokenize.TokenError) as exc:  # numpy parses the header as a Python literal
+        except (ValueError, SyntaxError, TypeError, EOFError, RecursionError, tokenize.TokenError) as exc:
             reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__  # first line, cut: it may hold a piece of the header
             raise InputError(path, None, "expected a .npy array", reason if len(reason) <= 120 else f"{reason[:120]}...") from None
         shape, offset = tuple(int(k) for k in raw_shape), fh.tell()
@@ -148,19 +148,19 @@ class RowFile:
         """``m[rows]`` or ``m[rows, columns]`` as numpy indexes an array, only those rows read (each run of
         consecutive rows at once)."""
         first, rest = (index[0], index[1:]) if isinstance(index, tuple) else (index, ())
-        picked = np.arange(*first.indices(self.shape[0])) if isinstance(first, slice) else np.arange(self.shape[0])[first]
-        rows = picked.reshape(-1)
-        out = np.empty((rows.size, self.shape[1]), dtype=self.dtype)
+        rows = np.arange(*first.indices(self.shape[0])) if isinstance(first, slice) else np.arange(self.shape[0])[first]
+        flat = rows.reshape(-1)
+        out = np.empty((flat.size, self.shape[1]), dtype=self.dtype)
         row_bytes = self.shape[1] * self.dtype.itemsize
-        starts = np.flatnonzero(np.diff(rows, prepend=-2) != 1).tolist()
+        starts = np.flatnonzero(np.diff(flat, prepend=-2) != 1).tolist()
         with readable(self.path), open(self.path, "rb") as fh:
             st = os.fstat(fh.fileno())
             unchanged = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == self._version
-            for i, j in zip(starts, [*starts[1:], rows.size]):
-                fh.seek(self.offset + int(rows[i]) * row_bytes)
+            for i, j in zip(starts, [*starts[1:], flat.size]):
+                fh.seek(self.offset + int(flat[i]) * row_bytes)
                 if fh.readinto(out[i:j].data.cast("B")) != (j - i) * row_bytes or not unchanged:
                     raise InputError(self.path, None, "expected the matrix file unchanged while it is scored", "a file replaced or rewritten")
-        return out[0][rest] if picked.ndim == 0 else out[(slice(None), *rest)]
+        return out[0][rest] if rows.ndim == 0 else out[(slice(None), *rest)]
 
 
 COMPRESSED = "expected an uncompressed .npy or PSB binary matrix (their rows are read by position); decompress it first"

@@ -113,7 +113,8 @@ def discover_runs(
         files = [e for e, _, is_folder in entries if not is_folder]
         skipped = [e for e in files if _not_a_run(e)]
         files = [e for e in files if not _not_a_run(e)]  # (a cheap test of the name: twice costs less than a set)
-        passed_over = [f"{path}: {len(skipped)} file(s) that are not runs were passed over ({', '.join(skipped[:3])}{', ...' if len(skipped) > 3 else ''})"] if skipped else []
+        skipped_note = f"{path}: {len(skipped)} file(s) that are not runs were passed over ({', '.join(skipped[:3])}{', ...' if len(skipped) > 3 else ''})"
+        passed_over = [skipped_note] if skipped else []
         if subdirs:
             if fmt not in ("auto", "lists"):
                 raise InputError(path, None, f"expected {fmt} run files for --run-format {fmt}", f"{len(subdirs)} sub-folder(s)")
