@@ -9,7 +9,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -34,7 +34,7 @@ Task = tuple[Callable[..., Any], tuple[Any, ...], int]
 
 
 def cluster_target(dask: Any) -> tuple[str | None, int | None]:
-    """What ``dask=`` names (``parse_address``'s pair; ``(None, None)`` for a Client or None), checked before anything is read."""
+    """What ``dask=`` names, checked before anything is read: ``parse_address``'s pair, or ``(None, None)``."""
     from importlib.util import find_spec
 
     if dask is None:
@@ -71,8 +71,8 @@ class _Shared:
     measures: list[Measure]
     options: Options
     #: Matrix row of each query and target of each column (``--matrix-order``), for row-block runs.
-    row_of_query: np.ndarray
-    col_target: np.ndarray
+    row_of_query: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    col_target: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
     def score(self, run: RankedRun | MatrixRun, rows: np.ndarray | None = None) -> RunScores:
         rel = self.relevance
@@ -80,29 +80,26 @@ class _Shared:
 
 
 class _Rows:
-    """Rows of a matrix held in memory, indexed by their numbers in the whole matrix (messages name those)."""
+    """The rows ``rows`` (ascending) of a matrix, held in memory and indexed by their numbers in the whole matrix
+    (messages name those)."""
 
     ndim = 2
 
     def __init__(self, block: np.ndarray, rows: np.ndarray, n_rows: int) -> None:
-        self.block = block
-        self.order = np.argsort(rows, kind="stable")
-        self.sorted = rows[self.order]
-        self.shape = (n_rows, block.shape[1])
-        self.dtype = block.dtype
+        self.block, self.rows = block, rows
+        self.shape, self.dtype = (n_rows, block.shape[1]), block.dtype
 
     def __getitem__(self, index: Any) -> np.ndarray:
         if isinstance(index, slice):
             index = np.arange(index.start, index.stop)
-        return self.block[self.order[np.searchsorted(self.sorted, np.asarray(index))]]
+        return self.block[np.searchsorted(self.rows, index)]
 
 
 def _score_rows(
     shared: _Shared, path: str, name: str, by: str, a: int, b: int,
 ) -> tuple[list[tuple[np.ndarray, RunScores]], Counter[str] | None]:
-    """A row-block matrix's queries of rows ``a..b`` (``by="rows"``: one stored block) or queries ``a..b`` (whole
-    chunks of the engine's), read here (on the worker) and scored by :func:`score_run` a chunk at a time (each
-    chunk's curve sums apart): ``[(query rows, their scores)]`` and the drops."""
+    """The queries of rows ``a..b`` (``by="rows"``: a stored block) or queries ``a..b`` (engine chunks) of a row-block
+    matrix, read on the worker and scored a chunk at a time: ``[(queries, their scores)]`` and the drops."""
     matrix = open_row_blocks(path)
     if by == "rows":
         q = np.flatnonzero((shared.row_of_query >= a) & (shared.row_of_query < b))
@@ -111,9 +108,9 @@ def _score_rows(
         chunks = matrix_chunks(shared.relevance, matrix.shape[1], np.arange(a, b))
     if not chunks:
         return [], None
-    rows = shared.row_of_query[np.concatenate(chunks)]
-    lo, hi = int(rows.min()), int(rows.max()) + 1
-    whole = any(a <= lo and hi <= b for a, b in matrix.blocks())  # within one stored block
+    rows = np.unique(shared.row_of_query[np.concatenate(chunks)])
+    lo, hi = int(rows[0]), int(rows[-1]) + 1
+    whole = any(a <= lo and hi <= b for a, b in matrix.blocks())  # within one stored block: read as one slice
     held = _Rows(matrix.read(lo, hi) if whole else matrix[rows], np.arange(lo, hi) if whole else rows, matrix.shape[0])
     drops: Counter[str] | None = Counter() if shared.options.lenient else None
     where = matrix.where(lo, hi) if whole else path
@@ -147,30 +144,24 @@ def score(
 ) -> Report:
     """Score runs on a Dask cluster; the same :class:`~shrec_score.report.Report` as :func:`shrec_score.score`.
 
-    ``runs`` as :func:`shrec_score.score` takes them, and matrices stored by blocks of rows (a Zarr array
-    folder or ``.npy`` row shards with their ``manifest.json``).  ``dask``: ``"tcp://HOST:8786"``, ``"local:N"``
-    (N worker processes here, closed before returning), the caller's ``distributed.Client`` (left open),
-    or None (the same tasks one after the other here).  ``options``, ``progress`` (called with the number
-    of tasks come back, in task order, and again every 0.1 s while a cluster works: a callback that
-    raises cancels every task), ``settings`` and the errors as :func:`shrec_score.score`'s; a bad input
-    read on a worker comes back as the same InputError, naming the shard or the Zarr chunk.
+    ``runs`` as :func:`shrec_score.score` takes them, and row-block matrices (a Zarr array or ``.npy`` row shards).
+    ``dask``: ``"tcp://HOST:8786"``, ``"local:N"`` (N worker processes, closed before returning), the caller's
+    ``distributed.Client`` (left open), or None (the tasks one after the other here).  ``progress`` is told the
+    tasks come back, in task order, and every 0.1 s while a cluster works (one that raises cancels the tasks);
+    ``options``, ``settings`` and the errors as :func:`shrec_score.score`'s (a worker's InputError intact).
     """
     opts = Options.of(options, settings)
     address, local = cluster_target(dask)
     rel = relevance_for(relevance, opts)  # type: ignore[arg-type]
     plan = plan_measures(rel, opts)
     sources, notes = discover_sources(runs, opts.run_format)
-    row_of_query = col_target = np.zeros(0, dtype=np.int64)
-    blocks = [s for s in sources if isinstance(s, BlockSource)]
-    for b in blocks:  # every block matrix's shape checked
-        row_ids, col_ids = block_matrix_ids(b.path, b.matrix.shape, rel, opts.matrix_order)
-    if blocks:
-        mapped = matrix_run("", "", None, rel, row_ids, col_ids)
-        row_of_query, col_target = mapped.row_of_query, mapped.col_target
-    shared = _Shared(rel, list(plan.measures), opts, row_of_query, col_target)
+    shared = _Shared(rel, list(plan.measures), opts)
+    for s in sources:
+        if isinstance(s, BlockSource):  # every block matrix's shape checked
+            mapped = matrix_run("", "", None, rel, *block_matrix_ids(s.path, s.matrix.shape, rel, opts.matrix_order))
+            shared.row_of_query, shared.col_target = mapped.row_of_query, mapped.col_target
     tasks: list[Task] = []
-    # the ranks suffice: any queries together, so a task per stored block
-    by_block = ranks_suffice(plan.measures, opts.settings, curves=rel.gain_curves)
+    by_block = ranks_suffice(plan.measures, opts.settings, curves=rel.gain_curves)  # a task per stored block
     for i, s in enumerate(sources):
         if isinstance(s, BlockSource) and by_block:
             tasks.extend((_score_rows, (s.path, s.name, "rows", a, b), i) for a, b in s.matrix.blocks())
@@ -202,7 +193,7 @@ def score(
 
 
 def _chunk_groups(rel: Relevance, matrix: RowBlockMatrix) -> list[tuple[int, int]]:
-    """The queries ``a..b`` of each task: the engine's chunks of a whole matrix run, about a stored block's rows a task."""
+    """The queries ``a..b`` of each task: whole engine chunks, about a stored block's rows a task."""
     per_task = max(1, max(b - a for a, b in matrix.blocks()))
     groups: list[tuple[int, int]] = []
     for c in matrix_chunks(rel, matrix.shape[1], np.arange(rel.n_queries)):
@@ -264,8 +255,7 @@ def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _
 
 
 def _result(future: Any, task: Task, i: int, total: int, progress: Progress) -> Any:
-    """Task ``i``'s result or its error (an InputError intact), the progress callback told every 0.1 s while it
-    works (one that raises cancels the tasks) and again when it comes back."""
+    """Task ``i``'s result or its error, the progress callback told every 0.1 s while it works and when it is back."""
     from distributed.scheduler import KilledWorker
 
     while not future.done():

@@ -66,12 +66,11 @@ def load_runs(
     progress: Progress | None = None, lenient: bool = False, missing: str = "error", ties: bool = False,
     strip_zeros: bool = False, id_map: PathLike | None = None,
 ) -> tuple[list[AnyRun], list[str]]:
-    """Read every run found in ``paths`` (:func:`shrec_score.io.runs.discover_runs`); returns the runs and notes on files passed over.
+    """Read every run found in ``paths``; returns the runs and notes on files passed over.
 
-    ``lenient``: broken runs are scored by the documented rules, each run's
-    ``drops`` saying what was dropped; ``missing`` ``"skip"``/``"zero"``: a run
-    may rank nothing for some queries; ``ties``: the runs carry their tie groups;
-    ``strip_zeros``, ``id_map``: how a run's ids are spelled (:func:`shrec_score.join.id_spelling`).
+    ``lenient``: broken runs scored by the documented rules, each run's ``drops`` saying what was dropped;
+    ``missing`` ``"skip"``/``"zero"``: a run may rank nothing for some queries; ``ties``: the runs carry
+    their tie groups; ``strip_zeros``, ``id_map``: how a run's ids are spelled.
     """
     one_of("run_format", run_format, RUN_FORMATS)
     spell = id_spelling(relevance, strip=strip_zeros, id_map=None if id_map is None else os.fspath(id_map))
@@ -120,7 +119,5 @@ def load_with(
 
 def lenient_summary(run: AnyRun) -> str:
     """What --lenient dropped in ``run``, and why (one line)."""
-    drops = run.drops
-    if not drops:
-        return f"--lenient: run {shown(run.name)}: nothing dropped"
-    return f"--lenient: run {shown(run.name)}: " + ", ".join(f"{n} {reason}" for reason, n in sorted(drops.items()))
+    dropped = ", ".join(f"{n} {reason}" for reason, n in sorted((run.drops or {}).items()))
+    return f"--lenient: run {shown(run.name)}: {dropped or 'nothing dropped'}"

@@ -1,7 +1,6 @@
-"""Scoring from memory (docs/api.md): :func:`evaluate` is :func:`shrec_score.score` for a distance
-array or embeddings a notebook holds.  Labels become an in-memory classification (ids ``"0"``,
-``"1"``, ... in array order; ``"q0"``, ... for separate query labels); distances from embeddings are
-computed a block of rows at a time, and every matrix is ranked by the code of a ``.npy`` file."""
+"""Scoring from memory: :func:`evaluate` is :func:`shrec_score.score` for the distances, embeddings or
+TREC tables a notebook holds; every matrix is ranked by the code of a ``.npy`` file (docs/usage.md,
+"From Python")."""
 
 from __future__ import annotations
 
@@ -9,6 +8,7 @@ import os
 import warnings
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
+from contextlib import suppress
 from typing import Any
 
 import numpy as np
@@ -41,47 +41,37 @@ def evaluate(
     Parameters
     ----------
     distances : array-like, shape (n_queries, n_targets)
-        Smaller = more similar.  With ``labels`` (all-against-all) a square matrix whose row and
-        column i are item i: the query is left out of its own list and K = |C| - 1.  With
-        ``query_labels`` and ``target_labels``: rows are queries, columns targets, K = |C|.
-        A dict ``{name: array}`` scores several models, one run each.
-    embeddings : array-like, shape (n, d)
-        All-against-all with ``labels``; or ``query_embeddings`` (n_q, d) and
-        ``target_embeddings`` (n_t, d) with ``query_labels`` and ``target_labels``.  A dict
-        ``{name: array}`` (the same names for queries and targets) scores several models.
-        Distances are computed in ``dtype`` a block of rows at a time, never held whole.
+        Smaller = more similar.  With ``labels``: square, item i's row and column, the query left
+        out of its own list (K = |C| - 1); with ``query_labels`` and ``target_labels``: queries x
+        targets (K = |C|).  A dict ``{name: array}`` scores one run per model.
+    embeddings, query_embeddings, target_embeddings : array-like, shape (n, d)
+        ``embeddings`` with ``labels`` (all-against-all), or ``query_embeddings`` and
+        ``target_embeddings`` with ``query_labels`` and ``target_labels``; dicts of the same names
+        score one run per model.  Distances computed in ``dtype`` a block of rows at a time.
     metric : {"euclidean", "sqeuclidean", "cosine", "inner_product"}
-        ``cosine`` is 1 - cos; ``inner_product`` the negated product (higher product = more
-        similar).  Ties between computed distances rank as in any matrix: the lower column first.
+        ``cosine``: 1 - cos; ``inner_product``: the negated product.  Equal distances: lower column first.
     dtype : {"float32", "float64"}
         Precision of computed distances (float32 may tie where float64 would not).
     labels, query_labels, target_labels : sequence of hashable, Classification or path
-        Class of each item (ints, strings, a pandas Categorical, a tensor of class numbers...),
-        in array order, compared by their text (``str``): two labels with one text are refused,
-        and so is a 2-D or one-hot array (naming its shape).  The label ``-1`` is the PSB's
-        miscellaneous class: never a query, never relevant (it stays in the ranked lists), with
-        a Python warning saying how many items.  Or a :class:`~shrec_score.model.Classification`
-        or a ``.cla`` path as :func:`~shrec_score.score` takes: rows and columns then follow its
-        ids as a ``.npy`` file's do (``matrix_order=``).
+        Each item's class in array order (any hashables, a Categorical, a tensor), compared by
+        text: two labels of one text, a missing label and 2-D (one-hot) labels are refused.  Item i
+        gets the id ``i`` (queries ``qi``); ``-1`` is the PSB's miscellaneous class (never a query,
+        never relevant, counted in a warning).  A :class:`~shrec_score.model.Classification` or a
+        ``.cla`` path orders rows and columns by its ids as a ``.npy`` file's (``matrix_order=``).
     run, qrels : pandas.DataFrame or dict
-        TREC-style data instead of a matrix: ``run`` with columns query id, doc id, score
-        (``query_id``/``qid``/``q_id``, ``doc_id``/``docid``/``docno``, ``score``: the names of
-        ir_measures, ranx and pytrec_eval) or ``{query: {doc: score}}``; ``qrels`` likewise
-        with ``relevance``/``rel``/``grade`` or ``{query: {doc: grade}}``.  Scored exactly as
-        the same TREC files (written to a temporary folder in full precision and read back).
+        TREC data instead: columns as ir_measures, ranx and pytrec_eval name them (``query_id``,
+        ``doc_id``, ``score``; ``relevance``) or ``{query: {doc: score or grade}}``; scored as the
+        same TREC files (written in full precision to a temporary folder and read back).
     name : str, optional
-        The run's name (default ``"run"``); with a dict of models its keys name the runs.
+        The run's name (default ``"run"``); a dict of models is named by its keys.
     **options
-        Every keyword of :func:`~shrec_score.score` (``measures``, ``average``,
-        ``significance``, ``settings``...), validated the same way.  ``R@k`` and ``Recall@k``
-        are refused, naming both meanings: IR recall (``recall.k``) and the metric-learning
-        Recall@k (``success.k``); the command line keeps ``R@k``.
+        Every keyword of :func:`~shrec_score.score`, checked alike; ``R@k`` and ``Recall@k`` are
+        refused, naming IR recall (``recall.k``) and metric-learning Recall@k (``success.k``).
 
     Raises
     ------
     ValueError
-        A wrong shape, NaN distances, labels of the wrong length or an unknown metric, naming
-        the argument, before any work is done.
+        A wrong shape, NaN, wrong labels or an unknown metric, naming the argument, before any work.
     """
     given = options.pop("options", None)  # score()'s options= (an Options) instead of the keywords
     _refuse_ambiguous_recall(options if given is None else {k: getattr(given, k, None) for k in ("measures", "sort", "rank_by")})
@@ -98,38 +88,34 @@ def evaluate(
         raise ValueError("labels: expected labels= (all-against-all) or query_labels= and target_labels=")
     if not separate and (query_labels is not None or target_labels is not None):
         raise ValueError("labels: expected either labels= or query_labels= + target_labels=, not both")
-    given = [k for k, v in (("distances", distances), ("embeddings", embeddings), ("query_embeddings", query_embeddings)) if v is not None]
+    arrays = {"distances": distances, "embeddings": embeddings, "query_embeddings": query_embeddings}
+    given = [k for k, v in arrays.items() if v is not None]
     if len(given) != 1:
         raise ValueError(f"distances: expected exactly one of distances=, embeddings=, query_embeddings=+target_embeddings=, got {given or 'none'}")
-
-    if separate:
-        targets, queries = _as_classification("target_labels", target_labels, ""), _as_classification("query_labels", query_labels, "q")
-        q_arg, t_arg = "query_labels", "target_labels"
-    else:
-        targets, queries = _as_classification("labels", labels, ""), None
-        q_arg = t_arg = "labels"
+    q_arg, t_arg = ("query_labels", "target_labels") if separate else ("labels", "labels")
+    targets = _as_classification(t_arg, target_labels if separate else labels, "")
+    queries = _as_classification(q_arg, query_labels, "q") if separate else None
     try:  # rows and columns follow the ids as a .npy file's do (--matrix-order): array order for labels
         q_ids = matrix_axis(list((queries or targets).ids), opts.matrix_order, "query", q_arg)
         t_ids = q_ids if queries is None else matrix_axis(list(targets.ids), opts.matrix_order, "target", t_arg)
     except InputError as exc:
         raise ValueError(exc.message) from None  # "<arg>: ..." (the argument stands where a file would)
-    shape = (len(q_ids), len(t_ids))
-    if separate:
-        if distances is None and (embeddings is not None or query_embeddings is None or target_embeddings is None):
-            raise ValueError("embeddings: expected query_embeddings= and target_embeddings= with query_labels= and target_labels=")
-    elif distances is None and embeddings is None:
+    if separate and distances is None and (embeddings is not None or target_embeddings is None):
+        raise ValueError("embeddings: expected query_embeddings= and target_embeddings= with query_labels= and target_labels=")
+    if not separate and query_embeddings is not None:
         raise ValueError("embeddings: expected embeddings= with labels= (all-against-all)")
-    models = _models(given[0], {"distances": distances, "embeddings": embeddings, "query_embeddings": query_embeddings}[given[0]], name)
-    target_models = None
+    models = _models(given[0], arrays[given[0]], name)
+    target_models: dict[str, tuple[str, Any]] = {}
     if separate and distances is None:
         if isinstance(target_embeddings, Mapping) != isinstance(query_embeddings, Mapping):
             raise ValueError("target_embeddings: expected a dict {name: array} for a dict of query_embeddings, an array for an array")
-        target_models = _models("target_embeddings", target_embeddings, None if isinstance(target_embeddings, Mapping) else name)
-    if target_models is not None and list(target_models) != list(models):
-        raise ValueError(f"target_embeddings: expected the models of query_embeddings ({', '.join(map(repr, models))}), got {', '.join(map(repr, target_models))}")
+        target_models = _models("target_embeddings", target_embeddings, name)  # (a dict with name=: refused above)
+        if list(target_models) != list(models):
+            raise ValueError(f"target_embeddings: expected the models of query_embeddings ({', '.join(map(repr, models))}), got {', '.join(map(repr, target_models))}")
+    shape = (len(q_ids), len(t_ids))
     # every model checked before any distance is computed or any run scored
     matrices = {
-        run_name: _matrix(arg, value, None if target_models is None else target_models[run_name], shape, metric, dtype, opts.lenient)
+        run_name: _matrix(arg, value, target_models.get(run_name), shape, metric, dtype, opts.lenient)
         for run_name, (arg, value) in models.items()
     }
     _warn_miscellaneous([(q_arg, queries or targets)] + ([(t_arg, targets)] if queries else []))
@@ -141,15 +127,12 @@ def evaluate(
 
 
 def _refuse_ambiguous_recall(options: dict[str, Any]) -> None:
-    """An OptionError for ``R@k`` / ``Recall@k`` among the measures, the sort or the rank_by measure (ambiguous_recall)."""
+    """An OptionError for ``R@k`` / ``Recall@k`` among the measures, sort or rank_by."""
     asked = options.get("measures")
-    names = list(asked) if isinstance(asked, (list, tuple)) else []
-    names += [options.get("sort"), options.get("rank_by")]
-    for name in names:
-        for part in name.split(",") if isinstance(name, str) else ():
-            message = ambiguous_recall(part.strip())
-            if message is not None:
-                raise OptionError(message)
+    names = [*(asked if isinstance(asked, (list, tuple)) else ()), options.get("sort"), options.get("rank_by")]
+    for part in (p.strip() for name in names if isinstance(name, str) for p in name.split(",")):
+        if (message := ambiguous_recall(part)) is not None:
+            raise OptionError(message)
 
 
 def _models(arg: str, value: Any, name: str | None) -> dict[str, tuple[str, Any]]:
@@ -167,8 +150,7 @@ def _models(arg: str, value: Any, name: str | None) -> dict[str, tuple[str, Any]
 
 
 def _matrix(arg: str, value: Any, targets: tuple[str, Any] | None, shape: tuple[int, int], metric: str, dtype: str, lenient: bool) -> Any:
-    """One model's distances, checked: the array itself or :class:`EmbeddingDistances` (``targets``: separate ones);
-    ``lenient``: NaN distances allowed (ranked last and counted, as in a matrix file)."""
+    """One model's distances, checked: the array or :class:`EmbeddingDistances` (``targets``: separate ones)."""
     if arg.startswith("distances"):
         matrix = _array(arg, value)
         if matrix.ndim != 2 or matrix.shape != shape:
@@ -188,7 +170,7 @@ def _matrix(arg: str, value: Any, targets: tuple[str, Any] | None, shape: tuple[
 
 
 def _warn_miscellaneous(sides: list[tuple[str, Classification]]) -> None:
-    """A Python warning per labels argument holding the PSB's miscellaneous class ``-1``, with the count."""
+    """A warning per labels argument holding the PSB's miscellaneous class ``-1``, with the count."""
     for arg, cla in sides:
         if MISC_CLASS not in cla.class_names:
             continue
@@ -197,14 +179,13 @@ def _warn_miscellaneous(sides: list[tuple[str, Classification]]) -> None:
         warnings.warn(
             f"{arg}: {n} of {len(cla.ids)} items have the label -1 (the PSB's miscellaneous class): {what}; "
             "they stay in the ranked lists as non-relevant items",
-            UserWarning,
             stacklevel=3,
         )
 
 
 class EmbeddingDistances:
-    """A (queries x targets) distance matrix computed on demand from embeddings, with what the ranking
-    reads of a matrix: ``shape``, ``dtype`` and row selection (a slice or row numbers)."""
+    """A queries x targets distance matrix computed from embeddings as rows are read (``shape``, ``dtype``,
+    ``m[slice or row numbers]``: what the ranking reads of a matrix)."""
 
     def __init__(self, queries: np.ndarray, targets: np.ndarray, metric: str, dtype: np.dtype) -> None:
         def rows(e: np.ndarray) -> np.ndarray:  # cosine: unit vectors
@@ -215,7 +196,7 @@ class EmbeddingDistances:
         self.t = self.q if targets is queries else rows(targets)
         self.metric, self.dtype, self.shape = metric, dtype, (len(self.q), len(self.t))
         self.t_sq = np.einsum("ij,ij->i", self.t, self.t)
-        #: The products of the last matrix product: (first row, end row, q @ t.T).
+        #: The last matrix product: (first row, end row, q @ t.T).
         self._held: tuple[int, int, np.ndarray] | None = None
 
     #: Products per BLAS call: at most 256 MiB and at most an eighth of the matrix.  After each call
@@ -236,8 +217,7 @@ class EmbeddingDistances:
         return self.block(self.q[a:b], dot[a - lo : b - lo])
 
     def block(self, q: np.ndarray, dot: np.ndarray) -> np.ndarray:
-        """Distances of the query rows ``q`` to every target from their products ``dot``, as a new
-        array (the caller may work in place), made while the rows are in the CPU cache.
+        """Distances of the query rows ``q`` to every target from their products ``dot``, as a new array.
 
         euclidean: sqrt(max(-2 q.t + |q|^2 + |t|^2, 0)) (summed in that order); sqeuclidean: the same
         without the root; cosine: 1 - q.t of the unit vectors; inner_product: -q.t.
@@ -260,7 +240,7 @@ DEVICE_BLOCK_BYTES = 64 << 20
 
 
 def _array(arg: str, value: Any) -> np.ndarray | DeviceRows:
-    """A numpy view of an array-like, or :class:`DeviceRows` for a DLPack array on a device (its library never imported)."""
+    """A numpy view of an array-like, or :class:`DeviceRows` for a DLPack array on a device."""
     if isinstance(value, np.ndarray):
         return value
     dlpack = hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__")
@@ -275,14 +255,13 @@ def _array(arg: str, value: Any) -> np.ndarray | DeviceRows:
 
 
 def _library(value: Any) -> str:
-    """The top-level package that defines the type of ``value`` (``"torch"``, ``"cupy"``...)."""
+    """The package of ``value``'s type (``"torch"``, ``"cupy"``...): its library is never imported."""
     return (type(value).__module__ or "").split(".")[0]
 
 
 class DeviceRows:
-    """A 2-D array on a device (a GPU tensor) with what the ranking and the checks read of a matrix:
-    ``shape``, ``ndim``, ``dtype`` and row selection (a slice or row numbers), which copies only those
-    rows to host memory, never the whole array at once."""
+    """A 2-D array on a device (a GPU tensor) read as a matrix: ``shape``, ``ndim``, ``dtype`` and
+    ``m[slice or row numbers]``, which copies only those rows to host memory."""
 
     def __init__(self, arg: str, value: Any) -> None:
         self.value = value
@@ -304,7 +283,7 @@ class DeviceRows:
 
 
 def _on_host(arr: np.ndarray | DeviceRows) -> np.ndarray:
-    """Embeddings in host memory: a device array copied once, block by block (the checks and the scoring share it)."""
+    """Embeddings in host memory: a device array copied once, block by block."""
     if not isinstance(arr, DeviceRows):
         return arr
     out = np.empty(arr.shape, dtype=arr.dtype)
@@ -315,11 +294,9 @@ def _on_host(arr: np.ndarray | DeviceRows) -> np.ndarray:
 
 def _to_host(value: Any) -> np.ndarray:
     """A host (numpy) copy of a DLPack array on any device, through its own methods only."""
-    try:
+    with suppress(TypeError, ValueError, BufferError, RuntimeError, AttributeError):
         return np.from_dlpack(value, device="cpu", copy=True)
-    except (TypeError, ValueError, BufferError, RuntimeError, AttributeError):
-        pass  # a producer without DLPack 1.0 copies to the host: its own method
-    lib = _library(value)
+    lib = _library(value)  # a producer without DLPack 1.0: its own method
     if lib == "torch":
         return np.from_dlpack(value.detach().cpu())
     if lib == "cupy":
@@ -328,7 +305,7 @@ def _to_host(value: Any) -> np.ndarray:
 
 
 def _row_blocks(arr: np.ndarray | DeviceRows) -> Any:
-    """``(first row, rows)`` of a 2-D array in blocks of :data:`DEVICE_BLOCK_BYTES` (never read whole)."""
+    """``(first row, rows)`` of a 2-D array in blocks of :data:`DEVICE_BLOCK_BYTES`."""
     step = max(1, DEVICE_BLOCK_BYTES // max(1, arr.shape[1] * arr.dtype.itemsize))
     for a in range(0, arr.shape[0], step):
         yield a, arr[a : a + step]
@@ -348,17 +325,24 @@ def _check_numbers(arg: str, arr: np.ndarray | DeviceRows, *, finite: bool, nan_
             raise ValueError(f"{arg}: expected {what}, got {block[row, col]} at row {first + row}, column {col}")
 
 
-def _labels(arg: str, value: Sequence[Hashable] | None) -> list[str]:
-    """The text of each label, refusing 2-D labels, none, a missing one and two labels with one text."""
-    shape = _shape(value)
+def _labels(arg: str, value: Sequence[Hashable]) -> list[str]:
+    """The text of each label; 2-D labels, none, a missing one and two of one text refused."""
+    shape = getattr(value, "shape", None)  # an array (numpy, a tensor, pandas) or nested lists
+    if shape is not None:
+        shape = tuple(int(n) for n in shape)
+    elif isinstance(value, (list, tuple)) and any(isinstance(x, (list, np.ndarray)) for x in value):
+        try:
+            shape = np.shape(value)
+        except ValueError:  # ragged rows
+            shape = (len(value), "ragged")
     if shape is not None and len(shape) != 1:
         raise ValueError(
             f"{arg}: expected one label per item (shape (n,)), got shape {shape}; "
             "one-hot labels: pass labels.argmax(axis=1), a column: labels.ravel()"
         )
-    if value is not None and not isinstance(value, np.ndarray) and hasattr(value, "__dlpack__"):
+    if not isinstance(value, np.ndarray) and hasattr(value, "__dlpack__"):
         value = list(_to_host(value))  # a tensor of class numbers: numbers, not 0-d tensors
-    raws = [] if value is None else [x.item() if isinstance(x, np.generic) else x for x in list(value)]
+    raws = [x.item() if isinstance(x, np.generic) else x for x in value]
     if not raws:
         raise ValueError(f"{arg}: expected one label per item, got none")
     missing = [i for i, x in enumerate(raws) if x is None or (isinstance(x, float) and x != x)]
@@ -372,21 +356,8 @@ def _labels(arg: str, value: Sequence[Hashable] | None) -> list[str]:
     return texts
 
 
-def _shape(value: Any) -> tuple[Any, ...] | None:
-    """The shape of labels given as an array (numpy, a tensor, pandas) or as nested lists; None otherwise."""
-    shape = getattr(value, "shape", None)
-    if shape is not None:
-        return tuple(int(n) for n in shape)
-    if isinstance(value, (list, tuple)) and any(isinstance(x, (list, np.ndarray)) for x in value):
-        try:
-            return tuple(np.shape(value))
-        except ValueError:  # ragged rows
-            return (len(value), "ragged")
-    return None
-
-
 def _as_classification(arg: str, value: Any, prefix: str) -> Classification:
-    """A classification from labels (ids ``prefix + position``), a :class:`Classification` or a ``.cla`` path."""
+    """A classification from labels (ids ``prefix + position``), a Classification or a ``.cla`` path."""
     if isinstance(value, Classification):
         return value
     if isinstance(value, (str, os.PathLike)):

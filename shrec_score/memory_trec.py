@@ -1,18 +1,16 @@
-"""TREC-style runs and qrels held in memory, for :func:`shrec_score.evaluate`.
-
-``evaluate(run=..., qrels=...)`` takes pandas DataFrames (ir_measures',
-ranx's and pytrec_eval's column names) or nested dicts ``{query: {doc:
-value}}``; they are checked here, written to a temporary folder in full
-precision and read back by the TREC file readers, so the numbers are the
-files' (moved out of :mod:`shrec_score.memory`, which keeps the arrays).
-"""
+"""TREC runs and qrels held in memory for :func:`shrec_score.evaluate` (DataFrames or nested dicts): checked here,
+written to a temporary folder in full precision and read back by the TREC readers, so the numbers are the files'."""
 
 from __future__ import annotations
 
+import dataclasses
+import os
+import tempfile
 from typing import Any
 
 import numpy as np
 
+from .api import score
 from .errors import InputError
 
 #: Column names accepted for TREC-style tables (ir_measures, ranx, pytrec_eval, trec_eval's docs).
@@ -46,7 +44,7 @@ def _table(arg: str, value: Any, kind: str) -> Any:
         raise ValueError(f"{arg}: expected at least one row")
     values = pd.to_numeric(frame[kind], errors="coerce")
     if values.isna().any():
-        row = int(np.flatnonzero(values.isna().to_numpy())[0])
+        row = int(values.isna().to_numpy().argmax())
         raise ValueError(f"{arg}: expected a number as {kind} in every row, got {frame[kind].iloc[row]!r} in row {row}")
     if kind == "relevance" and not (values == values.round()).all():
         raise ValueError(f"{arg}: expected whole-number grades")
@@ -54,24 +52,17 @@ def _table(arg: str, value: Any, kind: str) -> Any:
     for col in ("query", "doc"):
         bad = frame[col].str.contains(r"\s") | (frame[col] == "")
         if bad.any():
-            row = int(np.flatnonzero(bad.to_numpy())[0])
+            row = int(bad.to_numpy().argmax())
             raise ValueError(f"{arg}: expected {col} ids without blanks, got {frame[col].iloc[row]!r} in row {row}")
     dup = frame.duplicated(["query", "doc"])
     if dup.any():
-        row = int(np.flatnonzero(dup.to_numpy())[0])
+        row = int(dup.to_numpy().argmax())
         raise ValueError(f"{arg}: expected each (query, doc) pair once, got {frame['query'].iloc[row]!r}, {frame['doc'].iloc[row]!r} again in row {row}")
     return frame
 
 
 def score_tables(run_value: Any, qrels_value: Any, name: str, opts: Any) -> Any:
-    """Score TREC-style tables (DataFrames or nested dicts, checked by :func:`_table`)
-    through the file readers (a temporary folder, removed after)."""
-    import dataclasses
-    import os
-    import tempfile
-
-    from .api import score
-
+    """Score TREC tables (checked by :func:`_table`) through the file readers (a temporary folder, removed after)."""
     if name in ("", ".", "..") or "/" in name or os.sep in name or "\0" in name:
         raise ValueError(f"name: expected a run name that is a file name (no '/'), got {name!r}")
     run, qrels = _table("run", run_value, "score"), _table("qrels", qrels_value, "relevance")

@@ -1,16 +1,6 @@
-"""Matrix runs stored by blocks of rows: a Zarr array or a folder of ``.npy`` row shards (docs/scale-out.md).
-
-Rows are queries and columns targets, in a matrix file's order.  A shard
-folder holds ``rows-000000.npy``, ... and ``manifest.json``::
-
-    {"format": "shrec-score npy-shards", "version": 1,
-     "shape": [n_rows, n_cols], "dtype": "float32",
-     "shards": [{"file": "rows-000000.npy", "rows": [0, 1000]}, ...]}
-
-:func:`open_row_blocks` opens either as a :class:`RowBlockMatrix` (stored
-blocks, a block read whole, array indexing); :func:`write_row_blocks`
-writes either layout into a staging folder renamed when complete.
-"""
+"""Matrix runs stored by blocks of rows, a Zarr array or a folder of ``.npy`` row shards with its
+``manifest.json`` (the layouts: docs/scale-out.md): :func:`open_row_blocks` reads either,
+:func:`write_row_blocks` writes either."""
 
 from __future__ import annotations
 
@@ -25,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, shown
+from . import matrix
 from .compressed import file_compression, readable
-from .matrix import RowFile, is_binary_file, read_matrix, read_npy_matrix, stream_ascii_matrix
 from .text import list_folder
 
 #: The ``format`` of a shard folder's manifest.
@@ -58,25 +48,27 @@ def run_name(path: str) -> str:
 
 
 class RowBlockMatrix:
-    """A 2-D matrix stored in blocks of rows (see the module docstring): its stored blocks (half-open row
-    ranges, in order) and the file (shard or chunk) of each; ``read(a, b)`` rows ``a..b`` of one block."""
+    """A 2-D matrix stored in blocks of rows: ``blocks()`` the half-open row ranges in order, ``where(a, b)``
+    the file (shard or chunk) holding rows ``a..b`` of one block, ``read(a, b)`` those rows; ``m[rows]``."""
 
     path: str
     shape: tuple[int, int]
     dtype: np.dtype
     ndim = 2
-    _blocks: list[tuple[int, int]]
-    _files: list[str]
+
+    def _stored(self, blocks: list[tuple[int, int]], files: list[str]) -> None:
+        self._blocks, self._files = blocks, files
+        self._ends = np.array([b for _, b in blocks], dtype=np.int64)
 
     def blocks(self) -> list[tuple[int, int]]:
         return self._blocks
 
-    def _block(self, a: int) -> int:
-        return int(np.searchsorted([b for _, b in self._blocks], a, side="right"))
+    def _block(self, rows: Any) -> Any:
+        """The block (its number) of each of ``rows``."""
+        return np.searchsorted(self._ends, rows, side="right")
 
     def where(self, a: int, b: int) -> str:
-        """The file holding rows ``a..b`` (of one block), for messages."""
-        return self._files[self._block(a)]
+        return self._files[int(self._block(a))]
 
     def read(self, a: int, b: int) -> np.ndarray:
         raise NotImplementedError
@@ -90,10 +82,9 @@ class RowBlockMatrix:
         if rows.ndim == 0:
             return self[rows.reshape(1)][0]
         out = np.empty((rows.size, self.shape[1]), dtype=self.dtype)
-        blocks = self.blocks()
-        which = np.searchsorted([b for _, b in blocks], rows, side="right")
+        which = self._block(rows)
         for k in np.unique(which).tolist():
-            a, b = blocks[k]
+            a, b = self._blocks[k]
             sel = which == k
             out[sel] = self.read(a, b)[rows[sel] - a]
         return out
@@ -135,14 +126,13 @@ class NpyShards(RowBlockMatrix):
             expected = b
         if expected != shape[0]:
             raise InputError(where, None, f"expected the shards to cover the {shape[0]} rows", f"{expected} rows")
-        self.shape = (shape[0], shape[1])
-        self.dtype = dtype
-        self._blocks = [(a, b) for _, a, b in shards]
-        self._files = [os.path.join(path, name) for name, _, _ in shards]
+        self.shape, self.dtype = (shape[0], shape[1]), dtype
+        self._stored([(a, b) for _, a, b in shards], [os.path.join(path, name) for name, _, _ in shards])
 
     def read(self, a: int, b: int) -> np.ndarray:
-        path, (lo, hi) = self.where(a, b), self._blocks[self._block(a)]
-        m = read_npy_matrix(path)  # header checked against the file's size
+        k = int(self._block(a))
+        path, (lo, hi) = self._files[k], self._blocks[k]
+        m = matrix.read_npy_matrix(path)  # header checked against the file's size
         if tuple(m.shape) != (hi - lo, self.shape[1]) or m.dtype != self.dtype:
             raise InputError(
                 path, None, f"expected a {hi - lo} x {self.shape[1]} {self.dtype} shard (rows {lo + 1}..{hi} of {self.path}, as its manifest says)",
@@ -175,11 +165,10 @@ class ZarrRows(RowBlockMatrix):
         if cols < arr.shape[1]:
             raise InputError(path, None, "expected a Zarr array chunked by rows only (each chunk spanning every column)", f"chunks {arr.chunks}")
         self._arr = arr
-        self.shape = (int(arr.shape[0]), int(arr.shape[1]))
-        self.dtype = np.dtype(arr.dtype)
-        self._blocks = list(_ranges(self.shape[0], int(rows)))
+        self.shape, self.dtype = (int(arr.shape[0]), int(arr.shape[1])), np.dtype(arr.dtype)
+        blocks = list(_ranges(self.shape[0], int(rows)))
         key = "{}.0" if os.path.isfile(os.path.join(path, ".zarray")) else os.path.join("c", "{}", "0")  # (Zarr 2: "row.col")
-        self._files = [os.path.join(path, key.format(k)) for k in range(len(self._blocks))]
+        self._stored(blocks, [os.path.join(path, key.format(k)) for k in range(len(blocks))])
         stored = int(arr.nchunks_initialized)
         if stored < arr.nchunks:  # zarr reads a missing chunk as its fill value: zeros would be scored
             absent = next((f for f in self._files if not os.path.exists(f)), path)
@@ -190,12 +179,6 @@ class ZarrRows(RowBlockMatrix):
             return np.asarray(self._arr[a:b])
         except Exception as exc:  # a corrupt or missing chunk: the codec's or the store's error
             raise InputError(self.where(a, b), None, f"expected a readable Zarr chunk (rows {a + 1}..{b} of {self.path})", shown(f"{type(exc).__name__}: {exc}"[:120])) from None
-
-    def __getstate__(self) -> dict[str, Any]:  # travels to a worker as its path only
-        return {"path": self.path}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(state["path"])  # type: ignore[misc]
 
 
 def open_row_blocks(path: str) -> RowBlockMatrix:
@@ -215,11 +198,9 @@ def write_row_blocks(
     out: str, layout: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows: int,
     rows: Callable[[int, int], np.ndarray],
 ) -> int:
-    """Write a ``shape`` matrix in ``layout`` to the new folder ``out`` (in a folder that exists), ``rows(a, b)``
-    asked for one block of ``chunk_rows`` at a time; the rows of a block written (never more than the matrix).
-
-    Built under a staging name and renamed when complete; removed on any error, so ``out`` is never half-written.
-    """
+    """Write a ``shape`` matrix in ``layout`` to the new folder ``out``, ``rows(a, b)`` asked for a block of
+    ``chunk_rows`` at a time, under a staging name renamed when complete (removed on any error); returns
+    the rows of a block written."""
     if layout not in LAYOUTS:
         raise InputError(None, None, f"expected --to {' or '.join(LAYOUTS)}", shown(layout))
     chunk_rows = max(1, min(chunk_rows, shape[0]))  # a block is never larger than the matrix
@@ -279,21 +260,20 @@ def _fsync_tree(top: str) -> None:
                 os.close(fd)
 
 
-def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray | RowFile:
-    """A matrix file to convert, not held in memory: ``.npy`` and PSB binary read rows at a time
-    (:class:`.matrix.RowFile`), ASCII streamed into a temporary binary file.  ``shape``: only for a PSB
-    binary matrix that is not square (an ASCII one is as many rows as its non-blank lines, as wide as the first)."""
+def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray | matrix.RowFile:
+    """A matrix file to convert, not held in memory (:class:`.matrix.RowFile`, or ASCII streamed to a temporary
+    file); ``shape``: needed only for a PSB binary matrix that is not square."""
     if path.endswith(".npy"):
-        m = read_npy_matrix(path)
+        m = matrix.read_npy_matrix(path)
         if shape is not None and tuple(m.shape) != tuple(shape):
-            raise InputError(path, None, f"expected a {shape[0]} x {shape[1]} matrix (--shape)", f"{m.shape[0]} x {m.shape[1]}")
+            raise matrix.shape_error(path, shape, m.shape, "--shape")
         return m
-    if is_binary_file(path) and not file_compression(path):  # (is_binary_file checks it is a regular file)
+    if matrix.is_binary_file(path) and not file_compression(path):  # (is_binary_file checks it is a regular file)
         if shape is None:
             size = os.path.getsize(path)
             side = math.isqrt(size // 4)
             if side * side * 4 != size:
                 raise InputError(path, None, "expected --shape ROWSxCOLS for a PSB binary matrix that is not square", f"{size} bytes")
             shape = (side, side)
-        return read_matrix(path, shape)
-    return stream_ascii_matrix(path, shape)
+        return matrix.read_matrix(path, shape)
+    return matrix.read_ascii_matrix(path, shape, stream=True)

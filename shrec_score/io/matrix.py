@@ -1,18 +1,14 @@
-"""Readers of dissimilarity-matrix runs (rows = queries, columns = targets, smaller = more similar; docs/inputs.md).
-
-ASCII (one row per line), ``.npy`` or PSB binary (N x M float32, no header,
-told by its size; both read rows at a time, :class:`RowFile`); only from a
-regular file, text by the rules of :mod:`.text`, numbers by :mod:`.numbers`.
-"""
+"""Readers of dissimilarity-matrix runs, ASCII, ``.npy`` or PSB binary (the last two read rows at a time,
+:class:`RowFile`); rows are queries, columns targets, smaller = more similar (docs/inputs.md)."""
 
 from __future__ import annotations
 
+import io
 import math
 import os
 import tokenize
 import warnings
-from collections.abc import Iterator
-from typing import Any, BinaryIO
+from typing import Any
 
 import numpy as np
 
@@ -38,15 +34,14 @@ def _parse_numbers(text: str) -> np.ndarray:
         return np.fromstring(text, dtype=np.float64, sep=" ")
 
 
-def read_ascii_matrix(path: str) -> np.ndarray:
-    """Parse an ASCII matrix with numpy's C parser; bad lines are located exactly."""
-    blocks = list(_ascii_blocks(path))
-    return blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+def read_ascii_matrix(path: str, shape: tuple[int, int] | None, *, stream: bool = False) -> np.ndarray:
+    """An ASCII matrix parsed by numpy's C parser a piece at a time (a bad line named), as wide as its first row,
+    in memory or (``stream``) in a temporary float64 file memory-mapped read-only; ``shape`` None: as many
+    rows as the file has, else rows past the shape are only counted, for the error."""
+    import tempfile
 
-
-def _ascii_blocks(path: str) -> Iterator[np.ndarray]:
-    """The rows of an ASCII matrix, a piece of the file (:func:`~.text.pieces`) at a time, each as wide as
-    the first row; a file without a row is an error."""
+    out = tempfile.TemporaryFile() if stream else io.BytesIO()
+    rows_done = 0
     n_cols: int | None = None
     for data, line in pieces(path, STREAM_CHUNK):
         text = decode_text(path, data, line)
@@ -55,9 +50,18 @@ def _ascii_blocks(path: str) -> Iterator[np.ndarray]:
             if first is None:
                 continue
             n_cols = len(first.split())
-        yield _parse_rows(path, text, n_cols, line - 1)
+        rows = _parse_rows(path, text, n_cols, line - 1)
+        if shape is None or rows_done + len(rows) <= shape[0]:
+            out.write(rows.tobytes())
+        rows_done += len(rows)
     if n_cols is None:
         raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
+    if shape is not None and rows_done != shape[0]:
+        raise shape_error(path, shape, (rows_done, n_cols))
+    if isinstance(out, io.BytesIO):
+        return np.frombuffer(out.getbuffer(), dtype=np.float64).reshape(rows_done, n_cols)
+    out.flush()
+    return np.memmap(out, dtype=np.float64, mode="r", shape=(rows_done, n_cols))
 
 
 def _parse_rows(path: str, text: str, n_cols: int, line_no: int = 0) -> np.ndarray:
@@ -91,15 +95,23 @@ def _ragged(text: str, n_cols: int) -> bool:
 
 
 def read_npy_matrix(path: str) -> np.ndarray | RowFile:
-    """A 2-D numeric ``.npy`` array, read a block of rows at a time (:class:`RowFile`; Fortran order is
-    memory-mapped), the file checked and opened once; its header checked against its size in Python integers
-    (a lying shape would overflow numpy's fixed-width product)."""
+    """A 2-D numeric ``.npy`` array read rows at a time (:class:`RowFile`; Fortran order memory-mapped), its
+    header checked against its size in Python integers (a lying shape would overflow numpy's product)."""
+    from numpy.lib import format as npy_format
+
     path = regular_file(path)
     with readable(path), open(path, "rb") as fh:
         if compression_of(fh.read(MAGIC_BYTES)) is not None:
             raise InputError(path, None, COMPRESSED, "a compressed file")
         fh.seek(0)
-        shape, dtype, fortran, offset = _npy_header(path, fh)
+        try:  # numpy parses the header as a Python literal
+            version = npy_format.read_magic(fh)
+            read = npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
+            raw_shape, fortran, dtype = read(fh)
+        except (ValueError, SyntaxError, TypeError, EOFError, RecursionError, tokenize.TokenError) as exc:
+            reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__  # first line, cut: it may hold a piece of the header
+            raise InputError(path, None, "expected a .npy array", reason if len(reason) <= 120 else f"{reason[:120]}...") from None
+        shape, offset = tuple(int(k) for k in raw_shape), fh.tell()
         if len(shape) != 2 or dtype.kind not in "fiu":
             raise InputError(path, None, "expected a 2-D numeric .npy array", f"shape {shape}, dtype {dtype}")
         need = offset + math.prod(shape) * dtype.itemsize
@@ -133,42 +145,25 @@ class RowFile:
         return self[:] if dtype is None else self[:].astype(dtype)
 
     def __getitem__(self, index: Any) -> np.ndarray:
-        """``m[rows]`` or ``m[rows, columns]`` as numpy indexes an array, only those rows read."""
+        """``m[rows]`` or ``m[rows, columns]`` as numpy indexes an array, only those rows read (each run of
+        consecutive rows at once)."""
         first, rest = (index[0], index[1:]) if isinstance(index, tuple) else (index, ())
         rows = np.arange(*first.indices(self.shape[0])) if isinstance(first, slice) else np.arange(self.shape[0])[first]
-        out = self._read(rows.reshape(-1))
-        return out[0][rest] if rows.ndim == 0 else out[(slice(None), *rest)]
-
-    def _read(self, rows: np.ndarray) -> np.ndarray:
-        """Rows ``rows`` as an array, each run of consecutive rows read at once."""
-        out = np.empty((rows.size, self.shape[1]), dtype=self.dtype)
+        flat = rows.reshape(-1)
+        out = np.empty((flat.size, self.shape[1]), dtype=self.dtype)
         row_bytes = self.shape[1] * self.dtype.itemsize
-        starts = np.flatnonzero(np.diff(rows, prepend=-2) != 1).tolist()
+        starts = np.flatnonzero(np.diff(flat, prepend=-2) != 1).tolist()
         with readable(self.path), open(self.path, "rb") as fh:
             st = os.fstat(fh.fileno())
-            for i, j in zip(starts, [*starts[1:], rows.size]):
-                fh.seek(self.offset + int(rows[i]) * row_bytes)
-                if fh.readinto(out[i:j].data.cast("B")) != (j - i) * row_bytes or (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != self._version:
+            unchanged = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == self._version
+            for i, j in zip(starts, [*starts[1:], flat.size]):
+                fh.seek(self.offset + int(flat[i]) * row_bytes)
+                if fh.readinto(out[i:j].data.cast("B")) != (j - i) * row_bytes or not unchanged:
                     raise InputError(self.path, None, "expected the matrix file unchanged while it is scored", "a file replaced or rewritten")
-        return out
+        return out[0][rest] if rows.ndim == 0 else out[(slice(None), *rest)]
 
 
-#: The error for a compressed ``.npy`` or PSB binary matrix.
 COMPRESSED = "expected an uncompressed .npy or PSB binary matrix (their rows are read by position); decompress it first"
-
-
-def _npy_header(path: str, fh: BinaryIO) -> tuple[tuple[int, ...], np.dtype, bool, int]:
-    """``(shape, dtype, Fortran order, offset of the data)`` from the header of the ``.npy`` file open as ``fh``."""
-    from numpy.lib import format as npy_format
-
-    try:
-        version = npy_format.read_magic(fh)
-        read = npy_format.read_array_header_1_0 if version == (1, 0) else npy_format.read_array_header_2_0
-        shape, fortran, dtype = read(fh)
-    except (ValueError, SyntaxError, TypeError, EOFError, RecursionError, tokenize.TokenError) as exc:  # numpy parses the header as a Python literal
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__  # first line, cut: it may hold a piece of the header
-        raise InputError(path, None, "expected a .npy array", reason if len(reason) <= 120 else f"{reason[:120]}...") from None
-    return tuple(int(k) for k in shape), np.dtype(dtype), bool(fortran), fh.tell()
 
 
 def is_binary(head: bytes) -> bool:
@@ -193,24 +188,6 @@ STREAM_ABOVE = 64 << 20
 STREAM_CHUNK = 16 << 20
 
 
-def stream_ascii_matrix(path: str, shape: tuple[int, int] | None) -> np.ndarray:
-    """Parse a large ASCII matrix piece by piece into a temporary float64 file, memory-mapped read-only; errors
-    name the line as :func:`read_ascii_matrix`'s.  ``shape`` None: as many rows as the file has, as wide as its first."""
-    import tempfile
-
-    tmp = tempfile.TemporaryFile()
-    rows_done = n_cols = 0
-    for rows in _ascii_blocks(path):  # as wide as the first row, as read_ascii_matrix: the same error for the same file
-        if shape is None or rows_done + len(rows) <= shape[0]:
-            tmp.write(rows.tobytes())  # rows past the shape are only counted, for the error
-        rows_done += len(rows)
-        n_cols = rows.shape[1]
-    if shape is not None and rows_done != shape[0]:
-        raise InputError(path, None, f"expected a {shape[0]} x {shape[1]} matrix (queries x targets of the classifications)", f"{rows_done} x {n_cols}")
-    tmp.flush()
-    return np.memmap(tmp, dtype=np.float64, mode="r", shape=(rows_done, n_cols))
-
-
 def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray | RowFile:
     """Read a matrix run in any of the three forms (the file checked and opened once) and check its shape."""
     if path.endswith(".npy"):
@@ -232,10 +209,14 @@ def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray | RowFile:
                 if size != 4 * shape[0] * shape[1]:
                     raise InputError(path, None, f"expected a PSB binary matrix of {shape[0]} x {shape[1]} float32 ({4 * shape[0] * shape[1]} bytes)", f"{size} bytes")
                 m = RowFile(path, 0, shape, np.dtype(np.float32), st) if size else np.zeros(shape, dtype=np.float32)
-            elif compressed or size > STREAM_ABOVE:  # decompressed, or parsed, a chunk at a time
-                m = stream_ascii_matrix(path, shape)
-            else:
-                m = read_ascii_matrix(path)
+            else:  # decompressed, or large: into a temporary file
+                m = read_ascii_matrix(path, shape, stream=compressed or size > STREAM_ABOVE)
     if tuple(m.shape) != tuple(shape):
-        raise InputError(path, None, f"expected a {shape[0]} x {shape[1]} matrix (queries x targets of the classifications)", f"{m.shape[0]} x {m.shape[1]}")
+        raise shape_error(path, shape, m.shape)
     return m
+
+
+def shape_error(path: str, shape: tuple[int, int], got: tuple[int, ...], why: str = "") -> InputError:
+    """The error for a matrix of another shape than ``shape`` (``why``: where that shape comes from)."""
+    why = why or "queries x targets of the classifications"
+    return InputError(path, None, f"expected a {shape[0]} x {shape[1]} matrix ({why})", f"{got[0]} x {got[1]}")

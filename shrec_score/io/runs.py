@@ -1,6 +1,5 @@
-"""Finding runs in the RUNS arguments and telling each one's format (``--run-format``; ``auto`` decides from the
-files and refuses to guess).  The rules: docs/inputs.md ("Runs", "Rules for every format"); every path is checked
-by :mod:`.text` first."""
+"""Finding runs in the RUNS arguments and telling each one's format (``--run-format``; ``auto`` refuses to
+guess): the rules are docs/inputs.md's "Runs"."""
 
 from __future__ import annotations
 
@@ -27,8 +26,8 @@ NOT_RUNS = (".cla", ".qrels", ".md", ".yaml", ".yml")
 
 
 def detect_file_format(path: str) -> str | None:
-    """``matrix``, ``trec`` or ``shrec2011`` from the file's content, None when it cannot tell; not a
-    regular file, or UTF-16 / UTF-32 text: an InputError (never taken for a binary matrix)."""
+    """``matrix``, ``trec`` or ``shrec2011`` from the file's content, None when it cannot tell; not a regular
+    file, or UTF-16 / UTF-32 text: an InputError."""
     if path.endswith(".npy"):
         regular_file(path)
         return "matrix"
@@ -57,13 +56,13 @@ def detect_file_format(path: str) -> str | None:
 
 
 def _trec_line(line: str) -> bool:
-    """Whether ``line`` reads as a TREC run line (six fields or more, rank an integer, score a number)."""
+    """Six fields or more, the rank an integer, the score a number."""
     f = line.split()
     return len(f) >= 6 and is_integer(f[3]) and is_number(f[4])
 
 
 def _first_line(path: str) -> bytes:
-    """A file's first line that is not blank (a BOM dropped; b"" when none is), read 64 KiB at a time."""
+    """A file's first non-blank line (a BOM dropped; b"" when none is), read 64 KiB at a time."""
     for piece, line in pieces(path, 64 << 10):  # decompressed (gzip, bzip2, xz, zstd), lines checked
         piece = piece.removeprefix(b"\xef\xbb\xbf") if line == 1 else piece
         if (first := next((raw for raw in piece.split(b"\n") if raw.strip()), None)) is not None:
@@ -100,8 +99,8 @@ RUNS_ARGUMENT = "a run folder, a folder of runs or a run file"
 def discover_runs(
     paths: Iterable[str | os.PathLike[str]], fmt: str = "auto", *, query_ids: Mapping[str, object] = {}, spell: Spell | None = None
 ) -> tuple[list[RunSource], list[str]]:
-    """The runs in the RUNS arguments, and notes about files passed over (the rules: docs/inputs.md,
-    "Runs"); ``spell``: how file names spell query ids (``--strip-zeros``, ``--id-map``)."""
+    """The runs in the RUNS arguments, and notes on files passed over; ``spell``: how file names spell query
+    ids (``--strip-zeros``, ``--id-map``)."""
     runs: list[RunSource] = []
     notes: list[str] = []
     for raw in paths:
@@ -113,12 +112,13 @@ def discover_runs(
         subdirs = [e for e, _, is_folder in entries if is_folder and not is_clutter(e)]
         files = [e for e, _, is_folder in entries if not is_folder]
         skipped = [e for e in files if _not_a_run(e)]
+        files = [e for e in files if not _not_a_run(e)]  # (a cheap test of the name: twice costs less than a set)
         skipped_note = f"{path}: {len(skipped)} file(s) that are not runs were passed over ({', '.join(skipped[:3])}{', ...' if len(skipped) > 3 else ''})"
-        files = [e for e in files if not _not_a_run(e)]
+        passed_over = [skipped_note] if skipped else []
         if subdirs:
             if fmt not in ("auto", "lists"):
                 raise InputError(path, None, f"expected {fmt} run files for --run-format {fmt}", f"{len(subdirs)} sub-folder(s)")
-            notes.extend([skipped_note] if skipped else [])
+            notes.extend(passed_over)
             runs.extend(RunSource(d, os.path.join(path, d), "lists") for d in subdirs)
             notes.extend(n for d in subdirs if (n := clutter_note(os.path.join(path, d))) is not None)
             runs.extend(_run_file(os.path.join(path, e), "auto" if fmt == "lists" else fmt) for e in files)
@@ -131,11 +131,11 @@ def discover_runs(
         if fmt == "lists" or (fmt == "auto" and named_after_queries):
             runs.append(RunSource(os.path.basename(os.path.normpath(path)), path, "lists"))
             note = clutter_note(path)  # (its non-runs: readme.txt ... are clutter of the run)
-            notes.extend([note] if note is not None else [skipped_note] if skipped else [])
+            notes.extend([note] if note is not None else passed_over)
         else:
             if not files:
                 raise InputError(path, None, "expected runs in the folder", "no files")
-            notes.extend([skipped_note] if skipped else [])
+            notes.extend(passed_over)
             runs.extend(_run_file(os.path.join(path, e), fmt if k else first) for k, e in enumerate(files))
     check_unique_names(runs)
     return runs, notes
@@ -152,7 +152,6 @@ def check_unique_names(runs: Sequence[RunSource] | Sequence[Any]) -> None:
 
 @dataclass
 class BlockSource:
-    """A matrix stored by blocks of rows."""
 
     name: str
     path: str
@@ -162,8 +161,8 @@ class BlockSource:
 def discover_sources(
     paths: Sequence[str | os.PathLike[str]], fmt: str, *, query_ids: Mapping[str, object] = {}, spell: Spell | None = None
 ) -> tuple[list[RunSource | BlockSource], list[str]]:
-    """The runs in ``paths``: row-block matrices (a RUNS argument or a sub-folder of one) as such,
-    everything else as :func:`discover_runs` finds it."""
+    """The runs in ``paths``: row-block matrices (an argument or its sub-folder) as such, the rest as
+    :func:`discover_runs` finds it."""
     out: list[RunSource | BlockSource] = []
     notes: list[str] = []
 

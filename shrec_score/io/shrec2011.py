@@ -1,13 +1,6 @@
-"""Reader of SHREC 2011's one-file runs (the 3D Face track's result format)::
-
-    names:method:variant:institute
-    query:rank:distance:result
-    ...
-
-The rules (fields, ranks, the run's name, errors): docs/inputs.md, "SHREC 2011
-runs".  Each query's results go through the ranked-list line rules
-(:func:`shrec_score.io.lists.parse_rows`), strict or ``--lenient``.
-"""
+"""Reader of SHREC 2011's one-file runs (the 3D Face track's ``names:method:variant:institute`` header, then
+``query:rank:distance:result`` lines; the rules: docs/inputs.md, "SHREC 2011 runs"), each query's results read by
+the ranked-list line rules (:func:`shrec_score.io.lists.parse_rows`)."""
 
 from __future__ import annotations
 
@@ -28,13 +21,13 @@ LINE = '"query:rank:distance:result"'
 
 
 def is_shrec2011_header(line: str) -> bool:
-    """Whether a first non-blank line reads as a SHREC 2011 header (four colon-separated fields, a method, no tab)."""
+    """Whether a first non-blank line reads as a SHREC 2011 header (four fields by colons, a method, no tab)."""
     parts = line.strip().split(":")
     return len(parts) == 4 and "\t" not in line and bool(parts[1].strip())
 
 
 def _header(path: str, lines: Iterator[tuple[int, str]]) -> list[str]:
-    """The header's four fields, from the first non-blank of ``lines`` (:func:`~.text.text_lines` of ``path``)."""
+    """The header's four fields, from the first non-blank of ``lines``."""
     for n, line in lines:
         if line.strip():
             parts = [p.strip() for p in line.split(":")]
@@ -57,8 +50,7 @@ def read_shrec2011_run(
     ignorable: list[str] | tuple[str, ...] = (), drops: Counter[str] | None = None, unjudged: int | None = None,
     missing_ok: bool = False, ties: bool = False, spell: Spell | None = None,
 ) -> RankedRun:
-    """A SHREC 2011 run file as a run of ranked lists; the keywords as
-    :func:`~shrec_score.io.lists.read_list_run`'s (``drops``: lines of unknown queries counted too)."""
+    """A SHREC 2011 run file as a run of ranked lists; the keywords as :func:`~.lists.read_list_run`'s."""
     path = source.path
     lines = text_lines(path)  # the header, then the rest of the same pass
     _header(path, lines)
