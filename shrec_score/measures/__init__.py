@@ -1,8 +1,7 @@
 """Retrieval measures: one module per family, and a registry by name."""
 
-from .base import RankBlock
+from .base import GainBlock, RankBlock
 from .dcg import dcg
-from .graded import GainBlock
 from .pr import PR_LEVELS, pr_curve
 from .precision import average_precision, precision_at, recall_at, reciprocal_rank
 from .registry import (

@@ -1,15 +1,12 @@
-"""Cumulated gain vectors CG, DCG and their normalised forms NCG, NDCG.
-
-Source: Järvelin & Kekäläinen, ACM TOIS 20(4), 2002, as used by SHREC 2006 (seeds 002, 003) with the errata of
-seeds/README.md (docs/measures.md): base-2 logarithm, ideal vectors of length Cr.
-"""
+"""Cumulated gain vectors CG, DCG and their normalised forms NCG, NDCG (Järvelin & Kekäläinen, ACM TOIS 20(4),
+2002) as SHREC 2006 uses them (seeds 002, 003; seeds/README.md errata: base-2 logarithm, ideal vectors of length Cr)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from .base import GainBlock
 from .dcg import discount
-from .graded import GainBlock
 
 
 def cumulated_gain(gains: np.ndarray) -> np.ndarray:
@@ -32,15 +29,14 @@ def discounted_cumulated_gain(gains: np.ndarray) -> np.ndarray:
 
 
 def ideal_gains(b: GainBlock, width: int) -> np.ndarray:
-    """Ideal gain vectors: Ch items of the top grade, then Cm of grade 1, then 0."""
+    """Ch items of the top grade, then Cm of grade 1, then 0."""
     i = np.arange(width)[None, :]
     return np.where(i < b.n_highly[:, None], b.top, i < b.n_relevant[:, None]).astype(np.int8)
 
 
 def gain_vectors(b: GainBlock, width: int) -> dict[str, np.ndarray]:
-    """CG, DCG, NCG and NDCG at ranks 1..width, NaN past the end of a list.  NCG[i] = CG[i] / ICG[i]: the
-    ideal vector's gains are 0 past Cr, so its value there is ICG[Cr] (the seeds' ideal of length Cr); NaN
-    where Cr = 0."""
+    """CG, DCG, NCG and NDCG at ranks 1..width, NaN past the end of a list.  NCG[i] = CG[i] / ICG[i], NaN where Cr = 0
+    (past Cr ICG stays at ICG[Cr], the seeds' ideal of length Cr)."""
     g = b.gain_values[:, :width]
     g = np.pad(g, ((0, 0), (0, width - g.shape[1])))
     ideal = ideal_gains(b, width)
@@ -54,9 +50,8 @@ def gain_vectors(b: GainBlock, width: int) -> dict[str, np.ndarray]:
 
 
 def gain_at(b: GainBlock, *, kind: str, k: int) -> np.ndarray:
-    """CG@k, DCG@k, NCG@k or NDCG@k: the vector's value at rank k.
-
-    Empty (NaN) when the list is shorter than k, or Cr = 0 for the normalised forms.
+    """CG@k, DCG@k, NCG@k or NDCG@k: the vector's value at rank k; NaN when the list is shorter than k (or Cr = 0 for
+    the normalised forms).
 
     >>> b = GainBlock.from_gains([[2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]], [6], [5], 1814)
     >>> round(float(gain_at(b, kind="NDCG", k=10)[0]), 7)

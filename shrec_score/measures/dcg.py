@@ -1,8 +1,5 @@
-"""Discounted cumulated gain, PSB form (binary relevance).
-
-Source: Järvelin & Kekäläinen, "Cumulated gain-based evaluation of IR techniques", ACM TOIS 20(4), 2002, as
-normalised by the PSB (Shilane et al. 2004) and SHREC 2018 (seed 000): base-2 logarithm (seeds/README.md, erratum 1).
-"""
+"""Discounted cumulated gain, PSB form (binary relevance): Järvelin & Kekäläinen, ACM TOIS 20(4), 2002, as normalised
+by the PSB (Shilane et al. 2004) and SHREC 2018 (seed 000), base-2 logarithm (seeds/README.md, erratum 1)."""
 
 from __future__ import annotations
 
@@ -22,9 +19,7 @@ def discount(ranks: np.ndarray) -> np.ndarray:
 def dcg(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
     """Normalised DCG over the whole ranked list, PSB form (column ``DCG``).
 
-    .. math::
-        DCG = \\frac{G_1 + \\sum_{i \\ge 2} G_i / \\log_2 i}
-                    {1 + \\sum_{i=2}^{K} 1 / \\log_2 i}
+    .. math:: DCG = \\frac{G_1 + \\sum_{i \\ge 2} G_i / \\log_2 i}{1 + \\sum_{i=2}^{K} 1 / \\log_2 i}
 
     with binary gains G_i.  NaN when K = 0.
 

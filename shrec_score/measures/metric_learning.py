@@ -1,7 +1,5 @@
-"""Metric-learning measures: MAP@R and pytorch-metric-learning's ``AccuracyCalculator`` keys as aliases
-of the measures of the same value (docs/coming-from.md#pytorch-metric-learning: lone queries, the own
-item, ties), and the refusal of "Recall@k", which means two things (:func:`ambiguous_recall`).
-"""
+"""Metric-learning measures: MAP@R, pytorch-metric-learning's ``AccuracyCalculator`` keys as aliases and the
+refusal of "Recall@k", which means two things (docs/coming-from.md#pytorch-metric-learning)."""
 
 from __future__ import annotations
 
@@ -27,24 +25,19 @@ SOURCE = "Musgrave, Belongie & Lim 2020, A Metric Learning Reality Check, sec. 3
 def map_at_r(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
     """MAP@R: average precision over the first R results, R = K the relevant items.
 
-    .. math::
-        \\text{MAP@R} = \\frac{1}{R} \\sum_{i=1}^{R} P(i)\\,\\text{rel}(i)
-        = \\frac{1}{R} \\sum_{j:\\ \\text{rank}_j \\le R} \\frac{j}{\\text{rank}_j}
+    .. math:: \\text{MAP@R} = \\frac{1}{R} \\sum_{i=1}^{R} P(i)\\,\\text{rel}(i)
+              = \\frac{1}{R} \\sum_{j:\\ \\text{rank}_j \\le R} \\frac{j}{\\text{rank}_j}
 
-    with P(i) the precision at rank i, rel(i) 1 if the item at rank i is relevant, rank_j the rank of the j-th
-    relevant item.  Unlike AP, a relevant item past rank R adds nothing, so a ranking that puts every relevant item
-    first scores 1 and one that interleaves them less than AP (e.g. ranks 1, 3 of R = 2: (1/1) / 2 = 0.5,
-    AP = (1 + 2/3) / 2).  NaN when K = 0 (listed, left out of the means).  Source: Musgrave et al., "A Metric
-    Learning Reality Check", ECCV 2020, section 3.2 (pytorch-metric-learning's ``mean_average_precision_at_r``).
+    P(i) the precision at rank i, rank_j the rank of the j-th relevant item: unlike AP, a relevant item past rank R
+    adds nothing.  NaN when K = 0.  Source: Musgrave, Belongie & Lim, "A Metric Learning Reality Check", ECCV 2020,
+    sec. 3.2 (pytorch-metric-learning's ``mean_average_precision_at_r``).
 
     >>> map_at_r(np.array([[1.0, 3.0, 4.0]]), n_relevant=np.array([3])).tolist() == [(1 / 1 + 2 / 3) / 3]
     True
     """
-    r = np.asarray(n_relevant, dtype=np.int64)
     j = np.arange(1, rel_ranks.shape[1] + 1, dtype=np.float64)
-    within = rel_ranks <= r[:, None]
-    total = np.where(within, j[None, :] / np.where(within, rel_ranks, 1.0), 0.0).sum(axis=1)
-    return undefined_without_relevant(total / np.maximum(r, 1), r)
+    total = np.where(rel_ranks <= n_relevant[:, None], j / rel_ranks, 0.0).sum(axis=1)
+    return undefined_without_relevant(total / np.maximum(n_relevant, 1), n_relevant)
 
 
 # under --ties expected: AP's expectation with the cutoff k = R of each query (docs/ties.md, "Average precision")

@@ -1,7 +1,5 @@
-"""Precision-recall curve at fixed recall levels, PSB convention.
-
-Source: the PSB utilities (psbPlot), Shilane et al. 2004; SHREC 2018 (seed 000, "Precision-Recall").
-"""
+"""Precision-recall curve at fixed recall levels, PSB convention: the PSB utilities (psbPlot), Shilane et al. 2004;
+SHREC 2018 (seed 000, "Precision-Recall")."""
 
 from __future__ import annotations
 
@@ -14,17 +12,13 @@ _EPS = 1e-9
 
 
 def pr_curve(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, levels: np.ndarray = PR_LEVELS) -> np.ndarray:
-    """Per-query precision at the given recall levels, PSB convention.
+    """Per-query precision at the given recall levels (n_queries x levels), PSB convention.
 
-    The precision at the k-th hit is k / rank_k (0 if not retrieved).  At recall level r the position p = r K among
-    the hits is taken and the precision is interpolated linearly between the hits on either side of p:
+    .. math:: P(r) = P_{\\lfloor p \\rfloor} + (p - \\lfloor p \\rfloor)
+              (P_{\\lceil p \\rceil} - P_{\\lfloor p \\rfloor}), \\quad p = rK
 
-    .. math::
-        P(r) = P_{\\lfloor p \\rfloor} + (p - \\lfloor p \\rfloor)
-               (P_{\\lceil p \\rceil} - P_{\\lfloor p \\rfloor}), \\quad p = rK
-
-    A query does not contribute to levels below 1/K (p < 1): those cells are NaN, and so is every cell of a query
-    with K = 0.  Shape (n_queries, len(levels)).
+    P_k = k / rank_k the precision at the k-th hit (0 if not retrieved), interpolated between the hits on either
+    side of p.  NaN below 1/K (p < 1) and where K = 0.
 
     >>> r = np.array([[1.0, 4.0, 10.0, 41.0, 44.0]])
     >>> pr_curve(r, n_relevant=np.array([5]), levels=np.array([0.1, 0.2, 0.3, 1.0])).round(6).tolist()

@@ -1,7 +1,6 @@
 """Average precision, precision and recall at a cutoff, reciprocal rank: trec_eval's forms (``map``, ``P_k``,
-``recall_k``, ``recip_rank``; PSB, Shilane et al. 2004).  SHREC 2006's AP is :mod:`.shrec06`'s (erratum 4).
-Each is NaN for a query without a relevant item (K = 0), where trec_eval scores 0 (its names: :mod:`.names`).
-"""
+``recall_k``, ``recip_rank``) but NaN for a query without a relevant item (K = 0), where trec_eval scores 0 (its
+names: :mod:`.names`).  SHREC 2006's AP is :mod:`.shrec06`'s (erratum 4)."""
 
 from __future__ import annotations
 
@@ -15,8 +14,7 @@ def average_precision(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.nd
 
     .. math:: AP = \\frac{1}{K} \\sum_{k=1}^{V_r} \\frac{k}{\\text{rank}_k}
 
-    where rank_k is the rank of the k-th relevant item retrieved; relevant items that were not retrieved contribute
-    0.  Its mean over queries is mAP.
+    rank_k the rank of the k-th relevant item retrieved; unretrieved relevant items count 0.
 
     >>> round(float(average_precision(np.array([[1.0, 4.0, 10.0, 41.0, 44.0]]),
     ...                               n_relevant=np.array([5]))[0]), 6)
@@ -29,9 +27,7 @@ def average_precision(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.nd
 def precision_at(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, k: int) -> np.ndarray:
     """Precision at cutoff k: relevant items in the first k results, divided by k.
 
-    .. math:: P@k = |\\{\\text{relevant in top } k\\}| / k
-
-    As trec_eval's ``P_k``: the divisor is k even when fewer items were retrieved.
+    .. math:: P@k = |\\{\\text{relevant in top } k\\}| / k = \\mathrm{P\\_k}
 
     >>> precision_at(np.array([[1.0, 4.0, 10.0]]), n_relevant=np.array([3]), k=5).tolist()
     [0.4]

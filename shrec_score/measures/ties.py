@@ -7,16 +7,12 @@ group) and every formula with its derivation: docs/ties.md, "The formulas of the
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from .base import RankBlock, ratio, undefined_without_relevant
+from .base import GainBlock, JudgedBlock, RankBlock, ratio, undefined_without_relevant
 from .dcg import discount, psb_ideal
-
-if TYPE_CHECKING:
-    from .graded import GainBlock
-    from .treceval import JudgedBlock
 
 #: Terms of the order-statistic sums evaluated at once (bounds memory).
 CHUNK_TERMS = 4_000_000
