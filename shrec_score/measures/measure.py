@@ -4,6 +4,8 @@ registry (:mod:`.registry`) fills the store with :func:`register` and :data:`PAT
 
 >>> get_measure("mAP").name, get_measure("P_5").name, get_measure("ndcg@10").trec_name
 ('AP', 'P.5', 'ndcg_cut_10')
+>>> get_measure("FP_relevant").higher_is_better, get_measure("P@5").trec_name, get_measure("NDCG@10").trec_name
+(False, 'P_5', None)
 """
 
 from __future__ import annotations
@@ -77,11 +79,7 @@ class Measure:
 
     @property
     def direction(self) -> str:
-        """``"higher"`` or ``"lower"``: which values are better.
-
-        >>> get_measure("FN_highly").direction
-        'lower'
-        """
+        """``"higher"`` or ``"lower"``: which values are better."""
         return "higher" if self.higher_is_better else "lower"
 
     @classmethod
@@ -168,21 +166,18 @@ def aliases_of(name: str) -> list[str]:
     return fixed + family
 
 
-def spellings(k: str = "k") -> list[str]:
-    """Every name and alias, families with cutoff ``k`` (what :func:`did_you_mean` compares with)."""
-    families = [*PATTERNS, *(s for s, _, _ in PATTERN_ALIASES)]
-    return list(REGISTRY) + list(ALIASES) + [f.format(k=k, r="r") for f in families]
-
-
 #: What a family's field is: ``P(rel={r})@{k}``.
 FIELDS = {"k": "a cutoff k", "r": "a level r"}
 
 
+def _family_spellings() -> list[str]:
+    return [*PATTERNS, *(s for s, _, _ in PATTERN_ALIASES)]
+
+
 def _bad_field(name: str) -> str:
-    """What is wrong with a number of ``name`` when a family's spelling matches it but for its numbers
-    (``P@0``, ``NDCG@010``), or empty: the one rule of :func:`get_measure`, a whole number >= 1 written
-    without leading zeros (``NDCG@010`` would be a second column of ``NDCG@10``)."""
-    for spelling in [*PATTERNS, *(s for s, _, _ in PATTERN_ALIASES)]:
+    """What breaks :func:`get_measure`'s rule for a family's number in ``name`` (a whole number >= 1 without leading
+    zeros: ``NDCG@010`` would be a second column of ``NDCG@10``), or empty."""
+    for spelling in _family_spellings():
         if m := _fields_regex(spelling, "([0-9]+)").fullmatch(name):
             fields = dict(zip(re.findall(r"\{([a-z])\}", spelling), m.groups()))
             for field, got in fields.items():
@@ -196,8 +191,7 @@ def _bad_field(name: str) -> str:
 
 
 def did_you_mean(name: str) -> str:
-    """A hint for an unknown name: what is wrong with the number of a family's name, else the nearest
-    other names (difflib), else empty.
+    """A hint for an unknown name: what is wrong with a family's number, else the nearest names (difflib), or empty.
 
     >>> did_you_mean("presicion@10"), did_you_mean("XX"), did_you_mean("P@0")
     (" (did you mean 'precision@10'?)", '', ' (expected a cutoff k >= 1, got 0)')
@@ -208,7 +202,8 @@ def did_you_mean(name: str) -> str:
         return bad
     m = re.search(r"[0-9]+$", name)
     k = str(int(m.group(0))) if m and int(m.group(0)) >= 1 else "k"  # never a name get_measure refuses
-    near = [n for n in difflib.get_close_matches(name, spellings(k), n=4, cutoff=0.75) if n != name][:3]
+    names = list(REGISTRY) + list(ALIASES) + [f.format(k=k, r="r") for f in _family_spellings()]
+    near = [n for n in difflib.get_close_matches(name, names, n=4, cutoff=0.75) if n != name][:3]
     return f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else ""
 
 
@@ -225,8 +220,8 @@ OTHER_COLUMNS: dict[str, bool | None] = {"rank": None, "run": None, "queries": N
 
 
 def column_higher_is_better(column: str) -> bool | None:
-    """Which way is better in a leaderboard column: a measure's direction, :data:`OTHER_COLUMNS`'
-    entry, None for bootstrap bounds (no direction), True for any other column.
+    """Which way is better in a leaderboard column: a measure's direction, :data:`OTHER_COLUMNS`' entry, None for
+    bootstrap bounds, True for any other column.
 
     >>> [column_higher_is_better(c) for c in ("AP", "FP_highly", "tau_b_std", "AP_ci_low", "my_score")]
     [True, False, None, None, True]

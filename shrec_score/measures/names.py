@@ -1,10 +1,6 @@
-"""trec_eval's and ir_measures' names that promise their value, and trec_eval's groups (docs/measures.md).
-
-A name another tool defines gives that tool's number: trec_eval's ``map``, ``Rprec``, ``recip_rank``, ``P.k`` and
-``recall.k`` score a topic without a relevant document 0 and count it, where their twins ``AP``, ``FT``, ``RR``,
-``P@k`` and ``R@k`` leave it out of the mean.  Also ir_measures' ``P(rel=r)@k`` and ``IPrec@x``, and
-:func:`expand_names` (``official``, ``P.5,10,20``).
-"""
+"""trec_eval's and ir_measures' names, each giving that tool's number (``map``: 0 and counted for a topic without a
+relevant document, where ``AP`` leaves it out), trec_eval's groups and shortcuts (``official``, ``P.5,10,20``), and
+how a typed name becomes a column (docs/measures.md)."""
 
 from __future__ import annotations
 
@@ -51,8 +47,7 @@ def precision_at_level(block: JudgedBlock, *, rel: int, k: int) -> np.ndarray:
 
     .. math:: P_r@k = |\\{i \\le k: g_i \\ge r\\}| / k
 
-    The level is the name's, not ``--rel-level``; 0 (counted) when the topic has no document of grade >= r, as
-    trec_eval's ``P_k`` with ``-l r``.  Source: ir_measures ``P(rel=r)@k`` (trec_eval m_P.c).
+    r is the name's, not ``--rel-level``.  Source: ir_measures ``P(rel=r)@k`` (= trec_eval m_P.c with ``-l r``).
 
     >>> precision_at_level(JudgedBlock.from_lists([[2, 1, 3, -1]], [[0, 1, 1, 1]]), rel=2, k=4).tolist()
     [0.5]
@@ -98,10 +93,9 @@ _PARAMETER = re.compile(r"([A-Za-z_]+\.)[0-9]+")
 
 
 def expand_names(names: Iterable[str]) -> list[str]:
-    """Measure names with trec_eval's shortcuts expanded: a group (``official``) becomes its measures;
-    ``P.5,10,20`` (one string, or split on commas: a bare number continues the name before it) becomes
-    ``P.5``, ``P.10``, ``P.20``.  KeyError for a group shrec-score cannot honour (``all_trec``, with the
-    reason) and for a bare number with no ``name.k`` before it.
+    """Measure names with trec_eval's shortcuts expanded: a group (``official``) becomes its measures, a bare number
+    continues the ``name.k`` before it (``P.5,10``).  KeyError for a group shrec-score cannot honour (``all_trec``, with
+    the reason) and for a bare number with no ``name.k`` before it.
 
     >>> expand_names(["P.5,10", "ndcg_cut.20", "30", "AP"])
     ['P.5', 'P.10', 'ndcg_cut.20', 'ndcg_cut.30', 'AP']
@@ -113,24 +107,19 @@ def expand_names(names: Iterable[str]) -> list[str]:
             continue
         if name in REFUSED_GROUPS:
             raise KeyError(f"{name}: {REFUSED_GROUPS[name]}")
-        if name in GROUPS:
-            out.extend(GROUPS[name])
-            prefix = None
-            continue
         if name.isdigit():
             if prefix is None:
                 raise KeyError(f"{name}: a bare number continues a trec_eval name with a dot (P.5,10), but nothing precedes it")
             name = prefix + name
         m = _PARAMETER.fullmatch(name)
         prefix = m.group(1) if m else None
-        out.append(name)
+        out.extend(GROUPS.get(name, [name]))
     return out
 
 
 def typed_measure(name: str) -> Measure:
-    """The measure ``name`` computes, under ``name`` as typed: the one place a typed name becomes a column
-    (``-m ndcg@10`` computes ``ndcg_cut.10`` in a column ``ndcg@10``); every other lookup by column
-    (:func:`get_measure`, :func:`trec_name`) resolves the typed name again.
+    """The measure ``name`` computes, under ``name`` as typed (``-m ndcg@10``: ``ndcg_cut.10`` in a column ``ndcg@10``):
+    the one place a typed name becomes a column; every other lookup by column resolves the typed name again.
 
     >>> m = typed_measure("ndcg@10"); m.name, m.trec_name, typed_measure("AP") is get_measure("AP")
     ('ndcg@10', 'ndcg_cut_10', True)
@@ -150,9 +139,8 @@ def column_for(name: str, columns: Sequence[str]) -> str | None:
 
 
 def trec_name(column: str) -> str | None:
-    """trec_eval's name of a column where its values are trec_eval's, else None: for a SHREC measure with
-    a trec_eval twin (``AP``, ``NN``, ``P@5``: a topic without relevant documents left out of the mean) and
-    for a column that is no measure.
+    """trec_eval's name of a column where its values are trec_eval's, else None (a SHREC measure with a trec_eval
+    twin, ``AP``, leaves a topic without relevant documents out of the mean; a column that is no measure).
 
     >>> [trec_name(c) for c in ("map", "precision@5", "ndcg@10", "AP", "P@5", "NN", "NDCG@10", "tau_b")]
     ['map', 'P_5', 'ndcg_cut_10', None, None, None, None, None]

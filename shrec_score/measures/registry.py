@@ -1,9 +1,5 @@
-"""Registry of measures by name: the one source of the CSV columns, the ``shrec-score measures``
-listing, the help texts and each measure's direction and trec_eval name (docs/measures.md).
-
->>> get_measure("FP_relevant").higher_is_better, get_measure("P@5").trec_name, get_measure("NDCG@10").trec_name
-(False, 'P_5', None)
-"""
+"""Registry of measures by name: the one source of the CSV columns, the ``shrec-score measures`` listing, the help
+texts and each measure's direction and trec_eval name (docs/measures.md)."""
 
 from __future__ import annotations
 
@@ -14,22 +10,8 @@ from typing import Any
 import numpy as np
 
 from . import shapenet, shrec06, ties, treceval
-from .cumgain import gain_at
-from .dcg import dcg
-from .measure import (  # noqa: F401  (the registry's callers import the lookup and column helpers from here)
-    DISPLAY,
-    PATTERNS,
-    REGISTRY,
-    Measure,
-    Settings,
-    aliases_of,
-    column_higher_is_better,
-    did_you_mean,
-    display_name,
-    get_measure,
-    known_measures,
-    register,
-)
+from .cumgain import dcg, gain_at
+from .measure import PATTERNS, REGISTRY, Measure, Settings, aliases_of, register
 from .precision import average_precision, precision_at, recall_at, reciprocal_rank
 from .tiers import E_DEPTH, e_measure, first_tier, nearest_neighbor, second_tier
 from .treceval import IPREC_LEVELS

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import GainBlock, precision_sum, ratio
-from .dcg import discount
+from .cumgain import discount
 
 #: Ranked lists are cut to this many items before scoring, and C is at most this.
 CUTOFF = 1000

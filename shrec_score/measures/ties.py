@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .base import GainBlock, JudgedBlock, RankBlock, ratio, undefined_without_relevant
-from .dcg import discount, psb_ideal
+from .cumgain import discount, psb_ideal
 
 #: Terms of the order-statistic sums evaluated at once (bounds memory).
 CHUNK_TERMS = 4_000_000
