@@ -7,9 +7,7 @@ import re
 
 import numpy as np
 
-from . import ties
 from .base import undefined_without_relevant
-from .measure import ALIASES, Measure, register
 
 #: AccuracyCalculator's key -> the shrec-score measure of the same value.
 ACCURACY_CALCULATOR = {
@@ -39,11 +37,6 @@ def map_at_r(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
     total = np.where(rel_ranks <= n_relevant[:, None], j / rel_ranks, 0.0).sum(axis=1)
     return undefined_without_relevant(total / np.maximum(n_relevant, 1), n_relevant)
 
-
-# under --ties expected: AP's expectation with the cutoff k = R of each query (docs/ties.md, "Average precision")
-register(Measure.of("MAP@R", map_at_r, source=SOURCE,
-                    expected=lambda b: ties.expected_ap(b, b.n_relevant.astype(np.float64))))
-ALIASES.update(ACCURACY_CALCULATOR)
 
 #: Names read as "recall at k" that mean two things in evaluate(): R@k, Recall@k (any case).
 _RECALL = re.compile(r"(?:R|(?i:recall))@([1-9][0-9]*)")

@@ -6,74 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
-import numpy as np
-
-from .measure import ALIASES, PATTERNS, REGISTRY, Measure, get_measure, register
-from .treceval import IPREC_LEVELS, JudgedBlock, iprec_at_recall
-
-
-def _twin(name: str, ours: Measure, trec_name: str, ir_name: str) -> Measure:
-    """``ours`` under trec_eval's name, 0 (counted) where ``ours`` is empty for K = 0; ``ir_name`` ir_measures' name
-    of that value (ir_measures' AP, RR, P@k and R@k are spelled as our measures, which leave such a topic out)."""
-
-    def zero(f: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
-        return lambda b, s: np.where(b.n_relevant > 0, f(b, s), 0.0)  # trec_eval's rule
-
-    prefix = name.split(".")[0]
-    return Measure(
-        name, f"trec_eval's {trec_name}: {ours.name}, but a topic without relevant documents scores 0 and counts in the mean",
-        zero(ours.compute), trec_name=trec_name, source=f"trec_eval m_{prefix}.c", ir_name=ir_name,
-        params=f"k: the cutoff in the name ({prefix}.10)" if "." in name else "",
-        expected=zero(ours.expected or ours.compute),
-    )
-
-
-def _family_twin(prefix: str, ours: str) -> None:
-    make = PATTERNS[ours]
-    PATTERNS[prefix + ".{k}"] = lambda k: _twin(f"{prefix}.{k}", make(k), f"{prefix}_{k}", ours.format(k=k))
-
-
-# trec_eval's names of AP, FT and RR, then of the P@k and R@k families (P.k, recall.k)
-for _name, _ours, _ir in (("map", "AP", "AP"), ("Rprec", "FT", "Rprec"), ("recip_rank", "RR", "RR")):
-    register(_twin(_name, REGISTRY[_ours], _name, _ir))
-_family_twin("P", "P@{k}")
-_family_twin("recall", "R@{k}")
-
-
-def precision_at_level(block: JudgedBlock, *, rel: int, k: int) -> np.ndarray:
-    """ir_measures' P(rel=r)@k: items of grade >= r in the first k ranks, divided by k.
-
-    .. math:: P_r@k = |\\{i \\le k: g_i \\ge r\\}| / k
-
-    r is the name's, not ``--rel-level``.  Source: ir_measures ``P(rel=r)@k`` (= trec_eval m_P.c with ``-l r``).
-
-    >>> precision_at_level(JudgedBlock.from_lists([[2, 1, 3, -1]], [[0, 1, 1, 1]]), rel=2, k=4).tolist()
-    [0.5]
-    """
-    return np.asarray((block.grades[:, :k] >= rel).sum(axis=1) / k, dtype=np.float64)
-
-
-PATTERNS["P(rel={r})@{k}"] = lambda rel, k: Measure.of(
-    f"P(rel={rel})@{k}", precision_at_level, kind="judged", kw={"rel": rel, "k": k},
-    summary="ir_measures' P(rel=r)@k: grade >= r in the first k ranks / k (r: the name's level, not --rel-level)",
-    params="r, k: the level and the cutoff in the name (P(rel=2)@10)",
-    source="ir_measures P(rel=r)@k; trec_eval m_P.c with -l r",
-    ties_exact=False,  # the tie groups' means are kept for --rel-level only
-)
-
-# ir_measures' IPrec@x is pytrec_eval's, i.e. trec_eval 9's cutoff (long)(x R + 0.9); trec_eval 10's
-# iprec_at_recall_x (lround) differs on some topics, so it is registered under its own name, not as an alias.
-for _x in IPREC_LEVELS:
-    register(Measure.of(
-        f"IPrec@{_x:.1f}", iprec_at_recall, kind="judged", kw={"level": _x, "rounding": "v9"},
-        summary="ir_measures' IPrec@x: interpolated precision at recall x, trec_eval 9's cutoff (long)(x R + 0.9)",
-        params="rel_level: Settings.rel_level, --rel-level",
-        source="ir_measures IPrec@x (pytrec_eval: trec_eval 9.0 m_iprec_at_recall.c)", ties_exact=False,
-    ))
-
-ALIASES.update({"IPrec@0": "IPrec@0.0", "IPrec@1": "IPrec@1.0"})
+from .measure import Measure, get_measure
+from .treceval import IPREC_LEVELS
 
 #: trec_eval's groups of measures (``-m official``), as shortcuts.
 OFFICIAL = (

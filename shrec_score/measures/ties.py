@@ -1,9 +1,6 @@
-"""Exact expected values over every order of tied items (``ties="expected"``).
-
-Source: McSherry & Najork, ECIR 2008; the model, the notation (``s``, ``n``, ``r``, ``b`` of a relevant item's tie
-group) and every formula with its derivation: docs/ties.md, "The formulas of the expected mode".
-``tests/test_ties*.py`` checks each against the mean over every arrangement.
-"""
+"""Exact expected values over every order of tied items (``ties="expected"``; McSherry & Najork, ECIR 2008).  The
+model, the notation (``s``, ``n``, ``r``, ``b`` of a relevant item's tie group) and each formula's derivation:
+docs/ties.md, "The formulas of the expected mode"."""
 
 from __future__ import annotations
 
@@ -26,9 +23,8 @@ def _prefix_sums(f: Any, top: int) -> np.ndarray:
 
 
 class Items:
-    """The retrieved relevant items of a block with their tie groups, flattened: per item (rows in
-    order, ranks ascending) ``row``, ``col`` (its index among the row's relevant items), ``s``,
-    ``n``, ``r`` and ``b`` (docs/ties.md)."""
+    """The retrieved relevant items of a block with their tie groups, flattened: per item (rows in order, ranks
+    ascending) ``row``, ``col`` (its index among the row's relevant items), ``s``, ``n``, ``r`` and ``b``."""
 
     def __init__(self, start: np.ndarray, size: np.ndarray, valid: np.ndarray) -> None:
         self.shape = valid.shape
@@ -56,21 +52,16 @@ class Items:
         """Sum of per-item values per row."""
         return np.bincount(self.row, weights=values, minlength=self.shape[0])[: self.shape[0]]
 
-
-def expected_hits(items: Items, depth: float | np.ndarray) -> np.ndarray:
-    """E[relevant items in the first ``depth`` ranks] per row (depth scalar or per row)."""
-    d = np.asarray(depth, dtype=np.float64)
-    k = d[items.row] if d.ndim else d
-    m = np.clip(np.minimum(k - items.s, items.n), 0, None)  # places of the group within depth
-    return items.per_row(np.where(items.leader, items.r * m / items.n, 0.0))
+    def within(self, depth: float | np.ndarray) -> np.ndarray:
+        """Per item, the places of its group within the first ``depth`` ranks (depth scalar or per row)."""
+        d = np.asarray(depth, dtype=np.float64)
+        return np.clip(np.minimum((d[self.row] if d.ndim else d) - self.s, self.n), 0, None)
 
 
 def expected_precision_sum(items: Items, cutoff: float | np.ndarray = np.inf) -> np.ndarray:
     """E[sum over relevant items ranked within ``cutoff`` of the precision at their rank] per row."""
     s, n, r, b = items.s, items.n, items.r, items.b
-    k = np.asarray(cutoff, dtype=np.float64)
-    k = k[items.row] if k.ndim else k
-    m = np.clip(np.minimum(k - s, n), 0, None).astype(np.int64)
+    m = items.within(cutoff).astype(np.int64)
     h = _prefix_sums(np.reciprocal, int((s + m).max(initial=0)))
     dh = h[s + m] - h[s]
     share = np.where(n > 1, (r - 1) / np.maximum(n - 1, 1), 0.0)
@@ -139,7 +130,9 @@ def expected_dcg(block: RankBlock) -> np.ndarray:
 def expected_share(block: RankBlock, depth: np.ndarray | float, divisor: np.ndarray | float) -> np.ndarray:
     """E[hits in the first ``depth``] / ``divisor`` (NN, FT, ST, P@k, R@k; E is twice that over min(depth, Va) + K);
     NaN when K = 0."""
-    return undefined_without_relevant(expected_hits(Items.of(block), depth) / np.maximum(divisor, 1), block.n_relevant)
+    items = Items.of(block)
+    hits = items.per_row(np.where(items.leader, items.r * items.within(depth) / items.n, 0.0))
+    return undefined_without_relevant(hits / np.maximum(divisor, 1), block.n_relevant)
 
 
 def expected_ap_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
