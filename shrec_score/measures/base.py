@@ -84,10 +84,9 @@ class GainBlock:
     def level(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         """(is-relevant matrix, C) for ``"highly"`` or ``"relevant"``; the expected indicator (float) under
         ``ties="expected"``."""
-        highly = name == "highly"
-        if self.ties is not None:
-            return (self.ties.highly, self.n_highly) if highly else (self.ties.relevant, self.n_relevant)
-        return (self.gains >= self.top, self.n_highly) if highly else (self.gains >= 1, self.n_relevant)
+        if name == "highly":
+            return (self.gains >= self.top if self.ties is None else self.ties.highly), self.n_highly
+        return (self.gains >= 1 if self.ties is None else self.ties.relevant), self.n_relevant
 
 
 @dataclass(frozen=True)

@@ -32,11 +32,8 @@ def count_inversions(a: np.ndarray) -> int:
         pair = idx // (2 * width)
         in_right = (idx % (2 * width)) >= width
         key = pair * base + a
-        left_keys = key[~in_right]
-        right_pair = pair[in_right]
-        not_greater = np.searchsorted(left_keys, key[in_right], side="right")
-        # left blocks before this pair are all full (width each)
-        inversions += int(((right_pair + 1) * width - not_greater).sum())
+        not_greater = np.searchsorted(key[~in_right], key[in_right], side="right")
+        inversions += int(((pair[in_right] + 1) * width - not_greater).sum())  # the left blocks before are full
         key.sort()
         a = key - (key // base) * base
         width *= 2

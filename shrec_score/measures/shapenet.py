@@ -1,7 +1,7 @@
 """SHREC'16/'17 ShapeNet Core55: the official summary measures (the organisers' Metrics.js; docs/evaluators.md).
 
 Every list is cut to its first 1000 items: N its length after the cut, g_i the taxonomy grade at rank i (relevant
-when > 0), C = min(models of the query's synset with the query, 1000).
+when > 0), C = min(models of the query's synset with the query, 1000); 0 / 0 is 0 unless said otherwise.
 """
 
 from __future__ import annotations
@@ -24,8 +24,6 @@ def precision_at_n(b: GainBlock) -> np.ndarray:
 
     .. math:: P@N = |\\{i \\le N : g_i > 0\\}| / N
 
-    0 for an empty list.  Source: Metrics.js.
-
     >>> b = GainBlock.from_gains([[3, 0, 1, 2], []], [1, 1], [3, 3], -1, top=3)
     >>> precision_at_n(b).tolist()
     [0.75, 0.0]
@@ -38,7 +36,7 @@ def recall_at_n(b: GainBlock) -> np.ndarray:
 
     .. math:: R@N = |\\{i \\le N : g_i > 0\\}| / \\min(C_r, 1000)
 
-    NaN when C = 0.  Source: Metrics.js.
+    NaN when C = 0.
 
     >>> b = GainBlock.from_gains([[3, 0, 1, 2]], [1], [4], -1, top=3)
     >>> recall_at_n(b).tolist()  # 3 of C = 5
@@ -53,7 +51,7 @@ def f1_at_n(b: GainBlock) -> np.ndarray:
 
     .. math:: F1@N = \\frac{2 \\, P@N \\, R@N}{P@N + R@N}
 
-    NaN when R@N is (C = 0).  Source: Metrics.js.
+    NaN when R@N is (C = 0).
 
     >>> b = GainBlock.from_gains([[3, 0, 1, 2], [0, 0]], [1, 1], [4, 4], -1, top=3)
     >>> [round(x, 12) for x in f1_at_n(b).tolist()]  # 2 * 0.75 * 0.6 / 1.35
@@ -68,7 +66,7 @@ def average_precision_retrieved(b: GainBlock) -> np.ndarray:
 
     .. math:: AP = \\frac{1}{V} \\sum_{i \\le N, g_i > 0} \\frac{|\\{j \\le i : g_j > 0\\}|}{i}
 
-    V the relevant items among the first N (not K); 0 when V = 0.  Source: Metrics.js.
+    V the relevant items among the first N (not K).
 
     >>> b = GainBlock.from_gains([[3, 0, 1, 2], [0, 0]], [1, 1], [4, 4], -1, top=3)
     >>> average_precision_retrieved(b).tolist() == [(1/1 + 2/3 + 3/4) / 3, 0.0]
@@ -87,7 +85,7 @@ def ndcg_retrieved(b: GainBlock) -> np.ndarray:
 
     .. math:: NDCG = \\frac{g_1 + \\sum_{i=2}^{N} g_i / \\log_2 i}{g^*_1 + \\sum_{i=2}^{N} g^*_i / \\log_2 i}
 
-    g* the first N grades sorted descending; 0 when no grade is > 0 (0/0 in the official code).  Source: Metrics.js.
+    g* the first N grades sorted descending (0 / 0 is NaN in the official code).
 
     >>> import math
     >>> b = GainBlock.from_gains([[1, 3], [0, 0]], [1, 1], [4, 4], -1, top=3)

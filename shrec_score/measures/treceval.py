@@ -1,5 +1,5 @@
-"""trec_eval's measures under trec_eval's names, on the judged grade at each rank (:class:`JudgedBlock`); a topic
-without a relevant document scores what trec_eval gives it and counts in the mean (docs/measures.md)."""
+"""trec_eval's measures under trec_eval's names (each as its ``m_<name>.c``), on the judged grade at each rank
+(:class:`JudgedBlock`); a value whose divisor is 0 (a topic with R = 0) is 0 and counts in the mean, as there."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def ndcg(block: JudgedBlock, *, k: int | None = None) -> np.ndarray:
     .. math:: \\mathrm{nDCG@k} = \\sum_{i=1}^{k} g_i / \\log_2(i + 1) \\Big/ \\sum_{i=1}^{k} g^*_i / \\log_2(i + 1)
 
     g_i the grade at rank i (0 unjudged or negative), g* the topic's judged grades descending; without k (ndcg_cut.k)
-    the sums run over the list and every grade above 0; 0 when none is.  Source: trec_eval m_ndcg.c, m_ndcg_cut.c.
+    the sums run over the list and every grade above 0 (m_ndcg.c; with k, m_ndcg_cut.c).
 
     >>> b = JudgedBlock.from_lists([[0, 2, 1]], [[1, 1, 1]])
     >>> round(float(ndcg(b, k=2)[0]), 6), round((2 / math.log2(3)) / (2 + 1 / math.log2(3)), 6)
@@ -39,8 +39,6 @@ def map_cut(block: JudgedBlock, *, k: int | None = None) -> np.ndarray:
     """trec_eval map_cut.k: average precision over the first k ranks, divided by all R relevant.
 
     .. math:: \\mathrm{AP@k} = \\frac{1}{R} \\sum_{i \\le k,\\ \\mathrm{rel}(i)} \\frac{|\\{j \\le i: \\mathrm{rel}(j)\\}|}{i}
-
-    0 when R = 0; without k, trec_eval's AP (``map``, :func:`gm_map`).  Source: trec_eval m_map_cut.c.
 
     >>> float(map_cut(JudgedBlock.from_lists([[1, 0, 1]], [[1, 3]]), k=2)[0]) == (1 / 1) / 3
     True
@@ -65,7 +63,7 @@ def bpref(block: JudgedBlock) -> np.ndarray:
     .. math:: \\mathrm{bpref} = \\frac{1}{R} \\sum_{r\\ \\mathrm{retrieved\\ relevant}} \\left(1 - \\frac{\\min(n_r, R)}{\\min(N, R)}\\right)
 
     n_r judged non-relevant items above r (the term is 1 when 0), R judged relevant, N judged non-relevant; unjudged
-    items are passed over; 0 when R = 0.  Source: trec_eval m_bpref.c (Buckley & Voorhees 2004).
+    items are passed over (Buckley & Voorhees 2004).
 
     >>> float(bpref(JudgedBlock.from_lists([[1, 0, -1, 1]], [[2, 2]]))[0]) == (1 + (1 - 1 / 2)) / 2
     True
@@ -119,7 +117,7 @@ def gm_map(block: JudgedBlock) -> np.ndarray:
 
     .. math:: \\mathrm{gm\\_map}_q = \\ln \\max(\\mathrm{AP}_q, 10^{-5}), \\qquad \\mathrm{GMAP} = \\exp\\Big(\\frac{1}{Q}\\sum_q \\mathrm{gm\\_map}_q\\Big)
 
-    Source: trec_eval m_gm_map.c (Robertson 2006).
+    Robertson 2006.
 
     >>> round(float(gm_map(JudgedBlock.from_lists([[1, 0]], [[1, 2]]))[0]), 6), round(math.log(0.5), 6)
     (-0.693147, -0.693147)
@@ -132,7 +130,7 @@ def set_f(block: JudgedBlock) -> np.ndarray:
 
     .. math:: F = \\frac{2 P R}{P + R}, \\quad P = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_ret}},\\ R = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_rel}}
 
-    trec_eval's default beta (it weighs by beta, not beta squared); 0 when nothing relevant is retrieved.
+    trec_eval's default beta (it weighs by beta, not beta squared).
 
     >>> float(set_f(JudgedBlock.from_lists([[1, 0]], [[1, 2]]))[0]) == 2 * (1 / 2) * (1 / 2) / (1 / 2 + 1 / 2)
     True
