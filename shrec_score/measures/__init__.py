@@ -3,8 +3,14 @@
 from .base import GainBlock, RankBlock
 from .cumgain import dcg
 from .measure import Measure, Settings, column_higher_is_better, get_measure, known_measures
-from .pr import PR_LEVELS, pr_curve
-from .precision import average_precision, precision_at, recall_at, reciprocal_rank
+from .precision import (
+    PR_LEVELS,
+    average_precision,
+    pr_curve,
+    precision_at,
+    recall_at,
+    reciprocal_rank,
+)
 from .registry import (
     DEFAULT_BINARY,
     DEFAULT_GRADED,

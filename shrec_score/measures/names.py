@@ -1,6 +1,7 @@
-"""trec_eval's and ir_measures' names, each giving that tool's number (``map``: 0 and counted for a topic without a
-relevant document, where ``AP`` leaves it out), trec_eval's groups and shortcuts (``official``, ``P.5,10,20``), and
-how a typed name becomes a column (docs/measures.md)."""
+"""Other tools' names: trec_eval's and ir_measures', each giving that tool's number (``map``: 0 and counted for a
+topic without a relevant document, where ``AP`` leaves it out), trec_eval's groups and shortcuts (``official``,
+``P.5,10,20``), pytorch-metric-learning's keys and the refusal of its "Recall@k", which means two things
+(docs/coming-from.md); and how a typed name becomes a column (docs/measures.md)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,14 @@ REFUSED_GROUPS = {
     "ask for 'official' or name the measures",
 }
 _PARAMETER = re.compile(r"([A-Za-z_]+\.)[0-9]+")
+
+#: AccuracyCalculator's key -> the shrec-score measure of the same value.
+ACCURACY_CALCULATOR = {
+    "precision_at_1": "NN",
+    "r_precision": "FT",
+    "mean_average_precision_at_r": "MAP@R",
+    "mean_reciprocal_rank": "RR",
+}
 
 
 def expand_names(names: Iterable[str]) -> list[str]:
@@ -88,3 +97,28 @@ def trec_name(column: str) -> str | None:
     if m.trec_name is None or (m.kind == "binary" and get_measure(m.trec_name).name != m.name):
         return None  # a SHREC measure whose trec_eval name is its twin's (AP: map)
     return m.trec_name
+
+
+#: Names read as "recall at k" that mean two things in evaluate(): R@k, Recall@k (any case).
+_RECALL = re.compile(r"(?:R|(?i:recall))@([1-9][0-9]*)")
+
+
+def ambiguous_recall(name: object) -> str | None:
+    """The message for a recall-at-k name whose meaning depends on the field, or None.
+
+    >>> ambiguous_recall("AP") is None, ambiguous_recall("recall.10") is None
+    (True, True)
+    >>> print(ambiguous_recall("Recall@1"))  # doctest: +NORMALIZE_WHITESPACE
+    measures: 'Recall@1' means two things, so it is not guessed: IR recall at 1 (relevant items
+    in the first 1 / K: ask for 'recall.1') or the metric-learning Recall@1 (1 if a relevant item
+    is in the first 1: ask for 'success.1')
+    """
+    m = _RECALL.fullmatch(name) if isinstance(name, str) else None
+    if m is None:
+        return None
+    k = m.group(1)
+    return (
+        f"measures: {name!r} means two things, so it is not guessed: IR recall at {k} "
+        f"(relevant items in the first {k} / K: ask for 'recall.{k}') or the metric-learning "
+        f"Recall@{k} (1 if a relevant item is in the first {k}: ask for 'success.{k}')"
+    )

@@ -9,10 +9,11 @@ from typing import Any
 
 import numpy as np
 
-from . import metric_learning, shapenet, shrec06, ties, treceval
+from . import shapenet, shrec06, ties, treceval
 from .cumgain import dcg, gain_at
 from .measure import ALIASES, PATTERNS, REGISTRY, Measure, Settings, aliases_of, register
-from .precision import average_precision, precision_at, recall_at, reciprocal_rank
+from .names import ACCURACY_CALCULATOR
+from .precision import average_precision, map_at_r, precision_at, recall_at, reciprocal_rank
 from .tiers import E_DEPTH, e_measure, first_tier, nearest_neighbor, second_tier
 from .treceval import IPREC_LEVELS
 
@@ -162,11 +163,12 @@ SHOWN_GRADED = ("ADR", "AP_highly", "AP_relevant", "FT_highly", "FT_relevant", "
 DEFAULT_BINARY = ("NN", "FT", "ST", "E", "DCG", "AP")
 
 
-# MAP@R, then pytorch-metric-learning's AccuracyCalculator keys as aliases (measures/metric_learning.py); under
-# --ties expected: AP's expectation with the cutoff k = R of each query (docs/ties.md, "Average precision")
-register(Measure.of("MAP@R", metric_learning.map_at_r, source=metric_learning.SOURCE,
+# MAP@R, then pytorch-metric-learning's AccuracyCalculator keys as aliases; under --ties expected: AP's
+# expectation with the cutoff k = R of each query (docs/ties.md, "Average precision")
+_METRIC_LEARNING = "Musgrave, Belongie & Lim 2020, A Metric Learning Reality Check, sec. 3.2; pytorch-metric-learning AccuracyCalculator"
+register(Measure.of("MAP@R", map_at_r, source=_METRIC_LEARNING,
                     expected=lambda b: ties.expected_ap(b, b.n_relevant.astype(np.float64))))
-ALIASES.update(metric_learning.ACCURACY_CALCULATOR)
+ALIASES.update(ACCURACY_CALCULATOR)
 
 
 # trec_eval's names of AP, FT and RR, then of the P@k and R@k families (P.k, recall.k), after the measures they

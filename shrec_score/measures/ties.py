@@ -104,7 +104,7 @@ def expected_rr(block: RankBlock) -> np.ndarray:
 
 
 def expected_precision_at_hits(block: RankBlock) -> np.ndarray:
-    """E[j / rank_j] for the j-th relevant item (queries x k_max, NaN past K): what :func:`.pr.interpolate_pr` reads."""
+    """E[j / rank_j] for the j-th relevant item (queries x k_max, NaN past K): what ``interpolate_pr`` reads."""
     items = Items.of(block)
     prec = np.zeros(np.shape(block.rel_ranks))
     j = items.col + 1
