@@ -54,8 +54,7 @@ def discounted_cumulated_gain(gains: np.ndarray) -> np.ndarray:
     >>> discounted_cumulated_gain(np.array([[2, 2, 1]])).round(5).tolist()
     [[2.0, 4.0, 4.63093]]
     """
-    d = discount(np.arange(1, gains.shape[1] + 1))
-    return np.cumsum(gains * d[None, :], axis=1)
+    return np.cumsum(gains * discount(np.arange(1, gains.shape[1] + 1))[None, :], axis=1)
 
 
 def ideal_gains(b: GainBlock, width: int) -> np.ndarray:

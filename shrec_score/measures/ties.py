@@ -26,7 +26,12 @@ class Items:
     """The retrieved relevant items of a block with their tie groups, flattened: per item (rows in order, ranks
     ascending) ``row``, ``col`` (its index among the row's relevant items), ``s``, ``n``, ``r`` and ``b``."""
 
-    def __init__(self, start: np.ndarray, size: np.ndarray, valid: np.ndarray) -> None:
+    def __init__(self, block: Any, relevant: np.ndarray | None = None) -> None:
+        """A RankBlock's items, or those of a dense block's tie groups (``relevant``: its indicator matrix)."""
+        if relevant is None:
+            start, size, valid = block.group_start, block.group_size, np.isfinite(block.rel_ranks)
+        else:
+            start, size, valid = block.ties.start, block.ties.size, relevant
         self.shape = valid.shape
         self.row = np.nonzero(valid)[0]
         self.col = np.arange(self.row.size) - np.searchsorted(self.row, self.row)  # index among the row's relevant items
@@ -40,13 +45,6 @@ class Items:
         #: the first item of each group: group sums are taken once per group (r times an item's expectation, one
         #: rounding), so that a group whose every entry is relevant gives exact integers
         self.leader = new
-
-    @classmethod
-    def of(cls, block: Any, relevant: np.ndarray | None = None) -> Items:
-        """A RankBlock's items, or those of a dense block's tie groups (``relevant``: its indicator matrix)."""
-        if relevant is None:
-            return cls(block.group_start, block.group_size, np.isfinite(block.rel_ranks))
-        return cls(block.ties.start, block.ties.size, relevant)
 
     def per_row(self, values: np.ndarray) -> np.ndarray:
         """Sum of per-item values per row."""
@@ -96,7 +94,7 @@ def expected_inverse_rank(s: np.ndarray, n: np.ndarray, r: np.ndarray, i: np.nda
 
 def expected_rr(block: RankBlock) -> np.ndarray:
     """Expected reciprocal rank (see the module): 0 when nothing relevant is retrieved; NaN when K = 0."""
-    items = Items.of(block)
+    items = Items(block)
     first = items.col == 0
     value = np.zeros(block.rel_ranks.shape[0])
     value[items.row[first]] = expected_inverse_rank(items.s[first], items.n[first], items.r[first], np.ones(int(first.sum()), dtype=np.int64))
@@ -105,7 +103,7 @@ def expected_rr(block: RankBlock) -> np.ndarray:
 
 def expected_precision_at_hits(block: RankBlock) -> np.ndarray:
     """E[j / rank_j] for the j-th relevant item (queries x k_max, NaN past K): what ``interpolate_pr`` reads."""
-    items = Items.of(block)
+    items = Items(block)
     prec = np.zeros(np.shape(block.rel_ranks))
     j = items.col + 1
     prec[items.row, items.col] = j * expected_inverse_rank(items.s, items.n, items.r, j - items.b)
@@ -116,12 +114,12 @@ def expected_precision_at_hits(block: RankBlock) -> np.ndarray:
 def expected_ap(block: RankBlock, cutoff: float | np.ndarray = np.inf) -> np.ndarray:
     """Expected AP (trec_eval map per query): E[precision sum within ``cutoff``] / K (MAP@R: cutoff K); NaN when K = 0."""
     k = block.n_relevant
-    return undefined_without_relevant(expected_precision_sum(Items.of(block), cutoff) / np.maximum(k, 1), k)
+    return undefined_without_relevant(expected_precision_sum(Items(block), cutoff) / np.maximum(k, 1), k)
 
 
 def expected_dcg(block: RankBlock) -> np.ndarray:
     """Expected PSB DCG: E[sum over relevant items of discount(rank)] over the ideal (the same in every order)."""
-    items = Items.of(block)
+    items = Items(block)
     cum = _prefix_sums(discount, int((items.s + items.n).max(initial=0)))
     actual = items.per_row((cum[items.s + items.n] - cum[items.s]) / items.n)
     return undefined_without_relevant(actual / psb_ideal(block.rel_ranks.shape[1], block.n_relevant), block.n_relevant)
@@ -130,7 +128,7 @@ def expected_dcg(block: RankBlock) -> np.ndarray:
 def expected_share(block: RankBlock, depth: np.ndarray | float, divisor: np.ndarray | float) -> np.ndarray:
     """E[hits in the first ``depth``] / ``divisor`` (NN, FT, ST, P@k, R@k; E is twice that over min(depth, Va) + K);
     NaN when K = 0."""
-    items = Items.of(block)
+    items = Items(block)
     hits = items.per_row(np.where(items.leader, items.r * items.within(depth) / items.n, 0.0))
     return undefined_without_relevant(hits / np.maximum(divisor, 1), block.n_relevant)
 
@@ -140,18 +138,18 @@ def expected_ap_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
     0 when V = 0."""
     rel = b.gains >= (b.top if level == "highly" else 1)  # the one order's, not the tie groups' means
     c = b.n_highly if level == "highly" else b.n_relevant
-    return undefined_without_relevant(ratio(expected_precision_sum(Items.of(b, rel)), rel.sum(axis=1)), c)
+    return undefined_without_relevant(ratio(expected_precision_sum(Items(b, rel)), rel.sum(axis=1)), c)
 
 
 def expected_map_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
     """Expected trec_eval map_cut.k: E[precision sum within k] / R; 0 when R = 0."""
-    return ratio(expected_precision_sum(Items.of(block, block.relevant), k), block.n_relevant)
+    return ratio(expected_precision_sum(Items(block, block.relevant), k), block.n_relevant)
 
 
 def expected_success(block: JudgedBlock, *, k: int) -> np.ndarray:
     """Expected trec_eval success.k: P(a relevant item in the first k), 1 - C(n - m, r) / C(n, r) for the first
     group holding one, m = clip(k - s, 0, n) of its places within k (docs/ties.md)."""
-    items = Items.of(block, block.relevant)
+    items = Items(block, block.relevant)
     first = items.col == 0
     s, n, r = items.s[first], items.n[first], items.r[first]
     rest = n - np.clip(k - s, 0, n)
