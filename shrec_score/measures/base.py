@@ -74,7 +74,8 @@ class GainBlock:
 
     @classmethod
     def from_gains(
-        cls, rows: list[list[int]], n_highly: npt.ArrayLike, n_marginal: npt.ArrayLike, collection_size: int, top: int = 2
+        cls, rows: list[list[int]], n_highly: npt.ArrayLike, n_marginal: npt.ArrayLike, collection_size: int,
+        top: int = 2,
     ) -> GainBlock:
         """A block from Python lists (tests, doctests)."""
         ch = np.asarray(n_highly, dtype=np.int64)
@@ -82,8 +83,7 @@ class GainBlock:
         return cls(padded(rows, 0, np.int8), lengths, ch, ch + np.asarray(n_marginal, dtype=np.int64), collection_size, top)
 
     def level(self, name: str) -> tuple[np.ndarray, np.ndarray]:
-        """(is-relevant matrix, C) for ``"highly"`` or ``"relevant"``; the expected indicator (float) under
-        ``ties="expected"``."""
+        """(is-relevant matrix, C) for ``"highly"`` or ``"relevant"``; expected indicators under ``ties="expected"``."""
         if name == "highly":
             return (self.gains >= self.top if self.ties is None else self.ties.highly), self.n_highly
         return (self.gains >= 1 if self.ties is None else self.ties.relevant), self.n_relevant

@@ -139,8 +139,7 @@ def register(measure: Measure) -> Measure:
 
 @functools.cache
 def _fields_regex(spelling: str, field: str = "([1-9][0-9]*)") -> re.Pattern[str]:
-    """The names a family's spelling covers (``P@{k}``: ``P@10``), for its own and other tools' spellings;
-    ``field`` is what a number may be (a whole number >= 1 without leading zeros)."""
+    """The names a family's spelling covers (``P@{k}``: ``P@10``), each number matching ``field``."""
     return re.compile(re.sub(r"\\\{[a-z]\\\}", field, re.escape(spelling)))
 
 
@@ -175,8 +174,7 @@ def _family_spellings() -> list[str]:
 
 
 def _bad_field(name: str) -> str:
-    """What breaks :func:`get_measure`'s rule for a family's number in ``name`` (a whole number >= 1 without leading
-    zeros: ``NDCG@010`` would be a second column of ``NDCG@10``), or empty."""
+    """What breaks :func:`get_measure`'s rule for a family's numbers (>= 1, no leading zeros), or empty."""
     for spelling in _family_spellings():
         if m := _fields_regex(spelling, "([0-9]+)").fullmatch(name):
             fields = dict(zip(re.findall(r"\{([a-z])\}", spelling), m.groups()))

@@ -42,8 +42,7 @@ def _family(
     spelling: str, func: Callable[..., np.ndarray], *, kw: dict[str, Any] | None = None, trec_name: str | None = None,
     ir_name: str | None = None, params: str = "k: the cutoff in the name ({})", **fields: Any,
 ) -> None:
-    """Register the family ``spelling`` (``P@{k}``): ``func`` with the keywords ``kw`` and ``k``; ``{k}`` in
-    ``trec_name`` / ``ir_name`` is the cutoff, ``{}`` in ``params`` the name with k = 10."""
+    """Register the family ``spelling`` (``P@{k}``): ``func`` with ``kw`` and k; ``{}`` in ``params``: k = 10."""
 
     def make(k: int | str) -> Measure:
         return Measure.of(
@@ -165,7 +164,8 @@ DEFAULT_BINARY = ("NN", "FT", "ST", "E", "DCG", "AP")
 
 # MAP@R, then pytorch-metric-learning's AccuracyCalculator keys as aliases; under --ties expected: AP's
 # expectation with the cutoff k = R of each query (docs/ties.md, "Average precision")
-_METRIC_LEARNING = "Musgrave, Belongie & Lim 2020, A Metric Learning Reality Check, sec. 3.2; pytorch-metric-learning AccuracyCalculator"
+_METRIC_LEARNING = ("Musgrave, Belongie & Lim 2020, A Metric Learning Reality Check, sec. 3.2; "
+                    "pytorch-metric-learning AccuracyCalculator")
 register(Measure.of("MAP@R", map_at_r, source=_METRIC_LEARNING,
                     expected=lambda b: ties.expected_ap(b, b.n_relevant.astype(np.float64))))
 ALIASES.update(ACCURACY_CALCULATOR)
@@ -174,8 +174,7 @@ ALIASES.update(ACCURACY_CALCULATOR)
 # trec_eval's names of AP, FT and RR, then of the P@k and R@k families (P.k, recall.k), after the measures they
 # are built on: each gives trec_eval's number (docs/measures.md).
 def _twin(name: str, ours: Measure, trec_name: str, ir_name: str) -> Measure:
-    """``ours`` under trec_eval's name, 0 (counted) where ``ours`` is empty for K = 0; ``ir_name`` ir_measures' name
-    of that value (ir_measures' AP, RR, P@k and R@k are spelled as our measures, which leave such a topic out)."""
+    """``ours`` under trec_eval's name and ir_measures' (its AP, RR, P@k, R@k): 0, counted, where ``ours`` is empty."""
 
     def zero(f: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
         return lambda b, s: np.where(b.n_relevant > 0, f(b, s), 0.0)  # trec_eval's rule

@@ -67,8 +67,7 @@ def expected_precision_sum(items: Items, cutoff: float | np.ndarray = np.inf) ->
 
 
 def expected_inverse_rank(s: np.ndarray, n: np.ndarray, r: np.ndarray, i: np.ndarray) -> np.ndarray:
-    """E[1 / (s + P)], P the place of the i-th (1-based) of r relevant items in a group of n
-    (docs/ties.md, "Order statistics")."""
+    """E[1 / (s + P)], P the place of the i-th (1-based) of r relevant items in a group of n (docs/ties.md)."""
     s, n, r, i = (np.asarray(x, dtype=np.int64) for x in (s, n, r, i))
     out = 1.0 / (s + i)  # n == r: every place relevant, P = i
     todo = np.flatnonzero(n > r)
@@ -134,8 +133,7 @@ def expected_share(block: RankBlock, depth: np.ndarray | float, divisor: np.ndar
 
 
 def expected_ap_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
-    """Expected SHREC 2006 AP_*: E[precision sum over the retrieved relevant] / V (the same in every order);
-    0 when V = 0."""
+    """Expected SHREC 2006 AP_*: E[precision sum over the retrieved relevant] / V (V is the same in every order)."""
     rel = b.gains >= (b.top if level == "highly" else 1)  # the one order's, not the tie groups' means
     c = b.n_highly if level == "highly" else b.n_relevant
     return undefined_without_relevant(ratio(expected_precision_sum(Items(b, rel)), rel.sum(axis=1)), c)
