@@ -17,8 +17,7 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class TieMeans:
     """A dense block's tie groups under ``ties="expected"``, per rank: the group's mean gain and relevance indicators
-    (the exact expectation at that rank), where it starts (0-based) and its size.  Measures linear in the per-rank
-    gains read the means, the others ``start`` / ``size``."""
+    (the expectation at that rank: what measures linear in them read), its 0-based start and size."""
 
     gain: np.ndarray
     highly: np.ndarray

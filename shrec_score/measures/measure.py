@@ -57,10 +57,10 @@ class Settings:
 
 @dataclass(frozen=True)
 class Measure:
-    """A named per-query measure: ``compute(block, settings)`` gives one value per query, ``kind`` names the
-    block it reads (``"binary"``: RankBlock, ``"graded"``: GainBlock, ``"judged"``: JudgedBlock), ``trec_name``
-    and ``ir_name`` are set only where our value equals trec_eval's / ir_measures', ``aggregate`` makes a run's
-    value (``"mean"``, ``"geometric"``, ``"sum"``).  One row of the listing (:func:`.registry.measure_table`)."""
+    """A named per-query measure: ``compute(block, settings)`` gives one value per query, ``kind`` names the block it
+    reads (``"binary"``: RankBlock, ``"graded"``: GainBlock, ``"judged"``: JudgedBlock), ``trec_name`` and ``ir_name``
+    are set only where our value equals trec_eval's / ir_measures', ``aggregate`` makes a run's value (``"mean"``,
+    ``"geometric"``, ``"sum"``).  One row of the listing (:func:`.registry.measure_table`)."""
 
     name: str
     summary: str
@@ -87,9 +87,8 @@ class Measure:
         cls, name: str, func: Callable[..., np.ndarray], *, kind: str = "binary", summary: str = "",
         kw: dict[str, Any] | None = None, expected: Callable[..., np.ndarray] | None = None, **fields: Any,
     ) -> Measure:
-        """``func`` as a measure: called on a block's ``rel_ranks`` and ``n_relevant`` (``kind="binary"``) or
-        on the block, with the keywords ``kw``; ``expected(block, **kw)`` under ``--ties expected``; the
-        summary is the docstring's first line."""
+        """``func(rel_ranks, n_relevant=K, **kw)`` (``kind="binary"``) or ``func(block, **kw)`` as a measure, with
+        ``expected(block, **kw)`` under ``--ties expected``; the summary is the docstring's first line."""
         kw = kw or {}
         if kind == "binary":
             compute: Callable[..., np.ndarray] = lambda b, s: func(b.rel_ranks, n_relevant=b.n_relevant, **kw)
@@ -210,9 +209,6 @@ def known_measures() -> list[str]:
     return list(REGISTRY) + [s.format(k="k", r="r") for s in PATTERNS]
 
 
-#: Display names on the terminal and in tables where they differ from the CSV column.
-DISPLAY = {"AP": "mAP"}
-
 #: Leaderboard columns that are not registered measures, and which way is better (None: no direction, never best).
 OTHER_COLUMNS: dict[str, bool | None] = {"rank": None, "run": None, "queries": None, "tau_b": True, "tau_b_std": None}
 
@@ -235,5 +231,5 @@ def column_higher_is_better(column: str) -> bool | None:
 
 
 def display_name(column: str) -> str:
-    """The column's name in tables (``AP`` is shown as ``mAP``)."""
-    return DISPLAY.get(column, column)
+    """The column's name on the terminal and in tables where it differs from the CSV column (``AP`` is ``mAP``)."""
+    return {"AP": "mAP"}.get(column, column)

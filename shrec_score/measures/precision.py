@@ -100,9 +100,8 @@ def pr_curve(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, levels: np.ndarra
 
 
 def interpolate_pr(prec: np.ndarray, *, n_relevant: np.ndarray, levels: np.ndarray = PR_LEVELS) -> np.ndarray:
-    """The PSB interpolation of :func:`pr_curve` from the precision at each hit (``prec[q, j - 1]``: at the j-th
-    relevant item).  Linear in ``prec`` with weights that depend only on K and the levels, so the interpolation of
-    expected precisions is the expected curve (``ties="expected"``)."""
+    """The PSB interpolation of :func:`pr_curve` from the precision at each hit (``prec[q, j - 1]``: the j-th), linear
+    in ``prec`` with weights of K and the levels only: of expected precisions, it is the expected curve."""
     k = n_relevant.astype(np.float64)[:, None]
     pos = np.asarray(levels, dtype=np.float64)[None, :] * k
     lo = np.floor(pos + _EPS)
