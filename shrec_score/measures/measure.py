@@ -125,7 +125,7 @@ PATTERN_ALIASES: tuple[tuple[str, str, str], ...] = (
 )  # fmt: skip
 
 
-def register(measure: Measure) -> Measure:
+def register(measure: Measure) -> None:
     """Add ``measure`` to the registry; a name can be registered only once.  Its ir_measures name becomes an
     alias unless it is a registered name (ir_measures' ``AP`` is ``map``'s value, our ``AP`` another)."""
     if measure.name in REGISTRY:
@@ -133,7 +133,6 @@ def register(measure: Measure) -> Measure:
     REGISTRY[measure.name] = measure
     if measure.ir_name and measure.ir_name not in REGISTRY:
         ALIASES[measure.ir_name] = measure.name
-    return measure
 
 
 @functools.cache
