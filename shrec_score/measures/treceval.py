@@ -1,5 +1,5 @@
-"""trec_eval's measures under trec_eval's names (each as its ``m_<name>.c``), on the judged grade at each rank
-(:class:`JudgedBlock`); a value whose divisor is 0 (a topic with R = 0) is 0 and counts in the mean, as there."""
+"""trec_eval's measures under trec_eval's names (each as its ``m_<name>.c``, 9.0 and 10.0 alike but iprec_at_recall),
+on the judged grade at each rank (:class:`JudgedBlock`); a value whose divisor is 0 (R = 0) is 0, counted in means."""
 
 from __future__ import annotations
 
