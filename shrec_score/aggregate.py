@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .measures.registry import column_higher_is_better, get_measure
+from .measures.measure import column_higher_is_better, get_measure
 from .table import Table, object_column
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ import numpy as np
 from .measures import GainBlock, Measure, RankBlock, Settings, pr_curve
 from .measures.base import TieMeans
 from .measures.cumgain import discounted_cumulated_gain, gain_vectors
-from .measures.pr import interpolate_pr
+from .measures.precision import interpolate_pr
 from .measures.ties import expected_precision_at_hits
 from .measures.treceval import JudgedBlock
 from .model import MatrixRun, RankedRun

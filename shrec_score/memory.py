@@ -18,7 +18,7 @@ from .errors import InputError, OptionError
 from .io.cla import read_classification
 from .join import matrix_axis, matrix_run
 from .loading import load_relevance
-from .measures.metric_learning import ambiguous_recall
+from .measures.names import ambiguous_recall
 from .memory_trec import score_tables
 from .model import MISC_CLASS, Classification, factorize
 from .options import Options, one_of

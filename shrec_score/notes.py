@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
-from .measures.registry import display_name, get_measure
+from .measures.measure import display_name, get_measure
 
 
 def best_value(values: list[Any], higher: bool | None) -> str | None:

@@ -12,7 +12,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
-from .measures.registry import display_name
+from .measures.measure import display_name
 from .outdir import publish
 from .report import Report
 

@@ -20,8 +20,8 @@ from .aggregate import column_aggregate, wide_values
 from .errors import visible
 from .escape import md_escape, rich_text, tex_escape
 from .io.writers import frame_to_csv
+from .measures.measure import column_higher_is_better, display_name
 from .measures.names import trec_name
-from .measures.registry import column_higher_is_better, display_name
 from .notes import best_value, blank_note, significance_matrix, versus_best
 from .table import Table
 

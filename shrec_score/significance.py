@@ -11,7 +11,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from .measures.registry import column_higher_is_better
+from .measures.measure import column_higher_is_better
 
 #: Up to this many queries, every sign pattern is enumerated (exact p-value).
 EXACT_UP_TO = 16

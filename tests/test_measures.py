@@ -131,7 +131,7 @@ def test_every_measure_in_range_and_perfect_ranking_scores_one():
 
 
 def test_registry_refuses_unknown_and_duplicate_names():
-    from shrec_score.measures.registry import Measure, register
+    from shrec_score.measures.measure import Measure, register
 
     with pytest.raises(KeyError):
         get_measure("NDCG@k")

@@ -12,7 +12,8 @@ import pytest
 
 import shrec_score
 from shrec_score.measures import get_measure
-from shrec_score.measures.metric_learning import ACCURACY_CALCULATOR, map_at_r
+from shrec_score.measures.names import ACCURACY_CALCULATOR
+from shrec_score.measures.precision import map_at_r
 
 KEYS = list(ACCURACY_CALCULATOR)
 

@@ -24,7 +24,7 @@ import shrec_score
 from shrec_score.cli import cli
 from shrec_score.errors import InputError
 from shrec_score.io.shapenet import read_shapenet_truth
-from shrec_score.measures.graded import GainBlock
+from shrec_score.measures.base import GainBlock
 from shrec_score.measures.shapenet import (
     average_precision_retrieved,
     f1_at_n,

@@ -14,7 +14,7 @@ import pytest
 
 from shrec_score.engine import score_run
 from shrec_score.measures import RankBlock, Settings, get_measure
-from shrec_score.measures.pr import pr_curve
+from shrec_score.measures.precision import pr_curve
 from shrec_score.model import Classification, MatrixRun, RankedRun
 from shrec_score.ranking import matrix_to_ranked_run, tie_starts
 from shrec_score.relevance import Relevance

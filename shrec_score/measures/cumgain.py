@@ -1,15 +1,42 @@
-"""Cumulated gain vectors CG, DCG and their normalised forms NCG, NDCG.
-
-Source: Järvelin & Kekäläinen, ACM TOIS 20(4), 2002, as used by SHREC 2006 (seeds 002, 003) with the errata of
-seeds/README.md (docs/measures.md): base-2 logarithm, ideal vectors of length Cr.
-"""
+"""Cumulated gain (Järvelin & Kekäläinen, ACM TOIS 20(4), 2002) with the base-2 discount of seeds/README.md (errata
+1, 2): the PSB's normalised DCG of binary relevance (Shilane et al. 2004; SHREC 2018, seed 000) and SHREC 2006's
+vectors CG, DCG, NCG and NDCG (seeds 002, 003; ideal vectors of length Cr)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .dcg import discount
-from .graded import GainBlock
+from .base import GainBlock, undefined_without_relevant
+
+
+def discount(ranks: np.ndarray) -> np.ndarray:
+    """Discount of a 1-based rank: 1 at rank 1, 1 / log2(i) from rank 2 on."""
+    ranks = np.asarray(ranks, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        d = 1.0 / np.log2(ranks)
+    return np.where(ranks <= 1, 1.0, d)
+
+
+def dcg(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
+    """Normalised DCG over the whole ranked list, PSB form (column ``DCG``).
+
+    .. math:: DCG = \\frac{G_1 + \\sum_{i \\ge 2} G_i / \\log_2 i}{1 + \\sum_{i=2}^{K} 1 / \\log_2 i}
+
+    with binary gains G_i.  NaN when K = 0.
+
+    >>> round(float(dcg(np.array([[1.0, 2.0, np.inf]]), n_relevant=np.array([3]))[0]), 6)
+    0.760188
+    """
+    actual = discount(rel_ranks).sum(axis=1)  # inf rank -> 1/inf = 0
+    return undefined_without_relevant(actual / psb_ideal(rel_ranks.shape[1], n_relevant), n_relevant)
+
+
+def psb_ideal(width: int, n_relevant: np.ndarray) -> np.ndarray:
+    """DCG's divisor, 1 + sum_{i=2}^{K} 1 / log2 i (1 where K = 0), summed in the block's shape and order so
+    that a perfect ranking gives exactly 1."""
+    cols = np.arange(1, width + 1)
+    ideal = np.where(cols[None, :] <= n_relevant[:, None], discount(cols)[None, :], 0.0).sum(axis=1)
+    return np.where(ideal > 0, ideal, 1.0)
 
 
 def cumulated_gain(gains: np.ndarray) -> np.ndarray:
@@ -27,20 +54,18 @@ def discounted_cumulated_gain(gains: np.ndarray) -> np.ndarray:
     >>> discounted_cumulated_gain(np.array([[2, 2, 1]])).round(5).tolist()
     [[2.0, 4.0, 4.63093]]
     """
-    d = discount(np.arange(1, gains.shape[1] + 1))
-    return np.cumsum(gains * d[None, :], axis=1)
+    return np.cumsum(gains * discount(np.arange(1, gains.shape[1] + 1))[None, :], axis=1)
 
 
 def ideal_gains(b: GainBlock, width: int) -> np.ndarray:
-    """Ideal gain vectors: Ch items of the top grade, then Cm of grade 1, then 0."""
+    """Ch items of the top grade, then Cm of grade 1, then 0."""
     i = np.arange(width)[None, :]
     return np.where(i < b.n_highly[:, None], b.top, i < b.n_relevant[:, None]).astype(np.int8)
 
 
 def gain_vectors(b: GainBlock, width: int) -> dict[str, np.ndarray]:
-    """CG, DCG, NCG and NDCG at ranks 1..width, NaN past the end of a list.  NCG[i] = CG[i] / ICG[i]: the
-    ideal vector's gains are 0 past Cr, so its value there is ICG[Cr] (the seeds' ideal of length Cr); NaN
-    where Cr = 0."""
+    """CG, DCG, NCG and NDCG at ranks 1..width, NaN past the end of a list.  NCG[i] = CG[i] / ICG[i], NaN where Cr = 0
+    (past Cr ICG stays at ICG[Cr], the seeds' ideal of length Cr)."""
     g = b.gain_values[:, :width]
     g = np.pad(g, ((0, 0), (0, width - g.shape[1])))
     ideal = ideal_gains(b, width)
@@ -54,9 +79,8 @@ def gain_vectors(b: GainBlock, width: int) -> dict[str, np.ndarray]:
 
 
 def gain_at(b: GainBlock, *, kind: str, k: int) -> np.ndarray:
-    """CG@k, DCG@k, NCG@k or NDCG@k: the vector's value at rank k.
-
-    Empty (NaN) when the list is shorter than k, or Cr = 0 for the normalised forms.
+    """CG@k, DCG@k, NCG@k or NDCG@k: the vector's value at rank k; NaN when the list is shorter than k (or Cr = 0 for
+    the normalised forms).
 
     >>> b = GainBlock.from_gains([[2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]], [6], [5], 1814)
     >>> round(float(gain_at(b, kind="NDCG", k=10)[0]), 7)

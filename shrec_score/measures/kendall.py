@@ -1,9 +1,6 @@
-"""Kendall's rank correlation tau-b, O(n log n) (Knight's algorithm).
-
-Source: seed 004 (sketch-based image retrieval after Eitz et al. 2010), seeds/README.md erratum 7: every unordered
-pair counts once.  Knight, "A computer method for calculating Kendall's tau with ungrouped data", JASA 61 (1966);
-the same algorithm as ``scipy.stats.kendalltau``.
-"""
+"""Kendall's rank correlation tau-b in O(n log n) (Knight, JASA 61, 1966; the algorithm of ``scipy.stats.kendalltau``),
+for seed 004 (sketch-based retrieval after Eitz et al. 2010): every unordered pair counts once (seeds/README.md
+erratum 7)."""
 
 from __future__ import annotations
 
@@ -13,15 +10,13 @@ import numpy as np
 
 
 def _dense_ranks(sorted_values: np.ndarray) -> np.ndarray:
-    """0-based dense ranks of an already sorted array (not empty)."""
     return np.concatenate([[0], np.cumsum(sorted_values[1:] != sorted_values[:-1])]).astype(np.int64)
 
 
 def count_inversions(a: np.ndarray) -> int:
-    """Number of pairs i < j with a[i] > a[j] (strictly), for integers a >= 0.
-
-    Bottom-up merge sort in log2(n) vectorised passes: for every element of a right block, the greater ones of its
-    left block are counted by one ``searchsorted`` (blocks kept apart by adding ``pair * base`` to the values).
+    """Number of pairs i < j with a[i] > a[j], for integers a >= 0: a bottom-up merge sort in log2(n) vectorised
+    passes, each counting an element's greater ones in its left block by one ``searchsorted`` (blocks kept apart by
+    adding ``pair * base`` to the values).
 
     >>> count_inversions(np.array([3, 1, 2, 0]))
     5
@@ -37,31 +32,25 @@ def count_inversions(a: np.ndarray) -> int:
         pair = idx // (2 * width)
         in_right = (idx % (2 * width)) >= width
         key = pair * base + a
-        left_keys = key[~in_right]
-        right_pair = pair[in_right]
-        not_greater = np.searchsorted(left_keys, key[in_right], side="right")
-        # left blocks before this pair are all full (width each)
-        inversions += int(((right_pair + 1) * width - not_greater).sum())
+        not_greater = np.searchsorted(key[~in_right], key[in_right], side="right")
+        inversions += int(((pair[in_right] + 1) * width - not_greater).sum())  # the left blocks before are full
         key.sort()
         a = key - (key // base) * base
         width *= 2
     return inversions
 
 
-def _tied_pairs(dense_sorted: np.ndarray) -> int:
-    counts = np.bincount(dense_sorted)
-    return int((counts * (counts - 1) // 2).sum())
+def _tied_pairs(group_sizes: np.ndarray) -> int:
+    return int((group_sizes * (group_sizes - 1) // 2).sum())
 
 
 def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     """Kendall's tau-b of two orderings of the same items (ties allowed).
 
-    .. math::
-        \\tau_B = \\frac{|C| - |D|}{\\sqrt{(|C| + |D| + |T_x|)(|C| + |D| + |T_y|)}}
+    .. math:: \\tau_B = \\frac{|C| - |D|}{\\sqrt{(|C| + |D| + |T_x|)(|C| + |D| + |T_y|)}}
 
-    over all unordered pairs: C concordant, D discordant, T_x tied only in x, T_y tied only in y (pairs tied in
-    both count in neither factor).  Both arguments must be oriented the same way (for example both "higher = more
-    similar").  Returns NaN with fewer than 2 items or when every item is tied in x or in y.
+    over all unordered pairs: C concordant, D discordant, T_x / T_y tied only in x / y.  Both oriented the same way
+    ("higher = more similar"); NaN with fewer than 2 items or when every item is tied in x or in y.
 
     >>> kendall_tau_b(np.array([1, 2, 3, 4]), np.array([10, 20, 30, 40]))
     1.0
@@ -83,17 +72,14 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     x_rank = _dense_ranks(x)
     discordant = count_inversions(y_rank)
     joint = np.concatenate([[True], (x_rank[1:] != x_rank[:-1]) | (y_rank[1:] != y_rank[:-1]), [True]])
-    runs = np.diff(np.flatnonzero(joint))
-    tied_both = int((runs * (runs - 1) // 2).sum())
-    tied_x = _tied_pairs(x_rank)
-    tied_y = _tied_pairs(np.sort(y_rank))
+    tied_both = _tied_pairs(np.diff(np.flatnonzero(joint)))
+    tied_x, tied_y = _tied_pairs(np.bincount(x_rank)), _tied_pairs(np.bincount(y_rank))
     total = n * (n - 1) // 2
     if tied_x == total or tied_y == total:
         return float("nan")
     con_minus_dis = total - tied_x - tied_y + tied_both - 2 * discordant
     a, b = total - tied_x, total - tied_y
-    # Python integers: the product is exact, one rounding in the square root;
-    # equal factors give the exact denominator, so identical orders give 1.
+    # Python integers: the product is exact; equal factors give the exact denominator, so identical orders give 1
     denom = float(a) if a == b else math.sqrt(a * b)
     return float(min(1.0, max(-1.0, con_minus_dis / denom)))
 

@@ -4,6 +4,8 @@ registry (:mod:`.registry`) fills the store with :func:`register` and :data:`PAT
 
 >>> get_measure("mAP").name, get_measure("P_5").name, get_measure("ndcg@10").trec_name
 ('AP', 'P.5', 'ndcg_cut_10')
+>>> get_measure("FP_relevant").higher_is_better, get_measure("P@5").trec_name, get_measure("NDCG@10").trec_name
+(False, 'P_5', None)
 """
 
 from __future__ import annotations
@@ -55,10 +57,10 @@ class Settings:
 
 @dataclass(frozen=True)
 class Measure:
-    """A named per-query measure: ``compute(block, settings)`` gives one value per query, ``kind`` names the
-    block it reads (``"binary"``: RankBlock, ``"graded"``: GainBlock, ``"judged"``: JudgedBlock), ``trec_name``
-    and ``ir_name`` are set only where our value equals trec_eval's / ir_measures', ``aggregate`` makes a run's
-    value (``"mean"``, ``"geometric"``, ``"sum"``).  One row of the listing (:func:`.registry.measure_table`)."""
+    """A named per-query measure: ``compute(block, settings)`` gives one value per query, ``kind`` names the block it
+    reads (``"binary"``: RankBlock, ``"graded"``: GainBlock, ``"judged"``: JudgedBlock), ``trec_name`` and ``ir_name``
+    are set only where our value equals trec_eval's / ir_measures', ``aggregate`` makes a run's value (``"mean"``,
+    ``"geometric"``, ``"sum"``).  One row of the listing (:func:`.registry.measure_table`)."""
 
     name: str
     summary: str
@@ -77,11 +79,7 @@ class Measure:
 
     @property
     def direction(self) -> str:
-        """``"higher"`` or ``"lower"``: which values are better.
-
-        >>> get_measure("FN_highly").direction
-        'lower'
-        """
+        """``"higher"`` or ``"lower"``: which values are better."""
         return "higher" if self.higher_is_better else "lower"
 
     @classmethod
@@ -89,9 +87,8 @@ class Measure:
         cls, name: str, func: Callable[..., np.ndarray], *, kind: str = "binary", summary: str = "",
         kw: dict[str, Any] | None = None, expected: Callable[..., np.ndarray] | None = None, **fields: Any,
     ) -> Measure:
-        """``func`` as a measure: called on a block's ``rel_ranks`` and ``n_relevant`` (``kind="binary"``) or
-        on the block, with the keywords ``kw``; ``expected(block, **kw)`` under ``--ties expected``; the
-        summary is the docstring's first line."""
+        """``func(rel_ranks, n_relevant=K, **kw)`` (``kind="binary"``) or ``func(block, **kw)`` as a measure, with
+        ``expected(block, **kw)`` under ``--ties expected``; the summary is the docstring's first line."""
         kw = kw or {}
         if kind == "binary":
             compute: Callable[..., np.ndarray] = lambda b, s: func(b.rel_ranks, n_relevant=b.n_relevant, **kw)
@@ -128,7 +125,7 @@ PATTERN_ALIASES: tuple[tuple[str, str, str], ...] = (
 )  # fmt: skip
 
 
-def register(measure: Measure) -> Measure:
+def register(measure: Measure) -> None:
     """Add ``measure`` to the registry; a name can be registered only once.  Its ir_measures name becomes an
     alias unless it is a registered name (ir_measures' ``AP`` is ``map``'s value, our ``AP`` another)."""
     if measure.name in REGISTRY:
@@ -136,13 +133,11 @@ def register(measure: Measure) -> Measure:
     REGISTRY[measure.name] = measure
     if measure.ir_name and measure.ir_name not in REGISTRY:
         ALIASES[measure.ir_name] = measure.name
-    return measure
 
 
 @functools.cache
 def _fields_regex(spelling: str, field: str = "([1-9][0-9]*)") -> re.Pattern[str]:
-    """The names a family's spelling covers (``P@{k}``: ``P@10``), for its own and other tools' spellings;
-    ``field`` is what a number may be (a whole number >= 1 without leading zeros)."""
+    """The names a family's spelling covers (``P@{k}``: ``P@10``), each number matching ``field``."""
     return re.compile(re.sub(r"\\\{[a-z]\\\}", field, re.escape(spelling)))
 
 
@@ -168,21 +163,17 @@ def aliases_of(name: str) -> list[str]:
     return fixed + family
 
 
-def spellings(k: str = "k") -> list[str]:
-    """Every name and alias, families with cutoff ``k`` (what :func:`did_you_mean` compares with)."""
-    families = [*PATTERNS, *(s for s, _, _ in PATTERN_ALIASES)]
-    return list(REGISTRY) + list(ALIASES) + [f.format(k=k, r="r") for f in families]
-
-
 #: What a family's field is: ``P(rel={r})@{k}``.
 FIELDS = {"k": "a cutoff k", "r": "a level r"}
 
 
+def _family_spellings() -> list[str]:
+    return [*PATTERNS, *(s for s, _, _ in PATTERN_ALIASES)]
+
+
 def _bad_field(name: str) -> str:
-    """What is wrong with a number of ``name`` when a family's spelling matches it but for its numbers
-    (``P@0``, ``NDCG@010``), or empty: the one rule of :func:`get_measure`, a whole number >= 1 written
-    without leading zeros (``NDCG@010`` would be a second column of ``NDCG@10``)."""
-    for spelling in [*PATTERNS, *(s for s, _, _ in PATTERN_ALIASES)]:
+    """What breaks :func:`get_measure`'s rule for a family's numbers (>= 1, no leading zeros), or empty."""
+    for spelling in _family_spellings():
         if m := _fields_regex(spelling, "([0-9]+)").fullmatch(name):
             fields = dict(zip(re.findall(r"\{([a-z])\}", spelling), m.groups()))
             for field, got in fields.items():
@@ -196,8 +187,7 @@ def _bad_field(name: str) -> str:
 
 
 def did_you_mean(name: str) -> str:
-    """A hint for an unknown name: what is wrong with the number of a family's name, else the nearest
-    other names (difflib), else empty.
+    """A hint for an unknown name: what is wrong with a family's number, else the nearest names (difflib), or empty.
 
     >>> did_you_mean("presicion@10"), did_you_mean("XX"), did_you_mean("P@0")
     (" (did you mean 'precision@10'?)", '', ' (expected a cutoff k >= 1, got 0)')
@@ -208,7 +198,8 @@ def did_you_mean(name: str) -> str:
         return bad
     m = re.search(r"[0-9]+$", name)
     k = str(int(m.group(0))) if m and int(m.group(0)) >= 1 else "k"  # never a name get_measure refuses
-    near = [n for n in difflib.get_close_matches(name, spellings(k), n=4, cutoff=0.75) if n != name][:3]
+    names = list(REGISTRY) + list(ALIASES) + [f.format(k=k, r="r") for f in _family_spellings()]
+    near = [n for n in difflib.get_close_matches(name, names, n=4, cutoff=0.75) if n != name][:3]
     return f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else ""
 
 
@@ -217,16 +208,13 @@ def known_measures() -> list[str]:
     return list(REGISTRY) + [s.format(k="k", r="r") for s in PATTERNS]
 
 
-#: Display names on the terminal and in tables where they differ from the CSV column.
-DISPLAY = {"AP": "mAP"}
-
 #: Leaderboard columns that are not registered measures, and which way is better (None: no direction, never best).
 OTHER_COLUMNS: dict[str, bool | None] = {"rank": None, "run": None, "queries": None, "tau_b": True, "tau_b_std": None}
 
 
 def column_higher_is_better(column: str) -> bool | None:
-    """Which way is better in a leaderboard column: a measure's direction, :data:`OTHER_COLUMNS`'
-    entry, None for bootstrap bounds (no direction), True for any other column.
+    """Which way is better in a leaderboard column: a measure's direction, :data:`OTHER_COLUMNS`' entry, None for
+    bootstrap bounds, True for any other column.
 
     >>> [column_higher_is_better(c) for c in ("AP", "FP_highly", "tau_b_std", "AP_ci_low", "my_score")]
     [True, False, None, None, True]
@@ -242,5 +230,5 @@ def column_higher_is_better(column: str) -> bool | None:
 
 
 def display_name(column: str) -> str:
-    """The column's name in tables (``AP`` is shown as ``mAP``)."""
-    return DISPLAY.get(column, column)
+    """The column's name on the terminal and in tables where it differs from the CSV column (``AP`` is ``mAP``)."""
+    return {"AP": "mAP"}.get(column, column)

@@ -1,84 +1,16 @@
-"""trec_eval's and ir_measures' names that promise their value, and trec_eval's groups (docs/measures.md).
-
-A name another tool defines gives that tool's number: trec_eval's ``map``, ``Rprec``, ``recip_rank``, ``P.k`` and
-``recall.k`` score a topic without a relevant document 0 and count it, where their twins ``AP``, ``FT``, ``RR``,
-``P@k`` and ``R@k`` leave it out of the mean.  Also ir_measures' ``P(rel=r)@k`` and ``IPrec@x``, and
-:func:`expand_names` (``official``, ``P.5,10,20``).
-"""
+"""Other tools' names: trec_eval's and ir_measures', each giving that tool's number (``map``: 0 and counted for a
+topic without a relevant document, where ``AP`` leaves it out), trec_eval's groups and shortcuts (``official``,
+``P.5,10,20``), pytorch-metric-learning's keys and the refusal of its "Recall@k", which means two things
+(docs/coming-from.md); and how a typed name becomes a column (docs/measures.md)."""
 
 from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
-import numpy as np
-
-from .measure import ALIASES, PATTERNS, REGISTRY, Measure, get_measure, register
-from .treceval import IPREC_LEVELS, JudgedBlock, iprec_at_recall
-
-
-def _twin(name: str, ours: Measure, trec_name: str, ir_name: str) -> Measure:
-    """``ours`` under trec_eval's name, 0 (counted) where ``ours`` is empty for K = 0; ``ir_name`` ir_measures' name
-    of that value (ir_measures' AP, RR, P@k and R@k are spelled as our measures, which leave such a topic out)."""
-
-    def zero(f: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
-        return lambda b, s: np.where(b.n_relevant > 0, f(b, s), 0.0)  # trec_eval's rule
-
-    prefix = name.split(".")[0]
-    return Measure(
-        name, f"trec_eval's {trec_name}: {ours.name}, but a topic without relevant documents scores 0 and counts in the mean",
-        zero(ours.compute), trec_name=trec_name, source=f"trec_eval m_{prefix}.c", ir_name=ir_name,
-        params=f"k: the cutoff in the name ({prefix}.10)" if "." in name else "",
-        expected=zero(ours.expected or ours.compute),
-    )
-
-
-def _family_twin(prefix: str, ours: str) -> None:
-    make = PATTERNS[ours]
-    PATTERNS[prefix + ".{k}"] = lambda k: _twin(f"{prefix}.{k}", make(k), f"{prefix}_{k}", ours.format(k=k))
-
-
-# trec_eval's names of AP, FT and RR, then of the P@k and R@k families (P.k, recall.k)
-for _name, _ours, _ir in (("map", "AP", "AP"), ("Rprec", "FT", "Rprec"), ("recip_rank", "RR", "RR")):
-    register(_twin(_name, REGISTRY[_ours], _name, _ir))
-_family_twin("P", "P@{k}")
-_family_twin("recall", "R@{k}")
-
-
-def precision_at_level(block: JudgedBlock, *, rel: int, k: int) -> np.ndarray:
-    """ir_measures' P(rel=r)@k: items of grade >= r in the first k ranks, divided by k.
-
-    .. math:: P_r@k = |\\{i \\le k: g_i \\ge r\\}| / k
-
-    The level is the name's, not ``--rel-level``; 0 (counted) when the topic has no document of grade >= r, as
-    trec_eval's ``P_k`` with ``-l r``.  Source: ir_measures ``P(rel=r)@k`` (trec_eval m_P.c).
-
-    >>> precision_at_level(JudgedBlock.from_lists([[2, 1, 3, -1]], [[0, 1, 1, 1]]), rel=2, k=4).tolist()
-    [0.5]
-    """
-    return np.asarray((block.grades[:, :k] >= rel).sum(axis=1) / k, dtype=np.float64)
-
-
-PATTERNS["P(rel={r})@{k}"] = lambda rel, k: Measure.of(
-    f"P(rel={rel})@{k}", precision_at_level, kind="judged", kw={"rel": rel, "k": k},
-    summary="ir_measures' P(rel=r)@k: grade >= r in the first k ranks / k (r: the name's level, not --rel-level)",
-    params="r, k: the level and the cutoff in the name (P(rel=2)@10)",
-    source="ir_measures P(rel=r)@k; trec_eval m_P.c with -l r",
-    ties_exact=False,  # the tie groups' means are kept for --rel-level only
-)
-
-# ir_measures' IPrec@x is pytrec_eval's, i.e. trec_eval 9's cutoff (long)(x R + 0.9); trec_eval 10's
-# iprec_at_recall_x (lround) differs on some topics, so it is registered under its own name, not as an alias.
-for _x in IPREC_LEVELS:
-    register(Measure.of(
-        f"IPrec@{_x:.1f}", iprec_at_recall, kind="judged", kw={"level": _x, "rounding": "v9"},
-        summary="ir_measures' IPrec@x: interpolated precision at recall x, trec_eval 9's cutoff (long)(x R + 0.9)",
-        params="rel_level: Settings.rel_level, --rel-level",
-        source="ir_measures IPrec@x (pytrec_eval: trec_eval 9.0 m_iprec_at_recall.c)", ties_exact=False,
-    ))
-
-ALIASES.update({"IPrec@0": "IPrec@0.0", "IPrec@1": "IPrec@1.0"})
+from .measure import Measure, get_measure
+from .treceval import IPREC_LEVELS
 
 #: trec_eval's groups of measures (``-m official``), as shortcuts.
 OFFICIAL = (
@@ -96,12 +28,19 @@ REFUSED_GROUPS = {
 }
 _PARAMETER = re.compile(r"([A-Za-z_]+\.)[0-9]+")
 
+#: AccuracyCalculator's key -> the shrec-score measure of the same value.
+ACCURACY_CALCULATOR = {
+    "precision_at_1": "NN",
+    "r_precision": "FT",
+    "mean_average_precision_at_r": "MAP@R",
+    "mean_reciprocal_rank": "RR",
+}
+
 
 def expand_names(names: Iterable[str]) -> list[str]:
-    """Measure names with trec_eval's shortcuts expanded: a group (``official``) becomes its measures;
-    ``P.5,10,20`` (one string, or split on commas: a bare number continues the name before it) becomes
-    ``P.5``, ``P.10``, ``P.20``.  KeyError for a group shrec-score cannot honour (``all_trec``, with the
-    reason) and for a bare number with no ``name.k`` before it.
+    """Measure names with trec_eval's shortcuts expanded: a group (``official``) becomes its measures, a bare number
+    continues the ``name.k`` before it (``P.5,10``).  KeyError for a group shrec-score cannot honour (``all_trec``, with
+    the reason) and for a bare number with no ``name.k`` before it.
 
     >>> expand_names(["P.5,10", "ndcg_cut.20", "30", "AP"])
     ['P.5', 'P.10', 'ndcg_cut.20', 'ndcg_cut.30', 'AP']
@@ -113,24 +52,19 @@ def expand_names(names: Iterable[str]) -> list[str]:
             continue
         if name in REFUSED_GROUPS:
             raise KeyError(f"{name}: {REFUSED_GROUPS[name]}")
-        if name in GROUPS:
-            out.extend(GROUPS[name])
-            prefix = None
-            continue
         if name.isdigit():
             if prefix is None:
                 raise KeyError(f"{name}: a bare number continues a trec_eval name with a dot (P.5,10), but nothing precedes it")
             name = prefix + name
         m = _PARAMETER.fullmatch(name)
         prefix = m.group(1) if m else None
-        out.append(name)
+        out.extend(GROUPS.get(name, [name]))
     return out
 
 
 def typed_measure(name: str) -> Measure:
-    """The measure ``name`` computes, under ``name`` as typed: the one place a typed name becomes a column
-    (``-m ndcg@10`` computes ``ndcg_cut.10`` in a column ``ndcg@10``); every other lookup by column
-    (:func:`get_measure`, :func:`trec_name`) resolves the typed name again.
+    """The measure ``name`` computes, under ``name`` as typed (``-m ndcg@10``: ``ndcg_cut.10`` in a column ``ndcg@10``):
+    the one place a typed name becomes a column; every other lookup by column resolves the typed name again.
 
     >>> m = typed_measure("ndcg@10"); m.name, m.trec_name, typed_measure("AP") is get_measure("AP")
     ('ndcg@10', 'ndcg_cut_10', True)
@@ -150,9 +84,8 @@ def column_for(name: str, columns: Sequence[str]) -> str | None:
 
 
 def trec_name(column: str) -> str | None:
-    """trec_eval's name of a column where its values are trec_eval's, else None: for a SHREC measure with
-    a trec_eval twin (``AP``, ``NN``, ``P@5``: a topic without relevant documents left out of the mean) and
-    for a column that is no measure.
+    """trec_eval's name of a column where its values are trec_eval's, else None (a SHREC measure with a trec_eval
+    twin, ``AP``, leaves a topic without relevant documents out of the mean; a column that is no measure).
 
     >>> [trec_name(c) for c in ("map", "precision@5", "ndcg@10", "AP", "P@5", "NN", "NDCG@10", "tau_b")]
     ['map', 'P_5', 'ndcg_cut_10', None, None, None, None, None]
@@ -164,3 +97,28 @@ def trec_name(column: str) -> str | None:
     if m.trec_name is None or (m.kind == "binary" and get_measure(m.trec_name).name != m.name):
         return None  # a SHREC measure whose trec_eval name is its twin's (AP: map)
     return m.trec_name
+
+
+#: Names read as "recall at k" that mean two things in evaluate(): R@k, Recall@k (any case).
+_RECALL = re.compile(r"(?:R|(?i:recall))@([1-9][0-9]*)")
+
+
+def ambiguous_recall(name: object) -> str | None:
+    """The message for a recall-at-k name whose meaning depends on the field, or None.
+
+    >>> ambiguous_recall("AP") is None, ambiguous_recall("recall.10") is None
+    (True, True)
+    >>> print(ambiguous_recall("Recall@1"))  # doctest: +NORMALIZE_WHITESPACE
+    measures: 'Recall@1' means two things, so it is not guessed: IR recall at 1 (relevant items
+    in the first 1 / K: ask for 'recall.1') or the metric-learning Recall@1 (1 if a relevant item
+    is in the first 1: ask for 'success.1')
+    """
+    m = _RECALL.fullmatch(name) if isinstance(name, str) else None
+    if m is None:
+        return None
+    k = m.group(1)
+    return (
+        f"measures: {name!r} means two things, so it is not guessed: IR recall at {k} "
+        f"(relevant items in the first {k} / K: ask for 'recall.{k}') or the metric-learning "
+        f"Recall@{k} (1 if a relevant item is in the first {k}: ask for 'success.{k}')"
+    )

@@ -1,9 +1,5 @@
-"""Registry of measures by name: the one source of the CSV columns, the ``shrec-score measures``
-listing, the help texts and each measure's direction and trec_eval name (docs/measures.md).
-
->>> get_measure("FP_relevant").higher_is_better, get_measure("P@5").trec_name, get_measure("NDCG@10").trec_name
-(False, 'P_5', None)
-"""
+"""Registry of measures by name: the one source of the CSV columns, the ``shrec-score measures`` listing, the help
+texts and each measure's direction and trec_eval name (docs/measures.md)."""
 
 from __future__ import annotations
 
@@ -14,23 +10,10 @@ from typing import Any
 import numpy as np
 
 from . import shapenet, shrec06, ties, treceval
-from .cumgain import gain_at
-from .dcg import dcg
-from .measure import (  # noqa: F401  (the registry's callers import the lookup and column helpers from here)
-    DISPLAY,
-    PATTERNS,
-    REGISTRY,
-    Measure,
-    Settings,
-    aliases_of,
-    column_higher_is_better,
-    did_you_mean,
-    display_name,
-    get_measure,
-    known_measures,
-    register,
-)
-from .precision import average_precision, precision_at, recall_at, reciprocal_rank
+from .cumgain import dcg, gain_at
+from .measure import ALIASES, PATTERNS, REGISTRY, Measure, Settings, aliases_of, register
+from .names import ACCURACY_CALCULATOR
+from .precision import average_precision, map_at_r, precision_at, recall_at, reciprocal_rank
 from .tiers import E_DEPTH, e_measure, first_tier, nearest_neighbor, second_tier
 from .treceval import IPREC_LEVELS
 
@@ -59,8 +42,7 @@ def _family(
     spelling: str, func: Callable[..., np.ndarray], *, kw: dict[str, Any] | None = None, trec_name: str | None = None,
     ir_name: str | None = None, params: str = "k: the cutoff in the name ({})", **fields: Any,
 ) -> None:
-    """Register the family ``spelling`` (``P@{k}``): ``func`` with the keywords ``kw`` and ``k``; ``{k}`` in
-    ``trec_name`` / ``ir_name`` is the cutoff, ``{}`` in ``params`` the name with k = 10."""
+    """Register the family ``spelling`` (``P@{k}``): ``func`` with ``kw`` and k; ``{}`` in ``params``: k = 10."""
 
     def make(k: int | str) -> Measure:
         return Measure.of(
@@ -180,12 +162,63 @@ SHOWN_GRADED = ("ADR", "AP_highly", "AP_relevant", "FT_highly", "FT_relevant", "
 DEFAULT_BINARY = ("NN", "FT", "ST", "E", "DCG", "AP")
 
 
-# MAP@R and pytorch-metric-learning's AccuracyCalculator keys (measures/metric_learning.py).
-from . import metric_learning as _metric_learning  # noqa: E402,F401
+# MAP@R, then pytorch-metric-learning's AccuracyCalculator keys as aliases; under --ties expected: AP's
+# expectation with the cutoff k = R of each query (docs/ties.md, "Average precision")
+_METRIC_LEARNING = ("Musgrave, Belongie & Lim 2020, A Metric Learning Reality Check, sec. 3.2; "
+                    "pytorch-metric-learning AccuracyCalculator")
+register(Measure.of("MAP@R", map_at_r, source=_METRIC_LEARNING,
+                    expected=lambda b: ties.expected_ap(b, b.n_relevant.astype(np.float64))))
+ALIASES.update(ACCURACY_CALCULATOR)
 
-# trec_eval's, ranx's and ir_measures' names for the same values (measures/names.py),
-# registered after the measures they are built on.
-from . import names as _names  # noqa: E402,F401
+
+# trec_eval's names of AP, FT and RR, then of the P@k and R@k families (P.k, recall.k), after the measures they
+# are built on: each gives trec_eval's number (docs/measures.md).
+def _twin(name: str, ours: Measure, trec_name: str, ir_name: str) -> Measure:
+    """``ours`` under trec_eval's name and ir_measures' (its AP, RR, P@k, R@k): 0, counted, where ``ours`` is empty."""
+
+    def zero(f: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+        return lambda b, s: np.where(b.n_relevant > 0, f(b, s), 0.0)  # trec_eval's rule
+
+    prefix = name.split(".")[0]
+    return Measure(
+        name, f"trec_eval's {trec_name}: {ours.name}, but a topic without relevant documents scores 0 and counts in the mean",
+        zero(ours.compute), trec_name=trec_name, source=f"trec_eval m_{prefix}.c", ir_name=ir_name,
+        params=f"k: the cutoff in the name ({prefix}.10)" if "." in name else "",
+        expected=zero(ours.expected or ours.compute),
+    )
+
+
+def _family_twin(prefix: str, ours: str) -> None:
+    make = PATTERNS[ours]
+    PATTERNS[prefix + ".{k}"] = lambda k: _twin(f"{prefix}.{k}", make(k), f"{prefix}_{k}", ours.format(k=k))
+
+
+for _name, _ours, _ir in (("map", "AP", "AP"), ("Rprec", "FT", "Rprec"), ("recip_rank", "RR", "RR")):
+    register(_twin(_name, REGISTRY[_ours], _name, _ir))
+_family_twin("P", "P@{k}")
+_family_twin("recall", "R@{k}")
+
+
+PATTERNS["P(rel={r})@{k}"] = lambda rel, k: Measure.of(
+    f"P(rel={rel})@{k}", treceval.precision_at_level, kind="judged", kw={"rel": rel, "k": k},
+    summary="ir_measures' P(rel=r)@k: grade >= r in the first k ranks / k (r: the name's level, not --rel-level)",
+    params="r, k: the level and the cutoff in the name (P(rel=2)@10)",
+    source="ir_measures P(rel=r)@k; trec_eval m_P.c with -l r",
+    ties_exact=False,  # the tie groups' means are kept for --rel-level only
+)
+
+# ir_measures' IPrec@x is pytrec_eval's, i.e. trec_eval 9's cutoff (long)(x R + 0.9); trec_eval 10's
+# iprec_at_recall_x (lround) differs on some topics, so it is registered under its own name, not as an alias.
+for _x in IPREC_LEVELS:
+    register(Measure.of(
+        f"IPrec@{_x:.1f}", treceval.iprec_at_recall, kind="judged", kw={"level": _x, "rounding": "v9"},
+        summary="ir_measures' IPrec@x: interpolated precision at recall x, trec_eval 9's cutoff (long)(x R + 0.9)",
+        params="rel_level: Settings.rel_level, --rel-level",
+        source="ir_measures IPrec@x (pytrec_eval: trec_eval 9.0 m_iprec_at_recall.c)", ties_exact=False,
+    ))
+
+ALIASES.update({"IPrec@0": "IPrec@0.0", "IPrec@1": "IPrec@1.0"})
+
 
 
 # The listing: ``shrec-score measures`` and the generated top of docs/measures.md, both from measure_table.
@@ -203,12 +236,8 @@ def measure_table() -> list[Measure]:
 
 
 def measures_markdown() -> str:
-    """The generated top of docs/measures.md: every measure with its definition, its trec_eval and
-    ir_measures equivalents and its source (a test checks the file holds this text)."""
-
-    def cell(text: str) -> str:
-        return text.replace("|", "\\|")
-
+    """The generated top of docs/measures.md: every measure with its definition, its trec_eval and ir_measures
+    equivalents and its source (a test checks the file holds this text)."""
     lines = [
         "# Measures",
         "",
@@ -221,17 +250,16 @@ def measures_markdown() -> str:
     ]
     for row in measure_table():
         also = ", ".join(f"`{a}`" for a in aliases_of(row.name) if a != row.ir_name)
-        lines.append(
-            f"| `{row.name}` | {row.direction} | {'`' + row.trec_name + '`' if row.trec_name else '-'} | "
-            f"{'`' + row.ir_name + '`' if row.ir_name else '-'} | {also or '-'} | {cell(row.summary)} | {cell(row.params) or '-'} | {cell(row.source) or '-'} | "
-            f"{'exact' if row.ties_exact else 'refused'} |"
-        )
+        names = [f"`{n}`" if n else "-" for n in (row.name, row.trec_name, row.ir_name)]
+        cells = [names[0], row.direction, *names[1:], also or "-", row.summary, row.params or "-", row.source or "-",
+                 "exact" if row.ties_exact else "refused"]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"
 
 
 def measure_listing() -> str:
-    """The text of ``shrec-score measures``: a header, then per measure its name, which way is better,
-    trec_eval's name (``-``: none with the same value), the definition and, in brackets, its parameters."""
+    """The text of ``shrec-score measures``: a header, then per measure its name, which way is better, trec_eval's
+    name (``-``: none with the same value), the definition and, in brackets, its parameters."""
     lines = [f"{'measure':<12} {'better':<6} {'trec_eval':<10} definition"]
     for row in measure_table():
         text = f"{row.summary.rstrip('.')} [{row.params}]" if row.params else row.summary

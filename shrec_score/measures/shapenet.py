@@ -1,26 +1,21 @@
-"""SHREC'16/'17 "Large-Scale 3D Shape Retrieval from ShapeNet Core55": the official summary measures (docs/evaluators.md).
+"""SHREC'16/'17 ShapeNet Core55: the official summary measures (the organisers' Metrics.js; docs/evaluators.md).
 
-Source: the organisers' evaluator (``Evaluator.js``, ``Metrics.js``; issue 18).  Every list is cut to its first 1000
-items; N is the length after the cut, g_i the taxonomy grade at rank i (3 same sub-synset, 2 same synset labelled
-at synset level only, 1 sibling sub-synset, 0 other), relevant when g_i > 0, C = min(models of the query's synset
-with the query, 1000).  Where the official code divides 0 by 0 (docs/evaluators.md), each function says what it
-gives.
+Every list is cut to its first 1000 items: N its length after the cut, g_i the taxonomy grade at rank i (relevant
+when > 0), C = min(models of the query's synset with the query, 1000); 0 / 0 is 0 unless said otherwise.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .base import precision_sum, ratio
-from .dcg import discount
-from .graded import GainBlock
+from .base import GainBlock, precision_sum, ratio
+from .cumgain import discount
 
 #: Ranked lists are cut to this many items before scoring, and C is at most this.
 CUTOFF = 1000
 
 
 def _hits(b: GainBlock) -> np.ndarray:
-    """Relevant items (grade > 0) among the first CUTOFF."""
     return (b.gains[:, :CUTOFF] > 0).sum(axis=1)
 
 
@@ -28,8 +23,6 @@ def precision_at_n(b: GainBlock) -> np.ndarray:
     """ShapeNet P@N: relevant (grade > 0) among the first N = min(Va, 1000) items / N.
 
     .. math:: P@N = |\\{i \\le N : g_i > 0\\}| / N
-
-    0 for an empty list.  Source: ShapeNet Metrics.js.
 
     >>> b = GainBlock.from_gains([[3, 0, 1, 2], []], [1, 1], [3, 3], -1, top=3)
     >>> precision_at_n(b).tolist()
@@ -43,7 +36,7 @@ def recall_at_n(b: GainBlock) -> np.ndarray:
 
     .. math:: R@N = |\\{i \\le N : g_i > 0\\}| / \\min(C_r, 1000)
 
-    NaN when C = 0.  Source: ShapeNet Metrics.js.
+    NaN when C = 0.
 
     >>> b = GainBlock.from_gains([[3, 0, 1, 2]], [1], [4], -1, top=3)
     >>> recall_at_n(b).tolist()  # 3 of C = 5
@@ -58,7 +51,7 @@ def f1_at_n(b: GainBlock) -> np.ndarray:
 
     .. math:: F1@N = \\frac{2 \\, P@N \\, R@N}{P@N + R@N}
 
-    NaN when R@N is (C = 0).  Source: ShapeNet Metrics.js.
+    NaN when R@N is (C = 0).
 
     >>> b = GainBlock.from_gains([[3, 0, 1, 2], [0, 0]], [1, 1], [4, 4], -1, top=3)
     >>> [round(x, 12) for x in f1_at_n(b).tolist()]  # 2 * 0.75 * 0.6 / 1.35
@@ -73,7 +66,7 @@ def average_precision_retrieved(b: GainBlock) -> np.ndarray:
 
     .. math:: AP = \\frac{1}{V} \\sum_{i \\le N, g_i > 0} \\frac{|\\{j \\le i : g_j > 0\\}|}{i}
 
-    V = relevant items among the first N (not K); 0 when V = 0.  Source: ShapeNet Metrics.js.
+    V the relevant items among the first N (not K).
 
     >>> b = GainBlock.from_gains([[3, 0, 1, 2], [0, 0]], [1, 1], [4, 4], -1, top=3)
     >>> average_precision_retrieved(b).tolist() == [(1/1 + 2/3 + 3/4) / 3, 0.0]
@@ -84,7 +77,6 @@ def average_precision_retrieved(b: GainBlock) -> np.ndarray:
 
 
 def _dcg(g: np.ndarray) -> np.ndarray:
-    """g_1 + sum_{i>=2} g_i / log2 i, per row (the PSB discount, :func:`.dcg.discount`)."""
     return (g * discount(np.arange(1, g.shape[1] + 1))).sum(axis=1)
 
 
@@ -93,8 +85,7 @@ def ndcg_retrieved(b: GainBlock) -> np.ndarray:
 
     .. math:: NDCG = \\frac{g_1 + \\sum_{i=2}^{N} g_i / \\log_2 i}{g^*_1 + \\sum_{i=2}^{N} g^*_i / \\log_2 i}
 
-    g* = the first N grades sorted descending; 0 when no retrieved item has a grade > 0 (0/0 in the official
-    code).  Source: ShapeNet Metrics.js.
+    g* the first N grades sorted descending (0 / 0 is NaN in the official code).
 
     >>> import math
     >>> b = GainBlock.from_gains([[1, 3], [0, 0]], [1, 1], [4, 4], -1, top=3)

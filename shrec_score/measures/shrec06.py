@@ -1,17 +1,12 @@
-"""SHREC 2006 measures on graded relevance (highly relevant = 2, marginal = 1; docs/measures.md).
-
-Source: Veltkamp et al., SHREC 2006 report, section 4 (seed 002), the performance-measures page (seed 003) and the
-errata of seeds/README.md.  Ds collection size, Ch / Cr highly / all relevant items, Vh / Vr the retrieved ones,
-Va the list's length; ``level="highly"`` uses Ch and Vh, ``"relevant"`` Cr and Vr.  A value whose divisor is zero
-(C = 0) is NaN.
-"""
+"""SHREC 2006 measures on graded relevance (Veltkamp et al., SHREC 2006 report, section 4: seeds 002/003, errata in
+seeds/README.md; docs/measures.md): Ds collection size, Ch / Cr highly / all relevant items, Vh / Vr the retrieved
+ones, Va the list's length; ``level="highly"`` uses Ch and Vh, ``"relevant"`` Cr and Vr.  NaN where C = 0."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .base import precision_sum, ratio, undefined_without_relevant
-from .graded import GainBlock
+from .base import GainBlock, precision_sum, ratio, undefined_without_relevant
 
 
 def set_measure(b: GainBlock, *, level: str, of: str) -> np.ndarray:
@@ -20,8 +15,7 @@ def set_measure(b: GainBlock, *, level: str, of: str) -> np.ndarray:
     .. math:: TP = V, \\quad FP = V_a - V, \\quad TN = D_s + V - V_a - C, \\quad FN = C - V,
               \\quad P = V / V_a, \\quad R = V / C
 
-    TN as seed 002 writes it (Ds + (Vh - Va) - Ch, Ds + Vr - Va - Cr), NaN when Ds is unknown
-    (``collection_size < 0``); P of an empty list is 0.
+    TN as seed 002 writes it, NaN when Ds is unknown (``collection_size < 0``); P of an empty list is 0.
 
     >>> b = GainBlock.from_gains([[2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]], [6], [5], 1814)
     >>> [float(set_measure(b, level="highly", of=m)[0]) for m in ("TP", "FP", "TN", "FN", "P", "R")] == [
@@ -42,9 +36,8 @@ def tier(b: GainBlock, *, level: str, factor: int) -> np.ndarray:
 
     .. math:: T = |\\{\\text{relevant in the first } d\\}| / d, \\quad d = \\min(V_a, f C)
 
-    Seed 002 writes "else d1 = Ch" for the relevant form; its worked example (9/11) uses Cr, so d = min(Va, C) and
-    min(Va, 2C) (seeds/README.md, erratum 3).  The report prints percentages; the column is the fraction.  An empty
-    list scores 0.
+    Seed 002 writes "else d1 = Ch" for the relevant form; its worked example (9/11) uses Cr (seeds/README.md,
+    erratum 3).  A fraction (the report prints percentages); an empty list scores 0.
 
     >>> b = GainBlock.from_gains([[2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]], [6], [5], 1814)
     >>> [float(tier(b, level=lv, factor=f)[0] * d) for lv, f, d in
@@ -63,8 +56,7 @@ def average_precision_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
 
     .. math:: AP = \\frac{1}{V} \\sum_{k=1}^{V} \\frac{k}{\\text{rank}_k}
 
-    It divides by the retrieved relevant items V (Vh or Vr), unlike trec_eval's MAP (column ``AP``), which divides
-    by C (seeds/README.md, erratum 4).  A list with no relevant item scores 0.
+    V the retrieved relevant items, not C as trec_eval's MAP (column ``AP``; erratum 4); 0 when V = 0.
 
     >>> b = GainBlock.from_gains([[2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]], [6], [5], 1814)
     >>> float(average_precision_retrieved(b, level="highly")[0]) == (1/1 + 2/2 + 3/4 + 4/5 + 5/11) / 5
@@ -77,11 +69,9 @@ def average_precision_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
 def average_dynamic_recall(b: GainBlock) -> np.ndarray:
     """Average Dynamic Recall (Typke, Veltkamp & Wiering, ICME 2006).
 
-    .. math::
-        ADR = \\frac{1}{q} \\sum_{i=1}^{q} \\frac{f_i}{i}, \\quad q = \\min(V_a, C_r)
+    .. math:: ADR = \\frac{1}{q} \\sum_{i=1}^{q} \\frac{f_i}{i}, \\quad q = \\min(V_a, C_r)
 
-    where f_i counts the highly relevant items in the first i results while i <= Ch, and all relevant items in the
-    first i results after that.  NaN when Cr = 0; an empty list scores 0.
+    f_i the highly relevant items in the first i while i <= Ch, all relevant ones after; an empty list scores 0.
 
     >>> b = GainBlock.from_gains([[2, 2, 1, 2, 2, 1, 0, 1, 0, 1, 2, 0, 0, 0]], [6], [5], 1814)
     >>> round(float(average_dynamic_recall(b)[0]), 6)

@@ -1,9 +1,5 @@
-"""Nearest Neighbor, First Tier, Second Tier and the E-measure (PSB / SHREC 2018).
-
-Source: seeds 000/001 (SHREC 2018 evaluation pages), seeds/README.md errata 5 and 6; Shilane et al., "The Princeton
-Shape Benchmark", SMI 2004.  K is the query's relevant items (|C| - 1 all-against-all, |C| with separate queries:
-erratum 6); each measure is NaN when K = 0 (listed, left out of the means).
-"""
+"""Nearest Neighbor, First Tier, Second Tier and the E-measure (PSB / SHREC 2018: seeds 000/001, seeds/README.md
+errata 5 and 6; Shilane et al., "The Princeton Shape Benchmark", SMI 2004).  Each is NaN when K = 0."""
 
 from __future__ import annotations
 
@@ -29,9 +25,7 @@ def nearest_neighbor(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.nda
 def first_tier(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
     """First Tier: share of the K relevant items found in the first K results.
 
-    .. math:: FT = |\\{\\text{relevant in top } K\\}| / K
-
-    Equal to trec_eval's R-precision.
+    .. math:: FT = |\\{\\text{relevant in top } K\\}| / K = \\mathrm{Rprec}
 
     >>> first_tier(np.array([[1.0, 4.0, 10.0, 41.0, 44.0]]), n_relevant=np.array([5])).tolist()
     [0.4]
@@ -42,9 +36,7 @@ def first_tier(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
 def second_tier(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
     """Second Tier: relevant items in the first 2K results, divided by K.
 
-    .. math:: ST = |\\{\\text{relevant in top } 2K\\}| / K
-
-    The PSB / SHREC 2018 recall form (at most 1).
+    .. math:: ST = |\\{\\text{relevant in top } 2K\\}| / K \\le 1
 
     >>> second_tier(np.array([[1.0, 4.0, 10.0, 41.0, 44.0]]), n_relevant=np.array([5])).tolist()
     [0.6]
@@ -57,12 +49,10 @@ def e_measure(
 ) -> np.ndarray:
     """E-measure as published by SHREC and the PSB: F1 over the first 32 results.
 
-    .. math::
-        P = h / \\min(32, V_a), \\quad R = h / K, \\quad
-        E = \\frac{2PR}{P + R} = \\frac{2h}{\\min(32, V_a) + K}
+    .. math:: P = h / \\min(32, V_a), \\quad R = h / K, \\quad E = \\frac{2PR}{P + R} = \\frac{2h}{\\min(32, V_a) + K}
 
-    with h the relevant items in the first ``depth`` results.  The SHREC 2018 pages define E = 1 - F but publish F
-    ("higher values indicate better results"); this is that published number (seeds/README.md, erratum 5).
+    h the relevant items in the first ``depth``.  The SHREC 2018 pages define E = 1 - F but publish F ("higher values
+    indicate better results"); this is that published number (seeds/README.md, erratum 5).
 
     >>> e_measure(np.array([[1.0, 4.0, 10.0, 41.0, 44.0]]), n_relevant=np.array([5]),
     ...           n_retrieved=np.array([100])).tolist() == [2 * 3 / (32 + 5)]

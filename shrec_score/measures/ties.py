@@ -1,22 +1,15 @@
-"""Exact expected values over every order of tied items (``ties="expected"``).
-
-Source: McSherry & Najork, ECIR 2008; the model, the notation (``s``, ``n``, ``r``, ``b`` of a relevant item's tie
-group) and every formula with its derivation: docs/ties.md, "The formulas of the expected mode".
-``tests/test_ties*.py`` checks each against the mean over every arrangement.
-"""
+"""Exact expected values over every order of tied items (``ties="expected"``; McSherry & Najork, ECIR 2008).  The
+model, the notation (``s``, ``n``, ``r``, ``b`` of a relevant item's tie group) and each formula's derivation:
+docs/ties.md, "The formulas of the expected mode"."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from .base import RankBlock, ratio, undefined_without_relevant
-from .dcg import discount, psb_ideal
-
-if TYPE_CHECKING:
-    from .graded import GainBlock
-    from .treceval import JudgedBlock
+from .base import GainBlock, JudgedBlock, RankBlock, ratio, undefined_without_relevant
+from .cumgain import discount, psb_ideal
 
 #: Terms of the order-statistic sums evaluated at once (bounds memory).
 CHUNK_TERMS = 4_000_000
@@ -30,11 +23,15 @@ def _prefix_sums(f: Any, top: int) -> np.ndarray:
 
 
 class Items:
-    """The retrieved relevant items of a block with their tie groups, flattened: per item (rows in
-    order, ranks ascending) ``row``, ``col`` (its index among the row's relevant items), ``s``,
-    ``n``, ``r`` and ``b`` (docs/ties.md)."""
+    """The retrieved relevant items of a block with their tie groups, flattened: per item (rows in order, ranks
+    ascending) ``row``, ``col`` (its index among the row's relevant items), ``s``, ``n``, ``r`` and ``b``."""
 
-    def __init__(self, start: np.ndarray, size: np.ndarray, valid: np.ndarray) -> None:
+    def __init__(self, block: Any, relevant: np.ndarray | None = None) -> None:
+        """A RankBlock's items, or those of a dense block's tie groups (``relevant``: its indicator matrix)."""
+        if relevant is None:
+            start, size, valid = block.group_start, block.group_size, np.isfinite(block.rel_ranks)
+        else:
+            start, size, valid = block.ties.start, block.ties.size, relevant
         self.shape = valid.shape
         self.row = np.nonzero(valid)[0]
         self.col = np.arange(self.row.size) - np.searchsorted(self.row, self.row)  # index among the row's relevant items
@@ -49,32 +46,20 @@ class Items:
         #: rounding), so that a group whose every entry is relevant gives exact integers
         self.leader = new
 
-    @classmethod
-    def of(cls, block: Any, relevant: np.ndarray | None = None) -> Items:
-        """A RankBlock's items, or those of a dense block's tie groups (``relevant``: its indicator matrix)."""
-        if relevant is None:
-            return cls(block.group_start, block.group_size, np.isfinite(block.rel_ranks))
-        return cls(block.ties.start, block.ties.size, relevant)
-
     def per_row(self, values: np.ndarray) -> np.ndarray:
         """Sum of per-item values per row."""
         return np.bincount(self.row, weights=values, minlength=self.shape[0])[: self.shape[0]]
 
-
-def expected_hits(items: Items, depth: float | np.ndarray) -> np.ndarray:
-    """E[relevant items in the first ``depth`` ranks] per row (depth scalar or per row)."""
-    d = np.asarray(depth, dtype=np.float64)
-    k = d[items.row] if d.ndim else d
-    m = np.clip(np.minimum(k - items.s, items.n), 0, None)  # places of the group within depth
-    return items.per_row(np.where(items.leader, items.r * m / items.n, 0.0))
+    def within(self, depth: float | np.ndarray) -> np.ndarray:
+        """Per item, the places of its group within the first ``depth`` ranks (depth scalar or per row)."""
+        d = np.asarray(depth, dtype=np.float64)
+        return np.clip(np.minimum((d[self.row] if d.ndim else d) - self.s, self.n), 0, None)
 
 
 def expected_precision_sum(items: Items, cutoff: float | np.ndarray = np.inf) -> np.ndarray:
     """E[sum over relevant items ranked within ``cutoff`` of the precision at their rank] per row."""
     s, n, r, b = items.s, items.n, items.r, items.b
-    k = np.asarray(cutoff, dtype=np.float64)
-    k = k[items.row] if k.ndim else k
-    m = np.clip(np.minimum(k - s, n), 0, None).astype(np.int64)
+    m = items.within(cutoff).astype(np.int64)
     h = _prefix_sums(np.reciprocal, int((s + m).max(initial=0)))
     dh = h[s + m] - h[s]
     share = np.where(n > 1, (r - 1) / np.maximum(n - 1, 1), 0.0)
@@ -82,8 +67,7 @@ def expected_precision_sum(items: Items, cutoff: float | np.ndarray = np.inf) ->
 
 
 def expected_inverse_rank(s: np.ndarray, n: np.ndarray, r: np.ndarray, i: np.ndarray) -> np.ndarray:
-    """E[1 / (s + P)], P the place of the i-th (1-based) of r relevant items in a group of n
-    (docs/ties.md, "Order statistics")."""
+    """E[1 / (s + P)], P the place of the i-th (1-based) of r relevant items in a group of n (docs/ties.md)."""
     s, n, r, i = (np.asarray(x, dtype=np.int64) for x in (s, n, r, i))
     out = 1.0 / (s + i)  # n == r: every place relevant, P = i
     todo = np.flatnonzero(n > r)
@@ -109,7 +93,7 @@ def expected_inverse_rank(s: np.ndarray, n: np.ndarray, r: np.ndarray, i: np.nda
 
 def expected_rr(block: RankBlock) -> np.ndarray:
     """Expected reciprocal rank (see the module): 0 when nothing relevant is retrieved; NaN when K = 0."""
-    items = Items.of(block)
+    items = Items(block)
     first = items.col == 0
     value = np.zeros(block.rel_ranks.shape[0])
     value[items.row[first]] = expected_inverse_rank(items.s[first], items.n[first], items.r[first], np.ones(int(first.sum()), dtype=np.int64))
@@ -117,8 +101,8 @@ def expected_rr(block: RankBlock) -> np.ndarray:
 
 
 def expected_precision_at_hits(block: RankBlock) -> np.ndarray:
-    """E[j / rank_j] for the j-th relevant item (queries x k_max, NaN past K): what :func:`.pr.interpolate_pr` reads."""
-    items = Items.of(block)
+    """E[j / rank_j] for the j-th relevant item (queries x k_max, NaN past K): what ``interpolate_pr`` reads."""
+    items = Items(block)
     prec = np.zeros(np.shape(block.rel_ranks))
     j = items.col + 1
     prec[items.row, items.col] = j * expected_inverse_rank(items.s, items.n, items.r, j - items.b)
@@ -129,12 +113,12 @@ def expected_precision_at_hits(block: RankBlock) -> np.ndarray:
 def expected_ap(block: RankBlock, cutoff: float | np.ndarray = np.inf) -> np.ndarray:
     """Expected AP (trec_eval map per query): E[precision sum within ``cutoff``] / K (MAP@R: cutoff K); NaN when K = 0."""
     k = block.n_relevant
-    return undefined_without_relevant(expected_precision_sum(Items.of(block), cutoff) / np.maximum(k, 1), k)
+    return undefined_without_relevant(expected_precision_sum(Items(block), cutoff) / np.maximum(k, 1), k)
 
 
 def expected_dcg(block: RankBlock) -> np.ndarray:
     """Expected PSB DCG: E[sum over relevant items of discount(rank)] over the ideal (the same in every order)."""
-    items = Items.of(block)
+    items = Items(block)
     cum = _prefix_sums(discount, int((items.s + items.n).max(initial=0)))
     actual = items.per_row((cum[items.s + items.n] - cum[items.s]) / items.n)
     return undefined_without_relevant(actual / psb_ideal(block.rel_ranks.shape[1], block.n_relevant), block.n_relevant)
@@ -143,26 +127,27 @@ def expected_dcg(block: RankBlock) -> np.ndarray:
 def expected_share(block: RankBlock, depth: np.ndarray | float, divisor: np.ndarray | float) -> np.ndarray:
     """E[hits in the first ``depth``] / ``divisor`` (NN, FT, ST, P@k, R@k; E is twice that over min(depth, Va) + K);
     NaN when K = 0."""
-    return undefined_without_relevant(expected_hits(Items.of(block), depth) / np.maximum(divisor, 1), block.n_relevant)
+    items = Items(block)
+    hits = items.per_row(np.where(items.leader, items.r * items.within(depth) / items.n, 0.0))
+    return undefined_without_relevant(hits / np.maximum(divisor, 1), block.n_relevant)
 
 
 def expected_ap_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
-    """Expected SHREC 2006 AP_*: E[precision sum over the retrieved relevant] / V (the same in every order);
-    0 when V = 0."""
+    """Expected SHREC 2006 AP_*: E[precision sum over the retrieved relevant] / V (V is the same in every order)."""
     rel = b.gains >= (b.top if level == "highly" else 1)  # the one order's, not the tie groups' means
     c = b.n_highly if level == "highly" else b.n_relevant
-    return undefined_without_relevant(ratio(expected_precision_sum(Items.of(b, rel)), rel.sum(axis=1)), c)
+    return undefined_without_relevant(ratio(expected_precision_sum(Items(b, rel)), rel.sum(axis=1)), c)
 
 
 def expected_map_cut(block: JudgedBlock, *, k: int) -> np.ndarray:
     """Expected trec_eval map_cut.k: E[precision sum within k] / R; 0 when R = 0."""
-    return ratio(expected_precision_sum(Items.of(block, block.relevant), k), block.n_relevant)
+    return ratio(expected_precision_sum(Items(block, block.relevant), k), block.n_relevant)
 
 
 def expected_success(block: JudgedBlock, *, k: int) -> np.ndarray:
     """Expected trec_eval success.k: P(a relevant item in the first k), 1 - C(n - m, r) / C(n, r) for the first
     group holding one, m = clip(k - s, 0, n) of its places within k (docs/ties.md)."""
-    items = Items.of(block, block.relevant)
+    items = Items(block, block.relevant)
     first = items.col == 0
     s, n, r = items.s[first], items.n[first], items.r[first]
     rest = n - np.clip(k - s, 0, n)

@@ -1,17 +1,13 @@
-"""trec_eval's measures under trec_eval's names, on the judged grade of each rank (:class:`JudgedBlock`).
-
-Each counts as trec_eval's ``m_<name>.c`` (9.0 and 10.0 agree but for ``iprec_at_recall``); a topic without a
-relevant document scores what trec_eval gives it and counts in the mean (docs/measures.md).
-"""
+"""trec_eval's measures under trec_eval's names (each as its ``m_<name>.c``, 9.0 and 10.0 alike but iprec_at_recall),
+on the judged grade at each rank (:class:`JudgedBlock`); a value whose divisor is 0 (R = 0) is 0, counted in means."""
 
 from __future__ import annotations
 
 import math  # noqa: F401  (the doctests)
-from dataclasses import dataclass
 
 import numpy as np
 
-from .base import TieMeans, padded, precision_sum, ratio
+from .base import JudgedBlock, precision_sum, ratio
 
 #: trec_eval's floor of a topic's AP before its logarithm (``MIN_GEO_MEAN``).
 MIN_GEO_MEAN = 0.00001
@@ -20,62 +16,13 @@ MIN_GEO_MEAN = 0.00001
 IPREC_LEVELS = tuple(i / 10 for i in range(11))
 
 
-@dataclass(frozen=True)
-class JudgedBlock:
-    """The judged grade at every rank of a block of queries.
-
-    ``grades`` (int16, queries x width): the qrels grade at rank i + 1, -1 unjudged or past the list's end;
-    ``n_retrieved``: trec_eval ``num_ret``; ``grade_counts`` (queries x max grade + 1): judged documents of each
-    grade (``rel_levels``); grade >= ``rel_level`` is relevant (trec_eval ``-l``).
-    """
-
-    grades: np.ndarray
-    n_retrieved: np.ndarray
-    grade_counts: np.ndarray
-    rel_level: int = 1
-    #: Under ``ties="expected"``: the tie groups' mean gain and relevance; ``grades`` keeps one order.
-    ties: TieMeans | None = None
-
-    @property
-    def gain_values(self) -> np.ndarray:
-        """Float (n_queries, width): the grade at each rank floored at 0 (nDCG's gain), or its expectation over tied orders."""
-        return np.maximum(self.grades, 0).astype(np.float64) if self.ties is None else self.ties.gain
-
-    @classmethod
-    def from_lists(cls, rows: list[list[int]], grade_counts: list[list[int]], rel_level: int = 1) -> JudgedBlock:
-        """A block from Python lists (tests, doctests): ``rows[q]`` the grade per rank (-1 unjudged)."""
-        lengths = np.asarray([len(r) for r in rows], dtype=np.int64)
-        return cls(padded(rows, -1, np.int16), lengths, padded(grade_counts, 0, np.int64), rel_level)
-
-    @property
-    def relevant(self) -> np.ndarray:
-        """Bool (n_queries, width): the item at each rank is relevant (grade >= rel_level)."""
-        return self.grades >= self.rel_level
-
-    @property
-    def n_relevant(self) -> np.ndarray:
-        """trec_eval ``num_rel``: judged documents with grade >= rel_level."""
-        return np.asarray(self.grade_counts[:, self.rel_level :].sum(axis=1), dtype=np.int64)
-
-    def ideal_gains(self) -> np.ndarray:
-        """Float (n_queries, width): every judged grade > 0, largest first, padded with 0."""
-        counts = self.grade_counts[:, 1:]
-        width = max(1, int(counts.sum(axis=1).max(initial=0)))
-        above = np.cumsum(counts[:, ::-1], axis=1)  # documents of grade >= top, >= top - 1, ..., >= 1
-        return (above[:, :, None] > np.arange(width)).sum(axis=1).astype(np.float64)  # column j: grades t with j < above_t
-
-
 def ndcg(block: JudgedBlock, *, k: int | None = None) -> np.ndarray:
     """trec_eval ndcg: DCG of the whole ranked list over the ideal DCG of all judged documents.
 
-    With ``k``, trec_eval ndcg_cut.k: both sums stop at rank k.  Source: trec_eval ``m_ndcg.c``, ``m_ndcg_cut.c``
-    (Järvelin & Kekäläinen 2002).
-
     .. math:: \\mathrm{nDCG@k} = \\sum_{i=1}^{k} g_i / \\log_2(i + 1) \\Big/ \\sum_{i=1}^{k} g^*_i / \\log_2(i + 1)
 
-    :math:`g_i` the grade at rank i (0 unjudged or negative), :math:`g^*` every judged grade of the topic,
-    descending; without k the sums run over the list and over the J judged grades above 0; 0 when no judged grade
-    is above 0.
+    g_i the grade at rank i (0 unjudged or negative), g* the topic's judged grades descending; without k (ndcg_cut.k)
+    the sums run over the list and every grade above 0 (m_ndcg.c; with k, m_ndcg_cut.c).
 
     >>> b = JudgedBlock.from_lists([[0, 2, 1]], [[1, 1, 1]])
     >>> round(float(ndcg(b, k=2)[0]), 6), round((2 / math.log2(3)) / (2 + 1 / math.log2(3)), 6)
@@ -90,8 +37,6 @@ def ndcg(block: JudgedBlock, *, k: int | None = None) -> np.ndarray:
 
 def map_cut(block: JudgedBlock, *, k: int | None = None) -> np.ndarray:
     """trec_eval map_cut.k: average precision over the first k ranks, divided by all R relevant.
-
-    0 when R = 0; without k, trec_eval's AP (``map``, :func:`gm_map`).  Source: trec_eval ``m_map_cut.c``.
 
     .. math:: \\mathrm{AP@k} = \\frac{1}{R} \\sum_{i \\le k,\\ \\mathrm{rel}(i)} \\frac{|\\{j \\le i: \\mathrm{rel}(j)\\}|}{i}
 
@@ -117,9 +62,8 @@ def bpref(block: JudgedBlock) -> np.ndarray:
 
     .. math:: \\mathrm{bpref} = \\frac{1}{R} \\sum_{r\\ \\mathrm{retrieved\\ relevant}} \\left(1 - \\frac{\\min(n_r, R)}{\\min(N, R)}\\right)
 
-    :math:`n_r`: judged non-relevant items ranked above r (the term is 1 when 0); R judged relevant, N judged
-    non-relevant; unjudged items are passed over; 0 when R = 0.  Source: trec_eval ``m_bpref.c`` (Buckley & Voorhees
-    2004).
+    n_r judged non-relevant items above r (the term is 1 when 0), R judged relevant, N judged non-relevant; unjudged
+    items are passed over (Buckley & Voorhees 2004).
 
     >>> float(bpref(JudgedBlock.from_lists([[1, 0, -1, 1]], [[2, 2]]))[0]) == (1 + (1 - 1 / 2)) / 2
     True
@@ -152,9 +96,8 @@ def iprec_at_recall(block: JudgedBlock, *, level: float, rounding: str = "v9") -
 
     .. math:: \\mathrm{iprec}(x) = \\max_{i \\ge r_c} \\frac{|\\{j \\le i: \\mathrm{rel}(j)\\}|}{i}, \\quad c = \\mathrm{lround}(x R)
 
-    :math:`r_c` the rank of the c-th relevant item retrieved (the first when c = 0); 0 when fewer than c are
-    retrieved.  Source: trec_eval 10.0 ``m_iprec_at_recall.c`` (c = lround(x R)); ``rounding="v9"``: trec_eval 9.0's
-    c = (long)(x R + 0.9), as pytrec_eval and ir_measures.
+    r_c the rank of the c-th relevant item retrieved (the first when c = 0); 0 when fewer than c are.  Source:
+    trec_eval 10.0 m_iprec_at_recall.c; ``rounding="v9"``: trec_eval 9.0's c = (long)(x R + 0.9) (pytrec_eval).
 
     >>> float(iprec_at_recall(JudgedBlock.from_lists([[0, 1, 0, 1]], [[2, 2]]), level=0.5)[0])
     0.5
@@ -163,10 +106,8 @@ def iprec_at_recall(block: JudgedBlock, *, level: float, rounding: str = "v9") -
     ranks = np.arange(1, found.shape[1] + 1)
     prec = np.where(ranks[None, :] <= block.n_retrieved[:, None], found / ranks, -np.inf)
     best_after = np.maximum.accumulate(prec[:, ::-1], axis=1)[:, ::-1]  # max precision at rank >= i
-    # v9: (long) (x R + 0.9), trec_eval 9.0.x, pytrec_eval, ir_measures; v10: lround(x R), half away from 0
     cut = np.floor(np.float64(level) * block.n_relevant + (0.9 if rounding == "v9" else 0.5)).astype(np.int64)
-    # the rank of the c-th relevant item, c = 0 read as c = 1: where the running count first reaches c
-    pos = np.argmax(found >= np.maximum(cut, 1)[:, None], axis=1)
+    pos = np.argmax(found >= np.maximum(cut, 1)[:, None], axis=1)  # where the running count first reaches c (>= 1)
     hits = found[:, -1]
     return np.where((hits > 0) & (cut <= hits), best_after[np.arange(found.shape[0]), pos], 0.0)
 
@@ -174,9 +115,9 @@ def iprec_at_recall(block: JudgedBlock, *, level: float, rounding: str = "v9") -
 def gm_map(block: JudgedBlock) -> np.ndarray:
     """trec_eval gm_map: per topic, the natural log of AP (floored at 1e-5); the mean is exp of the mean log.
 
-    Source: trec_eval ``m_gm_map.c`` (Robertson 2006).
-
     .. math:: \\mathrm{gm\\_map}_q = \\ln \\max(\\mathrm{AP}_q, 10^{-5}), \\qquad \\mathrm{GMAP} = \\exp\\Big(\\frac{1}{Q}\\sum_q \\mathrm{gm\\_map}_q\\Big)
+
+    Robertson 2006.
 
     >>> round(float(gm_map(JudgedBlock.from_lists([[1, 0]], [[1, 2]]))[0]), 6), round(math.log(0.5), 6)
     (-0.693147, -0.693147)
@@ -187,9 +128,9 @@ def gm_map(block: JudgedBlock) -> np.ndarray:
 def set_f(block: JudgedBlock) -> np.ndarray:
     """trec_eval set_F: F-measure of the whole retrieved set (beta = 1: F1).
 
-    trec_eval's default beta, 1 (it weighs by beta, not beta squared); 0 when nothing relevant is retrieved.
-
     .. math:: F = \\frac{2 P R}{P + R}, \\quad P = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_ret}},\\ R = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_rel}}
+
+    trec_eval's default beta (it weighs by beta, not beta squared).
 
     >>> float(set_f(JudgedBlock.from_lists([[1, 0]], [[1, 2]]))[0]) == 2 * (1 / 2) * (1 / 2) / (1 / 2 + 1 / 2)
     True
@@ -200,3 +141,14 @@ def set_f(block: JudgedBlock) -> np.ndarray:
     return ratio(2.0 * p * r, p + r)
 
 
+def precision_at_level(block: JudgedBlock, *, rel: int, k: int) -> np.ndarray:
+    """ir_measures' P(rel=r)@k: items of grade >= r in the first k ranks, divided by k.
+
+    .. math:: P_r@k = |\\{i \\le k: g_i \\ge r\\}| / k
+
+    r is the name's, not ``--rel-level``.  Source: ir_measures ``P(rel=r)@k`` (= trec_eval m_P.c with ``-l r``).
+
+    >>> precision_at_level(JudgedBlock.from_lists([[2, 1, 3, -1]], [[0, 1, 1, 1]]), rel=2, k=4).tolist()
+    [0.5]
+    """
+    return np.asarray((block.grades[:, :k] >= rel).sum(axis=1) / k, dtype=np.float64)
