@@ -19,7 +19,7 @@ from .engine import RunScores, collect, matrix_chunks, ranks_suffice, score_run
 from .errors import InputError, OptionError
 from .io.chunked import INSTALL_HINT, RowBlockMatrix, open_row_blocks
 from .io.runs import BlockSource, discover_sources
-from .join import block_matrix_ids, matrix_run
+from .join import block_matrix_ids, id_spelling, matrix_run
 from .loading import PathLike, Progress, load_with
 from .measures import Measure
 from .model import MatrixRun, RankedRun, RunSource
@@ -154,7 +154,8 @@ def score(
     address, local = cluster_target(dask)
     rel = relevance_for(relevance, opts)  # type: ignore[arg-type]
     plan = plan_measures(rel, opts)
-    sources, notes = discover_sources(runs, opts.run_format)
+    spell = id_spelling(rel, strip=opts.strip_zeros, id_map=opts.id_map)  # as loading's discovery: a lone run folder is told by its names
+    sources, notes = discover_sources(runs, opts.run_format, query_ids=dict.fromkeys(rel.query_ids + rel.ignorable_queries), spell=spell)
     shared = _Shared(rel, list(plan.measures), opts)
     for s in sources:
         if isinstance(s, BlockSource):  # every block matrix's shape checked

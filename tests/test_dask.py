@@ -187,6 +187,18 @@ def test_run_folders_on_the_cluster_write_the_single_process_csvs(data, cluster,
     assert (single / "per_run.csv").read_text().count("\n") == 5  # four runs
 
 
+def test_one_run_folder_on_the_cluster_is_told_by_its_file_names(data, cluster, tmp_path):
+    # a lone ranked-list folder (not a folder of runs) is recognised by its files named after the queries, as
+    # score() recognises it: --dask was refused with "cannot tell the run format" for want of the query ids
+    root, cla, m = data
+    one = _lists_runs(tmp_path, m, n_runs=1) / "run0"
+    single, on_cluster = tmp_path / "single", tmp_path / "cluster"
+    _ok([str(one), "-r", cla, "--out", str(single), "--format", "csv", "--quiet"])
+    _ok([str(one), "-r", cla, "--out", str(on_cluster), "--dask", cluster.scheduler.address, "--format", "csv", "--quiet"])
+    _same_csvs(single, on_cluster)
+    assert (on_cluster / "per_run.csv").read_text().count("\n") == 2  # one run
+
+
 def test_trec_runs_on_the_cluster_write_the_single_process_csvs(cluster, tmp_path):
     rng = np.random.default_rng(3)
     qrels = "".join(f"q{q} 0 d{d} {g}\n" for q in range(30) for d in rng.choice(300, 25, replace=False) for g in [int(rng.integers(0, 3))])
