@@ -1,10 +1,6 @@
-"""Readers of TREC files: qrels (``query_id iteration target_id grade``) and runs (``query_id Q0 target_id rank score tag``).
-
-trec_eval's field rule (docs/inputs.md): lines end at LF, CRLF or a lone CR;
-fields are split on runs of :data:`BLANKS`; a run line has six fields or more,
-a qrels line exactly four.  pyarrow's CSV reader parses what splits on one
-delimiter, :func:`split_fields` the rest, the line reader names a bad line.
-"""
+"""Readers of TREC qrels (``query_id iteration target_id grade``) and runs (``query_id Q0 target_id rank score tag``),
+by trec_eval's field rule (docs/inputs.md): pyarrow's CSV reader parses what splits on one delimiter,
+:func:`split_fields` the rest, and the line reader names a bad line."""
 
 from __future__ import annotations
 
@@ -23,15 +19,7 @@ from ..errors import InputError, shown
 from ..model import Qrels
 from .compressed import file_compression
 from .numbers import is_integer, parse_number
-from .text import (
-    long_line,
-    pieces,
-    plain,
-    read_head,
-    regular_file,
-    scan_line_lengths,
-    text_lines,
-)
+from .text import long_line, pieces, plain, read_head, regular_file, scan_line_lengths, text_lines
 
 #: The blanks that separate fields: trec_eval's (``isspace`` in the C
 #: locale) less the line ends.  Any other character, a no-break space,
@@ -60,45 +48,31 @@ def trec_lines(path: str) -> Iterator[tuple[int, list[str]]]:
 
 
 def read_qrels(path: str | os.PathLike[str]) -> Qrels:
-    """Read a TREC qrels file; a pair judged twice is an error, a negative grade is dropped (:func:`_without_unjudged`).
-
-    Large or compressed files are read with pyarrow, the rest (and any irregularity) by the line reader.
-    """
+    """Read a TREC qrels file (large or compressed ones with pyarrow, the rest and any irregularity by the line
+    reader); a pair judged twice is an error; a negative grade is trec_eval's RELVALUE_UNJUDGED: the judgment is
+    dropped (as a document missing from the qrels), its ids stay listed."""
     path = regular_file(path)
     read_head(path)  # UTF-16 / UTF-32 named as such
-    fast = _read_qrels_fast(path) if os.path.getsize(path) >= FAST_QRELS_BYTES or file_compression(path) else None
-    if fast is not None:
-        return _without_unjudged(fast)
-    queries: list[str] = []
-    targets: list[str] = []
-    grades: list[int] = []
-    seen: dict[tuple[str, str], int] = {}
-    for n, f in trec_lines(path):
-        if len(f) != 4:  # trec_eval's get_qrels.c refuses more fields too
-            raise InputError(path, n, 'expected "query_id iteration target_id grade"', f"{len(f)} fields")
-        if not is_integer(f[3]):
-            raise InputError(path, n, "expected a whole number as grade", shown(f[3]))
-        grade = max(int(f[3]), -1)  # every negative grade is unjudged (dropped below)
-        if grade > MAX_GRADE:
-            raise InputError(path, n, f"expected a grade of at most {MAX_GRADE}", shown(f[3]))
-        key = (f[0], f[2])
-        if key in seen:
-            raise InputError(path, n, f"expected each (query, target) pair once; {_pair(f[0], f[2])} is already judged at line {seen[key]}")
-        seen[key] = n
-        queries.append(f[0])
-        targets.append(f[2])
-        grades.append(grade)
-    if not queries:
-        raise InputError(path, None, "expected at least one judgment", "an empty file")
-    return _without_unjudged(Qrels.from_lists(path, queries, targets, grades))
-
-
-def _without_unjudged(qrels: Qrels) -> Qrels:
-    """The judgments of grade >= 0 (trec_eval's RELVALUE_UNJUDGED: as a document missing from the qrels); every line's ids stay listed."""
+    qrels = _read_qrels_fast(path) if os.path.getsize(path) >= FAST_QRELS_BYTES or file_compression(path) else None
+    if qrels is None:
+        rows: dict[tuple[str, str], tuple[int, int]] = {}  # (query, target) -> (grade, line)
+        for n, f in trec_lines(path):
+            if len(f) != 4:  # trec_eval's get_qrels.c refuses more fields too
+                raise InputError(path, n, 'expected "query_id iteration target_id grade"', f"{len(f)} fields")
+            if not is_integer(f[3]):
+                raise InputError(path, n, "expected a whole number as grade", shown(f[3]))
+            if int(f[3]) > MAX_GRADE:
+                raise InputError(path, n, f"expected a grade of at most {MAX_GRADE}", shown(f[3]))
+            if (f[0], f[2]) in rows:
+                raise InputError(path, n, f"expected each (query, target) pair once; {_pair(f[0], f[2])} is already judged at line {rows[f[0], f[2]][1]}")
+            rows[f[0], f[2]] = (max(int(f[3]), -1), n)
+        if not rows:
+            raise InputError(path, None, "expected at least one judgment", "an empty file")
+        qrels = Qrels.from_lists(path, [q for q, _ in rows], [t for _, t in rows], [g for g, _ in rows.values()])
     keep = qrels.grades >= 0
     if keep.all():
         return qrels
-    return Qrels(qrels.path, qrels.query_ids, qrels.query_codes[keep], qrels.target_ids, qrels.target_codes[keep], qrels.grades[keep])
+    return Qrels(path, qrels.query_ids, qrels.query_codes[keep], qrels.target_ids, qrels.target_codes[keep], qrels.grades[keep])
 
 
 #: The highest grade a qrels line may give (grades are held in a byte; trec_eval's test files go to 4).
@@ -112,7 +86,7 @@ def _read_qrels_fast(path: str) -> Qrels | None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    tbl, _ = _read_table(path, QRELS_NAMES, "grade", pa.string())
+    tbl = _read_table(path, QRELS_NAMES, "grade", pa.string())[0]
     if tbl is None or tbl.num_rows == 0 or not pc.all(pc.match_substring_regex(tbl.column("grade"), "^-?[0-9]{1,18}$")).as_py():
         return None
     queries, q_codes = _encode(tbl.column("query"))
@@ -202,9 +176,9 @@ def _file_layout(path: str) -> tuple[str, int] | None:
         return _delimiter(mm)
 
 
-def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: bool = False) -> Any:
+def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: bool = False) -> tuple[Any, int] | None:
     """pyarrow's CSV parse of ``source`` (whole lines, or an uncompressed file's path) as ``names``, all strings but
-    ``number``; ``wider``: a first line of more fields adds string columns.  None unless it splits exactly as
+    ``number``, and its lines of more fields (``wider``: string columns added); None unless it splits exactly as
     :func:`fields` does (one delimiter, lines of one length, no empty field, every number parsed)."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
@@ -212,22 +186,21 @@ def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: b
     layout = _file_layout(source) if isinstance(source, str) else _delimiter(source)
     if layout is None:
         return None
-    delimiter, count = layout
-    names = names + [f"more{i}" for i in range(count - len(names) if wider else 0)]
+    columns = names + [f"more{i}" for i in range(layout[1] - len(names) if wider else 0)]
     try:
         tbl = pcsv.read_csv(
             source if isinstance(source, str) else pa.BufferReader(source),
             # threads only on a file pyarrow opens: its threaded reader frees a Python buffer on a pool thread after
             # read_csv returns, which needs the GIL; at the interpreter's exit that aborted the process (exit 134)
-            read_options=pcsv.ReadOptions(column_names=names, block_size=4 << 20, use_threads=isinstance(source, str)),
-            parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False),
+            read_options=pcsv.ReadOptions(column_names=columns, block_size=4 << 20, use_threads=isinstance(source, str)),
+            parse_options=pcsv.ParseOptions(delimiter=layout[0], quote_char=False),
             # an empty field (two delimiters in a row, one at a line's end) reads as null
-            convert_options=pcsv.ConvertOptions(column_types={n: pa.string() for n in names} | {number: kind}, strings_can_be_null=True, null_values=[""]),
+            convert_options=pcsv.ConvertOptions(column_types={n: pa.string() for n in columns} | {number: kind}, strings_can_be_null=True, null_values=[""]),
             memory_pool=pa.system_memory_pool(),  # (malloc: a third of mimalloc's system time here, docs/performance.md)
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    return None if any(column.null_count for column in tbl.columns) else tbl
+    return None if any(column.null_count for column in tbl.columns) else (tbl, tbl.num_rows if len(columns) > len(names) else 0)
 
 
 def split_fields(data: bytes, most: int) -> tuple[Any, np.ndarray]:
@@ -255,7 +228,7 @@ def split_fields(data: bytes, most: int) -> tuple[Any, np.ndarray]:
 
 
 def _split_table(piece: bytes, names: list[str], number: str, kind: Any, wider: bool) -> tuple[Any, int]:
-    """A piece by :func:`split_fields` as :func:`_csv`'s table and its lines of more fields than ``names``; ``ArrowInvalid`` for a line of fewer (or, not ``wider``, more) or a bad number."""
+    """:func:`_csv`'s answer by :func:`split_fields`; ``ArrowInvalid`` for a line of fewer (or, not ``wider``, more) fields or a bad number."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -271,21 +244,19 @@ def _split_table(piece: bytes, names: list[str], number: str, kind: Any, wider: 
 
 
 def _read_table(path: str, names: list[str], number: str, kind: Any, wider: bool = False) -> tuple[Any, int]:
-    """The ``query``, ``doc``, ``number`` (and ``tag``) columns of ``path`` and its lines of more fields than ``names``
-    (None where a line does not read): an uncompressed file whole by :func:`_csv`, else (or if that fails) a piece
-    at a time (:func:`~.text.pieces`) by :func:`_csv` or :func:`_split_table`."""
+    """The ``query``, ``doc``, ``number`` (and ``tag``) columns of ``path`` (None where a line does not read) and
+    its lines of more fields: an uncompressed file whole, else (or if that fails) a piece at a time."""
     import pyarrow as pa
 
     keep = [n for n in ("query", "doc", number, "tag") if n in names]
     whole = None if file_compression(path) else _csv(path, names, number, kind, wider)
     if whole is not None:
-        return whole.select(keep), whole.num_rows if whole.num_columns > len(names) else 0
+        return whole[0].select(keep), whole[1]
     tables, more = [], 0
     for piece, line in pieces(path):
         piece = piece.removeprefix(b"\xef\xbb\xbf") if line == 1 else piece
-        tbl = _csv(piece, names, number, kind, wider)
         try:
-            tbl, n = (tbl, tbl.num_rows if tbl.num_columns > len(names) else 0) if tbl is not None else _split_table(piece, names, number, kind, wider)
+            tbl, n = _csv(piece, names, number, kind, wider) or _split_table(piece, names, number, kind, wider)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             return None, more
         more += n
