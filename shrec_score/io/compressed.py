@@ -70,8 +70,8 @@ def strip_suffix(name: str) -> str:
     return name
 
 
-class Decompressed:
-    """The decompressed bytes of ``path`` as a binary stream (a context manager); a damaged stream is an InputError."""
+class Decompressed(io.IOBase):
+    """The decompressed bytes of ``path`` as a binary stream; a damaged stream is an InputError."""
 
     def __init__(self, path: str, kind: str) -> None:
         self.path, self.kind = path, kind
@@ -87,8 +87,6 @@ class Decompressed:
     def read(self, size: int = -1) -> bytes:
         try:
             return self._fh.read(size)
-        except (FileNotFoundError, PermissionError) as exc:
-            raise InputError(self.path, None, "expected a readable file", exc.strerror or str(exc)) from None
         except Exception as exc:  # EOFError, OSError (a bad gzip header), lzma.LZMAError, zlib.error, zstandard.ZstdError
             cut = isinstance(exc, EOFError)
             reason = "a stream cut short (the file ends before the compressed data does)" if cut else str(exc) or type(exc).__name__
@@ -97,12 +95,7 @@ class Decompressed:
     def close(self) -> None:
         with contextlib.suppress(Exception):  # a damaged stream reported by read already
             self._fh.close()
-
-    def __enter__(self) -> Decompressed:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        super().close()
 
 
 class _ZstdRaw(io.RawIOBase):
@@ -146,7 +139,6 @@ class _ZstdRaw(io.RawIOBase):
 def open_input(path: str | os.PathLike[str]) -> Any:
     """The bytes of ``path`` (a regular file, checked by the caller) as a binary stream, decompressed when the magic bytes say so."""
     path = os.fspath(path)
-    if (kind := file_compression(path)) is None:
-        with readable(path):
-            return open(path, "rb")  # noqa: SIM115 - the caller closes it
-    return Decompressed(path, kind)
+    kind = file_compression(path)
+    with readable(path):
+        return open(path, "rb") if kind is None else Decompressed(path, kind)  # noqa: SIM115 - the caller closes it
