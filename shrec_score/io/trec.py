@@ -138,7 +138,6 @@ def empty_run_error(path: str) -> InputError:
 class TrecLines:
     """A TREC run's lines in file order: query and target ids as pyarrow chunked string arrays, scores as floats."""
 
-    path: str
     queries: Any
     docs: Any
     scores: np.ndarray
@@ -323,27 +322,24 @@ def read_trec_lines(path: str | os.PathLike[str], drops: Counter[str] | None = N
     import pyarrow.compute as pc
 
     tbl, more = _read_table(path, RUN_NAMES, "score", pa.float64(), wider=True)
-    scores = arrow_numpy(tbl.column("score")) if tbl is not None else np.zeros(0)
-    if scores.size and not np.isnan(scores).any():
-        tags = pc.min_max(tbl.column("tag"))
-        tag = tags["min"].as_py()
-        return TrecLines(path, tbl.column("query"), tbl.column("doc"), scores, more, tag if tag == tags["max"].as_py() else None)
-    kept: list[list[str]] = []
-    read = cut = 0
-    for n, f in trec_lines(path):  # a byte that is not UTF-8, a malformed line: named with its line
-        read += 1
-        if (error := line_error(path, n, f)) is not None and drops is None:
-            raise error
-        if error is None and drops is not None:
-            kept.append(f)
-            cut += len(f) > RUN_FIELDS  # the note counts the lines scored, not those dropped
-    if drops is None:
-        raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"') if read else empty_run_error(path)
-    if len(kept) < read:
-        drops["malformed lines dropped"] += read - len(kept)
-    ids = [pa.chunked_array([arrow_strings([f[i] for f in kept])]) for i in (0, 2)]
-    tags = {f[5] for f in kept}
-    return TrecLines(path, ids[0], ids[1], np.asarray([parse_number(f[4]) for f in kept], dtype=np.float64), cut, tags.pop() if len(tags) == 1 else None)
+    if tbl is None or not tbl.num_rows or np.isnan(arrow_numpy(tbl.column("score"))).any():
+        kept: list[list[str]] = []
+        read = 0
+        for n, f in trec_lines(path):  # a byte that is not UTF-8, a malformed line: named with its line
+            read += 1
+            if (error := line_error(path, n, f)) is not None and drops is None:
+                raise error
+            if error is None and drops is not None:
+                kept.append(f)
+        if drops is None:
+            raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"') if read else empty_run_error(path)
+        if len(kept) < read:
+            drops["malformed lines dropped"] += read - len(kept)
+        # the lines kept parsed as pyarrow parses a file (more: the lines scored, not those dropped, carry > 6 fields)
+        tbl, more = _split_table("".join(" ".join(f) + "\n" for f in kept).encode(), RUN_NAMES, "score", pa.float64(), True)
+    tags = pc.min_max(tbl.column("tag"))
+    tag = tags["min"].as_py()
+    return TrecLines(tbl.column("query"), tbl.column("doc"), arrow_numpy(tbl.column("score")), more, tag if tag == tags["max"].as_py() else None)
 
 
 def duplicate_error(path: str, query: str, target: str, spell: Callable[[str], str] = str) -> InputError:
