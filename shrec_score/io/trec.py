@@ -1,6 +1,6 @@
 """Readers of TREC qrels (``query_id iteration target_id grade``) and runs (``query_id Q0 target_id rank score tag``),
 by trec_eval's field rule (docs/inputs.md): pyarrow's CSV reader parses what splits on one delimiter,
-:func:`split_fields` the rest, and the line reader names a bad line."""
+:func:`_split_table` the rest, and the line reader names a bad line."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from ..errors import InputError, shown
 from ..model import Qrels
 from .compressed import file_compression
 from .numbers import is_integer, parse_number
-from .text import long_line, pieces, plain, read_head, regular_file, scan_line_lengths, text_lines
+from .text import long_line, pieces, plain, read_head, scan_line_lengths, text_lines
 
 #: The blanks that separate fields: trec_eval's (``isspace`` in the C
 #: locale) less the line ends.  Any other character, a no-break space,
@@ -41,18 +41,15 @@ def fields(line: str) -> list[str]:
 
 def trec_lines(path: str) -> Iterator[tuple[int, list[str]]]:
     """``(line number, fields)`` of every line of ``path`` that is not blank."""
-    for n, line in text_lines(path):
-        f = fields(line)
-        if f:
-            yield n, f
+    yield from ((n, f) for n, line in text_lines(path) if (f := fields(line)))
 
 
 def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     """Read a TREC qrels file (large or compressed ones with pyarrow, the rest and any irregularity by the line
     reader); a pair judged twice is an error; a negative grade is trec_eval's RELVALUE_UNJUDGED: the judgment is
     dropped (as a document missing from the qrels), its ids stay listed."""
-    path = regular_file(path)
-    read_head(path)  # UTF-16 / UTF-32 named as such
+    path = os.fspath(path)
+    read_head(path)  # a regular file; UTF-16 / UTF-32 named as such
     qrels = _read_qrels_fast(path) if os.path.getsize(path) >= FAST_QRELS_BYTES or file_compression(path) else None
     if qrels is None:
         rows: dict[tuple[str, str], tuple[int, int]] = {}  # (query, target) -> (grade, line)
@@ -86,7 +83,7 @@ def _read_qrels_fast(path: str) -> Qrels | None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    tbl = _read_table(path, QRELS_NAMES, "grade", pa.string())[0]
+    tbl = _read_table(path, ["query", "iter", "doc", "grade"], "grade", pa.string())[0]
     if tbl is None or tbl.num_rows == 0 or not pc.all(pc.match_substring_regex(tbl.column("grade"), "^-?[0-9]{1,18}$")).as_py():
         return None
     queries, q_codes = _encode(tbl.column("query"))
@@ -150,7 +147,6 @@ class TrecLines:
 
 
 RUN_NAMES = ["query", "q0", "doc", "rank", "score", "tag"]
-QRELS_NAMES = ["query", "iter", "doc", "grade"]
 
 
 def _delimiter(data: Any) -> tuple[str, int] | None:
@@ -202,9 +198,10 @@ def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: b
     return None if any(column.null_count for column in tbl.columns) else (tbl, tbl.num_rows if len(columns) > len(names) else 0)
 
 
-def split_fields(data: bytes, most: int) -> tuple[Any, np.ndarray]:
-    """The non-blank lines of ``data`` split as :func:`fields` does (up to ``most`` fields, then the rest): a pyarrow
-    list array and each line's part count, no Python object per line; not UTF-8 raises ``pyarrow.ArrowInvalid``."""
+def _split_table(data: bytes, names: list[str], number: str, kind: Any, wider: bool) -> tuple[Any, int]:
+    """:func:`_csv`'s answer for the non-blank lines of ``data`` split as :func:`fields` does (up to ``len(names)``
+    fields, then the rest), with no Python object per line; ``ArrowInvalid`` for a line of fewer (or, not ``wider``,
+    more) fields, a bad number or bytes that are not UTF-8."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -222,16 +219,8 @@ def split_fields(data: bytes, most: int) -> tuple[Any, np.ndarray]:
     # numbers go to pyarrow as arrays built from buffers (arrow_indices), never as
     # Python ints: pyarrow converts those through pa.scalar, which imports pandas
     lines = lines.take(arrow_indices(np.flatnonzero(arrow_numpy(pc.binary_length(lines)) > 0)))
-    parts = pc.ascii_split_whitespace(lines, max_splits=most)
-    return parts, arrow_numpy(pc.list_value_length(parts))
-
-
-def _split_table(piece: bytes, names: list[str], number: str, kind: Any, wider: bool) -> tuple[Any, int]:
-    """:func:`_csv`'s answer by :func:`split_fields`; ``ArrowInvalid`` for a line of fewer (or, not ``wider``, more) fields or a bad number."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    parts, n = split_fields(piece, len(names))
+    parts = pc.ascii_split_whitespace(lines, max_splits=len(names))
+    n = arrow_numpy(pc.list_value_length(parts))
     if n.size and (n.min() < len(names) or not wider and n.max() > len(names)):
         raise pa.ArrowInvalid(f"a line without {len(names)} fields")
     columns = {
@@ -316,8 +305,8 @@ def _encode(column: Any) -> tuple[list[str], np.ndarray]:
 def read_trec_lines(path: str | os.PathLike[str], drops: Counter[str] | None = None) -> TrecLines:
     """Read a TREC run with pyarrow (:func:`_read_table`); where it refuses, the line reader names the first
     malformed line (or, ``drops``: drops and counts the malformed lines); duplicates are the caller's."""
-    path = regular_file(path)
-    read_head(path)  # UTF-16 / UTF-32 named as such
+    path = os.fspath(path)
+    read_head(path)  # a regular file; UTF-16 / UTF-32 named as such
     import pyarrow as pa
     import pyarrow.compute as pc
 
