@@ -223,22 +223,19 @@ def read_list_run(
     ``target_index``'s ids); ``ties``: the run carries its tie groups (runs of equal distances); ``missing_ok``
     (``--missing-queries skip|zero``): a query without a file gets an empty list; ``drops``, ``unjudged``,
     ``header``: see :func:`parse_list`.  The files are read in query order, :data:`CHUNK_BYTES` at a time, from
-    the first chunk of at least :data:`BATCH_MIN_BYTES` on by :func:`parse_batch`; errors come in query order."""
+    each chunk of at least :data:`BATCH_MIN_BYTES` by :func:`parse_batch`; errors come in query order."""
     files = query_files(source.path, dict.fromkeys([*query_ids, *ignorable]), drops=drops, spell=spell)
     missing_lists(source, query_ids, files, drops=drops, missing_ok=missing_ok)
     todo = [(q, files[q]) for q in query_ids if q in files]
     out: dict[str, Listed] = {}
-    batch, ids = False, None
+    ids = None
     for chunk in _chunks(todo):
         fast: list[Listed | None] = [None] * len(chunk)
         # spelled ids: the line reader, which finds a target spelled two ways twice
-        batch = spell is None and (batch or sum(len(data) for _, _, data in chunk if isinstance(data, bytes)) >= BATCH_MIN_BYTES)
-        if batch:
+        if spell is None and sum(len(data) for _, _, data in chunk) >= BATCH_MIN_BYTES:
             ids = ids or id_table(target_index)
-            fast = parse_batch([(q, data if isinstance(data, bytes) else b"") for q, _, data in chunk], target_index, unjudged, header=header, ids=ids)
+            fast = parse_batch([(q, data) for q, _, data in chunk], target_index, unjudged, header=header, ids=ids)
         for (q, path, data), got in zip(chunk, fast):
-            if isinstance(data, InputError):
-                raise data
             if got is None:
                 got = parse_list(path, decode_text(path, data), q, target_index, drops=drops, unjudged=unjudged, header=header, spell=spell)
             out[q] = got if ties else (got[0], None)
@@ -275,17 +272,19 @@ CHUNK_BYTES = 8 << 20
 BATCH_MIN_BYTES = 256 << 10
 
 
-def _chunks(files: list[tuple[str, str]]) -> Iterator[list[tuple[str, str, bytes | InputError]]]:
-    """``(query, path, bytes or the file's read error)`` of the files in order, :data:`CHUNK_BYTES` at a time."""
-    chunk: list[tuple[str, str, bytes | InputError]] = []
+def _chunks(files: list[tuple[str, str]]) -> Iterator[list[tuple[str, str, bytes]]]:
+    """``(query, path, bytes)`` of the files in order, :data:`CHUNK_BYTES` at a time; a file's read error is raised
+    once the files before it are taken (errors come in query order)."""
+    chunk: list[tuple[str, str, bytes]] = []
     size = 0
     for q, path in files:
         try:
-            data: bytes | InputError = read_bytes(path, checked=True)  # query_files stat'ed it
-        except InputError as exc:
-            data = exc
+            data = read_bytes(path, checked=True)  # query_files stat'ed it
+        except InputError:
+            yield chunk
+            raise
         chunk.append((q, path, data))
-        size += len(data) if isinstance(data, bytes) else 0
+        size += len(data)
         if size >= CHUNK_BYTES:
             yield chunk
             chunk, size = [], 0
@@ -304,12 +303,9 @@ def _empty_lists_error(name: str, files: list[tuple[str, str]], at: int, header:
 
 
 def plain_body(data: bytes, query_id: str | None) -> tuple[memoryview, int, int] | None:
-    """``(body, fields a line, lines)`` of a file this pass can take, else None.
-
-    The body is ``data`` without a UTF-8 BOM, a first line holding only ``query_id`` (None:
-    kept) and its trailing blanks.  Plain: ASCII, no control byte but LF and the CR of a CRLF,
-    a first line that starts with an id and holds 1 or 2 fields.
-    """
+    """``(body, fields a line, lines)`` of a plain file, else None.  The body is ``data`` without a UTF-8 BOM, a first
+    line holding only ``query_id`` (None: kept) and its trailing blanks.  Plain: ASCII, no control byte but LF and
+    the CR of a CRLF, a first line that starts with an id and holds 1 or 2 fields."""
     data = data.removeprefix(b"\xef\xbb\xbf")
     if not data.isascii():
         return None
@@ -374,10 +370,8 @@ def _parse_joined(bodies: list[tuple[memoryview, int, int]], ids: tuple[Any, np.
         table = pcsv.read_csv(
             pa.py_buffer(b"\n".join(b for b, _, _ in bodies)),
             read_options=pcsv.ReadOptions(autogenerate_column_names=True, use_threads=False),
-            parse_options=pcsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False, ignore_empty_lines=False),
-            convert_options=pcsv.ConvertOptions(
-                column_types={"f0": pa.binary(), "f1": pa.float64()}, null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False
-            ),
+            parse_options=pcsv.ParseOptions(delimiter=" ", quote_char=False, ignore_empty_lines=False),
+            convert_options=pcsv.ConvertOptions(column_types={"f0": pa.binary(), "f1": pa.float64()}, null_values=[]),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
         return None
