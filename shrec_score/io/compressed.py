@@ -1,9 +1,5 @@
-"""Compressed inputs: gzip, bzip2, xz and zstd, told by their magic bytes (docs/inputs.md).
-
-Read through a decompressing stream (:func:`open_input`): every rule of
-:mod:`shrec_score.io.text` applies to the decompressed bytes and lines.  zstd
-needs ``zstandard``; a corrupt or cut stream is an InputError naming the file.
-"""
+"""Compressed inputs (gzip, bzip2, xz; zstd with ``zstandard``), told by their magic bytes and read through a
+decompressing stream: every rule of :mod:`~shrec_score.io.text` applies to the decompressed lines (docs/inputs.md)."""
 
 from __future__ import annotations
 
@@ -17,9 +13,8 @@ from typing import Any
 
 from ..errors import InputError
 
-#: (magic bytes, name) of the compressions read.  A bzip2 stream is ``BZh``,
-#: a block size 1-9, then the magic of its first block (pi's digits) or, when
-#: empty, of its end: text that merely starts ``BZh`` is text.
+#: (magic bytes, name) of the compressions read.  A bzip2 stream is ``BZh``, a block size 1-9, then the magic of its
+#: first block (pi's digits) or, when empty, of its end: text that merely starts ``BZh`` is text.
 MAGIC = (
     (re.compile(rb"\x1f\x8b"), "gzip"),
     (re.compile(rb"BZh[1-9](1AY&SY|\x17rE8P\x90)"), "bzip2"),
@@ -104,9 +99,8 @@ class _ZstdRaw(io.RawIOBase):
     def __init__(self, path: str, zstd: Any) -> None:
         self._raw = open(path, "rb")  # noqa: SIM115 - closed with this reader
         self._zstd = zstd
-        self._obj = zstd.ZstdDecompressor().decompressobj()
+        self._obj: Any = None  # the decompressor of a frame begun and not ended
         self._out = b""
-        self._started = False  # a frame begun and not ended
 
     def readable(self) -> bool:
         return True
@@ -115,17 +109,15 @@ class _ZstdRaw(io.RawIOBase):
         while not self._out:
             block = self._raw.read(1 << 20)
             if not block:
-                if self._started:
+                if self._obj is not None:
                     raise EOFError("the file ends inside a zstd frame")
                 return 0
             while block:
-                self._started = True
+                self._obj = self._obj or self._zstd.ZstdDecompressor().decompressobj()
                 self._out += self._obj.decompress(block)
                 if not self._obj.eof:
                     break
-                block = self._obj.unused_data  # the next frame, if any
-                self._obj = self._zstd.ZstdDecompressor().decompressobj()
-                self._started = False
+                block, self._obj = self._obj.unused_data, None  # the next frame, if any
         n = min(len(view), len(self._out))
         view[:n] = self._out[:n]
         self._out = self._out[n:]

@@ -205,8 +205,7 @@ def pieces(path: str, size: int = 16 << 20) -> Iterator[tuple[bytes, int]]:
     """The (decompressed) bytes of ``path`` in pieces of about ``size`` cut after a newline, each with
     the number of its first line, lines and encoding checked; memory stays at a few pieces."""
     path = regular_file(path)
-    line = 1
-    carry = b""
+    line, carry = 1, b""
     with open_input(path) as fh:
         while True:
             block = fh.read(size)
@@ -250,8 +249,7 @@ def text_lines(path: str | os.PathLike[str], size: int = 16 << 20) -> Iterator[t
     """
     n = 0
     for data, line in pieces(os.fspath(path), size):
-        if line == 1:
-            data = data.removeprefix(b"\xef\xbb\xbf")
+        data = data.removeprefix(b"\xef\xbb\xbf") if line == 1 else data
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
