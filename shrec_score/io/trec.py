@@ -115,8 +115,8 @@ def line_error(path: str, n: int, f: list[str]) -> InputError | None:
     return None
 
 
-def repeated_error(path: str, query: str, target: str, first: int | None, line: int | None) -> InputError:
-    return InputError(path, line, f"expected each target once per query; {_pair(query, target)} is already ranked at line {first if first is not None else '?'}")
+def repeated_error(path: str, query: str, target: str, first: int, line: int) -> InputError:
+    return InputError(path, line, f"expected each target once per query; {_pair(query, target)} is already ranked at line {first}")
 
 
 def unknown_target_error(path: str, line: int | None, target: str) -> InputError:
@@ -334,9 +334,8 @@ def read_trec_lines(path: str | os.PathLike[str], drops: Counter[str] | None = N
 def duplicate_error(path: str, query: str, target: str, spell: Callable[[str], str] = str) -> InputError:
     """The error for ``target`` ranked twice for ``query``, with both lines and the ids as the file spells
     them (``spell``: the run's spelling to the relevance's, ``--strip-zeros`` / ``--id-map``)."""
-    found = list(islice(((n, f) for n, f in trec_lines(path) if len(f) > 2 and spell(f[0]) == query and spell(f[2]) == target), 2))
-    query, target = (found[-1][1][0], found[-1][1][2]) if found else (query, target)
-    return repeated_error(path, query, target, found[0][0] if found else None, found[-1][0] if found else None)
+    (first, _), (line, f) = islice(((n, f) for n, f in trec_lines(path) if spell(f[0]) == query and spell(f[2]) == target), 2)
+    return repeated_error(path, f[0], f[2], first, line)
 
 
 def extra_fields_note(name: str, lines: int) -> str:
