@@ -67,8 +67,6 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
             raise InputError(path, None, "expected at least one judgment", "an empty file")
         qrels = Qrels.from_lists(path, [q for q, _ in rows], [t for _, t in rows], [g for g, _ in rows.values()])
     keep = qrels.grades >= 0
-    if keep.all():
-        return qrels
     return Qrels(path, qrels.query_ids, qrels.query_codes[keep], qrels.target_ids, qrels.target_codes[keep], qrels.grades[keep])
 
 
@@ -311,7 +309,8 @@ def read_trec_lines(path: str | os.PathLike[str], drops: Counter[str] | None = N
     import pyarrow.compute as pc
 
     tbl, more = _read_table(path, RUN_NAMES, "score", pa.float64(), wider=True)
-    if tbl is None or not tbl.num_rows or np.isnan(arrow_numpy(tbl.column("score"))).any():
+    scores = arrow_numpy(tbl.column("score")) if tbl is not None else np.zeros(0)
+    if not scores.size or np.isnan(scores).any():
         kept: list[list[str]] = []
         read = 0
         for n, f in trec_lines(path):  # a byte that is not UTF-8, a malformed line: named with its line
@@ -326,9 +325,10 @@ def read_trec_lines(path: str | os.PathLike[str], drops: Counter[str] | None = N
             drops["malformed lines dropped"] += read - len(kept)
         # the lines kept parsed as pyarrow parses a file (more: the lines scored, not those dropped, carry > 6 fields)
         tbl, more = _split_table("".join(" ".join(f) + "\n" for f in kept).encode(), RUN_NAMES, "score", pa.float64(), True)
+        scores = arrow_numpy(tbl.column("score"))
     tags = pc.min_max(tbl.column("tag"))
     tag = tags["min"].as_py()
-    return TrecLines(tbl.column("query"), tbl.column("doc"), arrow_numpy(tbl.column("score")), more, tag if tag == tags["max"].as_py() else None)
+    return TrecLines(tbl.column("query"), tbl.column("doc"), scores, more, tag if tag == tags["max"].as_py() else None)
 
 
 def duplicate_error(path: str, query: str, target: str, spell: Callable[[str], str] = str) -> InputError:
