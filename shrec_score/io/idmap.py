@@ -24,6 +24,7 @@ def read_id_map(path: str | os.PathLike[str]) -> dict[str, str]:
         if len(fields) != 2 or not all(fields):
             raise InputError(path, n, f"expected {LINE} (two columns)", f"{len([f for f in fields if f])} fields")
         run_id, rel_id = fields
-        if mapped.setdefault(run_id, (rel_id, n))[0] != rel_id:
-            raise InputError(path, n, f"expected each run id once; {shown(run_id)} is already mapped at line {mapped[run_id][1]}")
+        mapped_to, first = mapped.setdefault(run_id, (rel_id, n))
+        if mapped_to != rel_id:
+            raise InputError(path, n, f"expected each run id once; {shown(run_id)} is already mapped at line {first}")
     return {run_id: rel_id for run_id, (rel_id, _) in mapped.items()}

@@ -112,7 +112,7 @@ def parse_rows(
 class ListLine(NamedTuple):
     """A non-blank line as :func:`scan_lines` reads it (for the strict reader, ``--lenient`` and ``check``): its
     number, fields, id (None past 2 fields), index (None: unknown to a closed collection), the line a repeated id
-    was first at, and the distance as written and as a float (None: absent or not a number)."""
+    was first at, and the distance as written and as a float (None: absent, or not a number by :mod:`~.numbers`)."""
 
     n: int
     fields: int
@@ -222,8 +222,8 @@ def read_list_run(
     ``-1``, may exist and are not scored).  ``spell``: the relevance's spelling of a file's query id (and of
     ``target_index``'s ids); ``ties``: the run carries its tie groups (runs of equal distances); ``missing_ok``
     (``--missing-queries skip|zero``): a query without a file gets an empty list; ``drops``, ``unjudged``,
-    ``header``: see :func:`parse_list`.  The files are read in query order, :data:`CHUNK_BYTES` at a time, from
-    each chunk of at least :data:`BATCH_MIN_BYTES` by :func:`parse_batch`; errors come in query order."""
+    ``header``: see :func:`parse_list`.  The files are read in query order, :data:`CHUNK_BYTES` at a time (a chunk
+    of at least :data:`BATCH_MIN_BYTES` parsed by :func:`parse_batch`); errors come in query order."""
     files = query_files(source.path, dict.fromkeys([*query_ids, *ignorable]), drops=drops, spell=spell)
     missing_lists(source, query_ids, files, drops=drops, missing_ok=missing_ok)
     todo = [(q, files[q]) for q in query_ids if q in files]
@@ -240,7 +240,7 @@ def read_list_run(
                 got = parse_list(path, decode_text(path, data), q, target_index, drops=drops, unjudged=unjudged, header=header, spell=spell)
             out[q] = got if ties else (got[0], None)
             if drops is None and got[0].size == 0:  # strict: only a file without a target line gives no target
-                raise _empty_lists_error(source.name, todo, [p for _, p in todo].index(path), header, spell)
+                raise _empty_lists_error(source.name, todo, q, header, spell)
     return list_run(source.name, query_ids, out, ties=ties)
 
 
@@ -292,14 +292,15 @@ def _chunks(files: list[tuple[str, str]]) -> Iterator[list[tuple[str, str, bytes
         yield chunk
 
 
-def _empty_lists_error(name: str, files: list[tuple[str, str]], at: int, header: bool, spell: Spell | None) -> InputError:
-    """The error for ``files[at]``, an empty query file, with how many of the run's files are empty."""
+def _empty_lists_error(name: str, files: list[tuple[str, str]], first: str, header: bool, spell: Spell | None) -> InputError:
+    """The error for query ``first``'s file, empty, with how many of the run's files are empty."""
+    at = [q for q, _ in files].index(first)
     n_empty = 0
     for q, path in files[at:]:
         with suppress(InputError):  # a file that cannot be read is not counted
             n_empty += not list_rows(read_text(path), q if header else None, spell)
-    empty = f"{n_empty} of {len(files)} query files of run {shown(name)} are empty; --lenient scores them as empty lists"
-    return InputError(files[at][1], None, "expected a ranked list", f"an empty file ({empty})")
+    got = f"an empty file ({n_empty} of {len(files)} query files of run {shown(name)} are empty; "
+    return InputError(files[at][1], None, "expected a ranked list", got + "--lenient scores them as empty lists)")
 
 
 def plain_body(data: bytes, query_id: str | None) -> tuple[memoryview, int, int] | None:

@@ -53,10 +53,12 @@ def read_shapenet_truth(path: str | os.PathLike[str]) -> TaxonomyRows:
         if len(fields) != len(COLUMNS):
             raise InputError(path, n, "expected 5 fields id,synsetId,subSynsetId,modelId,split", f"{len(fields)} fields: {shown(line)}")
         if "" in fields:
-            raise InputError(path, n, f"expected a value in every field; {COLUMNS[fields.index('')]} is empty", shown(line))
-        if fields[0] in rows:
-            raise InputError(path, n, f"expected each id once; {shown(fields[0])} is already listed at line {rows[fields[0]][0]}")
-        rows[fields[0]] = (n, fields)
+            empty = COLUMNS[fields.index("")]
+            raise InputError(path, n, f"expected a value in every field; {empty} is empty", shown(line))
+        model = fields[0]
+        if (first := rows.get(model)) is not None:
+            raise InputError(path, n, f"expected each id once; {shown(model)} is already listed at line {first[0]}")
+        rows[model] = (n, fields)
     if not rows:
         raise InputError(path, None, "expected at least one model line after the header", "the header only")
     ids, synsets, subsynsets, _, splits = (list(col) for col in zip(*(f for _, f in rows.values())))

@@ -98,10 +98,10 @@ def refuse_wide_text(path: str, head: bytes) -> None:
     """Refuse a UTF-16 or UTF-32 file: ``head`` starts with a byte-order mark, and the bytes after it decode to
     text with a blank (a PSB binary matrix may start with FF FE).
 
-    >>> refuse_wide_text("m.txt", "\\ufeffPSB 1\\n".encode("utf-16-le"))
+    >>> refuse_wide_text("m", "\\ufeffPSB 1\\n".encode("utf-16-le"))
     Traceback (most recent call last):
     ...
-    shrec_score.errors.InputError: m.txt: expected UTF-8 text, got UTF-16 (byte-order mark FF FE); save the file as UTF-8
+    shrec_score.errors.InputError: m: expected UTF-8 text, got UTF-16 (byte-order mark FF FE); save the file as UTF-8
     >>> refuse_wide_text("m.bin", b"\\xff\\xfe\\x7f\\x3f\\x00\\x00\\x80\\x3f")
     """
     for bom, name, codec in _BOMS:
@@ -116,7 +116,8 @@ def refuse_wide_text(path: str, head: bytes) -> None:
                 text = body[: exc.start].decode(codec)
             blank = not text or any(ch in " \t\r\n" for ch in text)
             if blank and all(ch.isprintable() or ch in "\t\r\n" or unicodedata.category(ch) in _TEXT_CATEGORIES for ch in text):
-                raise InputError(path, None, "expected UTF-8 text", f"{name} (byte-order mark {bom.hex(' ').upper()}); save the file as UTF-8")
+                wide = f"{name} (byte-order mark {bom.hex(' ').upper()})"
+                raise InputError(path, None, "expected UTF-8 text", f"{wide}; save the file as UTF-8")
             return
 
 

@@ -60,9 +60,10 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
                 raise InputError(path, n, "expected a whole number as grade", shown(f[3]))
             if int(f[3]) > MAX_GRADE:
                 raise InputError(path, n, f"expected a grade of at most {MAX_GRADE}", shown(f[3]))
-            if (f[0], f[2]) in rows:
-                raise InputError(path, n, f"expected each (query, target) pair once; {_pair(f[0], f[2])} is already judged at line {rows[f[0], f[2]][1]}")
-            rows[f[0], f[2]] = (max(int(f[3]), -1), n)
+            key = (f[0], f[2])
+            if key in rows:
+                raise InputError(path, n, f"expected each (query, target) pair once; {_pair(*key)} is already judged at line {rows[key][1]}")
+            rows[key] = (max(int(f[3]), -1), n)
         if not rows:
             raise InputError(path, None, "expected at least one judgment", "an empty file")
         qrels = Qrels.from_lists(path, [q for q, _ in rows], [t for _, t in rows], [g for g, _ in rows.values()])
@@ -179,21 +180,21 @@ def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: b
     layout = _file_layout(source) if isinstance(source, str) else _delimiter(source)
     if layout is None:
         return None
-    columns = names + [f"more{i}" for i in range(layout[1] - len(names) if wider else 0)]
+    cols = names + [f"more{i}" for i in range(layout[1] - len(names) if wider else 0)]
     try:
         tbl = pcsv.read_csv(
             source if isinstance(source, str) else pa.BufferReader(source),
             # threads only on a file pyarrow opens: its threaded reader frees a Python buffer on a pool thread after
             # read_csv returns, which needs the GIL; at the interpreter's exit that aborted the process (exit 134)
-            read_options=pcsv.ReadOptions(column_names=columns, block_size=4 << 20, use_threads=isinstance(source, str)),
+            read_options=pcsv.ReadOptions(column_names=cols, block_size=4 << 20, use_threads=isinstance(source, str)),
             parse_options=pcsv.ParseOptions(delimiter=layout[0], quote_char=False),
             # an empty field (two delimiters in a row, one at a line's end) reads as null
-            convert_options=pcsv.ConvertOptions(column_types={n: pa.string() for n in columns} | {number: kind}, strings_can_be_null=True, null_values=[""]),
+            convert_options=pcsv.ConvertOptions(column_types={n: pa.string() for n in cols} | {number: kind}, strings_can_be_null=True, null_values=[""]),
             memory_pool=pa.system_memory_pool(),  # (malloc: a third of mimalloc's system time here, docs/performance.md)
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    return None if any(column.null_count for column in tbl.columns) else (tbl, tbl.num_rows if len(columns) > len(names) else 0)
+    return None if any(c.null_count for c in tbl.columns) else (tbl, tbl.num_rows if len(cols) > len(names) else 0)
 
 
 def _split_table(data: bytes, names: list[str], number: str, kind: Any, wider: bool) -> tuple[Any, int]:
@@ -324,7 +325,8 @@ def read_trec_lines(path: str | os.PathLike[str], drops: Counter[str] | None = N
         if len(kept) < read:
             drops["malformed lines dropped"] += read - len(kept)
         # the lines kept parsed as pyarrow parses a file (more: the lines scored, not those dropped, carry > 6 fields)
-        tbl, more = _split_table("".join(" ".join(f) + "\n" for f in kept).encode(), RUN_NAMES, "score", pa.float64(), True)
+        text = "".join(" ".join(f) + "\n" for f in kept).encode()
+        tbl, more = _split_table(text, RUN_NAMES, "score", pa.float64(), True)
         scores = arrow_numpy(tbl.column("score"))
     tags = pc.min_max(tbl.column("tag"))
     tag = tags["min"].as_py()
