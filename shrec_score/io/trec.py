@@ -252,19 +252,17 @@ def _read_table(path: str, names: list[str], number: str, kind: Any, wider: bool
     return (pa.concat_tables(tables) if tables else None), more
 
 
-_NUMPY_TYPES = {"double": "float64", "float": "float32", "int64": "int64", "int32": "int32", "int16": "int16", "int8": "int8", "uint64": "uint64", "uint32": "uint32"}
-
-
 def arrow_numpy(values: Any) -> np.ndarray:
-    """A pyarrow array (or chunked array) as numpy without ``to_numpy``'s pandas import: fixed-width columns without nulls viewed in place."""
+    """A pyarrow array (or chunked array) as numpy without ``to_numpy``'s pandas import: numbers without nulls viewed in place."""
+    import pyarrow as pa
+
     if hasattr(values, "chunks"):
         parts = [arrow_numpy(c) for c in values.chunks]
         return parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else values.to_numpy()
-    dtype = _NUMPY_TYPES.get(str(values.type))
-    if dtype is None or values.null_count:
+    if values.null_count or not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)):
         return values.to_numpy(zero_copy_only=False)
-    item = np.dtype(dtype).itemsize
-    return np.frombuffer(values.buffers()[1], dtype=dtype, count=len(values), offset=values.offset * item)
+    dtype = np.dtype(values.type.to_pandas_dtype())
+    return np.frombuffer(values.buffers()[1], dtype=dtype, count=len(values), offset=values.offset * dtype.itemsize)
 
 
 def arrow_strings(values: list[str]) -> Any:
