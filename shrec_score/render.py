@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .aggregate import column_aggregate, wide_values
 from .errors import visible
 from .escape import md_escape, rich_text, tex_escape
-from .io.writers import frame_to_csv
 from .measures.measure import column_higher_is_better, display_name
 from .measures.names import trec_name
 from .notes import best_value, blank_note, significance_matrix, versus_best
@@ -51,7 +50,7 @@ class Report(Protocol):
 
 def to_csv(report: Report, *, per_query: bool = False) -> str:
     """The leaderboard (or, with ``per_query``, the per-query values) as CSV."""
-    return frame_to_csv(report.tables["per_query" if per_query else "leaderboard"])
+    return report.tables["per_query" if per_query else "leaderboard"].to_csv()
 
 
 def to_json(report: Report, *, per_query: bool = False) -> str:
@@ -373,7 +372,7 @@ def frame_text(frame: pd.DataFrame, fmt: str) -> str:
     """A plain table (``shrec-score ties``) as ``csv``, ``json`` (records),
     ``markdown`` (escaped cells, numbers to 4 decimals) or ``table`` text (rich)."""
     if fmt == "csv":
-        return frame_to_csv(frame)
+        return frame.to_csv(index=False, na_rep="", lineterminator="\n")
     if fmt == "json":
         return json.dumps(_records(frame), indent=2, allow_nan=False) + "\n"
     head, cells = [str(c) for c in frame.columns], [[_fmt(v) for v in rec] for rec in frame.itertuples(index=False)]

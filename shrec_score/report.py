@@ -19,7 +19,6 @@ else:
 
 from .aggregate import macro_table, per_run_table, wide_values
 from .errors import shown, visible
-from .io.writers import frame_to_csv
 from .measures.names import column_for
 from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
 from .table import Table, as_table
@@ -192,17 +191,17 @@ class Report:
         named = {f"{k}{end}": f"{v}{end}" for k, v in self.csv_columns.items() for end in ("", "_ci_low", "_ci_high")}
         board = self.tables["leaderboard"]
         files = {
-            "per_query.csv": frame_to_csv(self.tables["per_query"].rename(named)),
-            "per_run.csv": frame_to_csv(Table({k: board[k] for k in board.columns if k != "rank"}).rename(named)),
+            "per_query.csv": self.tables["per_query"].rename(named).to_csv(),
+            "per_run.csv": Table({k: board[k] for k in board.columns if k != "rank"}).rename(named).to_csv(),
         }
         if len(self.tables["pr_curve"]):
-            files["pr_curve.csv"] = frame_to_csv(self.tables["pr_curve"])
+            files["pr_curve.csv"] = self.tables["pr_curve"].to_csv()
         for key in ("ranking", "curves", "gain_vs_recall", "per_class", "significance"):
             if key in self.tables:
                 name = "per_query_ranking" if key == "ranking" else key
-                files[f"{name}.csv"] = frame_to_csv(self.tables[key].rename(named) if key == "per_class" else self.tables[key])
+                files[f"{name}.csv"] = (self.tables[key].rename(named) if key == "per_class" else self.tables[key]).to_csv()
         for run, summary in self.summary_tables.items():
-            files[f"shapenet_summary_{run}.csv"] = frame_to_csv(summary)
+            files[f"shapenet_summary_{run}.csv"] = summary.to_csv()
         files["leaderboard.md"] = self.to_markdown()
         files["leaderboard.tex"] = self.to_latex()
         files["signature.txt"] = "".join(f"{k}: {v}\n" for k, v in self.signature.items())

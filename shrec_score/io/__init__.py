@@ -1,1 +1,1 @@
-"""Readers (text, binary) and atomic writers."""
+"""Readers (text, binary)."""

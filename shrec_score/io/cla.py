@@ -1,13 +1,5 @@
-"""Reader of Princeton Shape Benchmark ``.cla`` classification files (PSB 1)::
-
-    PSB 1
-    numClasses numModels
-    className parentClassName numModelsInClass
-    modelId
-    ...
-
-The rules: docs/inputs.md, "Relevance".
-"""
+"""Reader of Princeton Shape Benchmark ``.cla`` classification files (``PSB 1``, ``numClasses numModels``, then per
+class ``name parent count`` and ``count`` model ids); the rules: docs/inputs.md, "Relevance"."""
 
 from __future__ import annotations
 
@@ -40,9 +32,8 @@ def read_classification(path: str | os.PathLike[str]) -> Classification:
     classes: dict[str, tuple[str, int]] = {}  # name -> (parent, line), in file order
     seen: dict[str, tuple[str, int]] = {}  # model id -> (class, line), in file order
     labels: list[int] = []
-    i = 2
-    while i < len(lines):
-        n, fields = lines[i]
+    rest = iter(lines[2:])
+    for n, fields in rest:
         if len(fields) != 3 or not is_count(fields[2]):
             raise InputError(path, n, 'expected a class line "name parent count"', f"{len(fields)} field(s) {shown(' '.join(fields))}")
         name, parent, count = fields[0], fields[1], int(fields[2])
@@ -50,10 +41,9 @@ def read_classification(path: str | os.PathLike[str]) -> Classification:
             raise InputError(path, n, f"expected each class once; class {shown(name)} is already defined at line {classes[name][1]}")
         classes[name] = (parent, n)
         for k in range(count):
-            i += 1
-            if i >= len(lines):
+            m, f = next(rest, (None, []))
+            if m is None:
                 raise InputError(path, None, f"expected {count} model ids for class {shown(name)} (line {n})", f"end of file after {k}")
-            m, f = lines[i]
             if len(f) != 1:
                 raise InputError(
                     path, m, f"expected a model id (class {shown(name)} at line {n} declares {count} models)", f"{len(f)} fields {shown(' '.join(f))}"
@@ -64,7 +54,6 @@ def read_classification(path: str | os.PathLike[str]) -> Classification:
                 raise InputError(path, m, f"expected each model id once; {shown(model)} is already listed in class {shown(other_class)} at line {other_line}")
             seen[model] = (name, m)
             labels.append(len(classes) - 1)
-        i += 1
 
     for name, (parent, line) in classes.items():
         if parent != "0" and parent not in classes:

@@ -1,9 +1,5 @@
-"""Compressed inputs: gzip, bzip2, xz and zstd, told by their magic bytes (docs/inputs.md).
-
-Read through a decompressing stream (:func:`open_input`): every rule of
-:mod:`shrec_score.io.text` applies to the decompressed bytes and lines.  zstd
-needs ``zstandard``; a corrupt or cut stream is an InputError naming the file.
-"""
+"""Compressed inputs (gzip, bzip2, xz; zstd with ``zstandard``), told by their magic bytes and read through a
+decompressing stream: every rule of :mod:`~shrec_score.io.text` applies to the decompressed lines (docs/inputs.md)."""
 
 from __future__ import annotations
 
@@ -17,9 +13,8 @@ from typing import Any
 
 from ..errors import InputError
 
-#: (magic bytes, name) of the compressions read.  A bzip2 stream is ``BZh``,
-#: a block size 1-9, then the magic of its first block (pi's digits) or, when
-#: empty, of its end: text that merely starts ``BZh`` is text.
+#: (magic bytes, name) of the compressions read.  A bzip2 stream is ``BZh``, a block size 1-9, then the magic of its
+#: first block (pi's digits) or, when empty, of its end: text that merely starts ``BZh`` is text.
 MAGIC = (
     (re.compile(rb"\x1f\x8b"), "gzip"),
     (re.compile(rb"BZh[1-9](1AY&SY|\x17rE8P\x90)"), "bzip2"),
@@ -70,8 +65,8 @@ def strip_suffix(name: str) -> str:
     return name
 
 
-class Decompressed:
-    """The decompressed bytes of ``path`` as a binary stream (a context manager); a damaged stream is an InputError."""
+class Decompressed(io.IOBase):
+    """The decompressed bytes of ``path`` as a binary stream; a damaged stream is an InputError."""
 
     def __init__(self, path: str, kind: str) -> None:
         self.path, self.kind = path, kind
@@ -87,8 +82,6 @@ class Decompressed:
     def read(self, size: int = -1) -> bytes:
         try:
             return self._fh.read(size)
-        except (FileNotFoundError, PermissionError) as exc:
-            raise InputError(self.path, None, "expected a readable file", exc.strerror or str(exc)) from None
         except Exception as exc:  # EOFError, OSError (a bad gzip header), lzma.LZMAError, zlib.error, zstandard.ZstdError
             cut = isinstance(exc, EOFError)
             reason = "a stream cut short (the file ends before the compressed data does)" if cut else str(exc) or type(exc).__name__
@@ -97,12 +90,7 @@ class Decompressed:
     def close(self) -> None:
         with contextlib.suppress(Exception):  # a damaged stream reported by read already
             self._fh.close()
-
-    def __enter__(self) -> Decompressed:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        super().close()
 
 
 class _ZstdRaw(io.RawIOBase):
@@ -111,9 +99,8 @@ class _ZstdRaw(io.RawIOBase):
     def __init__(self, path: str, zstd: Any) -> None:
         self._raw = open(path, "rb")  # noqa: SIM115 - closed with this reader
         self._zstd = zstd
-        self._obj = zstd.ZstdDecompressor().decompressobj()
+        self._obj: Any = None  # the decompressor of a frame begun and not ended
         self._out = b""
-        self._started = False  # a frame begun and not ended
 
     def readable(self) -> bool:
         return True
@@ -122,17 +109,15 @@ class _ZstdRaw(io.RawIOBase):
         while not self._out:
             block = self._raw.read(1 << 20)
             if not block:
-                if self._started:
+                if self._obj is not None:
                     raise EOFError("the file ends inside a zstd frame")
                 return 0
             while block:
-                self._started = True
+                self._obj = self._obj or self._zstd.ZstdDecompressor().decompressobj()
                 self._out += self._obj.decompress(block)
                 if not self._obj.eof:
                     break
-                block = self._obj.unused_data  # the next frame, if any
-                self._obj = self._zstd.ZstdDecompressor().decompressobj()
-                self._started = False
+                block, self._obj = self._obj.unused_data, None  # the next frame, if any
         n = min(len(view), len(self._out))
         view[:n] = self._out[:n]
         self._out = self._out[n:]
@@ -146,7 +131,6 @@ class _ZstdRaw(io.RawIOBase):
 def open_input(path: str | os.PathLike[str]) -> Any:
     """The bytes of ``path`` (a regular file, checked by the caller) as a binary stream, decompressed when the magic bytes say so."""
     path = os.fspath(path)
-    if (kind := file_compression(path)) is None:
-        with readable(path):
-            return open(path, "rb")  # noqa: SIM115 - the caller closes it
-    return Decompressed(path, kind)
+    kind = file_compression(path)
+    with readable(path):
+        return open(path, "rb") if kind is None else Decompressed(path, kind)  # noqa: SIM115 - the caller closes it

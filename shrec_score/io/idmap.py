@@ -15,8 +15,7 @@ LINE = '"<run id> <relevance id>"'
 def read_id_map(path: str | os.PathLike[str]) -> dict[str, str]:
     """The run's spelling -> the relevance's spelling, from an ``--id-map`` file."""
     path = os.fspath(path)
-    out: dict[str, str] = {}
-    first: dict[str, int] = {}
+    mapped: dict[str, tuple[str, int]] = {}  # run id -> (relevance id, its first line)
     for n, line in text_lines(path):
         text = line.strip()
         if not text or text.startswith("#"):
@@ -25,8 +24,7 @@ def read_id_map(path: str | os.PathLike[str]) -> dict[str, str]:
         if len(fields) != 2 or not all(fields):
             raise InputError(path, n, f"expected {LINE} (two columns)", f"{len([f for f in fields if f])} fields")
         run_id, rel_id = fields
-        if run_id in out and out[run_id] != rel_id:
-            raise InputError(path, n, f"expected each run id once; {shown(run_id)} is already mapped at line {first[run_id]}")
-        out[run_id] = rel_id
-        first.setdefault(run_id, n)
-    return out
+        mapped_to, first = mapped.setdefault(run_id, (rel_id, n))
+        if mapped_to != rel_id:
+            raise InputError(path, n, f"expected each run id once; {shown(run_id)} is already mapped at line {first}")
+    return {run_id: rel_id for run_id, (rel_id, _) in mapped.items()}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import suppress
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -42,30 +43,28 @@ MISSING_LISTS = "queries without a ranked list (scored 0)"
 def query_files(
     folder: str, known_queries: Mapping[str, object], *, drops: Counter[str] | None = None, spell: Spell | None = None
 ) -> dict[str, str]:
-    """Map query id -> file in ``folder`` (sub-folders and clutter passed over); a file named
-    after no query is an error (counted and passed over with ``drops``), and so is a folder
-    none of whose files names a query, even with ``drops`` (:func:`no_query_error`)."""
+    """Map query id -> file in ``folder`` (sub-folders and clutter passed over); a file named after no query is
+    an error (counted and passed over with ``drops``), and so is a folder none of whose files names a query, even
+    with ``drops`` (:func:`no_query_error`)."""
     out: dict[str, str] = {}
-    unknown: list[str] = []
-    first_unknown: InputError | None = None
+    unknown: list[tuple[str, str, str]] = []  # (entry, path, query id) of the files named after no query
     for entry, full, is_folder in folder_entries(folder):
         if is_folder or is_clutter(entry):
             continue
         qid = query_of(entry, known_queries, spell)
         if qid not in known_queries:
-            unknown.append(entry)
-            if drops is not None:
-                drops["files for unknown queries passed over"] += 1
-            elif first_unknown is None:
-                first_unknown = InputError(full, None, "expected a file named after a query id (with or without extension)", f"no query {shown(qid)} in the classification")
-            continue
-        if qid in out:
+            unknown.append((entry, full, qid))
+        elif qid in out:
             raise InputError(full, None, f"expected one ranked list per query; query {shown(qid)} also has {out[qid]}")
-        out[qid] = full
+        else:
+            out[qid] = full
     if unknown and not out:
-        raise no_query_error(folder, unknown, known_queries)
-    if first_unknown is not None:
-        raise first_unknown
+        raise no_query_error(folder, [entry for entry, _, _ in unknown], known_queries)
+    if unknown and drops is None:
+        _, full, qid = unknown[0]
+        raise InputError(full, None, "expected a file named after a query id (with or without extension)", f"no query {shown(qid)} in the classification")
+    if unknown and drops is not None:
+        drops["files for unknown queries passed over"] += len(unknown)
     return out
 
 
@@ -80,14 +79,11 @@ def parse_list(
     header: bool = True,
     spell: Spell | None = None,
 ) -> Listed:
-    """The line reader: one query's ranked list (``text``, the file ``path``'s) as target indices (best
-    first) and distances (None unless every target kept carries a number), every error named; a
-    file without a target line gives an empty list.
-
-    ``unjudged``: the index unknown ids get in an open collection (None: an unknown id is an
-    error); ``drops``: lenient reading, each drop counted by reason; ``header``: skip a first
-    line holding only the query id (False where the query may retrieve itself: ShapeNet).
-    """
+    """The line reader: one query's ranked list (``text``, the file ``path``'s) as target indices (best first) and
+    distances (None unless every target kept carries a number), every error named; a file without a target line
+    gives an empty list.  ``unjudged``: the index of unknown ids in an open collection (None: an unknown id is an
+    error); ``drops``: lenient reading, each drop counted by reason; ``header``: skip a first line holding only the
+    query id (False where the query may retrieve itself: ShapeNet)."""
     rows = list_rows(text, query_id if header else None, spell)
     if not rows:
         if drops is not None:
@@ -114,10 +110,9 @@ def parse_rows(
 
 
 class ListLine(NamedTuple):
-    """A non-blank line as :func:`scan_lines` reads it for the strict reader, ``--lenient`` and
-    ``check``: its number, fields, id (None past 2 fields), index (None: unknown to a closed
-    collection), the line a repeated id was first at, and the distance as written and as a
-    float (None: absent or not a number of :mod:`shrec_score.io.numbers`' grammar)."""
+    """A non-blank line as :func:`scan_lines` reads it (for the strict reader, ``--lenient`` and ``check``): its
+    number, fields, id (None past 2 fields), index (None: unknown to a closed collection), the line a repeated id
+    was first at, and the distance as written and as a float (None: absent, or not a number by :mod:`~.numbers`)."""
 
     n: int
     fields: int
@@ -129,9 +124,9 @@ class ListLine(NamedTuple):
 
 
 def list_rows(text: str, query_id: str | None, spell: Spell | None = None) -> list[tuple[int, list[str]]]:
-    """The non-blank lines as ``(line number, fields)``, without a first line holding only
-    ``query_id`` (in the run's spelling ``spell``; None: no such line).  Lines end at LF, CRLF
-    or a lone CR only (as pyarrow counts them); other breaks separate fields as blanks do."""
+    """The non-blank lines as ``(line number, fields)``, without a first line holding only ``query_id`` (in the
+    run's spelling ``spell``; None: no such line).  Lines end at LF, CRLF or a lone CR only (as pyarrow counts
+    them); other breaks separate fields as blanks do."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     rows = [(n, f) for n, line in enumerate(lines, start=1) if (f := line.split())]
     if rows and query_id is not None and len(rows[0][1]) == 1 and (spell or str)(rows[0][1][0]) == query_id:
@@ -223,36 +218,29 @@ def read_list_run(
     ties: bool = False,
     spell: Spell | None = None,
 ) -> RankedRun:
-    """Read a run folder with one ranked list per query (``query_ids``; files of ``ignorable``
-    ids, PSB class ``-1``, may exist and are not scored).
-
-    ``spell``: the relevance's spelling of a file's query id (``target_index`` spells target
-    ids so too).  ``ties``: the run carries its tie groups (runs of equal distances).
-    ``missing_ok`` (``--missing-queries skip|zero``): a query without a file gets an empty
-    list; ``drops``, ``unjudged``, ``header``: see :func:`parse_list`.  The files are
-    read in query order, :data:`CHUNK_BYTES` at a time, from the first chunk of at least
-    :data:`BATCH_MIN_BYTES` on by :func:`parse_batch`; errors come in query order.
-    """
+    """Read a run folder with one ranked list per query (``query_ids``; files of ``ignorable`` ids, PSB class
+    ``-1``, may exist and are not scored).  ``spell``: the relevance's spelling of a file's query id (and of
+    ``target_index``'s ids); ``ties``: the run carries its tie groups (runs of equal distances); ``missing_ok``
+    (``--missing-queries skip|zero``): a query without a file gets an empty list; ``drops``, ``unjudged``,
+    ``header``: see :func:`parse_list`.  The files are read in query order, :data:`CHUNK_BYTES` at a time (a chunk
+    of at least :data:`BATCH_MIN_BYTES` parsed by :func:`parse_batch`); errors come in query order."""
     files = query_files(source.path, dict.fromkeys([*query_ids, *ignorable]), drops=drops, spell=spell)
     missing_lists(source, query_ids, files, drops=drops, missing_ok=missing_ok)
     todo = [(q, files[q]) for q in query_ids if q in files]
     out: dict[str, Listed] = {}
-    batch, ids = False, None
+    ids = None
     for chunk in _chunks(todo):
         fast: list[Listed | None] = [None] * len(chunk)
         # spelled ids: the line reader, which finds a target spelled two ways twice
-        batch = spell is None and (batch or sum(len(data) for _, _, data in chunk if isinstance(data, bytes)) >= BATCH_MIN_BYTES)
-        if batch:
+        if spell is None and sum(len(data) for _, _, data in chunk) >= BATCH_MIN_BYTES:
             ids = ids or id_table(target_index)
-            fast = parse_batch([(q, data if isinstance(data, bytes) else b"") for q, _, data in chunk], target_index, unjudged, header=header, ids=ids)
+            fast = parse_batch([(q, data) for q, _, data in chunk], target_index, unjudged, header=header, ids=ids)
         for (q, path, data), got in zip(chunk, fast):
-            if isinstance(data, InputError):
-                raise data
             if got is None:
                 got = parse_list(path, decode_text(path, data), q, target_index, drops=drops, unjudged=unjudged, header=header, spell=spell)
             out[q] = got if ties else (got[0], None)
             if drops is None and got[0].size == 0:  # strict: only a file without a target line gives no target
-                raise _empty_lists_error(source, todo, q, header=header, spell=spell)
+                raise _empty_lists_error(source.name, todo, q, header, spell)
     return list_run(source.name, query_ids, out, ties=ties)
 
 
@@ -284,17 +272,19 @@ CHUNK_BYTES = 8 << 20
 BATCH_MIN_BYTES = 256 << 10
 
 
-def _chunks(files: list[tuple[str, str]]) -> Iterator[list[tuple[str, str, bytes | InputError]]]:
-    """``(query, path, bytes or the file's read error)`` of the files in order, :data:`CHUNK_BYTES` at a time."""
-    chunk: list[tuple[str, str, bytes | InputError]] = []
+def _chunks(files: list[tuple[str, str]]) -> Iterator[list[tuple[str, str, bytes]]]:
+    """``(query, path, bytes)`` of the files in order, :data:`CHUNK_BYTES` at a time; a file's read error is raised
+    once the files before it are taken (errors come in query order)."""
+    chunk: list[tuple[str, str, bytes]] = []
     size = 0
     for q, path in files:
         try:
-            data: bytes | InputError = read_bytes(path, checked=True)  # query_files stat'ed it
-        except InputError as exc:
-            data = exc
+            data = read_bytes(path, checked=True)  # query_files stat'ed it
+        except InputError:
+            yield chunk
+            raise
         chunk.append((q, path, data))
-        size += len(data) if isinstance(data, bytes) else 0
+        size += len(data)
         if size >= CHUNK_BYTES:
             yield chunk
             chunk, size = [], 0
@@ -302,31 +292,21 @@ def _chunks(files: list[tuple[str, str]]) -> Iterator[list[tuple[str, str, bytes
         yield chunk
 
 
-def _empty_lists_error(source: RunSource, files: list[tuple[str, str]], first: str, *, header: bool = True, spell: Spell | None = None) -> InputError:
-    """The error for ``first``, an empty query file, with how many of the run's files are empty."""
+def _empty_lists_error(name: str, files: list[tuple[str, str]], first: str, header: bool, spell: Spell | None) -> InputError:
+    """The error for query ``first``'s file, empty, with how many of the run's files are empty."""
     at = [q for q, _ in files].index(first)
     n_empty = 0
     for q, path in files[at:]:
-        try:
+        with suppress(InputError):  # a file that cannot be read is not counted
             n_empty += not list_rows(read_text(path), q if header else None, spell)
-        except InputError:
-            pass  # a file that cannot be read is not counted
-    return InputError(
-        files[at][1],
-        None,
-        "expected a ranked list",
-        f"an empty file ({n_empty} of {len(files)} query files of run {shown(source.name)} are empty; "
-        "--lenient scores them as empty lists)",
-    )
+    got = f"an empty file ({n_empty} of {len(files)} query files of run {shown(name)} are empty; "
+    return InputError(files[at][1], None, "expected a ranked list", got + "--lenient scores them as empty lists)")
 
 
 def plain_body(data: bytes, query_id: str | None) -> tuple[memoryview, int, int] | None:
-    """``(body, fields a line, lines)`` of a file this pass can take, else None.
-
-    The body is ``data`` without a UTF-8 BOM, a first line holding only ``query_id`` (None:
-    kept) and its trailing blanks.  Plain: ASCII, no control byte but LF and the CR of a CRLF,
-    a first line that starts with an id and holds 1 or 2 fields.
-    """
+    """``(body, fields a line, lines)`` of a plain file, else None.  The body is ``data`` without a UTF-8 BOM, a first
+    line holding only ``query_id`` (None: kept) and its trailing blanks.  Plain: ASCII, no control byte but LF and
+    the CR of a CRLF, a first line that starts with an id and holds 1 or 2 fields."""
     data = data.removeprefix(b"\xef\xbb\xbf")
     if not data.isascii():
         return None
@@ -391,10 +371,8 @@ def _parse_joined(bodies: list[tuple[memoryview, int, int]], ids: tuple[Any, np.
         table = pcsv.read_csv(
             pa.py_buffer(b"\n".join(b for b, _, _ in bodies)),
             read_options=pcsv.ReadOptions(autogenerate_column_names=True, use_threads=False),
-            parse_options=pcsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False, ignore_empty_lines=False),
-            convert_options=pcsv.ConvertOptions(
-                column_types={"f0": pa.binary(), "f1": pa.float64()}, null_values=[], strings_can_be_null=False, quoted_strings_can_be_null=False
-            ),
+            parse_options=pcsv.ParseOptions(delimiter=" ", quote_char=False, ignore_empty_lines=False),
+            convert_options=pcsv.ConvertOptions(column_types={"f0": pa.binary(), "f1": pa.float64()}, null_values=[]),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
         return None

@@ -1,8 +1,6 @@
-"""The one grammar of numbers in every reader: a distance or a score is what C's ``strtod`` reads as a decimal
-number, the whole token (ASCII digits; ``inf``, ``infinity``, ``nan`` in any case); whole numbers are ``[+-]?`` and
-ASCII digits.  The rule and what it refuses: docs/inputs.md.  Digit groups (``1_000``), other scripts' digits and
-hexadecimal floats are refused although Python reads some of them: numpy's matrix parser, pyarrow and trec_eval do
-not, and every reader must agree."""
+"""The one grammar of numbers in every reader (docs/inputs.md): distances and scores as C's ``strtod`` reads a
+decimal number, whole numbers ``[+-]?`` and ASCII digits; what Python alone reads (``1_000``, other scripts' digits,
+hexadecimal floats) is refused: numpy's matrix parser, pyarrow and trec_eval do not, and every reader must agree."""
 
 from __future__ import annotations
 

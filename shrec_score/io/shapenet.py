@@ -47,21 +47,19 @@ def read_shapenet_truth(path: str | os.PathLike[str]) -> TaxonomyRows:
     n, header = lines[0]
     if [h.strip() for h in header.split(",")] != list(COLUMNS):
         raise InputError(path, n, f"expected the header {','.join(COLUMNS)}", shown(header))
-    rows: list[list[str]] = []
-    seen: dict[str, int] = {}
+    rows: dict[str, tuple[int, list[str]]] = {}  # id -> (line, fields)
     for n, line in lines[1:]:
         fields = [f.strip() for f in line.split(",")]
         if len(fields) != len(COLUMNS):
             raise InputError(path, n, "expected 5 fields id,synsetId,subSynsetId,modelId,split", f"{len(fields)} fields: {shown(line)}")
-        empty = [name for name, f in zip(COLUMNS, fields) if not f]
-        if empty:
-            raise InputError(path, n, f"expected a value in every field; {empty[0]} is empty", shown(line))
+        if "" in fields:
+            empty = COLUMNS[fields.index("")]
+            raise InputError(path, n, f"expected a value in every field; {empty} is empty", shown(line))
         model = fields[0]
-        if model in seen:
-            raise InputError(path, n, f"expected each id once; {shown(model)} is already listed at line {seen[model]}")
-        seen[model] = n
-        rows.append(fields)
+        if (first := rows.get(model)) is not None:
+            raise InputError(path, n, f"expected each id once; {shown(model)} is already listed at line {first[0]}")
+        rows[model] = (n, fields)
     if not rows:
         raise InputError(path, None, "expected at least one model line after the header", "the header only")
-    ids, synsets, subsynsets, _, splits = (list(col) for col in zip(*rows))
+    ids, synsets, subsynsets, _, splits = (list(col) for col in zip(*(f for _, f in rows.values())))
     return TaxonomyRows(path, ids, synsets, subsynsets, splits)

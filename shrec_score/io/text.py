@@ -94,37 +94,31 @@ _BOMS = (
 _TEXT_CATEGORIES = ("Cf", "Zs", "Zl", "Zp")
 
 
-def wide_encoding(head: bytes) -> str | None:
-    """``"UTF-16 (byte-order mark FF FE)"`` when ``head`` is UTF-16 or UTF-32 text, else None: the bytes
-    after the mark must decode to text with a blank (a PSB binary matrix may start with FF FE).
+def refuse_wide_text(path: str, head: bytes) -> None:
+    """Refuse a UTF-16 or UTF-32 file: ``head`` starts with a byte-order mark, and the bytes after it decode to
+    text with a blank (a PSB binary matrix may start with FF FE).
 
-    >>> wide_encoding("\\ufeffPSB 1\\n".encode("utf-16-le"))
-    'UTF-16 (byte-order mark FF FE)'
-    >>> wide_encoding(b"\\xff\\xfe\\x7f\\x3f\\x00\\x00\\x80\\x3f") is None
-    True
+    >>> refuse_wide_text("m", "\\ufeffPSB 1\\n".encode("utf-16-le"))
+    Traceback (most recent call last):
+    ...
+    shrec_score.errors.InputError: m: expected UTF-8 text, got UTF-16 (byte-order mark FF FE); save the file as UTF-8
+    >>> refuse_wide_text("m.bin", b"\\xff\\xfe\\x7f\\x3f\\x00\\x00\\x80\\x3f")
     """
     for bom, name, codec in _BOMS:
         if head.startswith(bom):
             body = head[len(bom) :]
-            unit = 4 if name == "UTF-32" else 2
-            body = body[: len(body) - len(body) % unit]
+            body = body[: len(body) - len(body) % (4 if name == "UTF-32" else 2)]
             try:
                 text = body.decode(codec)
             except UnicodeDecodeError as exc:
                 if exc.start < len(body) - 4:  # a character cut at the probe's end is text
-                    return None
+                    return
                 text = body[: exc.start].decode(codec)
             blank = not text or any(ch in " \t\r\n" for ch in text)
             if blank and all(ch.isprintable() or ch in "\t\r\n" or unicodedata.category(ch) in _TEXT_CATEGORIES for ch in text):
-                return f"{name} (byte-order mark {bom.hex(' ').upper()})"
-            return None
-    return None
-
-
-def refuse_wide_text(path: str, head: bytes) -> None:
-    """Refuse a UTF-16 or UTF-32 file (see :func:`wide_encoding`)."""
-    if (wide := wide_encoding(head)) is not None:
-        raise InputError(path, None, "expected UTF-8 text", f"{wide}; save the file as UTF-8")
+                wide = f"{name} (byte-order mark {bom.hex(' ').upper()})"
+                raise InputError(path, None, "expected UTF-8 text", f"{wide}; save the file as UTF-8")
+            return
 
 
 def read_head(path: str | os.PathLike[str], size: int = HEAD_BYTES) -> bytes:
@@ -141,22 +135,22 @@ def line_too_long(path: str, line: int | None, length: int) -> InputError:
     return InputError(path, line, f"expected lines of at most {MAX_LINE_BYTES:,} bytes (1 MiB)", f"a line of {length:,} bytes")
 
 
-def long_line(data: bytes | bytearray, limit: int = MAX_LINE_BYTES, end: int | None = None, *, start: int = 0) -> tuple[int, int] | None:
-    """``(start offset, length)`` of the first line of ``data[start:end]`` (``start`` at a line start)
-    longer than ``limit``, or None.  A longer line covers a whole block of ``limit // 2`` bytes, so
-    one ``find`` per block rules a block out; only a block without a newline is measured.
+def long_line(data: bytes | bytearray, limit: int = MAX_LINE_BYTES) -> tuple[int, int] | None:
+    """``(start offset, length)`` of the first line of ``data`` longer than ``limit``, or None.  A longer line
+    covers a whole block of ``limit // 2`` bytes, so one ``find`` per block rules a block out; only a block
+    without a newline is measured.
 
     >>> long_line(b"ab\\ncdefg\\nh", limit=4)
     (3, 5)
     """
-    end = len(data) if end is None else end
-    if end - start <= limit:
+    start, end = 0, len(data)
+    if end <= limit:
         return None
     step = max(1, limit // 2)
     while start < end:
-        if data.find(b"\n", start, min(start + step, end)) < 0:
+        if data.find(b"\n", start, start + step) < 0:
             begin = data.rfind(b"\n", 0, start) + 1
-            stop = data.find(b"\n", start, end)
+            stop = data.find(b"\n", start)
             stop = end if stop < 0 else stop
             if stop - begin > limit:
                 return begin, stop - begin
@@ -212,8 +206,7 @@ def pieces(path: str, size: int = 16 << 20) -> Iterator[tuple[bytes, int]]:
     """The (decompressed) bytes of ``path`` in pieces of about ``size`` cut after a newline, each with
     the number of its first line, lines and encoding checked; memory stays at a few pieces."""
     path = regular_file(path)
-    line = 1
-    carry = b""
+    line, carry = 1, b""
     with open_input(path) as fh:
         while True:
             block = fh.read(size)
@@ -235,14 +228,9 @@ def pieces(path: str, size: int = 16 << 20) -> Iterator[tuple[bytes, int]]:
 def rest_of_line(fh: IO[bytes]) -> int:
     """Bytes up to the next newline (not counted) of a stream."""
     n = 0
-    while True:
-        block = fh.read(1 << 20)
-        cut = block.find(b"\n")
-        if cut >= 0:
-            return n + cut
-        if not block:
-            return n
+    while (block := fh.read(1 << 20)) and b"\n" not in block:
         n += len(block)
+    return n + block.find(b"\n") if block else n
 
 
 #: Where a line ends in a TREC file: LF, CRLF or a lone CR (as pyarrow's CSV reader).
@@ -262,8 +250,7 @@ def text_lines(path: str | os.PathLike[str], size: int = 16 << 20) -> Iterator[t
     """
     n = 0
     for data, line in pieces(os.fspath(path), size):
-        if line == 1:
-            data = data.removeprefix(b"\xef\xbb\xbf")
+        data = data.removeprefix(b"\xef\xbb\xbf") if line == 1 else data
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:

@@ -1,10 +1,6 @@
-"""Readers of TREC files: qrels (``query_id iteration target_id grade``) and runs (``query_id Q0 target_id rank score tag``).
-
-trec_eval's field rule (docs/inputs.md): lines end at LF, CRLF or a lone CR;
-fields are split on runs of :data:`BLANKS`; a run line has six fields or more,
-a qrels line exactly four.  pyarrow's CSV reader parses what splits on one
-delimiter, :func:`split_fields` the rest, the line reader names a bad line.
-"""
+"""Readers of TREC qrels (``query_id iteration target_id grade``) and runs (``query_id Q0 target_id rank score tag``),
+by trec_eval's field rule (docs/inputs.md): pyarrow's CSV reader parses what splits on one delimiter,
+:func:`_split_table` the rest, and the line reader names a bad line."""
 
 from __future__ import annotations
 
@@ -23,15 +19,7 @@ from ..errors import InputError, shown
 from ..model import Qrels
 from .compressed import file_compression
 from .numbers import is_integer, parse_number
-from .text import (
-    long_line,
-    pieces,
-    plain,
-    read_head,
-    regular_file,
-    scan_line_lengths,
-    text_lines,
-)
+from .text import long_line, pieces, plain, read_head, scan_line_lengths, text_lines
 
 #: The blanks that separate fields: trec_eval's (``isspace`` in the C
 #: locale) less the line ends.  Any other character, a no-break space,
@@ -53,52 +41,34 @@ def fields(line: str) -> list[str]:
 
 def trec_lines(path: str) -> Iterator[tuple[int, list[str]]]:
     """``(line number, fields)`` of every line of ``path`` that is not blank."""
-    for n, line in text_lines(path):
-        f = fields(line)
-        if f:
-            yield n, f
+    yield from ((n, f) for n, line in text_lines(path) if (f := fields(line)))
 
 
 def read_qrels(path: str | os.PathLike[str]) -> Qrels:
-    """Read a TREC qrels file; a pair judged twice is an error, a negative grade is dropped (:func:`_without_unjudged`).
-
-    Large or compressed files are read with pyarrow, the rest (and any irregularity) by the line reader.
-    """
-    path = regular_file(path)
-    read_head(path)  # UTF-16 / UTF-32 named as such
-    fast = _read_qrels_fast(path) if os.path.getsize(path) >= FAST_QRELS_BYTES or file_compression(path) else None
-    if fast is not None:
-        return _without_unjudged(fast)
-    queries: list[str] = []
-    targets: list[str] = []
-    grades: list[int] = []
-    seen: dict[tuple[str, str], int] = {}
-    for n, f in trec_lines(path):
-        if len(f) != 4:  # trec_eval's get_qrels.c refuses more fields too
-            raise InputError(path, n, 'expected "query_id iteration target_id grade"', f"{len(f)} fields")
-        if not is_integer(f[3]):
-            raise InputError(path, n, "expected a whole number as grade", shown(f[3]))
-        grade = max(int(f[3]), -1)  # every negative grade is unjudged (dropped below)
-        if grade > MAX_GRADE:
-            raise InputError(path, n, f"expected a grade of at most {MAX_GRADE}", shown(f[3]))
-        key = (f[0], f[2])
-        if key in seen:
-            raise InputError(path, n, f"expected each (query, target) pair once; {_pair(f[0], f[2])} is already judged at line {seen[key]}")
-        seen[key] = n
-        queries.append(f[0])
-        targets.append(f[2])
-        grades.append(grade)
-    if not queries:
-        raise InputError(path, None, "expected at least one judgment", "an empty file")
-    return _without_unjudged(Qrels.from_lists(path, queries, targets, grades))
-
-
-def _without_unjudged(qrels: Qrels) -> Qrels:
-    """The judgments of grade >= 0 (trec_eval's RELVALUE_UNJUDGED: as a document missing from the qrels); every line's ids stay listed."""
+    """Read a TREC qrels file (large or compressed ones with pyarrow, the rest and any irregularity by the line
+    reader); a pair judged twice is an error; a negative grade is trec_eval's RELVALUE_UNJUDGED: the judgment is
+    dropped (as a document missing from the qrels), its ids stay listed."""
+    path = os.fspath(path)
+    read_head(path)  # a regular file; UTF-16 / UTF-32 named as such
+    qrels = _read_qrels_fast(path) if os.path.getsize(path) >= FAST_QRELS_BYTES or file_compression(path) else None
+    if qrels is None:
+        rows: dict[tuple[str, str], tuple[int, int]] = {}  # (query, target) -> (grade, line)
+        for n, f in trec_lines(path):
+            if len(f) != 4:  # trec_eval's get_qrels.c refuses more fields too
+                raise InputError(path, n, 'expected "query_id iteration target_id grade"', f"{len(f)} fields")
+            if not is_integer(f[3]):
+                raise InputError(path, n, "expected a whole number as grade", shown(f[3]))
+            if int(f[3]) > MAX_GRADE:
+                raise InputError(path, n, f"expected a grade of at most {MAX_GRADE}", shown(f[3]))
+            key = (f[0], f[2])
+            if key in rows:
+                raise InputError(path, n, f"expected each (query, target) pair once; {_pair(*key)} is already judged at line {rows[key][1]}")
+            rows[key] = (max(int(f[3]), -1), n)
+        if not rows:
+            raise InputError(path, None, "expected at least one judgment", "an empty file")
+        qrels = Qrels.from_lists(path, [q for q, _ in rows], [t for _, t in rows], [g for g, _ in rows.values()])
     keep = qrels.grades >= 0
-    if keep.all():
-        return qrels
-    return Qrels(qrels.path, qrels.query_ids, qrels.query_codes[keep], qrels.target_ids, qrels.target_codes[keep], qrels.grades[keep])
+    return Qrels(path, qrels.query_ids, qrels.query_codes[keep], qrels.target_ids, qrels.target_codes[keep], qrels.grades[keep])
 
 
 #: The highest grade a qrels line may give (grades are held in a byte; trec_eval's test files go to 4).
@@ -112,7 +82,7 @@ def _read_qrels_fast(path: str) -> Qrels | None:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    tbl, _ = _read_table(path, QRELS_NAMES, "grade", pa.string())
+    tbl = _read_table(path, ["query", "iter", "doc", "grade"], "grade", pa.string())[0]
     if tbl is None or tbl.num_rows == 0 or not pc.all(pc.match_substring_regex(tbl.column("grade"), "^-?[0-9]{1,18}$")).as_py():
         return None
     queries, q_codes = _encode(tbl.column("query"))
@@ -144,8 +114,8 @@ def line_error(path: str, n: int, f: list[str]) -> InputError | None:
     return None
 
 
-def repeated_error(path: str, query: str, target: str, first: int | None, line: int | None) -> InputError:
-    return InputError(path, line, f"expected each target once per query; {_pair(query, target)} is already ranked at line {first if first is not None else '?'}")
+def repeated_error(path: str, query: str, target: str, first: int, line: int) -> InputError:
+    return InputError(path, line, f"expected each target once per query; {_pair(query, target)} is already ranked at line {first}")
 
 
 def unknown_target_error(path: str, line: int | None, target: str) -> InputError:
@@ -164,7 +134,6 @@ def empty_run_error(path: str) -> InputError:
 class TrecLines:
     """A TREC run's lines in file order: query and target ids as pyarrow chunked string arrays, scores as floats."""
 
-    path: str
     queries: Any
     docs: Any
     scores: np.ndarray
@@ -177,7 +146,6 @@ class TrecLines:
 
 
 RUN_NAMES = ["query", "q0", "doc", "rank", "score", "tag"]
-QRELS_NAMES = ["query", "iter", "doc", "grade"]
 
 
 def _delimiter(data: Any) -> tuple[str, int] | None:
@@ -202,9 +170,9 @@ def _file_layout(path: str) -> tuple[str, int] | None:
         return _delimiter(mm)
 
 
-def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: bool = False) -> Any:
+def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: bool = False) -> tuple[Any, int] | None:
     """pyarrow's CSV parse of ``source`` (whole lines, or an uncompressed file's path) as ``names``, all strings but
-    ``number``; ``wider``: a first line of more fields adds string columns.  None unless it splits exactly as
+    ``number``, and its lines of more fields (``wider``: string columns added); None unless it splits exactly as
     :func:`fields` does (one delimiter, lines of one length, no empty field, every number parsed)."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
@@ -212,27 +180,27 @@ def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: b
     layout = _file_layout(source) if isinstance(source, str) else _delimiter(source)
     if layout is None:
         return None
-    delimiter, count = layout
-    names = names + [f"more{i}" for i in range(count - len(names) if wider else 0)]
+    cols = names + [f"more{i}" for i in range(layout[1] - len(names) if wider else 0)]
     try:
         tbl = pcsv.read_csv(
             source if isinstance(source, str) else pa.BufferReader(source),
             # threads only on a file pyarrow opens: its threaded reader frees a Python buffer on a pool thread after
             # read_csv returns, which needs the GIL; at the interpreter's exit that aborted the process (exit 134)
-            read_options=pcsv.ReadOptions(column_names=names, block_size=4 << 20, use_threads=isinstance(source, str)),
-            parse_options=pcsv.ParseOptions(delimiter=delimiter, quote_char=False),
+            read_options=pcsv.ReadOptions(column_names=cols, block_size=4 << 20, use_threads=isinstance(source, str)),
+            parse_options=pcsv.ParseOptions(delimiter=layout[0], quote_char=False),
             # an empty field (two delimiters in a row, one at a line's end) reads as null
-            convert_options=pcsv.ConvertOptions(column_types={n: pa.string() for n in names} | {number: kind}, strings_can_be_null=True, null_values=[""]),
+            convert_options=pcsv.ConvertOptions(column_types={n: pa.string() for n in cols} | {number: kind}, strings_can_be_null=True, null_values=[""]),
             memory_pool=pa.system_memory_pool(),  # (malloc: a third of mimalloc's system time here, docs/performance.md)
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    return None if any(column.null_count for column in tbl.columns) else tbl
+    return None if any(c.null_count for c in tbl.columns) else (tbl, tbl.num_rows if len(cols) > len(names) else 0)
 
 
-def split_fields(data: bytes, most: int) -> tuple[Any, np.ndarray]:
-    """The non-blank lines of ``data`` split as :func:`fields` does (up to ``most`` fields, then the rest): a pyarrow
-    list array and each line's part count, no Python object per line; not UTF-8 raises ``pyarrow.ArrowInvalid``."""
+def _split_table(data: bytes, names: list[str], number: str, kind: Any, wider: bool) -> tuple[Any, int]:
+    """:func:`_csv`'s answer for the non-blank lines of ``data`` split as :func:`fields` does (up to ``len(names)``
+    fields, then the rest), with no Python object per line; ``ArrowInvalid`` for a line of fewer (or, not ``wider``,
+    more) fields, a bad number or bytes that are not UTF-8."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -250,16 +218,8 @@ def split_fields(data: bytes, most: int) -> tuple[Any, np.ndarray]:
     # numbers go to pyarrow as arrays built from buffers (arrow_indices), never as
     # Python ints: pyarrow converts those through pa.scalar, which imports pandas
     lines = lines.take(arrow_indices(np.flatnonzero(arrow_numpy(pc.binary_length(lines)) > 0)))
-    parts = pc.ascii_split_whitespace(lines, max_splits=most)
-    return parts, arrow_numpy(pc.list_value_length(parts))
-
-
-def _split_table(piece: bytes, names: list[str], number: str, kind: Any, wider: bool) -> tuple[Any, int]:
-    """A piece by :func:`split_fields` as :func:`_csv`'s table and its lines of more fields than ``names``; ``ArrowInvalid`` for a line of fewer (or, not ``wider``, more) or a bad number."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    parts, n = split_fields(piece, len(names))
+    parts = pc.ascii_split_whitespace(lines, max_splits=len(names))
+    n = arrow_numpy(pc.list_value_length(parts))
     if n.size and (n.min() < len(names) or not wider and n.max() > len(names)):
         raise pa.ArrowInvalid(f"a line without {len(names)} fields")
     columns = {
@@ -271,21 +231,19 @@ def _split_table(piece: bytes, names: list[str], number: str, kind: Any, wider: 
 
 
 def _read_table(path: str, names: list[str], number: str, kind: Any, wider: bool = False) -> tuple[Any, int]:
-    """The ``query``, ``doc``, ``number`` (and ``tag``) columns of ``path`` and its lines of more fields than ``names``
-    (None where a line does not read): an uncompressed file whole by :func:`_csv`, else (or if that fails) a piece
-    at a time (:func:`~.text.pieces`) by :func:`_csv` or :func:`_split_table`."""
+    """The ``query``, ``doc``, ``number`` (and ``tag``) columns of ``path`` (None where a line does not read) and
+    its lines of more fields: an uncompressed file whole, else (or if that fails) a piece at a time."""
     import pyarrow as pa
 
     keep = [n for n in ("query", "doc", number, "tag") if n in names]
     whole = None if file_compression(path) else _csv(path, names, number, kind, wider)
     if whole is not None:
-        return whole.select(keep), whole.num_rows if whole.num_columns > len(names) else 0
+        return whole[0].select(keep), whole[1]
     tables, more = [], 0
     for piece, line in pieces(path):
         piece = piece.removeprefix(b"\xef\xbb\xbf") if line == 1 else piece
-        tbl = _csv(piece, names, number, kind, wider)
         try:
-            tbl, n = (tbl, tbl.num_rows if tbl.num_columns > len(names) else 0) if tbl is not None else _split_table(piece, names, number, kind, wider)
+            tbl, n = _csv(piece, names, number, kind, wider) or _split_table(piece, names, number, kind, wider)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             return None, more
         more += n
@@ -294,19 +252,17 @@ def _read_table(path: str, names: list[str], number: str, kind: Any, wider: bool
     return (pa.concat_tables(tables) if tables else None), more
 
 
-_NUMPY_TYPES = {"double": "float64", "float": "float32", "int64": "int64", "int32": "int32", "int16": "int16", "int8": "int8", "uint64": "uint64", "uint32": "uint32"}
-
-
 def arrow_numpy(values: Any) -> np.ndarray:
-    """A pyarrow array (or chunked array) as numpy without ``to_numpy``'s pandas import: fixed-width columns without nulls viewed in place."""
+    """A pyarrow array (or chunked array) as numpy without ``to_numpy``'s pandas import: numbers without nulls viewed in place."""
+    import pyarrow as pa
+
     if hasattr(values, "chunks"):
         parts = [arrow_numpy(c) for c in values.chunks]
         return parts[0] if len(parts) == 1 else np.concatenate(parts) if parts else values.to_numpy()
-    dtype = _NUMPY_TYPES.get(str(values.type))
-    if dtype is None or values.null_count:
+    if values.null_count or not (pa.types.is_integer(values.type) or pa.types.is_floating(values.type)):
         return values.to_numpy(zero_copy_only=False)
-    item = np.dtype(dtype).itemsize
-    return np.frombuffer(values.buffers()[1], dtype=dtype, count=len(values), offset=values.offset * item)
+    dtype = np.dtype(values.type.to_pandas_dtype())
+    return np.frombuffer(values.buffers()[1], dtype=dtype, count=len(values), offset=values.offset * dtype.itemsize)
 
 
 def arrow_strings(values: list[str]) -> Any:
@@ -346,41 +302,40 @@ def _encode(column: Any) -> tuple[list[str], np.ndarray]:
 def read_trec_lines(path: str | os.PathLike[str], drops: Counter[str] | None = None) -> TrecLines:
     """Read a TREC run with pyarrow (:func:`_read_table`); where it refuses, the line reader names the first
     malformed line (or, ``drops``: drops and counts the malformed lines); duplicates are the caller's."""
-    path = regular_file(path)
-    read_head(path)  # UTF-16 / UTF-32 named as such
+    path = os.fspath(path)
+    read_head(path)  # a regular file; UTF-16 / UTF-32 named as such
     import pyarrow as pa
     import pyarrow.compute as pc
 
     tbl, more = _read_table(path, RUN_NAMES, "score", pa.float64(), wider=True)
     scores = arrow_numpy(tbl.column("score")) if tbl is not None else np.zeros(0)
-    if scores.size and not np.isnan(scores).any():
-        tags = pc.min_max(tbl.column("tag"))
-        tag = tags["min"].as_py()
-        return TrecLines(path, tbl.column("query"), tbl.column("doc"), scores, more, tag if tag == tags["max"].as_py() else None)
-    kept: list[list[str]] = []
-    read = cut = 0
-    for n, f in trec_lines(path):  # a byte that is not UTF-8, a malformed line: named with its line
-        read += 1
-        if (error := line_error(path, n, f)) is not None and drops is None:
-            raise error
-        if error is None and drops is not None:
-            kept.append(f)
-            cut += len(f) > RUN_FIELDS  # the note counts the lines scored, not those dropped
-    if drops is None:
-        raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"') if read else empty_run_error(path)
-    if len(kept) < read:
-        drops["malformed lines dropped"] += read - len(kept)
-    ids = [pa.chunked_array([arrow_strings([f[i] for f in kept])]) for i in (0, 2)]
-    tags = {f[5] for f in kept}
-    return TrecLines(path, ids[0], ids[1], np.asarray([parse_number(f[4]) for f in kept], dtype=np.float64), cut, tags.pop() if len(tags) == 1 else None)
+    if not scores.size or np.isnan(scores).any():
+        kept: list[list[str]] = []
+        read = 0
+        for n, f in trec_lines(path):  # a byte that is not UTF-8, a malformed line: named with its line
+            read += 1
+            if (error := line_error(path, n, f)) is not None and drops is None:
+                raise error
+            if error is None and drops is not None:
+                kept.append(f)
+        if drops is None:
+            raise InputError(path, None, f'expected lines "{TREC_RUN_FIELDS}"') if read else empty_run_error(path)
+        if len(kept) < read:
+            drops["malformed lines dropped"] += read - len(kept)
+        # the lines kept parsed as pyarrow parses a file (more: the lines scored, not those dropped, carry > 6 fields)
+        text = "".join(" ".join(f) + "\n" for f in kept).encode()
+        tbl, more = _split_table(text, RUN_NAMES, "score", pa.float64(), True)
+        scores = arrow_numpy(tbl.column("score"))
+    tags = pc.min_max(tbl.column("tag"))
+    tag = tags["min"].as_py()
+    return TrecLines(tbl.column("query"), tbl.column("doc"), scores, more, tag if tag == tags["max"].as_py() else None)
 
 
 def duplicate_error(path: str, query: str, target: str, spell: Callable[[str], str] = str) -> InputError:
     """The error for ``target`` ranked twice for ``query``, with both lines and the ids as the file spells
     them (``spell``: the run's spelling to the relevance's, ``--strip-zeros`` / ``--id-map``)."""
-    found = list(islice(((n, f) for n, f in trec_lines(path) if len(f) > 2 and spell(f[0]) == query and spell(f[2]) == target), 2))
-    query, target = (found[-1][1][0], found[-1][1][2]) if found else (query, target)
-    return repeated_error(path, query, target, found[0][0] if found else None, found[-1][0] if found else None)
+    (first, _), (line, f) = islice(((n, f) for n, f in trec_lines(path) if spell(f[0]) == query and spell(f[2]) == target), 2)
+    return repeated_error(path, f[0], f[2], first, line)
 
 
 def extra_fields_note(name: str, lines: int) -> str:
