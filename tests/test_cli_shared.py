@@ -175,3 +175,16 @@ def test_trec_eval_q_and_c_are_answered_in_one_line(args, flag, got, command, tm
 def test_an_existing_queries_file_and_preset_are_no_trec_eval_flags(contest):
     r = invoke(contest / "runs", "-q", contest / "c.cla", "-c", contest / "p.yaml", "--format", "csv", "--quiet")
     assert r.exit_code == 0, r.output
+
+
+def test_a_page_folder_named_dot_dot_something_inside_out_is_written_with_it(tmp_path):
+    # "res/..page" lies inside res (it is not "res/../page"): one transaction writes both, one manifest lists it
+    import json
+
+    psb = os.path.join(SAMPLES, "psb-like")
+    res = tmp_path / "res"
+    r = CliRunner().invoke(cli, [os.path.join(psb, "runs"), "-r", os.path.join(psb, "classes.cla"), "--out", str(res), "--html", str(res / "..page"), "--quiet"])
+    assert r.exit_code == 0, r.output
+    files = json.loads((res / ".shrec-score-manifest.json").read_text())["files"]
+    assert "..page/index.html" in files and "per_run.csv" in files
+    assert not (res / "..page" / ".shrec-score-manifest.json").exists()
