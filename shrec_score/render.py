@@ -189,19 +189,13 @@ def _tex_rules(head: list[str], rows: list[list[str]], *after_head: str) -> list
 
 
 def to_trec(report: Report, *, per_query: bool = False) -> str:
-    """trec_eval-style lines ``measure<TAB>query<TAB>value`` (summary under ``all``; docs/outputs.md).
-
-    One block per run, opened by ``runid<TAB>all<TAB><tag>`` (:func:`runids`); counts (``num_ret``, summed)
-    as whole numbers, other values with 4 decimals, ``gm_map`` under ``all`` only.  A measure carries
-    trec_eval's name only where its values are trec_eval's (:func:`~shrec_score.measures.names.trec_name`).
-    Every name is written by :func:`trec_field`, so a line has exactly three fields, whatever the names.
-    """
+    """trec_eval-style lines ``measure<TAB>query<TAB>value``: a block per run opened by its runid, the per-query
+    lines (``per_query``), the summary under ``all`` (docs/outputs.md); every name one field (:func:`trec_field`)."""
     labels = {m: trec_field(trec_name(m) or m) for m in report.measures}
     sums = {m for m in report.measures if column_aggregate(m) == "sum"}
     per_topic = [m for m in report.measures if column_aggregate(m) != "geometric"]  # trec_eval -q prints gm_map under all only
-    board = report.tables["leaderboard"]
-    table = report.tables["per_query"] if per_query else None
-    runid = runids(report.run_tags, board["run"].tolist())
+    tags = Counter(report.run_tags.values())
+    board, table = report.tables["leaderboard"], report.tables["per_query"]
     lines = []
 
     def line(m: str, query: str, value: float) -> str:
@@ -209,25 +203,15 @@ def to_trec(report: Report, *, per_query: bool = False) -> str:
 
     for values in board.records():
         row = dict(zip(board.columns, values))
-        run = row["run"]
-        lines.append(f"{'runid':<22}\tall\t{trec_field(runid[run])}")
-        if table is not None:
+        run, tag = row["run"], report.run_tags.get(row["run"])
+        lines.append(f"{'runid':<22}\tall\t{trec_field(tag if tag is not None and tags[tag] == 1 else str(run))}")
+        if per_query:
             sub = table.take(table["run"] == run)
             for rec in (dict(zip(sub.columns, v)) for v in sub.records()):
                 lines += [line(m, trec_field(str(rec["query"])), rec[m]) for m in per_topic if m in rec and not _isnan(rec[m])]
         lines.append(f"{'num_q':<22}\tall\t{int(row['queries'])}")
         lines += [line(m, "all", row[m]) for m in report.measures if m in row and not _isnan(row[m])]
     return "\n".join(lines) + "\n"
-
-
-def runids(tags: dict[str, str], runs: list[Any]) -> dict[Any, str]:
-    """Each run's runid: the tag of its TREC lines when all carry one that no other run has, else its name.
-
-    >>> runids({"a.txt": "STANDARD", "b.txt": "x", "c.txt": "x"}, ["a.txt", "b.txt", "c.txt", "d"])
-    {'a.txt': 'STANDARD', 'b.txt': 'b.txt', 'c.txt': 'c.txt', 'd': 'd'}
-    """
-    count = Counter(tags.values())
-    return {r: tags[r] if r in tags and count[tags[r]] == 1 else str(r) for r in runs}
 
 
 def to_rich(report: Report, console: Any, *, per_query: bool = False) -> None:
