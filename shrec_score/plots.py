@@ -44,6 +44,14 @@ def figure_class() -> type[Figure]:
     return Figure
 
 
+def styles(n: int) -> list[dict]:
+    """One ``Axes.plot`` keyword dict per run: 20 colours, then 4 dashes x 11 markers (coprime: 44 pairs)."""
+    return [
+        {"color": PALETTE[i % 20], "linestyle": _DASHES[i % 4], "marker": _MARKERS[i % 11], "markersize": 4, "linewidth": 1.4}
+        for i in range(n)
+    ]
+
+
 _SVG_ID = re.compile(r'\bid="([^"]+)"')
 _SVG_REF = re.compile(r'(href="#|url\(#)([^")]+)')
 
@@ -99,15 +107,12 @@ def plot_pr_curves(report: Report, ax: Axes | None = None) -> Axes:
 
 
 def _draw(ax: Axes, report: Report, table: Any, x: str, y: str, legend: bool = True, **options: Any) -> None:
-    """One line per run of ``table`` (``x`` against ``y``), labelled "run (measure value)", on a grid; a run's
-    style: 20 colours, then 4 dashes x 11 markers (coprime: 44 pairs)."""
+    """One styled line per run of ``table`` (``x`` against ``y``), labelled "run (measure value)", on a grid."""
     board = report.leaderboard
     runs = [str(r) for r in board["run"]]
-    for i, (r, value) in enumerate(zip(runs, board[report.sort])):
+    for r, value, style in zip(runs, board[report.sort], styles(len(runs))):
         sub = table[table["run"] == r]
-        style: dict[str, Any] = {"color": PALETTE[i % 20], "linestyle": _DASHES[i % 4], "marker": _MARKERS[i % 11]}
-        label = f"{r} ({display_name(report.sort)} {value:.3f})"
-        ax.plot(sub[x], sub[y], label=label, **options, **style, markersize=4, linewidth=1.4)
+        ax.plot(sub[x], sub[y], label=f"{r} ({display_name(report.sort)} {value:.3f})", **options, **style)
     ax.grid(alpha=0.3)
     if legend:
         legend_outside(ax, 1 if len(runs) <= 20 else 2)
@@ -181,4 +186,4 @@ def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
     return written
 
 
-__all__ = ["write_plots", "plot_files", "plot_pr_curves", "legend_outside", "INSTALL_HINT", "PALETTE", "figure_class"]
+__all__ = ["write_plots", "plot_files", "plot_pr_curves", "styles", "legend_outside", "INSTALL_HINT", "PALETTE", "figure_class"]

@@ -315,9 +315,7 @@ def _isnan(value: Any) -> bool:
 def _fmt(value: Any) -> str:
     if value is None or _isnan(value):
         return ""
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return str(value)
+    return f"{value:.4f}" if isinstance(value, float) else str(value)
 
 
 def trec_field(text: str) -> str:
@@ -332,8 +330,7 @@ def trec_field(text: str) -> str:
 def _records(frame: Table | pd.DataFrame) -> list[dict[str, Any]]:
     """The rows as JSON objects (Python values; undefined values None)."""
     table = frame if isinstance(frame, Table) else Table.from_pandas(frame)
-    names = table.columns
-    return [{k: (None if _isnan(v) else v) for k, v in zip(names, values)} for values in table.records()]
+    return [{k: (None if _isnan(v) else v) for k, v in zip(table.columns, values)} for values in table.records()]
 
 
 def frame_text(frame: pd.DataFrame, fmt: str) -> str:

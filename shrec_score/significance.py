@@ -99,12 +99,12 @@ def bootstrap_ci(
 
 def pairwise(
     per_query: pd.DataFrame, measure: str, runs: list[str], *, n_resamples: int = 10_000, seed: int = 0,
-    alpha: float = 0.05, higher_is_better: bool | None = None,
+    higher_is_better: bool | None = None,
 ) -> pd.DataFrame:
     """Every pair of runs (A ranked above B in ``runs``), oriented so that a positive difference means A is better
     (the registry's direction unless ``higher_is_better`` is given).  Columns run_a, run_b, queries (both have a
     value), mean_diff, wins, ties, losses, p_value (:func:`randomization_test`, pair i seeded ``seed + i``),
-    p_adjusted (:func:`holm`), significant (p_adjusted < alpha).
+    p_adjusted (:func:`holm`), significant (p_adjusted < 0.05).
 
     >>> pq = pd.DataFrame({"run": ["A", "A", "B", "B"], "query": ["x", "y"] * 2, "FN_relevant": [1.0, 2.0, 3.0, 2.0]})
     >>> pairwise(pq, "FN_relevant", ["A", "B"])[["mean_diff", "wins", "ties", "losses"]].values.tolist()
@@ -124,5 +124,5 @@ def pairwise(
         rows.append((ra, rb, len(pair), mean_diff, int((better > 0).sum()), int((better == 0).sum()), int((better < 0).sum()), p))
     out = pd.DataFrame(rows, columns=["run_a", "run_b", "queries", "mean_diff", "wins", "ties", "losses", "p_value"])
     out["p_adjusted"] = holm(out["p_value"].to_numpy()) if len(out) else []
-    out["significant"] = out["p_adjusted"] < alpha
+    out["significant"] = out["p_adjusted"] < 0.05
     return out

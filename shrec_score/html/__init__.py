@@ -176,10 +176,6 @@ def sort_key(value: Any) -> str:
     return "" if v is None else repr(v)
 
 
-def _first(higher: bool | None) -> str:
-    return "asc" if higher is False else "desc"
-
-
 def leaderboard(report: Report) -> dict[str, Any]:
     """The leaderboard's columns (:class:`Column`), rows (dicts), best value per column and notes."""
     board = report.leaderboard
@@ -196,7 +192,8 @@ def leaderboard(report: Report) -> dict[str, Any]:
         where = "higher is better" if higher else "lower is better" if higher is False else "no direction"
         sort = ("ascending" if higher is False else "descending") if m == report.sort else ""
         name = display_name(m)
-        cols.append(Column(m, name, "num", _first(higher), f"{name}: {where}", sort=sort, higher=higher))
+        first = "asc" if higher is False else "desc"
+        cols.append(Column(m, name, "num", first, f"{name}: {where}", sort=sort, higher=higher))
         if m == report.sort and has_ci:
             cols.append(Column("ci", f"95% CI of {name}"))
         if m == report.sort and groups:
@@ -239,7 +236,7 @@ def per_class(report: Report) -> dict[str, Any] | None:
         cells = [(v, light(v)) for v in row]
         rows.append({"cls": cls, "queries": counts[cls], "best": best_value(row, higher), "cells": cells})
     cols = [Column("class", "class", "text", "asc", cls="run"), Column("queries", "queries", "num")]
-    cols += [Column(r, r, "num", _first(higher)) for r in runs]
+    cols += [Column(r, r, "num", "asc" if higher is False else "desc") for r in runs]
     return {"cols": cols, "rows": rows, "lo": lo, "hi": hi}
 
 
