@@ -37,7 +37,6 @@ class Report(Protocol):
     rank_by: str
     signature: dict[str, Any]
     run_tags: dict[str, str]
-    significance: pd.DataFrame | None
 
     def table(self, name: str) -> Table | None: ...
 
@@ -237,7 +236,7 @@ def to_rich(report: Report, console: Any, *, per_query: bool = False) -> None:
     if note:
         console.print(rich_text(note), highlight=False)
     console.print(rich_text(report.signature_text(), "dim"), highlight=False, soft_wrap=True)  # the signature, once
-    if report.significance is not None:
+    if report.table("significance") is not None:
         _print_significance(report, console)
     if per_query:
         _print_per_query(report, console)
@@ -260,12 +259,11 @@ def _rich_table(
 
 def _print_significance(report: Report, console: Any) -> None:
     head = ["run A", "run B", "mean diff", "W/T/L", "p", "p (Holm)", "significant"]
+    sig = report.tables["significance"]
+    names = ("run_a", "run_b", "mean_diff", "wins", "ties", "losses", "p_value", "p_adjusted", "significant")
     rows = [
-        [
-            str(r.run_a), str(r.run_b), f"{r.mean_diff:+.4f}", f"{r.wins}/{r.ties}/{r.losses}",
-            f"{r.p_value:.4f}", f"{r.p_adjusted:.4f}", "yes" if r.significant else "no",
-        ]
-        for r in report.significance.itertuples(index=False)  # type: ignore[union-attr]
+        [str(a), str(b), f"{diff:+.4f}", f"{w}/{t}/{lost}", f"{p:.4f}", f"{ph:.4f}", "yes" if yes else "no"]
+        for a, b, diff, w, t, lost, p, ph, yes in zip(*(sig[c].tolist() for c in names))
     ]
     title = f"Pairwise randomization tests on {display_name(report.sort)} (Holm-corrected)"
     console.print(_rich_table(title, head, [h.startswith("run") for h in head], rows, simple=True))
