@@ -1,8 +1,5 @@
-"""From per-query values to per-run means and a sorted leaderboard (docs/architecture.md).
-
-The work is done in numpy on :class:`~shrec_score.table.Table` (``*_table``);
-the pandas functions convert at the boundary.  Best first follows the
-measure's direction; every mean is summed in the order of :func:`group_sums`.
+"""From per-query values to per-run means and a sorted leaderboard, in numpy on Tables (``*_table``; the
+pandas functions convert at the boundary); every mean summed in :func:`group_sums`' order (docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -20,10 +17,9 @@ if TYPE_CHECKING:
 
 
 def group_sums(values: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per group and column: the sum of the defined (non-NaN) values, and their count.
-
-    ``group`` is each row's group (-1: none).  The one order of summation of
-    every mean: a group's rows in input order, NaN as 0, pairwise ``np.sum``.
+    """Per group and column: the sum of the defined (non-NaN) values, and their count; ``group`` is each row's
+    group (-1: none).  The one order of summation of every mean: a group's rows in input order, NaN as 0,
+    pairwise ``np.sum``.
 
     >>> sums, counts = group_sums(np.array([[0.6], [7.0], [0.3], [0.4], [np.nan]]), np.array([0, 1, 0, 0, 1]), 2)
     >>> sums[:, 0].tolist(), counts[:, 0].tolist()
@@ -57,9 +53,8 @@ def _codes(values: np.ndarray, known: dict[Any, int] | None = None) -> tuple[np.
     return np.asarray([-1 if v is None or v != v else get(v) for v in values.tolist()], dtype=np.int64), index
 
 
-def _group_means(per_query: Table, measures: list[str], group: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each group's mean of each measure over its defined values, or the measure's own aggregate (sum, geometric),
-    NaN where none is defined; and the group's number of scored queries (a measure defined)."""
+def _group_means(per_query: Table, measures: Sequence[str], group: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each group's aggregate of each measure over its defined values (NaN: none), and its scored queries."""
     columns = [np.asarray(per_query[m], dtype=np.float64) for m in measures]
     values = np.column_stack(columns) if columns else np.zeros((len(per_query), 0))
     sums, counts = group_sums(values, group, n)
@@ -77,7 +72,6 @@ def _group_means(per_query: Table, measures: list[str], group: np.ndarray, n: in
 
 def per_run_table(per_query: Table, measures: Sequence[str], run_order: Sequence[str]) -> Table:
     """Columns run, queries (scored: a measure defined), then each measure's mean over its defined values."""
-    measures = list(measures)
     runs = list(dict.fromkeys(run_order))
     place = {r: i for i, r in enumerate(runs)}
     group, _ = _codes(per_query["run"], place)
@@ -90,7 +84,6 @@ def per_run_table(per_query: Table, measures: Sequence[str], run_order: Sequence
 
 def per_class_table(per_query: Table, measures: Sequence[str], run_order: Sequence[str]) -> Table:
     """Columns run, class, queries, then each measure's mean over the class's queries (classes in first-appearance order)."""
-    measures = list(measures)
     runs = list(dict.fromkeys(run_order))
     run_code, _ = _codes(per_query["run"], {r: i for i, r in enumerate(runs)})
     class_code, classes = _codes(per_query["class"])
@@ -111,9 +104,8 @@ def per_class_table(per_query: Table, measures: Sequence[str], run_order: Sequen
 
 
 def macro_table(per_class: Table, measures: Sequence[str], run_order: Sequence[str]) -> Table:
-    """Per-run mean of the per-class means (PSB's -macro); classes without a scored query are left out; a
-    measure summed over queries (num_*) is summed over classes, a geometric one (gm_map) is the geometric mean
-    of the class values."""
+    """Per-run mean of the per-class means (PSB's -macro; docs/outputs.md): classes without a scored query left
+    out, a summed measure (num_*) summed, a geometric one (gm_map) the geometric mean of the class values."""
     queries = np.asarray(per_class["queries"], dtype=np.int64)
     runs = per_class["run"].astype(object)
     runs[queries <= 0] = None  # a class left out

@@ -1,8 +1,6 @@
-"""Text from input written for each output format: shown as itself, never read as markup, the table's shape
-kept.  :func:`md_escape` (Markdown), :func:`tex_escape` (LaTeX), :func:`html_template` (HTML) and
-:func:`rich_text` (the terminal) each first make control and format characters visible
-(:func:`shrec_score.errors.visible`).
-"""
+"""Text from input for each output format, shown as itself (never read as markup, the table's shape kept):
+:func:`md_escape`, :func:`tex_escape`, :func:`html_template` and :func:`rich_text` each first make control and
+format characters visible (:func:`shrec_score.errors.visible`; docs/inputs.md)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""What the published tables say beside their numbers, for every rendering (terminal, Markdown, LaTeX, the
-results page): the best value of a column (in bold), the blank-cell note (docs/outputs.md), each run against
-the best one, and the pairwise tests as a run x run matrix.  Words only, read from ``report.table(name)``;
-each renderer escapes and lays them out.
+"""What every rendering's tables say beside their numbers (docs/outputs.md): the best value of a column, the
+blank-cell note, each run against the best one, the pairwise tests as a matrix; each renderer escapes them.
 """
 
 from __future__ import annotations
@@ -13,9 +11,8 @@ from .measures.measure import display_name, get_measure
 
 
 def best_value(values: list[Any], higher: bool | None) -> str | None:
-    """The best of a column's values as the tables show it (4 decimals; every value equal to it at 4 decimals
-    is marked best): the largest, the smallest for a lower-is-better measure; None without a direction
-    (``tau_b_std``) or a defined value."""
+    """The best of a column's values at 4 decimals (every value equal to it so is marked best): the largest, the
+    smallest for a lower-is-better measure; None without a direction (``tau_b_std``) or a defined value."""
     nums = [float(v) for v in values if v is not None and not math.isnan(float(v))]
     if higher is None or not nums:
         return None
@@ -23,8 +20,8 @@ def best_value(values: list[Any], higher: bool | None) -> str | None:
 
 
 def blank_note(report: Any, columns: list[str] | None = None) -> str | None:
-    """The one-line note under a leaderboard with blank cells (None without): the rule, then each column
-    (``columns``, default ``report.shown``) with the runs whose mean is undefined and the measure's definition."""
+    """The one-line note under a leaderboard with blank cells (None without): the rule, then each of ``columns``
+    (default ``report.shown``) with a blank, its runs whose mean is undefined and the measure's definition."""
     board = report.table("leaderboard")
     runs = [str(r) for r in board["run"].tolist()]
     parts = []
@@ -51,8 +48,7 @@ class Versus(NamedTuple):
 
 
 def versus_best(report: Any) -> dict[str, Versus]:
-    """run -> :class:`Versus` from ``report.significance`` ({} without significance): the best run's row of
-    :func:`significance_matrix`."""
+    """run -> :class:`Versus`: the best run's row of :func:`significance_matrix` ({} without significance)."""
     runs, cells = significance_matrix(report)
     if report.table("significance") is None or not runs:
         return {}

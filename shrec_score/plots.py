@@ -1,7 +1,6 @@
 """Figures for the organiser's paper (matplotlib, the optional ``plots`` extra; docs/outputs.md, "Charts").
-
-Only matplotlib's object API is used (a private ``Figure`` saved through its own canvas): pyplot is never
-imported, the backend never switched, ``rcParams`` only read, so a notebook's inline backend is left alone.
+Each is a private ``Figure`` saved through its own canvas: pyplot never imported, the backend never switched,
+``rcParams`` only read, so a notebook's inline backend is left alone.
 """
 
 from __future__ import annotations
@@ -102,13 +101,12 @@ def plot_pr_curves(report: Report, ax: Axes | None = None) -> Axes:
         raise ValueError("report: expected a report with precision-recall curves (report.pr_curve is empty)")
     if ax is None:
         ax = figure_class()(figsize=LINE_FIGSIZE).subplots()
-    runs = _draw(ax, report, pr, "recall", "precision")
+    _draw(ax, report, pr, "recall", "precision")
     ax.set(xlabel="Recall", ylabel="Precision", xlim=(0, 1.02), ylim=(0, 1.02), title="Precision-recall")
-    legend_outside(ax, 1 if len(runs) <= 20 else 2)
     return ax
 
 
-def _draw(ax: Axes, report: Report, table: Any, x: str, y: str, **options: Any) -> list[str]:
+def _draw(ax: Axes, report: Report, table: Any, x: str, y: str, legend: bool = True, **options: Any) -> None:
     """One styled line per run of ``table`` (``x`` against ``y``), labelled "run (measure value)", on a grid."""
     board = report.leaderboard
     runs = [str(r) for r in board["run"]]
@@ -116,7 +114,8 @@ def _draw(ax: Axes, report: Report, table: Any, x: str, y: str, **options: Any) 
         sub = table[table["run"] == r]
         ax.plot(sub[x], sub[y], label=f"{r} ({display_name(report.sort)} {value:.3f})", **options, **style)
     ax.grid(alpha=0.3)
-    return runs
+    if legend:
+        legend_outside(ax, 1 if len(runs) <= 20 else 2)
 
 
 def plot_files(report: Report, formats: tuple[str, ...] = ("png", "svg")) -> dict[str, bytes]:
@@ -148,7 +147,6 @@ def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
     Figure = figure_class()
     runs = [str(r) for r in report.leaderboard["run"]]
     written: dict[str, bytes] = {}
-    ncol = 1 if len(runs) <= 20 else 2
 
     if len(report.pr_curve):
         ax = plot_pr_curves(report, Figure(figsize=LINE_FIGSIZE).subplots())
@@ -159,16 +157,14 @@ def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
         ax = Figure(figsize=LINE_FIGSIZE).subplots()
         _draw(ax, report, curves, "rank", "NDCG", markevery=10)
         ax.set(xlabel="Rank", ylabel="Mean NDCG", xlim=(1, int(curves["rank"].max())), title="Normalized discounted cumulated gain")
-        legend_outside(ax, ncol)
         written.update(_save(ax.figure, "ndcg_vs_rank", formats))
 
     gains = report.gain_vs_recall
     if gains is not None:
         axes = Figure(figsize=(11, 4.5)).subplots(1, 2)
         for kind, ax in zip(("CG", "DCG"), axes):
-            _draw(ax, report, gains, "recall_pct", kind, markevery=10)
+            _draw(ax, report, gains, "recall_pct", kind, legend=kind == "DCG", markevery=10)
             ax.set(xlabel="Recall (%)", ylabel=f"Mean {kind}", title=f"Average {kind} vs recall")
-        legend_outside(axes[1], ncol)
         written.update(_save(axes[1].figure, "cg_vs_recall", formats))
 
     pc = report.per_class
@@ -184,7 +180,7 @@ def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
             ax.bar(x + i * width - 0.4 + width / 2, sub[report.sort], width, label=r, color=PALETTE[i % 20], hatch=_HATCHES[i % 7], edgecolor="black", linewidth=0.3)
         ax.set_xticks(x, [str(c) for c in classes], rotation=60, ha="right", fontsize=7)
         ax.set(ylabel=display_name(report.sort), title=f"{display_name(report.sort)} per class")
-        legend_outside(ax, ncol)
+        legend_outside(ax, 1 if len(runs) <= 20 else 2)
         safe = "".join(c if c.isalnum() else "_" for c in report.sort)
         written.update(_save(ax.figure, f"per_class_{safe}", formats))
     return written

@@ -1,10 +1,6 @@
-"""Text renderings of a :class:`~shrec_score.report.Report`: CSV, JSON, Markdown, LaTeX, trec and the
-terminal (docs/outputs.md).
-
-:data:`FORMATS` maps the ``--format`` names to the text renderers, each called
-``FORMATS[name](report, per_query=...)``; :func:`to_rich` prints on a rich Console.  Every rendering carries
-the signature.  Every text cell from input is escaped for its format (:mod:`shrec_score.escape`,
-:func:`trec_field`), so a hostile name keeps the shape of the output; CSV and JSON quote any text themselves.
+"""The renderings of a :class:`~shrec_score.report.Report` (docs/outputs.md): :data:`FORMATS` (CSV, JSON,
+Markdown, LaTeX, trec) and :func:`to_rich` (the terminal), each with the signature.  Text from input is escaped
+for its format (:mod:`shrec_score.escape`, :func:`trec_field`; docs/inputs.md); CSV and JSON quote it themselves.
 """
 
 from __future__ import annotations
@@ -31,8 +27,7 @@ if TYPE_CHECKING:
 
 
 class Report(Protocol):
-    """What a renderer reads of a :class:`shrec_score.report.Report` (which calls the renderers): named
-    here, so that render imports nothing of report, not even for a type hint, and data flows one way."""
+    """What a renderer reads of a :class:`shrec_score.report.Report`: render imports nothing of report."""
 
     tables: dict[str, Table]
     measures: list[str]
@@ -41,7 +36,6 @@ class Report(Protocol):
     rank_by: str
     signature: dict[str, Any]
     run_tags: dict[str, str]
-    significance: pd.DataFrame | None
 
     def table(self, name: str) -> Table | None: ...
 
@@ -95,48 +89,52 @@ def _md_table(
     return lines
 
 
-def to_markdown(report: Report) -> str:
-    """Leaderboard as a Markdown table, the best value of each column in bold, every cell escaped."""
+def to_markdown(report: Report, *, per_query: bool = False) -> str:
+    """The leaderboard as a Markdown table, the best value of each column in bold; with ``per_query``, then the
+    terminal's per-query table (the sort measure, one column per run in leaderboard order)."""
     head, cells, bold = _table_cells(report)
     lines = [*_md_table(head, [i == 1 for i in range(len(head))], cells, bold), ""]
     note = blank_note(report)
     if note:
         lines += [md_escape(note), ""]
     lines.append(f"<sub>{md_escape(report.signature_text())}</sub>")
+    if per_query:
+        head, cells, keys = _wide(report)
+        title = f"**{md_escape(display_name(report.sort))} per query**"
+        lines += ["", title, "", *_md_table(head, [i < keys for i in range(len(head))], cells)]
     return "\n".join(lines) + "\n"
 
 
-def to_latex(report: Report) -> str:
-    r"""The leaderboard as a complete LaTeX ``table`` (booktabs), with significance the pairwise tests as a
-    second one (docs/outputs.md, "LaTeX").  Every cell is escaped by :func:`tex_escape`; the signature is a
-    ``%`` comment, made visible (:func:`~shrec_score.errors.visible`) so that no line break ends it."""
+def to_latex(report: Report, *, per_query: bool = False) -> str:
+    r"""The leaderboard as a booktabs ``table``; with significance the pairwise tests as a second one; with
+    ``per_query`` the per-query table (as :func:`to_markdown`'s) as a ``longtable``, which breaks across pages
+    (docs/outputs.md, "LaTeX").  The signature is a ``%`` comment, made visible so that no line break ends it."""
     head, cells, bold = _table_cells(report)
-    sort = display_name(report.sort)
+    sort = tex_escape(display_name(report.sort))
     at = 3 + report.shown.index(report.sort) if report.sort in report.shown else -1
     ci = _intervals(report) if at >= 0 else None
     versus = versus_best(report)
+    head = [tex_escape(h) for h in head]
     rows = []
-    for r, (row, marks) in enumerate(zip(cells, bold)):
+    for row, marks in zip(cells, bold):
         texed = [f"\\textbf{{{tex_escape(c)}}}" if is_b else tex_escape(c) for c, is_b in zip(row, marks)]
         if at >= 0 and row[1] in versus and versus[row[1]].significant:
             texed[at] += "$^\\dagger$"
-        if ci is not None:
-            texed.insert(at + 1, f"[{_fmt(ci[r][0])}, {_fmt(ci[r][1])}]")
         rows.append(texed)
-    head_tex = [tex_escape(h) for h in head]
+    caption = f"Mean of each measure per run, best first by {sort}; bold: the best value of the column."
     if ci is not None:
-        head_tex.insert(at + 1, "95\\% CI")
-    caption = f"Mean of each measure per run, best first by {tex_escape(sort)}; bold: the best value of the column."
-    if ci is not None:
-        caption += f" 95\\% CI: percentile bootstrap interval of the mean {tex_escape(sort)}."
+        head.insert(at + 1, "95\\% CI")
+        for texed, (low, high) in zip(rows, ci):
+            texed.insert(at + 1, f"[{_fmt(low)}, {_fmt(high)}]")
+        caption += f" 95\\% CI: percentile bootstrap interval of the mean {sort}."
     if versus:
-        caption += f" $^\\dagger$: significantly worse than the best run (paired randomization test on {tex_escape(sort)}, Holm-corrected, $p < 0.05$)."
+        caption += f" $^\\dagger$: significantly worse than the best run (paired randomization test on {sort}, Holm-corrected, $p < 0.05$)."
     spec = f"rlr{'r' * (len(report.shown) + (ci is not None))}"
     note = blank_note(report)
     lines = [
         f"% {visible(report.signature_text())}",
         "% needs \\usepackage{booktabs} (\\toprule, \\midrule, \\bottomrule)",
-        *_tex_table(caption, "tab:leaderboard", spec, head_tex, rows, None if note is None else tex_escape(note)),
+        *_tex_table(caption, "tab:leaderboard", spec, head, rows, None if note is None else tex_escape(note)),
     ]
     if report.table("significance") is not None:
         runs, pairs = significance_matrix(report)
@@ -149,10 +147,21 @@ def to_latex(report: Report) -> str:
                 line.append(f"\\textbf{{{p}}}" if pair is not None and pair.significant else p)
             matrix.append(line)
         caption = (
-            f"Pairwise randomization tests on {tex_escape(sort)}: Holm-adjusted $p$-value of the row run against the column run; "
+            f"Pairwise randomization tests on {sort}: Holm-adjusted $p$-value of the row run against the column run; "
             "bold: significantly different ($p < 0.05$)."
         )
         lines += ["", *_tex_table(caption, "tab:significance", "l" + "r" * len(runs), ["", *map(tex_escape, runs)], matrix)]
+    if per_query:
+        head, cells, keys = _wide(report)
+        caption = f"{sort} per query, one column per run in leaderboard order; blank: the run has no value for the query."
+        lines += [
+            "",
+            "% needs \\usepackage{longtable}",
+            f"\\begin{{longtable}}{{{'l' * keys}{'r' * (len(head) - keys)}}}",
+            f"\\caption{{{caption}}}\\label{{tab:per-query}} \\\\",
+            *_tex_rules([tex_escape(h) for h in head], [[tex_escape(c) for c in row] for row in cells], "\\endhead"),
+            "\\end{longtable}",
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -178,19 +187,13 @@ def _tex_rules(head: list[str], rows: list[list[str]], *after_head: str) -> list
 
 
 def to_trec(report: Report, *, per_query: bool = False) -> str:
-    """trec_eval-style lines ``measure<TAB>query<TAB>value`` (summary under ``all``; docs/outputs.md).
-
-    One block per run, opened by ``runid<TAB>all<TAB><tag>`` (:func:`runids`); counts (``num_ret``, summed)
-    as whole numbers, other values with 4 decimals, ``gm_map`` under ``all`` only.  A measure carries
-    trec_eval's name only where its values are trec_eval's (:func:`~shrec_score.measures.names.trec_name`).
-    Every name is written by :func:`trec_field`, so a line has exactly three fields, whatever the names.
-    """
+    """trec_eval-style lines ``measure<TAB>query<TAB>value``: a block per run opened by its runid, the per-query
+    lines (``per_query``), the summary under ``all`` (docs/outputs.md); every name one field (:func:`trec_field`)."""
     labels = {m: trec_field(trec_name(m) or m) for m in report.measures}
     sums = {m for m in report.measures if column_aggregate(m) == "sum"}
     per_topic = [m for m in report.measures if column_aggregate(m) != "geometric"]  # trec_eval -q prints gm_map under all only
-    board = report.tables["leaderboard"]
-    table = report.tables["per_query"] if per_query else None
-    runid = runids(report.run_tags, board["run"].tolist())
+    tags = Counter(report.run_tags.values())
+    board, table = report.tables["leaderboard"], report.tables["per_query"]
     lines = []
 
     def line(m: str, query: str, value: float) -> str:
@@ -198,25 +201,15 @@ def to_trec(report: Report, *, per_query: bool = False) -> str:
 
     for values in board.records():
         row = dict(zip(board.columns, values))
-        run = row["run"]
-        lines.append(f"{'runid':<22}\tall\t{trec_field(runid[run])}")
-        if table is not None:
+        run, tag = row["run"], report.run_tags.get(row["run"])
+        lines.append(f"{'runid':<22}\tall\t{trec_field(tag if tag is not None and tags[tag] == 1 else str(run))}")
+        if per_query:
             sub = table.take(table["run"] == run)
             for rec in (dict(zip(sub.columns, v)) for v in sub.records()):
                 lines += [line(m, trec_field(str(rec["query"])), rec[m]) for m in per_topic if m in rec and not _isnan(rec[m])]
         lines.append(f"{'num_q':<22}\tall\t{int(row['queries'])}")
         lines += [line(m, "all", row[m]) for m in report.measures if m in row and not _isnan(row[m])]
     return "\n".join(lines) + "\n"
-
-
-def runids(tags: dict[str, str], runs: list[Any]) -> dict[Any, str]:
-    """Each run's runid: the tag of its TREC lines when all carry one that no other run has, else its name.
-
-    >>> runids({"a.txt": "STANDARD", "b.txt": "x", "c.txt": "x"}, ["a.txt", "b.txt", "c.txt", "d"])
-    {'a.txt': 'STANDARD', 'b.txt': 'b.txt', 'c.txt': 'c.txt', 'd': 'd'}
-    """
-    count = Counter(tags.values())
-    return {r: tags[r] if r in tags and count[tags[r]] == 1 else str(r) for r in runs}
 
 
 def to_rich(report: Report, console: Any, *, per_query: bool = False) -> None:
@@ -242,7 +235,7 @@ def to_rich(report: Report, console: Any, *, per_query: bool = False) -> None:
     if note:
         console.print(rich_text(note), highlight=False)
     console.print(rich_text(report.signature_text(), "dim"), highlight=False, soft_wrap=True)  # the signature, once
-    if report.significance is not None:
+    if report.table("significance") is not None:
         _print_significance(report, console)
     if per_query:
         _print_per_query(report, console)
@@ -265,12 +258,11 @@ def _rich_table(
 
 def _print_significance(report: Report, console: Any) -> None:
     head = ["run A", "run B", "mean diff", "W/T/L", "p", "p (Holm)", "significant"]
+    sig = report.tables["significance"]
+    names = ("run_a", "run_b", "mean_diff", "wins", "ties", "losses", "p_value", "p_adjusted", "significant")
     rows = [
-        [
-            str(r.run_a), str(r.run_b), f"{r.mean_diff:+.4f}", f"{r.wins}/{r.ties}/{r.losses}",
-            f"{r.p_value:.4f}", f"{r.p_adjusted:.4f}", "yes" if r.significant else "no",
-        ]
-        for r in report.significance.itertuples(index=False)  # type: ignore[union-attr]
+        [str(a), str(b), f"{diff:+.4f}", f"{w}/{t}/{lost}", f"{p:.4f}", f"{ph:.4f}", "yes" if yes else "no"]
+        for a, b, diff, w, t, lost, p, ph, yes in zip(*(sig[c].tolist() for c in names))
     ]
     title = f"Pairwise randomization tests on {display_name(report.sort)} (Holm-corrected)"
     console.print(_rich_table(title, head, [h.startswith("run") for h in head], rows, simple=True))
@@ -288,54 +280,27 @@ def _print_per_query(report: Report, console: Any) -> None:
         title = f"Runs ranked per query by {display_name(report.rank_by)} (best first)"
         console.print(_rich_table(title, ["query", "ranking"], [True, True], rows))
         return
-    head, cells = _wide(report)
-    left = [c in ("query", "class") for c in head]
-    console.print(_rich_table(f"{display_name(report.sort)} per query", head, left, cells))
+    head, cells, keys = _wide(report)
+    title = f"{display_name(report.sort)} per query"
+    console.print(_rich_table(title, head, [i < keys for i in range(len(head))], cells))
 
 
-def _wide(report: Report) -> tuple[list[str], list[list[str]]]:
-    """The cells of ``Report.per_query_wide()`` for the sort measure: query (and class), then each run's."""
+def _wide(report: Report) -> tuple[list[str], list[list[str]], int]:
+    """The head and cells of ``Report.per_query_wide()`` (the sort measure) and the number of key columns: query
+    (and class), then each run's, blank where the run has no value."""
     runs = [str(r) for r in report.tables["leaderboard"]["run"].tolist()]
     keys, values = wide_values(report.tables["per_query"], runs, report.sort)
     key_cols = [keys[k].tolist() for k in keys.columns]
     cells = [["" if col[i] is None else str(col[i]) for col in key_cols] + [_fmt(v) for v in values[:, i].tolist()] for i in range(len(keys))]
-    return keys.columns + runs, cells
+    return keys.columns + runs, cells, len(keys.columns)
 
 
-def per_query_markdown(report: Report) -> str:
-    """The table of ``--per-query`` (the terminal's: the sort measure per query, one column per run in
-    leaderboard order, blank where a run has no value) in Markdown, every cell escaped."""
-    head, cells = _wide(report)
-    keys = len(head) - len(report.tables["leaderboard"])
-    table = _md_table(head, [i < keys for i in range(len(head))], cells)
-    lines = ["", f"**{md_escape(display_name(report.sort))} per query**", "", *table]
-    return "\n".join(lines) + "\n"
-
-
-def per_query_latex(report: Report) -> str:
-    """The table of ``--per-query`` (as :func:`per_query_markdown`) as a booktabs ``longtable``, which
-    breaks across pages (a contest has hundreds of queries); every cell escaped by :func:`tex_escape`."""
-    head, cells = _wide(report)
-    keys = len(head) - len(report.tables["leaderboard"])
-    sort = tex_escape(display_name(report.sort))
-    caption = f"{sort} per query, one column per run in leaderboard order; blank: the run has no value for the query."
-    return "\n".join([
-        "",
-        "% needs \\usepackage{longtable}",
-        f"\\begin{{longtable}}{{{'l' * keys}{'r' * (len(head) - keys)}}}",
-        f"\\caption{{{caption}}}\\label{{tab:per-query}} \\\\",
-        *_tex_rules([tex_escape(h) for h in head], [[tex_escape(c) for c in row] for row in cells], "\\endhead"),
-        "\\end{longtable}",
-    ]) + "\n"
-
-
-#: ``--format`` name -> ``f(report, *, per_query=False) -> str`` (Markdown and LaTeX: the per-query table
-#: of the terminal after the leaderboard).
+#: ``--format`` name -> ``f(report, *, per_query=False) -> str``.
 FORMATS: dict[str, Callable[..., str]] = {
     "csv": to_csv,
     "json": to_json,
-    "markdown": lambda report, *, per_query=False: to_markdown(report) + (per_query_markdown(report) if per_query else ""),
-    "latex": lambda report, *, per_query=False: to_latex(report) + (per_query_latex(report) if per_query else ""),
+    "markdown": to_markdown,
+    "latex": to_latex,
     "trec": to_trec,
 }
 
@@ -347,9 +312,7 @@ def _isnan(value: Any) -> bool:
 def _fmt(value: Any) -> str:
     if value is None or _isnan(value):
         return ""
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return str(value)
+    return f"{value:.4f}" if isinstance(value, float) else str(value)
 
 
 def trec_field(text: str) -> str:
@@ -364,8 +327,7 @@ def trec_field(text: str) -> str:
 def _records(frame: Table | pd.DataFrame) -> list[dict[str, Any]]:
     """The rows as JSON objects (Python values; undefined values None)."""
     table = frame if isinstance(frame, Table) else Table.from_pandas(frame)
-    names = table.columns
-    return [{k: (None if _isnan(v) else v) for k, v in zip(names, values)} for values in table.records()]
+    return [{k: (None if _isnan(v) else v) for k, v in zip(table.columns, values)} for values in table.records()]
 
 
 def frame_text(frame: pd.DataFrame, fmt: str) -> str:

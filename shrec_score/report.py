@@ -1,8 +1,5 @@
-"""The result of a scoring, computed once and rendered many ways (docs/outputs.md).
-
-:class:`Report` holds the tables (as :class:`~shrec_score.table.Table`) and the data helpers; its ``to_*``
-methods are conveniences that call the renderers of :mod:`shrec_score.render`.
-"""
+"""The result of a scoring, computed once and rendered many ways (docs/outputs.md): :class:`Report` holds the
+tables; its ``to_*`` methods call the renderers of :mod:`shrec_score.render`."""
 
 from __future__ import annotations
 
@@ -61,11 +58,9 @@ def _render() -> Any:
 class Report:
     """Scores of a set of runs.
 
-    The report holds its tables as :class:`~shrec_score.table.Table` (``report.tables``: what the CSV files
-    and the renderings are made of, without pandas).  Its DataFrame attributes (``per_query``,
-    ``leaderboard``, ...) are made from them at each access: a copy, so changing one changes nothing in the
-    report (build a new :class:`Report` from changed DataFrames instead; the constructor takes a DataFrame
-    or a Table for each table).
+    ``report.tables`` holds the tables as :class:`~shrec_score.table.Table` (the CSV files and renderings are
+    made of them, without pandas); each DataFrame attribute (``per_query``, ``leaderboard``...) is a copy made
+    at each access (to change one, build a new :class:`Report`: it takes a DataFrame or a Table per table).
 
     Attributes
     ----------
@@ -80,11 +75,9 @@ class Report:
     warnings : list of str
         Things the user must know (queries left out, files ignored).
     csv_columns : dict
-        Column renames in per_query.csv, per_run.csv and per_class.csv
-        (ShapeNet: ``shapenet.mAP`` is written ``mAP``, the official name).
+        Column renames in per_query.csv, per_run.csv and per_class.csv (ShapeNet: ``shapenet.mAP`` as ``mAP``).
     run_tags : dict
-        run -> the tag of a TREC run's lines, where it is one for the whole
-        file (trec_eval's runid, printed by ``to_trec()``).
+        run -> the one tag of a TREC run's lines, if one (trec_eval's runid, printed by ``to_trec()``).
     """
 
     def __init__(
@@ -208,8 +201,7 @@ class Report:
         return files
 
     def to_csv_files(self, out_dir: str | os.PathLike[str]) -> list[str]:
-        """Replace the folder ``out_dir`` with the files of :meth:`csv_files`, as one unit: files an earlier
-        scoring wrote and this one does not are removed, the user's own kept (:mod:`shrec_score.outdir`)."""
+        """Replace the folder ``out_dir`` with the files of :meth:`csv_files` as one unit (docs/outputs.md)."""
         from .outdir import publish  # secrets, shutil: for writing folders only
 
         return publish(out_dir, self.csv_files())
@@ -222,13 +214,13 @@ class Report:
         """The report as JSON: :func:`shrec_score.render.to_json`."""
         return str(_render().to_json(self, per_query=per_query))
 
-    def to_markdown(self) -> str:
+    def to_markdown(self, *, per_query: bool = False) -> str:
         """The leaderboard as a Markdown table: :func:`shrec_score.render.to_markdown`."""
-        return str(_render().to_markdown(self))
+        return str(_render().to_markdown(self, per_query=per_query))
 
-    def to_latex(self) -> str:
-        """The leaderboard as a LaTeX tabular: :func:`shrec_score.render.to_latex`."""
-        return str(_render().to_latex(self))
+    def to_latex(self, *, per_query: bool = False) -> str:
+        """The leaderboard as a LaTeX table: :func:`shrec_score.render.to_latex`."""
+        return str(_render().to_latex(self, per_query=per_query))
 
     def to_trec(self, *, per_query: bool = False) -> str:
         """trec_eval-style lines: :func:`shrec_score.render.to_trec`."""

@@ -43,8 +43,7 @@ def randomization_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int = 10_00
 
 
 def _draws(seed: int, n_resamples: int, high: int, width: int, dtype: type = np.int64) -> Iterator[np.ndarray]:
-    """``n_resamples`` rows of ``width`` integers in [0, ``high``) from one seeded generator, drawn a bounded
-    block of rows at a time."""
+    """``n_resamples`` rows of ``width`` integers in [0, ``high``), seeded, a bounded block of rows at a time."""
     rng = np.random.default_rng(seed)
     chunk = max(1, 2_000_000 // width)
     for done in range(0, n_resamples, chunk):
@@ -69,10 +68,9 @@ def bootstrap_ci(
     values: np.ndarray, *, classes: np.ndarray | None = None, how: str = "mean", n_resamples: int = 10_000, level: float = 0.95,
     seed: int = 0,
 ) -> tuple[float, float]:
-    """Percentile bootstrap confidence interval of a run's value: the queries resampled (within each of
-    ``classes``, the k-th class seeded ``seed + k``, for a macro average: the mean of the class values),
-    the value taken as the measure's ``how`` takes it: ``mean``, ``sum``, or ``geometric`` (exp of the
-    mean of per-query logs, as gm_map).
+    """Percentile bootstrap interval of a run's value (docs/outputs.md): the queries resampled (within each of
+    ``classes`` for a macro average, the k-th seeded ``seed + k``), the value taken as the measure's ``how``:
+    ``mean``, ``sum``, or ``geometric`` (exp of the mean of per-query logs, as gm_map).
 
     >>> [round(x, 9) for x in bootstrap_ci(np.full(4, np.log(0.5)), how="geometric")]
     [0.5, 0.5]
@@ -101,14 +99,12 @@ def bootstrap_ci(
 
 def pairwise(
     per_query: pd.DataFrame, measure: str, runs: list[str], *, n_resamples: int = 10_000, seed: int = 0,
-    alpha: float = 0.05, higher_is_better: bool | None = None,
+    higher_is_better: bool | None = None,
 ) -> pd.DataFrame:
-    """Every pair of runs (A ranked above B in ``runs``), oriented so that a positive difference means A is better.
-
-    Columns run_a, run_b, queries (both have a value), mean_diff, wins, ties,
-    losses, p_value (:func:`randomization_test`, pair i seeded ``seed + i``),
-    p_adjusted (:func:`holm`), significant (p_adjusted < alpha).  The direction
-    is the registry's unless ``higher_is_better`` is given.
+    """Every pair of runs (A ranked above B in ``runs``), oriented so that a positive difference means A is better
+    (the registry's direction unless ``higher_is_better`` is given).  Columns run_a, run_b, queries (both have a
+    value), mean_diff, wins, ties, losses, p_value (:func:`randomization_test`, pair i seeded ``seed + i``),
+    p_adjusted (:func:`holm`), significant (p_adjusted < 0.05).
 
     >>> pq = pd.DataFrame({"run": ["A", "A", "B", "B"], "query": ["x", "y"] * 2, "FN_relevant": [1.0, 2.0, 3.0, 2.0]})
     >>> pairwise(pq, "FN_relevant", ["A", "B"])[["mean_diff", "wins", "ties", "losses"]].values.tolist()
@@ -128,5 +124,5 @@ def pairwise(
         rows.append((ra, rb, len(pair), mean_diff, int((better > 0).sum()), int((better == 0).sum()), int((better < 0).sum()), p))
     out = pd.DataFrame(rows, columns=["run_a", "run_b", "queries", "mean_diff", "wins", "ties", "losses", "p_value"])
     out["p_adjusted"] = holm(out["p_value"].to_numpy()) if len(out) else []
-    out["significant"] = out["p_adjusted"] < alpha
+    out["significant"] = out["p_adjusted"] < 0.05
     return out

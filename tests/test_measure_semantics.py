@@ -263,10 +263,9 @@ def test_formats_cover_every_text_format_and_each_renders(three_lengths):
     assert len(pd.read_csv(io.StringIO(per_query["csv"]))) == 3 * 6
     assert len(json.loads(per_query["json"])["per_query"]) == 3 * 6
     # the leaderboard unchanged, then the per-query table of the sort measure (values: tests/test_cli.py)
-    assert per_query["markdown"] == out["markdown"] + render.per_query_markdown(report)
-    assert per_query["latex"] == out["latex"] + render.per_query_latex(report)
+    assert per_query["markdown"].startswith(out["markdown"]) and per_query["latex"].startswith(out["latex"])
     assert "**FP_relevant per query**" in per_query["markdown"] and "\\end{longtable}" in per_query["latex"]
-    for name in ("csv", "json", "trec"):
+    for name in render.FORMATS:
         assert getattr(report, f"to_{name}")(per_query=True) == per_query[name], name
 
 

@@ -308,9 +308,9 @@ def test_wide_cells_equal_the_pandas_pivot():
     from shrec_score.render import _fmt, _wide
 
     report = shrec_score.score([f"{PSB}/runs"], f"{PSB}/classes.cla", sort="AP")
-    head, cells = _wide(report)
+    head, cells, keys = _wide(report)
     wide = report.per_query_wide()
-    assert head == list(wide.columns) == ["query", "class", *report.leaderboard["run"]]
+    assert head == list(wide.columns) == ["query", "class", *report.leaderboard["run"]] and keys == 2
     assert cells == [[str(v) for v in rec[:2]] + [_fmt(v) for v in rec[2:]] for rec in wide.itertuples(index=False)]
     # the wide frame against pandas' own pivot, on a per-query table with a
     # run's value missing for one query and the queries in no sorted order

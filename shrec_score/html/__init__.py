@@ -1,12 +1,6 @@
-"""The organiser's results page, one self-contained ``index.html`` (docs/outputs.md, "The results page";
-its escaping, printing and size rules: docs/architecture.md).
-
-The markup is the Jinja2 template ``page.html`` (autoescape on, every value first made visible: no text from
-input becomes markup), a ``<section>`` with a stable id per part: ``summary``, ``leaderboard``, ``plots``,
-``significance``, ``per-class``, ``per-query``, ``files``; the style sheet and script are ``report.css`` and
-``report.js``.  This module gives the template its values: the tables' columns and rows, numbers as shown
-(:func:`fmt`) and sorted (:func:`sort_key`), and the per-query explorer's JSON block (:func:`explorer_data`,
-per-query values as whole numbers, value x 10^4 rounded).
+"""The organiser's results page, one self-contained ``index.html`` (docs/outputs.md, "The results page"; its
+escaping, printing and size rules: docs/architecture.md): the values of the Jinja2 template ``page.html`` (a
+``<section>`` with a stable id per part), whose style sheet and script are ``report.css`` and ``report.js``.
 """
 
 from __future__ import annotations
@@ -62,10 +56,9 @@ def to_html(
 
     ``title``: the heading and window title (default "Retrieval results"; the window then takes the
     description's first paragraph).  ``description``: plain text, escaped, a paragraph per block of lines.
-    ``date``: shown as given (default :func:`page_date`; give it, or set SOURCE_DATE_EPOCH, for a byte-identical page).  ``figures``:
-    :func:`shrec_score.plots.plot_files`'s files, the ``.svg`` ones put inline; None draws them here when
-    matplotlib is installed.  ``plots=False``: no plot section.  ``links``: label -> href of the files
-    written beside the page.
+    ``date``: shown as given (default :func:`page_date`).  ``figures``: :func:`shrec_score.plots.plot_files`'s
+    files, the ``.svg`` ones put inline (None: drawn here if matplotlib is installed).  ``plots=False``: no plot
+    section.  ``links``: label -> href of the files written beside the page.
     """
     sig, texts = report.significance, paragraphs(description or "")
     matrix_runs, matrix = significance_matrix(report)
@@ -110,9 +103,8 @@ _SVG_JUNK = re.compile(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->|<metadata>.*?</me
 
 
 def inline_svg(svg: str, prefix: str, title: str) -> str:
-    """An SVG file's text ready to sit in the page: prolog, DOCTYPE, comments and metadata dropped; every
-    ``id`` renamed ``prefix`` + its number in order of appearance (references follow); the root gets
-    ``role="img"``, ``aria-labelledby`` and an escaped ``<title>``."""
+    """An SVG file's text ready to sit in the page: prolog, DOCTYPE, comments and metadata dropped, ids renumbered
+    (:func:`~shrec_score.plots.renumber_svg_ids`), the root with ``role="img"`` and an escaped ``<title>``."""
     svg = renumber_svg_ids(_SVG_JUNK.sub("", svg).strip(), prefix)
     label = html.escape(visible(title))
     head = f' role="img" aria-labelledby="{prefix}title"><title id="{prefix}title">{label}</title>'
@@ -184,10 +176,6 @@ def sort_key(value: Any) -> str:
     return "" if v is None else repr(v)
 
 
-def _first(higher: bool | None) -> str:
-    return "asc" if higher is False else "desc"
-
-
 def leaderboard(report: Report) -> dict[str, Any]:
     """The leaderboard's columns (:class:`Column`), rows (dicts), best value per column and notes."""
     board = report.leaderboard
@@ -204,7 +192,8 @@ def leaderboard(report: Report) -> dict[str, Any]:
         where = "higher is better" if higher else "lower is better" if higher is False else "no direction"
         sort = ("ascending" if higher is False else "descending") if m == report.sort else ""
         name = display_name(m)
-        cols.append(Column(m, name, "num", _first(higher), f"{name}: {where}", sort=sort, higher=higher))
+        first = "asc" if higher is False else "desc"
+        cols.append(Column(m, name, "num", first, f"{name}: {where}", sort=sort, higher=higher))
         if m == report.sort and has_ci:
             cols.append(Column("ci", f"95% CI of {name}"))
         if m == report.sort and groups:
@@ -247,13 +236,13 @@ def per_class(report: Report) -> dict[str, Any] | None:
         cells = [(v, light(v)) for v in row]
         rows.append({"cls": cls, "queries": counts[cls], "best": best_value(row, higher), "cells": cells})
     cols = [Column("class", "class", "text", "asc", cls="run"), Column("queries", "queries", "num")]
-    cols += [Column(r, r, "num", _first(higher)) for r in runs]
+    cols += [Column(r, r, "num", "asc" if higher is False else "desc") for r in runs]
     return {"cols": cols, "rows": rows, "lo": lo, "hi": hi}
 
 
 def explorer_data(report: Report) -> dict[str, Any]:
-    """The explorer's JSON block: runs, queries (and their classes), each measure's (runs x queries) values as
-    round(value x 10^4) (None: undefined); every measure, or past :data:`EXPLORER_BUDGET` the shown ones and rank-by."""
+    """The explorer's JSON block: runs, queries (and classes), each measure's (runs x queries) round(value x 10^4)
+    (None: undefined); every measure, or past :data:`EXPLORER_BUDGET` the shown ones and rank-by."""
     pq = report.tables["per_query"]
     measures = [m for m in report.measures if m in pq.columns]
     if len(pq) * len(measures) > EXPLORER_BUDGET:
