@@ -20,6 +20,7 @@ from .io.submissions import Spell
 from .io.text import read_head
 from .io.trec import read_qrels
 from .join import SpelledIndex, id_spelling, read_matrix_run, read_trec_run
+from .measures import Settings
 from .model import Classification, MatrixRun, RankedRun, RunSource
 from .options import Options, one_of
 from .ranking import drop_own
@@ -76,10 +77,12 @@ class FoundRuns:
     unjudged: int | None  # the index of an id nobody judged (qrels without a collection), else None
 
 
-def find_runs(paths: Sequence[PathLike], relevance: Relevance, options: Options, *, row_blocks: bool = False) -> FoundRuns:
+def find_runs(
+    paths: Sequence[PathLike], relevance: Relevance, options: Options, *, row_blocks: bool = False,
+) -> FoundRuns:
     """The runs in ``paths`` read by ``options``' run format and id spelling; ``row_blocks``: row-block matrices
     found as such (the cluster and ``check`` read them)."""
-    spell = id_spelling(relevance, strip=options.strip_zeros, id_map=None if options.id_map is None else os.fspath(options.id_map))
+    spell = id_spelling(relevance, strip=options.strip_zeros, id_map=options.id_map)
     known = dict.fromkeys(relevance.query_ids + relevance.ignorable_queries)
     discover = discover_sources if row_blocks else discover_runs
     sources, notes = discover(paths, options.run_format, query_ids=known, spell=spell)
@@ -99,17 +102,11 @@ def load_runs(
     their tie groups; ``strip_zeros``, ``id_map``: how a run's ids are spelled.
     """
     one_of("run_format", run_format, RUN_FORMATS)
-    found = find_runs(paths, relevance, Options(run_format=run_format, strip_zeros=strip_zeros, id_map=id_map))
-    sources = cast("list[RunSource]", found.sources)  # (no row blocks asked for)
-    runs: list[AnyRun] = []
-    for i, s in enumerate(sources):
-        if progress is not None:
-            progress("reading", i, len(sources))
-        drops: Counter[str] | None = Counter() if lenient else None
-        run, more = read_run(s, relevance, found, matrix_order, drops=drops, missing_ok=missing != "error", ties=ties)
-        found.notes.extend(more)
-        runs.append(run)
-    return runs, found.notes
+    given = Options(
+        run_format=run_format, matrix_order=matrix_order, lenient=lenient, settings=Settings(missing=missing),
+        strip_zeros=strip_zeros, id_map=id_map,
+    )
+    return load_with(paths, relevance, given, ties=ties, progress=progress)
 
 
 def read_run(
@@ -121,7 +118,8 @@ def read_run(
     run: AnyRun
     if source.format in ("lists", "shrec2011"):  # (a SHREC 2011 file has no query-id line: header unused)
         # without the own item kept, a line holding only the query id is the query ranked first
-        read = partial(read_list_run, header=not relevance.keeps_own_item) if source.format == "lists" else read_shrec2011_run
+        lists_reader = partial(read_list_run, header=not relevance.keeps_own_item)
+        read = lists_reader if source.format == "lists" else read_shrec2011_run
         lists = read(
             source, relevance.query_ids, found.target_index, ignorable=relevance.ignorable_queries,
             drops=drops, unjudged=found.unjudged, missing_ok=missing_ok, ties=ties, spell=found.spell,
@@ -139,15 +137,22 @@ def read_run(
 
 def load_with(
     paths: Sequence[PathLike], relevance: Relevance, options: Options, *, ties: bool | None = None,
-    progress: Progress | None = None, run_format: str | None = None,
+    progress: Progress | None = None,
 ) -> tuple[list[AnyRun], list[str]]:
     """:func:`load_runs` with the reading options of ``options``; ``ties`` None: as its tie mode needs."""
-    o = options
-    return load_runs(
-        paths, relevance, run_format=run_format or o.run_format, matrix_order=o.matrix_order, progress=progress,
-        lenient=o.lenient, missing=o.settings.missing, ties=o.settings.ties != "rule" if ties is None else ties,
-        strip_zeros=o.strip_zeros, id_map=o.id_map,
-    )
+    found = find_runs(paths, relevance, options)
+    sources = cast("list[RunSource]", found.sources)  # (no row blocks asked for)
+    ties = options.settings.ties != "rule" if ties is None else ties
+    runs: list[AnyRun] = []
+    for i, s in enumerate(sources):
+        if progress is not None:
+            progress("reading", i, len(sources))
+        drops: Counter[str] | None = Counter() if options.lenient else None
+        missing_ok = options.settings.missing != "error"
+        run, more = read_run(s, relevance, found, options.matrix_order, drops=drops, missing_ok=missing_ok, ties=ties)
+        found.notes.extend(more)
+        runs.append(run)
+    return runs, found.notes
 
 
 def lenient_summary(run: AnyRun) -> str:
