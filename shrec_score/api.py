@@ -213,8 +213,7 @@ def _column(name: str | None, columns: list[str]) -> str | None:
 
 @dataclass(frozen=True)
 class Scoring:
-    """One scoring's relevance, options and measures: :func:`score` and the cluster (:mod:`shrec_score.distributed`)
-    open it with :meth:`start`, score each run with :meth:`score` and close with :meth:`report`."""
+    """One scoring's relevance, options and measures, from :meth:`start` to :meth:`report` (:func:`score`'s and the cluster's)."""
 
     relevance: Relevance
     options: Options

@@ -145,15 +145,13 @@ def score(
     opts = Options.of(options, settings)
     address, local = cluster_target(dask)
     scoring = Scoring.start(relevance, opts)
-    rel = scoring.relevance
+    shared, rel = _Shared(scoring.relevance, opts, scoring.plan), scoring.relevance
     found = find_runs(runs, rel, opts, row_blocks=True)
     sources, notes = found.sources, found.notes
-    maps: dict[str, np.ndarray] = {}
     for s in sources:
         if isinstance(s, BlockSource):  # every block matrix's shape checked
             mapped = matrix_run("", "", None, rel, *block_matrix_ids(s.path, s.matrix.shape, rel, opts.matrix_order))
-            maps = {"row_of_query": mapped.row_of_query, "col_target": mapped.col_target}
-    shared = _Shared(rel, opts, scoring.plan, **maps)
+            shared = replace(shared, row_of_query=mapped.row_of_query, col_target=mapped.col_target)
     tasks: list[Task] = []
     by_block = ranks_suffice(shared.plan.measures, opts.settings, curves=rel.gain_curves)  # a task per stored block
     for i, s in enumerate(sources):

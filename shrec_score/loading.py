@@ -117,9 +117,8 @@ def read_run(
     notes: list[str] = []
     run: AnyRun
     if source.format in ("lists", "shrec2011"):  # (a SHREC 2011 file has no query-id line: header unused)
-        # without the own item kept, a line holding only the query id is the query ranked first
-        lists_reader = partial(read_list_run, header=not relevance.keeps_own_item)
-        read = lists_reader if source.format == "lists" else read_shrec2011_run
+        header = not relevance.keeps_own_item  # a line holding only the query id is then the query ranked first
+        read = partial(read_list_run, header=header) if source.format == "lists" else read_shrec2011_run
         lists = read(
             source, relevance.query_ids, found.target_index, ignorable=relevance.ignorable_queries,
             drops=drops, unjudged=found.unjudged, missing_ok=missing_ok, ties=ties, spell=found.spell,
@@ -143,12 +142,12 @@ def load_with(
     found = find_runs(paths, relevance, options)
     sources = cast("list[RunSource]", found.sources)  # (no row blocks asked for)
     ties = options.settings.ties != "rule" if ties is None else ties
+    missing_ok = options.settings.missing != "error"
     runs: list[AnyRun] = []
     for i, s in enumerate(sources):
         if progress is not None:
             progress("reading", i, len(sources))
         drops: Counter[str] | None = Counter() if options.lenient else None
-        missing_ok = options.settings.missing != "error"
         run, more = read_run(s, relevance, found, options.matrix_order, drops=drops, missing_ok=missing_ok, ties=ties)
         found.notes.extend(more)
         runs.append(run)
