@@ -213,7 +213,8 @@ def _column(name: str | None, columns: list[str]) -> str | None:
 
 @dataclass(frozen=True)
 class Scoring:
-    """One scoring's relevance, options and measures, from :meth:`start` to :meth:`report` (:func:`score`'s and the cluster's)."""
+    """One scoring's relevance, options and measures, from :meth:`start` to :meth:`report` (:func:`score`'s
+    and the cluster's)."""
 
     relevance: Relevance
     options: Options
