@@ -106,17 +106,15 @@ def score(
     """
     opts = Options.of(options, settings)
     _given_runs(runs)  # a mix of paths and records refused before anything is read
-    rel = relevance_for(relevance, opts)
-    plan = plan_measures(rel, opts)
-    run_objs, notes = runs_for(runs, rel, opts, progress=progress)
+    scoring = Scoring.start(relevance, opts)
+    run_objs, notes = runs_for(runs, scoring.relevance, opts, progress=progress)
     report = progress or (lambda stage, done, total: None)
     scores: list[RunScores] = []
     for done, run in enumerate(run_objs):
         report("scoring", done, len(run_objs))
-        scores.append(score_run(run, rel, plan.measures, opts.settings, curves=rel.gain_curves))
+        scores.append(scoring.score(run))
     report("scoring", len(run_objs), len(run_objs))
-    ev = collect(scores, rel, plan.measures, opts.settings, curves=rel.gain_curves)
-    return _report(ev, run_objs, rel, plan, opts, notes)
+    return scoring.report(scores, run_objs, notes)
 
 
 def _given_runs(runs: Sequence[Any]) -> list[AnyRun] | None:
@@ -213,38 +211,61 @@ def _column(name: str | None, columns: list[str]) -> str | None:
     return None if name is None else column_for(name, columns) or name
 
 
-def _report(ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, plan: MeasurePlan, opts: Options, notes: list[str]) -> Report:
-    names = plan.names
-    run_names = [r.name for r in runs]
-    per_query = ev.per_query
-    per_class = per_class_table(per_query, names, run_names) if rel.mode != "qrels" else None
-    macro = per_class is not None and opts.average == "macro"
-    per_run = per_run_table(per_query, names, run_names) if per_class is None or not macro else macro_table(per_class, names, run_names)
-    if opts.significance:  # an interval around each run's value: the measure's aggregate, per class under macro
-        from .significance import bootstrap_ci, pairwise
+@dataclass(frozen=True)
+class Scoring:
+    """One scoring's relevance, options and measures, from :meth:`start` to :meth:`report` (:func:`score`'s
+    and the cluster's)."""
 
-        how, mine = column_aggregate(plan.sort), [per_query["run"] == r for r in run_names]
-        cis = np.asarray([
-            bootstrap_ci(per_query[plan.sort][m], classes=per_query["class"][m] if macro else None, how=how, n_resamples=opts.n_resamples, seed=opts.seed)
-            for m in mine
-        ], dtype=np.float64).reshape(-1, 2)
-        per_run = per_run.assign(f"{plan.sort}_ci_low", cis[:, 0]).assign(f"{plan.sort}_ci_high", cis[:, 1])
-    board = leaderboard_table(per_run, plan.sort)
-    sig = pairwise(per_query.to_pandas(), plan.sort, board["run"].tolist(), n_resamples=opts.n_resamples, seed=opts.seed) if opts.significance else None
-    shapenet: dict[str, Any] = {}
-    if rel.mode == "shapenet":  # the official column names; the official summary of its five measures
-        shapenet["csv_columns"] = {m: SHAPENET_OFFICIAL[m] for m in names if m in SHAPENET_OFFICIAL}
-        if all(m in names for m in SHAPENET_MEASURES) and per_class is not None:
-            shapenet["summaries"] = shapenet_summaries(per_query, per_class, run_names)
-    empty = rel.n_relevant(opts.settings.rel_level) == 0  # K = 0: no relevant target at the level
-    return Report(
-        per_query=per_query, leaderboard=board, pr_curve=ev.pr_curve, measures=names, shown=plan.shown, sort=plan.sort,
-        signature=_signature(rel, plan, opts, empty).to_dict(),
-        warnings=_warnings(ev, runs, rel, opts, [*plan.notes, *notes], names, empty),
-        curves=ev.curves, gain_vs_recall=ev.gain_vs_recall, per_class=per_class, significance=sig,
-        ranking=ranking_table(per_query, plan.rank_by), rank_by=plan.rank_by,
-        run_tags={r.name: tag for r in runs if (tag := getattr(r, "tag", None)) is not None}, **shapenet,
-    )
+    relevance: Relevance
+    options: Options
+    plan: MeasurePlan
+
+    @classmethod
+    def start(cls, relevance: PathLike | Classification | Relevance, opts: Options) -> Scoring:
+        """The relevance loaded and the measures planned (a ``sort`` not computed refused before any run is read)."""
+        rel = relevance_for(relevance, opts)
+        return cls(rel, opts, plan_measures(rel, opts))
+
+    def score(self, run: AnyRun, rows: np.ndarray | None = None) -> RunScores:
+        """One run's values (``rows``: only these queries of a matrix run)."""
+        rel = self.relevance
+        return score_run(run, rel, self.plan.measures, self.options.settings, curves=rel.gain_curves, rows=rows)
+
+    def report(self, scores: list[RunScores], runs: Sequence[AnyRun], notes: list[str]) -> Report:
+        """The report of the runs' scores; ``runs``: what the warnings read of each run, ``notes``: the discovery's."""
+        rel, plan, opts = self.relevance, self.plan, self.options
+        ev = collect(scores, rel, plan.measures, opts.settings, curves=rel.gain_curves)
+        names = plan.names
+        run_names = [r.name for r in runs]
+        per_query = ev.per_query
+        per_class = per_class_table(per_query, names, run_names) if rel.mode != "qrels" else None
+        macro = per_class is not None and opts.average == "macro"
+        per_run = per_run_table(per_query, names, run_names) if per_class is None or not macro else macro_table(per_class, names, run_names)
+        if opts.significance:  # an interval around each run's value: the measure's aggregate, per class under macro
+            from .significance import bootstrap_ci, pairwise
+
+            how, mine = column_aggregate(plan.sort), [per_query["run"] == r for r in run_names]
+            cis = np.asarray([
+                bootstrap_ci(per_query[plan.sort][m], classes=per_query["class"][m] if macro else None, how=how, n_resamples=opts.n_resamples, seed=opts.seed)
+                for m in mine
+            ], dtype=np.float64).reshape(-1, 2)
+            per_run = per_run.assign(f"{plan.sort}_ci_low", cis[:, 0]).assign(f"{plan.sort}_ci_high", cis[:, 1])
+        board = leaderboard_table(per_run, plan.sort)
+        sig = pairwise(per_query.to_pandas(), plan.sort, board["run"].tolist(), n_resamples=opts.n_resamples, seed=opts.seed) if opts.significance else None
+        shapenet: dict[str, Any] = {}
+        if rel.mode == "shapenet":  # the official column names; the official summary of its five measures
+            shapenet["csv_columns"] = {m: SHAPENET_OFFICIAL[m] for m in names if m in SHAPENET_OFFICIAL}
+            if all(m in names for m in SHAPENET_MEASURES) and per_class is not None:
+                shapenet["summaries"] = shapenet_summaries(per_query, per_class, run_names)
+        empty = rel.n_relevant(opts.settings.rel_level) == 0  # K = 0: no relevant target at the level
+        return Report(
+            per_query=per_query, leaderboard=board, pr_curve=ev.pr_curve,
+            measures=names, shown=plan.shown, sort=plan.sort, signature=_signature(rel, plan, opts, empty).to_dict(),
+            warnings=_warnings(ev, runs, rel, opts, [*plan.notes, *notes], names, empty),
+            curves=ev.curves, gain_vs_recall=ev.gain_vs_recall, per_class=per_class, significance=sig,
+            ranking=ranking_table(per_query, plan.rank_by), rank_by=plan.rank_by,
+            run_tags={r.name: tag for r in runs if (tag := getattr(r, "tag", None)) is not None}, **shapenet,
+        )
 
 
 #: The SHREC 2006 measures the coverage note is about (section 5: P, R and the counts).

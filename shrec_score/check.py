@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -16,12 +16,11 @@ from .errors import InputError, OptionError, shown, visible
 from .io import trec
 from .io.lists import id_column, list_rows, query_of, scan_lines
 from .io.numbers import parse_number
-from .io.runs import BlockSource, discover_sources
-from .io.shrec2011 import read_shrec2011_run
+from .io.runs import BlockSource
 from .io.submissions import Spell, id_hint, is_clutter
 from .io.text import decode_text, entry_is_folder, plain, read_bytes, utf8_name
-from .join import SpelledIndex, block_matrix_ids, id_spelling, read_matrix_run
-from .loading import load_with
+from .join import block_matrix_ids, read_matrix_run
+from .loading import FoundRuns, find_runs, load_with, read_run
 from .model import RunSource
 from .options import Options
 from .relevance import Relevance
@@ -54,27 +53,23 @@ def check_runs(paths: Iterable[str], relevance: Relevance, options: Options | No
     """Validate every run, read as a scoring with ``options`` reads it (their run format, matrix order and
     id spelling); returns the problems (empty: the runs would score)."""
     o = options or Options()
-    known = dict.fromkeys(relevance.query_ids + relevance.ignorable_queries)
     try:
-        spell = id_spelling(relevance, strip=o.strip_zeros, id_map=o.id_map)
-        sources, notes = discover_sources(list(paths), o.run_format, query_ids=known, spell=spell)
+        found = find_runs(list(paths), relevance, o, row_blocks=True)
     except InputError as exc:
         return [Problem.of(exc, "")]
-    index = relevance.target_index if spell is None else SpelledIndex(relevance.target_index, spell)
-    unjudged = None if relevance.closed else relevance.unjudged
-    problems = [Problem(n.split(":", 1)[0], None, "note", n.split(": ", 1)[1]) for n in notes]
-    for s in sources:
+    problems = [Problem(n.split(":", 1)[0], None, "note", n.split(": ", 1)[1]) for n in found.notes]
+    for s in found.sources:
         if isinstance(s, BlockSource) or s.format == "matrix":  # (blocks: Zarr or .npy shards, as score and --dask read them)
             problems += _check_matrix_run(s, relevance, o.matrix_order)
         elif s.format == "lists":
-            problems += summarize(s.path, _check_list_run(s, relevance, index, spell))
+            problems += summarize(s.path, _check_list_run(s, relevance, found))
         elif s.format == "shrec2011":  # read as scoring reads it: its first error
             try:
-                read_shrec2011_run(s, relevance.query_ids, index, ignorable=relevance.ignorable_queries, unjudged=unjudged, spell=spell)
+                read_run(s, relevance, found)
             except InputError as exc:
                 problems.append(Problem.of(exc, s.path))
         else:
-            problems += _limited(summarize(s.path, _check_trec_run(s, relevance, spell)), s.path)  # counted before the cut
+            problems += _limited(summarize(s.path, _check_trec_run(s, relevance, found.spell)), s.path)  # counted before the cut
     return problems
 
 
@@ -140,9 +135,9 @@ def _limited(found: list[Problem], path: str, total: int | None = None) -> list[
     return found[:PER_FILE] + [Problem(path, None, "note", f"{rest} more problem(s) in this file not listed")]
 
 
-def _check_list_run(source: RunSource, relevance: Relevance, index: Mapping[str, int], spell: Spell | None) -> list[Problem]:
+def _check_list_run(source: RunSource, relevance: Relevance, found: FoundRuns) -> list[Problem]:
     out: list[Problem] = []
-    known = dict.fromkeys(relevance.query_ids + relevance.ignorable_queries)
+    known = found.query_ids
     files: dict[str, str] = {}
     refused: set[str] = set()  # query files reported as not regular: not missing, not read
     try:
@@ -153,7 +148,7 @@ def _check_list_run(source: RunSource, relevance: Relevance, index: Mapping[str,
         full = os.path.join(source.path, entry)
         if is_clutter(entry):  # the discovery's note names them
             continue
-        qid = query_of(entry, known, spell)
+        qid = query_of(entry, known, found.spell)
         try:  # a FIFO or a device is never opened; a name that is not UTF-8 is no query id
             utf8_name(full, entry)
             if entry_is_folder(full):
@@ -176,11 +171,11 @@ def _check_list_run(source: RunSource, relevance: Relevance, index: Mapping[str,
     out += [Problem(source.path, None, "error", f"no ranked list for query {shown(q)}") for q in relevance.query_ids if q not in files]
     for q, path in files.items():
         if q not in relevance.ignorable_queries and path not in refused:
-            out += _check_list_file(path, q, relevance, index)
+            out += _check_list_file(path, q, relevance, found)
     return out
 
 
-def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapping[str, int]) -> list[Problem]:
+def _check_list_file(path: str, query_id: str, relevance: Relevance, runs: FoundRuns) -> list[Problem]:
     try:
         text = decode_text(path, read_bytes(path, checked=True))  # _check_list_run stat'ed it
     except InputError as exc:
@@ -189,7 +184,7 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, index: Mapp
     rows = list_rows(text, None if relevance.keeps_own_item else query_id)  # ShapeNet: a query-id line is the query ranked first
     if not rows:
         return [Problem(path, None, "error", "an empty ranked list")]
-    unjudged = None if relevance.closed else relevance.unjudged
+    index, unjudged = runs.target_index, runs.unjudged
     lines = scan_lines(rows, index, id_column(path, rows, index, unjudged is not None, strict=False), unjudged)
     prev = -math.inf
     decreasing = n_targets = 0

@@ -9,19 +9,18 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from .api import _report, plan_measures, relevance_for
-from .engine import RunScores, collect, matrix_chunks, ranks_suffice, score_run
+from .api import Scoring
+from .engine import RunScores, matrix_chunks, ranks_suffice
 from .errors import InputError, OptionError
 from .io.chunked import INSTALL_HINT, RowBlockMatrix, open_row_blocks
-from .io.runs import BlockSource, discover_sources
-from .join import block_matrix_ids, id_spelling, matrix_run
-from .loading import PathLike, Progress, load_with
-from .measures import Measure
+from .io.runs import BlockSource
+from .join import block_matrix_ids, matrix_run
+from .loading import PathLike, Progress, find_runs, load_with
 from .model import MatrixRun, RankedRun, RunSource
 from .options import Options
 from .relevance import Relevance
@@ -63,20 +62,13 @@ def parse_address(address: str) -> tuple[str | None, int | None]:
     return address, None
 
 
-@dataclass
-class _Shared:
+@dataclass(frozen=True)
+class _Shared(Scoring):
     """Everything a task needs besides its own run or block: sent to each worker once."""
 
-    relevance: Relevance
-    measures: list[Measure]
-    options: Options
     #: Matrix row of each query and target of each column (``--matrix-order``), for row-block runs.
     row_of_query: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     col_target: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-
-    def score(self, run: RankedRun | MatrixRun, rows: np.ndarray | None = None) -> RunScores:
-        rel = self.relevance
-        return score_run(run, rel, self.measures, self.options.settings, curves=rel.gain_curves, rows=rows)
 
 
 class _Rows:
@@ -125,7 +117,7 @@ def _score_rows(
 
 def _score_source(shared: _Shared, source: RunSource) -> tuple[RunScores, RankedRun | MatrixRun, list[str]]:
     """One run read and scored whole on the worker: its scores, what the report needs of it, notes."""
-    (run,), notes = load_with([source.path], shared.relevance, shared.options, run_format=source.format)
+    (run,), notes = load_with([source.path], shared.relevance, replace(shared.options, run_format=source.format))
     sc = shared.score(run)
     stub = _matrix_stub(run.name, run.path, run.drops) if isinstance(run, MatrixRun) else RankedRun(run.name, list(run.query_ids), np.zeros(0, np.int64), run.offsets, drops=run.drops)
     return sc, stub, notes
@@ -152,17 +144,16 @@ def score(
     """
     opts = Options.of(options, settings)
     address, local = cluster_target(dask)
-    rel = relevance_for(relevance, opts)  # type: ignore[arg-type]
-    plan = plan_measures(rel, opts)
-    spell = id_spelling(rel, strip=opts.strip_zeros, id_map=opts.id_map)  # as loading's discovery: a lone run folder is told by its names
-    sources, notes = discover_sources(runs, opts.run_format, query_ids=dict.fromkeys(rel.query_ids + rel.ignorable_queries), spell=spell)
-    shared = _Shared(rel, list(plan.measures), opts)
+    scoring = Scoring.start(relevance, opts)
+    shared, rel = _Shared(scoring.relevance, opts, scoring.plan), scoring.relevance
+    found = find_runs(runs, rel, opts, row_blocks=True)
+    sources, notes = found.sources, found.notes
     for s in sources:
         if isinstance(s, BlockSource):  # every block matrix's shape checked
             mapped = matrix_run("", "", None, rel, *block_matrix_ids(s.path, s.matrix.shape, rel, opts.matrix_order))
-            shared.row_of_query, shared.col_target = mapped.row_of_query, mapped.col_target
+            shared = replace(shared, row_of_query=mapped.row_of_query, col_target=mapped.col_target)
     tasks: list[Task] = []
-    by_block = ranks_suffice(plan.measures, opts.settings, curves=rel.gain_curves)  # a task per stored block
+    by_block = ranks_suffice(shared.plan.measures, opts.settings, curves=rel.gain_curves)  # a task per stored block
     for i, s in enumerate(sources):
         if isinstance(s, BlockSource) and by_block:
             tasks.extend((_score_rows, (s.path, s.name, "rows", a, b), i) for a, b in s.matrix.blocks())
@@ -189,8 +180,7 @@ def score(
             notes.extend(run_notes)
         scores.append(sc)
         stubs.append(stub)
-    ev = collect(scores, rel, plan.measures, opts.settings, curves=rel.gain_curves)
-    return _report(ev, stubs, rel, plan, opts, notes)
+    return shared.report(scores, stubs, notes)
 
 
 def _chunk_groups(rel: Relevance, matrix: RowBlockMatrix) -> list[tuple[int, int]]:
@@ -207,7 +197,7 @@ def _chunk_groups(rel: Relevance, matrix: RowBlockMatrix) -> list[tuple[int, int
 
 def _assemble(source: BlockSource, results: list[Any], shared: _Shared) -> tuple[RunScores, MatrixRun]:
     """One row-block run's :class:`RunScores` from its tasks' results (in task order), and its stub."""
-    sc = RunScores.empty(source.name, shared.relevance.n_queries, shared.measures, shared.options.settings)
+    sc = RunScores.empty(source.name, shared.relevance.n_queries, shared.plan.measures, shared.options.settings)
     drops: Counter[str] | None = Counter() if shared.options.lenient else None
     for parts, task_drops in results:
         for q, p in parts:

@@ -4,20 +4,24 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
+from typing import cast
 
 from .choices import GRADES, RUN_FORMATS
 from .errors import InputError, shown
 from .io.cla import read_classification
 from .io.lists import read_list_run
-from .io.runs import discover_runs
+from .io.runs import BlockSource, discover_runs, discover_sources
 from .io.shapenet import is_shapenet_truth, read_shapenet_truth
 from .io.shrec2011 import read_shrec2011_run
+from .io.submissions import Spell
 from .io.text import read_head
 from .io.trec import read_qrels
 from .join import SpelledIndex, id_spelling, read_matrix_run, read_trec_run
-from .model import Classification, MatrixRun, RankedRun
+from .measures import Settings
+from .model import Classification, MatrixRun, RankedRun, RunSource
 from .options import Options, one_of
 from .ranking import drop_own
 from .relevance import Relevance, TaxonomyRelevance
@@ -61,6 +65,31 @@ def load_relevance(
     return Relevance.from_qrels(qrels, collection=coll, collection_size=collection_size)
 
 
+@dataclass(frozen=True)
+class FoundRuns:
+    """The runs in the RUNS arguments and how their ids meet the relevance's (computed once per scoring)."""
+
+    sources: list[RunSource | BlockSource]
+    notes: list[str]  # on files passed over
+    spell: Spell | None  # a run's spelling of an id -> the relevance's (join.id_spelling)
+    query_ids: dict[str, None]  # the queries and the ignorable ones (class -1): what names a query's file
+    target_index: Mapping[str, int]  # a target id in a run's spelling -> its index
+    unjudged: int | None  # the index of an id nobody judged (qrels without a collection), else None
+
+
+def find_runs(
+    paths: Sequence[PathLike], relevance: Relevance, options: Options, *, row_blocks: bool = False,
+) -> FoundRuns:
+    """The runs in ``paths`` read by ``options``' run format and id spelling; ``row_blocks``: row-block matrices
+    found as such (the cluster and ``check`` read them)."""
+    spell = id_spelling(relevance, strip=options.strip_zeros, id_map=options.id_map)
+    known = dict.fromkeys(relevance.query_ids + relevance.ignorable_queries)
+    discover = discover_sources if row_blocks else discover_runs
+    sources, notes = discover(paths, options.run_format, query_ids=known, spell=spell)
+    index = relevance.target_index if spell is None else SpelledIndex(relevance.target_index, spell)
+    return FoundRuns(list(sources), notes, spell, known, index, None if relevance.closed else relevance.unjudged)
+
+
 def load_runs(
     paths: Sequence[PathLike], relevance: Relevance, *, run_format: str = "auto", matrix_order: str | None = None,
     progress: Progress | None = None, lenient: bool = False, missing: str = "error", ties: bool = False,
@@ -73,48 +102,56 @@ def load_runs(
     their tie groups; ``strip_zeros``, ``id_map``: how a run's ids are spelled.
     """
     one_of("run_format", run_format, RUN_FORMATS)
-    spell = id_spelling(relevance, strip=strip_zeros, id_map=None if id_map is None else os.fspath(id_map))
-    sources, notes = discover_runs(paths, run_format, query_ids=dict.fromkeys(relevance.query_ids + relevance.ignorable_queries), spell=spell)
-    unjudged = None if relevance.closed else relevance.unjudged
-    target_index = relevance.target_index if spell is None else SpelledIndex(relevance.target_index, spell)
-    missing_ok = missing != "error"
-    header = not relevance.keeps_own_item  # a line holding only the query id is then the query ranked first
-    runs: list[AnyRun] = []
-    for i, s in enumerate(sources):
-        if progress is not None:
-            progress("reading", i, len(sources))
-        drops: Counter[str] | None = Counter() if lenient else None
-        run: AnyRun
-        if s.format in ("lists", "shrec2011"):  # (a SHREC 2011 file has no query-id line: header unused)
-            read = partial(read_list_run, header=header) if s.format == "lists" else read_shrec2011_run
-            lists = read(
-                s, relevance.query_ids, target_index, ignorable=relevance.ignorable_queries,
-                drops=drops, unjudged=unjudged, missing_ok=missing_ok, ties=ties, spell=spell,
-            )
-            run = drop_own(lists, relevance.self_index)  # the lists hold every query, in relevance order
-        elif s.format == "matrix":
-            run = read_matrix_run(s, relevance, matrix_order)
-        else:
-            run, more = read_trec_run(s, relevance, drops=drops, missing_ok=missing_ok, ties=ties, spell=spell)
-            notes.extend(more)
-        run.drops = drops
-        if isinstance(run, RankedRun):
-            run.target_ids = relevance.target_ids
-        runs.append(run)
-    return runs, notes
+    given = Options(
+        run_format=run_format, matrix_order=matrix_order, lenient=lenient, settings=Settings(missing=missing),
+        strip_zeros=strip_zeros, id_map=id_map,
+    )
+    return load_with(paths, relevance, given, ties=ties, progress=progress)
+
+
+def read_run(
+    source: RunSource, relevance: Relevance, found: FoundRuns, matrix_order: str | None = None, *,
+    drops: Counter[str] | None = None, missing_ok: bool = False, ties: bool = False,
+) -> tuple[AnyRun, list[str]]:
+    """One run found by :func:`find_runs`, read by the reader of its format, and the reader's notes."""
+    notes: list[str] = []
+    run: AnyRun
+    if source.format in ("lists", "shrec2011"):  # (a SHREC 2011 file has no query-id line: header unused)
+        header = not relevance.keeps_own_item  # a line holding only the query id is then the query ranked first
+        read = partial(read_list_run, header=header) if source.format == "lists" else read_shrec2011_run
+        lists = read(
+            source, relevance.query_ids, found.target_index, ignorable=relevance.ignorable_queries,
+            drops=drops, unjudged=found.unjudged, missing_ok=missing_ok, ties=ties, spell=found.spell,
+        )
+        run = drop_own(lists, relevance.self_index)  # the lists hold every query, in relevance order
+    elif source.format == "matrix":
+        run = read_matrix_run(source, relevance, matrix_order)
+    else:
+        run, notes = read_trec_run(source, relevance, drops=drops, missing_ok=missing_ok, ties=ties, spell=found.spell)
+    run.drops = drops
+    if isinstance(run, RankedRun):
+        run.target_ids = relevance.target_ids
+    return run, notes
 
 
 def load_with(
     paths: Sequence[PathLike], relevance: Relevance, options: Options, *, ties: bool | None = None,
-    progress: Progress | None = None, run_format: str | None = None,
+    progress: Progress | None = None,
 ) -> tuple[list[AnyRun], list[str]]:
     """:func:`load_runs` with the reading options of ``options``; ``ties`` None: as its tie mode needs."""
-    o = options
-    return load_runs(
-        paths, relevance, run_format=run_format or o.run_format, matrix_order=o.matrix_order, progress=progress,
-        lenient=o.lenient, missing=o.settings.missing, ties=o.settings.ties != "rule" if ties is None else ties,
-        strip_zeros=o.strip_zeros, id_map=o.id_map,
-    )
+    found = find_runs(paths, relevance, options)
+    sources = cast("list[RunSource]", found.sources)  # (no row blocks asked for)
+    ties = options.settings.ties != "rule" if ties is None else ties
+    missing_ok = options.settings.missing != "error"
+    runs: list[AnyRun] = []
+    for i, s in enumerate(sources):
+        if progress is not None:
+            progress("reading", i, len(sources))
+        drops: Counter[str] | None = Counter() if options.lenient else None
+        run, more = read_run(s, relevance, found, options.matrix_order, drops=drops, missing_ok=missing_ok, ties=ties)
+        found.notes.extend(more)
+        runs.append(run)
+    return runs, found.notes
 
 
 def lenient_summary(run: AnyRun) -> str:

@@ -207,14 +207,12 @@ class RunChecker:
         what the preset passes over (``missing_queries: skip``) is no error, as in ``check``."""
         from ..check import check_runs, passed_over
         from ..errors import InputError
-        from ..io.runs import discover_runs
-        from ..join import id_spelling
+        from ..loading import find_runs
 
         path = os.path.join(staging, unpacked.name)
         o, rel = self.options, self.relevance
         try:
-            spell = id_spelling(rel, strip=o.strip_zeros, id_map=o.id_map)
-            found, _ = discover_runs([path], o.run_format, query_ids=dict.fromkeys(rel.query_ids + rel.ignorable_queries), spell=spell)
+            found = find_runs([path], rel, o).sources
         except InputError as exc:
             return [_error(exc.path, exc.line, exc.expected if exc.got is None else f"{exc.expected}, got {exc.got}", path, unpacked.shown)]
         if len(found) != 1:
