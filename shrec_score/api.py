@@ -140,7 +140,32 @@ def runs_for(
                 f"runs: run {run.name!r} was read against another relevance (its targets are indices into other ids): "
                 "read it again with load_runs(paths, this relevance)"
             )
-    return given, []
+    return [_in_relevance_order(r, rel, opts.settings.missing) if isinstance(r, RankedRun) else r for r in given], []
+
+
+def _in_relevance_order(run: RankedRun, rel: Relevance, missing: str) -> RankedRun:
+    """A ranked record's lists in the relevance's query order, as every reader makes them (the engine pairs lists
+    with queries by position): an unknown query refused; a missing one refused, or an empty list (``missing``
+    skip / zero, as a reader's)."""
+    if list(run.query_ids) == rel.query_ids:
+        return run
+    at = {q: i for i, q in enumerate(run.query_ids)}
+    known = set(rel.query_ids) | set(rel.ignorable_queries)  # (an ignorable query's list is left out, as readers do)
+    unknown = [q for q in at if q not in known]
+    if unknown:
+        raise OptionError(f"runs: run {run.name!r} ranks for {len(unknown)} queries the relevance does not have, first: {unknown[0]!r}")
+    absent = [q for q in rel.query_ids if q not in at]
+    if absent and missing == "error":
+        raise OptionError(
+            f"runs: run {run.name!r} has no ranked list for {len(absent)} of {len(rel.query_ids)} queries, first: {absent[0]!r} "
+            "(missing='skip' or 'zero' scores it)"
+        )
+    none = np.zeros(0, dtype=np.int64)
+    out = RankedRun.from_lists(run.name, {q: run.ranked_list(at[q]) if q in at else none for q in rel.query_ids})
+    out.drops, out.target_ids, out.tag = run.drops, run.target_ids, run.tag
+    if run.tie_start is not None:
+        out.tie_start = np.concatenate([none, *(run.tie_start[run.offsets[at[q]] : run.offsets[at[q] + 1]] for q in rel.query_ids if q in at)])
+    return out
 
 
 def relevance_for(relevance: PathLike | Classification | Relevance, opts: Options) -> Relevance:

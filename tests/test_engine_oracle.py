@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import shrec_score
+from shrec_score.measures import Settings
 from shrec_score.model import Classification, RankedRun
 
 from . import reference as ref
@@ -108,3 +109,24 @@ def test_engine_equals_reference_loops_for_every_measure():
     # the per-run mean is the mean of the per-query values
     for m in ["NN", "FT", "ST", "E", "DCG", "AP"]:
         assert report.leaderboard.loc[0, m] == pytest.approx(report.per_query[m].mean(), rel=1e-12)
+
+
+def test_a_run_record_is_scored_by_query_id_whatever_the_order_of_its_lists():
+    # classes a = {1, 2, 3}, b = {4, 5}; all-against-all, the query itself left out.  Target indices: id - 1.
+    t = Classification("t.cla", ["a", "b"], ["0", "0"], ["1", "2", "3", "4", "5"], np.array([0, 0, 0, 1, 1], dtype=np.int32))
+    rel = shrec_score.Relevance.from_classification(t)
+    lists = {  # by hand: AP 1 (2, 3 first), 1/2 (5 at rank 2 of 1 relevant), 1 (4 first), (1/2 + 2/3) / 2, 1
+        "1": [1, 2, 3, 4], "4": [0, 4, 1, 2], "5": [3, 0, 1, 2], "2": [3, 0, 2, 4], "3": [0, 1, 3, 4],
+    }
+    run = RankedRun.from_lists("r", {q: np.array(v) for q, v in lists.items()})  # not in the relevance's order
+    per_query = shrec_score.score([run], rel, measures=["NN", "AP"]).per_query.set_index("query")
+    assert per_query["AP"].to_dict() == pytest.approx({"1": 1.0, "2": (1 / 2 + 2 / 3) / 2, "3": 1.0, "4": 0.5, "5": 1.0})
+    assert per_query["NN"].to_dict() == {"1": 1.0, "2": 0.0, "3": 1.0, "4": 0.0, "5": 1.0}
+    del lists["3"]
+    short = RankedRun.from_lists("r", {q: np.array(v) for q, v in lists.items()})
+    with pytest.raises(shrec_score.OptionError, match=r"run 'r' has no ranked list for 1 of 5 queries, first: '3'"):
+        shrec_score.score([short], rel)
+    skipped = shrec_score.score([short], rel, measures=["AP"], settings=Settings(missing="skip")).per_query.set_index("query")["AP"]
+    assert skipped.drop("3").to_dict() == pytest.approx({"1": 1.0, "2": (1 / 2 + 2 / 3) / 2, "4": 0.5, "5": 1.0}) and np.isnan(skipped["3"])
+    with pytest.raises(shrec_score.OptionError, match="ranks for 1 queries the relevance does not have, first: '9'"):
+        shrec_score.score([RankedRun.from_lists("r", {**lists, "9": np.array([0])})], rel)
