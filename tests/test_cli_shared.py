@@ -188,3 +188,14 @@ def test_a_page_folder_named_dot_dot_something_inside_out_is_written_with_it(tmp
     files = json.loads((res / ".shrec-score-manifest.json").read_text())["files"]
     assert "..page/index.html" in files and "per_run.csv" in files
     assert not (res / "..page" / ".shrec-score-manifest.json").exists()
+
+
+@pytest.mark.parametrize("flag", ["--out", "--plots", "--html"])
+def test_a_file_given_as_an_output_folder_is_one_line_naming_it(tmp_path, flag):
+    psb = os.path.join(SAMPLES, "psb-like")
+    (tmp_path / "afile").write_text("mine\n")
+    extra = [] if flag == "--out" else ["--out", str(tmp_path / "res")]
+    r = CliRunner().invoke(cli, [os.path.join(psb, "runs"), "-r", os.path.join(psb, "classes.cla"), *extra, flag, str(tmp_path / "afile")])
+    assert r.exit_code == 2
+    assert r.output.strip().splitlines() == [f"Error: {tmp_path / 'afile'}: expected a folder for the output, got a file"]
+    assert sorted(os.listdir(tmp_path)) == ["afile"] and (tmp_path / "afile").read_text() == "mine\n"

@@ -99,3 +99,14 @@ def test_demo_again_into_the_same_folder_and_a_foreign_file_refused(tmp_path, mo
         f"Error: {os.path.join('out', 'psb-like', 'runs', 'mine.txt')}: expected only the sample contest's files in "
         f"{os.path.join('out', 'psb-like')}, got a file of another (give another OUT)"]
     assert (tmp_path / "out" / "results" / "per_run.csv").read_bytes() == before
+
+
+def test_a_file_where_the_results_go_is_one_line_naming_it(tmp_path, monkeypatch):
+    # demo runs the score command itself: its error is the output folder's, not a usage error of 'score -o'
+    monkeypatch.chdir(tmp_path)
+    os.mkdir("out")
+    (tmp_path / "out" / "results").write_text("mine\n")
+    r = CliRunner().invoke(cli, ["demo", "out"])
+    assert r.exit_code == 2
+    assert r.output.strip().splitlines() == [f"Error: {os.path.join('out', 'results')}: expected a folder for the output, got a file"]
+    assert (tmp_path / "out" / "results").read_text() == "mine\n"

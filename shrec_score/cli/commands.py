@@ -47,7 +47,7 @@ def folder_option(*names: str, what: str, help: str, alone: bool = True) -> Any:
     key = names[-1][2:]
     flag_alone: dict[str, Any] = {"is_flag": False, "flag_value": "", "default": None} if alone else {}
     return options(
-        click.option(*names, key, type=click.Path(file_okay=False), help=help, **flag_alone),
+        click.option(*names, key, type=click.Path(), help=help, **flag_alone),
         click.option(f"--no-{key}", is_flag=True, help=f"No {what}, whatever the preset says."),
     )
 
