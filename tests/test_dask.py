@@ -362,6 +362,20 @@ def test_convert_round_trips_every_matrix_form(tmp_path):
     assert np.array_equal(open_row_blocks(str(tmp_path / "a32"))[:], m64.astype(np.float32))
 
 
+@pytest.mark.parametrize("shape", ["11x7", "10x11", "11x12"])
+def test_convert_checks_both_sides_of_shape_for_ascii_and_npy(tmp_path, capsys, shape):
+    # --shape on an 11 x 11 matrix: ASCII took any number of columns and named the classifications
+    m = np.arange(121, dtype=np.float64).reshape(11, 11)
+    (tmp_path / "a.txt").write_text("".join(" ".join(str(x) for x in row) + "\n" for row in m))
+    np.save(tmp_path / "a.npy", m)
+    rows, cols = shape.split("x")
+    for src in ("a.txt", "a.npy"):
+        capsys.readouterr()
+        assert _run(["convert", str(tmp_path / src), str(tmp_path / "out"), "--to", "zarr", "--shape", shape]) == 2
+        assert capsys.readouterr().err == f"Error: {tmp_path / src}: expected a {rows} x {cols} matrix (--shape), got 11 x 11\n"
+        assert not (tmp_path / "out").exists()
+
+
 def test_convert_never_leaves_a_half_written_folder(tmp_path, capsys):
     rows = ["0.1 0.2 0.3\n"] * 50 + ["0.1 x 0.3\n"]
     (tmp_path / "bad.txt").write_text("".join(rows))

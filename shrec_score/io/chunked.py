@@ -263,12 +263,10 @@ def _fsync_tree(top: str) -> None:
 def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray | matrix.RowFile:
     """A matrix file to convert, not held in memory (:class:`.matrix.RowFile`, or ASCII streamed to a temporary
     file); ``shape``: needed only for a PSB binary matrix that is not square."""
+    m: np.ndarray | matrix.RowFile
     if path.endswith(".npy"):
         m = matrix.read_npy_matrix(path)
-        if shape is not None and tuple(m.shape) != tuple(shape):
-            raise matrix.shape_error(path, shape, m.shape, "--shape")
-        return m
-    if matrix.is_binary_file(path) and not file_compression(path):  # (is_binary_file checks it is a regular file)
+    elif matrix.is_binary_file(path) and not file_compression(path):  # (is_binary_file checks it is a regular file)
         if shape is None:
             size = os.path.getsize(path)
             side = math.isqrt(size // 4)
@@ -276,4 +274,8 @@ def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray
                 raise InputError(path, None, "expected --shape ROWSxCOLS for a PSB binary matrix that is not square", f"{size} bytes")
             shape = (side, side)
         return matrix.read_matrix(path, shape)
-    return matrix.read_ascii_matrix(path, shape, stream=True)
+    else:
+        m = matrix.read_ascii_matrix(path, None, stream=True)
+    if shape is not None and tuple(m.shape) != tuple(shape):  # a .npy or ASCII file's own shape, checked whole
+        raise matrix.shape_error(path, shape, m.shape, "--shape")
+    return m
