@@ -1,6 +1,4 @@
-"""Errors raised for bad input: :class:`InputError` names the file, the 1-based line (None when the
-problem is not tied to one line), what was expected and what was found; the CLI prints it as one line,
-exit status 2 (docs/errors.md)."""
+"""Errors raised for bad input; the CLI prints one as one line, exit status 2 (docs/errors.md)."""
 
 from __future__ import annotations
 
@@ -13,10 +11,8 @@ GOT_LIMIT = 200
 
 
 def visible(text: str) -> str:
-    """``text`` with every character that would not show (``str.isprintable``: control and format characters such
-    as a BOM, zero-width spaces, direction marks; separators but the plain space; unpaired surrogates; unassigned
-    code points) escaped as ``repr`` escapes it (``\\n``, ``\\x1b``, ``\\ufeff``...); printable text of any script
-    stays.
+    """``text`` with each character ``str.isprintable`` refuses (controls, a BOM, zero-width spaces, direction marks,
+    separators but the space, lone surrogates, unassigned code points) escaped as ``repr`` does; other text stays.
 
     >>> visible("a\\tb\\ufeffc")
     'a\\\\tb\\\\ufeffc'
@@ -36,7 +32,7 @@ def shown(text: str, limit: int = QUOTE_LIMIT) -> str:
 
 
 class InputError(Exception):
-    """Bad input: names the file, the line, what was expected and what was got."""
+    """Bad input: the file, the 1-based line (None when not tied to one line), what was expected and what was got."""
 
     def __init__(
         self, path: str | os.PathLike[str] | None, line: int | None, expected: str, got: str | None = None

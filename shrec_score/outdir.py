@@ -202,8 +202,7 @@ class OutputFolder:
             raise environment_error(where, exc) from None
 
     def swap(self) -> None:
-        """Step 3: exchange the staged folder and ``DIR`` (its own inverse): atomically by Linux's
-        ``RENAME_EXCHANGE``, else by two renames through ``.old`` (put back by ``_recover`` if cut between)."""
+        """Step 3: exchange the staged folder and ``DIR`` (its own inverse; without ``RENAME_EXCHANGE``, through ``.old``)."""
         staging = str(self._staging)
         if _renameat2(staging, self.path, 2):  # RENAME_EXCHANGE
             return

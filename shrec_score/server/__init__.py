@@ -1,3 +1,1 @@
-"""``shrec-score serve``, a contest's submission server (issue 32; docs/server.md; its modules: docs/architecture.md).
-Needs the ``server`` extra.
-"""
+"""``shrec-score serve``, a contest's submission server (the ``server`` extra; docs/server.md, docs/architecture.md)."""

@@ -1,6 +1,5 @@
-"""The Starlette application of ``shrec-score serve``: the routes of the JSON API and of the pages (Jinja2, autoescape),
-and the security headers every answer carries (docs/server.md#security).  What the server keeps between requests
-lives on its :class:`~.service.Server`, none in a module global.
+"""The Starlette application of ``shrec-score serve``: the routes of the JSON API and the pages (Jinja2, autoescape),
+the security headers of every answer (docs/server.md#security); its state lives on a :class:`~.service.Server`.
 """
 
 from __future__ import annotations

@@ -65,16 +65,14 @@ def unpack(upload: str, filename: str, dest: str, limits: Mapping[str, float]) -
     return found
 
 
-#: An archive's members: name, what it is if no file or folder (a link...), is it a folder, size, opener
-#: (tar's never answers None for a file).
+#: An archive's members: name, what it is if no file or folder (a link), is it a folder, size, opener (of a file).
 Members = Generator[tuple[str, "str | None", bool, int, Callable[[], Any]], None, None]
 
 
 def _extract(
     upload: str, root: str, members: Callable[[str, Callable[[int], None]], Members], limits: Mapping[str, float]
 ) -> None:
-    """Write each member under ``root``, or refuse it; the member count, the bytes written and their ratio to the
-    upload's size bounded as they grow."""
+    """Write each member under ``root`` or refuse it (docs/server.md#security: the limits, bounded as they grow)."""
     max_members, ratio = int(limits["max_members"]), limits["max_ratio"]
     max_unpacked = int(limits["max_unpacked_mb"]) << 20
     max_bytes = min(max_unpacked, int(ratio * max(os.path.getsize(upload), 1)))
@@ -189,8 +187,7 @@ def _as_run(path: str, dest: str, shown: str, suffix: str) -> Unpacked:
 
 
 class RunChecker:
-    """The contest's ``check``: ``shrec-score check --config PRESET`` of one run, the preset's whole
-    options (:func:`shrec_score.config.preset_options`) and relevance read once."""
+    """``shrec-score check --config PRESET`` of one run, the preset's options and relevance read once."""
 
     def __init__(self, preset: str) -> None:
         from ..api import plan_measures, relevance_for
@@ -203,8 +200,7 @@ class RunChecker:
         self.sort = plan_measures(self.relevance, self.options).sort
 
     def errors(self, staging: str, unpacked: Unpacked) -> list[dict[str, Any]]:
-        """The check's errors of the run at ``staging/unpacked.name``, files named inside the upload;
-        what the preset passes over (``missing_queries: skip``) is no error, as in ``check``."""
+        """The check's errors of the run at ``staging/unpacked.name`` (as in ``check``), files named inside the upload."""
         from ..check import check_runs, passed_over
         from ..errors import InputError
         from ..loading import find_runs

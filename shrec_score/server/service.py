@@ -1,6 +1,5 @@
-"""What the server does for a request: who asks (:meth:`Server.team`), whether a phase admits the team, reading
-the upload under the size limit as it streams in, the form's session and CSRF token, storing a checked run; a
-refusal is a :class:`~.store.Failed`.  :mod:`.app` calls it; it does not import it.
+"""What the server does for a request (who asks, whether a phase admits the team, the upload read under the size
+limit, the form's session and CSRF token, storing a checked run); a refusal is a :class:`~.store.Failed`.
 """
 
 from __future__ import annotations
