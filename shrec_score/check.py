@@ -76,10 +76,9 @@ def check_runs(paths: Iterable[str], relevance: Relevance, options: Options | No
 def passed_over(
     problems: list[Problem], runs: Sequence[str], relevance: Relevance, options: Options, *, ties: bool = False,
 ) -> tuple[list[Problem], list[Any] | None]:
-    """``problems`` as a scoring with ``options`` meets them (``shrec-score check`` and the server's upload
-    check): when the options pass something over (``lenient``, ``settings.missing`` ``skip`` / ``zero``) and
-    the runs load with them (``ties`` as :func:`~shrec_score.loading.load_runs`'), every error is a warning,
-    and the runs so loaded come with them (for the tie report, not read again; else None)."""
+    """``problems`` as a scoring with ``options`` meets them: when the options pass something over (``lenient``,
+    ``settings.missing`` ``skip`` / ``zero``) and the runs load with them (``ties`` as in ``load_runs``), every
+    error is a warning, returned with the runs so loaded (for the tie report; else None)."""
     if not any(p.level == "error" for p in problems) or not (options.lenient or options.settings.missing != "error"):
         return problems, None
     try:
@@ -128,7 +127,7 @@ def _example(p: Problem, run: str) -> str:
 
 
 def _limited(found: list[Problem], path: str, total: int | None = None) -> list[Problem]:
-    """The first :data:`PER_FILE` problems, then a note counting the rest (of ``total`` found, default all listed)."""
+    """The first :data:`PER_FILE` problems, then a note counting the rest (of ``total``, default all listed)."""
     rest = (len(found) if total is None else total) - PER_FILE
     if rest <= 0:
         return found
@@ -243,7 +242,7 @@ def _check_matrix_run(source: RunSource | BlockSource, relevance: Relevance, mat
     return _limited(found, source.path, total)
 
 
-def _check_trec_run(source: RunSource, relevance: Relevance, spell: Spell | None = None) -> list[Problem]:
+def _check_trec_run(source: RunSource, relevance: Relevance, spell: Spell | None) -> list[Problem]:
     """The run's problems in :mod:`shrec_score.io.trec`'s words, read by its line reader."""
     path, qset = source.path, set(relevance.query_ids)
     found: list[Problem] = []

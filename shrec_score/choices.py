@@ -1,6 +1,5 @@
-"""The allowed values of every option with a fixed set of them, and the fewest resamples: one place for
-the CLI's choices, the presets' checks and :class:`shrec_score.options.Options`' validation (imports
-nothing, so ``--help`` stays light)."""
+"""The allowed values of every option with a fixed set of them, for the CLI, the presets and Options'
+validation (imports nothing, so ``--help`` stays light)."""
 
 GRADES = ("binary", "sister")
 AVERAGES = ("micro", "macro")

@@ -128,10 +128,8 @@ def preset_or(cfg: Mapping[str, Any], given: Any, key: str, default: Any = None)
 
 
 def preset_options(cfg: Mapping[str, Any], given: Mapping[str, Any] | None = None, **extra: Any) -> Options:
-    """The :class:`~shrec_score.options.Options` of the CLI and the server's upload check: a preset's keys
-    ``cfg`` (:func:`load_config`), each under ``given[key]`` when that is neither None nor ``()`` (the
-    command line's flags; ``depth``, ``judged_only``, ``lenient`` are flags only); ``extra``: more keywords
-    of :meth:`Options.build`.  OptionError when one is refused."""
+    """The Options of the CLI and the server's upload check: a preset's keys ``cfg`` (:func:`load_config`), each
+    under the flag ``given[key]`` unless that is None or ``()``; ``extra``: more keywords of :meth:`Options.build`."""
     flags = given or {}
 
     def pick(key: str) -> Any:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .api import plan_measures, relevance_for, runs_for, score
+from .api import Scoring, runs_for, score
 from .loading import PathLike
 from .measures import column_higher_is_better, get_measure
 from .options import Options, measure_name
@@ -32,14 +32,11 @@ def tie_report(
     options: Options | None = None, **settings: Any,
 ) -> pd.DataFrame:
     """Per (measure, run), in the rule's leaderboard order: its mean under each mode, the spread,
-    tied_queries and the places the ties allow.
-
-    ``runs``, ``relevance``, ``options`` and ``settings`` as :func:`shrec_score.score`; ``measures`` default
-    to the sort measure.  Run records carry tie groups only when read with ``load_runs(..., ties=True)``.
-    """
+    tied_queries and the places the ties allow.  Arguments as :func:`shrec_score.score`; ``measures``: default
+    the sort measure.  Run records carry tie groups only when read with ``load_runs(..., ties=True)``."""
     opts = Options.of(options, settings)
-    rel = relevance_for(relevance, opts)  # type: ignore[arg-type]
-    plan = plan_measures(rel, opts)
+    scoring = Scoring.start(relevance, opts)
+    rel, plan = scoring.relevance, scoring.plan
     names = [measure_name(m) for m in measures] if measures else [plan.sort]
     computed = [*plan.names, *(m for m in names if m not in plan.names)]
     exact = all(get_measure(m).ties_exact for m in computed) and opts.settings.depth is None

@@ -22,12 +22,11 @@ from .signals import Interrupts, quiet_dask_logs
 class DefaultGroup(click.Group):
     """A group that runs ``score`` when the first argument is no command."""
 
-    default_command = "score"
     command_class = OnceCommand
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
-            args = [self.default_command, *args]
+            args = ["score", *args]
         return super().parse_args(ctx, args)
 
 
@@ -96,9 +95,9 @@ def relevance_only(inputs: Inputs) -> None:
     """BadInput for an option of relevance scoring next to ``--ground-truth`` (Kendall tau-b); a flag that
     says no (``--no-significance``, ``plots: false``) is no option given."""
     for key in RELEVANCE_ONLY:
-        flag, preset = inputs.given.get(key), inputs.cfg.get(key)
-        if flag not in (None, False, ()) or preset not in (None, False):
-            given = "--" + key.replace("_", "-") if flag not in (None, False, ()) else f"'{key}:' in the --config file"
+        flag = inputs.given.get(key) not in (None, False, ())
+        if flag or inputs.cfg.get(key) not in (None, False):
+            given = "--" + key.replace("_", "-") if flag else f"'{key}:' in the --config file"
             raise BadInput(f"{given}: applies only to relevance measures (--relevance), not to Kendall tau-b (--ground-truth)")
 
 
@@ -206,7 +205,7 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
 
 
 def score_as_given(args: list[str]) -> None:
-    """``shrec-score score ARGS``: the score command's parsing, scoring and writing, with this call's signals."""
+    """``shrec-score score ARGS``, with this call's signals."""
     stops = click.get_current_context().find_object(Interrupts)
     score_command.main(args=args, prog_name="shrec-score score", standalone_mode=False, obj=stops)
 
@@ -264,9 +263,8 @@ def ties_command(runs: Sequence[str], fmt: str, **shared: Any) -> None:
     inputs = Inputs(shared)
     runs = inputs.runs(runs, relevance=True)
     options = inputs.options()
-    relevance = inputs.pick("relevance")
     with user_errors():
-        frame = tie_report(runs, relevance, measures=options.measures if any(inputs.given["measures"]) else None, options=options)
+        frame = tie_report(runs, inputs.pick("relevance"), measures=options.measures if any(inputs.given["measures"]) else None, options=options)
     click.echo(frame_text(frame, fmt), nl=False)
 
 
@@ -351,7 +349,7 @@ CONTEST_FILE = click.argument("contest_file", metavar="CONTEST.yaml", type=click
 
 
 def _contest(path: str) -> Any:
-    """The contest of CONTEST.yaml (the server's modules are imported only when a contest command runs)."""
+    """The contest of CONTEST.yaml (the server's modules imported only here)."""
     from ..server.contest import load_contest
 
     try:

@@ -138,9 +138,8 @@ class Inputs:
         return runs
 
     def options(self, **extra: Any) -> Any:
-        """The validated :class:`~shrec_score.options.Options` (BadInput when one is refused), checked
-        before any input is read; ``extra`` are the command's own keywords of :meth:`Options.build`.  The
-        values of every ``-m`` and ``--cutoffs`` add up (commas and repeats), each else the preset's."""
+        """The validated Options (BadInput when one is refused) with ``extra``, the command's own keywords of
+        :meth:`Options.build`; every ``-m`` and ``--cutoffs`` add up (commas and repeats), each else the preset's."""
         from ..config import preset_options
 
         measures, cutoffs = self.given["measures"], self.given["cutoffs"]

@@ -59,16 +59,15 @@ def outputs(
         for run in runs:
             if folder is not None and os.path.isdir(run) and _inside(folder, run):
                 raise OptionError(f"{folder}: expected a {flag} folder outside RUNS ({run}); the next scoring would read it as a run")
-    plots_prefix = prefix_in(out, plots, "--plots") if out and plots else None
-    html_prefix = prefix_in(out, html, "--html") if out and html else None
-    apart = html_prefix is None and plots_prefix is None
-    if html and plots and apart and (_inside(html, plots) or _inside(plots, html)):
-        raise OptionError(f"{html}: expected --html apart from --plots {plots} (or both inside --out)")
-    unit = OutputFolder(out) if out else None
+    unit = OutputFolder(out) if out else None  # (nothing touched before entry)
     where: dict[str, tuple[Any, str]] = {"csv": (unit, "")} if out else {}  # kind -> folder, prefix
-    for kind, folder, prefix in (("plots", plots, plots_prefix), ("html", html, html_prefix)):
+    for kind, folder in (("plots", plots), ("html", html)):
         if folder:
+            prefix = prefix_in(out, folder, f"--{kind}") if out else None
             where[kind] = (unit, prefix) if prefix is not None else (OutputFolder(folder), "")
+    if html and plots and unit not in (where["html"][0], where["plots"][0]):  # neither inside --out
+        if _inside(html, plots) or _inside(plots, html):
+            raise OptionError(f"{html}: expected --html apart from --plots {plots} (or both inside --out)")
     folders = list(dict.fromkeys(folder for folder, _ in where.values()))
     with ExitStack() as stack:
         for folder in folders:
