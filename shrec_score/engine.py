@@ -113,8 +113,7 @@ def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray) -> np.nd
         return np.ones(run.targets.size, dtype=bool)
     pos, targets, _ = relevance.judgments_of(rows)
     judged = np.sort((rows[pos].astype(np.int64) << 32) | targets.astype(np.int64))
-    # an id of an open collection that nobody judged has the index len(target_ids):
-    # only the other entries (a few per cent of a TREC run) are looked up
+    # an id nobody judged (open collection) is len(target_ids): only the others (a few per cent) are looked up
     inside = np.flatnonzero(run.targets < len(relevance.target_ids))
     rows_of = rows[np.searchsorted(run.offsets, inside, side="right") - 1]
     keys = (rows_of.astype(np.int64) << 32) | run.targets[inside].astype(np.int64)
