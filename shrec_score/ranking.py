@@ -126,9 +126,8 @@ def matrix_rank_block(
     run: MatrixRun, relevant: Sequence[np.ndarray], n_relevant: np.ndarray, self_index: np.ndarray, *,
     ties: str = "rule", width: int | None = None,
 ) -> RankBlock:
-    """Ranks of the relevant items of every query of a matrix run from one sort per block of rows and
-    ``np.searchsorted`` (docs/performance.md).  ``width`` (default: the largest K) keeps every chunk's sums on the
-    same columns: bit-identical values."""
+    """Ranks of the relevant items of every query of a matrix run (docs/performance.md); ``width`` (default: the
+    largest K) keeps every chunk's sums on the same columns: bit-identical values."""
     from .measures import RankBlock
 
     n_q, n_cols = len(run.query_ids), run.matrix.shape[1]
