@@ -30,6 +30,10 @@ from .table import Table
 CHUNK_CELLS = 4_000_000
 #: Queries of a matrix run measured at once (binary measures): bounds the table of ranks.
 MATRIX_QUERIES = 8192
+#: Ranked entries scored at once (bounds the engine's temporaries).
+CHUNK_ENTRIES = 2_000_000
+#: The recall levels (per cent) of the SHREC 2006 gain-versus-recall curves.
+RECALL_PCT = np.arange(1, 101)
 
 
 # rank_block, gain_blocks and judged_block take one run's entries, their relevance ``rows`` and ``gains``, and with
@@ -109,8 +113,7 @@ def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray) -> np.nd
         return np.ones(run.targets.size, dtype=bool)
     pos, targets, _ = relevance.judgments_of(rows)
     judged = np.sort((rows[pos].astype(np.int64) << 32) | targets.astype(np.int64))
-    # an id of an open collection that nobody judged has the index len(target_ids):
-    # only the other entries (a few per cent of a TREC run) are looked up
+    # an id nobody judged (open collection) is len(target_ids): only the others (a few per cent) are looked up
     inside = np.flatnonzero(run.targets < len(relevance.target_ids))
     rows_of = rows[np.searchsorted(run.offsets, inside, side="right") - 1]
     keys = (rows_of.astype(np.int64) << 32) | run.targets[inside].astype(np.int64)
@@ -121,7 +124,6 @@ def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray) -> np.nd
 
 def grade_counts(relevance: Relevance, rows: np.ndarray) -> np.ndarray:
     """Judged documents of each grade 0, 1, ..., max per query row (trec_eval ``rel_levels``)."""
-    rows = np.asarray(rows, dtype=np.int64)
     if isinstance(relevance, QrelsRelevance):
         pos, _, grades = relevance.judgments_of(rows)
         g = grades.astype(np.int64)
@@ -154,10 +156,6 @@ def restrict(run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.n
     if settings.judged_only:
         keep &= judged_mask(run, relevance, rows)
     return (run, gains) if keep.all() else (keep_entries(run, keep), gains[keep])
-
-
-#: Ranked entries scored at once (bounds the engine's temporaries).
-CHUNK_ENTRIES = 2_000_000
 
 
 def run_chunks(run: RankedRun) -> Iterator[tuple[np.ndarray, RankedRun]]:
@@ -204,10 +202,6 @@ class MeanAccumulator:
         return np.where(self.count > 0, self.total / np.maximum(self.count, 1), np.nan)
 
 
-#: The recall levels (per cent) of the SHREC 2006 gain-versus-recall curves.
-RECALL_PCT = np.arange(1, 101)
-
-
 def _gain_at_recall(block: GainBlock) -> tuple[np.ndarray, np.ndarray]:
     """CG and DCG at the j-th relevant item, j = ceil(p Cr / 100), where recall first reaches each p%; NaN where not retrieved or Cr = 0."""
     g = block.gains
@@ -230,8 +224,7 @@ def _matrix_rows(run: MatrixRun, rows: np.ndarray) -> MatrixRun:
 
 
 def matrix_chunks(relevance: Relevance, n_cols: int, rows: np.ndarray) -> list[np.ndarray]:
-    """The query ``rows`` of a matrix run cut as :func:`run_chunks` cuts its lists (whatever ``rows`` holds, the
-    cuts fall where they fall for every query)."""
+    """The query ``rows`` of a matrix run cut where :func:`run_chunks` cuts its lists, whatever ``rows`` holds."""
     width = n_cols - (1 if relevance.self_index.size and relevance.self_index[0] >= 0 else 0)  # a list's length
     step = max(1, CHUNK_ENTRIES // max(1, width))
     return np.split(rows, np.flatnonzero(np.diff(rows // step)) + 1) if rows.size else []
@@ -313,8 +306,7 @@ def score_run(
     ties = settings.ties
     width = max(1, int(relevance.n_relevant(level).max(initial=0)))  # every chunk's ranks as wide: sums add alike whatever the chunk
     if isinstance(run, MatrixRun) and ranks_suffice(measures, settings, curves=curves):
-        # binary measures only: the ranks of the relevant items suffice, measured a
-        # chunk of queries at a time (memory: one chunk's ranks, not queries x K)
+        # a chunk of queries at a time (memory: one chunk's ranks, not queries x K)
         relevant, n_relevant = relevance.relevant_targets(level), relevance.n_relevant(level)
         for a in range(0, queries.size, MATRIX_QUERIES):
             q = queries[a : a + MATRIX_QUERIES]

@@ -108,10 +108,8 @@ def matrix_axis(ids: list[str], order: str | None, what: str, source: str) -> li
 
 def matrix_ids(relevance: Relevance, order: str | None) -> tuple[list[str], list[str]]:
     """The ids of a matrix run's rows (queries) and columns (targets) under ``--matrix-order``."""
-    return (
-        matrix_axis(relevance.matrix_row_ids, order, "query", relevance.matrix_row_source),
-        matrix_axis(list(relevance.target_ids), order, "target", relevance.matrix_col_source),
-    )
+    rows = matrix_axis(relevance.matrix_row_ids, order, "query", relevance.matrix_row_source)
+    return rows, matrix_axis(list(relevance.target_ids), order, "target", relevance.matrix_col_source)
 
 
 def block_matrix_ids(path: str, shape: tuple[int, int], relevance: Relevance, order: str | None) -> tuple[list[str], list[str]]:

@@ -69,15 +69,12 @@ def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray, *, ties: bool =
             equal.append(np.pad(ranked[:, 1:] == ranked[:, :-1], ((0, 0), (1, 0))).ravel())
     offsets = np.arange(n_q + 1, dtype=np.int64) * width
     targets = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    out = RankedRun(run.name, list(run.query_ids), targets, offsets, drops=run.drops)
-    if ties:
-        out.tie_start = tie_starts(np.concatenate(equal) if equal else np.zeros(0, dtype=bool), offsets)
-    return out
+    starts = tie_starts(np.concatenate(equal) if equal else np.zeros(0, dtype=bool), offsets) if ties else None
+    return RankedRun(run.name, list(run.query_ids), targets, offsets, drops=run.drops, tie_start=starts)
 
 
 def drop_own(run: RankedRun, own: np.ndarray) -> RankedRun:
-    """``run`` without each query's own item (``own[q]``: its index in the collection, or -1); a matrix's own
-    column leaves in :func:`matrix_to_ranked_run` and :func:`_rank_rows`.
+    """``run`` without each query's own item (``own[q]``: its index in the collection, or -1).
 
     >>> run = RankedRun("r", ["a", "b"], np.array([3, 0, 1, 1]), np.array([0, 2, 4]))
     >>> drop_own(run, np.array([0, -1])).targets.tolist()
@@ -129,9 +126,8 @@ def matrix_rank_block(
     run: MatrixRun, relevant: Sequence[np.ndarray], n_relevant: np.ndarray, self_index: np.ndarray, *,
     ties: str = "rule", width: int | None = None,
 ) -> RankBlock:
-    """Ranks of the relevant items of every query of a matrix run from one sort per block of rows and
-    ``np.searchsorted`` (docs/performance.md).  ``width`` (default: the largest K) keeps every chunk's sums on the
-    same columns: bit-identical values."""
+    """Ranks of the relevant items of every query of a matrix run (docs/performance.md); ``width`` (default: the
+    largest K) keeps every chunk's sums on the same columns: bit-identical values."""
     from .measures import RankBlock
 
     n_q, n_cols = len(run.query_ids), run.matrix.shape[1]

@@ -8,9 +8,6 @@ import os
 from ..errors import InputError, shown
 from .text import text_lines
 
-#: What a line must be.
-LINE = '"<run id> <relevance id>"'
-
 
 def read_id_map(path: str | os.PathLike[str]) -> dict[str, str]:
     """The run's spelling -> the relevance's spelling, from an ``--id-map`` file."""
@@ -22,7 +19,8 @@ def read_id_map(path: str | os.PathLike[str]) -> dict[str, str]:
             continue
         fields = [f.strip() for f in (text.split(",") if "," in text else text.split())]
         if len(fields) != 2 or not all(fields):
-            raise InputError(path, n, f"expected {LINE} (two columns)", f"{len([f for f in fields if f])} fields")
+            got = f"{len([f for f in fields if f])} fields"
+            raise InputError(path, n, 'expected "<run id> <relevance id>" (two columns)', got)
         run_id, rel_id = fields
         mapped_to, first = mapped.setdefault(run_id, (rel_id, n))
         if mapped_to != rel_id:

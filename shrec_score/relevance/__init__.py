@@ -18,11 +18,9 @@ Grades = Literal["binary", "sister"]
 
 @dataclass(frozen=True)
 class Relevance:
-    """Relevance of a target collection for a set of queries (base class), immutable once built.
-
-    ``self_index``: each query's index among ``target_ids`` (all-against-all) or -1;
-    ``ignorable_queries``: in the lists but not scored (class -1); ``max_grade``: 1 binary.
-    """
+    """Relevance of a target collection for a set of queries (base class), immutable once built. ``self_index``:
+    each query's index among ``target_ids`` (all-against-all) or -1; ``ignorable_queries``: in the lists but not
+    scored (class -1); ``max_grade``: 1 binary."""
 
     query_ids: list[str]
     query_classes: list[str]

@@ -15,13 +15,8 @@ from . import Relevance
 
 @dataclass(frozen=True)
 class TaxonomyRelevance(Relevance):
-    """SHREC'16/'17 ShapeNet Core55: every model is a query, keeps its own item and counts in its synset's size (``self_index`` -1).
-
-    Grade of target t for query q (``max_grade`` 3): 3 same sub-synset (both
-    labelled at synset level only included); 2 same synset, t labelled at synset
-    level only; 1 same synset, a sibling sub-synset; 0 another synset.
-    ``query_classes`` are the synset ids.
-    """
+    """SHREC'16/'17 ShapeNet Core55, grades 0-3 (docs/evaluators.md): every model is a query, keeps its own item and
+    counts in its synset's size (``self_index`` -1); ``query_classes`` are the synset ids."""
 
     keeps_own_item: ClassVar[bool] = True
 
