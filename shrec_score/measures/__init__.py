@@ -3,8 +3,22 @@
 from .base import GainBlock, RankBlock
 from .cumgain import dcg
 from .measure import Measure, Settings, column_higher_is_better, get_measure, known_measures
-from .precision import PR_LEVELS, average_precision, pr_curve, precision_at, recall_at, reciprocal_rank
-from .registry import DEFAULT_BINARY, DEFAULT_GRADED, SHOWN_GRADED, graded_defaults, measure_listing, measure_table
+from .precision import (
+    PR_LEVELS,
+    average_precision,
+    pr_curve,
+    precision_at,
+    recall_at,
+    reciprocal_rank,
+)
+from .registry import (
+    DEFAULT_BINARY,
+    DEFAULT_GRADED,
+    SHOWN_GRADED,
+    graded_defaults,
+    measure_listing,
+    measure_table,
+)
 from .tiers import e_measure, first_tier, nearest_neighbor, second_tier
 
 __all__ = [
