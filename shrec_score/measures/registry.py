@@ -207,7 +207,7 @@ for _x in IPREC_LEVELS:
     register(Measure.of(
         f"IPrec@{_x:.1f}", treceval.iprec_at_recall, kind="judged", kw={"level": _x, "rounding": "v9"},
         summary="ir_measures' IPrec@x: interpolated precision at recall x, trec_eval 9's cutoff (long)(x R + 0.9)",
-        params="rel_level: Settings.rel_level, --rel-level",
+        params=_REL_LEVEL,
         source="ir_measures IPrec@x (pytrec_eval: trec_eval 9.0 m_iprec_at_recall.c)", ties_exact=False,
     ))
 
