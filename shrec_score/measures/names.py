@@ -38,8 +38,7 @@ ACCURACY_CALCULATOR = {
 
 def expand_names(names: Iterable[str]) -> list[str]:
     """Measure names with trec_eval's shortcuts expanded: a group (``official``) becomes its measures, a bare number
-    continues the ``name.k`` before it (``P.5,10``).  KeyError for a group shrec-score cannot honour (``all_trec``, with
-    the reason) and for a bare number with no ``name.k`` before it.
+    continues the ``name.k`` before it (``P.5,10``).  KeyError (why) for ``all_trec`` and a bare number without one.
 
     >>> expand_names(["P.5,10", "ndcg_cut.20", "30", "AP"])
     ['P.5', 'P.10', 'ndcg_cut.20', 'ndcg_cut.30', 'AP']

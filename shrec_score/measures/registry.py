@@ -214,7 +214,6 @@ for _x in IPREC_LEVELS:
 ALIASES.update({"IPrec@0": "IPrec@0.0", "IPrec@1": "IPrec@1.0"})
 
 
-# The listing: ``shrec-score measures`` and the generated top of docs/measures.md, both from measure_table.
 def measure_table() -> list[Measure]:
     """Every measure in registry order, then the families, each made with its fields' names (``P@k``, trec_eval
     ``P_k``): the source of ``shrec-score measures`` and of the docs.
