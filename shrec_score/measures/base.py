@@ -1,6 +1,5 @@
-"""What the measures read, a block of queries at a time (:class:`RankBlock`: the ranks of the relevant items;
-:class:`GainBlock`: gain vectors; :class:`JudgedBlock`: judged grades), and the rules they share (K = 0, 0 / 0, a
-precision sum)."""
+"""What the measures read, a block of queries at a time (:class:`RankBlock`: relevant items' ranks; :class:`GainBlock`:
+gains; :class:`JudgedBlock`: judged grades), and the rules they share (K = 0, 0 / 0, a precision sum)."""
 
 from __future__ import annotations
 

@@ -146,7 +146,7 @@ def get_measure(name: str) -> Measure:
     name = ALIASES.get(name, name)
     if name in REGISTRY:
         return REGISTRY[name]
-    for spelling, family in [*((s, s) for s in PATTERNS), *((s, f) for s, f, _ in PATTERN_ALIASES)]:
+    for spelling, family in _families():
         if m := _fields_regex(spelling).fullmatch(name):
             return PATTERNS[family](*(int(g) for g in m.groups()))
     raise KeyError(name)
@@ -167,13 +167,14 @@ def aliases_of(name: str) -> list[str]:
 FIELDS = {"k": "a cutoff k", "r": "a level r"}
 
 
-def _family_spellings() -> list[str]:
-    return [*PATTERNS, *(s for s, _, _ in PATTERN_ALIASES)]
+def _families() -> list[tuple[str, str]]:
+    """Every family's spelling, its own and other tools' (``P_{k}``), with the family it makes."""
+    return [*((s, s) for s in PATTERNS), *((s, f) for s, f, _ in PATTERN_ALIASES)]
 
 
 def _bad_field(name: str) -> str:
     """What breaks :func:`get_measure`'s rule for a family's numbers (>= 1, no leading zeros), or empty."""
-    for spelling in _family_spellings():
+    for spelling, _ in _families():
         if m := _fields_regex(spelling, "([0-9]+)").fullmatch(name):
             fields = dict(zip(re.findall(r"\{([a-z])\}", spelling), m.groups()))
             for field, got in fields.items():
@@ -198,7 +199,7 @@ def did_you_mean(name: str) -> str:
         return bad
     m = re.search(r"[0-9]+$", name)
     k = str(int(m.group(0))) if m and int(m.group(0)) >= 1 else "k"  # never a name get_measure refuses
-    names = list(REGISTRY) + list(ALIASES) + [f.format(k=k, r="r") for f in _family_spellings()]
+    names = list(REGISTRY) + list(ALIASES) + [f.format(k=k, r="r") for f, _ in _families()]
     near = [n for n in difflib.get_close_matches(name, names, n=4, cutoff=0.75) if n != name][:3]
     return f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else ""
 

@@ -1,7 +1,5 @@
-"""Other tools' names: trec_eval's and ir_measures', each giving that tool's number (``map``: 0 and counted for a
-topic without a relevant document, where ``AP`` leaves it out), trec_eval's groups and shortcuts (``official``,
-``P.5,10,20``), pytorch-metric-learning's keys and the refusal of its "Recall@k", which means two things
-(docs/coming-from.md); and how a typed name becomes a column (docs/measures.md)."""
+"""Other tools' names (trec_eval's, each giving its number; its groups and ``P.5,10,20``; pytorch-metric-learning's
+keys, refusing "Recall@k": docs/coming-from.md) and how a typed name becomes a column (docs/measures.md)."""
 
 from __future__ import annotations
 
@@ -21,6 +19,7 @@ OFFICIAL = (
 #: The default measures of graded qrels (issue 31.18) shown on the terminal (per_run.csv holds every one).
 SHOWN_OFFICIAL = ("map", "gm_map", "Rprec", "bpref", "recip_rank", "P.5", "P.10", "P.20")
 GROUPS = {"official": OFFICIAL}
+
 #: trec_eval's groups shrec-score cannot honour, and why.
 REFUSED_GROUPS = {
     "all_trec": "shrec-score has only some of trec_eval's measures (not 11pt_avg, infAP, rbp, relstring, set_P, utility ...); "
@@ -39,8 +38,7 @@ ACCURACY_CALCULATOR = {
 
 def expand_names(names: Iterable[str]) -> list[str]:
     """Measure names with trec_eval's shortcuts expanded: a group (``official``) becomes its measures, a bare number
-    continues the ``name.k`` before it (``P.5,10``).  KeyError for a group shrec-score cannot honour (``all_trec``, with
-    the reason) and for a bare number with no ``name.k`` before it.
+    continues the ``name.k`` before it (``P.5,10``).  KeyError (why) for ``all_trec`` and a bare number without one.
 
     >>> expand_names(["P.5,10", "ndcg_cut.20", "30", "AP"])
     ['P.5', 'P.10', 'ndcg_cut.20', 'ndcg_cut.30', 'AP']

@@ -1,7 +1,6 @@
-"""Precision-based measures of binary relevance, each NaN for a query without a relevant item (K = 0): AP, P@k, R@k
-and RR in trec_eval's forms (``map``, ``P_k``, ``recall_k``, ``recip_rank``, which score such a query 0: the
-registry's twins), MAP@R (metric learning) and the precision-recall curve of the PSB (psbPlot, Shilane et al. 2004;
-SHREC 2018, seed 000).  SHREC 2006's AP is :mod:`.shrec06`'s (erratum 4)."""
+"""Precision-based measures of binary relevance (AP, P@k, R@k, RR, MAP@R, the PSB's PR curve), each NaN where K = 0
+(the registry's trec_eval twins ``map``, ``P_k``, ``recall_k``, ``recip_rank`` score 0).  SHREC 2006's AP is
+:mod:`.shrec06`'s (erratum 4)."""
 
 from __future__ import annotations
 
@@ -82,7 +81,7 @@ def map_at_r(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
 
 
 def pr_curve(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, levels: np.ndarray = PR_LEVELS) -> np.ndarray:
-    """Per-query precision at the given recall levels (n_queries x levels), PSB convention.
+    """Per-query precision at the recall levels (queries x levels), PSB convention (psbPlot; SHREC 2018, seed 000).
 
     .. math:: P(r) = P_{\\lfloor p \\rfloor} + (p - \\lfloor p \\rfloor)
               (P_{\\lceil p \\rceil} - P_{\\lfloor p \\rfloor}), \\quad p = rK

@@ -58,7 +58,6 @@ _family("P@{k}", precision_at, trec_name="P_{k}", source="trec_eval m_P.c",
 _family("R@{k}", recall_at, trec_name="recall_{k}", source="trec_eval m_recall.c",
         expected=lambda b, k: ties.expected_share(b, k, b.n_relevant))
 
-
 # SHREC 2006 (measures/shrec06.py), per level: highly relevant (Ch, Vh) or all relevant (Cr, Vr).
 _SHREC06 = "SHREC 2006 report (Veltkamp et al.), section 5"
 _func: Callable[..., np.ndarray]
@@ -84,8 +83,6 @@ for _lv in ("highly", "relevant"):
 register(Measure.of("ADR", shrec06.average_dynamic_recall, kind="graded", source=_SHREC06))
 
 GAIN_KINDS = ("CG", "DCG", "NCG", "NDCG")
-
-
 for _kind in GAIN_KINDS:
     # No trec_name: SHREC 2006 discounts by log2(i) from i = 2 on and takes the ideal over the whole class
     _family(f"{_kind}@{{k}}", gain_at, kw={"kind": _kind}, kind="graded", params="k: the rank in the name ({})",
@@ -113,8 +110,8 @@ _REL_LEVEL = "rel_level: Settings.rel_level, --rel-level"
 
 def _judged(name: str, func: Callable[..., np.ndarray], *, source: str = "", **fields: Any) -> None:
     params = "" if name in ("ndcg", "num_ret") else _REL_LEVEL
-    source = source or _TREC_SOURCE.format(name)
-    register(Measure.of(name, func, kind="judged", trec_name=name, params=params, source=source, **fields))
+    register(Measure.of(name, func, kind="judged", trec_name=name, params=params,
+                        source=source or _TREC_SOURCE.format(name), **fields))
 
 
 _judged("ndcg", treceval.ndcg)
@@ -131,7 +128,6 @@ _judged("set_F", treceval.set_f, ir_name="SetF")
 for _x in IPREC_LEVELS:
     _judged(f"iprec_at_recall_{_x:.2f}", treceval.iprec_at_recall, source="trec_eval 10.0 m_iprec_at_recall.c",
             kw={"level": _x, "rounding": "v10"}, ties_exact=False)
-
 
 for _prefix, _jfunc, _ir, _jexp, _summary in (
     ("ndcg_cut", treceval.ndcg, None, None, "trec_eval ndcg_cut.k: DCG of the first k grades over the ideal DCG at k."),
@@ -157,7 +153,6 @@ def graded_defaults(cutoffs: tuple[int, ...] = Settings.dcg_cutoffs) -> tuple[st
 DEFAULT_GRADED = graded_defaults()
 #: Shown on the terminal with graded relevance (per_run.csv holds them all).
 SHOWN_GRADED = ("ADR", "AP_highly", "AP_relevant", "FT_highly", "FT_relevant", "ST_highly", "ST_relevant", "NDCG@100")
-
 #: Measures shown when none are asked for (binary relevance).
 DEFAULT_BINARY = ("NN", "FT", "ST", "E", "DCG", "AP")
 
@@ -198,7 +193,6 @@ for _name, _ours, _ir in (("map", "AP", "AP"), ("Rprec", "FT", "Rprec"), ("recip
 _family_twin("P", "P@{k}")
 _family_twin("recall", "R@{k}")
 
-
 PATTERNS["P(rel={r})@{k}"] = lambda rel, k: Measure.of(
     f"P(rel={rel})@{k}", treceval.precision_at_level, kind="judged", kw={"rel": rel, "k": k},
     summary="ir_measures' P(rel=r)@k: grade >= r in the first k ranks / k (r: the name's level, not --rel-level)",
@@ -213,15 +207,13 @@ for _x in IPREC_LEVELS:
     register(Measure.of(
         f"IPrec@{_x:.1f}", treceval.iprec_at_recall, kind="judged", kw={"level": _x, "rounding": "v9"},
         summary="ir_measures' IPrec@x: interpolated precision at recall x, trec_eval 9's cutoff (long)(x R + 0.9)",
-        params="rel_level: Settings.rel_level, --rel-level",
+        params=_REL_LEVEL,
         source="ir_measures IPrec@x (pytrec_eval: trec_eval 9.0 m_iprec_at_recall.c)", ties_exact=False,
     ))
 
 ALIASES.update({"IPrec@0": "IPrec@0.0", "IPrec@1": "IPrec@1.0"})
 
 
-
-# The listing: ``shrec-score measures`` and the generated top of docs/measures.md, both from measure_table.
 def measure_table() -> list[Measure]:
     """Every measure in registry order, then the families, each made with its fields' names (``P@k``, trec_eval
     ``P_k``): the source of ``shrec-score measures`` and of the docs.

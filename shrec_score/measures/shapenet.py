@@ -1,8 +1,6 @@
 """SHREC'16/'17 ShapeNet Core55: the official summary measures (the organisers' Metrics.js; docs/evaluators.md).
-
 Every list is cut to its first 1000 items: N its length after the cut, g_i the taxonomy grade at rank i (relevant
-when > 0), C = min(models of the query's synset with the query, 1000); 0 / 0 is 0 unless said otherwise.
-"""
+when > 0), C = min(models of the query's synset with the query, 1000); 0 / 0 is 0 unless said otherwise."""
 
 from __future__ import annotations
 
