@@ -1,19 +1,16 @@
-"""From per-query values to per-run means and a sorted leaderboard, in numpy on Tables (``*_table``; the
-pandas functions convert at the boundary); every mean summed in :func:`group_sums`' order (docs/architecture.md).
+"""From per-query values to per-run means and a sorted leaderboard, in numpy on Tables; every mean summed in
+:func:`group_sums`' order (docs/architecture.md).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from .measures.measure import column_higher_is_better, get_measure
 from .table import Table, object_column
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 
 def group_sums(values: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
@@ -171,15 +168,4 @@ def ranking_table(per_query: Table, measure: str) -> Table:
 
 def _ascending(column: str) -> bool:
     return column_higher_is_better(column) is False
-
-
-def _on_frames(table_function: Callable[..., Table]) -> Callable[..., pd.DataFrame]:
-    """``table_function`` on a DataFrame, converted at the boundary."""
-    return lambda frame, *args: table_function(Table.from_pandas(frame), *args).to_pandas()
-
-
-per_run_means = _on_frames(per_run_table)
-leaderboard = _on_frames(leaderboard_table)
-per_query_ranking = _on_frames(ranking_table)
-per_class_means = _on_frames(per_class_table)
 

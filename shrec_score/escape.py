@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from jinja2 import Template
     from rich.text import Text
 
+
 def html_template(source: str, **filters: Callable[..., str]) -> Template:
     """``source`` as a Jinja2 template that writes every value as HTML text: control characters made
     visible, then escaped (autoescape); a ``Markup`` value (markup made here: an SVG, a style sheet) as it is.

@@ -18,7 +18,7 @@ from .escape import md_escape, rich_text, tex_escape
 from .measures.measure import column_higher_is_better, display_name
 from .measures.names import trec_name
 from .notes import best_value, blank_note, significance_matrix, versus_best
-from .table import Table
+from .table import Table, as_table
 
 __all__ = ["FORMATS", "md_escape", "rich_text", "tex_escape", "to_csv", "to_json", "to_latex", "to_markdown", "to_rich", "to_trec", "trec_field"]
 
@@ -286,8 +286,7 @@ def _print_per_query(report: Report, console: Any) -> None:
 
 
 def _wide(report: Report) -> tuple[list[str], list[list[str]], int]:
-    """The head and cells of ``Report.per_query_wide()`` (the sort measure) and the number of key columns: query
-    (and class), then each run's, blank where the run has no value."""
+    """Head, cells and key-column count (query[, class]) of ``Report.per_query_wide()``; blank: no value."""
     runs = [str(r) for r in report.tables["leaderboard"]["run"].tolist()]
     keys, values = wide_values(report.tables["per_query"], runs, report.sort)
     key_cols = [keys[k].tolist() for k in keys.columns]
@@ -326,7 +325,7 @@ def trec_field(text: str) -> str:
 
 def _records(frame: Table | pd.DataFrame) -> list[dict[str, Any]]:
     """The rows as JSON objects (Python values; undefined values None)."""
-    table = frame if isinstance(frame, Table) else Table.from_pandas(frame)
+    table = as_table(frame)
     return [{k: (None if _isnan(v) else v) for k, v in zip(table.columns, values)} for values in table.records()]
 
 

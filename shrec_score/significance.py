@@ -18,9 +18,8 @@ EXACT_UP_TO = 16
 
 
 def randomization_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int = 10_000, seed: int = 0) -> float:
-    """Two-sided p-value of H0 "mean(a - b) = 0": P(|mean(s * d)| >= |mean(d)|) over sign patterns s.
-
-    Exact for n <= 16; else ``n_resamples`` patterns, p = (hits + 1) / (n_resamples + 1).
+    """Two-sided p-value of H0 "mean(a - b) = 0": P(|mean(s * d)| >= |mean(d)|) over sign patterns s: every
+    pattern up to :data:`EXACT_UP_TO` queries, else ``n_resamples`` ones, p = (hits + 1) / (n_resamples + 1).
 
     >>> randomization_test(np.array([0.5, 0.6, 0.7]), np.array([0.5, 0.6, 0.7]))
     1.0

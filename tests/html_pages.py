@@ -11,10 +11,11 @@ import pandas as pd
 from click.testing import CliRunner
 
 import shrec_score
-from shrec_score.aggregate import leaderboard, per_class_means, per_run_means
+from shrec_score.aggregate import leaderboard_table, per_class_table, per_run_table
 from shrec_score.cli import cli
 from shrec_score.report import Report
 from shrec_score.significance import pairwise
+from shrec_score.table import Table
 
 from .conftest import ROOT
 
@@ -71,8 +72,8 @@ def hostile_report(n_queries: int = 8, seed: int = 3) -> Report:
             rows.append({"run": run, "query": q, "class": c, "AP": float(rng.uniform(0, 1) * (1 - 0.1 * k)), "FP_relevant": float(rng.integers(0, 9))})
     per_query = pd.DataFrame(rows)
     measures = ["AP", "FP_relevant"]
-    per_run = per_run_means(per_query, measures, HOSTILE_RUNS)
-    board = leaderboard(per_run, "AP")
+    per_run = per_run_table(Table.from_pandas(per_query), measures, HOSTILE_RUNS)
+    board = leaderboard_table(per_run, "AP")
     pr = pd.DataFrame([{"run": r, "recall": x / 4, "precision": 1 - x / 5 - 0.05 * k} for k, r in enumerate(HOSTILE_RUNS) for x in range(5)])
     return Report(
         per_query=per_query,
@@ -82,7 +83,7 @@ def hostile_report(n_queries: int = 8, seed: int = 3) -> Report:
         shown=measures,
         sort="AP",
         signature={"version": shrec_score.__version__, "mode": "<b>m</b>", "relevance": "</script>.cla", "queries": n_queries},
-        per_class=per_class_means(per_query, measures, list(board["run"])),
+        per_class=per_class_table(Table.from_pandas(per_query), measures, list(board["run"])),
         significance=pairwise(per_query, "AP", list(board["run"]), n_resamples=100, seed=0),
     )
 
@@ -101,8 +102,8 @@ def big_report(n_runs: int = 20, n_queries: int = 1000, measures: tuple[str, ...
     for m in measures:
         frame[m] = rng.uniform(0, 1, n_runs * n_queries)
     per_query = pd.DataFrame(frame)
-    per_run = per_run_means(per_query, list(measures), runs)
-    board = leaderboard(per_run, measures[-1])
+    per_run = per_run_table(Table.from_pandas(per_query), list(measures), runs)
+    board = leaderboard_table(per_run, measures[-1])
     levels = np.arange(1, 21) / 20
     pr = pd.DataFrame([{"run": r, "recall": x, "precision": float(1 - x * rng.uniform(0.3, 0.9))} for r in runs for x in levels])
     return Report(
@@ -113,5 +114,5 @@ def big_report(n_runs: int = 20, n_queries: int = 1000, measures: tuple[str, ...
         shown=list(measures)[:8],
         sort=measures[-1],
         signature={"version": shrec_score.__version__, "mode": "generated", "queries": n_queries},
-        per_class=per_class_means(per_query, list(measures), list(board["run"])),
+        per_class=per_class_table(Table.from_pandas(per_query), list(measures), list(board["run"])),
     )

@@ -14,7 +14,7 @@ import pytest
 
 import shrec_score
 from shrec_score import render
-from shrec_score.aggregate import leaderboard, per_query_ranking
+from shrec_score.aggregate import leaderboard_table, ranking_table
 from shrec_score.measures import (
     column_higher_is_better,
     get_measure,
@@ -24,6 +24,7 @@ from shrec_score.measures import (
 )
 from shrec_score.report import Report
 from shrec_score.significance import pairwise
+from shrec_score.table import Table
 
 from .conftest import ROOT
 
@@ -116,12 +117,12 @@ def test_per_query_ranking_follows_the_direction(three_lengths):
     assert first["run"].unique().tolist() == ["c_short"]
     assert first["value"].tolist() == [1.0] * 6
     pq = pd.DataFrame({"query": ["x"] * 3, "run": ["b", "a", "c"], "FN_highly": [2.0, 2.0, math.nan]})
-    assert per_query_ranking(pq, "FN_highly")["run"].tolist() == ["a", "b", "c"]  # ties by name, NaN last
+    assert ranking_table(Table.from_pandas(pq), "FN_highly")["run"].tolist() == ["a", "b", "c"]  # ties by name, NaN last
 
 
 def test_leaderboard_ties_by_name_and_nan_last_when_lower_is_better():
     per_run = pd.DataFrame({"run": ["d", "b", "a", "c"], "queries": [3] * 4, "FN_relevant": [math.nan, 2.0, 2.0, 1.0]})
-    board = leaderboard(per_run, "FN_relevant")
+    board = leaderboard_table(Table.from_pandas(per_run), "FN_relevant")
     assert board["run"].tolist() == ["c", "a", "b", "d"]
     assert board["rank"].tolist() == [1, 2, 3, 4]
 
@@ -231,7 +232,7 @@ def _kendall_report():
     per_run = pd.DataFrame({"run": ["x", "y"], "queries": [2, 2], "tau_b": [0.6, 0.2], "tau_b_std": std})
     return Report(
         per_query=per_query,
-        leaderboard=leaderboard(per_run, "tau_b"),
+        leaderboard=leaderboard_table(Table.from_pandas(per_run), "tau_b"),
         pr_curve=pd.DataFrame(columns=["run", "recall", "precision"]),
         measures=["tau_b", "tau_b_std"],
         shown=["tau_b", "tau_b_std"],

@@ -18,10 +18,11 @@ import pytest
 
 import shrec_score
 from shrec_score import render
-from shrec_score.aggregate import leaderboard
+from shrec_score.aggregate import leaderboard_table
 from shrec_score.errors import visible
 from shrec_score.report import Report
 from shrec_score.significance import pairwise
+from shrec_score.table import Table
 
 # Two classes of three models; ids and class names hostile too (a .cla splits on whitespace only).
 CLASSES = {"a|<i>&$": ["q|1", "q<2>", "q&3"], "b_*`[x]~": ["q$4", "q#5", "q%6"]}
@@ -78,7 +79,7 @@ def _built():
         [{"run": r, "query": q, "class": "[b]c|1", col: v} for r in runs for q, v in zip(queries, values[r])]
     )
     per_run = pd.DataFrame({"run": runs, "queries": [3] * 4, col: [sum(values[r]) / 3 for r in runs]})
-    board = leaderboard(per_run, col)
+    board = leaderboard_table(Table.from_pandas(per_run), col)
     return Report(
         per_query=per_query,
         leaderboard=board,

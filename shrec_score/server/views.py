@@ -67,9 +67,11 @@ def _ranked(sort: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
         return {"columns": ["rank", *FIXED], "rows": []}
     import pandas as pd
 
-    from ..aggregate import leaderboard as order
+    from ..aggregate import leaderboard_table
+    from ..table import Table
 
     measures = list(rows[0])[len(FIXED) :]
     frame = pd.DataFrame(rows, columns=[*FIXED, *measures]).astype(dict.fromkeys(measures, "float64"))
-    board = order(frame, sort if sort in measures else measures[0])  # (a row scored before a preset changed)
+    measure = sort if sort in measures else measures[0]  # (a row scored before a preset changed)
+    board = leaderboard_table(Table.from_pandas(frame), measure).to_pandas()
     return {"columns": list(board.columns), "rows": [{k: _plain(v) for k, v in r.items()} for r in board.to_dict(orient="records")]}
