@@ -141,7 +141,7 @@ def runs_for(
 
 def _in_relevance_order(run: RankedRun, rel: Relevance, missing: str) -> RankedRun:
     """A ranked record's lists in the relevance's query order, as readers make them (the engine pairs lists with
-    queries by position): an unknown query refused, a missing one too or an empty list (``missing``, as a reader)."""
+    queries by position): an unknown query refused; a missing one refused, or an empty list (``missing`` skip/zero)."""
     if list(run.query_ids) == rel.query_ids:
         return run
     at = {q: i for i, q in enumerate(run.query_ids)}
