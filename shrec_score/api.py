@@ -27,7 +27,6 @@ from .loading import (
     PathLike,
     Progress,
     is_classification_file,
-    lenient_summary,
     load_relevance,
     load_runs,
     load_with,
@@ -52,8 +51,8 @@ def score(
     Parameters
     ----------
     runs : paths or run records
-        Folders of runs (one sub-folder per run), run folders, run files, or runs already read
-        (:class:`RankedRun`, :class:`MatrixRun`, as :func:`load_runs` hands them over); not a mix of both.
+        Folders of runs (a sub-folder per run), run folders, run files; or run records (:class:`RankedRun`,
+        :class:`MatrixRun`, as :func:`load_runs` reads them), not a mix.
     relevance : path, Classification or Relevance
         Target classification (``.cla``), TREC qrels, or a ready relevance model.
     options : Options, optional
@@ -87,22 +86,20 @@ def score(
     ties : {"rule", "expected", "optimistic", "pessimistic"}, optional
         Tied items (over ``settings.ties``): the rule, the exact mean over every order, relevant first / last.
     split : str, optional
-        With a ShapeNet Core55 ground truth: the split whose models are the queries and the collection
-        (required when the file holds several).
+        A ShapeNet Core55 ground truth's split to score (required when the file holds several).
     strip_zeros, id_map : optional
         How a run spells ids: compared without leading zeros; a two-column file (run id, relevance id).
     lenient : bool
-        Score broken runs anyway by the rules of docs/inputs.md ("Checking runs and lenient scoring"); the
-        warnings say per run what was dropped.
+        Score broken runs anyway (docs/inputs.md, "Checking runs and lenient scoring"), warning what was dropped.
     progress : callable, optional
         ``progress(stage, done, total)`` as runs are read ("reading") and scored ("scoring").
 
     Raises
     ------
     OptionError
-        (a ``ValueError``) for an option outside its documented values, before any input is read.
+        (a ``ValueError``) an option outside its documented values, before any input is read.
     InputError
-        for a bad input file, naming the file and the line.
+        a bad input file, naming the file and the line.
     """
     opts = Options.of(options, settings)
     _given_runs(runs)  # a mix of paths and records refused before anything is read
@@ -118,7 +115,7 @@ def score(
 
 
 def _given_runs(runs: Sequence[Any]) -> list[AnyRun] | None:
-    """The run records when ``runs`` holds records, None when it holds paths."""
+    """The run records in ``runs``; None for paths."""
     records = [r for r in runs if isinstance(r, (RankedRun, MatrixRun))]
     if records and len(records) < len(runs):
         raise OptionError("runs: expected paths or run records (RankedRun, MatrixRun), not a mix of both")
@@ -128,8 +125,7 @@ def _given_runs(runs: Sequence[Any]) -> list[AnyRun] | None:
 def runs_for(
     runs: Sequence[Any], rel: Relevance, opts: Options, *, ties: bool | None = None, progress: Progress | None = None,
 ) -> tuple[list[AnyRun], list[str]]:
-    """The runs and notes on files passed over: paths read (:func:`load_with`), records as given (refused
-    when read against another relevance: their target indices point into other ids)."""
+    """The runs and notes on files passed over: paths read, records as given (in the relevance's query order)."""
     given = _given_runs(runs)
     if given is None:
         return load_with(runs, rel, opts, ties=ties, progress=progress)
@@ -144,9 +140,8 @@ def runs_for(
 
 
 def _in_relevance_order(run: RankedRun, rel: Relevance, missing: str) -> RankedRun:
-    """A ranked record's lists in the relevance's query order, as every reader makes them (the engine pairs lists
-    with queries by position): an unknown query refused; a missing one refused, or an empty list (``missing``
-    skip / zero, as a reader's)."""
+    """A ranked record's lists in the relevance's query order, as readers make them (the engine pairs lists with
+    queries by position): an unknown query refused; a missing one refused, or an empty list (``missing`` skip/zero)."""
     if list(run.query_ids) == rel.query_ids:
         return run
     at = {q: i for i, q in enumerate(run.query_ids)}
@@ -169,7 +164,7 @@ def _in_relevance_order(run: RankedRun, rel: Relevance, missing: str) -> RankedR
 
 
 def relevance_for(relevance: PathLike | Classification | Relevance, opts: Options) -> Relevance:
-    """The relevance model of a scoring: ``relevance`` as it is, or loaded with ``opts``' settings."""
+    """``relevance`` as it is, or loaded with ``opts``' settings."""
     if isinstance(relevance, Relevance):
         return relevance
     return load_relevance(
@@ -193,8 +188,7 @@ class MeasurePlan:
 
 
 def plan_measures(rel: Relevance, opts: Options) -> MeasurePlan:
-    """The measures to compute for ``rel`` under ``opts``; refuses a ``sort`` or ``rank_by`` that is not
-    computed (before any run is read)."""
+    """The measures to compute for ``rel`` under ``opts``; a ``sort`` or ``rank_by`` not computed refused."""
     first: str | None = None
     notes: tuple[str, ...] = ()
     if opts.measures:
@@ -238,8 +232,7 @@ def _column(name: str | None, columns: list[str]) -> str | None:
 
 @dataclass(frozen=True)
 class Scoring:
-    """One scoring's relevance, options and measures, from :meth:`start` to :meth:`report` (:func:`score`'s
-    and the cluster's)."""
+    """One scoring (:func:`score`'s or the cluster's): :meth:`start`, :meth:`score` each run, :meth:`report`."""
 
     relevance: Relevance
     options: Options
@@ -247,7 +240,7 @@ class Scoring:
 
     @classmethod
     def start(cls, relevance: PathLike | Classification | Relevance, opts: Options) -> Scoring:
-        """The relevance loaded and the measures planned (a ``sort`` not computed refused before any run is read)."""
+        """The relevance loaded and the measures planned, before any run is read."""
         rel = relevance_for(relevance, opts)
         return cls(rel, opts, plan_measures(rel, opts))
 
@@ -305,12 +298,13 @@ def _warnings(
     ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, opts: Options, notes: list[str], measures: Sequence[str],
     empty: np.ndarray,
 ) -> list[str]:
-    """What the user should know, in order: an entry starting with ``note: `` is about the numbers
-    (printed as it is), any other a warning (printed after ``warning: ``)."""
+    """What the user should know, in order: a ``note: `` (about the numbers, printed as it is) or a warning."""
     s = opts.settings
     warnings = list(notes)
     if opts.lenient:  # after scoring: NaN matrix cells are counted while ranking
-        warnings += [lenient_summary(r) for r in runs]
+        for run in runs:
+            dropped = ", ".join(f"{n} {reason}" for reason, n in sorted((run.drops or {}).items()))
+            warnings.append(f"--lenient: run {shown(run.name)}: {dropped or 'nothing dropped'}")
     if empty.any():  # the measures that leave them out (the contests' rule), those that count them (trec_eval's)
         level = f" at --rel-level {s.rel_level}" if s.rel_level > 1 else ""
         text = f"{int(empty.sum())} of {rel.n_queries} queries have no relevant target (K = 0{level}, first: {rel.query_ids[int(empty.argmax())]!r})"

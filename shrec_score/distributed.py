@@ -148,17 +148,15 @@ def score(
     shared, rel = _Shared(scoring.relevance, opts, scoring.plan), scoring.relevance
     found = find_runs(runs, rel, opts, row_blocks=True)
     sources, notes = found.sources, found.notes
-    for s in sources:
+    by_block = ranks_suffice(shared.plan.measures, opts.settings, curves=rel.gain_curves)  # a task per stored block
+    tasks: list[Task] = []
+    for i, s in enumerate(sources):
         if isinstance(s, BlockSource):  # every block matrix's shape checked
             mapped = matrix_run("", "", None, rel, *block_matrix_ids(s.path, s.matrix.shape, rel, opts.matrix_order))
             shared = replace(shared, row_of_query=mapped.row_of_query, col_target=mapped.col_target)
-    tasks: list[Task] = []
-    by_block = ranks_suffice(shared.plan.measures, opts.settings, curves=rel.gain_curves)  # a task per stored block
-    for i, s in enumerate(sources):
-        if isinstance(s, BlockSource) and by_block:
-            tasks.extend((_score_rows, (s.path, s.name, "rows", a, b), i) for a, b in s.matrix.blocks())
-        elif isinstance(s, BlockSource):
-            tasks.extend((_score_rows, (s.path, s.name, "queries", a, b), i) for a, b in _chunk_groups(rel, s.matrix))
+            spans = s.matrix.blocks() if by_block else _chunk_groups(rel, s.matrix)
+            by = "rows" if by_block else "queries"
+            tasks.extend((_score_rows, (s.path, s.name, by, a, b), i) for a, b in spans)
         else:
             tasks.append((_score_source, (s,), i))
     report = progress or (lambda stage, done, total: None)

@@ -10,7 +10,7 @@ from functools import partial
 from typing import cast
 
 from .choices import GRADES, RUN_FORMATS
-from .errors import InputError, shown
+from .errors import InputError
 from .io.cla import read_classification
 from .io.lists import read_list_run
 from .io.runs import BlockSource, discover_runs, discover_sources
@@ -153,8 +153,3 @@ def load_with(
         runs.append(run)
     return runs, found.notes
 
-
-def lenient_summary(run: AnyRun) -> str:
-    """What --lenient dropped in ``run``, and why (one line)."""
-    dropped = ", ".join(f"{n} {reason}" for reason, n in sorted((run.drops or {}).items()))
-    return f"--lenient: run {shown(run.name)}: {dropped or 'nothing dropped'}"

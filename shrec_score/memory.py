@@ -4,7 +4,9 @@ TREC tables a notebook holds; every matrix is ranked by the code of a ``.npy`` f
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import tempfile
 import warnings
 from collections import Counter
 from collections.abc import Hashable, Mapping, Sequence
@@ -19,7 +21,6 @@ from .io.cla import read_classification
 from .join import matrix_axis, matrix_run
 from .loading import load_relevance
 from .measures.names import ambiguous_recall
-from .memory_trec import score_tables
 from .model import MISC_CLASS, Classification, factorize
 from .options import Options, one_of
 
@@ -41,32 +42,28 @@ def evaluate(
     Parameters
     ----------
     distances : array-like, shape (n_queries, n_targets)
-        Smaller = more similar.  With ``labels``: square, item i's row and column, the query left
-        out of its own list (K = |C| - 1); with ``query_labels`` and ``target_labels``: queries x
-        targets (K = |C|).  A dict ``{name: array}`` scores one run per model.
+        Smaller = more similar.  With ``labels``: square, the query left out of its own list (K = |C| - 1); with
+        ``query_labels`` and ``target_labels``: queries x targets (K = |C|).  A dict ``{name: array}``: a run per model.
     embeddings, query_embeddings, target_embeddings : array-like, shape (n, d)
-        ``embeddings`` with ``labels`` (all-against-all), or ``query_embeddings`` and
-        ``target_embeddings`` with ``query_labels`` and ``target_labels``; dicts of the same names
-        score one run per model.  Distances computed in ``dtype`` a block of rows at a time.
+        ``embeddings`` with ``labels``, or the other two with ``query_labels`` and ``target_labels``; dicts of the
+        same names: a run per model.  Distances computed in ``dtype``, a block of rows at a time.
     metric : {"euclidean", "sqeuclidean", "cosine", "inner_product"}
         ``cosine``: 1 - cos; ``inner_product``: the negated product.  Equal distances: lower column first.
     dtype : {"float32", "float64"}
         Precision of computed distances (float32 may tie where float64 would not).
     labels, query_labels, target_labels : sequence of hashable, Classification or path
-        Each item's class in array order (any hashables, a Categorical, a tensor), compared by
-        text: two labels of one text, a missing label and 2-D (one-hot) labels are refused.  Item i
-        gets the id ``i`` (queries ``qi``); ``-1`` is the PSB's miscellaneous class (never a query,
-        never relevant, counted in a warning).  A :class:`~shrec_score.model.Classification` or a
-        ``.cla`` path orders rows and columns by its ids as a ``.npy`` file's (``matrix_order=``).
+        Each item's class in array order (hashables, a Categorical, a tensor), compared by text (two labels of one
+        text, a missing label, 2-D labels refused); item i's id is ``i`` (queries ``qi``); ``-1``: the PSB's
+        miscellaneous class (never a query nor relevant, warned of).  A Classification or ``.cla`` path orders rows
+        and columns by its ids as a ``.npy`` file's (``matrix_order=``).
     run, qrels : pandas.DataFrame or dict
-        TREC data instead: columns as ir_measures, ranx and pytrec_eval name them (``query_id``,
-        ``doc_id``, ``score``; ``relevance``) or ``{query: {doc: score or grade}}``; scored as the
-        same TREC files (written in full precision to a temporary folder and read back).
+        TREC data instead: columns as ir_measures, ranx and pytrec_eval name them (``query_id``, ``doc_id``,
+        ``score``; ``relevance``) or ``{query: {doc: score or grade}}``, scored as TREC files in full precision.
     name : str, optional
         The run's name (default ``"run"``); a dict of models is named by its keys.
     **options
-        Every keyword of :func:`~shrec_score.score`, checked alike; ``R@k`` and ``Recall@k`` are
-        refused, naming IR recall (``recall.k``) and metric-learning Recall@k (``success.k``).
+        Every keyword of :func:`~shrec_score.score`; ``R@k`` and ``Recall@k`` refused, naming IR recall
+        (``recall.k``) and metric-learning Recall@k (``success.k``).
 
     Raises
     ------
@@ -366,3 +363,77 @@ def _as_classification(arg: str, value: Any, prefix: str) -> Classification:
     ids = [f"{prefix}{i}" for i in range(codes.size)]
     return Classification(f"<{arg}>", names, ["0"] * len(names), ids, codes.astype(np.int32))
 
+
+#: Column names accepted for TREC tables (ir_measures, ranx, pytrec_eval, trec_eval's docs).
+_COLUMNS = {
+    "query": ("query_id", "qid", "q_id", "query", "topic"),
+    "doc": ("doc_id", "docid", "docno", "doc", "target_id"),
+    "score": ("score", "sim"),
+    "relevance": ("relevance", "rel", "grade", "label", "judgment"),
+}
+
+
+def _table(arg: str, value: Any, kind: str) -> Any:
+    """A DataFrame with columns query, doc and ``kind`` from a DataFrame or a nested dict."""
+    import pandas as pd
+
+    if isinstance(value, dict):
+        if not all(isinstance(docs, dict) for docs in value.values()):
+            raise ValueError(f"{arg}: expected a dict {{query: {{doc: {kind}}}}}: every value a dict of docs")
+        rows = [(str(q), str(d), v) for q, docs in value.items() for d, v in docs.items()]
+        frame = pd.DataFrame(rows, columns=["query", "doc", kind])
+    elif isinstance(value, pd.DataFrame):
+        frame = pd.DataFrame()
+        for key in ("query", "doc", kind):
+            found = [c for c in _COLUMNS[key] if c in value.columns]
+            if not found:
+                raise ValueError(f"{arg}: expected a column {' or '.join(_COLUMNS[key])}, got columns {list(value.columns)}")
+            frame[key] = value[found[0]] if key == kind else value[found[0]].astype(str)
+    else:
+        raise ValueError(f"{arg}: expected a pandas DataFrame or a dict {{query: {{doc: {kind}}}}}, got {type(value).__name__}")
+    if frame.empty:
+        raise ValueError(f"{arg}: expected at least one row")
+    values = pd.to_numeric(frame[kind], errors="coerce")
+    if values.isna().any():
+        row = int(values.isna().to_numpy().argmax())
+        raise ValueError(f"{arg}: expected a number as {kind} in every row, got {frame[kind].iloc[row]!r} in row {row}")
+    if kind == "relevance" and not (values == values.round()).all():
+        raise ValueError(f"{arg}: expected whole-number grades")
+    frame[kind] = values.astype(np.int64) if kind == "relevance" else values.astype(np.float64)
+    for col in ("query", "doc"):
+        bad = frame[col].str.contains(r"\s") | (frame[col] == "")
+        if bad.any():
+            row = int(bad.to_numpy().argmax())
+            raise ValueError(f"{arg}: expected {col} ids without blanks, got {frame[col].iloc[row]!r} in row {row}")
+    dup = frame.duplicated(["query", "doc"])
+    if dup.any():
+        row = int(dup.to_numpy().argmax())
+        raise ValueError(f"{arg}: expected each (query, doc) pair once, got {frame['query'].iloc[row]!r}, {frame['doc'].iloc[row]!r} again in row {row}")
+    return frame
+
+
+def score_tables(run_value: Any, qrels_value: Any, name: str, opts: Any) -> Any:
+    """Score TREC tables (checked by :func:`_table`) as TREC files written in full precision to a temporary folder
+    (removed after) and read back by the TREC readers, so the numbers are the files'."""
+    if name in ("", ".", "..") or "/" in name or os.sep in name or "\0" in name:
+        raise ValueError(f"name: expected a run name that is a file name (no '/'), got {name!r}")
+    run, qrels = _table("run", run_value, "score"), _table("qrels", qrels_value, "relevance")
+
+    with tempfile.TemporaryDirectory(prefix="shrec-score-") as tmp:
+        os.mkdir(os.path.join(tmp, "run"))  # the run's file in a folder of its own: a run named 'qrels' stays apart
+        run_path, qrels_path = os.path.join(tmp, "run", name), os.path.join(tmp, "qrels")
+        with open(run_path, "w", encoding="utf-8") as fh:  # repr: the doubles round-trip exactly
+            fh.writelines(f"{q} Q0 {d} 0 {s!r} r\n" for q, d, s in zip(run["query"], run["doc"], run["score"].tolist()))
+        with open(qrels_path, "w", encoding="utf-8") as fh:
+            fh.writelines(f"{q} 0 {d} {g}\n" for q, d, g in zip(qrels["query"], qrels["doc"], qrels["relevance"].tolist()))
+        def named(text: str) -> str:  # messages name the arguments, not the temporary files
+            return text.replace(run_path, "run=").replace(qrels_path, "qrels=")
+
+        try:
+            report = score([run_path], qrels_path, options=dataclasses.replace(opts, run_format="trec"))
+        except InputError as exc:
+            raise ValueError(named(str(exc))) from None
+    report.warnings = [named(w) for w in report.warnings]
+    report.signature["relevance"] = "qrels from memory"
+    report.run_tags = {}  # the files' placeholder tag is nobody's: --format trec names the run
+    return report
