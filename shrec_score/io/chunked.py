@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import InputError, shown
 from . import matrix
 from .compressed import file_compression, readable
-from .text import list_folder
+from .text import list_folder, read_head
 
 #: The ``format`` of a shard folder's manifest.
 SHARDS_FORMAT = "shrec-score npy-shards"
@@ -266,7 +266,7 @@ def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray
     m: np.ndarray | matrix.RowFile
     if path.endswith(".npy"):
         m = matrix.read_npy_matrix(path)
-    elif matrix.is_binary_file(path) and not file_compression(path):  # (is_binary_file checks it is a regular file)
+    elif matrix.is_binary(read_head(path)) and not file_compression(path):  # (read_head checks it is a regular file)
         if shape is None:
             size = os.path.getsize(path)
             side = math.isqrt(size // 4)

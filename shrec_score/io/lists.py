@@ -24,6 +24,17 @@ from .trec import arrow_filled, arrow_numpy, arrow_strings, missing_queries_erro
 #: One file's target indices (int64, file order) and distances (None unless every target has one).
 Listed = tuple[np.ndarray, np.ndarray | None]
 
+#: The reason ``--lenient`` counts a query file without a target line, and a query without a file, under.
+EMPTY_LISTS = "empty ranked lists (scored 0)"
+MISSING_LISTS = "queries without a ranked list (scored 0)"
+
+#: Bytes of query files read before they are parsed (one chunk); a chunk in flight holds a
+#: few times this (a run of 141 MB: peak RSS 422 MB with 32 MiB chunks, 284 MB with 8).
+CHUNK_BYTES = 8 << 20
+
+#: Bytes of a chunk from which pyarrow parses it; below, the line reader is faster than importing pyarrow.
+BATCH_MIN_BYTES = 256 << 10
+
 
 def query_of(entry: str, known: Mapping[str, object], spell: Spell | None = None) -> str:
     """The query id a ranked-list file is named after: its name, or its name without the
@@ -33,11 +44,6 @@ def query_of(entry: str, known: Mapping[str, object], spell: Spell | None = None
         if as_known(name) in known:
             return as_known(name)
     return as_known(strip_suffix(entry).rsplit(".", 1)[0])
-
-
-#: The reason ``--lenient`` counts a query file without a target line under.
-EMPTY_LISTS = "empty ranked lists (scored 0)"
-MISSING_LISTS = "queries without a ranked list (scored 0)"
 
 
 def query_files(
@@ -262,14 +268,6 @@ def list_run(name: str, query_ids: list[str], got: Mapping[str, Listed], *, ties
         flat = np.concatenate([np.zeros(0), *(np.full(v.size, np.nan) if d is None else d for v, d in lists.values())])
         run.tie_start = tie_starts(np.r_[False, flat[1:] == flat[:-1]], run.offsets)  # NaN equals nothing
     return run
-
-
-#: Bytes of query files read before they are parsed (one chunk); a chunk in flight holds a
-#: few times this (a run of 141 MB: peak RSS 422 MB with 32 MiB chunks, 284 MB with 8).
-CHUNK_BYTES = 8 << 20
-
-#: Bytes of a chunk from which pyarrow parses it; below, the line reader is faster than importing pyarrow.
-BATCH_MIN_BYTES = 256 << 10
 
 
 def _chunks(files: list[tuple[str, str]]) -> Iterator[list[tuple[str, str, bytes]]]:

@@ -15,9 +15,20 @@ import numpy as np
 from ..errors import InputError, shown
 from .compressed import MAGIC_BYTES, compression_of, open_input, readable
 from .numbers import parse_number
-from .text import HEAD_BYTES, decode_text, pieces, read_head, refuse_wide_text, regular_file
+from .text import HEAD_BYTES, decode_text, pieces, refuse_wide_text, regular_file
 
 _NUMPY2 = int(np.__version__.split(".")[0]) >= 2
+
+#: The bytes that separate numbers on a row: ASCII whitespace but the newline.
+_BLANK = np.zeros(256, dtype=bool)
+_BLANK[[9, 11, 12, 13, 32]] = True
+
+COMPRESSED = "expected an uncompressed .npy or PSB binary matrix (their rows are read by position); decompress it first"
+
+#: ASCII matrices larger than this are streamed (row chunks -> a temporary binary file).
+STREAM_ABOVE = 64 << 20
+#: Bytes of text parsed at once (one piece).
+STREAM_CHUNK = 16 << 20
 
 
 def _parse_numbers(text: str) -> np.ndarray:
@@ -78,11 +89,6 @@ def _parse_rows(path: str, text: str, n_cols: int, line_no: int = 0) -> np.ndarr
                 raise InputError(path, n, "expected a number as distance", shown(bad))
         raise InputError(path, None, "expected a whitespace-separated matrix of numbers")
     return values.reshape(n_rows, n_cols)
-
-
-#: The bytes that separate numbers on a row: ASCII whitespace but the newline.
-_BLANK = np.zeros(256, dtype=bool)
-_BLANK[[9, 11, 12, 13, 32]] = True
 
 
 def _ragged(text: str, n_cols: int) -> bool:
@@ -163,9 +169,6 @@ class RowFile:
         return out[0][rest] if rows.ndim == 0 else out[(slice(None), *rest)]
 
 
-COMPRESSED = "expected an uncompressed .npy or PSB binary matrix (their rows are read by position); decompress it first"
-
-
 def is_binary(head: bytes) -> bool:
     """True when a file's first bytes are not text (a NUL byte or invalid UTF-8)."""
     if b"\0" in head:
@@ -175,17 +178,6 @@ def is_binary(head: bytes) -> bool:
     except UnicodeDecodeError as exc:
         return exc.start < len(head) - 4  # a multi-byte char cut at the probe's end is text
     return False
-
-
-def is_binary_file(path: str) -> bool:
-    """:func:`is_binary` of the first 4 KiB of ``path`` (decompressed); UTF-16 / UTF-32 text is an InputError."""
-    return is_binary(read_head(path, 4096))
-
-
-#: ASCII matrices larger than this are streamed (row chunks -> a temporary binary file).
-STREAM_ABOVE = 64 << 20
-#: Bytes of text parsed at once (one piece).
-STREAM_CHUNK = 16 << 20
 
 
 def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray | RowFile:

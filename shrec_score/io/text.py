@@ -27,6 +27,20 @@ _KINDS = (
     (stat.S_ISDIR, "a folder"),
 )
 
+#: Byte-order marks of the encodings that are not UTF-8 (UTF-32 first: its LE mark starts with UTF-16's).
+_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "UTF-32", "utf-32-be"),
+    (b"\xff\xfe", "UTF-16", "utf-16-le"),
+    (b"\xfe\xff", "UTF-16", "utf-16-be"),
+)
+
+#: Characters that do not print but are text (zero-width space, no-break space ...).
+_TEXT_CATEGORIES = ("Cf", "Zs", "Zl", "Zp")
+
+#: Where a line ends in a TREC file: LF, CRLF or a lone CR (as pyarrow's CSV reader).
+_LINE_END = re.compile(r"\r\n?|\n")
+
 
 def plain(text: str) -> str:
     """An id shown unquoted in a message when short, else as :func:`~shrec_score.errors.shown` cuts it."""
@@ -80,18 +94,6 @@ def list_folder(path: str) -> list[str]:
 def folder_entries(path: str) -> list[tuple[str, str, bool]]:
     """``(name, full path, is a folder)`` of each entry of :func:`list_folder`."""
     return [(name, os.path.join(path, name), entry_is_folder(os.path.join(path, name))) for name in list_folder(path)]
-
-
-#: Byte-order marks of the encodings that are not UTF-8 (UTF-32 first: its LE mark starts with UTF-16's).
-_BOMS = (
-    (b"\xff\xfe\x00\x00", "UTF-32", "utf-32-le"),
-    (b"\x00\x00\xfe\xff", "UTF-32", "utf-32-be"),
-    (b"\xff\xfe", "UTF-16", "utf-16-le"),
-    (b"\xfe\xff", "UTF-16", "utf-16-be"),
-)
-
-#: Characters that do not print but are text (zero-width space, no-break space ...).
-_TEXT_CATEGORIES = ("Cf", "Zs", "Zl", "Zp")
 
 
 def refuse_wide_text(path: str, head: bytes) -> None:
@@ -231,10 +233,6 @@ def rest_of_line(fh: IO[bytes]) -> int:
     while (block := fh.read(1 << 20)) and b"\n" not in block:
         n += len(block)
     return n + block.find(b"\n") if block else n
-
-
-#: Where a line ends in a TREC file: LF, CRLF or a lone CR (as pyarrow's CSV reader).
-_LINE_END = re.compile(r"\r\n?|\n")
 
 
 def text_lines(path: str | os.PathLike[str], size: int = 16 << 20) -> Iterator[tuple[int, str]]:

@@ -27,6 +27,17 @@ from .text import long_line, pieces, plain, read_head, scan_line_lengths, text_l
 BLANKS = " \t\f\v"
 _FIELD = re.compile(f"[^{BLANKS}]+")
 
+#: The highest grade a qrels line may give (grades are held in a byte; trec_eval's test files go to 4).
+MAX_GRADE = 127
+#: Qrels files from this size are read with pyarrow (below, the line reader is as fast).
+FAST_QRELS_BYTES = 1 << 20
+
+TREC_RUN_FIELDS = "query_id Q0 target_id rank score tag"
+#: Fields of a TREC run line that are read; words after the sixth (the tag's
+#: first word) are ignored, as trec_eval's get_trec_results.c does.
+RUN_FIELDS = 6
+RUN_NAMES = ["query", "q0", "doc", "rank", "score", "tag"]
+
 
 def fields(line: str) -> list[str]:
     """The fields of one line (:func:`~.text.text_lines` gives its lines), split on runs of :data:`BLANKS`.
@@ -71,12 +82,6 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     return Qrels(path, qrels.query_ids, qrels.query_codes[keep], qrels.target_ids, qrels.target_codes[keep], qrels.grades[keep])
 
 
-#: The highest grade a qrels line may give (grades are held in a byte; trec_eval's test files go to 4).
-MAX_GRADE = 127
-#: Qrels files from this size are read with pyarrow (below, the line reader is as fast).
-FAST_QRELS_BYTES = 1 << 20
-
-
 def _read_qrels_fast(path: str) -> Qrels | None:
     """The qrels read by pyarrow, or None for the line reader to name a problem or read a grade such as ``+1`` (:func:`~.numbers.is_integer`'s rule)."""
     import pyarrow as pa
@@ -92,12 +97,6 @@ def _read_qrels_fast(path: str) -> Qrels | None:
     if (keys[1:] == keys[:-1]).any() or grades.max(initial=0) > MAX_GRADE:
         return None  # the line reader names the lines
     return Qrels(path, queries, q_codes, docs, d_codes, grades)
-
-
-TREC_RUN_FIELDS = "query_id Q0 target_id rank score tag"
-#: Fields of a TREC run line that are read; words after the sixth (the tag's
-#: first word) are ignored, as trec_eval's get_trec_results.c does.
-RUN_FIELDS = 6
 
 
 def _pair(query: str, target: str) -> str:
@@ -143,9 +142,6 @@ class TrecLines:
     def encoded(self) -> tuple[list[str], np.ndarray, list[str], np.ndarray]:
         """Both id columns dictionary-encoded: distinct queries, their codes, distinct targets, theirs."""
         return (*_encode(self.queries), *_encode(self.docs))
-
-
-RUN_NAMES = ["query", "q0", "doc", "rank", "score", "tag"]
 
 
 def _delimiter(data: Any) -> tuple[str, int] | None:
