@@ -1,6 +1,5 @@
-"""Matrix runs stored by blocks of rows, a Zarr array or a folder of ``.npy`` row shards with its
-``manifest.json`` (the layouts: docs/scale-out.md): :func:`open_row_blocks` reads either,
-:func:`write_row_blocks` writes either."""
+"""Matrix runs stored by blocks of rows, a Zarr array or a folder of ``.npy`` row shards with its ``manifest.json``
+(the layouts: docs/scale-out.md): :func:`open_row_blocks` reads either, :func:`write_row_blocks` writes either."""
 
 from __future__ import annotations
 
@@ -198,9 +197,8 @@ def write_row_blocks(
     out: str, layout: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows: int,
     rows: Callable[[int, int], np.ndarray],
 ) -> int:
-    """Write a ``shape`` matrix in ``layout`` to the new folder ``out``, ``rows(a, b)`` asked for a block of
-    ``chunk_rows`` at a time, under a staging name renamed when complete (removed on any error); returns
-    the rows of a block written."""
+    """Write a ``shape`` matrix in ``layout`` to the new folder ``out`` (staged, renamed when complete), ``rows(a, b)``
+    asked for ``chunk_rows`` at a time; returns the rows of a block written."""
     if layout not in LAYOUTS:
         raise InputError(None, None, f"expected --to {' or '.join(LAYOUTS)}", shown(layout))
     chunk_rows = max(1, min(chunk_rows, shape[0]))  # a block is never larger than the matrix

@@ -138,9 +138,8 @@ def line_too_long(path: str, line: int | None, length: int) -> InputError:
 
 
 def long_line(data: bytes | bytearray, limit: int = MAX_LINE_BYTES) -> tuple[int, int] | None:
-    """``(start offset, length)`` of the first line of ``data`` longer than ``limit``, or None.  A longer line
-    covers a whole block of ``limit // 2`` bytes, so one ``find`` per block rules a block out; only a block
-    without a newline is measured.
+    """``(start offset, length)`` of the first line of ``data`` longer than ``limit``, or None.  Such a line covers a
+    whole block of ``limit // 2`` bytes: one ``find`` rules a block out, only a block without a newline is measured.
 
     >>> long_line(b"ab\\ncdefg\\nh", limit=4)
     (3, 5)
@@ -175,8 +174,7 @@ def scan_line_lengths(path: str) -> None:
 
 
 def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
-    """The (decompressed) bytes of a regular file, lines and encoding checked; ``checked``: the caller
-    has stat'ed ``path`` as a regular file already (:func:`folder_entries`)."""
+    """The (decompressed) bytes of a regular file, lines and encoding checked; ``checked``: ``path`` stat'ed already."""
     path = os.fspath(path) if checked else regular_file(path)
     with readable(path), open(path, "rb") as fh:
         data = fh.read()
@@ -189,8 +187,7 @@ def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
 
 
 def decode_text(path: str, data: bytes, line: int = 1) -> str:
-    """``data`` (``path``'s bytes from line ``line`` on, a BOM dropped at line 1) as UTF-8 text; a byte
-    that is not UTF-8 is an InputError."""
+    """``data`` (``path``'s bytes from line ``line`` on, a BOM dropped at line 1) as UTF-8 text, else an InputError."""
     data = data.removeprefix(b"\xef\xbb\xbf") if line == 1 else data  # (utf-8-sig would shift the error's offset)
     try:
         return data.decode("utf-8")
@@ -205,8 +202,8 @@ def read_text(path: str | os.PathLike[str]) -> str:
 
 
 def pieces(path: str, size: int = 16 << 20) -> Iterator[tuple[bytes, int]]:
-    """The (decompressed) bytes of ``path`` in pieces of about ``size`` cut after a newline, each with
-    the number of its first line, lines and encoding checked; memory stays at a few pieces."""
+    """The (decompressed) bytes of ``path`` in pieces of about ``size`` cut after a newline, each with the number of
+    its first line, lines and encoding checked."""
     path = regular_file(path)
     line, carry = 1, b""
     with open_input(path) as fh:
