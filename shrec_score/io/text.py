@@ -123,11 +123,11 @@ def refuse_wide_text(path: str, head: bytes) -> None:
             return
 
 
-def read_head(path: str | os.PathLike[str], size: int = HEAD_BYTES) -> bytes:
-    """The first ``size`` bytes of a regular file, for format detection; UTF-16 / UTF-32 refused here."""
+def read_head(path: str | os.PathLike[str]) -> bytes:
+    """The first :data:`HEAD_BYTES` of a regular file (decompressed), for format detection; UTF-16 / UTF-32 refused."""
     path = regular_file(path)
     with readable(path), open_input(path) as fh:
-        head = fh.read(size)
+        head = fh.read(HEAD_BYTES)
     refuse_wide_text(path, head)
     return head
 

@@ -206,8 +206,7 @@ def _split_table(data: bytes, names: list[str], number: str, kind: Any, wider: b
     if arr.max(initial=0) >= 128:
         lines.validate(full=True)  # UTF-8 (ArrowInvalid otherwise)
     lines = pc.ascii_trim_whitespace(lines)  # (pyarrow's ASCII whitespace: BLANKS and the line ends)
-    # numbers go to pyarrow as arrays built from buffers (arrow_indices), never as
-    # Python ints: pyarrow converts those through pa.scalar, which imports pandas
+    # numbers go to pyarrow as arrays built from buffers (arrow_indices): it converts Python ints by pandas
     lines = lines.take(arrow_indices(np.flatnonzero(arrow_numpy(pc.binary_length(lines)) > 0)))
     parts = pc.ascii_split_whitespace(lines, max_splits=len(names))
     n = arrow_numpy(pc.list_value_length(parts))
