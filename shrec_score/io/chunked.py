@@ -1,6 +1,5 @@
-"""Matrix runs stored by blocks of rows, a Zarr array or a folder of ``.npy`` row shards with its
-``manifest.json`` (the layouts: docs/scale-out.md): :func:`open_row_blocks` reads either,
-:func:`write_row_blocks` writes either."""
+"""Matrix runs stored by blocks of rows, a Zarr array or a folder of ``.npy`` row shards with its ``manifest.json``
+(the layouts: docs/scale-out.md): :func:`open_row_blocks` reads either, :func:`write_row_blocks` writes either."""
 
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ import numpy as np
 from ..errors import InputError, shown
 from . import matrix
 from .compressed import file_compression, readable
-from .text import list_folder
+from .text import list_folder, read_head
 
 #: The ``format`` of a shard folder's manifest.
 SHARDS_FORMAT = "shrec-score npy-shards"
@@ -198,9 +197,8 @@ def write_row_blocks(
     out: str, layout: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows: int,
     rows: Callable[[int, int], np.ndarray],
 ) -> int:
-    """Write a ``shape`` matrix in ``layout`` to the new folder ``out``, ``rows(a, b)`` asked for a block of
-    ``chunk_rows`` at a time, under a staging name renamed when complete (removed on any error); returns
-    the rows of a block written."""
+    """Write a ``shape`` matrix in ``layout`` to the new folder ``out`` (staged, renamed when complete), ``rows(a, b)``
+    asked for ``chunk_rows`` at a time; returns the rows of a block written."""
     if layout not in LAYOUTS:
         raise InputError(None, None, f"expected --to {' or '.join(LAYOUTS)}", shown(layout))
     chunk_rows = max(1, min(chunk_rows, shape[0]))  # a block is never larger than the matrix
@@ -266,7 +264,7 @@ def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray
     m: np.ndarray | matrix.RowFile
     if path.endswith(".npy"):
         m = matrix.read_npy_matrix(path)
-    elif matrix.is_binary_file(path) and not file_compression(path):  # (is_binary_file checks it is a regular file)
+    elif matrix.is_binary(read_head(path)) and not file_compression(path):  # (read_head checks it is a regular file)
         if shape is None:
             size = os.path.getsize(path)
             side = math.isqrt(size // 4)

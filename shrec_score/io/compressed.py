@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import io
-import os
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -128,9 +127,8 @@ class _ZstdRaw(io.RawIOBase):
         super().close()
 
 
-def open_input(path: str | os.PathLike[str]) -> Any:
+def open_input(path: str) -> Any:
     """The bytes of ``path`` (a regular file, checked by the caller) as a binary stream, decompressed when the magic bytes say so."""
-    path = os.fspath(path)
     kind = file_compression(path)
     with readable(path):
         return open(path, "rb") if kind is None else Decompressed(path, kind)  # noqa: SIM115 - the caller closes it

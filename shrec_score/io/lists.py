@@ -1,7 +1,6 @@
-"""Reader of ranked-list runs: one file per query, one target per line (rules: docs/inputs.md, "Runs" and "Checking
-runs and lenient scoring").  :func:`read_list_run` parses many files at a time with pyarrow (:func:`parse_batch`,
-which only accepts: docs/performance.md); every file that pass doubts goes to the line reader (:func:`parse_list`),
-which names each problem or applies ``--lenient``."""
+"""Reader of ranked-list runs, one file per query (rules: docs/inputs.md, "Runs"): pyarrow parses many files at once
+(:func:`parse_batch`, which only accepts: docs/performance.md), the line reader (:func:`parse_list`) every file it
+doubts, naming each problem or applying ``--lenient``."""
 
 from __future__ import annotations
 
@@ -24,6 +23,17 @@ from .trec import arrow_filled, arrow_numpy, arrow_strings, missing_queries_erro
 #: One file's target indices (int64, file order) and distances (None unless every target has one).
 Listed = tuple[np.ndarray, np.ndarray | None]
 
+#: The reason ``--lenient`` counts a query file without a target line, and a query without a file, under.
+EMPTY_LISTS = "empty ranked lists (scored 0)"
+MISSING_LISTS = "queries without a ranked list (scored 0)"
+
+#: Bytes of query files read before they are parsed (one chunk); a chunk in flight holds a
+#: few times this (a run of 141 MB: peak RSS 422 MB with 32 MiB chunks, 284 MB with 8).
+CHUNK_BYTES = 8 << 20
+
+#: Bytes of a chunk from which pyarrow parses it; below, the line reader is faster than importing pyarrow.
+BATCH_MIN_BYTES = 256 << 10
+
 
 def query_of(entry: str, known: Mapping[str, object], spell: Spell | None = None) -> str:
     """The query id a ranked-list file is named after: its name, or its name without the
@@ -35,17 +45,11 @@ def query_of(entry: str, known: Mapping[str, object], spell: Spell | None = None
     return as_known(strip_suffix(entry).rsplit(".", 1)[0])
 
 
-#: The reason ``--lenient`` counts a query file without a target line under.
-EMPTY_LISTS = "empty ranked lists (scored 0)"
-MISSING_LISTS = "queries without a ranked list (scored 0)"
-
-
 def query_files(
     folder: str, known_queries: Mapping[str, object], *, drops: Counter[str] | None = None, spell: Spell | None = None
 ) -> dict[str, str]:
-    """Map query id -> file in ``folder`` (sub-folders and clutter passed over); a file named after no query is
-    an error (counted and passed over with ``drops``), and so is a folder none of whose files names a query, even
-    with ``drops`` (:func:`no_query_error`)."""
+    """Query id -> file in ``folder`` (sub-folders and clutter passed over); a file named after no query is an error
+    (``drops``: counted), and so is a folder none of whose files names a query (:func:`no_query_error`)."""
     out: dict[str, str] = {}
     unknown: list[tuple[str, str, str]] = []  # (entry, path, query id) of the files named after no query
     for entry, full, is_folder in folder_entries(folder):
@@ -79,11 +83,9 @@ def parse_list(
     header: bool = True,
     spell: Spell | None = None,
 ) -> Listed:
-    """The line reader: one query's ranked list (``text``, the file ``path``'s) as target indices (best first) and
-    distances (None unless every target kept carries a number), every error named; a file without a target line
-    gives an empty list.  ``unjudged``: the index of unknown ids in an open collection (None: an unknown id is an
-    error); ``drops``: lenient reading, each drop counted by reason; ``header``: skip a first line holding only the
-    query id (False where the query may retrieve itself: ShapeNet)."""
+    """The line reader: the ranked list ``text`` of file ``path`` as :data:`Listed` (no target line: empty), every
+    error named.  ``unjudged``: the index of unknown ids in an open collection (None: an error); ``drops``: lenient,
+    each drop counted by reason; ``header``: skip a first line of only the query id (not in ShapeNet)."""
     rows = list_rows(text, query_id if header else None, spell)
     if not rows:
         if drops is not None:
@@ -101,7 +103,7 @@ def parse_rows(
     unjudged: int | None = None,
     id_col: int | None = None,
 ) -> Listed:
-    """``(line number, fields)`` rows as :func:`parse_list` reads them; ``id_col`` None: found by :func:`id_column`."""
+    """:func:`parse_list` of ``(line number, fields)`` rows; ``id_col`` None: found by :func:`id_column`."""
     for n, f in rows if drops is None else ():
         if len(f) > 2:
             raise InputError(path, n, 'expected "<target> [distance]"', f"{len(f)} fields")
@@ -110,9 +112,8 @@ def parse_rows(
 
 
 class ListLine(NamedTuple):
-    """A non-blank line as :func:`scan_lines` reads it (for the strict reader, ``--lenient`` and ``check``): its
-    number, fields, id (None past 2 fields), index (None: unknown to a closed collection), the line a repeated id
-    was first at, and the distance as written and as a float (None: absent, or not a number by :mod:`~.numbers`)."""
+    """A non-blank line as :func:`scan_lines` reads it: number, fields, id (None past 2 fields), index (None: unknown
+    to a closed collection), a repeat's first line, distance as written and as a float (None: absent or no number)."""
 
     n: int
     fields: int
@@ -218,12 +219,10 @@ def read_list_run(
     ties: bool = False,
     spell: Spell | None = None,
 ) -> RankedRun:
-    """Read a run folder with one ranked list per query (``query_ids``; files of ``ignorable`` ids, PSB class
-    ``-1``, may exist and are not scored).  ``spell``: the relevance's spelling of a file's query id (and of
-    ``target_index``'s ids); ``ties``: the run carries its tie groups (runs of equal distances); ``missing_ok``
-    (``--missing-queries skip|zero``): a query without a file gets an empty list; ``drops``, ``unjudged``,
-    ``header``: see :func:`parse_list`.  The files are read in query order, :data:`CHUNK_BYTES` at a time (a chunk
-    of at least :data:`BATCH_MIN_BYTES` parsed by :func:`parse_batch`); errors come in query order."""
+    """A run folder with one ranked list per query of ``query_ids`` (files of ``ignorable`` ids, PSB class ``-1``,
+    not scored), read in query order :data:`CHUNK_BYTES` at a time (errors in query order).  ``spell``: the
+    relevance's spelling of the ids; ``ties``: keep tie groups of equal distances; ``missing_ok``
+    (``--missing-queries skip|zero``): a query without a file ranks nothing; the rest: see :func:`parse_list`."""
     files = query_files(source.path, dict.fromkeys([*query_ids, *ignorable]), drops=drops, spell=spell)
     missing_lists(source, query_ids, files, drops=drops, missing_ok=missing_ok)
     todo = [(q, files[q]) for q in query_ids if q in files]
@@ -245,8 +244,7 @@ def read_list_run(
 
 
 def missing_lists(source: RunSource, query_ids: list[str], have: Mapping[str, object], *, drops: Counter[str] | None, missing_ok: bool) -> None:
-    """Queries without a list in ``have``: nothing to say if ``missing_ok`` (--missing-queries skip|zero: its note
-    says what became of them), else counted with ``drops`` (--lenient: scored 0), else an error."""
+    """Queries without a list in ``have``: silent if ``missing_ok``, else counted in ``drops``, else an error."""
     missing = [q for q in query_ids if q not in have]
     if missing and not missing_ok and drops is not None:
         drops[MISSING_LISTS] += len(missing)
@@ -264,17 +262,8 @@ def list_run(name: str, query_ids: list[str], got: Mapping[str, Listed], *, ties
     return run
 
 
-#: Bytes of query files read before they are parsed (one chunk); a chunk in flight holds a
-#: few times this (a run of 141 MB: peak RSS 422 MB with 32 MiB chunks, 284 MB with 8).
-CHUNK_BYTES = 8 << 20
-
-#: Bytes of a chunk from which pyarrow parses it; below, the line reader is faster than importing pyarrow.
-BATCH_MIN_BYTES = 256 << 10
-
-
 def _chunks(files: list[tuple[str, str]]) -> Iterator[list[tuple[str, str, bytes]]]:
-    """``(query, path, bytes)`` of the files in order, :data:`CHUNK_BYTES` at a time; a file's read error is raised
-    once the files before it are taken (errors come in query order)."""
+    """``(query, path, bytes)`` of the files, :data:`CHUNK_BYTES` at a time; a read error after the files before it."""
     chunk: list[tuple[str, str, bytes]] = []
     size = 0
     for q, path in files:
@@ -304,9 +293,8 @@ def _empty_lists_error(name: str, files: list[tuple[str, str]], first: str, head
 
 
 def plain_body(data: bytes, query_id: str | None) -> tuple[memoryview, int, int] | None:
-    """``(body, fields a line, lines)`` of a plain file, else None.  The body is ``data`` without a UTF-8 BOM, a first
-    line holding only ``query_id`` (None: kept) and its trailing blanks.  Plain: ASCII, no control byte but LF and
-    the CR of a CRLF, a first line that starts with an id and holds 1 or 2 fields."""
+    """``(body, fields a line, lines)`` of a plain file (ASCII, no control byte but LF and CRLF, a first line of 1 or 2
+    fields starting with an id), else None; the body drops a BOM, a first line of only ``query_id``, trailing blanks."""
     data = data.removeprefix(b"\xef\xbb\xbf")
     if not data.isascii():
         return None
@@ -344,8 +332,8 @@ def parse_batch(
     header: bool = True,
     ids: tuple[Any, np.ndarray] | None = None,
 ) -> list[Listed | None]:
-    """The lists of ``(query, bytes)`` files, each as :data:`Listed` or None (left to the line reader: an
-    unknown id of a closed collection among others); ``unjudged``, ``header``: as :func:`parse_list`'s."""
+    """Each ``(query, bytes)`` file's :data:`Listed`, or None for the line reader (an unknown id among others);
+    ``unjudged``, ``header``: as :func:`parse_list`'s."""
     ids = ids or id_table(target_index)
     out: list[Listed | None] = [None] * len(files)
     plain = {k: body for k, (q, data) in enumerate(files) if (body := plain_body(data, q if header else None))}

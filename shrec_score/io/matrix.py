@@ -15,29 +15,35 @@ import numpy as np
 from ..errors import InputError, shown
 from .compressed import MAGIC_BYTES, compression_of, open_input, readable
 from .numbers import parse_number
-from .text import HEAD_BYTES, decode_text, pieces, read_head, refuse_wide_text, regular_file
+from .text import HEAD_BYTES, decode_text, pieces, refuse_wide_text, regular_file
 
-_NUMPY2 = int(np.__version__.split(".")[0]) >= 2
+#: The bytes that separate numbers on a row: ASCII whitespace but the newline.
+_BLANK = np.zeros(256, dtype=bool)
+_BLANK[[9, 11, 12, 13, 32]] = True
+
+COMPRESSED = "expected an uncompressed .npy or PSB binary matrix (their rows are read by position); decompress it first"
+
+#: ASCII matrices larger than this are streamed (row chunks -> a temporary binary file).
+STREAM_ABOVE = 64 << 20
+#: Bytes of text parsed at once (one piece).
+STREAM_CHUNK = 16 << 20
 
 
 def _parse_numbers(text: str) -> np.ndarray:
     """Every whitespace-separated number of ``text`` by numpy's C parser (its grammar is ours, but ``nan(...)``); too short on a bad token."""
     if "(" in text:
         return np.zeros(0)
-    if _NUMPY2:
+    with warnings.catch_warnings():  # on a bad token numpy 1 warns and returns what it read, numpy 2 raises
+        warnings.simplefilter("ignore")
         try:
             return np.fromstring(text, dtype=np.float64, sep=" ")
-        except ValueError:  # a token that is not a number
+        except ValueError:
             return np.zeros(0)
-    with warnings.catch_warnings():  # numpy 1 warns, then returns what it read (numpy 2 raises instead)
-        warnings.simplefilter("ignore")
-        return np.fromstring(text, dtype=np.float64, sep=" ")
 
 
 def read_ascii_matrix(path: str, shape: tuple[int, int] | None, *, stream: bool = False) -> np.ndarray:
-    """An ASCII matrix parsed by numpy's C parser a piece at a time (a bad line named), as wide as its first row,
-    in memory or (``stream``) in a temporary float64 file memory-mapped read-only; ``shape`` None: as many
-    rows as the file has, else rows past the shape are only counted, for the error."""
+    """An ASCII matrix as wide as its first row, parsed a piece at a time (a bad line named), in memory or
+    (``stream``) in a temporary file memory-mapped read-only; rows past ``shape`` are only counted, for the error."""
     import tempfile
 
     out = tempfile.TemporaryFile() if stream else io.BytesIO()
@@ -78,11 +84,6 @@ def _parse_rows(path: str, text: str, n_cols: int, line_no: int = 0) -> np.ndarr
                 raise InputError(path, n, "expected a number as distance", shown(bad))
         raise InputError(path, None, "expected a whitespace-separated matrix of numbers")
     return values.reshape(n_rows, n_cols)
-
-
-#: The bytes that separate numbers on a row: ASCII whitespace but the newline.
-_BLANK = np.zeros(256, dtype=bool)
-_BLANK[[9, 11, 12, 13, 32]] = True
 
 
 def _ragged(text: str, n_cols: int) -> bool:
@@ -128,9 +129,8 @@ def read_npy_matrix(path: str) -> np.ndarray | RowFile:
 
 
 class RowFile:
-    """A C-order matrix file (``.npy`` or PSB binary) read rows at a time: only the rows indexed are in memory (a
-    memory map would keep every page it touched resident).  ``st``: the file's ``fstat`` when its header was
-    checked; a file replaced or rewritten since is an error, not other numbers."""
+    """A C-order matrix file (``.npy`` or PSB binary) read rows at a time (a memory map keeps the pages it touched
+    resident); ``st``: its ``fstat`` when checked: a file replaced or rewritten since is an error."""
 
     ndim = 2
 
@@ -145,8 +145,7 @@ class RowFile:
         return self[:] if dtype is None else self[:].astype(dtype)
 
     def __getitem__(self, index: Any) -> np.ndarray:
-        """``m[rows]`` or ``m[rows, columns]`` as numpy indexes an array, only those rows read (each run of
-        consecutive rows at once)."""
+        """``m[rows]`` or ``m[rows, columns]`` as numpy indexes, only those rows read (consecutive ones at once)."""
         first, rest = (index[0], index[1:]) if isinstance(index, tuple) else (index, ())
         rows = np.arange(*first.indices(self.shape[0])) if isinstance(first, slice) else np.arange(self.shape[0])[first]
         flat = rows.reshape(-1)
@@ -163,9 +162,6 @@ class RowFile:
         return out[0][rest] if rows.ndim == 0 else out[(slice(None), *rest)]
 
 
-COMPRESSED = "expected an uncompressed .npy or PSB binary matrix (their rows are read by position); decompress it first"
-
-
 def is_binary(head: bytes) -> bool:
     """True when a file's first bytes are not text (a NUL byte or invalid UTF-8)."""
     if b"\0" in head:
@@ -175,17 +171,6 @@ def is_binary(head: bytes) -> bool:
     except UnicodeDecodeError as exc:
         return exc.start < len(head) - 4  # a multi-byte char cut at the probe's end is text
     return False
-
-
-def is_binary_file(path: str) -> bool:
-    """:func:`is_binary` of the first 4 KiB of ``path`` (decompressed); UTF-16 / UTF-32 text is an InputError."""
-    return is_binary(read_head(path, 4096))
-
-
-#: ASCII matrices larger than this are streamed (row chunks -> a temporary binary file).
-STREAM_ABOVE = 64 << 20
-#: Bytes of text parsed at once (one piece).
-STREAM_CHUNK = 16 << 20
 
 
 def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray | RowFile:

@@ -14,15 +14,17 @@ from ..model import RunSource
 from .chunked import RowBlockMatrix, holds_row_blocks, layout_of, open_row_blocks, run_name
 from .compressed import strip_suffix
 from .lists import query_of
-from .matrix import is_binary_file
+from .matrix import is_binary
 from .numbers import is_integer, is_number
 from .shrec2011 import is_shrec2011_header, shrec2011_name
 from .submissions import Spell, clutter_note, is_clutter, no_query_error
-from .text import entry_is_folder, folder_entries, list_folder, pieces, regular_file
+from .text import entry_is_folder, folder_entries, list_folder, pieces, read_head, regular_file
 
 FORMATS = ("auto", "lists", "matrix", "trec", "shrec2011")
 #: Files in a RUNS folder that are never runs.
 NOT_RUNS = (".cla", ".qrels", ".md", ".yaml", ".yml")
+#: What a RUNS argument is expected to be.
+RUNS_ARGUMENT = "a run folder, a folder of runs or a run file"
 
 
 def detect_file_format(path: str) -> str | None:
@@ -31,7 +33,7 @@ def detect_file_format(path: str) -> str | None:
     if path.endswith(".npy"):
         regular_file(path)
         return "matrix"
-    binary = is_binary_file(path)  # (first: it refuses UTF-16 / UTF-32 text, and a FIFO, which _first_line would wait on)
+    binary = is_binary(read_head(path))  # (first: it refuses UTF-16 / UTF-32 text, and a FIFO, which _first_line would wait on)
     try:
         line = _first_line(path).decode("utf-8")
     except (OSError, UnicodeDecodeError, InputError) as exc:
@@ -92,10 +94,6 @@ def _not_a_run(name: str) -> bool:
     return is_clutter(name) or strip_suffix(name).lower().endswith(NOT_RUNS)
 
 
-#: What a RUNS argument is expected to be.
-RUNS_ARGUMENT = "a run folder, a folder of runs or a run file"
-
-
 def discover_runs(
     paths: Iterable[str | os.PathLike[str]], fmt: str = "auto", *, query_ids: Mapping[str, object] = {}, spell: Spell | None = None
 ) -> tuple[list[RunSource], list[str]]:
@@ -152,7 +150,6 @@ def check_unique_names(runs: Sequence[RunSource] | Sequence[Any]) -> None:
 
 @dataclass
 class BlockSource:
-
     name: str
     path: str
     matrix: RowBlockMatrix

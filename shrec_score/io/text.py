@@ -27,6 +27,20 @@ _KINDS = (
     (stat.S_ISDIR, "a folder"),
 )
 
+#: Byte-order marks of the encodings that are not UTF-8 (UTF-32 first: its LE mark starts with UTF-16's).
+_BOMS = (
+    (b"\xff\xfe\x00\x00", "UTF-32", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "UTF-32", "utf-32-be"),
+    (b"\xff\xfe", "UTF-16", "utf-16-le"),
+    (b"\xfe\xff", "UTF-16", "utf-16-be"),
+)
+
+#: Characters that do not print but are text (zero-width space, no-break space ...).
+_TEXT_CATEGORIES = ("Cf", "Zs", "Zl", "Zp")
+
+#: Where a line ends in a TREC file: LF, CRLF or a lone CR (as pyarrow's CSV reader).
+_LINE_END = re.compile(r"\r\n?|\n")
+
 
 def plain(text: str) -> str:
     """An id shown unquoted in a message when short, else as :func:`~shrec_score.errors.shown` cuts it."""
@@ -82,18 +96,6 @@ def folder_entries(path: str) -> list[tuple[str, str, bool]]:
     return [(name, os.path.join(path, name), entry_is_folder(os.path.join(path, name))) for name in list_folder(path)]
 
 
-#: Byte-order marks of the encodings that are not UTF-8 (UTF-32 first: its LE mark starts with UTF-16's).
-_BOMS = (
-    (b"\xff\xfe\x00\x00", "UTF-32", "utf-32-le"),
-    (b"\x00\x00\xfe\xff", "UTF-32", "utf-32-be"),
-    (b"\xff\xfe", "UTF-16", "utf-16-le"),
-    (b"\xfe\xff", "UTF-16", "utf-16-be"),
-)
-
-#: Characters that do not print but are text (zero-width space, no-break space ...).
-_TEXT_CATEGORIES = ("Cf", "Zs", "Zl", "Zp")
-
-
 def refuse_wide_text(path: str, head: bytes) -> None:
     """Refuse a UTF-16 or UTF-32 file: ``head`` starts with a byte-order mark, and the bytes after it decode to
     text with a blank (a PSB binary matrix may start with FF FE).
@@ -121,11 +123,11 @@ def refuse_wide_text(path: str, head: bytes) -> None:
             return
 
 
-def read_head(path: str | os.PathLike[str], size: int = HEAD_BYTES) -> bytes:
-    """The first ``size`` bytes of a regular file, for format detection; UTF-16 / UTF-32 refused here."""
+def read_head(path: str | os.PathLike[str]) -> bytes:
+    """The first :data:`HEAD_BYTES` of a regular file (decompressed), for format detection; UTF-16 / UTF-32 refused."""
     path = regular_file(path)
     with readable(path), open_input(path) as fh:
-        head = fh.read(size)
+        head = fh.read(HEAD_BYTES)
     refuse_wide_text(path, head)
     return head
 
@@ -136,9 +138,8 @@ def line_too_long(path: str, line: int | None, length: int) -> InputError:
 
 
 def long_line(data: bytes | bytearray, limit: int = MAX_LINE_BYTES) -> tuple[int, int] | None:
-    """``(start offset, length)`` of the first line of ``data`` longer than ``limit``, or None.  A longer line
-    covers a whole block of ``limit // 2`` bytes, so one ``find`` per block rules a block out; only a block
-    without a newline is measured.
+    """``(start offset, length)`` of the first line of ``data`` longer than ``limit``, or None.  Such a line covers a
+    whole block of ``limit // 2`` bytes: one ``find`` rules a block out, only a block without a newline is measured.
 
     >>> long_line(b"ab\\ncdefg\\nh", limit=4)
     (3, 5)
@@ -173,8 +174,7 @@ def scan_line_lengths(path: str) -> None:
 
 
 def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
-    """The (decompressed) bytes of a regular file, lines and encoding checked; ``checked``: the caller
-    has stat'ed ``path`` as a regular file already (:func:`folder_entries`)."""
+    """The (decompressed) bytes of a regular file, lines and encoding checked; ``checked``: ``path`` stat'ed already."""
     path = os.fspath(path) if checked else regular_file(path)
     with readable(path), open(path, "rb") as fh:
         data = fh.read()
@@ -187,8 +187,7 @@ def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
 
 
 def decode_text(path: str, data: bytes, line: int = 1) -> str:
-    """``data`` (``path``'s bytes from line ``line`` on, a BOM dropped at line 1) as UTF-8 text; a byte
-    that is not UTF-8 is an InputError."""
+    """``data`` (``path``'s bytes from line ``line`` on, a BOM dropped at line 1) as UTF-8 text, else an InputError."""
     data = data.removeprefix(b"\xef\xbb\xbf") if line == 1 else data  # (utf-8-sig would shift the error's offset)
     try:
         return data.decode("utf-8")
@@ -203,8 +202,8 @@ def read_text(path: str | os.PathLike[str]) -> str:
 
 
 def pieces(path: str, size: int = 16 << 20) -> Iterator[tuple[bytes, int]]:
-    """The (decompressed) bytes of ``path`` in pieces of about ``size`` cut after a newline, each with
-    the number of its first line, lines and encoding checked; memory stays at a few pieces."""
+    """The (decompressed) bytes of ``path`` in pieces of about ``size`` cut after a newline, each with the number of
+    its first line, lines and encoding checked."""
     path = regular_file(path)
     line, carry = 1, b""
     with open_input(path) as fh:
@@ -231,10 +230,6 @@ def rest_of_line(fh: IO[bytes]) -> int:
     while (block := fh.read(1 << 20)) and b"\n" not in block:
         n += len(block)
     return n + block.find(b"\n") if block else n
-
-
-#: Where a line ends in a TREC file: LF, CRLF or a lone CR (as pyarrow's CSV reader).
-_LINE_END = re.compile(r"\r\n?|\n")
 
 
 def text_lines(path: str | os.PathLike[str], size: int = 16 << 20) -> Iterator[tuple[int, str]]:

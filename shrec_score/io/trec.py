@@ -21,11 +21,20 @@ from .compressed import file_compression
 from .numbers import is_integer, parse_number
 from .text import long_line, pieces, plain, read_head, scan_line_lengths, text_lines
 
-#: The blanks that separate fields: trec_eval's (``isspace`` in the C
-#: locale) less the line ends.  Any other character, a no-break space,
-#: U+2028 or ``\x1c`` included, is part of its field.
+#: The blanks that separate fields: trec_eval's (``isspace`` in the C locale) less the line ends.  Any other
+#: character, a no-break space, U+2028 or ``\x1c`` included, is part of its field.
 BLANKS = " \t\f\v"
 _FIELD = re.compile(f"[^{BLANKS}]+")
+
+#: The highest grade a qrels line may give (grades are held in a byte; trec_eval's test files go to 4).
+MAX_GRADE = 127
+#: Qrels files from this size are read with pyarrow (below, the line reader is as fast).
+FAST_QRELS_BYTES = 1 << 20
+
+TREC_RUN_FIELDS = "query_id Q0 target_id rank score tag"
+#: Fields of a TREC run line that are read; words after the tag's first are ignored (trec_eval's get_trec_results.c).
+RUN_FIELDS = 6
+RUN_NAMES = ["query", "q0", "doc", "rank", "score", "tag"]
 
 
 def fields(line: str) -> list[str]:
@@ -45,9 +54,8 @@ def trec_lines(path: str) -> Iterator[tuple[int, list[str]]]:
 
 
 def read_qrels(path: str | os.PathLike[str]) -> Qrels:
-    """Read a TREC qrels file (large or compressed ones with pyarrow, the rest and any irregularity by the line
-    reader); a pair judged twice is an error; a negative grade is trec_eval's RELVALUE_UNJUDGED: the judgment is
-    dropped (as a document missing from the qrels), its ids stay listed."""
+    """A TREC qrels file (large or compressed ones by pyarrow, the rest by the line reader); a pair judged twice is an
+    error; a negative grade (trec_eval's RELVALUE_UNJUDGED) drops the judgment, its ids stay listed."""
     path = os.fspath(path)
     read_head(path)  # a regular file; UTF-16 / UTF-32 named as such
     qrels = _read_qrels_fast(path) if os.path.getsize(path) >= FAST_QRELS_BYTES or file_compression(path) else None
@@ -71,12 +79,6 @@ def read_qrels(path: str | os.PathLike[str]) -> Qrels:
     return Qrels(path, qrels.query_ids, qrels.query_codes[keep], qrels.target_ids, qrels.target_codes[keep], qrels.grades[keep])
 
 
-#: The highest grade a qrels line may give (grades are held in a byte; trec_eval's test files go to 4).
-MAX_GRADE = 127
-#: Qrels files from this size are read with pyarrow (below, the line reader is as fast).
-FAST_QRELS_BYTES = 1 << 20
-
-
 def _read_qrels_fast(path: str) -> Qrels | None:
     """The qrels read by pyarrow, or None for the line reader to name a problem or read a grade such as ``+1`` (:func:`~.numbers.is_integer`'s rule)."""
     import pyarrow as pa
@@ -92,12 +94,6 @@ def _read_qrels_fast(path: str) -> Qrels | None:
     if (keys[1:] == keys[:-1]).any() or grades.max(initial=0) > MAX_GRADE:
         return None  # the line reader names the lines
     return Qrels(path, queries, q_codes, docs, d_codes, grades)
-
-
-TREC_RUN_FIELDS = "query_id Q0 target_id rank score tag"
-#: Fields of a TREC run line that are read; words after the sixth (the tag's
-#: first word) are ignored, as trec_eval's get_trec_results.c does.
-RUN_FIELDS = 6
 
 
 def _pair(query: str, target: str) -> str:
@@ -145,9 +141,6 @@ class TrecLines:
         return (*_encode(self.queries), *_encode(self.docs))
 
 
-RUN_NAMES = ["query", "q0", "doc", "rank", "score", "tag"]
-
-
 def _delimiter(data: Any) -> tuple[str, int] | None:
     """The delimiter (tab if the first line has one, else space) and the first line's field count; None if ``data`` holds another blank."""
     end = data.find(b"\n")
@@ -171,9 +164,8 @@ def _file_layout(path: str) -> tuple[str, int] | None:
 
 
 def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: bool = False) -> tuple[Any, int] | None:
-    """pyarrow's CSV parse of ``source`` (whole lines, or an uncompressed file's path) as ``names``, all strings but
-    ``number``, and its lines of more fields (``wider``: string columns added); None unless it splits exactly as
-    :func:`fields` does (one delimiter, lines of one length, no empty field, every number parsed)."""
+    """pyarrow's parse of ``source`` (whole lines, or an uncompressed file's path) as ``names``, strings but ``number``,
+    and its lines of more fields (``wider``: columns added); None unless it splits as :func:`fields` does."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -198,9 +190,8 @@ def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: b
 
 
 def _split_table(data: bytes, names: list[str], number: str, kind: Any, wider: bool) -> tuple[Any, int]:
-    """:func:`_csv`'s answer for the non-blank lines of ``data`` split as :func:`fields` does (up to ``len(names)``
-    fields, then the rest), with no Python object per line; ``ArrowInvalid`` for a line of fewer (or, not ``wider``,
-    more) fields, a bad number or bytes that are not UTF-8."""
+    """:func:`_csv`'s answer for the non-blank lines of ``data`` split as :func:`fields` does, with no Python object per
+    line; ``ArrowInvalid`` for a line of fewer (or, not ``wider``, more) fields, a bad number or bytes not UTF-8."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -215,8 +206,7 @@ def _split_table(data: bytes, names: list[str], number: str, kind: Any, wider: b
     if arr.max(initial=0) >= 128:
         lines.validate(full=True)  # UTF-8 (ArrowInvalid otherwise)
     lines = pc.ascii_trim_whitespace(lines)  # (pyarrow's ASCII whitespace: BLANKS and the line ends)
-    # numbers go to pyarrow as arrays built from buffers (arrow_indices), never as
-    # Python ints: pyarrow converts those through pa.scalar, which imports pandas
+    # numbers go to pyarrow as arrays built from buffers (arrow_indices): it converts Python ints by pandas
     lines = lines.take(arrow_indices(np.flatnonzero(arrow_numpy(pc.binary_length(lines)) > 0)))
     parts = pc.ascii_split_whitespace(lines, max_splits=len(names))
     n = arrow_numpy(pc.list_value_length(parts))
@@ -266,8 +256,7 @@ def arrow_numpy(values: Any) -> np.ndarray:
 
 
 def arrow_strings(values: list[str]) -> Any:
-    """Python strings as a pyarrow string array, built from its buffers: ``pa.array``
-    imports pandas at its first call (0.2-0.3 s a CSV scoring does without)."""
+    """Python strings as a pyarrow string array from its buffers (``pa.array`` imports pandas: 0.2-0.3 s)."""
     import pyarrow as pa
 
     data = [v.encode() for v in values]
@@ -300,8 +289,8 @@ def _encode(column: Any) -> tuple[list[str], np.ndarray]:
 
 
 def read_trec_lines(path: str | os.PathLike[str], drops: Counter[str] | None = None) -> TrecLines:
-    """Read a TREC run with pyarrow (:func:`_read_table`); where it refuses, the line reader names the first
-    malformed line (or, ``drops``: drops and counts the malformed lines); duplicates are the caller's."""
+    """A TREC run read by pyarrow; where it refuses, the line reader names the first malformed line (``drops``: drops
+    and counts them); duplicates are the caller's."""
     path = os.fspath(path)
     read_head(path)  # a regular file; UTF-16 / UTF-32 named as such
     import pyarrow as pa
@@ -332,8 +321,8 @@ def read_trec_lines(path: str | os.PathLike[str], drops: Counter[str] | None = N
 
 
 def duplicate_error(path: str, query: str, target: str, spell: Callable[[str], str] = str) -> InputError:
-    """The error for ``target`` ranked twice for ``query``, with both lines and the ids as the file spells
-    them (``spell``: the run's spelling to the relevance's, ``--strip-zeros`` / ``--id-map``)."""
+    """The error for ``target`` ranked twice for ``query``, with both lines and the file's spelling of the ids
+    (``spell``: the run's spelling to the relevance's)."""
     (first, _), (line, f) = islice(((n, f) for n, f in trec_lines(path) if spell(f[0]) == query and spell(f[2]) == target), 2)
     return repeated_error(path, f[0], f[2], first, line)
 
