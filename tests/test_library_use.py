@@ -38,6 +38,9 @@ def test_unknown_measure_sort_and_keyword_are_refused_up_front():
         shrec_score.score(["nowhere"], "no.cla", measures=["NN", "XX"])
     with pytest.raises(OptionError, match=r"^sort: unknown measure 'best'"):
         shrec_score.score(["nowhere"], "no.cla", sort="best")
+    # names are case-sensitive; the hint names the same name in its case first (difflib alone offered 'map@5')
+    with pytest.raises(OptionError, match=r"^unknown measure 'p@5' \(did you mean 'P@5' or "):
+        shrec_score.score(["nowhere"], "no.cla", measures=["p@5"])
     with pytest.raises(OptionError, match=r"^unknown option 'average_mode'"):
         shrec_score.score(["nowhere"], "no.cla", average_mode="macro")
     # options= takes an Options: a dict there was an AttributeError deep in the scoring (a bug hunt)

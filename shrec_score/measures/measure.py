@@ -190,8 +190,8 @@ def _bad_field(name: str) -> str:
 def did_you_mean(name: str) -> str:
     """A hint for an unknown name: what is wrong with a family's number, else the nearest names (difflib), or empty.
 
-    >>> did_you_mean("presicion@10"), did_you_mean("XX"), did_you_mean("P@0")
-    (" (did you mean 'precision@10'?)", '', ' (expected a cutoff k >= 1, got 0)')
+    >>> did_you_mean("presicion@10"), did_you_mean("XX"), did_you_mean("P@0"), did_you_mean("p@5")
+    (" (did you mean 'precision@10'?)", '', ' (expected a cutoff k >= 1, got 0)', " (did you mean 'P@5' or 'map@5'?)")
     """
     import difflib
 
@@ -200,7 +200,9 @@ def did_you_mean(name: str) -> str:
     m = re.search(r"[0-9]+$", name)
     k = str(int(m.group(0))) if m and int(m.group(0)) >= 1 else "k"  # never a name get_measure refuses
     names = list(REGISTRY) + list(ALIASES) + [f.format(k=k, r="r") for f, _ in _families()]
-    near = [n for n in difflib.get_close_matches(name, names, n=4, cutoff=0.75) if n != name][:3]
+    same = [n for n in names if n.lower() == name.lower()]  # names are case-sensitive: 'p@5' is 'P@5' miswritten
+    near = list(dict.fromkeys(same + difflib.get_close_matches(name, names, n=4, cutoff=0.75)))
+    near = [n for n in near if n != name][:3]
     return f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else ""
 
 
