@@ -27,18 +27,21 @@ COMPRESSED = "expected an uncompressed .npy or PSB binary matrix (their rows are
 STREAM_ABOVE = 64 << 20
 #: Bytes of text parsed at once (one piece).
 STREAM_CHUNK = 16 << 20
+_NUMPY2 = int(np.__version__.split(".")[0]) >= 2
 
 
 def _parse_numbers(text: str) -> np.ndarray:
     """Every whitespace-separated number of ``text`` by numpy's C parser (its grammar is ours, but ``nan(...)``); too short on a bad token."""
     if "(" in text:
         return np.zeros(0)
-    with warnings.catch_warnings():  # on a bad token numpy 1 warns and returns what it read, numpy 2 raises
-        warnings.simplefilter("ignore")
+    if _NUMPY2:  # a bad token raises (no catch_warnings here: it resets the host's warnings record, races in threads)
         try:
             return np.fromstring(text, dtype=np.float64, sep=" ")
         except ValueError:
             return np.zeros(0)
+    with warnings.catch_warnings():  # numpy 1 warns, then returns what it read
+        warnings.simplefilter("ignore")
+        return np.fromstring(text, dtype=np.float64, sep=" ")
 
 
 def read_ascii_matrix(path: str, shape: tuple[int, int] | None, *, stream: bool = False) -> np.ndarray:
