@@ -153,7 +153,7 @@ def _in_relevance_order(run: RankedRun, rel: Relevance, missing: str) -> RankedR
     if absent and missing == "error":
         raise OptionError(
             f"runs: run {run.name!r} has no ranked list for {len(absent)} of {len(rel.query_ids)} queries, first: {absent[0]!r} "
-            "(missing='skip' or 'zero' scores it)"
+            "(settings=Settings(missing='skip' or 'zero') scores it)"
         )
     none = np.zeros(0, dtype=np.int64)
     out = RankedRun.from_lists(run.name, {q: run.ranked_list(at[q]) if q in at else none for q in rel.query_ids})
