@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import cast
 
-from .choices import GRADES, RUN_FORMATS
+from .choices import GRADES, MATRIX_ORDERS, MISSING, RUN_FORMATS
 from .errors import InputError
 from .io.cla import read_classification
 from .io.lists import read_list_run
@@ -102,6 +102,8 @@ def load_runs(
     their tie groups; ``strip_zeros``, ``id_map``: how a run's ids are spelled.
     """
     one_of("run_format", run_format, RUN_FORMATS)
+    one_of("missing", missing, MISSING)
+    one_of("matrix_order", matrix_order, MATRIX_ORDERS, optional=True)
     given = Options(
         run_format=run_format, matrix_order=matrix_order, lenient=lenient, settings=Settings(missing=missing),
         strip_zeros=strip_zeros, id_map=id_map,

@@ -127,3 +127,13 @@ def test_a_run_read_against_one_qrels_is_refused_against_another(tmp_path):
     again = shrec_score.score(runs, shrec_score.load_relevance(str(tmp_path / "a.txt")), measures=["AP"])
     assert again.per_query["AP"].tolist() == [1 / 3]  # d3 at rank 3: AP = 1/3
     assert shrec_score.score([str(run)], str(tmp_path / "b.txt"), measures=["AP"]).per_query["AP"].tolist() == [0.5]  # d1 at 1 of 2 relevant
+
+
+@pytest.mark.parametrize(
+    "option, value, allowed", [("missing", "skipp", "error, skip, zero"), ("missing", "Skip", "error, skip, zero"), ("matrix_order", "Listing", "listing, numeric")]
+)
+def test_load_runs_refuses_a_value_outside_its_set(option, value, allowed):
+    # load_runs is public (docs/api.md): a misspelt value was taken as "not error" (missing) or ignored
+    rel = shrec_score.load_relevance(f"{PSB}/classes.cla")
+    with pytest.raises(OptionError, match=rf"^{option}: expected one of {allowed}, got '{value}'"):
+        shrec_score.load_runs([f"{PSB}/runs"], rel, **{option: value})
