@@ -233,10 +233,11 @@ def _check_matrix_run(source: RunSource | BlockSource, relevance: Relevance, mat
         for a, block in blocks:  # NaN cells are errors, infinite ones warnings
             block = np.asarray(block, dtype=np.float64)
             for kind, mask, level in (("NaN", np.isnan(block), "error"), ("infinite", np.isinf(block), "warning")):
-                cells = np.argwhere(mask)
-                total += len(cells)
-                for r, c in cells[: max(0, PER_FILE - len(found))]:
-                    found.append(Problem(source.path, None, level, f"row {a + r + 1} column {c + 1} is {kind}"))
+                n = int(np.count_nonzero(mask))
+                total += n
+                if n and len(found) < PER_FILE:  # the first cells listed, the rest counted (no coordinates made)
+                    for r, c in np.argwhere(mask)[: PER_FILE - len(found)]:
+                        found.append(Problem(source.path, None, level, f"row {a + r + 1} column {c + 1} is {kind}"))
     except InputError as exc:
         return [Problem.of(exc, source.path)]
     return _limited(found, source.path, total)

@@ -146,12 +146,13 @@ def load_with(
     ties = options.settings.ties != "rule" if ties is None else ties
     missing_ok = options.settings.missing != "error"
     runs: list[AnyRun] = []
+    notes = list(found.notes)  # (found is frozen: its list stays as discovery made it)
     for i, s in enumerate(sources):
         if progress is not None:
             progress("reading", i, len(sources))
         drops: Counter[str] | None = Counter() if options.lenient else None
         run, more = read_run(s, relevance, found, options.matrix_order, drops=drops, missing_ok=missing_ok, ties=ties)
-        found.notes.extend(more)
+        notes.extend(more)
         runs.append(run)
-    return runs, found.notes
+    return runs, notes
 
