@@ -1,6 +1,5 @@
-"""shrec-score: scoring of SHREC, Princeton Shape Benchmark and sketch-based retrieval runs.
-
-The public API is imported on first use (PEP 562), so that ``shrec-score --help`` stays fast."""
+"""shrec-score: scoring of SHREC, Princeton Shape Benchmark and sketch-based retrieval runs; the public API is
+imported on first use (PEP 562), so that ``shrec-score --help`` stays fast."""
 
 from __future__ import annotations
 
@@ -9,25 +8,20 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-_API = {
-    "score": "api",
-    "score_kendall": "api",
-    "evaluate": "memory",
-    "tie_report": "tiereport",
-    "load_relevance": "loading",
-    "load_runs": "loading",
-    "Options": "options",
-    "InputError": "errors",
-    "OptionError": "errors",
-    "read_classification": "io.cla",
-    "Classification": "model",
-    "RankedRun": "model",
-    "MatrixRun": "model",
-    "Relevance": "relevance",
-    "Report": "report",
-    "measures": "measures",
-    "Settings": "measures",
+_MODULES = {  # module -> the public names it holds
+    "api": ("score", "score_kendall"),
+    "memory": ("evaluate",),
+    "tiereport": ("tie_report",),
+    "loading": ("load_relevance", "load_runs"),
+    "options": ("Options",),
+    "errors": ("InputError", "OptionError"),
+    "io.cla": ("read_classification",),
+    "model": ("Classification", "RankedRun", "MatrixRun"),
+    "relevance": ("Relevance",),
+    "report": ("Report",),
+    "measures": ("measures", "Settings"),
 }
+_API = {name: module for module, names in _MODULES.items() for name in names}
 
 __all__ = ["__version__", *_API]
 

@@ -1,6 +1,5 @@
 """What every rendering's tables say beside their numbers (docs/outputs.md): the best value of a column, the
-blank-cell note, each run against the best one, the pairwise tests as a matrix; each renderer escapes them.
-"""
+blank-cell note, each run against the best one, the pairwise tests as a matrix; each renderer escapes them."""
 
 from __future__ import annotations
 

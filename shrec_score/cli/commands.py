@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from contextlib import nullcontext, suppress
+from contextlib import closing, nullcontext, suppress
 from typing import Any
 
 import click
@@ -102,7 +102,6 @@ def relevance_only(inputs: Inputs) -> None:
 
 
 @cli.command("score")
-@click.argument("runs", nargs=-1, type=click.Path())
 @INPUTS
 @click.option("--ground-truth", type=click.Path(), help="query,item,score CSV/TSV of human scores: Kendall tau-b per query instead of relevance measures (refused with --relevance).")
 @click.option("--ground-truth-higher-is-better/--ground-truth-lower-is-better", default=None,
@@ -179,8 +178,8 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
             cluster_target(dask_address)
     stops = click.get_current_context().find_object(Interrupts) or Interrupts()  # main()'s (under CliRunner: one never entered)
     bar = ProgressBar(enabled=not given["quiet"] and sys.stderr.isatty(), check=stops.check)
-    try:
-        with user_errors(), outputs(runs, out, plots, html, page) as commit:  # locked before any input is read
+    with user_errors(), outputs(runs, out, plots, html, page) as commit:  # locked before any input is read
+        with closing(bar):  # gone before the outputs are written, or on an error
             if kendall:
                 report = score_kendall(
                     runs,
@@ -196,11 +195,8 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
                     report = score_on_cluster(runs, relevance, dask=dask_address or None, options=options, progress=bar)
             else:
                 report = score(runs, relevance, options=options, progress=bar)
-            bar.close()
-            stops.check()  # never publish the outputs of an interrupted scoring
-            commit(report)
-    finally:
-        bar.close()
+        stops.check()  # never publish the outputs of an interrupted scoring
+        commit(report)
     render(report, given["fmt"], given["per_query"], given["quiet"])
 
 
@@ -211,7 +207,6 @@ def score_as_given(args: list[str]) -> None:
 
 
 @cli.command("check")
-@click.argument("runs", nargs=-1, type=click.Path())
 @INPUTS
 @MEASURES
 def check_command(runs: Sequence[str], **shared: Any) -> None:
@@ -249,7 +244,6 @@ def check(runs: list[str], inputs: Inputs) -> None:
 
 
 @cli.command("ties")
-@click.argument("runs", nargs=-1, type=click.Path())
 @INPUTS
 @MEASURES
 @format_option("table", "csv", "json", "markdown")

@@ -56,8 +56,9 @@ class OnceCommand(click.Command):
         return super().parse_args(ctx, args)
 
 
-#: The inputs of a scoring, as every command takes them.
+#: The inputs of a scoring, RUNS first, as every command takes them.
 INPUTS = options(
+    click.argument("runs", nargs=-1, type=click.Path()),
     click.option("-c", "--config", type=click.Path(), help="Track preset (YAML, see configs/); command-line options override it."),
     click.option("-r", "--relevance", type=click.Path(), help="Target classification (PSB .cla) or TREC qrels (query 0 target grade)."),
     click.option("-q", "--queries", type=click.Path(), help="Separate query classification (.cla); default: all-against-all."),
@@ -94,8 +95,8 @@ MEASURES = options(
     click.option("--average", type=click.Choice(AVERAGES), help="[default: micro] macro = mean of per-class means (PSB -macro)."),
 )
 
-#: Every option of :data:`INPUTS` and :data:`MEASURES` (the keywords :class:`Inputs` takes).
-SHARED = tuple(str(p.name) for p in click.command()(INPUTS(MEASURES(lambda **_: None))).params)
+#: Every option of :data:`INPUTS` and :data:`MEASURES` (the keywords :class:`Inputs` takes; RUNS is no option).
+SHARED = tuple(str(p.name) for p in click.command()(INPUTS(MEASURES(lambda **_: None))).params if p.name != "runs")
 
 
 def _not_trec_eval(flag: str, value: str | None) -> None:

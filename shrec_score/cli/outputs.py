@@ -35,17 +35,6 @@ def _inside(path: str, folder: str) -> bool:
     return a == b or a.startswith(b + os.sep)
 
 
-def prefix_in(out: str, folder: str, flag: str) -> str | None:
-    """Where ``folder`` lies inside ``out`` ("" for ``out`` itself, "sub/" for a sub-folder; written in the
-    same transaction), None when apart; OptionError when ``out`` lies inside ``folder``."""
-    if _inside(folder, out):
-        rel = os.path.relpath(os.path.realpath(folder), os.path.realpath(out))
-        return "" if rel == os.curdir else rel.replace(os.sep, "/") + "/"
-    if _inside(out, folder):
-        raise OptionError(f"{out}: expected --out apart from {flag} {folder} or holding it, not inside it")
-    return None
-
-
 @contextmanager
 def outputs(
     runs: Sequence[str], out: str | None, plots: str | None, html: str | None = None, page: dict[str, Any] | None = None
@@ -62,9 +51,15 @@ def outputs(
     unit = OutputFolder(out) if out else None  # (nothing touched before entry)
     where: dict[str, tuple[Any, str]] = {"csv": (unit, "")} if out else {}  # kind -> folder, prefix
     for kind, folder in (("plots", plots), ("html", html)):
-        if folder:
-            prefix = prefix_in(out, folder, f"--{kind}") if out else None
-            where[kind] = (unit, prefix) if prefix is not None else (OutputFolder(folder), "")
+        if not folder:
+            continue
+        if out and _inside(folder, out):  # written in the --out unit, under its path there ("" or "sub/")
+            rel = os.path.relpath(os.path.realpath(folder), os.path.realpath(out))
+            where[kind] = (unit, "" if rel == os.curdir else rel.replace(os.sep, "/") + "/")
+        elif out and _inside(out, folder):
+            raise OptionError(f"{out}: expected --out apart from --{kind} {folder} or holding it, not inside it")
+        else:
+            where[kind] = (OutputFolder(folder), "")
     if html and plots and unit not in (where["html"][0], where["plots"][0]):  # neither inside --out
         if _inside(html, plots) or _inside(plots, html):
             raise OptionError(f"{html}: expected --html apart from --plots {plots} (or both inside --out)")
