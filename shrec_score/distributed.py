@@ -72,19 +72,22 @@ class _Shared(Scoring):
 
 
 class _Rows:
-    """The rows ``rows`` (ascending) of a matrix, held in memory and indexed by their numbers in the whole matrix
-    (messages name those)."""
+    """The rows ``rows`` (ascending) of a row-block ``matrix``, held in memory and indexed by their numbers in the
+    whole matrix (messages name those); another row is read from ``matrix`` (the search for a first NaN cell)."""
 
     ndim = 2
 
-    def __init__(self, block: np.ndarray, rows: np.ndarray, n_rows: int) -> None:
-        self.block, self.rows = block, rows
-        self.shape, self.dtype = (n_rows, block.shape[1]), block.dtype
+    def __init__(self, matrix: RowBlockMatrix, block: np.ndarray, rows: np.ndarray) -> None:
+        self.matrix, self.block, self.rows = matrix, block, rows
+        self.shape, self.dtype, self.where = matrix.shape, block.dtype, matrix.where
 
     def __getitem__(self, index: Any) -> np.ndarray:
         if isinstance(index, slice):
             index = np.arange(index.start, index.stop)
-        return self.block[np.searchsorted(self.rows, index)]
+        at = np.searchsorted(self.rows, index)
+        if np.all(at < self.rows.size) and np.array_equal(self.rows[np.minimum(at, self.rows.size - 1)], index):
+            return self.block[at]
+        return self.matrix[index]
 
 
 def _score_rows(
@@ -103,10 +106,9 @@ def _score_rows(
     rows = np.unique(shared.row_of_query[np.concatenate(chunks)])
     lo, hi = int(rows[0]), int(rows[-1]) + 1
     whole = any(a <= lo and hi <= b for a, b in matrix.blocks())  # within one stored block: read as one slice
-    held = _Rows(matrix.read(lo, hi) if whole else matrix[rows], np.arange(lo, hi) if whole else rows, matrix.shape[0])
+    held = _Rows(matrix, matrix.read(lo, hi) if whole else matrix[rows], np.arange(lo, hi) if whole else rows)
     drops: Counter[str] | None = Counter() if shared.options.lenient else None
-    where = matrix.where(lo, hi) if whole else path
-    run = MatrixRun(name, where, held, shared.relevance.query_ids, shared.row_of_query, shared.col_target, drops)  # type: ignore[arg-type]
+    run = MatrixRun(name, path, held, shared.relevance.query_ids, shared.row_of_query, shared.col_target, drops)  # type: ignore[arg-type]
     parts = []
     for q in chunks:
         sc = shared.score(run, q)

@@ -44,12 +44,29 @@ def _blocks(run: MatrixRun) -> Iterator[tuple[int, int, np.ndarray]]:
         if dist.size and np.isnan(dist.max(axis=1)).any():  # max is NaN where a row holds one
             nan = np.isnan(dist)
             if run.drops is None:
-                i = int(np.flatnonzero(nan.any(axis=1))[0])
-                c = int(np.flatnonzero(nan[i])[0])
-                raise InputError(run.path, int(rows[i]) + 1, f"expected a number in every cell; row {int(rows[i]) + 1} (query {run.query_ids[a + i]!r}) column {c + 1}", "NaN")
+                hit = np.flatnonzero(nan.any(axis=1))
+                i = int(hit[np.argmin(rows[hit])])  # the block's first row in the file holding a NaN
+                raise _nan_error(run, int(rows[i]), int(nan[i].argmax()))
             run.drops[NAN_DROPS] += int(nan.sum())
             dist = np.where(nan, dist.dtype.type(np.inf), dist)
         yield a, b, dist
+
+
+def _nan_error(run: MatrixRun, row: int, column: int) -> InputError:
+    """The error naming the first NaN cell in row order, then column order, of the queries' rows (``row``,
+    ``column``: the first one of a block): the same cell whichever block of queries or Dask task met one first."""
+    earlier = np.unique(run.row_of_query)
+    earlier = earlier[earlier < row]
+    step = max(1, BLOCK_CELLS // max(1, run.matrix.shape[1]))
+    for a in range(0, earlier.size, step):
+        nan = np.isnan(np.asarray(run.matrix[earlier[a : a + step]]))
+        if nan.any():
+            i = int(nan.any(axis=1).argmax())
+            row, column = int(earlier[a + i]), int(nan[i].argmax())
+            break
+    query = run.query_ids[int(np.flatnonzero(run.row_of_query == row)[0])]
+    where = run.matrix.where(row, row + 1) if hasattr(run.matrix, "where") else run.path  # shards: the file holding the row
+    return InputError(where, row + 1, f"expected a number in every cell; row {row + 1} (query {query!r}) column {column + 1}", "NaN")
 
 
 def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray, *, ties: bool = False) -> RankedRun:

@@ -744,3 +744,26 @@ def test_the_cli_silences_distributed_s_loggers_for_the_call_only(data, cluster,
     dist.score([str(root / "z" / "run.zarr")], cla, dask=cluster)
     assert during[1] == dict.fromkeys(names, True)
     assert {n: logging.getLogger(n).level for n in names} == before
+
+
+def test_a_nan_cell_is_named_alike_whatever_the_layout_and_the_query_order(cluster, tmp_path):
+    """Queries listed 5 4 3 2 1 0, rows in numeric order 0..5, NaN cells at rows 1 and 4: every layout, in one
+    process or on the cluster, names the first NaN cell in row order (row 2, column 3), not the first met in
+    query order (row 5, the .npy path's answer before) or in the first task's rows (a Zarr chunk's, before)."""
+    from shrec_score.errors import InputError
+
+    (tmp_path / "c.cla").write_text("PSB 1\n2 6\n\nA 0 3\n5\n4\n3\n\nB 0 3\n2\n1\n0\n")
+    m = np.arange(36, dtype=np.float32).reshape(6, 6)
+    m[4, 0] = m[1, 2] = np.nan
+    np.save(tmp_path / "m.npy", m)
+    (tmp_path / "m.txt").write_text("".join(" ".join(str(x) for x in row) + "\n" for row in m.tolist()))
+    for layout in ("zarr", "npy-shards"):
+        _ok(["convert", str(tmp_path / "m.npy"), str(tmp_path / layout), "--to", layout, "--chunk-rows", "2"])
+    said = "expected a number in every cell; row 2 (query '1') column 3, got NaN"
+    for run, where in (("m.npy", "m.npy"), ("m.txt", "m.txt"), ("zarr", "zarr/c/0/0"), ("npy-shards", "npy-shards/rows-000000.npy")):
+        for dask in (None, cluster) if run in ("zarr", "npy-shards") else (None,):
+            score = shrec_score.score if dask is None and run.startswith("m.") else dist.score
+            kwargs = {} if score is shrec_score.score else {"dask": dask}
+            with pytest.raises(InputError) as got:
+                score([tmp_path / run], tmp_path / "c.cla", matrix_order="numeric", **kwargs)
+            assert str(got.value) == f"{tmp_path / where}:2: {said}", (run, dask)
