@@ -1,7 +1,6 @@
 """Rank correlation against human ground truth (seed 004): per query tau-b (docs/measures.md).  A system's
 value for an item is its distance (lower = more similar unless ``lower_is_better=False``), else its rank, or a
-TREC score; the ground truth is a mean user score; both are oriented "higher = more similar" first.
-"""
+TREC score; the ground truth is a mean user score; both are oriented "higher = more similar" first."""
 
 from __future__ import annotations
 

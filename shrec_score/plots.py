@@ -1,7 +1,6 @@
 """Figures for the organiser's paper (matplotlib, the optional ``plots`` extra; docs/outputs.md, "Charts").
 Each is a private ``Figure`` saved through its own canvas: pyplot never imported, the backend never switched,
-``rcParams`` only read, so a notebook's inline backend is left alone.
-"""
+``rcParams`` only read, so a notebook's inline backend is left alone."""
 
 from __future__ import annotations
 
@@ -85,8 +84,7 @@ def legend_outside(ax: Axes, ncol: int = 1) -> None:
 def write_plots(report: Report, out_dir: str | os.PathLike[str]) -> list[str]:
     """Replace the folder ``out_dir`` with every figure the report supports, as one unit; the paths written, a
     PNG then an SVG per figure: ``pr_curves`` (a precision-recall table), ``ndcg_vs_rank`` and ``cg_vs_recall``
-    (graded curves), ``per_class_<sort>`` (per-class values).  InputError when matplotlib is missing.
-    """
+    (graded curves), ``per_class_<sort>`` (per-class values).  InputError when matplotlib is missing."""
     return publish(out_dir, plot_files(report))
 
 
@@ -94,8 +92,7 @@ def plot_pr_curves(report: Report, ax: Axes | None = None) -> Axes:
     """Draw the precision-recall curves of every run of ``report`` on ``ax`` (or, omitted, a new standalone
     Figure's) and return it: one line per run in leaderboard order, labelled "run (measure value)", nothing else
     touched.  ValueError when the report has no precision-recall table; InputError when ``ax`` is omitted and
-    matplotlib is missing.
-    """
+    matplotlib is missing."""
     pr = report.pr_curve  # (each read of a report's table makes a new DataFrame)
     if not len(pr):
         raise ValueError("report: expected a report with precision-recall curves (report.pr_curve is empty)")
