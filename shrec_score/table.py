@@ -119,8 +119,6 @@ class Table:
         """The DataFrame with these columns (a new one at every call)."""
         import pandas as pd
 
-        if not self._n and all(v.dtype == object for v in self._cols.values()):
-            return pd.DataFrame(columns=self.columns)
         return pd.DataFrame(dict(self._cols), columns=self.columns)
 
     @classmethod
