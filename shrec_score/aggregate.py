@@ -1,6 +1,5 @@
 """From per-query values to per-run means and a sorted leaderboard, in numpy on Tables; every mean summed in
-:func:`group_sums`' order (docs/architecture.md).
-"""
+:func:`group_sums`' order (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -137,7 +136,7 @@ def leaderboard_table(per_run: Table, sort: str) -> Table:
     ['c', 'a', 'b']
     """
     by_name = per_run.take(sort_order(per_run["run"], True))
-    board = by_name.take(sort_order(by_name[sort], _ascending(sort)))
+    board = by_name.take(sort_order(by_name[sort], column_higher_is_better(sort) is False))
     return board.assign("rank", np.arange(1, len(board) + 1, dtype=np.int64), at=0)
 
 
@@ -160,12 +159,8 @@ def ranking_table(per_query: Table, measure: str) -> Table:
     q, _ = _codes(per_query["query"])  # the queries' input order
     frame = Table({"query": per_query["query"], "run": per_query["run"], "value": per_query[measure], "_q": q}, len(per_query))
     frame = frame.take(sort_order(frame["run"], True))
-    frame = frame.take(sort_order(np.asarray(frame["value"]), _ascending(measure)))
+    frame = frame.take(sort_order(np.asarray(frame["value"]), column_higher_is_better(measure) is False))
     frame = frame.take(np.argsort(frame["_q"], kind="stable"))
     rank = np.arange(len(frame)) - np.searchsorted(frame["_q"], frame["_q"]) + 1  # place within its query
     return Table({"query": frame["query"], "rank": rank.astype(np.int64), "run": frame["run"], "value": frame["value"]}, len(frame))
-
-
-def _ascending(column: str) -> bool:
-    return column_higher_is_better(column) is False
 

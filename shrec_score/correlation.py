@@ -1,7 +1,6 @@
 """Rank correlation against human ground truth (seed 004): per query tau-b (docs/measures.md).  A system's
 value for an item is its distance (lower = more similar unless ``lower_is_better=False``), else its rank, or a
-TREC score; the ground truth is a mean user score; both are oriented "higher = more similar" first.
-"""
+TREC score; the ground truth is a mean user score; both are oriented "higher = more similar" first."""
 
 from __future__ import annotations
 
@@ -36,15 +35,11 @@ def run_values(source: RunSource, gt: pd.DataFrame, *, lower_is_better: bool = T
         for q, items in items_of.items():
             if q not in files:
                 raise InputError(source.path, None, f"expected a ranked list for every query; run {source.name!r} has none for query {q!r}")
-            index = {it: i for i, it in enumerate(items)}
-            idx, dist = parse_list(files[q], read_text(files[q]), q, index)
+            idx, dist = parse_list(files[q], read_text(files[q]), q, {it: i for i, it in enumerate(items)})
             ranked = [items[i] for i in idx]
             _check_items(files[q], source.name, q, ranked, set(items))
-            if dist is None:
-                values = -np.arange(1, len(ranked) + 1, dtype=np.float64)  # rank: lower is better
-            else:
-                values = -dist if lower_is_better else dist
-            out[q] = (ranked, values)
+            values = np.arange(1, len(ranked) + 1, dtype=np.float64) if dist is None else dist  # no distances: the rank
+            out[q] = (ranked, -values if dist is None or lower_is_better else values)  # a rank: lower is better
     elif source.format == "trec":
         lines = read_trec_lines(source.path)
         queries, q_codes, docs, d_codes = lines.encoded()

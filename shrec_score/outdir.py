@@ -1,7 +1,6 @@
 """Output folders, each replaced as one unit, several committed together (the steps: docs/architecture.md, "The
 output folder"; the guarantee and the two windows it leaves open: docs/outputs.md).  Every operating-system error
-is an :class:`InputError` naming the user's path and what to do.
-"""
+is an :class:`InputError` naming the user's path and what to do."""
 
 from __future__ import annotations
 
@@ -176,8 +175,6 @@ class OutputFolder:
 
     def stage(self) -> None:
         """Step 2: build the new folder beside ``DIR`` (the user's files carried, the new ones written, all synced)."""
-        if not self._fds:
-            raise RuntimeError("OutputFolder.commit() outside its 'with' block")
         for stale in self._leftovers((".tmp", ".old")):
             shutil.rmtree(stale, ignore_errors=True)
         self._previous = self._previous_manifest()
@@ -378,8 +375,7 @@ def _renameat2(a: str, b: str, flags: int) -> bool:
         renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
     except (OSError, AttributeError):
         return False
-    at_fdcwd = -100
-    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), flags) == 0:
+    if renameat2(-100, os.fsencode(a), -100, os.fsencode(b), flags) == 0:  # -100: AT_FDCWD
         return True
     err = ctypes.get_errno()
     if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EEXIST):

@@ -1,7 +1,5 @@
-"""Figures for the organiser's paper (matplotlib, the optional ``plots`` extra; docs/outputs.md, "Charts").
-Each is a private ``Figure`` saved through its own canvas: pyplot never imported, the backend never switched,
-``rcParams`` only read, so a notebook's inline backend is left alone.
-"""
+"""Figures for the organiser's paper (matplotlib, the optional ``plots`` extra; docs/outputs.md, "Charts"), each a
+private ``Figure`` saved through its own canvas: no pyplot, no backend switch, ``rcParams`` only read."""
 
 from __future__ import annotations
 
@@ -57,9 +55,8 @@ _SVG_REF = re.compile(r'(href="#|url\(#)([^")]+)')
 
 
 def renumber_svg_ids(svg: str, prefix: str) -> str:
-    """``svg`` with every ``id`` renamed ``prefix`` + its number in order of appearance, the references
-    following: matplotlib draws random ids (unless the caller sets ``svg.hashsalt``), these are the same at
-    every scoring and unique in a page that holds several figures (each with its prefix)."""
+    """``svg`` with every ``id`` (matplotlib's are random) renamed ``prefix`` + its number in order of appearance,
+    the references following: the same at every scoring, unique in a page of several figures (one prefix each)."""
     new = {old: f"{prefix}{i}" for i, old in enumerate(dict.fromkeys(_SVG_ID.findall(svg)))}
     svg = _SVG_ID.sub(lambda m: f'id="{new[m.group(1)]}"', svg)
     return _SVG_REF.sub(lambda m: m.group(1) + new.get(m.group(2), m.group(2)), svg)  # not a "#" in a text
@@ -83,19 +80,15 @@ def legend_outside(ax: Axes, ncol: int = 1) -> None:
 
 
 def write_plots(report: Report, out_dir: str | os.PathLike[str]) -> list[str]:
-    """Replace the folder ``out_dir`` with every figure the report supports, as one unit; the paths written, a
-    PNG then an SVG per figure: ``pr_curves`` (a precision-recall table), ``ndcg_vs_rank`` and ``cg_vs_recall``
-    (graded curves), ``per_class_<sort>`` (per-class values).  InputError when matplotlib is missing.
-    """
+    """Replace the folder ``out_dir`` with every figure the report supports (docs/outputs.md, "Charts"; a PNG then
+    an SVG each) as one unit; returns the paths written.  InputError when matplotlib is missing."""
     return publish(out_dir, plot_files(report))
 
 
 def plot_pr_curves(report: Report, ax: Axes | None = None) -> Axes:
-    """Draw the precision-recall curves of every run of ``report`` on ``ax`` (or, omitted, a new standalone
-    Figure's) and return it: one line per run in leaderboard order, labelled "run (measure value)", nothing else
-    touched.  ValueError when the report has no precision-recall table; InputError when ``ax`` is omitted and
-    matplotlib is missing.
-    """
+    """Draw the precision-recall curves of every run of ``report`` on ``ax`` (omitted: a new standalone Figure's)
+    and return it: one line per run in leaderboard order, labelled "run (measure value)", nothing else touched.
+    ValueError without a precision-recall table; InputError when ``ax`` is omitted and matplotlib is missing."""
     pr = report.pr_curve  # (each read of a report's table makes a new DataFrame)
     if not len(pr):
         raise ValueError("report: expected a report with precision-recall curves (report.pr_curve is empty)")

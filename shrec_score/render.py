@@ -1,13 +1,11 @@
 """The renderings of a :class:`~shrec_score.report.Report` (docs/outputs.md): :data:`FORMATS` (CSV, JSON,
 Markdown, LaTeX, trec) and :func:`to_rich` (the terminal), each with the signature.  Text from input is escaped
-for its format (:mod:`shrec_score.escape`, :func:`trec_field`; docs/inputs.md); CSV and JSON quote it themselves.
-"""
+for its format (:mod:`shrec_score.escape`, :func:`trec_field`; docs/inputs.md); CSV and JSON quote it themselves."""
 
 from __future__ import annotations
 
 import io
 import json
-import math
 from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -18,7 +16,7 @@ from .escape import md_escape, rich_text, tex_escape
 from .measures.measure import column_higher_is_better, display_name
 from .measures.names import trec_name
 from .notes import best_value, blank_note, significance_matrix, versus_best
-from .table import Table, as_table
+from .table import Table, as_table, missing
 
 __all__ = ["FORMATS", "md_escape", "rich_text", "tex_escape", "to_csv", "to_json", "to_latex", "to_markdown", "to_rich", "to_trec", "trec_field"]
 
@@ -49,12 +47,9 @@ def to_csv(report: Report, *, per_query: bool = False) -> str:
 
 def to_json(report: Report, *, per_query: bool = False) -> str:
     """signature, sort, leaderboard (and per_query, significance) as JSON; undefined values are ``null``."""
-    doc: dict[str, Any] = {"signature": report.signature, "sort": report.sort, "leaderboard": _records(report.tables["leaderboard"])}
-    if per_query:
-        doc["per_query"] = _records(report.tables["per_query"])
-    significance = report.table("significance")
-    if significance is not None:
-        doc["significance"] = _records(significance)
+    names = ["leaderboard", "per_query", "significance"] if per_query else ["leaderboard", "significance"]
+    doc: dict[str, Any] = {"signature": report.signature, "sort": report.sort}
+    doc.update((name, _records(report.tables[name])) for name in names if name in report.tables)
     return json.dumps(doc, indent=2, allow_nan=False) + "\n"
 
 
@@ -206,9 +201,9 @@ def to_trec(report: Report, *, per_query: bool = False) -> str:
         if per_query:
             sub = table.take(table["run"] == run)
             for rec in (dict(zip(sub.columns, v)) for v in sub.records()):
-                lines += [line(m, trec_field(str(rec["query"])), rec[m]) for m in per_topic if m in rec and not _isnan(rec[m])]
+                lines += [line(m, trec_field(str(rec["query"])), rec[m]) for m in per_topic if m in rec and not missing(rec[m])]
         lines.append(f"{'num_q':<22}\tall\t{int(row['queries'])}")
-        lines += [line(m, "all", row[m]) for m in report.measures if m in row and not _isnan(row[m])]
+        lines += [line(m, "all", row[m]) for m in report.measures if m in row and not missing(row[m])]
     return "\n".join(lines) + "\n"
 
 
@@ -271,12 +266,11 @@ def _print_significance(report: Report, console: Any) -> None:
 def _print_per_query(report: Report, console: Any) -> None:
     ranking = report.table("ranking")
     if ranking is not None and report.rank_by != report.sort:
-        runs, values = ranking["run"].tolist(), ranking["value"].tolist()
-        by_query: dict[Any, list[int]] = {}  # row numbers per query, first-appearance order, missing left out
-        for i, q in enumerate(ranking["query"].tolist()):
-            if not (q is None or _isnan(q)):
-                by_query.setdefault(q, []).append(i)
-        rows = [[str(q), " > ".join(f"{runs[i]} {_fmt(values[i])}" for i in at)] for q, at in by_query.items()]
+        by_query: dict[Any, list[str]] = {}  # first-appearance order, missing left out
+        for q, run, value in zip(*(ranking[c].tolist() for c in ("query", "run", "value"))):
+            if not missing(q):
+                by_query.setdefault(q, []).append(f"{run} {_fmt(value)}")
+        rows = [[str(q), " > ".join(ranked)] for q, ranked in by_query.items()]
         title = f"Runs ranked per query by {display_name(report.rank_by)} (best first)"
         console.print(_rich_table(title, ["query", "ranking"], [True, True], rows))
         return
@@ -304,12 +298,8 @@ FORMATS: dict[str, Callable[..., str]] = {
 }
 
 
-def _isnan(value: Any) -> bool:
-    return isinstance(value, float) and math.isnan(value)
-
-
 def _fmt(value: Any) -> str:
-    if value is None or _isnan(value):
+    if missing(value):
         return ""
     return f"{value:.4f}" if isinstance(value, float) else str(value)
 
@@ -326,7 +316,7 @@ def trec_field(text: str) -> str:
 def _records(frame: Table | pd.DataFrame) -> list[dict[str, Any]]:
     """The rows as JSON objects (Python values; undefined values None)."""
     table = as_table(frame)
-    return [{k: (None if _isnan(v) else v) for k, v in zip(table.columns, values)} for values in table.records()]
+    return [{k: (None if missing(v) else v) for k, v in zip(table.columns, values)} for values in table.records()]
 
 
 def frame_text(frame: pd.DataFrame, fmt: str) -> str:

@@ -1,7 +1,6 @@
 """Is run A really better than run B?  Paired tests over the per-query values (docs/outputs.md): sign-flip
 randomization test (Smucker, Allan & Carterette, CIKM 2007; exact up to :data:`EXACT_UP_TO` queries), Holm's
-correction, percentile bootstrap; every draw seeded.
-"""
+correction, percentile bootstrap; every draw seeded."""
 
 from __future__ import annotations
 

@@ -119,8 +119,6 @@ class Table:
         """The DataFrame with these columns (a new one at every call)."""
         import pandas as pd
 
-        if not self._n and all(v.dtype == object for v in self._cols.values()):
-            return pd.DataFrame(columns=self.columns)
         return pd.DataFrame(dict(self._cols), columns=self.columns)
 
     @classmethod
@@ -132,7 +130,7 @@ class Table:
             if isinstance(values.dtype, np.dtype) and values.dtype.kind in "fiub":
                 cols[str(name)] = values.to_numpy()
             else:
-                cols[str(name)] = object_column([None if _missing(v) else v for v in values.to_numpy(dtype=object)])
+                cols[str(name)] = object_column([None if missing(v) else v for v in values.to_numpy(dtype=object)])
         return cls(cols, len(frame))
 
     def to_csv(self) -> str:
@@ -144,7 +142,8 @@ class Table:
         return out.getvalue()
 
 
-def _missing(value: Any) -> bool:
+def missing(value: Any) -> bool:
+    """None or NaN: a blank cell."""
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
@@ -155,7 +154,7 @@ def _csv_cells(values: np.ndarray) -> list[Any]:
         text[np.isnan(values)] = ""
         return text.tolist()
     if values.dtype == object:
-        return ["" if _missing(v) else v for v in values.tolist()]
+        return ["" if missing(v) else v for v in values.tolist()]
     return values.tolist()
 
 
