@@ -167,12 +167,6 @@ def _check_lines(path: str, data: bytes | bytearray, first_line: int = 1) -> Non
         raise line_too_long(path, first_line + data.count(b"\n", 0, found[0]), found[1])
 
 
-def scan_line_lengths(path: str) -> None:
-    """The line-length check of :func:`pieces` alone, for a file pyarrow parses (an error names the line)."""
-    for _ in pieces(path):
-        pass
-
-
 def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
     """The (decompressed) bytes of a regular file, lines and encoding checked; ``checked``: ``path`` stat'ed already."""
     path = os.fspath(path) if checked else regular_file(path)
