@@ -89,11 +89,6 @@ def _run_file(path: str, fmt: str) -> RunSource:
     return RunSource(name, path, fmt)
 
 
-def _not_a_run(name: str) -> bool:
-    """A file in a RUNS folder that is passed over (classifications, notes, configs)."""
-    return is_clutter(name) or strip_suffix(name).lower().endswith(NOT_RUNS)
-
-
 def discover_runs(
     paths: Iterable[str | os.PathLike[str]], fmt: str = "auto", *, query_ids: Mapping[str, object] = {}, spell: Spell | None = None
 ) -> tuple[list[RunSource], list[str]]:
@@ -109,8 +104,8 @@ def discover_runs(
         entries = folder_entries(path)  # (each entry stat'ed once)
         subdirs = [e for e, _, is_folder in entries if is_folder and not is_clutter(e)]
         files = [e for e, _, is_folder in entries if not is_folder]
-        skipped = [e for e in files if _not_a_run(e)]
-        files = [e for e in files if not _not_a_run(e)]  # (a cheap test of the name: twice costs less than a set)
+        skipped = [e for e in files if is_clutter(e) or strip_suffix(e).lower().endswith(NOT_RUNS)]
+        files = sorted(set(files).difference(skipped))  # (list_folder's order)
         skipped_note = f"{path}: {len(skipped)} file(s) that are not runs were passed over ({', '.join(skipped[:3])}{', ...' if len(skipped) > 3 else ''})"
         passed_over = [skipped_note] if skipped else []
         if subdirs:

@@ -8,7 +8,6 @@ import re
 import stat
 import unicodedata
 from collections.abc import Iterator
-from typing import IO
 
 from ..errors import QUOTE_LIMIT, InputError, shown
 from .compressed import MAGIC_BYTES, compression_of, open_input, readable
@@ -208,22 +207,17 @@ def pieces(path: str, size: int = 16 << 20) -> Iterator[tuple[bytes, int]]:
                 refuse_wide_text(path, data[:HEAD_BYTES])
             cut = data.rfind(b"\n") + 1 if block else len(data)  # the last piece: all that is left
             piece, carry = data[:cut], data[cut:]
-            if len(carry) > MAX_LINE_BYTES:
-                raise line_too_long(path, line + piece.count(b"\n"), len(carry) + rest_of_line(fh))
+            if len(carry) > MAX_LINE_BYTES:  # the line measured to its end, not held
+                length = len(carry)
+                while (block := fh.read(1 << 20)) and b"\n" not in block:
+                    length += len(block)
+                raise line_too_long(path, line + piece.count(b"\n"), length + (block.find(b"\n") if block else 0))
             if piece:
                 _check_lines(path, piece, line)
                 yield piece, line
                 line += piece.count(b"\n")
             if not block:
                 return
-
-
-def rest_of_line(fh: IO[bytes]) -> int:
-    """Bytes up to the next newline (not counted) of a stream."""
-    n = 0
-    while (block := fh.read(1 << 20)) and b"\n" not in block:
-        n += len(block)
-    return n + block.find(b"\n") if block else n
 
 
 def text_lines(path: str | os.PathLike[str], size: int = 16 << 20) -> Iterator[tuple[int, str]]:

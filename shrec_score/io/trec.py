@@ -32,8 +32,6 @@ MAX_GRADE = 127
 FAST_QRELS_BYTES = 1 << 20
 
 TREC_RUN_FIELDS = "query_id Q0 target_id rank score tag"
-#: Fields of a TREC run line that are read; words after the tag's first are ignored (trec_eval's get_trec_results.c).
-RUN_FIELDS = 6
 RUN_NAMES = ["query", "q0", "doc", "rank", "score", "tag"]
 
 
@@ -102,7 +100,7 @@ def _pair(query: str, target: str) -> str:
 
 def line_error(path: str, n: int, f: list[str]) -> InputError | None:
     """The error of a run line's fields ``f`` (line ``n``), or None: fewer than six fields, or a score that is not a number (NaN included)."""
-    if len(f) < RUN_FIELDS:
+    if len(f) < 6:  # (more: the words after the tag's first are ignored, as trec_eval's get_trec_results.c)
         return InputError(path, n, f'expected "{TREC_RUN_FIELDS}"', f"{len(f)} fields")
     score = parse_number(f[4])
     if score is None or math.isnan(score):
