@@ -39,12 +39,6 @@ def holds_row_blocks(path: str) -> bool:
     return os.path.isdir(path) and (layout_of(path) is not None or any(layout_of(os.path.join(path, e)) for e in list_folder(path)))
 
 
-def run_name(path: str) -> str:
-    """A row-block run's name: the folder's name without ``.zarr``."""
-    base = os.path.basename(os.path.normpath(path))
-    return base[: -len(".zarr")] if base.endswith(".zarr") and len(base) > 5 else base
-
-
 class RowBlockMatrix:
     """A 2-D matrix stored in blocks of rows: ``blocks()`` the half-open row ranges in order, ``where(a, b)``
     the file (shard or chunk) holding rows ``a..b`` of one block, ``read(a, b)`` those rows; ``m[rows]``."""

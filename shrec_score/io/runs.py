@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import InputError, shown
 from ..model import RunSource
-from .chunked import RowBlockMatrix, holds_row_blocks, layout_of, open_row_blocks, run_name
+from .chunked import RowBlockMatrix, holds_row_blocks, layout_of, open_row_blocks
 from .compressed import strip_suffix
 from .lists import query_of
 from .matrix import is_binary
@@ -169,8 +169,10 @@ def discover_sources(
             continue
         for path in group:
             for sub in [path] if layout_of(path) else [os.path.join(path, e) for e in list_folder(path)]:
-                if layout_of(sub):
-                    out.append(BlockSource(run_name(sub), sub, open_row_blocks(sub)))
+                if layout_of(sub):  # named after its folder, without .zarr
+                    name = os.path.basename(os.path.normpath(sub))
+                    name = name[:-5] if name.endswith(".zarr") and len(name) > 5 else name
+                    out.append(BlockSource(name, sub, open_row_blocks(sub)))
                 elif entry_is_folder(sub):
                     out.append(RunSource(os.path.basename(sub), sub, "lists"))
                 else:

@@ -160,10 +160,10 @@ def long_line(data: bytes | bytearray, limit: int = MAX_LINE_BYTES) -> tuple[int
     return None
 
 
-def _check_lines(path: str, data: bytes | bytearray, first_line: int = 1) -> None:
-    """Refuse ``data`` (``path``'s bytes from line ``first_line`` on) if a line is too long."""
+def check_lines(path: str, data: bytes | bytearray, first_line: int = 1) -> None:
+    """Refuse ``data`` (``path``'s bytes from line ``first_line`` on, or an mmap of them) if a line is too long."""
     if (found := long_line(data)) is not None:
-        raise line_too_long(path, first_line + data.count(b"\n", 0, found[0]), found[1])
+        raise line_too_long(path, first_line + data[: found[0]].count(b"\n"), found[1])
 
 
 def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
@@ -175,7 +175,7 @@ def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
         # inflated in checked pieces: a bomb fails at its first over-long line, not once inflated whole
         return b"".join(piece for piece, _ in pieces(path))
     refuse_wide_text(path, data[:HEAD_BYTES])
-    _check_lines(path, data)
+    check_lines(path, data)
     return data
 
 
@@ -213,7 +213,7 @@ def pieces(path: str, size: int = 16 << 20) -> Iterator[tuple[bytes, int]]:
                     length += len(block)
                 raise line_too_long(path, line + piece.count(b"\n"), length + (block.find(b"\n") if block else 0))
             if piece:
-                _check_lines(path, piece, line)
+                check_lines(path, piece, line)
                 yield piece, line
                 line += piece.count(b"\n")
             if not block:

@@ -19,7 +19,7 @@ from ..errors import InputError, shown
 from ..model import Qrels
 from .compressed import file_compression
 from .numbers import is_integer, parse_number
-from .text import line_too_long, long_line, pieces, plain, read_head, text_lines
+from .text import check_lines, pieces, plain, read_head, text_lines
 
 #: The blanks that separate fields: trec_eval's (``isspace`` in the C locale) less the line ends.  Any other
 #: character, a no-break space, U+2028 or ``\x1c`` included, is part of its field.
@@ -156,8 +156,7 @@ def _file_layout(path: str) -> tuple[str, int] | None:
     if os.path.getsize(path) == 0:
         return None
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        if (found := long_line(mm)) is not None:  # type: ignore[arg-type]  # (an mmap finds as bytes do)
-            raise line_too_long(path, 1 + mm[: found[0]].count(b"\n"), found[1])
+        check_lines(path, mm)  # type: ignore[arg-type]  # (an mmap finds and slices as bytes do)
         return _delimiter(mm)
 
 
