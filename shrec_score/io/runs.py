@@ -20,11 +20,8 @@ from .shrec2011 import is_shrec2011_header, shrec2011_name
 from .submissions import Spell, clutter_note, is_clutter, no_query_error
 from .text import entry_is_folder, folder_entries, list_folder, pieces, read_head, regular_file
 
-FORMATS = ("auto", "lists", "matrix", "trec", "shrec2011")
 #: Files in a RUNS folder that are never runs.
 NOT_RUNS = (".cla", ".qrels", ".md", ".yaml", ".yml")
-#: What a RUNS argument is expected to be.
-RUNS_ARGUMENT = "a run folder, a folder of runs or a run file"
 
 
 def detect_file_format(path: str) -> str | None:
@@ -98,7 +95,7 @@ def discover_runs(
     notes: list[str] = []
     for raw in paths:
         path = os.fspath(raw)
-        if not entry_is_folder(path, RUNS_ARGUMENT):
+        if not entry_is_folder(path, "a run folder, a folder of runs or a run file"):
             runs.append(_run_file(path, fmt))
             continue
         entries = folder_entries(path)  # (each entry stat'ed once)
