@@ -267,10 +267,10 @@ def test_the_limit_is_1_mib_exactly_in_every_text_reader(tmp_path):
         text_io.read_text(ok)
     ok.write_bytes(b"a\n" + b"y" * limit + b"\nb")
     assert len(text_io.read_text(ok)) == limit + 4
-    text_io.scan_line_lengths(str(ok))
+    list(text_io.pieces(str(ok)))
     message = re.escape("long.txt:3: expected lines of at most 1,048,576 bytes (1 MiB), got a line of 1,048,577 bytes")
     with pytest.raises(InputError, match=message):
-        text_io.scan_line_lengths(str(long))
+        list(text_io.pieces(str(long)))
     # every reader: .cla, qrels (both paths), TREC (streamed and whole), ground truth, text matrix
     big = b"".join(b"q%d 0 d%d 1\n" % (i, i) for i in range(120_000))  # past the pyarrow threshold
     cases = {

@@ -277,7 +277,7 @@ def convert_command(matrix: str, out: str, layout: str, chunk_rows: int | None, 
     --dask (or shrec_score.distributed.score)."""
     import numpy as np
 
-    from ..io.chunked import default_chunk_rows, source_matrix, write_row_blocks
+    from ..io.chunked import source_matrix, write_row_blocks
 
     dims = None
     if shape is not None:
@@ -289,8 +289,7 @@ def convert_command(matrix: str, out: str, layout: str, chunk_rows: int | None, 
         m = source_matrix(matrix, dims)
         kind = np.dtype(dtype or m.dtype)
         n_rows, n_cols = int(m.shape[0]), int(m.shape[1])
-        step = chunk_rows or default_chunk_rows(n_cols, kind.itemsize)
-        step = write_row_blocks(out, layout, (n_rows, n_cols), kind, step, lambda a, b: np.asarray(m[a:b], dtype=kind))
+        step = write_row_blocks(out, layout, (n_rows, n_cols), kind, chunk_rows, lambda a, b: np.asarray(m[a:b], dtype=kind))
     click.echo(f"{out}: {n_rows} x {n_cols} {kind}, blocks of {step} rows ({layout})", err=True)
 
 

@@ -21,7 +21,6 @@ from .text import list_folder, read_head
 #: The ``format`` of a shard folder's manifest.
 SHARDS_FORMAT = "shrec-score npy-shards"
 MANIFEST = "manifest.json"
-LAYOUTS = ("zarr", "npy-shards")
 #: What to install for Zarr (and the cluster).
 INSTALL_HINT = "pip install 'shrec-score[dask]'"
 
@@ -40,12 +39,6 @@ def holds_row_blocks(path: str) -> bool:
     return os.path.isdir(path) and (layout_of(path) is not None or any(layout_of(os.path.join(path, e)) for e in list_folder(path)))
 
 
-def run_name(path: str) -> str:
-    """A row-block run's name: the folder's name without ``.zarr``."""
-    base = os.path.basename(os.path.normpath(path))
-    return base[: -len(".zarr")] if base.endswith(".zarr") and len(base) > 5 else base
-
-
 class RowBlockMatrix:
     """A 2-D matrix stored in blocks of rows: ``blocks()`` the half-open row ranges in order, ``where(a, b)``
     the file (shard or chunk) holding rows ``a..b`` of one block, ``read(a, b)`` those rows; ``m[rows]``."""
@@ -53,7 +46,6 @@ class RowBlockMatrix:
     path: str
     shape: tuple[int, int]
     dtype: np.dtype
-    ndim = 2
 
     def _stored(self, blocks: list[tuple[int, int]], files: list[str]) -> None:
         self._blocks, self._files = blocks, files
@@ -72,14 +64,9 @@ class RowBlockMatrix:
     def read(self, a: int, b: int) -> np.ndarray:
         raise NotImplementedError
 
-    def __len__(self) -> int:
-        return self.shape[0]
-
     def __getitem__(self, index: Any) -> np.ndarray:
-        """``m[a:b]`` or ``m[rows]`` (rows of any order), read block by block."""
+        """``m[a:b]`` or ``m[rows]`` (a 1-D array of any order), read block by block."""
         rows = np.arange(*index.indices(self.shape[0])) if isinstance(index, slice) else np.asarray(index, dtype=np.int64)
-        if rows.ndim == 0:
-            return self[rows.reshape(1)][0]
         out = np.empty((rows.size, self.shape[1]), dtype=self.dtype)
         which = self._block(rows)
         for k in np.unique(which).tolist():
@@ -188,19 +175,13 @@ def open_row_blocks(path: str) -> RowBlockMatrix:
     return NpyShards(path) if kind == "npy-shards" else ZarrRows(path)
 
 
-def default_chunk_rows(n_cols: int, itemsize: int, target_bytes: int = 64 << 20) -> int:
-    """Rows per block so that a block is about ``target_bytes`` (64 MiB)."""
-    return max(1, target_bytes // max(1, n_cols * itemsize))
-
-
 def write_row_blocks(
-    out: str, layout: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows: int,
+    out: str, layout: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows: int | None,
     rows: Callable[[int, int], np.ndarray],
 ) -> int:
-    """Write a ``shape`` matrix in ``layout`` to the new folder ``out`` (staged, renamed when complete), ``rows(a, b)``
-    asked for ``chunk_rows`` at a time; returns the rows of a block written."""
-    if layout not in LAYOUTS:
-        raise InputError(None, None, f"expected --to {' or '.join(LAYOUTS)}", shown(layout))
+    """Write a ``shape`` matrix in ``layout`` (``zarr`` or ``npy-shards``) to the new folder ``out`` (staged, renamed
+    when complete), ``rows(a, b)`` asked for ``chunk_rows`` (None: about 64 MiB) at a time; returns that number."""
+    chunk_rows = chunk_rows or (64 << 20) // max(1, shape[1] * dtype.itemsize)
     chunk_rows = max(1, min(chunk_rows, shape[0]))  # a block is never larger than the matrix
     if os.path.lexists(out):
         raise InputError(out, None, "expected a new folder for the converted matrix (it exists: remove it or choose another name)")

@@ -103,12 +103,37 @@ def parse_rows(
     unjudged: int | None = None,
     id_col: int | None = None,
 ) -> Listed:
-    """:func:`parse_list` of ``(line number, fields)`` rows; ``id_col`` None: found by :func:`id_column`."""
+    """:func:`parse_list` of ``(line number, fields)`` rows (``id_col`` None: found by :func:`id_column`): the targets
+    kept and their distances; strict (``drops`` None): the first problem is an error, else counted."""
     for n, f in rows if drops is None else ():
         if len(f) > 2:
             raise InputError(path, n, 'expected "<target> [distance]"', f"{len(f)} fields")
     col = id_column(path, rows, target_index, unjudged is not None, strict=drops is None) if id_col is None else id_col
-    return _kept(path, scan_lines(rows, target_index, col, unjudged), drops)
+    out: list[int] = []
+    dists: list[float] = []
+
+    def problem(reason: str, n: int, expected: str, got: str | None = None) -> None:
+        if drops is None:
+            raise InputError(path, n, expected, got)
+        drops[reason] += 1
+
+    for line in scan_lines(rows, target_index, col, unjudged):
+        if line.tid is None:  # (strict: refused above)
+            problem("malformed lines dropped", line.n, 'expected "<target> [distance]"', f"{line.fields} fields")
+            continue
+        if line.target is None:
+            problem("unknown target ids dropped", line.n, "expected a target id of the collection", f"unknown id {shown(line.tid)}")
+            continue
+        dist = None if line.dist is None or math.isnan(line.dist) else line.dist
+        if line.dist_text is not None and dist is None:
+            problem("bad distances ignored (target kept)", line.n, "expected a number as distance", shown(line.dist_text) if line.dist is None else "NaN")
+        if line.first_at is not None:
+            problem("repeated target ids dropped (first place kept)", line.n, f"expected each target once; {shown(line.tid)} is already ranked at line {line.first_at}")
+            continue
+        out.append(line.target)
+        if dist is not None:
+            dists.append(dist)
+    return np.asarray(out, dtype=np.int64), (np.asarray(dists, dtype=np.float64) if dists and len(dists) == len(out) else None)
 
 
 class ListLine(NamedTuple):
@@ -155,35 +180,6 @@ def scan_lines(rows: list[tuple[int, list[str]]], target_index: Mapping[str, int
         dist = None if dist_text is None else parse_number(dist_text)
         out.append(ListLine(n, len(f), tid, index, first_at, dist_text, dist))
     return out
-
-
-def _kept(path: str, lines: list[ListLine], drops: Counter[str] | None) -> Listed:
-    """The targets kept and their distances; strict (``drops`` None): the first problem is an error, else counted."""
-    out: list[int] = []
-    dists: list[float] = []
-
-    def problem(reason: str, n: int, expected: str, got: str | None = None) -> None:
-        if drops is None:
-            raise InputError(path, n, expected, got)
-        drops[reason] += 1
-
-    for line in lines:
-        if line.tid is None:  # (strict: parse_rows refused it)
-            problem("malformed lines dropped", line.n, 'expected "<target> [distance]"', f"{line.fields} fields")
-            continue
-        if line.target is None:
-            problem("unknown target ids dropped", line.n, "expected a target id of the collection", f"unknown id {shown(line.tid)}")
-            continue
-        dist = None if line.dist is None or math.isnan(line.dist) else line.dist
-        if line.dist_text is not None and dist is None:
-            problem("bad distances ignored (target kept)", line.n, "expected a number as distance", shown(line.dist_text) if line.dist is None else "NaN")
-        if line.first_at is not None:
-            problem("repeated target ids dropped (first place kept)", line.n, f"expected each target once; {shown(line.tid)} is already ranked at line {line.first_at}")
-            continue
-        out.append(line.target)
-        if dist is not None:
-            dists.append(dist)
-    return np.asarray(out, dtype=np.int64), (np.asarray(dists, dtype=np.float64) if dists and len(dists) == len(out) else None)
 
 
 def id_column(path: str, rows: list[tuple[int, list[str]]], target_index: Mapping[str, int], is_open: bool = False, *, strict: bool = True) -> int:

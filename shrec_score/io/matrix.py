@@ -141,9 +141,6 @@ class RowFile:
         self.path, self.offset, self.shape, self.dtype = path, offset, shape, dtype
         self._version = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
-    def __len__(self) -> int:
-        return self.shape[0]
-
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         return self[:] if dtype is None else self[:].astype(dtype)
 
@@ -190,15 +187,14 @@ def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray | RowFile:
                     head = inner.read(HEAD_BYTES)
             refuse_wide_text(path, head)
             st = os.fstat(fh.fileno())
-            size = st.st_size
             if is_binary(head):
                 if compressed:
                     raise InputError(path, None, COMPRESSED, "a compressed file")
-                if size != 4 * shape[0] * shape[1]:
-                    raise InputError(path, None, f"expected a PSB binary matrix of {shape[0]} x {shape[1]} float32 ({4 * shape[0] * shape[1]} bytes)", f"{size} bytes")
-                m = RowFile(path, 0, shape, np.dtype(np.float32), st) if size else np.zeros(shape, dtype=np.float32)
+                if st.st_size != 4 * shape[0] * shape[1]:
+                    raise InputError(path, None, f"expected a PSB binary matrix of {shape[0]} x {shape[1]} float32 ({4 * shape[0] * shape[1]} bytes)", f"{st.st_size} bytes")
+                m = RowFile(path, 0, shape, np.dtype(np.float32), st) if st.st_size else np.zeros(shape, dtype=np.float32)
             else:  # decompressed, or large: into a temporary file
-                m = read_ascii_matrix(path, shape, stream=compressed or size > STREAM_ABOVE)
+                m = read_ascii_matrix(path, shape, stream=compressed or st.st_size > STREAM_ABOVE)
     if tuple(m.shape) != tuple(shape):
         raise shape_error(path, shape, m.shape)
     return m

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import InputError, shown
 from ..model import RunSource
-from .chunked import RowBlockMatrix, holds_row_blocks, layout_of, open_row_blocks, run_name
+from .chunked import RowBlockMatrix, holds_row_blocks, layout_of, open_row_blocks
 from .compressed import strip_suffix
 from .lists import query_of
 from .matrix import is_binary
@@ -20,11 +20,8 @@ from .shrec2011 import is_shrec2011_header, shrec2011_name
 from .submissions import Spell, clutter_note, is_clutter, no_query_error
 from .text import entry_is_folder, folder_entries, list_folder, pieces, read_head, regular_file
 
-FORMATS = ("auto", "lists", "matrix", "trec", "shrec2011")
 #: Files in a RUNS folder that are never runs.
 NOT_RUNS = (".cla", ".qrels", ".md", ".yaml", ".yml")
-#: What a RUNS argument is expected to be.
-RUNS_ARGUMENT = "a run folder, a folder of runs or a run file"
 
 
 def detect_file_format(path: str) -> str | None:
@@ -89,11 +86,6 @@ def _run_file(path: str, fmt: str) -> RunSource:
     return RunSource(name, path, fmt)
 
 
-def _not_a_run(name: str) -> bool:
-    """A file in a RUNS folder that is passed over (classifications, notes, configs)."""
-    return is_clutter(name) or strip_suffix(name).lower().endswith(NOT_RUNS)
-
-
 def discover_runs(
     paths: Iterable[str | os.PathLike[str]], fmt: str = "auto", *, query_ids: Mapping[str, object] = {}, spell: Spell | None = None
 ) -> tuple[list[RunSource], list[str]]:
@@ -103,14 +95,14 @@ def discover_runs(
     notes: list[str] = []
     for raw in paths:
         path = os.fspath(raw)
-        if not entry_is_folder(path, RUNS_ARGUMENT):
+        if not entry_is_folder(path, "a run folder, a folder of runs or a run file"):
             runs.append(_run_file(path, fmt))
             continue
         entries = folder_entries(path)  # (each entry stat'ed once)
         subdirs = [e for e, _, is_folder in entries if is_folder and not is_clutter(e)]
         files = [e for e, _, is_folder in entries if not is_folder]
-        skipped = [e for e in files if _not_a_run(e)]
-        files = [e for e in files if not _not_a_run(e)]  # (a cheap test of the name: twice costs less than a set)
+        skipped = [e for e in files if is_clutter(e) or strip_suffix(e).lower().endswith(NOT_RUNS)]
+        files = sorted(set(files).difference(skipped))  # (list_folder's order)
         skipped_note = f"{path}: {len(skipped)} file(s) that are not runs were passed over ({', '.join(skipped[:3])}{', ...' if len(skipped) > 3 else ''})"
         passed_over = [skipped_note] if skipped else []
         if subdirs:
@@ -174,8 +166,10 @@ def discover_sources(
             continue
         for path in group:
             for sub in [path] if layout_of(path) else [os.path.join(path, e) for e in list_folder(path)]:
-                if layout_of(sub):
-                    out.append(BlockSource(run_name(sub), sub, open_row_blocks(sub)))
+                if layout_of(sub):  # named after its folder, without .zarr
+                    name = os.path.basename(os.path.normpath(sub))
+                    name = name[:-5] if name.endswith(".zarr") and len(name) > 5 else name
+                    out.append(BlockSource(name, sub, open_row_blocks(sub)))
                 elif entry_is_folder(sub):
                     out.append(RunSource(os.path.basename(sub), sub, "lists"))
                 else:

@@ -8,7 +8,6 @@ import re
 import stat
 import unicodedata
 from collections.abc import Iterator
-from typing import IO
 
 from ..errors import QUOTE_LIMIT, InputError, shown
 from .compressed import MAGIC_BYTES, compression_of, open_input, readable
@@ -161,16 +160,11 @@ def long_line(data: bytes | bytearray, limit: int = MAX_LINE_BYTES) -> tuple[int
     return None
 
 
-def _check_lines(path: str, data: bytes | bytearray, first_line: int = 1) -> None:
-    """Refuse ``data`` (``path``'s bytes from line ``first_line`` on) if a line is too long."""
-    if (found := long_line(data)) is not None:
-        raise line_too_long(path, first_line + data.count(b"\n", 0, found[0]), found[1])
-
-
-def scan_line_lengths(path: str) -> None:
-    """The line-length check of :func:`pieces` alone, for a file pyarrow parses (an error names the line)."""
-    for _ in pieces(path):
-        pass
+def check_lines(path: str, data: bytes | bytearray, first_line: int = 1) -> None:
+    """Refuse ``data`` (``path``'s bytes from line ``first_line`` on, or an mmap of them) if a line is too long."""
+    if (found := long_line(data)) is not None:  # newlines before it counted 16 MiB at a time (an mmap has no count)
+        before = sum(data[a : min(a + (16 << 20), found[0])].count(b"\n") for a in range(0, found[0], 16 << 20))
+        raise line_too_long(path, first_line + before, found[1])
 
 
 def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
@@ -182,7 +176,7 @@ def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
         # inflated in checked pieces: a bomb fails at its first over-long line, not once inflated whole
         return b"".join(piece for piece, _ in pieces(path))
     refuse_wide_text(path, data[:HEAD_BYTES])
-    _check_lines(path, data)
+    check_lines(path, data)
     return data
 
 
@@ -214,22 +208,17 @@ def pieces(path: str, size: int = 16 << 20) -> Iterator[tuple[bytes, int]]:
                 refuse_wide_text(path, data[:HEAD_BYTES])
             cut = data.rfind(b"\n") + 1 if block else len(data)  # the last piece: all that is left
             piece, carry = data[:cut], data[cut:]
-            if len(carry) > MAX_LINE_BYTES:
-                raise line_too_long(path, line + piece.count(b"\n"), len(carry) + rest_of_line(fh))
+            if len(carry) > MAX_LINE_BYTES:  # the line measured to its end, not held
+                length = len(carry)
+                while (block := fh.read(1 << 20)) and b"\n" not in block:
+                    length += len(block)
+                raise line_too_long(path, line + piece.count(b"\n"), length + (block.find(b"\n") if block else 0))
             if piece:
-                _check_lines(path, piece, line)
+                check_lines(path, piece, line)
                 yield piece, line
                 line += piece.count(b"\n")
             if not block:
                 return
-
-
-def rest_of_line(fh: IO[bytes]) -> int:
-    """Bytes up to the next newline (not counted) of a stream."""
-    n = 0
-    while (block := fh.read(1 << 20)) and b"\n" not in block:
-        n += len(block)
-    return n + block.find(b"\n") if block else n
 
 
 def text_lines(path: str | os.PathLike[str], size: int = 16 << 20) -> Iterator[tuple[int, str]]:

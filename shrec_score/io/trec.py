@@ -19,7 +19,7 @@ from ..errors import InputError, shown
 from ..model import Qrels
 from .compressed import file_compression
 from .numbers import is_integer, parse_number
-from .text import long_line, pieces, plain, read_head, scan_line_lengths, text_lines
+from .text import check_lines, pieces, plain, read_head, text_lines
 
 #: The blanks that separate fields: trec_eval's (``isspace`` in the C locale) less the line ends.  Any other
 #: character, a no-break space, U+2028 or ``\x1c`` included, is part of its field.
@@ -32,8 +32,6 @@ MAX_GRADE = 127
 FAST_QRELS_BYTES = 1 << 20
 
 TREC_RUN_FIELDS = "query_id Q0 target_id rank score tag"
-#: Fields of a TREC run line that are read; words after the tag's first are ignored (trec_eval's get_trec_results.c).
-RUN_FIELDS = 6
 RUN_NAMES = ["query", "q0", "doc", "rank", "score", "tag"]
 
 
@@ -102,7 +100,7 @@ def _pair(query: str, target: str) -> str:
 
 def line_error(path: str, n: int, f: list[str]) -> InputError | None:
     """The error of a run line's fields ``f`` (line ``n``), or None: fewer than six fields, or a score that is not a number (NaN included)."""
-    if len(f) < RUN_FIELDS:
+    if len(f) < 6:  # (more: the words after the tag's first are ignored, as trec_eval's get_trec_results.c)
         return InputError(path, n, f'expected "{TREC_RUN_FIELDS}"', f"{len(f)} fields")
     score = parse_number(f[4])
     if score is None or math.isnan(score):
@@ -158,8 +156,7 @@ def _file_layout(path: str) -> tuple[str, int] | None:
     if os.path.getsize(path) == 0:
         return None
     with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        if long_line(mm) is not None:  # type: ignore[arg-type]  # (an mmap finds as bytes do)
-            scan_line_lengths(path)
+        check_lines(path, mm)  # type: ignore[arg-type]  # (an mmap finds and slices as bytes do)
         return _delimiter(mm)
 
 
