@@ -37,8 +37,7 @@ def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
     def page(name: str, status: int = 200, **values: Any) -> HTMLResponse:
         return HTMLResponse(templates.get_template(name).render(css=css, title=contest.title, **values), status)
 
-    async def refused(request: Request, exc: Any) -> Response:
-        """The API's answer to :class:`Failed` (the form's page shows it itself)."""
+    async def refused(request: Request, exc: Any) -> Response:  # the API's answer to Failed (the form shows its own)
         return JSONResponse(exc.body, exc.status, headers={"WWW-Authenticate": "Bearer"} if exc.status == 401 else None)
 
     async def post_run(request: Request) -> Response:
@@ -110,9 +109,7 @@ def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
         (b"x-frame-options", b"DENY"), (b"referrer-policy", b"no-referrer"), (b"cache-control", b"no-store"),
     ]  # fmt: skip
 
-    async def secured(scope: Any, receive: Any, send: Any) -> None:
-        """Every response: a Content-Security-Policy, nosniff, no framing, no referrer."""
-
+    async def secured(scope: Any, receive: Any, send: Any) -> None:  # every response with the headers above
         async def sending(message: Any) -> None:
             if message["type"] == "http.response.start":
                 message["headers"] = [*message.get("headers", []), *headers]

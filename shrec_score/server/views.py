@@ -25,7 +25,7 @@ def per_run_row(text: str) -> dict[str, Any]:
 
 
 def _plain(value: Any) -> Any:
-    """A JSON value: NaN as None (pandas' records hold Python's scalars, not numpy's)."""
+    """A JSON value: NaN as None."""
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
@@ -65,13 +65,12 @@ def leaderboard(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime, 
 def _ranked(sort: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
     if not rows:
         return {"columns": ["rank", *FIXED], "rows": []}
-    import pandas as pd
-
     from ..aggregate import leaderboard_table
     from ..table import Table
 
     measures = list(rows[0])[len(FIXED) :]
-    frame = pd.DataFrame(rows, columns=[*FIXED, *measures]).astype(dict.fromkeys(measures, "float64"))
     measure = sort if sort in measures else measures[0]  # (a row scored before a preset changed)
-    board = leaderboard_table(Table.from_pandas(frame), measure).to_pandas()
-    return {"columns": list(board.columns), "rows": [{k: _plain(v) for k, v in r.items()} for r in board.to_dict(orient="records")]}
+    columns: dict[str, Any] = {k: [r[k] for r in rows] for k in FIXED}
+    columns.update({m: [math.nan if r.get(m) is None else r[m] for r in rows] for m in measures})  # floats
+    board = leaderboard_table(Table(columns, len(rows)), measure)
+    return {"columns": board.columns, "rows": [dict(zip(board.columns, map(_plain, r))) for r in board.records()]}
