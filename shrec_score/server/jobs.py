@@ -71,11 +71,8 @@ def child(cpu: str, memory: str, parent: str, preset: str, run: str, out: str) -
     import ctypes
     import resource
 
-    try:  # SIGKILL when the server dies (Linux's prctl; elsewhere nothing): no orphan writes while it recovers
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    else:
+    with contextlib.suppress(OSError, AttributeError):  # SIGKILL when the server dies (Linux; elsewhere nothing)
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: no orphan writes
         if os.getppid() != int(parent):  # the server died before the prctl
             sys.exit(1)
     resource.setrlimit(resource.RLIMIT_CPU, (int(cpu), int(cpu) + 1))
