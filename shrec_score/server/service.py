@@ -21,7 +21,6 @@ from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 
 from ..outdir import fsync_tree
-from . import views
 from .archive import PIECE, RunChecker, unpack
 from .contest import Contest, Phase, now, stamp
 from .store import NAME, Failed, Store, Team
@@ -70,12 +69,6 @@ class Server:
         while len(self.sessions) > 10_000:
             self.sessions.popitem(last=False)
         return sid, session
-
-    async def leaderboard(self) -> list[dict[str, Any]]:
-        return views.leaderboard(self.contest, await asyncio.to_thread(self.store.runs), now(), self.checker.sort)
-
-    async def runs_of(self, team: Team) -> list[dict[str, Any]]:
-        return views.run_views(self.contest, await asyncio.to_thread(self.store.runs, team_id=team.id), now())
 
     def admit(self, team: Team) -> Phase:
         """The open phase a team may upload to now; :class:`Failed` 429 past ``rate_limit`` uploads in 60 s, 403."""
