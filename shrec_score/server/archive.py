@@ -208,8 +208,7 @@ class RunChecker:
             return [_error(exc.path, exc.line, exc.expected if exc.got is None else f"{exc.expected}, got {exc.got}", path, unpacked.shown)]
         if len(found) != 1:
             return [_error(path, None, f"expected one run, got {len(found)}: a ranked-list folder (one file per query), a matrix or a TREC run", path, unpacked.shown)]
-        problems = check_runs([path], rel, o)
-        problems, _ = passed_over(problems, [path], rel, o)
+        problems, _ = passed_over(check_runs([path], rel, o), [path], rel, o)
         return [_error(p.path, p.line, p.message, path, unpacked.shown) for p in problems if p.level == "error"]
 
 
