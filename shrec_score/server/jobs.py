@@ -21,9 +21,9 @@ from .store import Store
 async def score_forever(contest: Contest, store: Store, wake: asyncio.Event) -> None:
     """Take the queued runs of ``store`` in order and score each (``wake``: a run was queued)."""
     while True:
+        wake.clear()  # before the look: a run queued while it looks wakes the wait below
         job = await asyncio.to_thread(store.next_queued)
         if job is None:
-            wake.clear()
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(wake.wait(), timeout=5)
             continue
