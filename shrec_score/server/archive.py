@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import gzip
 import os
 import shutil
 import stat
@@ -55,7 +56,7 @@ def unpack(upload: str, filename: str, dest: str, limits: Mapping[str, float]) -
     os.makedirs(root)
     zipped = low.endswith(".zip")
     try:
-        _extract(upload, root, _zip_members if zipped else _tar_members, limits)
+        _extract(upload, root, zipped, limits)
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error) as exc:
         if isinstance(exc, OSError) and exc.errno is not None:
             raise
@@ -69,9 +70,7 @@ def unpack(upload: str, filename: str, dest: str, limits: Mapping[str, float]) -
 Members = Generator[tuple[str, "str | None", bool, int, Callable[[], Any]], None, None]
 
 
-def _extract(
-    upload: str, root: str, members: Callable[[str, Callable[[int], None]], Members], limits: Mapping[str, float]
-) -> None:
+def _extract(upload: str, root: str, zipped: bool, limits: Mapping[str, float]) -> None:
     """Write each member under ``root`` or refuse it (docs/server.md#security: the limits, bounded as they grow)."""
     max_members, ratio = int(limits["max_members"]), limits["max_ratio"]
     max_unpacked = int(limits["max_unpacked_mb"]) << 20
@@ -84,8 +83,13 @@ def _extract(
         if n > max_bytes:
             raise Failed(422, f"expected the archive to unpack to at most {max_unpacked >> 20} MB, got more")
 
-    slack = (max_members + 2) * 1024 + PIECE  # a tar stream's headers and end beside the members' bytes
-    with contextlib.closing(members(upload, lambda n: count(n - slack))) as listed:
+    if not zipped:  # a first pass refuses a truncated gzip stream (tarfile's stream mode stops quietly) and a bomb
+        slack, streamed = (max_members + 2) * 1024 + PIECE, 0  # the tar stream's headers and end beside its members
+        with gzip.open(upload, "rb") as stream:
+            while piece := stream.read(PIECE):
+                streamed += len(piece)
+                count(streamed - slack)
+    with contextlib.closing(_zip_members(upload) if zipped else _tar_members(upload)) as listed:
         for i, (name, got, is_dir, size, opener) in enumerate(listed, start=1):
             if i > max_members:
                 raise Failed(422, f"expected at most {max_members} members in the archive, got more")
@@ -137,7 +141,7 @@ def _create(root: str, path: str, name: str) -> IO[bytes]:
         raise Failed(422, f"archive member {_cut(name)}: expected a file and a folder never to share a name, got {clash!r} as both") from None
 
 
-def _zip_members(upload: str, _: Callable[[int], None]) -> Members:
+def _zip_members(upload: str) -> Members:
     with zipfile.ZipFile(upload) as z:
         for info in z.infolist():
             kind = stat.S_IFMT(info.external_attr >> 16)  # 0: no Unix type recorded (a plain file)
@@ -145,16 +149,7 @@ def _zip_members(upload: str, _: Callable[[int], None]) -> Members:
             yield info.filename, got, info.is_dir(), info.file_size, functools.partial(z.open, info)
 
 
-def _tar_members(upload: str, count: Callable[[int], None]) -> Members:
-    """A first pass over the gzip stream refuses a truncated one (tarfile's stream mode would stop quietly)
-    and a bomb (``count`` refuses the tar stream's size) before a member is written."""
-    import gzip
-
-    with gzip.open(upload, "rb") as stream:
-        size = 0
-        while piece := stream.read(PIECE):
-            size += len(piece)
-            count(size)
+def _tar_members(upload: str) -> Members:
     with tarfile.open(upload, mode="r|gz") as tar:  # a stream: one pass, no seeking
         for m in tar:
             got = None if m.isfile() or m.isdir() else "a symbolic link" if m.issym() else "a hard link" if m.islnk() else SPECIAL
@@ -213,8 +208,7 @@ class RunChecker:
             return [_error(exc.path, exc.line, exc.expected if exc.got is None else f"{exc.expected}, got {exc.got}", path, unpacked.shown)]
         if len(found) != 1:
             return [_error(path, None, f"expected one run, got {len(found)}: a ranked-list folder (one file per query), a matrix or a TREC run", path, unpacked.shown)]
-        problems = check_runs([path], rel, o)
-        problems, _ = passed_over(problems, [path], rel, o)
+        problems, _ = passed_over(check_runs([path], rel, o), [path], rel, o)
         return [_error(p.path, p.line, p.message, path, unpacked.shown) for p in problems if p.level == "error"]
 
 

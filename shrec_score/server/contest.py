@@ -14,7 +14,7 @@ from ..errors import InputError, shown
 #: How a phase shows scores: to everyone at once, only once it closed, never.
 VISIBILITY = ("live", "after-close", "hidden")
 
-#: Optional keys with their defaults (numbers >= 1).
+#: Optional keys with their defaults (numbers > 0).
 LIMITS: dict[str, float] = {
     "max_upload_mb": 50,  # the body of one upload
     "max_unpacked_mb": 500,  # an archive's members, uncompressed, together

@@ -21,9 +21,9 @@ from .store import Store
 async def score_forever(contest: Contest, store: Store, wake: asyncio.Event) -> None:
     """Take the queued runs of ``store`` in order and score each (``wake``: a run was queued)."""
     while True:
+        wake.clear()  # before the look: a run queued while it looks wakes the wait below
         job = await asyncio.to_thread(store.next_queued)
         if job is None:
-            wake.clear()
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(wake.wait(), timeout=5)
             continue
@@ -71,11 +71,8 @@ def child(cpu: str, memory: str, parent: str, preset: str, run: str, out: str) -
     import ctypes
     import resource
 
-    try:  # SIGKILL when the server dies (Linux's prctl; elsewhere nothing): no orphan writes while it recovers
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    else:
+    with contextlib.suppress(OSError, AttributeError):  # SIGKILL when the server dies (Linux; elsewhere nothing)
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: no orphan writes
         if os.getppid() != int(parent):  # the server died before the prctl
             sys.exit(1)
     resource.setrlimit(resource.RLIMIT_CPU, (int(cpu), int(cpu) + 1))

@@ -21,7 +21,6 @@ from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 
 from ..outdir import fsync_tree
-from . import views
 from .archive import PIECE, RunChecker, unpack
 from .contest import Contest, Phase, now, stamp
 from .store import NAME, Failed, Store, Team
@@ -47,12 +46,11 @@ class Server:
     sessions: OrderedDict[str, Session] = field(default_factory=OrderedDict)
     uploads: dict[str, deque[float]] = field(default_factory=dict)  # a team's uploads of the last 60 s
 
-    @property
-    def max_upload(self) -> int:
-        return int(self.contest.limits["max_upload_mb"] * (1 << 20))
-
-    def too_large(self, got: str) -> Failed:
-        return Failed(413, f"expected an upload of at most {self.contest.limits['max_upload_mb']:g} MB, got {got}")
+    def bound(self, size: int, got: str = "more", framing: int = FRAMING) -> None:
+        """:class:`Failed` 413 when ``size`` bytes pass the upload limit (``framing``: room for the multipart's)."""
+        limit = self.contest.limits["max_upload_mb"]
+        if size > int(limit * (1 << 20)) + framing:
+            raise Failed(413, f"expected an upload of at most {limit:g} MB, got {got}")
 
     async def team(self, request: Request) -> Team:
         """The team of the request's bearer token (the API; a session cookie is never one), else :class:`Failed` 401."""
@@ -72,12 +70,6 @@ class Server:
             self.sessions.popitem(last=False)
         return sid, session
 
-    async def leaderboard(self) -> list[dict[str, Any]]:
-        return views.leaderboard(self.contest, await asyncio.to_thread(self.store.runs), now(), self.checker.sort)
-
-    async def runs_of(self, team: Team) -> list[dict[str, Any]]:
-        return views.run_views(self.contest, await asyncio.to_thread(self.store.runs, team_id=team.id), now())
-
     def admit(self, team: Team) -> Phase:
         """The open phase a team may upload to now; :class:`Failed` 429 past ``rate_limit`` uploads in 60 s, 403."""
         times, at = self.uploads.setdefault(team.name, deque()), time.monotonic()
@@ -96,8 +88,8 @@ class Server:
     async def form(self, request: Request) -> AsyncIterator[FormData]:
         """The multipart body, its size bounded while it streams in (raises :class:`Failed`: 413, 422)."""
         declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > self.max_upload + FRAMING:  # first: 413 whatever the body's type
-            raise self.too_large(f"{int(declared) >> 20} MB")
+        if declared.isdigit():  # first: 413 whatever the body's type
+            self.bound(int(declared), f"{int(declared) >> 20} MB")
         if request.headers.get("content-type", "").split(";")[0].strip() != "multipart/form-data":
             raise Failed(422, "expected a multipart/form-data body with the run in the field 'file'")
         seen = 0
@@ -107,8 +99,7 @@ class Server:
             message = await request.receive()
             if message.get("type") == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.max_upload + FRAMING:
-                    raise self.too_large("more")
+                self.bound(seen)
             return message
 
         try:
@@ -159,8 +150,7 @@ class Server:
             with open(received, "wb") as out:
                 while piece := upload.file.read(PIECE):
                     size += len(piece)
-                    if size > self.max_upload:
-                        raise self.too_large("more")
+                    self.bound(size, framing=0)
                     digest.update(piece)
                     out.write(piece)
             staged = os.path.join(work, "run")

@@ -175,11 +175,10 @@ class Store:
                 db.execute("UPDATE runs SET attempts = attempts + 1 WHERE id = ?", (job["id"],))
         return job
 
-    def finish(self, run_id: int, finished: str, *, per_run: str | None = None, reason: str | None = None) -> bool:
-        """Commit a scoring's outcome (scored with ``per_run``, else failed for ``reason``); False if not queued."""
+    def finish(self, run_id: int, finished: str, *, per_run: str | None = None, reason: str | None = None) -> None:
+        """Commit a scoring's outcome (scored with ``per_run``, else failed for ``reason``) to a run still queued."""
         with self.connect() as db:
-            cur = db.execute(
+            db.execute(
                 "UPDATE runs SET status = ?, finished = ?, per_run = ?, reason = ? WHERE id = ? AND status = 'queued'",
                 ("failed" if per_run is None else "scored", finished, per_run, reason, run_id),
             )
-            return cur.rowcount == 1
