@@ -1,6 +1,5 @@
 """Precision-based measures of binary relevance (AP, P@k, R@k, RR, MAP@R, the PSB's PR curve), each NaN where K = 0
-(the registry's trec_eval twins ``map``, ``P_k``, ``recall_k``, ``recip_rank`` score 0).  SHREC 2006's AP is
-:mod:`.shrec06`'s (erratum 4)."""
+(their trec_eval twins, ``map`` ..., score 0: docs/measures.md)."""
 
 from __future__ import annotations
 
@@ -68,9 +67,8 @@ def map_at_r(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
     .. math:: \\text{MAP@R} = \\frac{1}{R} \\sum_{i=1}^{R} P(i)\\,\\text{rel}(i)
               = \\frac{1}{R} \\sum_{j:\\ \\text{rank}_j \\le R} \\frac{j}{\\text{rank}_j}
 
-    P(i) the precision at rank i, rank_j the rank of the j-th relevant item: unlike AP, a relevant item past rank R
-    adds nothing.  Source: Musgrave, Belongie & Lim, "A Metric Learning Reality Check", ECCV 2020, sec. 3.2
-    (pytorch-metric-learning's ``mean_average_precision_at_r``).
+    P(i) the precision at rank i, rank_j the rank of the j-th relevant item (a relevant item past R adds nothing).
+    Musgrave, Belongie & Lim, "A Metric Learning Reality Check", ECCV 2020, sec. 3.2.
 
     >>> map_at_r(np.array([[1.0, 3.0, 4.0]]), n_relevant=np.array([3])).tolist() == [(1 / 1 + 2 / 3) / 3]
     True

@@ -89,9 +89,8 @@ for _kind in GAIN_KINDS:
             source=_SHREC06,
             summary=f"{_kind} vector at rank k (SHREC 2006; empty when the list is shorter than k)")
 
-# SHREC'16/'17 ShapeNet Core55 (measures/shapenet.py), namespaced: "mAP" is AP's alias and "NDCG" would differ
-# from trec_eval's "ndcg" by case only; the official names are in shapenet_summary_<run>.csv.
-#: The ShapeNet family in the official summary's order, and each one's name there.
+#: SHREC'16/'17 ShapeNet Core55 (measures/shapenet.py), namespaced (docs/measures.md), in the official summary's
+#: order, and each one's name there (shapenet_summary_<run>.csv).
 SHAPENET_MEASURES = ("shapenet.P@N", "shapenet.R@N", "shapenet.F1@N", "shapenet.mAP", "shapenet.NDCG")
 SHAPENET_OFFICIAL = {m: m.removeprefix("shapenet.") for m in SHAPENET_MEASURES}
 for _name, _func in zip(SHAPENET_MEASURES, (shapenet.precision_at_n, shapenet.recall_at_n, shapenet.f1_at_n,
@@ -102,8 +101,7 @@ for _name, _func in zip(SHAPENET_MEASURES, (shapenet.precision_at_n, shapenet.re
         ties_exact=False,  # the cut at 1000 can split a tie group; no exact expectation written
     ))
 
-# trec_eval's own measures (measures/treceval.py), on a JudgedBlock: the name is what users type (trec_eval's
-# parameterised spelling, ndcg_cut.10), the trec_name what trec_eval prints (ndcg_cut_10).
+# trec_eval's own measures (measures/treceval.py): named as -m takes them (ndcg_cut.10), trec_name as printed
 _TREC_SOURCE = "trec_eval m_{}.c"
 _REL_LEVEL = "rel_level: Settings.rel_level, --rel-level"
 
@@ -157,17 +155,13 @@ SHOWN_GRADED = ("ADR", "AP_highly", "AP_relevant", "FT_highly", "FT_relevant", "
 DEFAULT_BINARY = ("NN", "FT", "ST", "E", "DCG", "AP")
 
 
-# MAP@R, then pytorch-metric-learning's AccuracyCalculator keys as aliases; under --ties expected: AP's
-# expectation with the cutoff k = R of each query (docs/ties.md, "Average precision")
-_METRIC_LEARNING = ("Musgrave, Belongie & Lim 2020, A Metric Learning Reality Check, sec. 3.2; "
-                    "pytorch-metric-learning AccuracyCalculator")
-register(Measure.of("MAP@R", map_at_r, source=_METRIC_LEARNING,
-                    expected=lambda b: ties.expected_ap(b, b.n_relevant.astype(np.float64))))
+# MAP@R (expected: AP's with the cutoff k = R of each query), then AccuracyCalculator's keys as aliases
+register(Measure.of("MAP@R", map_at_r, expected=lambda b: ties.expected_ap(b, b.n_relevant.astype(np.float64)),
+                    source="Musgrave, Belongie & Lim 2020, A Metric Learning Reality Check, sec. 3.2; "
+                    "pytorch-metric-learning AccuracyCalculator"))
 ALIASES.update(ACCURACY_CALCULATOR)
 
 
-# trec_eval's names of AP, FT and RR, then of the P@k and R@k families (P.k, recall.k), after the measures they
-# are built on: each gives trec_eval's number (docs/measures.md).
 def _twin(name: str, ours: Measure, trec_name: str, ir_name: str) -> Measure:
     """``ours`` under trec_eval's name and ir_measures' (its AP, RR, P@k, R@k): 0, counted, where ``ours`` is empty."""
 
