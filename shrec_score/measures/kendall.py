@@ -57,8 +57,6 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     """
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     n = x.size
-    if n < 2:
-        return float("nan")
     # sort by y, then stable by x: within ties of x, y ascends
     perm = np.argsort(y, kind="stable")
     x, y = x[perm], y[perm]
@@ -71,7 +69,7 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     tied_both = _tied_pairs(np.diff(np.flatnonzero(joint)))
     tied_x, tied_y = _tied_pairs(np.bincount(x_rank)), _tied_pairs(np.bincount(y_rank))
     total = n * (n - 1) // 2
-    if tied_x == total or tied_y == total:
+    if tied_x == total or tied_y == total:  # no pair untied on that side (so also fewer than 2 items)
         return float("nan")
     con_minus_dis = total - tied_x - tied_y + tied_both - 2 * discordant
     a, b = total - tied_x, total - tied_y

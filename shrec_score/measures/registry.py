@@ -17,8 +17,7 @@ from .precision import average_precision, map_at_r, precision_at, recall_at, rec
 from .tiers import E_DEPTH, e_measure, first_tier, nearest_neighbor, second_tier
 from .treceval import IPREC_LEVELS
 
-# trec_name only where the docstring's formula is trec_eval's: AP divides by all K relevant (map), FT is hits in
-# the first K / K (Rprec), NN is [rank_1 = 1] (P_1).  expected: the exact mean over tied orders (measures/ties.py).
+# trec_name only where the formula is trec_eval's (AP: map, FT: Rprec, NN: P_1); expected: the mean over tied orders
 _PSB = "PSB, psbplot"
 register(Measure.of("NN", nearest_neighbor, trec_name="P_1", source="PSB (Shilane et al. 2004), psbplot",
                     expected=lambda b: ties.expected_share(b, 1, 1)))
@@ -141,11 +140,8 @@ for _prefix, _jfunc, _ir, _jexp, _summary in (
 
 def graded_defaults(cutoffs: tuple[int, ...] = Settings.dcg_cutoffs) -> tuple[str, ...]:
     """Every SHREC 2006 measure, in the report's order (the graded default)."""
-    return tuple(
-        [f"{m}_{lv}" for m in ("TP", "FP", "TN", "FN", "FT", "ST", "P", "R", "AP") for lv in ("highly", "relevant")]
-        + ["ADR"]
-        + [f"{kind}@{k}" for kind in GAIN_KINDS for k in cutoffs]
-    )
+    sets = [f"{m}_{lv}" for m in ("TP", "FP", "TN", "FN", "FT", "ST", "P", "R", "AP") for lv in ("highly", "relevant")]
+    return (*sets, "ADR", *(f"{kind}@{k}" for kind in GAIN_KINDS for k in cutoffs))
 
 
 DEFAULT_GRADED = graded_defaults()
@@ -251,8 +247,7 @@ def measure_listing() -> str:
         text = f"{row.summary.rstrip('.')} [{row.params}]" if row.params else row.summary
         if not row.ties_exact:
             text += " (refused under --ties expected: no exact method)"
-        also = aliases_of(row.name)
-        if also:
+        if also := aliases_of(row.name):
             text += f" (also: {', '.join(also)})"
         lines.append(f"{row.name:<12} {row.direction:<6} {row.trec_name or '-':<10} {text}")
     return "\n".join(lines) + "\n"

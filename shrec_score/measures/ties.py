@@ -68,12 +68,9 @@ def expected_precision_sum(items: Items, cutoff: float | np.ndarray = np.inf) ->
 
 def expected_inverse_rank(s: np.ndarray, n: np.ndarray, r: np.ndarray, i: np.ndarray) -> np.ndarray:
     """E[1 / (s + P)], P the place of the i-th (1-based) of r relevant items in a group of n (docs/ties.md)."""
-    s, n, r, i = (np.asarray(x, dtype=np.int64) for x in (s, n, r, i))
     out = 1.0 / (s + i)  # n == r: every place relevant, P = i
     todo = np.flatnonzero(n > r)
-    if todo.size == 0:
-        return out
-    lf = _prefix_sums(np.log, int(n[todo].max()))
+    lf = _prefix_sums(np.log, int(n[todo].max(initial=0)))
     terms = n[todo] - r[todo] + 1
     a = 0
     while a < todo.size:
@@ -96,7 +93,7 @@ def expected_rr(block: RankBlock) -> np.ndarray:
     items = Items(block)
     first = items.col == 0
     value = np.zeros(block.rel_ranks.shape[0])
-    value[items.row[first]] = expected_inverse_rank(items.s[first], items.n[first], items.r[first], np.ones(int(first.sum()), dtype=np.int64))
+    value[items.row[first]] = expected_inverse_rank(items.s[first], items.n[first], items.r[first], items.col[first] + 1)
     return undefined_without_relevant(value, block.n_relevant)
 
 
