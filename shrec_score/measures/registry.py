@@ -85,8 +85,7 @@ GAIN_KINDS = ("CG", "DCG", "NCG", "NDCG")
 for _kind in GAIN_KINDS:
     # No trec_name: SHREC 2006 discounts by log2(i) from i = 2 on and takes the ideal over the whole class
     _family(f"{_kind}@{{k}}", gain_at, kw={"kind": _kind}, kind="graded", params="k: the rank in the name ({})",
-            source=_SHREC06,
-            summary=f"{_kind} vector at rank k (SHREC 2006; empty when the list is shorter than k)")
+            source=_SHREC06, summary=f"{_kind} vector at rank k (SHREC 2006; empty when the list is shorter than k)")
 
 #: SHREC'16/'17 ShapeNet Core55 (measures/shapenet.py), namespaced (docs/measures.md), in the official summary's
 #: order, and each one's name there (shapenet_summary_<run>.csv).
@@ -191,16 +190,14 @@ PATTERNS["P(rel={r})@{k}"] = lambda rel, k: Measure.of(
     ties_exact=False,  # the tie groups' means are kept for --rel-level only
 )
 
-# ir_measures' IPrec@x is pytrec_eval's, i.e. trec_eval 9's cutoff (long)(x R + 0.9); trec_eval 10's
-# iprec_at_recall_x (lround) differs on some topics, so it is registered under its own name, not as an alias.
+# ir_measures' IPrec@x: trec_eval 9's cutoff, which differs from iprec_at_recall_x's (docs/measures.md)
 for _x in IPREC_LEVELS:
     register(Measure.of(
         f"IPrec@{_x:.1f}", treceval.iprec_at_recall, kind="judged", kw={"level": _x, "rounding": "v9"},
         summary="ir_measures' IPrec@x: interpolated precision at recall x, trec_eval 9's cutoff (long)(x R + 0.9)",
-        params=_REL_LEVEL,
-        source="ir_measures IPrec@x (pytrec_eval: trec_eval 9.0 m_iprec_at_recall.c)", ties_exact=False,
+        params=_REL_LEVEL, ties_exact=False,
+        source="ir_measures IPrec@x (pytrec_eval: trec_eval 9.0 m_iprec_at_recall.c)",
     ))
-
 ALIASES.update({"IPrec@0": "IPrec@0.0", "IPrec@1": "IPrec@1.0"})
 
 

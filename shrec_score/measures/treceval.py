@@ -127,8 +127,6 @@ def set_f(block: JudgedBlock) -> np.ndarray:
 
     .. math:: F = \\frac{2 P R}{P + R}, \\quad P = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_ret}},\\ R = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_rel}}
 
-    trec_eval's default beta (it weighs by beta, not beta squared).
-
     >>> float(set_f(JudgedBlock.from_lists([[1, 0]], [[1, 2]]))[0]) == 2 * (1 / 2) * (1 / 2) / (1 / 2 + 1 / 2)
     True
     """
