@@ -216,10 +216,8 @@ def column_higher_is_better(column: str) -> bool | None:
     >>> [column_higher_is_better(c) for c in ("AP", "FP_highly", "tau_b_std", "AP_ci_low", "my_score")]
     [True, False, None, None, True]
     """
-    if column in OTHER_COLUMNS:
-        return OTHER_COLUMNS[column]
-    if column.endswith(("_ci_low", "_ci_high")):
-        return None
+    if column in OTHER_COLUMNS or column.endswith(("_ci_low", "_ci_high")):
+        return OTHER_COLUMNS.get(column)  # a bootstrap bound: None
     try:
         return get_measure(column).higher_is_better
     except KeyError:

@@ -145,7 +145,7 @@ def expected_success(block: JudgedBlock, *, k: int) -> np.ndarray:
     s, n, r = items.s[first], items.n[first], items.r[first]
     rest = n - np.clip(k - s, 0, n)
     lf = _prefix_sums(np.log, int(n.max(initial=0)))
-    none = np.where(rest >= r, np.exp((lf[np.maximum(rest, 0)] - lf[np.maximum(rest - r, 0)]) - (lf[n] - lf[n - r])), 0.0)
+    none = np.where(rest >= r, np.exp((lf[rest] - lf[np.maximum(rest - r, 0)]) - (lf[n] - lf[n - r])), 0.0)
     out = np.zeros(items.shape[0])
     out[items.row[first]] = 1.0 - none
     return out
