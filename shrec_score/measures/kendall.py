@@ -1,6 +1,5 @@
-"""Kendall's rank correlation tau-b in O(n log n) (Knight, JASA 61, 1966; the algorithm of ``scipy.stats.kendalltau``),
-for seed 004 (sketch-based retrieval after Eitz et al. 2010): every unordered pair counts once (seeds/README.md
-erratum 7)."""
+"""Kendall's rank correlation tau-b in O(n log n) (Knight, JASA 61, 1966; the algorithm of ``scipy.stats.kendalltau``)
+for seed 004: every unordered pair counts once (seeds/README.md erratum 7; docs/measures.md)."""
 
 from __future__ import annotations
 

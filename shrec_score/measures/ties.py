@@ -1,6 +1,5 @@
-"""Exact expected values over every order of tied items (``ties="expected"``; McSherry & Najork, ECIR 2008).  The
-model, the notation (``s``, ``n``, ``r``, ``b`` of a relevant item's tie group) and each formula's derivation:
-docs/ties.md, "The formulas of the expected mode"."""
+"""Exact expected values over every order of tied items (``ties="expected"``; McSherry & Najork, ECIR 2008); the model,
+the notation (``s``, ``n``, ``r``, ``b`` of a relevant item's tie group) and each formula's derivation: docs/ties.md."""
 
 from __future__ import annotations
 
