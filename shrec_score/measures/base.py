@@ -29,10 +29,9 @@ class TieMeans:
 class RankBlock:
     """Where the relevant items of a block of queries landed: ``rel_ranks`` (float64, queries x k_max >= 1) row q the
     1-based ranks of query q's retrieved relevant items, ascending, padded with ``inf`` (unretrieved, and past its K);
-    ``n_relevant`` K (int64, the query itself excluded); ``n_retrieved`` Va, the list's length.  Only under
-    ``ties="expected"``, ``group_start`` / ``group_size`` (like ``rel_ranks``): per relevant item the entries ranked
-    before its tie group and the group's size (0 in the padding); ``rel_ranks`` then holds one order and the measures
-    take the mean over all (:mod:`shrec_score.measures.ties`)."""
+    ``n_relevant`` K (int64, the query itself excluded); ``n_retrieved`` Va, the list's length.  Under
+    ``ties="expected"``, ``group_start`` / ``group_size`` (like ``rel_ranks``; 0 in the padding) give per relevant item
+    the entries ranked before its tie group and the group's size, ``rel_ranks`` one order (:mod:`.ties`)."""
 
     rel_ranks: np.ndarray
     n_relevant: np.ndarray

@@ -10,11 +10,8 @@ from .base import GainBlock, undefined_without_relevant
 
 
 def discount(ranks: np.ndarray) -> np.ndarray:
-    """Discount of a 1-based rank: 1 at rank 1, 1 / log2(i) from rank 2 on."""
-    ranks = np.asarray(ranks, dtype=np.float64)
-    with np.errstate(divide="ignore"):
-        d = 1.0 / np.log2(ranks)
-    return np.where(ranks <= 1, 1.0, d)
+    """Discount of a 1-based rank: 1 at rank 1 (log2 2 = 1), 1 / log2(i) from rank 2 on, 0 at rank inf."""
+    return 1.0 / np.log2(np.maximum(ranks, 2.0))
 
 
 def dcg(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:

@@ -1,6 +1,5 @@
-"""What a measure is (:class:`Measure`, :class:`Settings`), and how a name finds one: the
-registry (:mod:`.registry`) fills the store with :func:`register` and :data:`PATTERNS`
-(``P@{k}`` families), :func:`get_measure` resolves a name (docs/measures.md).
+"""What a measure is (:class:`Measure`, :class:`Settings`) and how a name finds one (:func:`get_measure`); the
+registry (:mod:`.registry`) fills the store with :func:`register` and :data:`PATTERNS` (docs/measures.md).
 
 >>> get_measure("mAP").name, get_measure("P_5").name, get_measure("ndcg@10").trec_name
 ('AP', 'P.5', 'ndcg_cut_10')
@@ -101,9 +100,12 @@ class Measure:
 
 #: Every measure of a fixed name, in registration order (the listing's order).
 REGISTRY: dict[str, Measure] = {}
-#: The families, in registration order: their spelling (``P@{k}``, ``P(rel={r})@{k}``; each field a positive
-#: integer) -> ``make(*numbers)``, the numbers in the spelling's order.
+#: The families in registration order: spelling (``P(rel={r})@{k}``, fields >= 1) -> ``make(*numbers in order)``.
 PATTERNS: dict[str, Callable[..., Measure]] = {}
+#: What a family's field is: ``P(rel={r})@{k}``.
+FIELDS = {"k": "a cutoff k", "r": "a level r"}
+#: Leaderboard columns that are not registered measures, and which way is better (None: no direction, never best).
+OTHER_COLUMNS: dict[str, bool | None] = {"rank": None, "run": None, "queries": None, "tau_b": True, "tau_b_std": None}
 
 #: Other tools' spellings of the same value (:func:`register` adds each ir_measures name).
 ALIASES = {
@@ -163,10 +165,6 @@ def aliases_of(name: str) -> list[str]:
     return fixed + family
 
 
-#: What a family's field is: ``P(rel={r})@{k}``.
-FIELDS = {"k": "a cutoff k", "r": "a level r"}
-
-
 def _families() -> list[tuple[str, str]]:
     """Every family's spelling, its own and other tools' (``P_{k}``), with the family it makes."""
     return [*((s, s) for s in PATTERNS), *((s, f) for s, f, _ in PATTERN_ALIASES)]
@@ -211,10 +209,6 @@ def known_measures() -> list[str]:
     return list(REGISTRY) + [s.format(k="k", r="r") for s in PATTERNS]
 
 
-#: Leaderboard columns that are not registered measures, and which way is better (None: no direction, never best).
-OTHER_COLUMNS: dict[str, bool | None] = {"rank": None, "run": None, "queries": None, "tau_b": True, "tau_b_std": None}
-
-
 def column_higher_is_better(column: str) -> bool | None:
     """Which way is better in a leaderboard column: a measure's direction, :data:`OTHER_COLUMNS`' entry, None for
     bootstrap bounds, True for any other column.
@@ -222,10 +216,8 @@ def column_higher_is_better(column: str) -> bool | None:
     >>> [column_higher_is_better(c) for c in ("AP", "FP_highly", "tau_b_std", "AP_ci_low", "my_score")]
     [True, False, None, None, True]
     """
-    if column in OTHER_COLUMNS:
-        return OTHER_COLUMNS[column]
-    if column.endswith(("_ci_low", "_ci_high")):
-        return None
+    if column in OTHER_COLUMNS or column.endswith(("_ci_low", "_ci_high")):
+        return OTHER_COLUMNS.get(column)  # a bootstrap bound: None
     try:
         return get_measure(column).higher_is_better
     except KeyError:

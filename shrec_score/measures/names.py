@@ -29,10 +29,7 @@ _PARAMETER = re.compile(r"([A-Za-z_]+\.)[0-9]+")
 
 #: AccuracyCalculator's key -> the shrec-score measure of the same value.
 ACCURACY_CALCULATOR = {
-    "precision_at_1": "NN",
-    "r_precision": "FT",
-    "mean_average_precision_at_r": "MAP@R",
-    "mean_reciprocal_rank": "RR",
+    "precision_at_1": "NN", "r_precision": "FT", "mean_average_precision_at_r": "MAP@R", "mean_reciprocal_rank": "RR",
 }
 
 
@@ -45,9 +42,7 @@ def expand_names(names: Iterable[str]) -> list[str]:
     """
     out: list[str] = []
     prefix = None
-    for name in (part.strip() for text in names for part in text.split(",")):
-        if not name:
-            continue
+    for name in filter(None, (part.strip() for text in names for part in text.split(","))):
         if name in REFUSED_GROUPS:
             raise KeyError(f"{name}: {REFUSED_GROUPS[name]}")
         if name.isdigit():

@@ -1,6 +1,5 @@
 """Precision-based measures of binary relevance (AP, P@k, R@k, RR, MAP@R, the PSB's PR curve), each NaN where K = 0
-(the registry's trec_eval twins ``map``, ``P_k``, ``recall_k``, ``recip_rank`` score 0).  SHREC 2006's AP is
-:mod:`.shrec06`'s (erratum 4)."""
+(their trec_eval twins, ``map`` ..., score 0: docs/measures.md)."""
 
 from __future__ import annotations
 
@@ -19,7 +18,7 @@ def average_precision(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.nd
 
     .. math:: AP = \\frac{1}{K} \\sum_{k=1}^{V_r} \\frac{k}{\\text{rank}_k}
 
-    rank_k the rank of the k-th relevant item retrieved; unretrieved relevant items count 0.
+    rank_k the rank of the k-th relevant item retrieved (V_r of them; the unretrieved count 0).
 
     >>> round(float(average_precision(np.array([[1.0, 4.0, 10.0, 41.0, 44.0]]),
     ...                               n_relevant=np.array([5]))[0]), 6)
@@ -68,9 +67,7 @@ def map_at_r(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
     .. math:: \\text{MAP@R} = \\frac{1}{R} \\sum_{i=1}^{R} P(i)\\,\\text{rel}(i)
               = \\frac{1}{R} \\sum_{j:\\ \\text{rank}_j \\le R} \\frac{j}{\\text{rank}_j}
 
-    P(i) the precision at rank i, rank_j the rank of the j-th relevant item: unlike AP, a relevant item past rank R
-    adds nothing.  Source: Musgrave, Belongie & Lim, "A Metric Learning Reality Check", ECCV 2020, sec. 3.2
-    (pytorch-metric-learning's ``mean_average_precision_at_r``).
+    Musgrave, Belongie & Lim, "A Metric Learning Reality Check", ECCV 2020, sec. 3.2.
 
     >>> map_at_r(np.array([[1.0, 3.0, 4.0]]), n_relevant=np.array([3])).tolist() == [(1 / 1 + 2 / 3) / 3]
     True
@@ -86,8 +83,7 @@ def pr_curve(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, levels: np.ndarra
     .. math:: P(r) = P_{\\lfloor p \\rfloor} + (p - \\lfloor p \\rfloor)
               (P_{\\lceil p \\rceil} - P_{\\lfloor p \\rfloor}), \\quad p = rK
 
-    P_k = k / rank_k the precision at the k-th hit (0 if not retrieved), interpolated between the hits on either
-    side of p.  NaN below 1/K (p < 1) and where K = 0.
+    P_k = k / rank_k the precision at the k-th hit (0 if not retrieved); NaN below 1/K (p < 1) and where K = 0.
 
     >>> r = np.array([[1.0, 4.0, 10.0, 41.0, 44.0]])
     >>> pr_curve(r, n_relevant=np.array([5]), levels=np.array([0.1, 0.2, 0.3, 1.0])).round(6).tolist()

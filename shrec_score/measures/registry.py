@@ -17,8 +17,7 @@ from .precision import average_precision, map_at_r, precision_at, recall_at, rec
 from .tiers import E_DEPTH, e_measure, first_tier, nearest_neighbor, second_tier
 from .treceval import IPREC_LEVELS
 
-# trec_name only where the docstring's formula is trec_eval's: AP divides by all K relevant (map), FT is hits in
-# the first K / K (Rprec), NN is [rank_1 = 1] (P_1).  expected: the exact mean over tied orders (measures/ties.py).
+# trec_name only where the formula is trec_eval's (AP: map, FT: Rprec, NN: P_1); expected: the mean over tied orders
 _PSB = "PSB, psbplot"
 register(Measure.of("NN", nearest_neighbor, trec_name="P_1", source="PSB (Shilane et al. 2004), psbplot",
                     expected=lambda b: ties.expected_share(b, 1, 1)))
@@ -86,12 +85,10 @@ GAIN_KINDS = ("CG", "DCG", "NCG", "NDCG")
 for _kind in GAIN_KINDS:
     # No trec_name: SHREC 2006 discounts by log2(i) from i = 2 on and takes the ideal over the whole class
     _family(f"{_kind}@{{k}}", gain_at, kw={"kind": _kind}, kind="graded", params="k: the rank in the name ({})",
-            source=_SHREC06,
-            summary=f"{_kind} vector at rank k (SHREC 2006; empty when the list is shorter than k)")
+            source=_SHREC06, summary=f"{_kind} vector at rank k (SHREC 2006; empty when the list is shorter than k)")
 
-# SHREC'16/'17 ShapeNet Core55 (measures/shapenet.py), namespaced: "mAP" is AP's alias and "NDCG" would differ
-# from trec_eval's "ndcg" by case only; the official names are in shapenet_summary_<run>.csv.
-#: The ShapeNet family in the official summary's order, and each one's name there.
+#: SHREC'16/'17 ShapeNet Core55 (measures/shapenet.py), namespaced (docs/measures.md), in the official summary's
+#: order, and each one's name there (shapenet_summary_<run>.csv).
 SHAPENET_MEASURES = ("shapenet.P@N", "shapenet.R@N", "shapenet.F1@N", "shapenet.mAP", "shapenet.NDCG")
 SHAPENET_OFFICIAL = {m: m.removeprefix("shapenet.") for m in SHAPENET_MEASURES}
 for _name, _func in zip(SHAPENET_MEASURES, (shapenet.precision_at_n, shapenet.recall_at_n, shapenet.f1_at_n,
@@ -102,8 +99,7 @@ for _name, _func in zip(SHAPENET_MEASURES, (shapenet.precision_at_n, shapenet.re
         ties_exact=False,  # the cut at 1000 can split a tie group; no exact expectation written
     ))
 
-# trec_eval's own measures (measures/treceval.py), on a JudgedBlock: the name is what users type (trec_eval's
-# parameterised spelling, ndcg_cut.10), the trec_name what trec_eval prints (ndcg_cut_10).
+# trec_eval's own measures (measures/treceval.py): named as -m takes them (ndcg_cut.10), trec_name as printed
 _TREC_SOURCE = "trec_eval m_{}.c"
 _REL_LEVEL = "rel_level: Settings.rel_level, --rel-level"
 
@@ -143,11 +139,8 @@ for _prefix, _jfunc, _ir, _jexp, _summary in (
 
 def graded_defaults(cutoffs: tuple[int, ...] = Settings.dcg_cutoffs) -> tuple[str, ...]:
     """Every SHREC 2006 measure, in the report's order (the graded default)."""
-    return tuple(
-        [f"{m}_{lv}" for m in ("TP", "FP", "TN", "FN", "FT", "ST", "P", "R", "AP") for lv in ("highly", "relevant")]
-        + ["ADR"]
-        + [f"{kind}@{k}" for kind in GAIN_KINDS for k in cutoffs]
-    )
+    sets = [f"{m}_{lv}" for m in ("TP", "FP", "TN", "FN", "FT", "ST", "P", "R", "AP") for lv in ("highly", "relevant")]
+    return (*sets, "ADR", *(f"{kind}@{k}" for kind in GAIN_KINDS for k in cutoffs))
 
 
 DEFAULT_GRADED = graded_defaults()
@@ -157,17 +150,13 @@ SHOWN_GRADED = ("ADR", "AP_highly", "AP_relevant", "FT_highly", "FT_relevant", "
 DEFAULT_BINARY = ("NN", "FT", "ST", "E", "DCG", "AP")
 
 
-# MAP@R, then pytorch-metric-learning's AccuracyCalculator keys as aliases; under --ties expected: AP's
-# expectation with the cutoff k = R of each query (docs/ties.md, "Average precision")
-_METRIC_LEARNING = ("Musgrave, Belongie & Lim 2020, A Metric Learning Reality Check, sec. 3.2; "
-                    "pytorch-metric-learning AccuracyCalculator")
-register(Measure.of("MAP@R", map_at_r, source=_METRIC_LEARNING,
-                    expected=lambda b: ties.expected_ap(b, b.n_relevant.astype(np.float64))))
+# MAP@R (expected: AP's with the cutoff k = R of each query), then AccuracyCalculator's keys as aliases
+register(Measure.of("MAP@R", map_at_r, expected=lambda b: ties.expected_ap(b, b.n_relevant.astype(np.float64)),
+                    source="Musgrave, Belongie & Lim 2020, A Metric Learning Reality Check, sec. 3.2; "
+                    "pytorch-metric-learning AccuracyCalculator"))
 ALIASES.update(ACCURACY_CALCULATOR)
 
 
-# trec_eval's names of AP, FT and RR, then of the P@k and R@k families (P.k, recall.k), after the measures they
-# are built on: each gives trec_eval's number (docs/measures.md).
 def _twin(name: str, ours: Measure, trec_name: str, ir_name: str) -> Measure:
     """``ours`` under trec_eval's name and ir_measures' (its AP, RR, P@k, R@k): 0, counted, where ``ours`` is empty."""
 
@@ -201,16 +190,14 @@ PATTERNS["P(rel={r})@{k}"] = lambda rel, k: Measure.of(
     ties_exact=False,  # the tie groups' means are kept for --rel-level only
 )
 
-# ir_measures' IPrec@x is pytrec_eval's, i.e. trec_eval 9's cutoff (long)(x R + 0.9); trec_eval 10's
-# iprec_at_recall_x (lround) differs on some topics, so it is registered under its own name, not as an alias.
+# ir_measures' IPrec@x: trec_eval 9's cutoff, which differs from iprec_at_recall_x's (docs/measures.md)
 for _x in IPREC_LEVELS:
     register(Measure.of(
         f"IPrec@{_x:.1f}", treceval.iprec_at_recall, kind="judged", kw={"level": _x, "rounding": "v9"},
         summary="ir_measures' IPrec@x: interpolated precision at recall x, trec_eval 9's cutoff (long)(x R + 0.9)",
-        params=_REL_LEVEL,
-        source="ir_measures IPrec@x (pytrec_eval: trec_eval 9.0 m_iprec_at_recall.c)", ties_exact=False,
+        params=_REL_LEVEL, ties_exact=False,
+        source="ir_measures IPrec@x (pytrec_eval: trec_eval 9.0 m_iprec_at_recall.c)",
     ))
-
 ALIASES.update({"IPrec@0": "IPrec@0.0", "IPrec@1": "IPrec@1.0"})
 
 
@@ -257,8 +244,7 @@ def measure_listing() -> str:
         text = f"{row.summary.rstrip('.')} [{row.params}]" if row.params else row.summary
         if not row.ties_exact:
             text += " (refused under --ties expected: no exact method)"
-        also = aliases_of(row.name)
-        if also:
+        if also := aliases_of(row.name):
             text += f" (also: {', '.join(also)})"
         lines.append(f"{row.name:<12} {row.direction:<6} {row.trec_name or '-':<10} {text}")
     return "\n".join(lines) + "\n"

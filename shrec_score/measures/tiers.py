@@ -51,8 +51,7 @@ def e_measure(
 
     .. math:: P = h / \\min(32, V_a), \\quad R = h / K, \\quad E = \\frac{2PR}{P + R} = \\frac{2h}{\\min(32, V_a) + K}
 
-    h the relevant items in the first ``depth``.  The SHREC 2018 pages define E = 1 - F but publish F ("higher values
-    indicate better results"); this is that published number (seeds/README.md, erratum 5).
+    h the relevant items in the first ``depth``; F as published, not the 1 - F defined (seeds/README.md, erratum 5).
 
     >>> e_measure(np.array([[1.0, 4.0, 10.0, 41.0, 44.0]]), n_relevant=np.array([5]),
     ...           n_retrieved=np.array([100])).tolist() == [2 * 3 / (32 + 5)]

@@ -1,6 +1,5 @@
-"""Exact expected values over every order of tied items (``ties="expected"``; McSherry & Najork, ECIR 2008).  The
-model, the notation (``s``, ``n``, ``r``, ``b`` of a relevant item's tie group) and each formula's derivation:
-docs/ties.md, "The formulas of the expected mode"."""
+"""Exact expected values over every order of tied items (``ties="expected"``; McSherry & Najork, ECIR 2008); the model,
+the notation (``s``, ``n``, ``r``, ``b`` of a relevant item's tie group) and each formula's derivation: docs/ties.md."""
 
 from __future__ import annotations
 
@@ -68,12 +67,9 @@ def expected_precision_sum(items: Items, cutoff: float | np.ndarray = np.inf) ->
 
 def expected_inverse_rank(s: np.ndarray, n: np.ndarray, r: np.ndarray, i: np.ndarray) -> np.ndarray:
     """E[1 / (s + P)], P the place of the i-th (1-based) of r relevant items in a group of n (docs/ties.md)."""
-    s, n, r, i = (np.asarray(x, dtype=np.int64) for x in (s, n, r, i))
     out = 1.0 / (s + i)  # n == r: every place relevant, P = i
     todo = np.flatnonzero(n > r)
-    if todo.size == 0:
-        return out
-    lf = _prefix_sums(np.log, int(n[todo].max()))
+    lf = _prefix_sums(np.log, int(n[todo].max(initial=0)))
     terms = n[todo] - r[todo] + 1
     a = 0
     while a < todo.size:
@@ -91,15 +87,6 @@ def expected_inverse_rank(s: np.ndarray, n: np.ndarray, r: np.ndarray, i: np.nda
     return out
 
 
-def expected_rr(block: RankBlock) -> np.ndarray:
-    """Expected reciprocal rank (see the module): 0 when nothing relevant is retrieved; NaN when K = 0."""
-    items = Items(block)
-    first = items.col == 0
-    value = np.zeros(block.rel_ranks.shape[0])
-    value[items.row[first]] = expected_inverse_rank(items.s[first], items.n[first], items.r[first], np.ones(int(first.sum()), dtype=np.int64))
-    return undefined_without_relevant(value, block.n_relevant)
-
-
 def expected_precision_at_hits(block: RankBlock) -> np.ndarray:
     """E[j / rank_j] for the j-th relevant item (queries x k_max, NaN past K): what ``interpolate_pr`` reads."""
     items = Items(block)
@@ -108,6 +95,11 @@ def expected_precision_at_hits(block: RankBlock) -> np.ndarray:
     prec[items.row, items.col] = j * expected_inverse_rank(items.s, items.n, items.r, j - items.b)
     k = np.arange(1, block.rel_ranks.shape[1] + 1)
     return np.where(k[None, :] <= block.n_relevant[:, None], prec, np.nan)
+
+
+def expected_rr(block: RankBlock) -> np.ndarray:
+    """Expected reciprocal rank: the expected precision at the first hit; 0 when none is retrieved, NaN when K = 0."""
+    return expected_precision_at_hits(block)[:, 0]
 
 
 def expected_ap(block: RankBlock, cutoff: float | np.ndarray = np.inf) -> np.ndarray:
@@ -152,7 +144,7 @@ def expected_success(block: JudgedBlock, *, k: int) -> np.ndarray:
     s, n, r = items.s[first], items.n[first], items.r[first]
     rest = n - np.clip(k - s, 0, n)
     lf = _prefix_sums(np.log, int(n.max(initial=0)))
-    none = np.where(rest >= r, np.exp((lf[np.maximum(rest, 0)] - lf[np.maximum(rest - r, 0)]) - (lf[n] - lf[n - r])), 0.0)
+    none = np.where(rest >= r, np.exp((lf[rest] - lf[np.maximum(rest - r, 0)]) - (lf[n] - lf[n - r])), 0.0)
     out = np.zeros(items.shape[0])
     out[items.row[first]] = 1.0 - none
     return out

@@ -9,9 +9,6 @@ import numpy as np
 
 from .base import JudgedBlock, precision_sum, ratio
 
-#: trec_eval's floor of a topic's AP before its logarithm (``MIN_GEO_MEAN``).
-MIN_GEO_MEAN = 0.00001
-
 #: The 11 recall levels of ``iprec_at_recall`` (0.0, 0.1, ..., 1.0, as trec_eval parses them).
 IPREC_LEVELS = tuple(i / 10 for i in range(11))
 
@@ -117,20 +114,18 @@ def gm_map(block: JudgedBlock) -> np.ndarray:
 
     .. math:: \\mathrm{gm\\_map}_q = \\ln \\max(\\mathrm{AP}_q, 10^{-5}), \\qquad \\mathrm{GMAP} = \\exp\\Big(\\frac{1}{Q}\\sum_q \\mathrm{gm\\_map}_q\\Big)
 
-    Robertson 2006.
+    10^-5 is trec_eval's MIN_GEO_MEAN (Robertson 2006).
 
     >>> round(float(gm_map(JudgedBlock.from_lists([[1, 0]], [[1, 2]]))[0]), 6), round(math.log(0.5), 6)
     (-0.693147, -0.693147)
     """
-    return np.asarray(np.log(np.maximum(map_cut(block), MIN_GEO_MEAN)), dtype=np.float64)
+    return np.asarray(np.log(np.maximum(map_cut(block), 0.00001)), dtype=np.float64)
 
 
 def set_f(block: JudgedBlock) -> np.ndarray:
     """trec_eval set_F: F-measure of the whole retrieved set (beta = 1: F1).
 
     .. math:: F = \\frac{2 P R}{P + R}, \\quad P = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_ret}},\\ R = \\frac{\\mathrm{num\\_rel\\_ret}}{\\mathrm{num\\_rel}}
-
-    trec_eval's default beta (it weighs by beta, not beta squared).
 
     >>> float(set_f(JudgedBlock.from_lists([[1, 0]], [[1, 2]]))[0]) == 2 * (1 / 2) * (1 / 2) / (1 / 2 + 1 / 2)
     True
