@@ -13,7 +13,7 @@ from .errors import InputError, shown
 from .io import trec
 from .io.idmap import read_id_map
 from .io.lists import MISSING_LISTS
-from .io.matrix import read_matrix
+from .io.matrix import read_matrix, shape_error
 from .io.numbers import is_integer
 from .io.submissions import id_hint, strip_zeros
 from .io.trec import arrow_filled, arrow_indices, arrow_numpy, arrow_strings
@@ -74,16 +74,15 @@ class SpelledIndex(Mapping[str, int]):
 
 
 def spelled_ids(array: Any, spell: Callable[[str], str] | None) -> Any:
-    """A pyarrow string array of a run's ids in the relevance's spelling (each distinct id spelled once)."""
+    """A run's ids (pyarrow chunked strings, as TrecLines holds them) in the relevance's spelling, each id once."""
     if spell is None:
         return array
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    enc = pc.dictionary_encode(array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array)
+    enc = pc.dictionary_encode(array.combine_chunks())
     words = pa.array([spell(w) for w in enc.dictionary.to_pylist()], type=pa.string())
-    out = words.take(enc.indices)
-    return pa.chunked_array([out]) if isinstance(array, pa.ChunkedArray) else out
+    return pa.chunked_array([words.take(enc.indices)])
 
 
 def matrix_axis(ids: list[str], order: str | None, what: str, source: str) -> list[str]:
@@ -106,18 +105,16 @@ def matrix_axis(ids: list[str], order: str | None, what: str, source: str) -> li
     return list(ids)
 
 
-def matrix_ids(relevance: Relevance, order: str | None) -> tuple[list[str], list[str]]:
-    """The ids of a matrix run's rows (queries) and columns (targets) under ``--matrix-order``."""
+def matrix_ids(
+    relevance: Relevance, order: str | None, path: str = "", shape: tuple[int, int] | None = None,
+) -> tuple[list[str], list[str]]:
+    """The ids of a matrix run's rows (queries) and columns (targets) under ``--matrix-order``; ``shape``: that of
+    a matrix stored by blocks of rows at ``path``, which must be theirs."""
     rows = matrix_axis(relevance.matrix_row_ids, order, "query", relevance.matrix_row_source)
-    return rows, matrix_axis(list(relevance.target_ids), order, "target", relevance.matrix_col_source)
-
-
-def block_matrix_ids(path: str, shape: tuple[int, int], relevance: Relevance, order: str | None) -> tuple[list[str], list[str]]:
-    """:func:`matrix_ids` for a matrix stored by blocks of rows, whose ``shape`` must be theirs."""
-    row_ids, col_ids = matrix_ids(relevance, order)
-    if tuple(shape) != (len(row_ids), len(col_ids)):
-        raise InputError(path, None, f"expected a {len(row_ids)} x {len(col_ids)} matrix (queries x targets of the classifications)", f"{shape[0]} x {shape[1]}")
-    return row_ids, col_ids
+    cols = matrix_axis(list(relevance.target_ids), order, "target", relevance.matrix_col_source)
+    if shape is not None and tuple(shape) != (len(rows), len(cols)):
+        raise shape_error(path, (len(rows), len(cols)), shape)
+    return rows, cols
 
 
 def read_matrix_run(source: RunSource, relevance: Relevance, order: str | None) -> MatrixRun:
