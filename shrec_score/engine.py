@@ -156,8 +156,8 @@ def restrict(run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.n
 
 
 def run_chunks(run: RankedRun) -> Iterator[tuple[np.ndarray, RankedRun]]:
-    """Consecutive chunks of a run (its lists in relevance order, as every reader makes them), ``(relevance rows,
-    sub-run)``, of at most :data:`CHUNK_ENTRIES` entries."""
+    """A run (its lists in relevance order, as readers make them) in ``(relevance rows, sub-run)`` chunks of at most
+    :data:`CHUNK_ENTRIES` entries."""
     n_q = len(run.query_ids)
     a = 0
     while a < n_q:

@@ -21,7 +21,8 @@ from .model import MatrixRun, RankedRun, RunSource, group_tie_starts
 from .ranking import drop_own, score_groups
 from .relevance import QrelsRelevance, Relevance
 
-# -- id spellings (--strip-zeros, --id-map) -----------------------------------
+#: Lines of whole queries whose ids are dictionary-encoded at once (3-5x faster than one 10M-line encoding).
+BATCH_LINES = 16_384
 
 
 def id_spelling(relevance: Relevance, *, strip: bool = False, id_map: str | None = None) -> Callable[[str], str] | None:
@@ -130,12 +131,6 @@ def matrix_run(name: str, path: str, matrix: Any, relevance: Relevance, row_ids:
     row_of_query = np.asarray([row_pos[q] for q in relevance.query_ids], dtype=np.int64)
     col_target = np.asarray([relevance.target_index[t] for t in col_ids], dtype=np.int64)
     return MatrixRun(name, path, matrix, list(relevance.query_ids), row_of_query, col_target)
-
-
-# -- TREC runs -----------------------------------------------------------------
-
-#: Lines of whole queries whose ids are dictionary-encoded at once (3-5x faster than one 10M-line encoding).
-BATCH_LINES = 16_384
 
 
 def read_trec_run(
