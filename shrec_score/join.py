@@ -88,8 +88,7 @@ def spelled_ids(array: Any, spell: Callable[[str], str] | None) -> Any:
 
 def matrix_axis(ids: list[str], order: str | None, what: str, source: str) -> list[str]:
     """The id of each matrix row (or column) under ``--matrix-order`` (docs/inputs.md, "Dissimilarity matrices")."""
-    all_int = all(is_integer(x) for x in ids)
-    numeric = sorted(ids, key=int) if all_int else None
+    numeric = sorted(ids, key=int) if all(is_integer(x) for x in ids) else None
     if order == "numeric":
         if numeric is None:
             bad = next(x for x in ids if not is_integer(x))
