@@ -202,10 +202,8 @@ def _query_rows(path: str, queries: Any, relevance: Relevance, notes: list[str])
     import pyarrow.compute as pc
 
     n = len(queries)
-    change = pc.indices_nonzero(pc.not_equal(queries.slice(1), queries.slice(0, max(0, n - 1)))) if n > 1 else None
-    starts = np.zeros(1 if n else 0, dtype=np.int64)
-    if change is not None:
-        starts = np.append(starts, arrow_numpy(change).astype(np.int64) + 1)
+    change = pc.indices_nonzero(pc.not_equal(queries.slice(1), queries.slice(0, max(0, n - 1))))
+    starts = np.r_[0, arrow_numpy(change).astype(np.int64) + 1] if n else np.zeros(0, dtype=np.int64)
     lens = np.diff(np.append(starts, n))
     heads = pc.dictionary_encode(queries.take(arrow_indices(starts))).combine_chunks()
     qpos = {q: i for i, q in enumerate(relevance.query_ids)}  # only the first id of each run of lines of one query
