@@ -19,7 +19,7 @@ from .io.numbers import parse_number
 from .io.runs import BlockSource
 from .io.submissions import Spell, id_hint, is_clutter
 from .io.text import decode_text, entry_is_folder, plain, read_bytes, utf8_name
-from .join import block_matrix_ids, read_matrix_run
+from .join import matrix_ids, read_matrix_run
 from .loading import FoundRuns, find_runs, load_with, read_run
 from .model import RunSource
 from .options import Options
@@ -225,7 +225,7 @@ def _check_matrix_run(source: RunSource | BlockSource, relevance: Relevance, mat
     try:
         if isinstance(source, BlockSource):
             m: Any = source.matrix
-            block_matrix_ids(source.path, m.shape, relevance, matrix_order)
+            matrix_ids(relevance, matrix_order, source.path, m.shape)
             blocks = ((a, m.read(a, b)) for a, b in m.blocks())
         else:
             m = read_matrix_run(source, relevance, matrix_order).matrix

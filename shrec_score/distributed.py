@@ -19,7 +19,7 @@ from .engine import RunScores, matrix_chunks, ranks_suffice
 from .errors import InputError, OptionError
 from .io.chunked import INSTALL_HINT, RowBlockMatrix, open_row_blocks
 from .io.runs import BlockSource
-from .join import block_matrix_ids, matrix_run
+from .join import matrix_ids, matrix_run
 from .loading import PathLike, Progress, find_runs, load_with
 from .model import MatrixRun, RankedRun, RunSource
 from .options import Options
@@ -154,7 +154,7 @@ def score(
     tasks: list[Task] = []
     for i, s in enumerate(sources):
         if isinstance(s, BlockSource):  # every block matrix's shape checked
-            mapped = matrix_run("", "", None, rel, *block_matrix_ids(s.path, s.matrix.shape, rel, opts.matrix_order))
+            mapped = matrix_run("", "", None, rel, *matrix_ids(rel, opts.matrix_order, s.path, s.matrix.shape))
             shared = replace(shared, row_of_query=mapped.row_of_query, col_target=mapped.col_target)
             spans = s.matrix.blocks() if by_block else _chunk_groups(rel, s.matrix)
             by = "rows" if by_block else "queries"

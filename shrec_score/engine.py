@@ -36,16 +36,13 @@ CHUNK_ENTRIES = 2_000_000
 RECALL_PCT = np.arange(1, 101)
 
 
-# rank_block, gain_blocks and judged_block take one run's entries, their relevance ``rows`` and ``gains``, and with
-# ``ties`` (``ties="expected"``) each entry's tie group as :func:`tie_means` gives it.
-
-
 def rank_block(
     run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.ndarray, *, level: int = 1,
     ties: TieMeans | None = None, width: int = 1,
 ) -> RankBlock:
-    """Ranks of the relevant items (gain >= ``level``) of every query of ``run``; at least ``width`` columns (chunked
-    callers pass the largest K, so that each row's sums add the same columns whatever the chunk)."""
+    """Ranks of the relevant items (gain >= ``level``) of every query of ``run`` (relevance ``rows``, entries'
+    ``gains``, ``ties``: their tie groups, by :func:`tie_means`, as for every block); at least ``width`` columns
+    (chunked callers pass the largest K: each row's sums add the same columns whatever the chunk)."""
     n_q = len(run.query_ids)
     hit = np.flatnonzero(gains >= level)  # the few relevant entries: index them, not every entry
     hit_rows = np.searchsorted(run.offsets, hit, side="right") - 1
@@ -159,8 +156,8 @@ def restrict(run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.n
 
 
 def run_chunks(run: RankedRun) -> Iterator[tuple[np.ndarray, RankedRun]]:
-    """Consecutive chunks of a run (its lists in relevance order, as every reader makes them), ``(relevance rows,
-    sub-run)``, of at most :data:`CHUNK_ENTRIES` entries."""
+    """A run (its lists in relevance order, as readers make them) in ``(relevance rows, sub-run)`` chunks of at most
+    :data:`CHUNK_ENTRIES` entries."""
     n_q = len(run.query_ids)
     a = 0
     while a < n_q:

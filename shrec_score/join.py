@@ -13,7 +13,7 @@ from .errors import InputError, shown
 from .io import trec
 from .io.idmap import read_id_map
 from .io.lists import MISSING_LISTS
-from .io.matrix import read_matrix
+from .io.matrix import read_matrix, shape_error
 from .io.numbers import is_integer
 from .io.submissions import id_hint, strip_zeros
 from .io.trec import arrow_filled, arrow_indices, arrow_numpy, arrow_strings
@@ -21,7 +21,8 @@ from .model import MatrixRun, RankedRun, RunSource, group_tie_starts
 from .ranking import drop_own, score_groups
 from .relevance import QrelsRelevance, Relevance
 
-# -- id spellings (--strip-zeros, --id-map) -----------------------------------
+#: Lines of whole queries whose ids are dictionary-encoded at once (3-5x faster than one 10M-line encoding).
+BATCH_LINES = 16_384
 
 
 def id_spelling(relevance: Relevance, *, strip: bool = False, id_map: str | None = None) -> Callable[[str], str] | None:
@@ -74,22 +75,20 @@ class SpelledIndex(Mapping[str, int]):
 
 
 def spelled_ids(array: Any, spell: Callable[[str], str] | None) -> Any:
-    """A pyarrow string array of a run's ids in the relevance's spelling (each distinct id spelled once)."""
+    """A run's ids (pyarrow chunked strings, as TrecLines holds them) in the relevance's spelling, each id once."""
     if spell is None:
         return array
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    enc = pc.dictionary_encode(array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array)
+    enc = pc.dictionary_encode(array.combine_chunks())
     words = pa.array([spell(w) for w in enc.dictionary.to_pylist()], type=pa.string())
-    out = words.take(enc.indices)
-    return pa.chunked_array([out]) if isinstance(array, pa.ChunkedArray) else out
+    return pa.chunked_array([words.take(enc.indices)])
 
 
 def matrix_axis(ids: list[str], order: str | None, what: str, source: str) -> list[str]:
     """The id of each matrix row (or column) under ``--matrix-order`` (docs/inputs.md, "Dissimilarity matrices")."""
-    all_int = all(is_integer(x) for x in ids)
-    numeric = sorted(ids, key=int) if all_int else None
+    numeric = sorted(ids, key=int) if all(is_integer(x) for x in ids) else None
     if order == "numeric":
         if numeric is None:
             bad = next(x for x in ids if not is_integer(x))
@@ -106,18 +105,16 @@ def matrix_axis(ids: list[str], order: str | None, what: str, source: str) -> li
     return list(ids)
 
 
-def matrix_ids(relevance: Relevance, order: str | None) -> tuple[list[str], list[str]]:
-    """The ids of a matrix run's rows (queries) and columns (targets) under ``--matrix-order``."""
+def matrix_ids(
+    relevance: Relevance, order: str | None, path: str = "", shape: tuple[int, int] | None = None,
+) -> tuple[list[str], list[str]]:
+    """The ids of a matrix run's rows (queries) and columns (targets) under ``--matrix-order``; ``shape``: that of
+    a matrix stored by blocks of rows at ``path``, which must be theirs."""
     rows = matrix_axis(relevance.matrix_row_ids, order, "query", relevance.matrix_row_source)
-    return rows, matrix_axis(list(relevance.target_ids), order, "target", relevance.matrix_col_source)
-
-
-def block_matrix_ids(path: str, shape: tuple[int, int], relevance: Relevance, order: str | None) -> tuple[list[str], list[str]]:
-    """:func:`matrix_ids` for a matrix stored by blocks of rows, whose ``shape`` must be theirs."""
-    row_ids, col_ids = matrix_ids(relevance, order)
-    if tuple(shape) != (len(row_ids), len(col_ids)):
-        raise InputError(path, None, f"expected a {len(row_ids)} x {len(col_ids)} matrix (queries x targets of the classifications)", f"{shape[0]} x {shape[1]}")
-    return row_ids, col_ids
+    cols = matrix_axis(list(relevance.target_ids), order, "target", relevance.matrix_col_source)
+    if shape is not None and tuple(shape) != (len(rows), len(cols)):
+        raise shape_error(path, (len(rows), len(cols)), shape)
+    return rows, cols
 
 
 def read_matrix_run(source: RunSource, relevance: Relevance, order: str | None) -> MatrixRun:
@@ -133,12 +130,6 @@ def matrix_run(name: str, path: str, matrix: Any, relevance: Relevance, row_ids:
     row_of_query = np.asarray([row_pos[q] for q in relevance.query_ids], dtype=np.int64)
     col_target = np.asarray([relevance.target_index[t] for t in col_ids], dtype=np.int64)
     return MatrixRun(name, path, matrix, list(relevance.query_ids), row_of_query, col_target)
-
-
-# -- TREC runs -----------------------------------------------------------------
-
-#: Lines of whole queries whose ids are dictionary-encoded at once (3-5x faster than one 10M-line encoding).
-BATCH_LINES = 16_384
 
 
 def read_trec_run(
@@ -211,10 +202,8 @@ def _query_rows(path: str, queries: Any, relevance: Relevance, notes: list[str])
     import pyarrow.compute as pc
 
     n = len(queries)
-    change = pc.indices_nonzero(pc.not_equal(queries.slice(1), queries.slice(0, max(0, n - 1)))) if n > 1 else None
-    starts = np.zeros(1 if n else 0, dtype=np.int64)
-    if change is not None:
-        starts = np.append(starts, arrow_numpy(change).astype(np.int64) + 1)
+    change = pc.indices_nonzero(pc.not_equal(queries.slice(1), queries.slice(0, max(0, n - 1))))
+    starts = np.r_[0, arrow_numpy(change).astype(np.int64) + 1] if n else np.zeros(0, dtype=np.int64)
     lens = np.diff(np.append(starts, n))
     heads = pc.dictionary_encode(queries.take(arrow_indices(starts))).combine_chunks()
     qpos = {q: i for i, q in enumerate(relevance.query_ids)}  # only the first id of each run of lines of one query

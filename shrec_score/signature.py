@@ -9,11 +9,9 @@ from typing import Any
 
 from . import __version__
 
-TIE_RULE = "lists: file order; matrices: distance, then lower column; TREC: score desc, then id desc"
-
-#: The signature's ``ties`` entry per tie mode (``--ties``; ``rule``: :data:`TIE_RULE`).
+#: The signature's ``ties`` entry per tie mode (``--ties``).
 TIE_MODES = {
-    "rule": TIE_RULE,
+    "rule": "lists: file order; matrices: distance, then lower column; TREC: score desc, then id desc",
     "expected": "expected: exact mean over every order inside each tie group (equal distances in a matrix row or a list, equal TREC scores in a topic)",
     "optimistic": "optimistic: inside each tie group (equal distances or scores) higher grades first",
     "pessimistic": "pessimistic: inside each tie group (equal distances or scores) higher grades last",
@@ -37,7 +35,7 @@ class ScoringSignature(_Signature):
     queries: int
     #: Ds, or why it is unknown.
     collection: int | str
-    ties: str = TIE_RULE
+    ties: str
     #: How the ranked lists were cut before scoring (--depth, --judged-only); None: whole lists.
     lists: str | None = None
     matrix_order: str

@@ -41,8 +41,7 @@ class Relevance:
     closed: bool = True
     #: A query is scored with its own item in its list (ShapeNet Core55; ``self_index`` -1).
     keeps_own_item: ClassVar[bool] = False
-    #: K per query, and each query's relevant targets, by grade level: found once (every chunk of a run, every task
-    #: of a cluster's run asks), read-only.
+    #: K and the relevant targets per query and grade level: found once (every chunk and task asks), read-only.
     _n_relevant: dict[int, np.ndarray] = field(repr=False, default_factory=dict)
     _relevant: dict[int, tuple[np.ndarray, ...]] = field(repr=False, default_factory=dict)
 
@@ -87,20 +86,16 @@ class Relevance:
     def n_relevant(self, level: int = 1) -> np.ndarray:
         """Number of targets with gain >= ``level`` per query, itself excluded (read-only)."""
         if level not in self._n_relevant:
-            k = self._count_relevant(level)
+            k = np.asarray([targets.size for targets in self.relevant_targets(level)], dtype=np.int64)
+            own = np.flatnonzero(self.self_index >= 0)  # all-against-all: the query itself is not counted
+            k[own] -= self.gains(own, self.self_index[own]) >= level
             k.flags.writeable = False
             self._n_relevant[level] = k
         return self._n_relevant[level]
 
-    def _count_relevant(self, level: int) -> np.ndarray:
-        k = np.asarray([targets.size for targets in self.relevant_targets(level)], dtype=np.int64)
-        own = np.flatnonzero(self.self_index >= 0)  # all-against-all: the query itself is not counted
-        k[own] -= self.gains(own, self.self_index[own]) >= level
-        return k
-
     def relevant_targets(self, level: int = 1) -> tuple[np.ndarray, ...]:
-        """Per query, the target indices with gain >= ``level``, ascending, found once per level (read-only);
-        all-against-all, the query's own item may be among them (a matrix ranking leaves it out with its column)."""
+        """Per query, the target indices with gain >= ``level``, ascending (read-only); the query's own item may be
+        among them (a matrix ranking leaves it out with its column)."""
         if level not in self._relevant:
             found = tuple(self._relevant_targets(level))
             for targets in found:
@@ -254,9 +249,6 @@ class QrelsRelevance(Relevance):
         starts = np.cumsum(n) - n
         pos = np.repeat(lo - starts, n) + np.arange(int(n.sum()), dtype=np.int64)
         return np.repeat(np.arange(rows.size), n), self._keys[pos] & 0xFFFFFFFF, self._grades[pos]
-
-    def _count_relevant(self, level: int) -> np.ndarray:
-        return np.bincount(self._query_of[self._grades >= level], minlength=self.n_queries).astype(np.int64)
 
     def _relevant_targets(self, level: int) -> list[np.ndarray]:
         keep = self._grades >= level
