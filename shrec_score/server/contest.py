@@ -166,7 +166,8 @@ def _phases(value: list[Any], fail: Any) -> tuple[Phase, ...]:
 def _time(value: Any, where: str, fail: Any) -> dt.datetime:
     """An ISO 8601 time with a zone (YAML reads an unquoted one as a datetime)."""
     try:
-        t = dt.datetime.fromisoformat(value) if isinstance(value, str) else value
+        # a trailing Z: Python 3.10's fromisoformat refuses it (3.11 takes it as +00:00)
+        t = dt.datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith("Z") else value) if isinstance(value, str) else value
     except ValueError:
         t = None
     if not isinstance(t, dt.datetime) or t.tzinfo is None:
