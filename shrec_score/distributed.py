@@ -1,7 +1,5 @@
-"""Scoring on a Dask cluster (docs/scale-out.md): :func:`score` is :func:`shrec_score.score` with the
-work spread over the workers (a task per stored block of a row-block matrix, per run otherwise), the
-values gathered through :func:`~shrec_score.engine.collect`, so every CSV is the single process's.
-"""
+"""Scoring on a Dask cluster (docs/scale-out.md): :func:`score` is :func:`shrec_score.score` with a task per
+stored block of a row-block matrix (per run otherwise), gathered by :func:`~shrec_score.engine.collect`: the same CSVs."""
 
 from __future__ import annotations
 
@@ -72,14 +70,10 @@ class _Shared(Scoring):
 
 
 class _Rows:
-    """The rows ``rows`` (ascending) of a matrix, held in memory and indexed by their numbers in the whole matrix
-    (messages name those)."""
-
-    ndim = 2
+    """The rows ``rows`` (ascending) of a matrix, held in memory, indexed by their numbers in the whole matrix."""
 
     def __init__(self, block: np.ndarray, rows: np.ndarray, n_rows: int) -> None:
-        self.block, self.rows = block, rows
-        self.shape, self.dtype = (n_rows, block.shape[1]), block.dtype
+        self.block, self.rows, self.shape = block, rows, (n_rows, block.shape[1])
 
     def __getitem__(self, index: Any) -> np.ndarray:
         if isinstance(index, slice):

@@ -25,8 +25,6 @@ from .model import MISC_CLASS, Classification, factorize
 from .options import Options, one_of
 
 METRICS = ("euclidean", "sqeuclidean", "cosine", "inner_product")
-
-
 #: What labels= / query_labels= / target_labels= take.
 Labels = Sequence[Hashable] | Classification | str | os.PathLike[str]
 
@@ -118,8 +116,8 @@ def evaluate(
     _warn_miscellaneous([(q_arg, queries or targets)] + ([(t_arg, targets)] if queries else []))
     rel = load_relevance(targets, queries, grades=opts.grades)
     runs = [matrix_run(run_name, "<memory>", matrix, rel, q_ids, t_ids) for run_name, matrix in matrices.items()]
-    for run in runs:
-        run.drops = Counter() if opts.lenient else None  # lenient: NaN cells ranked last and counted, as load_runs does
+    for run in runs:  # lenient: NaN cells ranked last and counted, as load_runs does
+        run.drops = Counter() if opts.lenient else None
     return score(runs, rel, options=opts)
 
 
@@ -241,7 +239,7 @@ def _array(arg: str, value: Any) -> np.ndarray | DeviceRows:
     if isinstance(value, np.ndarray):
         return value
     dlpack = hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__")
-    if dlpack and _library(value) == "torch" and getattr(value, "requires_grad", False):
+    if dlpack and type(value).__module__.split(".")[0] == "torch" and getattr(value, "requires_grad", False):
         value = value.detach()  # a tensor that requires grad refuses DLPack export
     if dlpack and int(value.__dlpack_device__()[0]) != _DLPACK_CPU:
         return DeviceRows(arg, value)
@@ -249,11 +247,6 @@ def _array(arg: str, value: Any) -> np.ndarray | DeviceRows:
         return np.from_dlpack(value) if dlpack else np.asarray(value)
     except (TypeError, ValueError, BufferError, RuntimeError) as exc:
         raise ValueError(f"{arg}: expected an array of numbers, got {type(value).__name__} ({exc})") from None
-
-
-def _library(value: Any) -> str:
-    """The package of ``value``'s type (``"torch"``, ``"cupy"``...): its library is never imported."""
-    return (type(value).__module__ or "").split(".")[0]
 
 
 class DeviceRows:
@@ -293,7 +286,7 @@ def _to_host(value: Any) -> np.ndarray:
     """A host (numpy) copy of a DLPack array on any device, through its own methods only."""
     with suppress(TypeError, ValueError, BufferError, RuntimeError, AttributeError):
         return np.from_dlpack(value, device="cpu", copy=True)
-    lib = _library(value)  # a producer without DLPack 1.0: its own method
+    lib = type(value).__module__.split(".")[0]  # a producer without DLPack 1.0: its own method (never imported)
     if lib == "torch":
         return np.from_dlpack(value.detach().cpu())
     if lib == "cupy":
