@@ -315,8 +315,13 @@ def _check_numbers(arg: str, arr: np.ndarray | DeviceRows, *, finite: bool, nan_
             raise ValueError(f"{arg}: expected {what}, got {block[row, col]} at row {first + row}, column {col}")
 
 
-def _labels(arg: str, value: Sequence[Hashable]) -> list[str]:
-    """The text of each label; 2-D labels, none, a missing one and two of one text refused."""
+def _as_classification(arg: str, value: Any, prefix: str) -> Classification:
+    """A classification from labels (ids ``prefix + position``; 2-D labels, none, a missing one and two of one text
+    refused), a Classification or a ``.cla`` path."""
+    if isinstance(value, Classification):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        return read_classification(value)
     shape = getattr(value, "shape", None)  # an array (numpy, a tensor, pandas) or nested lists
     if shape is not None:
         shape = tuple(int(n) for n in shape)
@@ -343,16 +348,7 @@ def _labels(arg: str, value: Sequence[Hashable]) -> list[str]:
     for raw, text in zip(raws, texts):
         if seen.setdefault(text, raw) != raw:
             raise ValueError(f"{arg}: expected labels with distinct texts, got {seen[text]!r} and {raw!r} (both {text!r})")
-    return texts
-
-
-def _as_classification(arg: str, value: Any, prefix: str) -> Classification:
-    """A classification from labels (ids ``prefix + position``), a Classification or a ``.cla`` path."""
-    if isinstance(value, Classification):
-        return value
-    if isinstance(value, (str, os.PathLike)):
-        return read_classification(value)
-    names, codes = factorize(_labels(arg, value))
+    names, codes = factorize(texts)
     ids = [f"{prefix}{i}" for i in range(codes.size)]
     return Classification(f"<{arg}>", names, ["0"] * len(names), ids, codes.astype(np.int32))
 
