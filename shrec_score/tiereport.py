@@ -41,15 +41,11 @@ def tie_report(
     computed = [*plan.names, *(m for m in names if m not in plan.names)]
     exact = all(get_measure(m).ties_exact for m in computed) and opts.settings.depth is None
     run_objs, _ = runs_for(runs, rel, opts, ties=True)
-    boards, per_query = {}, {}
-    for mode in MODES:
-        if mode == "expected" and not exact:
-            continue
-        # only the leaderboard's means are read: no significance tests per mode
-        mode_opts = replace(opts, measures=tuple(computed), sort=plan.sort, rank_by=plan.rank_by, significance=False, settings=replace(opts.settings, ties=mode))
-        report = score(run_objs, rel, options=mode_opts)
-        boards[mode] = report.leaderboard.set_index("run")
-        per_query[mode] = report.per_query
+    fixed = replace(opts, measures=tuple(computed), sort=plan.sort, rank_by=plan.rank_by, significance=False)
+    modes = [m for m in MODES if m != "expected" or exact]  # only the leaderboards' means are read: no significance
+    reports = {m: score(run_objs, rel, options=replace(fixed, settings=replace(opts.settings, ties=m))) for m in modes}
+    boards = {mode: report.leaderboard.set_index("run") for mode, report in reports.items()}
+    per_query = {mode: report.per_query for mode, report in reports.items()}
     rows = [row for m in names for row in _rows(m, boards, per_query)]
     return pd.DataFrame(rows, columns=["measure", "run", *MODES, "spread", "tied_queries", "place", "best_place", "worst_place"])
 
