@@ -245,7 +245,8 @@ class Scoring:
 
     def score(self, run: AnyRun, rows: np.ndarray | None = None) -> RunScores:
         """One run's values (``rows``: only these queries of a matrix run)."""
-        return score_run(run, self.relevance, self.plan.measures, self.options.settings, curves=self.relevance.gain_curves, rows=rows)
+        rel = self.relevance
+        return score_run(run, rel, self.plan.measures, self.options.settings, curves=rel.gain_curves, rows=rows)
 
     def report(self, scores: list[RunScores], runs: Sequence[AnyRun], notes: list[str]) -> Report:
         """The report of the runs' scores; ``runs``: what the warnings read of each run, ``notes``: the discovery's."""
@@ -324,9 +325,11 @@ def _warnings(
         short: int = sum(int((r.lengths() < full[[pos[q] for q in r.query_ids]]).sum()) for r in lists)
         total = sum(len(r.query_ids) for r in runs)
         warnings.append(
-            "note: every ranked list covers the whole collection (Va = Ds): P, R and the TP/FP/TN/FN counts do not tell the runs apart"
+            "note: every ranked list covers the whole collection (Va = Ds): "
+            "P, R and the TP/FP/TN/FN counts do not tell the runs apart"
             if short == 0 else
-            f"note: {short} of {total} ranked lists are shorter than the collection (Va < Ds): P, R and the TP/FP/TN/FN counts are meaningful"
+            f"note: {short} of {total} ranked lists are shorter than the collection (Va < Ds): "
+            "P, R and the TP/FP/TN/FN counts are meaningful"
         )
     if s.missing != "error":
         what = "left out of the means (--missing-queries skip)" if s.missing == "skip" else "scored as empty lists (--missing-queries zero)"

@@ -1,5 +1,5 @@
 """Scoring on a Dask cluster (docs/scale-out.md): :func:`score` is :func:`shrec_score.score` with a task per
-stored block of a row-block matrix (per run otherwise), gathered by :func:`~shrec_score.engine.collect`: the same CSVs."""
+stored block of a row-block matrix (per run otherwise), gathered by :func:`~shrec_score.engine.collect`: same CSVs."""
 
 from __future__ import annotations
 
@@ -212,8 +212,7 @@ def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _
     from distributed import Client, LocalCluster
 
     with ExitStack() as stack:
-        if local is not None:
-            # dashboard on a free loopback port; workers silent and deaf to Ctrl-C (docs/scale-out.md)
+        if local is not None:  # a free loopback dashboard port, workers silent and deaf to Ctrl-C (docs/scale-out.md)
             cluster = LocalCluster(
                 n_workers=local, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL, preload=[_IGNORE_SIGINT]
             )
@@ -225,8 +224,7 @@ def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _
                 raise InputError(address, None, "could not reach the Dask scheduler (is `dask scheduler` running there?)", str(exc)[:120]) from None
         else:
             client = dask  # the caller's client: left open
-        # the shared object as a task, not scattered data: it has lineage (docs/scale-out.md)
-        token = client.submit(_the, shared, pure=False)
+        token = client.submit(_the, shared, pure=False)  # a task, not scattered data: lineage (docs/scale-out.md)
         futures = [client.submit(fn, token, *args, pure=False) for fn, args, _ in tasks]
         try:  # in task order: the first error in that order is raised, as in one process
             return [_result(f, task, i, len(tasks), progress) for i, (f, task) in enumerate(zip(futures, tasks))]

@@ -108,8 +108,7 @@ def evaluate(
         if list(target_models) != list(models):
             raise ValueError(f"target_embeddings: expected the models of query_embeddings ({', '.join(map(repr, models))}), got {', '.join(map(repr, target_models))}")
     shape = (len(q_ids), len(t_ids))
-    # every model checked before any distance is computed or any run scored
-    matrices = {
+    matrices = {  # every model checked before any distance is computed or any run scored
         run_name: _matrix(arg, value, target_models.get(run_name), shape, metric, dtype, opts.lenient)
         for run_name, (arg, value) in models.items()
     }
