@@ -1,6 +1,5 @@
-"""Scoring from memory: :func:`evaluate` is :func:`shrec_score.score` for the distances, embeddings or
-TREC tables a notebook holds; every matrix is ranked by the code of a ``.npy`` file (docs/usage.md,
-"From Python")."""
+"""Scoring from memory: :func:`evaluate` is :func:`shrec_score.score` for the distances, embeddings or TREC tables
+a notebook holds; every matrix is ranked by the code of a ``.npy`` file (docs/usage.md, "From Python")."""
 
 from __future__ import annotations
 
