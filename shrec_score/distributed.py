@@ -8,6 +8,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from importlib.util import find_spec
 from typing import Any
 
 import numpy as np
@@ -32,8 +33,6 @@ Task = tuple[Callable[..., Any], tuple[Any, ...], int]
 
 def cluster_target(dask: Any) -> tuple[str | None, int | None]:
     """What ``dask=`` names, checked before anything is read: ``parse_address``'s pair, or ``(None, None)``."""
-    from importlib.util import find_spec
-
     if dask is None:
         return None, None
     for name in ("dask", "distributed", "zarr"):
@@ -130,12 +129,10 @@ def score(
 ) -> Report:
     """Score runs on a Dask cluster; the same :class:`~shrec_score.report.Report` as :func:`shrec_score.score`.
 
-    ``runs`` as :func:`shrec_score.score` takes them, and row-block matrices (a Zarr array or ``.npy`` row shards).
-    ``dask``: ``"tcp://HOST:8786"``, ``"local:N"`` (N worker processes, closed before returning), the caller's
-    ``distributed.Client`` (left open), or None (the tasks one after the other here).  ``progress`` is told the
-    tasks come back, in task order, and every 0.1 s while a cluster works (one that raises cancels the tasks);
-    ``options``, ``settings`` and the errors as :func:`shrec_score.score`'s (a worker's InputError intact).
-    """
+    ``runs`` (and row-block matrices: Zarr or ``.npy`` row shards), ``options``, ``settings`` and the errors as
+    :func:`shrec_score.score`'s.  ``dask``: ``"tcp://HOST:8786"``, ``"local:N"`` (N worker processes, closed before
+    returning), the caller's ``distributed.Client`` (left open), or None (the tasks one after the other here).
+    ``progress``: the tasks come back, in task order, and every 0.1 s while a cluster works (docs/scale-out.md)."""
     opts = Options.of(options, settings)
     address, local = cluster_target(dask)
     scoring = Scoring.start(relevance, opts)
