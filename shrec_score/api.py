@@ -40,6 +40,9 @@ from .report import Report, shapenet_summaries
 from .signature import TIE_MODES, KendallSignature, ScoringSignature
 from .table import Table
 
+#: The SHREC 2006 measures the coverage note is about (section 5: P, R and the counts).
+COVERAGE_MEASURES = tuple(f"{m}_{lv}" for m in ("TP", "FP", "TN", "FN", "P", "R") for lv in ("highly", "relevant"))
+
 
 def score(
     runs: Sequence[PathLike] | Sequence[AnyRun], relevance: PathLike | Classification | Relevance, *,
@@ -281,10 +284,6 @@ class Scoring:
             ranking=ranking_table(per_query, plan.rank_by), rank_by=plan.rank_by,
             run_tags={r.name: tag for r in runs if (tag := getattr(r, "tag", None)) is not None}, **shapenet,
         )
-
-
-#: The SHREC 2006 measures the coverage note is about (section 5: P, R and the counts).
-COVERAGE_MEASURES = tuple(f"{m}_{lv}" for m in ("TP", "FP", "TN", "FN", "P", "R") for lv in ("highly", "relevant"))
 
 
 def _some(names: list[str]) -> str:

@@ -27,6 +27,10 @@ from .relevance import Relevance
 
 #: Problems listed per file before a summary line.
 PER_FILE = 20
+#: Examples (file:line) a summary line of one kind of problem shows.
+EXAMPLES = 3
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?![\w.])")
 
 
 @dataclass(frozen=True)
@@ -83,17 +87,9 @@ def passed_over(
     return [replace(p, level="warning") if p.level == "error" else p for p in problems], loaded
 
 
-#: Examples (file:line) a summary line of one kind of problem shows.
-EXAMPLES = 3
-
-
 def kind_of(message: str) -> str:
     """A problem's kind: its message without quoted ids and numbers (``unknown target id '0012'``)."""
     return _NUMBER.sub("N", _QUOTED.sub("…", message))
-
-
-_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
-_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?![\w.])")
 
 
 def summarize(run: str, found: list[Problem]) -> list[Problem]:

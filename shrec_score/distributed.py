@@ -111,9 +111,8 @@ def _score_rows(
 def _score_source(shared: _Shared, source: RunSource) -> tuple[RunScores, RankedRun | MatrixRun, list[str]]:
     """One run read and scored whole on the worker: its scores, what the report needs of it, notes."""
     (run,), notes = load_with([source.path], shared.relevance, replace(shared.options, run_format=source.format))
-    sc = shared.score(run)
     stub = _matrix_stub(run.name, run.path, run.drops) if isinstance(run, MatrixRun) else RankedRun(run.name, list(run.query_ids), np.zeros(0, np.int64), run.offsets, drops=run.drops)
-    return sc, stub, notes
+    return shared.score(run), stub, notes
 
 
 def _the(shared: _Shared) -> _Shared:

@@ -24,6 +24,17 @@ from .model import MISC_CLASS, Classification, factorize
 from .options import Options, one_of
 
 METRICS = ("euclidean", "sqeuclidean", "cosine", "inner_product")
+#: DLPack device type of host memory (kDLCPU); every other device is read in blocks.
+_DLPACK_CPU = 1
+#: Bytes of a device array copied to host memory at once (validation, embeddings).
+DEVICE_BLOCK_BYTES = 64 << 20
+#: Column names accepted for TREC tables (ir_measures, ranx, pytrec_eval, trec_eval's docs).
+_COLUMNS = {
+    "query": ("query_id", "qid", "q_id", "query", "topic"),
+    "doc": ("doc_id", "docid", "docno", "doc", "target_id"),
+    "score": ("score", "sim"),
+    "relevance": ("relevance", "rel", "grade", "label", "judgment"),
+}
 #: What labels= / query_labels= / target_labels= take.
 Labels = Sequence[Hashable] | Classification | str | os.PathLike[str]
 
@@ -226,12 +237,6 @@ class EmbeddingDistances:
         return np.sqrt(d, out=d) if self.metric == "euclidean" else d
 
 
-#: DLPack device type of host memory (kDLCPU); every other device is read in blocks.
-_DLPACK_CPU = 1
-#: Bytes of a device array copied to host memory at once (validation, embeddings).
-DEVICE_BLOCK_BYTES = 64 << 20
-
-
 def _array(arg: str, value: Any) -> np.ndarray | DeviceRows:
     """A numpy view of an array-like, or :class:`DeviceRows` for a DLPack array on a device."""
     if isinstance(value, np.ndarray):
@@ -349,15 +354,6 @@ def _as_classification(arg: str, value: Any, prefix: str) -> Classification:
     names, codes = factorize(texts)
     ids = [f"{prefix}{i}" for i in range(codes.size)]
     return Classification(f"<{arg}>", names, ["0"] * len(names), ids, codes.astype(np.int32))
-
-
-#: Column names accepted for TREC tables (ir_measures, ranx, pytrec_eval, trec_eval's docs).
-_COLUMNS = {
-    "query": ("query_id", "qid", "q_id", "query", "topic"),
-    "doc": ("doc_id", "docid", "docno", "doc", "target_id"),
-    "score": ("score", "sim"),
-    "relevance": ("relevance", "rel", "grade", "label", "judgment"),
-}
 
 
 def _table(arg: str, value: Any, kind: str) -> Any:

@@ -22,7 +22,6 @@ else:
 
 #: The modes scored, in the columns' order.
 MODES = ("pessimistic", "rule", "optimistic", "expected")
-
 #: ``shrec-score check`` warns when the ties move a run's mean by more than this.
 CHECK_THRESHOLD = 0.001
 
