@@ -69,10 +69,14 @@ class _Shared(Scoring):
 
 
 class _Rows:
-    """The rows ``rows`` (ascending) of a matrix, held in memory, indexed by their numbers in the whole matrix."""
+    """The rows ``rows`` (ascending) of a matrix, held in memory and indexed by their numbers in the whole matrix
+    (messages name those)."""
+
+    ndim = 2
 
     def __init__(self, block: np.ndarray, rows: np.ndarray, n_rows: int) -> None:
-        self.block, self.rows, self.shape = block, rows, (n_rows, block.shape[1])
+        self.block, self.rows = block, rows
+        self.shape, self.dtype = (n_rows, block.shape[1]), block.dtype
 
     def __getitem__(self, index: Any) -> np.ndarray:
         if isinstance(index, slice):
