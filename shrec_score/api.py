@@ -1,6 +1,5 @@
-"""The library API: everything the CLI does, callable from a notebook (docs/notebook.md).
-
-:func:`score` runs the pipeline in order: options, relevance, measures, runs, scores, means, report."""
+"""The library API: everything the CLI does, callable from a notebook (docs/notebook.md).  :func:`score` runs the
+pipeline in order: options, relevance, measures, runs, scores, means, report."""
 
 from __future__ import annotations
 
@@ -40,6 +39,9 @@ from .relevance import Relevance
 from .report import Report, shapenet_summaries
 from .signature import TIE_MODES, KendallSignature, ScoringSignature
 from .table import Table
+
+#: The SHREC 2006 measures the coverage note is about (section 5: P, R and the counts).
+COVERAGE_MEASURES = tuple(f"{m}_{lv}" for m in ("TP", "FP", "TN", "FN", "P", "R") for lv in ("highly", "relevant"))
 
 
 def score(
@@ -253,9 +255,7 @@ class Scoring:
         """The report of the runs' scores; ``runs``: what the warnings read of each run, ``notes``: the discovery's."""
         rel, plan, opts = self.relevance, self.plan, self.options
         ev = collect(scores, rel, plan.measures, opts.settings, curves=rel.gain_curves)
-        names = plan.names
-        run_names = [r.name for r in runs]
-        per_query = ev.per_query
+        names, run_names, per_query = plan.names, [r.name for r in runs], ev.per_query
         per_class = per_class_table(per_query, names, run_names) if rel.mode != "qrels" else None
         macro = per_class is not None and opts.average == "macro"
         per_run = per_run_table(per_query, names, run_names) if per_class is None or not macro else macro_table(per_class, names, run_names)
@@ -286,10 +286,6 @@ class Scoring:
         )
 
 
-#: The SHREC 2006 measures the coverage note is about (section 5: P, R and the counts).
-COVERAGE_MEASURES = tuple(f"{m}_{lv}" for m in ("TP", "FP", "TN", "FN", "P", "R") for lv in ("highly", "relevant"))
-
-
 def _some(names: list[str]) -> str:
     return ", ".join(names[:6]) + (" ..." if len(names) > 6 else "")
 
@@ -318,8 +314,22 @@ def _warnings(
     if rel.ignorable_queries:
         warnings.append(f"{len(rel.ignorable_queries)} models of class '-1' (miscellaneous) are not queries and never relevant")
     asked = [m for m in measures if m in COVERAGE_MEASURES]
-    if asked:  # only when a measure it speaks of is computed
-        warnings.append("note: " + _coverage_note(runs, rel, counts_tn=any(m.startswith("TN_") for m in asked)))
+    full = rel.list_room()
+    if asked and full is None:  # (only when a measure the note speaks of is computed)
+        what = "TN counts are empty" if any(m.startswith("TN_") for m in asked) else "whether the lists cover it is not known"
+        warnings.append(f"note: collection size unknown (give --collection or --collection-size): {what}")
+    elif asked and full is not None:  # whether P, R and the TP/FP/TN/FN counts tell runs apart (SHREC 2006, section 5)
+        pos = {q: i for i, q in enumerate(rel.query_ids)}
+        lists = [r for r in runs if not isinstance(r, MatrixRun)]  # a matrix ranks everything
+        short: int = sum(int((r.lengths() < full[[pos[q] for q in r.query_ids]]).sum()) for r in lists)
+        total = sum(len(r.query_ids) for r in runs)
+        warnings.append(
+            "note: every ranked list covers the whole collection (Va = Ds): "
+            "P, R and the TP/FP/TN/FN counts do not tell the runs apart"
+            if short == 0 else
+            f"note: {short} of {total} ranked lists are shorter than the collection (Va < Ds): "
+            "P, R and the TP/FP/TN/FN counts are meaningful"
+        )
     if s.missing != "error":
         what = "left out of the means (--missing-queries skip)" if s.missing == "skip" else "scored as empty lists (--missing-queries zero)"
         warnings += [f"note: run {shown(name)} ranks nothing for {n} of {rel.n_queries} queries: {what}" for name, n in ev.unranked.items() if n]
@@ -357,21 +367,6 @@ def _signature(rel: Relevance, plan: MeasurePlan, opts: Options, empty: np.ndarr
             if opts.significance else None
         ),
     )
-
-
-def _coverage_note(runs: Sequence[AnyRun], rel: Relevance, *, counts_tn: bool) -> str:
-    """Whether P, R and the TP/FP/TN/FN counts mean anything (SHREC 2006, section 5)."""
-    full = rel.list_room()
-    if full is None:
-        what = "TN counts are empty" if counts_tn else "whether the lists cover it is not known"
-        return f"collection size unknown (give --collection or --collection-size): {what}"
-    pos = {q: i for i, q in enumerate(rel.query_ids)}
-    lists = [r for r in runs if not isinstance(r, MatrixRun)]  # a matrix ranks everything
-    short = sum(int((r.lengths() < full[[pos[q] for q in r.query_ids]]).sum()) for r in lists)
-    total = sum(len(r.query_ids) for r in runs)
-    if short == 0:
-        return "every ranked list covers the whole collection (Va = Ds): P, R and the TP/FP/TN/FN counts do not tell the runs apart"
-    return f"{short} of {total} ranked lists are shorter than the collection (Va < Ds): P, R and the TP/FP/TN/FN counts are meaningful"
 
 
 def score_kendall(

@@ -19,14 +19,18 @@ from .io.numbers import parse_number
 from .io.runs import BlockSource
 from .io.submissions import Spell, id_hint, is_clutter
 from .io.text import decode_text, entry_is_folder, plain, read_bytes, utf8_name
-from .join import matrix_ids, read_matrix_run
+from .join import matrix_ids
 from .loading import FoundRuns, find_runs, load_with, read_run
-from .model import RunSource
+from .model import MatrixRun, RunSource
 from .options import Options
 from .relevance import Relevance
 
 #: Problems listed per file before a summary line.
 PER_FILE = 20
+#: Examples (file:line) a summary line of one kind of problem shows.
+EXAMPLES = 3
+_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?![\w.])")
 
 
 @dataclass(frozen=True)
@@ -59,15 +63,10 @@ def check_runs(paths: Iterable[str], relevance: Relevance, options: Options | No
         return [Problem.of(exc, "")]
     problems = [Problem(n.split(":", 1)[0], None, "note", n.split(": ", 1)[1]) for n in found.notes]
     for s in found.sources:
-        if isinstance(s, BlockSource) or s.format == "matrix":  # (blocks: Zarr or .npy shards, as score and --dask read them)
-            problems += _check_matrix_run(s, relevance, o.matrix_order)
+        if isinstance(s, BlockSource) or s.format in ("matrix", "shrec2011"):  # (blocks: Zarr or .npy shards)
+            problems += _check_read(s, relevance, found, o.matrix_order)
         elif s.format == "lists":
             problems += summarize(s.path, _check_list_run(s, relevance, found))
-        elif s.format == "shrec2011":  # read as scoring reads it: its first error
-            try:
-                read_run(s, relevance, found)
-            except InputError as exc:
-                problems.append(Problem.of(exc, s.path))
         else:
             problems += _limited(summarize(s.path, _check_trec_run(s, relevance, found.spell)), s.path)  # counted before the cut
     return problems
@@ -88,17 +87,9 @@ def passed_over(
     return [replace(p, level="warning") if p.level == "error" else p for p in problems], loaded
 
 
-#: Examples (file:line) a summary line of one kind of problem shows.
-EXAMPLES = 3
-
-
 def kind_of(message: str) -> str:
     """A problem's kind: its message without quoted ids and numbers (``unknown target id '0012'``)."""
     return _NUMBER.sub("N", _QUOTED.sub("…", message))
-
-
-_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
-_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?![\w.])")
 
 
 def summarize(run: str, found: list[Problem]) -> list[Problem]:
@@ -218,17 +209,18 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, runs: Found
     return found  # many of a kind: one summary line (summarize)
 
 
-def _check_matrix_run(source: RunSource | BlockSource, relevance: Relevance, matrix_order: str | None) -> list[Problem]:
-    """A matrix read as scoring reads it (by blocks of rows: its shape, then every block), then its cells."""
+def _check_read(source: RunSource | BlockSource, rel: Relevance, runs: FoundRuns, order: str | None) -> list[Problem]:
+    """A run read as scoring reads it (SHREC 2011: its first error; row blocks: shape, each block), a matrix's cells."""
     found: list[Problem] = []
     total = 0  # bad cells, listed or not
     try:
         if isinstance(source, BlockSource):
             m: Any = source.matrix
-            matrix_ids(relevance, matrix_order, source.path, m.shape)
+            matrix_ids(rel, order, source.path, m.shape)
             blocks = ((a, m.read(a, b)) for a, b in m.blocks())
         else:
-            m = read_matrix_run(source, relevance, matrix_order).matrix
+            run, _ = read_run(source, rel, runs, order)
+            m = run.matrix if isinstance(run, MatrixRun) else np.zeros((0, 0))
             blocks = ((a, m[a : a + 256]) for a in range(0, m.shape[0], 256))
         for a, block in blocks:  # NaN cells are errors, infinite ones warnings
             block = np.asarray(block, dtype=np.float64)

@@ -1,7 +1,5 @@
-"""Scoring on a Dask cluster (docs/scale-out.md): :func:`score` is :func:`shrec_score.score` with the
-work spread over the workers (a task per stored block of a row-block matrix, per run otherwise), the
-values gathered through :func:`~shrec_score.engine.collect`, so every CSV is the single process's.
-"""
+"""Scoring on a Dask cluster (docs/scale-out.md): :func:`score` is :func:`shrec_score.score` with a task per
+stored block of a row-block matrix (per run otherwise), gathered by :func:`~shrec_score.engine.collect`: same CSVs."""
 
 from __future__ import annotations
 
@@ -10,6 +8,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from importlib.util import find_spec
 from typing import Any
 
 import numpy as np
@@ -34,8 +33,6 @@ Task = tuple[Callable[..., Any], tuple[Any, ...], int]
 
 def cluster_target(dask: Any) -> tuple[str | None, int | None]:
     """What ``dask=`` names, checked before anything is read: ``parse_address``'s pair, or ``(None, None)``."""
-    from importlib.util import find_spec
-
     if dask is None:
         return None, None
     for name in ("dask", "distributed", "zarr"):
@@ -75,11 +72,9 @@ class _Rows:
     """The rows ``rows`` (ascending) of a row-block ``matrix``, held in memory and indexed by their numbers in the
     whole matrix (messages name those); another row is read from ``matrix`` (the search for a first NaN cell)."""
 
-    ndim = 2
-
     def __init__(self, matrix: RowBlockMatrix, block: np.ndarray, rows: np.ndarray) -> None:
         self.matrix, self.block, self.rows = matrix, block, rows
-        self.shape, self.dtype, self.where = matrix.shape, block.dtype, matrix.where
+        self.shape, self.where = matrix.shape, matrix.where
 
     def __getitem__(self, index: Any) -> np.ndarray:
         if isinstance(index, slice):
@@ -120,9 +115,8 @@ def _score_rows(
 def _score_source(shared: _Shared, source: RunSource) -> tuple[RunScores, RankedRun | MatrixRun, list[str]]:
     """One run read and scored whole on the worker: its scores, what the report needs of it, notes."""
     (run,), notes = load_with([source.path], shared.relevance, replace(shared.options, run_format=source.format))
-    sc = shared.score(run)
     stub = _matrix_stub(run.name, run.path, run.drops) if isinstance(run, MatrixRun) else RankedRun(run.name, list(run.query_ids), np.zeros(0, np.int64), run.offsets, drops=run.drops)
-    return sc, stub, notes
+    return shared.score(run), stub, notes
 
 
 def _the(shared: _Shared) -> _Shared:
@@ -138,12 +132,10 @@ def score(
 ) -> Report:
     """Score runs on a Dask cluster; the same :class:`~shrec_score.report.Report` as :func:`shrec_score.score`.
 
-    ``runs`` as :func:`shrec_score.score` takes them, and row-block matrices (a Zarr array or ``.npy`` row shards).
-    ``dask``: ``"tcp://HOST:8786"``, ``"local:N"`` (N worker processes, closed before returning), the caller's
-    ``distributed.Client`` (left open), or None (the tasks one after the other here).  ``progress`` is told the
-    tasks come back, in task order, and every 0.1 s while a cluster works (one that raises cancels the tasks);
-    ``options``, ``settings`` and the errors as :func:`shrec_score.score`'s (a worker's InputError intact).
-    """
+    ``runs`` (and row-block matrices: Zarr or ``.npy`` row shards), ``options``, ``settings`` and the errors as
+    :func:`shrec_score.score`'s.  ``dask``: ``"tcp://HOST:8786"``, ``"local:N"`` (N worker processes, closed before
+    returning), the caller's ``distributed.Client`` (left open), or None (the tasks one after the other here).
+    ``progress``: the tasks come back, in task order, and every 0.1 s while a cluster works (docs/scale-out.md)."""
     opts = Options.of(options, settings)
     address, local = cluster_target(dask)
     scoring = Scoring.start(relevance, opts)
@@ -220,8 +212,7 @@ def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _
     from distributed import Client, LocalCluster
 
     with ExitStack() as stack:
-        if local is not None:
-            # dashboard on a free loopback port; workers silent and deaf to Ctrl-C (docs/scale-out.md)
+        if local is not None:  # a free loopback dashboard port, workers silent and deaf to Ctrl-C (docs/scale-out.md)
             cluster = LocalCluster(
                 n_workers=local, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL, preload=[_IGNORE_SIGINT]
             )
@@ -233,8 +224,7 @@ def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _
                 raise InputError(address, None, "could not reach the Dask scheduler (is `dask scheduler` running there?)", str(exc)[:120]) from None
         else:
             client = dask  # the caller's client: left open
-        # the shared object as a task, not scattered data: it has lineage (docs/scale-out.md)
-        token = client.submit(_the, shared, pure=False)
+        token = client.submit(_the, shared, pure=False)  # a task, not scattered data: lineage (docs/scale-out.md)
         futures = [client.submit(fn, token, *args, pure=False) for fn, args, _ in tasks]
         try:  # in task order: the first error in that order is raised, as in one process
             return [_result(f, task, i, len(tasks), progress) for i, (f, task) in enumerate(zip(futures, tasks))]

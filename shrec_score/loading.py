@@ -61,8 +61,7 @@ def load_relevance(
     if queries is not None:
         raise InputError(relevance, None, "expected no --queries with qrels (the qrels name the queries)")
     coll = collection if collection is None or isinstance(collection, Classification) else read_classification(collection)
-    qrels = read_qrels(relevance)
-    return Relevance.from_qrels(qrels, collection=coll, collection_size=collection_size)
+    return Relevance.from_qrels(read_qrels(relevance), collection=coll, collection_size=collection_size)
 
 
 @dataclass(frozen=True)

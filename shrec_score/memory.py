@@ -1,6 +1,5 @@
-"""Scoring from memory: :func:`evaluate` is :func:`shrec_score.score` for the distances, embeddings or
-TREC tables a notebook holds; every matrix is ranked by the code of a ``.npy`` file (docs/usage.md,
-"From Python")."""
+"""Scoring from memory: :func:`evaluate` is :func:`shrec_score.score` for the distances, embeddings or TREC tables
+a notebook holds; every matrix is ranked by the code of a ``.npy`` file (docs/usage.md, "From Python")."""
 
 from __future__ import annotations
 
@@ -25,8 +24,17 @@ from .model import MISC_CLASS, Classification, factorize
 from .options import Options, one_of
 
 METRICS = ("euclidean", "sqeuclidean", "cosine", "inner_product")
-
-
+#: DLPack device type of host memory (kDLCPU); every other device is read in blocks.
+_DLPACK_CPU = 1
+#: Bytes of a device array copied to host memory at once (validation, embeddings).
+DEVICE_BLOCK_BYTES = 64 << 20
+#: Column names accepted for TREC tables (ir_measures, ranx, pytrec_eval, trec_eval's docs).
+_COLUMNS = {
+    "query": ("query_id", "qid", "q_id", "query", "topic"),
+    "doc": ("doc_id", "docid", "docno", "doc", "target_id"),
+    "score": ("score", "sim"),
+    "relevance": ("relevance", "rel", "grade", "label", "judgment"),
+}
 #: What labels= / query_labels= / target_labels= take.
 Labels = Sequence[Hashable] | Classification | str | os.PathLike[str]
 
@@ -110,16 +118,15 @@ def evaluate(
         if list(target_models) != list(models):
             raise ValueError(f"target_embeddings: expected the models of query_embeddings ({', '.join(map(repr, models))}), got {', '.join(map(repr, target_models))}")
     shape = (len(q_ids), len(t_ids))
-    # every model checked before any distance is computed or any run scored
-    matrices = {
+    matrices = {  # every model checked before any distance is computed or any run scored
         run_name: _matrix(arg, value, target_models.get(run_name), shape, metric, dtype, opts.lenient)
         for run_name, (arg, value) in models.items()
     }
     _warn_miscellaneous([(q_arg, queries or targets)] + ([(t_arg, targets)] if queries else []))
     rel = load_relevance(targets, queries, grades=opts.grades)
     runs = [matrix_run(run_name, "<memory>", matrix, rel, q_ids, t_ids) for run_name, matrix in matrices.items()]
-    for run in runs:
-        run.drops = Counter() if opts.lenient else None  # lenient: NaN cells ranked last and counted, as load_runs does
+    for run in runs:  # lenient: NaN cells ranked last and counted, as load_runs does
+        run.drops = Counter() if opts.lenient else None
     return score(runs, rel, options=opts)
 
 
@@ -230,18 +237,12 @@ class EmbeddingDistances:
         return np.sqrt(d, out=d) if self.metric == "euclidean" else d
 
 
-#: DLPack device type of host memory (kDLCPU); every other device is read in blocks.
-_DLPACK_CPU = 1
-#: Bytes of a device array copied to host memory at once (validation, embeddings).
-DEVICE_BLOCK_BYTES = 64 << 20
-
-
 def _array(arg: str, value: Any) -> np.ndarray | DeviceRows:
     """A numpy view of an array-like, or :class:`DeviceRows` for a DLPack array on a device."""
     if isinstance(value, np.ndarray):
         return value
     dlpack = hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__")
-    if dlpack and _library(value) == "torch" and getattr(value, "requires_grad", False):
+    if dlpack and type(value).__module__.split(".")[0] == "torch" and getattr(value, "requires_grad", False):
         value = value.detach()  # a tensor that requires grad refuses DLPack export
     if dlpack and int(value.__dlpack_device__()[0]) != _DLPACK_CPU:
         return DeviceRows(arg, value)
@@ -249,11 +250,6 @@ def _array(arg: str, value: Any) -> np.ndarray | DeviceRows:
         return np.from_dlpack(value) if dlpack else np.asarray(value)
     except (TypeError, ValueError, BufferError, RuntimeError) as exc:
         raise ValueError(f"{arg}: expected an array of numbers, got {type(value).__name__} ({exc})") from None
-
-
-def _library(value: Any) -> str:
-    """The package of ``value``'s type (``"torch"``, ``"cupy"``...): its library is never imported."""
-    return (type(value).__module__ or "").split(".")[0]
 
 
 class DeviceRows:
@@ -293,7 +289,7 @@ def _to_host(value: Any) -> np.ndarray:
     """A host (numpy) copy of a DLPack array on any device, through its own methods only."""
     with suppress(TypeError, ValueError, BufferError, RuntimeError, AttributeError):
         return np.from_dlpack(value, device="cpu", copy=True)
-    lib = _library(value)  # a producer without DLPack 1.0: its own method
+    lib = type(value).__module__.split(".")[0]  # a producer without DLPack 1.0: its own method (never imported)
     if lib == "torch":
         return np.from_dlpack(value.detach().cpu())
     if lib == "cupy":
@@ -322,8 +318,13 @@ def _check_numbers(arg: str, arr: np.ndarray | DeviceRows, *, finite: bool, nan_
             raise ValueError(f"{arg}: expected {what}, got {block[row, col]} at row {first + row}, column {col}")
 
 
-def _labels(arg: str, value: Sequence[Hashable]) -> list[str]:
-    """The text of each label; 2-D labels, none, a missing one and two of one text refused."""
+def _as_classification(arg: str, value: Any, prefix: str) -> Classification:
+    """A classification from labels (ids ``prefix + position``; 2-D labels, none, a missing one and two of one text
+    refused), a Classification or a ``.cla`` path."""
+    if isinstance(value, Classification):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        return read_classification(value)
     shape = getattr(value, "shape", None)  # an array (numpy, a tensor, pandas) or nested lists
     if shape is not None:
         shape = tuple(int(n) for n in shape)
@@ -350,27 +351,9 @@ def _labels(arg: str, value: Sequence[Hashable]) -> list[str]:
     for raw, text in zip(raws, texts):
         if seen.setdefault(text, raw) != raw:
             raise ValueError(f"{arg}: expected labels with distinct texts, got {seen[text]!r} and {raw!r} (both {text!r})")
-    return texts
-
-
-def _as_classification(arg: str, value: Any, prefix: str) -> Classification:
-    """A classification from labels (ids ``prefix + position``), a Classification or a ``.cla`` path."""
-    if isinstance(value, Classification):
-        return value
-    if isinstance(value, (str, os.PathLike)):
-        return read_classification(value)
-    names, codes = factorize(_labels(arg, value))
+    names, codes = factorize(texts)
     ids = [f"{prefix}{i}" for i in range(codes.size)]
     return Classification(f"<{arg}>", names, ["0"] * len(names), ids, codes.astype(np.int32))
-
-
-#: Column names accepted for TREC tables (ir_measures, ranx, pytrec_eval, trec_eval's docs).
-_COLUMNS = {
-    "query": ("query_id", "qid", "q_id", "query", "topic"),
-    "doc": ("doc_id", "docid", "docno", "doc", "target_id"),
-    "score": ("score", "sim"),
-    "relevance": ("relevance", "rel", "grade", "label", "judgment"),
-}
 
 
 def _table(arg: str, value: Any, kind: str) -> Any:

@@ -22,7 +22,6 @@ else:
 
 #: The modes scored, in the columns' order.
 MODES = ("pessimistic", "rule", "optimistic", "expected")
-
 #: ``shrec-score check`` warns when the ties move a run's mean by more than this.
 CHECK_THRESHOLD = 0.001
 
@@ -41,24 +40,19 @@ def tie_report(
     computed = [*plan.names, *(m for m in names if m not in plan.names)]
     exact = all(get_measure(m).ties_exact for m in computed) and opts.settings.depth is None
     run_objs, _ = runs_for(runs, rel, opts, ties=True)
-    boards, per_query = {}, {}
-    for mode in MODES:
-        if mode == "expected" and not exact:
-            continue
-        # only the leaderboard's means are read: no significance tests per mode
-        mode_opts = replace(opts, measures=tuple(computed), sort=plan.sort, rank_by=plan.rank_by, significance=False, settings=replace(opts.settings, ties=mode))
-        report = score(run_objs, rel, options=mode_opts)
-        boards[mode] = report.leaderboard.set_index("run")
-        per_query[mode] = report.per_query
-    rows = [row for m in names for row in _rows(m, boards, per_query)]
+    fixed = replace(opts, measures=tuple(computed), sort=plan.sort, rank_by=plan.rank_by, significance=False)
+    modes = [m for m in MODES if m != "expected" or exact]  # only the leaderboards' means are read: no significance
+    reports = {m: score(run_objs, rel, options=replace(fixed, settings=replace(opts.settings, ties=m))) for m in modes}
+    rows = [row for m in names for row in _rows(m, reports)]
     return pd.DataFrame(rows, columns=["measure", "run", *MODES, "spread", "tied_queries", "place", "best_place", "worst_place"])
 
 
-def _rows(measure: str, boards: dict[str, pd.DataFrame], per_query: dict[str, pd.DataFrame]) -> list[dict[str, Any]]:
+def _rows(measure: str, reports: dict[str, Any]) -> list[dict[str, Any]]:
     sign = -1.0 if column_higher_is_better(measure) is False else 1.0
-    rule = boards["rule"][measure]
+    means = {mode: report.leaderboard.set_index("run")[measure] for mode, report in reports.items()}
+    rule = means["rule"]
     order = sorted(rule.index, key=lambda r: (-sign * rule[r] if np.isfinite(rule[r]) else np.inf, r))
-    low, high = boards["pessimistic"][measure].to_dict(), boards["optimistic"][measure].to_dict()
+    low, high = means["pessimistic"].to_dict(), means["optimistic"].to_dict()
     if sign < 0:  # lower is better: the bounds swap roles
         low, high = high, low
 
@@ -66,14 +60,14 @@ def _rows(measure: str, boards: dict[str, pd.DataFrame], per_query: dict[str, pd
         return sign * vb > sign * va or (vb == va and b < a)
 
     out = []
-    pq = {mode: per_query[mode].set_index(["run", "query"])[measure] for mode in ("pessimistic", "optimistic")}
+    pq = {mode: reports[mode].per_query.set_index(["run", "query"])[measure] for mode in ("pessimistic", "optimistic")}
     for place, a in enumerate(order, 1):
         best = 1 + sum(above(b, low[b], a, high[a]) for b in order if b != a)
         worst = 1 + sum(above(b, high[b], a, low[a]) for b in order if b != a)
         p, o = pq["pessimistic"].loc[a].to_numpy(), pq["optimistic"].loc[a].to_numpy()
         ok = np.isfinite(p) & np.isfinite(o)
         tied = float((p[ok] != o[ok]).mean()) if ok.any() else float("nan")
-        values = {mode: float(boards[mode].loc[a, measure]) if mode in boards else float("nan") for mode in MODES}
+        values = {mode: float(means[mode].loc[a]) if mode in means else float("nan") for mode in MODES}
         out.append(
             {"measure": measure, "run": a, **values, "spread": abs(values["optimistic"] - values["pessimistic"]),
              "tied_queries": tied, "place": place, "best_place": min(best, place), "worst_place": max(worst, place)}
