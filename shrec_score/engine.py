@@ -217,7 +217,7 @@ def _gain_at_recall(block: GainBlock) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _matrix_rows(run: MatrixRun, rows: np.ndarray) -> MatrixRun:
-    return replace(run, query_ids=[run.query_ids[i] for i in rows.tolist()], row_of_query=run.row_of_query[rows])
+    return replace(run, query_ids=[run.query_ids[i] for i in rows.tolist()], row_of_query=run.row_of_query[rows], whole=run.whole or run)
 
 
 def matrix_chunks(relevance: Relevance, n_cols: int, rows: np.ndarray) -> list[np.ndarray]:

@@ -98,6 +98,8 @@ class MatrixRun:
     col_target: np.ndarray
     #: Lenient scoring: NaN cells rank last (as +inf) and are counted here.
     drops: Counter[str] | None = None
+    #: The run this chunk of its queries was cut from (the first NaN cell is looked for in every query's row).
+    whole: MatrixRun | None = None
 
 
 @dataclass(frozen=True)

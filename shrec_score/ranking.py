@@ -55,6 +55,7 @@ def _blocks(run: MatrixRun) -> Iterator[tuple[int, int, np.ndarray]]:
 def _nan_error(run: MatrixRun, row: int, column: int) -> InputError:
     """The error naming the first NaN cell in row order, then column order, of the queries' rows (``row``,
     ``column``: the first one of a block): the same cell whichever block of queries or Dask task met one first."""
+    run = run.whole or run  # every query's row, not only those of the engine's chunk
     earlier = np.unique(run.row_of_query)
     earlier = earlier[earlier < row]
     step = max(1, BLOCK_CELLS // max(1, run.matrix.shape[1]))

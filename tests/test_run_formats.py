@@ -79,6 +79,24 @@ def test_matrix_shape_is_checked(tmp_path, cla):
         shrec_score.score([tmp_path / "nan.txt"], cla)
 
 
+@pytest.mark.parametrize("settings", [{}, {"depth": 2}, {"judged_only": True}])
+def test_the_first_nan_cell_in_row_order_is_named_across_the_engine_s_chunks(tmp_path, monkeypatch, settings):
+    """Queries listed 5 4 3 2 1 0, rows in numeric order, NaN cells at rows 1 and 4, chunks of two queries (on
+    both of the engine's paths: ranks only, and ranked lists for --depth / --judged-only): row 2 is named, though
+    the chunk of queries 5 and 4 meets row 5's NaN first (a regression hunt: a chunk looked only at its rows)."""
+    from shrec_score import Settings, engine
+
+    monkeypatch.setattr(engine, "MATRIX_QUERIES", 2)
+    monkeypatch.setattr(engine, "CHUNK_ENTRIES", 12)  # 6 targets a list: two queries a chunk
+    (tmp_path / "c.cla").write_text("PSB 1\n2 6\n\nA 0 3\n5\n4\n3\n\nB 0 3\n2\n1\n0\n")
+    m = np.arange(36, dtype=np.float32).reshape(6, 6)
+    m[4, 0] = m[1, 2] = np.nan
+    np.save(tmp_path / "m.npy", m)
+    with pytest.raises(InputError) as got:
+        shrec_score.score([tmp_path / "m.npy"], tmp_path / "c.cla", matrix_order="numeric", measures=["NN"], settings=Settings(**settings))
+    assert str(got.value) == f"{tmp_path / 'm.npy'}:2: expected a number in every cell; row 2 (query '1') column 3, got NaN"
+
+
 def test_matrix_order_listing_numeric_and_refusal(tmp_path):
     # listing order 2 0 1 differs from numeric order 0 1 2
     (tmp_path / "t.cla").write_text("PSB 1\n2 3\na 0 1\n2\nb 0 2\n0\n1\n")
