@@ -175,6 +175,8 @@ class OutputFolder:
 
     def stage(self) -> None:
         """Step 2: build the new folder beside ``DIR`` (the user's files carried, the new ones written, all synced)."""
+        if not self._fds:
+            raise RuntimeError("OutputFolder.commit() outside its 'with' block")
         for stale in self._leftovers((".tmp", ".old")):
             shutil.rmtree(stale, ignore_errors=True)
         self._previous = self._previous_manifest()

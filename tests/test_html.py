@@ -510,3 +510,15 @@ def test_the_library_page_takes_its_date_from_source_date_epoch(monkeypatch):
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1795392000")
     page = to_html(report, plots=False)
     assert soup_of(page).find("header").find("time")["datetime"] == DATE == "2026-11-23"
+
+
+def test_a_cell_that_is_no_number_is_shown_as_it_is_and_sorted_last():
+    """A Report built from a user's DataFrame may hold text or pd.NA in a column: the page shows the text and
+    sorts it last; the ninth pass had number() call math.isnan on it (TypeError, a review)."""
+    import pandas as pd
+
+    from shrec_score.html import fmt, number, sort_key
+
+    assert [number(v) for v in ("0.5", "abc", None, float("nan"), pd.NA, 2)] == [0.5, None, None, None, None, 2.0]
+    assert [fmt(v) for v in ("abc", None, float("nan"), 0.25, 3)] == ["abc", "", "", "0.2500", "3.0000"]
+    assert [sort_key(v) for v in ("abc", pd.NA, 0.25)] == ["", "", "0.25"]

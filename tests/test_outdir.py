@@ -330,3 +330,13 @@ def test_a_file_size_limit_is_exit_2_naming_the_output_file(tmp_path):
     assert r.stderr.count("\n") == 1
     assert r.stderr.startswith(f"Error: {out}{os.sep}") and "file size limit" in r.stderr
     assert not out.exists() and leftovers(tmp_path) == []
+
+
+def test_a_commit_outside_the_with_block_is_refused_and_writes_nothing(tmp_path):
+    """Without the with block there is no lock: commit() refuses at once (the ninth pass had dropped the check,
+    and the commit then wrote a staging folder beside the target and failed on a misleading error; a review)."""
+    out = OutputFolder(tmp_path / "x")
+    out.add("a.txt", "a")
+    with pytest.raises(RuntimeError, match=r"OutputFolder.commit\(\) outside its 'with' block"):
+        out.commit()
+    assert os.listdir(tmp_path) == []

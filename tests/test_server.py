@@ -271,6 +271,10 @@ def test_add_team_prints_its_token_once_and_keeps_only_its_hash(tmp_path):
     "text, message",
     [
         ("colour: red\n", "contest.yaml:6: unknown key 'colour'; expected one of: title, track"),
+        # a fraction of a member or a CPU second was taken, then rounded down (0.5 members: every archive refused)
+        ("max_members: 0.5\n", "contest.yaml:6: expected 'max_members' to be a whole number >= 1, got '0.5'"),
+        ("cpu_seconds: 2.5\n", "contest.yaml:6: expected 'cpu_seconds' to be a whole number >= 1, got '2.5'"),
+        ("max_unpacked_mb: 0.5\n", None),
         ("", None),
     ],
 )

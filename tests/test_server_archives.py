@@ -120,3 +120,25 @@ def test_a_good_run_still_passes_the_same_limits(tiny):
     assert r.json()["run"] == "eve-fine"
     r = server.upload(token, GOOD["1.txt"], "1.txt")  # one ranked-list file is no run of this collection
     assert r.status_code == 422
+
+
+def test_a_fraction_of_a_megabyte_is_the_unpacked_limit_not_zero(tmp_path):
+    """max_unpacked_mb: 0.5 was cut to 0 bytes (every archive refused) and 1.5 to 1 MB (a review of the ninth
+    pass): the limit is 0.5 MB, so 0.4 MB unpacks and 0.6 MB is refused."""
+    from shrec_score.server.archive import unpack
+    from shrec_score.server.store import Failed
+
+    limits = {"max_unpacked_mb": 0.5, "max_members": 50, "max_ratio": 1e9}
+    for size, fits in ((400_000, True), (600_000, False)):
+        info = tarfile.TarInfo("run/1.txt")
+        info.size = size
+        (tmp_path / "a.tar.gz").write_bytes(_tar([info], {"run/1.txt": b"x" * size}))
+        out = tmp_path / f"out{size}"
+        if fits:
+            got = unpack(str(tmp_path / "a.tar.gz"), "a.tar.gz", str(out), limits)
+            assert (out / got.name).stat().st_size == size  # the one file is the run
+        else:
+            with pytest.raises(Failed) as got:
+                unpack(str(tmp_path / "a.tar.gz"), "a.tar.gz", str(out), limits)
+            (error,) = got.value.body["errors"]
+            assert got.value.status == 422 and error["message"] == "expected the archive to unpack to at most 0.5 MB, got more"

@@ -155,14 +155,19 @@ def json_for_script(data: Any) -> str:
 
 
 def number(value: Any) -> float | None:
-    """A cell's number (every value shown is one), None when it is undefined (None, NaN)."""
-    return None if value is None or math.isnan(value) else float(value)
+    """``value`` as a float, None when it is undefined (NaN, None) or no number."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(v) else v
 
 
 def fmt(value: Any) -> str:
-    """A value as the tables show it: 4 decimals, empty when undefined."""
-    v = number(value)
-    return "" if v is None else f"{v:.4f}"
+    """A value as the tables show it: 4 decimals, empty when undefined; a text (a user's own column) as it is."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return f"{float(value):.4f}" if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
 
 
 def sort_key(value: Any) -> str:

@@ -73,7 +73,7 @@ Members = Generator[tuple[str, "str | None", bool, int, Callable[[], Any]], None
 def _extract(upload: str, root: str, zipped: bool, limits: Mapping[str, float]) -> None:
     """Write each member under ``root`` or refuse it (docs/server.md#security: the limits, bounded as they grow)."""
     max_members, ratio = int(limits["max_members"]), limits["max_ratio"]
-    max_unpacked = int(limits["max_unpacked_mb"]) << 20
+    max_unpacked = int(limits["max_unpacked_mb"] * (1 << 20))  # (a fraction of a MB too)
     max_bytes = min(max_unpacked, int(ratio * max(os.path.getsize(upload), 1)))
     written = 0
 
@@ -81,7 +81,7 @@ def _extract(upload: str, root: str, zipped: bool, limits: Mapping[str, float]) 
         if n > max_bytes and max_bytes < max_unpacked:
             raise Failed(422, f"expected the archive to unpack to at most {ratio:g} times its size, got more (a compression bomb?)")
         if n > max_bytes:
-            raise Failed(422, f"expected the archive to unpack to at most {max_unpacked >> 20} MB, got more")
+            raise Failed(422, f"expected the archive to unpack to at most {limits['max_unpacked_mb']:g} MB, got more")
 
     if not zipped:  # a first pass refuses a truncated gzip stream (tarfile's stream mode stops quietly) and a bomb
         slack, streamed = (max_members + 2) * 1024 + PIECE, 0  # the tar stream's headers and end beside its members

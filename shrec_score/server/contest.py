@@ -14,7 +14,7 @@ from ..errors import InputError, shown
 #: How a phase shows scores: to everyone at once, only once it closed, never.
 VISIBILITY = ("live", "after-close", "hidden")
 
-#: Optional keys with their defaults (numbers > 0).
+#: Optional keys with their defaults (numbers > 0; whole numbers for max_members, cpu_seconds and memory_mb).
 LIMITS: dict[str, float] = {
     "max_upload_mb": 50,  # the body of one upload
     "max_unpacked_mb": 500,  # an archive's members, uncompressed, together
@@ -36,6 +36,7 @@ KEYS: dict[str, tuple[Any, str]] = {
     "data": (lambda v: isinstance(v, str) and v != "", "a folder path"),
     "phases": (lambda v: isinstance(v, list) and v != [], "a list of {name, opens, closes, max_runs, leaderboard}"),
     **dict.fromkeys(LIMITS, _positive),
+    **dict.fromkeys(("max_members", "cpu_seconds", "memory_mb"), (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1, "a whole number >= 1")),
 }
 PHASE_KEYS: dict[str, tuple[Any, str]] = {
     "name": (_text[0], "a text of its own"),
