@@ -87,6 +87,16 @@ def expected_inverse_rank(s: np.ndarray, n: np.ndarray, r: np.ndarray, i: np.nda
     return out
 
 
+def expected_rr(block: RankBlock) -> np.ndarray:
+    """Expected reciprocal rank (the expected precision at the first hit, computed for the first hits only): 0 when
+    nothing relevant is retrieved; NaN when K = 0."""
+    items = Items(block)
+    first = items.col == 0
+    value = np.zeros(block.rel_ranks.shape[0])
+    value[items.row[first]] = expected_inverse_rank(items.s[first], items.n[first], items.r[first], items.col[first] + 1)
+    return undefined_without_relevant(value, block.n_relevant)
+
+
 def expected_precision_at_hits(block: RankBlock) -> np.ndarray:
     """E[j / rank_j] for the j-th relevant item (queries x k_max, NaN past K): what ``interpolate_pr`` reads."""
     items = Items(block)
@@ -95,11 +105,6 @@ def expected_precision_at_hits(block: RankBlock) -> np.ndarray:
     prec[items.row, items.col] = j * expected_inverse_rank(items.s, items.n, items.r, j - items.b)
     k = np.arange(1, block.rel_ranks.shape[1] + 1)
     return np.where(k[None, :] <= block.n_relevant[:, None], prec, np.nan)
-
-
-def expected_rr(block: RankBlock) -> np.ndarray:
-    """Expected reciprocal rank: the expected precision at the first hit; 0 when none is retrieved, NaN when K = 0."""
-    return expected_precision_at_hits(block)[:, 0]
 
 
 def expected_ap(block: RankBlock, cutoff: float | np.ndarray = np.inf) -> np.ndarray:
