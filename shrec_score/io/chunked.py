@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, shown
+from ..outdir import fsync_tree
 from . import matrix
 from .compressed import file_compression, readable
 from .text import list_folder, read_head
@@ -191,7 +192,7 @@ def write_row_blocks(
     staging = os.path.join(parent, f".{os.path.basename(os.path.normpath(out))}.shrec-score-{secrets.token_hex(4)}.tmp")
     try:
         (_write_zarr if layout == "zarr" else _write_shards)(staging, shape, dtype, chunk_rows, rows)
-        _fsync_tree(staging)
+        fsync_tree(staging, files=True)
         os.rename(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
@@ -227,16 +228,6 @@ def _write_zarr(folder: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows
     )
     for a, b in _ranges(shape[0], chunk_rows):
         arr[a:b] = np.asarray(rows(a, b), dtype=dtype)
-
-
-def _fsync_tree(top: str) -> None:
-    for here, _, files in os.walk(top):
-        for path in [*(os.path.join(here, name) for name in files), here]:
-            fd = os.open(path, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
 
 
 def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray | matrix.RowFile:
