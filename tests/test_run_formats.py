@@ -323,3 +323,20 @@ def test_reading_an_ascii_matrix_leaves_the_warnings_machinery_alone(tmp_path):
             read_ascii_matrix(str(tmp_path / "bad.txt"), (2, 2))
         warn()
     assert [str(w.message) for w in seen] == ["shown once at this line"]
+
+
+def test_score_refuses_a_row_block_matrix_naming_the_function_that_reads_it(tmp_path, cla):
+    """score() read a folder of .npy shards as a folder of runs and refused its manifest.json as a run of no
+    known format (the CLI sends row-block matrices to distributed.score itself): it now says what the folder is
+    and what reads it, for the folder itself and for one inside a folder of runs."""
+    from shrec_score.io.chunked import write_row_blocks
+
+    m = np.arange(36, dtype=np.float32).reshape(6, 6)
+    (tmp_path / "runs").mkdir()
+    write_row_blocks(str(tmp_path / "runs" / "shards"), "npy-shards", m.shape, m.dtype, 2, lambda a, b: m[a:b])
+    np.save(tmp_path / "runs" / "other.npy", m)
+    said = "expected a run read whole, got a matrix stored by blocks of rows (npy-shards); only scoring reads those: `shrec-score RUNS`, or shrec_score.distributed.score from Python"
+    for given in (tmp_path / "runs" / "shards", tmp_path / "runs"):
+        with pytest.raises(InputError) as got:
+            shrec_score.score([given], cla)
+        assert str(got.value) == f"{tmp_path / 'runs' / 'shards'}: {said}"

@@ -100,6 +100,10 @@ def discover_runs(
             continue
         entries = folder_entries(path)  # (each entry stat'ed once)
         subdirs = [e for e, _, is_folder in entries if is_folder and not is_clutter(e)]
+        for folder in [path, *(os.path.join(path, d) for d in subdirs)]:
+            if (layout := layout_of(folder)) is not None:  # (discover_sources takes these first, for the cluster)
+                raise InputError(folder, None, f"expected a run read whole, got a matrix stored by blocks of rows ({layout}); only "
+                                 "scoring reads those: `shrec-score RUNS`, or shrec_score.distributed.score from Python")
         files = [e for e, _, is_folder in entries if not is_folder]
         skipped = [e for e in files if is_clutter(e) or strip_suffix(e).lower().endswith(NOT_RUNS)]
         files = sorted(set(files).difference(skipped))  # (list_folder's order)
