@@ -79,8 +79,8 @@ class _Rows:
     def __getitem__(self, index: Any) -> np.ndarray:
         if isinstance(index, slice):
             index = np.arange(index.start, index.stop)
-        at = np.searchsorted(self.rows, index)
-        if np.all(at < self.rows.size) and np.array_equal(self.rows[np.minimum(at, self.rows.size - 1)], index):
+        at = np.minimum(np.searchsorted(self.rows, index), self.rows.size - 1)
+        if np.array_equal(self.rows[at], index):  # every row held
             return self.block[at]
         return self.matrix[index]
 

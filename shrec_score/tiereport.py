@@ -43,13 +43,15 @@ def tie_report(
     fixed = replace(opts, measures=tuple(computed), sort=plan.sort, rank_by=plan.rank_by, significance=False)
     modes = [m for m in MODES if m != "expected" or exact]  # only the leaderboards' means are read: no significance
     reports = {m: score(run_objs, rel, options=replace(fixed, settings=replace(opts.settings, ties=m))) for m in modes}
-    rows = [row for m in names for row in _rows(m, reports)]
+    boards = {mode: report.leaderboard.set_index("run") for mode, report in reports.items()}  # (a copy per read)
+    per_query = {mode: reports[mode].per_query.set_index(["run", "query"]) for mode in ("pessimistic", "optimistic")}
+    rows = [row for m in names for row in _rows(m, boards, per_query)]
     return pd.DataFrame(rows, columns=["measure", "run", *MODES, "spread", "tied_queries", "place", "best_place", "worst_place"])
 
 
-def _rows(measure: str, reports: dict[str, Any]) -> list[dict[str, Any]]:
+def _rows(measure: str, boards: dict[str, pd.DataFrame], per_query: dict[str, pd.DataFrame]) -> list[dict[str, Any]]:
     sign = -1.0 if column_higher_is_better(measure) is False else 1.0
-    means = {mode: report.leaderboard.set_index("run")[measure] for mode, report in reports.items()}
+    means = {mode: board[measure] for mode, board in boards.items()}
     rule = means["rule"]
     order = sorted(rule.index, key=lambda r: (-sign * rule[r] if np.isfinite(rule[r]) else np.inf, r))
     low, high = means["pessimistic"].to_dict(), means["optimistic"].to_dict()
@@ -60,7 +62,7 @@ def _rows(measure: str, reports: dict[str, Any]) -> list[dict[str, Any]]:
         return sign * vb > sign * va or (vb == va and b < a)
 
     out = []
-    pq = {mode: reports[mode].per_query.set_index(["run", "query"])[measure] for mode in ("pessimistic", "optimistic")}
+    pq = {mode: frame[measure] for mode, frame in per_query.items()}
     for place, a in enumerate(order, 1):
         best = 1 + sum(above(b, low[b], a, high[a]) for b in order if b != a)
         worst = 1 + sum(above(b, high[b], a, low[a]) for b in order if b != a)

@@ -93,7 +93,7 @@ def expected_rr(block: RankBlock) -> np.ndarray:
     items = Items(block)
     first = items.col == 0
     value = np.zeros(block.rel_ranks.shape[0])
-    value[items.row[first]] = expected_inverse_rank(items.s[first], items.n[first], items.r[first], items.col[first] + 1)
+    value[items.row[first]] = expected_inverse_rank(items.s[first], items.n[first], items.r[first], np.ones(int(first.sum()), dtype=np.int64))
     return undefined_without_relevant(value, block.n_relevant)
 
 

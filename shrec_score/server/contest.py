@@ -29,6 +29,7 @@ LIMITS: dict[str, float] = {
 #: key -> (its check, what it is expected to be); the keys of CONTEST.yaml, then those of a phase.
 _text = (lambda v: isinstance(v, str) and v.strip() != "", "a text")
 _positive = (lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0, "a number > 0")
+_whole = (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1, "a whole number >= 1")
 KEYS: dict[str, tuple[Any, str]] = {
     "title": _text,
     "track": (lambda v: isinstance(v, (str, dict)), "a preset's path or a mapping of its keys"),
@@ -36,13 +37,13 @@ KEYS: dict[str, tuple[Any, str]] = {
     "data": (lambda v: isinstance(v, str) and v != "", "a folder path"),
     "phases": (lambda v: isinstance(v, list) and v != [], "a list of {name, opens, closes, max_runs, leaderboard}"),
     **dict.fromkeys(LIMITS, _positive),
-    **dict.fromkeys(("max_members", "cpu_seconds", "memory_mb"), (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1, "a whole number >= 1")),
+    **dict.fromkeys(("max_members", "cpu_seconds", "memory_mb"), _whole),
 }
 PHASE_KEYS: dict[str, tuple[Any, str]] = {
     "name": (_text[0], "a text of its own"),
     "opens": (lambda v: True, ""),  # checked by _time
     "closes": (lambda v: True, ""),
-    "max_runs": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1, "a whole number >= 1"),
+    "max_runs": _whole,
     "leaderboard": (lambda v: v in VISIBILITY, "one of " + ", ".join(VISIBILITY)),
 }
 
@@ -166,9 +167,9 @@ def _phases(value: list[Any], fail: Any) -> tuple[Phase, ...]:
 
 def _time(value: Any, where: str, fail: Any) -> dt.datetime:
     """An ISO 8601 time with a zone (YAML reads an unquoted one as a datetime)."""
+    text = value[:-1] + "+00:00" if isinstance(value, str) and value.endswith("Z") else value  # (3.10 refuses a Z)
     try:
-        # a trailing Z: Python 3.10's fromisoformat refuses it (3.11 takes it as +00:00)
-        t = dt.datetime.fromisoformat(value[:-1] + "+00:00" if value.endswith("Z") else value) if isinstance(value, str) else value
+        t = dt.datetime.fromisoformat(text) if isinstance(text, str) else text
     except ValueError:
         t = None
     if not isinstance(t, dt.datetime) or t.tzinfo is None:
