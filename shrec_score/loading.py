@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import cast
+from typing import Any, cast
 
 from .choices import GRADES, MATRIX_ORDERS, MISSING, RUN_FORMATS
 from .errors import InputError
@@ -17,7 +17,7 @@ from .io.runs import BlockSource, discover_runs, discover_sources
 from .io.shapenet import is_shapenet_truth, read_shapenet_truth
 from .io.shrec2011 import read_shrec2011_run
 from .io.submissions import Spell
-from .io.text import read_head
+from .io.text import head_of, open_checked, read_head
 from .io.trec import read_qrels
 from .join import SpelledIndex, id_spelling, read_matrix_run, read_trec_run
 from .measures import Settings
@@ -32,9 +32,10 @@ AnyRun = RankedRun | MatrixRun
 Progress = Callable[[str, int, int], None]
 
 
-def is_classification_file(path: PathLike) -> bool:
-    """True for a PSB ``.cla`` (first word ``PSB``), False for TREC qrels, from the first bytes."""
-    return read_head(path).removeprefix(b"\xef\xbb\xbf").split(None, 1)[:1] == [b"PSB"]
+def is_classification_file(path: PathLike | bytes) -> bool:
+    """True for a PSB ``.cla`` (first word ``PSB``), False for TREC qrels, from the first bytes (or ``path``: them)."""
+    head = path if isinstance(path, bytes) else read_head(path)
+    return head.removeprefix(b"\xef\xbb\xbf").split(None, 1)[:1] == [b"PSB"]
 
 
 def load_relevance(
@@ -44,24 +45,37 @@ def load_relevance(
     """Build the relevance model from a target ``.cla`` (``grades="sister"``: SHREC 2006), a ShapeNet
     Core55 ground truth (of ``split``) or TREC qrels (Ds from ``collection`` or ``collection_size``)."""
     one_of("grades", grades, GRADES)
-    if not isinstance(relevance, Classification) and is_shapenet_truth(relevance):
-        for given, flag in ((queries is not None, "--queries"), (grades != "binary", "--grades"), (collection is not None, "--collection"), (collection_size is not None, "--collection-size")):
-            if given:
-                raise InputError(relevance, None, f"expected no {flag} with a ShapeNet ground truth (it names the queries, the collection and the grades)")
-        rows = read_shapenet_truth(relevance)
-        return TaxonomyRelevance.from_rows(rows.path, rows.ids, rows.synsets, rows.subsynsets, rows.splits, split=split)
+    if isinstance(relevance, Classification):
+        return _from_cla(relevance, None, queries, grades, split)
+    path = os.fspath(relevance)
+    with open_checked(path) as fh:  # one stat, one open: the format told by the head, then read from the start
+        head = head_of(path, fh)
+        if is_shapenet_truth(head):
+            for given, flag in ((queries is not None, "--queries"), (grades != "binary", "--grades"), (collection is not None, "--collection"), (collection_size is not None, "--collection-size")):
+                if given:
+                    raise InputError(path, None, f"expected no {flag} with a ShapeNet ground truth (it names the queries, the collection and the grades)")
+            rows = read_shapenet_truth(path, fh)
+            return TaxonomyRelevance.from_rows(rows.path, rows.ids, rows.synsets, rows.subsynsets, rows.splits, split=split)
+        if is_classification_file(head):
+            return _from_cla(relevance, fh, queries, grades, split)
+        if split is not None:
+            raise InputError(path, None, "expected a ShapeNet ground truth (id,synsetId,subSynsetId,modelId,split) with --split")
+        if grades != "binary":
+            raise InputError(path, None, "expected a PSB .cla with --grades sister (qrels carry their own grades)")
+        if queries is not None:
+            raise InputError(path, None, "expected no --queries with qrels (the qrels name the queries)")
+        qrels = read_qrels(path, fh)
+    coll = collection if collection is None or isinstance(collection, Classification) else read_classification(collection)
+    return Relevance.from_qrels(qrels, collection=coll, collection_size=collection_size)
+
+
+def _from_cla(relevance: PathLike | Classification, fh: Any, queries: PathLike | Classification | None, grades: str, split: str | None) -> Relevance:
+    """:func:`load_relevance` of a target ``.cla`` (``fh``: the path opened)."""
     if split is not None:
         raise InputError(None if isinstance(relevance, Classification) else relevance, None, "expected a ShapeNet ground truth (id,synsetId,subSynsetId,modelId,split) with --split")
-    if isinstance(relevance, Classification) or is_classification_file(relevance):
-        targets = relevance if isinstance(relevance, Classification) else read_classification(relevance)
-        qcla = queries if queries is None or isinstance(queries, Classification) else read_classification(queries)
-        return Relevance.from_classification(targets, qcla, grades=grades)  # type: ignore[arg-type]
-    if grades != "binary":
-        raise InputError(relevance, None, "expected a PSB .cla with --grades sister (qrels carry their own grades)")
-    if queries is not None:
-        raise InputError(relevance, None, "expected no --queries with qrels (the qrels name the queries)")
-    coll = collection if collection is None or isinstance(collection, Classification) else read_classification(collection)
-    return Relevance.from_qrels(read_qrels(relevance), collection=coll, collection_size=collection_size)
+    targets = relevance if isinstance(relevance, Classification) else read_classification(relevance, fh)
+    qcla = queries if queries is None or isinstance(queries, Classification) else read_classification(queries)
+    return Relevance.from_classification(targets, qcla, grades=grades)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

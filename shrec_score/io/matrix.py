@@ -98,12 +98,13 @@ def _ragged(text: str, n_cols: int) -> bool:
     return bool(((per_line != 0) & (per_line != n_cols)).any())
 
 
-def read_npy_matrix(path: str) -> np.ndarray | RowFile:
+def read_npy_matrix(path: str, *, stated: bool = False) -> np.ndarray | RowFile:
     """A 2-D numeric ``.npy`` array read rows at a time (:class:`RowFile`; Fortran order memory-mapped), its
-    header checked against its size in Python integers (a lying shape would overflow numpy's product)."""
+    header checked against its size in Python integers (a lying shape would overflow numpy's product); ``stated``:
+    a stat found ``path`` a regular file (discovery's)."""
     from numpy.lib import format as npy_format
 
-    path = regular_file(path)
+    path = path if stated else regular_file(path)
     with readable(path), open(path, "rb") as fh:
         if compression_of(fh.read(MAGIC_BYTES)) is not None:
             raise InputError(path, None, COMPRESSED, "a compressed file")
@@ -174,11 +175,11 @@ def is_binary(head: bytes) -> bool:
 
 
 def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray | RowFile:
-    """Read a matrix run in any of the three forms (the file checked and opened once) and check its shape."""
+    """Read a matrix run in any of the three forms (``path`` found a regular file by discovery's stat, opened
+    once) and check its shape."""
     if path.endswith(".npy"):
-        m = read_npy_matrix(path)
+        m = read_npy_matrix(path, stated=True)
     else:
-        path = regular_file(path)
         with readable(path), open(path, "rb") as fh:
             head = fh.read(HEAD_BYTES)
             compressed = compression_of(head) is not None

@@ -18,27 +18,35 @@ from .matrix import is_binary
 from .numbers import is_integer, is_number
 from .shrec2011 import is_shrec2011_header, shrec2011_name
 from .submissions import Spell, clutter_note, is_clutter, no_query_error
-from .text import entry_is_folder, folder_entries, list_folder, pieces, read_head, regular_file
+from .text import (
+    entry_is_folder,
+    folder_entries,
+    head_of,
+    list_folder,
+    open_checked,
+    pieces,
+    regular_file,
+)
 
 #: Files in a RUNS folder that are never runs.
 NOT_RUNS = (".cla", ".qrels", ".md", ".yaml", ".yml")
 
 
-def detect_file_format(path: str) -> str | None:
-    """``matrix``, ``trec`` or ``shrec2011`` from the file's content, None when it cannot tell; not a regular
-    file, or UTF-16 / UTF-32 text: an InputError."""
-    if path.endswith(".npy"):
-        regular_file(path)
-        return "matrix"
-    binary = is_binary(read_head(path))  # (first: it refuses UTF-16 / UTF-32 text, and a FIFO, which _first_line would wait on)
-    try:
-        line = _first_line(path).decode("utf-8")
-    except (OSError, UnicodeDecodeError, InputError) as exc:
-        if binary:
-            return "matrix"  # no line of text: a matrix's bytes (one of zeros has no newline in its first MiB)
-        if isinstance(exc, InputError):
-            raise
-        return None
+def detect_file_format(path: str, *, stated: bool = False) -> str | None:
+    """``matrix``, ``trec`` or ``shrec2011`` from the file's content (one open), None when it cannot tell; not a
+    regular file (``stated``: the caller's stat found one), or UTF-16 / UTF-32 text: an InputError."""
+    if path.endswith(".npy"):  # (its reader checks the header)
+        return "matrix" if stated or regular_file(path) else None
+    with open_checked(path, stated=stated) as fh:
+        binary = is_binary(head_of(path, fh))  # (first: it refuses UTF-16 / UTF-32 text)
+        try:
+            line = _first_line(path, fh).decode("utf-8")
+        except (OSError, UnicodeDecodeError, InputError) as exc:
+            if binary:
+                return "matrix"  # no line of text: a matrix's bytes (one of zeros has no newline in its first MiB)
+            if isinstance(exc, InputError):
+                raise
+            return None
     if binary and not _trec_line(line):
         return "matrix"  # (a TREC run with a NUL byte further on is a TREC run, refused by its reader)
     f = line.split()
@@ -60,9 +68,9 @@ def _trec_line(line: str) -> bool:
     return len(f) >= 6 and is_integer(f[3]) and is_number(f[4])
 
 
-def _first_line(path: str) -> bytes:
-    """A file's first non-blank line (a BOM dropped; b"" when none is), read 64 KiB at a time."""
-    for piece, line in pieces(path, 64 << 10):  # decompressed (gzip, bzip2, xz, zstd), lines checked
+def _first_line(path: str, fh: Any) -> bytes:
+    """A file's first non-blank line (``fh``: it opened; a BOM dropped; b"" when none is), read 64 KiB at a time."""
+    for piece, line in pieces(path, 64 << 10, fh=fh):  # decompressed (gzip, bzip2, xz, zstd), lines checked
         piece = piece.removeprefix(b"\xef\xbb\xbf") if line == 1 else piece
         if (first := next((raw for raw in piece.split(b"\n") if raw.strip()), None)) is not None:
             return first
@@ -72,7 +80,7 @@ def _first_line(path: str) -> bytes:
 def _run_file(path: str, fmt: str) -> RunSource:
     name = strip_suffix(os.path.basename(path))  # bm25.run.gz -> bm25.run
     if fmt == "auto":
-        detected = detect_file_format(path)
+        detected = detect_file_format(path, stated=True)
         if detected is None:
             raise InputError(path, None, "cannot tell the run format: expected a ranked-list folder, a dissimilarity matrix "
                              "(ASCII, .npy or PSB binary) or a TREC run file; say --run-format lists|matrix|trec")
@@ -119,7 +127,7 @@ def discover_runs(
             continue
         named_after_queries = any(query_of(e, query_ids, spell) in query_ids for e in files)
         # a first file of no known format in a folder with no file named after a query: a run of mis-named lists
-        first = detect_file_format(os.path.join(path, files[0])) if fmt == "auto" and files and query_ids and not named_after_queries else fmt
+        first = detect_file_format(os.path.join(path, files[0]), stated=True) if fmt == "auto" and files and query_ids and not named_after_queries else fmt
         if first is None:
             raise no_query_error(path, files, query_ids)
         if fmt == "lists" or (fmt == "auto" and named_after_queries):
