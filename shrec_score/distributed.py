@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from . import api
 from .api import Scoring
 from .engine import RunScores, matrix_chunks, ranks_suffice
 from .errors import InputError, OptionError
@@ -134,14 +135,17 @@ def score(
 
     ``runs`` (and row-block matrices: Zarr or ``.npy`` row shards), ``options``, ``settings`` and the errors as
     :func:`shrec_score.score`'s.  ``dask``: ``"tcp://HOST:8786"``, ``"local:N"`` (N worker processes, closed before
-    returning), the caller's ``distributed.Client`` (left open), or None (the tasks one after the other here).
+    returning), the caller's ``distributed.Client`` (left open), or None: here, by :func:`shrec_score.score` when no run
+    is a row-block matrix (after this one discovery of ``runs``), else the tasks one after the other.
     ``progress``: the tasks come back, in task order, and every 0.1 s while a cluster works (docs/scale-out.md)."""
     opts = Options.of(options, settings)
     address, local = cluster_target(dask)
     scoring = Scoring.start(relevance, opts)
     shared, rel = _Shared(scoring.relevance, opts, scoring.plan), scoring.relevance
-    found = find_runs(runs, rel, opts, row_blocks=True)
-    sources, notes = found.sources, found.notes
+    found = find_runs(runs, rel, opts, row_blocks=True)  # the one discovery of the RUNS arguments
+    if dask is None and not any(isinstance(s, BlockSource) for s in found.sources):
+        return api.score(found, rel, options=opts, progress=progress)  # (its reading progress, its order of errors)
+    sources, notes = found.sources, list(found.notes)
     by_block = ranks_suffice(shared.plan.measures, opts.settings, curves=rel.gain_curves)  # a task per stored block
     tasks: list[Task] = []
     for i, s in enumerate(sources):

@@ -13,7 +13,7 @@ from .choices import GRADES, MATRIX_ORDERS, MISSING, RUN_FORMATS
 from .errors import InputError
 from .io.cla import read_classification
 from .io.lists import read_list_run
-from .io.runs import BlockSource, discover_runs, discover_sources
+from .io.runs import BlockSource, discover_runs
 from .io.shapenet import is_shapenet_truth, read_shapenet_truth
 from .io.shrec2011 import read_shrec2011_run
 from .io.submissions import Spell
@@ -97,8 +97,7 @@ def find_runs(
     found as such (the cluster and ``check`` read them)."""
     spell = id_spelling(relevance, strip=options.strip_zeros, id_map=options.id_map)
     known = dict.fromkeys(relevance.query_ids + relevance.ignorable_queries)
-    discover = discover_sources if row_blocks else discover_runs
-    sources, notes = discover(paths, options.run_format, query_ids=known, spell=spell)
+    sources, notes = discover_runs(paths, options.run_format, query_ids=known, spell=spell, row_blocks=row_blocks)
     index = relevance.target_index if spell is None else SpelledIndex(relevance.target_index, spell)
     return FoundRuns(list(sources), notes, spell, known, index, None if relevance.closed else relevance.unjudged)
 
@@ -150,12 +149,13 @@ def read_run(
 
 
 def load_with(
-    paths: Sequence[PathLike], relevance: Relevance, options: Options, *, ties: bool | None = None,
+    paths: Sequence[PathLike] | FoundRuns, relevance: Relevance, options: Options, *, ties: bool | None = None,
     progress: Progress | None = None,
 ) -> tuple[list[AnyRun], list[str]]:
-    """:func:`load_runs` with the reading options of ``options``; ``ties`` None: as its tie mode needs."""
-    found = find_runs(paths, relevance, options)
-    sources = cast("list[RunSource]", found.sources)  # (no row blocks asked for)
+    """:func:`load_runs` with the reading options of ``options`` (``paths``: or the runs :func:`find_runs` found,
+    none of them row blocks); ``ties`` None: as its tie mode needs."""
+    found = paths if isinstance(paths, FoundRuns) else find_runs(paths, relevance, options)
+    sources = cast("list[RunSource]", found.sources)  # (no row blocks)
     ties = options.settings.ties != "rule" if ties is None else ties
     missing_ok = options.settings.missing != "error"
     runs: list[AnyRun] = []

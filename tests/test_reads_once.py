@@ -88,8 +88,7 @@ def _checked(counts, tmp_path):
 
 
 @pytest.mark.parametrize("case", ["matrix", "lists", "trec"])
-@pytest.mark.parametrize("how", ["api", pytest.param("cli", marks=pytest.mark.xfail(
-    strict=True, reason="the CLI's holds_row_blocks stats (and lists) each RUNS argument before the API's discovery does"))])
+@pytest.mark.parametrize("how", ["api", "cli"])
 def test_each_input_file_is_stat_ed_once_and_opened_once(tmp_path, counted, case, how):
     runs, relevance, extra = _inputs(tmp_path, case)
     counted.clear()  # (writing them opened them)
