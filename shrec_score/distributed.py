@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 
 from . import api
-from .api import Scoring
 from .engine import RunScores, matrix_chunks, ranks_suffice
 from .errors import InputError, OptionError
 from .io.chunked import INSTALL_HINT, RowBlockMatrix, open_row_blocks
@@ -61,7 +60,7 @@ def parse_address(address: str) -> tuple[str | None, int | None]:
 
 
 @dataclass(frozen=True)
-class _Shared(Scoring):
+class _Shared(api.Scoring):
     """Everything a task needs besides its own run or block: sent to each worker once."""
 
     #: Matrix row of each query and target of each column (``--matrix-order``), for row-block runs.
@@ -140,7 +139,7 @@ def score(
     ``progress``: the tasks come back, in task order, and every 0.1 s while a cluster works (docs/scale-out.md)."""
     opts = Options.of(options, settings)
     address, local = cluster_target(dask)
-    scoring = Scoring.start(relevance, opts)
+    scoring = api.Scoring.start(relevance, opts)
     shared, rel = _Shared(scoring.relevance, opts, scoring.plan), scoring.relevance
     found = find_runs(runs, rel, opts, row_blocks=True)  # the one discovery of the RUNS arguments
     if dask is None and not any(isinstance(s, BlockSource) for s in found.sources):

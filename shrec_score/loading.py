@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, cast
+from typing import cast
 
 from .choices import GRADES, MATRIX_ORDERS, MISSING, RUN_FORMATS
 from .errors import InputError
@@ -45,37 +46,28 @@ def load_relevance(
     """Build the relevance model from a target ``.cla`` (``grades="sister"``: SHREC 2006), a ShapeNet
     Core55 ground truth (of ``split``) or TREC qrels (Ds from ``collection`` or ``collection_size``)."""
     one_of("grades", grades, GRADES)
-    if isinstance(relevance, Classification):
-        return _from_cla(relevance, None, queries, grades, split)
-    path = os.fspath(relevance)
-    with open_checked(path) as fh:  # one stat, one open: the format told by the head, then read from the start
-        head = head_of(path, fh)
+    path = None if isinstance(relevance, Classification) else os.fspath(relevance)
+    with nullcontext() if path is None else open_checked(path) as fh:  # one stat, one open: the head tells the format
+        head = b"" if path is None else head_of(path, fh)
         if is_shapenet_truth(head):
             for given, flag in ((queries is not None, "--queries"), (grades != "binary", "--grades"), (collection is not None, "--collection"), (collection_size is not None, "--collection-size")):
                 if given:
                     raise InputError(path, None, f"expected no {flag} with a ShapeNet ground truth (it names the queries, the collection and the grades)")
-            rows = read_shapenet_truth(path, fh)
+            rows = read_shapenet_truth(relevance, fh)  # type: ignore[arg-type]  # (a path)
             return TaxonomyRelevance.from_rows(rows.path, rows.ids, rows.synsets, rows.subsynsets, rows.splits, split=split)
-        if is_classification_file(head):
-            return _from_cla(relevance, fh, queries, grades, split)
         if split is not None:
             raise InputError(path, None, "expected a ShapeNet ground truth (id,synsetId,subSynsetId,modelId,split) with --split")
+        if isinstance(relevance, Classification) or is_classification_file(head):
+            targets = relevance if isinstance(relevance, Classification) else read_classification(relevance, fh)
+            qcla = queries if queries is None or isinstance(queries, Classification) else read_classification(queries)
+            return Relevance.from_classification(targets, qcla, grades=grades)  # type: ignore[arg-type]
         if grades != "binary":
             raise InputError(path, None, "expected a PSB .cla with --grades sister (qrels carry their own grades)")
         if queries is not None:
             raise InputError(path, None, "expected no --queries with qrels (the qrels name the queries)")
-        qrels = read_qrels(path, fh)
+        qrels = read_qrels(relevance, fh)
     coll = collection if collection is None or isinstance(collection, Classification) else read_classification(collection)
     return Relevance.from_qrels(qrels, collection=coll, collection_size=collection_size)
-
-
-def _from_cla(relevance: PathLike | Classification, fh: Any, queries: PathLike | Classification | None, grades: str, split: str | None) -> Relevance:
-    """:func:`load_relevance` of a target ``.cla`` (``fh``: the path opened)."""
-    if split is not None:
-        raise InputError(None if isinstance(relevance, Classification) else relevance, None, "expected a ShapeNet ground truth (id,synsetId,subSynsetId,modelId,split) with --split")
-    targets = relevance if isinstance(relevance, Classification) else read_classification(relevance, fh)
-    qcla = queries if queries is None or isinstance(queries, Classification) else read_classification(queries)
-    return Relevance.from_classification(targets, qcla, grades=grades)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)

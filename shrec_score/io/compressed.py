@@ -75,6 +75,9 @@ class Decompressed(io.IOBase):
             raise InputError(path, None, "a zstd-compressed file needs the zstandard package; pip install 'shrec-score[zstd]'")
         self.seek(0)
 
+    def fileno(self) -> int:
+        return int(self._raw.fileno())
+
     def seek(self, offset: int, whence: int = 0) -> int:
         """Back to the first byte only (a head read to tell the format, then the whole file): a new decompressor."""
         if (offset, whence) != (0, 0):

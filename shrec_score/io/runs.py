@@ -11,7 +11,7 @@ from typing import Any
 from ..errors import InputError, shown
 from ..model import RunSource
 from .chunked import RowBlockMatrix, layout_of, open_row_blocks
-from .compressed import strip_suffix
+from .compressed import open_input, strip_suffix
 from .lists import query_of
 from .matrix import is_binary
 from .numbers import is_integer, is_number
@@ -21,7 +21,6 @@ from .text import (
     entry_is_folder,
     folder_entries,
     head_of,
-    open_checked,
     pieces,
     regular_file,
 )
@@ -35,7 +34,7 @@ def detect_file_format(path: str, *, stated: bool = False) -> str | None:
     regular file (``stated``: the caller's stat found one), or UTF-16 / UTF-32 text: an InputError."""
     if path.endswith(".npy"):  # (its reader checks the header)
         return "matrix" if stated or regular_file(path) else None
-    with open_checked(path, stated=stated) as fh:
+    with open_input(path if stated else regular_file(path)) as fh:
         binary = is_binary(head_of(path, fh))  # (first: it refuses UTF-16 / UTF-32 text)
         try:
             line = _first_line(path, fh).decode("utf-8")

@@ -8,6 +8,7 @@ import re
 import stat
 import unicodedata
 from collections.abc import Iterator
+from contextlib import nullcontext
 from typing import Any
 
 from ..errors import QUOTE_LIMIT, InputError, shown
@@ -130,10 +131,9 @@ def read_head(path: str | os.PathLike[str]) -> bytes:
         return head_of(path, fh)
 
 
-def open_checked(path: str, *, stated: bool = False) -> Any:
-    """``path`` opened (:func:`~.compressed.open_input`: decompressed) once one ``stat`` finds it a regular file
-    (``stated``: the caller's did, as discovery's for a run: docs/inputs.md, "Rules for every format")."""
-    return open_input(path if stated else regular_file(path))
+def open_checked(path: str) -> Any:
+    """``path`` opened (:func:`~.compressed.open_input`: decompressed) once one ``stat`` finds it a regular file."""
+    return open_input(regular_file(path))
 
 
 def head_of(path: str, fh: Any) -> bytes:
@@ -186,7 +186,7 @@ def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
     path = os.fspath(path) if checked else regular_file(path)
     with readable(path), open_input(path) as fh:
         if isinstance(fh, Decompressed):  # inflated in checked pieces: a bomb fails at its first over-long line, not once inflated whole
-            return b"".join(piece for piece, _ in _pieces(path, fh, 16 << 20))
+            return b"".join(piece for piece, _ in pieces(path, fh=fh))
         data = fh.read()
     refuse_wide_text(path, data[:HEAD_BYTES])
     check_lines(path, data)
@@ -211,34 +211,26 @@ def read_text(path: str | os.PathLike[str]) -> str:
 def pieces(path: str, size: int = 16 << 20, *, fh: Any = None) -> Iterator[tuple[bytes, int]]:
     """The (decompressed) bytes of ``path`` in pieces of about ``size`` cut after a newline, each with the number of
     its first line, lines and encoding checked; ``fh``: ``path`` opened by the caller (:func:`open_checked`), from its start."""
-    if fh is not None:
-        yield from _pieces(path, fh, size)
-        return
-    path = regular_file(path)
-    with readable(path), open_input(path) as fh:
-        yield from _pieces(path, fh, size)
-
-
-def _pieces(path: str, fh: Any, size: int) -> Iterator[tuple[bytes, int]]:
     line, carry = 1, b""
-    while True:
-        block = fh.read(size)
-        data = carry + block if carry else block
-        if line == 1 and not carry:
-            refuse_wide_text(path, data[:HEAD_BYTES])
-        cut = data.rfind(b"\n") + 1 if block else len(data)  # the last piece: all that is left
-        piece, carry = data[:cut], data[cut:]
-        if len(carry) > MAX_LINE_BYTES:  # the line measured to its end, not held
-            length = len(carry)
-            while (block := fh.read(1 << 20)) and b"\n" not in block:
-                length += len(block)
-            raise line_too_long(path, line + piece.count(b"\n"), length + (block.find(b"\n") if block else 0))
-        if piece:
-            check_lines(path, piece, line)
-            yield piece, line
-            line += piece.count(b"\n")
-        if not block:
-            return
+    with open_checked(path) if fh is None else nullcontext(fh) as fh:
+        while True:
+            block = fh.read(size)
+            data = carry + block if carry else block
+            if line == 1 and not carry:
+                refuse_wide_text(path, data[:HEAD_BYTES])
+            cut = data.rfind(b"\n") + 1 if block else len(data)  # the last piece: all that is left
+            piece, carry = data[:cut], data[cut:]
+            if len(carry) > MAX_LINE_BYTES:  # the line measured to its end, not held
+                length = len(carry)
+                while (block := fh.read(1 << 20)) and b"\n" not in block:
+                    length += len(block)
+                raise line_too_long(path, line + piece.count(b"\n"), length + (block.find(b"\n") if block else 0))
+            if piece:
+                check_lines(path, piece, line)
+                yield piece, line
+                line += piece.count(b"\n")
+            if not block:
+                return
 
 
 def text_lines(path: str | os.PathLike[str], size: int = 16 << 20, *, fh: Any = None) -> Iterator[tuple[int, str]]:

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import InputError, shown
 from ..model import Qrels
-from .compressed import Decompressed
+from .compressed import Decompressed, open_input
 from .numbers import is_integer, parse_number
 from .text import HEAD_BYTES, check_lines, open_checked, pieces, plain, refuse_wide_text, text_lines
 
@@ -59,29 +59,25 @@ def read_qrels(path: str | os.PathLike[str], fh: Any = None) -> Qrels:
     path = os.fspath(path)
     with open_checked(path) if fh is None else nullcontext(fh) as fh:
         fast = isinstance(fh, Decompressed) or os.fstat(fh.fileno()).st_size >= FAST_QRELS_BYTES
-        qrels = _read_qrels_fast(path, fh) if fast else _read_qrels_lines(path, fh)
-    qrels = qrels or _read_qrels_lines(path)  # (the line reader names what pyarrow refused)
+        qrels = _read_qrels_fast(path, fh) if fast else None
+        if qrels is None:  # the line reader (of the file again where pyarrow refused it: it names the line)
+            rows: dict[tuple[str, str], tuple[int, int]] = {}  # (query, target) -> (grade, line)
+            for n, f in trec_lines(path, None if fast else fh):
+                if len(f) != 4:  # trec_eval's get_qrels.c refuses more fields too
+                    raise InputError(path, n, 'expected "query_id iteration target_id grade"', f"{len(f)} fields")
+                if not is_integer(f[3]):
+                    raise InputError(path, n, "expected a whole number as grade", shown(f[3]))
+                if int(f[3]) > MAX_GRADE:
+                    raise InputError(path, n, f"expected a grade of at most {MAX_GRADE}", shown(f[3]))
+                key = (f[0], f[2])
+                if key in rows:
+                    raise InputError(path, n, f"expected each (query, target) pair once; {_pair(*key)} is already judged at line {rows[key][1]}")
+                rows[key] = (max(int(f[3]), -1), n)
+            if not rows:
+                raise InputError(path, None, "expected at least one judgment", "an empty file")
+            qrels = Qrels.from_lists(path, [q for q, _ in rows], [t for _, t in rows], [g for g, _ in rows.values()])
     keep = qrels.grades >= 0
     return Qrels(path, qrels.query_ids, qrels.query_codes[keep], qrels.target_ids, qrels.target_codes[keep], qrels.grades[keep])
-
-
-def _read_qrels_lines(path: str, fh: Any = None) -> Qrels:
-    """The qrels read line by line, a bad line named."""
-    rows: dict[tuple[str, str], tuple[int, int]] = {}  # (query, target) -> (grade, line)
-    for n, f in trec_lines(path, fh):
-        if len(f) != 4:  # trec_eval's get_qrels.c refuses more fields too
-            raise InputError(path, n, 'expected "query_id iteration target_id grade"', f"{len(f)} fields")
-        if not is_integer(f[3]):
-            raise InputError(path, n, "expected a whole number as grade", shown(f[3]))
-        if int(f[3]) > MAX_GRADE:
-            raise InputError(path, n, f"expected a grade of at most {MAX_GRADE}", shown(f[3]))
-        key = (f[0], f[2])
-        if key in rows:
-            raise InputError(path, n, f"expected each (query, target) pair once; {_pair(*key)} is already judged at line {rows[key][1]}")
-        rows[key] = (max(int(f[3]), -1), n)
-    if not rows:
-        raise InputError(path, None, "expected at least one judgment", "an empty file")
-    return Qrels.from_lists(path, [q for q, _ in rows], [t for _, t in rows], [g for g, _ in rows.values()])
 
 
 def _read_qrels_fast(path: str, fh: Any) -> Qrels | None:
@@ -296,14 +292,14 @@ def _encode(column: Any) -> tuple[list[str], np.ndarray]:
     return enc.dictionary.to_pylist(), arrow_numpy(enc.indices).astype(np.int64)
 
 
-def read_trec_lines(path: str | os.PathLike[str], drops: Counter[str] | None = None, *, stated: bool = True) -> TrecLines:
+def read_trec_lines(path: str | os.PathLike[str], drops: Counter[str] | None = None) -> TrecLines:
     """A TREC run read by pyarrow; where it refuses, the line reader names the first malformed line (``drops``: drops
     and counts them); duplicates are the caller's."""
     path = os.fspath(path)
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    with open_checked(path, stated=stated) as fh:  # a regular file (discovery's stat); UTF-16 / UTF-32 named as such
+    with open_input(path) as fh:  # (discovery's stat found a regular file); UTF-16 / UTF-32 named as such
         tbl, more = _read_table(path, fh, RUN_NAMES, "score", pa.float64(), wider=True)
     scores = arrow_numpy(tbl.column("score")) if tbl is not None else np.zeros(0)
     if not scores.size or np.isnan(scores).any():
