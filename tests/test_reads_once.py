@@ -107,3 +107,41 @@ def test_each_input_file_is_stat_ed_once_and_opened_once(tmp_path, counted, case
     assert {p: 2 if p in twice else 1 for p in inputs} == opens
     assert {p: n for p, n in stats.items() if n > 1} == {}
     assert {str(r): 1 for r in runs if r.is_dir()} == {p: n for p, n in listings.items() if p in map(str, runs)}  # discovery's
+
+
+@pytest.mark.parametrize("kind", ["gzip", "bz2", "lzma", "zstd"])
+def test_a_compressed_relevance_is_told_and_read_through_one_open(tmp_path, counted, kind):
+    """The head that tells qrels from a .cla is read from the open decompressed stream, which then starts again
+    (Decompressed.seek(0)).  AP by hand: q1, q2 find their two relevant targets at ranks 1, 2 (AP 1); q3, q4 at
+    ranks 3, 4 ((1/3 + 2/4) / 2 = 5/12): MAP = (2 + 10/12) / 4 = 17/24."""
+    if kind == "zstd":
+        zstd = pytest.importorskip("zstandard", reason="the zstd extra")
+        pack = zstd.ZstdCompressor().compress
+    else:
+        pack = __import__(kind).compress
+    runs, relevance, _ = _inputs(tmp_path, "trec")
+    packed = tmp_path / "q.qrels.packed"
+    packed.write_bytes(pack(relevance.read_bytes()))
+    counted.clear()
+    report = shrec_score.score([str(runs[0])], str(packed), measures=["AP"])
+    assert report.leaderboard["AP"].tolist() == [pytest.approx(17 / 24, abs=1e-12)]
+    opens, stats, _ = _checked(counted, tmp_path)
+    assert (opens[str(packed)], stats[str(packed)]) == (1, 1)
+
+
+def test_a_folder_holding_a_row_block_matrix_is_listed_once_by_the_cli(tmp_path, counted, capsys):
+    """The CLI's one discovery finds the .npy shards among the ranked-list runs (it listed every RUNS folder
+    once more before).  NN by hand: the matrix puts each model's class mate first (1.0); run A lists m1..m4
+    for every query (the own item left out), so m1 and m2 find theirs first, m3 and m4 do not (0.5)."""
+    from shrec_score.io.chunked import write_row_blocks
+
+    runs, relevance, _ = _inputs(tmp_path, "lists")
+    m = np.array([[0, 1, 2, 3], [1, 0, 3, 2], [2, 3, 0, 1], [3, 2, 1, 0]], dtype=np.float32)
+    write_row_blocks(str(tmp_path / "runs" / "S"), "npy-shards", m.shape, m.dtype, 2, lambda a, b: m[a:b])
+    counted.clear()
+    with pytest.raises(SystemExit) as done:
+        cli.main([str(runs[0]), "-r", str(relevance), "--format", "csv", "--quiet", "-m", "NN", "--matrix-order", "listing"])
+    assert done.value.code == 0
+    rows = dict(line.split(",")[1::2] for line in capsys.readouterr().out.splitlines()[1:])  # run -> NN
+    assert {run: float(nn) for run, nn in rows.items()} == {"S": 1.0, "A": 0.5, "B": 0.5}
+    assert _checked(counted, tmp_path)[2][str(runs[0])] == 1
