@@ -391,8 +391,7 @@ def score_kendall(
     Options.build(run_format=run_format)  # validated before anything is read
     gt = read_ground_truth(ground_truth)
     queries = list(dict.fromkeys(gt["query"]))
-    found, notes = discover_runs(runs, run_format, query_ids=dict.fromkeys(queries))
-    sources = cast("list[RunSource]", found)  # (row blocks refused)
+    sources, notes = cast("tuple[list[RunSource], list[str]]", discover_runs(runs, run_format, query_ids=dict.fromkeys(queries)))
     per_query = Table.from_pandas(evaluate_kendall(
         sources, gt, ground_truth_higher_is_better=ground_truth_higher_is_better, lower_is_better=lower_is_better
     ))

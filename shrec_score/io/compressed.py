@@ -83,8 +83,7 @@ class Decompressed(io.IOBase):
         if (offset, whence) != (0, 0):
             raise io.UnsupportedOperation("a decompressed stream seeks back to its start only")
         self._raw.seek(0)
-        name = {"gzip": "gzip", "bzip2": "bz2", "xz": "lzma", "zstd": "zstandard"}[self.kind]
-        module = importlib.import_module(name)
+        module = importlib.import_module({"gzip": "gzip", "bzip2": "bz2", "xz": "lzma", "zstd": "zstandard"}[self.kind])
         self._fh: Any = io.BufferedReader(_ZstdRaw(self._raw, module), 1 << 20) if self.kind == "zstd" else module.open(self._raw, "rb")
         return 0
 
@@ -107,8 +106,7 @@ class _ZstdRaw(io.RawIOBase):
     """zstd frames decompressed a block at a time; a file that ends inside a frame is an EOFError (zstandard's reader says nothing)."""
 
     def __init__(self, fh: Any, zstd: Any) -> None:
-        self._raw = fh
-        self._zstd = zstd
+        self._raw, self._zstd = fh, zstd
         self._obj: Any = None  # the decompressor of a frame begun and not ended
         self._out = b""
 
