@@ -145,3 +145,24 @@ def test_a_folder_holding_a_row_block_matrix_is_listed_once_by_the_cli(tmp_path,
     rows = dict(line.split(",")[1::2] for line in capsys.readouterr().out.splitlines()[1:])  # run -> NN
     assert {run: float(nn) for run, nn in rows.items()} == {"S": 1.0, "A": 0.5, "B": 0.5}
     assert _checked(counted, tmp_path)[2][str(runs[0])] == 1
+
+
+@pytest.mark.parametrize("how", ["api", "cli"])
+def test_collection_and_id_map_are_each_opened_once(tmp_path, counted, capsys, how):
+    """Qrels, a --collection .cla and an --id-map file: one stat and one open each.  The run spells the ids without
+    their "m", the id map maps them back (1 -> m1 ...); AP by hand as in the compressed-relevance test: 17/24."""
+    runs, relevance, _ = _inputs(tmp_path, "trec")
+    runs[0].write_text(runs[0].read_text().replace("m", ""))  # 1 Q0 1 ... for m1 Q0 m1 ...
+    (tmp_path / "ids.map").write_text("".join(f"{i} m{i}\n" for i in range(1, 5)))
+    counted.clear()
+    if how == "api":
+        report = shrec_score.score([str(runs[0])], str(relevance), collection=str(tmp_path / "c.cla"), id_map=str(tmp_path / "ids.map"), measures=["AP"])
+        assert report.leaderboard["AP"].tolist() == [pytest.approx(17 / 24, abs=1e-12)]
+    else:
+        with pytest.raises(SystemExit) as done:
+            cli.main([str(runs[0]), "-r", str(relevance), "--collection", str(tmp_path / "c.cla"), "--id-map", str(tmp_path / "ids.map"), "-m", "AP", "--format", "csv", "--quiet"])
+        assert done.value.code == 0 and float(capsys.readouterr().out.splitlines()[1].split(",")[-1]) == pytest.approx(17 / 24, abs=1e-12)
+    opens, stats, _ = _checked(counted, tmp_path)
+    assert {p: opens[p] for p in (str(relevance), str(tmp_path / "c.cla"), str(tmp_path / "ids.map"))} == dict.fromkeys(
+        (str(relevance), str(tmp_path / "c.cla"), str(tmp_path / "ids.map")), 1)
+    assert {p: n for p, n in stats.items() if n > 1} == {}
