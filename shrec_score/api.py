@@ -23,6 +23,7 @@ from .errors import InputError, OptionError, shown
 from .io.runs import discover_runs
 from .loading import (
     AnyRun,
+    FoundRuns,
     PathLike,
     Progress,
     is_classification_file,
@@ -33,7 +34,7 @@ from .loading import (
 from .measures import DEFAULT_BINARY, SHOWN_GRADED, Measure, get_measure, graded_defaults
 from .measures.names import OFFICIAL, SHOWN_OFFICIAL, column_for, typed_measure
 from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
-from .model import Classification, MatrixRun, RankedRun
+from .model import Classification, MatrixRun, RankedRun, RunSource
 from .options import Options, check_expected
 from .relevance import Relevance
 from .report import Report, shapenet_summaries
@@ -45,7 +46,7 @@ COVERAGE_MEASURES = tuple(f"{m}_{lv}" for m in ("TP", "FP", "TN", "FN", "P", "R"
 
 
 def score(
-    runs: Sequence[PathLike] | Sequence[AnyRun], relevance: PathLike | Classification | Relevance, *,
+    runs: Sequence[PathLike] | Sequence[AnyRun] | FoundRuns, relevance: PathLike | Classification | Relevance, *,
     options: Options | None = None, progress: Progress | None = None, **settings: Any,
 ) -> Report:
     """Score runs and return a :class:`~shrec_score.report.Report`.
@@ -54,7 +55,8 @@ def score(
     ----------
     runs : paths or run records
         Folders of runs (a sub-folder per run), run folders, run files; or run records (:class:`RankedRun`,
-        :class:`MatrixRun`, as :func:`load_runs` reads them), not a mix.
+        :class:`MatrixRun`, as :func:`load_runs` reads them), not a mix; or the runs
+        :func:`~shrec_score.loading.find_runs` found (:func:`shrec_score.distributed.score` hands them over).
     relevance : path, Classification or Relevance
         Target classification (``.cla``), TREC qrels, or a ready relevance model.
     options : Options, optional
@@ -116,8 +118,10 @@ def score(
     return scoring.report(scores, run_objs, notes)
 
 
-def _given_runs(runs: Sequence[Any]) -> list[AnyRun] | None:
-    """The run records in ``runs``; None for paths."""
+def _given_runs(runs: Sequence[Any] | FoundRuns) -> list[AnyRun] | None:
+    """The run records in ``runs``; None for paths (or runs found)."""
+    if isinstance(runs, FoundRuns):
+        return None
     records = [r for r in runs if isinstance(r, (RankedRun, MatrixRun))]
     if records and len(records) < len(runs):
         raise OptionError("runs: expected paths or run records (RankedRun, MatrixRun), not a mix of both")
@@ -125,7 +129,7 @@ def _given_runs(runs: Sequence[Any]) -> list[AnyRun] | None:
 
 
 def runs_for(
-    runs: Sequence[Any], rel: Relevance, opts: Options, *, ties: bool | None = None, progress: Progress | None = None,
+    runs: Sequence[Any] | FoundRuns, rel: Relevance, opts: Options, *, ties: bool | None = None, progress: Progress | None = None,
 ) -> tuple[list[AnyRun], list[str]]:
     """The runs and notes on files passed over: paths read, records as given (in the relevance's query order)."""
     given = _given_runs(runs)
@@ -387,7 +391,7 @@ def score_kendall(
     Options.build(run_format=run_format)  # validated before anything is read
     gt = read_ground_truth(ground_truth)
     queries = list(dict.fromkeys(gt["query"]))
-    sources, notes = discover_runs(runs, run_format, query_ids=dict.fromkeys(queries))
+    sources, notes = cast("tuple[list[RunSource], list[str]]", discover_runs(runs, run_format, query_ids=dict.fromkeys(queries)))
     per_query = Table.from_pandas(evaluate_kendall(
         sources, gt, ground_truth_higher_is_better=ground_truth_higher_is_better, lower_is_better=lower_is_better
     ))

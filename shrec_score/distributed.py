@@ -9,17 +9,17 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from importlib.util import find_spec
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from .api import Scoring
+from . import api
 from .engine import RunScores, matrix_chunks, ranks_suffice
 from .errors import InputError, OptionError
 from .io.chunked import INSTALL_HINT, RowBlockMatrix, open_row_blocks
 from .io.runs import BlockSource
 from .join import matrix_ids, matrix_run
-from .loading import PathLike, Progress, find_runs, load_with
+from .loading import FoundRuns, PathLike, Progress, find_runs, load_with
 from .model import MatrixRun, RankedRun, RunSource
 from .options import Options
 from .relevance import Relevance
@@ -60,12 +60,14 @@ def parse_address(address: str) -> tuple[str | None, int | None]:
 
 
 @dataclass(frozen=True)
-class _Shared(Scoring):
+class _Shared(api.Scoring):
     """Everything a task needs besides its own run or block: sent to each worker once."""
 
     #: Matrix row of each query and target of each column (``--matrix-order``), for row-block runs.
     row_of_query: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     col_target: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    #: The discovery's id spelling and target index (its sources and notes left out): a run read whole is not found again.
+    found: FoundRuns | None = None
 
 
 class _Rows:
@@ -114,7 +116,7 @@ def _score_rows(
 
 def _score_source(shared: _Shared, source: RunSource) -> tuple[RunScores, RankedRun | MatrixRun, list[str]]:
     """One run read and scored whole on the worker: its scores, what the report needs of it, notes."""
-    (run,), notes = load_with([source.path], shared.relevance, replace(shared.options, run_format=source.format))
+    (run,), notes = load_with(replace(cast("FoundRuns", shared.found), sources=[source]), shared.relevance, shared.options)
     stub = _matrix_stub(run.name, run.path, run.drops) if isinstance(run, MatrixRun) else RankedRun(run.name, list(run.query_ids), np.zeros(0, np.int64), run.offsets, drops=run.drops)
     return shared.score(run), stub, notes
 
@@ -134,14 +136,18 @@ def score(
 
     ``runs`` (and row-block matrices: Zarr or ``.npy`` row shards), ``options``, ``settings`` and the errors as
     :func:`shrec_score.score`'s.  ``dask``: ``"tcp://HOST:8786"``, ``"local:N"`` (N worker processes, closed before
-    returning), the caller's ``distributed.Client`` (left open), or None (the tasks one after the other here).
+    returning), the caller's ``distributed.Client`` (left open), or None: here, by :func:`shrec_score.score` when no run
+    is a row-block matrix (after this one discovery of ``runs``), else the tasks one after the other.
     ``progress``: the tasks come back, in task order, and every 0.1 s while a cluster works (docs/scale-out.md)."""
     opts = Options.of(options, settings)
     address, local = cluster_target(dask)
-    scoring = Scoring.start(relevance, opts)
-    shared, rel = _Shared(scoring.relevance, opts, scoring.plan), scoring.relevance
-    found = find_runs(runs, rel, opts, row_blocks=True)
-    sources, notes = found.sources, found.notes
+    scoring = api.Scoring.start(relevance, opts)
+    rel = scoring.relevance
+    found = find_runs(runs, rel, opts, row_blocks=True)  # the one discovery of the RUNS arguments
+    if dask is None and not any(isinstance(s, BlockSource) for s in found.sources):
+        return api.score(found, rel, options=opts, progress=progress)  # (its reading progress, its order of errors)
+    shared = _Shared(rel, opts, scoring.plan, found=replace(found, sources=[], notes=[]))
+    sources, notes = found.sources, list(found.notes)
     by_block = ranks_suffice(shared.plan.measures, opts.settings, curves=rel.gain_curves)  # a task per stored block
     tasks: list[Task] = []
     for i, s in enumerate(sources):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import partial
 from typing import cast
@@ -13,11 +14,11 @@ from .choices import GRADES, MATRIX_ORDERS, MISSING, RUN_FORMATS
 from .errors import InputError
 from .io.cla import read_classification
 from .io.lists import read_list_run
-from .io.runs import BlockSource, discover_runs, discover_sources
+from .io.runs import BlockSource, discover_runs
 from .io.shapenet import is_shapenet_truth, read_shapenet_truth
 from .io.shrec2011 import read_shrec2011_run
 from .io.submissions import Spell
-from .io.text import read_head
+from .io.text import head_of, open_checked, read_head
 from .io.trec import read_qrels
 from .join import SpelledIndex, id_spelling, read_matrix_run, read_trec_run
 from .measures import Settings
@@ -32,9 +33,10 @@ AnyRun = RankedRun | MatrixRun
 Progress = Callable[[str, int, int], None]
 
 
-def is_classification_file(path: PathLike) -> bool:
-    """True for a PSB ``.cla`` (first word ``PSB``), False for TREC qrels, from the first bytes."""
-    return read_head(path).removeprefix(b"\xef\xbb\xbf").split(None, 1)[:1] == [b"PSB"]
+def is_classification_file(path: PathLike | bytes) -> bool:
+    """True for a PSB ``.cla`` (first word ``PSB``), False for TREC qrels, from the first bytes (or ``path``: them)."""
+    head = path if isinstance(path, bytes) else read_head(path)
+    return head.removeprefix(b"\xef\xbb\xbf").split(None, 1)[:1] == [b"PSB"]
 
 
 def load_relevance(
@@ -44,24 +46,28 @@ def load_relevance(
     """Build the relevance model from a target ``.cla`` (``grades="sister"``: SHREC 2006), a ShapeNet
     Core55 ground truth (of ``split``) or TREC qrels (Ds from ``collection`` or ``collection_size``)."""
     one_of("grades", grades, GRADES)
-    if not isinstance(relevance, Classification) and is_shapenet_truth(relevance):
-        for given, flag in ((queries is not None, "--queries"), (grades != "binary", "--grades"), (collection is not None, "--collection"), (collection_size is not None, "--collection-size")):
-            if given:
-                raise InputError(relevance, None, f"expected no {flag} with a ShapeNet ground truth (it names the queries, the collection and the grades)")
-        rows = read_shapenet_truth(relevance)
-        return TaxonomyRelevance.from_rows(rows.path, rows.ids, rows.synsets, rows.subsynsets, rows.splits, split=split)
-    if split is not None:
-        raise InputError(None if isinstance(relevance, Classification) else relevance, None, "expected a ShapeNet ground truth (id,synsetId,subSynsetId,modelId,split) with --split")
-    if isinstance(relevance, Classification) or is_classification_file(relevance):
-        targets = relevance if isinstance(relevance, Classification) else read_classification(relevance)
-        qcla = queries if queries is None or isinstance(queries, Classification) else read_classification(queries)
-        return Relevance.from_classification(targets, qcla, grades=grades)  # type: ignore[arg-type]
-    if grades != "binary":
-        raise InputError(relevance, None, "expected a PSB .cla with --grades sister (qrels carry their own grades)")
-    if queries is not None:
-        raise InputError(relevance, None, "expected no --queries with qrels (the qrels name the queries)")
+    path = None if isinstance(relevance, Classification) else os.fspath(relevance)
+    with nullcontext() if path is None else open_checked(path) as fh:  # one stat, one open: the head tells the format
+        head = b"" if path is None else head_of(path, fh)
+        if is_shapenet_truth(head):
+            for given, flag in ((queries is not None, "--queries"), (grades != "binary", "--grades"), (collection is not None, "--collection"), (collection_size is not None, "--collection-size")):
+                if given:
+                    raise InputError(path, None, f"expected no {flag} with a ShapeNet ground truth (it names the queries, the collection and the grades)")
+            rows = read_shapenet_truth(relevance, fh)  # type: ignore[arg-type]  # (a path)
+            return TaxonomyRelevance.from_rows(rows.path, rows.ids, rows.synsets, rows.subsynsets, rows.splits, split=split)
+        if split is not None:
+            raise InputError(path, None, "expected a ShapeNet ground truth (id,synsetId,subSynsetId,modelId,split) with --split")
+        if isinstance(relevance, Classification) or is_classification_file(head):
+            targets = relevance if isinstance(relevance, Classification) else read_classification(relevance, fh)
+            qcla = queries if queries is None or isinstance(queries, Classification) else read_classification(queries)
+            return Relevance.from_classification(targets, qcla, grades=grades)  # type: ignore[arg-type]
+        if grades != "binary":
+            raise InputError(path, None, "expected a PSB .cla with --grades sister (qrels carry their own grades)")
+        if queries is not None:
+            raise InputError(path, None, "expected no --queries with qrels (the qrels name the queries)")
+        qrels = read_qrels(relevance, fh)
     coll = collection if collection is None or isinstance(collection, Classification) else read_classification(collection)
-    return Relevance.from_qrels(read_qrels(relevance), collection=coll, collection_size=collection_size)
+    return Relevance.from_qrels(qrels, collection=coll, collection_size=collection_size)
 
 
 @dataclass(frozen=True)
@@ -83,8 +89,7 @@ def find_runs(
     found as such (the cluster and ``check`` read them)."""
     spell = id_spelling(relevance, strip=options.strip_zeros, id_map=options.id_map)
     known = dict.fromkeys(relevance.query_ids + relevance.ignorable_queries)
-    discover = discover_sources if row_blocks else discover_runs
-    sources, notes = discover(paths, options.run_format, query_ids=known, spell=spell)
+    sources, notes = discover_runs(paths, options.run_format, query_ids=known, spell=spell, row_blocks=row_blocks)
     index = relevance.target_index if spell is None else SpelledIndex(relevance.target_index, spell)
     return FoundRuns(list(sources), notes, spell, known, index, None if relevance.closed else relevance.unjudged)
 
@@ -136,12 +141,13 @@ def read_run(
 
 
 def load_with(
-    paths: Sequence[PathLike], relevance: Relevance, options: Options, *, ties: bool | None = None,
+    paths: Sequence[PathLike] | FoundRuns, relevance: Relevance, options: Options, *, ties: bool | None = None,
     progress: Progress | None = None,
 ) -> tuple[list[AnyRun], list[str]]:
-    """:func:`load_runs` with the reading options of ``options``; ``ties`` None: as its tie mode needs."""
-    found = find_runs(paths, relevance, options)
-    sources = cast("list[RunSource]", found.sources)  # (no row blocks asked for)
+    """:func:`load_runs` with the reading options of ``options`` (``paths``: or the runs :func:`find_runs` found,
+    none of them row blocks); ``ties`` None: as its tie mode needs."""
+    found = paths if isinstance(paths, FoundRuns) else find_runs(paths, relevance, options)
+    sources = cast("list[RunSource]", found.sources)  # (no row blocks)
     ties = options.settings.ties != "rule" if ties is None else ties
     missing_ok = options.settings.missing != "error"
     runs: list[AnyRun] = []

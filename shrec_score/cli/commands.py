@@ -140,8 +140,8 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
     named after the query id).  The E column is the value SHREC and the PSB publish as "E-measure": F1 of
     precision and recall over the first 32 results (higher is better).
     """
-    from ..api import score, score_kendall
-    from ..io.chunked import holds_row_blocks
+    from ..api import score_kendall
+    from ..distributed import score
     from ..plots import figure_class
 
     inputs = Inputs(given)
@@ -188,13 +188,9 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
                     lower_is_better=pick("lower_is_better", default=True),
                     run_format=pick("run_format", default="auto"),
                 )
-            elif dask_address or any(holds_row_blocks(r) for r in runs):  # row blocks: the same tasks here
-                from ..distributed import score as score_on_cluster
-
+            else:  # one discovery of RUNS: row blocks are scored by the cluster's tasks (here without --dask), the rest by api.score
                 with quiet_dask_logs() if dask_address else nullcontext():  # one line says what failed
-                    report = score_on_cluster(runs, relevance, dask=dask_address or None, options=options, progress=bar)
-            else:
-                report = score(runs, relevance, options=options, progress=bar)
+                    report = score(runs, relevance, dask=dask_address or None, options=options, progress=bar)
         stops.check()  # never publish the outputs of an interrupted scoring
         commit(report)
     render(report, given["fmt"], given["per_query"], given["quiet"])

@@ -4,6 +4,7 @@ class ``name parent count`` and ``count`` model ids); the rules: docs/inputs.md,
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import numpy as np
 
@@ -13,10 +14,11 @@ from .numbers import is_count
 from .trec import trec_lines
 
 
-def read_classification(path: str | os.PathLike[str]) -> Classification:
-    """Read a PSB ``.cla`` file, checked against its header and for repeated ids and undefined parents."""
+def read_classification(path: str | os.PathLike[str], fh: Any = None) -> Classification:
+    """Read a PSB ``.cla`` file (``fh``: opened by the caller, :func:`~.text.pieces`), checked against its header
+    and for repeated ids and undefined parents."""
     path = os.fspath(path)
-    lines = list(trec_lines(path))  # the TREC files' field rule: U+2028 or NBSP is part of a name
+    lines = list(trec_lines(path, fh))  # the TREC files' field rule: U+2028 or NBSP is part of a name
     if not lines:
         raise InputError(path, None, 'expected a PSB classification starting with "PSB 1"', "an empty file")
     n, fields = lines[0]

@@ -8,6 +8,7 @@ import importlib
 import io
 import re
 from collections.abc import Iterator
+from importlib.util import find_spec
 from typing import Any
 
 from ..errors import InputError
@@ -65,18 +66,26 @@ def strip_suffix(name: str) -> str:
 
 
 class Decompressed(io.IOBase):
-    """The decompressed bytes of ``path`` as a binary stream; a damaged stream is an InputError."""
+    """The decompressed bytes of ``fh`` (``path`` opened) as a binary stream; a damaged stream is an InputError."""
 
-    def __init__(self, path: str, kind: str) -> None:
-        self.path, self.kind = path, kind
-        if kind != "zstd":
-            self._fh: Any = importlib.import_module({"gzip": "gzip", "bzip2": "bz2", "xz": "lzma"}[kind]).open(path, "rb")
-            return
-        try:
-            import zstandard
-        except ImportError:
-            raise InputError(path, None, "a zstd-compressed file needs the zstandard package; pip install 'shrec-score[zstd]'") from None
-        self._fh = io.BufferedReader(_ZstdRaw(path, zstandard), 1 << 20)
+    def __init__(self, path: str, kind: str, fh: Any) -> None:
+        self.path, self.kind, self._raw = path, kind, fh
+        if kind == "zstd" and find_spec("zstandard") is None:
+            fh.close()
+            raise InputError(path, None, "a zstd-compressed file needs the zstandard package; pip install 'shrec-score[zstd]'")
+        self.seek(0)
+
+    def fileno(self) -> int:
+        return int(self._raw.fileno())
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        """Back to the first byte only (a head read to tell the format, then the whole file): a new decompressor."""
+        if (offset, whence) != (0, 0):
+            raise io.UnsupportedOperation("a decompressed stream seeks back to its start only")
+        self._raw.seek(0)
+        module = importlib.import_module({"gzip": "gzip", "bzip2": "bz2", "xz": "lzma", "zstd": "zstandard"}[self.kind])
+        self._fh: Any = io.BufferedReader(_ZstdRaw(self._raw, module), 1 << 20) if self.kind == "zstd" else module.open(self._raw, "rb")
+        return 0
 
     def read(self, size: int = -1) -> bytes:
         try:
@@ -89,15 +98,15 @@ class Decompressed(io.IOBase):
     def close(self) -> None:
         with contextlib.suppress(Exception):  # a damaged stream reported by read already
             self._fh.close()
+        self._raw.close()
         super().close()
 
 
 class _ZstdRaw(io.RawIOBase):
     """zstd frames decompressed a block at a time; a file that ends inside a frame is an EOFError (zstandard's reader says nothing)."""
 
-    def __init__(self, path: str, zstd: Any) -> None:
-        self._raw = open(path, "rb")  # noqa: SIM115 - closed with this reader
-        self._zstd = zstd
+    def __init__(self, fh: Any, zstd: Any) -> None:
+        self._raw, self._zstd = fh, zstd
         self._obj: Any = None  # the decompressor of a frame begun and not ended
         self._out = b""
 
@@ -122,13 +131,11 @@ class _ZstdRaw(io.RawIOBase):
         self._out = self._out[n:]
         return n
 
-    def close(self) -> None:
-        self._raw.close()
-        super().close()
-
-
 def open_input(path: str) -> Any:
-    """The bytes of ``path`` (a regular file, checked by the caller) as a binary stream, decompressed when the magic bytes say so."""
-    kind = file_compression(path)
+    """The bytes of ``path`` (a regular file, checked by the caller), opened once, as a binary stream: decompressed
+    when its magic bytes say so (the caller closes it)."""
     with readable(path):
-        return open(path, "rb") if kind is None else Decompressed(path, kind)  # noqa: SIM115 - the caller closes it
+        fh = open(path, "rb")  # noqa: SIM115 - closed by the caller, or with the Decompressed stream
+        kind = compression_of(fh.read(MAGIC_BYTES))
+        fh.seek(0)
+    return fh if kind is None else Decompressed(path, kind, fh)

@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, shown
-from .compressed import MAGIC_BYTES, compression_of, open_input, readable
+from .compressed import MAGIC_BYTES, Decompressed, compression_of, open_input, readable
 from .numbers import parse_number
-from .text import HEAD_BYTES, decode_text, pieces, refuse_wide_text, regular_file
+from .text import decode_text, head_of, pieces, regular_file
 
 #: The bytes that separate numbers on a row: ASCII whitespace but the newline.
 _BLANK = np.zeros(256, dtype=bool)
@@ -44,15 +44,15 @@ def _parse_numbers(text: str) -> np.ndarray:
         return np.fromstring(text, dtype=np.float64, sep=" ")
 
 
-def read_ascii_matrix(path: str, shape: tuple[int, int] | None, *, stream: bool = False) -> np.ndarray:
-    """An ASCII matrix as wide as its first row, parsed a piece at a time (a bad line named), in memory or
-    (``stream``) in a temporary file memory-mapped read-only; rows past ``shape`` are only counted, for the error."""
+def read_ascii_matrix(path: str, shape: tuple[int, int] | None, *, stream: bool = False, fh: Any = None) -> np.ndarray:
+    """An ASCII matrix as wide as its first row, parsed a piece at a time (a bad line named; ``fh``: ``path`` opened),
+    in memory or (``stream``) in a temporary file memory-mapped read-only; rows past ``shape`` are only counted."""
     import tempfile
 
     out = tempfile.TemporaryFile() if stream else io.BytesIO()
     rows_done = 0
     n_cols: int | None = None
-    for data, line in pieces(path, STREAM_CHUNK):
+    for data, line in pieces(path, STREAM_CHUNK, fh=fh):
         text = decode_text(path, data, line)
         if n_cols is None:
             first = next((ln for ln in text.split("\n") if ln.strip()), None)
@@ -98,12 +98,13 @@ def _ragged(text: str, n_cols: int) -> bool:
     return bool(((per_line != 0) & (per_line != n_cols)).any())
 
 
-def read_npy_matrix(path: str) -> np.ndarray | RowFile:
+def read_npy_matrix(path: str, *, stated: bool = False) -> np.ndarray | RowFile:
     """A 2-D numeric ``.npy`` array read rows at a time (:class:`RowFile`; Fortran order memory-mapped), its
-    header checked against its size in Python integers (a lying shape would overflow numpy's product)."""
+    header checked against its size in Python integers (a lying shape would overflow numpy's product); ``stated``:
+    a stat found ``path`` a regular file (discovery's)."""
     from numpy.lib import format as npy_format
 
-    path = regular_file(path)
+    path = path if stated else regular_file(path)
     with readable(path), open(path, "rb") as fh:
         if compression_of(fh.read(MAGIC_BYTES)) is not None:
             raise InputError(path, None, COMPRESSED, "a compressed file")
@@ -174,19 +175,13 @@ def is_binary(head: bytes) -> bool:
 
 
 def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray | RowFile:
-    """Read a matrix run in any of the three forms (the file checked and opened once) and check its shape."""
+    """Read a matrix run in any of the three forms (``path`` found a regular file by discovery's stat, opened
+    once) and check its shape."""
     if path.endswith(".npy"):
-        m = read_npy_matrix(path)
+        m = read_npy_matrix(path, stated=True)
     else:
-        path = regular_file(path)
-        with readable(path), open(path, "rb") as fh:
-            head = fh.read(HEAD_BYTES)
-            compressed = compression_of(head) is not None
-            if compressed:  # the format is told by the text inside
-                with open_input(path) as inner:
-                    head = inner.read(HEAD_BYTES)
-            refuse_wide_text(path, head)
-            st = os.fstat(fh.fileno())
+        with open_input(path) as fh:  # (decompressed: the format is told by the text inside)
+            head, st, compressed = head_of(path, fh), os.fstat(fh.fileno()), isinstance(fh, Decompressed)
             if is_binary(head):
                 if compressed:
                     raise InputError(path, None, COMPRESSED, "a compressed file")
@@ -194,7 +189,7 @@ def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray | RowFile:
                     raise InputError(path, None, f"expected a PSB binary matrix of {shape[0]} x {shape[1]} float32 ({4 * shape[0] * shape[1]} bytes)", f"{st.st_size} bytes")
                 m = RowFile(path, 0, shape, np.dtype(np.float32), st) if st.st_size else np.zeros(shape, dtype=np.float32)
             else:  # decompressed, or large: into a temporary file
-                m = read_ascii_matrix(path, shape, stream=compressed or st.st_size > STREAM_ABOVE)
+                m = read_ascii_matrix(path, shape, stream=compressed or st.st_size > STREAM_ABOVE, fh=fh)
     if tuple(m.shape) != tuple(shape):
         raise shape_error(path, shape, m.shape)
     return m

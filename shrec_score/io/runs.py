@@ -6,39 +6,44 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import groupby
 from typing import Any
 
 from ..errors import InputError, shown
 from ..model import RunSource
-from .chunked import RowBlockMatrix, holds_row_blocks, layout_of, open_row_blocks
-from .compressed import strip_suffix
+from .chunked import RowBlockMatrix, layout_of, open_row_blocks
+from .compressed import open_input, strip_suffix
 from .lists import query_of
 from .matrix import is_binary
 from .numbers import is_integer, is_number
 from .shrec2011 import is_shrec2011_header, shrec2011_name
 from .submissions import Spell, clutter_note, is_clutter, no_query_error
-from .text import entry_is_folder, folder_entries, list_folder, pieces, read_head, regular_file
+from .text import (
+    entry_is_folder,
+    folder_entries,
+    head_of,
+    pieces,
+    regular_file,
+)
 
 #: Files in a RUNS folder that are never runs.
 NOT_RUNS = (".cla", ".qrels", ".md", ".yaml", ".yml")
 
 
-def detect_file_format(path: str) -> str | None:
-    """``matrix``, ``trec`` or ``shrec2011`` from the file's content, None when it cannot tell; not a regular
-    file, or UTF-16 / UTF-32 text: an InputError."""
-    if path.endswith(".npy"):
-        regular_file(path)
-        return "matrix"
-    binary = is_binary(read_head(path))  # (first: it refuses UTF-16 / UTF-32 text, and a FIFO, which _first_line would wait on)
-    try:
-        line = _first_line(path).decode("utf-8")
-    except (OSError, UnicodeDecodeError, InputError) as exc:
-        if binary:
-            return "matrix"  # no line of text: a matrix's bytes (one of zeros has no newline in its first MiB)
-        if isinstance(exc, InputError):
-            raise
-        return None
+def detect_file_format(path: str, *, stated: bool = False) -> str | None:
+    """``matrix``, ``trec`` or ``shrec2011`` from the file's content (one open), None when it cannot tell; not a
+    regular file (``stated``: the caller's stat found one), or UTF-16 / UTF-32 text: an InputError."""
+    if path.endswith(".npy"):  # (its reader checks the header)
+        return "matrix" if stated or regular_file(path) else None
+    with open_input(path if stated else regular_file(path)) as fh:
+        binary = is_binary(head_of(path, fh))  # (first: it refuses UTF-16 / UTF-32 text)
+        try:
+            line = _first_line(path, fh).decode("utf-8")
+        except (OSError, UnicodeDecodeError, InputError) as exc:
+            if binary:
+                return "matrix"  # no line of text: a matrix's bytes (one of zeros has no newline in its first MiB)
+            if isinstance(exc, InputError):
+                raise
+            return None
     if binary and not _trec_line(line):
         return "matrix"  # (a TREC run with a NUL byte further on is a TREC run, refused by its reader)
     f = line.split()
@@ -60,9 +65,9 @@ def _trec_line(line: str) -> bool:
     return len(f) >= 6 and is_integer(f[3]) and is_number(f[4])
 
 
-def _first_line(path: str) -> bytes:
-    """A file's first non-blank line (a BOM dropped; b"" when none is), read 64 KiB at a time."""
-    for piece, line in pieces(path, 64 << 10):  # decompressed (gzip, bzip2, xz, zstd), lines checked
+def _first_line(path: str, fh: Any) -> bytes:
+    """A file's first non-blank line (``fh``: it opened; a BOM dropped; b"" when none is), read 64 KiB at a time."""
+    for piece, line in pieces(path, 64 << 10, fh=fh):  # decompressed (gzip, bzip2, xz, zstd), lines checked
         piece = piece.removeprefix(b"\xef\xbb\xbf") if line == 1 else piece
         if (first := next((raw for raw in piece.split(b"\n") if raw.strip()), None)) is not None:
             return first
@@ -72,7 +77,7 @@ def _first_line(path: str) -> bytes:
 def _run_file(path: str, fmt: str) -> RunSource:
     name = strip_suffix(os.path.basename(path))  # bm25.run.gz -> bm25.run
     if fmt == "auto":
-        detected = detect_file_format(path)
+        detected = detect_file_format(path, stated=True)
         if detected is None:
             raise InputError(path, None, "cannot tell the run format: expected a ranked-list folder, a dissimilarity matrix "
                              "(ASCII, .npy or PSB binary) or a TREC run file; say --run-format lists|matrix|trec")
@@ -87,39 +92,42 @@ def _run_file(path: str, fmt: str) -> RunSource:
 
 
 def discover_runs(
-    paths: Iterable[str | os.PathLike[str]], fmt: str = "auto", *, query_ids: Mapping[str, object] = {}, spell: Spell | None = None
-) -> tuple[list[RunSource], list[str]]:
-    """The runs in the RUNS arguments, and notes on files passed over; ``spell``: how file names spell query
-    ids (``--strip-zeros``, ``--id-map``)."""
-    runs: list[RunSource] = []
+    paths: Iterable[str | os.PathLike[str]], fmt: str = "auto", *, query_ids: Mapping[str, object] = {}, spell: Spell | None = None,
+    row_blocks: bool = False,
+) -> tuple[list[RunSource | BlockSource], list[str]]:
+    """The runs in the RUNS arguments (each stat'ed once, each folder listed once), and notes on files passed over;
+    ``spell``: how file names spell query ids (``--strip-zeros``, ``--id-map``); ``row_blocks``: a row-block matrix
+    (an argument or its sub-folder) found as a :class:`BlockSource` (the cluster and ``check`` read them), else refused."""
+    runs: list[RunSource | BlockSource] = []
     notes: list[str] = []
     for raw in paths:
         path = os.fspath(raw)
         if not entry_is_folder(path, "a run folder, a folder of runs or a run file"):
             runs.append(_run_file(path, fmt))
             continue
+        if (block := _block_source(path, row_blocks)) is not None:
+            runs.append(block)
+            continue
         entries = folder_entries(path)  # (each entry stat'ed once)
         subdirs = [e for e, _, is_folder in entries if is_folder and not is_clutter(e)]
-        for folder in [path, *(os.path.join(path, d) for d in subdirs)]:
-            if (layout := layout_of(folder)) is not None:  # (discover_sources takes these first, for the cluster)
-                raise InputError(folder, None, f"expected a run read whole, got a matrix stored by blocks of rows ({layout}); only "
-                                 "scoring reads those: `shrec-score RUNS`, or shrec_score.distributed.score from Python")
+        blocks = {d: _block_source(os.path.join(path, d), row_blocks) for d in subdirs}  # None: not a row-block matrix
+        lists = [d for d in subdirs if blocks[d] is None]
         files = [e for e, _, is_folder in entries if not is_folder]
         skipped = [e for e in files if is_clutter(e) or strip_suffix(e).lower().endswith(NOT_RUNS)]
         files = sorted(set(files).difference(skipped))  # (list_folder's order)
         skipped_note = f"{path}: {len(skipped)} file(s) that are not runs were passed over ({', '.join(skipped[:3])}{', ...' if len(skipped) > 3 else ''})"
         passed_over = [skipped_note] if skipped else []
         if subdirs:
-            if fmt not in ("auto", "lists"):
-                raise InputError(path, None, f"expected {fmt} run files for --run-format {fmt}", f"{len(subdirs)} sub-folder(s)")
+            if lists and fmt not in ("auto", "lists"):
+                raise InputError(path, None, f"expected {fmt} run files for --run-format {fmt}", f"{len(lists)} sub-folder(s)")
             notes.extend(passed_over)
-            runs.extend(RunSource(d, os.path.join(path, d), "lists") for d in subdirs)
-            notes.extend(n for d in subdirs if (n := clutter_note(os.path.join(path, d))) is not None)
+            runs.extend(blocks[d] or RunSource(d, os.path.join(path, d), "lists") for d in subdirs)
+            notes.extend(n for d in lists if (n := clutter_note(os.path.join(path, d))) is not None)
             runs.extend(_run_file(os.path.join(path, e), "auto" if fmt == "lists" else fmt) for e in files)
             continue
         named_after_queries = any(query_of(e, query_ids, spell) in query_ids for e in files)
         # a first file of no known format in a folder with no file named after a query: a run of mis-named lists
-        first = detect_file_format(os.path.join(path, files[0])) if fmt == "auto" and files and query_ids and not named_after_queries else fmt
+        first = detect_file_format(os.path.join(path, files[0]), stated=True) if fmt == "auto" and files and query_ids and not named_after_queries else fmt
         if first is None:
             raise no_query_error(path, files, query_ids)
         if fmt == "lists" or (fmt == "auto" and named_after_queries):
@@ -133,6 +141,18 @@ def discover_runs(
             runs.extend(_run_file(os.path.join(path, e), fmt if k else first) for k, e in enumerate(files))
     check_unique_names(runs)
     return runs, notes
+
+
+def _block_source(folder: str, row_blocks: bool) -> BlockSource | None:
+    """The row-block matrix stored in ``folder`` (named after it, without ``.zarr``), None when it holds none; refused
+    unless ``row_blocks``."""
+    if (layout := layout_of(folder)) is None:
+        return None
+    if not row_blocks:
+        raise InputError(folder, None, f"expected a run read whole, got a matrix stored by blocks of rows ({layout}); only "
+                         "scoring reads those: `shrec-score RUNS`, or shrec_score.distributed.score from Python")
+    name = os.path.basename(os.path.normpath(folder))
+    return BlockSource(name[:-5] if name.endswith(".zarr") and len(name) > 5 else name, folder, open_row_blocks(folder))
 
 
 def check_unique_names(runs: Sequence[RunSource] | Sequence[Any]) -> None:
@@ -149,34 +169,3 @@ class BlockSource:
     name: str
     path: str
     matrix: RowBlockMatrix
-
-
-def discover_sources(
-    paths: Sequence[str | os.PathLike[str]], fmt: str, *, query_ids: Mapping[str, object] = {}, spell: Spell | None = None
-) -> tuple[list[RunSource | BlockSource], list[str]]:
-    """The runs in ``paths``: row-block matrices (an argument or its sub-folder) as such, the rest as
-    :func:`discover_runs` finds it."""
-    out: list[RunSource | BlockSource] = []
-    notes: list[str] = []
-
-    def runs_in(group: list[str]) -> None:
-        found, more = discover_runs(group, fmt, query_ids=query_ids, spell=spell)
-        out.extend(found)
-        notes.extend(more)
-
-    for blocks, group in groupby((os.fspath(p) for p in paths), key=holds_row_blocks):
-        if not blocks:  # paths discover_runs reads together
-            runs_in(list(group))
-            continue
-        for path in group:
-            for sub in [path] if layout_of(path) else [os.path.join(path, e) for e in list_folder(path)]:
-                if layout_of(sub):  # named after its folder, without .zarr
-                    name = os.path.basename(os.path.normpath(sub))
-                    name = name[:-5] if name.endswith(".zarr") and len(name) > 5 else name
-                    out.append(BlockSource(name, sub, open_row_blocks(sub)))
-                elif entry_is_folder(sub):
-                    out.append(RunSource(os.path.basename(sub), sub, "lists"))
-                else:
-                    runs_in([sub])
-    check_unique_names(out)
-    return out, notes

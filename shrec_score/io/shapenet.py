@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import InputError, shown
-from .text import read_head, text_lines
+from .text import text_lines
 
 #: The header of the official ground truth (its first field is what the official evaluator checks).
 COLUMNS = ("id", "synsetId", "subSynsetId", "modelId", "split")
@@ -24,24 +25,21 @@ class TaxonomyRows:
     splits: list[str]
 
 
-def is_shapenet_truth(path: str | os.PathLike[str]) -> bool:
-    """True when the file's first line is a ShapeNet ground-truth header (starts with ``id,``).
+def is_shapenet_truth(head: bytes) -> bool:
+    """True when a file's first bytes (``head``) start with a ShapeNet ground-truth header line (``id,``).
 
-    >>> import tempfile, os
-    >>> with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False) as f:
-    ...     _ = f.write("id,synsetId,subSynsetId,modelId,split\\n")
-    >>> is_shapenet_truth(f.name); os.remove(f.name)
-    True
+    >>> is_shapenet_truth(b"id,synsetId,subSynsetId,modelId,split\\n1,2"), is_shapenet_truth(b"PSB 1\\n")
+    (True, False)
     """
-    head = read_head(path).removeprefix(b"\xef\xbb\xbf")
-    first = head.split(b"\n", 1)[0].strip()
+    first = head.removeprefix(b"\xef\xbb\xbf").split(b"\n", 1)[0].strip()
     return first.split(b",", 1)[0].strip() == b"id" and b"," in first
 
 
-def read_shapenet_truth(path: str | os.PathLike[str]) -> TaxonomyRows:
-    """The models of a ground truth; blank lines passed over, white space around a field left out."""
+def read_shapenet_truth(path: str | os.PathLike[str], fh: Any = None) -> TaxonomyRows:
+    """The models of a ground truth (``fh``: opened by the caller, :func:`~.text.pieces`); blank lines passed over,
+    white space around a field left out."""
     path = os.fspath(path)
-    lines = [(n, line) for n, line in text_lines(path) if line.strip()]
+    lines = [(n, line) for n, line in text_lines(path, fh=fh) if line.strip()]
     if not lines:
         raise InputError(path, None, f"expected the header {','.join(COLUMNS)}", "an empty file")
     n, header = lines[0]

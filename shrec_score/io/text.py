@@ -8,9 +8,11 @@ import re
 import stat
 import unicodedata
 from collections.abc import Iterator
+from contextlib import nullcontext
+from typing import Any
 
 from ..errors import QUOTE_LIMIT, InputError, shown
-from .compressed import MAGIC_BYTES, compression_of, open_input, readable
+from .compressed import Decompressed, open_input, readable
 
 #: The longest line a text input may have, in bytes (the newline not counted, a CR before it is).
 MAX_LINE_BYTES = 1 << 20
@@ -124,9 +126,21 @@ def refuse_wide_text(path: str, head: bytes) -> None:
 
 def read_head(path: str | os.PathLike[str]) -> bytes:
     """The first :data:`HEAD_BYTES` of a regular file (decompressed), for format detection; UTF-16 / UTF-32 refused."""
-    path = regular_file(path)
-    with readable(path), open_input(path) as fh:
+    path = os.fspath(path)
+    with open_checked(path) as fh:
+        return head_of(path, fh)
+
+
+def open_checked(path: str) -> Any:
+    """``path`` opened (:func:`~.compressed.open_input`: decompressed) once one ``stat`` finds it a regular file."""
+    return open_input(regular_file(path))
+
+
+def head_of(path: str, fh: Any) -> bytes:
+    """The first :data:`HEAD_BYTES` of ``fh`` (``path`` opened), UTF-16 / UTF-32 refused; ``fh`` left at its start."""
+    with readable(path):
         head = fh.read(HEAD_BYTES)
+        fh.seek(0)
     refuse_wide_text(path, head)
     return head
 
@@ -170,11 +184,10 @@ def check_lines(path: str, data: bytes | bytearray, first_line: int = 1) -> None
 def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
     """The (decompressed) bytes of a regular file, lines and encoding checked; ``checked``: ``path`` stat'ed already."""
     path = os.fspath(path) if checked else regular_file(path)
-    with readable(path), open(path, "rb") as fh:
+    with readable(path), open_input(path) as fh:
+        if isinstance(fh, Decompressed):  # inflated in checked pieces: a bomb fails at its first over-long line, not once inflated whole
+            return b"".join(piece for piece, _ in pieces(path, fh=fh))
         data = fh.read()
-    if compression_of(data[:MAGIC_BYTES]) is not None:
-        # inflated in checked pieces: a bomb fails at its first over-long line, not once inflated whole
-        return b"".join(piece for piece, _ in pieces(path))
     refuse_wide_text(path, data[:HEAD_BYTES])
     check_lines(path, data)
     return data
@@ -195,12 +208,11 @@ def read_text(path: str | os.PathLike[str]) -> str:
     return decode_text(path, read_bytes(path))
 
 
-def pieces(path: str, size: int = 16 << 20) -> Iterator[tuple[bytes, int]]:
+def pieces(path: str, size: int = 16 << 20, *, fh: Any = None) -> Iterator[tuple[bytes, int]]:
     """The (decompressed) bytes of ``path`` in pieces of about ``size`` cut after a newline, each with the number of
-    its first line, lines and encoding checked."""
-    path = regular_file(path)
+    its first line, lines and encoding checked; ``fh``: ``path`` opened by the caller (:func:`open_checked`), from its start."""
     line, carry = 1, b""
-    with open_input(path) as fh:
+    with open_checked(path) if fh is None else nullcontext(fh) as fh:
         while True:
             block = fh.read(size)
             data = carry + block if carry else block
@@ -221,9 +233,9 @@ def pieces(path: str, size: int = 16 << 20) -> Iterator[tuple[bytes, int]]:
                 return
 
 
-def text_lines(path: str | os.PathLike[str], size: int = 16 << 20) -> Iterator[tuple[int, str]]:
+def text_lines(path: str | os.PathLike[str], size: int = 16 << 20, *, fh: Any = None) -> Iterator[tuple[int, str]]:
     """``(line number, line)`` of a text file whose lines end at LF, CRLF or a lone CR only (a form
-    feed or U+2028 is text, so a number is ``grep -n``'s), decoded a piece (:func:`pieces`) at a time.
+    feed or U+2028 is text, so a number is ``grep -n``'s), decoded a piece (:func:`pieces`, ``fh`` as it takes) at a time.
 
     >>> import tempfile
     >>> with tempfile.NamedTemporaryFile("wb", suffix=".txt") as fh:
@@ -233,7 +245,7 @@ def text_lines(path: str | os.PathLike[str], size: int = 16 << 20) -> Iterator[t
     [(1, 'a'), (2, 'b'), (3, 'c\\x0cd')]
     """
     n = 0
-    for data, line in pieces(os.fspath(path), size):
+    for data, line in pieces(os.fspath(path), size, fh=fh):
         data = data.removeprefix(b"\xef\xbb\xbf") if line == 1 else data
         try:
             text = data.decode("utf-8")

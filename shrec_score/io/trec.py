@@ -9,6 +9,7 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import nullcontext
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
@@ -17,9 +18,9 @@ import numpy as np
 
 from ..errors import InputError, shown
 from ..model import Qrels
-from .compressed import file_compression
+from .compressed import Decompressed, open_input
 from .numbers import is_integer, parse_number
-from .text import check_lines, pieces, plain, read_head, text_lines
+from .text import HEAD_BYTES, check_lines, open_checked, pieces, plain, refuse_wide_text, text_lines
 
 #: The blanks that separate fields: trec_eval's (``isspace`` in the C locale) less the line ends.  Any other
 #: character, a no-break space, U+2028 or ``\x1c`` included, is part of its field.
@@ -46,43 +47,45 @@ def fields(line: str) -> list[str]:
     return _FIELD.findall(line)
 
 
-def trec_lines(path: str) -> Iterator[tuple[int, list[str]]]:
-    """``(line number, fields)`` of every line of ``path`` that is not blank."""
-    yield from ((n, f) for n, line in text_lines(path) if (f := fields(line)))
+def trec_lines(path: str, fh: Any = None) -> Iterator[tuple[int, list[str]]]:
+    """``(line number, fields)`` of every line of ``path`` (``fh``: opened by the caller) that is not blank."""
+    yield from ((n, f) for n, line in text_lines(path, fh=fh) if (f := fields(line)))
 
 
-def read_qrels(path: str | os.PathLike[str]) -> Qrels:
-    """A TREC qrels file (large or compressed ones by pyarrow, the rest by the line reader); a pair judged twice is an
-    error; a negative grade (trec_eval's RELVALUE_UNJUDGED) drops the judgment, its ids stay listed."""
+def read_qrels(path: str | os.PathLike[str], fh: Any = None) -> Qrels:
+    """A TREC qrels file (``fh``: opened by the caller; large or compressed ones by pyarrow, the rest by the line
+    reader); a pair judged twice is an error; a negative grade (trec_eval's RELVALUE_UNJUDGED) drops the judgment,
+    its ids stay listed."""
     path = os.fspath(path)
-    read_head(path)  # a regular file; UTF-16 / UTF-32 named as such
-    qrels = _read_qrels_fast(path) if os.path.getsize(path) >= FAST_QRELS_BYTES or file_compression(path) else None
-    if qrels is None:
-        rows: dict[tuple[str, str], tuple[int, int]] = {}  # (query, target) -> (grade, line)
-        for n, f in trec_lines(path):
-            if len(f) != 4:  # trec_eval's get_qrels.c refuses more fields too
-                raise InputError(path, n, 'expected "query_id iteration target_id grade"', f"{len(f)} fields")
-            if not is_integer(f[3]):
-                raise InputError(path, n, "expected a whole number as grade", shown(f[3]))
-            if int(f[3]) > MAX_GRADE:
-                raise InputError(path, n, f"expected a grade of at most {MAX_GRADE}", shown(f[3]))
-            key = (f[0], f[2])
-            if key in rows:
-                raise InputError(path, n, f"expected each (query, target) pair once; {_pair(*key)} is already judged at line {rows[key][1]}")
-            rows[key] = (max(int(f[3]), -1), n)
-        if not rows:
-            raise InputError(path, None, "expected at least one judgment", "an empty file")
-        qrels = Qrels.from_lists(path, [q for q, _ in rows], [t for _, t in rows], [g for g, _ in rows.values()])
+    with open_checked(path) if fh is None else nullcontext(fh) as fh:
+        fast = isinstance(fh, Decompressed) or os.fstat(fh.fileno()).st_size >= FAST_QRELS_BYTES
+        qrels = _read_qrels_fast(path, fh) if fast else None
+        if qrels is None:  # the line reader (of the file again where pyarrow refused it: it names the line)
+            rows: dict[tuple[str, str], tuple[int, int]] = {}  # (query, target) -> (grade, line)
+            for n, f in trec_lines(path, None if fast else fh):
+                if len(f) != 4:  # trec_eval's get_qrels.c refuses more fields too
+                    raise InputError(path, n, 'expected "query_id iteration target_id grade"', f"{len(f)} fields")
+                if not is_integer(f[3]):
+                    raise InputError(path, n, "expected a whole number as grade", shown(f[3]))
+                if int(f[3]) > MAX_GRADE:
+                    raise InputError(path, n, f"expected a grade of at most {MAX_GRADE}", shown(f[3]))
+                key = (f[0], f[2])
+                if key in rows:
+                    raise InputError(path, n, f"expected each (query, target) pair once; {_pair(*key)} is already judged at line {rows[key][1]}")
+                rows[key] = (max(int(f[3]), -1), n)
+            if not rows:
+                raise InputError(path, None, "expected at least one judgment", "an empty file")
+            qrels = Qrels.from_lists(path, [q for q, _ in rows], [t for _, t in rows], [g for g, _ in rows.values()])
     keep = qrels.grades >= 0
     return Qrels(path, qrels.query_ids, qrels.query_codes[keep], qrels.target_ids, qrels.target_codes[keep], qrels.grades[keep])
 
 
-def _read_qrels_fast(path: str) -> Qrels | None:
+def _read_qrels_fast(path: str, fh: Any) -> Qrels | None:
     """The qrels read by pyarrow, or None for the line reader to name a problem or read a grade such as ``+1`` (:func:`~.numbers.is_integer`'s rule)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    tbl = _read_table(path, ["query", "iter", "doc", "grade"], "grade", pa.string())[0]
+    tbl = _read_table(path, fh, ["query", "iter", "doc", "grade"], "grade", pa.string())[0]
     if tbl is None or tbl.num_rows == 0 or not pc.all(pc.match_substring_regex(tbl.column("grade"), "^-?[0-9]{1,18}$")).as_py():
         return None
     queries, q_codes = _encode(tbl.column("query"))
@@ -149,24 +152,27 @@ def _delimiter(data: Any) -> tuple[str, int] | None:
     return delimiter, len(first.split(delimiter.encode()))
 
 
-def _file_layout(path: str) -> tuple[str, int] | None:
-    """:func:`_delimiter` of an uncompressed file, memory-mapped; a line over 1 MiB is an error."""
+def _file_layout(path: str, fh: Any) -> tuple[str, int] | None:
+    """:func:`_delimiter` of an uncompressed file (``fh``: ``path`` opened), memory-mapped; UTF-16 / UTF-32 text and
+    a line over 1 MiB are errors."""
     import mmap
 
-    if os.path.getsize(path) == 0:
+    if os.fstat(fh.fileno()).st_size == 0:
         return None
-    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+    with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        refuse_wide_text(path, mm[:HEAD_BYTES])
         check_lines(path, mm)  # type: ignore[arg-type]  # (an mmap finds and slices as bytes do)
         return _delimiter(mm)
 
 
-def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: bool = False) -> tuple[Any, int] | None:
-    """pyarrow's parse of ``source`` (whole lines, or an uncompressed file's path) as ``names``, strings but ``number``,
-    and its lines of more fields (``wider``: columns added); None unless it splits as :func:`fields` does."""
+def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: bool = False, fh: Any = None) -> tuple[Any, int] | None:
+    """pyarrow's parse of ``source`` (whole lines, or an uncompressed file's path, ``fh`` it opened) as ``names``,
+    strings but ``number``, and its lines of more fields (``wider``: columns added); None unless it splits as
+    :func:`fields` does."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    layout = _file_layout(source) if isinstance(source, str) else _delimiter(source)
+    layout = _file_layout(source, fh) if isinstance(source, str) else _delimiter(source)
     if layout is None:
         return None
     cols = names + [f"more{i}" for i in range(layout[1] - len(names) if wider else 0)]
@@ -217,17 +223,18 @@ def _split_table(data: bytes, names: list[str], number: str, kind: Any, wider: b
     return pa.table(columns), int(np.count_nonzero(n > len(names)))
 
 
-def _read_table(path: str, names: list[str], number: str, kind: Any, wider: bool = False) -> tuple[Any, int]:
-    """The ``query``, ``doc``, ``number`` (and ``tag``) columns of ``path`` (None where a line does not read) and
-    its lines of more fields: an uncompressed file whole, else (or if that fails) a piece at a time."""
+def _read_table(path: str, fh: Any, names: list[str], number: str, kind: Any, wider: bool = False) -> tuple[Any, int]:
+    """The ``query``, ``doc``, ``number`` (and ``tag``) columns of ``path`` (``fh``: it opened; None where a line does
+    not read) and its lines of more fields: an uncompressed file whole, else (or if that fails) a piece at a time."""
     import pyarrow as pa
 
     keep = [n for n in ("query", "doc", number, "tag") if n in names]
-    whole = None if file_compression(path) else _csv(path, names, number, kind, wider)
+    whole = None if isinstance(fh, Decompressed) else _csv(path, names, number, kind, wider, fh)
     if whole is not None:
         return whole[0].select(keep), whole[1]
     tables, more = [], 0
-    for piece, line in pieces(path):
+    fh.seek(0)
+    for piece, line in pieces(path, fh=fh):
         piece = piece.removeprefix(b"\xef\xbb\xbf") if line == 1 else piece
         try:
             tbl, n = _csv(piece, names, number, kind, wider) or _split_table(piece, names, number, kind, wider)
@@ -289,11 +296,11 @@ def read_trec_lines(path: str | os.PathLike[str], drops: Counter[str] | None = N
     """A TREC run read by pyarrow; where it refuses, the line reader names the first malformed line (``drops``: drops
     and counts them); duplicates are the caller's."""
     path = os.fspath(path)
-    read_head(path)  # a regular file; UTF-16 / UTF-32 named as such
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    tbl, more = _read_table(path, RUN_NAMES, "score", pa.float64(), wider=True)
+    with open_input(path) as fh:  # (discovery's stat found a regular file); UTF-16 / UTF-32 named as such
+        tbl, more = _read_table(path, fh, RUN_NAMES, "score", pa.float64(), wider=True)
     scores = arrow_numpy(tbl.column("score")) if tbl is not None else np.zeros(0)
     if not scores.size or np.isnan(scores).any():
         kept: list[list[str]] = []
