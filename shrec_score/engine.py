@@ -43,20 +43,18 @@ def rank_block(
     """Ranks of the relevant items (gain >= ``level``) of every query of ``run`` (relevance ``rows``, entries'
     ``gains``, ``ties``: their tie groups, by :func:`tie_means`, as for every block); at least ``width`` columns
     (chunked callers pass the largest K: each row's sums add the same columns whatever the chunk)."""
-    n_q = len(run.query_ids)
     hit = np.flatnonzero(gains >= level)  # the few relevant entries: index them, not every entry
     hit_rows = np.searchsorted(run.offsets, hit, side="right") - 1
-    hit_pos = hit - run.offsets[hit_rows] + 1
     col = np.arange(hit_rows.size) - np.searchsorted(hit_rows, hit_rows)  # place among its list's hits
     k = relevance.n_relevant(level)[rows]
     width = max(width, int(k.max(initial=0)), int(col.max(initial=-1)) + 1)
-    ranks = np.full((n_q, width), np.inf)
-    ranks[hit_rows, col] = hit_pos
-    start = size = None
-    if ties is not None:
-        start, size = np.zeros((n_q, width)), np.zeros((n_q, width))
-        start[hit_rows, col] = ties.start[hit]
-        size[hit_rows, col] = ties.size[hit]
+
+    def placed(values: np.ndarray, fill: float = 0.0) -> np.ndarray:
+        out = np.full((len(run.query_ids), width), fill)
+        out[hit_rows, col] = values
+        return out
+    start, size = (None, None) if ties is None else (placed(ties.start[hit]), placed(ties.size[hit]))
+    ranks = placed(hit - run.offsets[hit_rows] + 1, np.inf)
     return RankBlock(ranks, k, run.lengths().astype(np.int64), group_start=start, group_size=size)
 
 
@@ -372,9 +370,8 @@ def collect(scores: Sequence[RunScores], relevance: Relevance, measures: Sequenc
             curve_frames.append(Table({"run": sc.name, "rank": np.arange(1, depth + 1), **{k: a.mean() for k, a in sc.vectors.items()}}))
             gvr = sc.gain_at_recall
             gvr_frames.append(Table({"run": sc.name, "recall_pct": RECALL_PCT, "CG": gvr["CG"].mean(), "DCG": gvr["DCG"].mean(), "queries": gvr["CG"].count}))
-        data: dict[str, object] = {"run": sc.name, "query": relevance.query_ids, "class": relevance.query_classes}
-        data.update({m.name: sc.values[m.name] for m in measures})
-        frames.append(Table(data, relevance.n_queries))
+        ids = {"run": sc.name, "query": relevance.query_ids, "class": relevance.query_classes}
+        frames.append(Table(ids | {m.name: sc.values[m.name] for m in measures}, relevance.n_queries))
     columns = ["run", "query", "class", *[m.name for m in measures]]
     ev = Evaluation(Table.concat(frames, columns), Table.concat(prs, ["run", "recall", "precision"]), unranked={sc.name: sc.unranked for sc in scores})
     if curves and curve_frames:
