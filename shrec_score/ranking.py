@@ -44,8 +44,7 @@ def _blocks(run: MatrixRun) -> Iterator[tuple[int, int, np.ndarray]]:
         if dist.size and np.isnan(dist.max(axis=1)).any():  # max is NaN where a row holds one
             nan = np.isnan(dist)
             if run.drops is None:
-                hit = np.flatnonzero(nan.any(axis=1))
-                i = int(hit[np.argmin(rows[hit])])  # the block's first row in the file holding a NaN
+                i = int(nan.any(axis=1).argmax())
                 raise _nan_error(run, int(rows[i]), int(nan[i].argmax()))
             run.drops[NAN_DROPS] += int(nan.sum())
             dist = np.where(nan, dist.dtype.type(np.inf), dist)
@@ -54,10 +53,10 @@ def _blocks(run: MatrixRun) -> Iterator[tuple[int, int, np.ndarray]]:
 
 def _nan_error(run: MatrixRun, row: int, column: int) -> InputError:
     """The error naming the first NaN cell in row order, then column order, of the queries' rows (``row``,
-    ``column``: the first one of a block): the same cell whichever block of queries or Dask task met one first."""
+    ``column``: one NaN cell): the same cell whichever block of queries or Dask task met one first."""
     run = run.whole or run  # every query's row, not only those of the engine's chunk
     earlier = np.unique(run.row_of_query)
-    earlier = earlier[earlier < row]
+    earlier = earlier[earlier <= row]
     step = max(1, BLOCK_CELLS // max(1, run.matrix.shape[1]))
     for a in range(0, earlier.size, step):
         nan = np.isnan(np.asarray(run.matrix[earlier[a : a + step]]))
@@ -105,9 +104,7 @@ def drop_own(run: RankedRun, own: np.ndarray) -> RankedRun:
 
 def keep_entries(run: RankedRun, keep: np.ndarray) -> RankedRun:
     """``run`` with the entries ``keep`` only: lists shrink, later entries move up, tie groups shrink without merging."""
-    n_q = len(run.query_ids)
-    offsets = np.zeros(n_q + 1, dtype=np.int64)
-    np.cumsum(np.bincount(np.repeat(np.arange(n_q), run.lengths())[keep], minlength=n_q), out=offsets[1:])
+    offsets = np.r_[0, np.cumsum(keep, dtype=np.int64)][run.offsets]  # the entries kept before each list's start
     ties = None if run.tie_start is None else group_tie_starts(tie_group_ids(run.tie_start, run.offsets)[keep], offsets)  # groups shrink, none merge
     return replace(run, targets=run.targets[keep], offsets=offsets, tie_start=ties)
 

@@ -56,12 +56,10 @@ class TaxonomyRelevance(Relevance):
         return np.where(same_synset, grade, 0).astype(np.int8)
 
     def _relevant_targets(self, level: int) -> list[np.ndarray]:
-        by_group: dict[tuple[int, int], np.ndarray] = {}
-        out = []
-        for q in range(self.n_queries):
-            key = (int(self._synset[q]), int(self._subsynset[q]))
-            if key not in by_group:
+        keys = list(zip(self._synset.tolist(), self._subsynset.tolist()))  # a query's grades depend on these only
+        by_key: dict[tuple[int, int], np.ndarray] = {}
+        for q, key in enumerate(keys):
+            if key not in by_key:
                 members = np.flatnonzero(self._synset == key[0])
-                by_group[key] = members[self.gains(np.full(members.size, q), members) >= level]
-            out.append(by_group[key])
-        return out
+                by_key[key] = members[self.gains(np.full(members.size, q), members) >= level]
+        return [by_key[key] for key in keys]
