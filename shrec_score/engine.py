@@ -23,7 +23,7 @@ from .ranking import (
     matrix_to_ranked_run,
     tie_group_ids,
 )
-from .relevance import QrelsRelevance, Relevance, lookup
+from .relevance import QrelsRelevance, Relevance
 from .table import Table
 
 #: Cells of a dense gain matrix built at once (bounds memory on large runs).
@@ -106,15 +106,7 @@ def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray) -> np.nd
     """Bool per entry of ``run`` (relevance ``rows``): somebody judged it (a qrels line of any grade); with classes every target is."""
     if not isinstance(relevance, QrelsRelevance):
         return np.ones(run.targets.size, dtype=bool)
-    pos, targets, _ = relevance.judgments_of(rows)
-    judged = np.sort((rows[pos].astype(np.int64) << 32) | targets.astype(np.int64))
-    # an id nobody judged (open collection) is len(target_ids): only the others (a few per cent) are looked up
-    inside = np.flatnonzero(run.targets < len(relevance.target_ids))
-    rows_of = rows[np.searchsorted(run.offsets, inside, side="right") - 1]
-    keys = (rows_of.astype(np.int64) << 32) | run.targets[inside].astype(np.int64)
-    mask = np.zeros(run.targets.size, dtype=bool)
-    mask[inside] = lookup(keys, judged, np.ones(judged.size, dtype=bool), False)
-    return mask
+    return relevance.gains(np.repeat(rows, run.lengths()), run.targets, missing=-1) >= 0
 
 
 def grade_counts(relevance: Relevance, rows: np.ndarray) -> np.ndarray:

@@ -215,14 +215,13 @@ class QrelsRelevance(Relevance):
     _grades: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int8))
     _query_of: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
 
-    def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    def gains(self, query_rows: np.ndarray, targets: np.ndarray, missing: int = 0) -> np.ndarray:
+        """:meth:`Relevance.gains`; ``missing``: the value of a pair no qrels line judges."""
         q, t = np.broadcast_arrays(np.asarray(query_rows, dtype=np.int64), np.asarray(targets, dtype=np.int64))
-        judged = np.flatnonzero(t < len(self.target_ids))  # unjudged ids come as len(target_ids)
-        if judged.size < t.size // 2:
-            out = np.zeros(t.shape, dtype=np.int8)
-            out[judged] = self.gains(q[judged], t[judged])
-            return out
-        return lookup((q << 32) | t, self._keys, self._grades, 0)
+        out = np.full(t.shape, missing, dtype=np.int8)
+        inside = np.nonzero(t < len(self.target_ids))  # only the judged ids: each unjudged one is len(target_ids)
+        out[inside] = lookup((q[inside] << 32) | t[inside], self._keys, self._grades, missing)
+        return out
 
     def judgments_of(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The judgments of the query ``rows``, in the order given: ``(position in rows, target index, grade)`` per judgment."""
