@@ -151,8 +151,7 @@ def run_chunks(run: RankedRun) -> Iterator[tuple[np.ndarray, RankedRun]]:
     n_q = len(run.query_ids)
     a = 0
     while a < n_q:
-        b = int(np.searchsorted(run.offsets, run.offsets[a] + CHUNK_ENTRIES, side="right")) - 1
-        b = min(n_q, max(b, a + 1))
+        b = max(a + 1, int(np.searchsorted(run.offsets, run.offsets[a] + CHUNK_ENTRIES, side="right")) - 1)
         lo, hi = run.offsets[a], run.offsets[b]
         ties = None if run.tie_start is None else run.tie_start[lo:hi]
         yield np.arange(a, b), RankedRun(run.name, run.query_ids[a:b], run.targets[lo:hi], run.offsets[a : b + 1] - lo, tie_start=ties)

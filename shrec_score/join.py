@@ -144,9 +144,7 @@ def read_trec_run(
     """Read a TREC run and rank it as trec_eval does (:func:`trec_order`), with notes (topics passed over, extra
     fields); ``ties``: with its tie groups (equal scores within a topic, compared as the parsed doubles)."""
     lines = trec.read_trec_lines(source.path, drops)
-    notes: list[str] = []
-    if lines.extra_field_lines:
-        notes.append("note: " + trec.extra_fields_note(source.name, lines.extra_field_lines))
+    notes = ["note: " + trec.extra_fields_note(source.name, lines.extra_field_lines)] if lines.extra_field_lines else []
     queries, docs, scores = spelled_ids(lines.queries, spell), spelled_ids(lines.docs, spell), lines.scores
     tag = lines.tag
     rowq, keep = _query_rows(source.path, queries, relevance, notes)
@@ -231,7 +229,7 @@ def _join_batches(docs: Any, rowq: np.ndarray, relevance: Relevance) -> tuple[np
     n = rowq.size
     ident = np.empty(n, dtype=np.int64)
     judged = np.full(n, relevance.unjudged, dtype=np.int64)
-    first = np.flatnonzero(np.r_[True, rowq[1:] != rowq[:-1]]) if n else np.zeros(0, dtype=np.int64)  # each query's first line
+    first = np.flatnonzero(np.diff(rowq, prepend=-1))  # each query's first line
     cuts = np.append(np.flatnonzero(np.diff(first // BATCH_LINES, prepend=-1)), first.size)  # queries that start a batch
     qrels = relevance if isinstance(relevance, QrelsRelevance) and not relevance.closed else None
     ids = arrow_strings(list(relevance.target_ids) if qrels is not None else [])

@@ -145,19 +145,17 @@ def matrix_rank_block(
     largest K) keeps every chunk's sums on the same columns: bit-identical values."""
     from .measures import RankBlock
 
-    n_q, n_cols = len(run.query_ids), run.matrix.shape[1]
+    n_q = len(run.query_ids)
     col_of_target, self_col = _columns(run, self_index)
-    if width is None:
-        width = max(1, int(n_relevant.max(initial=0)))
+    width = max(1, int(n_relevant.max(initial=0))) if width is None else width
     ranks = np.full((n_q, width), np.inf)
-    groups = (np.zeros((n_q, width)), np.zeros((n_q, width))) if ties == "expected" else None
+    start, size = (np.zeros((n_q, width)), np.zeros((n_q, width))) if ties == "expected" else (None, None)
     for a, b, dist in _blocks(run):
         q, slot, r, group = _rank_rows(a, b, dist, relevant, col_of_target, self_col, ties)
         ranks[q, slot] = r
-        if groups is not None and group is not None:
-            groups[0][q, slot], groups[1][q, slot] = group
-    n_retrieved = np.full(n_q, n_cols, dtype=np.int64) - (self_col >= 0)
-    start, size = groups or (None, None)
+        if start is not None and size is not None and group is not None:
+            start[q, slot], size[q, slot] = group
+    n_retrieved = np.full(n_q, run.matrix.shape[1], dtype=np.int64) - (self_col >= 0)
     return RankBlock(ranks, n_relevant, n_retrieved, group_start=start, group_size=size)
 
 
