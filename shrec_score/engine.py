@@ -113,10 +113,8 @@ def grade_counts(relevance: Relevance, rows: np.ndarray) -> np.ndarray:
     """Judged documents of each grade 0, 1, ..., max per query row (trec_eval ``rel_levels``)."""
     if isinstance(relevance, QrelsRelevance):
         pos, _, grades = relevance.judgments_of(rows)
-        g = grades.astype(np.int64)
-        counts = np.zeros((rows.size, int(g.max(initial=1)) + 1), dtype=np.int64)
-        np.add.at(counts, (pos, g), 1)
-        return counts
+        width = int(grades.max(initial=1)) + 1
+        return np.bincount(pos * width + grades, minlength=rows.size * width).reshape(rows.size, width)
     at_least = np.stack([relevance.n_relevant(level)[rows] for level in range(1, relevance.max_grade + 1)] + [np.zeros(rows.size, dtype=np.int64)], axis=1)
     room = relevance.list_room(rows)  # a classification judges its whole collection (less the query itself)
     return -np.diff(at_least, axis=1, prepend=at_least[:, :1] if room is None else room[:, None]).astype(np.int64)

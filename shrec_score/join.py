@@ -204,12 +204,12 @@ def _query_rows(path: str, queries: Any, relevance: Relevance, notes: list[str])
     starts = np.r_[0, arrow_numpy(change).astype(np.int64) + 1] if n else np.zeros(0, dtype=np.int64)
     lens = np.diff(np.append(starts, n))
     heads = pc.dictionary_encode(queries.take(arrow_indices(starts))).combine_chunks()
-    qpos = {q: i for i, q in enumerate(relevance.query_ids)}  # only the first id of each run of lines of one query
-    known = np.asarray([qpos.get(q, -1) for q in heads.dictionary.to_pylist()], dtype=np.int64)
-    seg_row = known[arrow_numpy(heads.indices).astype(np.int64)] if len(known) else np.zeros(0, dtype=np.int64)
+    # only the first id of each run of lines of one query is looked up
+    known = arrow_filled(pc.index_in(heads.dictionary, value_set=arrow_strings(list(relevance.query_ids))), -1)
+    seg_row = known[arrow_numpy(heads.indices).astype(np.int64)]
     unknown = seg_row < 0
     if unknown.any():  # passed over, as trec_eval does
-        extra = sorted({str(q) for q in heads.dictionary.take(arrow_indices(np.flatnonzero(known < 0))).to_pylist()})
+        extra = sorted(str(q) for q, row in zip(heads.dictionary.to_pylist(), known.tolist()) if row < 0)
         shown_topics = ", ".join(extra[:3]) + (", ..." if len(extra) > 3 else "")
         notes.append(f"{path}: {len(extra)} topic(s) without relevance judgments passed over ({shown_topics}), {int(lens[unknown].sum())} lines")
     kept = np.flatnonzero(~unknown)
