@@ -28,8 +28,6 @@ from .table import Table
 
 #: Cells of a dense gain matrix built at once (bounds memory on large runs).
 CHUNK_CELLS = 4_000_000
-#: Queries of a matrix run measured at once (binary measures): bounds the table of ranks.
-MATRIX_QUERIES = 8192
 #: Ranked entries scored at once (bounds the engine's temporaries).
 CHUNK_ENTRIES = 2_000_000
 #: The recall levels (per cent) of the SHREC 2006 gain-versus-recall curves.
@@ -276,36 +274,28 @@ def score_run(
     left empty), a chunk of complete queries at a time.  ``settings.missing == "skip"``: a query the run ranks
     nothing for keeps empty values and stays out of the curves (as trec_eval); otherwise its empty list is scored."""
     pr_levels = settings.recall_levels()
-    binary = [m for m in measures if m.kind == "binary"]
-    graded = [m for m in measures if m.kind == "graded"]
-    judged = [m for m in measures if m.kind == "judged"]
-    level = settings.rel_level
+    binary, graded, judged = ([m for m in measures if m.kind == kind] for kind in ("binary", "graded", "judged"))
+    level, ties = settings.rel_level, settings.ties
     n_q = relevance.n_queries
-    queries = np.arange(n_q) if rows is None else rows
     scores = RunScores.empty(run.name, n_q, measures, settings)
     values, pr, vec_acc, gvr_acc = scores.values, scores.pr, scores.vectors, scores.gain_at_recall
     skip = settings.missing == "skip"
     ranked = np.zeros(n_q, dtype=bool)  # the queries the run ranks something for
     small = small_class_queries(relevance, settings.min_class_size)
-    ties = settings.ties
     width = max(1, int(relevance.n_relevant(level).max(initial=0)))  # every chunk's ranks as wide: sums add alike whatever the chunk
-    if isinstance(run, MatrixRun) and ranks_suffice(measures, settings, curves=curves):
-        # a chunk of queries at a time (memory: one chunk's ranks, not queries x K)
-        relevant, n_relevant = relevance.relevant_targets(level), relevance.n_relevant(level)
-        for a in range(0, queries.size, MATRIX_QUERIES):
-            q = queries[a : a + MATRIX_QUERIES]
-            part, targets = _matrix_rows(run, q), [relevant[i] for i in q.tolist()]
-            block = matrix_rank_block(part, targets, n_relevant[q], relevance.self_index[q], ties=ties, width=width)
-            for m in binary:
-                values[m.name][q] = measure_values(m, block, settings)
-            pr[q] = pr_rows(block, pr_levels)
-        ranked[:] = True
-    else:
-        chunks = run_chunks(run) if isinstance(run, RankedRun) else (  # a matrix's lists a chunk of queries at a time
-            (q, matrix_to_ranked_run(_matrix_rows(run, q), relevance.self_index[q], ties=ties != "rule"))
-            for q in matrix_chunks(relevance, run.matrix.shape[1], queries)
-        )
-        for rows, sub in chunks:
+    ranks_only = isinstance(run, MatrixRun) and ranks_suffice(measures, settings, curves=curves)
+    queries = np.arange(n_q) if rows is None else rows
+    chunks = run_chunks(run) if isinstance(run, RankedRun) else (  # a matrix a chunk of queries' rows at a time
+        (q, _matrix_rows(run, q)) for q in matrix_chunks(relevance, run.matrix.shape[1], queries)
+    )
+    for rows, part in chunks:
+        if isinstance(part, MatrixRun) and ranks_only:  # no ranked lists: the ranks of the relevant items only
+            relevant = [relevance.relevant_targets(level)[i] for i in rows.tolist()]
+            n_relevant = relevance.n_relevant(level)[rows]
+            block = matrix_rank_block(part, relevant, n_relevant, relevance.self_index[rows], ties=ties, width=width)
+            ranked[rows] = True
+        else:
+            sub = part if isinstance(part, RankedRun) else matrix_to_ranked_run(part, relevance.self_index[rows], ties=ties != "rule")
             ranked[rows] = sub.lengths() > 0
             gains = relevance.list_gains(rows, sub.offsets, sub.targets)
             if ties in ("optimistic", "pessimistic") and sub.tie_start is not None:
@@ -322,23 +312,23 @@ def score_run(
                     values[m.name][rows] = measure_values(m, jb, settings)
             means = tie_means(sub, gains, relevance.max_grade, 1) if expected else None
             block = rank_block(sub, relevance, rows, gains, level=level, ties=means, width=width)
-            for m in binary:
-                values[m.name][rows] = measure_values(m, block, settings)
-            pr[rows] = pr_rows(block, pr_levels)
-            if not (graded or curves):
-                continue
-            for sl, gb in gain_blocks(sub, relevance, rows, gains, ties=means):
-                for m in graded:
-                    values[m.name][rows[sl]] = measure_values(m, gb, settings)
-                if curves:
-                    counted = (ranked[rows[sl]] | (not skip)) & ~small[rows[sl]]
-                    scored = (gb.n_relevant > 0) & counted
-                    for k, v in gain_vectors(gb, settings.curve_depth).items():
-                        vec_acc[k].add(v[scored])
-                    if gb.ties is not None:
-                        continue  # no exact expectation: collect() leaves gain_vs_recall out
-                    for k, v in zip(("CG", "DCG"), _gain_at_recall(gb)):
-                        gvr_acc[k].add(v[counted])
+        for m in binary:
+            values[m.name][rows] = measure_values(m, block, settings)
+        pr[rows] = pr_rows(block, pr_levels)
+        if ranks_only or not (graded or curves):
+            continue
+        for sl, gb in gain_blocks(sub, relevance, rows, gains, ties=means):
+            for m in graded:
+                values[m.name][rows[sl]] = measure_values(m, gb, settings)
+            if curves:
+                counted = (ranked[rows[sl]] | (not skip)) & ~small[rows[sl]]
+                scored = (gb.n_relevant > 0) & counted
+                for k, v in gain_vectors(gb, settings.curve_depth).items():
+                    vec_acc[k].add(v[scored])
+                if gb.ties is not None:
+                    continue  # no exact expectation: collect() leaves gain_vs_recall out
+                for k, v in zip(("CG", "DCG"), _gain_at_recall(gb)):
+                    gvr_acc[k].add(v[counted])
     left_out = small | (~ranked if skip else False)  # no values for these queries
     for v in (*values.values(), pr):
         v[left_out] = np.nan
