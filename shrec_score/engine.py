@@ -85,19 +85,18 @@ def gain_blocks(
     run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.ndarray, *, ties: TieMeans | None = None,
 ) -> Iterator[tuple[slice, GainBlock]]:
     """Gain vectors of consecutive chunks of the queries of ``run``: ``(slice of its queries, GainBlock)``."""
-    n_q = len(run.query_ids)
     lengths = run.lengths()
     top = relevance.max_grade
     ch, cr = relevance.n_relevant(top)[rows], relevance.n_relevant(1)[rows]
     room = relevance.list_room(rows)
     ds = np.full(rows.size, -1, dtype=np.int64) if room is None else room  # -1: Ds unknown
     step = max(1, CHUNK_CELLS // max(1, int(lengths.max(initial=0))))
-    for a in range(0, n_q, step):
-        b = min(n_q, a + step)
-        lo, hi, lens = run.offsets[a], run.offsets[b], lengths[a:b]
+    for a in range(0, lengths.size, step):
+        at = slice(a, min(lengths.size, a + step))
+        lo, hi, lens = run.offsets[a], run.offsets[at.stop], lengths[at]
         width = max(1, int(lens.max(initial=0)))
         means = _dense_means(ties, lo, hi, lens, width)
-        yield slice(a, b), GainBlock(_dense(gains[lo:hi], lens, width, np.int8), lens.astype(np.int64), ch[a:b], cr[a:b], ds[a:b], top, ties=means)
+        yield at, GainBlock(_dense(gains[lo:hi], lens, width, np.int8), lens.astype(np.int64), ch[at], cr[at], ds[at], top, ties=means)
 
 
 def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray) -> np.ndarray:

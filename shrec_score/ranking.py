@@ -32,11 +32,9 @@ def _columns(run: MatrixRun, self_index: np.ndarray) -> tuple[np.ndarray, np.nda
 def _blocks(run: MatrixRun) -> Iterator[tuple[int, int, np.ndarray]]:
     """``(a, b, distances)`` of queries ``a..b``, :data:`BLOCK_CELLS` cells at a time, float32 or float64; a NaN
     cell is an InputError, or under lenient scoring inf (counted)."""
-    n_q = len(run.query_ids)
     step = max(1, BLOCK_CELLS // max(1, run.matrix.shape[1]))
-    for a in range(0, n_q, step):
-        b = min(n_q, a + step)
-        rows = run.row_of_query[a:b]
+    for a in range(0, len(run.query_ids), step):
+        rows = run.row_of_query[a : a + step]
         contiguous = rows[-1] - rows[0] == rows.size - 1 and (np.diff(rows) == 1).all()
         dist = np.asarray(run.matrix[int(rows[0]) : int(rows[-1]) + 1] if contiguous else run.matrix[rows])
         if not (dist.dtype.kind == "f" and dist.dtype.itemsize in (4, 8)):
@@ -48,7 +46,7 @@ def _blocks(run: MatrixRun) -> Iterator[tuple[int, int, np.ndarray]]:
                 raise _nan_error(run, int(rows[i]), int(nan[i].argmax()))
             run.drops[NAN_DROPS] += int(nan.sum())
             dist = np.where(nan, dist.dtype.type(np.inf), dist)
-        yield a, b, dist
+        yield a, a + rows.size, dist
 
 
 def _nan_error(run: MatrixRun, row: int, column: int) -> InputError:
@@ -99,7 +97,7 @@ def drop_own(run: RankedRun, own: np.ndarray) -> RankedRun:
     """
     if not (np.asarray(own) >= 0).any():
         return run
-    return keep_entries(run, run.targets != np.asarray(own)[np.repeat(np.arange(len(run.query_ids)), run.lengths())])
+    return keep_entries(run, run.targets != np.repeat(own, run.lengths()))
 
 
 def keep_entries(run: RankedRun, keep: np.ndarray) -> RankedRun:
