@@ -186,15 +186,13 @@ class MeanAccumulator:
 def _gain_at_recall(block: GainBlock) -> tuple[np.ndarray, np.ndarray]:
     """CG and DCG at the j-th relevant item, j = ceil(p Cr / 100), where recall first reaches each p%; NaN where not retrieved or Cr = 0."""
     g = block.gains
-    n, width = g.shape
     cr = block.n_relevant[:, None]
-    j = np.minimum((RECALL_PCT[None, :] * cr + 99) // 100, width + 1)  # ceil(p Cr / 100), exact; width + 1: never found
-    # the j-th relevant item's column: the first where the count of relevant items reaches j (rows laid end to end)
-    row = np.arange(n)[:, None]
-    found = (np.cumsum(g >= 1, axis=1) + row * (width + 1)).ravel()
-    pos = np.searchsorted(found, (j + row * (width + 1)).ravel()).reshape(j.shape) - row * width
-    valid = (pos < width) & (cr > 0)
-    at = np.minimum(pos, width - 1)
+    j = (RECALL_PCT[None, :] * cr + 99) // 100  # ceil(p Cr / 100), exact
+    row, col = np.nonzero(g >= 1)  # the relevant items retrieved, row by row, in rank order
+    found = np.bincount(row, minlength=g.shape[0])[:, None]
+    valid = (j <= found) & (cr > 0)
+    nth = np.where(valid, np.cumsum(found)[:, None] - found + j - 1, 0)  # the j-th one's place in col
+    at = col[nth] if col.size else np.zeros(j.shape, dtype=np.int64)
     cg = np.cumsum(g, axis=1, dtype=np.int64).astype(np.float64)
     cg_at = np.where(valid, np.take_along_axis(cg, at, axis=1), np.nan)
     return cg_at, np.where(valid, np.take_along_axis(discounted_cumulated_gain(g), at, axis=1), np.nan)
