@@ -176,9 +176,8 @@ def read_trec_run(
     again = repeated_lines(rowq, ident)  # below the first place of their (query, target)
     if again.size and drops is not None:
         drops["repeated target ids dropped (first place kept)"] += again.size
-        keep = np.delete(np.arange(rowq.size), again)
-        rowq, targets = rowq[keep], targets[keep]
-        group = None if group is None else group[keep]
+        rowq, targets = np.delete(rowq, again), np.delete(targets, again)
+        group = None if group is None else np.delete(group, again)
     elif again.size:
         line = int(again[0] if order is None else order[again[0]])
         raise trec.duplicate_error(source.path, relevance.query_ids[int(rowq[line])], docs[line].as_py(), spell or str)
@@ -203,13 +202,11 @@ def _query_rows(path: str, queries: Any, relevance: Relevance, notes: list[str])
     change = pc.indices_nonzero(pc.not_equal(queries.slice(1), queries.slice(0, max(0, n - 1))))
     starts = np.r_[0, arrow_numpy(change).astype(np.int64) + 1] if n else np.zeros(0, dtype=np.int64)
     lens = np.diff(np.append(starts, n))
-    heads = pc.dictionary_encode(queries.take(arrow_indices(starts))).combine_chunks()
-    # only the first id of each run of lines of one query is looked up
-    known = arrow_filled(pc.index_in(heads.dictionary, value_set=arrow_strings(list(relevance.query_ids))), -1)
-    seg_row = known[arrow_numpy(heads.indices).astype(np.int64)]
+    heads = queries.take(arrow_indices(starts))  # only the first id of each run of lines of one query is looked up
+    seg_row = arrow_filled(pc.index_in(heads, value_set=arrow_strings(list(relevance.query_ids))), -1)
     unknown = seg_row < 0
     if unknown.any():  # passed over, as trec_eval does
-        extra = sorted(str(q) for q, row in zip(heads.dictionary.to_pylist(), known.tolist()) if row < 0)
+        extra = sorted({str(q) for q in heads.take(arrow_indices(np.flatnonzero(unknown))).to_pylist()})
         shown_topics = ", ".join(extra[:3]) + (", ..." if len(extra) > 3 else "")
         notes.append(f"{path}: {len(extra)} topic(s) without relevance judgments passed over ({shown_topics}), {int(lens[unknown].sum())} lines")
     kept = np.flatnonzero(~unknown)
