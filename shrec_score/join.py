@@ -154,7 +154,6 @@ def read_trec_run(
     del lines  # the query ids: not needed any more
     if keep is not None:  # lines of unknown topics passed over, or queries not in relevance order
         docs, scores = docs.take(arrow_indices(keep)), scores[keep]
-    targets = None
     if relevance.closed:  # every id must be a target of the collection (-1: not one)
         import pyarrow.compute as pc
 
@@ -167,8 +166,9 @@ def read_trec_run(
         elif bad.any():
             line, name = _line_of(source.path, docs[int(np.flatnonzero(bad)[0])].as_py(), spell or str)
             raise trec.unknown_target_error(source.path, line, name)
-    ident, judged = _join_batches(docs, rowq, relevance)
-    targets = judged if targets is None else targets
+        ident = targets  # a target's index: one number per id
+    else:  # an open collection: an id nobody judged is unjudged (gain 0)
+        ident, targets = _join_batches(docs, rowq, relevance)
     order = trec_order(rowq, scores, docs)  # once over the run: few lines are tied
     if order is not None:
         targets, ident = targets[order], ident[order]
@@ -219,32 +219,28 @@ def _query_rows(path: str, queries: Any, relevance: Relevance, notes: list[str])
 
 
 def _join_batches(docs: Any, rowq: np.ndarray, relevance: Relevance) -> tuple[np.ndarray, np.ndarray]:
-    """Per line its id's identity (one number per id within a query) and its judged target."""
+    """Per line of a run on an open collection its id's identity (one number per id within a query) and its judged
+    target: the ids of a batch of queries dictionary-encoded after the ids those queries' judgments name."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     n = rowq.size
-    ident = np.empty(n, dtype=np.int64)
-    judged = np.full(n, relevance.unjudged, dtype=np.int64)
+    ident, judged = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
     first = np.flatnonzero(np.diff(rowq, prepend=-1))  # each query's first line
     cuts = np.append(np.flatnonzero(np.diff(first // BATCH_LINES, prepend=-1)), first.size)  # queries that start a batch
-    qrels = relevance if isinstance(relevance, QrelsRelevance) and not relevance.closed else None
-    ids = arrow_strings(list(relevance.target_ids) if qrels is not None else [])
+    qrels = relevance if isinstance(relevance, QrelsRelevance) else None  # (an open collection comes from qrels)
+    ids = arrow_strings(list(relevance.target_ids))
     seen = 0
     for i, j in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
         a, b = int(first[i]), int(first[j]) if j < first.size else n
-        batch = docs.slice(a, b - a).combine_chunks()
         their = qrels.judgments_of(rowq[first[i:j]])[1] if qrels is not None else np.zeros(0, dtype=np.int64)
-        enc = pc.dictionary_encode(pa.concat_arrays([ids.take(arrow_indices(their)), batch]) if their.size else batch)
+        batch = docs.slice(a, b - a).combine_chunks()
+        enc = pc.dictionary_encode(pa.concat_arrays([ids.take(arrow_indices(their)), batch]))
         code = arrow_numpy(enc.indices).astype(np.int64)
-        width = len(enc.dictionary)
-        if their.size:
-            target = np.full(width, relevance.unjudged, dtype=np.int64)
-            target[code[: their.size]] = their  # one id, one target: repeated judged ids write the same index
-            code = code[their.size :]
-            judged[a:b] = target[code]
-        ident[a:b] = code + seen
-        seen += width
+        target = np.full(len(enc.dictionary), relevance.unjudged, dtype=np.int64)
+        target[code[: their.size]] = their  # one id, one target: repeated judged ids write the same index
+        ident[a:b], judged[a:b] = code[their.size :] + seen, target[code[their.size :]]
+        seen += len(enc.dictionary)
     return ident, judged
 
 
