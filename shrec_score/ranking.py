@@ -73,19 +73,18 @@ def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray, *, ties: bool =
     n_q = len(run.query_ids)
     own = bool(n_q) and self_col[0] >= 0
     width = run.matrix.shape[1] - own
-    parts, equal = [], []
+    parts, equal = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=bool)]
     for a, b, dist in _blocks(run):
         order = np.argsort(dist, axis=1, kind="stable")
         if own:
             order = order[order != self_col[a:b, None]].reshape(b - a, width)
         parts.append(run.col_target[order].ravel())
-        if ties:
-            ranked = np.take_along_axis(dist, order, axis=1)  # (-0.0 == 0.0 holds)
-            equal.append(np.pad(ranked[:, 1:] == ranked[:, :-1], ((0, 0), (1, 0))).ravel())
+        if ties:  # equal to the entry before (a list's first entry starts a group whatever this says; -0.0 == 0.0)
+            ranked = np.take_along_axis(dist, order, axis=1).ravel()
+            equal.append(np.r_[False, ranked[1:] == ranked[:-1]])
     offsets = np.arange(n_q + 1, dtype=np.int64) * width
-    targets = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    starts = tie_starts(np.concatenate(equal) if equal else np.zeros(0, dtype=bool), offsets) if ties else None
-    return RankedRun(run.name, list(run.query_ids), targets, offsets, drops=run.drops, tie_start=starts)
+    starts = tie_starts(np.concatenate(equal), offsets) if ties else None
+    return RankedRun(run.name, list(run.query_ids), np.concatenate(parts), offsets, drops=run.drops, tie_start=starts)
 
 
 def drop_own(run: RankedRun, own: np.ndarray) -> RankedRun:
