@@ -23,13 +23,11 @@ from .ranking import (
     matrix_to_ranked_run,
     tie_group_ids,
 )
-from .relevance import QrelsRelevance, Relevance, lookup
+from .relevance import QrelsRelevance, Relevance
 from .table import Table
 
 #: Cells of a dense gain matrix built at once (bounds memory on large runs).
 CHUNK_CELLS = 4_000_000
-#: Queries of a matrix run measured at once (binary measures): bounds the table of ranks.
-MATRIX_QUERIES = 8192
 #: Ranked entries scored at once (bounds the engine's temporaries).
 CHUNK_ENTRIES = 2_000_000
 #: The recall levels (per cent) of the SHREC 2006 gain-versus-recall curves.
@@ -43,20 +41,18 @@ def rank_block(
     """Ranks of the relevant items (gain >= ``level``) of every query of ``run`` (relevance ``rows``, entries'
     ``gains``, ``ties``: their tie groups, by :func:`tie_means`, as for every block); at least ``width`` columns
     (chunked callers pass the largest K: each row's sums add the same columns whatever the chunk)."""
-    n_q = len(run.query_ids)
     hit = np.flatnonzero(gains >= level)  # the few relevant entries: index them, not every entry
     hit_rows = np.searchsorted(run.offsets, hit, side="right") - 1
-    hit_pos = hit - run.offsets[hit_rows] + 1
     col = np.arange(hit_rows.size) - np.searchsorted(hit_rows, hit_rows)  # place among its list's hits
     k = relevance.n_relevant(level)[rows]
     width = max(width, int(k.max(initial=0)), int(col.max(initial=-1)) + 1)
-    ranks = np.full((n_q, width), np.inf)
-    ranks[hit_rows, col] = hit_pos
-    start = size = None
-    if ties is not None:
-        start, size = np.zeros((n_q, width)), np.zeros((n_q, width))
-        start[hit_rows, col] = ties.start[hit]
-        size[hit_rows, col] = ties.size[hit]
+
+    def placed(values: np.ndarray, fill: float = 0.0) -> np.ndarray:
+        out = np.full((len(run.query_ids), width), fill)
+        out[hit_rows, col] = values
+        return out
+    start, size = (None, None) if ties is None else (placed(ties.start[hit]), placed(ties.size[hit]))
+    ranks = placed(hit - run.offsets[hit_rows] + 1, np.inf)
     return RankBlock(ranks, k, run.lengths().astype(np.int64), group_start=start, group_size=size)
 
 
@@ -89,44 +85,33 @@ def gain_blocks(
     run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.ndarray, *, ties: TieMeans | None = None,
 ) -> Iterator[tuple[slice, GainBlock]]:
     """Gain vectors of consecutive chunks of the queries of ``run``: ``(slice of its queries, GainBlock)``."""
-    n_q = len(run.query_ids)
     lengths = run.lengths()
     top = relevance.max_grade
     ch, cr = relevance.n_relevant(top)[rows], relevance.n_relevant(1)[rows]
     room = relevance.list_room(rows)
     ds = np.full(rows.size, -1, dtype=np.int64) if room is None else room  # -1: Ds unknown
     step = max(1, CHUNK_CELLS // max(1, int(lengths.max(initial=0))))
-    for a in range(0, n_q, step):
-        b = min(n_q, a + step)
-        lo, hi, lens = run.offsets[a], run.offsets[b], lengths[a:b]
+    for a in range(0, lengths.size, step):
+        at = slice(a, min(lengths.size, a + step))
+        lo, hi, lens = run.offsets[a], run.offsets[at.stop], lengths[at]
         width = max(1, int(lens.max(initial=0)))
         means = _dense_means(ties, lo, hi, lens, width)
-        yield slice(a, b), GainBlock(_dense(gains[lo:hi], lens, width, np.int8), lens.astype(np.int64), ch[a:b], cr[a:b], ds[a:b], top, ties=means)
+        yield at, GainBlock(_dense(gains[lo:hi], lens, width, np.int8), lens.astype(np.int64), ch[at], cr[at], ds[at], top, ties=means)
 
 
 def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray) -> np.ndarray:
     """Bool per entry of ``run`` (relevance ``rows``): somebody judged it (a qrels line of any grade); with classes every target is."""
     if not isinstance(relevance, QrelsRelevance):
         return np.ones(run.targets.size, dtype=bool)
-    pos, targets, _ = relevance.judgments_of(rows)
-    judged = np.sort((rows[pos].astype(np.int64) << 32) | targets.astype(np.int64))
-    # an id nobody judged (open collection) is len(target_ids): only the others (a few per cent) are looked up
-    inside = np.flatnonzero(run.targets < len(relevance.target_ids))
-    rows_of = rows[np.searchsorted(run.offsets, inside, side="right") - 1]
-    keys = (rows_of.astype(np.int64) << 32) | run.targets[inside].astype(np.int64)
-    mask = np.zeros(run.targets.size, dtype=bool)
-    mask[inside] = lookup(keys, judged, np.ones(judged.size, dtype=bool), False)
-    return mask
+    return relevance.gains(np.repeat(rows, run.lengths()), run.targets, missing=-1) >= 0
 
 
 def grade_counts(relevance: Relevance, rows: np.ndarray) -> np.ndarray:
     """Judged documents of each grade 0, 1, ..., max per query row (trec_eval ``rel_levels``)."""
     if isinstance(relevance, QrelsRelevance):
         pos, _, grades = relevance.judgments_of(rows)
-        g = grades.astype(np.int64)
-        counts = np.zeros((rows.size, int(g.max(initial=1)) + 1), dtype=np.int64)
-        np.add.at(counts, (pos, g), 1)
-        return counts
+        width = int(grades.max(initial=1)) + 1
+        return np.bincount(pos * width + grades, minlength=rows.size * width).reshape(rows.size, width)
     at_least = np.stack([relevance.n_relevant(level)[rows] for level in range(1, relevance.max_grade + 1)] + [np.zeros(rows.size, dtype=np.int64)], axis=1)
     room = relevance.list_room(rows)  # a classification judges its whole collection (less the query itself)
     return -np.diff(at_least, axis=1, prepend=at_least[:, :1] if room is None else room[:, None]).astype(np.int64)
@@ -161,8 +146,7 @@ def run_chunks(run: RankedRun) -> Iterator[tuple[np.ndarray, RankedRun]]:
     n_q = len(run.query_ids)
     a = 0
     while a < n_q:
-        b = int(np.searchsorted(run.offsets, run.offsets[a] + CHUNK_ENTRIES, side="right")) - 1
-        b = min(n_q, max(b, a + 1))
+        b = max(a + 1, int(np.searchsorted(run.offsets, run.offsets[a] + CHUNK_ENTRIES, side="right")) - 1)
         lo, hi = run.offsets[a], run.offsets[b]
         ties = None if run.tie_start is None else run.tie_start[lo:hi]
         yield np.arange(a, b), RankedRun(run.name, run.query_ids[a:b], run.targets[lo:hi], run.offsets[a : b + 1] - lo, tie_start=ties)
@@ -202,15 +186,13 @@ class MeanAccumulator:
 def _gain_at_recall(block: GainBlock) -> tuple[np.ndarray, np.ndarray]:
     """CG and DCG at the j-th relevant item, j = ceil(p Cr / 100), where recall first reaches each p%; NaN where not retrieved or Cr = 0."""
     g = block.gains
-    n, width = g.shape
     cr = block.n_relevant[:, None]
-    j = np.minimum((RECALL_PCT[None, :] * cr + 99) // 100, width + 1)  # ceil(p Cr / 100), exact; width + 1: never found
-    # the j-th relevant item's column: the first where the count of relevant items reaches j (rows laid end to end)
-    row = np.arange(n)[:, None]
-    found = (np.cumsum(g >= 1, axis=1) + row * (width + 1)).ravel()
-    pos = np.searchsorted(found, (j + row * (width + 1)).ravel()).reshape(j.shape) - row * width
-    valid = (pos < width) & (cr > 0)
-    at = np.minimum(pos, width - 1)
+    j = (RECALL_PCT[None, :] * cr + 99) // 100  # ceil(p Cr / 100), exact
+    row, col = np.nonzero(g >= 1)  # the relevant items retrieved, row by row, in rank order
+    found = np.bincount(row, minlength=g.shape[0])[:, None]
+    valid = (j <= found) & (cr > 0)
+    nth = np.where(valid, np.cumsum(found)[:, None] - found + j - 1, 0)  # the j-th one's place in col
+    at = col[nth] if col.size else np.zeros(j.shape, dtype=np.int64)
     cg = np.cumsum(g, axis=1, dtype=np.int64).astype(np.float64)
     cg_at = np.where(valid, np.take_along_axis(cg, at, axis=1), np.nan)
     return cg_at, np.where(valid, np.take_along_axis(discounted_cumulated_gain(g), at, axis=1), np.nan)
@@ -289,36 +271,28 @@ def score_run(
     left empty), a chunk of complete queries at a time.  ``settings.missing == "skip"``: a query the run ranks
     nothing for keeps empty values and stays out of the curves (as trec_eval); otherwise its empty list is scored."""
     pr_levels = settings.recall_levels()
-    binary = [m for m in measures if m.kind == "binary"]
-    graded = [m for m in measures if m.kind == "graded"]
-    judged = [m for m in measures if m.kind == "judged"]
-    level = settings.rel_level
+    binary, graded, judged = ([m for m in measures if m.kind == kind] for kind in ("binary", "graded", "judged"))
+    level, ties = settings.rel_level, settings.ties
     n_q = relevance.n_queries
-    queries = np.arange(n_q) if rows is None else rows
     scores = RunScores.empty(run.name, n_q, measures, settings)
     values, pr, vec_acc, gvr_acc = scores.values, scores.pr, scores.vectors, scores.gain_at_recall
     skip = settings.missing == "skip"
     ranked = np.zeros(n_q, dtype=bool)  # the queries the run ranks something for
     small = small_class_queries(relevance, settings.min_class_size)
-    ties = settings.ties
     width = max(1, int(relevance.n_relevant(level).max(initial=0)))  # every chunk's ranks as wide: sums add alike whatever the chunk
-    if isinstance(run, MatrixRun) and ranks_suffice(measures, settings, curves=curves):
-        # a chunk of queries at a time (memory: one chunk's ranks, not queries x K)
-        relevant, n_relevant = relevance.relevant_targets(level), relevance.n_relevant(level)
-        for a in range(0, queries.size, MATRIX_QUERIES):
-            q = queries[a : a + MATRIX_QUERIES]
-            part, targets = _matrix_rows(run, q), [relevant[i] for i in q.tolist()]
-            block = matrix_rank_block(part, targets, n_relevant[q], relevance.self_index[q], ties=ties, width=width)
-            for m in binary:
-                values[m.name][q] = measure_values(m, block, settings)
-            pr[q] = pr_rows(block, pr_levels)
-        ranked[:] = True
-    else:
-        chunks = run_chunks(run) if isinstance(run, RankedRun) else (  # a matrix's lists a chunk of queries at a time
-            (q, matrix_to_ranked_run(_matrix_rows(run, q), relevance.self_index[q], ties=ties != "rule"))
-            for q in matrix_chunks(relevance, run.matrix.shape[1], queries)
-        )
-        for rows, sub in chunks:
+    ranks_only = isinstance(run, MatrixRun) and ranks_suffice(measures, settings, curves=curves)
+    queries = np.arange(n_q) if rows is None else rows
+    chunks = run_chunks(run) if isinstance(run, RankedRun) else (  # a matrix a chunk of queries' rows at a time
+        (q, _matrix_rows(run, q)) for q in matrix_chunks(relevance, run.matrix.shape[1], queries)
+    )
+    for rows, part in chunks:
+        if isinstance(part, MatrixRun) and ranks_only:  # no ranked lists: the ranks of the relevant items only
+            relevant = [relevance.relevant_targets(level)[i] for i in rows.tolist()]
+            n_relevant = relevance.n_relevant(level)[rows]
+            block = matrix_rank_block(part, relevant, n_relevant, relevance.self_index[rows], ties=ties, width=width)
+            ranked[rows] = True
+        else:
+            sub = part if isinstance(part, RankedRun) else matrix_to_ranked_run(part, relevance.self_index[rows], ties=ties != "rule")
             ranked[rows] = sub.lengths() > 0
             gains = relevance.list_gains(rows, sub.offsets, sub.targets)
             if ties in ("optimistic", "pessimistic") and sub.tie_start is not None:
@@ -335,23 +309,23 @@ def score_run(
                     values[m.name][rows] = measure_values(m, jb, settings)
             means = tie_means(sub, gains, relevance.max_grade, 1) if expected else None
             block = rank_block(sub, relevance, rows, gains, level=level, ties=means, width=width)
-            for m in binary:
-                values[m.name][rows] = measure_values(m, block, settings)
-            pr[rows] = pr_rows(block, pr_levels)
-            if not (graded or curves):
-                continue
-            for sl, gb in gain_blocks(sub, relevance, rows, gains, ties=means):
-                for m in graded:
-                    values[m.name][rows[sl]] = measure_values(m, gb, settings)
-                if curves:
-                    counted = (ranked[rows[sl]] | (not skip)) & ~small[rows[sl]]
-                    scored = (gb.n_relevant > 0) & counted
-                    for k, v in gain_vectors(gb, settings.curve_depth).items():
-                        vec_acc[k].add(v[scored])
-                    if gb.ties is not None:
-                        continue  # no exact expectation: collect() leaves gain_vs_recall out
-                    for k, v in zip(("CG", "DCG"), _gain_at_recall(gb)):
-                        gvr_acc[k].add(v[counted])
+        for m in binary:
+            values[m.name][rows] = measure_values(m, block, settings)
+        pr[rows] = pr_rows(block, pr_levels)
+        if ranks_only or not (graded or curves):
+            continue
+        for sl, gb in gain_blocks(sub, relevance, rows, gains, ties=means):
+            for m in graded:
+                values[m.name][rows[sl]] = measure_values(m, gb, settings)
+            if curves:
+                counted = (ranked[rows[sl]] | (not skip)) & ~small[rows[sl]]
+                scored = (gb.n_relevant > 0) & counted
+                for k, v in gain_vectors(gb, settings.curve_depth).items():
+                    vec_acc[k].add(v[scored])
+                if gb.ties is not None:
+                    continue  # no exact expectation: collect() leaves gain_vs_recall out
+                for k, v in zip(("CG", "DCG"), _gain_at_recall(gb)):
+                    gvr_acc[k].add(v[counted])
     left_out = small | (~ranked if skip else False)  # no values for these queries
     for v in (*values.values(), pr):
         v[left_out] = np.nan
@@ -372,9 +346,8 @@ def collect(scores: Sequence[RunScores], relevance: Relevance, measures: Sequenc
             curve_frames.append(Table({"run": sc.name, "rank": np.arange(1, depth + 1), **{k: a.mean() for k, a in sc.vectors.items()}}))
             gvr = sc.gain_at_recall
             gvr_frames.append(Table({"run": sc.name, "recall_pct": RECALL_PCT, "CG": gvr["CG"].mean(), "DCG": gvr["DCG"].mean(), "queries": gvr["CG"].count}))
-        data: dict[str, object] = {"run": sc.name, "query": relevance.query_ids, "class": relevance.query_classes}
-        data.update({m.name: sc.values[m.name] for m in measures})
-        frames.append(Table(data, relevance.n_queries))
+        ids = {"run": sc.name, "query": relevance.query_ids, "class": relevance.query_classes}
+        frames.append(Table(ids | {m.name: sc.values[m.name] for m in measures}, relevance.n_queries))
     columns = ["run", "query", "class", *[m.name for m in measures]]
     ev = Evaluation(Table.concat(frames, columns), Table.concat(prs, ["run", "recall", "precision"]), unranked={sc.name: sc.unranked for sc in scores})
     if curves and curve_frames:

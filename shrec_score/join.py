@@ -144,9 +144,7 @@ def read_trec_run(
     """Read a TREC run and rank it as trec_eval does (:func:`trec_order`), with notes (topics passed over, extra
     fields); ``ties``: with its tie groups (equal scores within a topic, compared as the parsed doubles)."""
     lines = trec.read_trec_lines(source.path, drops)
-    notes: list[str] = []
-    if lines.extra_field_lines:
-        notes.append("note: " + trec.extra_fields_note(source.name, lines.extra_field_lines))
+    notes = ["note: " + trec.extra_fields_note(source.name, lines.extra_field_lines)] if lines.extra_field_lines else []
     queries, docs, scores = spelled_ids(lines.queries, spell), spelled_ids(lines.docs, spell), lines.scores
     tag = lines.tag
     rowq, keep = _query_rows(source.path, queries, relevance, notes)
@@ -156,7 +154,6 @@ def read_trec_run(
     del lines  # the query ids: not needed any more
     if keep is not None:  # lines of unknown topics passed over, or queries not in relevance order
         docs, scores = docs.take(arrow_indices(keep)), scores[keep]
-    targets = None
     if relevance.closed:  # every id must be a target of the collection (-1: not one)
         import pyarrow.compute as pc
 
@@ -169,8 +166,9 @@ def read_trec_run(
         elif bad.any():
             line, name = _line_of(source.path, docs[int(np.flatnonzero(bad)[0])].as_py(), spell or str)
             raise trec.unknown_target_error(source.path, line, name)
-    ident, judged = _join_batches(docs, rowq, relevance)
-    targets = judged if targets is None else targets
+        ident = targets  # a target's index: one number per id
+    else:  # an open collection: an id nobody judged is unjudged (gain 0)
+        ident, targets = _join_batches(docs, rowq, relevance)
     order = trec_order(rowq, scores, docs)  # once over the run: few lines are tied
     if order is not None:
         targets, ident = targets[order], ident[order]
@@ -178,9 +176,8 @@ def read_trec_run(
     again = repeated_lines(rowq, ident)  # below the first place of their (query, target)
     if again.size and drops is not None:
         drops["repeated target ids dropped (first place kept)"] += again.size
-        keep = np.delete(np.arange(rowq.size), again)
-        rowq, targets = rowq[keep], targets[keep]
-        group = None if group is None else group[keep]
+        rowq, targets = np.delete(rowq, again), np.delete(targets, again)
+        group = None if group is None else np.delete(group, again)
     elif again.size:
         line = int(again[0] if order is None else order[again[0]])
         raise trec.duplicate_error(source.path, relevance.query_ids[int(rowq[line])], docs[line].as_py(), spell or str)
@@ -205,13 +202,11 @@ def _query_rows(path: str, queries: Any, relevance: Relevance, notes: list[str])
     change = pc.indices_nonzero(pc.not_equal(queries.slice(1), queries.slice(0, max(0, n - 1))))
     starts = np.r_[0, arrow_numpy(change).astype(np.int64) + 1] if n else np.zeros(0, dtype=np.int64)
     lens = np.diff(np.append(starts, n))
-    heads = pc.dictionary_encode(queries.take(arrow_indices(starts))).combine_chunks()
-    qpos = {q: i for i, q in enumerate(relevance.query_ids)}  # only the first id of each run of lines of one query
-    known = np.asarray([qpos.get(q, -1) for q in heads.dictionary.to_pylist()], dtype=np.int64)
-    seg_row = known[arrow_numpy(heads.indices).astype(np.int64)] if len(known) else np.zeros(0, dtype=np.int64)
+    heads = queries.take(arrow_indices(starts))  # only the first id of each run of lines of one query is looked up
+    seg_row = arrow_filled(pc.index_in(heads, value_set=arrow_strings(list(relevance.query_ids))), -1)
     unknown = seg_row < 0
     if unknown.any():  # passed over, as trec_eval does
-        extra = sorted({str(q) for q in heads.dictionary.take(arrow_indices(np.flatnonzero(known < 0))).to_pylist()})
+        extra = sorted({str(q) for q in heads.take(arrow_indices(np.flatnonzero(unknown))).to_pylist()})
         shown_topics = ", ".join(extra[:3]) + (", ..." if len(extra) > 3 else "")
         notes.append(f"{path}: {len(extra)} topic(s) without relevance judgments passed over ({shown_topics}), {int(lens[unknown].sum())} lines")
     kept = np.flatnonzero(~unknown)
@@ -224,32 +219,28 @@ def _query_rows(path: str, queries: Any, relevance: Relevance, notes: list[str])
 
 
 def _join_batches(docs: Any, rowq: np.ndarray, relevance: Relevance) -> tuple[np.ndarray, np.ndarray]:
-    """Per line its id's identity (one number per id within a query) and its judged target."""
+    """Per line of a run on an open collection its id's identity (one number per id within a query) and its judged
+    target: the ids of a batch of queries dictionary-encoded after the ids those queries' judgments name."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     n = rowq.size
-    ident = np.empty(n, dtype=np.int64)
-    judged = np.full(n, relevance.unjudged, dtype=np.int64)
-    first = np.flatnonzero(np.r_[True, rowq[1:] != rowq[:-1]]) if n else np.zeros(0, dtype=np.int64)  # each query's first line
+    ident, judged = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    first = np.flatnonzero(np.diff(rowq, prepend=-1))  # each query's first line
     cuts = np.append(np.flatnonzero(np.diff(first // BATCH_LINES, prepend=-1)), first.size)  # queries that start a batch
-    qrels = relevance if isinstance(relevance, QrelsRelevance) and not relevance.closed else None
-    ids = arrow_strings(list(relevance.target_ids) if qrels is not None else [])
+    qrels = relevance if isinstance(relevance, QrelsRelevance) else None  # (an open collection comes from qrels)
+    ids = arrow_strings(list(relevance.target_ids))
     seen = 0
     for i, j in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
         a, b = int(first[i]), int(first[j]) if j < first.size else n
-        batch = docs.slice(a, b - a).combine_chunks()
         their = qrels.judgments_of(rowq[first[i:j]])[1] if qrels is not None else np.zeros(0, dtype=np.int64)
-        enc = pc.dictionary_encode(pa.concat_arrays([ids.take(arrow_indices(their)), batch]) if their.size else batch)
+        batch = docs.slice(a, b - a).combine_chunks()
+        enc = pc.dictionary_encode(pa.concat_arrays([ids.take(arrow_indices(their)), batch]))
         code = arrow_numpy(enc.indices).astype(np.int64)
-        width = len(enc.dictionary)
-        if their.size:
-            target = np.full(width, relevance.unjudged, dtype=np.int64)
-            target[code[: their.size]] = their  # one id, one target: repeated judged ids write the same index
-            code = code[their.size :]
-            judged[a:b] = target[code]
-        ident[a:b] = code + seen
-        seen += width
+        target = np.full(len(enc.dictionary), relevance.unjudged, dtype=np.int64)
+        target[code[: their.size]] = their  # one id, one target: repeated judged ids write the same index
+        ident[a:b], judged[a:b] = code[their.size :] + seen, target[code[their.size :]]
+        seen += len(enc.dictionary)
     return ident, judged
 
 

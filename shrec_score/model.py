@@ -68,13 +68,10 @@ def tie_starts(equal: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     >>> tie_starts(np.array([False, True, False, True, True, True]), np.array([0, 4, 6])).tolist()
     [0, 0, 2, 2, 0, 0]
     """
-    n = equal.size
     new = ~np.asarray(equal, dtype=bool)
     firsts = offsets[:-1]
-    new[firsts[firsts < n]] = True
-    at = np.where(new, np.arange(n), 0)
-    np.maximum.accumulate(at, out=at)
-    return at - np.repeat(offsets[:-1], np.diff(offsets))
+    new[firsts[firsts < new.size]] = True  # a list's first entry starts a group
+    return np.flatnonzero(new)[np.cumsum(new) - 1] - np.repeat(firsts, np.diff(offsets))
 
 
 def group_tie_starts(group: np.ndarray, offsets: np.ndarray) -> np.ndarray:

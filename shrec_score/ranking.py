@@ -32,11 +32,9 @@ def _columns(run: MatrixRun, self_index: np.ndarray) -> tuple[np.ndarray, np.nda
 def _blocks(run: MatrixRun) -> Iterator[tuple[int, int, np.ndarray]]:
     """``(a, b, distances)`` of queries ``a..b``, :data:`BLOCK_CELLS` cells at a time, float32 or float64; a NaN
     cell is an InputError, or under lenient scoring inf (counted)."""
-    n_q = len(run.query_ids)
     step = max(1, BLOCK_CELLS // max(1, run.matrix.shape[1]))
-    for a in range(0, n_q, step):
-        b = min(n_q, a + step)
-        rows = run.row_of_query[a:b]
+    for a in range(0, len(run.query_ids), step):
+        rows = run.row_of_query[a : a + step]
         contiguous = rows[-1] - rows[0] == rows.size - 1 and (np.diff(rows) == 1).all()
         dist = np.asarray(run.matrix[int(rows[0]) : int(rows[-1]) + 1] if contiguous else run.matrix[rows])
         if not (dist.dtype.kind == "f" and dist.dtype.itemsize in (4, 8)):
@@ -44,20 +42,19 @@ def _blocks(run: MatrixRun) -> Iterator[tuple[int, int, np.ndarray]]:
         if dist.size and np.isnan(dist.max(axis=1)).any():  # max is NaN where a row holds one
             nan = np.isnan(dist)
             if run.drops is None:
-                hit = np.flatnonzero(nan.any(axis=1))
-                i = int(hit[np.argmin(rows[hit])])  # the block's first row in the file holding a NaN
+                i = int(nan.any(axis=1).argmax())
                 raise _nan_error(run, int(rows[i]), int(nan[i].argmax()))
             run.drops[NAN_DROPS] += int(nan.sum())
             dist = np.where(nan, dist.dtype.type(np.inf), dist)
-        yield a, b, dist
+        yield a, a + rows.size, dist
 
 
 def _nan_error(run: MatrixRun, row: int, column: int) -> InputError:
     """The error naming the first NaN cell in row order, then column order, of the queries' rows (``row``,
-    ``column``: the first one of a block): the same cell whichever block of queries or Dask task met one first."""
+    ``column``: one NaN cell): the same cell whichever block of queries or Dask task met one first."""
     run = run.whole or run  # every query's row, not only those of the engine's chunk
     earlier = np.unique(run.row_of_query)
-    earlier = earlier[earlier < row]
+    earlier = earlier[earlier <= row]
     step = max(1, BLOCK_CELLS // max(1, run.matrix.shape[1]))
     for a in range(0, earlier.size, step):
         nan = np.isnan(np.asarray(run.matrix[earlier[a : a + step]]))
@@ -76,19 +73,18 @@ def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray, *, ties: bool =
     n_q = len(run.query_ids)
     own = bool(n_q) and self_col[0] >= 0
     width = run.matrix.shape[1] - own
-    parts, equal = [], []
+    parts, equal = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=bool)]
     for a, b, dist in _blocks(run):
         order = np.argsort(dist, axis=1, kind="stable")
         if own:
             order = order[order != self_col[a:b, None]].reshape(b - a, width)
         parts.append(run.col_target[order].ravel())
-        if ties:
-            ranked = np.take_along_axis(dist, order, axis=1)  # (-0.0 == 0.0 holds)
-            equal.append(np.pad(ranked[:, 1:] == ranked[:, :-1], ((0, 0), (1, 0))).ravel())
+        if ties:  # equal to the entry before (a list's first entry starts a group whatever this says; -0.0 == 0.0)
+            ranked = np.take_along_axis(dist, order, axis=1).ravel()
+            equal.append(np.r_[False, ranked[1:] == ranked[:-1]])
     offsets = np.arange(n_q + 1, dtype=np.int64) * width
-    targets = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-    starts = tie_starts(np.concatenate(equal) if equal else np.zeros(0, dtype=bool), offsets) if ties else None
-    return RankedRun(run.name, list(run.query_ids), targets, offsets, drops=run.drops, tie_start=starts)
+    starts = tie_starts(np.concatenate(equal), offsets) if ties else None
+    return RankedRun(run.name, list(run.query_ids), np.concatenate(parts), offsets, drops=run.drops, tie_start=starts)
 
 
 def drop_own(run: RankedRun, own: np.ndarray) -> RankedRun:
@@ -100,14 +96,12 @@ def drop_own(run: RankedRun, own: np.ndarray) -> RankedRun:
     """
     if not (np.asarray(own) >= 0).any():
         return run
-    return keep_entries(run, run.targets != np.asarray(own)[np.repeat(np.arange(len(run.query_ids)), run.lengths())])
+    return keep_entries(run, run.targets != np.repeat(own, run.lengths()))
 
 
 def keep_entries(run: RankedRun, keep: np.ndarray) -> RankedRun:
     """``run`` with the entries ``keep`` only: lists shrink, later entries move up, tie groups shrink without merging."""
-    n_q = len(run.query_ids)
-    offsets = np.zeros(n_q + 1, dtype=np.int64)
-    np.cumsum(np.bincount(np.repeat(np.arange(n_q), run.lengths())[keep], minlength=n_q), out=offsets[1:])
+    offsets = np.r_[0, np.cumsum(keep, dtype=np.int64)][run.offsets]  # the entries kept before each list's start
     ties = None if run.tie_start is None else group_tie_starts(tie_group_ids(run.tie_start, run.offsets)[keep], offsets)  # groups shrink, none merge
     return replace(run, targets=run.targets[keep], offsets=offsets, tie_start=ties)
 
@@ -148,19 +142,17 @@ def matrix_rank_block(
     largest K) keeps every chunk's sums on the same columns: bit-identical values."""
     from .measures import RankBlock
 
-    n_q, n_cols = len(run.query_ids), run.matrix.shape[1]
+    n_q = len(run.query_ids)
     col_of_target, self_col = _columns(run, self_index)
-    if width is None:
-        width = max(1, int(n_relevant.max(initial=0)))
+    width = max(1, int(n_relevant.max(initial=0))) if width is None else width
     ranks = np.full((n_q, width), np.inf)
-    groups = (np.zeros((n_q, width)), np.zeros((n_q, width))) if ties == "expected" else None
+    start, size = (np.zeros((n_q, width)), np.zeros((n_q, width))) if ties == "expected" else (None, None)
     for a, b, dist in _blocks(run):
         q, slot, r, group = _rank_rows(a, b, dist, relevant, col_of_target, self_col, ties)
         ranks[q, slot] = r
-        if groups is not None and group is not None:
-            groups[0][q, slot], groups[1][q, slot] = group
-    n_retrieved = np.full(n_q, n_cols, dtype=np.int64) - (self_col >= 0)
-    start, size = groups or (None, None)
+        if start is not None and size is not None and group is not None:
+            start[q, slot], size[q, slot] = group
+    n_retrieved = np.full(n_q, run.matrix.shape[1], dtype=np.int64) - (self_col >= 0)
     return RankBlock(ranks, n_relevant, n_retrieved, group_start=start, group_size=size)
 
 

@@ -3,8 +3,7 @@ unused (None) ones left out."""
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from . import __version__
@@ -23,7 +22,7 @@ class _Signature:
     version: str = __version__
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
+        return {k: v for k, v in asdict(self).items() if v is not None}
 
 
 @dataclass(frozen=True, kw_only=True)

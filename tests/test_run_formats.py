@@ -86,7 +86,6 @@ def test_the_first_nan_cell_in_row_order_is_named_across_the_engine_s_chunks(tmp
     the chunk of queries 5 and 4 meets row 5's NaN first (a regression hunt: a chunk looked only at its rows)."""
     from shrec_score import Settings, engine
 
-    monkeypatch.setattr(engine, "MATRIX_QUERIES", 2)
     monkeypatch.setattr(engine, "CHUNK_ENTRIES", 12)  # 6 targets a list: two queries a chunk
     (tmp_path / "c.cla").write_text("PSB 1\n2 6\n\nA 0 3\n5\n4\n3\n\nB 0 3\n2\n1\n0\n")
     m = np.arange(36, dtype=np.float32).reshape(6, 6)

@@ -111,29 +111,24 @@ class Relevance:
         targets: Classification, queries: Classification | None = None, *, grades: Grades = "binary",
     ) -> ClassRelevance:
         """Relevance from a target ``.cla`` and, optionally, a query ``.cla``."""
-        t_names = targets.class_names
-        t_parent = dict(zip(t_names, targets.class_parents))
         q_source = targets if queries is None else queries
-        # query classes match target classes by name; one unknown to the targets gets its own row (K = 0)
-        q_parent = t_parent | {n: p for n, p in zip(q_source.class_names, q_source.class_parents) if n not in t_parent}
-        q_names = list(q_parent)
-        q_pos = {n: i for i, n in enumerate(q_names)}
+        # a query class takes the parent of the target class of its name (one unknown to the targets: K = 0)
+        t_parent = dict(zip(targets.class_names, targets.class_parents))
+        q_parents = [t_parent.get(n, p) for n, p in zip(q_source.class_names, q_source.class_parents)]
+        qn, tn = np.array(q_source.class_names, dtype=object)[:, None], np.array(targets.class_names, dtype=object)
+        qp, tp = np.array(q_parents, dtype=object)[:, None], np.array(targets.class_parents, dtype=object)
         top = 2 if grades == "sister" else 1
-        qn, tn = np.array(q_names, dtype=object)[:, None], np.array(t_names, dtype=object)[None, :]
-        qp, tp = np.array([q_parent[n] for n in q_names], dtype=object)[:, None], np.array([t_parent[n] for n in t_names], dtype=object)[None, :]
         sister = (qp == tp) & (qp != "0") & (grades == "sister")  # same parent, not the root
         table = np.where(qn == tn, top, sister).astype(np.int8) * ((qn != MISC_CLASS) & (tn != MISC_CLASS))
-        src_label_to_q = np.asarray([q_pos[n] for n in q_source.class_names], dtype=np.int64)
-        misc = np.asarray([n == MISC_CLASS for n in q_source.class_names], dtype=bool)[q_source.labels]
-        keep, ignorable = np.flatnonzero(~misc), [q_source.ids[i] for i in np.flatnonzero(misc)]
-        query_ids = [q_source.ids[i] for i in keep]
-        query_label = src_label_to_q[q_source.labels[keep]]
-        self_index = keep.astype(np.int64) if queries is None else np.full(keep.size, -1, dtype=np.int64)
+        misc = (qn[:, 0] == MISC_CLASS)[q_source.labels]
+        keep = np.flatnonzero(~misc)
+        query_label = q_source.labels[keep].astype(np.int64)
         return ClassRelevance(
-            query_ids=query_ids, query_classes=[q_names[lab] for lab in query_label], target_ids=list(targets.ids),
-            self_index=self_index, ignorable_queries=ignorable, max_grade=top,
-            mode="all-against-all" if queries is None else "separate queries",
-            _query_label=np.asarray(query_label, dtype=np.int64), _target_label=targets.labels.astype(np.int64),
+            query_ids=[q_source.ids[i] for i in keep], query_classes=[q_source.class_names[i] for i in query_label],
+            target_ids=list(targets.ids), ignorable_queries=[q_source.ids[i] for i in np.flatnonzero(misc)],
+            self_index=keep.astype(np.int64) if queries is None else np.full(keep.size, -1, dtype=np.int64),
+            max_grade=top, mode="all-against-all" if queries is None else "separate queries",
+            _query_label=query_label, _target_label=targets.labels.astype(np.int64),
             _table=table, collection_size=len(targets.ids),
             description="graded: own class 2, sister classes 1" if grades == "sister" else "binary: same class",
             matrix_row_ids=list(q_source.ids), matrix_row_source=q_source.path, matrix_col_source=targets.path,
@@ -145,19 +140,14 @@ class Relevance:
     ) -> QrelsRelevance:
         """Relevance from TREC qrels; a ``collection``'s models are the targets (any other id an error),
         else any id is admitted (unjudged, gain 0) and Ds is ``collection_size``."""
-        uniques = qrels.target_ids
+        target_ids = list(qrels.target_ids if collection is None else collection.ids)
+        t = np.asarray(qrels.target_codes, dtype=np.int64)
         if collection is not None:
-            target_ids = list(collection.ids)
             index = {m: i for i, m in enumerate(target_ids)}
-            for tid in uniques:
+            for tid in qrels.target_ids:
                 if tid not in index:
                     raise InputError(qrels.path, None, f"expected judged targets to be models of {collection.path}", f"unknown id {tid!r}")
-            size: int | None = len(target_ids)
-            t = np.asarray([index[x] for x in uniques], dtype=np.int64)[qrels.target_codes]
-        else:  # an open collection: the judged ids; any other id is unjudged (gain 0)
-            target_ids = list(uniques)
-            size = collection_size
-            t = np.asarray(qrels.target_codes, dtype=np.int64)
+            t = np.asarray([index[x] for x in qrels.target_ids], dtype=np.int64)[t]
         query_ids = list(qrels.query_ids)  # order of first appearance
         q = qrels.query_codes.astype(np.int64)
         g = np.maximum(np.asarray(qrels.grades, dtype=np.int64), 0).astype(np.int8)
@@ -167,7 +157,7 @@ class Relevance:
         return QrelsRelevance(
             query_ids=query_ids, query_classes=[""] * len(query_ids), target_ids=target_ids,
             self_index=np.full(len(query_ids), -1, dtype=np.int64), ignorable_queries=[], mode="qrels", max_grade=top,
-            collection_size=size, closed=collection is not None,
+            collection_size=collection_size if collection is None else len(target_ids), closed=collection is not None,
             description=f"qrels {os.path.basename(qrels.path)}", matrix_row_ids=list(query_ids),
             matrix_row_source=qrels.path, matrix_col_source=collection.path if collection is not None else qrels.path,
             _keys=keys[order], _grades=g[order], _query_of=q[order],
@@ -192,31 +182,24 @@ class ClassRelevance(Relevance):
         return self._table[self._query_label[query_rows], self._target_label[targets]]
 
     def list_gains(self, query_rows: np.ndarray, offsets: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        """:meth:`Relevance.list_gains`, long lists one ``take`` each in their query's row of the gain table."""
-        by_target = self._gains_by_target
-        targets = np.asarray(targets)
-        offsets = np.asarray(offsets)
-        n_lists, n = len(offsets) - 1, len(self._target_label)
-        whole = n_lists > 0 and int(offsets[0]) == 0 and int(offsets[-1]) == targets.size
-        short = not whole or targets.size < LIST_GAINS_MIN_MEAN * n_lists
-        if by_target is None or short or int(targets.min()) < 0 or int(targets.max()) >= n:
+        """:meth:`Relevance.list_gains`, long lists one ``take`` each in their query class's row of the gain table."""
+        table, targets, cut = self._gains_by_target, np.asarray(targets), np.asarray(offsets).tolist()
+        whole = len(cut) > 1 and cut[0] == 0 and cut[-1] == targets.size
+        if table is None or not whole or targets.size < LIST_GAINS_MIN_MEAN * (len(cut) - 1):
             return super().list_gains(query_rows, offsets, targets)
-        flat, row_start = by_target
-        out = np.empty(targets.size, dtype=flat.dtype)
-        starts = np.take(row_start, query_rows).tolist()
-        cut = offsets.tolist()
-        for s, a, b in zip(starts, cut[:-1], cut[1:]):
-            flat[s : s + n].take(targets[a:b], out=out[a:b], mode="clip")  # in range: checked above
+        if not 0 <= int(targets.min()) <= int(targets.max()) < table.shape[1]:
+            return super().list_gains(query_rows, offsets, targets)  # which fails as gains does
+        out = np.empty(targets.size, dtype=table.dtype)
+        for label, a, b in zip(self._query_label[query_rows].tolist(), cut[:-1], cut[1:]):
+            table[label].take(targets[a:b], out=out[a:b], mode="clip")  # in range: checked above
         return out
 
     @functools.cached_property
-    def _gains_by_target(self) -> tuple[np.ndarray, np.ndarray] | None:
-        """The gain table by query class and target (flat) and each query's row start; None when larger than :data:`GAINS_BY_TARGET_BYTES`."""
-        n = len(self._target_label)
-        if self._table.shape[0] * n * self._table.itemsize > GAINS_BY_TARGET_BYTES:
+    def _gains_by_target(self) -> np.ndarray | None:
+        """The gain table by query class and target; None when larger than :data:`GAINS_BY_TARGET_BYTES`."""
+        if self._table.shape[0] * len(self._target_label) * self._table.itemsize > GAINS_BY_TARGET_BYTES:
             return None
-        flat = np.ascontiguousarray(self._table[:, self._target_label]).ravel()
-        return flat, self._query_label.astype(np.int64) * n
+        return np.ascontiguousarray(self._table[:, self._target_label])
 
     def _relevant_targets(self, level: int) -> list[np.ndarray]:
         labels = set(self._query_label.tolist())  # not np.unique: it imports numpy.ma (15 ms of start-up)
@@ -232,14 +215,13 @@ class QrelsRelevance(Relevance):
     _grades: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int8))
     _query_of: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
 
-    def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    def gains(self, query_rows: np.ndarray, targets: np.ndarray, missing: int = 0) -> np.ndarray:
+        """:meth:`Relevance.gains`; ``missing``: the value of a pair no qrels line judges."""
         q, t = np.broadcast_arrays(np.asarray(query_rows, dtype=np.int64), np.asarray(targets, dtype=np.int64))
-        judged = np.flatnonzero(t < len(self.target_ids))  # unjudged ids come as len(target_ids)
-        if judged.size < t.size // 2:
-            out = np.zeros(t.shape, dtype=np.int8)
-            out[judged] = self.gains(q[judged], t[judged])
-            return out
-        return lookup((q << 32) | t, self._keys, self._grades, 0)
+        out = np.full(t.shape, missing, dtype=np.int8)
+        inside = np.nonzero(t < len(self.target_ids))  # only the judged ids: each unjudged one is len(target_ids)
+        out[inside] = lookup((q[inside] << 32) | t[inside], self._keys, self._grades, missing)
+        return out
 
     def judgments_of(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The judgments of the query ``rows``, in the order given: ``(position in rows, target index, grade)`` per judgment."""

@@ -49,19 +49,15 @@ class TaxonomyRelevance(Relevance):
         )
 
     def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        q = np.asarray(query_rows, dtype=np.int64)  # every model is a query: query row = target index
-        t = np.asarray(targets, dtype=np.int64)
-        same_synset = self._synset[q] == self._synset[t]
+        q, t = np.asarray(query_rows, dtype=np.int64), np.asarray(targets, dtype=np.int64)  # query row = target index
         grade = np.where(self._subsynset[q] == self._subsynset[t], 3, np.where(self._synset_level[t], 2, 1))
-        return np.where(same_synset, grade, 0).astype(np.int8)
+        return np.where(self._synset[q] == self._synset[t], grade, 0).astype(np.int8)
 
     def _relevant_targets(self, level: int) -> list[np.ndarray]:
-        by_group: dict[tuple[int, int], np.ndarray] = {}
-        out = []
-        for q in range(self.n_queries):
-            key = (int(self._synset[q]), int(self._subsynset[q]))
-            if key not in by_group:
+        keys = list(zip(self._synset.tolist(), self._subsynset.tolist()))  # a query's grades depend on these only
+        by_key: dict[tuple[int, int], np.ndarray] = {}
+        for q, key in enumerate(keys):
+            if key not in by_key:
                 members = np.flatnonzero(self._synset == key[0])
-                by_group[key] = members[self.gains(np.full(members.size, q), members) >= level]
-            out.append(by_group[key])
-        return out
+                by_key[key] = members[self.gains(np.full(members.size, q), members) >= level]
+        return [by_key[key] for key in keys]
