@@ -8,10 +8,6 @@ import math
 import numpy as np
 
 
-def _dense_ranks(sorted_values: np.ndarray) -> np.ndarray:
-    return np.concatenate([[0], np.cumsum(sorted_values[1:] != sorted_values[:-1])]).astype(np.int64)
-
-
 def count_inversions(a: np.ndarray) -> int:
     """Number of pairs i < j with a[i] > a[j], for integers a >= 0: a bottom-up merge sort in log2(n) vectorised
     passes, each counting an element's greater ones in its left block by one ``searchsorted`` (blocks kept apart by
@@ -54,23 +50,16 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     >>> kendall_tau_b(np.array([1, 2, 3]), np.array([3, 2, 1]))
     -1.0
     """
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    n = x.size
-    # sort by y, then stable by x: within ties of x, y ascends
-    perm = np.argsort(y, kind="stable")
-    x, y = x[perm], y[perm]
-    y_rank = _dense_ranks(y)
-    perm = np.argsort(x, kind="stable")
-    x, y_rank = x[perm], y_rank[perm]
-    x_rank = _dense_ranks(x)
-    discordant = count_inversions(y_rank)
+    x_rank, y_rank = (np.unique(v, return_inverse=True)[1].reshape(-1) for v in (x, y))
+    order = np.lexsort((y_rank, x_rank))  # by x, then by y: within ties of x, y ascends
+    x_rank, y_rank = x_rank[order], y_rank[order]
     joint = np.concatenate([[True], (x_rank[1:] != x_rank[:-1]) | (y_rank[1:] != y_rank[:-1]), [True]])
     tied_both = _tied_pairs(np.diff(np.flatnonzero(joint)))
     tied_x, tied_y = _tied_pairs(np.bincount(x_rank)), _tied_pairs(np.bincount(y_rank))
-    total = n * (n - 1) // 2
+    total = x_rank.size * (x_rank.size - 1) // 2
     if tied_x == total or tied_y == total:  # no pair untied on that side (so also fewer than 2 items)
         return float("nan")
-    con_minus_dis = total - tied_x - tied_y + tied_both - 2 * discordant
+    con_minus_dis = total - tied_x - tied_y + tied_both - 2 * count_inversions(y_rank)
     a, b = total - tied_x, total - tied_y
     # Python integers: the product is exact; equal factors give the exact denominator, so identical orders give 1
     denom = float(a) if a == b else math.sqrt(a * b)
