@@ -70,40 +70,32 @@ def expected_inverse_rank(s: np.ndarray, n: np.ndarray, r: np.ndarray, i: np.nda
     out = 1.0 / (s + i)  # n == r: every place relevant, P = i
     todo = np.flatnonzero(n > r)
     lf = _prefix_sums(np.log, int(n[todo].max(initial=0)))
-    terms = n[todo] - r[todo] + 1
-    a = 0
-    while a < todo.size:
-        ends = np.cumsum(terms[a:])
-        b = a + max(1, int(np.searchsorted(ends, CHUNK_TERMS, side="right")))
-        idx = todo[a:b]
-        t = terms[a:b]
+    ends = np.cumsum(n[todo] - r[todo] + 1)  # the items' terms, summed: chunks of about CHUNK_TERMS terms
+    for idx in np.split(todo, np.searchsorted(ends, np.arange(CHUNK_TERMS, ends.max(initial=0), CHUNK_TERMS))):
+        t = n[idx] - r[idx] + 1
         item = np.repeat(np.arange(idx.size), t)
-        first = np.cumsum(t) - t
-        p = i[idx][item] + (np.arange(item.size) - first[item])
+        p = i[idx][item] + (np.arange(item.size) - (np.cumsum(t) - t)[item])
         nn, rr, ii = n[idx][item], r[idx][item], i[idx][item]
         logp = (lf[p - 1] - lf[ii - 1] - lf[p - ii]) + (lf[nn - p] - lf[rr - ii] - lf[nn - p - rr + ii]) - (lf[nn] - lf[rr] - lf[nn - rr])
         out[idx] = np.bincount(item, weights=np.exp(logp) / (s[idx][item] + p), minlength=idx.size)
-        a = b
     return out
 
 
 def expected_rr(block: RankBlock) -> np.ndarray:
-    """Expected reciprocal rank (the expected precision at the first hit, computed for the first hits only): 0 when
-    nothing relevant is retrieved; NaN when K = 0."""
-    items = Items(block)
-    first = items.col == 0
-    value = np.zeros(block.rel_ranks.shape[0])
-    value[items.row[first]] = expected_inverse_rank(items.s[first], items.n[first], items.r[first], np.ones(int(first.sum()), dtype=np.int64))
-    return undefined_without_relevant(value, block.n_relevant)
+    """Expected reciprocal rank: the expected precision at the first hit; 0 when nothing relevant is retrieved, NaN
+    when K = 0."""
+    return expected_precision_at_hits(block, hits=1)[:, 0]
 
 
-def expected_precision_at_hits(block: RankBlock) -> np.ndarray:
-    """E[j / rank_j] for the j-th relevant item (queries x k_max, NaN past K): what ``interpolate_pr`` reads."""
+def expected_precision_at_hits(block: RankBlock, hits: int | None = None) -> np.ndarray:
+    """E[j / rank_j] for the j-th relevant item, j <= ``hits`` (queries x k_max, 0 past ``hits``, NaN past K): what
+    ``interpolate_pr`` reads."""
     items = Items(block)
-    prec = np.zeros(np.shape(block.rel_ranks))
-    j = items.col + 1
-    prec[items.row, items.col] = j * expected_inverse_rank(items.s, items.n, items.r, j - items.b)
-    k = np.arange(1, block.rel_ranks.shape[1] + 1)
+    take = items.col < (hits or items.shape[1])
+    row, j, i = items.row[take], items.col[take] + 1, (items.col - items.b + 1)[take]
+    prec = np.zeros(items.shape)
+    prec[row, j - 1] = j * expected_inverse_rank(items.s[take], items.n[take], items.r[take], i)
+    k = np.arange(1, items.shape[1] + 1)
     return np.where(k[None, :] <= block.n_relevant[:, None], prec, np.nan)
 
 
