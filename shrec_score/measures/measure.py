@@ -89,10 +89,7 @@ class Measure:
         """``func(rel_ranks, n_relevant=K, **kw)`` (``kind="binary"``) or ``func(block, **kw)`` as a measure, with
         ``expected(block, **kw)`` under ``--ties expected``; the summary is the docstring's first line."""
         kw = kw or {}
-        if kind == "binary":
-            compute: Callable[..., np.ndarray] = lambda b, s: func(b.rel_ranks, n_relevant=b.n_relevant, **kw)
-        else:
-            compute = lambda b, s: func(b, **kw)
+        compute = lambda b, s: func(b.rel_ranks, n_relevant=b.n_relevant, **kw) if kind == "binary" else func(b, **kw)
         exp = None if expected is None else (lambda b, s: expected(b, **kw))
         summary = summary or (func.__doc__ or "").strip().splitlines()[0]
         return cls(name, summary, compute, kind=kind, expected=exp, **fields)

@@ -3,6 +3,7 @@ the notation (``s``, ``n``, ``r``, ``b`` of a relevant item's tie group) and eac
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -36,8 +37,7 @@ class Items:
         self.col = np.arange(self.row.size) - np.searchsorted(self.row, self.row)  # index among the row's relevant items
         self.s = start[valid].astype(np.int64)
         self.n = np.maximum(size[valid].astype(np.int64), 1)
-        new = np.ones(self.s.size, dtype=bool)
-        new[1:] = (self.s[1:] != self.s[:-1]) | (self.row[1:] != self.row[:-1])
+        new = (np.diff(self.s, prepend=-1) != 0) | (np.diff(self.row, prepend=-1) != 0)  # a group's first item
         gid = np.cumsum(new) - 1
         self.r = np.bincount(gid, minlength=1)[gid]
         self.b = self.col[np.flatnonzero(new)[gid]]
@@ -123,8 +123,7 @@ def expected_share(block: RankBlock, depth: np.ndarray | float, divisor: np.ndar
 
 def expected_ap_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
     """Expected SHREC 2006 AP_*: E[precision sum over the retrieved relevant] / V (V is the same in every order)."""
-    rel = b.gains >= (b.top if level == "highly" else 1)  # the one order's, not the tie groups' means
-    c = b.n_highly if level == "highly" else b.n_relevant
+    rel, c = dataclasses.replace(b, ties=None).level(level)  # the one order's indicators, not the tie groups' means
     return undefined_without_relevant(ratio(expected_precision_sum(Items(b, rel)), rel.sum(axis=1)), c)
 
 
