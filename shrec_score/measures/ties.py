@@ -37,13 +37,12 @@ class Items:
         self.col = np.arange(self.row.size) - np.searchsorted(self.row, self.row)  # index among the row's relevant items
         self.s = start[valid].astype(np.int64)
         self.n = np.maximum(size[valid].astype(np.int64), 1)
-        new = (np.diff(self.s, prepend=-1) != 0) | (np.diff(self.row, prepend=-1) != 0)  # a group's first item
-        gid = np.cumsum(new) - 1
-        self.r = np.bincount(gid, minlength=1)[gid]
-        self.b = self.col[np.flatnonzero(new)[gid]]
         #: the first item of each group: group sums are taken once per group (r times an item's expectation, one
         #: rounding), so that a group whose every entry is relevant gives exact integers
-        self.leader = new
+        self.leader = (np.diff(self.s, prepend=-1) != 0) | (np.diff(self.row, prepend=-1) != 0)
+        gid = np.cumsum(self.leader) - 1
+        self.r = np.bincount(gid, minlength=1)[gid]
+        self.b = self.col[np.flatnonzero(self.leader)[gid]]
 
     def per_row(self, values: np.ndarray) -> np.ndarray:
         """Sum of per-item values per row."""
