@@ -17,18 +17,17 @@ def count_inversions(a: np.ndarray) -> int:
     5
     """
     a = np.asarray(a, dtype=np.int64)
-    n = a.size
     base = int(a.max(initial=0)) + 1
-    idx = np.arange(n, dtype=np.int64)
+    idx = np.arange(a.size, dtype=np.int64)
     inversions, width = 0, 1
-    while width < n:
+    while width < a.size:
         pair = idx // (2 * width)
         in_right = (idx % (2 * width)) >= width
         key = pair * base + a
         not_greater = np.searchsorted(key[~in_right], key[in_right], side="right")
         inversions += int(((pair[in_right] + 1) * width - not_greater).sum())  # the left blocks before are full
         key.sort()
-        a = key - (key // base) * base
+        a = key % base  # the values, now sorted within each block of 2 * width
         width *= 2
     return inversions
 
