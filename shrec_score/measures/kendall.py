@@ -8,10 +8,6 @@ import math
 import numpy as np
 
 
-def _dense_ranks(sorted_values: np.ndarray) -> np.ndarray:
-    return np.concatenate([[0], np.cumsum(sorted_values[1:] != sorted_values[:-1])]).astype(np.int64)
-
-
 def count_inversions(a: np.ndarray) -> int:
     """Number of pairs i < j with a[i] > a[j], for integers a >= 0: a bottom-up merge sort in log2(n) vectorised
     passes, each counting an element's greater ones in its left block by one ``searchsorted`` (blocks kept apart by
@@ -21,18 +17,17 @@ def count_inversions(a: np.ndarray) -> int:
     5
     """
     a = np.asarray(a, dtype=np.int64)
-    n = a.size
     base = int(a.max(initial=0)) + 1
-    idx = np.arange(n, dtype=np.int64)
+    idx = np.arange(a.size, dtype=np.int64)
     inversions, width = 0, 1
-    while width < n:
+    while width < a.size:
         pair = idx // (2 * width)
         in_right = (idx % (2 * width)) >= width
         key = pair * base + a
         not_greater = np.searchsorted(key[~in_right], key[in_right], side="right")
         inversions += int(((pair[in_right] + 1) * width - not_greater).sum())  # the left blocks before are full
         key.sort()
-        a = key - (key // base) * base
+        a = key % base  # the values, now sorted within each block of 2 * width
         width *= 2
     return inversions
 
@@ -54,23 +49,16 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     >>> kendall_tau_b(np.array([1, 2, 3]), np.array([3, 2, 1]))
     -1.0
     """
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    n = x.size
-    # sort by y, then stable by x: within ties of x, y ascends
-    perm = np.argsort(y, kind="stable")
-    x, y = x[perm], y[perm]
-    y_rank = _dense_ranks(y)
-    perm = np.argsort(x, kind="stable")
-    x, y_rank = x[perm], y_rank[perm]
-    x_rank = _dense_ranks(x)
-    discordant = count_inversions(y_rank)
+    x_rank, y_rank = (np.unique(v, return_inverse=True)[1].reshape(-1) for v in (x, y))
+    order = np.lexsort((y_rank, x_rank))  # by x, then by y: within ties of x, y ascends
+    x_rank, y_rank = x_rank[order], y_rank[order]
     joint = np.concatenate([[True], (x_rank[1:] != x_rank[:-1]) | (y_rank[1:] != y_rank[:-1]), [True]])
     tied_both = _tied_pairs(np.diff(np.flatnonzero(joint)))
     tied_x, tied_y = _tied_pairs(np.bincount(x_rank)), _tied_pairs(np.bincount(y_rank))
-    total = n * (n - 1) // 2
+    total = x_rank.size * (x_rank.size - 1) // 2
     if tied_x == total or tied_y == total:  # no pair untied on that side (so also fewer than 2 items)
         return float("nan")
-    con_minus_dis = total - tied_x - tied_y + tied_both - 2 * discordant
+    con_minus_dis = total - tied_x - tied_y + tied_both - 2 * count_inversions(y_rank)
     a, b = total - tied_x, total - tied_y
     # Python integers: the product is exact; equal factors give the exact denominator, so identical orders give 1
     denom = float(a) if a == b else math.sqrt(a * b)

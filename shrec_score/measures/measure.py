@@ -89,10 +89,7 @@ class Measure:
         """``func(rel_ranks, n_relevant=K, **kw)`` (``kind="binary"``) or ``func(block, **kw)`` as a measure, with
         ``expected(block, **kw)`` under ``--ties expected``; the summary is the docstring's first line."""
         kw = kw or {}
-        if kind == "binary":
-            compute: Callable[..., np.ndarray] = lambda b, s: func(b.rel_ranks, n_relevant=b.n_relevant, **kw)
-        else:
-            compute = lambda b, s: func(b, **kw)
+        compute = lambda b, s: func(b.rel_ranks, n_relevant=b.n_relevant, **kw) if kind == "binary" else func(b, **kw)
         exp = None if expected is None else (lambda b, s: expected(b, **kw))
         summary = summary or (func.__doc__ or "").strip().splitlines()[0]
         return cls(name, summary, compute, kind=kind, expected=exp, **fields)
@@ -114,17 +111,15 @@ ALIASES = {
     "nDCG": "ndcg",  # ir_measures
 }
 
-#: Other tools' spellings of the cutoff families: (spelling, our family, whose spelling), ``{k}`` the cutoff.
-PATTERN_ALIASES: tuple[tuple[str, str, str], ...] = (
-    ("P_{k}", "P.{k}", "trec_eval"), ("precision@{k}", "P.{k}", "ranx"),
-    ("recall_{k}", "recall.{k}", "trec_eval"), ("recall@{k}", "recall.{k}", "ranx"),
-    ("ndcg_cut_{k}", "ndcg_cut.{k}", "trec_eval"), ("ndcg@{k}", "ndcg_cut.{k}", "ranx"),
-    ("nDCG@{k}", "ndcg_cut.{k}", "ir_measures"),
-    ("map_cut_{k}", "map_cut.{k}", "trec_eval"), ("map@{k}", "map_cut.{k}", "ranx"),
-    ("AP@{k}", "map_cut.{k}", "ir_measures"),
-    ("success_{k}", "success.{k}", "trec_eval"), ("hit_rate@{k}", "success.{k}", "ranx"),
-    ("Success@{k}", "success.{k}", "ir_measures"),
-)  # fmt: skip
+#: Other tools' spellings of the cutoff families -> our family, ``{k}`` the cutoff; per family trec_eval's (``P_{k}``),
+#: ranx's (``precision@{k}``), then ir_measures' (``nDCG@{k}``) where it differs.
+PATTERN_ALIASES = {
+    "P_{k}": "P.{k}", "precision@{k}": "P.{k}",
+    "recall_{k}": "recall.{k}", "recall@{k}": "recall.{k}",
+    "ndcg_cut_{k}": "ndcg_cut.{k}", "ndcg@{k}": "ndcg_cut.{k}", "nDCG@{k}": "ndcg_cut.{k}",
+    "map_cut_{k}": "map_cut.{k}", "map@{k}": "map_cut.{k}", "AP@{k}": "map_cut.{k}",
+    "success_{k}": "success.{k}", "hit_rate@{k}": "success.{k}", "Success@{k}": "success.{k}",
+}  # fmt: skip
 
 
 def register(measure: Measure) -> None:
@@ -161,13 +156,13 @@ def aliases_of(name: str) -> list[str]:
     (['mrr'], ['P_k', 'precision@k'])
     """
     fixed = [a for a, target in ALIASES.items() if target == name]
-    family = [spelling.format(k="k") for spelling, target, _ in PATTERN_ALIASES if target.format(k="k") == name]
+    family = [spelling.format(k="k") for spelling, target in PATTERN_ALIASES.items() if target.format(k="k") == name]
     return fixed + family
 
 
 def _families() -> list[tuple[str, str]]:
     """Every family's spelling, its own and other tools' (``P_{k}``), with the family it makes."""
-    return [*((s, s) for s in PATTERNS), *((s, f) for s, f, _ in PATTERN_ALIASES)]
+    return [*((s, s) for s in PATTERNS), *PATTERN_ALIASES.items()]
 
 
 def _bad_field(name: str) -> str:

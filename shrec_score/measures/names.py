@@ -106,8 +106,7 @@ def ambiguous_recall(name: object) -> str | None:
     in the first 1 / K: ask for 'recall.1') or the metric-learning Recall@1 (1 if a relevant item
     is in the first 1: ask for 'success.1')
     """
-    m = _RECALL.fullmatch(name) if isinstance(name, str) else None
-    if m is None:
+    if not (isinstance(name, str) and (m := _RECALL.fullmatch(name))):
         return None
     k = m.group(1)
     return (

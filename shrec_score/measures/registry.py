@@ -42,14 +42,10 @@ def _family(
     ir_name: str | None = None, params: str = "k: the cutoff in the name ({})", **fields: Any,
 ) -> None:
     """Register the family ``spelling`` (``P@{k}``): ``func`` with ``kw`` and k; ``{}`` in ``params``: k = 10."""
-
-    def make(k: int | str) -> Measure:
-        return Measure.of(
-            spelling.format(k=k), func, kw={**(kw or {}), "k": k}, trec_name=trec_name and trec_name.format(k=k),
-            ir_name=ir_name and ir_name.format(k=k), params=params.format(spelling.format(k=10)), **fields,
-        )
-
-    PATTERNS[spelling] = make
+    PATTERNS[spelling] = lambda k: Measure.of(
+        spelling.format(k=k), func, kw={**(kw or {}), "k": k}, trec_name=trec_name and trec_name.format(k=k),
+        ir_name=ir_name and ir_name.format(k=k), params=params.format(spelling.format(k=10)), **fields,
+    )
 
 
 _family("P@{k}", precision_at, trec_name="P_{k}", source="trec_eval m_P.c",

@@ -74,10 +74,6 @@ def average_precision_retrieved(b: GainBlock) -> np.ndarray:
     return ratio(precision_sum(rel), rel.sum(axis=1))
 
 
-def _dcg(g: np.ndarray) -> np.ndarray:
-    return (g * discount(np.arange(1, g.shape[1] + 1))).sum(axis=1)
-
-
 def ndcg_retrieved(b: GainBlock) -> np.ndarray:
     """ShapeNet NDCG: DCG of the retrieved grades over the DCG of the same grades sorted descending.
 
@@ -91,4 +87,5 @@ def ndcg_retrieved(b: GainBlock) -> np.ndarray:
     True
     """
     g = b.gains[:, :CUTOFF]
-    return ratio(_dcg(g), _dcg(-np.sort(-g, axis=1)))
+    dcg, ideal = ((x * discount(np.arange(1, x.shape[1] + 1))).sum(axis=1) for x in (g, -np.sort(-g, axis=1)))
+    return ratio(dcg, ideal)

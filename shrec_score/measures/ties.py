@@ -3,6 +3,7 @@ the notation (``s``, ``n``, ``r``, ``b`` of a relevant item's tie group) and eac
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -36,14 +37,12 @@ class Items:
         self.col = np.arange(self.row.size) - np.searchsorted(self.row, self.row)  # index among the row's relevant items
         self.s = start[valid].astype(np.int64)
         self.n = np.maximum(size[valid].astype(np.int64), 1)
-        new = np.ones(self.s.size, dtype=bool)
-        new[1:] = (self.s[1:] != self.s[:-1]) | (self.row[1:] != self.row[:-1])
-        gid = np.cumsum(new) - 1
-        self.r = np.bincount(gid, minlength=1)[gid]
-        self.b = self.col[np.flatnonzero(new)[gid]]
         #: the first item of each group: group sums are taken once per group (r times an item's expectation, one
         #: rounding), so that a group whose every entry is relevant gives exact integers
-        self.leader = new
+        self.leader = (np.diff(self.s, prepend=-1) != 0) | (np.diff(self.row, prepend=-1) != 0)
+        gid = np.cumsum(self.leader) - 1
+        self.r = np.bincount(gid, minlength=1)[gid]
+        self.b = self.col[np.flatnonzero(self.leader)[gid]]
 
     def per_row(self, values: np.ndarray) -> np.ndarray:
         """Sum of per-item values per row."""
@@ -70,40 +69,32 @@ def expected_inverse_rank(s: np.ndarray, n: np.ndarray, r: np.ndarray, i: np.nda
     out = 1.0 / (s + i)  # n == r: every place relevant, P = i
     todo = np.flatnonzero(n > r)
     lf = _prefix_sums(np.log, int(n[todo].max(initial=0)))
-    terms = n[todo] - r[todo] + 1
-    a = 0
-    while a < todo.size:
-        ends = np.cumsum(terms[a:])
-        b = a + max(1, int(np.searchsorted(ends, CHUNK_TERMS, side="right")))
-        idx = todo[a:b]
-        t = terms[a:b]
+    ends = np.cumsum(n[todo] - r[todo] + 1)  # the items' terms, summed: chunks of about CHUNK_TERMS terms
+    for idx in np.split(todo, np.searchsorted(ends, np.arange(CHUNK_TERMS, ends.max(initial=0), CHUNK_TERMS))):
+        t = n[idx] - r[idx] + 1
         item = np.repeat(np.arange(idx.size), t)
-        first = np.cumsum(t) - t
-        p = i[idx][item] + (np.arange(item.size) - first[item])
+        p = i[idx][item] + (np.arange(item.size) - (np.cumsum(t) - t)[item])
         nn, rr, ii = n[idx][item], r[idx][item], i[idx][item]
         logp = (lf[p - 1] - lf[ii - 1] - lf[p - ii]) + (lf[nn - p] - lf[rr - ii] - lf[nn - p - rr + ii]) - (lf[nn] - lf[rr] - lf[nn - rr])
         out[idx] = np.bincount(item, weights=np.exp(logp) / (s[idx][item] + p), minlength=idx.size)
-        a = b
     return out
 
 
 def expected_rr(block: RankBlock) -> np.ndarray:
-    """Expected reciprocal rank (the expected precision at the first hit, computed for the first hits only): 0 when
-    nothing relevant is retrieved; NaN when K = 0."""
-    items = Items(block)
-    first = items.col == 0
-    value = np.zeros(block.rel_ranks.shape[0])
-    value[items.row[first]] = expected_inverse_rank(items.s[first], items.n[first], items.r[first], np.ones(int(first.sum()), dtype=np.int64))
-    return undefined_without_relevant(value, block.n_relevant)
+    """Expected reciprocal rank: the expected precision at the first hit; 0 when nothing relevant is retrieved, NaN
+    when K = 0."""
+    return expected_precision_at_hits(block, hits=1)[:, 0]
 
 
-def expected_precision_at_hits(block: RankBlock) -> np.ndarray:
-    """E[j / rank_j] for the j-th relevant item (queries x k_max, NaN past K): what ``interpolate_pr`` reads."""
+def expected_precision_at_hits(block: RankBlock, hits: int | None = None) -> np.ndarray:
+    """E[j / rank_j] for the j-th relevant item, j <= ``hits`` (queries x k_max, 0 past ``hits``, NaN past K): what
+    ``interpolate_pr`` reads."""
     items = Items(block)
-    prec = np.zeros(np.shape(block.rel_ranks))
-    j = items.col + 1
-    prec[items.row, items.col] = j * expected_inverse_rank(items.s, items.n, items.r, j - items.b)
-    k = np.arange(1, block.rel_ranks.shape[1] + 1)
+    take = items.col < (hits or items.shape[1])
+    row, j, i = items.row[take], items.col[take] + 1, (items.col - items.b + 1)[take]
+    prec = np.zeros(items.shape)
+    prec[row, j - 1] = j * expected_inverse_rank(items.s[take], items.n[take], items.r[take], i)
+    k = np.arange(1, items.shape[1] + 1)
     return np.where(k[None, :] <= block.n_relevant[:, None], prec, np.nan)
 
 
@@ -131,8 +122,7 @@ def expected_share(block: RankBlock, depth: np.ndarray | float, divisor: np.ndar
 
 def expected_ap_retrieved(b: GainBlock, *, level: str) -> np.ndarray:
     """Expected SHREC 2006 AP_*: E[precision sum over the retrieved relevant] / V (V is the same in every order)."""
-    rel = b.gains >= (b.top if level == "highly" else 1)  # the one order's, not the tie groups' means
-    c = b.n_highly if level == "highly" else b.n_relevant
+    rel, c = dataclasses.replace(b, ties=None).level(level)  # the one order's indicators, not the tie groups' means
     return undefined_without_relevant(ratio(expected_precision_sum(Items(b, rel)), rel.sum(axis=1)), c)
 
 
