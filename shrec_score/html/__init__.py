@@ -1,7 +1,6 @@
 """The organiser's results page, one self-contained ``index.html`` (docs/outputs.md, "The results page"; its
 escaping, printing and size rules: docs/architecture.md): the values of the Jinja2 template ``page.html`` (a
-``<section>`` with a stable id per part), whose style sheet and script are ``report.css`` and ``report.js``.
-"""
+``<section>`` with a stable id per part), whose style sheet and script are ``report.css`` and ``report.js``."""
 
 from __future__ import annotations
 
