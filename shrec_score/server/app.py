@@ -181,7 +181,6 @@ class Server:
             shutil.rmtree(work, ignore_errors=True)
 
 
-
 def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
     """The application of ``contest``: its store recovered (see :meth:`Store.recover`), its scorer started with it."""
     store = Store(contest.data)
@@ -238,8 +237,7 @@ def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
                 status, errors = exc.status, exc.errors
         runs = [] if session.team is None else await runs_of(session.team)
         response = page("submit.html", status, csrf=session.csrf, team=session.team, errors=errors, receipt=receipt, runs=runs)
-        secure = request.url.scheme == "https"
-        response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", secure=secure, path="/")
+        response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", secure=request.url.is_secure, path="/")
         return response
 
     async def healthz(request: Request) -> Response:  # async: a sync endpoint would run on Starlette's thread pool
@@ -284,13 +282,12 @@ def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
 
 
 def per_run_row(text: str) -> dict[str, Any]:
-    """A scoring child's ``per_run.csv`` (a header and one row) as {column: value}, numbers as numbers."""
+    """A scoring child's ``per_run.csv`` (a header and one row) as {column: value}, numbers as numbers (NaN if blank)."""
     header, row = list(csv.reader(io.StringIO(text)))[:2]
-    return {k: FIXED[k](v) if k in FIXED else None if v == "" else _plain(float(v)) for k, v in zip(header, row)}
+    return {k: FIXED[k](v) if k in FIXED else float(v) if v else math.nan for k, v in zip(header, row)}
 
 
-def _plain(value: Any) -> Any:
-    """A JSON value: NaN as None."""
+def _nan_as_none(value: Any) -> Any:
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
@@ -303,7 +300,7 @@ def run_views(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime) ->
         if run["status"] == "failed":
             view["reason"] = run["reason"]
         if run["status"] == "scored" and phase is not None and phase.shows_scores(now):
-            view["scores"] = {k: v for k, v in per_run_row(run["per_run"]).items() if k != "run"}
+            view["scores"] = {k: _nan_as_none(v) for k, v in per_run_row(run["per_run"]).items() if k != "run"}
         out.append(view)
     return out
 
@@ -312,9 +309,7 @@ def leaderboard(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime, 
     """Per phase not hidden: its columns and rows, best first by the CLI's column ``sort`` (:attr:`.RunChecker.sort`);
     a phase whose scores are not shown yet (``after-close`` before it closes) lists its accepted runs by name."""
     out = []
-    for phase in contest.phases:
-        if phase.leaderboard == "hidden":
-            continue
+    for phase in (p for p in contest.phases if p.leaderboard != "hidden"):
         mine = [r for r in runs if r["phase"] == phase.name and r["status"] != "failed"]
         entry: dict[str, Any] = {"name": phase.name, "leaderboard": phase.leaderboard, "opens": phase.opens.isoformat(),
                                  "closes": phase.closes.isoformat()}
@@ -335,7 +330,6 @@ def _ranked(sort: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
 
     measures = list(rows[0])[len(FIXED) :]
     measure = sort if sort in measures else measures[0]  # (a row scored before a preset changed)
-    columns: dict[str, Any] = {k: [r[k] for r in rows] for k in FIXED}
-    columns.update({m: [math.nan if r.get(m) is None else r[m] for r in rows] for m in measures})  # floats
+    columns = {k: [r.get(k, math.nan) for r in rows] for k in rows[0]}  # a measure a row lacks: NaN
     board = leaderboard_table(Table(columns, len(rows)), measure)
-    return {"columns": board.columns, "rows": [dict(zip(board.columns, map(_plain, r))) for r in board.records()]}
+    return {"columns": board.columns, "rows": [dict(zip(board.columns, map(_nan_as_none, r))) for r in board.records()]}
