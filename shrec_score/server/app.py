@@ -114,9 +114,8 @@ class Server:
         async def receive() -> Any:  # refuses the body (413) once it passes the limit, as it streams in
             nonlocal seen
             message = await request.receive()
-            if message.get("type") == "http.request":
-                seen += len(message.get("body", b""))
-                self.bound(seen)
+            seen += len(message.get("body", b""))  # (a disconnect has none)
+            self.bound(seen)
             return message
 
         try:

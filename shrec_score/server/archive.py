@@ -161,9 +161,7 @@ def _run_root(dest: str, root: str) -> Unpacked:
     top = _entries(root)
     if not top:
         raise Failed(422, "expected one run folder in the archive, got no file")
-    run, shown = root, ""
-    if len(top) == 1:
-        run, shown = os.path.join(root, top[0]), top[0]
+    run, shown = (os.path.join(root, top[0]), top[0]) if len(top) == 1 else (root, "")
     if os.path.isdir(run):
         files = _entries(run)
         if len(files) == 1 and os.path.isfile(os.path.join(run, files[0])):
