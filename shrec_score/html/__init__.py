@@ -1,7 +1,6 @@
 """The organiser's results page, one self-contained ``index.html`` (docs/outputs.md, "The results page"; its
 escaping, printing and size rules: docs/architecture.md): the values of the Jinja2 template ``page.html`` (a
-``<section>`` with a stable id per part), whose style sheet and script are ``report.css`` and ``report.js``.
-"""
+``<section>`` with a stable id per part), whose style sheet and script are ``report.css`` and ``report.js``."""
 
 from __future__ import annotations
 
@@ -178,25 +177,23 @@ def sort_key(value: Any) -> str:
 
 def leaderboard(report: Report) -> dict[str, Any]:
     """The leaderboard's columns (:class:`Column`), rows (dicts), best value per column and notes."""
-    board = report.leaderboard
+    board, sort = report.leaderboard, report.sort
     # the sort measure first, so a phone shows it beside the run without scrolling (issue 31.15),
     # then the shown columns (those of the Markdown and the terminal), then every other
-    measures = [m for m in dict.fromkeys([report.sort, *report.shown, *report.measures]) if m in board.columns]
-    ci_low, ci_high = f"{report.sort}_ci_low", f"{report.sort}_ci_high"
+    measures = [m for m in dict.fromkeys([sort, *report.shown, *report.measures]) if m in board.columns]
+    ci_low, ci_high = f"{sort}_ci_low", f"{sort}_ci_high"
     has_ci = ci_low in board.columns and ci_high in board.columns
     groups = versus_best(report)
     cols = [Column("rank", "rank", "num", "asc"), Column("run", "run", "text", "asc", cls="run")]
     cols.append(Column("queries", "queries", "num"))
     for m in measures:  # the interval and the group follow the sort measure
-        higher = column_higher_is_better(m)
+        higher, name = column_higher_is_better(m), display_name(m)
         where = "higher is better" if higher else "lower is better" if higher is False else "no direction"
-        sort = ("ascending" if higher is False else "descending") if m == report.sort else ""
-        name = display_name(m)
-        first = "asc" if higher is False else "desc"
-        cols.append(Column(m, name, "num", first, f"{name}: {where}", sort=sort, higher=higher))
-        if m == report.sort and has_ci:
+        first, aria = ("asc", "ascending") if higher is False else ("desc", "descending")
+        cols.append(Column(m, name, "num", first, f"{name}: {where}", sort=aria if m == sort else "", higher=higher))
+        if m == sort and has_ci:
             cols.append(Column("ci", f"95% CI of {name}"))
-        if m == report.sort and groups:
+        if m == sort and groups:
             title = "Holm-adjusted p-value against the best run (sorted: the best run, then the largest p)"
             cols.append(Column("group", "vs best", "num", title=title))
     rows = board.to_dict("records")
@@ -214,10 +211,9 @@ def per_class(report: Report) -> dict[str, Any] | None:
     if pc is None or sort not in pc.columns or not len(pc):
         return None
     runs = [str(r) for r in report.leaderboard["run"]]
-    values: dict[tuple[str, str], Any] = {}
-    counts: dict[str, int] = {}
-    for run, cls, n, v in zip(pc["run"], pc["class"], pc["queries"], pc[sort]):
-        values[(str(run), str(cls))] = v
+    values = {(str(run), str(cls)): v for run, cls, v in zip(pc["run"], pc["class"], pc[sort])}
+    counts: dict[str, int] = {}  # a class's queries: its first row's
+    for cls, n in zip(pc["class"], pc["queries"]):
         counts.setdefault(str(cls), int(n))
     higher = column_higher_is_better(sort)
     nums = [v for v in (number(x) for x in values.values()) if v is not None]

@@ -1,7 +1,8 @@
-"""The Starlette application of ``shrec-score serve``: the routes of the JSON API and the pages (Jinja2, autoescape),
-what they show (a team's runs, the leaderboard: the CLI's ``per_run.csv`` rows, each limited to what its phase
-allows; docs/server.md) and the security headers of every answer; its state lives on a :class:`~.service.Server`.
-"""
+"""The Starlette application of ``shrec-score serve``: its routes (the JSON API and the pages: Jinja2, autoescape),
+what a request gets done (who asks, whether a phase admits the team, the upload read under the size limit, the form's
+session and CSRF token, storing a checked run; a refusal is a :class:`~.store.Failed`), what the routes show (a team's
+runs, the leaderboard: the CLI's ``per_run.csv`` rows, each limited to what its phase allows; docs/server.md) and the
+security headers of every answer."""
 
 from __future__ import annotations
 
@@ -11,28 +12,172 @@ import contextlib
 import csv
 import datetime as dt
 import hashlib
+import hmac
 import io
 import math
+import os
+import secrets
+import shutil
+import time
+from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
 from jinja2 import Environment, PackageLoader
 from starlette.applications import Starlette
+from starlette.datastructures import FormData, UploadFile
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from .archive import RunChecker
-from .contest import Contest, now
+from ..outdir import fsync_tree
+from .archive import PIECE, RunChecker, unpack
+from .contest import Contest, Phase, now, stamp
 from .jobs import score_forever
-from .service import COOKIE, Server
-from .store import Failed, Store, Team
+from .store import NAME, Failed, Store, Team
 
 #: per_run.csv's columns before the measures, with their types.
 FIXED = {"run": str, "queries": int}
 #: A run's fields as the API shows them (``run`` is the stored ``label``).
 SHOWN = ("id", "name", "run", "phase", "status", "sha256", "submitted", "finished")
+#: Room for the multipart framing and the small fields beside the file.
+FRAMING = 64 << 10
+#: The form's session cookie (its value: a random id of a :class:`Session` kept by the server).
+COOKIE = "shrec_session"
+
+
+@dataclass
+class Session:
+    csrf: str
+    team: Team | None = None
+
+
+@dataclass
+class Server:
+    contest: Contest
+    store: Store
+    checker: RunChecker
+    wake: asyncio.Event = field(default_factory=asyncio.Event)  # set: a run was queued (jobs.score_forever)
+    sessions: OrderedDict[str, Session] = field(default_factory=OrderedDict)
+    uploads: dict[str, deque[float]] = field(default_factory=dict)  # a team's uploads of the last 60 s
+
+    def bound(self, size: int, got: str = "more", framing: int = FRAMING) -> None:
+        """:class:`Failed` 413 when ``size`` bytes pass the upload limit (``framing``: room for the multipart's)."""
+        limit = self.contest.limits["max_upload_mb"]
+        if size > int(limit * (1 << 20)) + framing:
+            raise Failed(413, f"expected an upload of at most {limit:g} MB, got {got}")
+
+    async def team(self, request: Request) -> Team:
+        """The team of the request's bearer token (the API; a session cookie is never one), else :class:`Failed` 401."""
+        auth = request.headers.get("authorization", "")
+        team = await asyncio.to_thread(self.store.team_of, auth[7:].strip()) if auth[:7].lower() == "bearer " else None
+        if team is None:
+            raise Failed(401, "expected a team's token in 'Authorization: Bearer TOKEN'")
+        return team
+
+    def session(self, sid: str) -> tuple[str, Session]:
+        """The form's session ``sid``, else a new one (its CSRF token fresh; the oldest dropped past 10,000)."""
+        if sid in self.sessions:
+            return sid, self.sessions[sid]
+        sid = secrets.token_urlsafe(32)
+        self.sessions[sid] = session = Session(secrets.token_urlsafe(32))
+        while len(self.sessions) > 10_000:
+            self.sessions.popitem(last=False)
+        return sid, session
+
+    def admit(self, team: Team) -> Phase:
+        """The open phase a team may upload to now; :class:`Failed` 429 past ``rate_limit`` uploads in 60 s, 403."""
+        times, at = self.uploads.setdefault(team.name, deque()), time.monotonic()
+        per_minute = self.contest.limits["rate_limit"]
+        while times and times[0] <= at - 60:
+            times.popleft()
+        if len(times) >= per_minute:
+            raise Failed(429, f"at most {per_minute:g} uploads a minute per team: try again in a minute")
+        times.append(at)
+        phase = self.contest.open_phase(now())
+        if phase is None:
+            raise Failed(403, "no phase of the contest is open for submissions")
+        return phase
+
+    @contextlib.asynccontextmanager
+    async def form(self, request: Request) -> AsyncIterator[FormData]:
+        """The multipart body, its size bounded while it streams in (raises :class:`Failed`: 413, 422)."""
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit():  # first: 413 whatever the body's type
+            self.bound(int(declared), f"{int(declared) >> 20} MB")
+        if request.headers.get("content-type", "").split(";")[0].strip() != "multipart/form-data":
+            raise Failed(422, "expected a multipart/form-data body with the run in the field 'file'")
+        seen = 0
+
+        async def receive() -> Any:  # refuses the body (413) once it passes the limit, as it streams in
+            nonlocal seen
+            message = await request.receive()
+            seen += len(message.get("body", b""))  # (a disconnect has none)
+            self.bound(seen)
+            return message
+
+        try:
+            form = await Request(request.scope, receive).form(max_files=1, max_fields=8)
+        except Failed:  # past the limit as it streamed in
+            raise
+        except Exception as exc:  # starlette's MultiPartException, a broken body
+            raise Failed(422, f"expected a multipart/form-data body with the run in the field 'file' ({exc})") from None
+        try:
+            yield form
+        finally:
+            await form.close()
+
+    async def form_upload(self, request: Request, session: Session) -> dict[str, Any]:
+        """The form's upload: its CSRF token, the team's token once (kept in the session), then as the API."""
+        async with self.form(request) as form:
+            csrf, token = form.get("csrf"), form.get("token")
+            if not isinstance(csrf, str) or not hmac.compare_digest(csrf.encode(), session.csrf.encode()):
+                raise Failed(403, "the form expired: reload the page and submit again")
+            if isinstance(token, str) and token.strip():
+                session.team = await asyncio.to_thread(self.store.team_of, token.strip())
+                if session.team is None:
+                    raise Failed(401, "this is not a team's token")
+            if session.team is None:
+                raise Failed(401, "expected your team's token")
+            return await self.upload(session.team, self.admit(session.team), form)
+
+    async def upload(self, team: Team, phase: Phase, form: FormData) -> dict[str, Any]:
+        """Unpack, check and store the run of ``form`` (raises :class:`Failed`: 403, 413, 422)."""
+        upload, name = form.get("file"), form.get("name") or None
+        if not isinstance(upload, UploadFile) or not upload.filename:
+            raise Failed(422, "expected the run in the multipart field 'file' (a .zip, .tar.gz or .tgz of one run folder, or one run file)")
+        if name is not None and (not isinstance(name, str) or not NAME.fullmatch(name)):
+            raise Failed(422, f"expected 'name' to be 1 to 40 letters, digits, '_', '.' or '-', got {str(name)[:60]!r}")
+        body = await asyncio.to_thread(self._store, team, name, upload, phase)
+        self.wake.set()
+        return body
+
+    def _store(self, team: Team, name: str | None, upload: UploadFile, phase: Phase) -> dict[str, Any]:
+        store = self.store
+        with store.connect() as db:  # refused before the work of unpacking (and again under the write lock)
+            store.count_runs(db, team, phase.name, phase.max_runs)
+        work = os.path.join(store.incoming, secrets.token_hex(8))
+        os.makedirs(work)
+        try:
+            received = os.path.join(work, "upload")
+            digest, size = hashlib.sha256(), 0
+            with open(received, "wb") as out:
+                while piece := upload.file.read(PIECE):
+                    size += len(piece)
+                    self.bound(size, framing=0)
+                    digest.update(piece)
+                    out.write(piece)
+            staged = os.path.join(work, "run")
+            unpacked = unpack(received, os.path.basename(upload.filename or "upload"), staged, self.contest.limits)
+            errors = self.checker.errors(staged, unpacked)
+            if errors:
+                raise Failed(422, errors=errors)
+            fsync_tree(staged, files=True)
+            return store.accept(team, name, staged, unpacked.name, unpacked.suffix, phase.name, phase.max_runs, digest.hexdigest(), stamp())
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
@@ -91,8 +236,7 @@ def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
                 status, errors = exc.status, exc.errors
         runs = [] if session.team is None else await runs_of(session.team)
         response = page("submit.html", status, csrf=session.csrf, team=session.team, errors=errors, receipt=receipt, runs=runs)
-        secure = request.url.scheme == "https"
-        response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", secure=secure, path="/")
+        response.set_cookie(COOKIE, sid, httponly=True, samesite="strict", secure=request.url.is_secure, path="/")
         return response
 
     async def healthz(request: Request) -> Response:  # async: a sync endpoint would run on Starlette's thread pool
@@ -137,13 +281,12 @@ def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
 
 
 def per_run_row(text: str) -> dict[str, Any]:
-    """A scoring child's ``per_run.csv`` (a header and one row) as {column: value}, numbers as numbers."""
+    """A scoring child's ``per_run.csv`` (a header and one row) as {column: value}, numbers as numbers (NaN if blank)."""
     header, row = list(csv.reader(io.StringIO(text)))[:2]
-    return {k: FIXED[k](v) if k in FIXED else None if v == "" else _plain(float(v)) for k, v in zip(header, row)}
+    return {k: FIXED[k](v) if k in FIXED else float(v) if v else math.nan for k, v in zip(header, row)}
 
 
-def _plain(value: Any) -> Any:
-    """A JSON value: NaN as None."""
+def _nan_as_none(value: Any) -> Any:
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
@@ -156,7 +299,7 @@ def run_views(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime) ->
         if run["status"] == "failed":
             view["reason"] = run["reason"]
         if run["status"] == "scored" and phase is not None and phase.shows_scores(now):
-            view["scores"] = {k: v for k, v in per_run_row(run["per_run"]).items() if k != "run"}
+            view["scores"] = {k: _nan_as_none(v) for k, v in per_run_row(run["per_run"]).items() if k != "run"}
         out.append(view)
     return out
 
@@ -165,9 +308,7 @@ def leaderboard(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime, 
     """Per phase not hidden: its columns and rows, best first by the CLI's column ``sort`` (:attr:`.RunChecker.sort`);
     a phase whose scores are not shown yet (``after-close`` before it closes) lists its accepted runs by name."""
     out = []
-    for phase in contest.phases:
-        if phase.leaderboard == "hidden":
-            continue
+    for phase in (p for p in contest.phases if p.leaderboard != "hidden"):
         mine = [r for r in runs if r["phase"] == phase.name and r["status"] != "failed"]
         entry: dict[str, Any] = {"name": phase.name, "leaderboard": phase.leaderboard, "opens": phase.opens.isoformat(),
                                  "closes": phase.closes.isoformat()}
@@ -188,7 +329,6 @@ def _ranked(sort: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
 
     measures = list(rows[0])[len(FIXED) :]
     measure = sort if sort in measures else measures[0]  # (a row scored before a preset changed)
-    columns: dict[str, Any] = {k: [r[k] for r in rows] for k in FIXED}
-    columns.update({m: [math.nan if r.get(m) is None else r[m] for r in rows] for m in measures})  # floats
+    columns = {k: [r.get(k, math.nan) for r in rows] for k in rows[0]}  # a measure a row lacks: NaN
     board = leaderboard_table(Table(columns, len(rows)), measure)
-    return {"columns": board.columns, "rows": [dict(zip(board.columns, map(_plain, r))) for r in board.records()]}
+    return {"columns": board.columns, "rows": [dict(zip(board.columns, map(_nan_as_none, r))) for r in board.records()]}

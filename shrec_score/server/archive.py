@@ -1,6 +1,5 @@
 """An upload, unpacked member by member (in pieces of 1 MiB, never by ``extractall``; what is refused:
-docs/server.md#security) and checked by :class:`RunChecker` before anything of it is stored.
-"""
+docs/server.md#security) and checked by :class:`RunChecker` before anything of it is stored."""
 
 from __future__ import annotations
 
@@ -66,10 +65,6 @@ def unpack(upload: str, filename: str, dest: str, limits: Mapping[str, float]) -
     return found
 
 
-#: An archive's members: name, what it is if no file or folder (a link), is it a folder, size, opener (of a file).
-Members = Generator[tuple[str, "str | None", bool, int, Callable[[], Any]], None, None]
-
-
 def _extract(upload: str, root: str, zipped: bool, limits: Mapping[str, float]) -> None:
     """Write each member under ``root`` or refuse it (docs/server.md#security: the limits, bounded as they grow)."""
     max_members, ratio = int(limits["max_members"]), limits["max_ratio"]
@@ -89,7 +84,7 @@ def _extract(upload: str, root: str, zipped: bool, limits: Mapping[str, float]) 
             while piece := stream.read(PIECE):
                 streamed += len(piece)
                 count(streamed - slack)
-    with contextlib.closing(_zip_members(upload) if zipped else _tar_members(upload)) as listed:
+    with contextlib.closing(_members(upload, zipped)) as listed:
         for i, (name, got, is_dir, size, opener) in enumerate(listed, start=1):
             if i > max_members:
                 raise Failed(422, f"expected at most {max_members} members in the archive, got more")
@@ -141,19 +136,20 @@ def _create(root: str, path: str, name: str) -> IO[bytes]:
         raise Failed(422, f"archive member {_cut(name)}: expected a file and a folder never to share a name, got {clash!r} as both") from None
 
 
-def _zip_members(upload: str) -> Members:
-    with zipfile.ZipFile(upload) as z:
+def _members(path: str, zipped: bool) -> Generator[tuple[str, str | None, bool, int, Callable[[], Any]], None, None]:
+    """An archive's members: name, what it is if no file or folder (a link), is it a folder, size, opener (of a file)."""
+    if not zipped:
+        with tarfile.open(path, mode="r|gz") as tar:  # a stream: one pass, no seeking
+            for m in tar:
+                link = "a symbolic link" if m.issym() else "a hard link" if m.islnk() else SPECIAL
+                got = None if m.isfile() or m.isdir() else link
+                yield m.name, got, m.isdir(), m.size, functools.partial(tar.extractfile, m)
+        return
+    with zipfile.ZipFile(path) as z:
         for info in z.infolist():
             kind = stat.S_IFMT(info.external_attr >> 16)  # 0: no Unix type recorded (a plain file)
             got = None if kind in (0, stat.S_IFREG, stat.S_IFDIR) else "a symbolic link" if stat.S_ISLNK(kind) else SPECIAL
             yield info.filename, got, info.is_dir(), info.file_size, functools.partial(z.open, info)
-
-
-def _tar_members(upload: str) -> Members:
-    with tarfile.open(upload, mode="r|gz") as tar:  # a stream: one pass, no seeking
-        for m in tar:
-            got = None if m.isfile() or m.isdir() else "a symbolic link" if m.issym() else "a hard link" if m.islnk() else SPECIAL
-            yield m.name, got, m.isdir(), m.size, functools.partial(tar.extractfile, m)
 
 
 def _entries(folder: str) -> list[str]:
@@ -165,9 +161,7 @@ def _run_root(dest: str, root: str) -> Unpacked:
     top = _entries(root)
     if not top:
         raise Failed(422, "expected one run folder in the archive, got no file")
-    run, shown = root, ""
-    if len(top) == 1:
-        run, shown = os.path.join(root, top[0]), top[0]
+    run, shown = (os.path.join(root, top[0]), top[0]) if len(top) == 1 else (root, "")
     if os.path.isdir(run):
         files = _entries(run)
         if len(files) == 1 and os.path.isfile(os.path.join(run, files[0])):

@@ -1,6 +1,5 @@
 """CONTEST.yaml: a contest's settings, read and checked once at start, its track written out as the preset
-``DATA/track.yaml`` (docs/server.md#contestyaml).
-"""
+``DATA/track.yaml`` (docs/server.md#contestyaml)."""
 
 from __future__ import annotations
 

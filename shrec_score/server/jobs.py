@@ -1,6 +1,5 @@
 """The scoring queue: one queued run at a time, each scored by the CLI in a child process under limits,
-``python -m shrec_score.server.jobs`` (docs/server.md, "What the server keeps").
-"""
+``python -m shrec_score.server.jobs`` (docs/server.md, "What the server keeps")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """Teams and runs: SQLite (the standard library's, WAL mode) and the stored files; what survives a crash and why:
-docs/server.md, "What the server keeps".  Every connection serves one call; a refused upload is a :class:`Failed`.
-"""
+docs/server.md, "What the server keeps".  Every connection serves one call; a refused upload is a :class:`Failed`."""
 
 from __future__ import annotations
 
