@@ -105,11 +105,10 @@ def macro_table(per_class: Table, measures: Sequence[str], run_order: Sequence[s
     queries = np.asarray(per_class["queries"], dtype=np.int64)
     runs = per_class["run"].astype(object)
     runs[queries <= 0] = None  # a class left out
-    cols: dict[str, Any] = {"run": runs}
+    cols: dict[str, Any] = {"run": runs, **{m: per_class[m] for m in measures}}
     with np.errstate(divide="ignore"):  # a class value of 0 (every AP floored): log 0 = -inf, exp gives 0 back
-        for m in measures:
-            geometric = column_aggregate(m) == "geometric"
-            cols[m] = np.log(np.asarray(per_class[m], dtype=np.float64)) if geometric else per_class[m]
+        logs = [m for m in measures if column_aggregate(m) == "geometric"]
+        cols.update((m, np.log(np.asarray(cols[m], dtype=np.float64))) for m in logs)
     table = per_run_table(Table(cols, len(runs)), measures, run_order)
     return table.assign("queries", np.asarray([queries[runs == run].sum() for run in run_order], dtype=np.int64), at=1)
 
