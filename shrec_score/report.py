@@ -1,5 +1,5 @@
 """The result of a scoring, computed once and rendered many ways (docs/outputs.md): :class:`Report` holds the
-tables; its ``to_*`` methods call the renderers of :mod:`shrec_score.render` (a layer below: it imports nothing back)."""
+tables; its ``to_*`` methods call the renderers of :mod:`shrec_score.render`."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ if TYPE_CHECKING:
 else:
     from ._lazy import pd  # imported on first use (see _lazy)
 
-from . import render
 from .aggregate import macro_table, per_run_table, wide_values
 from .errors import shown, visible
 from .measures.names import column_for
@@ -47,6 +46,13 @@ def _frame(name: str, doc: str) -> property:
         return None if table is None else table.to_pandas()
 
     return property(get, doc=doc)
+
+
+def _render() -> Any:
+    """:mod:`shrec_score.render`, imported on first use (it is a layer below and imports nothing back)."""
+    from . import render
+
+    return render
 
 
 class Report:
@@ -135,8 +141,8 @@ class Report:
         the signature and the warnings; every text made visible, then escaped."""
         from .escape import html_template
 
-        head, cells, bold = render._table_cells(self)
-        ci = render._intervals(self)
+        head, cells, bold = _render()._table_cells(self)
+        ci = _render()._intervals(self)
         return html_template(_NOTEBOOK).render(
             head=head, ci=ci is not None, rows=[list(zip(row, marks)) for row, marks in zip(cells, bold)],
             intervals=[f"{low:.4f}..{high:.4f}" for low, high in ci or []], signature=self.signature_text(),
@@ -201,27 +207,27 @@ class Report:
 
     def to_csv(self, *, per_query: bool = False) -> str:
         """The leaderboard (or the per-query values) as CSV: :func:`shrec_score.render.to_csv`."""
-        return render.to_csv(self, per_query=per_query)
+        return str(_render().to_csv(self, per_query=per_query))
 
     def to_json(self, *, per_query: bool = False) -> str:
         """The report as JSON: :func:`shrec_score.render.to_json`."""
-        return render.to_json(self, per_query=per_query)
+        return str(_render().to_json(self, per_query=per_query))
 
     def to_markdown(self, *, per_query: bool = False) -> str:
         """The leaderboard as a Markdown table: :func:`shrec_score.render.to_markdown`."""
-        return render.to_markdown(self, per_query=per_query)
+        return str(_render().to_markdown(self, per_query=per_query))
 
     def to_latex(self, *, per_query: bool = False) -> str:
         """The leaderboard as a LaTeX table: :func:`shrec_score.render.to_latex`."""
-        return render.to_latex(self, per_query=per_query)
+        return str(_render().to_latex(self, per_query=per_query))
 
     def to_trec(self, *, per_query: bool = False) -> str:
         """trec_eval-style lines: :func:`shrec_score.render.to_trec`."""
-        return render.to_trec(self, per_query=per_query)
+        return str(_render().to_trec(self, per_query=per_query))
 
     def to_rich(self, console: Any, *, per_query: bool = False) -> None:
         """Print the leaderboard on a rich Console: :func:`shrec_score.render.to_rich`."""
-        render.to_rich(self, console, per_query=per_query)
+        _render().to_rich(self, console, per_query=per_query)
 
 
 def shapenet_summaries(per_query: Table, per_class: Table, run_names: list[str]) -> dict[str, Table]:
