@@ -57,11 +57,9 @@ def _table_cells(report: Report) -> tuple[list[str], list[list[str]], list[list[
     """Header, formatted cells and which cells show their column's best mean (:func:`notes.best_value`)."""
     board = report.tables["leaderboard"]
     best = {m: best_value(board[m].tolist(), column_higher_is_better(m)) for m in report.shown}
-    cells, bold = [], []
-    for rec in zip(*(board[c].tolist() for c in ["rank", "run", "queries", *report.shown])):
-        row = [str(v) for v in rec[:3]] + [_fmt(v) for v in rec[3:]]
-        cells.append(row)
-        bold.append([False] * 3 + [c == best[m] for c, m in zip(row[3:], report.shown)])
+    records = zip(*(board[c].tolist() for c in ["rank", "run", "queries", *report.shown]))
+    cells = [[str(v) for v in rec[:3]] + [_fmt(v) for v in rec[3:]] for rec in records]
+    bold = [[False] * 3 + [c == best[m] for c, m in zip(row[3:], report.shown)] for row in cells]
     return ["rank", "run", "queries", *[display_name(m) for m in report.shown]], cells, bold
 
 
