@@ -187,8 +187,7 @@ def to_trec(report: Report, *, per_query: bool = False) -> str:
     def line(m: str, query: str, value: float) -> str:
         return f"{labels[m]:<22}\t{query}\t{int(value) if m in sums else f'{value:.4f}'}"
 
-    for values in board.records():
-        row = dict(zip(board.columns, values))
+    for row in (dict(zip(board.columns, values)) for values in board.records()):
         run, tag = row["run"], report.run_tags.get(row["run"])
         lines.append(f"{'runid':<22}\tall\t{trec_field(tag if tag is not None and tags[tag] == 1 else str(run))}")
         if per_query:
