@@ -49,8 +49,10 @@ def _codes(values: np.ndarray, known: dict[Any, int] | None = None) -> tuple[np.
     return np.asarray([-1 if v is None or v != v else get(v) for v in values.tolist()], dtype=np.int64), index
 
 
-def _group_means(per_query: Table, measures: Sequence[str], group: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each group's aggregate of each measure over its defined values (NaN: none), and its scored queries."""
+def _grouped(per_query: Table, measures: Sequence[str], group: np.ndarray, keys: dict[str, np.ndarray]) -> Table:
+    """``keys`` (one row per group), queries (scored: a measure defined), then each group's aggregate of each
+    measure over its defined values (NaN: none)."""
+    n = len(keys["run"])
     columns = [np.asarray(per_query[m], dtype=np.float64) for m in measures]
     values = np.column_stack(columns) if columns else np.zeros((len(per_query), 0))
     sums, counts = group_sums(values, group, n)
@@ -63,19 +65,16 @@ def _group_means(per_query: Table, measures: Sequence[str], group: np.ndarray, n
         elif how == "geometric":
             out[:, j] = np.exp(out[:, j])
     scored = (~np.isnan(values)).any(axis=1) & (group >= 0)
-    return out, np.bincount(group[scored], minlength=n).astype(np.int64)
+    queries = np.bincount(group[scored], minlength=n).astype(np.int64)
+    return Table({**keys, "queries": queries, **{m: out[:, j] for j, m in enumerate(measures)}}, n)
 
 
 def per_run_table(per_query: Table, measures: Sequence[str], run_order: Sequence[str]) -> Table:
     """Columns run, queries (scored: a measure defined), then each measure's mean over its defined values."""
     runs = list(dict.fromkeys(run_order))
     place = {r: i for i, r in enumerate(runs)}
-    group, _ = _codes(per_query["run"], place)
-    means, queries = _group_means(per_query, measures, group, len(runs))
-    at = np.asarray([place[r] for r in run_order], dtype=np.int64)
-    cols: dict[str, Any] = {"run": object_column(list(run_order)), "queries": queries[at]}
-    cols.update({m: means[at, j] for j, m in enumerate(measures)})
-    return Table(cols, len(at))
+    table = _grouped(per_query, measures, _codes(per_query["run"], place)[0], {"run": object_column(runs)})
+    return table.take(np.asarray([place[r] for r in run_order], dtype=np.int64))
 
 
 def per_class_table(per_query: Table, measures: Sequence[str], run_order: Sequence[str]) -> Table:
@@ -83,20 +82,15 @@ def per_class_table(per_query: Table, measures: Sequence[str], run_order: Sequen
     runs = list(dict.fromkeys(run_order))
     run_code, _ = _codes(per_query["run"], {r: i for i, r in enumerate(runs)})
     class_code, classes = _codes(per_query["class"])
-    n_c = len(classes)
+    n_c = max(len(classes), 1)
     pair = np.where((run_code >= 0) & (class_code >= 0), run_code * n_c + class_code, -1)
     present = np.flatnonzero(np.bincount(pair[pair >= 0], minlength=len(runs) * n_c))  # (run, class) pairs in run order, then class order
     group = np.searchsorted(present, pair)
     group[pair < 0] = -1
-    means, queries = _group_means(per_query, measures, group, len(present))
+    run_of, class_of = np.divmod(present, n_c)
     names = list(classes)
-    cols: dict[str, Any] = {
-        "run": object_column([runs[i] for i in present // max(n_c, 1)]),
-        "class": object_column([names[i] for i in present % max(n_c, 1)]),
-        "queries": queries,
-    }
-    cols.update({m: means[:, j] for j, m in enumerate(measures)})
-    return Table(cols, len(present))
+    keys = {"run": object_column([runs[i] for i in run_of]), "class": object_column([names[i] for i in class_of])}
+    return _grouped(per_query, measures, group, keys)
 
 
 def macro_table(per_class: Table, measures: Sequence[str], run_order: Sequence[str]) -> Table:
@@ -105,11 +99,10 @@ def macro_table(per_class: Table, measures: Sequence[str], run_order: Sequence[s
     queries = np.asarray(per_class["queries"], dtype=np.int64)
     runs = per_class["run"].astype(object)
     runs[queries <= 0] = None  # a class left out
-    cols: dict[str, Any] = {"run": runs}
+    cols: dict[str, Any] = {"run": runs, **{m: per_class[m] for m in measures}}
     with np.errstate(divide="ignore"):  # a class value of 0 (every AP floored): log 0 = -inf, exp gives 0 back
-        for m in measures:
-            geometric = column_aggregate(m) == "geometric"
-            cols[m] = np.log(np.asarray(per_class[m], dtype=np.float64)) if geometric else per_class[m]
+        logs = [m for m in measures if column_aggregate(m) == "geometric"]
+        cols.update((m, np.log(np.asarray(cols[m], dtype=np.float64))) for m in logs)
     table = per_run_table(Table(cols, len(runs)), measures, run_order)
     return table.assign("queries", np.asarray([queries[runs == run].sum() for run in run_order], dtype=np.int64), at=1)
 

@@ -12,6 +12,7 @@ import shutil
 import stat
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, suppress
+from pathlib import Path
 
 from .errors import InputError, visible
 
@@ -228,8 +229,7 @@ class OutputFolder:
 
     def _previous_manifest(self) -> set[str]:
         try:
-            with open(os.path.join(self.path, MANIFEST), "rb") as fh:
-                return {str(n) for n in json.loads(fh.read()).get("files", [])}
+            return {str(n) for n in json.loads(Path(self.path, MANIFEST).read_bytes()).get("files", [])}
         except (OSError, ValueError, AttributeError):
             return set()  # no manifest: every file there is the user's
 
@@ -394,8 +394,7 @@ def _holder(fd: int) -> str:
     except (OSError, StopIteration):
         return "another process"
     try:
-        with open(f"/proc/{pid}/cmdline", "rb") as cf:
-            words = cf.read().split(b"\0")
+        words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         prog = " ".join(os.path.basename(w.decode(errors="replace")) for w in words[:2] if w)
     except OSError:
         prog = ""

@@ -142,8 +142,7 @@ def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
     written: dict[str, bytes] = {}
 
     if len(report.pr_curve):
-        ax = plot_pr_curves(report, Figure(figsize=LINE_FIGSIZE).subplots())
-        written.update(_save(ax.figure, "pr_curves", formats))
+        written.update(_save(plot_pr_curves(report).figure, "pr_curves", formats))
 
     curves = report.curves
     if curves is not None:

@@ -57,11 +57,9 @@ def _table_cells(report: Report) -> tuple[list[str], list[list[str]], list[list[
     """Header, formatted cells and which cells show their column's best mean (:func:`notes.best_value`)."""
     board = report.tables["leaderboard"]
     best = {m: best_value(board[m].tolist(), column_higher_is_better(m)) for m in report.shown}
-    cells, bold = [], []
-    for rec in zip(*(board[c].tolist() for c in ["rank", "run", "queries", *report.shown])):
-        row = [str(v) for v in rec[:3]] + [_fmt(v) for v in rec[3:]]
-        cells.append(row)
-        bold.append([False] * 3 + [c == best[m] for c, m in zip(row[3:], report.shown)])
+    records = zip(*(board[c].tolist() for c in ["rank", "run", "queries", *report.shown]))
+    cells = [[str(v) for v in rec[:3]] + [_fmt(v) for v in rec[3:]] for rec in records]
+    bold = [[False] * 3 + [c == best[m] for c, m in zip(row[3:], report.shown)] for row in cells]
     return ["rank", "run", "queries", *[display_name(m) for m in report.shown]], cells, bold
 
 
@@ -133,14 +131,9 @@ def to_latex(report: Report, *, per_query: bool = False) -> str:
     ]
     if report.table("significance") is not None:
         runs, pairs = significance_matrix(report)
-        matrix = []
-        for a in runs:
-            line = [tex_escape(a)]
-            for b in runs:
-                pair = pairs.get((a, b))
-                p = "--" if pair is None else _fmt(pair.p_adjusted)
-                line.append(f"\\textbf{{{p}}}" if pair is not None and pair.significant else p)
-            matrix.append(line)
+        shown_p = {ab: _fmt(pair.p_adjusted) for ab, pair in pairs.items()}
+        shown_p.update((ab, f"\\textbf{{{shown_p[ab]}}}") for ab, pair in pairs.items() if pair.significant)
+        matrix = [[tex_escape(a), *(shown_p.get((a, b), "--") for b in runs)] for a in runs]
         caption = (
             f"Pairwise randomization tests on {sort}: Holm-adjusted $p$-value of the row run against the column run; "
             "bold: significantly different ($p < 0.05$)."
@@ -194,8 +187,7 @@ def to_trec(report: Report, *, per_query: bool = False) -> str:
     def line(m: str, query: str, value: float) -> str:
         return f"{labels[m]:<22}\t{query}\t{int(value) if m in sums else f'{value:.4f}'}"
 
-    for values in board.records():
-        row = dict(zip(board.columns, values))
+    for row in (dict(zip(board.columns, values)) for values in board.records()):
         run, tag = row["run"], report.run_tags.get(row["run"])
         lines.append(f"{'runid':<22}\tall\t{trec_field(tag if tag is not None and tags[tag] == 1 else str(run))}")
         if per_query:
@@ -210,22 +202,15 @@ def to_trec(report: Report, *, per_query: bool = False) -> str:
 def to_rich(report: Report, console: Any, *, per_query: bool = False) -> None:
     """Print the leaderboard (and the per-query table) on a rich Console; every text from input as a
     :func:`rich_text` (no markup read, control characters shown escaped)."""
-    from rich import box
-    from rich.table import Table
-
-    title = rich_text(f"shrec-score leaderboard, sorted by {display_name(report.sort)}")
-    table = Table(title=title, box=box.SIMPLE_HEAD)
     head, cells, bold = _table_cells(report)
-    for i, h in enumerate(head):
-        text = rich_text(h)
-        table.add_column(text, justify="left" if i == 1 else "right", no_wrap=True, min_width=max(6, len(text)) if i > 2 else None)
+    widths = [max(6, len(rich_text(h))) if i > 2 else None for i, h in enumerate(head)]
     ci = _intervals(report)
     if ci is not None:
-        table.add_column("95% CI", justify="right", no_wrap=True)
-    for r, (row, b) in enumerate(zip(cells, bold)):
-        interval = [] if ci is None else [rich_text(f"{_fmt(ci[r][0])}..{_fmt(ci[r][1])}")]
-        table.add_row(*[rich_text(c, "bold" if is_b else "") for c, is_b in zip(row, b)], *interval)
-    console.print(table)
+        head, widths = [*head, "95% CI"], [*widths, None]
+        cells = [[*row, f"{_fmt(low)}..{_fmt(high)}"] for row, (low, high) in zip(cells, ci)]
+        bold = [[*marks, False] for marks in bold]
+    title = f"shrec-score leaderboard, sorted by {display_name(report.sort)}"
+    console.print(_rich_table(title, head, [i == 1 for i in range(len(head))], cells, bold, widths))
     note = blank_note(report)
     if note:
         console.print(rich_text(note), highlight=False)
@@ -237,17 +222,20 @@ def to_rich(report: Report, console: Any, *, per_query: bool = False) -> None:
 
 
 def _rich_table(
-    title: str | None, head: list[str], left: list[bool], rows: list[list[str]], simple: bool = False
+    title: str | None, head: list[str], left: list[bool], rows: list[list[str]],
+    bold: list[list[bool]] | None = None, widths: list[int | None] | None = None, simple: bool = False,
 ) -> Any:
-    """A rich Table of text cells, each a :func:`rich_text`; ``simple``: the box of the leaderboard."""
+    """A rich Table of text cells, each a :func:`rich_text`, ``bold`` ones bold; with ``widths`` (each column's
+    least width), the leaderboard's: never wrapped, ``simple``'s box."""
     from rich import box
     from rich.table import Table
 
-    table = Table(title=None if title is None else rich_text(title), box=box.SIMPLE_HEAD if simple else box.HEAVY_HEAD)
-    for h, is_left in zip(head, left):
-        table.add_column(rich_text(h), justify="left" if is_left else "right")
-    for row in rows:
-        table.add_row(*map(rich_text, row))
+    boxed = box.SIMPLE_HEAD if simple or widths else box.HEAVY_HEAD
+    table = Table(title=None if title is None else rich_text(title), box=boxed)
+    for h, is_left, width in zip(head, left, widths or [None] * len(head)):
+        table.add_column(rich_text(h), justify="left" if is_left else "right", no_wrap=bool(widths), min_width=width)
+    for row, marks in zip(rows, bold or [[False] * len(head)] * len(rows)):
+        table.add_row(*[rich_text(c, "bold" if b else "") for c, b in zip(row, marks)])
     return table
 
 

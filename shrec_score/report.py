@@ -131,8 +131,7 @@ class Report:
         if len(self.measures) > len(self.shown):
             lines[-1] += f"; {len(self.measures)} computed (report.measures)"
         if runs and board is not None and self.sort in board:
-            value = float(board[self.sort][0])
-            lines.append(f"  best run: {shown(runs[0], 40)} ({visible(self.sort)} {value:.4f})")
+            lines.append(f"  best run: {shown(runs[0], 40)} ({visible(self.sort)} {float(board[self.sort][0]):.4f})")
         if self.warnings:
             lines.append(f"  warnings: {len(self.warnings)} (report.warnings)")
         return "\n".join(lines)

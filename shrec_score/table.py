@@ -34,13 +34,11 @@ def column(values: Any, length: int | None = None) -> np.ndarray:
     else:
         items = list(values)
         numbers = [v for v in items if v is not None]
-        if numbers and all(isinstance(v, (bool, int, float, np.number, np.bool_)) for v in numbers):
-            if len(numbers) == len(items):
-                arr = np.asarray(items)
-            elif any(isinstance(v, (bool, np.bool_)) for v in numbers):  # pandas keeps True/None as objects
-                arr = object_column(items)
-            else:
-                arr = np.array([np.nan if v is None else v for v in items], dtype=np.float64)
+        numeric = numbers and all(isinstance(v, (bool, int, float, np.number, np.bool_)) for v in numbers)
+        if numeric and len(numbers) == len(items):
+            arr = np.asarray(items)
+        elif numeric and not any(isinstance(v, (bool, np.bool_)) for v in numbers):  # pandas keeps True/None as objects
+            arr = np.array([np.nan if v is None else v for v in items], dtype=np.float64)
         else:
             arr = object_column(items)
     if arr.dtype.kind in "US":
