@@ -131,10 +131,7 @@ def preset_options(cfg: Mapping[str, Any], given: Mapping[str, Any] | None = Non
     """The Options of the CLI and the server's upload check: a preset's keys ``cfg`` (:func:`load_config`), each
     under the flag ``given[key]`` unless that is None or ``()``; ``extra``: more keywords of :meth:`Options.build`."""
     flags = given or {}
-
-    def pick(key: str) -> Any:
-        return preset_or(cfg, flags.get(key), key)
-
+    pick = lambda key: preset_or(cfg, flags.get(key), key)
     keys = ("rel_level", "e_depth", "pr_levels", "depth", "judged_only", "min_class_size")  # flags or the preset's
     settings = {key: pick(key) for key in keys} | {"missing": pick("missing_queries")}
     settings["dcg_cutoffs"] = tuple(cfg["dcg_cutoffs"]) if "dcg_cutoffs" in cfg else None

@@ -38,30 +38,23 @@ def blank_note(report: Any, columns: list[str] | None = None) -> str | None:
     return "Blank cells: no query of the run has a value of the measure, so it has no mean. " + "; ".join(parts) + "."
 
 
-class Versus(NamedTuple):
-    """A run against the best run of the leaderboard (Holm-adjusted randomization test)."""
-
-    best: bool  # the best run itself
-    significant: bool  # significantly worse than the best (p_adjusted < 0.05)
-    p_adjusted: float | None  # None for the best run
-
-
-def versus_best(report: Any) -> dict[str, Versus]:
-    """run -> :class:`Versus`: the best run's row of :func:`significance_matrix` ({} without significance)."""
+def versus_best(report: Any) -> dict[str, Pair]:
+    """run -> the best run against it (:func:`significance_matrix`'s first row; the best run's own
+    :class:`Pair` has ``best`` and no p-value); {} without significance."""
     runs, cells = significance_matrix(report)
     if report.table("significance") is None or not runs:
         return {}
-    out = {runs[0]: Versus(True, False, None)}
-    out.update((b, Versus(False, pair.significant, pair.p_adjusted)) for (a, b), pair in cells.items() if a == runs[0])
-    return out
+    return {runs[0]: Pair(0.0, None, False, best=True)} | {b: pair for (a, b), pair in cells.items() if a == runs[0]}
 
 
 class Pair(NamedTuple):
-    """One cell of :func:`significance_matrix`: the row run against the column run."""
+    """One cell of :func:`significance_matrix`: the row run against the column run (Holm-adjusted
+    randomization test)."""
 
     mean_diff: float  # row minus column, oriented: positive = the row run is better
-    p_adjusted: float
-    significant: bool
+    p_adjusted: float | None
+    significant: bool  # p_adjusted < 0.05
+    best: bool = False  # versus_best's entry of the best run itself
 
 
 def significance_matrix(report: Any) -> tuple[list[str], dict[tuple[str, str], Pair]]:

@@ -10,11 +10,10 @@ import traceback
 import click
 
 from .commands import cli
-from .inputs import BadInput
 from .outputs import ProgressBar as _ProgressBar
 from .signals import Interrupts, Stopped
 
-__all__ = ["BadInput", "_ProgressBar", "cli", "main"]
+__all__ = ["_ProgressBar", "cli", "main"]
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,12 +1,12 @@
-"""Where a scoring goes: the report on stdout (:func:`render`), the ``--out``, ``--plots`` and ``--html``
-folders as one transaction (:func:`outputs`; folders that conflict are an OptionError before any input is
-read) and the progress bar on stderr (:class:`ProgressBar`)."""
+"""Where a scoring goes: the report on stdout (:func:`render`), the output folders (:func:`outputs`) and
+the progress bar on stderr (:class:`ProgressBar`)."""
 
 from __future__ import annotations
 
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any
@@ -39,9 +39,10 @@ def _inside(path: str, folder: str) -> bool:
 def outputs(
     runs: Sequence[str], out: str | None, plots: str | None, html: str | None = None, page: dict[str, Any] | None = None
 ) -> Iterator[Callable[[Report], None]]:
-    """``--out``, ``--plots`` and ``--html`` as transactions (:mod:`shrec_score.outdir`), locked on entry;
-    what it yields writes a report's files into every one, all or none; a folder inside ``--out`` is part
-    of its unit (the page then links the CSV files).  ``page``: the page's title and description."""
+    """``--out``, ``--plots`` and ``--html`` as transactions (:mod:`shrec_score.outdir`), locked on entry
+    (folders that conflict: an OptionError before any input is read); what it yields writes a report's files
+    into every one, all or none; a folder inside ``--out`` is part of its unit (the page then links the CSV
+    files).  ``page``: the page's title and description."""
     from ..outdir import OutputFolder
 
     for flag, folder in (("--out", out), ("--plots", plots), ("--html", html)):
@@ -72,8 +73,6 @@ def outputs(
 
 def _commit(report: Report, where: dict[str, Any], folders: list[Any], page: dict[str, Any]) -> None:
     """Write the report's files where :func:`outputs` put each kind, all or none (issue 30.13)."""
-    import warnings
-
     from ..outdir import commit_together
 
     with warnings.catch_warnings(record=True) as caught:  # the figures' warnings join the report's (one line each; none with --quiet)
