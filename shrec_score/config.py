@@ -132,9 +132,8 @@ def preset_options(cfg: Mapping[str, Any], given: Mapping[str, Any] | None = Non
     under the flag ``given[key]`` unless that is None or ``()``; ``extra``: more keywords of :meth:`Options.build`."""
     flags = given or {}
     pick = lambda key: preset_or(cfg, flags.get(key), key)
-    keys = ("rel_level", "e_depth", "pr_levels", "depth", "judged_only", "min_class_size")  # flags or the preset's
-    settings = {key: pick(key) for key in keys} | {"missing": pick("missing_queries")}
-    settings["dcg_cutoffs"] = tuple(cfg["dcg_cutoffs"]) if "dcg_cutoffs" in cfg else None
+    settings = {k: pick(k) for k in ("rel_level", "e_depth", "pr_levels", "depth", "judged_only", "min_class_size")}
+    settings |= {"missing": pick("missing_queries"), "dcg_cutoffs": tuple(cfg.get("dcg_cutoffs", ())) or None}
     return Options.build(
         **{key: pick(key) for key in PLAIN},  # None: the default of Options
         settings=Settings(**{k: v for k, v in settings.items() if v is not None}),  # None: the default of Settings

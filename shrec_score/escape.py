@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .errors import visible
 
@@ -25,9 +25,7 @@ def html_template(source: str, **filters: Callable[..., str]) -> Template:
     from jinja2 import Environment, StrictUndefined
     from markupsafe import Markup
 
-    def shown(value: Any) -> Any:
-        return value if isinstance(value, Markup) else visible(str(value))
-
+    shown = lambda value: value if isinstance(value, Markup) else visible(str(value))
     env = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=StrictUndefined, finalize=shown)
     env.filters.update(filters)
     return env.from_string(source)
@@ -76,7 +74,4 @@ def rich_text(text: str, style: str = "") -> Text:
     the characters only, not the padding rich adds to a cell."""
     from rich.text import Text
 
-    out = Text(visible(text))
-    if style:
-        out.stylize(style)
-    return out
+    return Text.styled(visible(text), style)

@@ -8,7 +8,7 @@ import logging
 import signal
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from traceback import walk_stack
 from types import FrameType
 from typing import Any
@@ -37,13 +37,10 @@ class Interrupts:
         self._swallowed = False
 
     def __enter__(self) -> Interrupts:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            if signal.getsignal(sig) is signal.SIG_IGN:  # ignored by whoever started us (a background job, nohup): stays so, as Python leaves it
-                continue
-            try:
-                self._previous[sig] = signal.signal(sig, self._handle)
-            except ValueError:  # not the main thread: the caller's handlers stay
-                break
+        with suppress(ValueError):  # not the main thread: the caller's handlers stay
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                if signal.getsignal(sig) is not signal.SIG_IGN:  # ignored (a background job, nohup): stays so
+                    self._previous[sig] = signal.signal(sig, self._handle)
         self._hook = sys.unraisablehook
         sys.unraisablehook = self._unraisable
         return self
