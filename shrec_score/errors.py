@@ -38,9 +38,7 @@ class InputError(Exception):
         self, path: str | os.PathLike[str] | None, line: int | None, expected: str, got: str | None = None
     ) -> None:
         self.path = None if path is None else os.fspath(path)
-        self.line = line
-        self.expected = expected
-        self.got = got
+        self.line, self.expected, self.got = line, expected, got
         super().__init__(self.message)
 
     def __reduce__(self) -> tuple[type[InputError], tuple[str | None, int | None, str, str | None]]:  # travels back from a worker process intact

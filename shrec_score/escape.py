@@ -1,6 +1,5 @@
-"""Text from input for each output format, shown as itself (never read as markup, the table's shape kept):
-:func:`md_escape`, :func:`tex_escape`, :func:`html_template` and :func:`rich_text` each first make control and
-format characters visible (:func:`shrec_score.errors.visible`; docs/inputs.md)."""
+"""Text from input for each output format, shown as itself (never read as markup, the table's shape kept); each
+first makes control and format characters visible (:func:`shrec_score.errors.visible`; docs/inputs.md)."""
 
 from __future__ import annotations
 

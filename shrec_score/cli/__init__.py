@@ -17,9 +17,8 @@ __all__ = ["_ProgressBar", "cli", "main"]
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point; its exit statuses: docs/errors.md.  Leaves through ``SystemExit`` like
-    any click program (``atexit``, a caller's ``finally`` run); the SIGINT/SIGTERM handlers are the call's
-    only (:class:`.signals.Interrupts`)."""
+    """Console-script entry point (exit statuses: docs/errors.md); leaves through ``SystemExit`` (``atexit`` and
+    a caller's ``finally`` run); its SIGINT/SIGTERM handlers (:class:`.signals.Interrupts`) are the call's only."""
     with Interrupts() as stops:
         try:
             try:

@@ -1,6 +1,5 @@
-"""SIGINT and SIGTERM for the command line: exit 130 / 143, one line, no output published.  The handler
-raises :class:`Stopped` and records the signal, which the command checks where nothing swallows it; in
-:data:`THREADED` code it only records it (why: docs/scale-out.md#failures-and-interruptions)."""
+"""SIGINT and SIGTERM for the command line: exit 130 / 143, one line, no output published; in :data:`THREADED`
+code the handler only records the signal (why: docs/scale-out.md#failures-and-interruptions)."""
 
 from __future__ import annotations
 
@@ -41,8 +40,7 @@ class Interrupts:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 if signal.getsignal(sig) is not signal.SIG_IGN:  # ignored (a background job, nohup): stays so
                     self._previous[sig] = signal.signal(sig, self._handle)
-        self._hook = sys.unraisablehook
-        sys.unraisablehook = self._unraisable
+        self._hook, sys.unraisablehook = sys.unraisablehook, self._unraisable
         return self
 
     def __exit__(self, *exc: object) -> None:
