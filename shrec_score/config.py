@@ -94,7 +94,6 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     path = os.fspath(path)
     data, lines = read_yaml_mapping(path, read_text(path), "settings", "key: value")
     base = os.path.dirname(os.path.abspath(path))
-    out: dict[str, Any] = {}
     for key, value in data.items():
         line = lines.get(key)
         if key not in KEYS:
@@ -111,8 +110,8 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
             value = [_resolve(base, v) for v in value]
             for v in value:
                 _check_path(entry_is_folder, v, where, "existing files or folders", "regular files or folders")
-        out[key] = value
-    return out
+        data[key] = value
+    return data
 
 
 #: The keys of :class:`~shrec_score.options.Options` a preset gives as they are (a flag over the preset's key).

@@ -60,5 +60,4 @@ class InputError(Exception):
 
 
 class OptionError(ValueError):
-    """An option outside its documented values (``score(average="Macro")``), raised before any input is read;
-    the message names the option, the allowed values and what was given."""
+    """An option outside its documented values (``score(average="Macro")``), raised before any input is read."""

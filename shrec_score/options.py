@@ -140,10 +140,8 @@ def check_expected(names: Sequence[str], settings: Settings) -> None:
     """OptionError unless every measure in ``names`` has an exact expectation over tied orders and no depth is set."""
     for name in names:
         if not get_measure(name).ties_exact:
-            raise OptionError(
-                f"ties: {name} has no exact expected value over tied orders (see 'shrec-score measures'); "
-                "use ties rule, optimistic or pessimistic, or leave it out"
-            )
+            why = f"{name} has no exact expected value over tied orders (see 'shrec-score measures')"
+            raise OptionError(f"ties: {why}; use ties rule, optimistic or pessimistic, or leave it out")
     if settings.depth is not None:
         raise OptionError("ties: expected with depth (trec_eval -M) is not supported: the cut can split a tie group")
 

@@ -111,9 +111,8 @@ def render(report: Report, fmt: str, per_query: bool, quiet: bool) -> None:
 
 
 class ProgressBar:
-    """A rich progress bar on stderr that appears only when the work lasts more than a second, and never
-    when stderr is not a terminal or --quiet; each step first calls ``check`` (a signal whose raise a library
-    swallowed ends the work there)."""
+    """A rich progress bar on stderr, shown once the work lasts :attr:`DELAY` seconds (never with --quiet or stderr
+    not a terminal: ``enabled``); each step first calls ``check`` (a signal a library swallowed ends the work there)."""
 
     DELAY = 1.0
 
@@ -124,16 +123,15 @@ class ProgressBar:
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         self.check()
-        if not self.enabled or self.bar is None and (time.monotonic() - self.started < self.DELAY or done >= total):
-            return
-        if self.bar is None:
+        if self.bar is None and self.enabled and done < total and time.monotonic() - self.started >= self.DELAY:
             from rich.console import Console
             from rich.progress import Progress
 
             self.bar = Progress(console=Console(stderr=True), transient=True)
             self.bar.start()
             self.task = self.bar.add_task(stage, total=total)
-        self.bar.update(self.task, completed=done, total=total, description=f"{stage} runs")
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done, total=total, description=f"{stage} runs")
 
     def close(self) -> None:
         if self.bar is not None:
