@@ -60,4 +60,5 @@ class InputError(Exception):
 
 
 class OptionError(ValueError):
-    """An option outside its documented values (``score(average="Macro")``), raised before any input is read."""
+    """An option outside its documented values (``score(average="Macro")``), raised before any input is read;
+    the message names the option, the allowed values and what was given."""

@@ -44,12 +44,12 @@ def versus_best(report: Any) -> dict[str, Pair]:
     runs, cells = significance_matrix(report)
     if report.table("significance") is None or not runs:
         return {}
-    return {runs[0]: Pair(0.0, None, False, best=True)} | {b: pair for (a, b), pair in cells.items() if a == runs[0]}
+    best = runs[0]
+    return {best: Pair(0.0, None, False, best=True)} | {b: pair for (a, b), pair in cells.items() if a == best}
 
 
 class Pair(NamedTuple):
-    """One cell of :func:`significance_matrix`: the row run against the column run (Holm-adjusted
-    randomization test)."""
+    """One cell of :func:`significance_matrix`, the row run against the column run (randomization test, Holm)."""
 
     mean_diff: float  # row minus column, oriented: positive = the row run is better
     p_adjusted: float | None
