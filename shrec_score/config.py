@@ -19,7 +19,6 @@ _int: Check = lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 
 _bool: Check = lambda v: isinstance(v, bool)
 _str_list: Check = lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)
 _int_list: Check = lambda v: isinstance(v, list) and len(v) > 0 and all(_int(x) for x in v)
-_line: Check = lambda v: isinstance(v, str) and v.strip() != "" and "\n" not in v
 _folder: Check = lambda v: isinstance(v, str) and v != ""
 _folder_or_true: Check = lambda v: isinstance(v, bool) or _folder(v)
 
@@ -63,7 +62,7 @@ KEYS: dict[str, tuple[Check, str, str]] = {
     "plots": (_folder_or_true, "a folder path, or true for --out DIR/plots/ (false: none)", "folder"),
     "html": (_folder_or_true, "a folder path, or true for --out DIR/report/ (false: none)", "folder"),
     "significance": (_bool, "true or false", ""),
-    "title": (_line, "a text of one line", ""),
+    "title": (lambda v: isinstance(v, str) and v.strip() != "" and "\n" not in v, "a text of one line", ""),
     "dask": (_str, "a Dask scheduler address (tcp://HOST:8786) or local:N", ""),
 }
 

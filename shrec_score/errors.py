@@ -27,8 +27,7 @@ def shown(text: str, limit: int = QUOTE_LIMIT) -> str:
     "'xxxxx'... (95 more characters)"
     """
     more = len(text) - limit
-    quoted = "'" + visible(text[:limit] if more > 0 else text).replace("'", "\\'") + "'"
-    return quoted + (f"... ({more} more characters)" if more > 0 else "")
+    return "'" + visible(text[:limit]).replace("'", "\\'") + "'" + (f"... ({more} more characters)" if more > 0 else "")
 
 
 class InputError(Exception):

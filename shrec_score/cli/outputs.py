@@ -64,10 +64,8 @@ def outputs(
     if html and plots and unit not in (where["html"][0], where["plots"][0]):  # neither inside --out
         if _inside(html, plots) or _inside(plots, html):
             raise OptionError(f"{html}: expected --html apart from --plots {plots} (or both inside --out)")
-    folders = list(dict.fromkeys(folder for folder, _ in where.values()))
     with ExitStack() as stack:
-        for folder in folders:
-            stack.enter_context(folder)
+        folders = [stack.enter_context(folder) for folder in dict.fromkeys(folder for folder, _ in where.values())]
         yield lambda report: _commit(report, where, folders, page or {})
 
 
