@@ -24,7 +24,6 @@ _folder_or_true: Check = lambda v: isinstance(v, bool) or _folder(v)
 
 
 def _choice(options: Sequence[str]) -> tuple[Check, str, str]:
-    """The entry of a key whose value is one of ``options`` ("a, b or c")."""
     return (lambda v: v in options), ", ".join(options[:-1]) + " or " + options[-1], ""
 
 
@@ -114,10 +113,8 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
 
 
 #: The keys of :class:`~shrec_score.options.Options` a preset gives as they are (a flag over the preset's key).
-PLAIN = (
-    "queries", "grades", "collection", "collection_size", "measures", "sort", "rank_by", "run_format", "matrix_order",
-    "cutoffs", "average", "split", "id_map", "ties",
-)
+PLAIN = ("queries", "grades", "collection", "collection_size", "measures", "sort", "rank_by", "run_format",
+         "matrix_order", "cutoffs", "average", "split", "id_map", "ties")
 
 
 def preset_or(cfg: Mapping[str, Any], given: Any, key: str, default: Any = None) -> Any:
@@ -151,6 +148,5 @@ def _check_path(probe: Callable[[str], object], value: str, where: tuple[str, in
     try:
         probe(value)
     except InputError as exc:
-        if not os.path.lexists(value):
-            raise InputError(path, line, f"{key}: expected {existing}", f"{value} not found") from None
-        raise InputError(path, line, f"{key}: expected {regular}", f"{value}: {exc.got}") from None
+        expected, got = (regular, f"{value}: {exc.got}") if os.path.lexists(value) else (existing, f"{value} not found")
+        raise InputError(path, line, f"{key}: expected {expected}", got) from None

@@ -69,8 +69,7 @@ def _edge_spaces(text: str, space: str) -> str:
 
 
 def rich_text(text: str, style: str = "") -> Text:
-    """``text`` as a :class:`rich.text.Text`: no markup read, control characters visible; ``style`` covers
-    the characters only, not the padding rich adds to a cell."""
+    """``text`` as a rich ``Text``: no markup read, controls visible, ``style`` on the text, not a cell's padding."""
     from rich.text import Text
 
     return Text.styled(visible(text), style)

@@ -1,5 +1,4 @@
-"""What every rendering's tables say beside their numbers (docs/outputs.md): the best value of a column, the
-blank-cell note, each run against the best one, the pairwise tests as a matrix; each renderer escapes them."""
+"""What every rendering's tables say beside their numbers (docs/outputs.md); each renderer escapes them."""
 
 from __future__ import annotations
 
@@ -7,6 +6,7 @@ import math
 from typing import Any, NamedTuple
 
 from .measures.measure import display_name, get_measure
+from .table import missing
 
 
 def best_value(values: list[Any], higher: bool | None) -> str | None:
@@ -25,8 +25,7 @@ def blank_note(report: Any, columns: list[str] | None = None) -> str | None:
     runs = [str(r) for r in board["run"].tolist()]
     parts = []
     for m in columns if columns is not None else report.shown:
-        values = board[m].tolist() if m in board.columns else []
-        blank = [r for r, v in zip(runs, values) if v is None or (isinstance(v, float) and math.isnan(v))]
+        blank = [r for r, v in zip(runs, board[m].tolist() if m in board.columns else []) if missing(v)]
         if blank:
             try:
                 why = get_measure(m).summary.replace("``", "").strip().rstrip(".")

@@ -1,5 +1,4 @@
-"""Where a scoring goes: the report on stdout (:func:`render`), the output folders (:func:`outputs`) and
-the progress bar on stderr (:class:`ProgressBar`)."""
+"""Where a scoring goes: the report on stdout, the output folders and the progress bar on stderr."""
 
 from __future__ import annotations
 
@@ -39,10 +38,9 @@ def _inside(path: str, folder: str) -> bool:
 def outputs(
     runs: Sequence[str], out: str | None, plots: str | None, html: str | None = None, page: dict[str, Any] | None = None
 ) -> Iterator[Callable[[Report], None]]:
-    """``--out``, ``--plots`` and ``--html`` as transactions (:mod:`shrec_score.outdir`), locked on entry
-    (folders that conflict: an OptionError before any input is read); what it yields writes a report's files
-    into every one, all or none; a folder inside ``--out`` is part of its unit (the page then links the CSV
-    files).  ``page``: the page's title and description."""
+    """``--out``, ``--plots``, ``--html`` as transactions (:mod:`shrec_score.outdir`) locked on entry (conflicts: an
+    OptionError before any input is read); what it yields writes a report's files into all or none; a folder inside
+    ``--out`` is part of its unit (the page then links the CSV files).  ``page``: the page's title and description."""
     from ..outdir import OutputFolder
 
     for flag, folder in (("--out", out), ("--plots", plots), ("--html", html)):
