@@ -27,12 +27,10 @@ __all__ = ["__version__", *_API]
 
 
 def __getattr__(name: str) -> Any:
-    module = _API.get(name)
-    if module is None:
+    if name not in _API:
         raise AttributeError(f"module 'shrec_score' has no attribute {name!r}")
-    mod = importlib.import_module(f".{module}", __name__)
-    value = mod if name == module else getattr(mod, name)
-    globals()[name] = value
+    module = importlib.import_module(f".{_API[name]}", __name__)
+    globals()[name] = value = module if name == _API[name] else getattr(module, name)  # imported once
     return value
 
 

@@ -1,5 +1,4 @@
-"""pandas imported at the first attribute access of ``pd``, not with the package (it costs more
-than a contest-sized scoring; docs/architecture.md, "Tables without pandas")."""
+"""pandas imported at the first use of ``pd``, not with the package (docs/architecture.md, "Tables without pandas")."""
 
 from __future__ import annotations
 

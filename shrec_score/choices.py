@@ -1,5 +1,4 @@
-"""The allowed values of every option with a fixed set of them, for the CLI, the presets and Options'
-validation (imports nothing, so ``--help`` stays light)."""
+"""Allowed values of each option with a fixed set, for the CLI, presets and Options (imports nothing: fast --help)."""
 
 GRADES = ("binary", "sister")
 AVERAGES = ("micro", "macro")

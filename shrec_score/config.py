@@ -19,13 +19,11 @@ _int: Check = lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 
 _bool: Check = lambda v: isinstance(v, bool)
 _str_list: Check = lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)
 _int_list: Check = lambda v: isinstance(v, list) and len(v) > 0 and all(_int(x) for x in v)
-_line: Check = lambda v: isinstance(v, str) and v.strip() != "" and "\n" not in v
 _folder: Check = lambda v: isinstance(v, str) and v != ""
 _folder_or_true: Check = lambda v: isinstance(v, bool) or _folder(v)
 
 
 def _choice(options: Sequence[str]) -> tuple[Check, str, str]:
-    """The entry of a key whose value is one of ``options`` ("a, b or c")."""
     return (lambda v: v in options), ", ".join(options[:-1]) + " or " + options[-1], ""
 
 
@@ -63,7 +61,7 @@ KEYS: dict[str, tuple[Check, str, str]] = {
     "plots": (_folder_or_true, "a folder path, or true for --out DIR/plots/ (false: none)", "folder"),
     "html": (_folder_or_true, "a folder path, or true for --out DIR/report/ (false: none)", "folder"),
     "significance": (_bool, "true or false", ""),
-    "title": (_line, "a text of one line", ""),
+    "title": (lambda v: isinstance(v, str) and v.strip() != "" and "\n" not in v, "a text of one line", ""),
     "dask": (_str, "a Dask scheduler address (tcp://HOST:8786) or local:N", ""),
 }
 
@@ -94,7 +92,6 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     path = os.fspath(path)
     data, lines = read_yaml_mapping(path, read_text(path), "settings", "key: value")
     base = os.path.dirname(os.path.abspath(path))
-    out: dict[str, Any] = {}
     for key, value in data.items():
         line = lines.get(key)
         if key not in KEYS:
@@ -111,15 +108,13 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
             value = [_resolve(base, v) for v in value]
             for v in value:
                 _check_path(entry_is_folder, v, where, "existing files or folders", "regular files or folders")
-        out[key] = value
-    return out
+        data[key] = value
+    return data
 
 
 #: The keys of :class:`~shrec_score.options.Options` a preset gives as they are (a flag over the preset's key).
-PLAIN = (
-    "queries", "grades", "collection", "collection_size", "measures", "sort", "rank_by", "run_format", "matrix_order",
-    "cutoffs", "average", "split", "id_map", "ties",
-)
+PLAIN = ("queries", "grades", "collection", "collection_size", "measures", "sort", "rank_by", "run_format",
+         "matrix_order", "cutoffs", "average", "split", "id_map", "ties")
 
 
 def preset_or(cfg: Mapping[str, Any], given: Any, key: str, default: Any = None) -> Any:
@@ -131,13 +126,9 @@ def preset_options(cfg: Mapping[str, Any], given: Mapping[str, Any] | None = Non
     """The Options of the CLI and the server's upload check: a preset's keys ``cfg`` (:func:`load_config`), each
     under the flag ``given[key]`` unless that is None or ``()``; ``extra``: more keywords of :meth:`Options.build`."""
     flags = given or {}
-
-    def pick(key: str) -> Any:
-        return preset_or(cfg, flags.get(key), key)
-
-    keys = ("rel_level", "e_depth", "pr_levels", "depth", "judged_only", "min_class_size")  # flags or the preset's
-    settings = {key: pick(key) for key in keys} | {"missing": pick("missing_queries")}
-    settings["dcg_cutoffs"] = tuple(cfg["dcg_cutoffs"]) if "dcg_cutoffs" in cfg else None
+    pick = lambda key: preset_or(cfg, flags.get(key), key)
+    settings = {k: pick(k) for k in ("rel_level", "e_depth", "pr_levels", "depth", "judged_only", "min_class_size")}
+    settings |= {"missing": pick("missing_queries"), "dcg_cutoffs": tuple(cfg.get("dcg_cutoffs", ())) or None}
     return Options.build(
         **{key: pick(key) for key in PLAIN},  # None: the default of Options
         settings=Settings(**{k: v for k, v in settings.items() if v is not None}),  # None: the default of Settings
@@ -157,6 +148,5 @@ def _check_path(probe: Callable[[str], object], value: str, where: tuple[str, in
     try:
         probe(value)
     except InputError as exc:
-        if not os.path.lexists(value):
-            raise InputError(path, line, f"{key}: expected {existing}", f"{value} not found") from None
-        raise InputError(path, line, f"{key}: expected {regular}", f"{value}: {exc.got}") from None
+        expected, got = (regular, f"{value}: {exc.got}") if os.path.lexists(value) else (existing, f"{value} not found")
+        raise InputError(path, line, f"{key}: expected {expected}", got) from None

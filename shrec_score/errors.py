@@ -27,8 +27,7 @@ def shown(text: str, limit: int = QUOTE_LIMIT) -> str:
     "'xxxxx'... (95 more characters)"
     """
     more = len(text) - limit
-    quoted = "'" + visible(text[:limit] if more > 0 else text).replace("'", "\\'") + "'"
-    return quoted + (f"... ({more} more characters)" if more > 0 else "")
+    return "'" + visible(text[:limit]).replace("'", "\\'") + "'" + (f"... ({more} more characters)" if more > 0 else "")
 
 
 class InputError(Exception):
@@ -38,9 +37,7 @@ class InputError(Exception):
         self, path: str | os.PathLike[str] | None, line: int | None, expected: str, got: str | None = None
     ) -> None:
         self.path = None if path is None else os.fspath(path)
-        self.line = line
-        self.expected = expected
-        self.got = got
+        self.line, self.expected, self.got = line, expected, got
         super().__init__(self.message)
 
     def __reduce__(self) -> tuple[type[InputError], tuple[str | None, int | None, str, str | None]]:  # travels back from a worker process intact

@@ -1,12 +1,11 @@
-"""Text from input for each output format, shown as itself (never read as markup, the table's shape kept):
-:func:`md_escape`, :func:`tex_escape`, :func:`html_template` and :func:`rich_text` each first make control and
-format characters visible (:func:`shrec_score.errors.visible`; docs/inputs.md)."""
+"""Text from input for each output format, shown as itself (never read as markup, the table's shape kept); each
+first makes control and format characters visible (:func:`shrec_score.errors.visible`; docs/inputs.md)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .errors import visible
 
@@ -25,9 +24,7 @@ def html_template(source: str, **filters: Callable[..., str]) -> Template:
     from jinja2 import Environment, StrictUndefined
     from markupsafe import Markup
 
-    def shown(value: Any) -> Any:
-        return value if isinstance(value, Markup) else visible(str(value))
-
+    shown = lambda value: value if isinstance(value, Markup) else visible(str(value))
     env = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=StrictUndefined, finalize=shown)
     env.filters.update(filters)
     return env.from_string(source)
@@ -72,11 +69,7 @@ def _edge_spaces(text: str, space: str) -> str:
 
 
 def rich_text(text: str, style: str = "") -> Text:
-    """``text`` as a :class:`rich.text.Text`: no markup read, control characters visible; ``style`` covers
-    the characters only, not the padding rich adds to a cell."""
+    """``text`` as a rich ``Text``: no markup read, controls visible, ``style`` on the text, not a cell's padding."""
     from rich.text import Text
 
-    out = Text(visible(text))
-    if style:
-        out.stylize(style)
-    return out
+    return Text.styled(visible(text), style)

@@ -1,5 +1,4 @@
-"""What every rendering's tables say beside their numbers (docs/outputs.md): the best value of a column, the
-blank-cell note, each run against the best one, the pairwise tests as a matrix; each renderer escapes them."""
+"""What every rendering's tables say beside their numbers (docs/outputs.md); each renderer escapes them."""
 
 from __future__ import annotations
 
@@ -7,6 +6,7 @@ import math
 from typing import Any, NamedTuple
 
 from .measures.measure import display_name, get_measure
+from .table import missing
 
 
 def best_value(values: list[Any], higher: bool | None) -> str | None:
@@ -25,8 +25,7 @@ def blank_note(report: Any, columns: list[str] | None = None) -> str | None:
     runs = [str(r) for r in board["run"].tolist()]
     parts = []
     for m in columns if columns is not None else report.shown:
-        values = board[m].tolist() if m in board.columns else []
-        blank = [r for r, v in zip(runs, values) if v is None or (isinstance(v, float) and math.isnan(v))]
+        blank = [r for r, v in zip(runs, board[m].tolist() if m in board.columns else []) if missing(v)]
         if blank:
             try:
                 why = get_measure(m).summary.replace("``", "").strip().rstrip(".")
@@ -38,30 +37,23 @@ def blank_note(report: Any, columns: list[str] | None = None) -> str | None:
     return "Blank cells: no query of the run has a value of the measure, so it has no mean. " + "; ".join(parts) + "."
 
 
-class Versus(NamedTuple):
-    """A run against the best run of the leaderboard (Holm-adjusted randomization test)."""
-
-    best: bool  # the best run itself
-    significant: bool  # significantly worse than the best (p_adjusted < 0.05)
-    p_adjusted: float | None  # None for the best run
-
-
-def versus_best(report: Any) -> dict[str, Versus]:
-    """run -> :class:`Versus`: the best run's row of :func:`significance_matrix` ({} without significance)."""
+def versus_best(report: Any) -> dict[str, Pair]:
+    """run -> the best run against it (:func:`significance_matrix`'s first row; the best run's own
+    :class:`Pair` has ``best`` and no p-value); {} without significance."""
     runs, cells = significance_matrix(report)
     if report.table("significance") is None or not runs:
         return {}
-    out = {runs[0]: Versus(True, False, None)}
-    out.update((b, Versus(False, pair.significant, pair.p_adjusted)) for (a, b), pair in cells.items() if a == runs[0])
-    return out
+    best = runs[0]
+    return {best: Pair(0.0, None, False, best=True)} | {b: pair for (a, b), pair in cells.items() if a == best}
 
 
 class Pair(NamedTuple):
-    """One cell of :func:`significance_matrix`: the row run against the column run."""
+    """One cell of :func:`significance_matrix`, the row run against the column run (randomization test, Holm)."""
 
     mean_diff: float  # row minus column, oriented: positive = the row run is better
-    p_adjusted: float
-    significant: bool
+    p_adjusted: float | None
+    significant: bool  # p_adjusted < 0.05
+    best: bool = False  # versus_best's entry of the best run itself
 
 
 def significance_matrix(report: Any) -> tuple[list[str], dict[tuple[str, str], Pair]]:

@@ -18,9 +18,8 @@ from .measures.names import expand_names
 def one_of(name: str, value: Any, allowed: Sequence[str], *, optional: bool = False) -> None:
     """OptionError naming ``name`` and the allowed values unless ``value`` is one of ``allowed`` (or None, ``optional``)."""
     if value not in allowed and not (value is None and optional):
-        hint = ""
-        if isinstance(value, str) and value.lower() in allowed:
-            hint = f" (did you mean {value.lower()!r}? values are case-sensitive)"
+        lower = isinstance(value, str) and value.lower() in allowed
+        hint = f" (did you mean {value.lower()!r}? values are case-sensitive)" if lower else ""
         raise OptionError(f"{name}: expected one of {', '.join(allowed)}, got {value!r}{hint}")
 
 
@@ -107,8 +106,7 @@ class Options:
         _whole("settings.min_class_size", opts.settings.min_class_size, minimum=1)
         one_of("ties", opts.ties, TIES, optional=True)
         one_of("settings.ties", opts.settings.ties, TIES)
-        if opts.ties is not None and opts.ties != opts.settings.ties:
-            opts = replace(opts, settings=replace(opts.settings, ties=opts.ties))
+        settings = replace(opts.settings, ties=opts.ties or opts.settings.ties)
         flags = {"settings.judged_only": opts.settings.judged_only, **{k: getattr(opts, k) for k in ("significance", "lenient", "strip_zeros")}}
         for key, value in flags.items():
             if not isinstance(value, bool):
@@ -133,19 +131,17 @@ class Options:
             measures = tuple(dict.fromkeys(names))  # as typed: the columns' names
         sort = None if opts.sort is None else measure_name(opts.sort, "sort")
         rank_by = None if opts.rank_by is None else measure_name(opts.rank_by, "rank_by")
-        if opts.settings.ties == "expected":
-            check_expected([*(measures or ()), *(x for x in (sort, rank_by) if x is not None)], opts.settings)
-        return replace(opts, cutoffs=cutoffs, measures=measures, sort=sort, rank_by=rank_by)
+        if settings.ties == "expected":
+            check_expected([*(measures or ()), *(x for x in (sort, rank_by) if x is not None)], settings)
+        return replace(opts, cutoffs=cutoffs, measures=measures, sort=sort, rank_by=rank_by, settings=settings)
 
 
 def check_expected(names: Sequence[str], settings: Settings) -> None:
     """OptionError unless every measure in ``names`` has an exact expectation over tied orders and no depth is set."""
     for name in names:
         if not get_measure(name).ties_exact:
-            raise OptionError(
-                f"ties: {name} has no exact expected value over tied orders (see 'shrec-score measures'); "
-                "use ties rule, optimistic or pessimistic, or leave it out"
-            )
+            why = f"{name} has no exact expected value over tied orders (see 'shrec-score measures')"
+            raise OptionError(f"ties: {why}; use ties rule, optimistic or pessimistic, or leave it out")
     if settings.depth is not None:
         raise OptionError("ties: expected with depth (trec_eval -M) is not supported: the cut can split a tie group")
 

@@ -10,17 +10,13 @@ import traceback
 import click
 
 from .commands import cli
-from .inputs import BadInput
-from .outputs import ProgressBar as _ProgressBar
+from .outputs import ProgressBar as _ProgressBar  # noqa: F401 (a test's hook: its DELAY)
 from .signals import Interrupts, Stopped
-
-__all__ = ["BadInput", "_ProgressBar", "cli", "main"]
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point; its exit statuses: docs/errors.md.  Leaves through ``SystemExit`` like
-    any click program (``atexit``, a caller's ``finally`` run); the SIGINT/SIGTERM handlers are the call's
-    only (:class:`.signals.Interrupts`)."""
+    """Console-script entry point (exit statuses: docs/errors.md); leaves through ``SystemExit`` (``atexit`` and
+    a caller's ``finally`` run); its SIGINT/SIGTERM handlers (:class:`.signals.Interrupts`) are the call's only."""
     with Interrupts() as stops:
         try:
             try:

@@ -1,5 +1,3 @@
-"""``python -m shrec_score.cli``: the console script."""
-
 from . import main
 
 main()

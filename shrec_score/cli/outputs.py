@@ -1,12 +1,11 @@
-"""Where a scoring goes: the report on stdout (:func:`render`), the ``--out``, ``--plots`` and ``--html``
-folders as one transaction (:func:`outputs`; folders that conflict are an OptionError before any input is
-read) and the progress bar on stderr (:class:`ProgressBar`)."""
+"""Where a scoring goes: the report on stdout, the output folders and the progress bar on stderr."""
 
 from __future__ import annotations
 
 import os
 import sys
 import time
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any
@@ -39,9 +38,9 @@ def _inside(path: str, folder: str) -> bool:
 def outputs(
     runs: Sequence[str], out: str | None, plots: str | None, html: str | None = None, page: dict[str, Any] | None = None
 ) -> Iterator[Callable[[Report], None]]:
-    """``--out``, ``--plots`` and ``--html`` as transactions (:mod:`shrec_score.outdir`), locked on entry;
-    what it yields writes a report's files into every one, all or none; a folder inside ``--out`` is part
-    of its unit (the page then links the CSV files).  ``page``: the page's title and description."""
+    """``--out``, ``--plots``, ``--html`` as transactions (:mod:`shrec_score.outdir`) locked on entry (conflicts: an
+    OptionError before any input is read); what it yields writes a report's files into all or none; a folder inside
+    ``--out`` is part of its unit (the page then links the CSV files).  ``page``: the page's title and description."""
     from ..outdir import OutputFolder
 
     for flag, folder in (("--out", out), ("--plots", plots), ("--html", html)):
@@ -63,17 +62,13 @@ def outputs(
     if html and plots and unit not in (where["html"][0], where["plots"][0]):  # neither inside --out
         if _inside(html, plots) or _inside(plots, html):
             raise OptionError(f"{html}: expected --html apart from --plots {plots} (or both inside --out)")
-    folders = list(dict.fromkeys(folder for folder, _ in where.values()))
     with ExitStack() as stack:
-        for folder in folders:
-            stack.enter_context(folder)
+        folders = [stack.enter_context(folder) for folder in dict.fromkeys(folder for folder, _ in where.values())]
         yield lambda report: _commit(report, where, folders, page or {})
 
 
 def _commit(report: Report, where: dict[str, Any], folders: list[Any], page: dict[str, Any]) -> None:
     """Write the report's files where :func:`outputs` put each kind, all or none (issue 30.13)."""
-    import warnings
-
     from ..outdir import commit_together
 
     with warnings.catch_warnings(record=True) as caught:  # the figures' warnings join the report's (one line each; none with --quiet)
@@ -112,9 +107,8 @@ def render(report: Report, fmt: str, per_query: bool, quiet: bool) -> None:
 
 
 class ProgressBar:
-    """A rich progress bar on stderr that appears only when the work lasts more than a second, and never
-    when stderr is not a terminal or --quiet; each step first calls ``check`` (a signal whose raise a library
-    swallowed ends the work there)."""
+    """A rich progress bar on stderr, shown once the work lasts :attr:`DELAY` seconds (never with --quiet or stderr
+    not a terminal: ``enabled``); each step first calls ``check`` (a signal a library swallowed ends the work there)."""
 
     DELAY = 1.0
 
@@ -125,16 +119,15 @@ class ProgressBar:
 
     def __call__(self, stage: str, done: int, total: int) -> None:
         self.check()
-        if not self.enabled or self.bar is None and (time.monotonic() - self.started < self.DELAY or done >= total):
-            return
-        if self.bar is None:
+        if self.bar is None and self.enabled and done < total and time.monotonic() - self.started >= self.DELAY:
             from rich.console import Console
             from rich.progress import Progress
 
             self.bar = Progress(console=Console(stderr=True), transient=True)
             self.bar.start()
             self.task = self.bar.add_task(stage, total=total)
-        self.bar.update(self.task, completed=done, total=total, description=f"{stage} runs")
+        if self.bar is not None:
+            self.bar.update(self.task, completed=done, total=total, description=f"{stage} runs")
 
     def close(self) -> None:
         if self.bar is not None:

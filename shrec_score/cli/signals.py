@@ -1,6 +1,5 @@
-"""SIGINT and SIGTERM for the command line: exit 130 / 143, one line, no output published.  The handler
-raises :class:`Stopped` and records the signal, which the command checks where nothing swallows it; in
-:data:`THREADED` code it only records it (why: docs/scale-out.md#failures-and-interruptions)."""
+"""SIGINT and SIGTERM for the command line: exit 130 / 143, one line, no output published; in :data:`THREADED`
+code the handler only records the signal (why: docs/scale-out.md#failures-and-interruptions)."""
 
 from __future__ import annotations
 
@@ -8,7 +7,7 @@ import logging
 import signal
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from traceback import walk_stack
 from types import FrameType
 from typing import Any
@@ -37,15 +36,11 @@ class Interrupts:
         self._swallowed = False
 
     def __enter__(self) -> Interrupts:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            if signal.getsignal(sig) is signal.SIG_IGN:  # ignored by whoever started us (a background job, nohup): stays so, as Python leaves it
-                continue
-            try:
-                self._previous[sig] = signal.signal(sig, self._handle)
-            except ValueError:  # not the main thread: the caller's handlers stay
-                break
-        self._hook = sys.unraisablehook
-        sys.unraisablehook = self._unraisable
+        with suppress(ValueError):  # not the main thread: the caller's handlers stay
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                if signal.getsignal(sig) is not signal.SIG_IGN:  # ignored (a background job, nohup): stays so
+                    self._previous[sig] = signal.signal(sig, self._handle)
+        self._hook, sys.unraisablehook = sys.unraisablehook, self._unraisable
         return self
 
     def __exit__(self, *exc: object) -> None:
