@@ -17,7 +17,7 @@ from .io import trec
 from .io.lists import id_column, list_rows, query_of, scan_lines
 from .io.numbers import parse_number
 from .io.runs import BlockSource
-from .io.submissions import Spell, id_hint, is_clutter
+from .io.submissions import Spell, is_clutter, no_query_error
 from .io.text import decode_text, entry_is_folder, plain, read_bytes, utf8_name
 from .join import matrix_ids
 from .loading import FoundRuns, find_runs, load_with, read_run
@@ -156,8 +156,7 @@ def _check_list_run(source: RunSource, relevance: Relevance, found: FoundRuns) -
         else:
             files[qid] = full
     if not files and out:  # no file names a query: the ids are spelled otherwise
-        hint = id_hint([os.path.basename(p.path).rsplit(".", 1)[0] for p in out], list(known))
-        return [Problem(source.path, None, "error", f"no file of run {shown(source.name)} names a query; {hint}")]
+        return [Problem.of(no_query_error(source.path, [os.path.basename(p.path) for p in out], known), source.path)]
     out += [Problem(source.path, None, "error", f"no ranked list for query {shown(q)}") for q in relevance.query_ids if q not in files]
     for q, path in files.items():
         if q not in relevance.ignorable_queries and path not in refused:

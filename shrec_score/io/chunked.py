@@ -28,10 +28,9 @@ INSTALL_HINT = "pip install 'shrec-score[dask]'"
 
 def layout_of(path: str) -> str | None:
     """``"zarr"``, ``"npy-shards"`` or None: whether ``path`` is a folder holding a row-block matrix (by its metadata file)."""
-    if os.path.isfile(os.path.join(path, MANIFEST)):
-        return "npy-shards"
-    if os.path.isfile(os.path.join(path, "zarr.json")) or os.path.isfile(os.path.join(path, ".zarray")):
-        return "zarr"
+    for layout, names in (("npy-shards", [MANIFEST]), ("zarr", ["zarr.json", ".zarray"])):
+        if any(os.path.isfile(os.path.join(path, name)) for name in names):
+            return layout
     return None
 
 
@@ -44,11 +43,10 @@ class RowBlockMatrix:
     """A 2-D matrix stored in blocks of rows: ``blocks()`` the half-open row ranges in order, ``where(a, b)``
     the file (shard or chunk) holding rows ``a..b`` of one block, ``read(a, b)`` those rows; ``m[rows]``."""
 
-    path: str
-    shape: tuple[int, int]
-    dtype: np.dtype
-
-    def _stored(self, blocks: list[tuple[int, int]], files: list[str]) -> None:
+    def __init__(
+        self, path: str, shape: tuple[int, int], dtype: np.dtype, blocks: list[tuple[int, int]], files: list[str],
+    ) -> None:
+        self.path, self.shape, self.dtype = path, shape, dtype
         self._blocks, self._files = blocks, files
         self._ends = np.array([b for _, b in blocks], dtype=np.int64)
 
@@ -81,7 +79,6 @@ class NpyShards(RowBlockMatrix):
     """A folder of ``.npy`` row shards with its ``manifest.json``."""
 
     def __init__(self, path: str) -> None:
-        self.path = path
         where = os.path.join(path, MANIFEST)
         try:
             with readable(where, "expected a readable manifest"), open(where, encoding="utf-8") as fh:
@@ -113,8 +110,8 @@ class NpyShards(RowBlockMatrix):
             expected = b
         if expected != shape[0]:
             raise InputError(where, None, f"expected the shards to cover the {shape[0]} rows", f"{expected} rows")
-        self.shape, self.dtype = (shape[0], shape[1]), dtype
-        self._stored([(a, b) for _, a, b in shards], [os.path.join(path, name) for name, _, _ in shards])
+        files = [os.path.join(path, name) for name, _, _ in shards]
+        super().__init__(path, (shape[0], shape[1]), dtype, [(a, b) for _, a, b in shards], files)
 
     def read(self, a: int, b: int) -> np.ndarray:
         k = int(self._block(a))
@@ -141,7 +138,6 @@ class ZarrRows(RowBlockMatrix):
 
     def __init__(self, path: str) -> None:
         zarr = _zarr()
-        self.path = path
         try:
             arr = zarr.open_array(path, mode="r")
         except Exception as exc:  # zarr raises many kinds for a broken zarr.json
@@ -152,10 +148,10 @@ class ZarrRows(RowBlockMatrix):
         if cols < arr.shape[1]:
             raise InputError(path, None, "expected a Zarr array chunked by rows only (each chunk spanning every column)", f"chunks {arr.chunks}")
         self._arr = arr
-        self.shape, self.dtype = (int(arr.shape[0]), int(arr.shape[1])), np.dtype(arr.dtype)
-        blocks = list(_ranges(self.shape[0], int(rows)))
+        blocks = list(_ranges(int(arr.shape[0]), int(rows)))
         key = "{}.0" if os.path.isfile(os.path.join(path, ".zarray")) else os.path.join("c", "{}", "0")  # (Zarr 2: "row.col")
-        self._stored(blocks, [os.path.join(path, key.format(k)) for k in range(len(blocks))])
+        files = [os.path.join(path, key.format(k)) for k in range(len(blocks))]
+        super().__init__(path, (int(arr.shape[0]), int(arr.shape[1])), np.dtype(arr.dtype), blocks, files)
         stored = int(arr.nchunks_initialized)
         if stored < arr.nchunks:  # zarr reads a missing chunk as its fill value: zeros would be scored
             absent = next((f for f in self._files if not os.path.exists(f)), path)
