@@ -131,13 +131,11 @@ def _check_list_run(source: RunSource, relevance: Relevance, found: FoundRuns) -
     files: dict[str, str] = {}
     refused: set[str] = set()  # query files reported as not regular: not missing, not read
     try:
-        entries = sorted(os.listdir(source.path))
+        entries = sorted(e for e in os.listdir(source.path) if not is_clutter(e))  # the discovery's note names clutter
     except OSError as exc:
         return [Problem(source.path, None, "error", f"expected a readable folder, got {exc.strerror or exc}")]
     for entry in entries:
         full = os.path.join(source.path, entry)
-        if is_clutter(entry):  # the discovery's note names them
-            continue
         qid = query_of(entry, known, found.spell)
         try:  # a FIFO or a device is never opened; a name that is not UTF-8 is no query id
             utf8_name(full, entry)
@@ -175,8 +173,7 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, runs: Found
         return [Problem(path, None, "error", "an empty ranked list")]
     index, unjudged = runs.target_index, runs.unjudged
     lines = scan_lines(rows, index, id_column(path, rows, index, unjudged is not None, strict=False), unjudged)
-    prev = -math.inf
-    decreasing = n_targets = 0
+    prev, decreasing, n_targets = -math.inf, 0, 0
     q = relevance.query_ids.index(query_id)  # (files of ignorable queries are not checked)
     own, room = relevance.self_index[q], relevance.list_room(np.array([q]))  # the query itself is not counted
     for n, fields, tid, target, first_at, text_d, d in lines:

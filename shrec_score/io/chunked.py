@@ -229,7 +229,6 @@ def _write_zarr(folder: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows
 def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray | matrix.RowFile:
     """A matrix file to convert, not held in memory (:class:`.matrix.RowFile`, or ASCII streamed to a temporary
     file); ``shape``: needed only for a PSB binary matrix that is not square."""
-    m: np.ndarray | matrix.RowFile
     if path.endswith(".npy"):
         m = matrix.read_npy_matrix(path)
     elif matrix.is_binary(read_head(path)) and not file_compression(path):  # (read_head checks it is a regular file)
