@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
-import secrets
-import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -176,8 +175,8 @@ def write_row_blocks(
     out: str, layout: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows: int | None,
     rows: Callable[[int, int], np.ndarray],
 ) -> int:
-    """Write a ``shape`` matrix in ``layout`` (``zarr`` or ``npy-shards``) to the new folder ``out`` (staged, renamed
-    when complete), ``rows(a, b)`` asked for ``chunk_rows`` (None: about 64 MiB) at a time; returns that number."""
+    """Write a ``shape`` matrix in ``layout`` (``zarr`` or ``npy-shards``) to the new folder ``out``, ``rows(a, b)``
+    asked for ``chunk_rows`` (None: about 64 MiB) at a time; returns that number."""
     chunk_rows = chunk_rows or (64 << 20) // max(1, shape[1] * dtype.itemsize)
     chunk_rows = max(1, min(chunk_rows, shape[0]))  # a block is never larger than the matrix
     if os.path.lexists(out):
@@ -185,14 +184,12 @@ def write_row_blocks(
     parent = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(parent):
         raise InputError(out, None, "expected a new folder in a folder that exists", f"no folder {shown(parent)}")
-    staging = os.path.join(parent, f".{os.path.basename(os.path.normpath(out))}.shrec-score-{secrets.token_hex(4)}.tmp")
-    try:
+    prefix = f".{os.path.basename(os.path.normpath(out))}.shrec-score-"  # staged beside it, renamed when complete
+    with tempfile.TemporaryDirectory(suffix=".tmp", prefix=prefix, dir=parent, ignore_cleanup_errors=True) as tmp:
+        staging = os.path.join(tmp, "rows")
         (_write_zarr if layout == "zarr" else _write_shards)(staging, shape, dtype, chunk_rows, rows)
         fsync_tree(staging, files=True)
         os.rename(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return chunk_rows
 
 
