@@ -54,17 +54,15 @@ def _rows(measure: str, boards: dict[str, pd.DataFrame], per_query: dict[str, pd
     means = {mode: board[measure] for mode, board in boards.items()}
     rule = means["rule"]
     order = sorted(rule.index, key=lambda r: (-sign * rule[r] if np.isfinite(rule[r]) else np.inf, r))
-    low, high = means["pessimistic"].to_dict(), means["optimistic"].to_dict()
-    if sign < 0:  # lower is better: the bounds swap roles
-        low, high = high, low
+    at_worst, at_best = means["pessimistic"].to_dict(), means["optimistic"].to_dict()  # whichever way is better
 
     def above(b: str, vb: float, a: str, va: float) -> bool:
         return sign * vb > sign * va or (vb == va and b < a)
 
     pq = {mode: frame[measure] for mode, frame in per_query.items()}
     for place, a in enumerate(order, 1):
-        best = 1 + sum(above(b, low[b], a, high[a]) for b in order if b != a)
-        worst = 1 + sum(above(b, high[b], a, low[a]) for b in order if b != a)
+        best = 1 + sum(above(b, at_worst[b], a, at_best[a]) for b in order if b != a)
+        worst = 1 + sum(above(b, at_best[b], a, at_worst[a]) for b in order if b != a)
         p, o = pq["pessimistic"].loc[a].to_numpy(), pq["optimistic"].loc[a].to_numpy()
         ok = np.isfinite(p) & np.isfinite(o)
         tied = float((p[ok] != o[ok]).mean()) if ok.any() else float("nan")
