@@ -17,7 +17,7 @@ from .io import trec
 from .io.lists import id_column, list_rows, query_of, scan_lines
 from .io.numbers import parse_number
 from .io.runs import BlockSource
-from .io.submissions import Spell, id_hint, is_clutter
+from .io.submissions import Spell, is_clutter, no_query_error
 from .io.text import decode_text, entry_is_folder, plain, read_bytes, utf8_name
 from .join import matrix_ids
 from .loading import FoundRuns, find_runs, load_with, read_run
@@ -131,13 +131,11 @@ def _check_list_run(source: RunSource, relevance: Relevance, found: FoundRuns) -
     files: dict[str, str] = {}
     refused: set[str] = set()  # query files reported as not regular: not missing, not read
     try:
-        entries = sorted(os.listdir(source.path))
+        entries = sorted(e for e in os.listdir(source.path) if not is_clutter(e))  # the discovery's note names clutter
     except OSError as exc:
         return [Problem(source.path, None, "error", f"expected a readable folder, got {exc.strerror or exc}")]
     for entry in entries:
         full = os.path.join(source.path, entry)
-        if is_clutter(entry):  # the discovery's note names them
-            continue
         qid = query_of(entry, known, found.spell)
         try:  # a FIFO or a device is never opened; a name that is not UTF-8 is no query id
             utf8_name(full, entry)
@@ -156,8 +154,7 @@ def _check_list_run(source: RunSource, relevance: Relevance, found: FoundRuns) -
         else:
             files[qid] = full
     if not files and out:  # no file names a query: the ids are spelled otherwise
-        hint = id_hint([os.path.basename(p.path).rsplit(".", 1)[0] for p in out], list(known))
-        return [Problem(source.path, None, "error", f"no file of run {shown(source.name)} names a query; {hint}")]
+        return [Problem.of(no_query_error(source.path, [os.path.basename(p.path) for p in out], known), source.path)]
     out += [Problem(source.path, None, "error", f"no ranked list for query {shown(q)}") for q in relevance.query_ids if q not in files]
     for q, path in files.items():
         if q not in relevance.ignorable_queries and path not in refused:
@@ -176,8 +173,7 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, runs: Found
         return [Problem(path, None, "error", "an empty ranked list")]
     index, unjudged = runs.target_index, runs.unjudged
     lines = scan_lines(rows, index, id_column(path, rows, index, unjudged is not None, strict=False), unjudged)
-    prev = -math.inf
-    decreasing = n_targets = 0
+    prev, decreasing, n_targets = -math.inf, 0, 0
     q = relevance.query_ids.index(query_id)  # (files of ignorable queries are not checked)
     own, room = relevance.self_index[q], relevance.list_room(np.array([q]))  # the query itself is not counted
     for n, fields, tid, target, first_at, text_d, d in lines:

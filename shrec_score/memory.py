@@ -157,7 +157,7 @@ def _matrix(arg: str, value: Any, targets: tuple[str, Any] | None, shape: tuple[
     """One model's distances, checked: the array or :class:`EmbeddingDistances` (``targets``: separate ones)."""
     if arg.startswith("distances"):
         matrix = _array(arg, value)
-        if matrix.ndim != 2 or matrix.shape != shape:
+        if matrix.shape != shape:
             raise ValueError(f"{arg}: expected shape {shape} (queries x targets, from the labels), got {matrix.shape}")
         _check_numbers(arg, matrix, finite=False, nan_ok=lenient)
         return matrix
@@ -253,14 +253,13 @@ def _array(arg: str, value: Any) -> np.ndarray | DeviceRows:
 
 
 class DeviceRows:
-    """A 2-D array on a device (a GPU tensor) read as a matrix: ``shape``, ``ndim``, ``dtype`` and
+    """A 2-D array on a device (a GPU tensor) read as a matrix: ``shape``, ``dtype`` and
     ``m[slice or row numbers]``, which copies only those rows to host memory."""
 
     def __init__(self, arg: str, value: Any) -> None:
         self.value = value
         self.shape = tuple(int(n) for n in value.shape)
-        self.ndim = len(self.shape)
-        if self.ndim != 2:
+        if len(self.shape) != 2:
             raise ValueError(f"{arg}: expected a 2-D array, got shape {self.shape}")
         if self.shape[0] == 0:
             raise ValueError(f"{arg}: expected at least one row, got shape {self.shape}")

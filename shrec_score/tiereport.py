@@ -3,7 +3,7 @@ each run scored under every tie mode, its best and worst place from its bounds a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -49,32 +49,26 @@ def tie_report(
     return pd.DataFrame(rows, columns=["measure", "run", *MODES, "spread", "tied_queries", "place", "best_place", "worst_place"])
 
 
-def _rows(measure: str, boards: dict[str, pd.DataFrame], per_query: dict[str, pd.DataFrame]) -> list[dict[str, Any]]:
+def _rows(measure: str, boards: dict[str, pd.DataFrame], per_query: dict[str, pd.DataFrame]) -> Iterator[dict[str, Any]]:
     sign = -1.0 if column_higher_is_better(measure) is False else 1.0
     means = {mode: board[measure] for mode, board in boards.items()}
     rule = means["rule"]
     order = sorted(rule.index, key=lambda r: (-sign * rule[r] if np.isfinite(rule[r]) else np.inf, r))
-    low, high = means["pessimistic"].to_dict(), means["optimistic"].to_dict()
-    if sign < 0:  # lower is better: the bounds swap roles
-        low, high = high, low
+    at_worst, at_best = means["pessimistic"].to_dict(), means["optimistic"].to_dict()  # whichever way is better
 
     def above(b: str, vb: float, a: str, va: float) -> bool:
         return sign * vb > sign * va or (vb == va and b < a)
 
-    out = []
     pq = {mode: frame[measure] for mode, frame in per_query.items()}
     for place, a in enumerate(order, 1):
-        best = 1 + sum(above(b, low[b], a, high[a]) for b in order if b != a)
-        worst = 1 + sum(above(b, high[b], a, low[a]) for b in order if b != a)
+        best = 1 + sum(above(b, at_worst[b], a, at_best[a]) for b in order if b != a)
+        worst = 1 + sum(above(b, at_best[b], a, at_worst[a]) for b in order if b != a)
         p, o = pq["pessimistic"].loc[a].to_numpy(), pq["optimistic"].loc[a].to_numpy()
         ok = np.isfinite(p) & np.isfinite(o)
         tied = float((p[ok] != o[ok]).mean()) if ok.any() else float("nan")
         values = {mode: float(means[mode].loc[a]) if mode in means else float("nan") for mode in MODES}
-        out.append(
-            {"measure": measure, "run": a, **values, "spread": abs(values["optimistic"] - values["pessimistic"]),
-             "tied_queries": tied, "place": place, "best_place": min(best, place), "worst_place": max(worst, place)}
-        )
-    return out
+        yield {"measure": measure, "run": a, **values, "spread": abs(values["optimistic"] - values["pessimistic"]),
+               "tied_queries": tied, "place": place, "best_place": min(best, place), "worst_place": max(worst, place)}
 
 
 def tie_warnings(report: pd.DataFrame) -> list[str]:

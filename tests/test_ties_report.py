@@ -55,6 +55,28 @@ def test_small_contest_by_hand() -> None:
     assert frame.loc["tied", "spread"] == 1.0
 
 
+def test_places_of_a_lower_is_better_measure() -> None:
+    """FP_highly at depth 1 (false positives in the first item; lower is better) on the small contest.
+
+    The optimistic arrangement is a run's best (fewest FP), the pessimistic its worst, whichever way is
+    better (the tie report swapped them for a lower-is-better measure: best and worst place = place).
+    qa: apart t0 (a, relevant) -> 0; tied: t0 by rule and optimistic -> 0, pessimistic t2 -> 1; half: t1 or t2 -> 0..1.
+    qb: apart t0 -> 1; tied: rule t0 -> 1, optimistic t2 -> 0, pessimistic 1; half: t2 alone -> 0.
+    Means: apart 0.5 in every mode; tied 0.0 (optimistic) .. 1.0 (pessimistic), rule 0.5; half 0.0 .. 0.5, rule 0.
+    Rule: half 0.0 first, then apart and tied at 0.5 by name.  tied at 0.0 beats apart 0.5 and half at its
+    worst 0.5 -> 1st, at 1.0 -> 3rd; half at 0.5 falls below apart (by name) and tied at 0.0 -> 3rd; apart
+    (0.5) is above half at 0.5 (by name) and tied at 1.0 -> 1st, below both at 0.0 -> 3rd.
+    """
+    from shrec_score.options import Settings
+
+    rel, runs = small_contest()
+    frame = shrec_score.tie_report(runs, rel, measures=["FP_highly"], settings=Settings(depth=1)).set_index("run")
+    assert frame.loc["tied", ["pessimistic", "rule", "optimistic"]].tolist() == [1.0, 0.5, 0.0]
+    assert frame.loc["half", ["pessimistic", "rule", "optimistic"]].tolist() == [0.5, 0.0, 0.0]
+    assert frame["place"].to_dict() == {"half": 1, "apart": 2, "tied": 3}
+    assert frame[["best_place", "worst_place"]].T.to_dict("list") == {"half": [1, 3], "apart": [1, 3], "tied": [1, 3]}
+
+
 def test_check_warns_when_ties_move_a_mean(tmp_path: object) -> None:
     folder = os.path.join(str(tmp_path), "runs")
     os.makedirs(folder)

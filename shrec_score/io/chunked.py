@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
-import secrets
-import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -28,10 +27,9 @@ INSTALL_HINT = "pip install 'shrec-score[dask]'"
 
 def layout_of(path: str) -> str | None:
     """``"zarr"``, ``"npy-shards"`` or None: whether ``path`` is a folder holding a row-block matrix (by its metadata file)."""
-    if os.path.isfile(os.path.join(path, MANIFEST)):
-        return "npy-shards"
-    if os.path.isfile(os.path.join(path, "zarr.json")) or os.path.isfile(os.path.join(path, ".zarray")):
-        return "zarr"
+    for layout, names in (("npy-shards", [MANIFEST]), ("zarr", ["zarr.json", ".zarray"])):
+        if any(os.path.isfile(os.path.join(path, name)) for name in names):
+            return layout
     return None
 
 
@@ -44,11 +42,10 @@ class RowBlockMatrix:
     """A 2-D matrix stored in blocks of rows: ``blocks()`` the half-open row ranges in order, ``where(a, b)``
     the file (shard or chunk) holding rows ``a..b`` of one block, ``read(a, b)`` those rows; ``m[rows]``."""
 
-    path: str
-    shape: tuple[int, int]
-    dtype: np.dtype
-
-    def _stored(self, blocks: list[tuple[int, int]], files: list[str]) -> None:
+    def __init__(
+        self, path: str, shape: tuple[int, int], dtype: np.dtype, blocks: list[tuple[int, int]], files: list[str],
+    ) -> None:
+        self.path, self.shape, self.dtype = path, shape, dtype
         self._blocks, self._files = blocks, files
         self._ends = np.array([b for _, b in blocks], dtype=np.int64)
 
@@ -81,7 +78,6 @@ class NpyShards(RowBlockMatrix):
     """A folder of ``.npy`` row shards with its ``manifest.json``."""
 
     def __init__(self, path: str) -> None:
-        self.path = path
         where = os.path.join(path, MANIFEST)
         try:
             with readable(where, "expected a readable manifest"), open(where, encoding="utf-8") as fh:
@@ -113,8 +109,8 @@ class NpyShards(RowBlockMatrix):
             expected = b
         if expected != shape[0]:
             raise InputError(where, None, f"expected the shards to cover the {shape[0]} rows", f"{expected} rows")
-        self.shape, self.dtype = (shape[0], shape[1]), dtype
-        self._stored([(a, b) for _, a, b in shards], [os.path.join(path, name) for name, _, _ in shards])
+        files = [os.path.join(path, name) for name, _, _ in shards]
+        super().__init__(path, (shape[0], shape[1]), dtype, [(a, b) for _, a, b in shards], files)
 
     def read(self, a: int, b: int) -> np.ndarray:
         k = int(self._block(a))
@@ -141,7 +137,6 @@ class ZarrRows(RowBlockMatrix):
 
     def __init__(self, path: str) -> None:
         zarr = _zarr()
-        self.path = path
         try:
             arr = zarr.open_array(path, mode="r")
         except Exception as exc:  # zarr raises many kinds for a broken zarr.json
@@ -152,10 +147,10 @@ class ZarrRows(RowBlockMatrix):
         if cols < arr.shape[1]:
             raise InputError(path, None, "expected a Zarr array chunked by rows only (each chunk spanning every column)", f"chunks {arr.chunks}")
         self._arr = arr
-        self.shape, self.dtype = (int(arr.shape[0]), int(arr.shape[1])), np.dtype(arr.dtype)
-        blocks = list(_ranges(self.shape[0], int(rows)))
+        blocks = list(_ranges(int(arr.shape[0]), int(rows)))
         key = "{}.0" if os.path.isfile(os.path.join(path, ".zarray")) else os.path.join("c", "{}", "0")  # (Zarr 2: "row.col")
-        self._stored(blocks, [os.path.join(path, key.format(k)) for k in range(len(blocks))])
+        files = [os.path.join(path, key.format(k)) for k in range(len(blocks))]
+        super().__init__(path, (int(arr.shape[0]), int(arr.shape[1])), np.dtype(arr.dtype), blocks, files)
         stored = int(arr.nchunks_initialized)
         if stored < arr.nchunks:  # zarr reads a missing chunk as its fill value: zeros would be scored
             absent = next((f for f in self._files if not os.path.exists(f)), path)
@@ -180,8 +175,8 @@ def write_row_blocks(
     out: str, layout: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows: int | None,
     rows: Callable[[int, int], np.ndarray],
 ) -> int:
-    """Write a ``shape`` matrix in ``layout`` (``zarr`` or ``npy-shards``) to the new folder ``out`` (staged, renamed
-    when complete), ``rows(a, b)`` asked for ``chunk_rows`` (None: about 64 MiB) at a time; returns that number."""
+    """Write a ``shape`` matrix in ``layout`` (``zarr`` or ``npy-shards``) to the new folder ``out``, ``rows(a, b)``
+    asked for ``chunk_rows`` (None: about 64 MiB) at a time; returns that number."""
     chunk_rows = chunk_rows or (64 << 20) // max(1, shape[1] * dtype.itemsize)
     chunk_rows = max(1, min(chunk_rows, shape[0]))  # a block is never larger than the matrix
     if os.path.lexists(out):
@@ -189,14 +184,12 @@ def write_row_blocks(
     parent = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(parent):
         raise InputError(out, None, "expected a new folder in a folder that exists", f"no folder {shown(parent)}")
-    staging = os.path.join(parent, f".{os.path.basename(os.path.normpath(out))}.shrec-score-{secrets.token_hex(4)}.tmp")
-    try:
+    prefix = f".{os.path.basename(os.path.normpath(out))}.shrec-score-"  # staged beside it, renamed when complete
+    with tempfile.TemporaryDirectory(suffix=".tmp", prefix=prefix, dir=parent, ignore_cleanup_errors=True) as tmp:
+        staging = os.path.join(tmp, "rows")
         (_write_zarr if layout == "zarr" else _write_shards)(staging, shape, dtype, chunk_rows, rows)
         fsync_tree(staging, files=True)
         os.rename(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     return chunk_rows
 
 
@@ -233,7 +226,6 @@ def _write_zarr(folder: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows
 def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray | matrix.RowFile:
     """A matrix file to convert, not held in memory (:class:`.matrix.RowFile`, or ASCII streamed to a temporary
     file); ``shape``: needed only for a PSB binary matrix that is not square."""
-    m: np.ndarray | matrix.RowFile
     if path.endswith(".npy"):
         m = matrix.read_npy_matrix(path)
     elif matrix.is_binary(read_head(path)) and not file_compression(path):  # (read_head checks it is a regular file)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import os
 
-import numpy as np
 import pandas as pd
 
 from ..errors import InputError, shown
@@ -39,7 +38,4 @@ def read_ground_truth(path: str | os.PathLike[str]) -> pd.DataFrame:
     for n, (q, it, _) in numbered:
         if first.setdefault((q, it), n) != n:
             raise InputError(path, n, f"expected each (query, item) pair once; {plain(q)},{plain(it)} is already scored at line {first[(q, it)]}")
-    frame = pd.DataFrame([f for _, f in numbered], columns=COLUMNS)
-    frame["score"] = np.asarray(scores, dtype=np.float64)
-    frame["line"] = [n for n, _ in numbered]
-    return frame
+    return pd.DataFrame([(q, it, s, n) for (n, (q, it, _)), s in zip(numbered, scores)], columns=[*COLUMNS, "line"])

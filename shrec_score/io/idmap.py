@@ -19,8 +19,7 @@ def read_id_map(path: str | os.PathLike[str]) -> dict[str, str]:
             continue
         fields = [f.strip() for f in (text.split(",") if "," in text else text.split())]
         if len(fields) != 2 or not all(fields):
-            got = f"{len([f for f in fields if f])} fields"
-            raise InputError(path, n, 'expected "<run id> <relevance id>" (two columns)', got)
+            raise InputError(path, n, 'expected "<run id> <relevance id>" (two columns)', f"{sum(map(bool, fields))} fields")
         run_id, rel_id = fields
         mapped_to, first = mapped.setdefault(run_id, (rel_id, n))
         if mapped_to != rel_id:

@@ -1,6 +1,5 @@
-"""Reader of SHREC 2011's one-file runs (the 3D Face track's ``names:method:variant:institute`` header, then
-``query:rank:distance:result`` lines; the rules: docs/inputs.md, "SHREC 2011 runs"), each query's results read by
-the ranked-list line rules (:func:`shrec_score.io.lists.parse_rows`)."""
+"""Reader of SHREC 2011's one-file runs (the 3D Face track's :data:`HEADER`, then :data:`LINE` lines; the rules:
+docs/inputs.md, "SHREC 2011 runs"), each query's results read by the ranked-list rules of :func:`.lists.parse_rows`."""
 
 from __future__ import annotations
 
