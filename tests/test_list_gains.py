@@ -110,3 +110,21 @@ def test_class_gains_broadcast_as_the_base_class_promises():
     got = rel.gains(q, t)
     assert got.shape == (3, 4)
     assert got.tolist() == [_hand(q_labels, t_labels, [r], [t]) for r in (0, 3, 5)]
+
+
+def test_qrels_gains_broadcast_and_take_a_single_pair(tmp_path):
+    """QrelsRelevance.gains broadcasts as Relevance.gains promises: a column of query rows against a row of
+    targets (judged and unjudged ids: 0, or ``missing``), and a single (query, target) pair, as ClassRelevance's."""
+    from shrec_score.io.trec import read_qrels
+
+    path = tmp_path / "q.qrels"
+    path.write_text("1 0 a 2\n1 0 b 0\n2 0 b 1\n2 0 c 1\n")
+    rel = Relevance.from_qrels(read_qrels(path))
+    ids = list(rel.target_ids)
+    a, b, c = ids.index("a"), ids.index("b"), ids.index("c")
+    unjudged = len(ids)  # an id no line judges (an open collection's)
+    got = rel.gains(np.array([[0], [1]]), np.array([a, b, c, unjudged]))
+    assert got.tolist() == [[2, 0, 0, 0], [0, 1, 1, 0]]
+    assert rel.gains(np.array([[0], [1]]), np.array([a, c]), missing=-1).tolist() == [[2, -1], [-1, 1]]
+    assert int(rel.gains(0, a)) == 2 and int(rel.gains(1, unjudged)) == 0
+    assert int(rel.gains(np.int64(1), np.int64(a), missing=-1)) == -1
