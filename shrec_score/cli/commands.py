@@ -148,8 +148,7 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
     pick = inputs.pick
     runs = inputs.runs(runs)
     out = publish_folder(inputs, "out")
-    html = publish_folder(inputs, "html", out)
-    plots = publish_folder(inputs, "plots", out)
+    html, plots = (publish_folder(inputs, key, out) for key in ("html", "plots"))
     page = {"title": pick("title"), "description": pick("description")}
     relevance, ground_truth, dask_address = pick("relevance"), pick("ground_truth"), pick("dask")
     if relevance:  # every option checked before any input is read
@@ -181,13 +180,8 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
     with user_errors(), outputs(runs, out, plots, html, page) as commit:  # locked before any input is read
         with closing(bar):  # gone before the outputs are written, or on an error
             if kendall:
-                report = score_kendall(
-                    runs,
-                    ground_truth,
-                    ground_truth_higher_is_better=pick("ground_truth_higher_is_better", default=True),
-                    lower_is_better=pick("lower_is_better", default=True),
-                    run_format=pick("run_format", default="auto"),
-                )
+                orientations = {k: pick(k, default=True) for k in ("ground_truth_higher_is_better", "lower_is_better")}
+                report = score_kendall(runs, ground_truth, run_format=pick("run_format", default="auto"), **orientations)
             else:  # one discovery of RUNS: row blocks are scored by the cluster's tasks (here without --dask), the rest by api.score
                 with quiet_dask_logs() if dask_address else nullcontext():  # one line says what failed
                     report = score(runs, relevance, dask=dask_address or None, options=options, progress=bar)
