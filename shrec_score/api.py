@@ -323,9 +323,8 @@ def _warnings(
         what = "TN counts are empty" if any(m.startswith("TN_") for m in asked) else "whether the lists cover it is not known"
         warnings.append(f"note: collection size unknown (give --collection or --collection-size): {what}")
     elif asked and full is not None:  # whether P, R and the TP/FP/TN/FN counts tell runs apart (SHREC 2006, section 5)
-        pos = {q: i for i, q in enumerate(rel.query_ids)}
-        lists = [r for r in runs if not isinstance(r, MatrixRun)]  # a matrix ranks everything
-        short: int = sum(int((r.lengths() < full[[pos[q] for q in r.query_ids]]).sum()) for r in lists)
+        pos = {q: i for i, q in enumerate(rel.query_ids)}  # (a matrix ranks everything)
+        short: int = sum(int((r.lengths() < full[[pos[q] for q in r.query_ids]]).sum()) for r in runs if isinstance(r, RankedRun))
         total = sum(len(r.query_ids) for r in runs)
         warnings.append(
             "note: every ranked list covers the whole collection (Va = Ds): "
