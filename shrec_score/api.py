@@ -397,9 +397,8 @@ def score_kendall(
     tau = np.asarray(per_query["tau_b"], dtype=np.float64)
     per_run = per_run_table(per_query, ["tau_b"], [s.name for s in sources])
     std = [float(pd.Series(tau[per_query["run"] == r]).std(ddof=1)) for r in per_run["run"]]  # (pandas' rule of sums)
-    n_nan = int(np.isnan(tau).sum())
     warnings = list(notes)
-    if n_nan:
+    if n_nan := int(np.isnan(tau).sum()):
         warnings.append(f"{n_nan} (run, query) pairs have an undefined tau-b (fewer than 2 items or every item tied): left out of the means")
     signature = KendallSignature(
         relevance=f"Kendall tau-b against {os.path.basename(os.fspath(ground_truth))}", queries=len(queries),

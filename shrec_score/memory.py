@@ -184,11 +184,8 @@ def _warn_miscellaneous(sides: list[tuple[str, Classification]]) -> None:
             continue
         n = int((cla.labels == cla.class_names.index(MISC_CLASS)).sum())
         what = "never relevant" if arg == "target_labels" else "not queries and never relevant"
-        warnings.warn(
-            f"{arg}: {n} of {len(cla.ids)} items have the label -1 (the PSB's miscellaneous class): {what}; "
-            "they stay in the ranked lists as non-relevant items",
-            stacklevel=3,
-        )
+        warnings.warn(f"{arg}: {n} of {len(cla.ids)} items have the label -1 (the PSB's miscellaneous class): {what}; "
+                      "they stay in the ranked lists as non-relevant items", stacklevel=3)
 
 
 class EmbeddingDistances:
