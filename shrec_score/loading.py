@@ -123,8 +123,8 @@ def read_run(
     notes: list[str] = []
     run: AnyRun
     if source.format in ("lists", "shrec2011"):  # (a SHREC 2011 file has no query-id line: header unused)
-        # header: a line holding only the query id is the query ranked first, unless it keeps its own item
-        read = partial(read_list_run, header=not relevance.keeps_own_item) if source.format == "lists" else read_shrec2011_run
+        header = not relevance.keeps_own_item  # a line holding only the query id is then the query ranked first
+        read = partial(read_list_run, header=header) if source.format == "lists" else read_shrec2011_run
         lists = read(
             source, relevance.query_ids, found.target_index, ignorable=relevance.ignorable_queries,
             drops=drops, unjudged=found.unjudged, missing_ok=missing_ok, ties=ties, spell=found.spell,
@@ -155,7 +155,7 @@ def load_with(
     for i, s in enumerate(sources):
         if progress is not None:
             progress("reading", i, len(sources))
-        drops = Counter[str]() if options.lenient else None
+        drops: Counter[str] | None = Counter() if options.lenient else None
         run, more = read_run(s, relevance, found, options.matrix_order, drops=drops, missing_ok=missing_ok, ties=ties)
         notes.extend(more)
         runs.append(run)
