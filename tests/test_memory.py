@@ -127,6 +127,10 @@ def test_labels_as_strings_ints_and_categoricals_agree(data):
             {"run": {"q": {"d": 1.0}}, "qrels": {"q": {"d": 1}}, "target_embeddings": np.ones((2, 2))},
             r"^run: expected run= and qrels= together, without distances, embeddings or labels$",
         ),
+        (
+            {"run": {"q": {"d": 1.0}}, "qrels": {"q": {"d": 1}}, "target_labels": ["a", "b"]},
+            r"^run: expected run= and qrels= together, without distances, embeddings or labels$",
+        ),
     ],
 )
 def test_bad_arguments_are_one_clear_value_error(kwargs, message):
