@@ -218,8 +218,7 @@ def check(runs: list[str], inputs: Inputs) -> None:
     o = inputs.options()
     with user_errors():
         rel = relevance_for(inputs.pick("relevance"), o)
-    problems = check_runs(runs, rel, o)
-    problems, loaded = passed_over(problems, runs, rel, o, ties=True)  # what the options pass over: warnings
+    problems, loaded = passed_over(check_runs(runs, rel, o), runs, rel, o, ties=True)  # what the options pass over: warnings
     errors = sum(p.level == "error" for p in problems)
     lines: list[str] = []
     if not errors:  # the runs score: does the tie rule move a mean (the sort measure)?
@@ -365,10 +364,8 @@ def serve_command(contest_file: str, host: str, port: int) -> None:
     except OSError as exc:
         why = os.strerror(exc.errno) if exc.errno and exc.errno > 0 else exc.strerror or str(exc)  # (an unknown host: getaddrinfo's own)
         raise BadInput(f"{host}:{port}: could not listen there ({why})") from None
-    bound = sock.getsockname()[1]
-    click.echo(f"shrec-score: serving {contest_file} on http://{host}:{bound}/ (Ctrl-C stops)", err=True)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, server_header=False)
-    uvicorn.Server(config).run(sockets=[sock])
+    click.echo(f"shrec-score: serving {contest_file} on http://{host}:{sock.getsockname()[1]}/ (Ctrl-C stops)", err=True)
+    uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, server_header=False)).run(sockets=[sock])
 
 
 @cli.group("contest")
