@@ -323,9 +323,8 @@ def _warnings(
         what = "TN counts are empty" if any(m.startswith("TN_") for m in asked) else "whether the lists cover it is not known"
         warnings.append(f"note: collection size unknown (give --collection or --collection-size): {what}")
     elif asked and full is not None:  # whether P, R and the TP/FP/TN/FN counts tell runs apart (SHREC 2006, section 5)
-        pos = {q: i for i, q in enumerate(rel.query_ids)}
-        lists = [r for r in runs if not isinstance(r, MatrixRun)]  # a matrix ranks everything
-        short: int = sum(int((r.lengths() < full[[pos[q] for q in r.query_ids]]).sum()) for r in lists)
+        pos = {q: i for i, q in enumerate(rel.query_ids)}  # (a matrix ranks everything)
+        short: int = sum(int((r.lengths() < full[[pos[q] for q in r.query_ids]]).sum()) for r in runs if isinstance(r, RankedRun))
         total = sum(len(r.query_ids) for r in runs)
         warnings.append(
             "note: every ranked list covers the whole collection (Va = Ds): "
@@ -398,9 +397,8 @@ def score_kendall(
     tau = np.asarray(per_query["tau_b"], dtype=np.float64)
     per_run = per_run_table(per_query, ["tau_b"], [s.name for s in sources])
     std = [float(pd.Series(tau[per_query["run"] == r]).std(ddof=1)) for r in per_run["run"]]  # (pandas' rule of sums)
-    n_nan = int(np.isnan(tau).sum())
     warnings = list(notes)
-    if n_nan:
+    if n_nan := int(np.isnan(tau).sum()):
         warnings.append(f"{n_nan} (run, query) pairs have an undefined tau-b (fewer than 2 items or every item tied): left out of the means")
     signature = KendallSignature(
         relevance=f"Kendall tau-b against {os.path.basename(os.fspath(ground_truth))}", queries=len(queries),

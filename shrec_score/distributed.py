@@ -19,7 +19,7 @@ from .errors import InputError, OptionError
 from .io.chunked import INSTALL_HINT, RowBlockMatrix, open_row_blocks
 from .io.runs import BlockSource
 from .join import matrix_ids, matrix_run
-from .loading import FoundRuns, PathLike, Progress, find_runs, load_with
+from .loading import AnyRun, FoundRuns, PathLike, Progress, find_runs, load_with
 from .model import MatrixRun, RankedRun, RunSource
 from .options import Options
 from .relevance import Relevance
@@ -147,10 +147,9 @@ def score(
     if dask is None and not any(isinstance(s, BlockSource) for s in found.sources):
         return api.score(found, rel, options=opts, progress=progress)  # (its reading progress, its order of errors)
     shared = _Shared(rel, opts, scoring.plan, found=replace(found, sources=[], notes=[]))
-    sources, notes = found.sources, list(found.notes)
     by_block = ranks_suffice(shared.plan.measures, opts.settings, curves=rel.gain_curves)  # a task per stored block
     tasks: list[Task] = []
-    for i, s in enumerate(sources):
+    for i, s in enumerate(found.sources):
         if isinstance(s, BlockSource):  # every block matrix's shape checked
             mapped = matrix_run("", "", None, rel, *matrix_ids(rel, opts.matrix_order, s.path, s.matrix.shape))
             shared = replace(shared, row_of_query=mapped.row_of_query, col_target=mapped.col_target)
@@ -168,17 +167,9 @@ def score(
             report("scoring", len(results), len(tasks))
     else:
         results = _run_on_cluster(dask, address, local, shared, tasks, report)
-    scores, stubs = [], []
-    for i, s in enumerate(sources):
-        mine = [r for (_, _, run), r in zip(tasks, results) if run == i]
-        if isinstance(s, BlockSource):
-            sc, stub = _assemble(s, mine, shared)
-        else:
-            ((sc, stub, run_notes),) = mine
-            notes.extend(run_notes)
-        scores.append(sc)
-        stubs.append(stub)
-    return shared.report(scores, stubs, notes)
+    each = [_assemble(s, [r for (_, _, run), r in zip(tasks, results) if run == i], shared) for i, s in enumerate(found.sources)]
+    notes = [*found.notes, *(note for _, _, more in each for note in more)]  # discovery's, then each run's reader's
+    return shared.report([sc for sc, _, _ in each], [stub for _, stub, _ in each], notes)
 
 
 def _chunk_groups(rel: Relevance, matrix: RowBlockMatrix) -> list[tuple[int, int]]:
@@ -193,8 +184,10 @@ def _chunk_groups(rel: Relevance, matrix: RowBlockMatrix) -> list[tuple[int, int
     return groups
 
 
-def _assemble(source: BlockSource, results: list[Any], shared: _Shared) -> tuple[RunScores, MatrixRun]:
-    """One row-block run's :class:`RunScores` from its tasks' results (in task order), and its stub."""
+def _assemble(source: RunSource | BlockSource, results: list[Any], shared: _Shared) -> tuple[RunScores, AnyRun, list[str]]:
+    """One run's :class:`RunScores` from its tasks' results (in task order), its stub and its notes."""
+    if not isinstance(source, BlockSource):
+        return cast("tuple[RunScores, AnyRun, list[str]]", results[0])  # one task: _score_source's
     sc = RunScores.empty(source.name, shared.relevance.n_queries, shared.plan.measures, shared.options.settings)
     drops: Counter[str] | None = Counter() if shared.options.lenient else None
     for parts, task_drops in results:
@@ -208,7 +201,7 @@ def _assemble(source: BlockSource, results: list[Any], shared: _Shared) -> tuple
                     mine[k].count += acc.count
         if drops is not None and task_drops:
             drops.update(task_drops)
-    return sc, _matrix_stub(source.name, source.path, drops)
+    return sc, _matrix_stub(source.name, source.path, drops), []
 
 
 def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _Shared, tasks: list[Task], progress: Progress) -> list[Any]:

@@ -82,7 +82,8 @@ def evaluate(
     _refuse_ambiguous_recall(options if given is None else {k: getattr(given, k, None) for k in ("measures", "sort", "rank_by")})
     opts = Options.of(given, options)  # every option checked first
     if run is not None or qrels is not None:
-        if run is None or qrels is None or any(v is not None for v in (distances, embeddings, query_embeddings, labels, query_labels)):
+        others = (distances, embeddings, query_embeddings, target_embeddings, labels, query_labels, target_labels)
+        if run is None or qrels is None or any(v is not None for v in others):
             raise ValueError("run: expected run= and qrels= together, without distances, embeddings or labels")
         return score_tables(run, qrels, name or "run", opts)
     one_of("metric", metric, METRICS)
@@ -109,6 +110,9 @@ def evaluate(
         raise ValueError("embeddings: expected query_embeddings= and target_embeddings= with query_labels= and target_labels=")
     if not separate and query_embeddings is not None:
         raise ValueError("embeddings: expected embeddings= with labels= (all-against-all)")
+    if target_embeddings is not None and given[0] != "query_embeddings":
+        also = "" if separate else " and labels="
+        raise ValueError(f"target_embeddings: expected only with query_embeddings=, got it with {given[0]}={also}")
     models = _models(given[0], arrays[given[0]], name)
     target_models: dict[str, tuple[str, Any]] = {}
     if separate and distances is None:
@@ -180,11 +184,8 @@ def _warn_miscellaneous(sides: list[tuple[str, Classification]]) -> None:
             continue
         n = int((cla.labels == cla.class_names.index(MISC_CLASS)).sum())
         what = "never relevant" if arg == "target_labels" else "not queries and never relevant"
-        warnings.warn(
-            f"{arg}: {n} of {len(cla.ids)} items have the label -1 (the PSB's miscellaneous class): {what}; "
-            "they stay in the ranked lists as non-relevant items",
-            stacklevel=3,
-        )
+        warnings.warn(f"{arg}: {n} of {len(cla.ids)} items have the label -1 (the PSB's miscellaneous class): {what}; "
+                      "they stay in the ranked lists as non-relevant items", stacklevel=3)
 
 
 class EmbeddingDistances:

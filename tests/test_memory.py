@@ -109,6 +109,28 @@ def test_labels_as_strings_ints_and_categoricals_agree(data):
         ({"embeddings": np.zeros((2, 2)), "labels": [1, "1"]}, "labels: expected labels with distinct texts"),
         ({"embeddings": np.zeros((2, 2))}, "labels: expected labels="),
         ({"embeddings": np.zeros((2, 2)), "labels": ["a", "a"], "average": "Macro"}, "average"),
+        # target_embeddings= beside labels= or distances= was scored without it, silently
+        (
+            {"embeddings": np.zeros((2, 2)), "target_embeddings": np.ones((2, 2)), "labels": ["a", "a"]},
+            r"^target_embeddings: expected only with query_embeddings=, got it with embeddings= and labels=$",
+        ),
+        (
+            {"distances": np.zeros((2, 2)), "target_embeddings": np.ones((2, 2)), "labels": ["a", "a"]},
+            r"^target_embeddings: expected only with query_embeddings=, got it with distances= and labels=$",
+        ),
+        (
+            {"distances": np.zeros((2, 3)), "target_embeddings": np.ones((3, 2)), "query_labels": ["a", "b"],
+             "target_labels": ["a", "a", "b"]},
+            r"^target_embeddings: expected only with query_embeddings=, got it with distances=$",
+        ),
+        (
+            {"run": {"q": {"d": 1.0}}, "qrels": {"q": {"d": 1}}, "target_embeddings": np.ones((2, 2))},
+            r"^run: expected run= and qrels= together, without distances, embeddings or labels$",
+        ),
+        (
+            {"run": {"q": {"d": 1.0}}, "qrels": {"q": {"d": 1}}, "target_labels": ["a", "b"]},
+            r"^run: expected run= and qrels= together, without distances, embeddings or labels$",
+        ),
     ],
 )
 def test_bad_arguments_are_one_clear_value_error(kwargs, message):

@@ -148,8 +148,7 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
     pick = inputs.pick
     runs = inputs.runs(runs)
     out = publish_folder(inputs, "out")
-    html = publish_folder(inputs, "html", out)
-    plots = publish_folder(inputs, "plots", out)
+    html, plots = (publish_folder(inputs, key, out) for key in ("html", "plots"))
     page = {"title": pick("title"), "description": pick("description")}
     relevance, ground_truth, dask_address = pick("relevance"), pick("ground_truth"), pick("dask")
     if relevance:  # every option checked before any input is read
@@ -181,13 +180,8 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
     with user_errors(), outputs(runs, out, plots, html, page) as commit:  # locked before any input is read
         with closing(bar):  # gone before the outputs are written, or on an error
             if kendall:
-                report = score_kendall(
-                    runs,
-                    ground_truth,
-                    ground_truth_higher_is_better=pick("ground_truth_higher_is_better", default=True),
-                    lower_is_better=pick("lower_is_better", default=True),
-                    run_format=pick("run_format", default="auto"),
-                )
+                orientations = {k: pick(k, default=True) for k in ("ground_truth_higher_is_better", "lower_is_better")}
+                report = score_kendall(runs, ground_truth, run_format=pick("run_format", default="auto"), **orientations)
             else:  # one discovery of RUNS: row blocks are scored by the cluster's tasks (here without --dask), the rest by api.score
                 with quiet_dask_logs() if dask_address else nullcontext():  # one line says what failed
                     report = score(runs, relevance, dask=dask_address or None, options=options, progress=bar)
@@ -224,8 +218,7 @@ def check(runs: list[str], inputs: Inputs) -> None:
     o = inputs.options()
     with user_errors():
         rel = relevance_for(inputs.pick("relevance"), o)
-    problems = check_runs(runs, rel, o)
-    problems, loaded = passed_over(problems, runs, rel, o, ties=True)  # what the options pass over: warnings
+    problems, loaded = passed_over(check_runs(runs, rel, o), runs, rel, o, ties=True)  # what the options pass over: warnings
     errors = sum(p.level == "error" for p in problems)
     lines: list[str] = []
     if not errors:  # the runs score: does the tie rule move a mean (the sort measure)?
@@ -371,10 +364,8 @@ def serve_command(contest_file: str, host: str, port: int) -> None:
     except OSError as exc:
         why = os.strerror(exc.errno) if exc.errno and exc.errno > 0 else exc.strerror or str(exc)  # (an unknown host: getaddrinfo's own)
         raise BadInput(f"{host}:{port}: could not listen there ({why})") from None
-    bound = sock.getsockname()[1]
-    click.echo(f"shrec-score: serving {contest_file} on http://{host}:{bound}/ (Ctrl-C stops)", err=True)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, server_header=False)
-    uvicorn.Server(config).run(sockets=[sock])
+    click.echo(f"shrec-score: serving {contest_file} on http://{host}:{sock.getsockname()[1]}/ (Ctrl-C stops)", err=True)
+    uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False, server_header=False)).run(sockets=[sock])
 
 
 @cli.group("contest")
