@@ -53,16 +53,16 @@ def _rows(measure: str, boards: dict[str, pd.DataFrame], per_query: dict[str, pd
     sign = -1.0 if column_higher_is_better(measure) is False else 1.0
     means = {mode: board[measure] for mode, board in boards.items()}
     rule = means["rule"]
-    order = sorted(rule.index, key=lambda r: (-sign * rule[r] if np.isfinite(rule[r]) else np.inf, r))
+
+    def key(mean: float, run: str) -> tuple[float, str]:  # the leaderboard's order: best first, no value last, by name
+        return (-sign * mean if np.isfinite(mean) else np.inf, run)
+
+    order = sorted(rule.index, key=lambda r: key(rule[r], r))
     at_worst, at_best = means["pessimistic"].to_dict(), means["optimistic"].to_dict()  # whichever way is better
-
-    def above(b: str, vb: float, a: str, va: float) -> bool:
-        return sign * vb > sign * va or (vb == va and b < a)
-
     pq = {mode: frame[measure] for mode, frame in per_query.items()}
     for place, a in enumerate(order, 1):
-        best = 1 + sum(above(b, at_worst[b], a, at_best[a]) for b in order if b != a)
-        worst = 1 + sum(above(b, at_best[b], a, at_worst[a]) for b in order if b != a)
+        best = 1 + sum(key(at_worst[b], b) < key(at_best[a], a) for b in order if b != a)
+        worst = 1 + sum(key(at_best[b], b) < key(at_worst[a], a) for b in order if b != a)
         p, o = pq["pessimistic"].loc[a].to_numpy(), pq["optimistic"].loc[a].to_numpy()
         ok = np.isfinite(p) & np.isfinite(o)
         tied = float((p[ok] != o[ok]).mean()) if ok.any() else float("nan")

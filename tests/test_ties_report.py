@@ -77,6 +77,23 @@ def test_places_of_a_lower_is_better_measure() -> None:
     assert frame[["best_place", "worst_place"]].T.to_dict("list") == {"half": [1, 3], "apart": [1, 3], "tied": [1, 3]}
 
 
+def test_a_run_without_a_value_stays_last() -> None:
+    """A run that ranks nothing (--missing-queries skip: no value, NaN means in every mode) is placed last by the
+    leaderboard's rule, and the ties cannot lift it: best and worst place 3 (the comparison with NaN was false
+    for every run, so its best place came out 1).  apart 0.5 in every mode, tied 0.0 .. 1.0 (rule 0.5): apart 1st
+    by name, tied 2nd; each reaches 1st and 2nd."""
+    from shrec_score.model import RankedRun
+    from shrec_score.options import Settings
+
+    rel, runs = small_contest()
+    empty = np.zeros(0, dtype=np.int64)
+    none = RankedRun.from_lists("none", {"qa": empty, "qb": empty})
+    frame = shrec_score.tie_report([*runs[:2], none], rel, measures=["NN"], settings=Settings(missing="skip")).set_index("run")
+    assert np.isnan(frame.loc["none", ["pessimistic", "rule", "optimistic"]].to_numpy(dtype=float)).all()
+    assert frame["place"].to_dict() == {"apart": 1, "tied": 2, "none": 3}
+    assert frame[["best_place", "worst_place"]].T.to_dict("list") == {"apart": [1, 2], "tied": [1, 2], "none": [3, 3]}
+
+
 def test_check_warns_when_ties_move_a_mean(tmp_path: object) -> None:
     folder = os.path.join(str(tmp_path), "runs")
     os.makedirs(folder)
