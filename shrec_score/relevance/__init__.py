@@ -219,8 +219,8 @@ class QrelsRelevance(Relevance):
         """:meth:`Relevance.gains`; ``missing``: the value of a pair no qrels line judges."""
         q, t = np.broadcast_arrays(np.asarray(query_rows, dtype=np.int64), np.asarray(targets, dtype=np.int64))
         out = np.full(t.shape, missing, dtype=np.int8)
-        inside = t < len(self.target_ids)  # only the judged ids: each unjudged one is len(target_ids)
-        inside = np.nonzero(inside) if t.ndim else inside  # (indices index faster; a single pair keeps its mask)
+        judged = t < len(self.target_ids)  # only the judged ids: each unjudged one is len(target_ids)
+        inside = np.nonzero(judged) if t.ndim else judged  # (indices index faster; a single pair keeps its mask)
         out[inside] = lookup((q[inside] << 32) | t[inside], self._keys, self._grades, missing)
         return out
 
