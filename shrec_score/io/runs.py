@@ -116,7 +116,7 @@ def discover_runs(
         lists = [d for d in subdirs if blocks[d] is None]
         files = [e for e, _, is_folder in entries if not is_folder]
         skipped = [e for e in files if is_clutter(e) or strip_suffix(e).lower().endswith(NOT_RUNS)]
-        files = sorted(set(files).difference(skipped))  # (list_folder's order)
+        files = sorted(set(files).difference(skipped))  # (folder_entries' order)
         skipped_note = f"{path}: {len(skipped)} file(s) that are not runs were passed over ({', '.join(skipped[:3])}{', ...' if len(skipped) > 3 else ''})"
         passed_over = [skipped_note] if skipped else []
         if subdirs:

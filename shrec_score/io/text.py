@@ -89,18 +89,13 @@ def listing(path: str) -> tuple[str, ...]:
         return tuple(os.listdir(path))
 
 
-def list_folder(path: str, names: tuple[str, ...] | None = None) -> list[str]:
-    """A folder's entries (``names``: its :func:`listing`, made here when None), sorted, hidden ones (``.name``) left
-    out, each name checked to be UTF-8."""
+def folder_entries(path: str, names: tuple[str, ...] | None = None) -> list[tuple[str, str, bool]]:
+    """``(name, full path, is a folder)`` of a folder's entries (``names``: its :func:`listing`, made here when None),
+    sorted, hidden ones (``.name``) left out, each name checked to be UTF-8 (all of them before any is stat'ed)."""
     kept = sorted(n for n in (listing(path) if names is None else names) if not n.startswith("."))
     for name in kept:
         utf8_name(os.path.join(path, name), name)
-    return kept
-
-
-def folder_entries(path: str, names: tuple[str, ...] | None = None) -> list[tuple[str, str, bool]]:
-    """``(name, full path, is a folder)`` of each entry of :func:`list_folder`."""
-    return [(name, os.path.join(path, name), entry_is_folder(os.path.join(path, name))) for name in list_folder(path, names)]
+    return [(name, os.path.join(path, name), entry_is_folder(os.path.join(path, name))) for name in kept]
 
 
 def refuse_wide_text(path: str, head: bytes) -> None:
