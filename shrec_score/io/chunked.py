@@ -158,9 +158,9 @@ class ZarrRows(RowBlockMatrix):
             raise InputError(self.where(a, b), None, f"expected a readable Zarr chunk (rows {a + 1}..{b} of {self.path})", shown(f"{type(exc).__name__}: {exc}"[:120])) from None
 
 
-def open_row_blocks(path: str) -> RowBlockMatrix:
-    """The row-block matrix at ``path`` (Zarr or ``.npy`` shards)."""
-    kind = layout_of(path)
+def open_row_blocks(path: str, kind: str | None = None) -> RowBlockMatrix:
+    """The row-block matrix at ``path`` (Zarr or ``.npy`` shards; ``kind``: :func:`layout_of` it, told here when None)."""
+    kind = kind or layout_of(path)
     if kind is None:
         raise InputError(path, None, f"expected a Zarr array folder or a folder of .npy row shards with its {MANIFEST}")
     return NpyShards(path) if kind == "npy-shards" else ZarrRows(path)

@@ -163,7 +163,7 @@ def _block_source(folder: str, row_blocks: bool) -> BlockSource | None:
         raise InputError(folder, None, f"expected a run read whole, got a matrix stored by blocks of rows ({layout}); only "
                          "scoring reads those: `shrec-score RUNS`, or shrec_score.distributed.score from Python")
     name = os.path.basename(os.path.normpath(folder))
-    return BlockSource(name[:-5] if name.endswith(".zarr") and len(name) > 5 else name, folder, open_row_blocks(folder))
+    return BlockSource(name[:-5] if name.endswith(".zarr") and len(name) > 5 else name, folder, open_row_blocks(folder, layout))
 
 
 def check_unique_names(runs: Sequence[RunSource] | Sequence[Any]) -> None:
