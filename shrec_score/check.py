@@ -131,7 +131,8 @@ def _check_list_run(source: RunSource, relevance: Relevance, found: FoundRuns) -
     files: dict[str, str] = {}
     refused: set[str] = set()  # query files reported as not regular: not missing, not read
     try:
-        entries = sorted(e for e in os.listdir(source.path) if not is_clutter(e))  # the discovery's note names clutter
+        names = os.listdir(source.path) if source.listing is None else source.listing  # (discovery's listing)
+        entries = sorted(e for e in names if not is_clutter(e))  # the discovery's note names clutter
     except OSError as exc:
         return [Problem(source.path, None, "error", f"expected a readable folder, got {exc.strerror or exc}")]
     for entry in entries:

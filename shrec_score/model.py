@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -13,11 +13,13 @@ MISC_CLASS = "-1"
 
 @dataclass(frozen=True)
 class RunSource:
-    """A run to read, as the run discovery found it: its name, its path and its format."""
+    """A run to read, as the run discovery found it: its name, its path and its format; ``listing``: a ranked-list
+    folder's entries as discovery listed them (None: its reader lists the folder)."""
 
     name: str
     path: str
     format: str
+    listing: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

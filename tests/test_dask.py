@@ -421,17 +421,17 @@ def test_without_the_extra_dask_is_exit_2_with_the_pip_command_and_never_importe
 
 
 def test_a_hidden_row_block_folder_is_not_a_run(data, tmp_path):
-    """A runs folder holding a hidden store (``.old.zarr``: hidden entries are
-    never runs) is scored as the ranked-list folders it holds, without --dask."""
-    from shrec_score.io.chunked import holds_row_blocks
+    """A runs folder holding a hidden store (``.old``: hidden entries are never runs) beside a visible one: the
+    discovery finds the visible one only."""
+    from shrec_score.io.runs import discover_runs
 
     root, cla, _ = data
     runs = tmp_path / "runs"
     runs.mkdir()
     shutil.copytree(root / "s" / "run", runs / ".old")
-    assert not holds_row_blocks(str(runs))
     shutil.copytree(root / "s" / "run", runs / "run")
-    assert holds_row_blocks(str(runs))
+    found, _ = discover_runs([str(runs)], row_blocks=True)
+    assert [(r.name, r.path, type(r).__name__) for r in found] == [("run", str(runs / "run"), "BlockSource")]
 
 
 def test_bad_dask_addresses_are_exit_2(data, capsys, tmp_path):

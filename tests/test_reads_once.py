@@ -106,7 +106,7 @@ def test_each_input_file_is_stat_ed_once_and_opened_once(tmp_path, counted, case
     twice = {str(tmp_path / "r.run"), str(tmp_path / "m.npy")}
     assert {p: 2 if p in twice else 1 for p in inputs} == opens
     assert {p: n for p, n in stats.items() if n > 1} == {}
-    assert {str(r): 1 for r in runs if r.is_dir()} == {p: n for p, n in listings.items() if p in map(str, runs)}  # discovery's
+    assert {str(f): 1 for r in runs if r.is_dir() for f in (r, *r.iterdir())} == listings  # a folder of runs and each run folder
 
 
 @pytest.mark.parametrize("kind", ["gzip", "bz2", "lzma", "zstd"])
@@ -166,3 +166,23 @@ def test_collection_and_id_map_are_each_opened_once(tmp_path, counted, capsys, h
     assert {p: opens[p] for p in (str(relevance), str(tmp_path / "c.cla"), str(tmp_path / "ids.map"))} == dict.fromkeys(
         (str(relevance), str(tmp_path / "c.cla"), str(tmp_path / "ids.map")), 1)
     assert {p: n for p, n in stats.items() if n > 1} == {}
+
+
+@pytest.mark.parametrize("how", ["score", "check"])
+def test_a_run_folder_is_listed_once_with_its_clutter_note(tmp_path, counted, capsys, how):
+    """A RUNS argument that is one run folder holding a readme.txt: discovery lists it once, and its note on the
+    clutter, the reader and check_runs use that listing.  NN by hand: run A lists m1..m4 for every query (the own
+    item left out), so m1 and m2 find their class mate first, m3 and m4 do not: 0.5."""
+    from shrec_score.check import check_runs
+
+    runs, relevance, _ = _inputs(tmp_path, "lists")
+    (runs[0] / "A" / "readme.txt").write_text("our method\n")
+    rel = shrec_score.load_relevance(str(relevance))
+    counted.clear()
+    note = f"{runs[0] / 'A'}: 1 entries that are not ranked lists passed over (readme.txt)"
+    if how == "check":
+        assert [str(p) for p in check_runs([str(runs[0] / "A")], rel)] == [note.replace(": 1", ": note: 1")]
+    else:
+        report = shrec_score.score([str(runs[0] / "A")], rel, measures=["NN"])
+        assert (report.leaderboard["NN"].tolist(), report.warnings) == ([0.5], [note])
+    assert _checked(counted, tmp_path)[2] == {str(runs[0] / "A"): 1}

@@ -15,8 +15,8 @@ import numpy as np
 from ..errors import InputError, shown
 from ..outdir import fsync_tree
 from . import matrix
-from .compressed import file_compression, readable
-from .text import list_folder, read_head
+from .compressed import Decompressed, readable
+from .text import head_of, open_checked
 
 #: The ``format`` of a shard folder's manifest.
 SHARDS_FORMAT = "shrec-score npy-shards"
@@ -31,11 +31,6 @@ def layout_of(path: str) -> str | None:
         if any(os.path.isfile(os.path.join(path, name)) for name in names):
             return layout
     return None
-
-
-def holds_row_blocks(path: str) -> bool:
-    """Whether a RUNS argument is a row-block matrix or a folder holding one (hidden entries are not runs)."""
-    return os.path.isdir(path) and (layout_of(path) is not None or any(layout_of(os.path.join(path, e)) for e in list_folder(path)))
 
 
 class RowBlockMatrix:
@@ -163,9 +158,9 @@ class ZarrRows(RowBlockMatrix):
             raise InputError(self.where(a, b), None, f"expected a readable Zarr chunk (rows {a + 1}..{b} of {self.path})", shown(f"{type(exc).__name__}: {exc}"[:120])) from None
 
 
-def open_row_blocks(path: str) -> RowBlockMatrix:
-    """The row-block matrix at ``path`` (Zarr or ``.npy`` shards)."""
-    kind = layout_of(path)
+def open_row_blocks(path: str, kind: str | None = None) -> RowBlockMatrix:
+    """The row-block matrix at ``path`` (Zarr or ``.npy`` shards; ``kind``: :func:`layout_of` it, told here when None)."""
+    kind = kind or layout_of(path)
     if kind is None:
         raise InputError(path, None, f"expected a Zarr array folder or a folder of .npy row shards with its {MANIFEST}")
     return NpyShards(path) if kind == "npy-shards" else ZarrRows(path)
@@ -228,16 +223,17 @@ def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray
     file); ``shape``: needed only for a PSB binary matrix that is not square."""
     if path.endswith(".npy"):
         m = matrix.read_npy_matrix(path)
-    elif matrix.is_binary(read_head(path)) and not file_compression(path):  # (read_head checks it is a regular file)
-        if shape is None:
-            size = os.path.getsize(path)
-            side = math.isqrt(size // 4)
-            if side * side * 4 != size:
-                raise InputError(path, None, "expected --shape ROWSxCOLS for a PSB binary matrix that is not square", f"{size} bytes")
-            shape = (side, side)
-        return matrix.read_matrix(path, shape)
     else:
-        m = matrix.read_ascii_matrix(path, None, stream=True)
+        with open_checked(path) as fh:  # (one stat finds it a regular file; a compressed file's text is told)
+            if matrix.is_binary(head_of(path, fh)) and not isinstance(fh, Decompressed):
+                if shape is None:
+                    size = os.fstat(fh.fileno()).st_size
+                    side = math.isqrt(size // 4)
+                    if side * side * 4 != size:
+                        raise InputError(path, None, "expected --shape ROWSxCOLS for a PSB binary matrix that is not square", f"{size} bytes")
+                    shape = (side, side)
+                return matrix.read_matrix(path, shape)
+            m = matrix.read_ascii_matrix(path, None, stream=True, fh=fh)
     if shape is not None and tuple(m.shape) != tuple(shape):  # a .npy or ASCII file's own shape, checked whole
         raise matrix.shape_error(path, shape, m.shape, "--shape")
     return m

@@ -46,12 +46,6 @@ def readable(path: str, expected: str = "expected a readable file") -> Iterator[
         raise InputError(path, None, expected, exc.strerror or str(exc)) from None
 
 
-def file_compression(path: str) -> str | None:
-    """:func:`compression_of` the first bytes of ``path`` (a regular file)."""
-    with readable(path), open(path, "rb") as fh:
-        return compression_of(fh.read(MAGIC_BYTES))
-
-
 def strip_suffix(name: str) -> str:
     """``name`` without a compression extension (``bm25.run.gz`` -> ``bm25.run``).
 

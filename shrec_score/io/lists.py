@@ -46,13 +46,14 @@ def query_of(entry: str, known: Mapping[str, object], spell: Spell | None = None
 
 
 def query_files(
-    folder: str, known_queries: Mapping[str, object], *, drops: Counter[str] | None = None, spell: Spell | None = None
+    source: RunSource, known_queries: Mapping[str, object], *, drops: Counter[str] | None = None, spell: Spell | None = None
 ) -> dict[str, str]:
-    """Query id -> file in ``folder`` (sub-folders and clutter passed over); a file named after no query is an error
-    (``drops``: counted), and so is a folder none of whose files names a query (:func:`no_query_error`)."""
+    """Query id -> file in the run's folder (sub-folders and clutter passed over; listed unless discovery did); a file
+    named after no query is an error (``drops``: counted), and so is a folder none of whose files names a query
+    (:func:`no_query_error`)."""
     out: dict[str, str] = {}
     unknown: list[tuple[str, str, str]] = []  # (entry, path, query id) of the files named after no query
-    for entry, full, is_folder in folder_entries(folder):
+    for entry, full, is_folder in folder_entries(source.path, source.listing):
         if is_folder or is_clutter(entry):
             continue
         qid = query_of(entry, known_queries, spell)
@@ -63,7 +64,7 @@ def query_files(
         else:
             out[qid] = full
     if unknown and not out:
-        raise no_query_error(folder, [entry for entry, _, _ in unknown], known_queries)
+        raise no_query_error(source.path, [entry for entry, _, _ in unknown], known_queries)
     if unknown and drops is None:
         _, full, qid = unknown[0]
         raise InputError(full, None, "expected a file named after a query id (with or without extension)", f"no query {shown(qid)} in the classification")
@@ -219,7 +220,7 @@ def read_list_run(
     not scored), read in query order :data:`CHUNK_BYTES` at a time (errors in query order).  ``spell``: the
     relevance's spelling of the ids; ``ties``: keep tie groups of equal distances; ``missing_ok``
     (``--missing-queries skip|zero``): a query without a file ranks nothing; the rest: see :func:`parse_list`."""
-    files = query_files(source.path, dict.fromkeys([*query_ids, *ignorable]), drops=drops, spell=spell)
+    files = query_files(source, dict.fromkeys([*query_ids, *ignorable]), drops=drops, spell=spell)
     missing_lists(source, query_ids, files, drops=drops, missing_ok=missing_ok)
     todo = [(q, files[q]) for q in query_ids if q in files]
     out: dict[str, Listed] = {}

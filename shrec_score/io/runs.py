@@ -21,6 +21,7 @@ from .text import (
     entry_is_folder,
     folder_entries,
     head_of,
+    listing,
     pieces,
     regular_file,
 )
@@ -108,21 +109,23 @@ def discover_runs(
         if (block := _block_source(path, row_blocks)) is not None:
             runs.append(block)
             continue
-        entries = folder_entries(path)  # (each entry stat'ed once)
+        names = listing(path)
+        entries = folder_entries(path, names)  # (each entry stat'ed once)
         subdirs = [e for e, _, is_folder in entries if is_folder and not is_clutter(e)]
         blocks = {d: _block_source(os.path.join(path, d), row_blocks) for d in subdirs}  # None: not a row-block matrix
         lists = [d for d in subdirs if blocks[d] is None]
         files = [e for e, _, is_folder in entries if not is_folder]
         skipped = [e for e in files if is_clutter(e) or strip_suffix(e).lower().endswith(NOT_RUNS)]
-        files = sorted(set(files).difference(skipped))  # (list_folder's order)
+        files = sorted(set(files).difference(skipped))  # (folder_entries' order)
         skipped_note = f"{path}: {len(skipped)} file(s) that are not runs were passed over ({', '.join(skipped[:3])}{', ...' if len(skipped) > 3 else ''})"
         passed_over = [skipped_note] if skipped else []
         if subdirs:
             if lists and fmt not in ("auto", "lists"):
                 raise InputError(path, None, f"expected {fmt} run files for --run-format {fmt}", f"{len(lists)} sub-folder(s)")
             notes.extend(passed_over)
-            runs.extend(blocks[d] or RunSource(d, os.path.join(path, d), "lists") for d in subdirs)
-            notes.extend(n for d in lists if (n := clutter_note(os.path.join(path, d))) is not None)
+            listed = {d: _listing_or_none(os.path.join(path, d)) for d in lists}  # (the one listing of each run folder)
+            runs.extend(blocks[d] or RunSource(d, os.path.join(path, d), "lists", listed[d]) for d in subdirs)
+            notes.extend(n for d in lists if (n := clutter_note(os.path.join(path, d), listed[d])) is not None)
             runs.extend(_run_file(os.path.join(path, e), "auto" if fmt == "lists" else fmt) for e in files)
             continue
         named_after_queries = any(query_of(e, query_ids, spell) in query_ids for e in files)
@@ -131,8 +134,8 @@ def discover_runs(
         if first is None:
             raise no_query_error(path, files, query_ids)
         if fmt == "lists" or (fmt == "auto" and named_after_queries):
-            runs.append(RunSource(os.path.basename(os.path.normpath(path)), path, "lists"))
-            note = clutter_note(path)  # (its non-runs: readme.txt ... are clutter of the run)
+            runs.append(RunSource(os.path.basename(os.path.normpath(path)), path, "lists", names))
+            note = clutter_note(path, names)  # (its non-runs: readme.txt ... are clutter of the run)
             notes.extend([note] if note is not None else passed_over)
         else:
             if not files:
@@ -141,6 +144,14 @@ def discover_runs(
             runs.extend(_run_file(os.path.join(path, e), fmt if k else first) for k, e in enumerate(files))
     check_unique_names(runs)
     return runs, notes
+
+
+def _listing_or_none(folder: str) -> tuple[str, ...] | None:
+    """A run folder's :func:`listing`, None when it cannot be listed (its reader names the problem)."""
+    try:
+        return listing(folder)
+    except InputError:
+        return None
 
 
 def _block_source(folder: str, row_blocks: bool) -> BlockSource | None:
@@ -152,7 +163,7 @@ def _block_source(folder: str, row_blocks: bool) -> BlockSource | None:
         raise InputError(folder, None, f"expected a run read whole, got a matrix stored by blocks of rows ({layout}); only "
                          "scoring reads those: `shrec-score RUNS`, or shrec_score.distributed.score from Python")
     name = os.path.basename(os.path.normpath(folder))
-    return BlockSource(name[:-5] if name.endswith(".zarr") and len(name) > 5 else name, folder, open_row_blocks(folder))
+    return BlockSource(name[:-5] if name.endswith(".zarr") and len(name) > 5 else name, folder, open_row_blocks(folder, layout))
 
 
 def check_unique_names(runs: Sequence[RunSource] | Sequence[Any]) -> None:

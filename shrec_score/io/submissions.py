@@ -4,7 +4,7 @@ than the relevance spells them; docs/inputs.md, "Runs", states both rules."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from ..errors import InputError, shown
 from .compressed import strip_suffix
@@ -22,12 +22,10 @@ def is_clutter(name: str) -> bool:
     return name.startswith(".") or low.startswith("readme") or low in CLUTTER
 
 
-def clutter_note(folder: str) -> str | None:
-    """The one note naming a run folder's clutter (folders shown with a ``/``), or None when there is none."""
-    try:
-        names = sorted(n for n in os.listdir(folder) if is_clutter(n))
-    except OSError:
-        return None  # the reader names the folder's problem
+def clutter_note(folder: str, listing: Iterable[str] | None) -> str | None:
+    """The one note naming the clutter among a run folder's ``listing`` (folders shown with a ``/``), or None when
+    there is none (or no listing: the reader names the folder's problem)."""
+    names = sorted(n for n in listing or () if is_clutter(n))
     if not names:
         return None
     shown_names = [n + "/" if os.path.isdir(os.path.join(folder, n)) else n for n in names]

@@ -83,18 +83,19 @@ def entry_is_folder(path: str, what: str = "a regular file or a folder") -> bool
     return stat.S_ISDIR(_mode(path, f"expected {what}", what))
 
 
-def list_folder(path: str) -> list[str]:
-    """A folder's entries, sorted, hidden ones (``.name``) left out, each name checked to be UTF-8."""
+def listing(path: str) -> tuple[str, ...]:
+    """Every entry of a folder (``os.listdir``), or an InputError naming it."""
     with readable(path, "expected a readable folder"):
-        names = sorted(n for n in os.listdir(path) if not n.startswith("."))
-    for name in names:
+        return tuple(os.listdir(path))
+
+
+def folder_entries(path: str, names: tuple[str, ...] | None = None) -> list[tuple[str, str, bool]]:
+    """``(name, full path, is a folder)`` of a folder's entries (``names``: its :func:`listing`, made here when None),
+    sorted, hidden ones (``.name``) left out, each name checked to be UTF-8 (all of them before any is stat'ed)."""
+    kept = sorted(n for n in (listing(path) if names is None else names) if not n.startswith("."))
+    for name in kept:
         utf8_name(os.path.join(path, name), name)
-    return names
-
-
-def folder_entries(path: str) -> list[tuple[str, str, bool]]:
-    """``(name, full path, is a folder)`` of each entry of :func:`list_folder`."""
-    return [(name, os.path.join(path, name), entry_is_folder(os.path.join(path, name))) for name in list_folder(path)]
+    return [(name, os.path.join(path, name), entry_is_folder(os.path.join(path, name))) for name in kept]
 
 
 def refuse_wide_text(path: str, head: bytes) -> None:
