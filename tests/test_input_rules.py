@@ -667,3 +667,24 @@ def test_long_ids_are_quoted_cut(track):
     with pytest.raises(InputError) as info:
         shrec_score.score([track / "runs"], track / "c.cla")
     assert str(info.value).endswith("got unknown id '" + "z" * 80 + "'... (4920 more characters)")
+
+
+def test_two_runs_of_one_name_and_one_run_given_twice(tmp_path: object) -> None:
+    """Every table is keyed by run name: two runs named alike are refused naming both files, and a run given
+    twice (a RUNS argument that lies inside another) is refused as such, not as 'run X is also at' itself."""
+    folder = os.path.join(str(tmp_path), "runs")
+    os.makedirs(folder)
+    rel = os.path.join(str(tmp_path), "c.cla")
+    with open(rel, "w") as f:
+        f.write(CLA)
+    np.save(os.path.join(folder, "X.npy"), np.arange(36, dtype=np.float32).reshape(6, 6))
+    with open(os.path.join(folder, "Y.txt"), "w") as f:
+        f.write("\n".join(" ".join(str((i * j) % 5) for j in range(6)) for i in range(6)) + "\n")
+    with pytest.raises(InputError) as twice:
+        shrec_score.score([folder, os.path.join(folder, "Y.txt")], rel, matrix_order="listing")
+    assert str(twice.value) == f"{os.path.join(folder, 'Y.txt')}: expected each run once; it is given twice (one RUNS argument holds another)"
+    other = os.path.join(str(tmp_path), "other")
+    os.makedirs(other)
+    shutil.copy(os.path.join(folder, "Y.txt"), os.path.join(other, "Y.txt"))
+    r, _ = cli(folder, other, "--relevance", rel, "--matrix-order", "listing")
+    one_line_error(r, f"{os.path.join(other, 'Y.txt')}: expected run names to be unique; run 'Y' is also at {os.path.join(folder, 'Y.txt')}")

@@ -170,6 +170,8 @@ def check_unique_names(runs: Sequence[RunSource] | Sequence[Any]) -> None:
     """InputError naming the second of two runs that share a name (every table is keyed by run name)."""
     seen: dict[str, str] = {}
     for r in runs:
+        if r.name in seen and os.path.realpath(seen[r.name]) == os.path.realpath(r.path):  # an argument inside another
+            raise InputError(r.path, None, "expected each run once; it is given twice (one RUNS argument holds another)")
         if r.name in seen:
             raise InputError(r.path, None, f"expected run names to be unique; run {shown(r.name)} is also at {seen[r.name]}")
         seen[r.name] = r.path
