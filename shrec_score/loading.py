@@ -33,9 +33,12 @@ AnyRun = RankedRun | MatrixRun
 Progress = Callable[[str, int, int], None]
 
 
-def is_classification_file(path: PathLike | bytes) -> bool:
-    """True for a PSB ``.cla`` (first word ``PSB``), False for TREC qrels, from the first bytes (or ``path``: them)."""
-    head = path if isinstance(path, bytes) else read_head(path)
+def is_classification_file(path: PathLike) -> bool:
+    """True for a PSB ``.cla`` (first word ``PSB``), False for TREC qrels, from the first bytes."""
+    return _is_cla_head(read_head(path))
+
+
+def _is_cla_head(head: bytes) -> bool:
     return head.removeprefix(b"\xef\xbb\xbf").split(None, 1)[:1] == [b"PSB"]
 
 
@@ -57,7 +60,7 @@ def load_relevance(
             return TaxonomyRelevance.from_rows(rows.path, rows.ids, rows.synsets, rows.subsynsets, rows.splits, split=split)
         if split is not None:
             raise InputError(path, None, "expected a ShapeNet ground truth (id,synsetId,subSynsetId,modelId,split) with --split")
-        if isinstance(relevance, Classification) or is_classification_file(head):
+        if isinstance(relevance, Classification) or _is_cla_head(head):
             targets = relevance if isinstance(relevance, Classification) else read_classification(relevance, fh)
             qcla = queries if queries is None or isinstance(queries, Classification) else read_classification(queries)
             return Relevance.from_classification(targets, qcla, grades=grades)  # type: ignore[arg-type]
