@@ -33,9 +33,10 @@ NOT_RUNS = (".cla", ".qrels", ".md", ".yaml", ".yml")
 def detect_file_format(path: str, *, stated: bool = False) -> str | None:
     """``matrix``, ``trec`` or ``shrec2011`` from the file's content (one open), None when it cannot tell; not a
     regular file (``stated``: the caller's stat found one), or UTF-16 / UTF-32 text: an InputError."""
+    path = path if stated else regular_file(path)
     if path.endswith(".npy"):  # (its reader checks the header)
-        return "matrix" if stated or regular_file(path) else None
-    with open_input(path if stated else regular_file(path)) as fh:
+        return "matrix"
+    with open_input(path) as fh:
         binary = is_binary(head_of(path, fh))  # (first: it refuses UTF-16 / UTF-32 text)
         try:
             line = _first_line(path, fh).decode("utf-8")
