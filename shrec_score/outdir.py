@@ -110,17 +110,14 @@ class OutputFolder:
 
     def _recover(self) -> None:
         """Put the previous folder back if a two-rename swap was cut between its renames."""
-        olds = [] if os.path.lexists(self.path) else self._leftovers(".old")
-        if not olds:
-            return
-        fd = os.open(olds[0], os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return  # held: its scoring is between the renames right now
-        finally:
-            os.close(fd)
-        os.rename(olds[0], self.path)
+        for old in [] if os.path.lexists(self.path) else self._leftovers(".old")[:1]:
+            fd = os.open(old, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                with suppress(BlockingIOError):  # held: its scoring is between the renames right now
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    os.rename(old, self.path)
+            finally:
+                os.close(fd)
 
     def _lock(self) -> None:
         for _ in range(10):  # the folder may be swapped by its holder between open and lock
@@ -180,7 +177,10 @@ class OutputFolder:
             raise RuntimeError("OutputFolder.commit() outside its 'with' block")
         for stale in self._leftovers((".tmp", ".old")):
             shutil.rmtree(stale, ignore_errors=True)
-        self._previous = self._previous_manifest()
+        try:
+            self._previous = {str(n) for n in json.loads(Path(self.path, MANIFEST).read_bytes()).get("files", [])}
+        except (OSError, ValueError, AttributeError):
+            self._previous = set()  # no manifest: every file there is the user's
         self._staging = staging = _aside(self.path, ".tmp")
         where = self.shown
         try:
@@ -188,7 +188,6 @@ class OutputFolder:
             staging_fd = os.open(staging, os.O_RDONLY | os.O_DIRECTORY)
             self._fds.append(staging_fd)  # lock the new folder too: it is DIR once swapped
             fcntl.flock(staging_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            self._carried = {}
             _carry(self.path, staging, self._previous, self._carried)
             manifest = {"written_by": "shrec-score", "files": sorted(self.files)}
             for name, data in [*self.files.items(), (MANIFEST, (json.dumps(manifest, indent=1) + "\n").encode())]:
@@ -196,8 +195,7 @@ class OutputFolder:
                 _write_synced(os.path.join(staging, *name.split("/")), data)
             where = self.shown
             fsync_tree(staging)
-            if not self._created:
-                os.chmod(staging, stat.S_IMODE(os.stat(self.path).st_mode))
+            os.chmod(staging, stat.S_IMODE(os.stat(self.path).st_mode))  # the folder's mode (made here: the umask's)
         except OSError as exc:
             raise environment_error(where, exc) from None
 
@@ -226,12 +224,6 @@ class OutputFolder:
         shutil.rmtree(old, ignore_errors=True)
         self._staging = None
         return [os.path.join(self.shown, *name.split("/")) for name in self.files]
-
-    def _previous_manifest(self) -> set[str]:
-        try:
-            return {str(n) for n in json.loads(Path(self.path, MANIFEST).read_bytes()).get("files", [])}
-        except (OSError, ValueError, AttributeError):
-            return set()  # no manifest: every file there is the user's
 
     def _leftovers(self, suffix: str | tuple[str, ...]) -> list[str]:
         prefix = f".{self.name}{_TAG}"
