@@ -35,8 +35,6 @@ class Report(Protocol):
     signature: dict[str, Any]
     run_tags: dict[str, str]
 
-    def table(self, name: str) -> Table | None: ...
-
     def signature_text(self) -> str: ...
 
 
@@ -74,22 +72,18 @@ def _md_table(
     head: list[str], left: list[bool], rows: list[list[str]], bold: list[list[bool]] | None = None
 ) -> list[str]:
     """A Markdown table's lines, every cell escaped: ``left`` aligns a column left, ``bold`` marks cells."""
+    cell = lambda text, strong: f"**{md_escape(text)}**" if strong else md_escape(text)
+    lines = ["| " + " | ".join(map(md_escape, head)) + " |", "|" + "|".join(":---" if x else "---:" for x in left) + "|"]
     marks = bold or [[False] * len(head)] * len(rows)
-    align = "|" + "|".join(":---" if x else "---:" for x in left) + "|"
-    lines = ["| " + " | ".join(map(md_escape, head)) + " |", align]
-    for row, m in zip(rows, marks):
-        lines.append("| " + " | ".join(f"**{md_escape(c)}**" if b else md_escape(c) for c, b in zip(row, m)) + " |")
-    return lines
+    return lines + ["| " + " | ".join(map(cell, row, m)) + " |" for row, m in zip(rows, marks)]
 
 
 def to_markdown(report: Report, *, per_query: bool = False) -> str:
     """The leaderboard as a Markdown table, the best value of each column in bold; with ``per_query``, then the
     terminal's per-query table (the sort measure, one column per run in leaderboard order)."""
     head, cells, bold = _table_cells(report)
-    lines = [*_md_table(head, [i == 1 for i in range(len(head))], cells, bold), ""]
     note = blank_note(report)
-    if note:
-        lines += [md_escape(note), ""]
+    lines = [*_md_table(head, [i == 1 for i in range(len(head))], cells, bold), "", *([md_escape(note), ""] if note else [])]
     lines.append(f"<sub>{md_escape(report.signature_text())}</sub>")
     if per_query:
         head, cells, keys = _wide(report)
@@ -129,7 +123,7 @@ def to_latex(report: Report, *, per_query: bool = False) -> str:
         "% needs \\usepackage{booktabs} (\\toprule, \\midrule, \\bottomrule)",
         *_tex_table(caption, "tab:leaderboard", spec, head, rows, None if note is None else tex_escape(note)),
     ]
-    if report.table("significance") is not None:
+    if "significance" in report.tables:
         runs, pairs = significance_matrix(report)
         shown_p = {ab: _fmt(pair.p_adjusted) for ab, pair in pairs.items()}
         shown_p.update((ab, f"\\textbf{{{shown_p[ab]}}}") for ab, pair in pairs.items() if pair.significant)
@@ -215,7 +209,7 @@ def to_rich(report: Report, console: Any, *, per_query: bool = False) -> None:
     if note:
         console.print(rich_text(note), highlight=False)
     console.print(rich_text(report.signature_text(), "dim"), highlight=False, soft_wrap=True)  # the signature, once
-    if report.table("significance") is not None:
+    if "significance" in report.tables:
         _print_significance(report, console)
     if per_query:
         _print_per_query(report, console)
@@ -252,7 +246,7 @@ def _print_significance(report: Report, console: Any) -> None:
 
 
 def _print_per_query(report: Report, console: Any) -> None:
-    ranking = report.table("ranking")
+    ranking = report.tables.get("ranking")
     if ranking is not None and report.rank_by != report.sort:
         by_query: dict[Any, list[str]] = {}  # first-appearance order, missing left out
         for q, run, value in zip(*(ranking[c].tolist() for c in ("query", "run", "value"))):

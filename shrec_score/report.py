@@ -182,16 +182,13 @@ class Report:
         """The files of ``--out``, name -> text."""
         named = {f"{k}{end}": f"{v}{end}" for k, v in self.csv_columns.items() for end in ("", "_ci_low", "_ci_high")}
         board = self.tables["leaderboard"]
-        files = {
-            "per_query.csv": self.tables["per_query"].rename(named).to_csv(),
-            "per_run.csv": Table({k: board[k] for k in board.columns if k != "rank"}).rename(named).to_csv(),
-        }
-        if len(self.tables["pr_curve"]):
-            files["pr_curve.csv"] = self.tables["pr_curve"].to_csv()
-        for key in ("ranking", "curves", "gain_vs_recall", "per_class", "significance"):
-            if key in self.tables:
-                name = "per_query_ranking" if key == "ranking" else key
-                files[f"{name}.csv"] = (self.tables[key].rename(named) if key == "per_class" else self.tables[key]).to_csv()
+        tables = {**self.tables, "per_run": Table({k: board[k] for k in board.columns if k != "rank"})}
+        files = {}
+        order = ("per_query", "per_run", "pr_curve", "ranking", "curves", "gain_vs_recall", "per_class", "significance")
+        for key in order:  # the page's links follow it
+            if key in tables and (key != "pr_curve" or len(tables[key])):  # no PR curve: no file
+                table = tables[key].rename(named) if key in ("per_query", "per_run", "per_class") else tables[key]
+                files[f"{'per_query_ranking' if key == 'ranking' else key}.csv"] = table.to_csv()
         for run, summary in self.summary_tables.items():
             files[f"shapenet_summary_{run}.csv"] = summary.to_csv()
         files["leaderboard.md"] = self.to_markdown()
@@ -235,13 +232,10 @@ def shapenet_summaries(per_query: Table, per_class: Table, run_names: list[str])
     rows ``microALL`` (mean over the queries), one per synset (mean over its queries, ground-truth order),
     ``macroALL`` (mean of the per-synset means); values in full precision."""
     names = list(SHAPENET_MEASURES)
-    micro = per_run_table(per_query, names, run_names)
-    macro = macro_table(per_class, names, run_names)
+    micro, macro = per_run_table(per_query, names, run_names), macro_table(per_class, names, run_names)
     out = {}
     for i, run in enumerate(run_names):
         rows = (per_class["run"] == run) & (per_class["queries"] > 0)
-        cols: dict[str, Any] = {"class": ["microALL", *per_class["class"][rows].tolist(), "macroALL"]}
-        for m in names:
-            cols[SHAPENET_OFFICIAL[m]] = np.concatenate([micro[m][i : i + 1], per_class[m][rows], macro[m][i : i + 1]]).astype(np.float64)
-        out[run] = Table(cols)
+        values = {SHAPENET_OFFICIAL[m]: np.concatenate([micro[m][i : i + 1], per_class[m][rows], macro[m][i : i + 1]]) for m in names}
+        out[run] = Table({"class": ["microALL", *per_class["class"][rows].tolist(), "macroALL"], **values})
     return out

@@ -1,12 +1,5 @@
 """The pipeline's tables without pandas (docs/architecture.md, "Tables without pandas"): ordered 1-D numpy columns
-of one length, text as object arrays; :meth:`Table.to_csv` writes what pandas' ``to_csv`` writes.
-
->>> t = Table({"run": ["a", "b,c"], "queries": np.array([2, 3]), "AP": np.array([0.5, np.nan])})
->>> print(t.to_csv(), end="")
-run,queries,AP
-a,2,0.5
-"b,c",3,
-"""
+of one length, text as object arrays; :meth:`Table.to_csv` writes what pandas' ``to_csv`` writes."""
 
 from __future__ import annotations
 
