@@ -38,11 +38,7 @@ _MD_ENTITY = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
 
 def md_escape(text: str) -> str:
     """``text`` for a Markdown table cell: shows as itself, keeps the table's shape (``|`` as ``\\|``); a
-    leading or trailing space becomes ``&#32;`` (a cell is trimmed); ``FP_relevant`` stays readable.
-
-    >>> md_escape("a|b <i>*x*</i> c_d _e_")
-    'a\\\\|b &lt;i&gt;\\\\*x\\\\*&lt;/i&gt; c_d \\\\_e\\\\_'
-    """
+    leading or trailing space becomes ``&#32;`` (a cell is trimmed); ``FP_relevant`` stays readable."""
     return _edge_spaces(_MD.sub(lambda m: _MD_ENTITY.get(m[0], "\\" + m[0]), visible(text)), "&#32;")
 
 
@@ -55,11 +51,7 @@ _TEX = str.maketrans({
 
 def tex_escape(text: str) -> str:
     """``text`` for a LaTeX cell: one line (a newline is first made the visible ``\\n``), every special
-    character escaped in one pass, a leading or trailing space as ``\\ `` (a cell drops plain ones).
-
-    >>> tex_escape("a_b & {c}~")
-    'a\\\\_b \\\\& \\\\{c\\\\}\\\\textasciitilde{}'
-    """
+    character escaped in one pass, a leading or trailing space as ``\\ `` (a cell drops plain ones)."""
     return _edge_spaces(visible(text).translate(_TEX), "\\ ")
 
 

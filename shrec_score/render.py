@@ -102,12 +102,11 @@ def to_latex(report: Report, *, per_query: bool = False) -> str:
     ci = _intervals(report) if at >= 0 else None
     versus = versus_best(report)
     head = [tex_escape(h) for h in head]
-    rows = []
-    for row, marks in zip(cells, bold):
-        texed = [f"\\textbf{{{tex_escape(c)}}}" if is_b else tex_escape(c) for c, is_b in zip(row, marks)]
-        if at >= 0 and row[1] in versus and versus[row[1]].significant:
+    cell = lambda text, strong: f"\\textbf{{{tex_escape(text)}}}" if strong else tex_escape(text)
+    rows = [list(map(cell, row, marks)) for row, marks in zip(cells, bold)]
+    for texed, run in zip(rows, (row[1] for row in cells)):
+        if at >= 0 and run in versus and versus[run].significant:
             texed[at] += "$^\\dagger$"
-        rows.append(texed)
     caption = f"Mean of each measure per run, best first by {sort}; bold: the best value of the column."
     if ci is not None:
         head.insert(at + 1, "95\\% CI")
@@ -175,21 +174,16 @@ def to_trec(report: Report, *, per_query: bool = False) -> str:
     sums = {m for m in report.measures if column_aggregate(m) == "sum"}
     per_topic = [m for m in report.measures if column_aggregate(m) != "geometric"]  # trec_eval -q prints gm_map under all only
     tags = Counter(report.run_tags.values())
-    board, table = report.tables["leaderboard"], report.tables["per_query"]
-    lines = []
-
-    def line(m: str, query: str, value: float) -> str:
-        return f"{labels[m]:<22}\t{query}\t{int(value) if m in sums else f'{value:.4f}'}"
-
-    for row in (dict(zip(board.columns, values)) for values in board.records()):
+    line = lambda m, query, value: f"{labels[m]:<22}\t{query}\t{int(value) if m in sums else f'{value:.4f}'}"
+    lines, table = [], report.tables["per_query"]
+    for row in _records(report.tables["leaderboard"]):  # undefined values None: left out
         run, tag = row["run"], report.run_tags.get(row["run"])
         lines.append(f"{'runid':<22}\tall\t{trec_field(tag if tag is not None and tags[tag] == 1 else str(run))}")
         if per_query:
-            sub = table.take(table["run"] == run)
-            for rec in (dict(zip(sub.columns, v)) for v in sub.records()):
-                lines += [line(m, trec_field(str(rec["query"])), rec[m]) for m in per_topic if m in rec and not missing(rec[m])]
+            for rec in _records(table.take(table["run"] == run)):
+                lines += [line(m, trec_field(str(rec["query"])), rec[m]) for m in per_topic if rec.get(m) is not None]
         lines.append(f"{'num_q':<22}\tall\t{int(row['queries'])}")
-        lines += [line(m, "all", row[m]) for m in report.measures if m in row and not missing(row[m])]
+        lines += [line(m, "all", row[m]) for m in report.measures if row.get(m) is not None]
     return "\n".join(lines) + "\n"
 
 
@@ -287,11 +281,7 @@ def _fmt(value: Any) -> str:
 
 
 def trec_field(text: str) -> str:
-    """``text`` as one whitespace-free field of a trec line: control characters visible, a space ``\\x20``.
-
-    >>> trec_field("my run\\tv2\\n")
-    'my\\\\x20run\\\\tv2\\\\n'
-    """
+    """``text`` as one whitespace-free field of a trec line: control characters visible, a space ``\\x20``."""
     return visible(text).replace(" ", "\\x20")
 
 
