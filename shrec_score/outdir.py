@@ -11,7 +11,7 @@ import os
 import shutil
 import stat
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import ExitStack, suppress
+from contextlib import suppress
 from pathlib import Path
 
 from .errors import InputError, visible
@@ -50,17 +50,10 @@ def environment_error(path: str | os.PathLike[str], exc: OSError, doing: str | N
 
 def publish(path: str | os.PathLike[str], files: Mapping[str, str | bytes]) -> list[str]:
     """Replace the folder ``path`` with ``files`` (relative path -> text or bytes) as one unit; returns the paths written."""
-    return publish_together({path: files})
-
-
-def publish_together(folders: Mapping[str | os.PathLike[str], Mapping[str, str | bytes]]) -> list[str]:
-    """Replace each folder (path -> its files) as :func:`publish` does, all or none (:func:`commit_together`)."""
-    with ExitStack() as stack:
-        outs = [stack.enter_context(OutputFolder(path)) for path in folders]
-        for out, files in zip(outs, folders.values()):
-            for name, data in files.items():
-                out.add(name, data)
-        return commit_together(outs)
+    with OutputFolder(path) as out:
+        for name, data in files.items():
+            out.add(name, data)
+        return out.commit()
 
 
 def commit_together(folders: Sequence[OutputFolder]) -> list[str]:
@@ -93,7 +86,7 @@ class OutputFolder:
         self.parent, self.name = os.path.split(self.path)
         self.files: dict[str, bytes] = {}
         self._fds: list[int] = []
-        self._created = self._committed = False
+        self._created = False  # made empty by this call (and not committed): removed on leaving
         self._staging: str | None = None
         self._previous: set[str] = set()  # the files the previous scoring wrote (its manifest)
         self._carried: dict[str, tuple[Identity, Identity]] = {}  # user's path -> (identity in DIR, in the staged folder)
@@ -152,7 +145,7 @@ class OutputFolder:
         try:
             if self._staging is not None:
                 shutil.rmtree(self._staging, ignore_errors=True)
-            if self._created and not self._committed:
+            if self._created:
                 with suppress(OSError):
                     os.rmdir(self.path)  # made by this call and still empty: leave no trace
         finally:
@@ -216,7 +209,7 @@ class OutputFolder:
 
     def finish(self) -> list[str]:
         """Step 4: move into the new ``DIR`` what the user changed in the previous one since staging, then remove it."""
-        self._committed = True
+        self._created = False  # committed: the folder stays
         old = str(self._staging)  # the previous folder now sits under the staging name
         if _rescue(old, self.path, self._previous | set(self.files), self._carried, side=0):
             with suppress(OSError):
