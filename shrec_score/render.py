@@ -1,21 +1,23 @@
 """The renderings of a :class:`~shrec_score.report.Report` (docs/outputs.md): :data:`FORMATS` (CSV, JSON,
-Markdown, LaTeX, trec) and :func:`to_rich` (the terminal), each with the signature.  Text from input is escaped
-for its format (:mod:`shrec_score.escape`, :func:`trec_field`; docs/inputs.md); CSV and JSON quote it themselves."""
+Markdown, LaTeX, trec) and :func:`to_rich` (the terminal), each with the signature, and what every rendering (the
+results page too) says beside the numbers: the best value, the blank-cell note, the pairwise tests as a matrix.  Text
+from input is escaped for its format (:mod:`shrec_score.escape`, :func:`trec_field`; docs/inputs.md); CSV and JSON
+quote it themselves."""
 
 from __future__ import annotations
 
 import io
 import json
+import math
 from collections import Counter
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from .aggregate import column_aggregate, wide_values
 from .errors import visible
 from .escape import md_escape, rich_text, tex_escape
-from .measures.measure import column_higher_is_better, display_name
+from .measures.measure import column_higher_is_better, display_name, get_measure
 from .measures.names import trec_name
-from .notes import best_value, blank_note, significance_matrix, versus_best
 from .table import Table, as_table, missing
 
 __all__ = ["FORMATS", "md_escape", "rich_text", "tex_escape", "to_csv", "to_json", "to_latex", "to_markdown", "to_rich", "to_trec", "trec_field"]
@@ -73,17 +75,19 @@ def _md_table(
 ) -> list[str]:
     """A Markdown table's lines, every cell escaped: ``left`` aligns a column left, ``bold`` marks cells."""
     cell = lambda text, strong: f"**{md_escape(text)}**" if strong else md_escape(text)
-    lines = ["| " + " | ".join(map(md_escape, head)) + " |", "|" + "|".join(":---" if x else "---:" for x in left) + "|"]
     marks = bold or [[False] * len(head)] * len(rows)
-    return lines + ["| " + " | ".join(map(cell, row, m)) + " |" for row, m in zip(rows, marks)]
+    align = "|" + "|".join(":---" if x else "---:" for x in left) + "|"
+    body = ["| " + " | ".join(map(cell, row, m)) + " |" for row, m in zip(rows, marks)]
+    return ["| " + " | ".join(map(md_escape, head)) + " |", align, *body]
 
 
 def to_markdown(report: Report, *, per_query: bool = False) -> str:
     """The leaderboard as a Markdown table, the best value of each column in bold; with ``per_query``, then the
     terminal's per-query table (the sort measure, one column per run in leaderboard order)."""
     head, cells, bold = _table_cells(report)
-    note = blank_note(report)
-    lines = [*_md_table(head, [i == 1 for i in range(len(head))], cells, bold), "", *([md_escape(note), ""] if note else [])]
+    lines = [*_md_table(head, [i == 1 for i in range(len(head))], cells, bold), ""]
+    if note := blank_note(report):
+        lines += [md_escape(note), ""]
     lines.append(f"<sub>{md_escape(report.signature_text())}</sub>")
     if per_query:
         head, cells, keys = _wide(report)
@@ -199,8 +203,7 @@ def to_rich(report: Report, console: Any, *, per_query: bool = False) -> None:
         bold = [[*marks, False] for marks in bold]
     title = f"shrec-score leaderboard, sorted by {display_name(report.sort)}"
     console.print(_rich_table(title, head, [i == 1 for i in range(len(head))], cells, bold, widths))
-    note = blank_note(report)
-    if note:
+    if note := blank_note(report):
         console.print(rich_text(note), highlight=False)
     console.print(rich_text(report.signature_text(), "dim"), highlight=False, soft_wrap=True)  # the signature, once
     if "significance" in report.tables:
@@ -307,3 +310,63 @@ def frame_text(frame: pd.DataFrame, fmt: str) -> str:
     console = Console(width=160, record=True, file=io.StringIO())
     console.print(_rich_table(None, head, left, cells))
     return console.export_text()
+
+
+def best_value(values: list[Any], higher: bool | None) -> str | None:
+    """The best of a column's values at 4 decimals (every value equal to it so is marked best): the largest, the
+    smallest for a lower-is-better measure; None without a direction (``tau_b_std``) or a defined value."""
+    nums = [float(v) for v in values if v is not None and not math.isnan(float(v))]
+    if higher is None or not nums:
+        return None
+    return f"{max(nums) if higher else min(nums):.4f}"
+
+
+def blank_note(report: Report, columns: list[str] | None = None) -> str | None:
+    """The one-line note under a leaderboard with blank cells (None without): the rule, then each of ``columns``
+    (default ``report.shown``) with a blank, its runs whose mean is undefined and the measure's definition."""
+    board = report.tables["leaderboard"]
+    runs = [str(r) for r in board["run"].tolist()]
+    parts = []
+    for m in columns if columns is not None else report.shown:
+        blank = [r for r, v in zip(runs, board[m].tolist() if m in board.columns else []) if missing(v)]
+        if blank:
+            try:
+                why = get_measure(m).summary.replace("``", "").strip().rstrip(".")
+            except KeyError:
+                why = ""
+            parts.append(f"{display_name(m)}: {', '.join(blank)}" + (f" ({why})" if why else ""))
+    if not parts:
+        return None
+    return "Blank cells: no query of the run has a value of the measure, so it has no mean. " + "; ".join(parts) + "."
+
+
+def versus_best(report: Report) -> dict[str, Pair]:
+    """run -> the best run against it (:func:`significance_matrix`'s first row; the best run's own
+    :class:`Pair` has ``best`` and no p-value); {} without significance."""
+    runs, cells = significance_matrix(report)
+    if "significance" not in report.tables or not runs:
+        return {}
+    best = runs[0]
+    return {best: Pair(0.0, None, False, best=True)} | {b: pair for (a, b), pair in cells.items() if a == best}
+
+
+class Pair(NamedTuple):
+    """One cell of :func:`significance_matrix`, the row run against the column run (randomization test, Holm)."""
+
+    mean_diff: float  # row minus column, oriented: positive = the row run is better
+    p_adjusted: float | None
+    significant: bool  # p_adjusted < 0.05
+    best: bool = False  # versus_best's entry of the best run itself
+
+
+def significance_matrix(report: Report) -> tuple[list[str], dict[tuple[str, str], Pair]]:
+    """The runs in leaderboard order and ``(row, column) -> Pair`` for every tested pair, both ways (the
+    (B, A) cell holds the negated ``mean_diff``; the diagonal and untested pairs are absent)."""
+    runs = [str(r) for r in report.tables["leaderboard"]["run"].tolist()]
+    cells: dict[tuple[str, str], Pair] = {}
+    sig = report.tables.get("significance")
+    columns = [] if sig is None else [sig[c].tolist() for c in ("run_a", "run_b", "mean_diff", "p_adjusted", "significant")]
+    for a, b, diff, p, yes in zip(*columns):
+        cells[(str(a), str(b))] = Pair(float(diff), float(p), bool(yes))
+        cells[(str(b), str(a))] = Pair(-float(diff), float(p), bool(yes))
+    return runs, cells
