@@ -45,11 +45,9 @@ def _codes(values: np.ndarray, known: dict[Any, int] | None = None) -> tuple[np.
 
 
 def _grouped(per_query: Table, measures: Sequence[str], group: np.ndarray, keys: dict[str, np.ndarray]) -> Table:
-    """``keys`` (one row per group), queries (scored: a measure defined), then each group's aggregate of each
-    measure over its defined values (NaN: none)."""
+    """``keys`` (a row per group), queries (scored: a measure defined), each measure's aggregate (NaN: none defined)."""
     n = len(keys["run"])
-    columns = [np.asarray(per_query[m], dtype=np.float64) for m in measures]
-    values = np.column_stack(columns) if columns else np.zeros((len(per_query), 0))
+    values = np.array([per_query[m] for m in measures], dtype=np.float64).reshape(len(measures), len(per_query)).T
     sums, counts = group_sums(values, group, n)
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(counts > 0, sums / np.maximum(counts, 1).astype(np.float64), np.nan)
@@ -125,8 +123,7 @@ def wide_values(per_query: Table, runs: Sequence[str], measure: str) -> tuple[Ta
     order = np.argsort(q_code, kind="stable")
     at = order[np.searchsorted(q_code[order], np.arange(len(first)))]  # each query's first row
     keys = Table({k: per_query[k][at] for k in (("query", "class") if "class" in per_query else ("query",))}, len(first))
-    run_names = object_column([str(r) for r in per_query["run"].tolist()])
-    r_code, _ = _codes(run_names, {str(r): j for j, r in enumerate(runs)})
+    r_code, _ = _codes(per_query["run"].astype(str), {str(r): j for j, r in enumerate(runs)})
     values = np.full((len(runs), len(first)), np.nan)
     known = r_code >= 0
     values[r_code[known], q_code[known]] = np.asarray(per_query[measure], dtype=np.float64)[known]
