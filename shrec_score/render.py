@@ -1,21 +1,21 @@
 """The renderings of a :class:`~shrec_score.report.Report` (docs/outputs.md): :data:`FORMATS` (CSV, JSON,
 Markdown, LaTeX, trec) and :func:`to_rich` (the terminal), each with the signature, and what every rendering (the
-results page too) says beside the numbers: the best value, the blank-cell note, the pairwise tests as a matrix.  Text
-from input is escaped for its format (:mod:`shrec_score.escape`, :func:`trec_field`; docs/inputs.md); CSV and JSON
-quote it themselves."""
+results page too) says beside the numbers: the best value, the blank-cell note, the pairwise tests as a matrix.
+Text from input shows as itself: control characters made visible, then escaped for the format (:func:`md_escape`,
+:func:`tex_escape`, :func:`rich_text`, :func:`trec_field`, :func:`html_template`; docs/inputs.md)."""
 
 from __future__ import annotations
 
 import io
 import json
 import math
+import re
 from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from .aggregate import column_aggregate, wide_values
 from .errors import visible
-from .escape import md_escape, rich_text, tex_escape
 from .measures.measure import column_higher_is_better, display_name, get_measure
 from .measures.names import trec_name
 from .table import Table, as_table, missing
@@ -24,6 +24,8 @@ __all__ = ["FORMATS", "md_escape", "rich_text", "tex_escape", "to_csv", "to_json
 
 if TYPE_CHECKING:
     import pandas as pd
+    from jinja2 import Template
+    from rich.text import Text
 
 
 class Report(Protocol):
@@ -192,8 +194,7 @@ def to_trec(report: Report, *, per_query: bool = False) -> str:
 
 
 def to_rich(report: Report, console: Any, *, per_query: bool = False) -> None:
-    """Print the leaderboard (and the per-query table) on a rich Console; every text from input as a
-    :func:`rich_text` (no markup read, control characters shown escaped)."""
+    """Print the leaderboard (and the per-query table) on a rich Console, every text from input a :func:`rich_text`."""
     head, cells, bold = _table_cells(report)
     widths = [max(6, len(rich_text(h))) if i > 2 else None for i, h in enumerate(head)]
     ci = _intervals(report)
@@ -216,8 +217,7 @@ def _rich_table(
     title: str | None, head: list[str], left: list[bool], rows: list[list[str]],
     bold: list[list[bool]] | None = None, widths: list[int | None] | None = None, simple: bool = False,
 ) -> Any:
-    """A rich Table of text cells, each a :func:`rich_text`, ``bold`` ones bold; with ``widths`` (each column's
-    least width), the leaderboard's: never wrapped, ``simple``'s box."""
+    """A rich Table of :func:`rich_text` cells, ``bold`` ones bold; ``widths`` (least widths): never wrapped."""
     from rich import box
     from rich.table import Table
 
@@ -295,8 +295,7 @@ def _records(frame: Table | pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def frame_text(frame: pd.DataFrame, fmt: str) -> str:
-    """A plain table (``shrec-score ties``) as ``csv``, ``json`` (records),
-    ``markdown`` (escaped cells, numbers to 4 decimals) or ``table`` text (rich)."""
+    """A plain table (``shrec-score ties``) as ``csv``, ``json`` (records), ``markdown`` or ``table`` (rich) text."""
     if fmt == "csv":
         return frame.to_csv(index=False, na_rep="", lineterminator="\n")
     if fmt == "json":
@@ -346,8 +345,7 @@ def versus_best(report: Report) -> dict[str, Pair]:
     runs, cells = significance_matrix(report)
     if "significance" not in report.tables or not runs:
         return {}
-    best = runs[0]
-    return {best: Pair(0.0, None, False, best=True)} | {b: pair for (a, b), pair in cells.items() if a == best}
+    return {runs[0]: Pair(0.0, None, False, best=True)} | {b: pair for (a, b), pair in cells.items() if a == runs[0]}
 
 
 class Pair(NamedTuple):
@@ -370,3 +368,56 @@ def significance_matrix(report: Report) -> tuple[list[str], dict[tuple[str, str]
         cells[(str(a), str(b))] = Pair(float(diff), float(p), bool(yes))
         cells[(str(b), str(a))] = Pair(-float(diff), float(p), bool(yes))
     return runs, cells
+
+
+def html_template(source: str, **filters: Callable[..., str]) -> Template:
+    """``source`` as a Jinja2 template that writes every value as HTML text: control characters made
+    visible, then escaped (autoescape); a ``Markup`` value (markup made here: an SVG, a style sheet) as it is.
+
+    >>> html_template('<td title="{{ v }}">{{ v }}</td>').render(v='<b>"&\\n')
+    '<td title="&lt;b&gt;&#34;&amp;\\\\n">&lt;b&gt;&#34;&amp;\\\\n</td>'
+    """
+    from jinja2 import Environment, StrictUndefined
+    from markupsafe import Markup
+
+    shown = lambda value: value if isinstance(value, Markup) else visible(str(value))
+    env = Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True, undefined=StrictUndefined, finalize=shown)
+    env.filters.update(filters)
+    return env.from_string(source)
+
+
+#: Markdown: ``< > &`` as HTML entities (no raw HTML passes); ``\ ` * [ ] $ | ~`` and an ``_`` that is not
+#: between two letters or digits (there it cannot open or close emphasis, CommonMark) after a backslash.
+_MD = re.compile(r"[<>&]|[\\`*\[\]$|~]|(?<![^\W_])_|_(?![^\W_])")
+_MD_ENTITY = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+
+
+def md_escape(text: str) -> str:
+    """``text`` for a Markdown table cell: shows as itself, keeps the table's shape (``|`` as ``\\|``); a
+    leading or trailing space becomes ``&#32;`` (a cell is trimmed); ``FP_relevant`` stays readable."""
+    return _edge_spaces(_MD.sub(lambda m: _MD_ENTITY.get(m[0], "\\" + m[0]), visible(text)), "&#32;")
+
+
+#: LaTeX: the ten special characters (and ``< > |``, which are other glyphs in the OT1 encoding).
+_TEX = str.maketrans({
+    "\\": "\\textbackslash{}", "{": "\\{", "}": "\\}", "$": "\\$", "&": "\\&", "#": "\\#", "^": "\\textasciicircum{}",
+    "_": "\\_", "%": "\\%", "~": "\\textasciitilde{}", "<": "\\textless{}", ">": "\\textgreater{}", "|": "\\textbar{}",
+})
+
+
+def tex_escape(text: str) -> str:
+    """``text`` for a LaTeX cell: one line (a newline is first made the visible ``\\n``), every special
+    character escaped in one pass, a leading or trailing space as ``\\ `` (a cell drops plain ones)."""
+    return _edge_spaces(visible(text).translate(_TEX), "\\ ")
+
+
+def _edge_spaces(text: str, space: str) -> str:
+    """``text`` with its leading and trailing spaces written as ``space`` (a table cell trims plain ones)."""
+    return re.sub(r"^ +| +$", lambda m: space * len(m[0]), text)
+
+
+def rich_text(text: str, style: str = "") -> Text:
+    """``text`` as a rich ``Text``: no markup read, controls visible, ``style`` on the text, not a cell's padding."""
+    from rich.text import Text
+
+    return Text.styled(visible(text), style)

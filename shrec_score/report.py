@@ -92,10 +92,8 @@ class Report:
         self.tables: dict[str, Table] = {k: as_table(v) for k, v in given.items() if v is not None}
         self.summary_tables: dict[str, Table] = {run: as_table(t) for run, t in (summaries or {}).items()}
         self.measures, self.shown, self.sort, self.rank_by = list(measures), list(shown), sort, rank_by
-        self.signature = signature
-        self.warnings = list(warnings or [])
-        self.csv_columns = dict(csv_columns or {})
-        self.run_tags = dict(run_tags or {})
+        self.signature, self.warnings = signature, list(warnings or [])
+        self.csv_columns, self.run_tags = dict(csv_columns or {}), dict(run_tags or {})
 
     per_query = _frame("per_query", "run, query, class, then one column per measure (a DataFrame).")
     leaderboard = _frame(
@@ -139,11 +137,10 @@ class Report:
     def _repr_html_(self) -> str:
         """The leaderboard as an HTML table for notebooks, best values in bold (the rule of Markdown and LaTeX),
         the signature and the warnings; every text made visible, then escaped."""
-        from .escape import html_template
-
-        head, cells, bold = _render()._table_cells(self)
-        ci = _render()._intervals(self)
-        return html_template(_NOTEBOOK).render(
+        render = _render()
+        head, cells, bold = render._table_cells(self)
+        ci = render._intervals(self)
+        return render.html_template(_NOTEBOOK).render(
             head=head, ci=ci is not None, rows=[list(zip(row, marks)) for row, marks in zip(cells, bold)],
             intervals=[f"{low:.4f}..{high:.4f}" for low, high in ci or []], signature=self.signature_text(),
             warnings=[w if w.startswith("note: ") else "warning: " + w for w in self.warnings],
