@@ -56,7 +56,7 @@ def to_json(report: Report, *, per_query: bool = False) -> str:
 
 
 def _table_cells(report: Report) -> tuple[list[str], list[list[str]], list[list[bool]]]:
-    """Header, formatted cells and which cells show their column's best mean (:func:`notes.best_value`)."""
+    """Header, formatted cells and which cells show their column's best mean (:func:`best_value`)."""
     board = report.tables["leaderboard"]
     best = {m: best_value(board[m].tolist(), column_higher_is_better(m)) for m in report.shown}
     records = zip(*(board[c].tolist() for c in ["rank", "run", "queries", *report.shown]))

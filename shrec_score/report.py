@@ -20,9 +20,6 @@ from .measures.names import column_for
 from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
 from .table import Table, as_table
 
-#: Runs named in ``repr(report)`` (the rest are counted).
-REPR_RUNS = 5
-
 #: The tables of a report, in the order of its constructor.
 TABLES = ("per_query", "leaderboard", "pr_curve", "curves", "gain_vs_recall", "ranking", "per_class", "significance")
 
@@ -40,12 +37,7 @@ _NOTEBOOK = """<div class="shrec-score-report">
 
 def _frame(name: str, doc: str) -> property:
     """A property that gives the table ``name`` as a new DataFrame at each access (None when absent)."""
-
-    def get(self: Report) -> pd.DataFrame | None:
-        table = self.tables.get(name)
-        return None if table is None else table.to_pandas()
-
-    return property(get, doc=doc)
+    return property(lambda self: self.tables[name].to_pandas() if name in self.tables else None, doc=doc)
 
 
 def _render() -> Any:
@@ -119,7 +111,8 @@ class Report:
         """A few lines: the runs, the queries, the measures and the best run (not every table)."""
         board = self.tables.get("leaderboard")
         runs = [] if board is None else [str(r) for r in board["run"]]
-        listed = ", ".join(shown(r, 40) for r in runs[:REPR_RUNS]) + (f", ... ({len(runs) - REPR_RUNS} more)" if len(runs) > REPR_RUNS else "")
+        named = runs[:5]  # the rest counted
+        listed = ", ".join(shown(r, 40) for r in named) + (f", ... ({len(runs) - len(named)} more)" if len(runs) > len(named) else "")
         queries = self.signature.get("queries", None if board is None or not len(board) else int(np.max(board["queries"])))
         lines = [
             f"<shrec-score Report: {len(runs)} run{'s' if len(runs) != 1 else ''}, {queries} queries>",
