@@ -123,7 +123,8 @@ def wide_values(per_query: Table, runs: Sequence[str], measure: str) -> tuple[Ta
     order = np.argsort(q_code, kind="stable")
     at = order[np.searchsorted(q_code[order], np.arange(len(first)))]  # each query's first row
     keys = Table({k: per_query[k][at] for k in (("query", "class") if "class" in per_query else ("query",))}, len(first))
-    r_code, _ = _codes(per_query["run"].astype(str), {str(r): j for j, r in enumerate(runs)})
+    run_names = object_column([str(r) for r in per_query["run"].tolist()])
+    r_code, _ = _codes(run_names, {str(r): j for j, r in enumerate(runs)})
     values = np.full((len(runs), len(first)), np.nan)
     known = r_code >= 0
     values[r_code[known], q_code[known]] = np.asarray(per_query[measure], dtype=np.float64)[known]
