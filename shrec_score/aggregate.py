@@ -15,12 +15,7 @@ from .table import Table, object_column
 def group_sums(values: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
     """Per group and column: the sum of the defined (non-NaN) values, and their count; ``group`` is each row's
     group (-1: none).  The one order of summation of every mean: a group's rows in input order, NaN as 0,
-    pairwise ``np.sum``.
-
-    >>> sums, counts = group_sums(np.array([[0.6], [7.0], [0.3], [0.4], [np.nan]]), np.array([0, 1, 0, 0, 1]), 2)
-    >>> sums[:, 0].tolist(), counts[:, 0].tolist()
-    ([1.2999999999999998, 7.0], [3, 1])
-    """
+    pairwise ``np.sum`` (tests/test_table.py::test_group_sums_by_hand)."""
     order = np.argsort(group, kind="stable")
     bounds = np.searchsorted(group[order], np.arange(n_groups + 1))
     defined = ~np.isnan(values[order])
@@ -50,11 +45,9 @@ def _codes(values: np.ndarray, known: dict[Any, int] | None = None) -> tuple[np.
 
 
 def _grouped(per_query: Table, measures: Sequence[str], group: np.ndarray, keys: dict[str, np.ndarray]) -> Table:
-    """``keys`` (one row per group), queries (scored: a measure defined), then each group's aggregate of each
-    measure over its defined values (NaN: none)."""
+    """``keys`` (a row per group), queries (scored: a measure defined), each measure's aggregate (NaN: none defined)."""
     n = len(keys["run"])
-    columns = [np.asarray(per_query[m], dtype=np.float64) for m in measures]
-    values = np.column_stack(columns) if columns else np.zeros((len(per_query), 0))
+    values = np.array([per_query[m] for m in measures], dtype=np.float64).reshape(len(measures), len(per_query)).T
     sums, counts = group_sums(values, group, n)
     with np.errstate(invalid="ignore", divide="ignore"):
         out = np.where(counts > 0, sums / np.maximum(counts, 1).astype(np.float64), np.nan)
@@ -108,11 +101,7 @@ def macro_table(per_class: Table, measures: Sequence[str], run_order: Sequence[s
 
 
 def sort_order(values: np.ndarray, ascending: bool) -> np.ndarray:
-    """The stable order of ``values`` (ties keep their order), undefined values last.
-
-    >>> sort_order(np.array([1.0, np.nan, 3.0, 1.0]), ascending=False).tolist()
-    [2, 0, 3, 1]
-    """
+    """The stable order of ``values`` (ties keep their order), undefined values last."""
     if values.dtype.kind not in "fiub":  # text: Python's order
         return np.argsort(values, kind="stable")
     nan = np.isnan(values) if values.dtype.kind == "f" else np.zeros(len(values), dtype=bool)
@@ -122,12 +111,7 @@ def sort_order(values: np.ndarray, ascending: bool) -> np.ndarray:
 
 
 def leaderboard_table(per_run: Table, sort: str) -> Table:
-    """Runs sorted best first by ``sort`` (its direction; none: descending), ranked from 1; ties by run name, NaN last.
-
-    >>> per_run = Table({"run": object_column(["b", "a", "c"]), "FP_relevant": np.array([3.0, 3.0, 1.0])}, 3)
-    >>> leaderboard_table(per_run, "FP_relevant")["run"].tolist()
-    ['c', 'a', 'b']
-    """
+    """Runs sorted best first by ``sort`` (its direction; none: descending), ranked from 1; ties by run name, NaN last."""
     by_name = per_run.take(sort_order(per_run["run"], True))
     board = by_name.take(sort_order(by_name[sort], column_higher_is_better(sort) is False))
     return board.assign("rank", np.arange(1, len(board) + 1, dtype=np.int64), at=0)

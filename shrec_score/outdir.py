@@ -11,7 +11,7 @@ import os
 import shutil
 import stat
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import ExitStack, suppress
+from contextlib import suppress
 from pathlib import Path
 
 from .errors import InputError, visible
@@ -50,17 +50,10 @@ def environment_error(path: str | os.PathLike[str], exc: OSError, doing: str | N
 
 def publish(path: str | os.PathLike[str], files: Mapping[str, str | bytes]) -> list[str]:
     """Replace the folder ``path`` with ``files`` (relative path -> text or bytes) as one unit; returns the paths written."""
-    return publish_together({path: files})
-
-
-def publish_together(folders: Mapping[str | os.PathLike[str], Mapping[str, str | bytes]]) -> list[str]:
-    """Replace each folder (path -> its files) as :func:`publish` does, all or none (:func:`commit_together`)."""
-    with ExitStack() as stack:
-        outs = [stack.enter_context(OutputFolder(path)) for path in folders]
-        for out, files in zip(outs, folders.values()):
-            for name, data in files.items():
-                out.add(name, data)
-        return commit_together(outs)
+    with OutputFolder(path) as out:
+        for name, data in files.items():
+            out.add(name, data)
+        return out.commit()
 
 
 def commit_together(folders: Sequence[OutputFolder]) -> list[str]:
@@ -93,7 +86,7 @@ class OutputFolder:
         self.parent, self.name = os.path.split(self.path)
         self.files: dict[str, bytes] = {}
         self._fds: list[int] = []
-        self._created = self._committed = False
+        self._created = False  # made empty by this call (and not committed): removed on leaving
         self._staging: str | None = None
         self._previous: set[str] = set()  # the files the previous scoring wrote (its manifest)
         self._carried: dict[str, tuple[Identity, Identity]] = {}  # user's path -> (identity in DIR, in the staged folder)
@@ -110,17 +103,14 @@ class OutputFolder:
 
     def _recover(self) -> None:
         """Put the previous folder back if a two-rename swap was cut between its renames."""
-        olds = [] if os.path.lexists(self.path) else self._leftovers(".old")
-        if not olds:
-            return
-        fd = os.open(olds[0], os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return  # held: its scoring is between the renames right now
-        finally:
-            os.close(fd)
-        os.rename(olds[0], self.path)
+        for old in [] if os.path.lexists(self.path) else self._leftovers(".old")[:1]:
+            fd = os.open(old, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                with suppress(BlockingIOError):  # held: its scoring is between the renames right now
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    os.rename(old, self.path)
+            finally:
+                os.close(fd)
 
     def _lock(self) -> None:
         for _ in range(10):  # the folder may be swapped by its holder between open and lock
@@ -155,7 +145,7 @@ class OutputFolder:
         try:
             if self._staging is not None:
                 shutil.rmtree(self._staging, ignore_errors=True)
-            if self._created and not self._committed:
+            if self._created:
                 with suppress(OSError):
                     os.rmdir(self.path)  # made by this call and still empty: leave no trace
         finally:
@@ -180,7 +170,10 @@ class OutputFolder:
             raise RuntimeError("OutputFolder.commit() outside its 'with' block")
         for stale in self._leftovers((".tmp", ".old")):
             shutil.rmtree(stale, ignore_errors=True)
-        self._previous = self._previous_manifest()
+        try:
+            self._previous = {str(n) for n in json.loads(Path(self.path, MANIFEST).read_bytes()).get("files", [])}
+        except (OSError, ValueError, AttributeError):
+            self._previous = set()  # no manifest: every file there is the user's
         self._staging = staging = _aside(self.path, ".tmp")
         where = self.shown
         try:
@@ -188,7 +181,6 @@ class OutputFolder:
             staging_fd = os.open(staging, os.O_RDONLY | os.O_DIRECTORY)
             self._fds.append(staging_fd)  # lock the new folder too: it is DIR once swapped
             fcntl.flock(staging_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            self._carried = {}
             _carry(self.path, staging, self._previous, self._carried)
             manifest = {"written_by": "shrec-score", "files": sorted(self.files)}
             for name, data in [*self.files.items(), (MANIFEST, (json.dumps(manifest, indent=1) + "\n").encode())]:
@@ -196,8 +188,7 @@ class OutputFolder:
                 _write_synced(os.path.join(staging, *name.split("/")), data)
             where = self.shown
             fsync_tree(staging)
-            if not self._created:
-                os.chmod(staging, stat.S_IMODE(os.stat(self.path).st_mode))
+            os.chmod(staging, stat.S_IMODE(os.stat(self.path).st_mode))  # the folder's mode (made here: the umask's)
         except OSError as exc:
             raise environment_error(where, exc) from None
 
@@ -218,7 +209,7 @@ class OutputFolder:
 
     def finish(self) -> list[str]:
         """Step 4: move into the new ``DIR`` what the user changed in the previous one since staging, then remove it."""
-        self._committed = True
+        self._created = False  # committed: the folder stays
         old = str(self._staging)  # the previous folder now sits under the staging name
         if _rescue(old, self.path, self._previous | set(self.files), self._carried, side=0):
             with suppress(OSError):
@@ -226,12 +217,6 @@ class OutputFolder:
         shutil.rmtree(old, ignore_errors=True)
         self._staging = None
         return [os.path.join(self.shown, *name.split("/")) for name in self.files]
-
-    def _previous_manifest(self) -> set[str]:
-        try:
-            return {str(n) for n in json.loads(Path(self.path, MANIFEST).read_bytes()).get("files", [])}
-        except (OSError, ValueError, AttributeError):
-            return set()  # no manifest: every file there is the user's
 
     def _leftovers(self, suffix: str | tuple[str, ...]) -> list[str]:
         prefix = f".{self.name}{_TAG}"

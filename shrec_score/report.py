@@ -20,9 +20,6 @@ from .measures.names import column_for
 from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
 from .table import Table, as_table
 
-#: Runs named in ``repr(report)`` (the rest are counted).
-REPR_RUNS = 5
-
 #: The tables of a report, in the order of its constructor.
 TABLES = ("per_query", "leaderboard", "pr_curve", "curves", "gain_vs_recall", "ranking", "per_class", "significance")
 
@@ -40,12 +37,7 @@ _NOTEBOOK = """<div class="shrec-score-report">
 
 def _frame(name: str, doc: str) -> property:
     """A property that gives the table ``name`` as a new DataFrame at each access (None when absent)."""
-
-    def get(self: Report) -> pd.DataFrame | None:
-        table = self.tables.get(name)
-        return None if table is None else table.to_pandas()
-
-    return property(get, doc=doc)
+    return property(lambda self: self.tables[name].to_pandas() if name in self.tables else None, doc=doc)
 
 
 def _render() -> Any:
@@ -92,10 +84,8 @@ class Report:
         self.tables: dict[str, Table] = {k: as_table(v) for k, v in given.items() if v is not None}
         self.summary_tables: dict[str, Table] = {run: as_table(t) for run, t in (summaries or {}).items()}
         self.measures, self.shown, self.sort, self.rank_by = list(measures), list(shown), sort, rank_by
-        self.signature = signature
-        self.warnings = list(warnings or [])
-        self.csv_columns = dict(csv_columns or {})
-        self.run_tags = dict(run_tags or {})
+        self.signature, self.warnings = signature, list(warnings or [])
+        self.csv_columns, self.run_tags = dict(csv_columns or {}), dict(run_tags or {})
 
     per_query = _frame("per_query", "run, query, class, then one column per measure (a DataFrame).")
     leaderboard = _frame(
@@ -121,7 +111,8 @@ class Report:
         """A few lines: the runs, the queries, the measures and the best run (not every table)."""
         board = self.tables.get("leaderboard")
         runs = [] if board is None else [str(r) for r in board["run"]]
-        listed = ", ".join(shown(r, 40) for r in runs[:REPR_RUNS]) + (f", ... ({len(runs) - REPR_RUNS} more)" if len(runs) > REPR_RUNS else "")
+        named = runs[:5]  # the rest counted
+        listed = ", ".join(shown(r, 40) for r in named) + (f", ... ({len(runs) - len(named)} more)" if len(runs) > len(named) else "")
         queries = self.signature.get("queries", None if board is None or not len(board) else int(np.max(board["queries"])))
         lines = [
             f"<shrec-score Report: {len(runs)} run{'s' if len(runs) != 1 else ''}, {queries} queries>",
@@ -139,11 +130,10 @@ class Report:
     def _repr_html_(self) -> str:
         """The leaderboard as an HTML table for notebooks, best values in bold (the rule of Markdown and LaTeX),
         the signature and the warnings; every text made visible, then escaped."""
-        from .escape import html_template
-
-        head, cells, bold = _render()._table_cells(self)
-        ci = _render()._intervals(self)
-        return html_template(_NOTEBOOK).render(
+        render = _render()
+        head, cells, bold = render._table_cells(self)
+        ci = render._intervals(self)
+        return render.html_template(_NOTEBOOK).render(
             head=head, ci=ci is not None, rows=[list(zip(row, marks)) for row, marks in zip(cells, bold)],
             intervals=[f"{low:.4f}..{high:.4f}" for low, high in ci or []], signature=self.signature_text(),
             warnings=[w if w.startswith("note: ") else "warning: " + w for w in self.warnings],
@@ -182,16 +172,13 @@ class Report:
         """The files of ``--out``, name -> text."""
         named = {f"{k}{end}": f"{v}{end}" for k, v in self.csv_columns.items() for end in ("", "_ci_low", "_ci_high")}
         board = self.tables["leaderboard"]
-        files = {
-            "per_query.csv": self.tables["per_query"].rename(named).to_csv(),
-            "per_run.csv": Table({k: board[k] for k in board.columns if k != "rank"}).rename(named).to_csv(),
-        }
-        if len(self.tables["pr_curve"]):
-            files["pr_curve.csv"] = self.tables["pr_curve"].to_csv()
-        for key in ("ranking", "curves", "gain_vs_recall", "per_class", "significance"):
-            if key in self.tables:
-                name = "per_query_ranking" if key == "ranking" else key
-                files[f"{name}.csv"] = (self.tables[key].rename(named) if key == "per_class" else self.tables[key]).to_csv()
+        tables = {**self.tables, "per_run": Table({k: board[k] for k in board.columns if k != "rank"})}
+        files = {}
+        order = ("per_query", "per_run", "pr_curve", "ranking", "curves", "gain_vs_recall", "per_class", "significance")
+        for key in order:  # the page's links follow it
+            if key in tables and (key != "pr_curve" or len(tables[key])):  # no PR curve: no file
+                table = tables[key].rename(named) if key in ("per_query", "per_run", "per_class") else tables[key]
+                files[f"{'per_query_ranking' if key == 'ranking' else key}.csv"] = table.to_csv()
         for run, summary in self.summary_tables.items():
             files[f"shapenet_summary_{run}.csv"] = summary.to_csv()
         files["leaderboard.md"] = self.to_markdown()
@@ -235,13 +222,10 @@ def shapenet_summaries(per_query: Table, per_class: Table, run_names: list[str])
     rows ``microALL`` (mean over the queries), one per synset (mean over its queries, ground-truth order),
     ``macroALL`` (mean of the per-synset means); values in full precision."""
     names = list(SHAPENET_MEASURES)
-    micro = per_run_table(per_query, names, run_names)
-    macro = macro_table(per_class, names, run_names)
+    micro, macro = per_run_table(per_query, names, run_names), macro_table(per_class, names, run_names)
     out = {}
     for i, run in enumerate(run_names):
         rows = (per_class["run"] == run) & (per_class["queries"] > 0)
-        cols: dict[str, Any] = {"class": ["microALL", *per_class["class"][rows].tolist(), "macroALL"]}
-        for m in names:
-            cols[SHAPENET_OFFICIAL[m]] = np.concatenate([micro[m][i : i + 1], per_class[m][rows], macro[m][i : i + 1]]).astype(np.float64)
-        out[run] = Table(cols)
+        values = {SHAPENET_OFFICIAL[m]: np.concatenate([micro[m][i : i + 1], per_class[m][rows], macro[m][i : i + 1]]) for m in names}
+        out[run] = Table({"class": ["microALL", *per_class["class"][rows].tolist(), "macroALL"], **values})
     return out

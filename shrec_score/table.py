@@ -1,12 +1,5 @@
 """The pipeline's tables without pandas (docs/architecture.md, "Tables without pandas"): ordered 1-D numpy columns
-of one length, text as object arrays; :meth:`Table.to_csv` writes what pandas' ``to_csv`` writes.
-
->>> t = Table({"run": ["a", "b,c"], "queries": np.array([2, 3]), "AP": np.array([0.5, np.nan])})
->>> print(t.to_csv(), end="")
-run,queries,AP
-a,2,0.5
-"b,c",3,
-"""
+of one length, text as object arrays; :meth:`Table.to_csv` writes what pandas' ``to_csv`` writes."""
 
 from __future__ import annotations
 
@@ -63,11 +56,10 @@ class Table:
     def __init__(self, columns: Mapping[str, Any], length: int | None = None) -> None:
         sized = (len(v) for v in columns.values() if isinstance(v, Sized) and not isinstance(v, (str, bytes)))
         n = next(sized, None) if length is None else length
-        cols = {str(k): column(v, n) for k, v in columns.items()}
-        lengths = {len(c) for c in cols.values()}
+        self._cols = {str(k): column(v, n) for k, v in columns.items()}
+        lengths = {len(c) for c in self._cols.values()}
         if len(lengths) > 1:
             raise ValueError(f"expected columns of one length, got lengths {sorted(lengths)}")
-        self._cols = cols
         self._n = lengths.pop() if lengths else (n or 0)
 
     @property
@@ -123,8 +115,7 @@ class Table:
     def from_pandas(cls, frame: pd.DataFrame) -> Table:
         """A table of ``frame``'s columns (its index is left out)."""
         cols = {}
-        for name in frame.columns:
-            values = frame[name]
+        for name, values in frame.items():
             if isinstance(values.dtype, np.dtype) and values.dtype.kind in "fiub":
                 cols[str(name)] = values.to_numpy()
             else:

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import errno
 import os
+from contextlib import ExitStack
 
 import pytest
 
 from shrec_score.errors import InputError
-from shrec_score.outdir import MANIFEST, OutputFolder, commit_together, publish, publish_together
+from shrec_score.outdir import MANIFEST, OutputFolder, commit_together, publish
 
 from .test_outdir import NEW, OLD, USER, Faulty, leftovers, snapshot
 
@@ -65,6 +66,16 @@ def commit(folder, files, **hooks):
         for name, data in files.items():
             out.add(name, data)
         return out.commit()
+
+
+def publish_together(folders):
+    """Replace each folder (path -> its files) in one commit_together, as cli/outputs commits --out and --plots."""
+    with ExitStack() as stack:
+        outs = [stack.enter_context(OutputFolder(path)) for path in folders]
+        for out, files in zip(outs, folders.values()):
+            for name, data in files.items():
+                out.add(name, data)
+        return commit_together(outs)
 
 
 def without_manifest(folder):

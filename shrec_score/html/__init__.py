@@ -17,11 +17,10 @@ from markupsafe import Markup
 
 from ..aggregate import wide_values
 from ..errors import InputError, visible
-from ..escape import html_template
 from ..measures.measure import column_higher_is_better, display_name
-from ..notes import best_value, blank_note, significance_matrix, versus_best
 from ..outdir import publish
 from ..plots import plot_files, renumber_svg_ids
+from ..render import best_value, blank_note, html_template, significance_matrix, versus_best
 
 if TYPE_CHECKING:
     from ..report import Report
