@@ -11,6 +11,7 @@ import os
 import re
 import time
 from collections.abc import Mapping
+from importlib.resources import files
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from markupsafe import Markup
@@ -60,8 +61,10 @@ def to_html(
     matrix_runs, matrix = significance_matrix(report)
     data, columns = explorer_data(report), report.tables["per_query"].columns
     left_out = [m for m in report.measures if m in columns and m not in data["measures"]]
-    return html_template(_asset("page.html"), fmt=fmt, key=sort_key).render(
-        css=Markup(_asset("report.css")), script=Markup(_asset("report.js")), signature=report.signature,
+    page, css, script = (files(__name__).joinpath(name).read_text(encoding="utf-8")  # shipped beside this module
+                         for name in ("page.html", "report.css", "report.js"))
+    return html_template(page, fmt=fmt, key=sort_key).render(
+        css=Markup(css), script=Markup(script), signature=report.signature,
         heading=title or "Retrieval results", window=title or (texts[0] if texts else "Retrieval results"),
         description=texts, date=date,
         runs=len(report.tables["leaderboard"]), queries=len(set(report.tables["per_query"]["query"].tolist())),
@@ -71,13 +74,6 @@ def to_html(
         explorer={"held": len(data["measures"]), "left_out": len(left_out), "classes": "class" in columns},
         links=links or {}, data=Markup(json_for_script(data)),
     )
-
-
-def _asset(name: str) -> str:
-    """The text of a file shipped beside this module (the page's template, style sheet and script)."""
-    from importlib.resources import files
-
-    return files(__name__).joinpath(name).read_text(encoding="utf-8")
 
 
 def write_html(report: Report, out_dir: str | os.PathLike[str], **kwargs: Any) -> list[str]:
