@@ -112,7 +112,7 @@ class ProgressBar:
 
     DELAY = 1.0
 
-    def __init__(self, enabled: bool, check: Callable[[], None]) -> None:
+    def __init__(self, enabled: bool, check: Callable[[], None] = lambda: None) -> None:
         self.enabled, self.check = enabled, check
         self.started = time.monotonic()
         self.bar: Any = None
