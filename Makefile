@@ -65,7 +65,6 @@ bench: $(VENV)/.installed
 
 samples: $(VENV)/.installed
 	$(BIN)/python sample_runs/make_samples.py
-	$(BIN)/python shrec_score/demo/make_demo.py
 
 clean:
 	rm -rf $(VENV) results site .pytest_cache

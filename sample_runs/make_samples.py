@@ -1,4 +1,4 @@
-"""Generate sample_runs/ deterministically (the output is committed).
+"""Generate sample_runs/ deterministically (the output is committed), and pack psb-like/ as the package's demo contest.
 
     python sample_runs/make_samples.py
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tarfile
 
 import numpy as np
 
@@ -258,6 +259,20 @@ def make_shapenet_like(root: str, seed: int = 2017) -> None:
                 fh.write("".join(f"{ids[test[j]]} {d[j]:.4f}\n" for j in ranked))
 
 
+def pack_demo(source: str, archive: str) -> None:
+    """Pack ``source`` as ``psb-like/...`` into ``archive`` (tar, xz) deterministically: sorted names, no times,
+    no owners (shrec_score/demo/psb-like.tar.xz, the contest of ``shrec-score demo``)."""
+
+    def plain(info: tarfile.TarInfo) -> tarfile.TarInfo:
+        info.mtime, info.mode, info.uid, info.gid, info.uname, info.gname = 0, 0o644, 0, 0, "", ""
+        return info
+
+    paths = (os.path.join(folder, name) for folder, _, names in os.walk(source) for name in names)
+    with tarfile.open(archive, "w:xz", preset=9, format=tarfile.PAX_FORMAT) as tar:
+        for rel in sorted(os.path.relpath(p, source).replace(os.sep, "/") for p in paths):
+            tar.add(os.path.join(source, rel), f"psb-like/{rel}", filter=plain)
+
+
 if __name__ == "__main__":
     make_shapenet_like(HERE)
     make_sbir(HERE)
@@ -267,3 +282,4 @@ if __name__ == "__main__":
     make_scene_track(HERE, "scene-image", "image", 2019)
     for name in ("psb-like", "shrec2006-like", "scene-sketch", "scene-image", "sbir", "shapenet-like"):
         print("wrote", os.path.join(HERE, name))
+    pack_demo(os.path.join(HERE, "psb-like"), os.path.join(HERE, os.pardir, "shrec_score", "demo", "psb-like.tar.xz"))

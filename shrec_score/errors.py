@@ -31,31 +31,24 @@ def shown(text: str, limit: int = QUOTE_LIMIT) -> str:
 
 
 class InputError(Exception):
-    """Bad input: the file, the 1-based line (None when not tied to one line), what was expected and what was got."""
+    """Bad input: the file, the 1-based line (None when not tied to one line), what was expected and what was got;
+    ``body`` says what was expected and what was got (cut after :data:`GOT_LIMIT` characters), unescaped,
+    ``message`` (the exception's text) the path, the line and ``body`` in one line, escaped."""
 
     def __init__(
         self, path: str | os.PathLike[str] | None, line: int | None, expected: str, got: str | None = None
     ) -> None:
         self.path = None if path is None else os.fspath(path)
         self.line, self.expected, self.got = line, expected, got
+        more = 0 if got is None else len(got) - GOT_LIMIT
+        cut = f"... ({more} more characters)" if more > 0 else ""
+        self.body = expected if got is None else f"{expected}, got {got[:GOT_LIMIT]}{cut}"
+        where = "" if self.path is None else visible(self.path) + ("" if line is None else f":{line}") + ": "
+        self.message = where + visible(self.body)
         super().__init__(self.message)
 
     def __reduce__(self) -> tuple[type[InputError], tuple[str | None, int | None, str, str | None]]:  # travels back from a worker process intact
         return (type(self), (self.path, self.line, self.expected, self.got))
-
-    @property
-    def body(self) -> str:
-        """What was expected, and what was got (cut after :data:`GOT_LIMIT` characters), unescaped."""
-        if self.got is None:
-            return self.expected
-        cut = self.got if len(self.got) <= GOT_LIMIT else f"{self.got[:GOT_LIMIT]}... ({len(self.got) - GOT_LIMIT} more characters)"
-        return f"{self.expected}, got {cut}"
-
-    @property
-    def message(self) -> str:
-        """One line: the path, the line and :attr:`body`, escaped."""
-        where = "" if self.path is None else visible(self.path) + ("" if self.line is None else f":{self.line}") + ": "
-        return where + visible(self.body)
 
 
 class OptionError(ValueError):

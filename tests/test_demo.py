@@ -32,8 +32,8 @@ def test_the_shipped_contest_is_sample_runs_psb_like():
     with tarfile.open(fileobj=io.BytesIO(lzma.decompress(open(ARCHIVE, "rb").read()))) as tar:
         shipped = {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isfile()}
     expected = {f"psb-like/{rel}": data for rel, data in sample_files().items()}
-    assert sorted(shipped) == sorted(expected), "regenerate it: python shrec_score/demo/make_demo.py"
-    assert shipped == expected, "regenerate it: python shrec_score/demo/make_demo.py"
+    assert sorted(shipped) == sorted(expected), "regenerate it: make samples (sample_runs/make_samples.py)"
+    assert shipped == expected, "regenerate it: make samples (sample_runs/make_samples.py)"
     assert len(shipped) == 1 + 4 * 152
 
 

@@ -114,7 +114,7 @@ def test_sigterm_during_the_progress_bar_restores_the_cursor(tmp_path):
     script = (
         "import sys, time\n"
         "from shrec_score import cli, api\n"
-        "cli._ProgressBar.DELAY = 0.0\n"
+        "cli.outputs.ProgressBar.DELAY = 0.0\n"
         "def slow(*a, progress=None, **k):\n"
         "    progress('reading', 0, 4)\n"
         f"    open({str(ready)!r}, 'w').close()\n"

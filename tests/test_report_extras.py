@@ -166,7 +166,7 @@ def test_plots_without_matplotlib_exit_2_with_the_install_command(two_runs, tmp_
 
 
 def test_progress_bar_stays_off_without_a_terminal():
-    from shrec_score.cli import _ProgressBar
+    from shrec_score.cli.outputs import ProgressBar as _ProgressBar
 
     bar = _ProgressBar(enabled=False)
     bar.started -= 100

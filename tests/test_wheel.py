@@ -72,7 +72,6 @@ def test_twine_check_and_the_wheels_files(dist):
     for data in ("shrec_score/py.typed", "shrec_score/demo/psb-like.tar.xz", "shrec_score/html/report.css",
                  "shrec_score/html/report.js", "shrec_score/html/page.html", "shrec_score/__main__.py", "shrec_score/cli/commands.py"):
         assert data in names, data
-    assert "shrec_score/demo/make_demo.py" not in names
     assert not any(n.startswith(("tests/", "sample_runs/", "bench/")) for n in names)
     metadata = zipfile.ZipFile(wheel).read(f"shrec_score-{shrec_score.__version__}.dist-info/METADATA").decode()
     assert f"\nVersion: {shrec_score.__version__}\n" in metadata

@@ -10,7 +10,6 @@ import traceback
 import click
 
 from .commands import cli
-from .outputs import ProgressBar as _ProgressBar  # noqa: F401 (a test's hook: its DELAY)
 from .signals import Interrupts, Stopped
 
 

@@ -1,6 +1,5 @@
 """The options every command that reads runs takes (``score``, ``check``, ``ties``), defined once; :class:`Inputs`
-reads them (a flag over the preset's key over the default) into the library's :class:`~shrec_score.options.Options`.
-An option given twice (docs/usage.md) and trec_eval's ``-q`` / ``-c`` given no file are refused, exit 2."""
+reads them (a flag over the preset's key over the default) into the library's :class:`~shrec_score.options.Options`."""
 
 from __future__ import annotations
 
@@ -43,8 +42,8 @@ def options(*decorators: Callable[[F], F]) -> Callable[[F], F]:
 
 
 class OnceCommand(click.Command):
-    """A command that refuses an option given twice (click keeps the last), except options that add up
-    (``multiple=True``) and plain flags (twice is once)."""
+    """A command that refuses an option given twice (click keeps the last; docs/usage.md), except options
+    that add up (``multiple=True``) and plain flags (twice is once)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         _, _, order = self.make_parser(ctx).parse_args(args=list(args))  # every option in the order given

@@ -36,7 +36,7 @@ def _inside(path: str, folder: str) -> bool:
 
 @contextmanager
 def outputs(
-    runs: Sequence[str], out: str | None, plots: str | None, html: str | None = None, page: dict[str, Any] | None = None
+    runs: Sequence[str], out: str | None, plots: str | None, html: str | None, page: dict[str, Any]
 ) -> Iterator[Callable[[Report], None]]:
     """``--out``, ``--plots``, ``--html`` as transactions (:mod:`shrec_score.outdir`) locked on entry (conflicts: an
     OptionError before any input is read); what it yields writes a report's files into all or none; a folder inside
@@ -64,7 +64,7 @@ def outputs(
             raise OptionError(f"{html}: expected --html apart from --plots {plots} (or both inside --out)")
     with ExitStack() as stack:
         folders = [stack.enter_context(folder) for folder in dict.fromkeys(folder for folder, _ in where.values())]
-        yield lambda report: _commit(report, where, folders, page or {})
+        yield lambda report: _commit(report, where, folders, page)
 
 
 def _commit(report: Report, where: dict[str, Any], folders: list[Any], page: dict[str, Any]) -> None:

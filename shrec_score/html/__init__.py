@@ -11,6 +11,7 @@ import os
 import re
 import time
 from collections.abc import Mapping
+from importlib.resources import files
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from markupsafe import Markup
@@ -40,12 +41,6 @@ PRINT_COLUMNS = 8
 EXPLORER_BUDGET = 300_000
 
 
-def page_date() -> str:
-    """Today (UTC), or the day of SOURCE_DATE_EPOCH when set (reproducible pages, as reproducible builds do)."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
-    return time.strftime("%Y-%m-%d", time.gmtime(int(epoch) if epoch.isdigit() else None))
-
-
 def to_html(
     report: Report, *, title: str | None = None, description: str | None = None, date: str | None = None,
     figures: Mapping[str, bytes] | None = None, plots: bool = True, links: Mapping[str, str] | None = None,
@@ -54,18 +49,23 @@ def to_html(
 
     ``title``: the heading and window title (default "Retrieval results"; the window then takes the
     description's first paragraph).  ``description``: plain text, escaped, a paragraph per block of lines.
-    ``date``: shown as given (default :func:`page_date`).  ``figures``: :func:`shrec_score.plots.plot_files`'s
-    files, the ``.svg`` ones put inline (None: drawn here if matplotlib is installed).  ``plots=False``: no plot
-    section.  ``links``: label -> href of the files written beside the page.
+    ``date``: shown as given (default: today, UTC, or SOURCE_DATE_EPOCH's day as reproducible builds do).
+    ``figures``: :func:`shrec_score.plots.plot_files`'s files, the ``.svg`` ones put inline (None: drawn here if
+    matplotlib is installed).  ``plots=False``: no plot section.  ``links``: label -> href of the files beside it.
     """
     sig, texts = report.significance, paragraphs(description or "")
+    if date is None:
+        epoch = os.environ.get("SOURCE_DATE_EPOCH", "")
+        date = time.strftime("%Y-%m-%d", time.gmtime(int(epoch) if epoch.isdigit() else None))
     matrix_runs, matrix = significance_matrix(report)
     data, columns = explorer_data(report), report.tables["per_query"].columns
     left_out = [m for m in report.measures if m in columns and m not in data["measures"]]
-    return html_template(_asset("page.html"), fmt=fmt, key=sort_key).render(
-        css=Markup(_asset("report.css")), script=Markup(_asset("report.js")), signature=report.signature,
+    page, css, script = (files(__name__).joinpath(name).read_text(encoding="utf-8")  # shipped beside this module
+                         for name in ("page.html", "report.css", "report.js"))
+    return html_template(page, fmt=fmt, key=sort_key).render(
+        css=Markup(css), script=Markup(script), signature=report.signature,
         heading=title or "Retrieval results", window=title or (texts[0] if texts else "Retrieval results"),
-        description=texts, date=page_date() if date is None else date,
+        description=texts, date=date,
         runs=len(report.tables["leaderboard"]), queries=len(set(report.tables["per_query"]["query"].tolist())),
         sort=display_name(report.sort), board=leaderboard(report), print_columns=PRINT_COLUMNS, warnings=report.warnings,
         plots=_plots(report, figures) if plots else None, matrix_runs=matrix_runs, matrix=matrix,
@@ -73,13 +73,6 @@ def to_html(
         explorer={"held": len(data["measures"]), "left_out": len(left_out), "classes": "class" in columns},
         links=links or {}, data=Markup(json_for_script(data)),
     )
-
-
-def _asset(name: str) -> str:
-    """The text of a file shipped beside this module (the page's template, style sheet and script)."""
-    from importlib.resources import files
-
-    return files(__name__).joinpath(name).read_text(encoding="utf-8")
 
 
 def write_html(report: Report, out_dir: str | os.PathLike[str], **kwargs: Any) -> list[str]:
@@ -129,14 +122,14 @@ def _plots(report: Report, figures: Mapping[str, bytes] | None) -> str | list[di
 
 
 class Column(NamedTuple):
-    """A header cell: sortable (a ``<button>``) when it has a ``kind``, with an arrow when ``higher`` is not None."""
+    """A header cell: sortable (a ``<button>``) when it has a ``kind`` (``text``: a row's name), with an arrow when
+    ``higher`` is not None."""
 
     key: str
     label: str
     kind: str = ""  # "num" or "text"; "" for a header that does not sort
     first: str = "desc"  # the first click's order
     title: str = ""
-    cls: str = ""
     sort: str = ""  # aria-sort of the column the table is sorted by
     higher: bool | None = None
 
@@ -183,7 +176,7 @@ def leaderboard(report: Report) -> dict[str, Any]:
     ci_low, ci_high = f"{sort}_ci_low", f"{sort}_ci_high"
     has_ci = ci_low in board.columns and ci_high in board.columns
     groups = versus_best(report)
-    cols = [Column("rank", "rank", "num", "asc"), Column("run", "run", "text", "asc", cls="run")]
+    cols = [Column("rank", "rank", "num", "asc"), Column("run", "run", "text", "asc")]
     cols.append(Column("queries", "queries", "num"))
     for m in measures:  # the interval and the group follow the sort measure
         higher, name = column_higher_is_better(m), display_name(m)
@@ -211,9 +204,8 @@ def per_class(report: Report) -> dict[str, Any] | None:
         return None
     runs = [str(r) for r in report.leaderboard["run"]]
     values = {(str(run), str(cls)): v for run, cls, v in zip(pc["run"], pc["class"], pc[sort])}
-    counts: dict[str, int] = {}  # a class's queries: its first row's
-    for cls, n in zip(pc["class"], pc["queries"]):
-        counts.setdefault(str(cls), int(n))
+    first = pc.drop_duplicates("class")  # a class's queries: its first row's
+    counts = {str(cls): int(n) for cls, n in zip(first["class"], first["queries"])}
     higher = column_higher_is_better(sort)
     nums = [v for v in (number(x) for x in values.values()) if v is not None]
     lo, hi = (min(nums), max(nums)) if nums else (0.0, 1.0)
@@ -230,7 +222,7 @@ def per_class(report: Report) -> dict[str, Any] | None:
         row = [values.get((r, cls)) for r in runs]
         cells = [(v, light(v)) for v in row]
         rows.append({"cls": cls, "queries": counts[cls], "best": best_value(row, higher), "cells": cells})
-    cols = [Column("class", "class", "text", "asc", cls="run"), Column("queries", "queries", "num")]
+    cols = [Column("class", "class", "text", "asc"), Column("queries", "queries", "num")]
     cols += [Column(r, r, "num", "asc" if higher is False else "desc") for r in runs]
     return {"cols": cols, "rows": rows, "lo": lo, "hi": hi}
 
