@@ -7,7 +7,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from importlib.util import find_spec
 from typing import Any, cast
 
@@ -61,12 +61,9 @@ def parse_address(address: str) -> tuple[str | None, int | None]:
 
 @dataclass(frozen=True)
 class _Shared(api.Scoring):
-    """Everything a task needs besides its own run or block: sent to each worker once."""
+    """Everything a task needs besides its own run or block, sent to each worker once: the scoring and the
+    discovery's id spelling and target index (its sources and notes left out: a run read whole is not found again)."""
 
-    #: Matrix row of each query and target of each column (``--matrix-order``), for row-block runs.
-    row_of_query: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    col_target: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    #: The discovery's id spelling and target index (its sources and notes left out): a run read whole is not found again.
     found: FoundRuns | None = None
 
 
@@ -92,26 +89,26 @@ def _score_rows(
 ) -> tuple[list[tuple[np.ndarray, RunScores]], Counter[str] | None]:
     """The queries of rows ``a..b`` (``by="rows"``: a stored block) or queries ``a..b`` (engine chunks) of a row-block
     matrix, read on the worker and scored a chunk at a time: ``[(queries, their scores)]`` and the drops."""
-    matrix = open_row_blocks(path)
+    matrix, rel = open_row_blocks(path), shared.relevance
+    run = matrix_run(name, path, None, rel, *matrix_ids(rel, shared.options.matrix_order))  # the row of each query
     if by == "rows":
-        q = np.flatnonzero((shared.row_of_query >= a) & (shared.row_of_query < b))
+        q = np.flatnonzero((run.row_of_query >= a) & (run.row_of_query < b))
         chunks = [q] if q.size else []  # rows of ignorable queries only (class -1): none
     else:
-        chunks = matrix_chunks(shared.relevance, matrix.shape[1], np.arange(a, b))
+        chunks = matrix_chunks(rel, matrix.shape[1], np.arange(a, b))
     if not chunks:
         return [], None
-    rows = np.unique(shared.row_of_query[np.concatenate(chunks)])
+    rows = np.unique(run.row_of_query[np.concatenate(chunks)])
     lo, hi = int(rows[0]), int(rows[-1]) + 1
     whole = any(a <= lo and hi <= b for a, b in matrix.blocks())  # within one stored block: read as one slice
-    held = _Rows(matrix, matrix.read(lo, hi) if whole else matrix[rows], np.arange(lo, hi) if whole else rows)
-    drops: Counter[str] | None = Counter() if shared.options.lenient else None
-    run = MatrixRun(name, path, held, shared.relevance.query_ids, shared.row_of_query, shared.col_target, drops)  # type: ignore[arg-type]
+    run.matrix = _Rows(matrix, matrix.read(lo, hi) if whole else matrix[rows], np.arange(lo, hi) if whole else rows)  # type: ignore[assignment]
+    run.drops = Counter() if shared.options.lenient else None
     parts = []
     for q in chunks:
         sc = shared.score(run, q)
         values = {k: v[q] for k, v in sc.values.items()}
         parts.append((q, RunScores(name, values, sc.pr[q], sc.vectors, sc.gain_at_recall)))
-    return parts, drops
+    return parts, run.drops
 
 
 def _score_source(shared: _Shared, source: RunSource) -> tuple[RunScores, RankedRun | MatrixRun, list[str]]:
@@ -146,13 +143,12 @@ def score(
     found = find_runs(runs, rel, opts, row_blocks=True)  # the one discovery of the RUNS arguments
     if dask is None and not any(isinstance(s, BlockSource) for s in found.sources):
         return api.score(found, rel, options=opts, progress=progress)  # (its reading progress, its order of errors)
-    shared = _Shared(rel, opts, scoring.plan, found=replace(found, sources=[], notes=[]))
-    by_block = ranks_suffice(shared.plan.measures, opts.settings, curves=rel.gain_curves)  # a task per stored block
+    shared = _Shared(**vars(scoring), found=replace(found, sources=[], notes=[]))
+    by_block = ranks_suffice(shared.measures, opts.settings, curves=rel.gain_curves)  # a task per stored block
     tasks: list[Task] = []
     for i, s in enumerate(found.sources):
         if isinstance(s, BlockSource):  # every block matrix's shape checked
-            mapped = matrix_run("", "", None, rel, *matrix_ids(rel, opts.matrix_order, s.path, s.matrix.shape))
-            shared = replace(shared, row_of_query=mapped.row_of_query, col_target=mapped.col_target)
+            matrix_ids(rel, opts.matrix_order, s.path, s.matrix.shape)
             spans = s.matrix.blocks() if by_block else _chunk_groups(rel, s.matrix)
             by = "rows" if by_block else "queries"
             tasks.extend((_score_rows, (s.path, s.name, by, a, b), i) for a, b in spans)
@@ -188,7 +184,7 @@ def _assemble(source: RunSource | BlockSource, results: list[Any], shared: _Shar
     """One run's :class:`RunScores` from its tasks' results (in task order), its stub and its notes."""
     if not isinstance(source, BlockSource):
         return cast("tuple[RunScores, AnyRun, list[str]]", results[0])  # one task: _score_source's
-    sc = RunScores.empty(source.name, shared.relevance.n_queries, shared.plan.measures, shared.options.settings)
+    sc = RunScores.empty(source.name, shared.relevance.n_queries, shared.measures, shared.options.settings)
     drops: Counter[str] | None = Counter() if shared.options.lenient else None
     for parts, task_drops in results:
         for q, p in parts:
