@@ -20,7 +20,7 @@ from .io.chunked import INSTALL_HINT, RowBlockMatrix, open_row_blocks
 from .io.runs import BlockSource
 from .join import matrix_ids, matrix_run
 from .loading import AnyRun, FoundRuns, PathLike, Progress, find_runs, load_with
-from .model import MatrixRun, RankedRun, RunSource
+from .model import MatrixRun, RunSource
 from .options import Options
 from .relevance import Relevance
 from .report import Report
@@ -111,19 +111,17 @@ def _score_rows(
     return parts, run.drops
 
 
-def _score_source(shared: _Shared, source: RunSource) -> tuple[RunScores, RankedRun | MatrixRun, list[str]]:
-    """One run read and scored whole on the worker: its scores, what the report needs of it, notes."""
+def _score_source(shared: _Shared, source: RunSource) -> tuple[RunScores, AnyRun, list[str]]:
+    """One run read and scored whole on the worker: its scores, the run without its data (what the report reads of
+    it: name, queries, lengths, drops, tag) and its reader's notes."""
     (run,), notes = load_with(replace(cast("FoundRuns", shared.found), sources=[source]), shared.relevance, shared.options)
-    stub = _matrix_stub(run.name, run.path, run.drops) if isinstance(run, MatrixRun) else RankedRun(run.name, list(run.query_ids), np.zeros(0, np.int64), run.offsets, drops=run.drops)
-    return shared.score(run), stub, notes
+    if isinstance(run, MatrixRun):
+        return shared.score(run), replace(run, matrix=np.zeros((0, 0))), notes
+    return shared.score(run), replace(run, targets=np.zeros(0, np.int64), tie_start=None, target_ids=None), notes
 
 
 def _the(shared: _Shared) -> _Shared:
     return shared
-
-
-def _matrix_stub(name: str, path: str, drops: Counter[str] | None) -> MatrixRun:
-    return MatrixRun(name, path, np.zeros((0, 0)), [], np.zeros(0, np.int64), np.zeros(0, np.int64), drops=drops)
 
 
 def score(
@@ -144,13 +142,13 @@ def score(
     if dask is None and not any(isinstance(s, BlockSource) for s in found.sources):
         return api.score(found, rel, options=opts, progress=progress)  # (its reading progress, its order of errors)
     shared = _Shared(**vars(scoring), found=replace(found, sources=[], notes=[]))
-    by_block = ranks_suffice(shared.measures, opts.settings, curves=rel.gain_curves)  # a task per stored block
+    by_block = ranks_suffice(shared.measures, opts.settings, curves=rel.gain_curves)
+    by = "rows" if by_block else "queries"  # rows: a task per stored block
     tasks: list[Task] = []
     for i, s in enumerate(found.sources):
         if isinstance(s, BlockSource):  # every block matrix's shape checked
             matrix_ids(rel, opts.matrix_order, s.path, s.matrix.shape)
             spans = s.matrix.blocks() if by_block else _chunk_groups(rel, s.matrix)
-            by = "rows" if by_block else "queries"
             tasks.extend((_score_rows, (s.path, s.name, by, a, b), i) for a, b in spans)
         else:
             tasks.append((_score_source, (s,), i))
@@ -197,7 +195,8 @@ def _assemble(source: RunSource | BlockSource, results: list[Any], shared: _Shar
                     mine[k].count += acc.count
         if drops is not None and task_drops:
             drops.update(task_drops)
-    return sc, _matrix_stub(source.name, source.path, drops), []
+    none, queries = np.zeros(0, np.int64), list(shared.relevance.query_ids)
+    return sc, MatrixRun(source.name, source.path, np.zeros((0, 0)), queries, none, none, drops), []
 
 
 def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _Shared, tasks: list[Task], progress: Progress) -> list[Any]:
