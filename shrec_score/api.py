@@ -55,8 +55,8 @@ def score(
     ----------
     runs : paths or run records
         Folders of runs (a sub-folder per run), run folders, run files; or run records (:class:`RankedRun`,
-        :class:`MatrixRun`, as :func:`load_runs` reads them), not a mix; or the runs
-        :func:`~shrec_score.loading.find_runs` found (:func:`shrec_score.distributed.score` hands them over).
+        :class:`MatrixRun`, as :func:`load_runs` reads them), not a mix; or what :func:`~shrec_score.loading.find_runs`
+        found (:func:`shrec_score.distributed.score` hands it over).
     relevance : path, Classification or Relevance
         Target classification (``.cla``), TREC qrels, or a ready relevance model.
     options : Options, optional
@@ -71,9 +71,8 @@ def score(
         Measure names, each its column's name as given (``"ndcg@10"``); default: NN FT ST E DCG AP (binary),
         every SHREC 2006 measure (sister), AP FT RR P@k R@k NN DCG (binary qrels), trec_eval's set (graded qrels).
     sort, rank_by : str, optional
-        The leaderboard's measure, any spelling (default: ADR when graded, map with trec_eval's set, else the
-        first measure; lower-is-better sorts ascending), and that of the per-query ranking of runs (SHREC 2006
-        Table 2; default CG@100 when graded, else ``sort``).
+        The leaderboard's measure, any spelling (default: ADR when graded, map with trec_eval's set, else the first
+        measure; lower-is-better sorts ascending); the per-query ranking's (SHREC 2006 Table 2; CG@100 when graded).
     run_format : {"auto", "lists", "matrix", "trec", "shrec2011"}
         How to read the runs (auto-detection refuses to guess).
     matrix_order : {"listing", "numeric"}, optional
@@ -83,8 +82,8 @@ def score(
     average : {"micro", "macro"}
         micro: mean over queries; macro: mean of the per-class means (PSB -macro).
     significance, seed, n_resamples : bool, int, int
-        Paired randomization tests between every pair of runs on the sort measure (Holm-corrected) and a
-        bootstrap 95% interval per run; the seed and resamples that make both reproducible.
+        Holm-corrected paired randomization tests between the runs on the sort measure and a bootstrap 95%
+        interval per run; the seed and resamples that make both reproducible.
     settings : Settings
         E depth, relevance level, PR levels, DCG cutoffs, depth, judged only, missing queries, min class size.
     ties : {"rule", "expected", "optimistic", "pessimistic"}, optional
@@ -274,7 +273,7 @@ class Scoring:
         return Report(
             per_query=per_query, leaderboard=board, pr_curve=ev.pr_curve,
             measures=names, shown=self.shown, sort=self.sort, signature=_signature(self, empty).to_dict(),
-            warnings=_warnings(ev, runs, rel, opts, [*self.notes, *notes], names, empty),
+            warnings=_warnings(self, ev, runs, notes, empty),
             curves=ev.curves, gain_vs_recall=ev.gain_vs_recall, per_class=per_class, significance=sig,
             ranking=ranking_table(per_query, self.rank_by), rank_by=self.rank_by,
             run_tags={r.name: tag for r in runs if (tag := getattr(r, "tag", None)) is not None}, **shapenet,
@@ -285,14 +284,11 @@ def _some(names: list[str]) -> str:
     return ", ".join(names[:6]) + (" ..." if len(names) > 6 else "")
 
 
-def _warnings(
-    ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, opts: Options, notes: list[str], measures: Sequence[str],
-    empty: np.ndarray,
-) -> list[str]:
+def _warnings(scoring: Scoring, ev: Evaluation, runs: Sequence[AnyRun], notes: list[str], empty: np.ndarray) -> list[str]:
     """What the user should know, in order: a ``note: `` (about the numbers, printed as it is) or a warning."""
-    s = opts.settings
-    warnings = list(notes)
-    if opts.lenient:  # after scoring: NaN matrix cells are counted while ranking
+    rel, s, measures = scoring.relevance, scoring.options.settings, scoring.names
+    warnings = [*scoring.notes, *notes]
+    if scoring.options.lenient:  # after scoring: NaN matrix cells are counted while ranking
         for run in runs:
             dropped = ", ".join(f"{n} {reason}" for reason, n in sorted((run.drops or {}).items()))
             warnings.append(f"--lenient: run {shown(run.name)}: {dropped or 'nothing dropped'}")
