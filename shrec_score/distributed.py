@@ -61,10 +61,12 @@ def parse_address(address: str) -> tuple[str | None, int | None]:
 
 @dataclass(frozen=True)
 class _Shared(api.Scoring):
-    """Everything a task needs besides its own run or block, sent to each worker once: the scoring and the
-    discovery's id spelling and target index (its sources and notes left out: a run read whole is not found again)."""
+    """Everything a task needs besides its own run or block, sent to each worker once: the scoring, the discovery's id
+    spelling and target index (its sources and notes left out: a run read whole is not found again), and a row-block
+    run without its matrix (the row of each query, the target of each column: alike for every row-block run)."""
 
     found: FoundRuns | None = None
+    blocks: MatrixRun | None = None
 
 
 class _Rows:
@@ -90,7 +92,7 @@ def _score_rows(
     """The queries of rows ``a..b`` (``by="rows"``: a stored block) or queries ``a..b`` (engine chunks) of a row-block
     matrix, read on the worker and scored a chunk at a time: ``[(queries, their scores)]`` and the drops."""
     matrix, rel = open_row_blocks(path), shared.relevance
-    run = matrix_run(name, path, None, rel, *matrix_ids(rel, shared.options.matrix_order))  # the row of each query
+    run = replace(cast(MatrixRun, shared.blocks), name=name, path=path)
     if by == "rows":
         q = np.flatnonzero((run.row_of_query >= a) & (run.row_of_query < b))
         chunks = [q] if q.size else []  # rows of ignorable queries only (class -1): none
@@ -147,7 +149,8 @@ def score(
     tasks: list[Task] = []
     for i, s in enumerate(found.sources):
         if isinstance(s, BlockSource):  # every block matrix's shape checked
-            matrix_ids(rel, opts.matrix_order, s.path, s.matrix.shape)
+            ids = matrix_ids(rel, opts.matrix_order, s.path, s.matrix.shape)
+            shared = replace(shared, blocks=matrix_run("", "", None, rel, *ids))
             spans = s.matrix.blocks() if by_block else _chunk_groups(rel, s.matrix)
             tasks.extend((_score_rows, (s.path, s.name, by, a, b), i) for a, b in spans)
         else:
