@@ -55,8 +55,8 @@ def score(
     ----------
     runs : paths or run records
         Folders of runs (a sub-folder per run), run folders, run files; or run records (:class:`RankedRun`,
-        :class:`MatrixRun`, as :func:`load_runs` reads them), not a mix; or the runs
-        :func:`~shrec_score.loading.find_runs` found (:func:`shrec_score.distributed.score` hands them over).
+        :class:`MatrixRun`, as :func:`load_runs` reads them), not a mix; or what :func:`~shrec_score.loading.find_runs`
+        found (:func:`shrec_score.distributed.score` hands it over).
     relevance : path, Classification or Relevance
         Target classification (``.cla``), TREC qrels, or a ready relevance model.
     options : Options, optional
@@ -71,9 +71,8 @@ def score(
         Measure names, each its column's name as given (``"ndcg@10"``); default: NN FT ST E DCG AP (binary),
         every SHREC 2006 measure (sister), AP FT RR P@k R@k NN DCG (binary qrels), trec_eval's set (graded qrels).
     sort, rank_by : str, optional
-        The leaderboard's measure, any spelling (default: ADR when graded, map with trec_eval's set, else the
-        first measure; lower-is-better sorts ascending), and that of the per-query ranking of runs (SHREC 2006
-        Table 2; default CG@100 when graded, else ``sort``).
+        The leaderboard's measure, any spelling (default: ADR when graded, map with trec_eval's set, else the first
+        measure; lower-is-better sorts ascending); the per-query ranking's (SHREC 2006 Table 2; CG@100 when graded).
     run_format : {"auto", "lists", "matrix", "trec", "shrec2011"}
         How to read the runs (auto-detection refuses to guess).
     matrix_order : {"listing", "numeric"}, optional
@@ -83,8 +82,8 @@ def score(
     average : {"micro", "macro"}
         micro: mean over queries; macro: mean of the per-class means (PSB -macro).
     significance, seed, n_resamples : bool, int, int
-        Paired randomization tests between every pair of runs on the sort measure (Holm-corrected) and a
-        bootstrap 95% interval per run; the seed and resamples that make both reproducible.
+        Holm-corrected paired randomization tests between the runs on the sort measure and a bootstrap 95%
+        interval per run; the seed and resamples that make both reproducible.
     settings : Settings
         E depth, relevance level, PR levels, DCG cutoffs, depth, judged only, missing queries, min class size.
     ties : {"rule", "expected", "optimistic", "pessimistic"}, optional
@@ -178,59 +177,6 @@ def relevance_for(relevance: PathLike | Classification | Relevance, opts: Option
     )
 
 
-@dataclass(frozen=True)
-class MeasurePlan:
-    """What a scoring computes and shows, and how it orders runs."""
-
-    measures: list[Measure]
-    shown: list[str]
-    sort: str
-    rank_by: str
-    notes: tuple[str, ...] = ()  # for the report's warnings
-
-    @property
-    def names(self) -> list[str]:
-        return [m.name for m in self.measures]
-
-
-def plan_measures(rel: Relevance, opts: Options) -> MeasurePlan:
-    """The measures to compute for ``rel`` under ``opts``; a ``sort`` or ``rank_by`` not computed refused."""
-    first: str | None = None
-    notes: tuple[str, ...] = ()
-    if opts.measures:
-        names = shown = list(opts.measures)
-    elif rel.mode == "shapenet":  # the official summary's measures
-        names = shown = list(SHAPENET_MEASURES)
-    elif rel.mode == "qrels" and rel.graded:  # trec_eval's default set (issue 31.18)
-        names, shown, first = list(OFFICIAL), list(SHOWN_OFFICIAL), "map"
-        if opts.settings.ties == "expected":  # what has an exact expectation over tied orders
-            out = [n for n in names if not get_measure(n).ties_exact]
-            names, shown = [n for n in names if n not in out], [n for n in shown if n not in out]
-            notes = (f"note: --ties expected: {', '.join(out)} of trec_eval's default measures left out (no exact expected value over tied orders)",)
-    elif rel.graded:
-        names = list(graded_defaults(tuple(opts.settings.dcg_cutoffs)))
-        shown = [m for m in SHOWN_GRADED if m in names] or names[:8]
-    elif rel.mode == "qrels":
-        ks = opts.cutoffs
-        names = shown = ["AP", "FT", "RR", *[f"P@{k}" for k in ks], *[f"R@{k}" for k in ks], "NN", "DCG"]
-    else:
-        names = shown = list(DEFAULT_BINARY)
-    measures = [typed_measure(n) for n in names]  # columns named as typed
-    computed = [m.name for m in measures]
-    sort = _column(opts.sort, computed) or first or (
-        "ADR" if rel.graded and "ADR" in computed else "shapenet.mAP" if "shapenet.mAP" in computed else computed[0]
-    )
-    rank_by = _column(opts.rank_by, computed) or ("CG@100" if rel.graded and "CG@100" in computed else sort)
-    for option, name in (("--sort", sort), ("--rank-by", rank_by)):
-        if name not in computed:
-            raise InputError(None, None, f"expected {option} to name a measure that is computed ({', '.join(computed)})", repr(name))
-    if opts.average == "macro" and rel.mode == "qrels":
-        raise InputError(None, None, "expected classes for --average macro (qrels have none)")
-    if opts.settings.ties == "expected":
-        check_expected(computed, opts.settings)
-    return MeasurePlan(measures, list(shown), sort, rank_by, notes)
-
-
 def _column(name: str | None, columns: list[str]) -> str | None:
     """The column computing the measure ``name`` (any spelling); ``name`` itself when none does (refused then)."""
     return None if name is None else column_for(name, columns) or name
@@ -238,42 +184,86 @@ def _column(name: str | None, columns: list[str]) -> str | None:
 
 @dataclass(frozen=True)
 class Scoring:
-    """One scoring (:func:`score`'s or the cluster's): :meth:`start`, :meth:`score` each run, :meth:`report`."""
+    """One scoring (:func:`score`'s, the cluster's, the tie report's): the relevance, the options, the measures
+    computed and the columns shown, the leaderboard's and the per-query ranking's measures, and notes for the
+    warnings; :meth:`start`, :meth:`score` each run, :meth:`report`."""
 
     relevance: Relevance
     options: Options
-    plan: MeasurePlan
+    measures: list[Measure]
+    shown: list[str]
+    sort: str
+    rank_by: str
+    notes: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> list[str]:
+        return [m.name for m in self.measures]
 
     @classmethod
     def start(cls, relevance: PathLike | Classification | Relevance, opts: Options) -> Scoring:
-        """The relevance loaded and the measures planned, before any run is read."""
+        """The relevance loaded and the measures planned, before any run is read; a ``sort`` or ``rank_by`` not
+        computed refused."""
         rel = relevance_for(relevance, opts)
-        return cls(rel, opts, plan_measures(rel, opts))
+        first: str | None = None
+        notes: tuple[str, ...] = ()
+        if opts.measures:
+            names = shown = list(opts.measures)
+        elif rel.mode == "shapenet":  # the official summary's measures
+            names = shown = list(SHAPENET_MEASURES)
+        elif rel.mode == "qrels" and rel.graded:  # trec_eval's default set (issue 31.18)
+            names, shown, first = list(OFFICIAL), list(SHOWN_OFFICIAL), "map"
+            if opts.settings.ties == "expected":  # what has an exact expectation over tied orders
+                out = [n for n in names if not get_measure(n).ties_exact]
+                names, shown = [n for n in names if n not in out], [n for n in shown if n not in out]
+                notes = (f"note: --ties expected: {', '.join(out)} of trec_eval's default measures left out (no exact expected value over tied orders)",)
+        elif rel.graded:
+            names = list(graded_defaults(tuple(opts.settings.dcg_cutoffs)))
+            shown = [m for m in SHOWN_GRADED if m in names] or names[:8]
+        elif rel.mode == "qrels":
+            ks = opts.cutoffs
+            names = shown = ["AP", "FT", "RR", *[f"P@{k}" for k in ks], *[f"R@{k}" for k in ks], "NN", "DCG"]
+        else:
+            names = shown = list(DEFAULT_BINARY)
+        measures = [typed_measure(n) for n in names]  # columns named as typed
+        computed = [m.name for m in measures]
+        sort = _column(opts.sort, computed) or first or (
+            "ADR" if rel.graded and "ADR" in computed else "shapenet.mAP" if "shapenet.mAP" in computed else computed[0]
+        )
+        rank_by = _column(opts.rank_by, computed) or ("CG@100" if rel.graded and "CG@100" in computed else sort)
+        for option, name in (("--sort", sort), ("--rank-by", rank_by)):
+            if name not in computed:
+                raise InputError(None, None, f"expected {option} to name a measure that is computed ({', '.join(computed)})", repr(name))
+        if opts.average == "macro" and rel.mode == "qrels":
+            raise InputError(None, None, "expected classes for --average macro (qrels have none)")
+        if opts.settings.ties == "expected":
+            check_expected(computed, opts.settings)
+        return cls(rel, opts, measures, list(shown), sort, rank_by, notes)
 
     def score(self, run: AnyRun, rows: np.ndarray | None = None) -> RunScores:
         """One run's values (``rows``: only these queries of a matrix run)."""
         rel = self.relevance
-        return score_run(run, rel, self.plan.measures, self.options.settings, curves=rel.gain_curves, rows=rows)
+        return score_run(run, rel, self.measures, self.options.settings, curves=rel.gain_curves, rows=rows)
 
     def report(self, scores: list[RunScores], runs: Sequence[AnyRun], notes: list[str]) -> Report:
         """The report of the runs' scores; ``runs``: what the warnings read of each run, ``notes``: the discovery's."""
-        rel, plan, opts = self.relevance, self.plan, self.options
-        ev = collect(scores, rel, plan.measures, opts.settings, curves=rel.gain_curves)
-        names, run_names, per_query = plan.names, [r.name for r in runs], ev.per_query
+        rel, opts = self.relevance, self.options
+        ev = collect(scores, rel, self.measures, opts.settings, curves=rel.gain_curves)
+        names, run_names, per_query = self.names, [r.name for r in runs], ev.per_query
         per_class = per_class_table(per_query, names, run_names) if rel.mode != "qrels" else None
         macro = per_class is not None and opts.average == "macro"
         per_run = per_run_table(per_query, names, run_names) if per_class is None or not macro else macro_table(per_class, names, run_names)
         if opts.significance:  # an interval around each run's value: the measure's aggregate, per class under macro
             from .significance import bootstrap_ci, pairwise
 
-            how, mine = column_aggregate(plan.sort), [per_query["run"] == r for r in run_names]
+            how, mine = column_aggregate(self.sort), [per_query["run"] == r for r in run_names]
             cis = np.asarray([
-                bootstrap_ci(per_query[plan.sort][m], classes=per_query["class"][m] if macro else None, how=how, n_resamples=opts.n_resamples, seed=opts.seed)
+                bootstrap_ci(per_query[self.sort][m], classes=per_query["class"][m] if macro else None, how=how, n_resamples=opts.n_resamples, seed=opts.seed)
                 for m in mine
             ], dtype=np.float64).reshape(-1, 2)
-            per_run = per_run.assign(f"{plan.sort}_ci_low", cis[:, 0]).assign(f"{plan.sort}_ci_high", cis[:, 1])
-        board = leaderboard_table(per_run, plan.sort)
-        sig = pairwise(per_query.to_pandas(), plan.sort, board["run"].tolist(), n_resamples=opts.n_resamples, seed=opts.seed) if opts.significance else None
+            per_run = per_run.assign(f"{self.sort}_ci_low", cis[:, 0]).assign(f"{self.sort}_ci_high", cis[:, 1])
+        board = leaderboard_table(per_run, self.sort)
+        sig = pairwise(per_query.to_pandas(), self.sort, board["run"].tolist(), n_resamples=opts.n_resamples, seed=opts.seed) if opts.significance else None
         shapenet: dict[str, Any] = {}
         if rel.mode == "shapenet":  # the official column names; the official summary of its five measures
             shapenet["csv_columns"] = {m: SHAPENET_OFFICIAL[m] for m in names if m in SHAPENET_OFFICIAL}
@@ -282,10 +272,10 @@ class Scoring:
         empty = rel.n_relevant(opts.settings.rel_level) == 0  # K = 0: no relevant target at the level
         return Report(
             per_query=per_query, leaderboard=board, pr_curve=ev.pr_curve,
-            measures=names, shown=plan.shown, sort=plan.sort, signature=_signature(rel, plan, opts, empty).to_dict(),
-            warnings=_warnings(ev, runs, rel, opts, [*plan.notes, *notes], names, empty),
+            measures=names, shown=self.shown, sort=self.sort, signature=_signature(self, empty).to_dict(),
+            warnings=_warnings(self, ev, runs, notes, empty),
             curves=ev.curves, gain_vs_recall=ev.gain_vs_recall, per_class=per_class, significance=sig,
-            ranking=ranking_table(per_query, plan.rank_by), rank_by=plan.rank_by,
+            ranking=ranking_table(per_query, self.rank_by), rank_by=self.rank_by,
             run_tags={r.name: tag for r in runs if (tag := getattr(r, "tag", None)) is not None}, **shapenet,
         )
 
@@ -294,14 +284,11 @@ def _some(names: list[str]) -> str:
     return ", ".join(names[:6]) + (" ..." if len(names) > 6 else "")
 
 
-def _warnings(
-    ev: Evaluation, runs: Sequence[AnyRun], rel: Relevance, opts: Options, notes: list[str], measures: Sequence[str],
-    empty: np.ndarray,
-) -> list[str]:
+def _warnings(scoring: Scoring, ev: Evaluation, runs: Sequence[AnyRun], notes: list[str], empty: np.ndarray) -> list[str]:
     """What the user should know, in order: a ``note: `` (about the numbers, printed as it is) or a warning."""
-    s = opts.settings
-    warnings = list(notes)
-    if opts.lenient:  # after scoring: NaN matrix cells are counted while ranking
+    rel, s, measures = scoring.relevance, scoring.options.settings, scoring.names
+    warnings = [*scoring.notes, *notes]
+    if scoring.options.lenient:  # after scoring: NaN matrix cells are counted while ranking
         for run in runs:
             dropped = ", ".join(f"{n} {reason}" for reason, n in sorted((run.drops or {}).items()))
             warnings.append(f"--lenient: run {shown(run.name)}: {dropped or 'nothing dropped'}")
@@ -346,8 +333,8 @@ def _warnings(
     return warnings
 
 
-def _signature(rel: Relevance, plan: MeasurePlan, opts: Options, empty: np.ndarray) -> ScoringSignature:
-    s = opts.settings
+def _signature(scoring: Scoring, empty: np.ndarray) -> ScoringSignature:
+    rel, opts, s = scoring.relevance, scoring.options, scoring.options.settings
     cuts = [  # how the ranked lists were cut
         (s.depth is not None, f"first {s.depth} items only (trec_eval -M {s.depth})"),
         (s.judged_only, "unjudged items left out (trec_eval -J)"),
@@ -366,7 +353,7 @@ def _signature(rel: Relevance, plan: MeasurePlan, opts: Options, empty: np.ndarr
         ties=TIE_MODES[s.ties],
         lenient="unknown ids dropped, repeated ids keep first place, missing queries and empty lists score 0" if opts.lenient else None,
         significance=(
-            f"paired randomization test on {plan.sort}, Holm-corrected, {opts.n_resamples} resamples, seed {opts.seed}; bootstrap 95% CI"
+            f"paired randomization test on {scoring.sort}, Holm-corrected, {opts.n_resamples} resamples, seed {opts.seed}; bootstrap 95% CI"
             if opts.significance else None
         ),
     )
@@ -412,4 +399,4 @@ def score_kendall(
     )
 
 
-__all__ = ["score", "score_kendall", "load_relevance", "load_runs", "is_classification_file", "plan_measures", "Options"]
+__all__ = ["score", "score_kendall", "load_relevance", "load_runs", "is_classification_file", "Scoring", "Options"]

@@ -128,8 +128,7 @@ def _limited(found: list[Problem], path: str, total: int | None = None) -> list[
 def _check_list_run(source: RunSource, relevance: Relevance, found: FoundRuns) -> list[Problem]:
     out: list[Problem] = []
     known = found.query_ids
-    files: dict[str, str] = {}
-    refused: set[str] = set()  # query files reported as not regular: not missing, not read
+    files: dict[str, str] = {}  # (a query's file refused below is not missing, and not read)
     try:
         names = os.listdir(source.path) if source.listing is None else source.listing  # (discovery's listing)
         entries = sorted(e for e in names if not is_clutter(e))  # the discovery's note names clutter
@@ -144,9 +143,8 @@ def _check_list_run(source: RunSource, relevance: Relevance, found: FoundRuns) -
                 continue
         except InputError as exc:
             out.append(Problem(full, None, "error", exc.body))
-            if qid in known and qid not in files:
-                files[qid] = full
-                refused.add(full)
+            if qid in known:
+                files.setdefault(qid, full)
             continue
         if qid not in known:
             out.append(Problem(full, None, "error", f"a file for an unknown query {shown(qid)} (files are named after query ids)"))
@@ -157,6 +155,7 @@ def _check_list_run(source: RunSource, relevance: Relevance, found: FoundRuns) -
     if not files and out:  # no file names a query: the ids are spelled otherwise
         return [Problem.of(no_query_error(source.path, [os.path.basename(p.path) for p in out], known), source.path)]
     out += [Problem(source.path, None, "error", f"no ranked list for query {shown(q)}") for q in relevance.query_ids if q not in files]
+    refused = {p.path for p in out}  # (the other problems name files that are not a query's)
     for q, path in files.items():
         if q not in relevance.ignorable_queries and path not in refused:
             out += _check_list_file(path, q, relevance, found)

@@ -7,7 +7,7 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from importlib.util import find_spec
 from typing import Any, cast
 
@@ -20,7 +20,7 @@ from .io.chunked import INSTALL_HINT, RowBlockMatrix, open_row_blocks
 from .io.runs import BlockSource
 from .join import matrix_ids, matrix_run
 from .loading import AnyRun, FoundRuns, PathLike, Progress, find_runs, load_with
-from .model import MatrixRun, RankedRun, RunSource
+from .model import MatrixRun, RunSource
 from .options import Options
 from .relevance import Relevance
 from .report import Report
@@ -61,13 +61,12 @@ def parse_address(address: str) -> tuple[str | None, int | None]:
 
 @dataclass(frozen=True)
 class _Shared(api.Scoring):
-    """Everything a task needs besides its own run or block: sent to each worker once."""
+    """Everything a task needs besides its own run or block, sent to each worker once: the scoring, the discovery's id
+    spelling and target index (its sources and notes left out: a run read whole is not found again), and a row-block
+    run without its matrix (the row of each query, the target of each column: alike for every row-block run)."""
 
-    #: Matrix row of each query and target of each column (``--matrix-order``), for row-block runs.
-    row_of_query: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    col_target: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
-    #: The discovery's id spelling and target index (its sources and notes left out): a run read whole is not found again.
     found: FoundRuns | None = None
+    blocks: MatrixRun | None = None
 
 
 class _Rows:
@@ -92,41 +91,39 @@ def _score_rows(
 ) -> tuple[list[tuple[np.ndarray, RunScores]], Counter[str] | None]:
     """The queries of rows ``a..b`` (``by="rows"``: a stored block) or queries ``a..b`` (engine chunks) of a row-block
     matrix, read on the worker and scored a chunk at a time: ``[(queries, their scores)]`` and the drops."""
-    matrix = open_row_blocks(path)
+    matrix, rel = open_row_blocks(path), shared.relevance
+    run = replace(cast(MatrixRun, shared.blocks), name=name, path=path)
     if by == "rows":
-        q = np.flatnonzero((shared.row_of_query >= a) & (shared.row_of_query < b))
+        q = np.flatnonzero((run.row_of_query >= a) & (run.row_of_query < b))
         chunks = [q] if q.size else []  # rows of ignorable queries only (class -1): none
     else:
-        chunks = matrix_chunks(shared.relevance, matrix.shape[1], np.arange(a, b))
+        chunks = matrix_chunks(rel, matrix.shape[1], np.arange(a, b))
     if not chunks:
         return [], None
-    rows = np.unique(shared.row_of_query[np.concatenate(chunks)])
+    rows = np.unique(run.row_of_query[np.concatenate(chunks)])
     lo, hi = int(rows[0]), int(rows[-1]) + 1
     whole = any(a <= lo and hi <= b for a, b in matrix.blocks())  # within one stored block: read as one slice
-    held = _Rows(matrix, matrix.read(lo, hi) if whole else matrix[rows], np.arange(lo, hi) if whole else rows)
-    drops: Counter[str] | None = Counter() if shared.options.lenient else None
-    run = MatrixRun(name, path, held, shared.relevance.query_ids, shared.row_of_query, shared.col_target, drops)  # type: ignore[arg-type]
+    run.matrix = _Rows(matrix, matrix.read(lo, hi) if whole else matrix[rows], np.arange(lo, hi) if whole else rows)  # type: ignore[assignment]
+    run.drops = Counter() if shared.options.lenient else None
     parts = []
     for q in chunks:
         sc = shared.score(run, q)
         values = {k: v[q] for k, v in sc.values.items()}
         parts.append((q, RunScores(name, values, sc.pr[q], sc.vectors, sc.gain_at_recall)))
-    return parts, drops
+    return parts, run.drops
 
 
-def _score_source(shared: _Shared, source: RunSource) -> tuple[RunScores, RankedRun | MatrixRun, list[str]]:
-    """One run read and scored whole on the worker: its scores, what the report needs of it, notes."""
+def _score_source(shared: _Shared, source: RunSource) -> tuple[RunScores, AnyRun, list[str]]:
+    """One run read and scored whole on the worker: its scores, the run without its data (what the report reads of
+    it: name, queries, lengths, drops, tag) and its reader's notes."""
     (run,), notes = load_with(replace(cast("FoundRuns", shared.found), sources=[source]), shared.relevance, shared.options)
-    stub = _matrix_stub(run.name, run.path, run.drops) if isinstance(run, MatrixRun) else RankedRun(run.name, list(run.query_ids), np.zeros(0, np.int64), run.offsets, drops=run.drops)
-    return shared.score(run), stub, notes
+    if isinstance(run, MatrixRun):
+        return shared.score(run), replace(run, matrix=np.zeros((0, 0))), notes
+    return shared.score(run), replace(run, targets=np.zeros(0, np.int64), tie_start=None, target_ids=None), notes
 
 
 def _the(shared: _Shared) -> _Shared:
     return shared
-
-
-def _matrix_stub(name: str, path: str, drops: Counter[str] | None) -> MatrixRun:
-    return MatrixRun(name, path, np.zeros((0, 0)), [], np.zeros(0, np.int64), np.zeros(0, np.int64), drops=drops)
 
 
 def score(
@@ -146,15 +143,15 @@ def score(
     found = find_runs(runs, rel, opts, row_blocks=True)  # the one discovery of the RUNS arguments
     if dask is None and not any(isinstance(s, BlockSource) for s in found.sources):
         return api.score(found, rel, options=opts, progress=progress)  # (its reading progress, its order of errors)
-    shared = _Shared(rel, opts, scoring.plan, found=replace(found, sources=[], notes=[]))
-    by_block = ranks_suffice(shared.plan.measures, opts.settings, curves=rel.gain_curves)  # a task per stored block
+    shared = _Shared(**vars(scoring), found=replace(found, sources=[], notes=[]))
+    by_block = ranks_suffice(shared.measures, opts.settings, curves=rel.gain_curves)
+    by = "rows" if by_block else "queries"  # rows: a task per stored block
     tasks: list[Task] = []
     for i, s in enumerate(found.sources):
         if isinstance(s, BlockSource):  # every block matrix's shape checked
-            mapped = matrix_run("", "", None, rel, *matrix_ids(rel, opts.matrix_order, s.path, s.matrix.shape))
-            shared = replace(shared, row_of_query=mapped.row_of_query, col_target=mapped.col_target)
+            ids = matrix_ids(rel, opts.matrix_order, s.path, s.matrix.shape)
+            shared = replace(shared, blocks=matrix_run("", "", None, rel, *ids))
             spans = s.matrix.blocks() if by_block else _chunk_groups(rel, s.matrix)
-            by = "rows" if by_block else "queries"
             tasks.extend((_score_rows, (s.path, s.name, by, a, b), i) for a, b in spans)
         else:
             tasks.append((_score_source, (s,), i))
@@ -188,7 +185,7 @@ def _assemble(source: RunSource | BlockSource, results: list[Any], shared: _Shar
     """One run's :class:`RunScores` from its tasks' results (in task order), its stub and its notes."""
     if not isinstance(source, BlockSource):
         return cast("tuple[RunScores, AnyRun, list[str]]", results[0])  # one task: _score_source's
-    sc = RunScores.empty(source.name, shared.relevance.n_queries, shared.plan.measures, shared.options.settings)
+    sc = RunScores.empty(source.name, shared.relevance.n_queries, shared.measures, shared.options.settings)
     drops: Counter[str] | None = Counter() if shared.options.lenient else None
     for parts, task_drops in results:
         for q, p in parts:
@@ -201,7 +198,8 @@ def _assemble(source: RunSource | BlockSource, results: list[Any], shared: _Shar
                     mine[k].count += acc.count
         if drops is not None and task_drops:
             drops.update(task_drops)
-    return sc, _matrix_stub(source.name, source.path, drops), []
+    none, queries = np.zeros(0, np.int64), list(shared.relevance.query_ids)
+    return sc, MatrixRun(source.name, source.path, np.zeros((0, 0)), queries, none, none, drops), []
 
 
 def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _Shared, tasks: list[Task], progress: Progress) -> list[Any]:

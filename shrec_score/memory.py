@@ -24,8 +24,6 @@ from .model import MISC_CLASS, Classification, factorize
 from .options import Options, one_of
 
 METRICS = ("euclidean", "sqeuclidean", "cosine", "inner_product")
-#: DLPack device type of host memory (kDLCPU); every other device is read in blocks.
-_DLPACK_CPU = 1
 #: Bytes of a device array copied to host memory at once (validation, embeddings).
 DEVICE_BLOCK_BYTES = 64 << 20
 #: Column names accepted for TREC tables (ir_measures, ranx, pytrec_eval, trec_eval's docs).
@@ -245,7 +243,7 @@ def _array(arg: str, value: Any) -> np.ndarray | DeviceRows:
     dlpack = hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__")
     if dlpack and type(value).__module__.split(".")[0] == "torch" and getattr(value, "requires_grad", False):
         value = value.detach()  # a tensor that requires grad refuses DLPack export
-    if dlpack and int(value.__dlpack_device__()[0]) != _DLPACK_CPU:
+    if dlpack and int(value.__dlpack_device__()[0]) != 1:  # not kDLCPU (host memory): read in blocks
         return DeviceRows(arg, value)
     try:
         return np.from_dlpack(value) if dlpack else np.asarray(value)

@@ -35,12 +35,12 @@ def tie_report(
     the sort measure.  Run records carry tie groups only when read with ``load_runs(..., ties=True)``."""
     opts = Options.of(options, settings)
     scoring = Scoring.start(relevance, opts)
-    rel, plan = scoring.relevance, scoring.plan
-    names = [measure_name(m) for m in measures] if measures else [plan.sort]
-    computed = [*plan.names, *(m for m in names if m not in plan.names)]
+    rel = scoring.relevance
+    names = [measure_name(m) for m in measures] if measures else [scoring.sort]
+    computed = [*scoring.names, *(m for m in names if m not in scoring.names)]
     exact = all(get_measure(m).ties_exact for m in computed) and opts.settings.depth is None
     run_objs, _ = runs_for(runs, rel, opts, ties=True)
-    fixed = replace(opts, measures=tuple(computed), sort=plan.sort, rank_by=plan.rank_by, significance=False)
+    fixed = replace(opts, measures=tuple(computed), sort=scoring.sort, rank_by=scoring.rank_by, significance=False)
     modes = [m for m in MODES if m != "expected" or exact]  # only the leaderboards' means are read: no significance
     reports = {m: score(run_objs, rel, options=replace(fixed, settings=replace(opts.settings, ties=m))) for m in modes}
     boards = {mode: report.leaderboard.set_index("run") for mode, report in reports.items()}  # (a copy per read)

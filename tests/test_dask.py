@@ -219,6 +219,14 @@ def test_trec_runs_on_the_cluster_write_the_single_process_csvs(cluster, tmp_pat
         _same_csvs(single, on_cluster)
         assert (single / "per_query.csv").read_text().count("\n") == 91
     assert (tmp_path / "single-rule" / "per_run.csv").read_text() != (tmp_path / "single-expected" / "per_run.csv").read_text()
+    # what the report reads of a run scored on a worker comes back with its scores: the TREC tag (--format trec
+    # writes it) was lost there; the lists' lengths make the coverage note, as in one process
+    kw = {"measures": ["AP", "TP_relevant"], "collection_size": 300}
+    alone = shrec_score.score([str(runs)], str(tmp_path / "qrels.txt"), **kw)
+    there = dist.score([str(runs)], str(tmp_path / "qrels.txt"), dask=cluster, **kw)
+    assert there.run_tags == alone.run_tags == {f"r{r}.run": f"tag{r}" for r in range(3)}
+    assert there.warnings == alone.warnings == ["note: 90 of 90 ranked lists are shorter than the collection (Va < Ds): "
+                                                 "P, R and the TP/FP/TN/FN counts are meaningful"]
 
 
 def test_relevance_is_one_task_and_tasks_carry_no_block(data, cluster):

@@ -179,14 +179,14 @@ class RunChecker:
     """``shrec-score check --config PRESET`` of one run, the preset's options and relevance read once."""
 
     def __init__(self, preset: str) -> None:
-        from ..api import plan_measures, relevance_for
+        from ..api import Scoring
         from ..config import load_config, preset_options
 
         cfg = load_config(preset)
         self.options = preset_options(cfg)
-        self.relevance = relevance_for(cfg["relevance"], self.options)
+        scoring = Scoring.start(cfg["relevance"], self.options)
         #: the column the leaderboard ranks by: the CLI's (any spelling of ``sort``, else its default)
-        self.sort = plan_measures(self.relevance, self.options).sort
+        self.relevance, self.sort = scoring.relevance, scoring.sort
 
     def errors(self, staging: str, unpacked: Unpacked) -> list[dict[str, Any]]:
         """The check's errors of the run at ``staging/unpacked.name`` (as in ``check``), files named inside the upload."""
