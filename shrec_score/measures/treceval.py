@@ -136,14 +136,14 @@ def set_f(block: JudgedBlock) -> np.ndarray:
     return ratio(2.0 * p * r, p + r)
 
 
-def precision_at_level(block: JudgedBlock, *, rel: int, k: int) -> np.ndarray:
+def precision_at_level(block: JudgedBlock, *, r: int, k: int) -> np.ndarray:
     """ir_measures' P(rel=r)@k: items of grade >= r in the first k ranks, divided by k.
 
     .. math:: P_r@k = |\\{i \\le k: g_i \\ge r\\}| / k
 
     r is the name's, not ``--rel-level``.  Source: ir_measures ``P(rel=r)@k`` (= trec_eval m_P.c with ``-l r``).
 
-    >>> precision_at_level(JudgedBlock.from_lists([[2, 1, 3, -1]], [[0, 1, 1, 1]]), rel=2, k=4).tolist()
+    >>> precision_at_level(JudgedBlock.from_lists([[2, 1, 3, -1]], [[0, 1, 1, 1]]), r=2, k=4).tolist()
     [0.5]
     """
-    return np.asarray((block.grades[:, :k] >= rel).sum(axis=1) / k, dtype=np.float64)
+    return np.asarray((block.grades[:, :k] >= r).sum(axis=1) / k, dtype=np.float64)
