@@ -108,7 +108,9 @@ OTHER_COLUMNS: dict[str, bool | None] = {"rank": None, "run": None, "queries": N
 ALIASES = {
     "mAP": "AP", "MAP": "AP", "T1": "FT", "T2": "ST",
     "mrr": "recip_rank", "r-precision": "Rprec",  # ranx
-    "nDCG": "ndcg",  # ir_measures
+    "nDCG": "ndcg", "IPrec@0": "IPrec@0.0", "IPrec@1": "IPrec@1.0",  # ir_measures
+    # pytorch-metric-learning's AccuracyCalculator keys (docs/coming-from.md)
+    "precision_at_1": "NN", "r_precision": "FT", "mean_average_precision_at_r": "MAP@R", "mean_reciprocal_rank": "RR",
 }
 
 #: Other tools' spellings of the cutoff families -> our family, ``{k}`` the cutoff; per family trec_eval's (``P_{k}``),

@@ -1,5 +1,5 @@
-"""Other tools' names (trec_eval's, each giving its number; its groups and ``P.5,10,20``; pytorch-metric-learning's
-keys, refusing "Recall@k": docs/coming-from.md) and how a typed name becomes a column (docs/measures.md)."""
+"""trec_eval's names (each giving its number; its groups and ``P.5,10,20``), the refused "Recall@k"
+(docs/coming-from.md) and how a typed name becomes a column (docs/measures.md); other spellings: ``measure.ALIASES``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from .measure import Measure, get_measure
 from .treceval import IPREC_LEVELS
 
-#: trec_eval's groups of measures (``-m official``), as shortcuts.
+#: trec_eval's group ``-m official``, as a shortcut.
 OFFICIAL = (
     "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
     *(f"iprec_at_recall_{x:.2f}" for x in IPREC_LEVELS),
@@ -18,19 +18,7 @@ OFFICIAL = (
 )
 #: The default measures of graded qrels (issue 31.18) shown on the terminal (per_run.csv holds every one).
 SHOWN_OFFICIAL = ("map", "gm_map", "Rprec", "bpref", "recip_rank", "P.5", "P.10", "P.20")
-GROUPS = {"official": OFFICIAL}
-
-#: trec_eval's groups shrec-score cannot honour, and why.
-REFUSED_GROUPS = {
-    "all_trec": "shrec-score has only some of trec_eval's measures (not 11pt_avg, infAP, rbp, relstring, set_P, utility ...); "
-    "ask for 'official' or name the measures",
-}
 _PARAMETER = re.compile(r"([A-Za-z_]+\.)[0-9]+")
-
-#: AccuracyCalculator's key -> the shrec-score measure of the same value.
-ACCURACY_CALCULATOR = {
-    "precision_at_1": "NN", "r_precision": "FT", "mean_average_precision_at_r": "MAP@R", "mean_reciprocal_rank": "RR",
-}
 
 
 def expand_names(names: Iterable[str]) -> list[str]:
@@ -43,15 +31,16 @@ def expand_names(names: Iterable[str]) -> list[str]:
     out: list[str] = []
     prefix = None
     for name in filter(None, (part.strip() for text in names for part in text.split(","))):
-        if name in REFUSED_GROUPS:
-            raise KeyError(f"{name}: {REFUSED_GROUPS[name]}")
+        if name == "all_trec":
+            raise KeyError("all_trec: shrec-score has only some of trec_eval's measures (not 11pt_avg, infAP, rbp, "
+                           "relstring, set_P, utility ...); ask for 'official' or name the measures")
         if name.isdigit():
             if prefix is None:
                 raise KeyError(f"{name}: a bare number continues a trec_eval name with a dot (P.5,10), but nothing precedes it")
             name = prefix + name
         m = _PARAMETER.fullmatch(name)
         prefix = m.group(1) if m else None
-        out.extend(GROUPS.get(name, [name]))
+        out.extend(OFFICIAL if name == "official" else [name])
     return out
 
 

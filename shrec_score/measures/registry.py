@@ -11,8 +11,7 @@ import numpy as np
 
 from . import shapenet, shrec06, ties, treceval
 from .cumgain import dcg, gain_at
-from .measure import ALIASES, PATTERNS, REGISTRY, Measure, Settings, aliases_of, register
-from .names import ACCURACY_CALCULATOR
+from .measure import PATTERNS, REGISTRY, Measure, Settings, aliases_of, register
 from .precision import average_precision, map_at_r, precision_at, recall_at, reciprocal_rank
 from .tiers import E_DEPTH, e_measure, first_tier, nearest_neighbor, second_tier
 from .treceval import IPREC_LEVELS
@@ -137,11 +136,10 @@ SHOWN_GRADED = ("ADR", "AP_highly", "AP_relevant", "FT_highly", "FT_relevant", "
 DEFAULT_BINARY = ("NN", "FT", "ST", "E", "DCG", "AP")
 
 
-# MAP@R (expected: AP's with the cutoff k = R of each query), then AccuracyCalculator's keys as aliases
+# MAP@R (expected: AP's with the cutoff k = R of each query)
 _add("MAP@R", map_at_r, expected=lambda b: ties.expected_ap(b, b.n_relevant.astype(np.float64)),
      source="Musgrave, Belongie & Lim 2020, A Metric Learning Reality Check, sec. 3.2; "
      "pytorch-metric-learning AccuracyCalculator")
-ALIASES.update(ACCURACY_CALCULATOR)
 
 
 def _twin(name: str, ours: Measure, trec_name: str, ir_name: str) -> Measure:
@@ -177,7 +175,6 @@ for _x in IPREC_LEVELS:
          summary="ir_measures' IPrec@x: interpolated precision at recall x, trec_eval 9's cutoff (long)(x R + 0.9)",
          params=_REL_LEVEL, ties_exact=False,
          source="ir_measures IPrec@x (pytrec_eval: trec_eval 9.0 m_iprec_at_recall.c)")
-ALIASES.update({"IPrec@0": "IPrec@0.0", "IPrec@1": "IPrec@1.0"})
 
 
 def measure_table() -> list[Measure]:
