@@ -52,7 +52,8 @@ register(Measure(
 ))
 _add("DCG", dcg, source=_PSB, expected=ties.expected_dcg)
 _add("AP", average_precision, trec_name="map", source="trec_eval m_map.c", expected=ties.expected_ap)
-_add("RR", reciprocal_rank, trec_name="recip_rank", source="trec_eval m_recip_rank.c", expected=ties.expected_rr)
+_add("RR", reciprocal_rank, trec_name="recip_rank", source="trec_eval m_recip_rank.c",
+     expected=lambda b: ties.expected_precision_at_hits(b, hits=1)[:, 0])  # the precision at the first hit
 _add("P@{k}", precision_at, trec_name="P_{k}", source="trec_eval m_P.c",
      expected=lambda b, k: ties.expected_share(b, k, k))
 _add("R@{k}", recall_at, trec_name="recall_{k}", source="trec_eval m_recall.c",
