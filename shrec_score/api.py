@@ -32,7 +32,7 @@ from .loading import (
     load_with,
 )
 from .measures import DEFAULT_BINARY, SHOWN_GRADED, Measure, get_measure, graded_defaults
-from .measures.names import OFFICIAL, SHOWN_OFFICIAL, column_for, typed_measure
+from .measures.measure import OFFICIAL, SHOWN_OFFICIAL, column_for, typed_measure
 from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
 from .model import Classification, MatrixRun, RankedRun, RunSource
 from .options import Options, check_expected

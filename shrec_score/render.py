@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .aggregate import column_aggregate, wide_values
 from .errors import visible
 from .escape import md_escape, rich_text, tex_escape
-from .measures.measure import column_higher_is_better, display_name
-from .measures.names import trec_name
+from .measures.measure import column_higher_is_better, display_name, trec_name
 from .notes import best_value, blank_note, significance_matrix, versus_best
 from .table import Table, as_table, missing
 
