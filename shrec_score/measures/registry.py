@@ -145,16 +145,12 @@ _add("MAP@R", map_at_r, expected=lambda b: ties.expected_ap(b, b.n_relevant.asty
 
 def _twin(name: str, ours: Measure, trec_name: str, ir_name: str) -> Measure:
     """``ours`` under trec_eval's name and ir_measures' (its AP, RR, P@k, R@k): 0, counted, where ``ours`` is empty."""
-
-    def zero(f: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
-        return lambda b, s: np.where(b.n_relevant > 0, f(b, s), 0.0)  # trec_eval's rule
-
+    zero = lambda f: lambda b, s: np.where(b.n_relevant > 0, f(b, s), 0.0)  # trec_eval's rule
     prefix = name.split(".")[0]
     return Measure(
         name, f"trec_eval's {trec_name}: {ours.name}, but a topic without relevant documents scores 0 and counts in the mean",
         zero(ours.compute), trec_name=trec_name, source=f"trec_eval m_{prefix}.c", ir_name=ir_name,
-        params=f"k: the cutoff in the name ({prefix}.10)" if "." in name else "",
-        expected=zero(ours.expected or ours.compute),
+        params=_CUTOFF.format(f"{prefix}.10") if "." in name else "", expected=zero(ours.expected or ours.compute),
     )
 
 
