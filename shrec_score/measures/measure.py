@@ -15,7 +15,6 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 
@@ -83,19 +82,6 @@ class Measure:
     def direction(self) -> str:
         """``"higher"`` or ``"lower"``: which values are better."""
         return "higher" if self.higher_is_better else "lower"
-
-    @classmethod
-    def of(
-        cls, name: str, func: Callable[..., np.ndarray], *, kind: str = "binary", summary: str = "",
-        kw: dict[str, Any] | None = None, expected: Callable[..., np.ndarray] | None = None, **fields: Any,
-    ) -> Measure:
-        """``func(rel_ranks, n_relevant=K, **kw)`` (``kind="binary"``) or ``func(block, **kw)`` as a measure, with
-        ``expected(block, **kw)`` under ``--ties expected``; the summary is the docstring's first line."""
-        kw = kw or {}
-        compute = lambda b, s: func(b.rel_ranks, n_relevant=b.n_relevant, **kw) if kind == "binary" else func(b, **kw)
-        exp = None if expected is None else (lambda b, s: expected(b, **kw))
-        summary = summary or (func.__doc__ or "").strip().splitlines()[0]
-        return cls(name, summary, compute, kind=kind, expected=exp, **fields)
 
 
 #: Every measure of a fixed name, in registration order (the listing's order).

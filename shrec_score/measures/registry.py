@@ -22,19 +22,29 @@ _REL_LEVEL = "rel_level: Settings.rel_level, --rel-level"
 _CUTOFF = "k: the cutoff in the name ({})"
 
 
-def _add(spelling: str, func: Callable[..., np.ndarray], *, kw: dict[str, Any] | None = None, **fields: Any) -> None:
-    """Register ``func`` with ``kw`` (:meth:`Measure.of`) as ``spelling``, or as a family if it has fields in braces
-    (``P@{k}``): a name's numbers go to ``func`` as keywords and into the braces of its other names; ``{}`` in
-    ``params`` is the name at k = 10."""
-    if "{" not in spelling:
-        return register(Measure.of(spelling, func, kw=kw, **fields))
-    fields["params"] = fields.get("params", _CUTOFF).format(spelling.format(k=10, r=2))
+def _add(
+    spelling: str, func: Callable[..., np.ndarray], *, kind: str = "binary", kw: dict[str, Any] | None = None,
+    expected: Callable[..., np.ndarray] | None = None, **fields: Any,
+) -> None:
+    """Register ``func(rel_ranks, n_relevant=K, **kw)`` (``kind="binary"``) or ``func(block, **kw)`` as ``spelling``,
+    with ``expected(block, **kw)`` under ``--ties expected``, its summary the docstring's first line unless given.  A
+    spelling with fields in braces (``P@{k}``) is a family: a name's numbers go to both as keywords and into the braces
+    of its other names; ``{}`` in ``params`` is the name at k = 10."""
+    fields["summary"] = fields.get("summary") or (func.__doc__ or "").strip().splitlines()[0]
 
     def make(*numbers: Any) -> Measure:
         at = dict(zip(re.findall(r"\{([a-z])\}", spelling), numbers))
-        named = {f: fields[f] and fields[f].format(**at) for f in ("trec_name", "ir_name", "summary") if f in fields}
-        return Measure.of(spelling.format(**at), func, kw={**(kw or {}), **at}, **(fields | named))
+        args = {**(kw or {}), **at}
+        named = {f: v and v.format(**at) for f, v in fields.items() if at and f in ("trec_name", "ir_name", "summary")}
+        binary = lambda b, s: func(b.rel_ranks, n_relevant=b.n_relevant, **args)
+        return Measure(
+            spelling.format(**at), compute=binary if kind == "binary" else lambda b, s: func(b, **args), kind=kind,
+            expected=expected and (lambda b, s: expected(b, **args)), **(fields | named),
+        )
 
+    if "{" not in spelling:
+        return register(make())
+    fields["params"] = fields.get("params", _CUTOFF).format(spelling.format(k=10, r=2))
     PATTERNS[spelling] = make
 
 
