@@ -159,8 +159,7 @@ def aliases_of(name: str) -> list[str]:
     (['mrr'], ['P_k', 'precision@k'])
     """
     fixed = [a for a, target in ALIASES.items() if target == name]
-    family = [spelling.format(k="k") for spelling, target in PATTERN_ALIASES.items() if target.format(k="k") == name]
-    return fixed + family
+    return fixed + [spelling.format(k="k") for spelling, target in PATTERN_ALIASES.items() if target.format(k="k") == name]
 
 
 def _families() -> list[tuple[str, str]]:
