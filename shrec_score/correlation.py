@@ -17,12 +17,10 @@ from .model import RunSource
 
 
 def _check_items(path: str, run: str, query: str, ranked: list[str], expected: set[str]) -> None:
-    missing = expected.difference(ranked)
-    if missing:
-        first = sorted(missing)[0]
-        raise InputError(path, None, f"expected run {run!r} to rank every item of query {query!r}; {len(missing)} of {len(expected)} are not ranked", f"first missing: {first!r}")
-    extra = [x for x in ranked if x not in expected]
-    if extra:
+    if missing := expected.difference(ranked):
+        raise InputError(path, None, f"expected run {run!r} to rank every item of query {query!r}; {len(missing)} of "
+                         f"{len(expected)} are not ranked", f"first missing: {min(missing)!r}")
+    if extra := [x for x in ranked if x not in expected]:
         raise InputError(path, None, f"expected only items of query {query!r} in the ground truth", f"unknown item {extra[0]!r}")
 
 

@@ -1,7 +1,6 @@
-"""What a measure is (:class:`Measure`, :class:`Settings`) and every rule of its names: a name or another tool's
-spelling finds one (:func:`get_measure`), trec_eval's group and ``P.5,10`` (:func:`expand_names`), a typed name is a
-column (:func:`typed_measure`), "Recall@k" is refused; the registry (:mod:`.registry`) fills the store with
-:func:`register` and :data:`PATTERNS` (docs/measures.md, docs/coming-from.md).
+"""What a measure is (:class:`Measure`, :class:`Settings`) and every rule of its names: a name or other tools' spelling
+finds one (:func:`get_measure`), trec_eval's ``official`` and ``P.5,10`` expand, a typed name is a column, "Recall@k" is
+refused; :mod:`.registry` fills the store with :func:`register` and :data:`PATTERNS` (docs/measures.md, coming-from.md).
 
 >>> get_measure("mAP").name, get_measure("P_5").name, get_measure("ndcg@10").trec_name
 ('AP', 'P.5', 'ndcg_cut_10')
@@ -159,7 +158,7 @@ def aliases_of(name: str) -> list[str]:
     (['mrr'], ['P_k', 'precision@k'])
     """
     fixed = [a for a, target in ALIASES.items() if target == name]
-    return fixed + [spelling.format(k="k") for spelling, target in PATTERN_ALIASES.items() if target.format(k="k") == name]
+    return fixed + [s.format(k="k") for s, target in PATTERN_ALIASES.items() if target.format(k="k") == name]
 
 
 def _families() -> list[tuple[str, str]]:
@@ -196,8 +195,7 @@ def did_you_mean(name: str) -> str:
     k = str(int(m.group(0))) if m and int(m.group(0)) >= 1 else "k"  # never a name get_measure refuses
     names = list(REGISTRY) + list(ALIASES) + [f.format(k=k, r="r") for f, _ in _families()]
     same = [n for n in names if n.lower() == name.lower()]  # names are case-sensitive: 'p@5' is 'P@5' miswritten
-    near = list(dict.fromkeys(same + difflib.get_close_matches(name, names, n=4, cutoff=0.75)))
-    near = [n for n in near if n != name][:3]
+    near = [n for n in dict.fromkeys(same + difflib.get_close_matches(name, names, n=4, cutoff=0.75)) if n != name][:3]
     return f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else ""
 
 
