@@ -67,9 +67,7 @@ def evaluate_kendall(
     gt_by_query = {q: dict(zip(sub["item"], sub["score"])) for q, sub in gt.groupby("query", sort=False)}
     sign = 1.0 if ground_truth_higher_is_better else -1.0
     for source in sources:
-        values = run_values(source, gt, lower_is_better=lower_is_better)
-        for q, truth in gt_by_query.items():
-            ranked, system = values[q]
-            x = sign * np.asarray([truth[it] for it in ranked], dtype=np.float64)
+        for q, (ranked, system) in run_values(source, gt, lower_is_better=lower_is_better).items():
+            x = sign * np.asarray([gt_by_query[q][it] for it in ranked], dtype=np.float64)
             rows.append({"run": source.name, "query": q, "items": len(ranked), "tau_b": kendall_tau_b(x, system)})
     return pd.DataFrame(rows, columns=["run", "query", "items", "tau_b"])

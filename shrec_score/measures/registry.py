@@ -147,8 +147,7 @@ SHOWN_GRADED = ("ADR", "AP_highly", "AP_relevant", "FT_highly", "FT_relevant", "
 DEFAULT_BINARY = ("NN", "FT", "ST", "E", "DCG", "AP")
 
 
-# MAP@R (expected: AP's with the cutoff k = R of each query)
-_add("MAP@R", map_at_r, expected=lambda b: ties.expected_ap(b, b.n_relevant.astype(np.float64)),
+_add("MAP@R", map_at_r, expected=lambda b: ties.expected_ap(b, b.n_relevant.astype(np.float64)),  # AP's, cut at R
      source="Musgrave, Belongie & Lim 2020, A Metric Learning Reality Check, sec. 3.2; "
      "pytorch-metric-learning AccuracyCalculator")
 
