@@ -32,13 +32,13 @@ from .loading import (
     load_with,
 )
 from .measures import DEFAULT_BINARY, SHOWN_GRADED, Measure, get_measure, graded_defaults
-from .measures.names import OFFICIAL, SHOWN_OFFICIAL, column_for, typed_measure
+from .measures.measure import OFFICIAL, SHOWN_OFFICIAL, column_for, typed_measure
 from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
 from .model import Classification, MatrixRun, RankedRun, RunSource
 from .options import Options, check_expected
 from .relevance import Relevance
 from .report import Report, shapenet_summaries
-from .signature import TIE_MODES, KendallSignature, ScoringSignature
+from .signature import TIE_MODES, signature
 from .table import Table
 
 #: The SHREC 2006 measures the coverage note is about (section 5: P, R and the counts).
@@ -272,7 +272,7 @@ class Scoring:
         empty = rel.n_relevant(opts.settings.rel_level) == 0  # K = 0: no relevant target at the level
         return Report(
             per_query=per_query, leaderboard=board, pr_curve=ev.pr_curve,
-            measures=names, shown=self.shown, sort=self.sort, signature=_signature(self, empty).to_dict(),
+            measures=names, shown=self.shown, sort=self.sort, signature=_signature(self, empty),
             warnings=_warnings(self, ev, runs, notes, empty),
             curves=ev.curves, gain_vs_recall=ev.gain_vs_recall, per_class=per_class, significance=sig,
             ranking=ranking_table(per_query, self.rank_by), rank_by=self.rank_by,
@@ -333,7 +333,7 @@ def _warnings(scoring: Scoring, ev: Evaluation, runs: Sequence[AnyRun], notes: l
     return warnings
 
 
-def _signature(scoring: Scoring, empty: np.ndarray) -> ScoringSignature:
+def _signature(scoring: Scoring, empty: np.ndarray) -> dict[str, Any]:
     rel, opts, s = scoring.relevance, scoring.options, scoring.options.settings
     cuts = [  # how the ranked lists were cut
         (s.depth is not None, f"first {s.depth} items only (trec_eval -M {s.depth})"),
@@ -341,16 +341,15 @@ def _signature(scoring: Scoring, empty: np.ndarray) -> ScoringSignature:
         (s.missing == "skip", "queries a run ranks nothing for left out of its means (trec_eval's default)"),
         (s.missing == "zero", "queries a run ranks nothing for scored as empty lists (trec_eval -c)"),
     ]
-    return ScoringSignature(
+    return signature(
         mode=rel.mode, relevance=rel.description, queries=int((~empty).sum()),
         collection="unknown (TN columns empty)" if rel.collection_size is None else rel.collection_size,
+        ties=TIE_MODES[s.ties], lists="; ".join(text for cut, text in cuts if cut) or None,
         matrix_order=opts.matrix_order or "listing (ids not reordered)",
         rel_level=s.rel_level, e_depth=s.e_depth,
         pr_levels=f"{s.pr_levels} levels 1/{s.pr_levels}..1, PSB interpolation",
         averaging=("macro: mean of per-class means" if opts.average == "macro" else "micro: mean over the queries a measure has a value for (K = 0: empty in the contests' measures, 0 in trec_eval's)")
         + (f"; classes of fewer than {s.min_class_size} models left out (psbTable's CUTOFF)" if s.min_class_size > 1 else ""),
-        lists="; ".join(text for cut, text in cuts if cut) or None,
-        ties=TIE_MODES[s.ties],
         lenient="unknown ids dropped, repeated ids keep first place, missing queries and empty lists score 0" if opts.lenient else None,
         significance=(
             f"paired randomization test on {scoring.sort}, Holm-corrected, {opts.n_resamples} resamples, seed {opts.seed}; bootstrap 95% CI"
@@ -387,14 +386,15 @@ def score_kendall(
     warnings = list(notes)
     if n_nan := int(np.isnan(tau).sum()):
         warnings.append(f"{n_nan} (run, query) pairs have an undefined tau-b (fewer than 2 items or every item tied): left out of the means")
-    signature = KendallSignature(
-        relevance=f"Kendall tau-b against {os.path.basename(os.fspath(ground_truth))}", queries=len(queries),
-        ground_truth_higher_is_better=ground_truth_higher_is_better, lower_is_better=lower_is_better,
+    sig = signature(
+        mode="rank correlation", relevance=f"Kendall tau-b against {os.path.basename(os.fspath(ground_truth))}",
+        queries=len(queries), ground_truth_higher_is_better=ground_truth_higher_is_better, lower_is_better=lower_is_better,
+        ties="tau-b (ties in either ranking)", averaging="mean over queries; std with ddof = 1",
     )
     return Report(
         per_query=per_query, leaderboard=leaderboard_table(per_run.assign("tau_b_std", np.asarray(std)), "tau_b"),
         pr_curve=Table.concat([], ["run", "recall", "precision"]),
-        measures=["tau_b", "tau_b_std"], shown=["tau_b", "tau_b_std"], sort="tau_b", signature=signature.to_dict(),
+        measures=["tau_b", "tau_b_std"], shown=["tau_b", "tau_b_std"], sort="tau_b", signature=sig,
         warnings=warnings, ranking=ranking_table(per_query, "tau_b"), rank_by="tau_b",
     )
 

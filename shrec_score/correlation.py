@@ -17,12 +17,10 @@ from .model import RunSource
 
 
 def _check_items(path: str, run: str, query: str, ranked: list[str], expected: set[str]) -> None:
-    missing = expected.difference(ranked)
-    if missing:
-        first = sorted(missing)[0]
-        raise InputError(path, None, f"expected run {run!r} to rank every item of query {query!r}; {len(missing)} of {len(expected)} are not ranked", f"first missing: {first!r}")
-    extra = [x for x in ranked if x not in expected]
-    if extra:
+    if missing := expected.difference(ranked):
+        raise InputError(path, None, f"expected run {run!r} to rank every item of query {query!r}; {len(missing)} of "
+                         f"{len(expected)} are not ranked", f"first missing: {min(missing)!r}")
+    if extra := [x for x in ranked if x not in expected]:
         raise InputError(path, None, f"expected only items of query {query!r} in the ground truth", f"unknown item {extra[0]!r}")
 
 
@@ -69,9 +67,7 @@ def evaluate_kendall(
     gt_by_query = {q: dict(zip(sub["item"], sub["score"])) for q, sub in gt.groupby("query", sort=False)}
     sign = 1.0 if ground_truth_higher_is_better else -1.0
     for source in sources:
-        values = run_values(source, gt, lower_is_better=lower_is_better)
-        for q, truth in gt_by_query.items():
-            ranked, system = values[q]
-            x = sign * np.asarray([truth[it] for it in ranked], dtype=np.float64)
+        for q, (ranked, system) in run_values(source, gt, lower_is_better=lower_is_better).items():
+            x = sign * np.asarray([gt_by_query[q][it] for it in ranked], dtype=np.float64)
             rows.append({"run": source.name, "query": q, "items": len(ranked), "tau_b": kendall_tau_b(x, system)})
     return pd.DataFrame(rows, columns=["run", "query", "items", "tau_b"])

@@ -19,7 +19,7 @@ from .errors import InputError, OptionError
 from .io.cla import read_classification
 from .join import matrix_axis, matrix_run
 from .loading import load_relevance
-from .measures.names import ambiguous_recall
+from .measures.measure import ambiguous_recall
 from .model import MISC_CLASS, Classification, factorize
 from .options import Options, one_of
 

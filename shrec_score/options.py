@@ -11,8 +11,7 @@ from typing import Any
 from .choices import AVERAGES, GRADES, MATRIX_ORDERS, MIN_RESAMPLES, MISSING, RUN_FORMATS, TIES
 from .errors import OptionError
 from .measures import Settings, get_measure
-from .measures.measure import did_you_mean
-from .measures.names import expand_names
+from .measures.measure import did_you_mean, expand_names
 
 
 def one_of(name: str, value: Any, allowed: Sequence[str], *, optional: bool = False) -> None:

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from .aggregate import column_aggregate, wide_values
 from .errors import visible
-from .measures.measure import column_higher_is_better, display_name, get_measure
-from .measures.names import trec_name
+from .measures.measure import column_higher_is_better, display_name, get_measure, trec_name
 from .table import Table, as_table, missing
 
 __all__ = ["FORMATS", "md_escape", "rich_text", "tex_escape", "to_csv", "to_json", "to_latex", "to_markdown", "to_rich", "to_trec", "trec_field"]

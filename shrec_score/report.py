@@ -16,7 +16,7 @@ else:
 
 from .aggregate import macro_table, per_run_table, wide_values
 from .errors import shown, visible
-from .measures.names import column_for
+from .measures.measure import column_for
 from .measures.registry import SHAPENET_MEASURES, SHAPENET_OFFICIAL
 from .table import Table, as_table
 

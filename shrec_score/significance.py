@@ -31,13 +31,10 @@ def randomization_test(a: np.ndarray, b: np.ndarray, *, n_resamples: int = 10_00
         return float("nan")
     observed = abs(d.mean())
     tol = 1e-12 * max(1.0, observed)
-    if n <= EXACT_UP_TO:
-        patterns = ((np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1) * 2 - 1
-        means = np.abs(patterns @ d) / n
-        return float((means >= observed - tol).sum() / 2**n)
-    signs = (bits * 2 - 1 for bits in _draws(seed, n_resamples, 2, n, np.int8))
-    hits = sum(int((np.abs(s @ d) / n >= observed - tol).sum()) for s in signs)
-    return float((hits + 1) / (n_resamples + 1))
+    exact = n <= EXACT_UP_TO
+    bits = [(np.arange(2**n)[:, None] >> np.arange(n)[None, :]) & 1] if exact else _draws(seed, n_resamples, 2, n, np.int8)
+    hits = sum(int((np.abs((s * 2 - 1) @ d) / n >= observed - tol).sum()) for s in bits)
+    return float(hits / 2**n) if exact else float((hits + 1) / (n_resamples + 1))
 
 
 def _draws(seed: int, n_resamples: int, high: int, width: int, dtype: type = np.int64) -> Iterator[np.ndarray]:

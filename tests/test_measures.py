@@ -21,6 +21,14 @@ from shrec_score.measures import (
 
 from . import reference as ref
 
+
+def rank_block(ranks: list[list[int]], n_relevant: list[int], n_retrieved: list[int]) -> RankBlock:
+    """A block from the relevant items' ranks per query, padded with inf to the largest K."""
+    out = np.full((len(ranks), max(1, *n_relevant, *map(len, ranks))), np.inf)
+    for i, r in enumerate(ranks):
+        out[i, : len(r)] = sorted(r)
+    return RankBlock(out, np.asarray(n_relevant, dtype=np.int64), np.asarray(n_retrieved, dtype=np.int64))
+
 # The PSB psbPlot example: K = 5, hits at ranks 1, 4, 10, 41, 44.
 EX = np.array([[1.0, 4.0, 10.0, 41.0, 44.0]])
 K5 = np.array([5])
@@ -88,7 +96,7 @@ def _random_case(rng, n_targets=60):
 def test_block_measures_equal_the_reference_loops(seed):
     rng = np.random.default_rng(seed)
     cases = [_random_case(rng) for _ in range(40)]
-    block = RankBlock.from_ranks(
+    block = rank_block(
         [[i + 1 for i, g in enumerate(gains) if g] for gains, _ in cases],
         [k for _, k in cases],
         [len(g) for g, _ in cases],
@@ -117,10 +125,10 @@ def test_block_measures_equal_the_reference_loops(seed):
 def test_every_measure_in_range_and_perfect_ranking_scores_one():
     rng = np.random.default_rng(7)
     cases = [_random_case(rng) for _ in range(30)]
-    block = RankBlock.from_ranks(
+    block = rank_block(
         [[i + 1 for i, g in enumerate(gains) if g] for gains, _ in cases], [k for _, k in cases], [60] * 30
     )
-    perfect = RankBlock.from_ranks([list(range(1, k + 1)) for _, k in cases], [k for _, k in cases], [60] * 30)
+    perfect = rank_block([list(range(1, k + 1)) for _, k in cases], [k for _, k in cases], [60] * 30)
     from shrec_score.measures import Settings
 
     for name in ("NN", "FT", "ST", "E", "DCG", "AP", "RR"):

@@ -22,7 +22,7 @@ import shrec_score
 from shrec_score.cli import cli
 from shrec_score.errors import OptionError
 from shrec_score.measures import Settings, get_measure
-from shrec_score.measures.names import OFFICIAL, expand_names
+from shrec_score.measures.measure import OFFICIAL, expand_names
 
 from .conftest import ROOT, shared_path
 from .test_treceval_measures import random_case, write_case

@@ -19,7 +19,7 @@ from rich.console import Console
 import shrec_score
 from shrec_score.cli import cli
 from shrec_score.measures import DEFAULT_GRADED, get_measure
-from shrec_score.measures.names import OFFICIAL
+from shrec_score.measures.measure import OFFICIAL
 
 from .conftest import ROOT, SAMPLES, shared_path
 from .test_treceval_measures import random_case, write_case

@@ -36,13 +36,6 @@ class RankBlock:
     group_start: np.ndarray | None = None
     group_size: np.ndarray | None = None
 
-    @classmethod
-    def from_ranks(cls, ranks: list[list[int]], n_relevant: npt.ArrayLike, n_retrieved: npt.ArrayLike) -> RankBlock:
-        """Build a block from Python lists (tests, doctests, small inputs)."""
-        k = np.asarray(n_relevant, dtype=np.int64)
-        out = padded([sorted(r) for r in ranks], np.inf, np.float64, int(k.max(initial=0)))
-        return cls(out, k, np.asarray(n_retrieved, dtype=np.int64))
-
 
 @dataclass(frozen=True)
 class GainBlock:
@@ -125,9 +118,9 @@ class JudgedBlock:
         return (above[:, :, None] > np.arange(width)).sum(axis=1).astype(np.float64)  # column j: grades t with j < above_t
 
 
-def padded(rows: Sequence[Sequence[float]], fill: float, dtype: npt.DTypeLike, width: int = 1) -> np.ndarray:
-    """``rows`` as one array, padded with ``fill`` to the longest row, at least ``width`` wide (tests, doctests)."""
-    out = np.full((len(rows), max([width, 1] + [len(r) for r in rows])), fill, dtype=dtype)
+def padded(rows: Sequence[Sequence[float]], fill: float, dtype: npt.DTypeLike) -> np.ndarray:
+    """``rows`` as one array, padded with ``fill`` to the longest row (at least 1 wide; tests, doctests)."""
+    out = np.full((len(rows), max([1] + [len(r) for r in rows])), fill, dtype=dtype)
     for i, r in enumerate(rows):
         out[i, : len(r)] = r
     return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import GainBlock, undefined_without_relevant
+from .base import GainBlock, ratio, undefined_without_relevant
 
 
 def discount(ranks: np.ndarray) -> np.ndarray:
@@ -65,14 +65,12 @@ def gain_vectors(b: GainBlock, width: int) -> dict[str, np.ndarray]:
     (past Cr ICG stays at ICG[Cr], the seeds' ideal of length Cr)."""
     g = b.gain_values[:, :width]
     g = np.pad(g, ((0, 0), (0, width - g.shape[1])))
-    ideal = ideal_gains(b, width)
+    ideal, cr = ideal_gains(b, width), b.n_relevant[:, None]
     cg, dcg = cumulated_gain(g).astype(np.float64), discounted_cumulated_gain(g)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ncg, ndcg = cg / cumulated_gain(ideal), dcg / discounted_cumulated_gain(ideal)
-    none = (b.n_relevant == 0)[:, None]
-    out = {"CG": cg, "DCG": dcg, "NCG": np.where(none, np.nan, ncg), "NDCG": np.where(none, np.nan, ndcg)}
+    ncg = undefined_without_relevant(ratio(cg, cumulated_gain(ideal)), cr)
+    ndcg = undefined_without_relevant(ratio(dcg, discounted_cumulated_gain(ideal)), cr)
     past_end = np.arange(1, width + 1)[None, :] > b.n_retrieved[:, None]
-    return {k: np.where(past_end, np.nan, v) for k, v in out.items()}
+    return {k: np.where(past_end, np.nan, v) for k, v in {"CG": cg, "DCG": dcg, "NCG": ncg, "NDCG": ndcg}.items()}
 
 
 def gain_at(b: GainBlock, *, kind: str, k: int) -> np.ndarray:

@@ -32,10 +32,6 @@ def count_inversions(a: np.ndarray) -> int:
     return inversions
 
 
-def _tied_pairs(group_sizes: np.ndarray) -> int:
-    return int((group_sizes * (group_sizes - 1) // 2).sum())
-
-
 def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     """Kendall's tau-b of two orderings of the same items (ties allowed).
 
@@ -49,12 +45,13 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     >>> kendall_tau_b(np.array([1, 2, 3]), np.array([3, 2, 1]))
     -1.0
     """
+    tied_pairs = lambda sizes: int((sizes * (sizes - 1) // 2).sum())  # pairs inside groups of these sizes
     x_rank, y_rank = (np.unique(v, return_inverse=True)[1].reshape(-1) for v in (x, y))
     order = np.lexsort((y_rank, x_rank))  # by x, then by y: within ties of x, y ascends
     x_rank, y_rank = x_rank[order], y_rank[order]
     joint = np.concatenate([[True], (x_rank[1:] != x_rank[:-1]) | (y_rank[1:] != y_rank[:-1]), [True]])
-    tied_both = _tied_pairs(np.diff(np.flatnonzero(joint)))
-    tied_x, tied_y = _tied_pairs(np.bincount(x_rank)), _tied_pairs(np.bincount(y_rank))
+    tied_both = tied_pairs(np.diff(np.flatnonzero(joint)))
+    tied_x, tied_y = tied_pairs(np.bincount(x_rank)), tied_pairs(np.bincount(y_rank))
     total = x_rank.size * (x_rank.size - 1) // 2
     if tied_x == total or tied_y == total:  # no pair untied on that side (so also fewer than 2 items)
         return float("nan")

@@ -1,5 +1,6 @@
-"""What a measure is (:class:`Measure`, :class:`Settings`) and how a name finds one (:func:`get_measure`); the
-registry (:mod:`.registry`) fills the store with :func:`register` and :data:`PATTERNS` (docs/measures.md).
+"""What a measure is (:class:`Measure`, :class:`Settings`) and every rule of its names: a name or other tools' spelling
+finds one (:func:`get_measure`), trec_eval's ``official`` and ``P.5,10`` expand, a typed name is a column, "Recall@k" is
+refused; :mod:`.registry` fills the store with :func:`register` and :data:`PATTERNS` (docs/measures.md, coming-from.md).
 
 >>> get_measure("mAP").name, get_measure("P_5").name, get_measure("ndcg@10").trec_name
 ('AP', 'P.5', 'ndcg_cut_10')
@@ -11,13 +12,13 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from .tiers import E_DEPTH
+from .treceval import IPREC_LEVELS
 
 
 @dataclass(frozen=True)
@@ -81,19 +82,6 @@ class Measure:
         """``"higher"`` or ``"lower"``: which values are better."""
         return "higher" if self.higher_is_better else "lower"
 
-    @classmethod
-    def of(
-        cls, name: str, func: Callable[..., np.ndarray], *, kind: str = "binary", summary: str = "",
-        kw: dict[str, Any] | None = None, expected: Callable[..., np.ndarray] | None = None, **fields: Any,
-    ) -> Measure:
-        """``func(rel_ranks, n_relevant=K, **kw)`` (``kind="binary"``) or ``func(block, **kw)`` as a measure, with
-        ``expected(block, **kw)`` under ``--ties expected``; the summary is the docstring's first line."""
-        kw = kw or {}
-        compute = lambda b, s: func(b.rel_ranks, n_relevant=b.n_relevant, **kw) if kind == "binary" else func(b, **kw)
-        exp = None if expected is None else (lambda b, s: expected(b, **kw))
-        summary = summary or (func.__doc__ or "").strip().splitlines()[0]
-        return cls(name, summary, compute, kind=kind, expected=exp, **fields)
-
 
 #: Every measure of a fixed name, in registration order (the listing's order).
 REGISTRY: dict[str, Measure] = {}
@@ -108,7 +96,9 @@ OTHER_COLUMNS: dict[str, bool | None] = {"rank": None, "run": None, "queries": N
 ALIASES = {
     "mAP": "AP", "MAP": "AP", "T1": "FT", "T2": "ST",
     "mrr": "recip_rank", "r-precision": "Rprec",  # ranx
-    "nDCG": "ndcg",  # ir_measures
+    "nDCG": "ndcg", "IPrec@0": "IPrec@0.0", "IPrec@1": "IPrec@1.0",  # ir_measures
+    # pytorch-metric-learning's AccuracyCalculator keys (docs/coming-from.md)
+    "precision_at_1": "NN", "r_precision": "FT", "mean_average_precision_at_r": "MAP@R", "mean_reciprocal_rank": "RR",
 }
 
 #: Other tools' spellings of the cutoff families -> our family, ``{k}`` the cutoff; per family trec_eval's (``P_{k}``),
@@ -120,6 +110,18 @@ PATTERN_ALIASES = {
     "map_cut_{k}": "map_cut.{k}", "map@{k}": "map_cut.{k}", "AP@{k}": "map_cut.{k}",
     "success_{k}": "success.{k}", "hit_rate@{k}": "success.{k}", "Success@{k}": "success.{k}",
 }  # fmt: skip
+
+#: trec_eval's group ``-m official``, as a shortcut.
+OFFICIAL = (
+    "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+    *(f"iprec_at_recall_{x:.2f}" for x in IPREC_LEVELS),
+    *(f"P.{k}" for k in (5, 10, 15, 20, 30, 100, 200, 500, 1000)),
+)
+#: The default measures of graded qrels (issue 31.18) shown on the terminal (per_run.csv holds every one).
+SHOWN_OFFICIAL = ("map", "gm_map", "Rprec", "bpref", "recip_rank", "P.5", "P.10", "P.20")
+_PARAMETER = re.compile(r"([A-Za-z_]+\.)[0-9]+")
+#: Names read as "recall at k" that mean two things in evaluate(): R@k, Recall@k (any case).
+_RECALL = re.compile(r"(?:R|(?i:recall))@([1-9][0-9]*)")
 
 
 def register(measure: Measure) -> None:
@@ -156,8 +158,7 @@ def aliases_of(name: str) -> list[str]:
     (['mrr'], ['P_k', 'precision@k'])
     """
     fixed = [a for a, target in ALIASES.items() if target == name]
-    family = [spelling.format(k="k") for spelling, target in PATTERN_ALIASES.items() if target.format(k="k") == name]
-    return fixed + family
+    return fixed + [s.format(k="k") for s, target in PATTERN_ALIASES.items() if target.format(k="k") == name]
 
 
 def _families() -> list[tuple[str, str]]:
@@ -194,8 +195,7 @@ def did_you_mean(name: str) -> str:
     k = str(int(m.group(0))) if m and int(m.group(0)) >= 1 else "k"  # never a name get_measure refuses
     names = list(REGISTRY) + list(ALIASES) + [f.format(k=k, r="r") for f, _ in _families()]
     same = [n for n in names if n.lower() == name.lower()]  # names are case-sensitive: 'p@5' is 'P@5' miswritten
-    near = list(dict.fromkeys(same + difflib.get_close_matches(name, names, n=4, cutoff=0.75)))
-    near = [n for n in near if n != name][:3]
+    near = [n for n in dict.fromkeys(same + difflib.get_close_matches(name, names, n=4, cutoff=0.75)) if n != name][:3]
     return f" (did you mean {' or '.join(repr(n) for n in near)}?)" if near else ""
 
 
@@ -222,3 +222,83 @@ def column_higher_is_better(column: str) -> bool | None:
 def display_name(column: str) -> str:
     """The column's name on the terminal and in tables where it differs from the CSV column (``AP`` is ``mAP``)."""
     return {"AP": "mAP"}.get(column, column)
+
+
+def expand_names(names: Iterable[str]) -> list[str]:
+    """Measure names with trec_eval's shortcuts expanded: a group (``official``) becomes its measures, a bare number
+    continues the ``name.k`` before it (``P.5,10``).  KeyError (why) for ``all_trec`` and a bare number without one.
+
+    >>> expand_names(["P.5,10", "ndcg_cut.20", "30", "AP"])
+    ['P.5', 'P.10', 'ndcg_cut.20', 'ndcg_cut.30', 'AP']
+    """
+    out: list[str] = []
+    prefix = None
+    for name in filter(None, (part.strip() for text in names for part in text.split(","))):
+        if name == "all_trec":
+            raise KeyError("all_trec: shrec-score has only some of trec_eval's measures (not 11pt_avg, infAP, rbp, "
+                           "relstring, set_P, utility ...); ask for 'official' or name the measures")
+        if name.isdigit():
+            if prefix is None:
+                raise KeyError(f"{name}: a bare number continues a trec_eval name with a dot (P.5,10), but nothing precedes it")
+            name = prefix + name
+        m = _PARAMETER.fullmatch(name)
+        prefix = m.group(1) if m else None
+        out.extend(OFFICIAL if name == "official" else [name])
+    return out
+
+
+def typed_measure(name: str) -> Measure:
+    """The measure ``name`` computes, under ``name`` as typed (``-m ndcg@10``: ``ndcg_cut.10`` in a column ``ndcg@10``):
+    the one place a typed name becomes a column; every other lookup by column resolves the typed name again.
+
+    >>> m = typed_measure("ndcg@10"); m.name, m.trec_name, typed_measure("AP") is get_measure("AP")
+    ('ndcg@10', 'ndcg_cut_10', True)
+    """
+    m = get_measure(name)
+    return m if m.name == name else replace(m, name=name)
+
+
+def column_for(name: str, columns: Sequence[str]) -> str | None:
+    """The first of ``columns`` (typed names) that computes the measure ``name`` in any spelling, or None.
+
+    >>> column_for("ndcg_cut_10", ["map", "ndcg@10"]), column_for("AP", ["map"])
+    ('ndcg@10', None)
+    """
+    target = get_measure(name).name
+    return next((c for c in columns if get_measure(c).name == target), None)
+
+
+def trec_name(column: str) -> str | None:
+    """trec_eval's name of a column where its values are trec_eval's, else None (a SHREC measure with a trec_eval
+    twin, ``AP``, leaves a topic without relevant documents out of the mean; a column that is no measure).
+
+    >>> [trec_name(c) for c in ("map", "precision@5", "ndcg@10", "AP", "P@5", "NN", "NDCG@10", "tau_b")]
+    ['map', 'P_5', 'ndcg_cut_10', None, None, None, None, None]
+    """
+    try:
+        m = get_measure(column)
+    except KeyError:
+        return None
+    if m.trec_name is None or (m.kind == "binary" and get_measure(m.trec_name).name != m.name):
+        return None  # a SHREC measure whose trec_eval name is its twin's (AP: map)
+    return m.trec_name
+
+
+def ambiguous_recall(name: object) -> str | None:
+    """The message for a recall-at-k name whose meaning depends on the field, or None.
+
+    >>> ambiguous_recall("AP") is None, ambiguous_recall("recall.10") is None
+    (True, True)
+    >>> print(ambiguous_recall("Recall@1"))  # doctest: +NORMALIZE_WHITESPACE
+    measures: 'Recall@1' means two things, so it is not guessed: IR recall at 1 (relevant items
+    in the first 1 / K: ask for 'recall.1') or the metric-learning Recall@1 (1 if a relevant item
+    is in the first 1: ask for 'success.1')
+    """
+    if not (isinstance(name, str) and (m := _RECALL.fullmatch(name))):
+        return None
+    k = m.group(1)
+    return (
+        f"measures: {name!r} means two things, so it is not guessed: IR recall at {k} "
+        f"(relevant items in the first {k} / K: ask for 'recall.{k}') or the metric-learning "
+        f"Recall@{k} (1 if a relevant item is in the first {k}: ask for 'success.{k}')"
+    )

@@ -13,10 +13,6 @@ from .cumgain import discount
 CUTOFF = 1000
 
 
-def _hits(b: GainBlock) -> np.ndarray:
-    return (b.gains[:, :CUTOFF] > 0).sum(axis=1)
-
-
 def precision_at_n(b: GainBlock) -> np.ndarray:
     """ShapeNet P@N: relevant (grade > 0) among the first N = min(Va, 1000) items / N.
 
@@ -26,7 +22,7 @@ def precision_at_n(b: GainBlock) -> np.ndarray:
     >>> precision_at_n(b).tolist()
     [0.75, 0.0]
     """
-    return ratio(_hits(b), np.minimum(b.n_retrieved, CUTOFF))
+    return ratio((b.gains[:, :CUTOFF] > 0).sum(axis=1), np.minimum(b.n_retrieved, CUTOFF))
 
 
 def recall_at_n(b: GainBlock) -> np.ndarray:
@@ -41,7 +37,7 @@ def recall_at_n(b: GainBlock) -> np.ndarray:
     [0.6]
     """
     c = np.minimum(b.n_relevant, CUTOFF)
-    return np.where(c > 0, _hits(b) / np.maximum(c, 1), np.nan)
+    return np.where(c > 0, (b.gains[:, :CUTOFF] > 0).sum(axis=1) / np.maximum(c, 1), np.nan)
 
 
 def f1_at_n(b: GainBlock) -> np.ndarray:

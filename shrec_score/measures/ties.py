@@ -80,12 +80,6 @@ def expected_inverse_rank(s: np.ndarray, n: np.ndarray, r: np.ndarray, i: np.nda
     return out
 
 
-def expected_rr(block: RankBlock) -> np.ndarray:
-    """Expected reciprocal rank: the expected precision at the first hit; 0 when nothing relevant is retrieved, NaN
-    when K = 0."""
-    return expected_precision_at_hits(block, hits=1)[:, 0]
-
-
 def expected_precision_at_hits(block: RankBlock, hits: int | None = None) -> np.ndarray:
     """E[j / rank_j] for the j-th relevant item, j <= ``hits`` (queries x k_max, 0 past ``hits``, NaN past K): what
     ``interpolate_pr`` reads."""

@@ -3,8 +3,6 @@ on the judged grade at each rank (:class:`JudgedBlock`); a value whose divisor i
 
 from __future__ import annotations
 
-import math  # noqa: F401  (the doctests)
-
 import numpy as np
 
 from .base import JudgedBlock, precision_sum, ratio
@@ -22,7 +20,7 @@ def ndcg(block: JudgedBlock, *, k: int | None = None) -> np.ndarray:
     the sums run over the list and every grade above 0 (m_ndcg.c; with k, m_ndcg_cut.c).
 
     >>> b = JudgedBlock.from_lists([[0, 2, 1]], [[1, 1, 1]])
-    >>> round(float(ndcg(b, k=2)[0]), 6), round((2 / math.log2(3)) / (2 + 1 / math.log2(3)), 6)
+    >>> round(float(ndcg(b, k=2)[0]), 6), round(float((2 / np.log2(3)) / (2 + 1 / np.log2(3))), 6)
     (0.479625, 0.479625)
     """
     dcg, ideal = (
@@ -116,7 +114,7 @@ def gm_map(block: JudgedBlock) -> np.ndarray:
 
     10^-5 is trec_eval's MIN_GEO_MEAN (Robertson 2006).
 
-    >>> round(float(gm_map(JudgedBlock.from_lists([[1, 0]], [[1, 2]]))[0]), 6), round(math.log(0.5), 6)
+    >>> round(float(gm_map(JudgedBlock.from_lists([[1, 0]], [[1, 2]]))[0]), 6), round(float(np.log(0.5)), 6)
     (-0.693147, -0.693147)
     """
     return np.asarray(np.log(np.maximum(map_cut(block), 0.00001)), dtype=np.float64)
@@ -136,14 +134,14 @@ def set_f(block: JudgedBlock) -> np.ndarray:
     return ratio(2.0 * p * r, p + r)
 
 
-def precision_at_level(block: JudgedBlock, *, rel: int, k: int) -> np.ndarray:
+def precision_at_level(block: JudgedBlock, *, r: int, k: int) -> np.ndarray:
     """ir_measures' P(rel=r)@k: items of grade >= r in the first k ranks, divided by k.
 
     .. math:: P_r@k = |\\{i \\le k: g_i \\ge r\\}| / k
 
     r is the name's, not ``--rel-level``.  Source: ir_measures ``P(rel=r)@k`` (= trec_eval m_P.c with ``-l r``).
 
-    >>> precision_at_level(JudgedBlock.from_lists([[2, 1, 3, -1]], [[0, 1, 1, 1]]), rel=2, k=4).tolist()
+    >>> precision_at_level(JudgedBlock.from_lists([[2, 1, 3, -1]], [[0, 1, 1, 1]]), r=2, k=4).tolist()
     [0.5]
     """
-    return np.asarray((block.grades[:, :k] >= rel).sum(axis=1) / k, dtype=np.float64)
+    return np.asarray((block.grades[:, :k] >= r).sum(axis=1) / k, dtype=np.float64)
