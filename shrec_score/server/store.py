@@ -12,35 +12,10 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any
 
 from ..outdir import fsync_dir
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS teams (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    token_sha256 TEXT NOT NULL UNIQUE,
-    created TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY,
-    team_id INTEGER NOT NULL REFERENCES teams(id),
-    name TEXT NOT NULL,
-    label TEXT NOT NULL UNIQUE,
-    entry TEXT NOT NULL,
-    phase TEXT NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('queued', 'scored', 'failed')),
-    sha256 TEXT NOT NULL,
-    submitted TEXT NOT NULL,
-    finished TEXT,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    reason TEXT,
-    per_run TEXT
-);
-CREATE INDEX IF NOT EXISTS runs_team ON runs(team_id, phase);
-"""
-
 
 #: A team's name, and a run's name as a participant gives it (each becomes part of a file name).
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
@@ -78,7 +53,7 @@ class Store:
         os.makedirs(self.runs_dir, exist_ok=True)  # (incoming/ and work/: made by recover, which the server runs)
         with self.connect() as db:
             db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(SCHEMA)
+            db.executescript(resources.files("shrec_score.server").joinpath("schema.sql").read_text(encoding="utf-8"))
 
     @contextmanager
     def connect(self) -> Iterator[sqlite3.Connection]:
