@@ -1,8 +1,6 @@
-"""The Starlette application of ``shrec-score serve``: its routes (the JSON API and the pages: Jinja2, autoescape),
-what a request gets done (who asks, whether a phase admits the team, the upload read under the size limit, the form's
-session and CSRF token, storing a checked run; a refusal is a :class:`~.store.Failed`), what the routes show (a team's
-runs, the leaderboard: the CLI's ``per_run.csv`` rows, each limited to what its phase allows; docs/server.md) and the
-security headers of every answer."""
+"""The Starlette application of ``shrec-score serve``: its state (:class:`Server`: who asks, admission, the form's
+session and CSRF token, the upload under the size limit; a refusal is a :class:`~.store.Failed`), the JSON API and the
+pages (Jinja2, autoescape), what they show (a team's runs, the leaderboard) and every answer's security headers."""
 
 from __future__ import annotations
 
@@ -42,8 +40,6 @@ from .store import NAME, Failed, Store, Team
 FIXED = {"run": str, "queries": int}
 #: A run's fields as the API shows them (``run`` is the stored ``label``).
 SHOWN = ("id", "name", "run", "phase", "status", "sha256", "submitted", "finished")
-#: Room for the multipart framing and the small fields beside the file.
-FRAMING = 64 << 10
 #: The form's session cookie (its value: a random id of a :class:`Session` kept by the server).
 COOKIE = "shrec_session"
 
@@ -63,8 +59,9 @@ class Server:
     sessions: OrderedDict[str, Session] = field(default_factory=OrderedDict)
     uploads: dict[str, deque[float]] = field(default_factory=dict)  # a team's uploads of the last 60 s
 
-    def bound(self, size: int, got: str = "more", framing: int = FRAMING) -> None:
-        """:class:`Failed` 413 when ``size`` bytes pass the upload limit (``framing``: room for the multipart's)."""
+    def bound(self, size: int, got: str = "more", framing: int = 64 << 10) -> None:
+        """:class:`Failed` 413 when ``size`` bytes pass the upload limit (``framing``: room for the multipart's framing
+        and the small fields beside the file)."""
         limit = self.contest.limits["max_upload_mb"]
         if size > int(limit * (1 << 20)) + framing:
             raise Failed(413, f"expected an upload of at most {limit:g} MB, got {got}")
@@ -208,16 +205,13 @@ def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
             body = await server.upload(team, phase, form)
         return JSONResponse(body, 201)
 
-    async def list_runs(request: Request) -> Response:
+    async def get_runs(request: Request) -> Response:  # /api/runs: the team's runs; /api/runs/ID: one of them
         team = await server.team(request)
-        return JSONResponse({"team": team.name, "runs": await runs_of(team)})
-
-    async def get_run(request: Request) -> Response:
-        team = await server.team(request)
-        run = next((r for r in await runs_of(team) if r["id"] == request.path_params["run_id"]), None)
-        if run is None:  # another team's run is as absent as no run
-            return JSONResponse({"error": "no such run of your team"}, 404)
-        return JSONResponse(run)
+        runs, wanted = await runs_of(team), request.path_params.get("run_id")
+        if wanted is None:
+            return JSONResponse({"team": team.name, "runs": runs})
+        run = next((r for r in runs if r["id"] == wanted), None)  # another team's run is as absent as no run
+        return JSONResponse({"error": "no such run of your team"}, 404) if run is None else JSONResponse(run)
 
     async def get_leaderboard(request: Request) -> Response:
         return JSONResponse({"title": contest.title, "phases": await phases()})
@@ -256,8 +250,8 @@ def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
         Route("/", index),
         Route("/submit", submit, methods=["GET", "POST"]),
         Route("/api/runs", post_run, methods=["POST"]),
-        Route("/api/runs", list_runs, methods=["GET"]),
-        Route("/api/runs/{run_id:int}", get_run),
+        Route("/api/runs", get_runs, methods=["GET"]),
+        Route("/api/runs/{run_id:int}", get_runs),
         Route("/api/leaderboard", get_leaderboard),
         Route("/healthz", healthz),
     ]
@@ -307,28 +301,24 @@ def run_views(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime) ->
 def leaderboard(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime, sort: str) -> list[dict[str, Any]]:
     """Per phase not hidden: its columns and rows, best first by the CLI's column ``sort`` (:attr:`.RunChecker.sort`);
     a phase whose scores are not shown yet (``after-close`` before it closes) lists its accepted runs by name."""
-    out = []
-    for phase in (p for p in contest.phases if p.leaderboard != "hidden"):
-        mine = [r for r in runs if r["phase"] == phase.name and r["status"] != "failed"]
-        entry: dict[str, Any] = {"name": phase.name, "leaderboard": phase.leaderboard, "opens": phase.opens.isoformat(),
-                                 "closes": phase.closes.isoformat()}
-        if not phase.shows_scores(now):
-            rows = [{"run": r["label"], "status": "accepted"} for r in sorted(mine, key=lambda r: r["label"])]
-            entry.update(columns=["run", "status"], rows=rows)
-        else:
-            entry.update(_ranked(sort, [per_run_row(r["per_run"]) for r in mine if r["status"] == "scored"]))
-        out.append(entry)
-    return out
-
-
-def _ranked(sort: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    if not rows:
-        return {"columns": ["rank", *FIXED], "rows": []}
     from ..aggregate import leaderboard_table
     from ..table import Table
 
-    measures = list(rows[0])[len(FIXED) :]
-    measure = sort if sort in measures else measures[0]  # (a row scored before a preset changed)
-    columns = {k: [r.get(k, math.nan) for r in rows] for k in rows[0]}  # a measure a row lacks: NaN
-    board = leaderboard_table(Table(columns, len(rows)), measure)
-    return {"columns": board.columns, "rows": [dict(zip(board.columns, map(_nan_as_none, r))) for r in board.records()]}
+    out = []
+    for phase in (p for p in contest.phases if p.leaderboard != "hidden"):
+        mine = [r for r in runs if r["phase"] == phase.name and r["status"] != "failed"]
+        rows = [per_run_row(r["per_run"]) for r in mine if r["status"] == "scored"]
+        entry: dict[str, Any] = {"name": phase.name, "leaderboard": phase.leaderboard, "opens": phase.opens.isoformat(),
+                                 "closes": phase.closes.isoformat(), "columns": ["rank", *FIXED], "rows": []}
+        if not phase.shows_scores(now):
+            accepted = [{"run": r["label"], "status": "accepted"} for r in sorted(mine, key=lambda r: r["label"])]
+            entry.update(columns=["run", "status"], rows=accepted)
+        elif rows:
+            measures = list(rows[0])[len(FIXED) :]
+            measure = sort if sort in measures else measures[0]  # (a row scored before a preset changed)
+            columns = {k: [r.get(k, math.nan) for r in rows] for k in rows[0]}  # a measure a row lacks: NaN
+            board = leaderboard_table(Table(columns, len(rows)), measure)
+            records = [dict(zip(board.columns, map(_nan_as_none, r))) for r in board.records()]
+            entry.update(columns=board.columns, rows=records)
+        out.append(entry)
+    return out

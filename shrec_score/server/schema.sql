@@ -1,4 +1,5 @@
 -- The contest's database (store.py; docs/server.md, "What the server keeps").
+PRAGMA journal_mode=WAL;
 CREATE TABLE IF NOT EXISTS teams (
     id INTEGER PRIMARY KEY,
     name TEXT NOT NULL UNIQUE,

@@ -22,8 +22,7 @@ NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 
 
 class Failed(Exception):
-    """An upload refused with ``status`` before it is stored: the check's ``errors`` (422) or one ``text``
-    (as an error of the file "upload" in a 422), and ``body`` its JSON."""
+    """A refused request: ``status``, the check's ``errors`` (422) or one ``text`` (file "upload"), ``body`` (JSON)."""
 
     def __init__(self, status: int, text: str = "", errors: list[dict[str, Any]] | None = None) -> None:
         super().__init__(status)
@@ -52,7 +51,6 @@ class Store:
         self.work = os.path.join(folder, "work")
         os.makedirs(self.runs_dir, exist_ok=True)  # (incoming/ and work/: made by recover, which the server runs)
         with self.connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
             db.executescript(resources.files("shrec_score.server").joinpath("schema.sql").read_text(encoding="utf-8"))
 
     @contextmanager
@@ -60,8 +58,7 @@ class Store:
         db = sqlite3.connect(self.db, timeout=30, isolation_level=None)
         db.row_factory = sqlite3.Row
         try:
-            db.execute("PRAGMA synchronous=FULL")
-            db.execute("PRAGMA foreign_keys=ON")
+            db.executescript("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
             yield db
         finally:
             db.close()
