@@ -16,8 +16,9 @@ import math
 import os
 import secrets
 import shutil
+import tempfile
 import time
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib import resources
@@ -57,11 +58,10 @@ class Server:
     checker: RunChecker
     wake: asyncio.Event = field(default_factory=asyncio.Event)  # set: a run was queued (jobs.score_forever)
     sessions: OrderedDict[str, Session] = field(default_factory=OrderedDict)
-    uploads: dict[str, deque[float]] = field(default_factory=dict)  # a team's uploads of the last 60 s
+    uploads: dict[str, list[float]] = field(default_factory=dict)  # a team's uploads of the last 60 s
 
     def bound(self, size: int, got: str = "more", framing: int = 64 << 10) -> None:
-        """:class:`Failed` 413 when ``size`` bytes pass the upload limit (``framing``: room for the multipart's framing
-        and the small fields beside the file)."""
+        """:class:`Failed` 413 past the upload limit (``framing``: room for the multipart framing, small fields)."""
         limit = self.contest.limits["max_upload_mb"]
         if size > int(limit * (1 << 20)) + framing:
             raise Failed(413, f"expected an upload of at most {limit:g} MB, got {got}")
@@ -86,10 +86,8 @@ class Server:
 
     def admit(self, team: Team) -> Phase:
         """The open phase a team may upload to now; :class:`Failed` 429 past ``rate_limit`` uploads in 60 s, 403."""
-        times, at = self.uploads.setdefault(team.name, deque()), time.monotonic()
-        per_minute = self.contest.limits["rate_limit"]
-        while times and times[0] <= at - 60:
-            times.popleft()
+        at, per_minute = time.monotonic(), self.contest.limits["rate_limit"]
+        times = self.uploads[team.name] = [t for t in self.uploads.get(team.name, []) if t > at - 60]
         if len(times) >= per_minute:
             raise Failed(429, f"at most {per_minute:g} uploads a minute per team: try again in a minute")
         times.append(at)
@@ -155,8 +153,7 @@ class Server:
         store = self.store
         with store.connect() as db:  # refused before the work of unpacking (and again under the write lock)
             store.count_runs(db, team, phase.name, phase.max_runs)
-        work = os.path.join(store.incoming, secrets.token_hex(8))
-        os.makedirs(work)
+        work = tempfile.mkdtemp(dir=store.incoming)
         try:
             received = os.path.join(work, "upload")
             digest, size = hashlib.sha256(), 0
@@ -168,8 +165,7 @@ class Server:
                     out.write(piece)
             staged = os.path.join(work, "run")
             unpacked = unpack(received, os.path.basename(upload.filename or "upload"), staged, self.contest.limits)
-            errors = self.checker.errors(staged, unpacked)
-            if errors:
+            if errors := self.checker.errors(staged, unpacked):
                 raise Failed(422, errors=errors)
             fsync_tree(staged, files=True)
             return store.accept(team, name, staged, unpacked.name, unpacked.suffix, phase.name, phase.max_runs, digest.hexdigest(), stamp())

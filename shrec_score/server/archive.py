@@ -49,20 +49,22 @@ def unpack(upload: str, filename: str, dest: str, limits: Mapping[str, float]) -
     """Unpack ``upload`` (received as ``filename``) into the new folder ``dest`` under the contest's ``limits``."""
     os.makedirs(dest)
     low = filename.lower()
-    if not low.endswith((".zip", ".tar.gz", ".tgz")):
-        return _as_run(upload, dest, os.path.basename(filename), suffix_of(filename))
-    root = os.path.join(dest, "unpacked")
-    os.makedirs(root)
-    zipped = low.endswith(".zip")
-    try:
-        _extract(upload, root, zipped, limits)
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error) as exc:
-        if isinstance(exc, OSError) and exc.errno is not None:
-            raise
-        raise Failed(422, f"{filename}: expected a {'.zip' if zipped else '.tar.gz'} archive, got a damaged one ({exc})") from None
-    found = _run_root(dest, root)
-    shutil.rmtree(root, ignore_errors=True)  # what is left of the archive beside the run
-    return found
+    run, shown, suffix = upload, os.path.basename(filename), suffix_of(filename)
+    if low.endswith((".zip", ".tar.gz", ".tgz")):
+        root = os.path.join(dest, "unpacked")
+        os.makedirs(root)
+        zipped = low.endswith(".zip")
+        try:
+            _extract(upload, root, zipped, limits)
+        except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+            if isinstance(exc, OSError) and exc.errno is not None:
+                raise
+            raise Failed(422, f"{filename}: expected a {'.zip' if zipped else '.tar.gz'} archive, got a damaged one ({exc})") from None
+        run, shown = _run_root(root)
+        suffix = suffix_of(run) if os.path.isfile(run) else ""
+    os.rename(run, os.path.join(dest, "run" + suffix))  # a folder, or a file keeping its extensions
+    shutil.rmtree(os.path.join(dest, "unpacked"), ignore_errors=True)  # what is left of an archive beside the run
+    return Unpacked("run" + suffix, suffix, shown)
 
 
 def _extract(upload: str, root: str, zipped: bool, limits: Mapping[str, float]) -> None:
@@ -156,8 +158,8 @@ def _entries(folder: str) -> list[str]:
     return sorted(e for e in os.listdir(folder) if not e.startswith(".") and e not in JUNK)
 
 
-def _run_root(dest: str, root: str) -> Unpacked:
-    """The run: the archive's one top folder, else its top; a folder of a single file (a matrix...) is that file."""
+def _run_root(root: str) -> tuple[str, str]:
+    """The run and its path in the upload: the one top folder, else the top; a folder of one file: that file."""
     top = _entries(root)
     if not top:
         raise Failed(422, "expected one run folder in the archive, got no file")
@@ -166,13 +168,7 @@ def _run_root(dest: str, root: str) -> Unpacked:
         files = _entries(run)
         if len(files) == 1 and os.path.isfile(os.path.join(run, files[0])):
             run, shown = os.path.join(run, files[0]), os.path.join(shown, files[0])
-    return _as_run(run, dest, shown, suffix_of(run) if os.path.isfile(run) else "")
-
-
-def _as_run(path: str, dest: str, shown: str, suffix: str) -> Unpacked:
-    """Move the run (a folder, or a file keeping its extensions) to ``dest/run``."""
-    os.rename(path, os.path.join(dest, "run" + suffix))
-    return Unpacked("run" + suffix, suffix, shown)
+    return run, shown
 
 
 class RunChecker:

@@ -132,11 +132,10 @@ class Store:
         return os.path.join(self.runs_dir, str(row["id"]), row["entry"])
 
     def runs(self, **where: Any) -> list[dict[str, Any]]:
-        """The runs with their team's name, by id; ``where``: the values they have (``team_id``, ``status``)."""
-        sql = "SELECT runs.*, teams.name AS team FROM runs JOIN teams ON teams.id = runs.team_id"
-        query = " AND ".join(f"runs.{column} = ?" for column in where) or "1"  # the names: ours, never a request's
+        """The runs by id; ``where``: the values they have (``team_id``, ``status``)."""
+        query = " AND ".join(f"{column} = ?" for column in where) or "1"  # the names: ours, never a request's
         with self.connect() as db:
-            return [dict(r) for r in db.execute(f"{sql} WHERE {query} ORDER BY runs.id", list(where.values()))]
+            return [dict(r) for r in db.execute(f"SELECT * FROM runs WHERE {query} ORDER BY id", list(where.values()))]
 
     def next_queued(self) -> dict[str, Any] | None:
         """The oldest queued run, its attempt counted (a crash mid-scoring shows as attempts > 1)."""
