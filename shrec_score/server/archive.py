@@ -16,11 +16,10 @@ from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass
 from typing import IO, Any
 
+from ..io.submissions import is_clutter
 from .store import Failed
 
 PIECE = 1 << 20
-#: Entries an archive may hold beside the run, passed over (macOS and editors leave them).
-JUNK = ("__MACOSX",)
 SPECIAL = "a device or another special file"
 #: A member's path: at most this many folders deep, each part at most NAME_MAX bytes (the file system's limit).
 MAX_DEPTH = 32
@@ -155,7 +154,7 @@ def _members(path: str, zipped: bool) -> Generator[tuple[str, str | None, bool, 
 
 
 def _entries(folder: str) -> list[str]:
-    return sorted(e for e in os.listdir(folder) if not e.startswith(".") and e not in JUNK)
+    return sorted(e for e in os.listdir(folder) if not is_clutter(e))
 
 
 def _run_root(root: str) -> tuple[str, str]:
