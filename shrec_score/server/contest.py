@@ -1,5 +1,4 @@
-"""CONTEST.yaml: a contest's settings, read and checked once at start, its track written out as the preset
-``DATA/track.yaml`` (docs/server.md#contestyaml)."""
+"""CONTEST.yaml, read and checked once at start; its track written out as ``DATA/track.yaml`` (docs/server.md)."""
 
 from __future__ import annotations
 

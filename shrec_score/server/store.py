@@ -1,5 +1,4 @@
-"""Teams and runs: SQLite (the standard library's, WAL mode) and the stored files; what survives a crash and why:
-docs/server.md, "What the server keeps".  Every connection serves one call; a refused upload is a :class:`Failed`."""
+"""Teams and runs: SQLite (schema.sql) and the stored files (what survives a crash: docs/server.md)."""
 
 from __future__ import annotations
 
@@ -90,8 +89,7 @@ class Store:
         return None if row is None else Team(row["id"], row["name"])
 
     def accept(self, team: Team, name: str | None, staged: str, unpacked: str, suffix: str, phase: str, max_runs: int, sha256: str, submitted: str) -> dict[str, Any]:
-        """Store the run staged at ``staged/unpacked`` (fsync'ed) as ``runs/ID/TEAM-NAME+suffix`` (TEAM-NAME: the
-        CLI's run name); returns the API's 201 body.  :class:`Failed` (403) when the team has ``max_runs`` runs."""
+        """Move the fsync'ed ``staged/unpacked`` to ``runs/ID/TEAM-NAME+suffix``, its row committed: the 201 body."""
         final = ""
         with self.connect() as db:
             db.execute("BEGIN IMMEDIATE")
