@@ -1,6 +1,5 @@
-"""The Starlette application of ``shrec-score serve``: its state (:class:`Server`: who asks, admission, the form's
-session and CSRF token, the upload under the size limit; a refusal is a :class:`~.store.Failed`), the JSON API and the
-pages (Jinja2, autoescape), what they show (a team's runs, the leaderboard) and every answer's security headers."""
+"""The Starlette application of ``shrec-score serve``: its state (:class:`Server`; a refusal: :class:`~.store.Failed`),
+the JSON API and the pages (Jinja2), what they show (a team's runs, the leaderboard), the security headers."""
 
 from __future__ import annotations
 
@@ -295,8 +294,7 @@ def run_views(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime) ->
 
 
 def leaderboard(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime, sort: str) -> list[dict[str, Any]]:
-    """Per phase not hidden: its columns and rows, best first by the CLI's column ``sort`` (:attr:`.RunChecker.sort`);
-    a phase whose scores are not shown yet (``after-close`` before it closes) lists its accepted runs by name."""
+    """Per phase not hidden: its runs best first by the CLI's column ``sort``, or by name while scores are hidden."""
     from ..aggregate import leaderboard_table
     from ..table import Table
 

@@ -1,5 +1,4 @@
-"""An upload, unpacked member by member (in pieces of 1 MiB, never by ``extractall``; what is refused:
-docs/server.md#security) and checked by :class:`RunChecker` before anything of it is stored."""
+"""An upload unpacked member by member (what is refused: docs/server.md#security), checked before it is stored."""
 
 from __future__ import annotations
 
@@ -24,8 +23,6 @@ SPECIAL = "a device or another special file"
 #: A member's path: at most this many folders deep, each part at most NAME_MAX bytes (the file system's limit).
 MAX_DEPTH = 32
 NAME_MAX = 255
-#: The extensions an uploaded file's stored name keeps (``.run.gz``): at most this many characters.
-MAX_SUFFIX = 32
 
 
 @dataclass(frozen=True)
@@ -36,10 +33,10 @@ class Unpacked:
 
 
 def suffix_of(filename: str) -> str:
-    """``bm25.run.gz`` -> ``.run.gz``: the extensions a run file's format is told by."""
+    """``bm25.run.gz`` -> ``.run.gz``: the extensions a run file's format is told by (at most 32 characters)."""
     base = os.path.basename(filename).lstrip(".")
     suffix = base[base.index(".") :] if "." in base else ""
-    while len(suffix) > MAX_SUFFIX:  # a name all extensions (a.bbb... of 300 characters) keeps its last short ones
+    while len(suffix) > 32:  # a name all extensions (a.bbb... of 300 characters) keeps its last short ones
         suffix = suffix[suffix.index(".", 1) :] if "." in suffix[1:] else ""
     return suffix
 

@@ -39,8 +39,7 @@ KEYS: dict[str, tuple[Any, str]] = {
 }
 PHASE_KEYS: dict[str, tuple[Any, str]] = {
     "name": (_text[0], "a text of its own"),
-    "opens": (lambda v: True, ""),  # checked by _time
-    "closes": (lambda v: True, ""),
+    **dict.fromkeys(("opens", "closes"), (lambda v: True, "")),  # checked by _time
     "max_runs": _whole,
     "leaderboard": (lambda v: v in VISIBILITY, "one of " + ", ".join(VISIBILITY)),
 }
@@ -105,10 +104,9 @@ def load_contest(path: str | os.PathLike[str]) -> Contest:
     if not os.path.isfile(relevance):
         raise fail("relevance", "expected 'relevance' to be an existing file", f"{relevance} not found")
     limits = {k: float(data.get(k, v)) for k, v in LIMITS.items()}
-    # the track: a preset's keys, its paths made absolute (against the preset's folder, or the contest's)
-    track, root = data["track"], base
+    track, root = data["track"], base  # a preset's keys, its paths made absolute (against its folder, or the contest's)
     if isinstance(track, str):
-        track, root = load_config(_absolute(base, track)), os.getcwd()  # its own errors, its own lines
+        track, root = load_config(_absolute(base, track)), os.getcwd()  # its errors and lines; paths relative to the cwd
     else:
         _checked(track, PRESET_KEYS, (), lambda key, expected, got=None: fail("track", expected, got), "track: ")
     paths = [k for k, v in track.items() if PRESET_KEYS[k][2] in ("file", "folder") and isinstance(v, str)]

@@ -64,10 +64,9 @@ class Store:
 
     def recover(self) -> None:
         """At start: remove what no committed row holds (uploads and scorings cut short)."""
-        ids = {str(r["id"]) for r in self.runs()}
-        for name in os.listdir(self.runs_dir):
-            if name not in ids:
-                shutil.rmtree(os.path.join(self.runs_dir, name), ignore_errors=True)
+        held = {str(r["id"]) for r in self.runs()}
+        for name in set(os.listdir(self.runs_dir)) - held:
+            shutil.rmtree(os.path.join(self.runs_dir, name), ignore_errors=True)
         for d in (self.incoming, self.work):
             shutil.rmtree(d, ignore_errors=True)
             os.makedirs(d, exist_ok=True)
