@@ -7,7 +7,6 @@ import asyncio
 import base64
 import contextlib
 import csv
-import datetime as dt
 import hashlib
 import hmac
 import io
@@ -149,25 +148,23 @@ class Server:
         return body
 
     def _store(self, team: Team, name: str | None, upload: UploadFile, phase: Phase) -> dict[str, Any]:
-        store = self.store
-        with store.connect() as db:  # refused before the work of unpacking (and again under the write lock)
-            store.count_runs(db, team, phase.name, phase.max_runs)
-        work = tempfile.mkdtemp(dir=store.incoming)
+        with self.store.connect() as db:  # refused before the work of unpacking (and again under the write lock)
+            self.store.count_runs(db, team, phase.name, phase.max_runs)
+        work = tempfile.mkdtemp(dir=self.store.incoming)
         try:
             received = os.path.join(work, "upload")
-            digest, size = hashlib.sha256(), 0
+            digest = hashlib.sha256()
             with open(received, "wb") as out:
                 while piece := upload.file.read(PIECE):
-                    size += len(piece)
-                    self.bound(size, framing=0)
                     digest.update(piece)
                     out.write(piece)
+                    self.bound(out.tell(), framing=0)
             staged = os.path.join(work, "run")
             unpacked = unpack(received, os.path.basename(upload.filename or "upload"), staged, self.contest.limits)
             if errors := self.checker.errors(staged, unpacked):
                 raise Failed(422, errors=errors)
             fsync_tree(staged, files=True)
-            return store.accept(team, name, staged, unpacked.name, unpacked.suffix, phase.name, phase.max_runs, digest.hexdigest(), stamp())
+            return self.store.accept(team, name, staged, unpacked.name, unpacked.suffix, phase.name, phase.max_runs, digest.hexdigest(), stamp())
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
@@ -188,10 +185,10 @@ def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
         return JSONResponse(exc.body, exc.status, headers={"WWW-Authenticate": "Bearer"} if exc.status == 401 else None)
 
     async def runs_of(team: Team) -> list[dict[str, Any]]:
-        return run_views(contest, await asyncio.to_thread(store.runs, team_id=team.id), now())
+        return run_views(contest, await asyncio.to_thread(store.runs, team_id=team.id))
 
     async def phases() -> list[dict[str, Any]]:
-        return leaderboard(contest, await asyncio.to_thread(store.runs), now(), server.checker.sort)
+        return leaderboard(contest, await asyncio.to_thread(store.runs), server.checker.sort)
 
     async def post_run(request: Request) -> Response:
         team = await server.team(request)
@@ -279,7 +276,7 @@ def _nan_as_none(value: Any) -> Any:
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
-def run_views(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime) -> list[dict[str, Any]]:
+def run_views(contest: Contest, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Runs as their team sees them: scores only when their phase shows them."""
     out = []
     for run in runs:
@@ -287,13 +284,13 @@ def run_views(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime) ->
         view = {k: run["label" if k == "run" else k] for k in SHOWN}
         if run["status"] == "failed":
             view["reason"] = run["reason"]
-        if run["status"] == "scored" and phase is not None and phase.shows_scores(now):
+        if run["status"] == "scored" and phase is not None and phase.shows_scores(now()):
             view["scores"] = {k: _nan_as_none(v) for k, v in per_run_row(run["per_run"]).items() if k != "run"}
         out.append(view)
     return out
 
 
-def leaderboard(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime, sort: str) -> list[dict[str, Any]]:
+def leaderboard(contest: Contest, runs: list[dict[str, Any]], sort: str) -> list[dict[str, Any]]:
     """Per phase not hidden: its runs best first by the CLI's column ``sort``, or by name while scores are hidden."""
     from ..aggregate import leaderboard_table
     from ..table import Table
@@ -304,7 +301,7 @@ def leaderboard(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime, 
         rows = [per_run_row(r["per_run"]) for r in mine if r["status"] == "scored"]
         entry: dict[str, Any] = {"name": phase.name, "leaderboard": phase.leaderboard, "opens": phase.opens.isoformat(),
                                  "closes": phase.closes.isoformat(), "columns": ["rank", *FIXED], "rows": []}
-        if not phase.shows_scores(now):
+        if not phase.shows_scores(now()):
             accepted = [{"run": r["label"], "status": "accepted"} for r in sorted(mine, key=lambda r: r["label"])]
             entry.update(columns=["run", "status"], rows=accepted)
         elif rows:

@@ -12,9 +12,10 @@ import tarfile
 import zipfile
 import zlib
 from collections.abc import Callable, Generator, Mapping
-from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
+from ..errors import InputError
+from ..errors import shown as quoted
 from ..io.submissions import is_clutter
 from .store import Failed
 
@@ -25,8 +26,7 @@ MAX_DEPTH = 32
 NAME_MAX = 255
 
 
-@dataclass(frozen=True)
-class Unpacked:
+class Unpacked(NamedTuple):
     name: str  # the run's entry under the staging folder
     suffix: str  # what the stored name keeps of the uploaded one (".txt.gz"; "" for a folder)
     shown: str  # the run's path inside the upload, as its errors name it ("" for the upload itself)
@@ -183,7 +183,6 @@ class RunChecker:
     def errors(self, staging: str, unpacked: Unpacked) -> list[dict[str, Any]]:
         """The check's errors of the run at ``staging/unpacked.name`` (as in ``check``), files named inside the upload."""
         from ..check import check_runs, passed_over
-        from ..errors import InputError
         from ..loading import find_runs
 
         path = os.path.join(staging, unpacked.name)
@@ -200,8 +199,6 @@ class RunChecker:
 
 def _error(path: str | None, line: int | None, message: str, run: str, shown: str) -> dict[str, Any]:
     """An error with its file named as in the upload (``D2/1000.txt``), never by its server path."""
-    from ..errors import shown as quoted
-
     inside = os.path.relpath(path, run) if path else "."
     name = shown if inside == "." else os.path.join(shown, inside) if shown else inside
     message = message.replace(run, shown or "upload")  # its path, then its name ("run 'run.run'": the run is named after its file)

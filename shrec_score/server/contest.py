@@ -118,12 +118,11 @@ def load_contest(path: str | os.PathLike[str]) -> Contest:
     preset = os.path.join(folder, "track.yaml")
     text = "# written by shrec-score serve from " + path.replace("\n", " ") + "\n" + yaml.safe_dump(settings, sort_keys=True)
     if not os.path.exists(preset) or open(preset, encoding="utf-8").read() != text:
-        tmp = preset + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
+        with open(preset + ".tmp", "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, preset)
+        os.replace(preset + ".tmp", preset)
     load_config(preset)  # every path it names exists and is a regular file
     return Contest(data["title"].strip(), preset, folder, phases, limits)
 

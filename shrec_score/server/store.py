@@ -10,9 +10,8 @@ import shutil
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..outdir import fsync_dir
 
@@ -30,8 +29,7 @@ class Failed(Exception):
         self.body = {"errors": self.errors} if status == 422 else {"error": text}
 
 
-@dataclass(frozen=True)
-class Team:
+class Team(NamedTuple):
     id: int
     name: str
 
