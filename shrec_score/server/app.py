@@ -16,7 +16,6 @@ import secrets
 import shutil
 import tempfile
 import time
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib import resources
@@ -55,7 +54,7 @@ class Server:
     store: Store
     checker: RunChecker
     wake: asyncio.Event = field(default_factory=asyncio.Event)  # set: a run was queued (jobs.score_forever)
-    sessions: OrderedDict[str, Session] = field(default_factory=OrderedDict)
+    sessions: dict[str, Session] = field(default_factory=dict)  # the oldest first
     uploads: dict[str, list[float]] = field(default_factory=dict)  # a team's uploads of the last 60 s
 
     def bound(self, size: int, got: str = "more", framing: int = 64 << 10) -> None:
@@ -79,7 +78,7 @@ class Server:
         sid = secrets.token_urlsafe(32)
         self.sessions[sid] = session = Session(secrets.token_urlsafe(32))
         while len(self.sessions) > 10_000:
-            self.sessions.popitem(last=False)
+            del self.sessions[next(iter(self.sessions))]
         return sid, session
 
     def admit(self, team: Team) -> Phase:

@@ -63,8 +63,7 @@ async def _score(contest: Contest, store: Store, job: dict[str, Any]) -> dict[st
     return {"reason": text.replace(os.path.dirname(run) + os.sep, "").replace(run, job["label"])[:500]}  # no server path shown
 
 
-if __name__ == "__main__":  # the child: CPU-time and address-space limits (they hold across exec; past the CPU time:
-    # SIGXCPU, then SIGKILL), dies with the server, becomes shrec-score score --config PRESET RUN --out OUT
+if __name__ == "__main__":  # the child: limits set (they hold across exec), dies with the server, becomes the CLI
     import ctypes
     import resource
 
@@ -73,7 +72,7 @@ if __name__ == "__main__":  # the child: CPU-time and address-space limits (they
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: no orphan writes
         if os.getppid() != int(parent):  # the server died before the prctl
             sys.exit(1)
-    resource.setrlimit(resource.RLIMIT_CPU, (int(cpu), int(cpu) + 1))
+    resource.setrlimit(resource.RLIMIT_CPU, (int(cpu), int(cpu) + 1))  # past it: SIGXCPU, a second later SIGKILL
     resource.setrlimit(resource.RLIMIT_AS, (int(memory) << 20, int(memory) << 20))
     cmd = [sys.executable, "-m", "shrec_score.cli", "score", "--config", preset, run, "--out", out, "--quiet", "--format", "csv"]
     os.execv(cmd[0], cmd)
