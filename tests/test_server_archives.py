@@ -3,6 +3,7 @@ naming what was refused, and nothing of it is written anywhere (issue 32)."""
 
 from __future__ import annotations
 
+import csv
 import io
 import os
 import stat
@@ -120,6 +121,22 @@ def test_a_good_run_still_passes_the_same_limits(tiny):
     assert r.json()["run"] == "eve-fine"
     r = server.upload(token, GOOD["1.txt"], "1.txt")  # one ranked-list file is no run of this collection
     assert r.status_code == 422
+
+
+def test_the_clutter_beside_an_archives_run_folder_is_passed_over(tiny):
+    """README.md and Thumbs.db beside the one run folder are clutter of an unzipped submission (docs/inputs.md), as
+    the scoring itself passes them over: the run is that folder, scored under the team's name.  (The archive's top
+    was taken as the run, a folder holding a run, which the scoring then named 'run' after the folder inside.)"""
+    server, token, _ = tiny
+    files = {**{f"run/{k}": v for k, v in GOOD.items()}, "README.md": b"our run", "Thumbs.db": b"x"}
+    r = server.upload(token, _zip(list(files.items())), "ours.zip", "tidy")
+    assert r.status_code == 201, r.text
+    assert r.json()["run"] == "eve-tidy"
+    rows = server.wait(lambda rows: any(x["label"] == "eve-tidy" and x["status"] != "queued" for x in rows))
+    (row,) = [x for x in rows if x["label"] == "eve-tidy"]
+    (scored,) = csv.DictReader(io.StringIO(row["per_run"]))
+    assert (row["status"], row["entry"], scored["run"]) == ("scored", "eve-tidy", "eve-tidy")
+    assert sorted(os.listdir(os.path.join(server.data, "runs", str(row["id"]), "eve-tidy"))) == sorted(GOOD)
 
 
 def test_a_fraction_of_a_megabyte_is_the_unpacked_limit_not_zero(tmp_path):

@@ -1,8 +1,5 @@
-"""The Starlette application of ``shrec-score serve``: its routes (the JSON API and the pages: Jinja2, autoescape),
-what a request gets done (who asks, whether a phase admits the team, the upload read under the size limit, the form's
-session and CSRF token, storing a checked run; a refusal is a :class:`~.store.Failed`), what the routes show (a team's
-runs, the leaderboard: the CLI's ``per_run.csv`` rows, each limited to what its phase allows; docs/server.md) and the
-security headers of every answer."""
+"""The Starlette application of ``shrec-score serve``: its state (:class:`Server`; a refusal: :class:`~.store.Failed`),
+the JSON API and the pages (Jinja2), what they show (a team's runs, the leaderboard), the security headers."""
 
 from __future__ import annotations
 
@@ -10,7 +7,6 @@ import asyncio
 import base64
 import contextlib
 import csv
-import datetime as dt
 import hashlib
 import hmac
 import io
@@ -18,8 +14,8 @@ import math
 import os
 import secrets
 import shutil
+import tempfile
 import time
-from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib import resources
@@ -42,8 +38,6 @@ from .store import NAME, Failed, Store, Team
 FIXED = {"run": str, "queries": int}
 #: A run's fields as the API shows them (``run`` is the stored ``label``).
 SHOWN = ("id", "name", "run", "phase", "status", "sha256", "submitted", "finished")
-#: Room for the multipart framing and the small fields beside the file.
-FRAMING = 64 << 10
 #: The form's session cookie (its value: a random id of a :class:`Session` kept by the server).
 COOKIE = "shrec_session"
 
@@ -60,11 +54,11 @@ class Server:
     store: Store
     checker: RunChecker
     wake: asyncio.Event = field(default_factory=asyncio.Event)  # set: a run was queued (jobs.score_forever)
-    sessions: OrderedDict[str, Session] = field(default_factory=OrderedDict)
-    uploads: dict[str, deque[float]] = field(default_factory=dict)  # a team's uploads of the last 60 s
+    sessions: dict[str, Session] = field(default_factory=dict)  # the oldest first
+    uploads: dict[str, list[float]] = field(default_factory=dict)  # a team's uploads of the last 60 s
 
-    def bound(self, size: int, got: str = "more", framing: int = FRAMING) -> None:
-        """:class:`Failed` 413 when ``size`` bytes pass the upload limit (``framing``: room for the multipart's)."""
+    def bound(self, size: int, got: str = "more", framing: int = 64 << 10) -> None:
+        """:class:`Failed` 413 past the upload limit (``framing``: room for the multipart framing, small fields)."""
         limit = self.contest.limits["max_upload_mb"]
         if size > int(limit * (1 << 20)) + framing:
             raise Failed(413, f"expected an upload of at most {limit:g} MB, got {got}")
@@ -84,15 +78,13 @@ class Server:
         sid = secrets.token_urlsafe(32)
         self.sessions[sid] = session = Session(secrets.token_urlsafe(32))
         while len(self.sessions) > 10_000:
-            self.sessions.popitem(last=False)
+            del self.sessions[next(iter(self.sessions))]
         return sid, session
 
     def admit(self, team: Team) -> Phase:
         """The open phase a team may upload to now; :class:`Failed` 429 past ``rate_limit`` uploads in 60 s, 403."""
-        times, at = self.uploads.setdefault(team.name, deque()), time.monotonic()
-        per_minute = self.contest.limits["rate_limit"]
-        while times and times[0] <= at - 60:
-            times.popleft()
+        at, per_minute = time.monotonic(), self.contest.limits["rate_limit"]
+        times = self.uploads[team.name] = [t for t in self.uploads.get(team.name, []) if t > at - 60]
         if len(times) >= per_minute:
             raise Failed(429, f"at most {per_minute:g} uploads a minute per team: try again in a minute")
         times.append(at)
@@ -155,27 +147,23 @@ class Server:
         return body
 
     def _store(self, team: Team, name: str | None, upload: UploadFile, phase: Phase) -> dict[str, Any]:
-        store = self.store
-        with store.connect() as db:  # refused before the work of unpacking (and again under the write lock)
-            store.count_runs(db, team, phase.name, phase.max_runs)
-        work = os.path.join(store.incoming, secrets.token_hex(8))
-        os.makedirs(work)
+        with self.store.connect() as db:  # refused before the work of unpacking (and again under the write lock)
+            self.store.count_runs(db, team, phase.name, phase.max_runs)
+        work = tempfile.mkdtemp(dir=self.store.incoming)
         try:
             received = os.path.join(work, "upload")
-            digest, size = hashlib.sha256(), 0
+            digest = hashlib.sha256()
             with open(received, "wb") as out:
                 while piece := upload.file.read(PIECE):
-                    size += len(piece)
-                    self.bound(size, framing=0)
                     digest.update(piece)
                     out.write(piece)
+                    self.bound(out.tell(), framing=0)
             staged = os.path.join(work, "run")
             unpacked = unpack(received, os.path.basename(upload.filename or "upload"), staged, self.contest.limits)
-            errors = self.checker.errors(staged, unpacked)
-            if errors:
+            if errors := self.checker.errors(staged, unpacked):
                 raise Failed(422, errors=errors)
             fsync_tree(staged, files=True)
-            return store.accept(team, name, staged, unpacked.name, unpacked.suffix, phase.name, phase.max_runs, digest.hexdigest(), stamp())
+            return self.store.accept(team, name, staged, unpacked.name, unpacked.suffix, phase.name, phase.max_runs, digest.hexdigest(), stamp())
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
@@ -196,10 +184,10 @@ def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
         return JSONResponse(exc.body, exc.status, headers={"WWW-Authenticate": "Bearer"} if exc.status == 401 else None)
 
     async def runs_of(team: Team) -> list[dict[str, Any]]:
-        return run_views(contest, await asyncio.to_thread(store.runs, team_id=team.id), now())
+        return run_views(contest, await asyncio.to_thread(store.runs, team_id=team.id))
 
     async def phases() -> list[dict[str, Any]]:
-        return leaderboard(contest, await asyncio.to_thread(store.runs), now(), server.checker.sort)
+        return leaderboard(contest, await asyncio.to_thread(store.runs), server.checker.sort)
 
     async def post_run(request: Request) -> Response:
         team = await server.team(request)
@@ -208,16 +196,13 @@ def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
             body = await server.upload(team, phase, form)
         return JSONResponse(body, 201)
 
-    async def list_runs(request: Request) -> Response:
+    async def get_runs(request: Request) -> Response:  # /api/runs: the team's runs; /api/runs/ID: one of them
         team = await server.team(request)
-        return JSONResponse({"team": team.name, "runs": await runs_of(team)})
-
-    async def get_run(request: Request) -> Response:
-        team = await server.team(request)
-        run = next((r for r in await runs_of(team) if r["id"] == request.path_params["run_id"]), None)
-        if run is None:  # another team's run is as absent as no run
-            return JSONResponse({"error": "no such run of your team"}, 404)
-        return JSONResponse(run)
+        runs, wanted = await runs_of(team), request.path_params.get("run_id")
+        if wanted is None:
+            return JSONResponse({"team": team.name, "runs": runs})
+        run = next((r for r in runs if r["id"] == wanted), None)  # another team's run is as absent as no run
+        return JSONResponse({"error": "no such run of your team"}, 404) if run is None else JSONResponse(run)
 
     async def get_leaderboard(request: Request) -> Response:
         return JSONResponse({"title": contest.title, "phases": await phases()})
@@ -256,8 +241,8 @@ def create_app(contest: Contest) -> Callable[[Any, Any, Any], Awaitable[None]]:
         Route("/", index),
         Route("/submit", submit, methods=["GET", "POST"]),
         Route("/api/runs", post_run, methods=["POST"]),
-        Route("/api/runs", list_runs, methods=["GET"]),
-        Route("/api/runs/{run_id:int}", get_run),
+        Route("/api/runs", get_runs, methods=["GET"]),
+        Route("/api/runs/{run_id:int}", get_runs),
         Route("/api/leaderboard", get_leaderboard),
         Route("/healthz", healthz),
     ]
@@ -290,7 +275,7 @@ def _nan_as_none(value: Any) -> Any:
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
-def run_views(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime) -> list[dict[str, Any]]:
+def run_views(contest: Contest, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Runs as their team sees them: scores only when their phase shows them."""
     out = []
     for run in runs:
@@ -298,37 +283,32 @@ def run_views(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime) ->
         view = {k: run["label" if k == "run" else k] for k in SHOWN}
         if run["status"] == "failed":
             view["reason"] = run["reason"]
-        if run["status"] == "scored" and phase is not None and phase.shows_scores(now):
+        if run["status"] == "scored" and phase is not None and phase.shows_scores(now()):
             view["scores"] = {k: _nan_as_none(v) for k, v in per_run_row(run["per_run"]).items() if k != "run"}
         out.append(view)
     return out
 
 
-def leaderboard(contest: Contest, runs: list[dict[str, Any]], now: dt.datetime, sort: str) -> list[dict[str, Any]]:
-    """Per phase not hidden: its columns and rows, best first by the CLI's column ``sort`` (:attr:`.RunChecker.sort`);
-    a phase whose scores are not shown yet (``after-close`` before it closes) lists its accepted runs by name."""
-    out = []
-    for phase in (p for p in contest.phases if p.leaderboard != "hidden"):
-        mine = [r for r in runs if r["phase"] == phase.name and r["status"] != "failed"]
-        entry: dict[str, Any] = {"name": phase.name, "leaderboard": phase.leaderboard, "opens": phase.opens.isoformat(),
-                                 "closes": phase.closes.isoformat()}
-        if not phase.shows_scores(now):
-            rows = [{"run": r["label"], "status": "accepted"} for r in sorted(mine, key=lambda r: r["label"])]
-            entry.update(columns=["run", "status"], rows=rows)
-        else:
-            entry.update(_ranked(sort, [per_run_row(r["per_run"]) for r in mine if r["status"] == "scored"]))
-        out.append(entry)
-    return out
-
-
-def _ranked(sort: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
-    if not rows:
-        return {"columns": ["rank", *FIXED], "rows": []}
+def leaderboard(contest: Contest, runs: list[dict[str, Any]], sort: str) -> list[dict[str, Any]]:
+    """Per phase not hidden: its runs best first by the CLI's column ``sort``, or by name while scores are hidden."""
     from ..aggregate import leaderboard_table
     from ..table import Table
 
-    measures = list(rows[0])[len(FIXED) :]
-    measure = sort if sort in measures else measures[0]  # (a row scored before a preset changed)
-    columns = {k: [r.get(k, math.nan) for r in rows] for k in rows[0]}  # a measure a row lacks: NaN
-    board = leaderboard_table(Table(columns, len(rows)), measure)
-    return {"columns": board.columns, "rows": [dict(zip(board.columns, map(_nan_as_none, r))) for r in board.records()]}
+    out = []
+    for phase in (p for p in contest.phases if p.leaderboard != "hidden"):
+        mine = [r for r in runs if r["phase"] == phase.name and r["status"] != "failed"]
+        rows = [per_run_row(r["per_run"]) for r in mine if r["status"] == "scored"]
+        entry: dict[str, Any] = {"name": phase.name, "leaderboard": phase.leaderboard, "opens": phase.opens.isoformat(),
+                                 "closes": phase.closes.isoformat(), "columns": ["rank", *FIXED], "rows": []}
+        if not phase.shows_scores(now()):
+            accepted = [{"run": r["label"], "status": "accepted"} for r in sorted(mine, key=lambda r: r["label"])]
+            entry.update(columns=["run", "status"], rows=accepted)
+        elif rows:
+            measures = list(rows[0])[len(FIXED) :]
+            measure = sort if sort in measures else measures[0]  # (a row scored before a preset changed)
+            columns = {k: [r.get(k, math.nan) for r in rows] for k in rows[0]}  # a measure a row lacks: NaN
+            board = leaderboard_table(Table(columns, len(rows)), measure)
+            records = [dict(zip(board.columns, map(_nan_as_none, r))) for r in board.records()]
+            entry.update(columns=board.columns, rows=records)
+        out.append(entry)
+    return out

@@ -1,5 +1,4 @@
-"""An upload, unpacked member by member (in pieces of 1 MiB, never by ``extractall``; what is refused:
-docs/server.md#security) and checked by :class:`RunChecker` before anything of it is stored."""
+"""An upload unpacked member by member (what is refused: docs/server.md#security), checked before it is stored."""
 
 from __future__ import annotations
 
@@ -13,34 +12,31 @@ import tarfile
 import zipfile
 import zlib
 from collections.abc import Callable, Generator, Mapping
-from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
+from ..errors import InputError
+from ..errors import shown as quoted
+from ..io.submissions import is_clutter
 from .store import Failed
 
 PIECE = 1 << 20
-#: Entries an archive may hold beside the run, passed over (macOS and editors leave them).
-JUNK = ("__MACOSX",)
 SPECIAL = "a device or another special file"
 #: A member's path: at most this many folders deep, each part at most NAME_MAX bytes (the file system's limit).
 MAX_DEPTH = 32
 NAME_MAX = 255
-#: The extensions an uploaded file's stored name keeps (``.run.gz``): at most this many characters.
-MAX_SUFFIX = 32
 
 
-@dataclass(frozen=True)
-class Unpacked:
+class Unpacked(NamedTuple):
     name: str  # the run's entry under the staging folder
     suffix: str  # what the stored name keeps of the uploaded one (".txt.gz"; "" for a folder)
     shown: str  # the run's path inside the upload, as its errors name it ("" for the upload itself)
 
 
 def suffix_of(filename: str) -> str:
-    """``bm25.run.gz`` -> ``.run.gz``: the extensions a run file's format is told by."""
+    """``bm25.run.gz`` -> ``.run.gz``: the extensions a run file's format is told by (at most 32 characters)."""
     base = os.path.basename(filename).lstrip(".")
     suffix = base[base.index(".") :] if "." in base else ""
-    while len(suffix) > MAX_SUFFIX:  # a name all extensions (a.bbb... of 300 characters) keeps its last short ones
+    while len(suffix) > 32:  # a name all extensions (a.bbb... of 300 characters) keeps its last short ones
         suffix = suffix[suffix.index(".", 1) :] if "." in suffix[1:] else ""
     return suffix
 
@@ -49,20 +45,22 @@ def unpack(upload: str, filename: str, dest: str, limits: Mapping[str, float]) -
     """Unpack ``upload`` (received as ``filename``) into the new folder ``dest`` under the contest's ``limits``."""
     os.makedirs(dest)
     low = filename.lower()
-    if not low.endswith((".zip", ".tar.gz", ".tgz")):
-        return _as_run(upload, dest, os.path.basename(filename), suffix_of(filename))
-    root = os.path.join(dest, "unpacked")
-    os.makedirs(root)
-    zipped = low.endswith(".zip")
-    try:
-        _extract(upload, root, zipped, limits)
-    except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error) as exc:
-        if isinstance(exc, OSError) and exc.errno is not None:
-            raise
-        raise Failed(422, f"{filename}: expected a {'.zip' if zipped else '.tar.gz'} archive, got a damaged one ({exc})") from None
-    found = _run_root(dest, root)
-    shutil.rmtree(root, ignore_errors=True)  # what is left of the archive beside the run
-    return found
+    run, shown, suffix = upload, os.path.basename(filename), suffix_of(filename)
+    if low.endswith((".zip", ".tar.gz", ".tgz")):
+        root = os.path.join(dest, "unpacked")
+        os.makedirs(root)
+        zipped = low.endswith(".zip")
+        try:
+            _extract(upload, root, zipped, limits)
+        except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, zlib.error) as exc:
+            if isinstance(exc, OSError) and exc.errno is not None:
+                raise
+            raise Failed(422, f"{filename}: expected a {'.zip' if zipped else '.tar.gz'} archive, got a damaged one ({exc})") from None
+        run, shown = _run_root(root)
+        suffix = suffix_of(run) if os.path.isfile(run) else ""
+    os.rename(run, os.path.join(dest, "run" + suffix))  # a folder, or a file keeping its extensions
+    shutil.rmtree(os.path.join(dest, "unpacked"), ignore_errors=True)  # what is left of an archive beside the run
+    return Unpacked("run" + suffix, suffix, shown)
 
 
 def _extract(upload: str, root: str, zipped: bool, limits: Mapping[str, float]) -> None:
@@ -153,11 +151,11 @@ def _members(path: str, zipped: bool) -> Generator[tuple[str, str | None, bool, 
 
 
 def _entries(folder: str) -> list[str]:
-    return sorted(e for e in os.listdir(folder) if not e.startswith(".") and e not in JUNK)
+    return sorted(e for e in os.listdir(folder) if not is_clutter(e))
 
 
-def _run_root(dest: str, root: str) -> Unpacked:
-    """The run: the archive's one top folder, else its top; a folder of a single file (a matrix...) is that file."""
+def _run_root(root: str) -> tuple[str, str]:
+    """The run and its path in the upload: the one top folder, else the top; a folder of one file: that file."""
     top = _entries(root)
     if not top:
         raise Failed(422, "expected one run folder in the archive, got no file")
@@ -166,13 +164,7 @@ def _run_root(dest: str, root: str) -> Unpacked:
         files = _entries(run)
         if len(files) == 1 and os.path.isfile(os.path.join(run, files[0])):
             run, shown = os.path.join(run, files[0]), os.path.join(shown, files[0])
-    return _as_run(run, dest, shown, suffix_of(run) if os.path.isfile(run) else "")
-
-
-def _as_run(path: str, dest: str, shown: str, suffix: str) -> Unpacked:
-    """Move the run (a folder, or a file keeping its extensions) to ``dest/run``."""
-    os.rename(path, os.path.join(dest, "run" + suffix))
-    return Unpacked("run" + suffix, suffix, shown)
+    return run, shown
 
 
 class RunChecker:
@@ -191,7 +183,6 @@ class RunChecker:
     def errors(self, staging: str, unpacked: Unpacked) -> list[dict[str, Any]]:
         """The check's errors of the run at ``staging/unpacked.name`` (as in ``check``), files named inside the upload."""
         from ..check import check_runs, passed_over
-        from ..errors import InputError
         from ..loading import find_runs
 
         path = os.path.join(staging, unpacked.name)
@@ -208,8 +199,6 @@ class RunChecker:
 
 def _error(path: str | None, line: int | None, message: str, run: str, shown: str) -> dict[str, Any]:
     """An error with its file named as in the upload (``D2/1000.txt``), never by its server path."""
-    from ..errors import shown as quoted
-
     inside = os.path.relpath(path, run) if path else "."
     name = shown if inside == "." else os.path.join(shown, inside) if shown else inside
     message = message.replace(run, shown or "upload")  # its path, then its name ("run 'run.run'": the run is named after its file)

@@ -1,5 +1,4 @@
-"""CONTEST.yaml: a contest's settings, read and checked once at start, its track written out as the preset
-``DATA/track.yaml`` (docs/server.md#contestyaml)."""
+"""CONTEST.yaml, read and checked once at start; its track written out as ``DATA/track.yaml`` (docs/server.md)."""
 
 from __future__ import annotations
 
@@ -40,8 +39,7 @@ KEYS: dict[str, tuple[Any, str]] = {
 }
 PHASE_KEYS: dict[str, tuple[Any, str]] = {
     "name": (_text[0], "a text of its own"),
-    "opens": (lambda v: True, ""),  # checked by _time
-    "closes": (lambda v: True, ""),
+    **dict.fromkeys(("opens", "closes"), (lambda v: True, "")),  # checked by _time
     "max_runs": _whole,
     "leaderboard": (lambda v: v in VISIBILITY, "one of " + ", ".join(VISIBILITY)),
 }
@@ -106,10 +104,9 @@ def load_contest(path: str | os.PathLike[str]) -> Contest:
     if not os.path.isfile(relevance):
         raise fail("relevance", "expected 'relevance' to be an existing file", f"{relevance} not found")
     limits = {k: float(data.get(k, v)) for k, v in LIMITS.items()}
-    # the track: a preset's keys, its paths made absolute (against the preset's folder, or the contest's)
-    track, root = data["track"], base
+    track, root = data["track"], base  # a preset's keys, its paths made absolute (against its folder, or the contest's)
     if isinstance(track, str):
-        track, root = load_config(_absolute(base, track)), os.getcwd()  # its own errors, its own lines
+        track, root = load_config(_absolute(base, track)), os.getcwd()  # its errors and lines; paths relative to the cwd
     else:
         _checked(track, PRESET_KEYS, (), lambda key, expected, got=None: fail("track", expected, got), "track: ")
     paths = [k for k, v in track.items() if PRESET_KEYS[k][2] in ("file", "folder") and isinstance(v, str)]
@@ -121,12 +118,11 @@ def load_contest(path: str | os.PathLike[str]) -> Contest:
     preset = os.path.join(folder, "track.yaml")
     text = "# written by shrec-score serve from " + path.replace("\n", " ") + "\n" + yaml.safe_dump(settings, sort_keys=True)
     if not os.path.exists(preset) or open(preset, encoding="utf-8").read() != text:
-        tmp = preset + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as f:
+        with open(preset + ".tmp", "w", encoding="utf-8") as f:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, preset)
+        os.replace(preset + ".tmp", preset)
     load_config(preset)  # every path it names exists and is a regular file
     return Contest(data["title"].strip(), preset, folder, phases, limits)
 

@@ -1,5 +1,4 @@
-"""The scoring queue: one queued run at a time, each scored by the CLI in a child process under limits,
-``python -m shrec_score.server.jobs`` (docs/server.md, "What the server keeps")."""
+"""The scoring queue: one run at a time, scored by the CLI in a child process under limits (docs/server.md)."""
 
 from __future__ import annotations
 
@@ -64,21 +63,16 @@ async def _score(contest: Contest, store: Store, job: dict[str, Any]) -> dict[st
     return {"reason": text.replace(os.path.dirname(run) + os.sep, "").replace(run, job["label"])[:500]}  # no server path shown
 
 
-def child(cpu: str, memory: str, parent: str, preset: str, run: str, out: str) -> None:
-    """Set the CPU-time and address-space limits (they hold across ``exec``; past the CPU time: SIGXCPU, then
-    SIGKILL), die with the server ``parent``, become ``shrec-score score --config PRESET RUN --out OUT``."""
+if __name__ == "__main__":  # the child: limits set (they hold across exec), dies with the server, becomes the CLI
     import ctypes
     import resource
 
+    cpu, memory, parent, preset, run, out = sys.argv[1:]
     with contextlib.suppress(OSError, AttributeError):  # SIGKILL when the server dies (Linux; elsewhere nothing)
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG: no orphan writes
         if os.getppid() != int(parent):  # the server died before the prctl
             sys.exit(1)
-    resource.setrlimit(resource.RLIMIT_CPU, (int(cpu), int(cpu) + 1))
+    resource.setrlimit(resource.RLIMIT_CPU, (int(cpu), int(cpu) + 1))  # past it: SIGXCPU, a second later SIGKILL
     resource.setrlimit(resource.RLIMIT_AS, (int(memory) << 20, int(memory) << 20))
     cmd = [sys.executable, "-m", "shrec_score.cli", "score", "--config", preset, run, "--out", out, "--quiet", "--format", "csv"]
     os.execv(cmd[0], cmd)
-
-
-if __name__ == "__main__":
-    child(*sys.argv[1:])

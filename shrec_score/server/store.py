@@ -1,5 +1,4 @@
-"""Teams and runs: SQLite (the standard library's, WAL mode) and the stored files; what survives a crash and why:
-docs/server.md, "What the server keeps".  Every connection serves one call; a refused upload is a :class:`Failed`."""
+"""Teams and runs: SQLite (schema.sql) and the stored files (what survives a crash: docs/server.md)."""
 
 from __future__ import annotations
 
@@ -11,44 +10,17 @@ import shutil
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any
+from importlib import resources
+from typing import Any, NamedTuple
 
 from ..outdir import fsync_dir
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS teams (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    token_sha256 TEXT NOT NULL UNIQUE,
-    created TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY,
-    team_id INTEGER NOT NULL REFERENCES teams(id),
-    name TEXT NOT NULL,
-    label TEXT NOT NULL UNIQUE,
-    entry TEXT NOT NULL,
-    phase TEXT NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('queued', 'scored', 'failed')),
-    sha256 TEXT NOT NULL,
-    submitted TEXT NOT NULL,
-    finished TEXT,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    reason TEXT,
-    per_run TEXT
-);
-CREATE INDEX IF NOT EXISTS runs_team ON runs(team_id, phase);
-"""
-
 
 #: A team's name, and a run's name as a participant gives it (each becomes part of a file name).
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 
 
 class Failed(Exception):
-    """An upload refused with ``status`` before it is stored: the check's ``errors`` (422) or one ``text``
-    (as an error of the file "upload" in a 422), and ``body`` its JSON."""
+    """A refused request: ``status``, the check's ``errors`` (422) or one ``text`` (file "upload"), ``body`` (JSON)."""
 
     def __init__(self, status: int, text: str = "", errors: list[dict[str, Any]] | None = None) -> None:
         super().__init__(status)
@@ -57,8 +29,7 @@ class Failed(Exception):
         self.body = {"errors": self.errors} if status == 422 else {"error": text}
 
 
-@dataclass(frozen=True)
-class Team:
+class Team(NamedTuple):
     id: int
     name: str
 
@@ -77,26 +48,23 @@ class Store:
         self.work = os.path.join(folder, "work")
         os.makedirs(self.runs_dir, exist_ok=True)  # (incoming/ and work/: made by recover, which the server runs)
         with self.connect() as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(SCHEMA)
+            db.executescript(resources.files("shrec_score.server").joinpath("schema.sql").read_text(encoding="utf-8"))
 
     @contextmanager
     def connect(self) -> Iterator[sqlite3.Connection]:
         db = sqlite3.connect(self.db, timeout=30, isolation_level=None)
         db.row_factory = sqlite3.Row
         try:
-            db.execute("PRAGMA synchronous=FULL")
-            db.execute("PRAGMA foreign_keys=ON")
+            db.executescript("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
             yield db
         finally:
             db.close()
 
     def recover(self) -> None:
         """At start: remove what no committed row holds (uploads and scorings cut short)."""
-        ids = {str(r["id"]) for r in self.runs()}
-        for name in os.listdir(self.runs_dir):
-            if name not in ids:
-                shutil.rmtree(os.path.join(self.runs_dir, name), ignore_errors=True)
+        held = {str(r["id"]) for r in self.runs()}
+        for name in set(os.listdir(self.runs_dir)) - held:
+            shutil.rmtree(os.path.join(self.runs_dir, name), ignore_errors=True)
         for d in (self.incoming, self.work):
             shutil.rmtree(d, ignore_errors=True)
             os.makedirs(d, exist_ok=True)
@@ -118,8 +86,7 @@ class Store:
         return None if row is None else Team(row["id"], row["name"])
 
     def accept(self, team: Team, name: str | None, staged: str, unpacked: str, suffix: str, phase: str, max_runs: int, sha256: str, submitted: str) -> dict[str, Any]:
-        """Store the run staged at ``staged/unpacked`` (fsync'ed) as ``runs/ID/TEAM-NAME+suffix`` (TEAM-NAME: the
-        CLI's run name); returns the API's 201 body.  :class:`Failed` (403) when the team has ``max_runs`` runs."""
+        """Move the fsync'ed ``staged/unpacked`` to ``runs/ID/TEAM-NAME+suffix``, its row committed: the 201 body."""
         final = ""
         with self.connect() as db:
             db.execute("BEGIN IMMEDIATE")
@@ -160,11 +127,10 @@ class Store:
         return os.path.join(self.runs_dir, str(row["id"]), row["entry"])
 
     def runs(self, **where: Any) -> list[dict[str, Any]]:
-        """The runs with their team's name, by id; ``where``: the values they have (``team_id``, ``status``)."""
-        sql = "SELECT runs.*, teams.name AS team FROM runs JOIN teams ON teams.id = runs.team_id"
-        query = " AND ".join(f"runs.{column} = ?" for column in where) or "1"  # the names: ours, never a request's
+        """The runs by id; ``where``: the values they have (``team_id``, ``status``)."""
+        query = " AND ".join(f"{column} = ?" for column in where) or "1"  # the names: ours, never a request's
         with self.connect() as db:
-            return [dict(r) for r in db.execute(f"{sql} WHERE {query} ORDER BY runs.id", list(where.values()))]
+            return [dict(r) for r in db.execute(f"SELECT * FROM runs WHERE {query} ORDER BY id", list(where.values()))]
 
     def next_queued(self) -> dict[str, Any] | None:
         """The oldest queued run, its attempt counted (a crash mid-scoring shows as attempts > 1)."""
