@@ -56,8 +56,7 @@ def load_relevance(
             for given, flag in ((queries is not None, "--queries"), (grades != "binary", "--grades"), (collection is not None, "--collection"), (collection_size is not None, "--collection-size")):
                 if given:
                     raise InputError(path, None, f"expected no {flag} with a ShapeNet ground truth (it names the queries, the collection and the grades)")
-            rows = read_shapenet_truth(relevance, fh)  # type: ignore[arg-type]  # (a path)
-            return TaxonomyRelevance.from_rows(rows.path, rows.ids, rows.synsets, rows.subsynsets, rows.splits, split=split)
+            return TaxonomyRelevance.from_rows(path, *read_shapenet_truth(path, fh), split=split)  # type: ignore[arg-type]
         if split is not None:
             raise InputError(path, None, "expected a ShapeNet ground truth (id,synsetId,subSynsetId,modelId,split) with --split")
         if isinstance(relevance, Classification) or _is_cla_head(head):

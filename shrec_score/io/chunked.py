@@ -15,8 +15,7 @@ import numpy as np
 from ..errors import InputError, shown
 from ..outdir import fsync_tree
 from . import matrix
-from .compressed import Decompressed, readable
-from .text import head_of, open_checked
+from .compressed import readable
 
 #: The ``format`` of a shard folder's manifest.
 SHARDS_FORMAT = "shrec-score npy-shards"
@@ -217,23 +216,3 @@ def _write_zarr(folder: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows
     for a, b in _ranges(shape[0], chunk_rows):
         arr[a:b] = np.asarray(rows(a, b), dtype=dtype)
 
-
-def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray | matrix.RowFile:
-    """A matrix file to convert, not held in memory (:class:`.matrix.RowFile`, or ASCII streamed to a temporary
-    file); ``shape``: needed only for a PSB binary matrix that is not square."""
-    if path.endswith(".npy"):
-        m = matrix.read_npy_matrix(path)
-    else:
-        with open_checked(path) as fh:  # (one stat finds it a regular file; a compressed file's text is told)
-            if matrix.is_binary(head_of(path, fh)) and not isinstance(fh, Decompressed):
-                if shape is None:
-                    size = os.fstat(fh.fileno()).st_size
-                    side = math.isqrt(size // 4)
-                    if side * side * 4 != size:
-                        raise InputError(path, None, "expected --shape ROWSxCOLS for a PSB binary matrix that is not square", f"{size} bytes")
-                    shape = (side, side)
-                return matrix.read_matrix(path, shape)
-            m = matrix.read_ascii_matrix(path, None, stream=True, fh=fh)
-    if shape is not None and tuple(m.shape) != tuple(shape):  # a .npy or ASCII file's own shape, checked whole
-        raise matrix.shape_error(path, shape, m.shape, "--shape")
-    return m

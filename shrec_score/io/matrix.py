@@ -44,9 +44,9 @@ def _parse_numbers(text: str) -> np.ndarray:
         return np.fromstring(text, dtype=np.float64, sep=" ")
 
 
-def read_ascii_matrix(path: str, shape: tuple[int, int] | None, *, stream: bool = False, fh: Any = None) -> np.ndarray:
+def read_ascii_matrix(path: str, shape: tuple[int, int] | None, why: str = "", *, stream: bool = False, fh: Any = None) -> np.ndarray:
     """An ASCII matrix as wide as its first row, parsed a piece at a time (a bad line named; ``fh``: ``path`` opened),
-    in memory or (``stream``) in a temporary file memory-mapped read-only; rows past ``shape`` are only counted."""
+    in memory or (``stream``) in a temporary file memory-mapped read-only; rows past ``shape`` (``why``) only counted."""
     import tempfile
 
     out = tempfile.TemporaryFile() if stream else io.BytesIO()
@@ -66,7 +66,7 @@ def read_ascii_matrix(path: str, shape: tuple[int, int] | None, *, stream: bool 
     if n_cols is None:
         raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
     if shape is not None and rows_done != shape[0]:
-        raise shape_error(path, shape, (rows_done, n_cols))
+        raise shape_error(path, shape, (rows_done, n_cols), why)
     if isinstance(out, io.BytesIO):
         return np.frombuffer(out.getbuffer(), dtype=np.float64).reshape(rows_done, n_cols)
     out.flush()
@@ -174,24 +174,32 @@ def is_binary(head: bytes) -> bool:
     return False
 
 
-def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray | RowFile:
-    """Read a matrix run in any of the three forms (``path`` found a regular file by discovery's stat, opened
-    once) and check its shape."""
+def read_matrix(
+    path: str, shape: tuple[int, int] | None, *, why: str = "", stated: bool = True, stream: bool = False,
+) -> np.ndarray | RowFile:
+    """A matrix in any of the three forms, opened once, checked against ``shape`` (``why``: where it comes from; None:
+    a PSB binary matrix is square); ``stated``: a stat found ``path`` a regular file (discovery's); ``stream``: an
+    ASCII matrix into a temporary file whatever its size."""
     if path.endswith(".npy"):
-        m = read_npy_matrix(path, stated=True)
+        m = read_npy_matrix(path, stated=stated)
     else:
-        with open_input(path) as fh:  # (decompressed: the format is told by the text inside)
+        with open_input(path if stated else regular_file(path)) as fh:  # (decompressed: told by the text inside)
             head, st, compressed = head_of(path, fh), os.fstat(fh.fileno()), isinstance(fh, Decompressed)
             if is_binary(head):
                 if compressed:
                     raise InputError(path, None, COMPRESSED, "a compressed file")
+                if shape is None:  # (convert without --shape)
+                    side = math.isqrt(st.st_size // 4)
+                    if side * side * 4 != st.st_size:
+                        raise InputError(path, None, "expected --shape ROWSxCOLS for a PSB binary matrix that is not square", f"{st.st_size} bytes")
+                    shape = (side, side)
                 if st.st_size != 4 * shape[0] * shape[1]:
                     raise InputError(path, None, f"expected a PSB binary matrix of {shape[0]} x {shape[1]} float32 ({4 * shape[0] * shape[1]} bytes)", f"{st.st_size} bytes")
                 m = RowFile(path, 0, shape, np.dtype(np.float32), st) if st.st_size else np.zeros(shape, dtype=np.float32)
             else:  # decompressed, or large: into a temporary file
-                m = read_ascii_matrix(path, shape, stream=compressed or st.st_size > STREAM_ABOVE, fh=fh)
-    if tuple(m.shape) != tuple(shape):
-        raise shape_error(path, shape, m.shape)
+                m = read_ascii_matrix(path, shape, why, stream=stream or compressed or st.st_size > STREAM_ABOVE, fh=fh)
+    if shape is not None and tuple(m.shape) != tuple(shape):
+        raise shape_error(path, shape, m.shape, why)
     return m
 
 
