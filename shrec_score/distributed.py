@@ -102,7 +102,7 @@ def _score_rows(
         return [], None
     rows = np.unique(shared.row_of_query[np.concatenate(chunks)])
     lo, hi = int(rows[0]), int(rows[-1]) + 1
-    whole = any(a <= lo and hi <= b for a, b in matrix.blocks())  # within one stored block: read as one slice
+    whole = any(a <= lo and hi <= b for a, b in matrix.blocks)  # within one stored block: read as one slice
     held = _Rows(matrix, matrix.read(lo, hi) if whole else matrix[rows], np.arange(lo, hi) if whole else rows)
     drops: Counter[str] | None = Counter() if shared.options.lenient else None
     run = MatrixRun(name, path, held, shared.relevance.query_ids, shared.row_of_query, shared.col_target, drops)  # type: ignore[arg-type]
@@ -153,7 +153,7 @@ def score(
         if isinstance(s, BlockSource):  # every block matrix's shape checked
             mapped = matrix_run("", "", None, rel, *matrix_ids(rel, opts.matrix_order, s.path, s.matrix.shape))
             shared = replace(shared, row_of_query=mapped.row_of_query, col_target=mapped.col_target)
-            spans = s.matrix.blocks() if by_block else _chunk_groups(rel, s.matrix)
+            spans = s.matrix.blocks if by_block else _chunk_groups(rel, s.matrix)
             by = "rows" if by_block else "queries"
             tasks.extend((_score_rows, (s.path, s.name, by, a, b), i) for a, b in spans)
         else:
@@ -174,7 +174,7 @@ def score(
 
 def _chunk_groups(rel: Relevance, matrix: RowBlockMatrix) -> list[tuple[int, int]]:
     """The queries ``a..b`` of each task: whole engine chunks, about a stored block's rows a task."""
-    per_task = max(1, max(b - a for a, b in matrix.blocks()))
+    per_task = max(1, max(b - a for a, b in matrix.blocks))
     groups: list[tuple[int, int]] = []
     for c in matrix_chunks(rel, matrix.shape[1], np.arange(rel.n_queries)):
         if groups and c[-1] + 1 - groups[-1][0] <= per_task:

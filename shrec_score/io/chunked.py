@@ -33,18 +33,15 @@ def layout_of(path: str) -> str | None:
 
 
 class RowBlockMatrix:
-    """A 2-D matrix stored in blocks of rows: ``blocks()`` the half-open row ranges in order, ``where(a, b)``
+    """A 2-D matrix stored in blocks of rows: ``blocks`` the half-open row ranges in order, ``where(a, b)``
     the file (shard or chunk) holding rows ``a..b`` of one block, ``read(a, b)`` those rows; ``m[rows]``."""
 
     def __init__(
         self, path: str, shape: tuple[int, int], dtype: np.dtype, blocks: list[tuple[int, int]], files: list[str],
     ) -> None:
         self.path, self.shape, self.dtype = path, shape, dtype
-        self._blocks, self._files = blocks, files
+        self.blocks, self._files = blocks, files
         self._ends = np.array([b for _, b in blocks], dtype=np.int64)
-
-    def blocks(self) -> list[tuple[int, int]]:
-        return self._blocks
 
     def _block(self, rows: Any) -> Any:
         """The block (its number) of each of ``rows``."""
@@ -62,7 +59,7 @@ class RowBlockMatrix:
         out = np.empty((rows.size, self.shape[1]), dtype=self.dtype)
         which = self._block(rows)
         for k in np.unique(which).tolist():
-            a, b = self._blocks[k]
+            a, b = self.blocks[k]
             sel = which == k
             out[sel] = self.read(a, b)[rows[sel] - a]
         return out
@@ -108,7 +105,7 @@ class NpyShards(RowBlockMatrix):
 
     def read(self, a: int, b: int) -> np.ndarray:
         k = int(self._block(a))
-        path, (lo, hi) = self._files[k], self._blocks[k]
+        path, (lo, hi) = self._files[k], self.blocks[k]
         m = matrix.read_npy_matrix(path)  # header checked against the file's size
         if tuple(m.shape) != (hi - lo, self.shape[1]) or m.dtype != self.dtype:
             raise InputError(

@@ -48,17 +48,15 @@ def detect_file_format(path: str, *, stated: bool = False) -> str | None:
             return None
     if binary and not _trec_line(line):
         return "matrix"  # (a TREC run with a NUL byte further on is a TREC run, refused by its reader)
-    f = line.split()
-    if not f:
-        return None
     if is_shrec2011_header(line):  # names:method:variant:institute
         if _trec_line(line):  # a TREC run line whose tag holds three colons
             raise InputError(path, None, "cannot tell the run format: the first line reads as a TREC run line and as a SHREC 2011 "
                              "header (names:method:variant:institute); say --run-format trec or --run-format shrec2011")
         return "shrec2011"
+    f = line.split()
     if len(f) > 2 and all(is_number(x) for x in f):
         return "matrix"  # numbers only (a TREC line has a tag and a Q0 field)
-    return "trec" if _trec_line(line) else None  # (a tag of several words: trec_eval reads its first)
+    return "trec" if _trec_line(line) else None  # (a tag of several words: trec_eval reads its first); blank: None
 
 
 def _trec_line(line: str) -> bool:
@@ -78,19 +76,17 @@ def _first_line(path: str, fh: Any) -> bytes:
 
 def _run_file(path: str, fmt: str) -> RunSource:
     name = strip_suffix(os.path.basename(path))  # bm25.run.gz -> bm25.run
-    if fmt == "auto":
-        detected = detect_file_format(path, stated=True)
-        if detected is None:
-            raise InputError(path, None, "cannot tell the run format: expected a ranked-list folder, a dissimilarity matrix "
-                             "(ASCII, .npy or PSB binary) or a TREC run file; say --run-format lists|matrix|trec")
-        fmt = detected
-    if fmt == "lists":
+    kind = detect_file_format(path, stated=True) if fmt == "auto" else fmt
+    if kind is None:
+        raise InputError(path, None, "cannot tell the run format: expected a ranked-list folder, a dissimilarity matrix "
+                         "(ASCII, .npy or PSB binary) or a TREC run file; say --run-format lists|matrix|trec")
+    if kind == "lists":
         raise InputError(path, None, "expected a folder with one ranked-list file per query for --run-format lists", "a file")
-    if fmt == "matrix":
+    if kind == "matrix":
         name = os.path.splitext(name)[0]
-    if fmt == "shrec2011":
+    if kind == "shrec2011":
         name = shrec2011_name(path)  # the header's method and variant
-    return RunSource(name, path, fmt)
+    return RunSource(name, path, kind)
 
 
 def discover_runs(
