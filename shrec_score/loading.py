@@ -124,9 +124,8 @@ def read_run(
     """One run found by :func:`find_runs`, read by the reader of its format, and the reader's notes."""
     notes: list[str] = []
     run: AnyRun
-    if source.format in ("lists", "shrec2011"):  # (a SHREC 2011 file has no query-id line: header unused)
-        header = not relevance.keeps_own_item  # a line holding only the query id is then the query ranked first
-        read = partial(read_list_run, header=header) if source.format == "lists" else read_shrec2011_run
+    if source.format in ("lists", "shrec2011"):  # header: a line holding only the query id is the query ranked first
+        read = partial(read_list_run, header=not relevance.keeps_own_item) if source.format == "lists" else read_shrec2011_run
         lists = read(
             source, relevance.query_ids, found.target_index, ignorable=relevance.ignorable_queries,
             drops=drops, unjudged=found.unjudged, missing_ok=missing_ok, ties=ties, spell=found.spell,

@@ -268,6 +268,7 @@ def convert_command(matrix: str, out: str, layout: str, chunk_rows: int | None, 
 
     from ..io.chunked import write_row_blocks
     from ..io.matrix import read_matrix
+    from ..io.text import regular_file
 
     dims = None
     if shape is not None:
@@ -276,7 +277,7 @@ def convert_command(matrix: str, out: str, layout: str, chunk_rows: int | None, 
             raise BadInput(f"--shape: expected ROWSxCOLS (two whole numbers), got {shape!r}")
         dims = (int(parts[0]), int(parts[1]))
     with user_errors():
-        m = read_matrix(matrix, dims, why="--shape", stated=False, stream=True)  # not held in memory
+        m = read_matrix(regular_file(matrix), dims, why="--shape", stream=True)  # not held in memory
         kind = np.dtype(dtype or m.dtype)
         n_rows, n_cols = int(m.shape[0]), int(m.shape[1])
         step = write_row_blocks(out, layout, (n_rows, n_cols), kind, chunk_rows, lambda a, b: np.asarray(m[a:b], dtype=kind))

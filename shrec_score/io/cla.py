@@ -64,5 +64,4 @@ def read_classification(path: str | os.PathLike[str], fh: Any = None) -> Classif
         raise InputError(path, lines[1][0], f"header declares {n_classes_declared} classes", f"{len(classes)} class lines")
     if len(seen) != n_models_declared:
         raise InputError(path, lines[1][0], f"header declares {n_models_declared} models", f"{len(seen)} model ids")
-    parents = [p for p, _ in classes.values()]
-    return Classification(path, list(classes), parents, list(seen), np.asarray(labels, dtype=np.int32))
+    return Classification(path, list(classes), [p for p, _ in classes.values()], list(seen), np.asarray(labels, dtype=np.int32))

@@ -136,8 +136,6 @@ class RowFile:
     """A C-order matrix file (``.npy`` or PSB binary) read rows at a time (a memory map keeps the pages it touched
     resident); ``st``: its ``fstat`` when checked: a file replaced or rewritten since is an error."""
 
-    ndim = 2
-
     def __init__(self, path: str, offset: int, shape: tuple[int, int], dtype: np.dtype, st: os.stat_result) -> None:
         self.path, self.offset, self.shape, self.dtype = path, offset, shape, dtype
         self._version = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
@@ -174,16 +172,14 @@ def is_binary(head: bytes) -> bool:
     return False
 
 
-def read_matrix(
-    path: str, shape: tuple[int, int] | None, *, why: str = "", stated: bool = True, stream: bool = False,
-) -> np.ndarray | RowFile:
-    """A matrix in any of the three forms, opened once, checked against ``shape`` (``why``: where it comes from; None:
-    a PSB binary matrix is square); ``stated``: a stat found ``path`` a regular file (discovery's); ``stream``: an
-    ASCII matrix into a temporary file whatever its size."""
+def read_matrix(path: str, shape: tuple[int, int] | None, *, why: str = "", stream: bool = False) -> np.ndarray | RowFile:
+    """A matrix in any of the three forms (``path`` found a regular file by the caller's stat), opened once, checked
+    against ``shape`` (``why``: where it comes from; None: a PSB binary matrix is square); ``stream``: ASCII always
+    into a temporary file."""
     if path.endswith(".npy"):
-        m = read_npy_matrix(path, stated=stated)
+        m = read_npy_matrix(path, stated=True)
     else:
-        with open_input(path if stated else regular_file(path)) as fh:  # (decompressed: told by the text inside)
+        with open_input(path) as fh:  # (decompressed: the format is told by the text inside)
             head, st, compressed = head_of(path, fh), os.fstat(fh.fileno()), isinstance(fh, Decompressed)
             if is_binary(head):
                 if compressed:

@@ -17,17 +17,7 @@ from .matrix import is_binary
 from .numbers import is_integer, is_number
 from .shrec2011 import is_shrec2011_header, shrec2011_name
 from .submissions import Spell, clutter_note, is_clutter, no_query_error
-from .text import (
-    entry_is_folder,
-    folder_entries,
-    head_of,
-    listing,
-    pieces,
-    regular_file,
-)
-
-#: Files in a RUNS folder that are never runs.
-NOT_RUNS = (".cla", ".qrels", ".md", ".yaml", ".yml")
+from .text import entry_is_folder, folder_entries, head_of, listing, pieces, regular_file
 
 
 def detect_file_format(path: str, *, stated: bool = False) -> str | None:
@@ -112,7 +102,7 @@ def discover_runs(
         blocks = {d: _block_source(os.path.join(path, d), row_blocks) for d in subdirs}  # None: not a row-block matrix
         lists = [d for d in subdirs if blocks[d] is None]
         files = [e for e, _, is_folder in entries if not is_folder]
-        skipped = [e for e in files if is_clutter(e) or strip_suffix(e).lower().endswith(NOT_RUNS)]
+        skipped = [e for e in files if is_clutter(e) or strip_suffix(e).lower().endswith((".cla", ".qrels", ".md", ".yaml", ".yml"))]
         files = sorted(set(files).difference(skipped))  # (folder_entries' order)
         skipped_note = f"{path}: {len(skipped)} file(s) that are not runs were passed over ({', '.join(skipped[:3])}{', ...' if len(skipped) > 3 else ''})"
         passed_over = [skipped_note] if skipped else []

@@ -39,8 +39,7 @@ def no_query_error(folder: str, names: list[str], known: Mapping[str, object]) -
     """The error for a run folder none of whose files is named after a query, with the likely cause."""
     run = os.path.basename(os.path.normpath(folder))
     stems = [strip_suffix(n).rsplit(".", 1)[0] for n in names]
-    ids = [q for q in known if isinstance(q, str)]
-    return InputError(folder, None, f"no file of run {shown(run)} names a query; {id_hint(stems, ids)}")
+    return InputError(folder, None, f"no file of run {shown(run)} names a query; {id_hint(stems, list(known))}")
 
 
 def strip_zeros(run_id: str) -> str:
