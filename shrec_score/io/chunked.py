@@ -26,10 +26,8 @@ INSTALL_HINT = "pip install 'shrec-score[dask]'"
 
 def layout_of(path: str) -> str | None:
     """``"zarr"``, ``"npy-shards"`` or None: whether ``path`` is a folder holding a row-block matrix (by its metadata file)."""
-    for layout, names in (("npy-shards", [MANIFEST]), ("zarr", ["zarr.json", ".zarray"])):
-        if any(os.path.isfile(os.path.join(path, name)) for name in names):
-            return layout
-    return None
+    layouts = (("npy-shards", [MANIFEST]), ("zarr", ["zarr.json", ".zarray"]))
+    return next((kind for kind, names in layouts if any(os.path.isfile(os.path.join(path, n)) for n in names)), None)
 
 
 class RowBlockMatrix:

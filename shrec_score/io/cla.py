@@ -15,8 +15,7 @@ from .trec import trec_lines
 
 
 def read_classification(path: str | os.PathLike[str], fh: Any = None) -> Classification:
-    """Read a PSB ``.cla`` file (``fh``: opened by the caller, :func:`~.text.pieces`), checked against its header
-    and for repeated ids and undefined parents."""
+    """A PSB ``.cla`` (``fh``: ``path`` opened) checked against its header, for repeated ids, undefined parents."""
     path = os.fspath(path)
     lines = list(trec_lines(path, fh))  # the TREC files' field rule: U+2028 or NBSP is part of a name
     if not lines:
@@ -64,4 +63,5 @@ def read_classification(path: str | os.PathLike[str], fh: Any = None) -> Classif
         raise InputError(path, lines[1][0], f"header declares {n_classes_declared} classes", f"{len(classes)} class lines")
     if len(seen) != n_models_declared:
         raise InputError(path, lines[1][0], f"header declares {n_models_declared} models", f"{len(seen)} model ids")
-    return Classification(path, list(classes), [p for p, _ in classes.values()], list(seen), np.asarray(labels, dtype=np.int32))
+    parents = [p for p, _ in classes.values()]
+    return Classification(path, list(classes), parents, list(seen), np.asarray(labels, dtype=np.int32))

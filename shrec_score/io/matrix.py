@@ -44,9 +44,11 @@ def _parse_numbers(text: str) -> np.ndarray:
         return np.fromstring(text, dtype=np.float64, sep=" ")
 
 
-def read_ascii_matrix(path: str, shape: tuple[int, int] | None, why: str = "", *, stream: bool = False, fh: Any = None) -> np.ndarray:
+def read_ascii_matrix(
+    path: str, shape: tuple[int, int] | None, why: str = "", *, stream: bool = False, fh: Any = None,
+) -> np.ndarray:
     """An ASCII matrix as wide as its first row, parsed a piece at a time (a bad line named; ``fh``: ``path`` opened),
-    in memory or (``stream``) in a temporary file memory-mapped read-only; rows past ``shape`` (``why``) only counted."""
+    in memory or (``stream``) in a temporary file memory-mapped read-only; rows past ``shape`` (``why``) counted."""
     import tempfile
 
     out = tempfile.TemporaryFile() if stream else io.BytesIO()
@@ -99,9 +101,8 @@ def _ragged(text: str, n_cols: int) -> bool:
 
 
 def read_npy_matrix(path: str, *, stated: bool = False) -> np.ndarray | RowFile:
-    """A 2-D numeric ``.npy`` array read rows at a time (:class:`RowFile`; Fortran order memory-mapped), its
-    header checked against its size in Python integers (a lying shape would overflow numpy's product); ``stated``:
-    a stat found ``path`` a regular file (discovery's)."""
+    """A 2-D numeric ``.npy`` array read rows at a time (:class:`RowFile`; Fortran order memory-mapped), its header
+    checked against its size in Python integers (a lying shape overflows numpy's); ``stated``: ``path`` stat'ed."""
     from numpy.lib import format as npy_format
 
     path = path if stated else regular_file(path)
@@ -172,10 +173,11 @@ def is_binary(head: bytes) -> bool:
     return False
 
 
-def read_matrix(path: str, shape: tuple[int, int] | None, *, why: str = "", stream: bool = False) -> np.ndarray | RowFile:
-    """A matrix in any of the three forms (``path`` found a regular file by the caller's stat), opened once, checked
-    against ``shape`` (``why``: where it comes from; None: a PSB binary matrix is square); ``stream``: ASCII always
-    into a temporary file."""
+def read_matrix(
+    path: str, shape: tuple[int, int] | None, *, why: str = "", stream: bool = False,
+) -> np.ndarray | RowFile:
+    """A matrix in any of the three forms (``path`` stat'ed by the caller), opened once, checked against ``shape``
+    (``why``: where it comes from; None: a PSB binary one is square); ``stream``: ASCII into a temporary file."""
     if path.endswith(".npy"):
         m = read_npy_matrix(path, stated=True)
     else:

@@ -19,6 +19,9 @@ from .shrec2011 import is_shrec2011_header, shrec2011_name
 from .submissions import Spell, clutter_note, is_clutter, no_query_error
 from .text import entry_is_folder, folder_entries, head_of, listing, pieces, regular_file
 
+#: Files in a RUNS folder that are never runs.
+NOT_RUNS = (".cla", ".qrels", ".md", ".yaml", ".yml")
+
 
 def detect_file_format(path: str, *, stated: bool = False) -> str | None:
     """``matrix``, ``trec`` or ``shrec2011`` from the file's content (one open), None when it cannot tell; not a
@@ -83,9 +86,8 @@ def discover_runs(
     paths: Iterable[str | os.PathLike[str]], fmt: str = "auto", *, query_ids: Mapping[str, object] = {}, spell: Spell | None = None,
     row_blocks: bool = False,
 ) -> tuple[list[RunSource | BlockSource], list[str]]:
-    """The runs in the RUNS arguments (each stat'ed once, each folder listed once), and notes on files passed over;
-    ``spell``: how file names spell query ids (``--strip-zeros``, ``--id-map``); ``row_blocks``: a row-block matrix
-    (an argument or its sub-folder) found as a :class:`BlockSource` (the cluster and ``check`` read them), else refused."""
+    """The runs in the RUNS arguments (each stat'ed and listed once), notes on files passed over; ``spell``: file names'
+    spelling of query ids; ``row_blocks``: a row-block matrix found as a :class:`BlockSource`, else refused."""
     runs: list[RunSource | BlockSource] = []
     notes: list[str] = []
     for raw in paths:
@@ -102,7 +104,7 @@ def discover_runs(
         blocks = {d: _block_source(os.path.join(path, d), row_blocks) for d in subdirs}  # None: not a row-block matrix
         lists = [d for d in subdirs if blocks[d] is None]
         files = [e for e, _, is_folder in entries if not is_folder]
-        skipped = [e for e in files if is_clutter(e) or strip_suffix(e).lower().endswith((".cla", ".qrels", ".md", ".yaml", ".yml"))]
+        skipped = [e for e in files if is_clutter(e) or strip_suffix(e).lower().endswith(NOT_RUNS)]
         files = sorted(set(files).difference(skipped))  # (folder_entries' order)
         skipped_note = f"{path}: {len(skipped)} file(s) that are not runs were passed over ({', '.join(skipped[:3])}{', ...' if len(skipped) > 3 else ''})"
         passed_over = [skipped_note] if skipped else []
@@ -142,8 +144,7 @@ def _listing_or_none(folder: str) -> tuple[str, ...] | None:
 
 
 def _block_source(folder: str, row_blocks: bool) -> BlockSource | None:
-    """The row-block matrix stored in ``folder`` (named after it, without ``.zarr``), None when it holds none; refused
-    unless ``row_blocks``."""
+    """The row-block matrix in ``folder`` (named after it less ``.zarr``), or None; refused unless ``row_blocks``."""
     if (layout := layout_of(folder)) is None:
         return None
     if not row_blocks:

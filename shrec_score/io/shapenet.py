@@ -23,7 +23,7 @@ def is_shapenet_truth(head: bytes) -> bool:
     return first.split(b",", 1)[0].strip() == b"id" and b"," in first
 
 
-def read_shapenet_truth(path: str | os.PathLike[str], fh: Any = None) -> tuple[list[str], list[str], list[str], list[str]]:
+def read_shapenet_truth(path: str | os.PathLike[str], fh: Any = None) -> tuple[list[str], ...]:
     """The columns id, synsetId, subSynsetId and split of a ground truth, in file order (``fh``: ``path`` opened
     by the caller); blank lines passed over, white space around a field left out."""
     path = os.fspath(path)
