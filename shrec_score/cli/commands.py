@@ -280,7 +280,7 @@ def convert_command(matrix: str, out: str, layout: str, chunk_rows: int | None, 
         m = read_matrix(regular_file(matrix), dims, why="--shape", stream=True)  # not held in memory
         kind = np.dtype(dtype or m.dtype)
         n_rows, n_cols = int(m.shape[0]), int(m.shape[1])
-        step = write_row_blocks(out, layout, (n_rows, n_cols), kind, chunk_rows, lambda a, b: np.asarray(m[a:b], dtype=kind))
+        step = write_row_blocks(out, layout, m, kind, chunk_rows)
     click.echo(f"{out}: {n_rows} x {n_cols} {kind}, blocks of {step} rows ({layout})", err=True)
 
 

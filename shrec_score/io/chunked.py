@@ -7,7 +7,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -160,14 +160,11 @@ def open_row_blocks(path: str, kind: str | None = None) -> RowBlockMatrix:
     return NpyShards(path) if kind == "npy-shards" else ZarrRows(path)
 
 
-def write_row_blocks(
-    out: str, layout: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows: int | None,
-    rows: Callable[[int, int], np.ndarray],
-) -> int:
-    """Write a ``shape`` matrix in ``layout`` (``zarr`` or ``npy-shards``) to the new folder ``out``, ``rows(a, b)``
-    asked for ``chunk_rows`` (None: about 64 MiB) at a time; returns that number."""
-    chunk_rows = chunk_rows or (64 << 20) // max(1, shape[1] * dtype.itemsize)
-    chunk_rows = max(1, min(chunk_rows, shape[0]))  # a block is never larger than the matrix
+def write_row_blocks(out: str, layout: str, matrix: Any, dtype: np.dtype, chunk_rows: int | None) -> int:
+    """Write ``matrix`` (its rows read ``chunk_rows`` at a time; None: about 64 MiB) as ``dtype`` in ``layout``
+    (``zarr`` or ``npy-shards``) to the new folder ``out``; returns that number of rows."""
+    chunk_rows = chunk_rows or (64 << 20) // max(1, matrix.shape[1] * dtype.itemsize)
+    chunk_rows = max(1, min(chunk_rows, matrix.shape[0]))  # a block is never larger than the matrix
     if os.path.lexists(out):
         raise InputError(out, None, "expected a new folder for the converted matrix (it exists: remove it or choose another name)")
     parent = os.path.dirname(os.path.abspath(out))
@@ -176,7 +173,7 @@ def write_row_blocks(
     prefix = f".{os.path.basename(os.path.normpath(out))}.shrec-score-"  # staged beside it, renamed when complete
     with tempfile.TemporaryDirectory(suffix=".tmp", prefix=prefix, dir=parent, ignore_cleanup_errors=True) as tmp:
         staging = os.path.join(tmp, "rows")
-        (_write_zarr if layout == "zarr" else _write_shards)(staging, shape, dtype, chunk_rows, rows)
+        (_write_zarr if layout == "zarr" else _write_shards)(staging, matrix, dtype, chunk_rows)
         fsync_tree(staging, files=True)
         os.rename(staging, out)
     return chunk_rows
@@ -187,27 +184,28 @@ def _ranges(n: int, step: int) -> Iterator[tuple[int, int]]:
         yield a, min(n, a + step)
 
 
-def _write_shards(folder: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows: int, rows: Callable[[int, int], np.ndarray]) -> None:
+def _write_shards(folder: str, matrix: Any, dtype: np.dtype, chunk_rows: int) -> None:
     os.mkdir(folder)
-    digits = max(6, len(str(math.ceil(shape[0] / chunk_rows))))
+    digits = max(6, len(str(math.ceil(matrix.shape[0] / chunk_rows))))
     shards = []
-    for k, (a, b) in enumerate(_ranges(shape[0], chunk_rows)):
+    for k, (a, b) in enumerate(_ranges(matrix.shape[0], chunk_rows)):
         name = f"rows-{k:0{digits}d}.npy"
-        np.save(os.path.join(folder, name), np.ascontiguousarray(rows(a, b), dtype=dtype), allow_pickle=False)
+        np.save(os.path.join(folder, name), np.ascontiguousarray(matrix[a:b], dtype=dtype), allow_pickle=False)
         shards.append({"file": name, "rows": [a, b]})
-    meta = {"format": SHARDS_FORMAT, "version": 1, "shape": list(shape), "dtype": np.dtype(dtype).str, "shards": shards}
+    meta = {"format": SHARDS_FORMAT, "version": 1, "shape": list(matrix.shape), "dtype": dtype.str, "shards": shards}
     with open(os.path.join(folder, MANIFEST), "w", encoding="utf-8") as fh:
         json.dump(meta, fh, indent=1)
         fh.write("\n")
 
 
-def _write_zarr(folder: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows: int, rows: Callable[[int, int], np.ndarray]) -> None:
+def _write_zarr(folder: str, matrix: Any, dtype: np.dtype, chunk_rows: int) -> None:
     zarr = _zarr()
     # uncompressed: distances are close to random bits, compression costs CPU on every read for little space
     arr = zarr.create_array(
-        store=folder, shape=shape, chunks=(chunk_rows, max(1, shape[1])), dtype=dtype, compressors=None, fill_value=0,
+        store=folder, shape=matrix.shape, chunks=(chunk_rows, max(1, matrix.shape[1])), dtype=dtype, compressors=None,
+        fill_value=0,
         attributes={"shrec_score": "dissimilarity matrix: rows = queries, columns = targets, smaller = closer"},
     )
-    for a, b in _ranges(shape[0], chunk_rows):
-        arr[a:b] = np.asarray(rows(a, b), dtype=dtype)
+    for a, b in _ranges(matrix.shape[0], chunk_rows):
+        arr[a:b] = np.asarray(matrix[a:b], dtype=dtype)
 

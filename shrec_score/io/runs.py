@@ -75,11 +75,9 @@ def _run_file(path: str, fmt: str) -> RunSource:
                          "(ASCII, .npy or PSB binary) or a TREC run file; say --run-format lists|matrix|trec")
     if kind == "lists":
         raise InputError(path, None, "expected a folder with one ranked-list file per query for --run-format lists", "a file")
-    if kind == "matrix":
-        name = os.path.splitext(name)[0]
     if kind == "shrec2011":
         name = shrec2011_name(path)  # the header's method and variant
-    return RunSource(name, path, kind)
+    return RunSource(os.path.splitext(name)[0] if kind == "matrix" else name, path, kind)  # (m.npy, m.txt: m)
 
 
 def discover_runs(
