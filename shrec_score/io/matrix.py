@@ -6,11 +6,13 @@ from __future__ import annotations
 import io
 import math
 import os
+import tempfile
 import tokenize
 import warnings
 from typing import Any
 
 import numpy as np
+from numpy.lib import format as npy_format
 
 from ..errors import InputError, shown
 from .compressed import MAGIC_BYTES, Decompressed, compression_of, open_input, readable
@@ -49,8 +51,6 @@ def read_ascii_matrix(
 ) -> np.ndarray:
     """An ASCII matrix as wide as its first row, parsed a piece at a time (a bad line named; ``fh``: ``path`` opened),
     in memory or (``stream``) in a temporary file memory-mapped read-only; rows past ``shape`` (``why``) counted."""
-    import tempfile
-
     out = tempfile.TemporaryFile() if stream else io.BytesIO()
     rows_done = 0
     n_cols: int | None = None
@@ -103,8 +103,6 @@ def _ragged(text: str, n_cols: int) -> bool:
 def read_npy_matrix(path: str, *, stated: bool = False) -> np.ndarray | RowFile:
     """A 2-D numeric ``.npy`` array read rows at a time (:class:`RowFile`; Fortran order memory-mapped), its header
     checked against its size in Python integers (a lying shape overflows numpy's); ``stated``: ``path`` stat'ed."""
-    from numpy.lib import format as npy_format
-
     path = path if stated else regular_file(path)
     with readable(path), open(path, "rb") as fh:
         if compression_of(fh.read(MAGIC_BYTES)) is not None:
