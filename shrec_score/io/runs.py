@@ -4,7 +4,7 @@ guess): the rules are docs/inputs.md's "Runs"."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,7 +129,13 @@ def discover_runs(
                 raise InputError(path, None, "expected runs in the folder", "no files")
             notes.extend(passed_over)
             runs.extend(_run_file(os.path.join(path, e), fmt if k else first) for k, e in enumerate(files))
-    check_unique_names(runs)
+    seen: dict[str, str] = {}  # every table is keyed by run name: the second of two runs named alike is refused
+    for r in runs:
+        if r.name in seen and os.path.realpath(seen[r.name]) == os.path.realpath(r.path):  # an argument inside another
+            raise InputError(r.path, None, "expected each run once; it is given twice (one RUNS argument holds another)")
+        if r.name in seen:
+            raise InputError(r.path, None, f"expected run names to be unique; run {shown(r.name)} is also at {seen[r.name]}")
+        seen[r.name] = r.path
     return runs, notes
 
 
@@ -150,17 +156,6 @@ def _block_source(folder: str, row_blocks: bool) -> BlockSource | None:
                          "scoring reads those: `shrec-score RUNS`, or shrec_score.distributed.score from Python")
     name = os.path.basename(os.path.normpath(folder))
     return BlockSource(name[:-5] if name.endswith(".zarr") and len(name) > 5 else name, folder, open_row_blocks(folder, layout))
-
-
-def check_unique_names(runs: Sequence[RunSource] | Sequence[Any]) -> None:
-    """InputError naming the second of two runs that share a name (every table is keyed by run name)."""
-    seen: dict[str, str] = {}
-    for r in runs:
-        if r.name in seen and os.path.realpath(seen[r.name]) == os.path.realpath(r.path):  # an argument inside another
-            raise InputError(r.path, None, "expected each run once; it is given twice (one RUNS argument holds another)")
-        if r.name in seen:
-            raise InputError(r.path, None, f"expected run names to be unique; run {shown(r.name)} is also at {seen[r.name]}")
-        seen[r.name] = r.path
 
 
 @dataclass
