@@ -213,7 +213,7 @@ def _check_read(source: RunSource | BlockSource, rel: Relevance, runs: FoundRuns
         if isinstance(source, BlockSource):
             m: Any = source.matrix
             matrix_ids(rel, order, source.path, m.shape)
-            blocks = ((a, m.read(a, b)) for a, b in m.blocks())
+            blocks = ((a, m.read(a, b)) for a, b in m.blocks)
         else:
             run, _ = read_run(source, rel, runs, order)
             m = run.matrix if isinstance(run, MatrixRun) else np.zeros((0, 0))

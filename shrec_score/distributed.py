@@ -102,7 +102,7 @@ def _score_rows(
         return [], None
     rows = np.unique(run.row_of_query[np.concatenate(chunks)])
     lo, hi = int(rows[0]), int(rows[-1]) + 1
-    whole = any(a <= lo and hi <= b for a, b in matrix.blocks())  # within one stored block: read as one slice
+    whole = any(a <= lo and hi <= b for a, b in matrix.blocks)  # within one stored block: read as one slice
     run.matrix = _Rows(matrix, matrix.read(lo, hi) if whole else matrix[rows], np.arange(lo, hi) if whole else rows)  # type: ignore[assignment]
     run.drops = Counter() if shared.options.lenient else None
     parts = []
@@ -151,7 +151,7 @@ def score(
         if isinstance(s, BlockSource):  # every block matrix's shape checked
             ids = matrix_ids(rel, opts.matrix_order, s.path, s.matrix.shape)
             shared = replace(shared, blocks=matrix_run("", "", None, rel, *ids))
-            spans = s.matrix.blocks() if by_block else _chunk_groups(rel, s.matrix)
+            spans = s.matrix.blocks if by_block else _chunk_groups(rel, s.matrix)
             tasks.extend((_score_rows, (s.path, s.name, by, a, b), i) for a, b in spans)
         else:
             tasks.append((_score_source, (s,), i))
@@ -171,7 +171,7 @@ def score(
 
 def _chunk_groups(rel: Relevance, matrix: RowBlockMatrix) -> list[tuple[int, int]]:
     """The queries ``a..b`` of each task: whole engine chunks, about a stored block's rows a task."""
-    per_task = max(1, max(b - a for a, b in matrix.blocks()))
+    per_task = max(1, max(b - a for a, b in matrix.blocks))
     groups: list[tuple[int, int]] = []
     for c in matrix_chunks(rel, matrix.shape[1], np.arange(rel.n_queries)):
         if groups and c[-1] + 1 - groups[-1][0] <= per_task:

@@ -11,11 +11,10 @@ import numpy as np
 
 from .errors import InputError, shown
 from .io import trec
-from .io.idmap import read_id_map
 from .io.lists import MISSING_LISTS
 from .io.matrix import read_matrix, shape_error
 from .io.numbers import is_integer
-from .io.submissions import id_hint, strip_zeros
+from .io.submissions import id_hint, read_id_map, strip_zeros
 from .io.trec import arrow_filled, arrow_indices, arrow_numpy, arrow_strings
 from .model import MatrixRun, RankedRun, RunSource, group_tie_starts
 from .ranking import drop_own, score_groups

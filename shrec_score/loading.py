@@ -52,12 +52,11 @@ def load_relevance(
     path = None if isinstance(relevance, Classification) else os.fspath(relevance)
     with nullcontext() if path is None else open_checked(path) as fh:  # one stat, one open: the head tells the format
         head = b"" if path is None else head_of(path, fh)
-        if is_shapenet_truth(head):
+        if path is not None and is_shapenet_truth(head):
             for given, flag in ((queries is not None, "--queries"), (grades != "binary", "--grades"), (collection is not None, "--collection"), (collection_size is not None, "--collection-size")):
                 if given:
                     raise InputError(path, None, f"expected no {flag} with a ShapeNet ground truth (it names the queries, the collection and the grades)")
-            rows = read_shapenet_truth(relevance, fh)  # type: ignore[arg-type]  # (a path)
-            return TaxonomyRelevance.from_rows(rows.path, rows.ids, rows.synsets, rows.subsynsets, rows.splits, split=split)
+            return TaxonomyRelevance.from_rows(path, *read_shapenet_truth(path, fh), split=split)
         if split is not None:
             raise InputError(path, None, "expected a ShapeNet ground truth (id,synsetId,subSynsetId,modelId,split) with --split")
         if isinstance(relevance, Classification) or _is_cla_head(head):
@@ -88,8 +87,7 @@ class FoundRuns:
 def find_runs(
     paths: Sequence[PathLike], relevance: Relevance, options: Options, *, row_blocks: bool = False,
 ) -> FoundRuns:
-    """The runs in ``paths`` read by ``options``' run format and id spelling; ``row_blocks``: row-block matrices
-    found as such (the cluster and ``check`` read them)."""
+    """The runs in ``paths`` by ``options``' run format and id spelling; ``row_blocks``: see :func:`discover_runs`."""
     spell = id_spelling(relevance, strip=options.strip_zeros, id_map=options.id_map)
     known = dict.fromkeys(relevance.query_ids + relevance.ignorable_queries)
     sources, notes = discover_runs(paths, options.run_format, query_ids=known, spell=spell, row_blocks=row_blocks)
@@ -104,10 +102,9 @@ def load_runs(
 ) -> tuple[list[AnyRun], list[str]]:
     """Read every run found in ``paths``; returns the runs and notes on files passed over.
 
-    ``lenient``: broken runs scored by the documented rules, each run's ``drops`` saying what was dropped;
-    ``missing`` ``"skip"``/``"zero"``: a run may rank nothing for some queries; ``ties``: the runs carry
-    their tie groups; ``strip_zeros``, ``id_map``: how a run's ids are spelled.
-    """
+    ``lenient``: broken runs scored by the documented rules, each run's ``drops`` saying what was dropped; ``missing``
+    ``"skip"``/``"zero"``: a run may rank nothing for some queries; ``ties``: the runs carry their tie groups;
+    ``strip_zeros``, ``id_map``: how a run's ids are spelled; the rest as :func:`shrec_score.score`'s."""
     one_of("run_format", run_format, RUN_FORMATS)
     one_of("missing", missing, MISSING)
     one_of("matrix_order", matrix_order, MATRIX_ORDERS, optional=True)

@@ -354,8 +354,8 @@ def test_convert_round_trips_every_matrix_form(tmp_path):
             got = open_row_blocks(str(out))
             assert got.dtype == want.dtype and got.shape == want.shape
             assert np.array_equal(got[:], want)
-            assert got.blocks()[0] == (0, int(rows)) and got.blocks()[-1][1] == want.shape[0]
-            for a, b in got.blocks():
+            assert got.blocks[0] == (0, int(rows)) and got.blocks[-1][1] == want.shape[0]
+            for a, b in got.blocks:
                 assert np.array_equal(got.read(a, b), want[a:b])
     # a Zarr format 2 array (written by zarr 2 or by others) reads alike; messages name its chunk files
     import zarr
@@ -363,7 +363,7 @@ def test_convert_round_trips_every_matrix_form(tmp_path):
     v2 = zarr.create_array(store=str(tmp_path / "v2.zarr"), shape=m32.shape, chunks=(5, 17), dtype="float32", zarr_format=2)
     v2[:] = m32
     got = open_row_blocks(str(tmp_path / "v2.zarr"))
-    assert np.array_equal(got[:], m32) and got.blocks()[-1] == (20, 23)
+    assert np.array_equal(got[:], m32) and got.blocks[-1] == (20, 23)
     assert os.path.isfile(got.where(5, 10)) and got.where(5, 10).endswith("1.0")
     # float32 on request
     _ok(["convert", str(tmp_path / "a.txt"), str(tmp_path / "a32"), "--to", "npy-shards", "--dtype", "float32"])
@@ -683,7 +683,7 @@ def test_convert_never_writes_a_block_larger_than_the_matrix(tmp_path):
     for layout in ("zarr", "npy-shards"):
         out = tmp_path / layout
         _ok(["convert", str(tmp_path / "m.npy"), str(out), "--to", layout, "--chunk-rows", "100000000"])
-        assert open_row_blocks(str(out)).blocks() == [(0, 4)]
+        assert open_row_blocks(str(out)).blocks == [(0, 4)]
         size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(out) for f in fs)
         assert size < 4096, size
 

@@ -137,7 +137,7 @@ def test_a_folder_holding_a_row_block_matrix_is_listed_once_by_the_cli(tmp_path,
 
     runs, relevance, _ = _inputs(tmp_path, "lists")
     m = np.array([[0, 1, 2, 3], [1, 0, 3, 2], [2, 3, 0, 1], [3, 2, 1, 0]], dtype=np.float32)
-    write_row_blocks(str(tmp_path / "runs" / "S"), "npy-shards", m.shape, m.dtype, 2, lambda a, b: m[a:b])
+    write_row_blocks(str(tmp_path / "runs" / "S"), "npy-shards", m, m.dtype, 2)
     counted.clear()
     with pytest.raises(SystemExit) as done:
         cli.main([str(runs[0]), "-r", str(relevance), "--format", "csv", "--quiet", "-m", "NN", "--matrix-order", "listing"])

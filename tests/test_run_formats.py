@@ -332,7 +332,7 @@ def test_score_refuses_a_row_block_matrix_naming_the_function_that_reads_it(tmp_
 
     m = np.arange(36, dtype=np.float32).reshape(6, 6)
     (tmp_path / "runs").mkdir()
-    write_row_blocks(str(tmp_path / "runs" / "shards"), "npy-shards", m.shape, m.dtype, 2, lambda a, b: m[a:b])
+    write_row_blocks(str(tmp_path / "runs" / "shards"), "npy-shards", m, m.dtype, 2)
     np.save(tmp_path / "runs" / "other.npy", m)
     said = "expected a run read whole, got a matrix stored by blocks of rows (npy-shards); only scoring reads those: `shrec-score RUNS`, or shrec_score.distributed.score from Python"
     for given in (tmp_path / "runs" / "shards", tmp_path / "runs"):

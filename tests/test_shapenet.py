@@ -346,7 +346,7 @@ def test_compressed_ground_truth_reads_as_the_plain_file(tmp_path):
 
     (tmp_path / "gt.csv.gz").write_bytes(gzip.compress(GT.encode()))
     (tmp_path / "gt.csv").write_text(GT)
-    assert read_shapenet_truth(tmp_path / "gt.csv.gz").ids == read_shapenet_truth(tmp_path / "gt.csv").ids == ["000001", "000002", "000003", "000004"]
+    assert read_shapenet_truth(tmp_path / "gt.csv.gz")[0] == read_shapenet_truth(tmp_path / "gt.csv")[0] == ["000001", "000002", "000003", "000004"]
 
 
 # -- the preset -------------------------------------------------------------------

@@ -80,5 +80,5 @@ def test_a_shapenet_error_after_a_line_holding_u2028_names_grep_s_line(tmp_path)
     assert err.value.line == data.count(b"\n") == 4
     assert "already listed at line 2" in str(err.value)
     path.write_bytes(data[: data.rindex(b"000001")])
-    rows = read_shapenet_truth(path)
-    assert rows.ids == ["000001", "000002"]
+    ids, *_ = read_shapenet_truth(path)
+    assert ids == ["000001", "000002"]

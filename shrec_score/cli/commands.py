@@ -266,7 +266,9 @@ def convert_command(matrix: str, out: str, layout: str, chunk_rows: int | None, 
     --dask (or shrec_score.distributed.score)."""
     import numpy as np
 
-    from ..io.chunked import source_matrix, write_row_blocks
+    from ..io.chunked import write_row_blocks
+    from ..io.matrix import read_matrix
+    from ..io.text import regular_file
 
     dims = None
     if shape is not None:
@@ -275,10 +277,10 @@ def convert_command(matrix: str, out: str, layout: str, chunk_rows: int | None, 
             raise BadInput(f"--shape: expected ROWSxCOLS (two whole numbers), got {shape!r}")
         dims = (int(parts[0]), int(parts[1]))
     with user_errors():
-        m = source_matrix(matrix, dims)
+        m = read_matrix(regular_file(matrix), dims, why="--shape", stream=True)  # not held in memory
         kind = np.dtype(dtype or m.dtype)
         n_rows, n_cols = int(m.shape[0]), int(m.shape[1])
-        step = write_row_blocks(out, layout, (n_rows, n_cols), kind, chunk_rows, lambda a, b: np.asarray(m[a:b], dtype=kind))
+        step = write_row_blocks(out, layout, m, kind, chunk_rows)
     click.echo(f"{out}: {n_rows} x {n_cols} {kind}, blocks of {step} rows ({layout})", err=True)
 
 

@@ -7,7 +7,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -15,8 +15,7 @@ import numpy as np
 from ..errors import InputError, shown
 from ..outdir import fsync_tree
 from . import matrix
-from .compressed import Decompressed, readable
-from .text import head_of, open_checked
+from .compressed import readable
 
 #: The ``format`` of a shard folder's manifest.
 SHARDS_FORMAT = "shrec-score npy-shards"
@@ -27,25 +26,20 @@ INSTALL_HINT = "pip install 'shrec-score[dask]'"
 
 def layout_of(path: str) -> str | None:
     """``"zarr"``, ``"npy-shards"`` or None: whether ``path`` is a folder holding a row-block matrix (by its metadata file)."""
-    for layout, names in (("npy-shards", [MANIFEST]), ("zarr", ["zarr.json", ".zarray"])):
-        if any(os.path.isfile(os.path.join(path, name)) for name in names):
-            return layout
-    return None
+    layouts = (("npy-shards", [MANIFEST]), ("zarr", ["zarr.json", ".zarray"]))
+    return next((kind for kind, names in layouts if any(os.path.isfile(os.path.join(path, n)) for n in names)), None)
 
 
 class RowBlockMatrix:
-    """A 2-D matrix stored in blocks of rows: ``blocks()`` the half-open row ranges in order, ``where(a, b)``
+    """A 2-D matrix stored in blocks of rows: ``blocks`` the half-open row ranges in order, ``where(a, b)``
     the file (shard or chunk) holding rows ``a..b`` of one block, ``read(a, b)`` those rows; ``m[rows]``."""
 
     def __init__(
         self, path: str, shape: tuple[int, int], dtype: np.dtype, blocks: list[tuple[int, int]], files: list[str],
     ) -> None:
         self.path, self.shape, self.dtype = path, shape, dtype
-        self._blocks, self._files = blocks, files
+        self.blocks, self._files = blocks, files
         self._ends = np.array([b for _, b in blocks], dtype=np.int64)
-
-    def blocks(self) -> list[tuple[int, int]]:
-        return self._blocks
 
     def _block(self, rows: Any) -> Any:
         """The block (its number) of each of ``rows``."""
@@ -63,7 +57,7 @@ class RowBlockMatrix:
         out = np.empty((rows.size, self.shape[1]), dtype=self.dtype)
         which = self._block(rows)
         for k in np.unique(which).tolist():
-            a, b = self._blocks[k]
+            a, b = self.blocks[k]
             sel = which == k
             out[sel] = self.read(a, b)[rows[sel] - a]
         return out
@@ -109,7 +103,7 @@ class NpyShards(RowBlockMatrix):
 
     def read(self, a: int, b: int) -> np.ndarray:
         k = int(self._block(a))
-        path, (lo, hi) = self._files[k], self._blocks[k]
+        path, (lo, hi) = self._files[k], self.blocks[k]
         m = matrix.read_npy_matrix(path)  # header checked against the file's size
         if tuple(m.shape) != (hi - lo, self.shape[1]) or m.dtype != self.dtype:
             raise InputError(
@@ -166,14 +160,11 @@ def open_row_blocks(path: str, kind: str | None = None) -> RowBlockMatrix:
     return NpyShards(path) if kind == "npy-shards" else ZarrRows(path)
 
 
-def write_row_blocks(
-    out: str, layout: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows: int | None,
-    rows: Callable[[int, int], np.ndarray],
-) -> int:
-    """Write a ``shape`` matrix in ``layout`` (``zarr`` or ``npy-shards``) to the new folder ``out``, ``rows(a, b)``
-    asked for ``chunk_rows`` (None: about 64 MiB) at a time; returns that number."""
-    chunk_rows = chunk_rows or (64 << 20) // max(1, shape[1] * dtype.itemsize)
-    chunk_rows = max(1, min(chunk_rows, shape[0]))  # a block is never larger than the matrix
+def write_row_blocks(out: str, layout: str, matrix: Any, dtype: np.dtype, chunk_rows: int | None) -> int:
+    """Write ``matrix`` (its rows read ``chunk_rows`` at a time; None: about 64 MiB) as ``dtype`` in ``layout``
+    (``zarr`` or ``npy-shards``) to the new folder ``out``; returns that number of rows."""
+    chunk_rows = chunk_rows or (64 << 20) // max(1, matrix.shape[1] * dtype.itemsize)
+    chunk_rows = max(1, min(chunk_rows, matrix.shape[0]))  # a block is never larger than the matrix
     if os.path.lexists(out):
         raise InputError(out, None, "expected a new folder for the converted matrix (it exists: remove it or choose another name)")
     parent = os.path.dirname(os.path.abspath(out))
@@ -182,7 +173,7 @@ def write_row_blocks(
     prefix = f".{os.path.basename(os.path.normpath(out))}.shrec-score-"  # staged beside it, renamed when complete
     with tempfile.TemporaryDirectory(suffix=".tmp", prefix=prefix, dir=parent, ignore_cleanup_errors=True) as tmp:
         staging = os.path.join(tmp, "rows")
-        (_write_zarr if layout == "zarr" else _write_shards)(staging, shape, dtype, chunk_rows, rows)
+        (_write_zarr if layout == "zarr" else _write_shards)(staging, matrix, dtype, chunk_rows)
         fsync_tree(staging, files=True)
         os.rename(staging, out)
     return chunk_rows
@@ -193,47 +184,28 @@ def _ranges(n: int, step: int) -> Iterator[tuple[int, int]]:
         yield a, min(n, a + step)
 
 
-def _write_shards(folder: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows: int, rows: Callable[[int, int], np.ndarray]) -> None:
+def _write_shards(folder: str, matrix: Any, dtype: np.dtype, chunk_rows: int) -> None:
     os.mkdir(folder)
-    digits = max(6, len(str(math.ceil(shape[0] / chunk_rows))))
+    digits = max(6, len(str(math.ceil(matrix.shape[0] / chunk_rows))))
     shards = []
-    for k, (a, b) in enumerate(_ranges(shape[0], chunk_rows)):
+    for k, (a, b) in enumerate(_ranges(matrix.shape[0], chunk_rows)):
         name = f"rows-{k:0{digits}d}.npy"
-        np.save(os.path.join(folder, name), np.ascontiguousarray(rows(a, b), dtype=dtype), allow_pickle=False)
+        np.save(os.path.join(folder, name), np.ascontiguousarray(matrix[a:b], dtype=dtype), allow_pickle=False)
         shards.append({"file": name, "rows": [a, b]})
-    meta = {"format": SHARDS_FORMAT, "version": 1, "shape": list(shape), "dtype": np.dtype(dtype).str, "shards": shards}
+    meta = {"format": SHARDS_FORMAT, "version": 1, "shape": list(matrix.shape), "dtype": dtype.str, "shards": shards}
     with open(os.path.join(folder, MANIFEST), "w", encoding="utf-8") as fh:
         json.dump(meta, fh, indent=1)
         fh.write("\n")
 
 
-def _write_zarr(folder: str, shape: tuple[int, int], dtype: np.dtype, chunk_rows: int, rows: Callable[[int, int], np.ndarray]) -> None:
+def _write_zarr(folder: str, matrix: Any, dtype: np.dtype, chunk_rows: int) -> None:
     zarr = _zarr()
     # uncompressed: distances are close to random bits, compression costs CPU on every read for little space
     arr = zarr.create_array(
-        store=folder, shape=shape, chunks=(chunk_rows, max(1, shape[1])), dtype=dtype, compressors=None, fill_value=0,
+        store=folder, shape=matrix.shape, chunks=(chunk_rows, max(1, matrix.shape[1])), dtype=dtype, compressors=None,
+        fill_value=0,
         attributes={"shrec_score": "dissimilarity matrix: rows = queries, columns = targets, smaller = closer"},
     )
-    for a, b in _ranges(shape[0], chunk_rows):
-        arr[a:b] = np.asarray(rows(a, b), dtype=dtype)
+    for a, b in _ranges(matrix.shape[0], chunk_rows):
+        arr[a:b] = np.asarray(matrix[a:b], dtype=dtype)
 
-
-def source_matrix(path: str, shape: tuple[int, int] | None = None) -> np.ndarray | matrix.RowFile:
-    """A matrix file to convert, not held in memory (:class:`.matrix.RowFile`, or ASCII streamed to a temporary
-    file); ``shape``: needed only for a PSB binary matrix that is not square."""
-    if path.endswith(".npy"):
-        m = matrix.read_npy_matrix(path)
-    else:
-        with open_checked(path) as fh:  # (one stat finds it a regular file; a compressed file's text is told)
-            if matrix.is_binary(head_of(path, fh)) and not isinstance(fh, Decompressed):
-                if shape is None:
-                    size = os.fstat(fh.fileno()).st_size
-                    side = math.isqrt(size // 4)
-                    if side * side * 4 != size:
-                        raise InputError(path, None, "expected --shape ROWSxCOLS for a PSB binary matrix that is not square", f"{size} bytes")
-                    shape = (side, side)
-                return matrix.read_matrix(path, shape)
-            m = matrix.read_ascii_matrix(path, None, stream=True, fh=fh)
-    if shape is not None and tuple(m.shape) != tuple(shape):  # a .npy or ASCII file's own shape, checked whole
-        raise matrix.shape_error(path, shape, m.shape, "--shape")
-    return m

@@ -15,8 +15,7 @@ from .trec import trec_lines
 
 
 def read_classification(path: str | os.PathLike[str], fh: Any = None) -> Classification:
-    """Read a PSB ``.cla`` file (``fh``: opened by the caller, :func:`~.text.pieces`), checked against its header
-    and for repeated ids and undefined parents."""
+    """A PSB ``.cla`` (``fh``: ``path`` opened) checked against its header, for repeated ids, undefined parents."""
     path = os.fspath(path)
     lines = list(trec_lines(path, fh))  # the TREC files' field rule: U+2028 or NBSP is part of a name
     if not lines:

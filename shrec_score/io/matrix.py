@@ -6,11 +6,13 @@ from __future__ import annotations
 import io
 import math
 import os
+import tempfile
 import tokenize
 import warnings
 from typing import Any
 
 import numpy as np
+from numpy.lib import format as npy_format
 
 from ..errors import InputError, shown
 from .compressed import MAGIC_BYTES, Decompressed, compression_of, open_input, readable
@@ -44,11 +46,11 @@ def _parse_numbers(text: str) -> np.ndarray:
         return np.fromstring(text, dtype=np.float64, sep=" ")
 
 
-def read_ascii_matrix(path: str, shape: tuple[int, int] | None, *, stream: bool = False, fh: Any = None) -> np.ndarray:
+def read_ascii_matrix(
+    path: str, shape: tuple[int, int] | None, why: str = "", *, stream: bool = False, fh: Any = None,
+) -> np.ndarray:
     """An ASCII matrix as wide as its first row, parsed a piece at a time (a bad line named; ``fh``: ``path`` opened),
-    in memory or (``stream``) in a temporary file memory-mapped read-only; rows past ``shape`` are only counted."""
-    import tempfile
-
+    in memory or (``stream``) in a temporary file memory-mapped read-only; rows past ``shape`` (``why``) counted."""
     out = tempfile.TemporaryFile() if stream else io.BytesIO()
     rows_done = 0
     n_cols: int | None = None
@@ -66,7 +68,7 @@ def read_ascii_matrix(path: str, shape: tuple[int, int] | None, *, stream: bool 
     if n_cols is None:
         raise InputError(path, None, "expected a dissimilarity matrix", "an empty file")
     if shape is not None and rows_done != shape[0]:
-        raise shape_error(path, shape, (rows_done, n_cols))
+        raise shape_error(path, shape, (rows_done, n_cols), why)
     if isinstance(out, io.BytesIO):
         return np.frombuffer(out.getbuffer(), dtype=np.float64).reshape(rows_done, n_cols)
     out.flush()
@@ -99,11 +101,8 @@ def _ragged(text: str, n_cols: int) -> bool:
 
 
 def read_npy_matrix(path: str, *, stated: bool = False) -> np.ndarray | RowFile:
-    """A 2-D numeric ``.npy`` array read rows at a time (:class:`RowFile`; Fortran order memory-mapped), its
-    header checked against its size in Python integers (a lying shape would overflow numpy's product); ``stated``:
-    a stat found ``path`` a regular file (discovery's)."""
-    from numpy.lib import format as npy_format
-
+    """A 2-D numeric ``.npy`` array read rows at a time (:class:`RowFile`; Fortran order memory-mapped), its header
+    checked against its size in Python integers (a lying shape overflows numpy's); ``stated``: ``path`` stat'ed."""
     path = path if stated else regular_file(path)
     with readable(path), open(path, "rb") as fh:
         if compression_of(fh.read(MAGIC_BYTES)) is not None:
@@ -135,8 +134,6 @@ def read_npy_matrix(path: str, *, stated: bool = False) -> np.ndarray | RowFile:
 class RowFile:
     """A C-order matrix file (``.npy`` or PSB binary) read rows at a time (a memory map keeps the pages it touched
     resident); ``st``: its ``fstat`` when checked: a file replaced or rewritten since is an error."""
-
-    ndim = 2
 
     def __init__(self, path: str, offset: int, shape: tuple[int, int], dtype: np.dtype, st: os.stat_result) -> None:
         self.path, self.offset, self.shape, self.dtype = path, offset, shape, dtype
@@ -174,9 +171,11 @@ def is_binary(head: bytes) -> bool:
     return False
 
 
-def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray | RowFile:
-    """Read a matrix run in any of the three forms (``path`` found a regular file by discovery's stat, opened
-    once) and check its shape."""
+def read_matrix(
+    path: str, shape: tuple[int, int] | None, *, why: str = "", stream: bool = False,
+) -> np.ndarray | RowFile:
+    """A matrix in any of the three forms (``path`` stat'ed by the caller), opened once, checked against ``shape``
+    (``why``: where it comes from; None: a PSB binary one is square); ``stream``: ASCII into a temporary file."""
     if path.endswith(".npy"):
         m = read_npy_matrix(path, stated=True)
     else:
@@ -185,13 +184,18 @@ def read_matrix(path: str, shape: tuple[int, int]) -> np.ndarray | RowFile:
             if is_binary(head):
                 if compressed:
                     raise InputError(path, None, COMPRESSED, "a compressed file")
+                if shape is None:  # (convert without --shape)
+                    side = math.isqrt(st.st_size // 4)
+                    if side * side * 4 != st.st_size:
+                        raise InputError(path, None, "expected --shape ROWSxCOLS for a PSB binary matrix that is not square", f"{st.st_size} bytes")
+                    shape = (side, side)
                 if st.st_size != 4 * shape[0] * shape[1]:
                     raise InputError(path, None, f"expected a PSB binary matrix of {shape[0]} x {shape[1]} float32 ({4 * shape[0] * shape[1]} bytes)", f"{st.st_size} bytes")
                 m = RowFile(path, 0, shape, np.dtype(np.float32), st) if st.st_size else np.zeros(shape, dtype=np.float32)
             else:  # decompressed, or large: into a temporary file
-                m = read_ascii_matrix(path, shape, stream=compressed or st.st_size > STREAM_ABOVE, fh=fh)
-    if tuple(m.shape) != tuple(shape):
-        raise shape_error(path, shape, m.shape)
+                m = read_ascii_matrix(path, shape, why, stream=stream or compressed or st.st_size > STREAM_ABOVE, fh=fh)
+    if shape is not None and tuple(m.shape) != tuple(shape):
+        raise shape_error(path, shape, m.shape, why)
     return m
 
 

@@ -4,7 +4,7 @@ guess): the rules are docs/inputs.md's "Runs"."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,14 +17,7 @@ from .matrix import is_binary
 from .numbers import is_integer, is_number
 from .shrec2011 import is_shrec2011_header, shrec2011_name
 from .submissions import Spell, clutter_note, is_clutter, no_query_error
-from .text import (
-    entry_is_folder,
-    folder_entries,
-    head_of,
-    listing,
-    pieces,
-    regular_file,
-)
+from .text import entry_is_folder, folder_entries, head_of, listing, pieces, regular_file
 
 #: Files in a RUNS folder that are never runs.
 NOT_RUNS = (".cla", ".qrels", ".md", ".yaml", ".yml")
@@ -48,17 +41,15 @@ def detect_file_format(path: str, *, stated: bool = False) -> str | None:
             return None
     if binary and not _trec_line(line):
         return "matrix"  # (a TREC run with a NUL byte further on is a TREC run, refused by its reader)
-    f = line.split()
-    if not f:
-        return None
     if is_shrec2011_header(line):  # names:method:variant:institute
         if _trec_line(line):  # a TREC run line whose tag holds three colons
             raise InputError(path, None, "cannot tell the run format: the first line reads as a TREC run line and as a SHREC 2011 "
                              "header (names:method:variant:institute); say --run-format trec or --run-format shrec2011")
         return "shrec2011"
+    f = line.split()
     if len(f) > 2 and all(is_number(x) for x in f):
         return "matrix"  # numbers only (a TREC line has a tag and a Q0 field)
-    return "trec" if _trec_line(line) else None  # (a tag of several words: trec_eval reads its first)
+    return "trec" if _trec_line(line) else None  # (a tag of several words: trec_eval reads its first); blank: None
 
 
 def _trec_line(line: str) -> bool:
@@ -78,28 +69,23 @@ def _first_line(path: str, fh: Any) -> bytes:
 
 def _run_file(path: str, fmt: str) -> RunSource:
     name = strip_suffix(os.path.basename(path))  # bm25.run.gz -> bm25.run
-    if fmt == "auto":
-        detected = detect_file_format(path, stated=True)
-        if detected is None:
-            raise InputError(path, None, "cannot tell the run format: expected a ranked-list folder, a dissimilarity matrix "
-                             "(ASCII, .npy or PSB binary) or a TREC run file; say --run-format lists|matrix|trec")
-        fmt = detected
-    if fmt == "lists":
+    kind = detect_file_format(path, stated=True) if fmt == "auto" else fmt
+    if kind is None:
+        raise InputError(path, None, "cannot tell the run format: expected a ranked-list folder, a dissimilarity matrix "
+                         "(ASCII, .npy or PSB binary) or a TREC run file; say --run-format lists|matrix|trec")
+    if kind == "lists":
         raise InputError(path, None, "expected a folder with one ranked-list file per query for --run-format lists", "a file")
-    if fmt == "matrix":
-        name = os.path.splitext(name)[0]
-    if fmt == "shrec2011":
+    if kind == "shrec2011":
         name = shrec2011_name(path)  # the header's method and variant
-    return RunSource(name, path, fmt)
+    return RunSource(os.path.splitext(name)[0] if kind == "matrix" else name, path, kind)  # (m.npy, m.txt: m)
 
 
 def discover_runs(
     paths: Iterable[str | os.PathLike[str]], fmt: str = "auto", *, query_ids: Mapping[str, object] = {}, spell: Spell | None = None,
     row_blocks: bool = False,
 ) -> tuple[list[RunSource | BlockSource], list[str]]:
-    """The runs in the RUNS arguments (each stat'ed once, each folder listed once), and notes on files passed over;
-    ``spell``: how file names spell query ids (``--strip-zeros``, ``--id-map``); ``row_blocks``: a row-block matrix
-    (an argument or its sub-folder) found as a :class:`BlockSource` (the cluster and ``check`` read them), else refused."""
+    """The runs in the RUNS arguments (each stat'ed and listed once), notes on files passed over; ``spell``: file names'
+    spelling of query ids; ``row_blocks``: a row-block matrix found as a :class:`BlockSource`, else refused."""
     runs: list[RunSource | BlockSource] = []
     notes: list[str] = []
     for raw in paths:
@@ -143,7 +129,13 @@ def discover_runs(
                 raise InputError(path, None, "expected runs in the folder", "no files")
             notes.extend(passed_over)
             runs.extend(_run_file(os.path.join(path, e), fmt if k else first) for k, e in enumerate(files))
-    check_unique_names(runs)
+    seen: dict[str, str] = {}  # every table is keyed by run name: the second of two runs named alike is refused
+    for r in runs:
+        if r.name in seen and os.path.realpath(seen[r.name]) == os.path.realpath(r.path):  # an argument inside another
+            raise InputError(r.path, None, "expected each run once; it is given twice (one RUNS argument holds another)")
+        if r.name in seen:
+            raise InputError(r.path, None, f"expected run names to be unique; run {shown(r.name)} is also at {seen[r.name]}")
+        seen[r.name] = r.path
     return runs, notes
 
 
@@ -156,8 +148,7 @@ def _listing_or_none(folder: str) -> tuple[str, ...] | None:
 
 
 def _block_source(folder: str, row_blocks: bool) -> BlockSource | None:
-    """The row-block matrix stored in ``folder`` (named after it, without ``.zarr``), None when it holds none; refused
-    unless ``row_blocks``."""
+    """The row-block matrix in ``folder`` (named after it less ``.zarr``), or None; refused unless ``row_blocks``."""
     if (layout := layout_of(folder)) is None:
         return None
     if not row_blocks:
@@ -165,17 +156,6 @@ def _block_source(folder: str, row_blocks: bool) -> BlockSource | None:
                          "scoring reads those: `shrec-score RUNS`, or shrec_score.distributed.score from Python")
     name = os.path.basename(os.path.normpath(folder))
     return BlockSource(name[:-5] if name.endswith(".zarr") and len(name) > 5 else name, folder, open_row_blocks(folder, layout))
-
-
-def check_unique_names(runs: Sequence[RunSource] | Sequence[Any]) -> None:
-    """InputError naming the second of two runs that share a name (every table is keyed by run name)."""
-    seen: dict[str, str] = {}
-    for r in runs:
-        if r.name in seen and os.path.realpath(seen[r.name]) == os.path.realpath(r.path):  # an argument inside another
-            raise InputError(r.path, None, "expected each run once; it is given twice (one RUNS argument holds another)")
-        if r.name in seen:
-            raise InputError(r.path, None, f"expected run names to be unique; run {shown(r.name)} is also at {seen[r.name]}")
-        seen[r.name] = r.path
 
 
 @dataclass

@@ -4,7 +4,6 @@ organisers' ``all.csv``); the rules: docs/evaluators.md, "ShapeNet Core55"."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InputError, shown
@@ -12,17 +11,6 @@ from .text import text_lines
 
 #: The header of the official ground truth (its first field is what the official evaluator checks).
 COLUMNS = ("id", "synsetId", "subSynsetId", "modelId", "split")
-
-
-@dataclass(frozen=True)
-class TaxonomyRows:
-    """The rows of a ShapeNet ground truth, in file order (one entry per model)."""
-
-    path: str
-    ids: list[str]
-    synsets: list[str]
-    subsynsets: list[str]
-    splits: list[str]
 
 
 def is_shapenet_truth(head: bytes) -> bool:
@@ -35,9 +23,9 @@ def is_shapenet_truth(head: bytes) -> bool:
     return first.split(b",", 1)[0].strip() == b"id" and b"," in first
 
 
-def read_shapenet_truth(path: str | os.PathLike[str], fh: Any = None) -> TaxonomyRows:
-    """The models of a ground truth (``fh``: opened by the caller, :func:`~.text.pieces`); blank lines passed over,
-    white space around a field left out."""
+def read_shapenet_truth(path: str | os.PathLike[str], fh: Any = None) -> tuple[list[str], ...]:
+    """The columns id, synsetId, subSynsetId and split of a ground truth, in file order (``fh``: ``path`` opened
+    by the caller); blank lines passed over, white space around a field left out."""
     path = os.fspath(path)
     lines = [(n, line) for n, line in text_lines(path, fh=fh) if line.strip()]
     if not lines:
@@ -60,4 +48,4 @@ def read_shapenet_truth(path: str | os.PathLike[str], fh: Any = None) -> Taxonom
     if not rows:
         raise InputError(path, None, "expected at least one model line after the header", "the header only")
     ids, synsets, subsynsets, _, splits = (list(col) for col in zip(*(f for _, f in rows.values())))
-    return TaxonomyRows(path, ids, synsets, subsynsets, splits)
+    return ids, synsets, subsynsets, splits

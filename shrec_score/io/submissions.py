@@ -1,5 +1,5 @@
-"""What e-mailed submissions bring besides ranked lists: clutter of unzipped archives and ids spelled otherwise
-than the relevance spells them; docs/inputs.md, "Runs", states both rules."""
+"""What e-mailed submissions bring besides ranked lists: clutter of unzipped archives, ids spelled otherwise than
+the relevance spells them and the ``--id-map`` files that map them; the rules: docs/inputs.md, "Runs"."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from ..errors import InputError, shown
 from .compressed import strip_suffix
+from .text import text_lines
 
 #: A run's id -> the relevance's spelling of it (built by :func:`shrec_score.join.id_spelling`).
 Spell = Callable[[str], str]
@@ -38,8 +39,7 @@ def no_query_error(folder: str, names: list[str], known: Mapping[str, object]) -
     """The error for a run folder none of whose files is named after a query, with the likely cause."""
     run = os.path.basename(os.path.normpath(folder))
     stems = [strip_suffix(n).rsplit(".", 1)[0] for n in names]
-    ids = [q for q in known if isinstance(q, str)]
-    return InputError(folder, None, f"no file of run {shown(run)} names a query; {id_hint(stems, ids)}")
+    return InputError(folder, None, f"no file of run {shown(run)} names a query; {id_hint(stems, list(known))}")
 
 
 def strip_zeros(run_id: str) -> str:
@@ -60,3 +60,21 @@ def id_hint(run_ids: list[str], ids: list[str]) -> str:
             return f"ids look prefixed or suffixed ({shown(r)} vs {shown(q)}): try --id-map FILE"
     first = f"{shown(run_ids[0])}" if run_ids else "none"
     return f"expected files named after query ids (such as {shown(ids[0]) if ids else 'none'}), got {first} and the like; --id-map FILE maps spellings"
+
+
+def read_id_map(path: str | os.PathLike[str]) -> dict[str, str]:
+    """The run's spelling -> the relevance's spelling, from an ``--id-map`` file (two columns a line)."""
+    path = os.fspath(path)
+    mapped: dict[str, tuple[str, int]] = {}  # run id -> (relevance id, its first line)
+    for n, line in text_lines(path):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        fields = [f.strip() for f in (text.split(",") if "," in text else text.split())]
+        if len(fields) != 2 or not all(fields):
+            raise InputError(path, n, 'expected "<run id> <relevance id>" (two columns)', f"{sum(map(bool, fields))} fields")
+        run_id, rel_id = fields
+        mapped_to, first = mapped.setdefault(run_id, (rel_id, n))
+        if mapped_to != rel_id:
+            raise InputError(path, n, f"expected each run id once; {shown(run_id)} is already mapped at line {first}")
+    return {run_id: rel_id for run_id, (rel_id, _) in mapped.items()}
