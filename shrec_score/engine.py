@@ -198,10 +198,6 @@ def _gain_at_recall(block: GainBlock) -> tuple[np.ndarray, np.ndarray]:
     return cg_at, np.where(valid, np.take_along_axis(discounted_cumulated_gain(g), at, axis=1), np.nan)
 
 
-def _matrix_rows(run: MatrixRun, rows: np.ndarray) -> MatrixRun:
-    return replace(run, query_ids=[run.query_ids[i] for i in rows.tolist()], row_of_query=run.row_of_query[rows], whole=run.whole or run)
-
-
 def matrix_chunks(relevance: Relevance, n_cols: int, rows: np.ndarray) -> list[np.ndarray]:
     """The query ``rows`` of a matrix run cut where :func:`run_chunks` cuts its lists, whatever ``rows`` holds."""
     width = n_cols - (1 if relevance.self_index.size and relevance.self_index[0] >= 0 else 0)  # a list's length
@@ -283,16 +279,15 @@ def score_run(
     ranks_only = isinstance(run, MatrixRun) and ranks_suffice(measures, settings, curves=curves)
     queries = np.arange(n_q) if rows is None else rows
     chunks = run_chunks(run) if isinstance(run, RankedRun) else (  # a matrix a chunk of queries' rows at a time
-        (q, _matrix_rows(run, q)) for q in matrix_chunks(relevance, run.matrix.shape[1], queries)
+        (q, run) for q in matrix_chunks(relevance, run.matrix.shape[1], queries)
     )
     for rows, part in chunks:
         if isinstance(part, MatrixRun) and ranks_only:  # no ranked lists: the ranks of the relevant items only
-            relevant = [relevance.relevant_targets(level)[i] for i in rows.tolist()]
-            n_relevant = relevance.n_relevant(level)[rows]
-            block = matrix_rank_block(part, relevant, n_relevant, relevance.self_index[rows], ties=ties, width=width)
+            relevant, n_relevant = relevance.relevant_targets(level), relevance.n_relevant(level)
+            block = matrix_rank_block(part, relevant, n_relevant, relevance.self_index, ties=ties, width=width, queries=rows)
             ranked[rows] = True
         else:
-            sub = part if isinstance(part, RankedRun) else matrix_to_ranked_run(part, relevance.self_index[rows], ties=ties != "rule")
+            sub = part if isinstance(part, RankedRun) else matrix_to_ranked_run(part, relevance.self_index, ties=ties != "rule", queries=rows)
             ranked[rows] = sub.lengths() > 0
             gains = relevance.list_gains(rows, sub.offsets, sub.targets)
             if ties in ("optimistic", "pessimistic") and sub.tie_start is not None:

@@ -77,11 +77,7 @@ def tie_starts(equal: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 def group_tie_starts(group: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """:func:`tie_starts` from a group id per entry (entries of one group are consecutive).
-
-    >>> group_tie_starts(np.array([0, 0, 1, 1, 1, 1]), np.array([0, 4, 6])).tolist()
-    [0, 0, 2, 2, 0, 0]
-    """
+    """:func:`tie_starts` from a group id per entry (entries of one group are consecutive)."""
     return tie_starts(np.r_[False, group[1:] == group[:-1]], offsets)
 
 
@@ -97,8 +93,6 @@ class MatrixRun:
     col_target: np.ndarray
     #: Lenient scoring: NaN cells rank last (as +inf) and are counted here.
     drops: Counter[str] | None = None
-    #: The run this chunk of its queries was cut from (the first NaN cell is looked for in every query's row).
-    whole: MatrixRun | None = None
 
 
 @dataclass(frozen=True)

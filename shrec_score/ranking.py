@@ -29,12 +29,12 @@ def _columns(run: MatrixRun, self_index: np.ndarray) -> tuple[np.ndarray, np.nda
     return col_of_target, np.where(self_index >= 0, col_of_target[np.maximum(self_index, 0)], -1)
 
 
-def _blocks(run: MatrixRun) -> Iterator[tuple[int, int, np.ndarray]]:
-    """``(a, b, distances)`` of queries ``a..b``, :data:`BLOCK_CELLS` cells at a time, float32 or float64; a NaN
+def _blocks(run: MatrixRun, queries: np.ndarray) -> Iterator[tuple[int, int, np.ndarray]]:
+    """``(a, b, distances)`` of ``queries[a:b]``, :data:`BLOCK_CELLS` cells at a time, float32 or float64; a NaN
     cell is an InputError, or under lenient scoring inf (counted)."""
     step = max(1, BLOCK_CELLS // max(1, run.matrix.shape[1]))
-    for a in range(0, len(run.query_ids), step):
-        rows = run.row_of_query[a : a + step]
+    for a in range(0, queries.size, step):
+        rows = run.row_of_query[queries[a : a + step]]
         contiguous = rows[-1] - rows[0] == rows.size - 1 and (np.diff(rows) == 1).all()
         dist = np.asarray(run.matrix[int(rows[0]) : int(rows[-1]) + 1] if contiguous else run.matrix[rows])
         if not (dist.dtype.kind == "f" and dist.dtype.itemsize in (4, 8)):
@@ -52,7 +52,6 @@ def _blocks(run: MatrixRun) -> Iterator[tuple[int, int, np.ndarray]]:
 def _nan_error(run: MatrixRun, row: int, column: int) -> InputError:
     """The error naming the first NaN cell in row order, then column order, of the queries' rows (``row``,
     ``column``: one NaN cell): the same cell whichever block of queries or Dask task met one first."""
-    run = run.whole or run  # every query's row, not only those of the engine's chunk
     earlier = np.unique(run.row_of_query)
     earlier = earlier[earlier <= row]
     step = max(1, BLOCK_CELLS // max(1, run.matrix.shape[1]))
@@ -67,14 +66,17 @@ def _nan_error(run: MatrixRun, row: int, column: int) -> InputError:
     return InputError(where, row + 1, f"expected a number in every cell; row {row + 1} (query {query!r}) column {column + 1}", "NaN")
 
 
-def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray, *, ties: bool = False) -> RankedRun:
-    """The ranked lists of a matrix run, a block of rows at a time; ``ties``: with its tie groups (equal distances)."""
-    _, self_col = _columns(run, self_index)  # every query's column (all-against-all) or none's
-    n_q = len(run.query_ids)
+def matrix_to_ranked_run(
+    run: MatrixRun, self_index: np.ndarray, *, ties: bool = False, queries: np.ndarray | None = None,
+) -> RankedRun:
+    """The ranked lists of a matrix run's ``queries`` (default all), a block of rows at a time; ``ties``: with tie groups."""
+    queries = np.arange(len(run.query_ids)) if queries is None else queries
+    _, self_col = _columns(run, self_index[queries])  # every query's column (all-against-all) or none's
+    n_q = queries.size
     own = bool(n_q) and self_col[0] >= 0
     width = run.matrix.shape[1] - own
     parts, equal = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=bool)]
-    for a, b, dist in _blocks(run):
+    for a, b, dist in _blocks(run, queries):
         order = np.argsort(dist, axis=1, kind="stable")
         if own:
             order = order[order != self_col[a:b, None]].reshape(b - a, width)
@@ -84,7 +86,8 @@ def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray, *, ties: bool =
             equal.append(np.r_[False, ranked[1:] == ranked[:-1]])
     offsets = np.arange(n_q + 1, dtype=np.int64) * width
     starts = tie_starts(np.concatenate(equal), offsets) if ties else None
-    return RankedRun(run.name, list(run.query_ids), np.concatenate(parts), offsets, drops=run.drops, tie_start=starts)
+    ids = [run.query_ids[i] for i in queries.tolist()]
+    return RankedRun(run.name, ids, np.concatenate(parts), offsets, drops=run.drops, tie_start=starts)
 
 
 def drop_own(run: RankedRun, own: np.ndarray) -> RankedRun:
@@ -136,18 +139,19 @@ def arrange_ties(tie_start: np.ndarray, offsets: np.ndarray, gains: np.ndarray, 
 
 def matrix_rank_block(
     run: MatrixRun, relevant: Sequence[np.ndarray], n_relevant: np.ndarray, self_index: np.ndarray, *,
-    ties: str = "rule", width: int | None = None,
+    ties: str = "rule", width: int | None = None, queries: np.ndarray | None = None,
 ) -> RankBlock:
-    """Ranks of the relevant items of every query of a matrix run (docs/performance.md); ``width`` (default: the
-    largest K) keeps every chunk's sums on the same columns: bit-identical values."""
+    """Ranks of the relevant items of a matrix run's ``queries`` (default all; the other arguments are every query's;
+    docs/performance.md); ``width`` (default: the largest K) keeps every chunk's sums on the same columns."""
     from .measures import RankBlock
 
-    n_q = len(run.query_ids)
-    col_of_target, self_col = _columns(run, self_index)
+    queries = np.arange(len(run.query_ids)) if queries is None else queries
+    n_q, relevant, n_relevant = queries.size, [relevant[i] for i in queries.tolist()], n_relevant[queries]
+    col_of_target, self_col = _columns(run, self_index[queries])
     width = max(1, int(n_relevant.max(initial=0))) if width is None else width
     ranks = np.full((n_q, width), np.inf)
     start, size = (np.zeros((n_q, width)), np.zeros((n_q, width))) if ties == "expected" else (None, None)
-    for a, b, dist in _blocks(run):
+    for a, b, dist in _blocks(run, queries):
         q, slot, r, group = _rank_rows(a, b, dist, relevant, col_of_target, self_col, ties)
         ranks[q, slot] = r
         if start is not None and size is not None and group is not None:
