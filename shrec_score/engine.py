@@ -26,9 +26,7 @@ from .ranking import (
 from .relevance import QrelsRelevance, Relevance
 from .table import Table
 
-#: Cells of a dense gain matrix built at once (bounds memory on large runs).
-CHUNK_CELLS = 4_000_000
-#: Ranked entries scored at once (bounds the engine's temporaries).
+#: Cells of a chunk's lists laid out one row per list (bounds the engine's temporaries and dense blocks).
 CHUNK_ENTRIES = 2_000_000
 #: The recall levels (per cent) of the SHREC 2006 gain-versus-recall curves.
 RECALL_PCT = np.arange(1, 101)
@@ -74,29 +72,21 @@ def _dense(values: np.ndarray, lens: np.ndarray, width: int, dtype: type = np.fl
     return out
 
 
-def _dense_means(ties: TieMeans | None, lo: int, hi: int, lens: np.ndarray, width: int) -> TieMeans | None:
-    """The entries ``lo:hi`` of per-entry ``ties``, one row per list."""
-    if ties is None:
-        return None
-    return TieMeans(*(_dense(getattr(ties, f.name)[lo:hi], lens, width) for f in fields(ties)))
+def _dense_means(ties: TieMeans | None, lens: np.ndarray, width: int) -> TieMeans | None:
+    """Per-entry ``ties``, one row per list."""
+    return None if ties is None else TieMeans(*(_dense(getattr(ties, f.name), lens, width) for f in fields(ties)))
 
 
-def gain_blocks(
+def gain_block(
     run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.ndarray, *, ties: TieMeans | None = None,
-) -> Iterator[tuple[slice, GainBlock]]:
-    """Gain vectors of consecutive chunks of the queries of ``run``: ``(slice of its queries, GainBlock)``."""
-    lengths = run.lengths()
-    top = relevance.max_grade
-    ch, cr = relevance.n_relevant(top)[rows], relevance.n_relevant(1)[rows]
-    room = relevance.list_room(rows)
+) -> GainBlock:
+    """The gain vectors of the lists of ``run`` (relevance ``rows``)."""
+    lengths, top, room = run.lengths(), relevance.max_grade, relevance.list_room(rows)
+    width = max(1, int(lengths.max(initial=0)))
     ds = np.full(rows.size, -1, dtype=np.int64) if room is None else room  # -1: Ds unknown
-    step = max(1, CHUNK_CELLS // max(1, int(lengths.max(initial=0))))
-    for a in range(0, lengths.size, step):
-        at = slice(a, min(lengths.size, a + step))
-        lo, hi, lens = run.offsets[a], run.offsets[at.stop], lengths[at]
-        width = max(1, int(lens.max(initial=0)))
-        means = _dense_means(ties, lo, hi, lens, width)
-        yield at, GainBlock(_dense(gains[lo:hi], lens, width, np.int8), lens.astype(np.int64), ch[at], cr[at], ds[at], top, ties=means)
+    dense = _dense(gains, lengths, width, np.int8)
+    means = _dense_means(ties, lengths, width)
+    return GainBlock(dense, lengths.astype(np.int64), relevance.n_relevant(top)[rows], relevance.n_relevant(1)[rows], ds, top, ties=means)
 
 
 def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray) -> np.ndarray:
@@ -126,7 +116,7 @@ def judged_block(
     grades = np.where(judged_mask(run, relevance, rows), gains, -1).astype(np.int16)
     width = max(1, int(lengths.max(initial=0)))
     dense = _dense(grades, lengths, width, np.int16, fill=-1)
-    means = _dense_means(ties, 0, run.targets.size, lengths, width)
+    means = _dense_means(ties, lengths, width)
     return JudgedBlock(dense, lengths.astype(np.int64), grade_counts(relevance, rows), level, ties=means)
 
 
@@ -142,11 +132,12 @@ def restrict(run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.n
 
 def run_chunks(run: RankedRun) -> Iterator[tuple[np.ndarray, RankedRun]]:
     """A run (its lists in relevance order, as readers make them) in ``(relevance rows, sub-run)`` chunks of at most
-    :data:`CHUNK_ENTRIES` entries."""
-    n_q = len(run.query_ids)
+    :data:`CHUNK_ENTRIES` cells with a row as long as the longest list for every list (and at least one list)."""
+    lens = np.maximum(run.lengths(), 1)  # an empty list takes a cell
     a = 0
-    while a < n_q:
-        b = max(a + 1, int(np.searchsorted(run.offsets, run.offsets[a] + CHUNK_ENTRIES, side="right")) - 1)
+    while a < lens.size:
+        widest = np.maximum.accumulate(lens[a:])  # the row of each next list: the longest list so far
+        b = a + max(1, int(np.count_nonzero(widest * np.arange(1, widest.size + 1) <= CHUNK_ENTRIES)))
         lo, hi = run.offsets[a], run.offsets[b]
         ties = None if run.tie_start is None else run.tie_start[lo:hi]
         yield np.arange(a, b), RankedRun(run.name, run.query_ids[a:b], run.targets[lo:hi], run.offsets[a : b + 1] - lo, tie_start=ties)
@@ -309,16 +300,15 @@ def score_run(
         pr[rows] = pr_rows(block, pr_levels)
         if ranks_only or not (graded or curves):
             continue
-        for sl, gb in gain_blocks(sub, relevance, rows, gains, ties=means):
-            for m in graded:
-                values[m.name][rows[sl]] = measure_values(m, gb, settings)
-            if curves:
-                counted = (ranked[rows[sl]] | (not skip)) & ~small[rows[sl]]
-                scored = (gb.n_relevant > 0) & counted
-                for k, v in gain_vectors(gb, settings.curve_depth).items():
-                    vec_acc[k].add(v[scored])
-                if gb.ties is not None:
-                    continue  # no exact expectation: collect() leaves gain_vs_recall out
+        gb = gain_block(sub, relevance, rows, gains, ties=means)
+        for m in graded:
+            values[m.name][rows] = measure_values(m, gb, settings)
+        if curves:
+            counted = (ranked[rows] | (not skip)) & ~small[rows]
+            scored = (gb.n_relevant > 0) & counted
+            for k, v in gain_vectors(gb, settings.curve_depth).items():
+                vec_acc[k].add(v[scored])
+            if gb.ties is None:  # (no exact expectation under ties: collect() leaves gain_vs_recall out)
                 for k, v in zip(("CG", "DCG"), _gain_at_recall(gb)):
                     gvr_acc[k].add(v[counted])
     left_out = small | (~ranked if skip else False)  # no values for these queries
