@@ -65,28 +65,27 @@ def tie_means(run: RankedRun, gains: np.ndarray, highly: int, relevant: int) -> 
     return TieMeans(gain[g], high[g], rel[g], run.tie_start.astype(np.float64), count[g])
 
 
-def _dense(values: np.ndarray, lens: np.ndarray, width: int, dtype: type = np.float64, fill: int = 0) -> np.ndarray:
-    """CSR ``values`` as one row per list (``lens``), ``fill`` after a list's end."""
-    out: np.ndarray = np.full((lens.size, width), fill, dtype=dtype)
-    out[np.arange(width) < lens[:, None]] = values
+def _dense(values: np.ndarray, run: RankedRun, dtype: type = np.float64, fill: int = 0) -> np.ndarray:
+    """Per-entry ``values`` of ``run`` as one row per list, as wide as the longest, ``fill`` after a list's end."""
+    lens = run.lengths()
+    out: np.ndarray = np.full((lens.size, max(1, int(lens.max(initial=0)))), fill, dtype=dtype)
+    out[np.arange(out.shape[1]) < lens[:, None]] = values
     return out
 
 
-def _dense_means(ties: TieMeans | None, lens: np.ndarray, width: int) -> TieMeans | None:
-    """Per-entry ``ties``, one row per list."""
-    return None if ties is None else TieMeans(*(_dense(getattr(ties, f.name), lens, width) for f in fields(ties)))
+def _dense_means(ties: TieMeans | None, run: RankedRun) -> TieMeans | None:
+    return None if ties is None else TieMeans(*(_dense(getattr(ties, f.name), run) for f in fields(ties)))
 
 
 def gain_block(
     run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.ndarray, *, ties: TieMeans | None = None,
 ) -> GainBlock:
     """The gain vectors of the lists of ``run`` (relevance ``rows``)."""
-    lengths, top, room = run.lengths(), relevance.max_grade, relevance.list_room(rows)
-    width = max(1, int(lengths.max(initial=0)))
+    top, room = relevance.max_grade, relevance.list_room(rows)
     ds = np.full(rows.size, -1, dtype=np.int64) if room is None else room  # -1: Ds unknown
-    dense = _dense(gains, lengths, width, np.int8)
-    means = _dense_means(ties, lengths, width)
-    return GainBlock(dense, lengths.astype(np.int64), relevance.n_relevant(top)[rows], relevance.n_relevant(1)[rows], ds, top, ties=means)
+    ch, cr = relevance.n_relevant(top)[rows], relevance.n_relevant(1)[rows]
+    dense, means = _dense(gains, run, np.int8), _dense_means(ties, run)
+    return GainBlock(dense, run.lengths().astype(np.int64), ch, cr, ds, top, ties=means)
 
 
 def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray) -> np.ndarray:
@@ -112,12 +111,9 @@ def judged_block(
     ties: TieMeans | None = None,
 ) -> JudgedBlock:
     """The judged grade at every rank of ``run`` (-1: not judged) and the judged counts per grade."""
-    lengths = run.lengths()
-    grades = np.where(judged_mask(run, relevance, rows), gains, -1).astype(np.int16)
-    width = max(1, int(lengths.max(initial=0)))
-    dense = _dense(grades, lengths, width, np.int16, fill=-1)
-    means = _dense_means(ties, lengths, width)
-    return JudgedBlock(dense, lengths.astype(np.int64), grade_counts(relevance, rows), level, ties=means)
+    dense = _dense(np.where(judged_mask(run, relevance, rows), gains, -1), run, np.int16, fill=-1)
+    means = _dense_means(ties, run)
+    return JudgedBlock(dense, run.lengths().astype(np.int64), grade_counts(relevance, rows), level, ties=means)
 
 
 def restrict(run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.ndarray, settings: Settings) -> tuple[RankedRun, np.ndarray]:
@@ -266,7 +262,8 @@ def score_run(
     skip = settings.missing == "skip"
     ranked = np.zeros(n_q, dtype=bool)  # the queries the run ranks something for
     small = small_class_queries(relevance, settings.min_class_size)
-    width = max(1, int(relevance.n_relevant(level).max(initial=0)))  # every chunk's ranks as wide: sums add alike whatever the chunk
+    relevant, n_relevant, own = relevance.relevant_targets(level), relevance.n_relevant(level), relevance.self_index
+    width = max(1, int(n_relevant.max(initial=0)))  # every chunk's ranks as wide: sums add alike whatever the chunk
     ranks_only = isinstance(run, MatrixRun) and ranks_suffice(measures, settings, curves=curves)
     queries = np.arange(n_q) if rows is None else rows
     chunks = run_chunks(run) if isinstance(run, RankedRun) else (  # a matrix a chunk of queries' rows at a time
@@ -274,11 +271,10 @@ def score_run(
     )
     for rows, part in chunks:
         if isinstance(part, MatrixRun) and ranks_only:  # no ranked lists: the ranks of the relevant items only
-            relevant, n_relevant = relevance.relevant_targets(level), relevance.n_relevant(level)
-            block = matrix_rank_block(part, relevant, n_relevant, relevance.self_index, ties=ties, width=width, queries=rows)
+            block = matrix_rank_block(part, relevant, n_relevant, own, ties=ties, width=width, queries=rows)
             ranked[rows] = True
         else:
-            sub = part if isinstance(part, RankedRun) else matrix_to_ranked_run(part, relevance.self_index, ties=ties != "rule", queries=rows)
+            sub = part if isinstance(part, RankedRun) else matrix_to_ranked_run(part, own, rows, ties=ties != "rule")
             ranked[rows] = sub.lengths() > 0
             gains = relevance.list_gains(rows, sub.offsets, sub.targets)
             if ties in ("optimistic", "pessimistic") and sub.tie_start is not None:

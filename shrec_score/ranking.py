@@ -42,16 +42,15 @@ def _blocks(run: MatrixRun, queries: np.ndarray) -> Iterator[tuple[int, int, np.
         if dist.size and np.isnan(dist.max(axis=1)).any():  # max is NaN where a row holds one
             nan = np.isnan(dist)
             if run.drops is None:
-                i = int(nan.any(axis=1).argmax())
-                raise _nan_error(run, int(rows[i]), int(nan[i].argmax()))
+                raise _nan_error(run, int(rows[int(nan.any(axis=1).argmax())]))
             run.drops[NAN_DROPS] += int(nan.sum())
             dist = np.where(nan, dist.dtype.type(np.inf), dist)
         yield a, a + rows.size, dist
 
 
-def _nan_error(run: MatrixRun, row: int, column: int) -> InputError:
-    """The error naming the first NaN cell in row order, then column order, of the queries' rows (``row``,
-    ``column``: one NaN cell): the same cell whichever block of queries or Dask task met one first."""
+def _nan_error(run: MatrixRun, row: int) -> InputError:
+    """The error naming the first NaN cell in row order, then column order, of the queries' rows up to ``row`` (which
+    holds one): the same cell whichever block of queries or Dask task met one first."""
     earlier = np.unique(run.row_of_query)
     earlier = earlier[earlier <= row]
     step = max(1, BLOCK_CELLS // max(1, run.matrix.shape[1]))
@@ -67,9 +66,10 @@ def _nan_error(run: MatrixRun, row: int, column: int) -> InputError:
 
 
 def matrix_to_ranked_run(
-    run: MatrixRun, self_index: np.ndarray, *, ties: bool = False, queries: np.ndarray | None = None,
+    run: MatrixRun, self_index: np.ndarray, queries: np.ndarray | None = None, *, ties: bool = False,
 ) -> RankedRun:
-    """The ranked lists of a matrix run's ``queries`` (default all), a block of rows at a time; ``ties``: with tie groups."""
+    """The ranked lists of a matrix run's ``queries`` (default all), a block of rows at a time; ``ties``: with their
+    tie groups (equal distances)."""
     queries = np.arange(len(run.query_ids)) if queries is None else queries
     _, self_col = _columns(run, self_index[queries])  # every query's column (all-against-all) or none's
     n_q = queries.size
@@ -132,9 +132,8 @@ def arrange_ties(tie_start: np.ndarray, offsets: np.ndarray, gains: np.ndarray, 
     >>> arrange_ties(np.array([0, 0, 0, 3]), np.array([0, 4]), np.array([0, 2, 1, 5]), "optimistic").tolist()
     [1, 2, 0, 3]
     """
-    g = tie_group_ids(tie_start, offsets)
-    key = -np.asarray(gains, dtype=np.int64) if mode == "optimistic" else np.asarray(gains, dtype=np.int64)
-    return np.lexsort((key, g))
+    key = np.asarray(gains, dtype=np.int64) * (-1 if mode == "optimistic" else 1)
+    return np.lexsort((key, tie_group_ids(tie_start, offsets)))
 
 
 def matrix_rank_block(

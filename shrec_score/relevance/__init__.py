@@ -184,11 +184,10 @@ class ClassRelevance(Relevance):
     def list_gains(self, query_rows: np.ndarray, offsets: np.ndarray, targets: np.ndarray) -> np.ndarray:
         """:meth:`Relevance.list_gains`, long lists one ``take`` each in their query class's row of the gain table."""
         table, targets, cut = self._gains_by_target, np.asarray(targets), np.asarray(offsets).tolist()
-        whole = len(cut) > 1 and cut[0] == 0 and cut[-1] == targets.size
-        if table is None or not whole or targets.size < LIST_GAINS_MIN_MEAN * (len(cut) - 1):
-            return super().list_gains(query_rows, offsets, targets)
-        if not 0 <= int(targets.min()) <= int(targets.max()) < table.shape[1]:
-            return super().list_gains(query_rows, offsets, targets)  # which fails as gains does
+        n = len(cut) - 1  # lists
+        short = n < 1 or cut[0] != 0 or cut[-1] != targets.size or targets.size < LIST_GAINS_MIN_MEAN * n
+        if table is None or short or not 0 <= int(targets.min()) <= int(targets.max()) < table.shape[1]:
+            return super().list_gains(query_rows, offsets, targets)  # (an index out of range fails there as in gains)
         out = np.empty(targets.size, dtype=table.dtype)
         for label, a, b in zip(self._query_label[query_rows].tolist(), cut[:-1], cut[1:]):
             table[label].take(targets[a:b], out=out[a:b], mode="clip")  # in range: checked above
