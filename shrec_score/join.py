@@ -133,25 +133,18 @@ def matrix_run(name: str, path: str, matrix: Any, relevance: Relevance, row_ids:
 
 
 def read_trec_run(
-    source: RunSource,
-    relevance: Relevance,
-    *,
-    drops: Counter[str] | None = None,
-    missing_ok: bool = False,
-    ties: bool = False,
-    spell: Callable[[str], str] | None = None,
+    source: RunSource, relevance: Relevance, *, drops: Counter[str] | None = None, missing_ok: bool = False,
+    ties: bool = False, spell: Callable[[str], str] | None = None,
 ) -> tuple[RankedRun, list[str]]:
     """Read a TREC run and rank it as trec_eval does (:func:`trec_order`), with notes (topics passed over, extra
     fields); ``ties``: with its tie groups (equal scores within a topic, compared as the parsed doubles)."""
     lines = trec.read_trec_lines(source.path, drops)
     notes = ["note: " + trec.extra_fields_note(source.name, lines.extra_field_lines)] if lines.extra_field_lines else []
     queries, docs, scores = spelled_ids(lines.queries, spell), spelled_ids(lines.docs, spell), lines.scores
-    tag = lines.tag
     rowq, keep = _query_rows(source.path, queries, relevance, notes)
     if keep is not None and keep.size == 0 and len(queries):
         topics = [str(t) for t in dict.fromkeys(queries.slice(0, 10_000).to_pylist())]
         raise InputError(source.path, None, f"no topic of run {shown(source.name)} is a query; {id_hint(topics, list(relevance.query_ids))}")
-    del lines  # the query ids: not needed any more
     if keep is not None:  # lines of unknown topics passed over, or queries not in relevance order
         docs, scores = docs.take(arrow_indices(keep)), scores[keep]
     if relevance.closed:  # every id must be a target of the collection (-1: not one)
@@ -190,7 +183,7 @@ def read_trec_run(
         raise trec.missing_queries_error(source.path, source.name, int(missing.size), relevance.n_queries, first_missing)
     offsets = np.r_[0, np.cumsum(counts)]
     ties_at = None if group is None else group_tie_starts(group, offsets)
-    run = RankedRun(source.name, list(relevance.query_ids), targets, offsets, tag=tag, tie_start=ties_at)
+    run = RankedRun(source.name, list(relevance.query_ids), targets, offsets, tag=lines.tag, tie_start=ties_at)
     return drop_own(run, relevance.self_index), notes
 
 

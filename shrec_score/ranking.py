@@ -3,7 +3,7 @@ ranked by distance, equal distances by the lower column, without the query's own
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -15,7 +15,7 @@ from .model import MatrixRun, RankedRun, group_tie_starts, tie_starts
 if TYPE_CHECKING:
     from .measures import RankBlock
 
-#: Matrix cells ranked at once (bounds memory: about 16 bytes per cell).
+#: Matrix cells read at once looking for the first NaN cell of a matrix (the error path).
 BLOCK_CELLS = 2_000_000
 
 #: The drop counter of NaN matrix cells (lenient scoring).
@@ -29,23 +29,21 @@ def _columns(run: MatrixRun, self_index: np.ndarray) -> tuple[np.ndarray, np.nda
     return col_of_target, np.where(self_index >= 0, col_of_target[np.maximum(self_index, 0)], -1)
 
 
-def _blocks(run: MatrixRun, queries: np.ndarray) -> Iterator[tuple[int, int, np.ndarray]]:
-    """``(a, b, distances)`` of ``queries[a:b]``, :data:`BLOCK_CELLS` cells at a time, float32 or float64; a NaN
-    cell is an InputError, or under lenient scoring inf (counted)."""
-    step = max(1, BLOCK_CELLS // max(1, run.matrix.shape[1]))
-    for a in range(0, queries.size, step):
-        rows = run.row_of_query[queries[a : a + step]]
-        contiguous = rows[-1] - rows[0] == rows.size - 1 and (np.diff(rows) == 1).all()
-        dist = np.asarray(run.matrix[int(rows[0]) : int(rows[-1]) + 1] if contiguous else run.matrix[rows])
-        if not (dist.dtype.kind == "f" and dist.dtype.itemsize in (4, 8)):
-            dist = dist.astype(np.float64)
-        if dist.size and np.isnan(dist.max(axis=1)).any():  # max is NaN where a row holds one
-            nan = np.isnan(dist)
-            if run.drops is None:
-                raise _nan_error(run, int(rows[int(nan.any(axis=1).argmax())]))
-            run.drops[NAN_DROPS] += int(nan.sum())
-            dist = np.where(nan, dist.dtype.type(np.inf), dist)
-        yield a, a + rows.size, dist
+def _distances(run: MatrixRun, queries: np.ndarray) -> np.ndarray:
+    """The rows of ``queries`` (the engine's chunk: it bounds the memory), float32 or float64; a NaN cell is an
+    InputError, or under lenient scoring inf (counted)."""
+    rows = run.row_of_query[queries]
+    contiguous = rows.size and rows[-1] - rows[0] == rows.size - 1 and (np.diff(rows) == 1).all()
+    dist = np.asarray(run.matrix[int(rows[0]) : int(rows[-1]) + 1] if contiguous else run.matrix[rows])
+    if not (dist.dtype.kind == "f" and dist.dtype.itemsize in (4, 8)):
+        dist = dist.astype(np.float64)
+    if dist.size and np.isnan(dist.max(axis=1)).any():  # max is NaN where a row holds one
+        nan = np.isnan(dist)
+        if run.drops is None:
+            raise _nan_error(run, int(rows[int(nan.any(axis=1).argmax())]))
+        run.drops[NAN_DROPS] += int(nan.sum())
+        dist = np.where(nan, dist.dtype.type(np.inf), dist)
+    return dist
 
 
 def _nan_error(run: MatrixRun, row: int) -> InputError:
@@ -68,26 +66,20 @@ def _nan_error(run: MatrixRun, row: int) -> InputError:
 def matrix_to_ranked_run(
     run: MatrixRun, self_index: np.ndarray, queries: np.ndarray | None = None, *, ties: bool = False,
 ) -> RankedRun:
-    """The ranked lists of a matrix run's ``queries`` (default all), a block of rows at a time; ``ties``: with their
-    tie groups (equal distances)."""
+    """The ranked lists of a matrix run's ``queries`` (default all); ``ties``: with tie groups (equal distances)."""
     queries = np.arange(len(run.query_ids)) if queries is None else queries
     _, self_col = _columns(run, self_index[queries])  # every query's column (all-against-all) or none's
-    n_q = queries.size
-    own = bool(n_q) and self_col[0] >= 0
-    width = run.matrix.shape[1] - own
-    parts, equal = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=bool)]
-    for a, b, dist in _blocks(run, queries):
-        order = np.argsort(dist, axis=1, kind="stable")
-        if own:
-            order = order[order != self_col[a:b, None]].reshape(b - a, width)
-        parts.append(run.col_target[order].ravel())
-        if ties:  # equal to the entry before (a list's first entry starts a group whatever this says; -0.0 == 0.0)
-            ranked = np.take_along_axis(dist, order, axis=1).ravel()
-            equal.append(np.r_[False, ranked[1:] == ranked[:-1]])
-    offsets = np.arange(n_q + 1, dtype=np.int64) * width
-    starts = tie_starts(np.concatenate(equal), offsets) if ties else None
+    dist = _distances(run, queries)
+    order = np.argsort(dist, axis=1, kind="stable")
+    if queries.size and self_col[0] >= 0:
+        order = order[order != self_col[:, None]].reshape(queries.size, order.shape[1] - 1)
+    offsets = np.arange(queries.size + 1, dtype=np.int64) * order.shape[1]
+    starts = None
+    if ties:  # equal to the entry before (a list's first entry starts a group whatever this says; -0.0 == 0.0)
+        ranked = np.take_along_axis(dist, order, axis=1).ravel()
+        starts = tie_starts(np.r_[False, ranked[1:] == ranked[:-1]], offsets)
     ids = [run.query_ids[i] for i in queries.tolist()]
-    return RankedRun(run.name, ids, np.concatenate(parts), offsets, drops=run.drops, tie_start=starts)
+    return RankedRun(run.name, ids, run.col_target[order].ravel(), offsets, drops=run.drops, tie_start=starts)
 
 
 def drop_own(run: RankedRun, own: np.ndarray) -> RankedRun:
@@ -148,13 +140,12 @@ def matrix_rank_block(
     n_q, relevant, n_relevant = queries.size, [relevant[i] for i in queries.tolist()], n_relevant[queries]
     col_of_target, self_col = _columns(run, self_index[queries])
     width = max(1, int(n_relevant.max(initial=0))) if width is None else width
-    ranks = np.full((n_q, width), np.inf)
-    start, size = (np.zeros((n_q, width)), np.zeros((n_q, width))) if ties == "expected" else (None, None)
-    for a, b, dist in _blocks(run, queries):
-        q, slot, r, group = _rank_rows(a, b, dist, relevant, col_of_target, self_col, ties)
-        ranks[q, slot] = r
-        if start is not None and size is not None and group is not None:
-            start[q, slot], size[q, slot] = group
+    ranks, start, size = np.full((n_q, width), np.inf), None, None
+    q, slot, r, group = _rank_rows(_distances(run, queries), relevant, col_of_target, self_col, ties)
+    ranks[q, slot] = r
+    if group is not None:
+        start, size = np.zeros((n_q, width)), np.zeros((n_q, width))
+        start[q, slot], size[q, slot] = group
     n_retrieved = np.full(n_q, run.matrix.shape[1], dtype=np.int64) - (self_col >= 0)
     return RankBlock(ranks, n_relevant, n_retrieved, group_start=start, group_size=size)
 
@@ -173,19 +164,17 @@ def equal_before(row: np.ndarray, values: np.ndarray, cols: np.ndarray) -> np.nd
 
 
 def _rank_rows(
-    a: int, b: int, dist: np.ndarray, relevant: Sequence[np.ndarray], col_of_target: np.ndarray, self_col: np.ndarray,
-    ties: str = "rule",
+    dist: np.ndarray, relevant: Sequence[np.ndarray], col_of_target: np.ndarray, self_col: np.ndarray, ties: str,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
-    """(query, slot, rank) of the relevant items of rows a..b, ranks ascending; "expected": their tie groups."""
-    targets = [relevant[q] for q in range(a, b)]
-    n_items = np.fromiter(map(len, targets), dtype=np.int64, count=b - a)
-    item_row = np.repeat(np.arange(b - a), n_items)
-    item_col = col_of_target[np.concatenate(targets)] if n_items.sum() else np.zeros(0, dtype=np.int64)  # one lookup for the block
-    own = self_col[a + item_row]  # its query's own column (all-against-all), else -1
+    """(query, slot, rank) of the relevant items of the rows ``dist``, ranks ascending; "expected": their tie groups."""
+    n_items = np.fromiter(map(len, relevant), dtype=np.int64, count=len(relevant))
+    item_row = np.repeat(np.arange(len(relevant)), n_items)
+    item_col = col_of_target[np.concatenate(relevant)] if n_items.sum() else np.zeros(0, dtype=np.int64)  # one lookup
+    own = self_col[item_row]  # its query's own column (all-against-all), else -1
     mine = (item_col == own) & (own >= 0)  # the query's own item leaves with its column (no column: none to leave)
     if mine.any():
         item_row, item_col, own = item_row[~mine], item_col[~mine], own[~mine]
-        n_items = np.bincount(item_row, minlength=b - a)
+        n_items = np.bincount(item_row, minlength=len(relevant))
     v = dist[item_row, item_col]
     ordered = np.sort(dist, axis=1)
     first = np.cumsum(n_items) - n_items
@@ -207,9 +196,9 @@ def _rank_rows(
     slot = np.arange(item_row.size) - first[item_row]
     if ties == "rule":
         r = smaller + before + 1
-        return a + item_row, slot, r[np.lexsort((r, item_row))], None
+        return item_row, slot, r[np.lexsort((r, item_row))], None
     ranks, start, size = rows_ranks_from_counts(item_row, smaller, equal, v, ties)
-    return a + item_row, slot, ranks, (start, size) if ties == "expected" else None
+    return item_row, slot, ranks, (start, size) if ties == "expected" else None
 
 
 def rows_ranks_from_counts(

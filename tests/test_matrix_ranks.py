@@ -83,19 +83,19 @@ def assert_as_oracle(block: RankBlock, rel: Relevance, d: np.ndarray, mode: str)
 
 @pytest.fixture
 def small_blocks(monkeypatch):
-    """Blocks of 8 rows of 150: a matrix of 150 rows is 19 blocks."""
+    """The first NaN cell looked for 8 rows of 150 at a time: a matrix of 150 rows is 19 blocks."""
     monkeypatch.setattr(ranking, "BLOCK_CELLS", 8 * 150)
 
 
 @pytest.mark.parametrize("ties", ["rule", "expected", "optimistic", "pessimistic"])
 @pytest.mark.parametrize("seed", range(4))
-def test_ranks_and_tie_groups_as_a_stable_argsort(seed, ties, small_blocks):
+def test_ranks_and_tie_groups_as_a_stable_argsort(seed, ties):
     rel, d = all_against_all(seed, levels=[3, 7, 60, 10**6][seed], dtype=np.float32 if seed % 2 else np.float64)
     assert_as_oracle(rank(rel, d, ties=ties), rel, d, ties)
 
 
 @pytest.mark.parametrize("ties", ["rule", "optimistic", "pessimistic", "expected"])
-def test_separate_queries_and_rows_out_of_order(ties, small_blocks):
+def test_separate_queries_and_rows_out_of_order(ties):
     """Queries that are not targets (no own column) whose rows lie in any order (read by a fancy index)."""
     rng = np.random.default_rng(3)
     rel = Relevance.from_classification(classes(rng, 150), classes(rng, 40, prefix="q"))
