@@ -1,6 +1,5 @@
 """Runs x queries -> per-query values (docs/architecture.md): a chunk of complete queries at a time, a run's
-lists become ranks of the relevant items, gain vectors or judged grades, which every measure reads as a block.
-"""
+lists become ranks of the relevant items, gain vectors or judged grades, which every measure reads as a block."""
 
 from __future__ import annotations
 
@@ -36,9 +35,8 @@ def rank_block(
     run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.ndarray, *, level: int = 1,
     ties: TieMeans | None = None, width: int = 1,
 ) -> RankBlock:
-    """Ranks of the relevant items (gain >= ``level``) of every query of ``run`` (relevance ``rows``, entries'
-    ``gains``, ``ties``: their tie groups, by :func:`tie_means`, as for every block); at least ``width`` columns
-    (chunked callers pass the largest K: each row's sums add the same columns whatever the chunk)."""
+    """Ranks of the relevant items (gain >= ``level``) of the lists of ``run`` (relevance ``rows``; ``ties``: by
+    :func:`tie_means`), at least ``width`` columns (the largest K: sums add the same columns whatever the chunk)."""
     hit = np.flatnonzero(gains >= level)  # the few relevant entries: index them, not every entry
     hit_rows = np.searchsorted(run.offsets, hit, side="right") - 1
     col = np.arange(hit_rows.size) - np.searchsorted(hit_rows, hit_rows)  # place among its list's hits
@@ -265,9 +263,8 @@ def score_run(
     relevant, n_relevant, own = relevance.relevant_targets(level), relevance.n_relevant(level), relevance.self_index
     width = max(1, int(n_relevant.max(initial=0)))  # every chunk's ranks as wide: sums add alike whatever the chunk
     ranks_only = isinstance(run, MatrixRun) and ranks_suffice(measures, settings, curves=curves)
-    queries = np.arange(n_q) if rows is None else rows
     chunks = run_chunks(run) if isinstance(run, RankedRun) else (  # a matrix a chunk of queries' rows at a time
-        (q, run) for q in matrix_chunks(relevance, run.matrix.shape[1], queries)
+        (q, run) for q in matrix_chunks(relevance, run.matrix.shape[1], np.arange(n_q) if rows is None else rows)
     )
     for rows, part in chunks:
         if isinstance(part, MatrixRun) and ranks_only:  # no ranked lists: the ranks of the relevant items only
