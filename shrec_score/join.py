@@ -269,11 +269,9 @@ def trec_order(rowq: np.ndarray, scores: np.ndarray, docs: Any) -> np.ndarray | 
 
 
 def _taken(docs: Any, at: np.ndarray) -> Any:
-    """``docs.take(at)`` (``at`` distinct), chunk by chunk: pyarrow's take joins a chunked array's chunks first."""
+    """The reader's chunked ``docs.take(at)`` (``at`` distinct), chunk by chunk (pyarrow's take joins them first)."""
     import pyarrow as pa
 
-    if not isinstance(docs, pa.ChunkedArray):
-        return docs.take(arrow_indices(at))
     up = np.sort(at)
     ends = np.cumsum([len(c) for c in docs.chunks])
     cut = np.searchsorted(up, ends).tolist()  # up[cut[k - 1]:cut[k]] lie in chunk k

@@ -34,7 +34,7 @@ def test_trec_order_equals_a_plain_sort(seed):
         s = s[np.lexsort((-s, q))]
     docs = [f"d{x}" if seed % 2 else f"é{x}ü" for x in rng.integers(0, 300, n)]
     want = python_trec_order(q.tolist(), s.tolist(), docs)
-    for ids in (pa.array(docs), pa.chunked_array([docs[:150], [], docs[150:151], docs[151:]])):  # as the reader's chunks
+    for ids in (pa.chunked_array([docs]), pa.chunked_array([docs[:150], [], docs[150:151], docs[151:]])):  # as read
         got = trec_order(q, s, ids)
         got = list(range(n)) if got is None else got.tolist()
         assert [(q[i], s[i], docs[i]) for i in got] == [(q[i], s[i], docs[i]) for i in want]
