@@ -93,25 +93,23 @@ def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray) -> np.nd
     return relevance.gains(np.repeat(rows, run.lengths()), run.targets, missing=-1) >= 0
 
 
-def grade_counts(relevance: Relevance, rows: np.ndarray) -> np.ndarray:
-    """Judged documents of each grade 0, 1, ..., max per query row (trec_eval ``rel_levels``)."""
-    if isinstance(relevance, QrelsRelevance):
-        pos, _, grades = relevance.judgments_of(rows)
-        width = int(grades.max(initial=1)) + 1
-        return np.bincount(pos * width + grades, minlength=rows.size * width).reshape(rows.size, width)
-    at_least = np.stack([relevance.n_relevant(level)[rows] for level in range(1, relevance.max_grade + 1)] + [np.zeros(rows.size, dtype=np.int64)], axis=1)
-    room = relevance.list_room(rows)  # a classification judges its whole collection (less the query itself)
-    return -np.diff(at_least, axis=1, prepend=at_least[:, :1] if room is None else room[:, None]).astype(np.int64)
-
-
 def judged_block(
     run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.ndarray, *, level: int,
     ties: TieMeans | None = None,
 ) -> JudgedBlock:
-    """The judged grade at every rank of ``run`` (-1: not judged) and the judged counts per grade."""
+    """The judged grade at every rank of ``run`` (-1: not judged) and the judged documents of each grade 0, 1, ...,
+    max per query (trec_eval ``rel_levels``)."""
     dense = _dense(np.where(judged_mask(run, relevance, rows), gains, -1), run, np.int16, fill=-1)
-    means = _dense_means(ties, run)
-    return JudgedBlock(dense, run.lengths().astype(np.int64), grade_counts(relevance, rows), level, ties=means)
+    if isinstance(relevance, QrelsRelevance):
+        pos, _, grades = relevance.judgments_of(rows)
+        width = int(grades.max(initial=1)) + 1
+        counts = np.bincount(pos * width + grades, minlength=rows.size * width).reshape(rows.size, width)
+    else:  # a classification judges its whole collection (less the query itself)
+        k = [relevance.n_relevant(g)[rows] for g in range(1, relevance.max_grade + 1)]  # at least grade g
+        at_least = np.stack([*k, np.zeros(rows.size, dtype=np.int64)], axis=1)
+        room = relevance.list_room(rows)
+        counts = -np.diff(at_least, axis=1, prepend=at_least[:, :1] if room is None else room[:, None]).astype(np.int64)
+    return JudgedBlock(dense, run.lengths().astype(np.int64), counts, level, ties=_dense_means(ties, run))
 
 
 def restrict(run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.ndarray, settings: Settings) -> tuple[RankedRun, np.ndarray]:
