@@ -17,7 +17,7 @@ from .io.matrix import read_matrix, shape_error
 from .io.numbers import is_integer
 from .io.submissions import id_hint, strip_zeros
 from .io.trec import arrow_filled, arrow_indices, arrow_numpy, arrow_strings
-from .model import MatrixRun, RankedRun, RunSource, group_tie_starts
+from .model import MatrixRun, RankedRun, RunSource, tie_starts
 from .ranking import drop_own, score_groups
 from .relevance import QrelsRelevance, Relevance
 
@@ -182,7 +182,7 @@ def read_trec_run(
         first_missing = relevance.query_ids[int(missing[0])]
         raise trec.missing_queries_error(source.path, source.name, int(missing.size), relevance.n_queries, first_missing)
     offsets = np.r_[0, np.cumsum(counts)]
-    ties_at = None if group is None else group_tie_starts(group, offsets)
+    ties_at = None if group is None else tie_starts(np.r_[False, group[1:] == group[:-1]], offsets)
     run = RankedRun(source.name, list(relevance.query_ids), targets, offsets, tag=lines.tag, tie_start=ties_at)
     return drop_own(run, relevance.self_index), notes
 

@@ -76,11 +76,6 @@ def tie_starts(equal: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return np.flatnonzero(new)[np.cumsum(new) - 1] - np.repeat(firsts, np.diff(offsets))
 
 
-def group_tie_starts(group: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """:func:`tie_starts` from a group id per entry (entries of one group are consecutive)."""
-    return tie_starts(np.r_[False, group[1:] == group[:-1]], offsets)
-
-
 @dataclass
 class MatrixRun:
     """A dissimilarity-matrix run (smaller = closer): ``row_of_query`` the row of each scored query, ``col_target`` the target index of each column."""

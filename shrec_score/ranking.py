@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .errors import InputError
-from .model import MatrixRun, RankedRun, group_tie_starts, tie_starts
+from .model import MatrixRun, RankedRun, tie_starts
 
 if TYPE_CHECKING:
     from .measures import RankBlock
@@ -97,7 +97,8 @@ def drop_own(run: RankedRun, own: np.ndarray) -> RankedRun:
 def keep_entries(run: RankedRun, keep: np.ndarray) -> RankedRun:
     """``run`` with the entries ``keep`` only: lists shrink, later entries move up, tie groups shrink without merging."""
     offsets = np.r_[0, np.cumsum(keep, dtype=np.int64)][run.offsets]  # the entries kept before each list's start
-    ties = None if run.tie_start is None else group_tie_starts(tie_group_ids(run.tie_start, run.offsets)[keep], offsets)  # groups shrink, none merge
+    group = None if run.tie_start is None else tie_group_ids(run.tie_start, run.offsets)[keep]  # shrunk, none merged
+    ties = None if group is None else tie_starts(np.r_[False, group[1:] == group[:-1]], offsets)
     return replace(run, targets=run.targets[keep], offsets=offsets, tie_start=ties)
 
 
