@@ -229,13 +229,6 @@ def measure_values(m: Measure, block: RankBlock | GainBlock | JudgedBlock, setti
     return values if tied.all() else np.where(tied, values, m.compute(block, settings))
 
 
-def pr_rows(block: RankBlock, levels: np.ndarray) -> np.ndarray:
-    """Per-query PR curve; the expected curve when the block carries tie groups."""
-    if block.group_start is not None:
-        return interpolate_pr(expected_precision_at_hits(block), n_relevant=block.n_relevant, levels=levels)
-    return pr_curve(block.rel_ranks, n_relevant=block.n_relevant, levels=levels)
-
-
 def ranks_suffice(measures: Sequence[Measure], settings: Settings, *, curves: bool) -> bool:
     """Binary measures only, no curve, nothing cut: a matrix's ranks of the relevant items suffice (any chunks)."""
     cut = curves or settings.depth is not None or settings.judged_only
@@ -288,7 +281,10 @@ def score_run(
             block = rank_block(sub, relevance, rows, gains, level=level, ties=means, width=width)
         for m in binary:
             values[m.name][rows] = measure_values(m, block, settings)
-        pr[rows] = pr_rows(block, pr_levels)
+        if block.group_start is None:
+            pr[rows] = pr_curve(block.rel_ranks, n_relevant=block.n_relevant, levels=pr_levels)
+        else:  # the expected curve over the tied orders
+            pr[rows] = interpolate_pr(expected_precision_at_hits(block), n_relevant=block.n_relevant, levels=pr_levels)
         if ranks_only or not (graded or curves):
             continue
         gb = gain_block(sub, relevance, rows, gains, ties=means)
