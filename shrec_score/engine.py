@@ -267,10 +267,8 @@ def score_run(
             gains = relevance.list_gains(rows, sub.offsets, sub.targets)
             if ties in ("optimistic", "pessimistic") and sub.tie_start is not None:
                 perm = arrange_ties(sub.tie_start, sub.offsets, gains, ties)
-                sub = replace(sub, targets=sub.targets[perm])
-                gains = gains[perm]
-            if settings.depth is not None or settings.judged_only:
-                sub, gains = restrict(sub, relevance, rows, gains, settings)
+                sub, gains = replace(sub, targets=sub.targets[perm]), gains[perm]
+            sub, gains = restrict(sub, relevance, rows, gains, settings)
             expected = ties == "expected" and sub.tie_start is not None
             if judged:  # relevant: grade >= level; nDCG's gain is the grade floored at 0
                 means = tie_means(sub, gains, level, level) if expected else None
