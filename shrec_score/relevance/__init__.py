@@ -53,13 +53,12 @@ class Relevance:
     def n_queries(self) -> int:
         return len(self.query_ids)
 
-    def list_room(self, rows: np.ndarray | None = None) -> np.ndarray | None:
-        """Ds per query (of ``rows``, default all): the collection less the query itself where it is one of its
-        models (all-against-all); None when Ds is unknown."""
+    def list_room(self, rows: np.ndarray) -> np.ndarray | None:
+        """Ds per query row: the collection less the query itself where it is one of its models (all-against-all);
+        None when Ds is unknown."""
         if self.collection_size is None:
             return None
-        own = self.self_index >= 0 if rows is None else self.self_index[rows] >= 0
-        return self.collection_size - own.astype(np.int64)
+        return self.collection_size - (self.self_index[rows] >= 0).astype(np.int64)
 
     @property
     def unjudged(self) -> int:
