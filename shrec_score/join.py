@@ -4,7 +4,7 @@ run's ids to targets, its lines put in trec_eval's order and its repeats found (
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -51,27 +51,21 @@ def id_spelling(relevance: Relevance, *, strip: bool = False, id_map: str | None
     return spell
 
 
-class SpelledIndex(Mapping[str, int]):
-    """A target index looked up by a run's spelling of the ids (:func:`id_spelling`)."""
+class SpelledIndex(dict[str, int]):
+    """A target index (a copy of ``index``) looked up by a run's spelling of the ids (:func:`id_spelling`)."""
 
     def __init__(self, index: Mapping[str, int], spell: Callable[[str], str]) -> None:
-        self._index = index
+        super().__init__(index)
         self._spell = spell
 
     def __getitem__(self, run_id: str) -> int:
-        return self._index[self._spell(run_id)]
+        return super().__getitem__(self._spell(run_id))
 
     def __contains__(self, run_id: object) -> bool:
-        return isinstance(run_id, str) and self._spell(run_id) in self._index
+        return isinstance(run_id, str) and super().__contains__(self._spell(run_id))
 
-    def get(self, run_id: str, default: Any = None) -> Any:  # not Mapping's: a KeyError per unjudged id
-        return self._index.get(self._spell(run_id), default)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._index)
-
-    def __len__(self) -> int:
-        return len(self._index)
+    def get(self, run_id: str, default: Any = None) -> Any:
+        return super().get(self._spell(run_id), default)
 
 
 def spelled_ids(array: Any, spell: Callable[[str], str] | None) -> Any:
