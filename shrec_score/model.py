@@ -13,8 +13,7 @@ MISC_CLASS = "-1"
 
 @dataclass(frozen=True)
 class RunSource:
-    """A run to read, as the run discovery found it: its name, its path and its format; ``listing``: a ranked-list
-    folder's entries as discovery listed them (None: its reader lists the folder)."""
+    """A run discovery found (name, path, format); ``listing``: its folder's entries (None: its reader lists them)."""
 
     name: str
     path: str
