@@ -259,7 +259,7 @@ def score_run(
     )
     for rows, part in chunks:
         if isinstance(part, MatrixRun) and ranks_only:  # no ranked lists: the ranks of the relevant items only
-            block = matrix_rank_block(part, relevant, n_relevant, own, ties=ties, width=width, queries=rows)
+            block = matrix_rank_block(part, relevant, n_relevant, own, rows, ties=ties, width=width)
             ranked[rows] = True
         else:
             sub = part if isinstance(part, RankedRun) else matrix_to_ranked_run(part, own, rows, ties=ties != "rule")

@@ -64,10 +64,9 @@ def _nan_error(run: MatrixRun, row: int) -> InputError:
 
 
 def matrix_to_ranked_run(
-    run: MatrixRun, self_index: np.ndarray, queries: np.ndarray | None = None, *, ties: bool = False,
+    run: MatrixRun, self_index: np.ndarray, queries: np.ndarray, *, ties: bool = False,
 ) -> RankedRun:
-    """The ranked lists of a matrix run's ``queries`` (default all); ``ties``: with tie groups (equal distances)."""
-    queries = np.arange(len(run.query_ids)) if queries is None else queries
+    """The ranked lists of a matrix run's ``queries`` (positions); ``ties``: with tie groups (equal distances)."""
     _, self_col = _columns(run, self_index[queries])  # every query's column (all-against-all) or none's
     dist = _distances(run, queries)
     order = np.argsort(dist, axis=1, kind="stable")
@@ -130,14 +129,13 @@ def arrange_ties(tie_start: np.ndarray, offsets: np.ndarray, gains: np.ndarray, 
 
 
 def matrix_rank_block(
-    run: MatrixRun, relevant: Sequence[np.ndarray], n_relevant: np.ndarray, self_index: np.ndarray, *,
-    ties: str = "rule", width: int | None = None, queries: np.ndarray | None = None,
+    run: MatrixRun, relevant: Sequence[np.ndarray], n_relevant: np.ndarray, self_index: np.ndarray, queries: np.ndarray,
+    *, ties: str = "rule", width: int | None = None,
 ) -> RankBlock:
-    """Ranks of the relevant items of a matrix run's ``queries`` (default all; the other arguments are every query's;
+    """Ranks of the relevant items of a matrix run's ``queries`` (positions; the other arguments are every query's;
     docs/performance.md); ``width`` (default: the largest K) keeps every chunk's sums on the same columns."""
     from .measures import RankBlock
 
-    queries = np.arange(len(run.query_ids)) if queries is None else queries
     n_q, relevant, n_relevant = queries.size, [relevant[i] for i in queries.tolist()], n_relevant[queries]
     col_of_target, self_col = _columns(run, self_index[queries])
     width = max(1, int(n_relevant.max(initial=0))) if width is None else width

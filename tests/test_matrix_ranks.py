@@ -68,7 +68,8 @@ def oracle(rel: Relevance, d: np.ndarray, mode: str = "rule") -> tuple[list[list
 def rank(rel: Relevance, d: np.ndarray, *, ties: str = "rule", drops: Counter[str] | None = None, rows: np.ndarray | None = None) -> RankBlock:
     rows = np.arange(d.shape[0]) if rows is None else rows
     run = MatrixRun("m", "m.npy", d, rel.query_ids, rows, np.arange(d.shape[1]), drops=drops)
-    return ranking.matrix_rank_block(run, rel.relevant_targets(1), rel.n_relevant(1), rel.self_index, ties=ties)
+    every = np.arange(len(rows))  # the queries ranked
+    return ranking.matrix_rank_block(run, rel.relevant_targets(1), rel.n_relevant(1), rel.self_index, every, ties=ties)
 
 
 def assert_as_oracle(block: RankBlock, rel: Relevance, d: np.ndarray, mode: str) -> None:
