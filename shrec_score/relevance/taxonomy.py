@@ -14,8 +14,8 @@ from . import ClassRelevance
 
 @dataclass(frozen=True)
 class TaxonomyRelevance(ClassRelevance):
-    """SHREC'16/'17 ShapeNet Core55, grades 0-3 (docs/evaluators.md): every model is a query, keeps its own item and
-    counts in its synset's size (``self_index`` -1); ``query_classes``: synset ids; its classes: (synset, sub-synset) pairs."""
+    """SHREC'16/'17 ShapeNet Core55, grades 0-3 (docs/evaluators.md): each model a query that keeps its own item and
+    counts in its synset's size (``self_index`` -1); ``query_classes``: synsets; classes: (synset, sub-synset) pairs."""
 
     keeps_own_item: ClassVar[bool] = True
 
