@@ -305,7 +305,7 @@ def _warnings(scoring: Scoring, ev: Evaluation, runs: Sequence[AnyRun], notes: l
     if rel.ignorable_queries:
         warnings.append(f"{len(rel.ignorable_queries)} models of class '-1' (miscellaneous) are not queries and never relevant")
     asked = [m for m in measures if m in COVERAGE_MEASURES]
-    full = rel.list_room()
+    full = rel.list_room(np.arange(rel.n_queries))
     if asked and full is None:  # (only when a measure the note speaks of is computed)
         what = "TN counts are empty" if any(m.startswith("TN_") for m in asked) else "whether the lists cover it is not known"
         warnings.append(f"note: collection size unknown (give --collection or --collection-size): {what}")

@@ -1,6 +1,5 @@
 """Runs x queries -> per-query values (docs/architecture.md): a chunk of complete queries at a time, a run's
-lists become ranks of the relevant items, gain vectors or judged grades, which every measure reads as a block.
-"""
+lists become ranks of the relevant items, gain vectors or judged grades, which every measure reads as a block."""
 
 from __future__ import annotations
 
@@ -26,9 +25,7 @@ from .ranking import (
 from .relevance import QrelsRelevance, Relevance
 from .table import Table
 
-#: Cells of a dense gain matrix built at once (bounds memory on large runs).
-CHUNK_CELLS = 4_000_000
-#: Ranked entries scored at once (bounds the engine's temporaries).
+#: Cells of a chunk's lists laid out one row per list (bounds the engine's temporaries and dense blocks).
 CHUNK_ENTRIES = 2_000_000
 #: The recall levels (per cent) of the SHREC 2006 gain-versus-recall curves.
 RECALL_PCT = np.arange(1, 101)
@@ -38,9 +35,8 @@ def rank_block(
     run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.ndarray, *, level: int = 1,
     ties: TieMeans | None = None, width: int = 1,
 ) -> RankBlock:
-    """Ranks of the relevant items (gain >= ``level``) of every query of ``run`` (relevance ``rows``, entries'
-    ``gains``, ``ties``: their tie groups, by :func:`tie_means`, as for every block); at least ``width`` columns
-    (chunked callers pass the largest K: each row's sums add the same columns whatever the chunk)."""
+    """Ranks of the relevant items (gain >= ``level``) of the lists of ``run`` (relevance ``rows``; ``ties``: by
+    :func:`tie_means`), at least ``width`` columns (the largest K: sums add the same columns whatever the chunk)."""
     hit = np.flatnonzero(gains >= level)  # the few relevant entries: index them, not every entry
     hit_rows = np.searchsorted(run.offsets, hit, side="right") - 1
     col = np.arange(hit_rows.size) - np.searchsorted(hit_rows, hit_rows)  # place among its list's hits
@@ -67,36 +63,27 @@ def tie_means(run: RankedRun, gains: np.ndarray, highly: int, relevant: int) -> 
     return TieMeans(gain[g], high[g], rel[g], run.tie_start.astype(np.float64), count[g])
 
 
-def _dense(values: np.ndarray, lens: np.ndarray, width: int, dtype: type = np.float64, fill: int = 0) -> np.ndarray:
-    """CSR ``values`` as one row per list (``lens``), ``fill`` after a list's end."""
-    out: np.ndarray = np.full((lens.size, width), fill, dtype=dtype)
-    out[np.arange(width) < lens[:, None]] = values
+def _dense(values: np.ndarray, run: RankedRun, dtype: type = np.float64, fill: int = 0) -> np.ndarray:
+    """Per-entry ``values`` of ``run`` as one row per list, as wide as the longest, ``fill`` after a list's end."""
+    lens = run.lengths()
+    out: np.ndarray = np.full((lens.size, max(1, int(lens.max(initial=0)))), fill, dtype=dtype)
+    out[np.arange(out.shape[1]) < lens[:, None]] = values
     return out
 
 
-def _dense_means(ties: TieMeans | None, lo: int, hi: int, lens: np.ndarray, width: int) -> TieMeans | None:
-    """The entries ``lo:hi`` of per-entry ``ties``, one row per list."""
-    if ties is None:
-        return None
-    return TieMeans(*(_dense(getattr(ties, f.name)[lo:hi], lens, width) for f in fields(ties)))
+def _dense_means(ties: TieMeans | None, run: RankedRun) -> TieMeans | None:
+    return None if ties is None else TieMeans(*(_dense(getattr(ties, f.name), run) for f in fields(ties)))
 
 
-def gain_blocks(
+def gain_block(
     run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.ndarray, *, ties: TieMeans | None = None,
-) -> Iterator[tuple[slice, GainBlock]]:
-    """Gain vectors of consecutive chunks of the queries of ``run``: ``(slice of its queries, GainBlock)``."""
-    lengths = run.lengths()
-    top = relevance.max_grade
-    ch, cr = relevance.n_relevant(top)[rows], relevance.n_relevant(1)[rows]
-    room = relevance.list_room(rows)
+) -> GainBlock:
+    """The gain vectors of the lists of ``run`` (relevance ``rows``)."""
+    top, room = relevance.max_grade, relevance.list_room(rows)
     ds = np.full(rows.size, -1, dtype=np.int64) if room is None else room  # -1: Ds unknown
-    step = max(1, CHUNK_CELLS // max(1, int(lengths.max(initial=0))))
-    for a in range(0, lengths.size, step):
-        at = slice(a, min(lengths.size, a + step))
-        lo, hi, lens = run.offsets[a], run.offsets[at.stop], lengths[at]
-        width = max(1, int(lens.max(initial=0)))
-        means = _dense_means(ties, lo, hi, lens, width)
-        yield at, GainBlock(_dense(gains[lo:hi], lens, width, np.int8), lens.astype(np.int64), ch[at], cr[at], ds[at], top, ties=means)
+    ch, cr = relevance.n_relevant(top)[rows], relevance.n_relevant(1)[rows]
+    dense, means = _dense(gains, run, np.int8), _dense_means(ties, run)
+    return GainBlock(dense, run.lengths().astype(np.int64), ch, cr, ds, top, ties=means)
 
 
 def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray) -> np.ndarray:
@@ -106,28 +93,23 @@ def judged_mask(run: RankedRun, relevance: Relevance, rows: np.ndarray) -> np.nd
     return relevance.gains(np.repeat(rows, run.lengths()), run.targets, missing=-1) >= 0
 
 
-def grade_counts(relevance: Relevance, rows: np.ndarray) -> np.ndarray:
-    """Judged documents of each grade 0, 1, ..., max per query row (trec_eval ``rel_levels``)."""
-    if isinstance(relevance, QrelsRelevance):
-        pos, _, grades = relevance.judgments_of(rows)
-        width = int(grades.max(initial=1)) + 1
-        return np.bincount(pos * width + grades, minlength=rows.size * width).reshape(rows.size, width)
-    at_least = np.stack([relevance.n_relevant(level)[rows] for level in range(1, relevance.max_grade + 1)] + [np.zeros(rows.size, dtype=np.int64)], axis=1)
-    room = relevance.list_room(rows)  # a classification judges its whole collection (less the query itself)
-    return -np.diff(at_least, axis=1, prepend=at_least[:, :1] if room is None else room[:, None]).astype(np.int64)
-
-
 def judged_block(
     run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.ndarray, *, level: int,
     ties: TieMeans | None = None,
 ) -> JudgedBlock:
-    """The judged grade at every rank of ``run`` (-1: not judged) and the judged counts per grade."""
-    lengths = run.lengths()
-    grades = np.where(judged_mask(run, relevance, rows), gains, -1).astype(np.int16)
-    width = max(1, int(lengths.max(initial=0)))
-    dense = _dense(grades, lengths, width, np.int16, fill=-1)
-    means = _dense_means(ties, 0, run.targets.size, lengths, width)
-    return JudgedBlock(dense, lengths.astype(np.int64), grade_counts(relevance, rows), level, ties=means)
+    """The judged grade at every rank of ``run`` (-1: not judged) and the judged documents of each grade 0, 1, ...,
+    max per query (trec_eval ``rel_levels``)."""
+    dense = _dense(np.where(judged_mask(run, relevance, rows), gains, -1), run, np.int16, fill=-1)
+    if isinstance(relevance, QrelsRelevance):
+        pos, _, grades = relevance.judgments_of(rows)
+        width = int(grades.max(initial=1)) + 1
+        counts = np.bincount(pos * width + grades, minlength=rows.size * width).reshape(rows.size, width)
+    else:  # a classification judges its whole collection (less the query itself)
+        k = [relevance.n_relevant(g)[rows] for g in range(1, relevance.max_grade + 1)]  # at least grade g
+        at_least = np.stack([*k, np.zeros(rows.size, dtype=np.int64)], axis=1)
+        room = relevance.list_room(rows)
+        counts = -np.diff(at_least, axis=1, prepend=at_least[:, :1] if room is None else room[:, None]).astype(np.int64)
+    return JudgedBlock(dense, run.lengths().astype(np.int64), counts, level, ties=_dense_means(ties, run))
 
 
 def restrict(run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.ndarray, settings: Settings) -> tuple[RankedRun, np.ndarray]:
@@ -142,11 +124,12 @@ def restrict(run: RankedRun, relevance: Relevance, rows: np.ndarray, gains: np.n
 
 def run_chunks(run: RankedRun) -> Iterator[tuple[np.ndarray, RankedRun]]:
     """A run (its lists in relevance order, as readers make them) in ``(relevance rows, sub-run)`` chunks of at most
-    :data:`CHUNK_ENTRIES` entries."""
-    n_q = len(run.query_ids)
+    :data:`CHUNK_ENTRIES` cells with a row as long as the longest list for every list (and at least one list)."""
+    lens = np.maximum(run.lengths(), 1)  # an empty list takes a cell
     a = 0
-    while a < n_q:
-        b = max(a + 1, int(np.searchsorted(run.offsets, run.offsets[a] + CHUNK_ENTRIES, side="right")) - 1)
+    while a < lens.size:
+        widest = np.maximum.accumulate(lens[a:])  # the row of each next list: the longest list so far
+        b = a + max(1, int(np.count_nonzero(widest * np.arange(1, widest.size + 1) <= CHUNK_ENTRIES)))
         lo, hi = run.offsets[a], run.offsets[b]
         ties = None if run.tie_start is None else run.tie_start[lo:hi]
         yield np.arange(a, b), RankedRun(run.name, run.query_ids[a:b], run.targets[lo:hi], run.offsets[a : b + 1] - lo, tie_start=ties)
@@ -198,10 +181,6 @@ def _gain_at_recall(block: GainBlock) -> tuple[np.ndarray, np.ndarray]:
     return cg_at, np.where(valid, np.take_along_axis(discounted_cumulated_gain(g), at, axis=1), np.nan)
 
 
-def _matrix_rows(run: MatrixRun, rows: np.ndarray) -> MatrixRun:
-    return replace(run, query_ids=[run.query_ids[i] for i in rows.tolist()], row_of_query=run.row_of_query[rows], whole=run.whole or run)
-
-
 def matrix_chunks(relevance: Relevance, n_cols: int, rows: np.ndarray) -> list[np.ndarray]:
     """The query ``rows`` of a matrix run cut where :func:`run_chunks` cuts its lists, whatever ``rows`` holds."""
     width = n_cols - (1 if relevance.self_index.size and relevance.self_index[0] >= 0 else 0)  # a list's length
@@ -250,13 +229,6 @@ def measure_values(m: Measure, block: RankBlock | GainBlock | JudgedBlock, setti
     return values if tied.all() else np.where(tied, values, m.compute(block, settings))
 
 
-def pr_rows(block: RankBlock, levels: np.ndarray) -> np.ndarray:
-    """Per-query PR curve; the expected curve when the block carries tie groups."""
-    if block.group_start is not None:
-        return interpolate_pr(expected_precision_at_hits(block), n_relevant=block.n_relevant, levels=levels)
-    return pr_curve(block.rel_ranks, n_relevant=block.n_relevant, levels=levels)
-
-
 def ranks_suffice(measures: Sequence[Measure], settings: Settings, *, curves: bool) -> bool:
     """Binary measures only, no curve, nothing cut: a matrix's ranks of the relevant items suffice (any chunks)."""
     cut = curves or settings.depth is not None or settings.judged_only
@@ -279,28 +251,24 @@ def score_run(
     skip = settings.missing == "skip"
     ranked = np.zeros(n_q, dtype=bool)  # the queries the run ranks something for
     small = small_class_queries(relevance, settings.min_class_size)
-    width = max(1, int(relevance.n_relevant(level).max(initial=0)))  # every chunk's ranks as wide: sums add alike whatever the chunk
+    relevant, n_relevant, own = relevance.relevant_targets(level), relevance.n_relevant(level), relevance.self_index
+    width = max(1, int(n_relevant.max(initial=0)))  # every chunk's ranks as wide: sums add alike whatever the chunk
     ranks_only = isinstance(run, MatrixRun) and ranks_suffice(measures, settings, curves=curves)
-    queries = np.arange(n_q) if rows is None else rows
     chunks = run_chunks(run) if isinstance(run, RankedRun) else (  # a matrix a chunk of queries' rows at a time
-        (q, _matrix_rows(run, q)) for q in matrix_chunks(relevance, run.matrix.shape[1], queries)
+        (q, run) for q in matrix_chunks(relevance, run.matrix.shape[1], np.arange(n_q) if rows is None else rows)
     )
     for rows, part in chunks:
         if isinstance(part, MatrixRun) and ranks_only:  # no ranked lists: the ranks of the relevant items only
-            relevant = [relevance.relevant_targets(level)[i] for i in rows.tolist()]
-            n_relevant = relevance.n_relevant(level)[rows]
-            block = matrix_rank_block(part, relevant, n_relevant, relevance.self_index[rows], ties=ties, width=width)
+            block = matrix_rank_block(part, relevant, n_relevant, own, rows, ties=ties, width=width)
             ranked[rows] = True
         else:
-            sub = part if isinstance(part, RankedRun) else matrix_to_ranked_run(part, relevance.self_index[rows], ties=ties != "rule")
+            sub = part if isinstance(part, RankedRun) else matrix_to_ranked_run(part, own, rows, ties=ties != "rule")
             ranked[rows] = sub.lengths() > 0
             gains = relevance.list_gains(rows, sub.offsets, sub.targets)
             if ties in ("optimistic", "pessimistic") and sub.tie_start is not None:
                 perm = arrange_ties(sub.tie_start, sub.offsets, gains, ties)
-                sub = replace(sub, targets=sub.targets[perm])
-                gains = gains[perm]
-            if settings.depth is not None or settings.judged_only:
-                sub, gains = restrict(sub, relevance, rows, gains, settings)
+                sub, gains = replace(sub, targets=sub.targets[perm]), gains[perm]
+            sub, gains = restrict(sub, relevance, rows, gains, settings)
             expected = ties == "expected" and sub.tie_start is not None
             if judged:  # relevant: grade >= level; nDCG's gain is the grade floored at 0
                 means = tie_means(sub, gains, level, level) if expected else None
@@ -311,19 +279,21 @@ def score_run(
             block = rank_block(sub, relevance, rows, gains, level=level, ties=means, width=width)
         for m in binary:
             values[m.name][rows] = measure_values(m, block, settings)
-        pr[rows] = pr_rows(block, pr_levels)
+        if block.group_start is None:
+            pr[rows] = pr_curve(block.rel_ranks, n_relevant=block.n_relevant, levels=pr_levels)
+        else:  # the expected curve over the tied orders
+            pr[rows] = interpolate_pr(expected_precision_at_hits(block), n_relevant=block.n_relevant, levels=pr_levels)
         if ranks_only or not (graded or curves):
             continue
-        for sl, gb in gain_blocks(sub, relevance, rows, gains, ties=means):
-            for m in graded:
-                values[m.name][rows[sl]] = measure_values(m, gb, settings)
-            if curves:
-                counted = (ranked[rows[sl]] | (not skip)) & ~small[rows[sl]]
-                scored = (gb.n_relevant > 0) & counted
-                for k, v in gain_vectors(gb, settings.curve_depth).items():
-                    vec_acc[k].add(v[scored])
-                if gb.ties is not None:
-                    continue  # no exact expectation: collect() leaves gain_vs_recall out
+        gb = gain_block(sub, relevance, rows, gains, ties=means)
+        for m in graded:
+            values[m.name][rows] = measure_values(m, gb, settings)
+        if curves:
+            counted = (ranked[rows] | (not skip)) & ~small[rows]
+            scored = (gb.n_relevant > 0) & counted
+            for k, v in gain_vectors(gb, settings.curve_depth).items():
+                vec_acc[k].add(v[scored])
+            if gb.ties is None:  # (no exact expectation under ties: collect() leaves gain_vs_recall out)
                 for k, v in zip(("CG", "DCG"), _gain_at_recall(gb)):
                     gvr_acc[k].add(v[counted])
     left_out = small | (~ranked if skip else False)  # no values for these queries

@@ -4,7 +4,7 @@ run's ids to targets, its lines put in trec_eval's order and its repeats found (
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -16,7 +16,7 @@ from .io.matrix import read_matrix, shape_error
 from .io.numbers import is_integer
 from .io.submissions import id_hint, read_id_map, strip_zeros
 from .io.trec import arrow_filled, arrow_indices, arrow_numpy, arrow_strings
-from .model import MatrixRun, RankedRun, RunSource, group_tie_starts
+from .model import MatrixRun, RankedRun, RunSource, tie_starts
 from .ranking import drop_own, score_groups
 from .relevance import QrelsRelevance, Relevance
 
@@ -50,27 +50,21 @@ def id_spelling(relevance: Relevance, *, strip: bool = False, id_map: str | None
     return spell
 
 
-class SpelledIndex(Mapping[str, int]):
-    """A target index looked up by a run's spelling of the ids (:func:`id_spelling`)."""
+class SpelledIndex(dict[str, int]):
+    """A target index (a copy of ``index``) looked up by a run's spelling of the ids (:func:`id_spelling`)."""
 
     def __init__(self, index: Mapping[str, int], spell: Callable[[str], str]) -> None:
-        self._index = index
+        super().__init__(index)
         self._spell = spell
 
     def __getitem__(self, run_id: str) -> int:
-        return self._index[self._spell(run_id)]
+        return super().__getitem__(self._spell(run_id))
 
     def __contains__(self, run_id: object) -> bool:
-        return isinstance(run_id, str) and self._spell(run_id) in self._index
+        return isinstance(run_id, str) and super().__contains__(self._spell(run_id))
 
-    def get(self, run_id: str, default: Any = None) -> Any:  # not Mapping's: a KeyError per unjudged id
-        return self._index.get(self._spell(run_id), default)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._index)
-
-    def __len__(self) -> int:
-        return len(self._index)
+    def get(self, run_id: str, default: Any = None) -> Any:
+        return super().get(self._spell(run_id), default)
 
 
 def spelled_ids(array: Any, spell: Callable[[str], str] | None) -> Any:
@@ -132,25 +126,18 @@ def matrix_run(name: str, path: str, matrix: Any, relevance: Relevance, row_ids:
 
 
 def read_trec_run(
-    source: RunSource,
-    relevance: Relevance,
-    *,
-    drops: Counter[str] | None = None,
-    missing_ok: bool = False,
-    ties: bool = False,
-    spell: Callable[[str], str] | None = None,
+    source: RunSource, relevance: Relevance, *, drops: Counter[str] | None = None, missing_ok: bool = False,
+    ties: bool = False, spell: Callable[[str], str] | None = None,
 ) -> tuple[RankedRun, list[str]]:
     """Read a TREC run and rank it as trec_eval does (:func:`trec_order`), with notes (topics passed over, extra
     fields); ``ties``: with its tie groups (equal scores within a topic, compared as the parsed doubles)."""
     lines = trec.read_trec_lines(source.path, drops)
     notes = ["note: " + trec.extra_fields_note(source.name, lines.extra_field_lines)] if lines.extra_field_lines else []
     queries, docs, scores = spelled_ids(lines.queries, spell), spelled_ids(lines.docs, spell), lines.scores
-    tag = lines.tag
     rowq, keep = _query_rows(source.path, queries, relevance, notes)
     if keep is not None and keep.size == 0 and len(queries):
         topics = [str(t) for t in dict.fromkeys(queries.slice(0, 10_000).to_pylist())]
         raise InputError(source.path, None, f"no topic of run {shown(source.name)} is a query; {id_hint(topics, list(relevance.query_ids))}")
-    del lines  # the query ids: not needed any more
     if keep is not None:  # lines of unknown topics passed over, or queries not in relevance order
         docs, scores = docs.take(arrow_indices(keep)), scores[keep]
     if relevance.closed:  # every id must be a target of the collection (-1: not one)
@@ -188,8 +175,8 @@ def read_trec_run(
         first_missing = relevance.query_ids[int(missing[0])]
         raise trec.missing_queries_error(source.path, source.name, int(missing.size), relevance.n_queries, first_missing)
     offsets = np.r_[0, np.cumsum(counts)]
-    ties_at = None if group is None else group_tie_starts(group, offsets)
-    run = RankedRun(source.name, list(relevance.query_ids), targets, offsets, tag=tag, tie_start=ties_at)
+    ties_at = None if group is None else tie_starts(np.r_[False, group[1:] == group[:-1]], offsets)
+    run = RankedRun(source.name, list(relevance.query_ids), targets, offsets, tag=lines.tag, tie_start=ties_at)
     return drop_own(run, relevance.self_index), notes
 
 
@@ -275,11 +262,9 @@ def trec_order(rowq: np.ndarray, scores: np.ndarray, docs: Any) -> np.ndarray | 
 
 
 def _taken(docs: Any, at: np.ndarray) -> Any:
-    """``docs.take(at)`` (``at`` distinct), chunk by chunk: pyarrow's take joins a chunked array's chunks first."""
+    """The reader's chunked ``docs.take(at)`` (``at`` distinct), chunk by chunk (pyarrow's take joins them first)."""
     import pyarrow as pa
 
-    if not isinstance(docs, pa.ChunkedArray):
-        return docs.take(arrow_indices(at))
     up = np.sort(at)
     ends = np.cumsum([len(c) for c in docs.chunks])
     cut = np.searchsorted(up, ends).tolist()  # up[cut[k - 1]:cut[k]] lie in chunk k

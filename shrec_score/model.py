@@ -13,8 +13,7 @@ MISC_CLASS = "-1"
 
 @dataclass(frozen=True)
 class RunSource:
-    """A run to read, as the run discovery found it: its name, its path and its format; ``listing``: a ranked-list
-    folder's entries as discovery listed them (None: its reader lists the folder)."""
+    """A run discovery found (name, path, format); ``listing``: its folder's entries (None: its reader lists them)."""
 
     name: str
     path: str
@@ -76,15 +75,6 @@ def tie_starts(equal: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return np.flatnonzero(new)[np.cumsum(new) - 1] - np.repeat(firsts, np.diff(offsets))
 
 
-def group_tie_starts(group: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """:func:`tie_starts` from a group id per entry (entries of one group are consecutive).
-
-    >>> group_tie_starts(np.array([0, 0, 1, 1, 1, 1]), np.array([0, 4, 6])).tolist()
-    [0, 0, 2, 2, 0, 0]
-    """
-    return tie_starts(np.r_[False, group[1:] == group[:-1]], offsets)
-
-
 @dataclass
 class MatrixRun:
     """A dissimilarity-matrix run (smaller = closer): ``row_of_query`` the row of each scored query, ``col_target`` the target index of each column."""
@@ -97,8 +87,6 @@ class MatrixRun:
     col_target: np.ndarray
     #: Lenient scoring: NaN cells rank last (as +inf) and are counted here.
     drops: Counter[str] | None = None
-    #: The run this chunk of its queries was cut from (the first NaN cell is looked for in every query's row).
-    whole: MatrixRun | None = None
 
 
 @dataclass(frozen=True)

@@ -3,19 +3,19 @@ ranked by distance, equal distances by the lower column, without the query's own
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .errors import InputError
-from .model import MatrixRun, RankedRun, group_tie_starts, tie_starts
+from .model import MatrixRun, RankedRun, tie_starts
 
 if TYPE_CHECKING:
     from .measures import RankBlock
 
-#: Matrix cells ranked at once (bounds memory: about 16 bytes per cell).
+#: Matrix cells read at once looking for the first NaN cell of a matrix (the error path).
 BLOCK_CELLS = 2_000_000
 
 #: The drop counter of NaN matrix cells (lenient scoring).
@@ -29,30 +29,26 @@ def _columns(run: MatrixRun, self_index: np.ndarray) -> tuple[np.ndarray, np.nda
     return col_of_target, np.where(self_index >= 0, col_of_target[np.maximum(self_index, 0)], -1)
 
 
-def _blocks(run: MatrixRun) -> Iterator[tuple[int, int, np.ndarray]]:
-    """``(a, b, distances)`` of queries ``a..b``, :data:`BLOCK_CELLS` cells at a time, float32 or float64; a NaN
-    cell is an InputError, or under lenient scoring inf (counted)."""
-    step = max(1, BLOCK_CELLS // max(1, run.matrix.shape[1]))
-    for a in range(0, len(run.query_ids), step):
-        rows = run.row_of_query[a : a + step]
-        contiguous = rows[-1] - rows[0] == rows.size - 1 and (np.diff(rows) == 1).all()
-        dist = np.asarray(run.matrix[int(rows[0]) : int(rows[-1]) + 1] if contiguous else run.matrix[rows])
-        if not (dist.dtype.kind == "f" and dist.dtype.itemsize in (4, 8)):
-            dist = dist.astype(np.float64)
-        if dist.size and np.isnan(dist.max(axis=1)).any():  # max is NaN where a row holds one
-            nan = np.isnan(dist)
-            if run.drops is None:
-                i = int(nan.any(axis=1).argmax())
-                raise _nan_error(run, int(rows[i]), int(nan[i].argmax()))
-            run.drops[NAN_DROPS] += int(nan.sum())
-            dist = np.where(nan, dist.dtype.type(np.inf), dist)
-        yield a, a + rows.size, dist
+def _distances(run: MatrixRun, queries: np.ndarray) -> np.ndarray:
+    """The rows of ``queries`` (the engine's chunk: it bounds the memory), float32 or float64; a NaN cell is an
+    InputError, or under lenient scoring inf (counted)."""
+    rows = run.row_of_query[queries]
+    contiguous = rows.size and rows[-1] - rows[0] == rows.size - 1 and (np.diff(rows) == 1).all()
+    dist = np.asarray(run.matrix[int(rows[0]) : int(rows[-1]) + 1] if contiguous else run.matrix[rows])
+    if not (dist.dtype.kind == "f" and dist.dtype.itemsize in (4, 8)):
+        dist = dist.astype(np.float64)
+    if dist.size and np.isnan(dist.max(axis=1)).any():  # max is NaN where a row holds one
+        nan = np.isnan(dist)
+        if run.drops is None:
+            raise _nan_error(run, int(rows[int(nan.any(axis=1).argmax())]))
+        run.drops[NAN_DROPS] += int(nan.sum())
+        dist = np.where(nan, dist.dtype.type(np.inf), dist)
+    return dist
 
 
-def _nan_error(run: MatrixRun, row: int, column: int) -> InputError:
-    """The error naming the first NaN cell in row order, then column order, of the queries' rows (``row``,
-    ``column``: one NaN cell): the same cell whichever block of queries or Dask task met one first."""
-    run = run.whole or run  # every query's row, not only those of the engine's chunk
+def _nan_error(run: MatrixRun, row: int) -> InputError:
+    """The error naming the first NaN cell in row order, then column order, of the queries' rows up to ``row`` (which
+    holds one): the same cell whichever block of queries or Dask task met one first."""
     earlier = np.unique(run.row_of_query)
     earlier = earlier[earlier <= row]
     step = max(1, BLOCK_CELLS // max(1, run.matrix.shape[1]))
@@ -67,24 +63,22 @@ def _nan_error(run: MatrixRun, row: int, column: int) -> InputError:
     return InputError(where, row + 1, f"expected a number in every cell; row {row + 1} (query {query!r}) column {column + 1}", "NaN")
 
 
-def matrix_to_ranked_run(run: MatrixRun, self_index: np.ndarray, *, ties: bool = False) -> RankedRun:
-    """The ranked lists of a matrix run, a block of rows at a time; ``ties``: with its tie groups (equal distances)."""
-    _, self_col = _columns(run, self_index)  # every query's column (all-against-all) or none's
-    n_q = len(run.query_ids)
-    own = bool(n_q) and self_col[0] >= 0
-    width = run.matrix.shape[1] - own
-    parts, equal = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=bool)]
-    for a, b, dist in _blocks(run):
-        order = np.argsort(dist, axis=1, kind="stable")
-        if own:
-            order = order[order != self_col[a:b, None]].reshape(b - a, width)
-        parts.append(run.col_target[order].ravel())
-        if ties:  # equal to the entry before (a list's first entry starts a group whatever this says; -0.0 == 0.0)
-            ranked = np.take_along_axis(dist, order, axis=1).ravel()
-            equal.append(np.r_[False, ranked[1:] == ranked[:-1]])
-    offsets = np.arange(n_q + 1, dtype=np.int64) * width
-    starts = tie_starts(np.concatenate(equal), offsets) if ties else None
-    return RankedRun(run.name, list(run.query_ids), np.concatenate(parts), offsets, drops=run.drops, tie_start=starts)
+def matrix_to_ranked_run(
+    run: MatrixRun, self_index: np.ndarray, queries: np.ndarray, *, ties: bool = False,
+) -> RankedRun:
+    """The ranked lists of a matrix run's ``queries`` (positions); ``ties``: with tie groups (equal distances)."""
+    _, self_col = _columns(run, self_index[queries])  # every query's column (all-against-all) or none's
+    dist = _distances(run, queries)
+    order = np.argsort(dist, axis=1, kind="stable")
+    if queries.size and self_col[0] >= 0:
+        order = order[order != self_col[:, None]].reshape(queries.size, order.shape[1] - 1)
+    offsets = np.arange(queries.size + 1, dtype=np.int64) * order.shape[1]
+    starts = None
+    if ties:  # equal to the entry before (a list's first entry starts a group whatever this says; -0.0 == 0.0)
+        ranked = np.take_along_axis(dist, order, axis=1).ravel()
+        starts = tie_starts(np.r_[False, ranked[1:] == ranked[:-1]], offsets)
+    ids = [run.query_ids[i] for i in queries.tolist()]
+    return RankedRun(run.name, ids, run.col_target[order].ravel(), offsets, drops=run.drops, tie_start=starts)
 
 
 def drop_own(run: RankedRun, own: np.ndarray) -> RankedRun:
@@ -102,7 +96,8 @@ def drop_own(run: RankedRun, own: np.ndarray) -> RankedRun:
 def keep_entries(run: RankedRun, keep: np.ndarray) -> RankedRun:
     """``run`` with the entries ``keep`` only: lists shrink, later entries move up, tie groups shrink without merging."""
     offsets = np.r_[0, np.cumsum(keep, dtype=np.int64)][run.offsets]  # the entries kept before each list's start
-    ties = None if run.tie_start is None else group_tie_starts(tie_group_ids(run.tie_start, run.offsets)[keep], offsets)  # groups shrink, none merge
+    group = None if run.tie_start is None else tie_group_ids(run.tie_start, run.offsets)[keep]  # shrunk, none merged
+    ties = None if group is None else tie_starts(np.r_[False, group[1:] == group[:-1]], offsets)
     return replace(run, targets=run.targets[keep], offsets=offsets, tie_start=ties)
 
 
@@ -129,29 +124,27 @@ def arrange_ties(tie_start: np.ndarray, offsets: np.ndarray, gains: np.ndarray, 
     >>> arrange_ties(np.array([0, 0, 0, 3]), np.array([0, 4]), np.array([0, 2, 1, 5]), "optimistic").tolist()
     [1, 2, 0, 3]
     """
-    g = tie_group_ids(tie_start, offsets)
-    key = -np.asarray(gains, dtype=np.int64) if mode == "optimistic" else np.asarray(gains, dtype=np.int64)
-    return np.lexsort((key, g))
+    key = np.asarray(gains, dtype=np.int64) * (-1 if mode == "optimistic" else 1)
+    return np.lexsort((key, tie_group_ids(tie_start, offsets)))
 
 
 def matrix_rank_block(
-    run: MatrixRun, relevant: Sequence[np.ndarray], n_relevant: np.ndarray, self_index: np.ndarray, *,
-    ties: str = "rule", width: int | None = None,
+    run: MatrixRun, relevant: Sequence[np.ndarray], n_relevant: np.ndarray, self_index: np.ndarray, queries: np.ndarray,
+    *, ties: str = "rule", width: int | None = None,
 ) -> RankBlock:
-    """Ranks of the relevant items of every query of a matrix run (docs/performance.md); ``width`` (default: the
-    largest K) keeps every chunk's sums on the same columns: bit-identical values."""
+    """Ranks of the relevant items of a matrix run's ``queries`` (positions; the other arguments are every query's;
+    docs/performance.md); ``width`` (default: the largest K) keeps every chunk's sums on the same columns."""
     from .measures import RankBlock
 
-    n_q = len(run.query_ids)
-    col_of_target, self_col = _columns(run, self_index)
+    n_q, relevant, n_relevant = queries.size, [relevant[i] for i in queries.tolist()], n_relevant[queries]
+    col_of_target, self_col = _columns(run, self_index[queries])
     width = max(1, int(n_relevant.max(initial=0))) if width is None else width
-    ranks = np.full((n_q, width), np.inf)
-    start, size = (np.zeros((n_q, width)), np.zeros((n_q, width))) if ties == "expected" else (None, None)
-    for a, b, dist in _blocks(run):
-        q, slot, r, group = _rank_rows(a, b, dist, relevant, col_of_target, self_col, ties)
-        ranks[q, slot] = r
-        if start is not None and size is not None and group is not None:
-            start[q, slot], size[q, slot] = group
+    ranks, start, size = np.full((n_q, width), np.inf), None, None
+    q, slot, r, group = _rank_rows(_distances(run, queries), relevant, col_of_target, self_col, ties)
+    ranks[q, slot] = r
+    if group is not None:
+        start, size = np.zeros((n_q, width)), np.zeros((n_q, width))
+        start[q, slot], size[q, slot] = group
     n_retrieved = np.full(n_q, run.matrix.shape[1], dtype=np.int64) - (self_col >= 0)
     return RankBlock(ranks, n_relevant, n_retrieved, group_start=start, group_size=size)
 
@@ -170,19 +163,17 @@ def equal_before(row: np.ndarray, values: np.ndarray, cols: np.ndarray) -> np.nd
 
 
 def _rank_rows(
-    a: int, b: int, dist: np.ndarray, relevant: Sequence[np.ndarray], col_of_target: np.ndarray, self_col: np.ndarray,
-    ties: str = "rule",
+    dist: np.ndarray, relevant: Sequence[np.ndarray], col_of_target: np.ndarray, self_col: np.ndarray, ties: str,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
-    """(query, slot, rank) of the relevant items of rows a..b, ranks ascending; "expected": their tie groups."""
-    targets = [relevant[q] for q in range(a, b)]
-    n_items = np.fromiter(map(len, targets), dtype=np.int64, count=b - a)
-    item_row = np.repeat(np.arange(b - a), n_items)
-    item_col = col_of_target[np.concatenate(targets)] if n_items.sum() else np.zeros(0, dtype=np.int64)  # one lookup for the block
-    own = self_col[a + item_row]  # its query's own column (all-against-all), else -1
+    """(query, slot, rank) of the relevant items of the rows ``dist``, ranks ascending; "expected": their tie groups."""
+    n_items = np.fromiter(map(len, relevant), dtype=np.int64, count=len(relevant))
+    item_row = np.repeat(np.arange(len(relevant)), n_items)
+    item_col = col_of_target[np.concatenate(relevant)] if n_items.sum() else np.zeros(0, dtype=np.int64)  # one lookup
+    own = self_col[item_row]  # its query's own column (all-against-all), else -1
     mine = (item_col == own) & (own >= 0)  # the query's own item leaves with its column (no column: none to leave)
     if mine.any():
         item_row, item_col, own = item_row[~mine], item_col[~mine], own[~mine]
-        n_items = np.bincount(item_row, minlength=b - a)
+        n_items = np.bincount(item_row, minlength=len(relevant))
     v = dist[item_row, item_col]
     ordered = np.sort(dist, axis=1)
     first = np.cumsum(n_items) - n_items
@@ -204,9 +195,9 @@ def _rank_rows(
     slot = np.arange(item_row.size) - first[item_row]
     if ties == "rule":
         r = smaller + before + 1
-        return a + item_row, slot, r[np.lexsort((r, item_row))], None
+        return item_row, slot, r[np.lexsort((r, item_row))], None
     ranks, start, size = rows_ranks_from_counts(item_row, smaller, equal, v, ties)
-    return a + item_row, slot, ranks, (start, size) if ties == "expected" else None
+    return item_row, slot, ranks, (start, size) if ties == "expected" else None
 
 
 def rows_ranks_from_counts(

@@ -13,7 +13,7 @@ import pytest
 from scipy.spatial.distance import cdist
 
 import shrec_score
-from shrec_score import memory, ranking
+from shrec_score import engine, memory
 
 from .conftest import ROOT
 
@@ -85,11 +85,11 @@ def test_a_device_matrix_is_copied_to_the_host_in_blocks_and_scores_as_numpy(dat
     x, labels = data
     d = np.round(cdist(x, x), 1).astype(np.float32)  # ties: the lower column first on both paths
     monkeypatch.setattr(memory, "DEVICE_BLOCK_BYTES", 100 * 600 * 4)  # the NaN check walks 100 rows at a time
-    monkeypatch.setattr(ranking, "BLOCK_CELLS", 256 * 600)  # the ranking 256
+    monkeypatch.setattr(engine, "CHUNK_ENTRIES", 256 * 599)  # chunks of 256 queries of 599 targets
     log: list[int] = []
     got = shrec_score.evaluate(distances=DeviceArray(d, log), labels=labels, measures=MEASURES)
     _same(got, shrec_score.evaluate(distances=d, labels=labels, measures=MEASURES))
-    assert log and max(log) <= 256 < len(d), log  # blocks of rows (the ranking reads 256 at a time), never the whole
+    assert log and max(log) <= 256 < len(d), log  # blocks of rows (the ranking reads a chunk of 256), never the whole
     assert sum(log) >= 2 * len(d) - 1  # every row checked, then ranked
 
 

@@ -227,8 +227,9 @@ def test_fast_matrix_path_equals_full_ranking_path(seed):
     d[rng.random(d.shape) < 0.02] = np.inf
     d[rng.random(d.shape) < 0.01] = -np.inf
     run = MatrixRun("m", "m.npy", d, rel.query_ids, np.arange(len(rel.query_ids)), np.arange(n))
-    fast = matrix_rank_block(run, rel.relevant_targets(1), rel.n_relevant(1), rel.self_index)
-    lists, rows = matrix_to_ranked_run(run, rel.self_index), np.arange(rel.n_queries)
+    rows = np.arange(rel.n_queries)
+    fast = matrix_rank_block(run, rel.relevant_targets(1), rel.n_relevant(1), rel.self_index, rows)
+    lists = matrix_to_ranked_run(run, rel.self_index, rows)
     full = rank_block(lists, rel, rows, rel.list_gains(rows, lists.offsets, lists.targets))
     np.testing.assert_array_equal(fast.rel_ranks, full.rel_ranks)
     np.testing.assert_array_equal(fast.n_retrieved, full.n_retrieved)

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 import shrec_score
 from shrec_score.cli import cli
-from shrec_score.engine import gain_blocks
+from shrec_score.engine import gain_block
 from shrec_score.measures import graded_defaults
 from shrec_score.measures.cumgain import gain_vectors
 
@@ -106,7 +106,7 @@ def test_worked_example_library(example):
     rel = shrec_score.load_relevance(example / "targets.cla", example / "queries.cla", grades="sister")
     run = shrec_score.load_runs([example / "runs"], rel)[0][0]
     rows = np.arange(rel.n_queries)
-    (_, block), = list(gain_blocks(run, rel, rows, rel.list_gains(rows, run.offsets, run.targets)))
+    block = gain_block(run, rel, rows, rel.list_gains(rows, run.offsets, run.targets))
     assert block.gains[0].tolist() == G and block.n_highly.tolist() == [6] and block.n_relevant.tolist() == [11]
     vec = gain_vectors(block, 14)
     assert vec["CG"][0].tolist() == SEED_CG

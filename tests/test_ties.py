@@ -109,7 +109,7 @@ def test_binary_measures_match_brute_force(seed: int, path: str) -> None:
         run = MatrixRun("m", "m.npy", d, rel.query_ids, np.arange(d.shape[0]), np.arange(d.shape[1]))
         settings = Settings(e_depth=4, pr_levels=7, ties=mode)
         if path == "lists":  # the chunked path: ranked lists carrying their tie groups
-            lists = matrix_to_ranked_run(run, rel.self_index, ties=True)
+            lists = matrix_to_ranked_run(run, rel.self_index, np.arange(rel.n_queries), ties=True)
             sc = score_run(lists, rel, measures, settings)
         else:  # the matrix kernel: two counts per relevant item
             sc = score_run(run, rel, measures, settings)
@@ -120,7 +120,7 @@ def test_binary_measures_match_brute_force(seed: int, path: str) -> None:
 def test_tie_starts_of_a_matrix_follow_equal_distances() -> None:
     rel, d = tie_relevance(0)
     run = MatrixRun("m", "m.npy", d, rel.query_ids, np.arange(d.shape[0]), np.arange(d.shape[1]))
-    lists = matrix_to_ranked_run(run, rel.self_index, ties=True)
+    lists = matrix_to_ranked_run(run, rel.self_index, np.arange(rel.n_queries), ties=True)
     assert lists.tie_start is not None
     for q in range(d.shape[0]):
         ranked = d[q][lists.ranked_list(q)]
@@ -204,7 +204,8 @@ def test_all_against_all_own_column_left_out(seed: int) -> None:
         run = MatrixRun("m", "m.npy", d, rel.query_ids, np.arange(n), np.arange(n))
         sc = score_run(run, rel, measures, settings)
         scores[mode], prs[mode] = sc.values, sc.pr
-        lists_scores[mode] = score_run(matrix_to_ranked_run(run, rel.self_index, ties=True), rel, measures, settings).values
+        lists = matrix_to_ranked_run(run, rel.self_index, np.arange(rel.n_queries), ties=True)
+        lists_scores[mode] = score_run(lists, rel, measures, settings).values
     oracle = []
     for q in range(n):
         cols = [c for c in sorted(range(n), key=lambda c: (d[q, c], c)) if c != q]

@@ -34,7 +34,7 @@ def test_trec_order_equals_a_plain_sort(seed):
         s = s[np.lexsort((-s, q))]
     docs = [f"d{x}" if seed % 2 else f"é{x}ü" for x in rng.integers(0, 300, n)]
     want = python_trec_order(q.tolist(), s.tolist(), docs)
-    for ids in (pa.array(docs), pa.chunked_array([docs[:150], [], docs[150:151], docs[151:]])):  # as the reader's chunks
+    for ids in (pa.chunked_array([docs]), pa.chunked_array([docs[:150], [], docs[150:151], docs[151:]])):  # as read
         got = trec_order(q, s, ids)
         got = list(range(n)) if got is None else got.tolist()
         assert [(q[i], s[i], docs[i]) for i in got] == [(q[i], s[i], docs[i]) for i in want]
@@ -234,18 +234,31 @@ def test_the_errors_are_the_exact_ones(tmp_path, monkeypatch):
             shrec_score.score([tmp_path / name], tmp_path / "c.cla")
 
 
-def test_lookup_equals_a_dict():
-    from shrec_score.relevance import lookup
+def test_qrels_gains_equal_a_dict():
+    """QrelsRelevance.gains (a search among the sorted (query, target) keys) against a dict of the judgments: judged
+    and unjudged pairs, the open collection's unjudged index, a single pair, a closed collection with no judgment."""
+    from shrec_score.model import Classification, Qrels
+    from shrec_score.relevance import Relevance
 
     rng = np.random.default_rng(8)
-    for n_cand in (0, 1, 3, 500, 5000):
-        pool = rng.integers(-(2**63) + 2**56, 2**63 - 1, 20_000)
-        cand_keys = np.sort(rng.choice(pool, n_cand, replace=False))
-        cand_idx = rng.permutation(10 * n_cand + 1)[:n_cand]
-        keys = rng.choice(pool, 3000)
-        where = dict(zip(cand_keys.tolist(), cand_idx.tolist()))
-        want = [where.get(k, -7) for k in keys.tolist()]
-        assert lookup(keys, cand_keys, cand_idx, -7).tolist() == want
+    for n in (1, 3, 500, 5000):
+        pairs = rng.choice(30 * 2000, n, replace=False)
+        qs, ts, grades = pairs // 2000, pairs % 2000, rng.integers(-1, 4, n)
+        qrels = Qrels.from_lists("q.txt", [f"q{i}" for i in qs], [f"d{i}" for i in ts], grades.tolist())
+        rel = Relevance.from_qrels(qrels)
+        grade = {(f"q{a}", f"d{b}"): max(int(c), 0) for a, b, c in zip(qs, ts, grades)}  # a negative grade counts as 0
+        rows, cols = rng.integers(0, rel.n_queries, 3000), rng.integers(0, len(rel.target_ids) + 1, 3000)
+        ids = [*rel.target_ids, "unjudged"]  # index len(target_ids): an id nobody judged
+        want = [grade.get((rel.query_ids[r], ids[c]), -7) for r, c in zip(rows.tolist(), cols.tolist())]
+        assert rel.gains(rows, cols, missing=-7).tolist() == want
+        assert rel.gains(rows[:, None], cols[None, :5], missing=-7)[:5, 0].tolist() == [
+            grade.get((rel.query_ids[r], ids[cols[0]]), -7) for r in rows[:5].tolist()
+        ]
+        assert int(rel.gains(rows[0], cols[0], missing=-7)) == want[0]
+    empty = Qrels("q.txt", ["q1"], np.zeros(0, np.int64), [], np.zeros(0, np.int64), np.zeros(0, np.int64))
+    cla = Classification("c.cla", ["a"], ["0"], ["m1", "m2"], np.zeros(2, np.int64))
+    closed = Relevance.from_qrels(empty, collection=cla)
+    assert closed.gains(np.array([0, 0]), np.array([0, 1]), missing=-7).tolist() == [-7, -7]
 
 
 def test_read_qrels_on_either_reader(tmp_path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import os
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 
@@ -53,13 +53,12 @@ class Relevance:
     def n_queries(self) -> int:
         return len(self.query_ids)
 
-    def list_room(self, rows: np.ndarray | None = None) -> np.ndarray | None:
-        """Ds per query (of ``rows``, default all): the collection less the query itself where it is one of its
-        models (all-against-all); None when Ds is unknown."""
+    def list_room(self, rows: np.ndarray) -> np.ndarray | None:
+        """Ds per query row: the collection less the query itself where it is one of its models (all-against-all);
+        None when Ds is unknown."""
         if self.collection_size is None:
             return None
-        own = self.self_index >= 0 if rows is None else self.self_index[rows] >= 0
-        return self.collection_size - own.astype(np.int64)
+        return self.collection_size - (self.self_index[rows] >= 0).astype(np.int64)
 
     @property
     def unjudged(self) -> int:
@@ -160,7 +159,7 @@ class Relevance:
             collection_size=collection_size if collection is None else len(target_ids), closed=collection is not None,
             description=f"qrels {os.path.basename(qrels.path)}", matrix_row_ids=list(query_ids),
             matrix_row_source=qrels.path, matrix_col_source=collection.path if collection is not None else qrels.path,
-            _keys=keys[order], _grades=g[order], _query_of=q[order],
+            _keys=keys[order], _grades=g[order],
         )
 
 
@@ -184,11 +183,10 @@ class ClassRelevance(Relevance):
     def list_gains(self, query_rows: np.ndarray, offsets: np.ndarray, targets: np.ndarray) -> np.ndarray:
         """:meth:`Relevance.list_gains`, long lists one ``take`` each in their query class's row of the gain table."""
         table, targets, cut = self._gains_by_target, np.asarray(targets), np.asarray(offsets).tolist()
-        whole = len(cut) > 1 and cut[0] == 0 and cut[-1] == targets.size
-        if table is None or not whole or targets.size < LIST_GAINS_MIN_MEAN * (len(cut) - 1):
-            return super().list_gains(query_rows, offsets, targets)
-        if not 0 <= int(targets.min()) <= int(targets.max()) < table.shape[1]:
-            return super().list_gains(query_rows, offsets, targets)  # which fails as gains does
+        n = len(cut) - 1  # lists
+        short = n < 1 or cut[0] != 0 or cut[-1] != targets.size or targets.size < LIST_GAINS_MIN_MEAN * n
+        if table is None or short or not 0 <= int(targets.min()) <= int(targets.max()) < table.shape[1]:
+            return super().list_gains(query_rows, offsets, targets)  # (an index out of range fails there as in gains)
         out = np.empty(targets.size, dtype=table.dtype)
         for label, a, b in zip(self._query_label[query_rows].tolist(), cut[:-1], cut[1:]):
             table[label].take(targets[a:b], out=out[a:b], mode="clip")  # in range: checked above
@@ -213,7 +211,6 @@ class QrelsRelevance(Relevance):
 
     _keys: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
     _grades: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int8))
-    _query_of: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
 
     def gains(self, query_rows: np.ndarray, targets: np.ndarray, missing: int = 0) -> np.ndarray:
         """:meth:`Relevance.gains`; ``missing``: the value of a pair no qrels line judges."""
@@ -221,39 +218,28 @@ class QrelsRelevance(Relevance):
         out = np.full(t.shape, missing, dtype=np.int8)
         judged = t < len(self.target_ids)  # only the judged ids: each unjudged one is len(target_ids)
         inside = np.nonzero(judged) if t.ndim else judged  # (indices index faster; a single pair keeps its mask)
-        out[inside] = lookup((q[inside] << 32) | t[inside], self._keys, self._grades, missing)
+        if self._keys.size:  # each pair's place among the sorted (query, target) keys, if it is there
+            keys = (q[inside] << 32) | t[inside]
+            pos = np.minimum(np.searchsorted(self._keys, keys), self._keys.size - 1)
+            out[inside] = np.where(self._keys[pos] == keys, self._grades[pos], missing)
         return out
 
     def judgments_of(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The judgments of the query ``rows``, in the order given: ``(position in rows, target index, grade)`` per judgment."""
         rows = np.asarray(rows, dtype=np.int64)
-        lo = np.searchsorted(self._query_of, rows, side="left")
-        n = np.searchsorted(self._query_of, rows, side="right") - lo
+        lo = np.searchsorted(self._keys, rows << 32)  # a query's keys: from (row << 32) to ((row + 1) << 32)
+        n = np.searchsorted(self._keys, (rows + 1) << 32) - lo
         starts = np.cumsum(n) - n
         pos = np.repeat(lo - starts, n) + np.arange(int(n.sum()), dtype=np.int64)
         return np.repeat(np.arange(rows.size), n), self._keys[pos] & 0xFFFFFFFF, self._grades[pos]
 
     def _relevant_targets(self, level: int) -> list[np.ndarray]:
-        keep = self._grades >= level
-        targets = (self._keys[keep] & 0xFFFFFFFF).astype(np.int64)
-        bounds = np.searchsorted(self._query_of[keep], np.arange(self.n_queries + 1))
+        keys = self._keys[self._grades >= level]
+        targets = (keys & 0xFFFFFFFF).astype(np.int64)
+        bounds = np.searchsorted(keys, np.arange(self.n_queries + 1, dtype=np.int64) << 32)
         return [targets[bounds[i] : bounds[i + 1]] for i in range(self.n_queries)]
-
-
-def lookup(keys: np.ndarray, sorted_keys: np.ndarray, values: np.ndarray, missing: Any) -> np.ndarray:
-    """``values[i]`` for each key equal to ``sorted_keys[i]`` (int64, ascending, distinct), ``missing`` for the others.
-
-    >>> lookup(np.array([5, 7, 9]), np.array([1, 7]), np.array([10, 70]), -1).tolist()
-    [-1, 70, -1]
-    """
-    out = np.full(np.shape(keys), missing, dtype=values.dtype)
-    if sorted_keys.size:
-        pos = np.minimum(np.searchsorted(sorted_keys, keys), sorted_keys.size - 1)
-        hit = sorted_keys[pos] == keys
-        out[hit] = values[pos[hit]]
-    return out
 
 
 from .taxonomy import TaxonomyRelevance  # noqa: E402  (a subclass of Relevance, defined above)
 
-__all__ = ["ClassRelevance", "Grades", "QrelsRelevance", "Relevance", "TaxonomyRelevance", "lookup"]
+__all__ = ["ClassRelevance", "Grades", "QrelsRelevance", "Relevance", "TaxonomyRelevance"]

@@ -3,27 +3,21 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
 from ..errors import InputError
-from ..model import factorize
-from . import Relevance
+from . import ClassRelevance
 
 
 @dataclass(frozen=True)
-class TaxonomyRelevance(Relevance):
-    """SHREC'16/'17 ShapeNet Core55, grades 0-3 (docs/evaluators.md): every model is a query, keeps its own item and
-    counts in its synset's size (``self_index`` -1); ``query_classes`` are the synset ids."""
+class TaxonomyRelevance(ClassRelevance):
+    """SHREC'16/'17 ShapeNet Core55, grades 0-3 (docs/evaluators.md): each model a query that keeps its own item and
+    counts in its synset's size (``self_index`` -1); ``query_classes``: synsets; classes: (synset, sub-synset) pairs."""
 
     keeps_own_item: ClassVar[bool] = True
-
-    #: Per target: synset code, sub-synset code, labelled only at synset level.
-    _synset: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
-    _subsynset: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=np.int64))
-    _synset_level: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0, dtype=bool))
 
     @staticmethod
     def from_rows(
@@ -38,26 +32,17 @@ class TaxonomyRelevance(Relevance):
             raise InputError(path, None, f"expected --split to name a split of the ground truth ({', '.join(sorted(present))})", repr(split))
         keep = [i for i, s in enumerate(splits) if split is None or s == split]
         t_ids, syn, sub = ([column[i] for i in keep] for column in (ids, synsets, subsynsets))
+        pairs: dict[tuple[str, str], int] = {}  # each (synset, sub-synset) pair's class, in order of first appearance
+        label = np.asarray([pairs.setdefault(p, len(pairs)) for p in zip(syn, sub)], dtype=np.int64)
+        synset = np.asarray([s for s, _ in pairs], dtype=object)
+        at_synset = np.asarray([s == u for s, u in pairs], dtype=bool)  # a model labelled at synset level only
+        table = np.where(synset[:, None] == synset[None, :], np.where(at_synset, 2, 1), 0)  # same synset: 2 or 1
+        np.fill_diagonal(table, 3)  # same sub-synset
         n = len(t_ids)
         return TaxonomyRelevance(
             query_ids=list(t_ids), query_classes=list(syn), target_ids=t_ids, self_index=np.full(n, -1, dtype=np.int64),
             ignorable_queries=[], mode="shapenet", max_grade=3, collection_size=n,
             description="ShapeNet taxonomy: same sub-synset 3, synset-level target 2, sibling sub-synset 1; own item kept" + (f"; split {split}" if split is not None else ""),
             matrix_row_ids=list(t_ids), matrix_row_source=path, matrix_col_source=path,
-            _synset=factorize(syn)[1], _subsynset=factorize(sub)[1],  # codes in order of first appearance
-            _synset_level=np.asarray([a == b for a, b in zip(syn, sub)], dtype=bool),
+            _query_label=label, _target_label=label, _table=table.astype(np.int8),
         )
-
-    def gains(self, query_rows: np.ndarray, targets: np.ndarray) -> np.ndarray:
-        q, t = np.asarray(query_rows, dtype=np.int64), np.asarray(targets, dtype=np.int64)  # query row = target index
-        grade = np.where(self._subsynset[q] == self._subsynset[t], 3, np.where(self._synset_level[t], 2, 1))
-        return np.where(self._synset[q] == self._synset[t], grade, 0).astype(np.int8)
-
-    def _relevant_targets(self, level: int) -> list[np.ndarray]:
-        keys = list(zip(self._synset.tolist(), self._subsynset.tolist()))  # a query's grades depend on these only
-        by_key: dict[tuple[int, int], np.ndarray] = {}
-        for q, key in enumerate(keys):
-            if key not in by_key:
-                members = np.flatnonzero(self._synset == key[0])
-                by_key[key] = members[self.gains(np.full(members.size, q), members) >= level]
-        return [by_key[key] for key in keys]
