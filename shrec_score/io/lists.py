@@ -8,7 +8,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -22,6 +22,10 @@ from .trec import arrow_filled, arrow_numpy, arrow_strings, missing_queries_erro
 
 #: One file's target indices (int64, file order) and distances (None unless every target has one).
 Listed = tuple[np.ndarray, np.ndarray | None]
+
+#: A non-blank line as :func:`scan_lines` reads it: number, fields, id (None past 2 fields), index (None: unknown to a
+#: closed collection), a repeat's first line, distance as written and as a float (None: absent or no number).
+ListLine = tuple[int, int, str | None, int | None, int | None, str | None, float | None]
 
 #: The reason ``--lenient`` counts a query file without a target line, and a query without a file, under.
 EMPTY_LISTS = "empty ranked lists (scored 0)"
@@ -118,36 +122,22 @@ def parse_rows(
             raise InputError(path, n, expected, got)
         drops[reason] += 1
 
-    for line in scan_lines(rows, target_index, col, unjudged):
-        if line.tid is None:  # (strict: refused above)
-            problem("malformed lines dropped", line.n, 'expected "<target> [distance]"', f"{line.fields} fields")
+    for n, width, tid, target, first_at, dist_text, dist in scan_lines(rows, target_index, col, unjudged):
+        if tid is None:  # (strict: refused above)
+            problem("malformed lines dropped", n, 'expected "<target> [distance]"', f"{width} fields")
             continue
-        if line.target is None:
-            problem("unknown target ids dropped", line.n, "expected a target id of the collection", f"unknown id {shown(line.tid)}")
+        if target is None:
+            problem("unknown target ids dropped", n, "expected a target id of the collection", f"unknown id {shown(tid)}")
             continue
-        dist = None if line.dist is None or math.isnan(line.dist) else line.dist
-        if line.dist_text is not None and dist is None:
-            problem("bad distances ignored (target kept)", line.n, "expected a number as distance", shown(line.dist_text) if line.dist is None else "NaN")
-        if line.first_at is not None:
-            problem("repeated target ids dropped (first place kept)", line.n, f"expected each target once; {shown(line.tid)} is already ranked at line {line.first_at}")
+        if dist_text is not None and (dist is None or math.isnan(dist)):
+            problem("bad distances ignored (target kept)", n, "expected a number as distance", shown(dist_text) if dist is None else "NaN")
+        if first_at is not None:
+            problem("repeated target ids dropped (first place kept)", n, f"expected each target once; {shown(tid)} is already ranked at line {first_at}")
             continue
-        out.append(line.target)
-        if dist is not None:
+        out.append(target)
+        if dist is not None and not math.isnan(dist):
             dists.append(dist)
     return np.asarray(out, dtype=np.int64), (np.asarray(dists, dtype=np.float64) if dists and len(dists) == len(out) else None)
-
-
-class ListLine(NamedTuple):
-    """A non-blank line as :func:`scan_lines` reads it: number, fields, id (None past 2 fields), index (None: unknown
-    to a closed collection), a repeat's first line, distance as written and as a float (None: absent or no number)."""
-
-    n: int
-    fields: int
-    tid: str | None = None
-    target: int | None = None
-    first_at: int | None = None
-    dist_text: str | None = None
-    dist: float | None = None
 
 
 def list_rows(text: str, query_id: str | None, spell: Spell | None = None) -> list[tuple[int, list[str]]]:
@@ -162,12 +152,12 @@ def list_rows(text: str, query_id: str | None, spell: Spell | None = None) -> li
 
 
 def scan_lines(rows: list[tuple[int, list[str]]], target_index: Mapping[str, int], id_col: int, unjudged: int | None = None) -> list[ListLine]:
-    """Every line's id, target index, repeat and distance (see :class:`ListLine`)."""
+    """Every line's id, target index, repeat and distance (see :data:`ListLine`)."""
     out: list[ListLine] = []
     seen: dict[str | int, int] = {}
     for n, f in rows:
         if len(f) > 2:
-            out.append(ListLine(n, len(f)))
+            out.append((n, len(f), None, None, None, None, None))
             continue
         tid = f[id_col] if len(f) == 2 else f[0]
         index = target_index.get(tid, unjudged)
@@ -179,7 +169,7 @@ def scan_lines(rows: list[tuple[int, list[str]]], target_index: Mapping[str, int
                 seen[key] = n
         dist_text = f[1 - id_col] if len(f) == 2 else None
         dist = None if dist_text is None else parse_number(dist_text)
-        out.append(ListLine(n, len(f), tid, index, first_at, dist_text, dist))
+        out.append((n, len(f), tid, index, first_at, dist_text, dist))
     return out
 
 

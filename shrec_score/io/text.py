@@ -125,13 +125,6 @@ def refuse_wide_text(path: str, head: bytes) -> None:
             return
 
 
-def read_head(path: str | os.PathLike[str]) -> bytes:
-    """The first :data:`HEAD_BYTES` of a regular file (decompressed), for format detection; UTF-16 / UTF-32 refused."""
-    path = os.fspath(path)
-    with open_checked(path) as fh:
-        return head_of(path, fh)
-
-
 def open_checked(path: str) -> Any:
     """``path`` opened (:func:`~.compressed.open_input`: decompressed) once one ``stat`` finds it a regular file."""
     return open_input(regular_file(path))

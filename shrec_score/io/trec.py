@@ -88,8 +88,8 @@ def _read_qrels_fast(path: str, fh: Any) -> Qrels | None:
     tbl = _read_table(path, fh, ["query", "iter", "doc", "grade"], "grade", pa.string())[0]
     if tbl is None or tbl.num_rows == 0 or not pc.all(pc.match_substring_regex(tbl.column("grade"), "^-?[0-9]{1,18}$")).as_py():
         return None
-    queries, q_codes = _encode(tbl.column("query"))
-    docs, d_codes = _encode(tbl.column("doc"))
+    queries, q_codes = encode(tbl.column("query"))
+    docs, d_codes = encode(tbl.column("doc"))
     keys = np.sort(q_codes * max(1, len(docs)) + d_codes)
     grades = arrow_numpy(pc.cast(tbl.column("grade"), pa.int64()))
     if (keys[1:] == keys[:-1]).any() or grades.max(initial=0) > MAX_GRADE:
@@ -136,10 +136,6 @@ class TrecLines:
     scores: np.ndarray
     extra_field_lines: int = 0  # lines of more than six fields (the words after the tag ignored)
     tag: str | None = None  # the tag of every line when it is one (trec_eval's runid)
-
-    def encoded(self) -> tuple[list[str], np.ndarray, list[str], np.ndarray]:
-        """Both id columns dictionary-encoded: distinct queries, their codes, distinct targets, theirs."""
-        return (*_encode(self.queries), *_encode(self.docs))
 
 
 def _delimiter(data: Any) -> tuple[str, int] | None:
@@ -284,7 +280,7 @@ def arrow_indices(values: np.ndarray) -> Any:
     return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
 
 
-def _encode(column: Any) -> tuple[list[str], np.ndarray]:
+def encode(column: Any) -> tuple[list[str], np.ndarray]:
     """pyarrow string column -> (distinct values, int64 codes)."""
     import pyarrow.compute as pc
 
