@@ -220,7 +220,7 @@ def read_list_run(
         # spelled ids: the line reader, which finds a target spelled two ways twice
         if spell is None and sum(len(data) for _, _, data in chunk) >= BATCH_MIN_BYTES:
             ids = ids or id_table(target_index)
-            fast = parse_batch([(q, data) for q, _, data in chunk], target_index, unjudged, header=header, ids=ids)
+            fast = parse_batch([(q, data) for q, _, data in chunk], ids, unjudged, header=header)
         for (q, path, data), got in zip(chunk, fast):
             if got is None:
                 got = parse_list(path, decode_text(path, data), q, target_index, drops=drops, unjudged=unjudged, header=header, spell=spell)
@@ -283,14 +283,11 @@ def plain_body(data: bytes, query_id: str | None) -> tuple[memoryview, int, int]
     """``(body, fields a line, lines)`` of a plain file (ASCII, no control byte but LF and CRLF, a first line of 1 or 2
     fields starting with an id), else None; the body drops a BOM, a first line of only ``query_id``, trailing blanks."""
     data = data.removeprefix(b"\xef\xbb\xbf")
-    if not data.isascii():
-        return None
     n_cr = data.count(b"\r") if b"\r" in data else 0  # (bytes.count is slow; "in" and numpy are not)
-    if n_cr != (data.count(b"\r\n") if n_cr else 0):
-        return None
     raw = np.frombuffer(data, dtype=np.uint8)
     n_lf = int(np.count_nonzero(raw == 10))
-    if np.count_nonzero(raw < 32) != n_lf + n_cr:
+    controls = np.count_nonzero(raw < 32) - n_lf - n_cr  # other than LF and CR
+    if not data.isascii() or controls or n_cr != (data.count(b"\r\n") if n_cr else 0):
         return None
     first = data[: data.find(b"\n")] if b"\n" in data else data
     start = len(first) + 1 if query_id is not None and first.split() == [query_id.encode()] else 0
@@ -301,9 +298,8 @@ def plain_body(data: bytes, query_id: str | None) -> tuple[memoryview, int, int]
         return None  # no target line, or a blank or indented first one
     stop = data.find(b"\n", start, end)
     width = len(data[start : end if stop < 0 else stop].split())
-    if width not in (1, 2):
-        return None
-    return memoryview(data)[start:end], width, n_lf - (start > 0) - data.count(b"\n", end) + 1
+    lines = n_lf - (start > 0) - data.count(b"\n", end) + 1
+    return (memoryview(data)[start:end], width, lines) if width in (1, 2) else None
 
 
 def id_table(target_index: Mapping[str, int]) -> tuple[Any, np.ndarray]:
@@ -312,16 +308,10 @@ def id_table(target_index: Mapping[str, int]) -> tuple[Any, np.ndarray]:
 
 
 def parse_batch(
-    files: Sequence[tuple[str, bytes]],
-    target_index: Mapping[str, int],
-    unjudged: int | None = None,
-    *,
-    header: bool = True,
-    ids: tuple[Any, np.ndarray] | None = None,
+    files: Sequence[tuple[str, bytes]], ids: tuple[Any, np.ndarray], unjudged: int | None = None, *, header: bool = True
 ) -> list[Listed | None]:
-    """Each ``(query, bytes)`` file's :data:`Listed`, or None for the line reader (an unknown id among others);
-    ``unjudged``, ``header``: as :func:`parse_list`'s."""
-    ids = ids or id_table(target_index)
+    """Each ``(query, bytes)`` file's :data:`Listed` (``ids``: :func:`id_table`'s), or None for the line reader (an
+    unknown id among others); ``unjudged``, ``header``: as :func:`parse_list`'s."""
     out: list[Listed | None] = [None] * len(files)
     plain = {k: body for k, (q, data) in enumerate(files) if (body := plain_body(data, q if header else None))}
     todo = [[k for k, body in plain.items() if body[1] == width] for width in (1, 2)]
