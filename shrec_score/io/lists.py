@@ -255,7 +255,7 @@ def _chunks(files: list[tuple[str, str]]) -> Iterator[list[tuple[str, str, bytes
     size = 0
     for q, path in files:
         try:
-            data = read_bytes(path, checked=True)  # query_files stat'ed it
+            data = read_bytes(path)  # query_files stat'ed it
         except InputError:
             yield chunk
             raise

@@ -175,9 +175,8 @@ def check_lines(path: str, data: bytes | bytearray, first_line: int = 1) -> None
         raise line_too_long(path, first_line + before, found[1])
 
 
-def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
-    """The (decompressed) bytes of a regular file, lines and encoding checked; ``checked``: ``path`` stat'ed already."""
-    path = os.fspath(path) if checked else regular_file(path)
+def read_bytes(path: str) -> bytes:
+    """The (decompressed) bytes of ``path``, a regular file (:func:`regular_file`), lines and encoding checked."""
     with readable(path), open_input(path) as fh:
         if isinstance(fh, Decompressed):  # inflated in checked pieces: a bomb fails at its first over-long line, not once inflated whole
             return b"".join(piece for piece, _ in pieces(path, fh=fh))
@@ -197,8 +196,8 @@ def decode_text(path: str, data: bytes, line: int = 1) -> str:
 
 
 def read_text(path: str | os.PathLike[str]) -> str:
-    """The file's text (:func:`read_bytes`, then :func:`decode_text`)."""
-    path = os.fspath(path)
+    """The file's text (:func:`regular_file`, :func:`read_bytes`, then :func:`decode_text`)."""
+    path = regular_file(path)
     return decode_text(path, read_bytes(path))
 
 

@@ -196,15 +196,10 @@ def _split_table(data: bytes, names: list[str], number: str, kind: Any, wider: b
 
     if b"\r" in data:
         data = re.sub(rb"\r\n?", b"\n", data)
-    if not data.endswith(b"\n"):
-        data += b"\n"  # (only a file's last piece: pieces cut after a newline)
-    buf = pa.py_buffer(data)
-    arr = np.frombuffer(buf, dtype=np.uint8)
-    offsets = np.concatenate(([0], np.flatnonzero(arr == 10) + 1)).astype(np.int64)
-    lines = pa.LargeStringArray.from_buffers(offsets.size - 1, pa.py_buffer(offsets), buf)
-    if arr.max(initial=0) >= 128:
-        lines.validate(full=True)  # UTF-8 (ArrowInvalid otherwise)
-    lines = pc.ascii_trim_whitespace(lines)  # (pyarrow's ASCII whitespace: BLANKS and the line ends)
+    text = pa.LargeStringArray.from_buffers(1, pa.py_buffer(np.array([0, len(data)], dtype=np.int64)), pa.py_buffer(data))
+    if not data.isascii():
+        text.validate(full=True)  # UTF-8 (ArrowInvalid otherwise)
+    lines = pc.ascii_trim_whitespace(pc.split_pattern(text, "\n").flatten())  # (pyarrow's ASCII whitespace: BLANKS)
     # numbers go to pyarrow as arrays built from buffers (arrow_indices): it converts Python ints by pandas
     lines = lines.take(arrow_indices(np.flatnonzero(arrow_numpy(pc.binary_length(lines)) > 0)))
     parts = pc.ascii_split_whitespace(lines, max_splits=len(names))
