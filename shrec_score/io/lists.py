@@ -343,39 +343,38 @@ def _parse_joined(bodies: list[tuple[memoryview, int, int]], ids: tuple[Any, np.
         return None
     if table.num_columns != width or table.num_rows != sum(lines):
         return None
-    codes, indices, bad_lines = _lookup(table.column(0), ids, unjudged)
+    codes, indices, bad = _lookup(table.column(0), ids, unjudged)
     dist = arrow_numpy(table.column(1)) if width == 2 else None
-    if dist is not None and np.isnan(dist).any():
-        bad_lines.append(np.flatnonzero(np.isnan(dist)))
-    ends = np.cumsum(lines)
-    bad = np.zeros(len(lines), dtype=bool)
-    bad[np.searchsorted(ends, np.concatenate([np.zeros(0, dtype=np.int64), *bad_lines]), side="right")] = True
+    if dist is not None:
+        bad |= np.isnan(dist)
     out: list[Listed | None] = []
     slot = np.zeros(int(codes.max(initial=0)) + 1, dtype=np.int32)
     place = np.arange(max(lines), dtype=np.int32)
-    for k, (end, n) in enumerate(zip(ends.tolist(), lines)):
+    for end, n in zip(np.cumsum(lines).tolist(), lines):
         mine = codes[end - n : end]
         slot[mine] = place[:n]  # each line writes its place at its id's slot: a line that
-        if bad[k] or (slot[mine] != place[:n]).any():  # does not read it back shares its id with another
+        if bad[end - n : end].any() or (slot[mine] != place[:n]).any():  # does not read it back repeats an id
             out.append(None)
         else:
             out.append((indices[end - n : end], None if dist is None else dist[end - n : end]))
     return out
 
 
-def _lookup(column: Any, ids: tuple[Any, np.ndarray], unjudged: int | None) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
-    """Each line's id code (an open collection's unknown ids past its own), target index, and lines for the line reader."""
+def _lookup(column: Any, ids: tuple[Any, np.ndarray], unjudged: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each line's id code (an open collection's unknown ids past its own), target index, and doubt (closed: unknown; any: empty)."""
     import pyarrow.compute as pc
 
     found = pc.index_in(column, value_set=ids[0])
     if not found.null_count:
         codes = arrow_numpy(found).astype(np.int64)  # (int64 indexes faster)
-        return codes, ids[1][codes], []
+        return codes, ids[1][codes], np.zeros(codes.size, dtype=bool)
     codes = arrow_filled(found, -1)
-    indices, unknown = ids[1][codes], np.flatnonzero(codes < 0)
+    indices, unknown = ids[1][codes], codes < 0
     if unjudged is None:
-        return codes, indices, [unknown]  # ids outside a closed collection
+        return codes, indices, unknown
     other = pc.dictionary_encode(column.filter(pc.is_null(found)).combine_chunks())
     codes[unknown] = len(ids[1]) + arrow_numpy(other.indices)
     indices[unknown] = unjudged
-    return codes, indices, [unknown[(arrow_numpy(pc.binary_length(other.dictionary)) == 0)[arrow_numpy(other.indices)]]]  # empty fields
+    empty = np.zeros(codes.size, dtype=bool)
+    empty[unknown] = (arrow_numpy(pc.binary_length(other.dictionary)) == 0)[arrow_numpy(other.indices)]
+    return codes, indices, empty
