@@ -361,7 +361,7 @@ def _parse_joined(bodies: list[tuple[memoryview, int, int]], ids: tuple[Any, np.
 
 
 def _lookup(column: Any, ids: tuple[Any, np.ndarray], unjudged: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per line: id code (an open collection's unknown ids past its own), target index, doubt (empty; closed: unknown)."""
+    """Per line: id code (an open collection's unknown ids past its own), index, doubt (empty; closed: unknown)."""
     import pyarrow.compute as pc
 
     found = pc.index_in(column, value_set=ids[0])
