@@ -1,6 +1,5 @@
-"""Reader of ranked-list runs, one file per query (rules: docs/inputs.md, "Runs"): pyarrow parses many files at once
-(:func:`parse_batch`, which only accepts: docs/performance.md), the line reader (:func:`parse_list`) every file it
-doubts, naming each problem or applying ``--lenient``."""
+"""Ranked-list runs, one file per query (docs/inputs.md, "Runs"): pyarrow parses many files at once
+(:func:`parse_batch`, docs/performance.md), the line reader (:func:`parse_list`) each file it doubts."""
 
 from __future__ import annotations
 
@@ -31,8 +30,7 @@ ListLine = tuple[int, int, str | None, int | None, int | None, str | None, float
 EMPTY_LISTS = "empty ranked lists (scored 0)"
 MISSING_LISTS = "queries without a ranked list (scored 0)"
 
-#: Bytes of query files read before they are parsed (one chunk); a chunk in flight holds a
-#: few times this (a run of 141 MB: peak RSS 422 MB with 32 MiB chunks, 284 MB with 8).
+#: Bytes of query files read before they are parsed (one chunk); a chunk in flight holds a few times this.
 CHUNK_BYTES = 8 << 20
 
 #: Bytes of a chunk from which pyarrow parses it; below, the line reader is faster than importing pyarrow.
@@ -40,8 +38,7 @@ BATCH_MIN_BYTES = 256 << 10
 
 
 def query_of(entry: str, known: Mapping[str, object], spell: Spell | None = None) -> str:
-    """The query id a ranked-list file is named after: its name, or its name without the
-    extension (``q12.txt``, ``q12.txt.gz`` -> ``q12``), in the relevance's spelling ``spell``."""
+    """The query id file ``entry`` is named after (``q12``, ``q12.txt``, ``q12.txt.gz``), in the spelling ``spell``."""
     as_known = spell or str
     for name in (entry, strip_suffix(entry)):
         if as_known(name) in known:
@@ -52,9 +49,8 @@ def query_of(entry: str, known: Mapping[str, object], spell: Spell | None = None
 def query_files(
     source: RunSource, known_queries: Mapping[str, object], *, drops: Counter[str] | None = None, spell: Spell | None = None
 ) -> dict[str, str]:
-    """Query id -> file in the run's folder (sub-folders and clutter passed over; listed unless discovery did); a file
-    named after no query is an error (``drops``: counted), and so is a folder none of whose files names a query
-    (:func:`no_query_error`)."""
+    """Query id -> file of the run's folder (sub-folders, clutter passed over); a file named after no query is an error
+    (``drops``: counted), and so is a folder none of whose files names a query (:func:`no_query_error`)."""
     out: dict[str, str] = {}
     unknown: list[tuple[str, str, str]] = []  # (entry, path, query id) of the files named after no query
     for entry, full, is_folder in folder_entries(source.path, source.listing):
@@ -92,10 +88,8 @@ def parse_list(
     error named.  ``unjudged``: the index of unknown ids in an open collection (None: an error); ``drops``: lenient,
     each drop counted by reason; ``header``: skip a first line of only the query id (not in ShapeNet)."""
     rows = list_rows(text, query_id if header else None, spell)
-    if not rows:
-        if drops is not None:
-            drops[EMPTY_LISTS] += 1
-        return np.zeros(0, dtype=np.int64), None
+    if not rows and drops is not None:
+        drops[EMPTY_LISTS] += 1
     return parse_rows(path, rows, target_index, drops=drops, unjudged=unjudged)
 
 
@@ -141,9 +135,8 @@ def parse_rows(
 
 
 def list_rows(text: str, query_id: str | None, spell: Spell | None = None) -> list[tuple[int, list[str]]]:
-    """The non-blank lines as ``(line number, fields)``, without a first line holding only ``query_id`` (in the
-    run's spelling ``spell``; None: no such line).  Lines end at LF, CRLF or a lone CR only (as pyarrow counts
-    them); other breaks separate fields as blanks do."""
+    """The non-blank lines as ``(line number, fields)``, less a first line of only ``query_id`` (in spelling ``spell``);
+    lines end at LF, CRLF or a lone CR only (as pyarrow's), other breaks separate fields as blanks do."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     rows = [(n, f) for n, line in enumerate(lines, start=1) if (f := line.split())]
     if rows and query_id is not None and len(rows[0][1]) == 1 and (spell or str)(rows[0][1][0]) == query_id:
@@ -206,10 +199,9 @@ def read_list_run(
     ties: bool = False,
     spell: Spell | None = None,
 ) -> RankedRun:
-    """A run folder with one ranked list per query of ``query_ids`` (files of ``ignorable`` ids, PSB class ``-1``,
-    not scored), read in query order :data:`CHUNK_BYTES` at a time (errors in query order).  ``spell``: the
-    relevance's spelling of the ids; ``ties``: keep tie groups of equal distances; ``missing_ok``
-    (``--missing-queries skip|zero``): a query without a file ranks nothing; the rest: see :func:`parse_list`."""
+    """A run folder, a ranked list per query of ``query_ids`` (``ignorable`` ids' files, PSB class -1, not scored), read
+    in query order :data:`CHUNK_BYTES` at a time; ``spell``: the relevance's spelling; ``ties``: tie groups of equal
+    distances; ``missing_ok``: a query without a file ranks nothing; the rest: see :func:`parse_list`."""
     files = query_files(source, dict.fromkeys([*query_ids, *ignorable]), drops=drops, spell=spell)
     missing_lists(source, query_ids, files, drops=drops, missing_ok=missing_ok)
     todo = [(q, files[q]) for q in query_ids if q in files]

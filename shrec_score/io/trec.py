@@ -1,6 +1,5 @@
-"""Readers of TREC qrels (``query_id iteration target_id grade``) and runs (``query_id Q0 target_id rank score tag``),
-by trec_eval's field rule (docs/inputs.md): pyarrow's CSV reader parses what splits on one delimiter,
-:func:`_split_table` the rest, and the line reader names a bad line."""
+"""TREC qrels and runs by trec_eval's field rule (docs/inputs.md): pyarrow's CSV reader parses what splits on one
+delimiter, :func:`_split_table` the rest, and the line reader names a bad line."""
 
 from __future__ import annotations
 
@@ -53,9 +52,8 @@ def trec_lines(path: str, fh: Any = None) -> Iterator[tuple[int, list[str]]]:
 
 
 def read_qrels(path: str | os.PathLike[str], fh: Any = None) -> Qrels:
-    """A TREC qrels file (``fh``: opened by the caller; large or compressed ones by pyarrow, the rest by the line
-    reader); a pair judged twice is an error; a negative grade (trec_eval's RELVALUE_UNJUDGED) drops the judgment,
-    its ids stay listed."""
+    """A TREC qrels file (``fh``: opened by the caller; pyarrow reads a large or compressed one); a pair judged twice is
+    an error; a negative grade (trec_eval's RELVALUE_UNJUDGED) drops the judgment, its ids stay listed."""
     path = os.fspath(path)
     with open_checked(path) if fh is None else nullcontext(fh) as fh:
         fast = isinstance(fh, Decompressed) or os.fstat(fh.fileno()).st_size >= FAST_QRELS_BYTES
@@ -149,8 +147,7 @@ def _delimiter(data: Any) -> tuple[str, int] | None:
 
 
 def _file_layout(path: str, fh: Any) -> tuple[str, int] | None:
-    """:func:`_delimiter` of an uncompressed file (``fh``: ``path`` opened), memory-mapped; UTF-16 / UTF-32 text and
-    a line over 1 MiB are errors."""
+    """:func:`_delimiter` of uncompressed ``path`` (``fh``), memory-mapped; UTF-16 / 32 text, a 1 MiB line refused."""
     import mmap
 
     if os.fstat(fh.fileno()).st_size == 0:
@@ -162,9 +159,8 @@ def _file_layout(path: str, fh: Any) -> tuple[str, int] | None:
 
 
 def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: bool = False, fh: Any = None) -> tuple[Any, int] | None:
-    """pyarrow's parse of ``source`` (whole lines, or an uncompressed file's path, ``fh`` it opened) as ``names``,
-    strings but ``number``, and its lines of more fields (``wider``: columns added); None unless it splits as
-    :func:`fields` does."""
+    """pyarrow's parse of ``source`` (whole lines, or an uncompressed path opened as ``fh``) as ``names``, strings but
+    ``number``, and its lines of more fields (``wider``: columns added); None unless split as :func:`fields` does."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -283,10 +279,9 @@ def encode(column: Any) -> tuple[list[str], np.ndarray]:
     return enc.dictionary.to_pylist(), arrow_numpy(enc.indices).astype(np.int64)
 
 
-def read_trec_lines(path: str | os.PathLike[str], drops: Counter[str] | None = None) -> TrecLines:
+def read_trec_lines(path: str, drops: Counter[str] | None = None) -> TrecLines:
     """A TREC run read by pyarrow; where it refuses, the line reader names the first malformed line (``drops``: drops
     and counts them); duplicates are the caller's."""
-    path = os.fspath(path)
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -316,8 +311,7 @@ def read_trec_lines(path: str | os.PathLike[str], drops: Counter[str] | None = N
 
 
 def duplicate_error(path: str, query: str, target: str, spell: Callable[[str], str] = str) -> InputError:
-    """The error for ``target`` ranked twice for ``query``, with both lines and the file's spelling of the ids
-    (``spell``: the run's spelling to the relevance's)."""
+    """The error for ``target`` ranked twice for ``query``, both lines named (``spell``: run ids to the relevance's)."""
     (first, _), (line, f) = islice(((n, f) for n, f in trec_lines(path) if spell(f[0]) == query and spell(f[2]) == target), 2)
     return repeated_error(path, f[0], f[2], first, line)
 
