@@ -228,8 +228,7 @@ def _read_table(path: str, fh: Any, names: list[str], number: str, kind: Any, wi
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             return None, more
         more += n
-        if tbl.num_rows:
-            tables.append(tbl.select(keep))
+        tables.append(tbl.select(keep))
     return (pa.concat_tables(tables) if tables else None), more
 
 
@@ -291,8 +290,7 @@ def read_trec_lines(path: str, drops: Counter[str] | None = None) -> TrecLines:
     if not scores.size or np.isnan(scores).any():
         kept: list[list[str]] = []
         read = 0
-        for n, f in trec_lines(path):  # a byte that is not UTF-8, a malformed line: named with its line
-            read += 1
+        for read, (n, f) in enumerate(trec_lines(path), start=1):  # a byte not UTF-8, a malformed line: named
             if (error := line_error(path, n, f)) is not None and drops is None:
                 raise error
             if error is None and drops is not None:
