@@ -290,7 +290,8 @@ def read_trec_lines(path: str, drops: Counter[str] | None = None) -> TrecLines:
     if not scores.size or np.isnan(scores).any():
         kept: list[list[str]] = []
         read = 0
-        for read, (n, f) in enumerate(trec_lines(path), start=1):  # a byte not UTF-8, a malformed line: named
+        for n, f in trec_lines(path):  # a byte that is not UTF-8, a malformed line: named with its line
+            read += 1
             if (error := line_error(path, n, f)) is not None and drops is None:
                 raise error
             if error is None and drops is not None:
