@@ -123,8 +123,7 @@ class _ZstdRaw(io.RawIOBase):
 
 
 def open_input(path: str) -> Any:
-    """The bytes of ``path`` (a regular file, checked by the caller), opened once, as a binary stream: decompressed
-    when its magic bytes say so (the caller closes it)."""
+    """Regular file ``path`` opened once as a binary stream, decompressed if its magic bytes say so (caller closes)."""
     with readable(path):
         fh = open(path, "rb")  # noqa: SIM115 - closed by the caller, or with the Decompressed stream
         kind = compression_of(fh.read(MAGIC_BYTES))

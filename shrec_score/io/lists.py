@@ -302,8 +302,7 @@ def id_table(target_index: Mapping[str, int]) -> tuple[Any, np.ndarray]:
 def parse_batch(
     files: Sequence[tuple[str, bytes]], ids: tuple[Any, np.ndarray], unjudged: int | None = None, *, header: bool = True
 ) -> list[Listed | None]:
-    """Each ``(query, bytes)`` file's :data:`Listed` (``ids``: :func:`id_table`'s), or None for the line reader (an
-    unknown id among others); ``unjudged``, ``header``: as :func:`parse_list`'s."""
+    """Each ``(query, bytes)`` file's :data:`Listed`, or None for the line reader; ``ids``: :func:`id_table`'s."""
     out: list[Listed | None] = [None] * len(files)
     plain = {k: body for k, (q, data) in enumerate(files) if (body := plain_body(data, q if header else None))}
     todo = [[k for k, body in plain.items() if body[1] == width] for width in (1, 2)]

@@ -1,6 +1,5 @@
-"""The one grammar of numbers in every reader (docs/inputs.md): distances and scores as C's ``strtod`` reads a
-decimal number, whole numbers ``[+-]?`` and ASCII digits; what Python alone reads (``1_000``, other scripts' digits,
-hexadecimal floats) is refused: numpy's matrix parser, pyarrow and trec_eval do not, and every reader must agree."""
+"""The one grammar of numbers in every reader (docs/inputs.md): a decimal number as C's ``strtod`` reads it, whole
+numbers ``[+-]?`` and ASCII digits; ``1_000``, other scripts' digits, hexadecimal floats (Python's alone) refused."""
 
 from __future__ import annotations
 

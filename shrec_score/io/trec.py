@@ -279,8 +279,7 @@ def encode(column: Any) -> tuple[list[str], np.ndarray]:
 
 
 def read_trec_lines(path: str, drops: Counter[str] | None = None) -> TrecLines:
-    """A TREC run read by pyarrow; where it refuses, the line reader names the first malformed line (``drops``: drops
-    and counts them); duplicates are the caller's."""
+    """A TREC run by pyarrow, else the line reader naming its first bad line (``drops``: counted); repeats: caller's."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
