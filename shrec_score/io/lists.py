@@ -102,8 +102,7 @@ def parse_rows(
     unjudged: int | None = None,
     id_col: int | None = None,
 ) -> Listed:
-    """:func:`parse_list` of ``(line number, fields)`` rows (``id_col`` None: found by :func:`id_column`): the targets
-    kept and their distances; strict (``drops`` None): the first problem is an error, else counted."""
+    """:func:`parse_list` of ``(line number, fields)`` rows; ``id_col`` None: found by :func:`id_column`."""
     for n, f in rows if drops is None else ():
         if len(f) > 2:
             raise InputError(path, n, 'expected "<target> [distance]"', f"{len(f)} fields")

@@ -71,11 +71,9 @@ def regular_file(path: str | os.PathLike[str]) -> str:
 
 
 def utf8_name(path: str, name: str) -> None:
-    """Refuse a folder entry whose name is not UTF-8 (surrogate escapes cannot name a query or a run)."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InputError(path, None, "expected file names in UTF-8", shown(name)) from None
+    """Refuse a folder entry whose name is not UTF-8 (its bytes' surrogate escapes cannot name a query or a run)."""
+    if any("\ud800" <= ch <= "\udfff" for ch in name):
+        raise InputError(path, None, "expected file names in UTF-8", shown(name))
 
 
 def entry_is_folder(path: str, what: str = "a regular file or a folder") -> bool:
