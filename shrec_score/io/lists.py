@@ -302,18 +302,17 @@ def parse_batch(
     files: Sequence[tuple[str, bytes]], ids: tuple[Any, np.ndarray], unjudged: int | None = None, *, header: bool = True
 ) -> list[Listed | None]:
     """Each ``(query, bytes)`` file's :data:`Listed`, or None for the line reader; ``ids``: :func:`id_table`'s."""
-    out: list[Listed | None] = [None] * len(files)
+    out: dict[int, Listed | None] = {}
     plain = {k: body for k, (q, data) in enumerate(files) if (body := plain_body(data, q if header else None))}
     todo = [[k for k, body in plain.items() if body[1] == width] for width in (1, 2)]
     while todo:  # files of one width together; where pyarrow refuses the joined text, each half alone
         group = todo.pop()
         got = _parse_joined([plain[k] for k in group], ids, unjudged) if group else []
         if got is not None:
-            for k, parsed in zip(group, got):
-                out[k] = parsed
+            out.update(zip(group, got))
         elif len(group) > 1:
             todo += [group[: len(group) // 2], group[len(group) // 2 :]]
-    return out
+    return [out.get(k) for k in range(len(files))]
 
 
 def _parse_joined(bodies: list[tuple[memoryview, int, int]], ids: tuple[Any, np.ndarray], unjudged: int | None) -> list[Listed | None] | None:
