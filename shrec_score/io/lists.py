@@ -26,8 +26,7 @@ Listed = tuple[np.ndarray, np.ndarray | None]
 #: closed collection), a repeat's first line, distance as written and as a float (None: absent or no number).
 ListLine = tuple[int, int, str | None, int | None, int | None, str | None, float | None]
 
-#: The reason ``--lenient`` counts a query file without a target line, and a query without a file, under.
-EMPTY_LISTS = "empty ranked lists (scored 0)"
+#: The reason ``--lenient`` counts a query without a ranked list under (join counts a TREC run's too).
 MISSING_LISTS = "queries without a ranked list (scored 0)"
 
 #: Bytes of query files read before they are parsed (one chunk); a chunk in flight holds a few times this.
@@ -89,7 +88,7 @@ def parse_list(
     each drop counted by reason; ``header``: skip a first line of only the query id (not in ShapeNet)."""
     rows = list_rows(text, query_id if header else None, spell)
     if not rows and drops is not None:
-        drops[EMPTY_LISTS] += 1
+        drops["empty ranked lists (scored 0)"] += 1
     return parse_rows(path, rows, target_index, drops=drops, unjudged=unjudged)
 
 
