@@ -164,7 +164,7 @@ def _check_list_run(source: RunSource, relevance: Relevance, found: FoundRuns) -
 
 def _check_list_file(path: str, query_id: str, relevance: Relevance, runs: FoundRuns) -> list[Problem]:
     try:
-        text = decode_text(path, read_bytes(path, checked=True))  # _check_list_run stat'ed it
+        text = decode_text(path, read_bytes(path))  # _check_list_run stat'ed it
     except InputError as exc:
         return [Problem.of(exc, path)]
     found: list[Problem] = []

@@ -10,7 +10,7 @@ import pandas as pd
 from .errors import InputError
 from .io.lists import parse_list, query_files
 from .io.text import read_text
-from .io.trec import duplicate_error, read_trec_lines
+from .io.trec import duplicate_error, encode, read_trec_lines
 from .join import repeated_lines
 from .measures.kendall import kendall_tau_b
 from .model import RunSource
@@ -40,7 +40,7 @@ def run_values(source: RunSource, gt: pd.DataFrame, *, lower_is_better: bool = T
             out[q] = (ranked, -values if dist is None or lower_is_better else values)  # a rank: lower is better
     elif source.format == "trec":
         lines = read_trec_lines(source.path)
-        queries, q_codes, docs, d_codes = lines.encoded()
+        (queries, q_codes), (docs, d_codes) = encode(lines.queries), encode(lines.docs)
         again = repeated_lines(q_codes, d_codes)
         if again.size:  # a target ranked twice for one query: name both lines
             dup = int(again[0])

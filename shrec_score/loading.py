@@ -18,7 +18,7 @@ from .io.runs import BlockSource, discover_runs
 from .io.shapenet import is_shapenet_truth, read_shapenet_truth
 from .io.shrec2011 import read_shrec2011_run
 from .io.submissions import Spell
-from .io.text import head_of, open_checked, read_head
+from .io.text import head_of, open_checked
 from .io.trec import read_qrels
 from .join import SpelledIndex, id_spelling, read_matrix_run, read_trec_run
 from .measures import Settings
@@ -35,7 +35,9 @@ Progress = Callable[[str, int, int], None]
 
 def is_classification_file(path: PathLike) -> bool:
     """True for a PSB ``.cla`` (first word ``PSB``), False for TREC qrels, from the first bytes."""
-    return _is_cla_head(read_head(path))
+    path = os.fspath(path)
+    with open_checked(path) as fh:
+        return _is_cla_head(head_of(path, fh))
 
 
 def _is_cla_head(head: bytes) -> bool:

@@ -486,7 +486,7 @@ def test_what_the_pyarrow_pass_takes_the_line_reader_reads_alike(case, is_open, 
     text, ids = case
     index = {t: i for i, t in enumerate(ids)}
     unjudged = len(ids) if is_open else None
-    fast = lists.parse_batch([("q", text.encode())], index, unjudged, header=header)[0]
+    fast = lists.parse_batch([("q", text.encode())], lists.id_table(index), unjudged, header=header)[0]
     if fast is None:
         return
     for drops in (None, Counter()):

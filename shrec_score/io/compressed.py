@@ -23,8 +23,8 @@ MAGIC = (
 )
 #: Bytes of a file's head that tell its compression.
 MAGIC_BYTES = 10
-#: Extensions dropped from a run's (or a query file's) name.
-SUFFIXES = (".gz", ".gzip", ".bz2", ".xz", ".zst", ".zstd")
+#: The compression extension dropped from a run's (or a query file's) name, any case; never the whole name.
+_SUFFIX = re.compile(r"(?<=.)\.(gz|gzip|bz2|xz|zst|zstd)\Z", re.ASCII | re.IGNORECASE | re.DOTALL)
 
 
 def compression_of(head: bytes) -> str | None:
@@ -52,11 +52,7 @@ def strip_suffix(name: str) -> str:
     >>> strip_suffix("bm25.run.gz"), strip_suffix("q1.txt")
     ('bm25.run', 'q1.txt')
     """
-    low = name.lower()
-    for suffix in SUFFIXES:
-        if low.endswith(suffix) and len(name) > len(suffix):
-            return name[: -len(suffix)]
-    return name
+    return _SUFFIX.sub("", name)
 
 
 class Decompressed(io.IOBase):
@@ -125,9 +121,9 @@ class _ZstdRaw(io.RawIOBase):
         self._out = self._out[n:]
         return n
 
+
 def open_input(path: str) -> Any:
-    """The bytes of ``path`` (a regular file, checked by the caller), opened once, as a binary stream: decompressed
-    when its magic bytes say so (the caller closes it)."""
+    """Regular file ``path`` opened once as a binary stream, decompressed if its magic bytes say so (caller closes)."""
     with readable(path):
         fh = open(path, "rb")  # noqa: SIM115 - closed by the caller, or with the Decompressed stream
         kind = compression_of(fh.read(MAGIC_BYTES))

@@ -1,6 +1,5 @@
-"""Reader of ranked-list runs, one file per query (rules: docs/inputs.md, "Runs"): pyarrow parses many files at once
-(:func:`parse_batch`, which only accepts: docs/performance.md), the line reader (:func:`parse_list`) every file it
-doubts, naming each problem or applying ``--lenient``."""
+"""Ranked-list runs, one file per query (docs/inputs.md, "Runs"): pyarrow parses many files at once
+(:func:`parse_batch`, docs/performance.md), the line reader (:func:`parse_list`) each file it doubts."""
 
 from __future__ import annotations
 
@@ -8,7 +7,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -23,12 +22,14 @@ from .trec import arrow_filled, arrow_numpy, arrow_strings, missing_queries_erro
 #: One file's target indices (int64, file order) and distances (None unless every target has one).
 Listed = tuple[np.ndarray, np.ndarray | None]
 
-#: The reason ``--lenient`` counts a query file without a target line, and a query without a file, under.
-EMPTY_LISTS = "empty ranked lists (scored 0)"
+#: A non-blank line as :func:`scan_lines` reads it: number, fields, id (None past 2 fields), index (None: unknown to a
+#: closed collection), a repeat's first line, distance as written and as a float (None: absent or no number).
+ListLine = tuple[int, int, str | None, int | None, int | None, str | None, float | None]
+
+#: The reason ``--lenient`` counts a query without a ranked list under (join counts a TREC run's too).
 MISSING_LISTS = "queries without a ranked list (scored 0)"
 
-#: Bytes of query files read before they are parsed (one chunk); a chunk in flight holds a
-#: few times this (a run of 141 MB: peak RSS 422 MB with 32 MiB chunks, 284 MB with 8).
+#: Bytes of query files read before they are parsed (one chunk); a chunk in flight holds a few times this.
 CHUNK_BYTES = 8 << 20
 
 #: Bytes of a chunk from which pyarrow parses it; below, the line reader is faster than importing pyarrow.
@@ -36,8 +37,7 @@ BATCH_MIN_BYTES = 256 << 10
 
 
 def query_of(entry: str, known: Mapping[str, object], spell: Spell | None = None) -> str:
-    """The query id a ranked-list file is named after: its name, or its name without the
-    extension (``q12.txt``, ``q12.txt.gz`` -> ``q12``), in the relevance's spelling ``spell``."""
+    """The query id file ``entry`` is named after (``q12``, ``q12.txt``, ``q12.txt.gz``), in the spelling ``spell``."""
     as_known = spell or str
     for name in (entry, strip_suffix(entry)):
         if as_known(name) in known:
@@ -48,9 +48,8 @@ def query_of(entry: str, known: Mapping[str, object], spell: Spell | None = None
 def query_files(
     source: RunSource, known_queries: Mapping[str, object], *, drops: Counter[str] | None = None, spell: Spell | None = None
 ) -> dict[str, str]:
-    """Query id -> file in the run's folder (sub-folders and clutter passed over; listed unless discovery did); a file
-    named after no query is an error (``drops``: counted), and so is a folder none of whose files names a query
-    (:func:`no_query_error`)."""
+    """Query id -> file of the run's folder (sub-folders, clutter passed over); a file named after no query is an error
+    (``drops``: counted), and so is a folder none of whose files names a query (:func:`no_query_error`)."""
     out: dict[str, str] = {}
     unknown: list[tuple[str, str, str]] = []  # (entry, path, query id) of the files named after no query
     for entry, full, is_folder in folder_entries(source.path, source.listing):
@@ -88,10 +87,8 @@ def parse_list(
     error named.  ``unjudged``: the index of unknown ids in an open collection (None: an error); ``drops``: lenient,
     each drop counted by reason; ``header``: skip a first line of only the query id (not in ShapeNet)."""
     rows = list_rows(text, query_id if header else None, spell)
-    if not rows:
-        if drops is not None:
-            drops[EMPTY_LISTS] += 1
-        return np.zeros(0, dtype=np.int64), None
+    if not rows and drops is not None:
+        drops["empty ranked lists (scored 0)"] += 1
     return parse_rows(path, rows, target_index, drops=drops, unjudged=unjudged)
 
 
@@ -104,8 +101,7 @@ def parse_rows(
     unjudged: int | None = None,
     id_col: int | None = None,
 ) -> Listed:
-    """:func:`parse_list` of ``(line number, fields)`` rows (``id_col`` None: found by :func:`id_column`): the targets
-    kept and their distances; strict (``drops`` None): the first problem is an error, else counted."""
+    """:func:`parse_list` of ``(line number, fields)`` rows; ``id_col`` None: found by :func:`id_column`."""
     for n, f in rows if drops is None else ():
         if len(f) > 2:
             raise InputError(path, n, 'expected "<target> [distance]"', f"{len(f)} fields")
@@ -118,42 +114,27 @@ def parse_rows(
             raise InputError(path, n, expected, got)
         drops[reason] += 1
 
-    for line in scan_lines(rows, target_index, col, unjudged):
-        if line.tid is None:  # (strict: refused above)
-            problem("malformed lines dropped", line.n, 'expected "<target> [distance]"', f"{line.fields} fields")
+    for n, width, tid, target, first_at, dist_text, dist in scan_lines(rows, target_index, col, unjudged):
+        if tid is None:  # (strict: refused above)
+            problem("malformed lines dropped", n, 'expected "<target> [distance]"', f"{width} fields")
             continue
-        if line.target is None:
-            problem("unknown target ids dropped", line.n, "expected a target id of the collection", f"unknown id {shown(line.tid)}")
+        if target is None:
+            problem("unknown target ids dropped", n, "expected a target id of the collection", f"unknown id {shown(tid)}")
             continue
-        dist = None if line.dist is None or math.isnan(line.dist) else line.dist
-        if line.dist_text is not None and dist is None:
-            problem("bad distances ignored (target kept)", line.n, "expected a number as distance", shown(line.dist_text) if line.dist is None else "NaN")
-        if line.first_at is not None:
-            problem("repeated target ids dropped (first place kept)", line.n, f"expected each target once; {shown(line.tid)} is already ranked at line {line.first_at}")
+        if dist_text is not None and (dist is None or math.isnan(dist)):
+            problem("bad distances ignored (target kept)", n, "expected a number as distance", shown(dist_text) if dist is None else "NaN")
+        if first_at is not None:
+            problem("repeated target ids dropped (first place kept)", n, f"expected each target once; {shown(tid)} is already ranked at line {first_at}")
             continue
-        out.append(line.target)
-        if dist is not None:
+        out.append(target)
+        if dist is not None and not math.isnan(dist):
             dists.append(dist)
     return np.asarray(out, dtype=np.int64), (np.asarray(dists, dtype=np.float64) if dists and len(dists) == len(out) else None)
 
 
-class ListLine(NamedTuple):
-    """A non-blank line as :func:`scan_lines` reads it: number, fields, id (None past 2 fields), index (None: unknown
-    to a closed collection), a repeat's first line, distance as written and as a float (None: absent or no number)."""
-
-    n: int
-    fields: int
-    tid: str | None = None
-    target: int | None = None
-    first_at: int | None = None
-    dist_text: str | None = None
-    dist: float | None = None
-
-
 def list_rows(text: str, query_id: str | None, spell: Spell | None = None) -> list[tuple[int, list[str]]]:
-    """The non-blank lines as ``(line number, fields)``, without a first line holding only ``query_id`` (in the
-    run's spelling ``spell``; None: no such line).  Lines end at LF, CRLF or a lone CR only (as pyarrow counts
-    them); other breaks separate fields as blanks do."""
+    """The non-blank lines as ``(line number, fields)``, less a first line of only ``query_id`` (in spelling ``spell``);
+    lines end at LF, CRLF or a lone CR only (as pyarrow's), other breaks separate fields as blanks do."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     rows = [(n, f) for n, line in enumerate(lines, start=1) if (f := line.split())]
     if rows and query_id is not None and len(rows[0][1]) == 1 and (spell or str)(rows[0][1][0]) == query_id:
@@ -162,12 +143,12 @@ def list_rows(text: str, query_id: str | None, spell: Spell | None = None) -> li
 
 
 def scan_lines(rows: list[tuple[int, list[str]]], target_index: Mapping[str, int], id_col: int, unjudged: int | None = None) -> list[ListLine]:
-    """Every line's id, target index, repeat and distance (see :class:`ListLine`)."""
+    """Every line's id, target index, repeat and distance (see :data:`ListLine`)."""
     out: list[ListLine] = []
     seen: dict[str | int, int] = {}
     for n, f in rows:
         if len(f) > 2:
-            out.append(ListLine(n, len(f)))
+            out.append((n, len(f), None, None, None, None, None))
             continue
         tid = f[id_col] if len(f) == 2 else f[0]
         index = target_index.get(tid, unjudged)
@@ -179,7 +160,7 @@ def scan_lines(rows: list[tuple[int, list[str]]], target_index: Mapping[str, int
                 seen[key] = n
         dist_text = f[1 - id_col] if len(f) == 2 else None
         dist = None if dist_text is None else parse_number(dist_text)
-        out.append(ListLine(n, len(f), tid, index, first_at, dist_text, dist))
+        out.append((n, len(f), tid, index, first_at, dist_text, dist))
     return out
 
 
@@ -216,10 +197,9 @@ def read_list_run(
     ties: bool = False,
     spell: Spell | None = None,
 ) -> RankedRun:
-    """A run folder with one ranked list per query of ``query_ids`` (files of ``ignorable`` ids, PSB class ``-1``,
-    not scored), read in query order :data:`CHUNK_BYTES` at a time (errors in query order).  ``spell``: the
-    relevance's spelling of the ids; ``ties``: keep tie groups of equal distances; ``missing_ok``
-    (``--missing-queries skip|zero``): a query without a file ranks nothing; the rest: see :func:`parse_list`."""
+    """A run folder, a ranked list per query of ``query_ids`` (``ignorable`` ids' files, PSB class -1, not scored), read
+    in query order :data:`CHUNK_BYTES` at a time; ``spell``: the relevance's spelling; ``ties``: tie groups of equal
+    distances; ``missing_ok``: a query without a file ranks nothing; the rest: see :func:`parse_list`."""
     files = query_files(source, dict.fromkeys([*query_ids, *ignorable]), drops=drops, spell=spell)
     missing_lists(source, query_ids, files, drops=drops, missing_ok=missing_ok)
     todo = [(q, files[q]) for q in query_ids if q in files]
@@ -230,7 +210,7 @@ def read_list_run(
         # spelled ids: the line reader, which finds a target spelled two ways twice
         if spell is None and sum(len(data) for _, _, data in chunk) >= BATCH_MIN_BYTES:
             ids = ids or id_table(target_index)
-            fast = parse_batch([(q, data) for q, _, data in chunk], target_index, unjudged, header=header, ids=ids)
+            fast = parse_batch([(q, data) for q, _, data in chunk], ids, unjudged, header=header)
         for (q, path, data), got in zip(chunk, fast):
             if got is None:
                 got = parse_list(path, decode_text(path, data), q, target_index, drops=drops, unjudged=unjudged, header=header, spell=spell)
@@ -265,7 +245,7 @@ def _chunks(files: list[tuple[str, str]]) -> Iterator[list[tuple[str, str, bytes
     size = 0
     for q, path in files:
         try:
-            data = read_bytes(path, checked=True)  # query_files stat'ed it
+            data = read_bytes(path)  # query_files stat'ed it
         except InputError:
             yield chunk
             raise
@@ -293,14 +273,11 @@ def plain_body(data: bytes, query_id: str | None) -> tuple[memoryview, int, int]
     """``(body, fields a line, lines)`` of a plain file (ASCII, no control byte but LF and CRLF, a first line of 1 or 2
     fields starting with an id), else None; the body drops a BOM, a first line of only ``query_id``, trailing blanks."""
     data = data.removeprefix(b"\xef\xbb\xbf")
-    if not data.isascii():
-        return None
     n_cr = data.count(b"\r") if b"\r" in data else 0  # (bytes.count is slow; "in" and numpy are not)
-    if n_cr != (data.count(b"\r\n") if n_cr else 0):
-        return None
     raw = np.frombuffer(data, dtype=np.uint8)
     n_lf = int(np.count_nonzero(raw == 10))
-    if np.count_nonzero(raw < 32) != n_lf + n_cr:
+    controls = np.count_nonzero(raw < 32) - n_lf - n_cr  # other than LF and CR
+    if not data.isascii() or controls or n_cr != (data.count(b"\r\n") if n_cr else 0):
         return None
     first = data[: data.find(b"\n")] if b"\n" in data else data
     start = len(first) + 1 if query_id is not None and first.split() == [query_id.encode()] else 0
@@ -311,9 +288,8 @@ def plain_body(data: bytes, query_id: str | None) -> tuple[memoryview, int, int]
         return None  # no target line, or a blank or indented first one
     stop = data.find(b"\n", start, end)
     width = len(data[start : end if stop < 0 else stop].split())
-    if width not in (1, 2):
-        return None
-    return memoryview(data)[start:end], width, n_lf - (start > 0) - data.count(b"\n", end) + 1
+    lines = n_lf - (start > 0) - data.count(b"\n", end) + 1
+    return (memoryview(data)[start:end], width, lines) if width in (1, 2) else None
 
 
 def id_table(target_index: Mapping[str, int]) -> tuple[Any, np.ndarray]:
@@ -322,28 +298,20 @@ def id_table(target_index: Mapping[str, int]) -> tuple[Any, np.ndarray]:
 
 
 def parse_batch(
-    files: Sequence[tuple[str, bytes]],
-    target_index: Mapping[str, int],
-    unjudged: int | None = None,
-    *,
-    header: bool = True,
-    ids: tuple[Any, np.ndarray] | None = None,
+    files: Sequence[tuple[str, bytes]], ids: tuple[Any, np.ndarray], unjudged: int | None = None, *, header: bool = True
 ) -> list[Listed | None]:
-    """Each ``(query, bytes)`` file's :data:`Listed`, or None for the line reader (an unknown id among others);
-    ``unjudged``, ``header``: as :func:`parse_list`'s."""
-    ids = ids or id_table(target_index)
-    out: list[Listed | None] = [None] * len(files)
+    """Each ``(query, bytes)`` file's :data:`Listed`, or None for the line reader; ``ids``: :func:`id_table`'s."""
+    out: dict[int, Listed | None] = {}
     plain = {k: body for k, (q, data) in enumerate(files) if (body := plain_body(data, q if header else None))}
     todo = [[k for k, body in plain.items() if body[1] == width] for width in (1, 2)]
     while todo:  # files of one width together; where pyarrow refuses the joined text, each half alone
         group = todo.pop()
         got = _parse_joined([plain[k] for k in group], ids, unjudged) if group else []
         if got is not None:
-            for k, parsed in zip(group, got):
-                out[k] = parsed
+            out.update(zip(group, got))
         elif len(group) > 1:
             todo += [group[: len(group) // 2], group[len(group) // 2 :]]
-    return out
+    return [out.get(k) for k in range(len(files))]
 
 
 def _parse_joined(bodies: list[tuple[memoryview, int, int]], ids: tuple[Any, np.ndarray], unjudged: int | None) -> list[Listed | None] | None:
@@ -363,39 +331,38 @@ def _parse_joined(bodies: list[tuple[memoryview, int, int]], ids: tuple[Any, np.
         return None
     if table.num_columns != width or table.num_rows != sum(lines):
         return None
-    codes, indices, bad_lines = _lookup(table.column(0), ids, unjudged)
+    codes, indices, bad = _lookup(table.column(0), ids, unjudged)
     dist = arrow_numpy(table.column(1)) if width == 2 else None
-    if dist is not None and np.isnan(dist).any():
-        bad_lines.append(np.flatnonzero(np.isnan(dist)))
-    ends = np.cumsum(lines)
-    bad = np.zeros(len(lines), dtype=bool)
-    bad[np.searchsorted(ends, np.concatenate([np.zeros(0, dtype=np.int64), *bad_lines]), side="right")] = True
+    if dist is not None:
+        bad |= np.isnan(dist)
     out: list[Listed | None] = []
     slot = np.zeros(int(codes.max(initial=0)) + 1, dtype=np.int32)
     place = np.arange(max(lines), dtype=np.int32)
-    for k, (end, n) in enumerate(zip(ends.tolist(), lines)):
+    for end, n in zip(np.cumsum(lines).tolist(), lines):
         mine = codes[end - n : end]
         slot[mine] = place[:n]  # each line writes its place at its id's slot: a line that
-        if bad[k] or (slot[mine] != place[:n]).any():  # does not read it back shares its id with another
+        if bad[end - n : end].any() or (slot[mine] != place[:n]).any():  # does not read it back repeats an id
             out.append(None)
         else:
             out.append((indices[end - n : end], None if dist is None else dist[end - n : end]))
     return out
 
 
-def _lookup(column: Any, ids: tuple[Any, np.ndarray], unjudged: int | None) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
-    """Each line's id code (an open collection's unknown ids past its own), target index, and lines for the line reader."""
+def _lookup(column: Any, ids: tuple[Any, np.ndarray], unjudged: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per line: id code (an open collection's unknown ids past its own), index, doubt (empty; closed: unknown)."""
     import pyarrow.compute as pc
 
     found = pc.index_in(column, value_set=ids[0])
     if not found.null_count:
         codes = arrow_numpy(found).astype(np.int64)  # (int64 indexes faster)
-        return codes, ids[1][codes], []
+        return codes, ids[1][codes], np.zeros(codes.size, dtype=bool)
     codes = arrow_filled(found, -1)
-    indices, unknown = ids[1][codes], np.flatnonzero(codes < 0)
+    indices, unknown = ids[1][codes], codes < 0
     if unjudged is None:
-        return codes, indices, [unknown]  # ids outside a closed collection
+        return codes, indices, unknown
     other = pc.dictionary_encode(column.filter(pc.is_null(found)).combine_chunks())
     codes[unknown] = len(ids[1]) + arrow_numpy(other.indices)
     indices[unknown] = unjudged
-    return codes, indices, [unknown[(arrow_numpy(pc.binary_length(other.dictionary)) == 0)[arrow_numpy(other.indices)]]]  # empty fields
+    empty = np.zeros(codes.size, dtype=bool)
+    empty[unknown] = (arrow_numpy(pc.binary_length(other.dictionary)) == 0)[arrow_numpy(other.indices)]
+    return codes, indices, empty

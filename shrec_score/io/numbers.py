@@ -1,6 +1,5 @@
-"""The one grammar of numbers in every reader (docs/inputs.md): distances and scores as C's ``strtod`` reads a
-decimal number, whole numbers ``[+-]?`` and ASCII digits; what Python alone reads (``1_000``, other scripts' digits,
-hexadecimal floats) is refused: numpy's matrix parser, pyarrow and trec_eval do not, and every reader must agree."""
+"""The one grammar of numbers in every reader (docs/inputs.md): a decimal number as C's ``strtod`` reads it, whole
+numbers ``[+-]?`` and ASCII digits; ``1_000``, other scripts' digits, hexadecimal floats (Python's alone) refused."""
 
 from __future__ import annotations
 
@@ -13,17 +12,12 @@ _NUMBER = re.compile(
 _INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
 
 
-def is_number(token: str) -> bool:
-    """Whether ``token`` is a number of the grammar above.
-
-    >>> [is_number(t) for t in ["1e3", "-0.5", ".5", "inf", "NaN", "1_000", "١٢", "0x1p3"]]
-    [True, True, True, True, True, False, False, False]
-    """
-    return _NUMBER.fullmatch(token) is not None
-
-
 def parse_number(token: str) -> float | None:
-    """``token`` as a float (NaN too), or None when it is not a number of the grammar."""
+    """``token`` as a float (NaN too), or None when it is not a number of the grammar above.
+
+    >>> [parse_number(t) for t in ["1e3", "-0.5", ".5", "inf", "NaN", "1_000", "١٢", "0x1p3"]]
+    [1000.0, -0.5, 0.5, inf, nan, None, None, None]
+    """
     return float(token) if _NUMBER.fullmatch(token) is not None else None
 
 

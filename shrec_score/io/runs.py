@@ -14,7 +14,7 @@ from .chunked import RowBlockMatrix, layout_of, open_row_blocks
 from .compressed import open_input, strip_suffix
 from .lists import query_of
 from .matrix import is_binary
-from .numbers import is_integer, is_number
+from .numbers import is_integer, parse_number
 from .shrec2011 import is_shrec2011_header, shrec2011_name
 from .submissions import Spell, clutter_note, is_clutter, no_query_error
 from .text import entry_is_folder, folder_entries, head_of, listing, pieces, regular_file
@@ -47,7 +47,7 @@ def detect_file_format(path: str, *, stated: bool = False) -> str | None:
                              "header (names:method:variant:institute); say --run-format trec or --run-format shrec2011")
         return "shrec2011"
     f = line.split()
-    if len(f) > 2 and all(is_number(x) for x in f):
+    if len(f) > 2 and all(parse_number(x) is not None for x in f):
         return "matrix"  # numbers only (a TREC line has a tag and a Q0 field)
     return "trec" if _trec_line(line) else None  # (a tag of several words: trec_eval reads its first); blank: None
 
@@ -55,7 +55,7 @@ def detect_file_format(path: str, *, stated: bool = False) -> str | None:
 def _trec_line(line: str) -> bool:
     """Six fields or more, the rank an integer, the score a number."""
     f = line.split()
-    return len(f) >= 6 and is_integer(f[3]) and is_number(f[4])
+    return len(f) >= 6 and is_integer(f[3]) and parse_number(f[4]) is not None
 
 
 def _first_line(path: str, fh: Any) -> bytes:

@@ -71,11 +71,9 @@ def regular_file(path: str | os.PathLike[str]) -> str:
 
 
 def utf8_name(path: str, name: str) -> None:
-    """Refuse a folder entry whose name is not UTF-8 (surrogate escapes cannot name a query or a run)."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InputError(path, None, "expected file names in UTF-8", shown(name)) from None
+    """Refuse a folder entry whose name is not UTF-8 (its bytes' surrogate escapes cannot name a query or a run)."""
+    if any("\ud800" <= ch <= "\udfff" for ch in name):
+        raise InputError(path, None, "expected file names in UTF-8", shown(name))
 
 
 def entry_is_folder(path: str, what: str = "a regular file or a folder") -> bool:
@@ -123,13 +121,6 @@ def refuse_wide_text(path: str, head: bytes) -> None:
                 wide = f"{name} (byte-order mark {bom.hex(' ').upper()})"
                 raise InputError(path, None, "expected UTF-8 text", f"{wide}; save the file as UTF-8")
             return
-
-
-def read_head(path: str | os.PathLike[str]) -> bytes:
-    """The first :data:`HEAD_BYTES` of a regular file (decompressed), for format detection; UTF-16 / UTF-32 refused."""
-    path = os.fspath(path)
-    with open_checked(path) as fh:
-        return head_of(path, fh)
 
 
 def open_checked(path: str) -> Any:
@@ -182,9 +173,8 @@ def check_lines(path: str, data: bytes | bytearray, first_line: int = 1) -> None
         raise line_too_long(path, first_line + before, found[1])
 
 
-def read_bytes(path: str | os.PathLike[str], *, checked: bool = False) -> bytes:
-    """The (decompressed) bytes of a regular file, lines and encoding checked; ``checked``: ``path`` stat'ed already."""
-    path = os.fspath(path) if checked else regular_file(path)
+def read_bytes(path: str) -> bytes:
+    """The (decompressed) bytes of ``path``, a regular file (:func:`regular_file`), lines and encoding checked."""
     with readable(path), open_input(path) as fh:
         if isinstance(fh, Decompressed):  # inflated in checked pieces: a bomb fails at its first over-long line, not once inflated whole
             return b"".join(piece for piece, _ in pieces(path, fh=fh))
@@ -204,8 +194,8 @@ def decode_text(path: str, data: bytes, line: int = 1) -> str:
 
 
 def read_text(path: str | os.PathLike[str]) -> str:
-    """The file's text (:func:`read_bytes`, then :func:`decode_text`)."""
-    path = os.fspath(path)
+    """The file's text (:func:`regular_file`, :func:`read_bytes`, then :func:`decode_text`)."""
+    path = regular_file(path)
     return decode_text(path, read_bytes(path))
 
 

@@ -1,6 +1,5 @@
-"""Readers of TREC qrels (``query_id iteration target_id grade``) and runs (``query_id Q0 target_id rank score tag``),
-by trec_eval's field rule (docs/inputs.md): pyarrow's CSV reader parses what splits on one delimiter,
-:func:`_split_table` the rest, and the line reader names a bad line."""
+"""TREC qrels and runs by trec_eval's field rule (docs/inputs.md): pyarrow's CSV reader parses what splits on one
+delimiter, :func:`_split_table` the rest, and the line reader names a bad line."""
 
 from __future__ import annotations
 
@@ -53,9 +52,8 @@ def trec_lines(path: str, fh: Any = None) -> Iterator[tuple[int, list[str]]]:
 
 
 def read_qrels(path: str | os.PathLike[str], fh: Any = None) -> Qrels:
-    """A TREC qrels file (``fh``: opened by the caller; large or compressed ones by pyarrow, the rest by the line
-    reader); a pair judged twice is an error; a negative grade (trec_eval's RELVALUE_UNJUDGED) drops the judgment,
-    its ids stay listed."""
+    """A TREC qrels file (``fh``: opened by the caller; pyarrow reads a large or compressed one); a pair judged twice is
+    an error; a negative grade (trec_eval's RELVALUE_UNJUDGED) drops the judgment, its ids stay listed."""
     path = os.fspath(path)
     with open_checked(path) if fh is None else nullcontext(fh) as fh:
         fast = isinstance(fh, Decompressed) or os.fstat(fh.fileno()).st_size >= FAST_QRELS_BYTES
@@ -88,11 +86,10 @@ def _read_qrels_fast(path: str, fh: Any) -> Qrels | None:
     tbl = _read_table(path, fh, ["query", "iter", "doc", "grade"], "grade", pa.string())[0]
     if tbl is None or tbl.num_rows == 0 or not pc.all(pc.match_substring_regex(tbl.column("grade"), "^-?[0-9]{1,18}$")).as_py():
         return None
-    queries, q_codes = _encode(tbl.column("query"))
-    docs, d_codes = _encode(tbl.column("doc"))
-    keys = np.sort(q_codes * max(1, len(docs)) + d_codes)
+    queries, q_codes = encode(tbl.column("query"))
+    docs, d_codes = encode(tbl.column("doc"))
     grades = arrow_numpy(pc.cast(tbl.column("grade"), pa.int64()))
-    if (keys[1:] == keys[:-1]).any() or grades.max(initial=0) > MAX_GRADE:
+    if np.unique(q_codes * max(1, len(docs)) + d_codes).size < len(q_codes) or grades.max(initial=0) > MAX_GRADE:
         return None  # the line reader names the lines
     return Qrels(path, queries, q_codes, docs, d_codes, grades)
 
@@ -137,10 +134,6 @@ class TrecLines:
     extra_field_lines: int = 0  # lines of more than six fields (the words after the tag ignored)
     tag: str | None = None  # the tag of every line when it is one (trec_eval's runid)
 
-    def encoded(self) -> tuple[list[str], np.ndarray, list[str], np.ndarray]:
-        """Both id columns dictionary-encoded: distinct queries, their codes, distinct targets, theirs."""
-        return (*_encode(self.queries), *_encode(self.docs))
-
 
 def _delimiter(data: Any) -> tuple[str, int] | None:
     """The delimiter (tab if the first line has one, else space) and the first line's field count; None if ``data`` holds another blank."""
@@ -153,8 +146,7 @@ def _delimiter(data: Any) -> tuple[str, int] | None:
 
 
 def _file_layout(path: str, fh: Any) -> tuple[str, int] | None:
-    """:func:`_delimiter` of an uncompressed file (``fh``: ``path`` opened), memory-mapped; UTF-16 / UTF-32 text and
-    a line over 1 MiB are errors."""
+    """:func:`_delimiter` of uncompressed ``path`` (``fh``), memory-mapped; UTF-16 / 32 text, a 1 MiB line refused."""
     import mmap
 
     if os.fstat(fh.fileno()).st_size == 0:
@@ -166,9 +158,8 @@ def _file_layout(path: str, fh: Any) -> tuple[str, int] | None:
 
 
 def _csv(source: bytes | str, names: list[str], number: str, kind: Any, wider: bool = False, fh: Any = None) -> tuple[Any, int] | None:
-    """pyarrow's parse of ``source`` (whole lines, or an uncompressed file's path, ``fh`` it opened) as ``names``,
-    strings but ``number``, and its lines of more fields (``wider``: columns added); None unless it splits as
-    :func:`fields` does."""
+    """pyarrow's parse of ``source`` (whole lines, or an uncompressed path opened as ``fh``) as ``names``, strings but
+    ``number``, and its lines of more fields (``wider``: columns added); None unless split as :func:`fields` does."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -200,15 +191,10 @@ def _split_table(data: bytes, names: list[str], number: str, kind: Any, wider: b
 
     if b"\r" in data:
         data = re.sub(rb"\r\n?", b"\n", data)
-    if not data.endswith(b"\n"):
-        data += b"\n"  # (only a file's last piece: pieces cut after a newline)
-    buf = pa.py_buffer(data)
-    arr = np.frombuffer(buf, dtype=np.uint8)
-    offsets = np.concatenate(([0], np.flatnonzero(arr == 10) + 1)).astype(np.int64)
-    lines = pa.LargeStringArray.from_buffers(offsets.size - 1, pa.py_buffer(offsets), buf)
-    if arr.max(initial=0) >= 128:
-        lines.validate(full=True)  # UTF-8 (ArrowInvalid otherwise)
-    lines = pc.ascii_trim_whitespace(lines)  # (pyarrow's ASCII whitespace: BLANKS and the line ends)
+    text = pa.LargeStringArray.from_buffers(1, pa.py_buffer(np.array([0, len(data)], dtype=np.int64)), pa.py_buffer(data))
+    if not data.isascii():
+        text.validate(full=True)  # UTF-8 (ArrowInvalid otherwise)
+    lines = pc.ascii_trim_whitespace(pc.split_pattern(text, "\n").flatten())  # (pyarrow's ASCII whitespace: BLANKS)
     # numbers go to pyarrow as arrays built from buffers (arrow_indices): it converts Python ints by pandas
     lines = lines.take(arrow_indices(np.flatnonzero(arrow_numpy(pc.binary_length(lines)) > 0)))
     parts = pc.ascii_split_whitespace(lines, max_splits=len(names))
@@ -241,8 +227,7 @@ def _read_table(path: str, fh: Any, names: list[str], number: str, kind: Any, wi
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             return None, more
         more += n
-        if tbl.num_rows:
-            tables.append(tbl.select(keep))
+        tables.append(tbl.select(keep))
     return (pa.concat_tables(tables) if tables else None), more
 
 
@@ -284,7 +269,7 @@ def arrow_indices(values: np.ndarray) -> Any:
     return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
 
 
-def _encode(column: Any) -> tuple[list[str], np.ndarray]:
+def encode(column: Any) -> tuple[list[str], np.ndarray]:
     """pyarrow string column -> (distinct values, int64 codes)."""
     import pyarrow.compute as pc
 
@@ -292,10 +277,8 @@ def _encode(column: Any) -> tuple[list[str], np.ndarray]:
     return enc.dictionary.to_pylist(), arrow_numpy(enc.indices).astype(np.int64)
 
 
-def read_trec_lines(path: str | os.PathLike[str], drops: Counter[str] | None = None) -> TrecLines:
-    """A TREC run read by pyarrow; where it refuses, the line reader names the first malformed line (``drops``: drops
-    and counts them); duplicates are the caller's."""
-    path = os.fspath(path)
+def read_trec_lines(path: str, drops: Counter[str] | None = None) -> TrecLines:
+    """A TREC run by pyarrow, else the line reader naming its first bad line (``drops``: counted); repeats: caller's."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -325,8 +308,7 @@ def read_trec_lines(path: str | os.PathLike[str], drops: Counter[str] | None = N
 
 
 def duplicate_error(path: str, query: str, target: str, spell: Callable[[str], str] = str) -> InputError:
-    """The error for ``target`` ranked twice for ``query``, with both lines and the file's spelling of the ids
-    (``spell``: the run's spelling to the relevance's)."""
+    """The error for ``target`` ranked twice for ``query``, both lines named (``spell``: run ids to the relevance's)."""
     (first, _), (line, f) = islice(((n, f) for n, f in trec_lines(path) if spell(f[0]) == query and spell(f[2]) == target), 2)
     return repeated_error(path, f[0], f[2], first, line)
 
