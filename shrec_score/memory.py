@@ -358,20 +358,19 @@ def _table(arg: str, value: Any, kind: str) -> Any:
     """A DataFrame with columns query, doc and ``kind`` from a DataFrame or a nested dict."""
     import pandas as pd
 
-    if isinstance(value, dict):
+    if isinstance(value, dict):  # read as a DataFrame of the columns query, doc and kind
         if not all(isinstance(docs, dict) for docs in value.values()):
             raise ValueError(f"{arg}: expected a dict {{query: {{doc: {kind}}}}}: every value a dict of docs")
         rows = [(str(q), str(d), v) for q, docs in value.items() for d, v in docs.items()]
-        frame = pd.DataFrame(rows, columns=["query", "doc", kind])
-    elif isinstance(value, pd.DataFrame):
-        frame = pd.DataFrame()
-        for key in ("query", "doc", kind):
-            found = [c for c in _COLUMNS[key] if c in value.columns]
-            if not found:
-                raise ValueError(f"{arg}: expected a column {' or '.join(_COLUMNS[key])}, got columns {list(value.columns)}")
-            frame[key] = value[found[0]] if key == kind else value[found[0]].astype(str)
-    else:
+        value = pd.DataFrame(rows, columns=["query", "doc", kind])
+    elif not isinstance(value, pd.DataFrame):
         raise ValueError(f"{arg}: expected a pandas DataFrame or a dict {{query: {{doc: {kind}}}}}, got {type(value).__name__}")
+    frame = pd.DataFrame()
+    for key in ("query", "doc", kind):
+        found = [c for c in _COLUMNS[key] if c in value.columns]
+        if not found:
+            raise ValueError(f"{arg}: expected a column {' or '.join(_COLUMNS[key])}, got columns {list(value.columns)}")
+        frame[key] = value[found[0]] if key == kind else value[found[0]].astype(str)
     if frame.empty:
         raise ValueError(f"{arg}: expected at least one row")
     values = pd.to_numeric(frame[kind], errors="coerce")
