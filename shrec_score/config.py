@@ -112,11 +112,6 @@ def load_config(path: str | os.PathLike[str]) -> dict[str, Any]:
     return data
 
 
-#: The keys of :class:`~shrec_score.options.Options` a preset gives as they are (a flag over the preset's key).
-PLAIN = ("queries", "grades", "collection", "collection_size", "measures", "sort", "rank_by", "run_format",
-         "matrix_order", "cutoffs", "average", "split", "id_map", "ties")
-
-
 def preset_or(cfg: Mapping[str, Any], given: Any, key: str, default: Any = None) -> Any:
     """``given`` from the command line (unless None or ``()``: not given), else the preset's ``key``, else ``default``."""
     return given if given is not None and given != () else cfg.get(key, default)
@@ -129,8 +124,9 @@ def preset_options(cfg: Mapping[str, Any], given: Mapping[str, Any] | None = Non
     pick = lambda key: preset_or(cfg, flags.get(key), key)
     settings = {k: pick(k) for k in ("rel_level", "e_depth", "pr_levels", "depth", "judged_only", "min_class_size")}
     settings |= {"missing": pick("missing_queries"), "dcg_cutoffs": tuple(cfg.get("dcg_cutoffs", ())) or None}
+    plain = [k for k in Options.__dataclass_fields__ if k in KEYS and k not in ("significance", "strip_zeros")]
     return Options.build(
-        **{key: pick(key) for key in PLAIN},  # None: the default of Options
+        **{key: pick(key) for key in plain},  # None: the default of Options
         settings=Settings(**{k: v for k, v in settings.items() if v is not None}),  # None: the default of Settings
         lenient=bool(flags.get("lenient")),
         strip_zeros=bool(flags.get("strip_zeros")) or cfg.get("strip_zeros", False),

@@ -32,31 +32,23 @@ Task = tuple[Callable[..., Any], tuple[Any, ...], int]
 
 
 def cluster_target(dask: Any) -> tuple[str | None, int | None]:
-    """What ``dask=`` names, checked before anything is read: ``parse_address``'s pair, or ``(None, None)``."""
+    """What ``dask=`` names, checked before anything is read: ``(scheduler address, None)``, ``(None, N)`` for
+    ``local:N``, or ``(None, None)`` (none, or the caller's client)."""
     if dask is None:
         return None, None
     for name in ("dask", "distributed", "zarr"):
         if find_spec(name) is None:
             raise OptionError(f"--dask needs the optional packages dask[distributed] and zarr (no module {name!r}); install them with: {INSTALL_HINT}")
-    return parse_address(dask) if isinstance(dask, str) else (None, None)
-
-
-def parse_address(address: str) -> tuple[str | None, int | None]:
-    """``(scheduler address, None)`` or ``(None, N)`` for ``local:N``.
-
-    >>> parse_address("tcp://10.0.0.5:8786")
-    ('tcp://10.0.0.5:8786', None)
-    >>> parse_address("local:2")
-    (None, 2)
-    """
-    if address.startswith("local:"):
-        n = address[len("local:") :]
+    if not isinstance(dask, str):
+        return None, None
+    if dask.startswith("local:"):
+        n = dask[len("local:") :]
         if not n.isascii() or not n.isdigit() or int(n) < 1:
-            raise OptionError(f"dask: expected local:N with N >= 1 worker processes, got {address!r}")
+            raise OptionError(f"dask: expected local:N with N >= 1 worker processes, got {dask!r}")
         return None, int(n)
-    if "://" not in address and ":" not in address:
-        raise OptionError(f"dask: expected a scheduler address (tcp://HOST:8786) or local:N, got {address!r}")
-    return address, None
+    if "://" not in dask and ":" not in dask:
+        raise OptionError(f"dask: expected a scheduler address (tcp://HOST:8786) or local:N, got {dask!r}")
+    return dask, None
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,12 @@ def evaluate(
         A wrong shape, NaN, wrong labels or an unknown metric, naming the argument, before any work.
     """
     given = options.pop("options", None)  # score()'s options= (an Options) instead of the keywords
-    _refuse_ambiguous_recall(options if given is None else {k: getattr(given, k, None) for k in ("measures", "sort", "rank_by")})
+    asked = options if given is None else {k: getattr(given, k, None) for k in ("measures", "sort", "rank_by")}
+    measures = asked.get("measures")
+    names = [*(measures if isinstance(measures, (list, tuple)) else ()), asked.get("sort"), asked.get("rank_by")]
+    for part in (p.strip() for name in names if isinstance(name, str) for p in name.split(",")):
+        if (message := ambiguous_recall(part)) is not None:  # R@k and Recall@k: refused before the unknown names
+            raise OptionError(message)
     opts = Options.of(given, options)  # every option checked first
     if run is not None or qrels is not None:
         others = (distances, embeddings, query_embeddings, target_embeddings, labels, query_labels, target_labels)
@@ -124,21 +129,17 @@ def evaluate(
         run_name: _matrix(arg, value, target_models.get(run_name), shape, metric, dtype, opts.lenient)
         for run_name, (arg, value) in models.items()
     }
-    _warn_miscellaneous([(q_arg, queries or targets)] + ([(t_arg, targets)] if queries else []))
+    for arg, cla in [(q_arg, queries or targets)] + ([(t_arg, targets)] if queries else []):
+        if MISC_CLASS in cla.class_names:  # the PSB's miscellaneous class -1, warned of with its count
+            n = int((cla.labels == cla.class_names.index(MISC_CLASS)).sum())
+            what = "never relevant" if arg == "target_labels" else "not queries and never relevant"
+            warnings.warn(f"{arg}: {n} of {len(cla.ids)} items have the label -1 (the PSB's miscellaneous class): "
+                          f"{what}; they stay in the ranked lists as non-relevant items", stacklevel=2)
     rel = load_relevance(targets, queries, grades=opts.grades)
     runs = [matrix_run(run_name, "<memory>", matrix, rel, q_ids, t_ids) for run_name, matrix in matrices.items()]
     for run in runs:  # lenient: NaN cells ranked last and counted, as load_runs does
         run.drops = Counter() if opts.lenient else None
     return score(runs, rel, options=opts)
-
-
-def _refuse_ambiguous_recall(options: dict[str, Any]) -> None:
-    """An OptionError for ``R@k`` / ``Recall@k`` among the measures, sort or rank_by."""
-    asked = options.get("measures")
-    names = [*(asked if isinstance(asked, (list, tuple)) else ()), options.get("sort"), options.get("rank_by")]
-    for part in (p.strip() for name in names if isinstance(name, str) for p in name.split(",")):
-        if (message := ambiguous_recall(part)) is not None:
-            raise OptionError(message)
 
 
 def _models(arg: str, value: Any, name: str | None) -> dict[str, tuple[str, Any]]:
@@ -173,17 +174,6 @@ def _matrix(arg: str, value: Any, targets: tuple[str, Any] | None, shape: tuple[
     if qe.shape[1] != te.shape[1]:
         raise ValueError(f"{sides[1][0]}: expected {qe.shape[1]} columns like the queries, got {te.shape[1]}")
     return EmbeddingDistances(qe, te, metric, np.dtype(dtype))
-
-
-def _warn_miscellaneous(sides: list[tuple[str, Classification]]) -> None:
-    """A warning per labels argument holding the PSB's miscellaneous class ``-1``, with the count."""
-    for arg, cla in sides:
-        if MISC_CLASS not in cla.class_names:
-            continue
-        n = int((cla.labels == cla.class_names.index(MISC_CLASS)).sum())
-        what = "never relevant" if arg == "target_labels" else "not queries and never relevant"
-        warnings.warn(f"{arg}: {n} of {len(cla.ids)} items have the label -1 (the PSB's miscellaneous class): {what}; "
-                      "they stay in the ranked lists as non-relevant items", stacklevel=3)
 
 
 class EmbeddingDistances:
@@ -358,20 +348,19 @@ def _table(arg: str, value: Any, kind: str) -> Any:
     """A DataFrame with columns query, doc and ``kind`` from a DataFrame or a nested dict."""
     import pandas as pd
 
-    if isinstance(value, dict):
+    if isinstance(value, dict):  # read as a DataFrame of the columns query, doc and kind
         if not all(isinstance(docs, dict) for docs in value.values()):
             raise ValueError(f"{arg}: expected a dict {{query: {{doc: {kind}}}}}: every value a dict of docs")
         rows = [(str(q), str(d), v) for q, docs in value.items() for d, v in docs.items()]
-        frame = pd.DataFrame(rows, columns=["query", "doc", kind])
-    elif isinstance(value, pd.DataFrame):
-        frame = pd.DataFrame()
-        for key in ("query", "doc", kind):
-            found = [c for c in _COLUMNS[key] if c in value.columns]
-            if not found:
-                raise ValueError(f"{arg}: expected a column {' or '.join(_COLUMNS[key])}, got columns {list(value.columns)}")
-            frame[key] = value[found[0]] if key == kind else value[found[0]].astype(str)
-    else:
+        value = pd.DataFrame(rows, columns=["query", "doc", kind])
+    elif not isinstance(value, pd.DataFrame):
         raise ValueError(f"{arg}: expected a pandas DataFrame or a dict {{query: {{doc: {kind}}}}}, got {type(value).__name__}")
+    frame = pd.DataFrame()
+    for key in ("query", "doc", kind):
+        found = [c for c in _COLUMNS[key] if c in value.columns]
+        if not found:
+            raise ValueError(f"{arg}: expected a column {' or '.join(_COLUMNS[key])}, got columns {list(value.columns)}")
+        frame[key] = value[found[0]] if key == kind else value[found[0]].astype(str)
     if frame.empty:
         raise ValueError(f"{arg}: expected at least one row")
     values = pd.to_numeric(frame[kind], errors="coerce")

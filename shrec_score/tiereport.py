@@ -52,18 +52,16 @@ def tie_report(
 def _rows(measure: str, boards: dict[str, pd.DataFrame], per_query: dict[str, pd.DataFrame]) -> Iterator[dict[str, Any]]:
     sign = -1.0 if column_higher_is_better(measure) is False else 1.0
     means = {mode: board[measure] for mode, board in boards.items()}
-    rule = means["rule"]
 
     def key(mean: float, run: str) -> tuple[float, str]:  # the leaderboard's order: best first, no value last, by name
         return (-sign * mean if np.isfinite(mean) else np.inf, run)
 
-    order = sorted(rule.index, key=lambda r: key(rule[r], r))
+    order = sorted(means["rule"].index, key=lambda r: key(means["rule"][r], r))
     at_worst, at_best = means["pessimistic"].to_dict(), means["optimistic"].to_dict()  # whichever way is better
-    pq = {mode: frame[measure] for mode, frame in per_query.items()}
     for place, a in enumerate(order, 1):
         best = 1 + sum(key(at_worst[b], b) < key(at_best[a], a) for b in order if b != a)
         worst = 1 + sum(key(at_best[b], b) < key(at_worst[a], a) for b in order if b != a)
-        p, o = pq["pessimistic"].loc[a].to_numpy(), pq["optimistic"].loc[a].to_numpy()
+        p, o = (per_query[mode][measure].loc[a].to_numpy() for mode in ("pessimistic", "optimistic"))
         ok = np.isfinite(p) & np.isfinite(o)
         tied = float((p[ok] != o[ok]).mean()) if ok.any() else float("nan")
         values = {mode: float(means[mode].loc[a]) if mode in means else float("nan") for mode in MODES}

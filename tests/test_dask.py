@@ -442,6 +442,12 @@ def test_a_hidden_row_block_folder_is_not_a_run(data, tmp_path):
     assert [(r.name, r.path, type(r).__name__) for r in found] == [("run", str(runs / "run"), "BlockSource")]
 
 
+def test_dask_addresses_name_a_scheduler_or_local_workers():
+    assert dist.cluster_target("tcp://10.0.0.5:8786") == ("tcp://10.0.0.5:8786", None)
+    assert dist.cluster_target("local:2") == (None, 2)
+    assert dist.cluster_target(None) == (None, None)
+
+
 def test_bad_dask_addresses_are_exit_2(data, capsys, tmp_path):
     root, cla, _ = data
     for bad in ("local:0", "local:x", "nohost"):
