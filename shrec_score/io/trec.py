@@ -88,8 +88,9 @@ def _read_qrels_fast(path: str, fh: Any) -> Qrels | None:
         return None
     queries, q_codes = encode(tbl.column("query"))
     docs, d_codes = encode(tbl.column("doc"))
+    keys = np.sort(q_codes * max(1, len(docs)) + d_codes)  # (np.unique hashes: twice the time of a sort here)
     grades = arrow_numpy(pc.cast(tbl.column("grade"), pa.int64()))
-    if np.unique(q_codes * max(1, len(docs)) + d_codes).size < len(q_codes) or grades.max(initial=0) > MAX_GRADE:
+    if (keys[1:] == keys[:-1]).any() or grades.max(initial=0) > MAX_GRADE:
         return None  # the line reader names the lines
     return Qrels(path, queries, q_codes, docs, d_codes, grades)
 
