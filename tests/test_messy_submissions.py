@@ -205,6 +205,24 @@ def test_clutter_in_a_run_folder_given_alone(cluttered, clean):
     assert r.stderr.count("entries that are not ranked lists passed over") == 1
 
 
+def test_dangling_links_among_the_clutter_are_passed_over(cluttered, clean):
+    # a link left by an unzipped archive whose target is gone: clutter by its name, never stat'ed as an entry
+    os.symlink(cluttered / "gone.txt", cluttered / "D2" / "readme.1st")
+    os.symlink(cluttered / "gone", cluttered / "desktop.ini")
+    r = run_cli("score", cluttered, "-r", CLA)
+    assert r.exit_code == 0, r.output
+    assert r.stdout == clean
+    assert f"{cluttered / 'D2'}: 8 entries that are not ranked lists passed over" in r.stderr
+    assert f"{cluttered}: 2 file(s) that are not runs were passed over (Thumbs.db, desktop.ini)" in r.stderr
+
+
+def test_a_dangling_link_named_as_a_query_is_still_an_error(cluttered):
+    os.symlink(cluttered / "gone.txt", cluttered / "D2" / "zzz.txt")
+    r = run_cli("score", cluttered, "-r", CLA)
+    assert r.exit_code == 2
+    assert r.stderr.startswith(f"Error: {cluttered / 'D2' / 'zzz.txt'}: expected")
+
+
 def test_check_passes_clutter_over(cluttered):
     r = run_cli("check", cluttered, "-r", CLA)
     assert r.exit_code == 0, r.output

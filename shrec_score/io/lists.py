@@ -52,7 +52,7 @@ def query_files(
     (``drops``: counted), and so is a folder none of whose files names a query (:func:`no_query_error`)."""
     out: dict[str, str] = {}
     unknown: list[tuple[str, str, str]] = []  # (entry, path, query id) of the files named after no query
-    for entry, full, is_folder in folder_entries(source.path, source.listing):
+    for entry, full, is_folder in folder_entries(source.path, source.listing, is_clutter):
         if is_folder or is_clutter(entry):
             continue
         qid = query_of(entry, known_queries, spell)

@@ -97,7 +97,7 @@ def discover_runs(
             runs.append(block)
             continue
         names = listing(path)
-        entries = folder_entries(path, names)  # (each entry stat'ed once)
+        entries = folder_entries(path, names, is_clutter)  # (each entry stat'ed once)
         subdirs = [e for e, _, is_folder in entries if is_folder and not is_clutter(e)]
         blocks = {d: _block_source(os.path.join(path, d), row_blocks) for d in subdirs}  # None: not a row-block matrix
         lists = [d for d in subdirs if blocks[d] is None]

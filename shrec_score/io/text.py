@@ -7,7 +7,7 @@ import os
 import re
 import stat
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import nullcontext
 from typing import Any
 
@@ -87,13 +87,17 @@ def listing(path: str) -> tuple[str, ...]:
         return tuple(os.listdir(path))
 
 
-def folder_entries(path: str, names: tuple[str, ...] | None = None) -> list[tuple[str, str, bool]]:
+def folder_entries(
+    path: str, names: tuple[str, ...] | None = None, clutter: Callable[[str], bool] = lambda name: False
+) -> list[tuple[str, str, bool]]:
     """``(name, full path, is a folder)`` of a folder's entries (``names``: its :func:`listing`, made here when None),
-    sorted, hidden ones (``.name``) left out, each name checked to be UTF-8 (all of them before any is stat'ed)."""
+    sorted, hidden ones (``.name``) left out, each name checked to be UTF-8 (all of them before any is stat'ed); a
+    ``clutter`` entry that is no file or folder (a dangling link) is a file, never an error: it is passed over."""
     kept = sorted(n for n in (listing(path) if names is None else names) if not n.startswith("."))
     for name in kept:
         utf8_name(os.path.join(path, name), name)
-    return [(name, os.path.join(path, name), entry_is_folder(os.path.join(path, name))) for name in kept]
+    full = [os.path.join(path, name) for name in kept]
+    return [(n, f, os.path.isdir(f) if clutter(n) else entry_is_folder(f)) for n, f in zip(kept, full)]
 
 
 def refuse_wide_text(path: str, head: bytes) -> None:
