@@ -29,7 +29,7 @@ def run_values(source: RunSource, gt: pd.DataFrame, *, lower_is_better: bool = T
     items_of = {q: list(sub["item"]) for q, sub in gt.groupby("query", sort=False)}
     out: dict[str, tuple[list[str], np.ndarray]] = {}
     if source.format == "lists":
-        files = query_files(source, items_of)
+        files = query_files(source, items_of, queries_of="the ground truth")
         for q, items in items_of.items():
             if q not in files:
                 raise InputError(source.path, None, f"expected a ranked list for every query; run {source.name!r} has none for query {q!r}")

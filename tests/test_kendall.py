@@ -135,6 +135,16 @@ def test_runs_against_ground_truth_through_the_cli(small):
     assert flipped.per_query["tau_b"].tolist() == pytest.approx([-1 / 3, -2 / math.sqrt(6)])
 
 
+def test_a_stray_file_names_the_ground_truth(small):
+    (small / "runs" / "r" / "s9.txt").write_text("a\n")
+    r = CliRunner().invoke(cli, [str(small / "runs"), "--ground-truth", str(small / "gt.csv")])
+    assert r.exit_code == 2, r.output
+    assert r.output.strip().splitlines() == [
+        f"Error: {small / 'runs' / 'r' / 's9.txt'}: expected a file named after a query id (with or without extension), "
+        "got no query 's9' in the ground truth"
+    ]
+
+
 def test_trec_run_scores_are_similarities(small):
     (small / "r.trec").write_text("s1 Q0 a 1 9 t\ns1 Q0 c 2 5 t\ns1 Q0 b 3 1 t\ns2 Q0 d 1 3 t\ns2 Q0 e 2 3 t\ns2 Q0 a 3 1 t\n")
     report = shrec_score.score_kendall([small / "r.trec"], small / "gt.csv")

@@ -46,10 +46,12 @@ def query_of(entry: str, known: Mapping[str, object], spell: Spell | None = None
 
 
 def query_files(
-    source: RunSource, known_queries: Mapping[str, object], *, drops: Counter[str] | None = None, spell: Spell | None = None
+    source: RunSource, known_queries: Mapping[str, object], *, drops: Counter[str] | None = None, spell: Spell | None = None,
+    queries_of: str = "the classification",
 ) -> dict[str, str]:
-    """Query id -> file of the run's folder (sub-folders, clutter passed over); a file named after no query is an error
-    (``drops``: counted), and so is a folder none of whose files names a query (:func:`no_query_error`)."""
+    """Query id -> file of the run's folder (sub-folders, clutter passed over); a file named after no query of
+    ``queries_of`` is an error (``drops``: counted), and so is a folder none of whose files names a query
+    (:func:`no_query_error`)."""
     out: dict[str, str] = {}
     unknown: list[tuple[str, str, str]] = []  # (entry, path, query id) of the files named after no query
     for entry, full, is_folder in folder_entries(source.path, source.listing, is_clutter):
@@ -66,7 +68,7 @@ def query_files(
         raise no_query_error(source.path, [entry for entry, _, _ in unknown], known_queries)
     if unknown and drops is None:
         _, full, qid = unknown[0]
-        raise InputError(full, None, "expected a file named after a query id (with or without extension)", f"no query {shown(qid)} in the classification")
+        raise InputError(full, None, "expected a file named after a query id (with or without extension)", f"no query {shown(qid)} in {queries_of}")
     if unknown and drops is not None:
         drops["files for unknown queries passed over"] += len(unknown)
     return out
