@@ -14,7 +14,7 @@ import numpy as np
 
 from .errors import InputError, OptionError, shown, visible
 from .io import trec
-from .io.lists import id_column, list_rows, query_of, scan_lines
+from .io.lists import id_column, list_rows, query_of, scan_lines, second_list_error
 from .io.numbers import parse_number
 from .io.runs import BlockSource
 from .io.submissions import Spell, is_clutter, no_query_error
@@ -149,7 +149,7 @@ def _check_list_run(source: RunSource, relevance: Relevance, found: FoundRuns) -
         if qid not in known:
             out.append(Problem(full, None, "error", f"a file for an unknown query {shown(qid)} (files are named after query ids)"))
         elif qid in files:
-            out.append(Problem(full, None, "error", f"a second ranked list for query {shown(qid)} (also {files[qid]})"))
+            out.append(Problem.of(second_list_error(full, qid, files[qid]), full))
         else:
             files[qid] = full
     if not files and out:  # no file names a query: the ids are spelled otherwise

@@ -150,3 +150,18 @@ def test_check_matrix_lists_20_bad_cells_then_a_count(tmp_path):
     assert r.exit_code == 2
     assert out[:20] == [f"{tmp_path / 'm.npy'}: error: row {1 + i // 6} column {1 + i % 6} is NaN" for i in range(20)]
     assert out[20] == f"{tmp_path / 'm.npy'}: note: 10 more problem(s) in this file not listed"
+
+
+def test_check_and_score_word_a_second_list_for_a_query_alike(tmp_path):
+    cla = tmp_path / "c.cla"
+    cla.write_text("PSB 1\n1 2\nA 0 2\nq1\nq2\n")
+    run = tmp_path / "runs" / "r"
+    run.mkdir(parents=True)
+    (run / "q1.txt").write_text("q2 0.1\n")
+    (run / "q1.res").write_text("q2 0.1\n")
+    (run / "q2.txt").write_text("q1 0.1\n")
+    said = f"{run / 'q1.txt'}: expected one ranked list per query; query 'q1' also has {run / 'q1.res'}"
+    scored = CliRunner().invoke(cli, [str(tmp_path / "runs"), "-r", str(cla)])
+    assert scored.exit_code == 2 and scored.stderr.strip() == f"Error: {said}"
+    checked = CliRunner().invoke(cli, ["check", str(tmp_path / "runs"), "-r", str(cla)])
+    assert checked.exit_code == 2 and checked.stdout.splitlines()[0] == said.replace(": expected", ": error: expected", 1)

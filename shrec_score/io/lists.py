@@ -61,7 +61,7 @@ def query_files(
         if qid not in known_queries:
             unknown.append((entry, full, qid))
         elif qid in out:
-            raise InputError(full, None, f"expected one ranked list per query; query {shown(qid)} also has {out[qid]}")
+            raise second_list_error(full, qid, out[qid])
         else:
             out[qid] = full
     if unknown and not out:
@@ -72,6 +72,11 @@ def query_files(
     if unknown and drops is not None:
         drops["files for unknown queries passed over"] += len(unknown)
     return out
+
+
+def second_list_error(path: str, query_id: str, first: str) -> InputError:
+    """The error of a run folder's second file for one query (``first``: the other file); score and check say it."""
+    return InputError(path, None, f"expected one ranked list per query; query {shown(query_id)} also has {first}")
 
 
 def parse_list(
