@@ -6,7 +6,10 @@ from __future__ import annotations
 import io
 import os
 import re
+import warnings
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from .errors import InputError
 from .measures.measure import display_name
@@ -116,8 +119,6 @@ def plot_files(report: Report, formats: tuple[str, ...] = ("png", "svg")) -> dic
 
     Run names with characters the font has no glyph for (CJK, emoji, a tab) are drawn with empty boxes:
     matplotlib's warning per glyph and figure is replaced by one ``UserWarning`` that names the runs."""
-    import warnings
-
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         files = _plot_files(report, formats)
@@ -161,8 +162,6 @@ def _plot_files(report: Report, formats: tuple[str, ...]) -> dict[str, bytes]:
 
     pc = report.per_class
     if pc is not None and report.sort in pc:
-        import numpy as np
-
         classes = list(dict.fromkeys(pc["class"]))
         width = 0.8 / max(1, len(runs))
         ax = Figure(figsize=(max(6.4, 0.35 * len(classes) * max(1, len(runs)) ** 0.5 + 2), 4.8)).subplots()

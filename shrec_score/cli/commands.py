@@ -141,7 +141,7 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
     precision and recall over the first 32 results (higher is better).
     """
     from ..api import score_kendall
-    from ..distributed import score
+    from ..distributed import cluster_target, score
     from ..plots import figure_class
 
     inputs = Inputs(given)
@@ -172,8 +172,6 @@ def score_command(runs: Sequence[str], **given: Any) -> None:
             significance = bool(pick("significance", default=False))
             options = inputs.options(significance=significance, seed=given["seed"], n_resamples=given["resamples"])
         if dask_address:
-            from ..distributed import cluster_target
-
             cluster_target(dask_address)
     stops = click.get_current_context().find_object(Interrupts) or Interrupts()  # main()'s (under CliRunner: one never entered)
     bar = ProgressBar(enabled=not given["quiet"] and sys.stderr.isatty(), check=stops.check)
@@ -358,9 +356,8 @@ def serve_command(contest_file: str, host: str, port: int) -> None:
         raise BadInput(f"serve needs the server extra ({exc.name} is missing): pip install 'shrec-score[server]'") from None
     import socket
 
-    contest = _contest(contest_file)
     with user_errors():
-        app = create_app(contest)  # the ground truth read and the store recovered before the port opens
+        app = create_app(_contest(contest_file))  # the ground truth read and the store recovered before the port opens
     try:  # bound here, not by uvicorn: --port 0 takes a free port, and the line below names it
         sock = socket.create_server((host, port))
     except OSError as exc:
