@@ -78,6 +78,8 @@ CASES = [
     ("damaged zip", "run.zip", lambda tmp: zip_of(GOOD)[:-40], "expected a .zip archive, got a damaged one"),
     ("damaged tgz", "run.tgz", lambda tmp: tgz_of(GOOD)[:100], "expected a .tar.gz archive, got a damaged one"),
     ("empty archive", "run.zip", lambda tmp: _zip([]), "expected one run folder in the archive, got no file"),
+    ("only clutter", "run.zip", lambda tmp: _zip([("readme_run/1.txt", b"1"), ("Thumbs.db", b"x")]),
+     "expected one run folder in the archive, got only entries passed over as clutter ('Thumbs.db', 'readme_run')"),
     # (a bug hunt's 500s: each OSError of writing a member became a traceback)
     ("member twice", "run.zip", lambda tmp: _zip([("run/a", b"1"), ("run/a", b"2")]), "archive member 'run/a': expected each member once, got 'run/a' twice (refused, not overwritten)"),
     ("file then folder", "run.zip", lambda tmp: _zip([("run/a", b"1"), ("run/a/b", b"2")]), "archive member 'run/a/b': expected a file and a folder never to share a name, got 'run/a' as both"),

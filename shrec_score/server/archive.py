@@ -158,7 +158,9 @@ def _run_root(root: str) -> tuple[str, str]:
     """The run and its path in the upload: the one top folder, else the top; a folder of one file: that file."""
     top = _entries(root)
     if not top:
-        raise Failed(422, "expected one run folder in the archive, got no file")
+        clutter = sorted(os.listdir(root))  # an empty archive, or only what a folder of runs passes over
+        got = f"only entries passed over as clutter ({', '.join(map(quoted, clutter[:3]))})" if clutter else "no file"
+        raise Failed(422, f"expected one run folder in the archive, got {got}")
     run, shown = (os.path.join(root, top[0]), top[0]) if len(top) == 1 else (root, "")
     if os.path.isdir(run):
         files = _entries(run)
