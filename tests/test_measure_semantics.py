@@ -318,3 +318,24 @@ def test_all_against_all_tn_counts_what_a_query_can_retrieve_not_itself(tmp_path
         want.append(8 + v - 3 - (len(classes[cls[q]]) - 1))
     pq = shrec_score.score([run], tmp_path / "c.cla", grades="sister", measures=["TN_highly"], run_format="lists").per_query
     assert pq["TN_highly"].tolist() == [float(w) for w in want]
+
+
+def test_a_querys_values_are_the_same_bits_whatever_the_other_lists_of_its_chunk(tmp_path):
+    # q0's list and judgments are the same in both runs; only q1's list is 5 long in one and 3,000 in the other, so
+    # q0 sits in blocks padded to different widths (a bug hunt: pairwise row sums moved ndcg in its last bit)
+    rng = np.random.default_rng(7)
+    docs = [f"d{i}" for i in range(4000)]
+    judged = rng.choice(4000, 900, replace=False)
+    (tmp_path / "qrels").write_text("".join(f"{q} 0 d{d} {rng.integers(0, 3)}\n" for q in ("q0", "q1") for d in judged))
+    q0 = rng.permutation(4000)[:700]
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for name, n1 in (("short", 5), ("long", 3000)):
+        lines = [f"q0 Q0 {docs[d]} {r} {1000 - r * 0.37:.6f} t\n" for r, d in enumerate(q0)]
+        lines += [f"q1 Q0 {docs[d]} {r} {5000 - r * 0.37:.6f} t\n" for r, d in enumerate(rng.permutation(4000)[:n1])]
+        (runs / name).write_text("".join(lines))
+    measures = ["map", "ndcg", "bpref", "ndcg_cut.500", "AP", "NDCG@700", "DCG", "recip_rank", "Rprec"]
+    pq = shrec_score.score([runs / "short", runs / "long"], tmp_path / "qrels", measures=measures).per_query
+    rows = pq[pq["query"] == "q0"].set_index("run")
+    for m in measures:
+        assert rows.loc["short", m] == rows.loc["long", m], m  # equal bits, not approximately

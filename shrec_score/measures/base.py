@@ -142,6 +142,12 @@ def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     return np.where(den > 0, num / np.where(den > 0, den, 1), 0.0)
 
 
+def row_sum(x: np.ndarray) -> np.ndarray:
+    """Per row, the values added from left to right (trec_eval's order): a row's sum never depends on the zeros that
+    pad it to its block's width, so a query's value is the same bits whatever the other lists of its chunk."""
+    return np.cumsum(x, axis=1)[:, -1] if x.shape[1] else np.zeros(x.shape[0])
+
+
 def precision_sum(rel: np.ndarray) -> np.ndarray:
     """Per row of the relevance matrix ``rel``, the precision at each relevant rank, summed."""
-    return np.where(rel, np.cumsum(rel, axis=1) / np.arange(1, rel.shape[1] + 1), 0.0).sum(axis=1)
+    return row_sum(np.where(rel, np.cumsum(rel, axis=1) / np.arange(1, rel.shape[1] + 1), 0.0))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import GainBlock, ratio, undefined_without_relevant
+from .base import GainBlock, ratio, row_sum, undefined_without_relevant
 
 
 def discount(ranks: np.ndarray) -> np.ndarray:
@@ -24,7 +24,7 @@ def dcg(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
     >>> round(float(dcg(np.array([[1.0, 2.0, np.inf]]), n_relevant=np.array([3]))[0]), 6)
     0.760188
     """
-    actual = discount(rel_ranks).sum(axis=1)  # inf rank -> 1/inf = 0
+    actual = row_sum(discount(rel_ranks))  # inf rank -> 1/inf = 0
     return undefined_without_relevant(actual / psb_ideal(rel_ranks.shape[1], n_relevant), n_relevant)
 
 
@@ -32,7 +32,7 @@ def psb_ideal(width: int, n_relevant: np.ndarray) -> np.ndarray:
     """DCG's divisor, 1 + sum_{i=2}^{K} 1 / log2 i (1 where K = 0), summed in the block's shape and order so
     that a perfect ranking gives exactly 1."""
     cols = np.arange(1, width + 1)
-    ideal = np.where(cols[None, :] <= n_relevant[:, None], discount(cols)[None, :], 0.0).sum(axis=1)
+    ideal = row_sum(np.where(cols[None, :] <= n_relevant[:, None], discount(cols)[None, :], 0.0))
     return np.where(ideal > 0, ideal, 1.0)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import hits_within, undefined_without_relevant
+from .base import hits_within, row_sum, undefined_without_relevant
 
 #: The 20 recall levels 0.05, 0.10, ..., 1.00 of the PR curve.
 PR_LEVELS = np.round(np.arange(1, 21) * 0.05, 10)
@@ -25,7 +25,7 @@ def average_precision(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.nd
     0.402239
     """
     prec = np.arange(1, rel_ranks.shape[1] + 1, dtype=np.float64) / rel_ranks  # inf rank -> 0
-    return undefined_without_relevant(prec.sum(axis=1) / np.maximum(n_relevant, 1), n_relevant)
+    return undefined_without_relevant(row_sum(prec) / np.maximum(n_relevant, 1), n_relevant)
 
 
 def precision_at(rel_ranks: np.ndarray, *, n_relevant: np.ndarray, k: int) -> np.ndarray:
@@ -73,7 +73,7 @@ def map_at_r(rel_ranks: np.ndarray, *, n_relevant: np.ndarray) -> np.ndarray:
     True
     """
     j = np.arange(1, rel_ranks.shape[1] + 1, dtype=np.float64)
-    total = np.where(rel_ranks <= n_relevant[:, None], j / rel_ranks, 0.0).sum(axis=1)
+    total = row_sum(np.where(rel_ranks <= n_relevant[:, None], j / rel_ranks, 0.0))
     return undefined_without_relevant(total / np.maximum(n_relevant, 1), n_relevant)
 
 

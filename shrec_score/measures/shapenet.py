@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import GainBlock, precision_sum, ratio
+from .base import GainBlock, precision_sum, ratio, row_sum
 from .cumgain import discount
 
 #: Ranked lists are cut to this many items before scoring, and C is at most this.
@@ -83,5 +83,5 @@ def ndcg_retrieved(b: GainBlock) -> np.ndarray:
     True
     """
     g = b.gains[:, :CUTOFF]
-    dcg, ideal = ((x * discount(np.arange(1, x.shape[1] + 1))).sum(axis=1) for x in (g, -np.sort(-g, axis=1)))
+    dcg, ideal = (row_sum(x * discount(np.arange(1, x.shape[1] + 1))) for x in (g, -np.sort(-g, axis=1)))
     return ratio(dcg, ideal)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import GainBlock, precision_sum, ratio, undefined_without_relevant
+from .base import GainBlock, precision_sum, ratio, row_sum, undefined_without_relevant
 
 
 def set_measure(b: GainBlock, *, level: str, of: str) -> np.ndarray:
@@ -84,4 +84,4 @@ def average_dynamic_recall(b: GainBlock) -> np.ndarray:
     high, rel = b.level("highly")[0][:, :width], b.level("relevant")[0][:, :width]
     f = np.where(i[None, :] <= ch[:, None], np.cumsum(high, axis=1), np.cumsum(rel, axis=1))
     r = np.where(i[None, :] <= q[:, None], f / i[None, :], 0.0)
-    return undefined_without_relevant(ratio(r.sum(axis=1), q), cr)
+    return undefined_without_relevant(ratio(row_sum(r), q), cr)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import JudgedBlock, precision_sum, ratio
+from .base import JudgedBlock, precision_sum, ratio, row_sum
 
 #: The 11 recall levels of ``iprec_at_recall`` (0.0, 0.1, ..., 1.0, as trec_eval parses them).
 IPREC_LEVELS = tuple(i / 10 for i in range(11))
@@ -24,7 +24,7 @@ def ndcg(block: JudgedBlock, *, k: int | None = None) -> np.ndarray:
     (0.479625, 0.479625)
     """
     dcg, ideal = (
-        (g * (1.0 / np.log2(np.arange(2, g.shape[1] + 2, dtype=np.float64)))).sum(axis=1)
+        row_sum(g * (1.0 / np.log2(np.arange(2, g.shape[1] + 2, dtype=np.float64))))
         for g in (block.gain_values[:, :k], block.ideal_gains()[:, :k])
     )
     return ratio(dcg, ideal)
@@ -69,7 +69,7 @@ def bpref(block: JudgedBlock) -> np.ndarray:
     r = block.n_relevant[:, None]
     n = block.grade_counts[:, : block.rel_level].sum(axis=1)[:, None]  # judged non-relevant
     term = np.where(before > 0, 1.0 - np.minimum(before, r) / np.maximum(np.minimum(n, r), 1), 1.0)
-    return ratio(np.where(rel, term, 0.0).sum(axis=1), block.n_relevant)
+    return ratio(row_sum(np.where(rel, term, 0.0)), block.n_relevant)
 
 
 def count(block: JudgedBlock, *, of: str) -> np.ndarray:
