@@ -128,7 +128,7 @@ def run_chunks(run: RankedRun) -> Iterator[tuple[np.ndarray, RankedRun]]:
     lens = np.maximum(run.lengths(), 1)  # an empty list takes a cell
     a = 0
     while a < lens.size:
-        widest = np.maximum.accumulate(lens[a:])  # the row of each next list: the longest list so far
+        widest = np.maximum.accumulate(lens[a : a + CHUNK_ENTRIES])  # (a list takes a cell at least)
         b = a + max(1, int(np.count_nonzero(widest * np.arange(1, widest.size + 1) <= CHUNK_ENTRIES)))
         lo, hi = run.offsets[a], run.offsets[b]
         ties = None if run.tie_start is None else run.tie_start[lo:hi]
