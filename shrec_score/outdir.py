@@ -104,7 +104,10 @@ class OutputFolder:
     def _recover(self) -> None:
         """Put the previous folder back if a two-rename swap was cut between its renames."""
         for old in [] if os.path.lexists(self.path) else self._leftovers(".old")[:1]:
-            fd = os.open(old, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                fd = os.open(old, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+            except OSError:  # not a folder a swap left (a link, a file): not ours to put back; staging removes it
+                continue
             try:
                 with suppress(BlockingIOError):  # held: its scoring is between the renames right now
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -169,7 +172,11 @@ class OutputFolder:
         if not self._fds:
             raise RuntimeError("OutputFolder.commit() outside its 'with' block")
         for stale in self._leftovers((".tmp", ".old")):
-            shutil.rmtree(stale, ignore_errors=True)
+            if os.path.isdir(stale) and not os.path.islink(stale):
+                shutil.rmtree(stale, ignore_errors=True)
+            else:
+                with suppress(OSError):
+                    os.unlink(stale)
         try:
             self._previous = {str(n) for n in json.loads(Path(self.path, MANIFEST).read_bytes()).get("files", [])}
         except (OSError, ValueError, AttributeError):

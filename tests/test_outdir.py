@@ -173,6 +173,16 @@ def test_without_an_atomic_exchange_two_renames_and_recovery(folder, monkeypatch
     assert same_set(folder, OLD) and leftovers(folder.parent) == []
 
 
+def test_a_leftover_that_is_not_a_folder_is_removed_not_put_back(tmp_path):
+    """A dangling link and a file named as a swap's previous folder, with the output folder missing: not put back
+    (os.open raised FileNotFoundError out of the scoring before), removed by the staging."""
+    out = tmp_path / "out"
+    os.symlink(tmp_path / "gone", tmp_path / ".out.shrec-score-aaaa.old")
+    (tmp_path / ".out.shrec-score-bbbb.old").write_text("not a folder\n")
+    assert publish(out, NEW) == [str(out / name) for name in NEW]
+    assert {k: v for k, v in snapshot(out).items() if k != MANIFEST} == NEW and leftovers(tmp_path) == []
+
+
 def test_files_of_an_earlier_scoring_go_the_users_stay(folder):
     publish(folder, NEW)
     assert not (folder / "significance.csv").exists()
