@@ -8,6 +8,7 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -206,28 +207,35 @@ def _check_list_file(path: str, query_id: str, relevance: Relevance, runs: Found
 
 
 def _check_read(source: RunSource | BlockSource, rel: Relevance, runs: FoundRuns, order: str | None) -> list[Problem]:
-    """A run read as scoring reads it (SHREC 2011: its first error; row blocks: shape, each block), a matrix's cells."""
+    """A run read as scoring reads it (SHREC 2011: its first error; row blocks: shape, then each block, a broken one
+    an error and the next read), a matrix's cells, named as scoring names them (a store: the file holding the row)."""
     found: list[Problem] = []
-    total = 0  # bad cells, listed or not
+    total = 0  # bad cells and broken blocks, listed or not
     try:
         if isinstance(source, BlockSource):
             m: Any = source.matrix
             matrix_ids(rel, order, source.path, m.shape)
-            blocks = ((a, m.read(a, b)) for a, b in m.blocks)
+            blocks = [(a, partial(m.read, a, b)) for a, b in m.blocks]
         else:
             run, _ = read_run(source, rel, runs, order)
             m = run.matrix if isinstance(run, MatrixRun) else np.zeros((0, 0))
-            blocks = ((a, m[a : a + 256]) for a in range(0, m.shape[0], 256))
-        for a, block in blocks:  # NaN cells are errors, infinite ones warnings
-            block = np.asarray(block, dtype=np.float64)
-            for kind, mask, level in (("NaN", np.isnan(block), "error"), ("infinite", np.isinf(block), "warning")):
-                n = int(np.count_nonzero(mask))
-                total += n
-                if n and len(found) < PER_FILE:  # the first cells listed, the rest counted (no coordinates made)
-                    for r, c in np.argwhere(mask)[: PER_FILE - len(found)]:
-                        found.append(Problem(source.path, None, level, f"row {a + r + 1} column {c + 1} is {kind}"))
+            blocks = [(a, partial(m.__getitem__, slice(a, a + 256))) for a in range(0, m.shape[0], 256)]
     except InputError as exc:
         return [Problem.of(exc, source.path)]
+    for a, read in blocks:  # NaN cells are errors, infinite ones warnings
+        try:
+            block = np.asarray(read(), dtype=np.float64)
+        except InputError as exc:
+            total += 1
+            if len(found) < PER_FILE:
+                found.append(Problem.of(exc, source.path))
+            continue
+        for kind, mask, level in (("NaN", np.isnan(block), "error"), ("infinite", np.isinf(block), "warning")):
+            n = int(np.count_nonzero(mask))
+            total += n
+            for r, c in np.argwhere(mask)[: max(0, PER_FILE - len(found))].tolist():  # the first listed, the rest counted
+                path, line = m.located(a + r) if isinstance(source, BlockSource) else (source.path, None)
+                found.append(Problem(path, line, level, f"row {a + r + 1} column {c + 1} is {kind}"))
     return _limited(found, source.path, total)
 
 

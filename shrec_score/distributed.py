@@ -67,7 +67,7 @@ class _Rows:
 
     def __init__(self, matrix: RowBlockMatrix, block: np.ndarray, rows: np.ndarray) -> None:
         self.matrix, self.block, self.rows = matrix, block, rows
-        self.shape, self.where = matrix.shape, matrix.where
+        self.shape, self.located = matrix.shape, matrix.located
 
     def __getitem__(self, index: Any) -> np.ndarray:
         if isinstance(index, slice):

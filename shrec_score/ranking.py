@@ -59,8 +59,8 @@ def _nan_error(run: MatrixRun, row: int) -> InputError:
             row, column = int(earlier[a + i]), int(nan[i].argmax())
             break
     query = run.query_ids[int(np.flatnonzero(run.row_of_query == row)[0])]
-    where = run.matrix.where(row, row + 1) if hasattr(run.matrix, "where") else run.path  # shards: the file holding the row
-    return InputError(where, row + 1, f"expected a number in every cell; row {row + 1} (query {query!r}) column {column + 1}", "NaN")
+    where, line = run.matrix.located(row) if hasattr(run.matrix, "located") else (run.path, row + 1)  # a row-block store: its file
+    return InputError(where, line, f"expected a number in every cell; row {row + 1} (query {query!r}) column {column + 1}", "NaN")
 
 
 def matrix_to_ranked_run(

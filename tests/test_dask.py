@@ -307,14 +307,14 @@ def test_a_corrupt_shard_is_exit_2_naming_it(data, cluster, tmp_path, capsys):
     assert _run([str(bad), "-r", cla, "--dask", cluster.scheduler.address, "--format", "csv"]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and str(shard) in err and "bytes" in err
-    # a NaN cell: the shard and the row of the whole matrix (row 117 is in rows 101..150)
+    # a NaN cell: the shard and the row's line in it, 17 (row 117 of the whole matrix is in rows 101..150)
     shard.write_bytes((root / "s" / "run" / "rows-000002.npy").read_bytes())
     cells = np.load(shard)
     cells[16, 5] = np.nan
     np.save(shard, cells)
     assert _run([str(bad), "-r", cla, "--dask", cluster.scheduler.address, "--format", "csv"]) == 2
     err = capsys.readouterr().err.strip()
-    assert "\n" not in err and f"{shard}:117" in err and "NaN" in err
+    assert "\n" not in err and f"{shard}:17: expected a number in every cell; row 117 " in err and "NaN" in err
 
 
 def test_a_corrupt_zarr_chunk_is_exit_2_naming_it(data, cluster, tmp_path, capsys):
@@ -364,7 +364,8 @@ def test_convert_round_trips_every_matrix_form(tmp_path):
     v2[:] = m32
     got = open_row_blocks(str(tmp_path / "v2.zarr"))
     assert np.array_equal(got[:], m32) and got.blocks[-1] == (20, 23)
-    assert os.path.isfile(got.where(5, 10)) and got.where(5, 10).endswith("1.0")
+    where, line = got.located(7)  # row 8 of the matrix, the third row of its second chunk
+    assert os.path.isfile(where) and where.endswith("1.0") and line == 3
     # float32 on request
     _ok(["convert", str(tmp_path / "a.txt"), str(tmp_path / "a32"), "--to", "npy-shards", "--dtype", "float32"])
     assert np.array_equal(open_row_blocks(str(tmp_path / "a32"))[:], m64.astype(np.float32))
@@ -731,7 +732,13 @@ def test_check_reads_zarr_and_shards_as_score_does(data, tmp_path, capsys):
     cells[16, 5] = np.nan
     np.save(shards / "rows-000002.npy", cells)
     assert _run(["check", str(shards), "-r", cla]) == 2
-    assert capsys.readouterr().out == f"{shards}: error: row 117 column 6 is NaN\n"
+    assert capsys.readouterr().out == f"{shards / 'rows-000002.npy'}:17: error: row 117 column 6 is NaN\n"
+    # two broken shards (one cut short, one not a .npy) and the NaN cell: each named, none stops the others
+    (shards / "rows-000001.npy").write_bytes((shards / "rows-000001.npy").read_bytes()[:-100])
+    (shards / "rows-000004.npy").write_bytes(b"not a npy file\n")
+    assert _run(["check", str(shards), "-r", cla]) == 2
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(": error: ")[0] for line in out] == [str(shards / f) for f in ("rows-000001.npy", "rows-000002.npy:17", "rows-000004.npy")]
 
 
 def test_the_cli_silences_distributed_s_loggers_for_the_call_only(data, cluster, tmp_path, monkeypatch):
@@ -781,3 +788,15 @@ def test_a_nan_cell_is_named_alike_whatever_the_layout_and_the_query_order(clust
             with pytest.raises(InputError) as got:
                 score([tmp_path / run], tmp_path / "c.cla", matrix_order="numeric", **kwargs)
             assert str(got.value) == f"{tmp_path / where}:2: {said}", (run, dask)
+    # the NaN left, row 5 column 1, is the first row of the third block: a store names its file and line 1 there
+    m[1, 2] = 1.0
+    np.save(tmp_path / "m.npy", m)
+    for layout in ("zarr", "npy-shards"):
+        _ok(["convert", str(tmp_path / "m.npy"), str(tmp_path / f"{layout}2"), "--to", layout, "--chunk-rows", "2"])
+    said = "expected a number in every cell; row 5 (query '4') column 1, got NaN"
+    for run, where in (("m.npy", "m.npy:5"), ("zarr2", "zarr2/c/2/0:1"), ("npy-shards2", "npy-shards2/rows-000002.npy:1")):
+        for dask in (None, cluster) if run != "m.npy" else (None,):
+            score = shrec_score.score if dask is None and run == "m.npy" else dist.score
+            with pytest.raises(InputError) as got:
+                score([tmp_path / run], tmp_path / "c.cla", matrix_order="numeric", **({} if dask is None else {"dask": dask}))
+            assert str(got.value) == f"{tmp_path / where}: {said}", (run, dask)

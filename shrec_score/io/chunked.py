@@ -31,8 +31,8 @@ def layout_of(path: str) -> str | None:
 
 
 class RowBlockMatrix:
-    """A 2-D matrix stored in blocks of rows: ``blocks`` the half-open row ranges in order, ``where(a, b)``
-    the file (shard or chunk) holding rows ``a..b`` of one block, ``read(a, b)`` those rows; ``m[rows]``."""
+    """A 2-D matrix stored in blocks of rows: ``blocks`` the half-open row ranges in order, ``located(row)``
+    the file (shard or chunk) holding a row, ``read(a, b)`` those rows; ``m[rows]``."""
 
     def __init__(
         self, path: str, shape: tuple[int, int], dtype: np.dtype, blocks: list[tuple[int, int]], files: list[str],
@@ -45,8 +45,10 @@ class RowBlockMatrix:
         """The block (its number) of each of ``rows``."""
         return np.searchsorted(self._ends, rows, side="right")
 
-    def where(self, a: int, b: int) -> str:
-        return self._files[int(self._block(a))]
+    def located(self, row: int) -> tuple[str, int]:
+        """The file (shard or chunk) holding ``row`` and the row's number in it, from 1 (an error names these)."""
+        k = int(self._block(row))
+        return self._files[k], row - self.blocks[k][0] + 1
 
     def read(self, a: int, b: int) -> np.ndarray:
         raise NotImplementedError
@@ -149,7 +151,7 @@ class ZarrRows(RowBlockMatrix):
         try:
             return np.asarray(self._arr[a:b])
         except Exception as exc:  # a corrupt or missing chunk: the codec's or the store's error
-            raise InputError(self.where(a, b), None, f"expected a readable Zarr chunk (rows {a + 1}..{b} of {self.path})", shown(f"{type(exc).__name__}: {exc}"[:120])) from None
+            raise InputError(self.located(a)[0], None, f"expected a readable Zarr chunk (rows {a + 1}..{b} of {self.path})", shown(f"{type(exc).__name__}: {exc}"[:120])) from None
 
 
 def open_row_blocks(path: str, kind: str | None = None) -> RowBlockMatrix:
