@@ -225,17 +225,17 @@ def _check_read(source: RunSource | BlockSource, rel: Relevance, runs: FoundRuns
     for a, read in blocks:  # NaN cells are errors, infinite ones warnings
         try:
             block = np.asarray(read(), dtype=np.float64)
-        except InputError as exc:
+        except InputError as exc:  # listed as a cell is, counted
             total += 1
-            if len(found) < PER_FILE:
-                found.append(Problem.of(exc, source.path))
+            found += [Problem.of(exc, source.path)] if len(found) < PER_FILE else []
             continue
         for kind, mask, level in (("NaN", np.isnan(block), "error"), ("infinite", np.isinf(block), "warning")):
             n = int(np.count_nonzero(mask))
             total += n
-            for r, c in np.argwhere(mask)[: max(0, PER_FILE - len(found))].tolist():  # the first listed, the rest counted
-                path, line = m.located(a + r) if isinstance(source, BlockSource) else (source.path, None)
-                found.append(Problem(path, line, level, f"row {a + r + 1} column {c + 1} is {kind}"))
+            if n and len(found) < PER_FILE:  # the first cells listed, the rest counted (no coordinates made)
+                for r, c in np.argwhere(mask)[: PER_FILE - len(found)].tolist():
+                    path, line = m.located(a + r) if isinstance(source, BlockSource) else (source.path, None)
+                    found.append(Problem(path, line, level, f"row {a + r + 1} column {c + 1} is {kind}"))
     return _limited(found, source.path, total)
 
 

@@ -172,11 +172,9 @@ class OutputFolder:
         if not self._fds:
             raise RuntimeError("OutputFolder.commit() outside its 'with' block")
         for stale in self._leftovers((".tmp", ".old")):
-            if os.path.isdir(stale) and not os.path.islink(stale):
-                shutil.rmtree(stale, ignore_errors=True)
-            else:
-                with suppress(OSError):
-                    os.unlink(stale)
+            shutil.rmtree(stale, ignore_errors=True)  # a folder; a link or a file (rmtree refuses them) is unlinked
+            with suppress(OSError):
+                os.unlink(stale)
         try:
             self._previous = {str(n) for n in json.loads(Path(self.path, MANIFEST).read_bytes()).get("files", [])}
         except (OSError, ValueError, AttributeError):
