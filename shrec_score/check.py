@@ -8,7 +8,6 @@ import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -215,16 +214,16 @@ def _check_read(source: RunSource | BlockSource, rel: Relevance, runs: FoundRuns
         if isinstance(source, BlockSource):
             m: Any = source.matrix
             matrix_ids(rel, order, source.path, m.shape)
-            blocks = [(a, partial(m.read, a, b)) for a, b in m.blocks]
+            spans, read = m.blocks, m.read
         else:
             run, _ = read_run(source, rel, runs, order)
             m = run.matrix if isinstance(run, MatrixRun) else np.zeros((0, 0))
-            blocks = [(a, partial(m.__getitem__, slice(a, a + 256))) for a in range(0, m.shape[0], 256)]
+            spans, read = [(a, a + 256) for a in range(0, m.shape[0], 256)], lambda a, b: m[a:b]
     except InputError as exc:
         return [Problem.of(exc, source.path)]
-    for a, read in blocks:  # NaN cells are errors, infinite ones warnings
+    for a, b in spans:  # NaN cells are errors, infinite ones warnings
         try:
-            block = np.asarray(read(), dtype=np.float64)
+            block = np.asarray(read(a, b), dtype=np.float64)
         except InputError as exc:  # listed as a cell is, counted
             total += 1
             found += [Problem.of(exc, source.path)] if len(found) < PER_FILE else []

@@ -190,8 +190,7 @@ def _assemble(source: RunSource | BlockSource, results: list[Any], shared: _Shar
                     mine[k].count += acc.count
         if drops is not None and task_drops:
             drops.update(task_drops)
-    none, queries = np.zeros(0, np.int64), list(shared.relevance.query_ids)
-    return sc, MatrixRun(source.name, source.path, np.zeros((0, 0)), queries, none, none, drops), []
+    return sc, replace(cast(MatrixRun, shared.blocks), name=source.name, path=source.path, matrix=np.zeros((0, 0)), drops=drops), []
 
 
 def _run_on_cluster(dask: Any, address: str | None, local: int | None, shared: _Shared, tasks: list[Task], progress: Progress) -> list[Any]:

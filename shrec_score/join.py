@@ -133,11 +133,12 @@ def read_trec_run(
     fields); ``ties``: with its tie groups (equal scores within a topic, compared as the parsed doubles)."""
     lines = trec.read_trec_lines(source.path, drops)
     notes = ["note: " + trec.extra_fields_note(source.name, lines.extra_field_lines)] if lines.extra_field_lines else []
-    queries, docs, scores = spelled_ids(lines.queries, spell), spelled_ids(lines.docs, spell), lines.scores
+    queries, docs, scores, tag = spelled_ids(lines.queries, spell), spelled_ids(lines.docs, spell), lines.scores, lines.tag
     rowq, keep = _query_rows(source.path, queries, relevance, notes)
     if keep is not None and keep.size == 0 and len(queries):
         topics = [str(t) for t in dict.fromkeys(queries.slice(0, 10_000).to_pylist())]
         raise InputError(source.path, None, f"no topic of run {shown(source.name)} is a query; {id_hint(topics, list(relevance.query_ids))}")
+    del lines, queries  # the columns as read (docs and scores are taken again below when lines are passed over)
     if keep is not None:  # lines of unknown topics passed over, or queries not in relevance order
         docs, scores = docs.take(arrow_indices(keep)), scores[keep]
     if relevance.closed:  # every id must be a target of the collection (-1: not one)
@@ -175,8 +176,8 @@ def read_trec_run(
         first_missing = relevance.query_ids[int(missing[0])]
         raise trec.missing_queries_error(source.path, source.name, int(missing.size), relevance.n_queries, first_missing)
     offsets = np.r_[0, np.cumsum(counts)]
-    ties_at = None if group is None else tie_starts(np.r_[False, group[1:] == group[:-1]], offsets)
-    run = RankedRun(source.name, list(relevance.query_ids), targets, offsets, tag=lines.tag, tie_start=ties_at)
+    ties_at = None if group is None else tie_starts(group, offsets)
+    run = RankedRun(source.name, list(relevance.query_ids), targets, offsets, tag=tag, tie_start=ties_at)
     return drop_own(run, relevance.self_index), notes
 
 

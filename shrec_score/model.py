@@ -63,13 +63,14 @@ class RankedRun:
         return cls(name, list(lists), np.concatenate([np.zeros(0, dtype=np.int64), *arrays]), offsets)
 
 
-def tie_starts(equal: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Per entry of CSR lists, the 0-based place in its list where its tie group starts (``equal[i]``: same value as entry i - 1).
+def tie_starts(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Per entry of CSR lists, the 0-based place in its list where its tie group starts (a group: equal consecutive
+    ``values`` of a list; NaN equals nothing, -0.0 equals 0.0).
 
-    >>> tie_starts(np.array([False, True, False, True, True, True]), np.array([0, 4, 6])).tolist()
+    >>> tie_starts(np.array([1, 1, 2, 2, 2, 2]), np.array([0, 4, 6])).tolist()
     [0, 0, 2, 2, 0, 0]
     """
-    new = ~np.asarray(equal, dtype=bool)
+    new = np.r_[True, values[1:] != values[:-1]]
     firsts = offsets[:-1]
     new[firsts[firsts < new.size]] = True  # a list's first entry starts a group
     return np.flatnonzero(new)[np.cumsum(new) - 1] - np.repeat(firsts, np.diff(offsets))
@@ -107,8 +108,8 @@ class Qrels:
         return cls(path, q_ids, q_codes, t_ids, t_codes, np.asarray(grades, dtype=np.int64))
 
 
-def factorize(values: list[str]) -> tuple[list[str], np.ndarray]:
+def factorize(values: list) -> tuple[list, np.ndarray]:
     """Distinct values in order of first appearance, and each value's code."""
-    index: dict[str, int] = {}
+    index: dict = {}
     codes = np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int64, count=len(values))
     return list(index), codes

@@ -74,9 +74,9 @@ def matrix_to_ranked_run(
         order = order[order != self_col[:, None]].reshape(queries.size, order.shape[1] - 1)
     offsets = np.arange(queries.size + 1, dtype=np.int64) * order.shape[1]
     starts = None
-    if ties:  # equal to the entry before (a list's first entry starts a group whatever this says; -0.0 == 0.0)
+    if ties:  # groups of equal distances (-0.0 == 0.0)
         ranked = np.take_along_axis(dist, order, axis=1).ravel()
-        starts = tie_starts(np.r_[False, ranked[1:] == ranked[:-1]], offsets)
+        starts = tie_starts(ranked, offsets)
     ids = [run.query_ids[i] for i in queries.tolist()]
     return RankedRun(run.name, ids, run.col_target[order].ravel(), offsets, drops=run.drops, tie_start=starts)
 
@@ -96,8 +96,7 @@ def drop_own(run: RankedRun, own: np.ndarray) -> RankedRun:
 def keep_entries(run: RankedRun, keep: np.ndarray) -> RankedRun:
     """``run`` with the entries ``keep`` only: lists shrink, later entries move up, tie groups shrink without merging."""
     offsets = np.r_[0, np.cumsum(keep, dtype=np.int64)][run.offsets]  # the entries kept before each list's start
-    group = None if run.tie_start is None else tie_group_ids(run.tie_start, run.offsets)[keep]  # shrunk, none merged
-    ties = None if group is None else tie_starts(np.r_[False, group[1:] == group[:-1]], offsets)
+    ties = None if run.tie_start is None else tie_starts(tie_group_ids(run.tie_start, run.offsets)[keep], offsets)  # shrunk, none merged
     return replace(run, targets=run.targets[keep], offsets=offsets, tie_start=ties)
 
 

@@ -174,8 +174,7 @@ def test_lists_with_given_tie_groups() -> None:
         order = rng.permutation(11)[: rng.integers(6, 12)]  # lists shorter than the collection
         values = np.sort(rng.integers(0, 4, order.size))
         lists[rel.query_ids[q]] = order
-        eq = np.r_[False, values[1:] == values[:-1]]
-        tie_parts.append(tie_starts(eq, np.array([0, order.size])))
+        tie_parts.append(tie_starts(values, np.array([0, order.size])))
         oracle.append(([int(rel.gains(np.array([q]), np.array([t]))[0]) for t in order], values.tolist()))
     measures = [get_measure(m) for m in BINARY]
     scores, prs = {}, {}

@@ -141,7 +141,7 @@ def test_measure_table_marks_the_refused_measures() -> None:
 
     refused = {row.name for row in measure_table() if not row.ties_exact}
     shapenet = {"shapenet.P@N", "shapenet.R@N", "shapenet.F1@N", "shapenet.mAP", "shapenet.NDCG"}  # cut at 1000: not written
-    ir_measures = {"P(rel=r)@k", *(f"IPrec@{x / 10:.1f}" for x in range(11))}  # measures/names.py: no exact method written
+    ir_measures = {"P(rel=r)@k", *(f"IPrec@{x / 10:.1f}" for x in range(11))}  # measures/measure.py: no exact method written
     assert refused == {"bpref", "gm_map", *(f"iprec_at_recall_{x / 10:.2f}" for x in range(11)), *shapenet, *ir_measures}
 
 

@@ -242,7 +242,7 @@ def list_run(name: str, query_ids: list[str], got: Mapping[str, Listed], *, ties
     run = RankedRun.from_lists(name, {q: v for q, (v, _) in lists.items()})
     if ties:
         flat = np.concatenate([np.zeros(0), *(np.full(v.size, np.nan) if d is None else d for v, d in lists.values())])
-        run.tie_start = tie_starts(np.r_[False, flat[1:] == flat[:-1]], run.offsets)  # NaN equals nothing
+        run.tie_start = tie_starts(flat, run.offsets)  # NaN equals nothing
     return run
 
 

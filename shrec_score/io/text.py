@@ -72,7 +72,7 @@ def regular_file(path: str | os.PathLike[str]) -> str:
 
 def utf8_name(path: str, name: str) -> None:
     """Refuse a folder entry whose name is not UTF-8 (its bytes' surrogate escapes cannot name a query or a run)."""
-    if any("\ud800" <= ch <= "\udfff" for ch in name):
+    if not name.isascii() and any("\ud800" <= ch <= "\udfff" for ch in name):
         raise InputError(path, None, "expected file names in UTF-8", shown(name))
 
 
@@ -87,9 +87,7 @@ def listing(path: str) -> tuple[str, ...]:
         return tuple(os.listdir(path))
 
 
-def folder_entries(
-    path: str, names: tuple[str, ...] | None = None, clutter: Callable[[str], bool] = lambda name: False
-) -> list[tuple[str, str, bool]]:
+def folder_entries(path: str, names: tuple[str, ...] | None, clutter: Callable[[str], bool]) -> list[tuple[str, str, bool]]:
     """``(name, full path, is a folder)`` of a folder's entries (``names``: its :func:`listing`, made here when None),
     sorted, hidden ones (``.name``) left out, each name checked to be UTF-8 (all of them before any is stat'ed); a
     ``clutter`` entry that is no file or folder (a dangling link) is a file, never an error: it is passed over."""

@@ -9,6 +9,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..errors import InputError
+from ..model import factorize
 from . import ClassRelevance
 
 
@@ -32,8 +33,7 @@ class TaxonomyRelevance(ClassRelevance):
             raise InputError(path, None, f"expected --split to name a split of the ground truth ({', '.join(sorted(present))})", repr(split))
         keep = [i for i, s in enumerate(splits) if split is None or s == split]
         t_ids, syn, sub = ([column[i] for i in keep] for column in (ids, synsets, subsynsets))
-        pairs: dict[tuple[str, str], int] = {}  # each (synset, sub-synset) pair's class, in order of first appearance
-        label = np.asarray([pairs.setdefault(p, len(pairs)) for p in zip(syn, sub)], dtype=np.int64)
+        pairs, label = factorize(list(zip(syn, sub)))  # each (synset, sub-synset) pair a class, in order of first appearance
         synset = np.asarray([s for s, _ in pairs], dtype=object)
         at_synset = np.asarray([s == u for s, u in pairs], dtype=bool)  # a model labelled at synset level only
         table = np.where(synset[:, None] == synset[None, :], np.where(at_synset, 2, 1), 0)  # same synset: 2 or 1

@@ -297,13 +297,12 @@ def leaderboard(contest: Contest, runs: list[dict[str, Any]], sort: str) -> list
     out = []
     for phase in (p for p in contest.phases if p.leaderboard != "hidden"):
         mine = [r for r in runs if r["phase"] == phase.name and r["status"] != "failed"]
-        rows = [per_run_row(r["per_run"]) for r in mine if r["status"] == "scored"]
         entry: dict[str, Any] = {"name": phase.name, "leaderboard": phase.leaderboard, "opens": phase.opens.isoformat(),
                                  "closes": phase.closes.isoformat(), "columns": ["rank", *FIXED], "rows": []}
         if not phase.shows_scores(now()):
             accepted = [{"run": r["label"], "status": "accepted"} for r in sorted(mine, key=lambda r: r["label"])]
             entry.update(columns=["run", "status"], rows=accepted)
-        elif rows:
+        elif rows := [per_run_row(r["per_run"]) for r in mine if r["status"] == "scored"]:  # parsed only when shown
             measures = list(rows[0])[len(FIXED) :]
             measure = sort if sort in measures else measures[0]  # (a row scored before a preset changed)
             columns = {k: [r.get(k, math.nan) for r in rows] for k in rows[0]}  # a measure a row lacks: NaN
