@@ -229,6 +229,17 @@ def test_names_that_are_not_utf8_are_refused_and_shown_escaped(track):
     one_line_error(r, "expected file names in UTF-8, got 'q\\udcff.txt'")
 
 
+def test_clutter_whose_name_is_not_utf8_is_passed_over_by_score_as_by_check(track):
+    """A README whose name is not UTF-8 beside the lists: check noted it as passed over, score refused the run."""
+    run = track / "runs" / "r"
+    with open(os.path.join(os.fsencode(run), b"readme-\xe9.txt"), "w") as fh:
+        fh.write("our method\n")
+    plain = shrec_score.score([track / "runs"], track / "c.cla", measures=["NN"]).leaderboard
+    assert plain["NN"].tolist() == [1.0]  # every list perfect (the fixture)
+    r, _ = cli("check", track / "runs", "-r", track / "c.cla")
+    assert r.returncode == 0 and r.stdout == f"{run}: note: 1 entries that are not ranked lists passed over ('readme-\\udce9.txt')\n"
+
+
 def test_a_file_name_with_a_newline_is_one_check_line(track):
     weird = track / "runs" / "r" / "q1\n.txt"
     weird.write_text("q2 0.1\n")

@@ -92,7 +92,7 @@ def folder_entries(path: str, names: tuple[str, ...] | None, clutter: Callable[[
     sorted, hidden ones (``.name``) left out, each name checked to be UTF-8 (all of them before any is stat'ed); a
     ``clutter`` entry that is no file or folder (a dangling link) is a file, never an error: it is passed over."""
     kept = sorted(n for n in (listing(path) if names is None else names) if not n.startswith("."))
-    for name in kept:
+    for name in (n for n in kept if not clutter(n)):  # clutter is passed over whatever its name, as check does
         utf8_name(os.path.join(path, name), name)
     full = [os.path.join(path, name) for name in kept]
     return [(n, f, os.path.isdir(f) if clutter(n) else entry_is_folder(f)) for n, f in zip(kept, full)]
